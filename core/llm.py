@@ -1,0 +1,148 @@
+"""The task-level LLM interface the engine calls, and the values that cross it.
+
+The engine asks for a task (extract, reconcile, answer, summarise, abstract, link)
+and receives validated values. A backend (``models/``) turns each task into a
+prompt and a JSON schema, calls its model and validates the reply; the rule-based
+backend computes the same values deterministically. Any failure of a backend is a
+:class:`~veramem_desktop.core.errors.ModelError`; the facade wraps a real model
+with the rule-based one so the engine always gets an answer, plus a notice.
+
+Nothing here decides authority: roles, authority and trust are set by the engine
+from the episodes, never from a model's reply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, Sequence, runtime_checkable
+
+Kind = Literal["fact", "preference", "event", "experience", "summary"]
+Op = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
+LinkType = Literal["supports", "extends", "contrasts", "related", "prerequisite", "none"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """A stored episode as shown to a model: its id, role and words."""
+
+    id: str
+    role: str
+    content: str
+    time: str  # ISO 8601, the message's own time (relative dates resolve against it)
+    name: str | None = None  # speaker or source name (tool name, file name)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed memory, citing the message it comes from and its exact words."""
+
+    message_id: str
+    quote: str
+    text: str
+    kind: Kind = "fact"
+    subject: str | None = None
+    predicate: str | None = None
+    value: str | None = None
+    importance: float = 0.5
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An existing memory in the candidate's scope, offered for reconciliation."""
+
+    id: str
+    text: str
+    cosine: float
+    authority: str
+    kind: str
+    subject: str | None = None
+    predicate: str | None = None
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do with a candidate. ``target_id`` names a neighbour for UPDATE/DELETE/NOOP."""
+
+    op: Op
+    target_id: str | None = None
+    text: str | None = None  # the new wording for ADD/UPDATE (defaults to the candidate's)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """A retrieved memory or episode placed in an answer's context."""
+
+    id: str
+    text: str
+    kind: str
+    authority: str
+    time: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerDraft:
+    """A model's answer: the ids it relied on, the text, and whether it abstained."""
+
+    text: str
+    cited_ids: tuple[str, ...] = ()
+    abstained: bool = False
+    sufficient: bool = True
+
+
+@dataclass(frozen=True)
+class LinkVerdict:
+    type: LinkType
+    reason: str = ""
+
+
+@dataclass
+class Notice:
+    """Something a user should know about a model call (a fallback, a retry)."""
+
+    backend: str
+    task: str
+    message: str
+
+
+@dataclass
+class LLMInfo:
+    name: str  # e.g. "ollama:llama3.2", "rule-based"
+    is_rule_based: bool = False
+    notices: list[Notice] = field(default_factory=list)
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """One backend. Every method raises ``ModelError`` when the model fails."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_rule_based(self) -> bool: ...
+
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
+        """Propose memories from ``messages`` (``context`` is reference only)."""
+        ...
+
+    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+        """Choose ADD / UPDATE / DELETE / NOOP for one candidate against its neighbours."""
+        ...
+
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
+        """Answer from ``items`` only (``fenced_context`` is their prompt block)."""
+        ...
+
+    def summarise(self, texts: Sequence[str]) -> str:
+        """A short summary keeping the time order and every distinct fact."""
+        ...
+
+    def abstract_experience(self, text: str) -> str:
+        """Rewrite into the slot template with every user value replaced by a ``{slot}``."""
+        ...
+
+    def link(self, a: str, b: str) -> LinkVerdict:
+        """How memory ``b`` relates to memory ``a``."""
+        ...

@@ -1,0 +1,1 @@
+"""Model adapters: the ONNX embedder and the LLM backends."""

@@ -1,0 +1,1 @@
+"""End-to-end encrypted sync between one person's devices."""
