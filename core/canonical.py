@@ -1,0 +1,39 @@
+"""Canonical JSON, hashing and keyed commitments (pure functions)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> bytes:
+    """Deterministic JSON: sorted keys, no spaces, UTF-8, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
+        "utf-8"
+    )
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def text_sha256(text: str) -> str:
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
+
+
+def commitment(secret: bytes, content: Any) -> str:
+    """A keyed commitment to ``content``: HMAC-SHA256 under a per-item secret.
+
+    Once the secret is erased, nobody can test a guess of the content against it.
+    """
+    return hmac.new(secret, canonical_json(content), hashlib.sha256).hexdigest()
+
+
+def chain_hash(prev_hash: str, entry: dict[str, Any]) -> str:
+    """``sha256(prev_hash || canonical_json(entry))`` with ``prev_hash`` as raw bytes."""
+    return hashlib.sha256(bytes.fromhex(prev_hash) + canonical_json(entry)).hexdigest()
+
+
+GENESIS_HASH = "0" * 64

@@ -1,0 +1,194 @@
+"""The hash-chained ledger of every change.
+
+Each entry holds ids and a keyed commitment, never content:
+``hash = sha256(prev_hash || canonical_json(entry))``. Entries are appended in the
+same transaction as the change they record. The commitment is an HMAC under a
+per-item secret (``item_secrets``) that is erased with the item, so after a
+``forget`` nobody can confirm a guess of what was erased, yet the chain verifies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .canonical import GENESIS_HASH, chain_hash, commitment
+from .ids import now_iso
+from .store import Connection, Store
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    seq: int
+    ts: str
+    device: str
+    op: str
+    target_kind: str
+    target_id: str
+    commitment: str
+    details: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+    def body(self) -> dict[str, Any]:
+        """The part of the entry its hash covers."""
+        return {
+            "seq": self.seq,
+            "ts": self.ts,
+            "device": self.device,
+            "op": self.op,
+            "kind": self.target_kind,
+            "target": self.target_id,
+            "commit": self.commitment,
+            "details": self.details,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.body(), "prev_hash": self.prev_hash, "hash": self.hash}
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    ok: bool
+    checked: int
+    total: int
+    first_bad_seq: int | None = None
+    problem: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checked": self.checked,
+            "total": self.total,
+            "first_bad_seq": self.first_bad_seq,
+            "problem": self.problem,
+        }
+
+
+def item_secret(conn: Connection, item_id: str) -> bytes:
+    """The per-item secret for ``item_id``, created on first use."""
+    row = conn.execute("SELECT secret FROM item_secrets WHERE item_id = ?", (item_id,)).fetchone()
+    if row is not None:
+        return bytes(row[0])
+    secret = os.urandom(32)
+    conn.execute("INSERT INTO item_secrets(item_id, secret) VALUES (?, ?)", (item_id, secret))
+    return secret
+
+
+def commit_to(conn: Connection, item_id: str, content: Any) -> str:
+    return commitment(item_secret(conn, item_id), content)
+
+
+def erase_secret(conn: Connection, item_id: str) -> None:
+    conn.execute("DELETE FROM item_secrets WHERE item_id = ?", (item_id,))
+
+
+def append(
+    conn: Connection,
+    *,
+    op: str,
+    target_kind: str,
+    target_id: str,
+    commitment_hex: str,
+    device: str,
+    details: dict[str, Any] | None = None,
+    ts: str | None = None,
+) -> LedgerEntry:
+    """Append one entry. Call inside the write transaction of the change it records."""
+    last = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+    seq, prev = (1, GENESIS_HASH) if last is None else (int(last[0]) + 1, str(last[1]))
+    entry = LedgerEntry(
+        seq=seq,
+        ts=ts or now_iso(),
+        device=device,
+        op=op,
+        target_kind=target_kind,
+        target_id=target_id,
+        commitment=commitment_hex,
+        details=dict(details or {}),
+        prev_hash=prev,
+        hash="",
+    )
+    digest = chain_hash(prev, entry.body())
+    conn.execute(
+        "INSERT INTO ledger(seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (seq, entry.ts, device, op, target_kind, target_id, commitment_hex, json.dumps(entry.details, sort_keys=True), prev, digest),
+    )
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (f"{seq}:{digest}",),
+    )
+    return LedgerEntry(**{**entry.__dict__, "hash": digest})
+
+
+def _row_to_entry(row: Any) -> LedgerEntry:
+    try:
+        details = json.loads(row[7])
+    except (TypeError, ValueError):
+        details = {"__unparseable__": str(row[7])}
+    return LedgerEntry(
+        seq=int(row[0]), ts=row[1], device=row[2], op=row[3], target_kind=row[4], target_id=row[5],
+        commitment=row[6], details=details, prev_hash=row[8], hash=row[9],
+    )
+
+
+_COLUMNS = "seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash"
+
+
+def entries(store: Store, *, target_id: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
+    sql = f"SELECT {_COLUMNS} FROM ledger"
+    params: list[Any] = []
+    if target_id is not None:
+        sql += " WHERE target_id = ? OR details LIKE ?"
+        params += [target_id, f'%"{target_id}"%']
+    sql += " ORDER BY seq"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [_row_to_entry(r) for r in store.query(sql, params)]
+
+
+def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
+    after = -1
+    while True:
+        rows = store.query(f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch))
+        if not rows:
+            return
+        for row in rows:
+            yield _row_to_entry(row)
+        after = int(rows[-1][0])
+
+
+def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+    """Recompute the chain; report the first entry that does not fit."""
+    total = int(store.query_one("SELECT count(*) FROM ledger")[0])
+    prev = GENESIS_HASH
+    expected_seq = 1
+    checked = 0
+    for entry in _iter_rows(store):
+        if entry.seq != expected_seq:
+            return VerifyReport(False, checked, total, entry.seq,
+                                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted")
+        if entry.prev_hash != prev:
+            return VerifyReport(False, checked, total, entry.seq,
+                                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)")
+        if chain_hash(prev, entry.body()) != entry.hash:
+            return VerifyReport(False, checked, total, entry.seq, f"entry {entry.seq} was altered after it was written")
+        prev = entry.hash
+        expected_seq += 1
+        checked += 1
+        if progress is not None and checked % 500 == 0:
+            progress(checked, total)
+    if progress is not None:
+        progress(checked, total)
+    head = store.get_meta("ledger_head")
+    if head:
+        head_seq, _, head_hash = head.partition(":")
+        if int(head_seq) > checked:
+            return VerifyReport(False, checked, total, checked + 1,
+                                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end")
+    return VerifyReport(True, checked, total)

@@ -1,0 +1,251 @@
+"""The one place that opens the SQLCipher store.
+
+One long-lived connection per process, shared by its threads under a lock; write
+transactions are short and ``BEGIN IMMEDIATE`` so several processes (TUI, MCP
+server, sync daemon, CLI) can use one file at once, waiting on each other through
+the busy timeout instead of failing. :meth:`Store.atomic` nests with savepoints.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlcipher3
+
+from .errors import NotAStoreError, StoreBusyError, WrongKeyError
+from .ids import now_iso
+from .schema import MIGRATIONS
+
+BUSY_TIMEOUT_MS = 10_000
+#: How long a writer keeps retrying a locked store before telling the user.
+LOCK_PATIENCE_S = 60.0
+
+Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
+
+
+def _is_locked(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Store:
+    """An open store: a connection, its lock and the transaction helpers."""
+
+    def __init__(self, conn: Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self.lock = threading.RLock()
+        self._depth = 0
+        # PRAGMA data_version does not change for this connection's own commits,
+        # so they are counted here.
+        self._local_writes = 0
+
+    # ------------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, path: Path | str, key: bytes, *, create: bool = False) -> Store:
+        """Open (or with ``create``, make) the store at ``path`` with a 256-bit raw key."""
+        path = Path(path)
+        if len(key) != 32:
+            raise WrongKeyError("The store key must be 32 bytes.")
+        if not create and not path.exists():
+            raise NotAStoreError(f"There is no store at {path}. Run `veramem init` to create one.")
+        if path.exists() and path.is_dir():
+            raise NotAStoreError(f"{path} is a folder, not a VeraMem store.")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        old_umask = os.umask(0o077)
+        try:
+            conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+        finally:
+            os.umask(old_umask)
+        conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
+        try:
+            # Probe at once: a wrong key or a foreign file fails here, not later.
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlcipher3.DatabaseError as exc:
+            conn.close()
+            if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
+                raise WrongKeyError(
+                    f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
+                    "or the file is not a VeraMem store."
+                ) from None
+            raise NotAStoreError(f"{path} could not be opened: {exc}") from None
+        for pragma in (
+            f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+            "PRAGMA journal_mode = WAL",
+            "PRAGMA synchronous = FULL",
+            "PRAGMA secure_delete = ON",
+            "PRAGMA foreign_keys = ON",
+            "PRAGMA temp_store = MEMORY",
+        ):
+            cls._retry_locked(lambda p=pragma: conn.execute(p).fetchall())
+        store = cls(conn, path)
+        store.migrate()
+        return store
+
+    @staticmethod
+    def _retry_locked(fn: Any) -> Any:
+        deadline = time.monotonic() + LOCK_PATIENCE_S
+        while True:
+            try:
+                return fn()
+            except sqlcipher3.OperationalError as exc:
+                if not _is_locked(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.01, 0.05))
+
+    def close(self) -> None:
+        with self.lock:
+            try:
+                self.conn.close()
+            except sqlcipher3.Error:
+                pass
+
+    # ------------------------------------------------------------- transactions
+    @contextmanager
+    def atomic(self) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested."""
+        with self.lock:
+            if self._depth:
+                name = f"sp{self._depth}"
+                self.conn.execute(f"SAVEPOINT {name}")
+                self._depth += 1
+                try:
+                    yield self.conn
+                except BaseException:
+                    self.conn.execute(f"ROLLBACK TO {name}")
+                    self.conn.execute(f"RELEASE {name}")
+                    raise
+                else:
+                    self.conn.execute(f"RELEASE {name}")
+                finally:
+                    self._depth -= 1
+                return
+            self._begin()
+            self._depth = 1
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            else:
+                self._commit()
+                self._local_writes += 1
+            finally:
+                self._depth = 0
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + LOCK_PATIENCE_S
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlcipher3.OperationalError as exc:
+                if not _is_locked(exc):
+                    raise
+                if time.monotonic() > deadline:
+                    raise StoreBusyError(
+                        "Another VeraMem process has held the store for over a minute. "
+                        "Close it or try again."
+                    ) from None
+                time.sleep(random.uniform(0.01, 0.05))
+
+    def _commit(self) -> None:
+        deadline = time.monotonic() + LOCK_PATIENCE_S
+        while True:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlcipher3.OperationalError as exc:
+                if not _is_locked(exc) or time.monotonic() > deadline:
+                    self.conn.execute("ROLLBACK")
+                    raise StoreBusyError("The store stayed busy while saving; nothing was saved. Try again.") from None
+                time.sleep(random.uniform(0.01, 0.05))
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """Exclusive use of the connection for a read (other threads wait)."""
+        with self.lock:
+            yield self.conn
+
+    def query(self, sql: str, params: Any = ()) -> list[Any]:
+        with self.lock:
+            return self._retry_locked(lambda: self.conn.execute(sql, params).fetchall())
+
+    def query_one(self, sql: str, params: Any = ()) -> Any:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    def data_version(self) -> int:
+        """Changes when any connection (this or another process) commits a write."""
+        with self.lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0]) + self._local_writes
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file and truncate it (used after erasure)."""
+        with self.lock:
+            self._retry_locked(lambda: self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
+
+    # ---------------------------------------------------------------- migrations
+    def schema_version(self) -> int:
+        with self.lock:
+            has = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+            ).fetchone()
+            if not has:
+                return 0
+            row = self.conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+            return int(row[0] or 0)
+
+    def migrate(self) -> int:
+        """Apply every migration not yet applied; returns how many ran. Idempotent."""
+        ran = 0
+        with self.atomic() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, comment TEXT, applied_at TEXT)"
+            )
+            current = self.schema_version()
+            for migration in MIGRATIONS:
+                if migration.version <= current:
+                    continue
+                for statement in _split_sql(migration.sql):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations(version, comment, applied_at) VALUES (?,?,?)",
+                    (migration.version, migration.comment, now_iso()),
+                )
+                ran += 1
+        return ran
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.atomic() as conn:
+            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    statements: list[str] = []
+    buf: list[str] = []
+    for line in script.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("--"):
+            continue
+        buf.append(line)
+        candidate = "\n".join(buf)
+        if stripped.endswith(";") and sqlcipher3.complete_statement(candidate):
+            statements.append(candidate)
+            buf = []
+    if buf:
+        statements.append("\n".join(buf))
+    return statements

@@ -1,0 +1,92 @@
+"""The ``veramem`` command line.
+
+stdout is data (human text, or JSON with ``--json``); stderr is diagnostics. Engine
+errors are typed (``VeramemError``) and translated here, and only here, into a
+one-line message and an exit code from :class:`ExitCode`. Heavy imports happen
+inside the command that needs them so ``veramem --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..core.errors import ExitCode, VeramemError
+
+#: command name -> "module:attribute"; loaded on first use.
+COMMANDS: dict[str, str] = {
+    "init": "store_cmds:init",
+    "unlock": "store_cmds:unlock",
+    "status": "store_cmds:status",
+    "verify": "store_cmds:verify",
+    "add": "memory_cmds:add",
+    "episodes": "memory_cmds:episodes",
+}
+
+
+class VeramemGroup(click.Group):
+    """Lazy subcommands, and the one place engine errors become messages and exit codes."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except VeramemError as exc:
+            click.echo(f"error: {exc.title}: {exc.message}", err=True)
+            ctx.exit(int(exc.exit_code))
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug: say so plainly, keep details out of the terminal
+            from .common import log_crash
+
+            where = log_crash(exc)
+            click.echo(
+                f"error: unexpected {type(exc).__name__}. This is a bug in VeraMem; details are in {where}.",
+                err=True,
+            )
+            ctx.exit(int(ExitCode.FAILURE))
+
+
+@click.group(cls=VeramemGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="veramem")
+@click.option("--home", envvar="VERAMEM_HOME", type=click.Path(file_okay=False), help="Keep everything under this folder.")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """VeraMem Desktop: a private, verifiable memory for your AI agents.
+
+    With no command, opens the terminal app.
+    """
+    ctx.obj = {"home": home}
+    if ctx.invoked_subcommand is None:
+        from .common import open_default_view
+
+        open_default_view(ctx)
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="veramem")
+    except SystemExit:
+        raise
+    except Exception:  # pragma: no cover - last resort outside click
+        traceback.print_exc(limit=0)
+        sys.exit(int(ExitCode.FAILURE))

@@ -1,0 +1,83 @@
+"""Helpers shared by the commands: opening the facade, prompting, printing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..core.errors import ExitCode
+from ..memory import Memory
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_option(fn: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")(fn)  # type: ignore[return-value]
+
+
+def interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def prompt_passphrase() -> str | None:
+    if not interactive():
+        return None
+    return click.prompt("Passphrase", hide_input=True, err=True)
+
+
+def open_memory(ctx: click.Context, **kwargs: Any) -> Memory:
+    home = (ctx.find_root().obj or {}).get("home")
+    return Memory(home, passphrase_source=prompt_passphrase, **kwargs)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def log_crash(exc: BaseException) -> str:
+    """Write the traceback's frames (not the exception's text, which may hold content) to the log folder."""
+    from ..config import resolve_paths
+
+    paths = resolve_paths()
+    try:
+        paths.log_dir.mkdir(parents=True, exist_ok=True)
+        target = paths.log_dir / "crash.log"
+        frames = "".join(traceback.format_tb(exc.__traceback__))
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
+            handle.write(f"--- {datetime.now(UTC).isoformat()} {type(exc).__name__}\n{frames}\n")
+        return str(target)
+    except OSError:
+        return "(the log folder could not be written)"
+
+
+def open_default_view(ctx: click.Context) -> None:
+    """What a bare ``veramem`` shows: the terminal app on a terminal, the status otherwise."""
+    from . import store_cmds
+
+    ctx.invoke(store_cmds.status)
+
+
+def exit_with(ctx: click.Context, code: ExitCode) -> None:
+    ctx.exit(int(code))
+
+
+def read_bytes_text(data: bytes, where: str) -> tuple[str, int]:
+    """Decode bytes as UTF-8; invalid bytes become U+FFFD and are counted, never dropped silently."""
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    if bad:
+        click.echo(f"note: {where} had {bad} byte sequence(s) that are not UTF-8; they were replaced by U+FFFD.", err=True)
+    return text, bad
+
+
+def path_arg(value: str) -> Path:
+    return Path(value).expanduser()

@@ -1,0 +1,114 @@
+"""Commands that write and read memories: add, episodes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..core.errors import InvalidInputError
+from .common import emit_json, json_option, open_memory, read_bytes_text
+
+
+def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
+    """A JSON list of messages, or None when the text is plain prose."""
+    stripped = text.lstrip()
+    if not stripped.startswith("["):
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError as exc:
+        raise InvalidInputError(
+            f"{where} starts like a JSON list of messages but is not valid JSON ({exc.msg} at line {exc.lineno}). "
+            "Fix it, or pass plain text."
+        ) from None
+    if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
+        raise InvalidInputError(f"{where}: a JSON message list must be a list of objects with \"role\" and \"content\".")
+    return data
+
+
+@click.command()
+@click.argument("text", required=False)
+@click.option("--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the message(s) from a file.")
+@click.option("--role", default="user", show_default=True,
+              type=click.Choice(["user", "assistant", "system", "tool", "document"]), help="Role of plain-text input.")
+@click.option("--name", help="Speaker or source name (tool name, file name).")
+@click.option("--user", "user_id", help="User the memory belongs to (default from config).")
+@click.option("--agent", "agent_id", help="Agent that is writing.")
+@click.option("--team", "team_id", help="Team scope.")
+@click.option("--session", "session_id", help="Conversation/session id.")
+@json_option
+@click.pass_context
+def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name: str | None, user_id: str | None,
+        agent_id: str | None, team_id: str | None, session_id: str | None, as_json: bool) -> None:
+    """Store messages and derive memories from them.
+
+    TEXT is plain text or a JSON list of messages ({"role", "content", "name"?, "time"?});
+    "-" reads standard input; --file reads a file (with --role document, a document
+    is split into chunks, each an episode).
+    """
+    if file_ and text:
+        raise click.UsageError("Give TEXT or --file, not both.")
+    if file_:
+        with open(file_, "rb") as handle:
+            body, _ = read_bytes_text(handle.read(), file_)
+        where = file_
+        if name is None and role == "document":
+            from pathlib import Path
+
+            name = Path(file_).name
+    elif text == "-" or (text is None and not sys.stdin.isatty()):
+        body, _ = read_bytes_text(sys.stdin.buffer.read(), "standard input")
+        where = "standard input"
+    elif text is not None:
+        body, where = text, "the argument"
+    else:
+        raise click.UsageError("Nothing to add: give TEXT, - (standard input) or --file.")
+    messages = _parse_messages(body, where)
+    mem = open_memory(ctx)
+    if messages is not None:
+        result = mem.add(messages, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
+                         role=role, name=name)
+    elif role == "document":
+        result = mem.add_document(body, name=name or "document", user_id=user_id, agent_id=agent_id,
+                                  team_id=team_id, session_id=session_id)
+    else:
+        result = mem.add(body, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
+                         role=role, name=name)
+    mem.close()
+    for notice in result.notices:
+        click.echo(f"note: {notice}", err=True)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(f"Stored {len(result.episodes)} episode(s).")
+    for label, items in (("added", result.added), ("updated", result.updated), ("retracted", result.retracted),
+                         ("unchanged", result.unchanged), ("rejected", result.rejected)):
+        for item in items:
+            reason = f"  ({item['reason']})" if item.get("reason") else ""
+            click.echo(f"  {label:9} {item.get('id', '-')}  {item.get('text', '')}{reason}")
+
+
+@click.command()
+@click.option("--user", "user_id", help="Only this user's episodes.")
+@click.option("--session", "session_id", help="Only this session, in time order.")
+@click.option("--limit", default=20, show_default=True)
+@json_option
+@click.pass_context
+def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, limit: int, as_json: bool) -> None:
+    """List stored episodes (raw messages), newest first."""
+    mem = open_memory(ctx)
+    rows = mem.episodes(user_id=user_id, session_id=session_id, limit=limit, newest_first=session_id is None)
+    mem.close()
+    if as_json:
+        emit_json([e.to_dict() for e in rows])
+        return
+    if not rows:
+        click.echo("No episodes.")
+        return
+    for e in rows:
+        who = e.source_name or e.role
+        text = e.content.replace("\n", " ")
+        click.echo(f"{e.id}  {e.event_time[:19]}  {who:>10}: {text[:100]}{'…' if len(text) > 100 else ''}")

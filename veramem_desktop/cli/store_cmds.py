@@ -1,0 +1,140 @@
+"""Commands about the store itself: init, unlock, status, verify."""
+
+from __future__ import annotations
+
+import click
+
+from ..core.errors import ExitCode, MissingKeyError
+from ..keys import keyring_usable
+from ..memory import Memory
+from .common import emit_json, interactive, json_option, open_memory
+
+
+@click.command()
+@click.option("--passphrase", "use_passphrase", is_flag=True,
+              help="Protect the key with a passphrase instead of the OS keyring (asked for, hidden).")
+@json_option
+@click.pass_context
+def init(ctx: click.Context, use_passphrase: bool, as_json: bool) -> None:
+    """Create the encrypted store and its key.
+
+    The key goes to the OS keyring when there is one; otherwise (or with
+    --passphrase) it is wrapped by a passphrase you choose (VERAMEM_PASSPHRASE for
+    automation). A recovery code is shown once: write it down.
+    """
+    import os
+
+    home = (ctx.find_root().obj or {}).get("home")
+    passphrase = None
+    want_keyring = keyring_usable() and not use_passphrase and not os.environ.get("VERAMEM_PASSPHRASE")
+    if not want_keyring:
+        passphrase = os.environ.get("VERAMEM_PASSPHRASE")
+        if not passphrase:
+            if not interactive():
+                raise MissingKeyError(
+                    "No OS keyring here, so the store needs a passphrase: run `veramem init` in a terminal, "
+                    "or set VERAMEM_PASSPHRASE."
+                )
+            passphrase = click.prompt("Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True)
+    mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring)
+    from ..setup import detect_and_record
+
+    detected = detect_and_record(mem)
+    mem.close()
+    if as_json:
+        emit_json({"store": str(mem.store_path), "key": new_key.mode, "recovery_code": new_key.recovery_code,
+                   "llm": detected})
+        return
+    where = "the OS keyring" if new_key.mode == "keyring" else "your passphrase"
+    click.echo(f"Created an encrypted store at {mem.store_path}")
+    click.echo(f"Its key is kept by {where}.")
+    click.echo(f"LLM: {detected}")
+    click.echo("")
+    click.echo("Recovery code (shown once; write it down and keep it somewhere safe):")
+    click.echo(f"    {new_key.recovery_code}")
+    click.echo("It opens the store with `veramem unlock --recovery-code` if the key is ever lost.")
+
+
+@click.command()
+@click.option("--recovery-code", "use_code", is_flag=True, required=True,
+              help="Unlock with the recovery code shown at init (asked for, hidden).")
+@click.pass_context
+def unlock(ctx: click.Context, use_code: bool) -> None:
+    """Open the store with its recovery code and keep the key again."""
+    import os
+
+    code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
+        click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
+    )
+    if not code:
+        raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
+    mem = open_memory(ctx)
+    new_passphrase = None
+    if not keyring_usable():
+        new_passphrase = os.environ.get("VERAMEM_PASSPHRASE") or (
+            click.prompt("Choose a new passphrase", hide_input=True, confirmation_prompt=True, err=True)
+            if interactive() else None
+        )
+    mem.unlock_with_recovery_code(code, new_passphrase=new_passphrase)
+    report = mem.verify()
+    mem.close()
+    click.echo(f"Unlocked {mem.store_path}; the key is kept again. Ledger: {report.checked} entries, "
+               f"{'verified' if report.ok else 'NOT verified'}.")
+
+
+@click.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool = False) -> None:
+    """Where the store is, what it holds, and whether its ledger verifies."""
+    mem = open_memory(ctx)
+    if not mem.exists():
+        if as_json:
+            emit_json({"store": str(mem.store_path), "exists": False})
+        else:
+            click.echo(f"No store yet at {mem.store_path}.")
+            click.echo("Create one with `veramem init`.")
+        ctx.exit(int(ExitCode.NOT_INITIALISED))
+    info = mem.status()
+    mem.close()
+    if as_json:
+        emit_json(info)
+        return
+    counts = info["counts"]
+    led = info["ledger"]
+    click.echo(f"Store      {info['store']} ({info['size_bytes'] / 1024:.0f} KiB, key in {info['key']})")
+    click.echo(f"Episodes   {counts['episodes']}")
+    click.echo(f"Memories   {counts['active_memories']} active ({counts['memory_items']} with history)")
+    click.echo(f"Traces     {counts['traces']}")
+    state = "verified" if led["ok"] else f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"
+    click.echo(f"Ledger     {led['checked']} entries, {state}")
+
+
+@click.command()
+@json_option
+@click.pass_context
+def verify(ctx: click.Context, as_json: bool) -> None:
+    """Recompute the ledger's hash chain; name the first bad entry (exit 7)."""
+    mem = open_memory(ctx)
+    total = int(mem.store.query_one("SELECT count(*) FROM ledger")[0])
+    if as_json or total < 5000:
+        report = mem.verify()
+    else:
+        with click.progressbar(length=total, label="Verifying", file=click.get_text_stream("stderr")) as bar:
+            done = [0]
+
+            def progress(checked: int, _total: int) -> None:
+                bar.update(checked - done[0])
+                done[0] = checked
+
+            report = mem.verify(progress)
+    mem.close()
+    if as_json:
+        emit_json(report.to_dict())
+    elif report.ok:
+        click.echo(f"Ledger verified: {report.checked} entries checked, the chain is whole.")
+    else:
+        click.echo(f"Ledger NOT verified: {report.checked} entries checked; first bad entry {report.first_bad_seq}: "
+                   f"{report.problem}.")
+    if not report.ok:
+        ctx.exit(int(ExitCode.LEDGER_BROKEN))

@@ -1,0 +1,171 @@
+"""Where things live and the TOML settings file.
+
+``VERAMEM_HOME`` puts everything (data, config, cache, logs) under one folder, which
+is also how tests isolate themselves; otherwise the platform's user folders are used.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .core.errors import InvalidInputError
+
+APP = "veramem"
+
+
+@dataclass(frozen=True)
+class Paths:
+    data_dir: Path
+    config_dir: Path
+    cache_dir: Path
+    log_dir: Path
+
+    @property
+    def store(self) -> Path:
+        return self.data_dir / "veramem.db"
+
+    @property
+    def keyinfo(self) -> Path:
+        return self.data_dir / "veramem.keys.json"
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / "config.toml"
+
+    def ensure(self) -> None:
+        for folder in (self.data_dir, self.config_dir, self.cache_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
+def resolve_paths(home: str | Path | None = None) -> Paths:
+    root = home or os.environ.get("VERAMEM_HOME")
+    if root:
+        base = Path(root).expanduser().resolve()
+        return Paths(base / "data", base / "config", base / "cache", base / "logs")
+    return Paths(
+        Path(platformdirs.user_data_dir(APP)),
+        Path(platformdirs.user_config_dir(APP)),
+        Path(platformdirs.user_cache_dir(APP)),
+        Path(platformdirs.user_log_dir(APP)),
+    )
+
+
+@dataclass
+class LLMSettings:
+    #: auto | ollama | openai | anthropic | rule-based
+    backend: str = "auto"
+    model: str = "llama3.2"
+    host: str = ""  # Ollama host; empty means OLLAMA_HOST or http://127.0.0.1:11434
+    base_url: str = ""  # OpenAI-compatible endpoint
+    timeout_s: float = 60.0
+    retries: int = 1
+    #: what `veramem init` found reachable (recorded, shown by `doctor`)
+    detected: str = ""
+
+
+@dataclass
+class EmbedderSettings:
+    model_path: str = ""  # empty: the bundled all-MiniLM-L6-v2 int8
+    tokenizer_path: str = ""
+    sha256: str = ""
+
+
+@dataclass
+class IdentitySettings:
+    user_id: str = "me"
+    agent_id: str = ""
+    team_id: str = ""
+
+
+@dataclass
+class MCPSettings:
+    allow_forget: bool = True
+
+
+@dataclass
+class SearchSettings:
+    k: int = 10
+    utility_lambda: float = 0.2
+    learned_share: float = 0.35
+
+
+@dataclass
+class Config:
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
+    identity: IdentitySettings = field(default_factory=IdentitySettings)
+    mcp: MCPSettings = field(default_factory=MCPSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    store_path: str = ""
+    sync_folder: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return _to_dict(self)
+
+
+def _to_dict(obj: Any) -> Any:
+    if is_dataclass(obj):
+        return {f.name: _to_dict(getattr(obj, f.name)) for f in fields(obj)}
+    return obj
+
+
+def _apply(obj: Any, data: dict[str, Any], where: str) -> None:
+    known = {f.name: f for f in fields(obj)}
+    for key, value in data.items():
+        if key not in known:
+            raise InvalidInputError(f"{where}: unknown setting {key!r}. Known: {', '.join(sorted(known))}.")
+        current = getattr(obj, key)
+        if is_dataclass(current):
+            if not isinstance(value, dict):
+                raise InvalidInputError(f"{where}: [{key}] must be a table.")
+            _apply(current, value, f"{where} [{key}]")
+        else:
+            expected = type(current)
+            if expected is float and isinstance(value, int):
+                value = float(value)
+            if not isinstance(value, expected):
+                raise InvalidInputError(f"{where}: {key} must be {expected.__name__}, not {type(value).__name__}.")
+            setattr(obj, key, value)
+
+
+def load_config(paths: Paths) -> Config:
+    config = Config()
+    if paths.config_file.exists():
+        try:
+            data = tomllib.loads(paths.config_file.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"{paths.config_file} is not valid TOML ({exc}). Fix or delete it.") from None
+        _apply(config, data, str(paths.config_file))
+    return config
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def dump_config(config: Config) -> str:
+    data = config.to_dict()
+    lines = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for section, values in data.items():
+        if isinstance(values, dict):
+            lines.append(f"\n[{section}]")
+            lines += [f"{k} = {_toml_value(v)}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def save_config(paths: Paths, config: Config) -> None:
+    paths.ensure()
+    tmp = paths.config_file.with_suffix(".tmp")
+    tmp.write_text("# VeraMem Desktop settings\n" + dump_config(config), "utf-8")
+    os.replace(tmp, paths.config_file)

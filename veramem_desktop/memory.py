@@ -1,0 +1,292 @@
+"""The ``Memory`` facade: the one service API used by the CLI, TUI, MCP, REST and SDK.
+
+It is the composition root: it resolves paths and settings, unlocks the store,
+builds the embedder and the LLM backend, and passes them to the engine. Every
+surface calls these methods and nothing below them.
+
+    from veramem_desktop import Memory
+    with Memory() as mem:
+        mem.add("I moved to Lisbon in March.", user_id="me")
+        print(mem.search("where do I live?", user_id="me").results[0].text)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .config import Config, Paths, load_config, resolve_paths, save_config
+from .core import episodes as episodes_mod
+from .core import ledger
+from .core.episodes import Episode, EpisodeInput, Scope
+from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
+from .core.ids import new_id
+from .core.store import Store
+from .keys import KeyManager, NewKey, PassphraseSource
+
+MessageLike = str | EpisodeInput | dict[str, Any]
+
+
+@dataclass
+class AddResult:
+    """What an add stored and derived, each with its reason."""
+
+    episodes: list[Episode] = field(default_factory=list)
+    added: list[dict[str, Any]] = field(default_factory=list)
+    updated: list[dict[str, Any]] = field(default_factory=list)
+    retracted: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "episodes": [
+                {"id": e.id, "role": e.role, "session_id": e.session_id, "event_time": e.event_time, "sha256": e.sha256}
+                for e in self.episodes
+            ],
+            "added": self.added,
+            "updated": self.updated,
+            "retracted": self.retracted,
+            "unchanged": self.unchanged,
+            "rejected": self.rejected,
+            "notices": self.notices,
+        }
+
+
+def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None) -> list[EpisodeInput]:
+    """Accept a string, a message dict, an EpisodeInput, or a list of them."""
+    items: Sequence[MessageLike] = [messages] if isinstance(messages, (str, dict, EpisodeInput)) else messages
+    out: list[EpisodeInput] = []
+    for i, item in enumerate(items):
+        if isinstance(item, EpisodeInput):
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(EpisodeInput(content=item, role=role, name=name))
+        elif isinstance(item, dict):
+            if "content" not in item:
+                raise InvalidInputError(f"Message {i + 1} has no \"content\".")
+            meta = item.get("metadata") or {}
+            if not isinstance(meta, dict):
+                raise InvalidInputError(f"Message {i + 1}: \"metadata\" must be an object.")
+            out.append(
+                EpisodeInput(
+                    content=item["content"] if isinstance(item["content"], str) else str(item["content"]),
+                    role=str(item.get("role", role)),
+                    name=item.get("name", name),
+                    time=item.get("time"),
+                    metadata=meta,
+                )
+            )
+        else:
+            raise InvalidInputError(f"Message {i + 1} must be text or an object with \"role\" and \"content\".")
+    return out
+
+
+class Memory:
+    """One person's memory store. Thread-safe; open it once per process."""
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        passphrase: str | None = None,
+        passphrase_source: PassphraseSource | None = None,
+        config: Config | None = None,
+        embedder: Any = None,
+        llm: Any = None,
+    ) -> None:
+        self.paths: Paths = resolve_paths(home)
+        self.config: Config = config if config is not None else load_config(self.paths)
+        self._passphrase = passphrase
+        self._keys = KeyManager(self.paths.keyinfo, passphrase_source)
+        self._store: Store | None = None
+        self._open_lock = threading.Lock()
+        self._embedder = embedder
+        self._llm = llm
+
+    # ------------------------------------------------------------ lifecycle
+    @property
+    def store_path(self) -> Path:
+        return Path(self.config.store_path) if self.config.store_path else self.paths.store
+
+    def exists(self) -> bool:
+        return self.store_path.exists() and self.paths.keyinfo.exists()
+
+    @classmethod
+    def create(
+        cls,
+        home: str | Path | None = None,
+        *,
+        passphrase: str | None = None,
+        use_keyring: bool | None = None,
+        config: Config | None = None,
+        **kwargs: Any,
+    ) -> tuple[Memory, NewKey]:
+        """Make a new store; returns it open, with the recovery code to show once."""
+        mem = cls(home, passphrase=passphrase, config=config, **kwargs)
+        if mem.exists():
+            raise InvalidInputError(f"A store already exists at {mem.store_path}. Nothing was changed.")
+        mem.paths.ensure()
+        if mem.store_path.exists():
+            raise InvalidInputError(
+                f"{mem.store_path} exists but its key information is missing; move it away before `veramem init`."
+            )
+        new_key = mem._keys.create(passphrase=passphrase, use_keyring=use_keyring)
+        store = Store.open(mem.store_path, new_key.key, create=True)
+        store.set_meta("device_id", new_id("dev"))
+        store.set_meta("store_id", mem._keys.describe()["store_id"])
+        mem._store = store
+        save_config(mem.paths, mem.config)
+        return mem, new_key
+
+    @property
+    def store(self) -> Store:
+        with self._open_lock:
+            if self._store is None:
+                if not self.exists():
+                    raise NotInitialisedError(
+                        f"There is no VeraMem store at {self.store_path}. Run `veramem init` to create one."
+                    )
+                key = self._keys.load(passphrase=self._passphrase)
+                try:
+                    self._store = Store.open(self.store_path, key)
+                except WrongKeyError:
+                    # The key was confirmed against the key information, so the file is at fault.
+                    raise NotAStoreError(
+                        f"{self.store_path} is not a VeraMem store or is damaged: the key is right but the file "
+                        "does not decrypt. Restore it from a backup or a synced device."
+                    ) from None
+            return self._store
+
+    def unlock_with_recovery_code(self, code: str, *, new_passphrase: str | None = None) -> None:
+        key = self._keys.recover(code, new_passphrase=new_passphrase)
+        with self._open_lock:
+            if self._store is None:
+                self._store = Store.open(self.store_path, key)
+
+    def close(self) -> None:
+        with self._open_lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def device_id(self) -> str:
+        return self.store.get_meta("device_id") or "dev_local"
+
+    def _scope(self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None) -> Scope:
+        ident = self.config.identity
+        return Scope(
+            user_id=user_id if user_id is not None else ident.user_id,
+            agent_id=agent_id if agent_id is not None else (ident.agent_id or None),
+            team_id=team_id if team_id is not None else (ident.team_id or None),
+            session_id=session_id,
+        )
+
+    # ------------------------------------------------------------ write
+    def add(
+        self,
+        messages: MessageLike | Sequence[MessageLike],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+        role: str = "user",
+        name: str | None = None,
+    ) -> AddResult:
+        """Store messages as episodes, then derive memories from them."""
+        inputs = to_inputs(messages, role=role, name=name)
+        notices = episodes_mod.validate(inputs)
+        scope = self._scope(user_id, agent_id, team_id, session_id)
+        store = self.store
+        with store.atomic() as conn:
+            stored = episodes_mod.insert(conn, inputs, scope, device=self.device_id)
+        return AddResult(episodes=stored, notices=notices)
+
+    def add_document(
+        self,
+        text: str,
+        *,
+        name: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+    ) -> AddResult:
+        """Split a document into chunks, each an episode with role ``document`` named after the file."""
+        from .core.chunking import chunk_document
+
+        chunks = chunk_document(text)
+        if not chunks:
+            raise InvalidInputError(f"{name} has no text to add.")
+        return self.add(
+            [EpisodeInput(content=c, role="document", name=name) for c in chunks],
+            user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id or f"doc:{name}",
+        )
+
+    # ------------------------------------------------------------ read
+    def episodes(self, *, user_id: str | None = None, session_id: str | None = None, limit: int = 50,
+                 offset: int = 0, newest_first: bool = True) -> list[Episode]:
+        return episodes_mod.list_episodes(
+            self.store, user_id=user_id, session_id=session_id, limit=limit, offset=offset, newest_first=newest_first
+        )
+
+    def episode(self, episode_id: str) -> Episode | None:
+        return episodes_mod.get(self.store, episode_id)
+
+    def sessions(self, *, user_id: str | None = None) -> list[dict[str, Any]]:
+        return episodes_mod.sessions(self.store, user_id=user_id)
+
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger.VerifyReport:
+        return ledger.verify(self.store, progress)
+
+    def ledger_entries(self, *, target_id: str | None = None, limit: int | None = None) -> list[ledger.LedgerEntry]:
+        return ledger.entries(self.store, target_id=target_id, limit=limit)
+
+    def status(self) -> dict[str, Any]:
+        """Where the store is, what it holds, and whether its ledger verifies."""
+        info: dict[str, Any] = {"store": str(self.store_path), "exists": self.exists()}
+        if not info["exists"]:
+            return info
+        store = self.store
+        counts = {}
+        for table in ("episodes", "memory_items", "ledger", "traces"):
+            counts[table] = int(store.query_one(f"SELECT count(*) FROM {table}")[0])
+        active = store.query_one("SELECT count(*) FROM memory_items WHERE status = 'active'")
+        counts["active_memories"] = int(active[0])
+        report = self.verify()
+        info.update(
+            {
+                "key": self._keys.describe()["mode"],
+                "schema_version": store.schema_version(),
+                "size_bytes": os.path.getsize(self.store_path),
+                "counts": counts,
+                "ledger": report.to_dict(),
+                "device_id": self.device_id,
+            }
+        )
+        return info
+
+
+def parse_when(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    from .core.ids import parse_iso
+
+    try:
+        return parse_iso(value)
+    except ValueError:
+        raise InvalidInputError(f"Could not read the time {value!r}; use ISO 8601 (2024-05-08T13:56:00Z).") from None
