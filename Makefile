@@ -24,8 +24,13 @@ run: $(STAMP)
 	$(BIN)/veramem
 
 ## make lint: the layer contracts, ruff and mypy
+# import-linter reads packages from the file system, so the package-dir mapping is laid
+# out as one tree in .lint/ first.
 lint: $(TEST_STAMP)
-	$(BIN)/lint-imports
+	rm -rf .lint && mkdir -p .lint/veramem_desktop
+	cp -r veramem_desktop/. .lint/veramem_desktop/
+	for d in core models sync tui; do cp -r $$d .lint/veramem_desktop/$$d; done
+	cd .lint && PYTHONPATH=. ../$(BIN)/lint-imports --config ../pyproject.toml
 	$(BIN)/ruff check .
 	$(BIN)/mypy core sync models
 
@@ -37,4 +42,4 @@ bench: $(STAMP)
 	$(BIN)/veramem bench
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf .lint $(VENV) build dist *.egg-info

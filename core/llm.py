@@ -13,8 +13,9 @@ from the episodes, never from a model's reply.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Sequence, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 Kind = Literal["fact", "preference", "event", "experience", "summary"]
 Op = Literal["ADD", "UPDATE", "DELETE", "NOOP"]

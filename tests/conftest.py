@@ -8,3 +8,6 @@ from pathlib import Path
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+
+# Shared fixtures (isolated homes, an open store, the real CLI in a subprocess).
+pytest_plugins = ["support.fixtures"]

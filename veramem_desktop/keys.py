@@ -26,7 +26,13 @@ import nacl.pwhash
 import nacl.secret
 import nacl.utils
 
-from .core.errors import InvalidInputError, MissingKeyError, NotAStoreError, NotInitialisedError, WrongKeyError
+from .core.errors import (
+    InvalidInputError,
+    MissingKeyError,
+    NotAStoreError,
+    NotInitialisedError,
+    WrongKeyError,
+)
 from .core.ids import now_iso
 
 KEYRING_SERVICE = "veramem-desktop"

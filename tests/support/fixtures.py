@@ -1,0 +1,54 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PASSPHRASE = "correct horse battery staple"
+VENV_BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own VERAMEM_HOME, a passphrase and no OS keyring."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("VERAMEM_HOME", str(home))
+    monkeypatch.setenv("VERAMEM_PASSPHRASE", PASSPHRASE)
+    monkeypatch.setenv("VERAMEM_NO_KEYRING", "1")
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    return home
+
+
+@pytest.fixture
+def mem(isolated_home: Path) -> Iterator[object]:
+    """A new store, open, with the fast hash embedder and the rule-based LLM."""
+    from support.fake_embedder import HashEmbedder
+    from veramem_desktop.memory import Memory
+
+    memory, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
+    yield memory
+    memory.close()
+
+
+def run_cli(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``veramem`` command for real, in a subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    data = input.encode() if isinstance(input, str) else input
+    proc = subprocess.run(
+        [str(VENV_BIN / "veramem"), *args], input=data, capture_output=True, env=full_env, timeout=timeout
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli
