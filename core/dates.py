@@ -46,7 +46,7 @@ _KEPT_PREPS = (
     "to", "for", "of", "than", "between",
 )  # fmt: skip
 _PREP_RE = (
-    r"(?:(?P<prep>since|until|till|by|before|after|from|through|as of|around|about|to|for|of|than|between"
+    r"(?:\b(?P<prep>since|until|till|by|before|after|from|through|as of|around|about|to|for|of|than|between"
     r"|on|in|at|during)\s+)?"
 )
 # "the last week of the trip" or "over the past year" name a span, not a date: not rewritten.

@@ -22,10 +22,16 @@ from typing import Any
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
+from .core import grants as grants_mod
 from .core import ledger
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
+from .core.access import Caller
 from .core.ids import new_id
+from .core.ingest import store_episodes
+from .core.protocols import Embedder
+from .core.search import ROUTES, SearchConfig, SearchEngine, SearchResult
+from .core.text import storable
 from .core.store import Store
 from .keys import KeyManager, NewKey, PassphraseSource
 
@@ -109,6 +115,7 @@ class Memory:
         self._open_lock = threading.Lock()
         self._embedder = embedder
         self._llm = llm
+        self._engine: SearchEngine | None = None
 
     # ------------------------------------------------------------ lifecycle
     @property
@@ -172,6 +179,7 @@ class Memory:
 
     def close(self) -> None:
         with self._open_lock:
+            self._engine = None
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -211,9 +219,7 @@ class Memory:
         inputs = to_inputs(messages, role=role, name=name)
         notices = episodes_mod.validate(inputs)
         scope = self._scope(user_id, agent_id, team_id, session_id)
-        store = self.store
-        with store.atomic() as conn:
-            stored = episodes_mod.insert(conn, inputs, scope, device=self.device_id)
+        stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
         return AddResult(episodes=stored, notices=notices)
 
     def add_document(
@@ -236,6 +242,77 @@ class Memory:
             [EpisodeInput(content=c, role="document", name=name) for c in chunks],
             user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id or f"doc:{name}",
         )
+
+    # ------------------------------------------------------------ models
+    @property
+    def embedder(self) -> Embedder:
+        with self._open_lock:
+            if self._embedder is None:
+                from .models.embedder import OnnxEmbedder, default_embedder
+
+                cfg = self.config.embedder
+                if cfg.model_path:
+                    self._embedder = OnnxEmbedder(
+                        cfg.model_path, cfg.tokenizer_path or None, expected_sha256=cfg.sha256 or None
+                    )
+                else:
+                    self._embedder = default_embedder()
+            return self._embedder
+
+    @property
+    def embedder_name(self) -> str:
+        return str(self.embedder.name)
+
+    @property
+    def engine(self) -> SearchEngine:
+        with self._open_lock:
+            engine = self._engine
+        if engine is None:
+            s = self.config.search
+            engine = SearchEngine(self.store, self.embedder, SearchConfig(k=s.k, utility_lambda=s.utility_lambda))
+            with self._open_lock:
+                self._engine = self._engine or engine
+        return self._engine  # type: ignore[return-value]
+
+    def caller(self, user_id: str | None = None, agent_id: str | None = None) -> Caller:
+        ident = self.config.identity
+        return Caller(user_id or ident.user_id, agent_id if agent_id is not None else (ident.agent_id or None))
+
+    # ------------------------------------------------------------ search
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        k: int | None = None,
+        route: str | None = None,
+        include_archived: bool = False,
+    ) -> SearchResult:
+        """Hybrid search (no LLM call). Writes a trace; its id is in the result for `feedback`."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInputError("The search query is empty.")
+        if route is not None and route not in ROUTES:
+            raise InvalidInputError(f"Unknown route {route!r}; use one of {', '.join(ROUTES)}.")
+        if k is not None and not 1 <= k <= 1000:
+            raise InvalidInputError("k must be between 1 and 1000.")
+        query, _ = storable(query[:10_000])
+        return self.engine.search(query, self.caller(user_id, agent_id), k=k, route=route,
+                                  include_archived=include_archived)
+
+    # ------------------------------------------------------------ grants
+    def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:
+        """Add an access edge: user_agent (user → agent), agent_resource (agent → agent/resource), team_member (user → team)."""
+        with self.store.atomic() as conn:
+            return grants_mod.grant(conn, kind, subject, object, device=self.device_id)
+
+    def revoke(self, kind: str, subject: str, object: str) -> int:
+        """End an access edge now; items it exposed are hidden at once, retroactively."""
+        with self.store.atomic() as conn:
+            return grants_mod.revoke(conn, kind, subject, object, device=self.device_id)
+
+    def grants(self, *, include_revoked: bool = False) -> list[grants_mod.Grant]:
+        return grants_mod.list_grants(self.store, include_revoked=include_revoked)
 
     # ------------------------------------------------------------ read
     def episodes(self, *, user_id: str | None = None, session_id: str | None = None, limit: int = 50,

@@ -26,6 +26,9 @@ COMMANDS: dict[str, str] = {
     "verify": "store_cmds:verify",
     "add": "memory_cmds:add",
     "episodes": "memory_cmds:episodes",
+    "search": "search_cmds:search",
+    "grant": "search_cmds:grant",
+    "revoke": "search_cmds:revoke",
 }
 
 
