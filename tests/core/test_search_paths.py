@@ -1,0 +1,138 @@
+"""Routing, temporal order, the shared block, traces and cache coherence of search."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from veramem_desktop.core import index, items
+from veramem_desktop.core.items import MemoryItem
+from veramem_desktop.core.textproc import route_for, temporal_intent
+from veramem_desktop.memory import Memory
+
+
+def _put(mem: Memory, text: str, **fields: object) -> MemoryItem:
+    emb = mem.embedder
+    base = {"kind": "fact", "authority": "authorized", "user_id": "me"}
+    base.update(fields)
+    with mem.store.atomic() as conn:
+        item = items.insert(conn, MemoryItem(id="", text=text, **base), [], device="d")  # type: ignore[arg-type]
+        index.index_memory(conn, emb.name, item.id, text, emb.embed([text])[0])
+    return item
+
+
+@pytest.mark.parametrize(
+    ("query", "route"),
+    [
+        ("summarise what I did last month", "summaries"),
+        ("give me an overview of the project", "summaries"),
+        ("what exactly did I say about the lease?", "raw"),
+        ("compare Lisbon and Porto", "dual"),
+        ("what did Ana and Rui buy?", "dual"),
+        ("where do I live?", "facts"),
+    ],
+)
+def test_queries_are_routed_by_rules(query: str, route: str) -> None:
+    assert route_for(query) == route
+
+
+def test_summary_route_returns_summaries_and_facts_route_does_not(mem: Memory) -> None:
+    summary = _put(mem, "Session summary: planned the garden renovation", kind="summary")
+    fact = _put(mem, "The garden renovation starts in June")
+    assert summary.id in {h.id for h in mem.search("summarise the garden renovation").results}
+    facts = {h.id for h in mem.search("garden renovation start", route="facts").results}
+    assert fact.id in facts and summary.id not in facts
+
+
+def test_raw_route_searches_episodes(mem: Memory) -> None:
+    ep = mem.add("I told the landlord the radiator rattles", session_id="s").episodes[0]
+    hits = mem.search("what exactly did I say about the radiator?").results
+    assert hits and hits[0].id == ep.id and hits[0].kind == "episode"
+
+
+def test_temporal_questions_come_back_in_time_order(mem: Memory) -> None:
+    mem.add([
+        {"content": "I adopted a cat named Miso", "time": "2023-03-01T10:00:00Z"},
+        {"content": "The cat Miso had her vet checkup", "time": "2023-06-01T10:00:00Z"},
+        {"content": "Miso the cat learned to open doors", "time": "2023-01-01T10:00:00Z"},
+    ], session_id="cats")
+    assert temporal_intent("when did Miso see the vet?").kind == "when"
+    result = mem.search("when did the cat Miso do things?", route="raw")
+    times = [h.time for h in result.results]
+    assert times == sorted(times) and len(times) == 3
+    latest = mem.search("what is the latest about Miso the cat?", route="raw")
+    assert [h.time for h in latest.results] == sorted(times, reverse=True)
+    since = mem.search("what happened with Miso the cat since 2023-02-15?", route="raw")
+    assert {h.time[:7] for h in since.results} == {"2023-03", "2023-06"}
+
+
+def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
+    old = _put(mem, "I live in Lisbon", subject="user", predicate="lives_in", value="Lisbon")
+    with mem.store.atomic() as conn:
+        new = items.new_version(conn, old, MemoryItem(id="", kind="fact", text="I live in Porto", authority="authorized",
+                                                      user_id="me"), [], device="d")
+        index.index_memory(conn, mem.embedder.name, new.id, new.text, mem.embedder.embed([new.text])[0])
+    ids = [h.id for h in mem.search("where do I live now, latest?").results]
+    assert new.id in ids and old.id not in ids
+
+
+def test_shared_items_come_in_their_own_block_and_never_displace_own_results(mem: Memory) -> None:
+    own = [_put(mem, f"sourdough tip {i}: feed the starter") for i in range(3)]
+    shared = [_put(mem, f"sourdough starter feeding schedule {i}", user_id=f"other{i}", visibility="public",
+                   authority="unendorsed", source="shared") for i in range(6)]
+    result = mem.search("sourdough starter feeding", k=3)
+    assert {h.id for h in result.results} == {i.id for i in own}
+    assert result.shared and {h.id for h in result.shared} <= {s.id for s in shared}
+    assert all(h.authority == "unendorsed" for h in result.shared)
+
+
+def test_every_search_writes_a_trace_with_what_it_returned(mem: Memory) -> None:
+    item = _put(mem, "the wifi password is on the fridge")
+    result = mem.search("wifi password")
+    row = mem.store.query_one("SELECT query, route, returned_ids, kind FROM traces WHERE id = ?", (result.trace_id,))
+    assert row[0] == "wifi password" and row[1] == result.route and row[3] == "search"
+    assert item.id in json.loads(row[2])
+
+
+def test_an_added_item_is_found_at_once_and_an_erased_one_never_again(mem: Memory) -> None:
+    assert not mem.search("quokka sanctuary").results
+    item = _put(mem, "visited the quokka sanctuary on Rottnest")
+    assert mem.search("quokka sanctuary").results[0].id == item.id
+    with mem.store.atomic() as conn:
+        index.remove_owner(conn, "memory", item.id)
+        conn.execute("DELETE FROM memory_items WHERE id = ?", (item.id,))
+    for channels in (("dense",), ("bm25",), ("entity",), None):
+        _, scores, _ = mem.engine.rank("quokka sanctuary Rottnest", mem.caller(), channels=channels)
+        assert item.id not in scores
+    assert mem.engine.caches["memory"].vector(item.id) is None
+
+
+def test_an_item_added_by_another_process_is_found_on_the_next_search(mem: Memory, isolated_home: Path) -> None:
+    assert not mem.search("pangolin").results  # warm the caches first
+    code = (
+        "from veramem_desktop.memory import Memory\n"
+        "from support.fake_embedder import HashEmbedder\n"
+        f"m = Memory({str(isolated_home)!r}, embedder=HashEmbedder())\n"
+        "m.add('a pangolin visited the garden', session_id='other')\n"
+        "m.close()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+    hits = mem.search("pangolin garden", route="raw").results
+    assert hits and "pangolin" in hits[0].text
+    assert mem.engine.caches["episode"].vector(hits[0].id) is not None
+
+
+def test_bad_queries_get_clear_errors(mem: Memory) -> None:
+    from veramem_desktop.core.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError):
+        mem.search("   ")
+    with pytest.raises(InvalidInputError):
+        mem.search("x", route="everything")
+    assert mem.search('"); DROP TABLE episodes; -- AND OR NEAR(') is not None
