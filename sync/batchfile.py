@@ -312,10 +312,12 @@ def read_grant(ref: GrantRef) -> bytes:
 def _read_capped(path: Path, limit: int) -> bytes:
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+            # The size check first, so an oversized file is refused without reading it.
+            too_large = os.fstat(handle.fileno()).st_size > limit
+            data = b"" if too_large else handle.read(limit + 1)
     except OSError as exc:
         raise SyncError(f"Cannot read {path.name} from the sync folder ({exc.strerror}).") from None
-    if len(data) > limit:
+    if too_large or len(data) > limit:
         raise SyncRejected(
             RejectReason.TOO_LARGE,
             f"{path.name} in the sync folder is too large to be a VeraMem file; it was not read.",

@@ -26,6 +26,7 @@ import json
 import os
 import struct
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,7 +226,7 @@ def open_batch(
     data: bytes,
     account_keys_by_epoch: Mapping[int, AccountKey],
     trusted_devices: Mapping[str, bytes],
-    removed: set[str] | frozenset[str],
+    removed: AbstractSet[str],
     seen: Mapping[str, int],
     *,
     expected_device: str | None = None,
