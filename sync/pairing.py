@@ -307,7 +307,14 @@ class PendingApproval:
         }
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> PendingApproval:
+    def from_json(cls, obj: object) -> PendingApproval:
+        if not isinstance(obj, dict) or set(obj) != {
+            "request_id",
+            "joiner",
+            "expected_confirm",
+            "deadline_ms",
+        }:
+            raise InvalidInputError("The saved pairing state is not readable; approve the device again.")
         return cls(
             _request_id(obj["request_id"]),
             DevicePublic.from_json(obj["joiner"]),
