@@ -1,0 +1,357 @@
+"""Text helpers shared by the rule-based tasks: sentences with exact spans, words, stems."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren't",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "can't",
+        "cannot",
+        "could",
+        "couldn't",
+        "did",
+        "didn't",
+        "do",
+        "does",
+        "doesn't",
+        "doing",
+        "don't",
+        "down",
+        "during",
+        "each",
+        "even",
+        "ever",
+        "few",
+        "for",
+        "from",
+        "further",
+        "get",
+        "gets",
+        "got",
+        "had",
+        "hadn't",
+        "has",
+        "hasn't",
+        "have",
+        "haven't",
+        "having",
+        "he",
+        "he'd",
+        "he'll",
+        "he's",
+        "her",
+        "here",
+        "here's",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "how's",
+        "i",
+        "i'd",
+        "i'll",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn't",
+        "it",
+        "it's",
+        "its",
+        "itself",
+        "just",
+        "let's",
+        "like",
+        "me",
+        "more",
+        "most",
+        "much",
+        "must",
+        "mustn't",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "ought",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "really",
+        "same",
+        "shan't",
+        "she",
+        "she'd",
+        "she'll",
+        "she's",
+        "should",
+        "shouldn't",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "there's",
+        "these",
+        "they",
+        "they'd",
+        "they'll",
+        "they're",
+        "they've",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "wasn't",
+        "we",
+        "we'd",
+        "we'll",
+        "we're",
+        "we've",
+        "were",
+        "weren't",
+        "what",
+        "what's",
+        "when",
+        "when's",
+        "where",
+        "where's",
+        "which",
+        "while",
+        "who",
+        "who's",
+        "whom",
+        "why",
+        "why's",
+        "will",
+        "with",
+        "won't",
+        "would",
+        "wouldn't",
+        "you",
+        "you'd",
+        "you'll",
+        "you're",
+        "you've",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "still",
+        "yet",
+        "already",
+        "ever",
+        "anyway",
+        "anymore",
+        "thing",
+        "things",
+        "something",
+        "anything",
+        "lot",
+        "lots",
+        "kind",
+        "sort",
+        "bit",
+        "one",
+        "ones",
+        "im",
+        "ive",
+        "id",
+        "ill",
+        "dont",
+        "didnt",
+        "doesnt",
+        "cant",
+        "wont",
+        "isnt",
+        "wasnt",
+        "arent",
+    ]
+)
+
+_ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "st",
+        "jr",
+        "sr",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "a.m",
+        "p.m",
+        "approx",
+        "no",
+        "fig",
+        "inc",
+        "ltd",
+        "co",
+        "mt",
+        "ft",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "u.s",
+        "u.k",
+    ]
+)
+# A sentence ends at . ! ? (with any closing quotes or brackets) before whitespace, or at a line break.
+_BOUNDARY = re.compile(r"[.!?…]+['\"”’)\]]*(?=\s|$)|\n+")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+NEGATION = re.compile(
+    r"\bno longer\b|\bnot any ?more\b|(?:n't|n’t|\bnot|\bnever)\b[^.!?]*\bany ?more\b|\bno more\b"
+    r"|\b(?:stopped|quit|gave up)\s+\w+ing\b|\bgave up\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A sentence and where it sits in its text: ``text == source[start:end]``."""
+
+    start: int
+    end: int
+    text: str
+
+
+def split_sentences(text: str) -> list[Span]:
+    """Sentences with exact offsets, so a sentence can be quoted verbatim."""
+    spans: list[Span] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if m.group(0)[0] == "." and _ends_with_abbreviation(text[start : m.start()]):
+            continue
+        _append(spans, text, start, m.end() if m.group(0)[0] != "\n" else m.start())
+        start = m.end()
+    _append(spans, text, start, len(text))
+    return spans
+
+
+def _ends_with_abbreviation(before: str) -> bool:
+    last = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+
+
+def _append(spans: list[Span], text: str, start: int, end: int) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        spans.append(Span(start, end, text[start:end]))
+
+
+def words(text: str) -> list[str]:
+    """Lowercased words, keeping contractions together (``don't``); curly apostrophes made straight."""
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A light stemmer: enough for "moved"/"moving"/"moves" and "favourite"/"favorite" to meet."""
+    w = word.lower().replace("'", "")
+    w = re.sub(r"our(ite|s|ed|ing)?$", r"or\1", w) if len(w) > 5 else w
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+            w = w[:-1]
+    elif len(w) > 3 and w.endswith("ly"):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+        if w.endswith("e") and len(w) > 3:
+            w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning: not stopwords, not single letters."""
+    return [w for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text)}
+
+
+def is_negated(text: str) -> bool:
+    """Whether the text says something stopped being true ("no longer", "not … anymore")."""
+    return NEGATION.search(text) is not None
