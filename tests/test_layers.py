@@ -32,3 +32,19 @@ def test_nothing_generic_is_installed_at_the_top_level() -> None:
     for name in ("core", "models", "sync", "tui"):
         spec = importlib.util.find_spec(name)
         assert spec is None or "veramem" not in str(spec.origin or spec.submodule_search_locations), name
+
+
+def test_every_package_folder_is_listed_for_installation() -> None:
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    mapping = {v: k for k, v in config["package-dir"].items()}
+    on_disk = set()
+    for top, name in mapping.items():
+        for init in (root / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(root / top).parts
+            on_disk.add(".".join((name, *rel)))
+    assert on_disk == listed, f"missing: {on_disk - listed}, stale: {listed - on_disk}"

@@ -1,0 +1,55 @@
+"""Comparing values the way a person reads them (pure functions).
+
+NFKC alone lets a Cyrillic ``а`` pass for a Latin ``a``, so values are compared
+by a skeleton in the spirit of Unicode TS #39: NFKC, removal of invisible
+characters, casefold, then each character mapped to its confusable ASCII
+prototype from the Unicode confusables table (shipped by ``confusable-homoglyphs``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+_SPACES = re.compile(r"\s+")
+_PUNCT_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _invisible(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cf", "Cc", "Mn", "Me") or ch in "\u200b\u2060\ufeff\u00ad"
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    table: dict[str, str] = {}
+    for char, glyphs in data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        for glyph in glyphs:
+            target = glyph.get("c", "")
+            if len(target) == 1 and target.isascii() and target.isalnum():
+                table[char] = target
+                break
+    return table
+
+
+def normalise(value: str) -> str:
+    """NFKC, invisible characters removed, casefolded, spaces collapsed, edge punctuation trimmed."""
+    text = unicodedata.normalize("NFKC", value)
+    text = "".join(ch for ch in text if not _invisible(ch))
+    text = _SPACES.sub(" ", text.casefold()).strip()
+    return _PUNCT_EDGES.sub("", text)
+
+
+def skeleton(value: str) -> str:
+    """The confusable skeleton of a normalised value: look-alikes compare equal."""
+    base = normalise(value)
+    # Decompose so accents (combining marks) fall away as invisible, then map look-alikes.
+    base = "".join(ch for ch in unicodedata.normalize("NFD", base) if not _invisible(ch))
+    table = _prototypes()
+    mapped = "".join(table.get(ch, ch) for ch in base).casefold()
+    return mapped.replace("0", "o").replace("1", "l").replace("|", "l")

@@ -1,0 +1,1 @@
+"""The static web page served by `veramem serve`."""
