@@ -60,7 +60,7 @@ def resolve_paths(home: str | Path | None = None) -> Paths:
 class LLMSettings:
     #: auto | ollama | openai | anthropic | rule-based
     backend: str = "auto"
-    model: str = "llama3.2"
+    model: str = ""  # Ollama model; empty: llama3.2 if installed, else the first installed
     host: str = ""  # Ollama host; empty means OLLAMA_HOST or http://127.0.0.1:11434
     base_url: str = ""  # OpenAI-compatible endpoint
     timeout_s: float = 60.0

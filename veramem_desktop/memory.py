@@ -28,10 +28,13 @@ from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
 from .core.access import Caller
 from .core.ids import new_id
+from .core.dates import resolve_relative_dates
 from .core.ingest import store_episodes
+from .core.llm import LLM
 from .core.protocols import Embedder
 from .core.search import ROUTES, SearchConfig, SearchEngine, SearchResult
 from .core.text import storable
+from .core.write import Writer
 from .core.store import Store
 from .keys import KeyManager, NewKey, PassphraseSource
 
@@ -220,7 +223,33 @@ class Memory:
         notices = episodes_mod.validate(inputs)
         scope = self._scope(user_id, agent_id, team_id, session_id)
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
-        return AddResult(episodes=stored, notices=notices)
+        llm = self.llm
+        writer = Writer(self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates)
+        outcome = writer.derive(stored)
+        notices += outcome.notices + self._llm_notices(llm)
+        return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,
+                         unchanged=outcome.unchanged, rejected=outcome.rejected, notices=notices)
+
+    @property
+    def llm(self) -> LLM:
+        with self._open_lock:
+            if self._llm is None:
+                from .setup import make_llm
+
+                self._llm = make_llm(self.config)
+            return self._llm
+
+    @property
+    def llm_name(self) -> str:
+        return str(self.llm.name)
+
+    @staticmethod
+    def _llm_notices(llm: LLM) -> list[str]:
+        """Fallback notices a model backend collected during the last call, taken once."""
+        drain = getattr(llm, "drain_notices", None)
+        if drain is None:
+            return []
+        return [f"{n.backend} {n.task}: {n.message} — used the rule-based result" for n in drain()]
 
     def add_document(
         self,

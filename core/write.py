@@ -1,0 +1,264 @@
+"""The write path after the episodes are stored: extract → verify quotes → authority →
+dates → rejected values → reconcile with same-scope neighbours → guards → versions.
+
+One extraction call per batch. Authority always comes from the role of the
+message a quote was found in, never from a model. Every change is in the ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import index, items, rejections
+from .episodes import Episode
+from .errors import ModelError
+from .ids import parse_iso
+from .items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
+from .llm import LLM, Candidate, Decision, Message, Neighbour
+from .protocols import Embedder, Vectors
+from .quotes import locate
+from .search import SearchEngine
+from .store import Connection
+
+#: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
+MAX_CANDIDATES = 200
+NEIGHBOURS = 5
+NOOP_COSINE = 0.95
+UPDATE_COSINE = 0.75
+CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
+SOURCE_BY_ROLE = {"user": "user", "system": "user", "assistant": "agent", "tool": "tool", "document": "document",
+                  "shared": "shared"}
+
+
+@dataclass
+class WriteOutcome:
+    added: list[dict[str, Any]] = field(default_factory=list)
+    updated: list[dict[str, Any]] = field(default_factory=list)
+    retracted: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Planned:
+    candidate: Candidate
+    episode: Episode
+    evidence: Evidence
+    authority: str
+    text: str
+    vector: Vectors
+    neighbours: list[tuple[MemoryItem, float]]
+    decision: Decision
+
+
+def attributed(text: str, role: str, name: str | None) -> str:
+    """Source-attributed wording for lower-authority claims."""
+    if role in ("user", "system"):
+        return text
+    who = {"assistant": "the assistant", "tool": "tool", "document": "document", "shared": "a shared source"}[role]
+    if name and role != "shared":
+        who = f"{who} {name}"
+    prefix = f"According to {who}: "
+    return text if text.lower().startswith("according to") else prefix + text
+
+
+def to_messages(episodes: Sequence[Episode]) -> list[Message]:
+    return [Message(e.id, e.role, e.content, e.event_time, e.source_name) for e in episodes]
+
+
+class Writer:
+    def __init__(self, engine: SearchEngine, embedder: Embedder, llm: LLM, *, device: str,
+                 resolve_dates: Any = None) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.embedder = embedder
+        self.llm = llm
+        self.device = device
+        self.resolve_dates = resolve_dates
+
+    # ------------------------------------------------------------ plan
+    def derive(self, episodes: Sequence[Episode], *, context: Sequence[Episode] = ()) -> WriteOutcome:
+        out = WriteOutcome()
+        if not episodes:
+            return out
+        try:
+            candidates = self.llm.extract(to_messages(episodes), to_messages(context))
+        except ModelError as exc:
+            out.notices.append(f"extraction failed ({exc.message}); the episodes are stored and searchable")
+            return out
+        if len(candidates) > MAX_CANDIDATES:
+            out.notices.append(f"only the first {MAX_CANDIDATES} of {len(candidates)} candidate memories were derived; "
+                               "every episode is stored whole and searchable")
+            candidates = candidates[:MAX_CANDIDATES]
+        by_id = {e.id: e for e in episodes}
+        checked: list[tuple[Candidate, Episode, Evidence, str, str]] = []
+        for cand in candidates:
+            ep = by_id.get(cand.message_id)
+            if ep is None:
+                out.rejected.append({"text": cand.text, "quote": cand.quote,
+                                     "reason": f"cites message {cand.message_id!r}, which is not part of this add"})
+                continue
+            match = locate(ep.content, cand.quote)
+            if match is None:
+                out.rejected.append({"text": cand.text, "quote": cand.quote, "episode_id": ep.id,
+                                     "reason": "its quote was not found in the message it cites"})
+                continue
+            authority = ROLE_AUTHORITY[ep.role]
+            text = cand.text.strip() or ep.content[match.start:match.end]
+            if self.resolve_dates is not None:
+                text = self.resolve_dates(text, parse_iso(ep.event_time))
+            text = attributed(text, ep.role, ep.source_name)
+            evidence = Evidence(ep.id, ep.content[match.start:match.end], match.start, match.end, match.score, ep.role)
+            checked.append((cand, ep, evidence, authority, text))
+        if not checked:
+            return out
+        vectors = self.embedder.embed([t for *_, t in checked])
+        planned: list[_Planned] = []
+        for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
+            with self.store.read() as conn:
+                if rejections.is_rejected(conn, user_id=ep.user_id, team_id=ep.team_id, subject=cand.subject,
+                                          predicate=cand.predicate, value=cand.value, text=text):
+                    out.rejected.append({"text": text, "episode_id": ep.id,
+                                         "reason": "this value was rejected before for the same subject; it cannot return"})
+                    continue
+            neighbours = self._neighbours(ep, cand, vec)
+            offered = [Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
+                       for m, cos in neighbours]
+            try:
+                decision = self.llm.reconcile(replace(cand, text=text), offered)
+            except ModelError as exc:
+                out.notices.append(f"reconciliation failed ({exc.message}); kept as a new memory")
+                decision = Decision("ADD", reason="reconciliation failed")
+            if decision.op != "ADD" and decision.target_id not in {m.id for m, _ in neighbours}:
+                decision = Decision("ADD", reason=f"the model named {decision.target_id!r}, which was not offered")
+            planned.append(_Planned(cand, ep, evidence, authority, decision.text or text, vec, neighbours, decision))
+        self._pair_delete_add(planned)
+        for plan in planned:
+            self._guard_duplicate(plan)
+        self._apply(planned, out)
+        return out
+
+    def _neighbours(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
+        """Top-k active memories in the same scope (same user and team) only, plus same-key memories."""
+        scope_ids = [r[0] for r in self.store.query(
+            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
+            "AND user_id IS ? AND team_id IS ?", (ep.user_id, ep.team_id))]
+        cache = self.engine.caches["memory"]
+        cache.refresh(self.store)
+        found = dict(cache.top(vec, cache.positions(scope_ids), NEIGHBOURS)) if scope_ids else {}
+        if cand.subject and cand.predicate:
+            for (mid,) in self.store.query(
+                "SELECT id FROM memory_items WHERE status = 'active' AND user_id IS ? AND team_id IS ? "
+                "AND subject = ? AND predicate = ?", (ep.user_id, ep.team_id, cand.subject, cand.predicate)):
+                if mid not in found:
+                    other = cache.vector(mid)
+                    found[mid] = float(other @ vec) if other is not None else 0.0
+        rows = items.get_many(self.store, list(found))
+        return sorted(((rows[i], c) for i, c in found.items() if i in rows), key=lambda p: -p[1])
+
+    # ------------------------------------------------------------ guards
+    def _pair_delete_add(self, planned: list[_Planned]) -> None:
+        """A DELETE of m with an ADD of f in one batch, cos(m, f) > 0.75, is an UPDATE of m to f."""
+        deletes = [p for p in planned if p.decision.op == "DELETE"]
+        for add in [p for p in planned if p.decision.op == "ADD"]:
+            for dele in deletes:
+                target = dele.decision.target_id
+                cos = next((c for m, c in add.neighbours if m.id == target), None)
+                if target and cos is not None and cos > UPDATE_COSINE:
+                    add.decision = Decision("UPDATE", target, add.text, f"DELETE+ADD with cosine {cos:.2f} > 0.75")
+                    dele.decision = Decision("NOOP", target, None, "folded into the update of the same memory")
+                    deletes.remove(dele)
+                    break
+
+    def _guard_duplicate(self, plan: _Planned) -> None:
+        """Cosine > 0.95 with an existing memory means NOOP plus the new evidence (unless it changes a value)."""
+        if not plan.neighbours or plan.decision.op not in ("ADD", "UPDATE"):
+            return
+        best, cos = plan.neighbours[0]
+        same_value = plan.decision.op == "ADD" or _norm(best.text) == _norm(plan.text)
+        if cos > NOOP_COSINE and same_value:
+            plan.decision = Decision("NOOP", best.id, None, f"cosine {cos:.2f} > 0.95 with an existing memory")
+
+    # ------------------------------------------------------------ apply
+    def _apply(self, planned: list[_Planned], out: WriteOutcome) -> None:
+        emb_name = self.embedder.name
+        with self.store.atomic() as conn:
+            for plan in planned:
+                op, target_id = plan.decision.op, plan.decision.target_id
+                target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
+                if op in ("UPDATE", "DELETE") and target is not None and \
+                        AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]:
+                    item = self._add(conn, plan, emb_name, conflicts_with=target.id)
+                    self._mark_conflict(conn, target, item.id)
+                    out.added.append(_summary(item, f"kept separately: a {plan.authority} claim cannot "
+                                                    f"{op.lower()} the {target.authority} memory {target.id}; "
+                                                    "conflict recorded on both"))
+                    continue
+                if op == "ADD" or target is None:
+                    item = self._add(conn, plan, emb_name)
+                    out.added.append(_summary(item, plan.decision.reason or "new"))
+                elif op == "UPDATE":
+                    current = items.row_to_item(conn.execute(
+                        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone())
+                    if current.status != "active":
+                        item = self._add(conn, plan, emb_name)
+                        out.added.append(_summary(item, "its target changed in this batch; kept as new"))
+                        continue
+                    new = self._item(plan)
+                    item = items.new_version(conn, current, new, [plan.evidence], device=self.device,
+                                             reason=plan.decision.reason)
+                    index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
+                    out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})
+                elif op == "DELETE":
+                    item = items.set_fields(conn, target.id, device=self.device, op="memory.retract",
+                                            status="retracted", valid_to=plan.episode.event_time,
+                                            metadata={"retracted_by": plan.episode.id},
+                                            details={"evidence": plan.episode.id})
+                    out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
+                else:  # NOOP
+                    if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
+                        items.add_evidence(conn, target.id, plan.evidence)
+                        out.unchanged.append(_summary(target, (plan.decision.reason or "already known")
+                                                      + "; evidence added"))
+                    else:
+                        out.unchanged.append(_summary(target, "already known from a higher-authority source"))
+
+    def _item(self, plan: _Planned) -> MemoryItem:
+        ep, cand = plan.episode, plan.candidate
+        return MemoryItem(
+            id="", kind=cand.kind, text=plan.text, authority=plan.authority, user_id=ep.user_id,
+            agent_id=ep.agent_id, team_id=ep.team_id, session_id=ep.session_id, subject=cand.subject,
+            predicate=cand.predicate, value=cand.value, valid_from=ep.event_time,
+            confidence=CONFIDENCE[plan.authority], importance=min(max(cand.importance, 0.0), 1.0),
+            source=SOURCE_BY_ROLE.get(ep.role, "user"),
+            metadata={"source_name": ep.source_name} if ep.source_name else {},
+        )
+
+    def _add(self, conn: Connection, plan: _Planned, emb_name: str, conflicts_with: str | None = None) -> MemoryItem:
+        new = self._item(plan)
+        if conflicts_with:
+            new = replace(new, metadata={**new.metadata, "conflicts_with": [conflicts_with]},
+                          confidence=max(0.1, new.confidence - 0.1))
+        item = items.insert(conn, new, [plan.evidence], device=self.device,
+                            details={"conflicts_with": conflicts_with} if conflicts_with else None)
+        index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
+        return item
+
+    def _mark_conflict(self, conn: Connection, target: MemoryItem, other_id: str) -> None:
+        current = items.row_to_item(conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone())
+        conflicts = sorted({*current.metadata.get("conflicts_with", []), other_id})
+        items.set_fields(conn, target.id, device=self.device, op="memory.conflict",
+                         metadata={"conflicts_with": conflicts}, confidence=max(0.1, current.confidence - 0.1),
+                         details={"conflicts_with": other_id})
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
+    return {"id": item.id, "text": item.text, "kind": item.kind, "authority": item.authority, "reason": reason}
