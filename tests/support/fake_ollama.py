@@ -74,7 +74,14 @@ class Delay:
     then: Reply = field(default_factory=lambda: JsonContent({}))
 
 
-Reply = JsonContent | RawContent | RawBody | HttpStatus | Delay
+@dataclass(frozen=True)
+class FromRequest:
+    """Build the reply from the request body (e.g. to cite the message ids a prompt offered)."""
+
+    build: Any  # Callable[[dict[str, Any]], Reply]
+
+
+Reply = JsonContent | RawContent | RawBody | HttpStatus | Delay | FromRequest
 
 
 @dataclass(frozen=True)
@@ -206,6 +213,8 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
             self._send_reply(reply, body)
 
         def _send_reply(self, reply: Reply, request: dict[str, Any]) -> None:
+            if isinstance(reply, FromRequest):
+                reply = reply.build(request)
             while isinstance(reply, Delay):
                 if fake._stopping.wait(reply.seconds):
                     return  # the server is stopping: drop the connection
@@ -263,7 +272,12 @@ def _model_entry(name: str) -> dict[str, Any]:
         "modified_at": "2024-05-01T10:00:00.000000Z",
         "size": 2_019_393_189,
         "digest": "a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72",
-        "details": {"format": "gguf", "family": "llama", "parameter_size": "3.2B", "quantization_level": "Q4_K_M"},
+        "details": {
+            "format": "gguf",
+            "family": "llama",
+            "parameter_size": "3.2B",
+            "quantization_level": "Q4_K_M",
+        },
     }
 
 

@@ -1,0 +1,407 @@
+"""The rule-based backend: valid values with no model at all."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from veramem_desktop.core.llm import LLM, Candidate, ContextItem, Message, Neighbour
+from veramem_desktop.models.llm.rule_based import RuleBasedLLM
+
+MAY_8 = "2024-05-08T13:56:00+00:00"
+
+
+@pytest.fixture
+def llm() -> RuleBasedLLM:
+    return RuleBasedLLM()
+
+
+def msg(
+    content: str, *, id: str = "m1", role: str = "user", time: str = MAY_8, name: str | None = None
+) -> Message:
+    return Message(id=id, role=role, content=content, time=time, name=name)
+
+
+def one(llm: RuleBasedLLM, content: str, **kwargs: str) -> Candidate:
+    found = llm.extract([msg(content, **kwargs)])
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_it_implements_the_llm_protocol_and_says_it_is_rule_based(llm: RuleBasedLLM) -> None:
+    assert isinstance(llm, LLM)
+    assert llm.is_rule_based and llm.name == "rule-based"
+
+
+# --- extract ----------------------------------------------------------------------------------
+
+
+def test_each_quote_is_an_exact_substring_of_its_message(llm: RuleBasedLLM) -> None:
+    messages = [
+        msg(
+            "Hey Mel! I went to a support group yesterday and it was so powerful.   My name is Ana Lopez.",
+            id="a",
+        ),
+        msg("Wow, cool!\nI’m allergic to peanuts… I live in Berlin (near Dr. Weber's clinic).", id="b"),
+    ]
+    found = llm.extract(messages)
+    by_id = {m.id: m.content for m in messages}
+    assert len(found) == 4
+    for candidate in found:
+        assert candidate.quote in by_id[candidate.message_id]
+
+
+@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=5))
+def test_quotes_are_exact_substrings_whatever_the_text(parts: list[str]) -> None:
+    content = " ".join(parts)
+    for candidate in RuleBasedLLM().extract([msg(content)]):
+        assert candidate.quote in content
+        assert candidate.message_id == "m1"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "How are you doing these days?",
+        "Hey Caroline!",
+        "Thanks so much!",
+        "Wow, that's so cool!",
+        "Good morning!",
+        "Yes.",
+        "You did great!",
+    ],
+)
+def test_questions_greetings_fillers_and_fragments_give_nothing(llm: RuleBasedLLM, content: str) -> None:
+    assert llm.extract([msg(content)]) == []
+
+
+def test_assistant_offers_of_help_give_nothing_but_its_statements_are_kept(llm: RuleBasedLLM) -> None:
+    found = llm.extract(
+        [msg("Sure, I can help with that! Your flight to Rome is booked for tomorrow.", role="assistant")]
+    )
+    assert [c.text for c in found] == ["User's flight to Rome is booked for 2024-05-09."]
+
+
+def test_context_messages_are_never_a_source(llm: RuleBasedLLM) -> None:
+    found = llm.extract([msg("I live in Lisbon.")], context=[msg("I work at Google.", id="old")])
+    assert [c.message_id for c in found] == ["m1"]
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("I really love hiking in the Alps.", "preference"),
+        ("I prefer window seats over aisle seats.", "preference"),
+        ("I don't like sushi.", "preference"),
+        ("My favourite colour is blue.", "preference"),
+        ("I'd rather take the train.", "preference"),
+        ("I went to a concert yesterday.", "event"),
+        ("We visited Rome last week.", "event"),
+        ("I'm flying to Rome next Friday.", "event"),
+        ("I live in Berlin.", "fact"),
+        ("My sister is a nurse.", "fact"),
+    ],
+)
+def test_kind_follows_the_wording(llm: RuleBasedLLM, content: str, kind: str) -> None:
+    assert one(llm, content).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ("My name is Ana Lopez.", ("user", "name", "Ana Lopez")),
+        ("I live in Berlin now.", ("user", "lives_in", "Berlin")),
+        ("Yeah, I moved to Lisbon two weeks ago.", ("user", "lives_in", "Lisbon")),
+        ("I work at ACME Corp since 2020.", ("user", "works_at", "ACME Corp")),
+        ("I'm allergic to peanuts.", ("user", "allergic_to", "peanuts")),
+        ("I prefer window seats.", ("user", "preference:seat", "window seats")),
+        ("My favourite colour is blue.", ("user", "preference:colour", "blue")),
+        ("I love to paint.", ("user", "likes", "paint")),
+        ("I don't like sushi anymore.", ("user", "dislikes", "sushi")),
+        ("I'm 34 years old.", ("user", "age", "34")),
+    ],
+)
+def test_simple_statements_get_a_subject_predicate_and_value(
+    llm: RuleBasedLLM, content: str, key: tuple[str, str, str]
+) -> None:
+    c = one(llm, content)
+    assert (c.subject, c.predicate, c.value) == key
+
+
+def test_a_statement_without_a_simple_shape_has_no_key(llm: RuleBasedLLM) -> None:
+    c = one(llm, "The transgender stories were so inspiring.")
+    assert (c.subject, c.predicate, c.value) == (None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("I love my job.", "User loves User's job."),
+        ("I'm allergic to peanuts.", "User is allergic to peanuts."),
+        ("I don't eat meat.", "User doesn't eat meat."),
+        ("I have two cats and I watch them daily.", "User has two cats and User watches them daily."),
+        ("Oh, I really enjoy long walks.", "User really enjoys long walks."),
+    ],
+)
+def test_the_memory_text_is_in_the_third_person(llm: RuleBasedLLM, content: str, text: str) -> None:
+    assert one(llm, content).text == text
+
+
+def test_a_named_speaker_is_named_in_the_memory(llm: RuleBasedLLM) -> None:
+    c = one(llm, "I went to a LGBTQ support group yesterday.", name="Caroline", time="1:56 pm on 8 May, 2023")
+    assert c.text == "Caroline went to a LGBTQ support group on 2023-05-07."
+
+
+def test_relative_dates_resolve_against_the_message_time_not_today(llm: RuleBasedLLM) -> None:
+    old = one(llm, "I went to the dentist yesterday.", time="2019-03-02T10:00:00+00:00")
+    assert old.text == "User went to the dentist on 2019-03-01."
+    assert old.quote == "I went to the dentist yesterday."
+
+
+def test_two_messages_resolve_the_same_words_against_their_own_times(llm: RuleBasedLLM) -> None:
+    found = llm.extract(
+        [
+            msg("I ran a marathon last week.", id="a", time="2023-01-10T09:00:00Z"),
+            msg("I ran a marathon last week.", id="b", time="2024-06-20T09:00:00Z"),
+        ]
+    )
+    assert [c.text for c in found] == [
+        "User ran a marathon in the week of 2023-01-02.",
+        "User ran a marathon in the week of 2024-06-10.",
+    ]
+
+
+def test_explicit_dates_in_the_text_become_iso(llm: RuleBasedLLM) -> None:
+    assert one(llm, "We met on May 8th, 2023 in Paris.").text == "We met on 2023-05-08 in Paris."
+
+
+def test_a_message_with_an_unreadable_time_keeps_its_relative_words(llm: RuleBasedLLM) -> None:
+    assert (
+        one(llm, "I went to the dentist yesterday.", time="sometime").text
+        == "User went to the dentist yesterday."
+    )
+
+
+def test_health_and_identity_matter_more_than_small_talk(llm: RuleBasedLLM) -> None:
+    allergy = one(llm, "I'm allergic to peanuts.").importance
+    passing = one(llm, "The weather was grey and cold.").importance
+    assert 0.0 <= passing < allergy <= 1.0
+
+
+# --- reconcile --------------------------------------------------------------------------------
+
+
+def cand(
+    text: str, key: tuple[str | None, str | None, str | None] = (None, None, None), quote: str = ""
+) -> Candidate:
+    return Candidate("m1", quote or text, text, "fact", key[0], key[1], key[2])
+
+
+def nb(
+    id: str, text: str, cosine: float, key: tuple[str | None, str | None, str | None] = (None, None, None)
+) -> Neighbour:
+    return Neighbour(id, text, cosine, "authorized", "fact", key[0], key[1], key[2])
+
+
+def test_a_new_value_for_the_same_subject_and_predicate_updates_that_memory(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(
+        cand("User lives in Lisbon.", ("user", "lives_in", "Lisbon")),
+        [
+            nb("x", "User likes Berlin.", 0.8),
+            nb("old", "User lives in Berlin.", 0.7, ("user", "lives_in", "Berlin")),
+        ],
+    )
+    assert (decision.op, decision.target_id, decision.text) == ("UPDATE", "old", "User lives in Lisbon.")
+
+
+def test_a_second_value_of_a_multi_valued_predicate_is_added(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(
+        cand("User is allergic to shellfish.", ("user", "allergic_to", "shellfish")),
+        [nb("p", "User is allergic to peanuts.", 0.8, ("user", "allergic_to", "peanuts"))],
+    )
+    assert decision.op == "ADD" and decision.target_id is None
+
+
+def test_disliking_what_was_liked_updates_it(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(
+        cand("User hates sushi.", ("user", "dislikes", "sushi")),
+        [nb("s", "User loves sushi.", 0.7, ("user", "likes", "sushi"))],
+    )
+    assert (decision.op, decision.target_id) == ("UPDATE", "s")
+
+
+@pytest.mark.parametrize(
+    "quote",
+    ["I no longer live in Berlin.", "I don't live in Berlin anymore.", "I'm not living in Berlin any more."],
+)
+def test_a_negation_of_a_neighbour_deletes_it(llm: RuleBasedLLM, quote: str) -> None:
+    decision = llm.reconcile(
+        cand("User no longer lives in Berlin.", quote=quote),
+        [nb("cat", "User has a cat.", 0.3), nb("berlin", "User lives in Berlin.", 0.7)],
+    )
+    assert (decision.op, decision.target_id) == ("DELETE", "berlin")
+
+
+def test_a_negation_with_nothing_to_negate_is_added(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(cand("User no longer eats meat."), [nb("cat", "User has a cat.", 0.2)])
+    assert decision.op == "ADD"
+
+
+def test_a_near_identical_neighbour_means_noop(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(
+        cand("User has a cat named Tom."),
+        [nb("a", "User has a dog.", 0.6), nb("b", "User has a cat named Tom", 0.97)],
+    )
+    assert (decision.op, decision.target_id) == ("NOOP", "b")
+
+
+def test_the_same_attribute_and_value_means_noop_even_worded_differently(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(
+        cand("User is based in Berlin.", ("user", "lives_in", "Berlin")),
+        [nb("b", "User lives in Berlin.", 0.8, ("user", "lives_in", "berlin"))],
+    )
+    assert (decision.op, decision.target_id) == ("NOOP", "b")
+
+
+def test_something_new_is_added(llm: RuleBasedLLM) -> None:
+    decision = llm.reconcile(cand("User plays the cello."), [nb("a", "User lives in Berlin.", 0.4)])
+    assert (decision.op, decision.target_id) == ("ADD", None)
+
+
+# --- answer -----------------------------------------------------------------------------------
+
+ITEMS = [
+    ContextItem("m-berlin", "User lives in Berlin.", "fact", "authorized"),
+    ContextItem("m-peanut", "User is allergic to peanuts.", "fact", "authorized"),
+    ContextItem("m-cello", "User plays the cello every Sunday.", "fact", "authorized"),
+]
+
+
+def test_an_extractive_answer_cites_the_supporting_items_and_quotes_them(llm: RuleBasedLLM) -> None:
+    draft = llm.answer("Which foods is the user allergic to?", ITEMS, "<fenced>")
+    assert draft.cited_ids == ("m-peanut",)
+    assert draft.text == "User is allergic to peanuts."
+    assert not draft.abstained and draft.sufficient
+
+
+def test_words_meet_through_simple_stemming(llm: RuleBasedLLM) -> None:
+    draft = llm.answer("Where does the user live?", ITEMS, "")
+    assert draft.cited_ids == ("m-berlin",)
+
+
+@given(st.text(max_size=80))
+def test_an_answer_cites_only_ids_of_the_given_items(question: str) -> None:
+    draft = RuleBasedLLM().answer(question, ITEMS, "")
+    assert set(draft.cited_ids) <= {i.id for i in ITEMS}
+    assert draft.abstained == (draft.cited_ids == ())
+
+
+def test_it_abstains_when_no_item_shares_a_key_word(llm: RuleBasedLLM) -> None:
+    draft = llm.answer("What is the user's favourite film?", ITEMS, "")
+    assert draft.abstained and not draft.sufficient and draft.cited_ids == ()
+
+
+def test_it_abstains_with_no_items(llm: RuleBasedLLM) -> None:
+    assert llm.answer("Where does the user live?", [], "").abstained
+
+
+def test_an_answer_covering_few_of_the_key_words_is_marked_insufficient(llm: RuleBasedLLM) -> None:
+    draft = llm.answer(
+        "Which orchestra conducted by Karajan did the user play cello in during 1985?", ITEMS, ""
+    )
+    assert draft.cited_ids == ("m-cello",) and not draft.sufficient
+
+
+def test_from_a_long_item_the_answer_takes_its_best_sentence(llm: RuleBasedLLM) -> None:
+    items = [
+        ContextItem(
+            "ep",
+            "We talked for hours. I adopted a greyhound called Pixel. It rained.",
+            "episode",
+            "authorized",
+        )
+    ]
+    assert (
+        llm.answer("What is the name of the greyhound?", items, "").text
+        == "I adopted a greyhound called Pixel."
+    )
+
+
+# --- summarise, abstract, link ----------------------------------------------------------------
+
+
+def test_a_summary_keeps_time_order_and_every_distinct_fact_once(llm: RuleBasedLLM) -> None:
+    summary = llm.summarise(
+        [
+            "User moved to Berlin in 2020.",
+            "User lives in Berlin.",
+            "User moved to Berlin in 2020",
+            "User got a cat.",
+        ]
+    )
+    assert summary == "User moved to Berlin in 2020. User lives in Berlin. User got a cat."
+
+
+def test_a_summary_prefers_the_fuller_of_two_overlapping_statements(llm: RuleBasedLLM) -> None:
+    assert llm.summarise(["User has a cat.", "User has a cat named Tom."]) == "User has a cat named Tom."
+
+
+def test_a_summary_is_bounded(llm: RuleBasedLLM) -> None:
+    texts = [f"Fact number {i} is about topic {i * 7}." for i in range(200)]
+    summary = RuleBasedLLM(summary_chars=300).summarise(texts)
+    assert len(summary) <= 300 + len(" (+200 more)")
+    assert summary.startswith("Fact number 0 ") and re.search(r"\(\+\d+ more\)$", summary)
+
+
+def test_an_abstracted_experience_follows_the_slot_template_and_hides_user_values(llm: RuleBasedLLM) -> None:
+    text = (
+        "Booked a flight for Ana Lopez from Berlin to Lisbon on May 3, 2024 at 9:30 am for $420. "
+        "Sent the receipt to ana@example.com and saved https://air.example/b/XY12. "
+        "Make sure the passport name matches."
+    )
+    out = llm.abstract_experience(text)
+    lines = out.split("\n")
+    assert lines[0].startswith("## ")
+    assert [line.split(":")[0] for line in lines[1:]] == ["Applies when", "Inputs", "Procedure", "Caution"]
+    for value in (
+        "Ana Lopez",
+        "Berlin",
+        "Lisbon",
+        "May 3",
+        "2024",
+        "9:30",
+        "420",
+        "ana@example.com",
+        "air.example",
+    ):
+        assert value not in out
+    assert "{slot_1}" in out and "(e-mail address)" in lines[2] and "(URL)" in lines[2]
+    assert lines[4] == "Caution: Make sure the passport name matches."
+
+
+def test_the_same_value_always_gets_the_same_slot(llm: RuleBasedLLM) -> None:
+    out = llm.abstract_experience("Called Bob Marley first. Then Bob Marley called back.")
+    assert "Called {slot_1} first" in out and "Then {slot_1} called back" in out
+    assert "{slot_2}" not in out
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "kind"),
+    [
+        ("User lives in Berlin.", "User lives in Berlin since 2020.", "supports"),
+        ("User eats meat.", "User no longer eats meat.", "contrasts"),
+        ("User lives in Berlin.", "User lives in Paris.", "contrasts"),
+        ("User plays the cello.", "User practises the cello with a teacher every week.", "related"),
+        ("User plays the cello.", "The invoice from the garage arrived.", "none"),
+    ],
+)
+def test_links_follow_shared_words_and_negation(llm: RuleBasedLLM, a: str, b: str, kind: str) -> None:
+    assert llm.link(a, b).type == kind
+
+
+def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
+    messages = [msg("I moved to Lisbon two weeks ago. I love fado.")]
+    assert llm.extract(messages) == RuleBasedLLM().extract(messages)
+    assert llm.answer("Where?", ITEMS, "") == RuleBasedLLM().answer("Where?", ITEMS, "")
