@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "search": "search_cmds:search",
     "grant": "search_cmds:grant",
     "revoke": "search_cmds:revoke",
+    "mcp": "agent_cmds:mcp",
+    "serve": "agent_cmds:serve",
 }
 
 

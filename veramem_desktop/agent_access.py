@@ -1,0 +1,165 @@
+"""What an agent may do with the memory, pinned to one caller: the layer under MCP and REST.
+
+An agent surface never chooses whose memory it reads: the user and agent ids are
+fixed when the server starts (flags, ``VERAMEM_USER_ID`` / ``VERAMEM_AGENT_ID``, or
+the config's identity) and every call goes through :class:`AgentAccess`, which
+
+- searches and answers as that caller, so the access predicate and grants apply;
+- checks, before any call that names an id (detail, history, forget, feedback), that
+  the caller may see it, with the same SQL predicate search uses; and may erase only
+  what the caller owns;
+- lets agents write only user, assistant and tool messages;
+- offers nothing that approves, rejects or raises trust: those are human acts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Config
+from .core import access
+from .core.access import Caller
+from .core.errors import InvalidInputError, NotFoundError, RefusedError
+from .core.ids import now_iso
+from .memory import Memory
+
+#: Roles an agent may write. System, document and shared evidence stay with the human surfaces.
+AGENT_ROLES = ("user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class Identity:
+    user_id: str
+    agent_id: str | None
+
+
+def resolve_identity(config: Config, user_id: str | None = None, agent_id: str | None = None) -> Identity:
+    """Explicit value, else the environment, else the config's identity."""
+    user = user_id or os.environ.get("VERAMEM_USER_ID") or config.identity.user_id
+    agent = agent_id or os.environ.get("VERAMEM_AGENT_ID") or config.identity.agent_id or None
+    if not user:
+        raise InvalidInputError("No user id: set VERAMEM_USER_ID or identity.user_id in the config.")
+    return Identity(user, agent)
+
+
+class AgentAccess:
+    """The memory as one agent acting for one user may use it."""
+
+    def __init__(self, memory: Memory, identity: Identity) -> None:
+        self.memory = memory
+        self.identity = identity
+
+    @property
+    def caller(self) -> Caller:
+        return Caller(self.identity.user_id, self.identity.agent_id)
+
+    # ------------------------------------------------------------ checks
+    def _params(self) -> dict[str, Any]:
+        return access.params(self.caller, now_iso())
+
+    def memory_visible(self, memory_id: str) -> bool:
+        """True when any version in the item's chain is one the caller may see (archived included)."""
+        pred = access.memory_predicate("m", include_archived=True)
+        row = self.memory.store.query_one(
+            f"SELECT 1 FROM memory_items m WHERE m.root_id = "
+            f"(SELECT root_id FROM memory_items WHERE id = :target) AND {pred} LIMIT 1",
+            {**self._params(), "target": memory_id},
+        )
+        return row is not None
+
+    def memory_owned(self, memory_id: str) -> bool:
+        row = self.memory.store.query_one("SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id})
+        return row is not None and row[0] == self.identity.user_id and self.memory_visible(memory_id)
+
+    def episode_visible(self, episode_id: str) -> bool:
+        row = self.memory.store.query_one(
+            f"SELECT 1 FROM episodes e WHERE e.id = :target AND {access.episode_predicate('e')}",
+            {**self._params(), "target": episode_id},
+        )
+        return row is not None
+
+    def _require_memory(self, memory_id: str) -> None:
+        if not isinstance(memory_id, str) or not memory_id.startswith("mem_") or not self.memory_visible(memory_id):
+            raise NotFoundError(f"No memory {memory_id!r} that this caller can see.")
+
+    def _require_forgettable(self, target: str) -> None:
+        if isinstance(target, str) and target.startswith("ep_"):
+            if not self.episode_visible(target):
+                raise NotFoundError(f"No episode {target!r} that this caller can see.")
+            return
+        self._require_memory(target)
+        if not self.memory_owned(target):
+            raise RefusedError(f"{target} belongs to someone else; only its owner can forget it.")
+
+    # ------------------------------------------------------------ write
+    def add(self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *,
+            session_id: str | None = None) -> dict[str, Any]:
+        items = [messages] if isinstance(messages, (str, dict)) else list(messages)
+        if not items:
+            raise InvalidInputError("Nothing to add: give at least one message.")
+        for i, item in enumerate(items):
+            role = item.get("role", "user") if isinstance(item, dict) else "user"
+            if role not in AGENT_ROLES:
+                raise InvalidInputError(
+                    f"Message {i + 1} has role {role!r}; agents may add {', '.join(AGENT_ROLES)} messages only."
+                )
+        result = self.memory.add(items, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
+                                 session_id=session_id)
+        return result.to_dict()
+
+    def feedback(self, trace_id: str, reward: float) -> dict[str, Any]:
+        row = self.memory.store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
+        if row is None or row[0] != self.identity.user_id or (row[1] or None) != self.identity.agent_id:
+            raise NotFoundError(f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned.")
+        return dict(self.memory.feedback(trace_id, reward))
+
+    def forget_preview(self, target: str) -> dict[str, Any]:
+        self._require_forgettable(target)
+        return self.memory.forget_preview(target).to_dict()
+
+    def forget(self, target: str) -> dict[str, Any]:
+        self._require_forgettable(target)
+        return self.memory.forget(target).to_dict()
+
+    # ------------------------------------------------------------ read
+    def search(self, query: str, *, k: int | None = None, route: str | None = None,
+               include_archived: bool = False) -> Any:
+        return self.memory.search(query, user_id=self.identity.user_id, agent_id=self.identity.agent_id, k=k,
+                                  route=route, include_archived=include_archived)
+
+    def answer(self, question: str, *, k: int | None = None) -> Any:
+        return self.memory.answer(question, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
+                                  k=k or 10)
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        self._require_memory(memory_id)
+        return [v.to_dict() for v in self.memory.history(memory_id)]
+
+    def detail(self, memory_id: str) -> dict[str, Any]:
+        """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld."""
+        self._require_memory(memory_id)
+        data: dict[str, Any] = json.loads(json.dumps(self.memory.detail(memory_id).to_dict(), default=str))
+        kept, hidden = [], 0
+        for ev in data.get("evidence", []):
+            episode = ev.get("episode") or {}
+            if self.episode_visible(str(episode.get("id", ""))):
+                kept.append(ev)
+            else:
+                hidden += 1
+        data["evidence"] = kept
+        data["evidence_withheld"] = hidden
+        return data
+
+    def episodes(self, *, session_id: str | None = None, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        eps = self.memory.episodes(user_id=self.identity.user_id, session_id=session_id, limit=limit, offset=offset)
+        return [e.to_dict() for e in eps if self.identity.agent_id is None or self.episode_visible(e.id)]
+
+    def status(self) -> dict[str, Any]:
+        return self.memory.status()
+
+    def verify(self) -> dict[str, Any]:
+        return self.memory.verify().to_dict()
