@@ -38,23 +38,10 @@ _VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:(?:of|de|la|del|van|von|der|the)\s+)?[A-Z][\w'’-]*)*")
-_NOT_VALUES = frozenset(
-    [
-        "I",
-        "User",
-        "Assistant",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "OK",
-        "AI",
-        "API",
-    ]
-)
+_NOT_VALUES_TEXT = """
+    I User Assistant Monday Tuesday Wednesday Thursday Friday Saturday Sunday OK AI API
+"""
+_NOT_VALUES = frozenset(_NOT_VALUES_TEXT.split())
 _CAUTION = re.compile(
     r"\b(?:avoid|careful|caution|don't|do not|never|make sure|ensure|warning|watch out|note that|mistake|"
     r"failed|fails|error|problem|beware|double-check|check that)\b",

@@ -22,73 +22,14 @@ Key = tuple[str | None, str | None, str | None]
 
 # --- which sentences are kept ----------------------------------------------------------------
 
-_FILLER_WORDS = frozenset(
-    [
-        "hi",
-        "hey",
-        "hello",
-        "hiya",
-        "yo",
-        "thanks",
-        "thank",
-        "bye",
-        "goodbye",
-        "ok",
-        "okay",
-        "sure",
-        "yeah",
-        "yep",
-        "yes",
-        "nope",
-        "wow",
-        "cool",
-        "great",
-        "awesome",
-        "nice",
-        "amazing",
-        "lol",
-        "haha",
-        "hahaha",
-        "glad",
-        "happy",
-        "sorry",
-        "welcome",
-        "good",
-        "morning",
-        "evening",
-        "afternoon",
-        "night",
-        "congrats",
-        "congratulations",
-        "cheers",
-        "totally",
-        "definitely",
-        "absolutely",
-        "exactly",
-        "right",
-        "true",
-        "agreed",
-        "indeed",
-        "interesting",
-        "fun",
-        "fantastic",
-        "wonderful",
-        "lovely",
-        "sweet",
-        "perfect",
-        "oh",
-        "ah",
-        "hmm",
-        "um",
-        "uh",
-        "see",
-        "talk",
-        "soon",
-        "later",
-        "care",
-        "luck",
-    ]
-)
+_FILLER_WORDS_TEXT = """
+    hi hey hello hiya yo thanks thank bye goodbye ok okay sure yeah yep yes nope wow cool great
+    awesome nice amazing lol haha hahaha glad happy sorry welcome good morning evening afternoon
+    night congrats congratulations cheers totally definitely absolutely exactly right true agreed
+    indeed interesting fun fantastic wonderful lovely sweet perfect oh ah hmm um uh see talk soon
+    later care luck
+"""
+_FILLER_WORDS = frozenset(_FILLER_WORDS_TEXT.split())
 _OPENERS = re.compile(
     r"^(?:hi|hey|hello|thanks|thank you|bye|goodbye|good (?:morning|night|evening|afternoon)|congrat\w*|"
     r"see you|talk (?:to you )?soon|take care|good luck)\b",
@@ -141,99 +82,18 @@ _TIME = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|earlier|recently|the other day)\b",
     re.IGNORECASE,
 )
-IRREGULAR_PAST = frozenset(
-    [
-        "went",
-        "got",
-        "had",
-        "was",
-        "were",
-        "saw",
-        "met",
-        "took",
-        "made",
-        "bought",
-        "ran",
-        "came",
-        "ate",
-        "gave",
-        "found",
-        "left",
-        "began",
-        "wrote",
-        "read",
-        "won",
-        "lost",
-        "flew",
-        "drove",
-        "fell",
-        "felt",
-        "forgot",
-        "heard",
-        "held",
-        "kept",
-        "knew",
-        "led",
-        "lent",
-        "meant",
-        "paid",
-        "put",
-        "rode",
-        "rang",
-        "rose",
-        "said",
-        "sold",
-        "sent",
-        "set",
-        "shook",
-        "shot",
-        "sang",
-        "sat",
-        "slept",
-        "spoke",
-        "spent",
-        "stood",
-        "stole",
-        "swam",
-        "taught",
-        "told",
-        "thought",
-        "threw",
-        "understood",
-        "woke",
-        "wore",
-        "broke",
-        "brought",
-        "built",
-        "caught",
-        "chose",
-        "did",
-        "drew",
-        "drank",
-        "fought",
-        "grew",
-        "hid",
-        "hit",
-        "hurt",
-    ]
-)
-_NOT_PAST = frozenset(
-    [
-        "need",
-        "feed",
-        "seed",
-        "bed",
-        "red",
-        "shed",
-        "indeed",
-        "speed",
-        "bleed",
-        "breed",
-        "proceed",
-        "succeed",
-        "exceed",
-    ]
-)
+_IRREGULAR_PAST_TEXT = """
+    went got had was were saw met took made bought ran came ate gave found left began wrote read won
+    lost flew drove fell felt forgot heard held kept knew led lent meant paid put rode rang rose
+    said sold sent set shook shot sang sat slept spoke spent stood stole swam taught told thought
+    threw understood woke wore broke brought built caught chose did drew drank fought grew hid hit
+    hurt
+"""
+IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_TEXT.split())
+_NOT_PAST_TEXT = """
+    need feed seed bed red shed indeed speed bleed breed proceed succeed exceed
+"""
+_NOT_PAST = frozenset(_NOT_PAST_TEXT.split())
 _PAST_ACTION = re.compile(
     r"\b(?:I|we|he|she|they|[A-Z][a-z]+)\s+(?:just\s+|finally\s+|recently\s+|also\s+|actually\s+)?"
     r"(?P<verb>[a-z]+)\b"
@@ -325,9 +185,8 @@ def _clean(value: str) -> str | None:
     when = _TIME.search(value)
     if when:
         value = value[: when.start()]
-    value = re.sub(
-        r"\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s*$", "", value
-    )  # "two weeks" before "ago"
+    # "Lisbon two weeks" when the time expression "… ago" was cut off above
+    value = re.sub(r"\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s*$", "", value)
     value = _CUT.sub("", value.strip()).strip(" '\"")
     value = _ARTICLE.sub("", value)
     return value or None
@@ -376,27 +235,10 @@ def attribute(sentence: str) -> Key:
 
 # --- third-person wording ---------------------------------------------------------------------
 
-_NO_CONJUGATION = frozenset(
-    [
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "did",
-        "was",
-        "were",
-        "had",
-        "used",
-        "ought",
-        "need",
-        "dare",
-    ]
-)
+_NO_CONJUGATION_TEXT = """
+    can could will would shall should may might must did was were had used ought need dare
+"""
+_NO_CONJUGATION = frozenset(_NO_CONJUGATION_TEXT.split())
 _BETWEEN = (
     r"(?:(?:really|also|just|usually|always|never|often|sometimes|still|actually|absolutely|totally|"
     r"definitely|mostly|rarely|finally|recently|currently|now|only|even|no longer|kind of|sort of)\s+)*"
