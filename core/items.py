@@ -254,3 +254,35 @@ def list_items(store: Store, *, user_id: str | None = None, kind: str | None = N
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY created_at DESC LIMIT ? OFFSET ?"
     return [row_to_item(r) for r in store.query(sql, [*params, limit, offset])]
+
+
+def merge(conn: Connection, sources: Sequence[MemoryItem], text: str, *, device: str, reason: str) -> MemoryItem:
+    """One memory standing for several: evidence is the union, authority the weakest of it.
+
+    The sources become superseded by the merged item and are recorded as its derivations,
+    so forgetting any source's evidence reaches the merged item too.
+    """
+    if len(sources) < 2:
+        raise ValueError("a merge needs at least two memories")
+    evidence: list[Evidence] = []
+    for src in sources:
+        rows = conn.execute(
+            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ?", (src.id,)
+        ).fetchall()
+        evidence += [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
+    authority = weakest([ROLE_AUTHORITY.get(e.role, "unendorsed") for e in evidence] + [s.authority for s in sources])
+    first = sources[0]
+    merged = replace(
+        first, id="", text=text, authority=authority, created_at="", valid_from=min(s.valid_from for s in sources),
+        supersedes=None, root_id="", version=1, confidence=min(s.confidence for s in sources),
+        uses=sum(s.uses for s in sources), successes=sum(s.successes for s in sources),
+        failures=sum(s.failures for s in sources), metadata={**first.metadata, "merged_from": [s.id for s in sources]},
+    )
+    item = insert(conn, merged, evidence, device=device, op="memory.merge", details={"sources": [s.id for s in sources],
+                                                                                       "reason": reason})
+    now = now_iso()
+    for src in sources:
+        set_fields(conn, src.id, device=device, op="memory.supersede", status="superseded", valid_to=now,
+                   details={"merged_into": item.id})
+        conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src.id))
+    return item

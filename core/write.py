@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import index, items, rejections
+from . import index, items, ledger, rejections
 from .episodes import Episode
 from .errors import ModelError
 from .ids import parse_iso
@@ -52,6 +52,7 @@ class _Planned:
     vector: Vectors
     neighbours: list[tuple[MemoryItem, float]]
     decision: Decision
+    folded: bool = False  # a DELETE absorbed by an UPDATE of the same memory in this batch
 
 
 def attributed(text: str, role: str, name: str | None) -> str:
@@ -128,13 +129,22 @@ class Writer:
             offered = [Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
                        for m, cos in neighbours]
             try:
-                decision = self.llm.reconcile(replace(cand, text=text), offered)
+                # With nothing similar in scope there is nothing to reconcile: no model call.
+                decision = (self.llm.reconcile(replace(cand, text=text), offered) if offered
+                            else Decision("ADD", reason="nothing stored says this"))
             except ModelError as exc:
                 out.notices.append(f"reconciliation failed ({exc.message}); kept as a new memory")
                 decision = Decision("ADD", reason="reconciliation failed")
             if decision.op != "ADD" and decision.target_id not in {m.id for m, _ in neighbours}:
                 decision = Decision("ADD", reason=f"the model named {decision.target_id!r}, which was not offered")
-            planned.append(_Planned(cand, ep, evidence, authority, decision.text or text, vec, neighbours, decision))
+            final = text
+            if decision.text and decision.text.strip():
+                # The model may reword; attribution and date resolution are ours to apply, never its.
+                final = decision.text.strip()
+                if self.resolve_dates is not None:
+                    final = self.resolve_dates(final, parse_iso(ep.event_time))
+                final = attributed(final, ep.role, ep.source_name)
+            planned.append(_Planned(cand, ep, evidence, authority, final, vec, neighbours, decision))
         self._pair_delete_add(planned)
         for plan in planned:
             self._guard_duplicate(plan)
@@ -161,15 +171,22 @@ class Writer:
 
     # ------------------------------------------------------------ guards
     def _pair_delete_add(self, planned: list[_Planned]) -> None:
-        """A DELETE of m with an ADD of f in one batch, cos(m, f) > 0.75, is an UPDATE of m to f."""
-        deletes = [p for p in planned if p.decision.op == "DELETE"]
+        """Batch guards: a DELETE of m with an ADD of f (cos(m, f) > 0.75) is an UPDATE of m to f;
+        a DELETE of m beside an UPDATE of m in the same batch is folded into that update."""
+        updated = {p.decision.target_id for p in planned if p.decision.op == "UPDATE"}
+        deletes = []
+        for p in planned:
+            if p.decision.op == "DELETE" and p.decision.target_id in updated:
+                p.folded = True
+            elif p.decision.op == "DELETE":
+                deletes.append(p)
         for add in [p for p in planned if p.decision.op == "ADD"]:
             for dele in deletes:
                 target = dele.decision.target_id
                 cos = next((c for m, c in add.neighbours if m.id == target), None)
                 if target and cos is not None and cos > UPDATE_COSINE:
                     add.decision = Decision("UPDATE", target, add.text, f"DELETE+ADD with cosine {cos:.2f} > 0.75")
-                    dele.decision = Decision("NOOP", target, None, "folded into the update of the same memory")
+                    dele.folded = True
                     deletes.remove(dele)
                     break
 
@@ -187,6 +204,10 @@ class Writer:
         emb_name = self.embedder.name
         with self.store.atomic() as conn:
             for plan in planned:
+                if plan.folded:
+                    out.unchanged.append({"text": plan.text, "episode_id": plan.episode.id,
+                                          "reason": "its retraction is part of an update in the same message"})
+                    continue
                 op, target_id = plan.decision.op, plan.decision.target_id
                 target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
                 if op in ("UPDATE", "DELETE") and target is not None and \
@@ -221,6 +242,9 @@ class Writer:
                 else:  # NOOP
                     if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
                         items.add_evidence(conn, target.id, plan.evidence)
+                        ledger.append(conn, op="memory.evidence", target_kind="memory", target_id=target.id,
+                                      commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
+                                      device=self.device, details={"evidence": plan.episode.id})
                         out.unchanged.append(_summary(target, (plan.decision.reason or "already known")
                                                       + "; evidence added"))
                     else:

@@ -27,8 +27,10 @@ from .core import ledger
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
 from .core.access import Caller
-from .core.ids import new_id
-from .core.dates import resolve_relative_dates
+from .core.ids import iso, new_id
+from .core import items as items_mod
+from .core.dates import parse_time, resolve_relative_dates
+from .core.items import MemoryItem
 from .core.ingest import store_episodes
 from .core.llm import LLM
 from .core.protocols import Embedder
@@ -95,6 +97,34 @@ def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "use
         else:
             raise InvalidInputError(f"Message {i + 1} must be text or an object with \"role\" and \"content\".")
     return out
+
+
+@dataclass
+class EvidenceView:
+    episode: Episode
+    quote: str
+    span_start: int
+    span_end: int
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"episode": self.episode.to_dict(), "quote": self.quote, "span_start": self.span_start,
+                "span_end": self.span_end, "score": self.score}
+
+
+@dataclass
+class MemoryDetail:
+    item: MemoryItem
+    evidence: list[EvidenceView]
+    versions: list[MemoryItem]
+    ledger: list[ledger.LedgerEntry]
+    links: list[dict[str, Any]]
+    conflicts: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"item": self.item.to_dict(), "evidence": [e.to_dict() for e in self.evidence],
+                "versions": [v.to_dict() for v in self.versions], "ledger": [e.to_dict() for e in self.ledger],
+                "links": self.links, "conflicts": self.conflicts}
 
 
 class Memory:
@@ -249,7 +279,7 @@ class Memory:
         drain = getattr(llm, "drain_notices", None)
         if drain is None:
             return []
-        return [f"{n.backend} {n.task}: {n.message} — used the rule-based result" for n in drain()]
+        return [f"{n.backend} {n.task}: {n.message}" for n in drain()]
 
     def add_document(
         self,
@@ -328,6 +358,41 @@ class Memory:
         query, _ = storable(query[:10_000])
         return self.engine.search(query, self.caller(user_id, agent_id), k=k, route=route,
                                   include_archived=include_archived)
+
+    # ------------------------------------------------------------ memories
+    def get(self, memory_id: str) -> MemoryItem:
+        return items_mod.get(self.store, memory_id)
+
+    def memories(self, *, user_id: str | None = None, kind: str | None = None, status: str | None = "active",
+                 authority: str | None = None, trust: str | None = None, agent_id: str | None = None,
+                 limit: int = 50, offset: int = 0) -> list[MemoryItem]:
+        """Memory items, newest first, filtered by any of the given fields (None means any)."""
+        return items_mod.list_items(self.store, user_id=user_id, kind=kind, status=status, authority=authority,
+                                    trust=trust, agent_id=agent_id, limit=limit, offset=offset)
+
+    def history(self, memory_id: str, *, as_of: str | datetime | None = None) -> list[MemoryItem]:
+        """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none)."""
+        if as_of is None:
+            return items_mod.history(self.store, memory_id)
+        moment = iso(as_of) if isinstance(as_of, datetime) else iso(parse_time(as_of))
+        found = items_mod.as_of(self.store, memory_id, moment)
+        return [found] if found is not None else []
+
+    def detail(self, memory_id: str) -> MemoryDetail:
+        """A memory with its evidence inside the source episodes, its versions, ledger entries and links."""
+        item = items_mod.get(self.store, memory_id)
+        versions = items_mod.history(self.store, memory_id)
+        evidence = items_mod.evidence_for(self.store, memory_id)
+        eps = episodes_mod.get_many(self.store, [e.episode_id for e in evidence])
+        views = [EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
+                 for e in evidence if e.episode_id in eps]
+        entries: list[ledger.LedgerEntry] = []
+        for version in versions:
+            entries += ledger.entries(self.store, target_id=version.id)
+        entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
+        links = [{"src": r[0], "dst": r[1], "type": r[2], "score": r[3]} for r in self.store.query(
+            "SELECT src, dst, type, score FROM links WHERE src = ? OR dst = ?", (memory_id, memory_id))]
+        return MemoryDetail(item, views, versions, entries, links, list(item.metadata.get("conflicts_with", [])))
 
     # ------------------------------------------------------------ grants
     def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:

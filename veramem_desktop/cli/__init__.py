@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "revoke": "search_cmds:revoke",
     "mcp": "agent_cmds:mcp",
     "serve": "agent_cmds:serve",
+    "history": "search_cmds:history",
 }
 
 

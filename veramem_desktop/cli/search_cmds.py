@@ -70,3 +70,52 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
         emit_json({"revoked": n})
     else:
         click.echo(f"Revoked {n} grant(s): {kind} {subject} → {object}.")
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--as-of", "as_of", help="Show the version valid at this time (ISO 8601 or a plain date).")
+@json_option
+@click.pass_context
+def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool) -> None:
+    """A memory's version chain with validity times, its evidence and its ledger entries."""
+    mem = open_memory(ctx)
+    if as_of:
+        versions = mem.history(memory_id, as_of=as_of)
+        mem.close()
+        if as_json:
+            emit_json([v.to_dict() for v in versions])
+        elif versions:
+            v = versions[0]
+            click.echo(f"As of {as_of}: {v.text}  ({v.id}, version {v.version}, {v.status})")
+        else:
+            click.echo(f"No version of {memory_id} was valid at {as_of}.")
+        return
+    detail = mem.detail(memory_id)
+    mem.close()
+    if as_json:
+        emit_json(detail.to_dict())
+        return
+    item = detail.item
+    click.echo(f"{item.text}")
+    click.echo(f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
+               f"{item.confidence:.2f} · utility {item.utility:.2f}")
+    click.echo("\nVersions:")
+    for v in detail.versions:
+        mark = "→" if v.id == item.id else " "
+        click.echo(f" {mark} v{v.version} {v.id}  {v.status:10}  valid {v.valid_from[:19]} – "
+                   f"{(v.valid_to or 'now')[:19]}  {v.text}")
+    click.echo("\nEvidence:")
+    for ev in detail.evidence:
+        who = ev.episode.source_name or ev.episode.role
+        click.echo(f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{ev.quote}”")
+    if detail.conflicts:
+        click.echo("\nConflicts with: " + ", ".join(detail.conflicts))
+    if detail.links:
+        click.echo("\nLinks:")
+        for link in detail.links:
+            other = link["dst"] if link["src"] == item.id else link["src"]
+            click.echo(f"  {link['type']:12} {other}")
+    click.echo("\nLedger:")
+    for e in detail.ledger:
+        click.echo(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}")
