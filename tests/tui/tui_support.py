@@ -1,0 +1,50 @@
+"""Helpers for driving the terminal app headless on a real store in a temporary home."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from support.fake_embedder import HashEmbedder
+from textual.pilot import Pilot
+from veramem_desktop.tui.app import VeramemApp
+from veramem_desktop.tui.types import InitRequest
+
+from veramem_desktop.memory import Memory
+
+
+def app_on(memory: Memory, **kwargs: Any) -> VeramemApp:
+    """The app as the CLI builds it, but around an already-created memory."""
+    return VeramemApp(lambda _passphrase: memory, **kwargs)
+
+
+def fresh_app(home: Path) -> VeramemApp:
+    """The app on an empty home: opens on the first-run screen and creates a real store."""
+
+    def factory(passphrase: str | None) -> Memory:
+        return Memory(home, passphrase=passphrase, embedder=HashEmbedder())
+
+    def create(request: InitRequest) -> Any:
+        return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring,
+                             embedder=HashEmbedder())
+
+    return VeramemApp(factory, create_memory=create)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until every worker has finished and its result message has been handled."""
+    for _ in range(4):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+
+
+async def fill(pilot: Pilot[Any], selector: str, text: str) -> None:
+    """Put ``text`` in an Input and focus it (typing long text key by key is slow on a busy machine)."""
+    from textual.widgets import Input
+
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    field.value = text
+    await pilot.pause()
