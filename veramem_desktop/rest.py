@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -37,6 +38,7 @@ from .agent_access import AgentAccess
 from .config import Paths
 from .core.errors import VeramemError
 
+logger = logging.getLogger("veramem.rest")
 MAX_BODY_BYTES = 20 * 1024 * 1024
 TOKEN_FILE = "rest-token"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -221,6 +223,13 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
     @app.exception_handler(VeramemError)
     def veramem_error(_: Request, exc: VeramemError) -> JSONResponse:
         return JSONResponse({"title": exc.title, "message": exc.message}, status_code=exc.http_status)
+
+    @app.exception_handler(Exception)
+    def crashed(_: Request, exc: Exception) -> JSONResponse:
+        # A bug: the type goes to the log (stderr), never the exception's text, which may hold content.
+        logger.error("unexpected %s in a request", type(exc).__name__, exc_info=False)
+        return JSONResponse({"title": "Internal error", "message": f"Unexpected {type(exc).__name__}; this is a bug "
+                             "in VeraMem."}, status_code=500)
 
     @app.exception_handler(RequestValidationError)
     def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:

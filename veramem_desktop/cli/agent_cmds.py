@@ -128,6 +128,7 @@ def serve(ctx: click.Context, host: str, port: int, show_token: bool, user_id: s
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::1" if family == socket.AF_INET6 else "127.0.0.1", port))
+        sock.listen(128)  # connections queue from now on, so the printed address works at once
         bound = sock.getsockname()[1]
         shown = f"[::1]:{bound}" if family == socket.AF_INET6 else f"127.0.0.1:{bound}"
         click.echo(f"http://{shown}/")

@@ -1,0 +1,81 @@
+"""Fixtures for the agent surfaces: a real uvicorn on loopback serving the REST app."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+TOKEN = "test-token-" + "x" * 32
+
+
+@dataclass
+class LiveServer:
+    url: str
+    token: str
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        kwargs.setdefault("timeout", 30)
+        return httpx.Client(base_url=self.url, **kwargs)
+
+
+def start_server(app: Any, token: str = TOKEN) -> LiveServer:
+    """Serve ``app`` on 127.0.0.1 on a free port in a thread; returns once it accepts connections."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    started = threading.Event()
+
+    def wait() -> None:
+        while not server.started and thread.is_alive():
+            started.wait(0.01)
+
+    wait()
+    if not server.started:
+        raise RuntimeError("uvicorn did not start")
+    return LiveServer(f"http://127.0.0.1:{port}", token, server, thread)
+
+
+def stop_server(live: LiveServer) -> None:
+    live.server.should_exit = True
+    live.thread.join(timeout=15)
+    assert not live.thread.is_alive(), "uvicorn did not stop"
+
+
+@pytest.fixture
+def make_server() -> Iterator[Any]:
+    """Start REST servers for a test (create_app arguments), all stopped at the end."""
+    from veramem_desktop.rest import create_app
+
+    started: list[LiveServer] = []
+
+    def make(memory: Any, token: str = TOKEN, **kwargs: Any) -> LiveServer:
+        live = start_server(create_app(memory, token, **kwargs), token)
+        started.append(live)
+        return live
+
+    yield make
+    for live in started:
+        stop_server(live)
+
+
+@pytest.fixture
+def live(mem: Any, make_server: Any) -> LiveServer:
+    """The REST API over the ``mem`` store, acting as the config's user ("me")."""
+    server: LiveServer = make_server(mem)
+    return server
