@@ -1,0 +1,121 @@
+"""The web page in a real headless Chromium (Debian's, driven by Playwright): log in, search,
+open a memory with its evidence highlighted, forget it. A screenshot of each step is saved
+under the test's tmp folder (its path is printed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _chromium_or_skip() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path:
+        return path
+    reason = "Debian's chromium is not installed (apt-get install chromium)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; CI must install it (.ci/run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    executable = _chromium_or_skip()
+    if os.environ.get("CI", "").lower() == "true":
+        from playwright.sync_api import sync_playwright
+    else:
+        playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+        sync_playwright = playwright_api.sync_playwright
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield instance
+        instance.close()
+
+
+def test_log_in_search_open_evidence_and_forget_in_a_real_browser(mem: Any, live: Any, browser: Any,
+                                                                   tmp_path: Path) -> None:
+    added = mem.add([
+        {"role": "user", "content": "Some small talk first. I moved to Lisbon in March. Then more small talk."},
+    ])
+    target = next(m for m in added.added if "Lisbon" in m["text"])
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    print(f"screenshots: {shots}")
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page.set_default_timeout(15_000)
+
+    # 1. A wrong token is refused; the right one logs in.
+    page.goto(live.url + "/")
+    page.get_by_test_id("token").fill("wrong-token-wrong-token-wrong")
+    page.get_by_test_id("login-button").click()
+    page.get_by_role("alert").filter(has_text="Unauthorized").wait_for()
+    page.get_by_test_id("token").fill(live.token)
+    page.get_by_test_id("login-button").click()
+    page.get_by_test_id("query").wait_for(state="visible")
+    assert page.evaluate("sessionStorage.getItem('veramem-token')") == live.token
+    page.screenshot(path=str(shots / "1-logged-in.png"), full_page=True)
+
+    # 2. Search.
+    page.get_by_test_id("query").fill("where did I move to?")
+    page.get_by_test_id("search-button").click()
+    result = page.locator(f"[data-testid=result][data-id='{target['id']}']")
+    result.wait_for()
+    page.screenshot(path=str(shots / "2-search.png"), full_page=True)
+
+    # 3. Open the memory: its evidence is highlighted inside the source episode.
+    result.click()
+    page.get_by_test_id("detail-text").filter(has_text="Lisbon").wait_for()
+    mark = page.get_by_test_id("evidence-mark")
+    mark.wait_for()
+    assert "moved to Lisbon in March" in mark.inner_text()
+    episode_text = page.get_by_test_id("evidence").inner_text()
+    assert "Some small talk first." in episode_text and "Then more small talk." in episode_text
+    page.screenshot(path=str(shots / "3-detail-with-evidence.png"), full_page=True)
+
+    # 4. Forget: the preview says what goes, cancel keeps it, confirm erases it.
+    page.get_by_test_id("forget").click()
+    preview = page.get_by_test_id("forget-preview")
+    preview.wait_for(state="visible")
+    assert target["id"] in preview.inner_text()
+    page.screenshot(path=str(shots / "4-forget-preview.png"), full_page=True)
+    page.get_by_test_id("cancel-forget").click()
+    preview.wait_for(state="hidden")
+    assert mem.get(target["id"]).id == target["id"]
+    page.get_by_test_id("forget").click()
+    page.get_by_test_id("confirm-forget").click()
+    page.get_by_test_id("notice").filter(has_text="Forgotten").wait_for()
+    assert page.locator(f"[data-testid=result][data-id='{target['id']}']").count() == 0
+    page.screenshot(path=str(shots / "5-forgotten.png"), full_page=True)
+
+    with live.client(headers=live.auth) as client:
+        assert client.get(f"/v1/memories/{target['id']}").status_code == 404
+    assert sorted(p.name for p in shots.iterdir()) == [
+        "1-logged-in.png", "2-search.png", "3-detail-with-evidence.png", "4-forget-preview.png", "5-forgotten.png"]
+    page.close()
+
+
+def test_recalled_text_is_shown_as_text_never_run_as_html(mem: Any, live: Any, browser: Any) -> None:
+    mem.add("My note says <img src=x onerror=\"document.title='pwned'\"> and <b>bold</b> about Lisbon.")
+    page = browser.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.get_by_test_id("token").fill(live.token)
+    page.get_by_test_id("login-button").click()
+    page.get_by_test_id("query").fill("my note about Lisbon")
+    page.get_by_test_id("search-button").click()
+    page.get_by_test_id("result").first.wait_for()
+    assert "<img src=x" in page.get_by_test_id("results").inner_text()
+    assert page.locator("#results img, #results b").count() == 0
+    assert page.title() == "VeraMem"
+    page.close()
