@@ -246,7 +246,7 @@ def test_serve_command_runs_the_api_on_loopback_until_stopped(isolated_home: Pat
     proc = subprocess.Popen([str(VENV_BIN / "veramem"), "serve", "--port", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=os.environ.copy())
     try:
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:"), (url, proc.stderr.read() if proc.poll() is not None else "")
         with httpx.Client(base_url=url, timeout=30) as client:
