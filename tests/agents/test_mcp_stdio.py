@@ -233,3 +233,21 @@ def test_print_config_gives_a_snippet_that_starts_this_server(isolated_home: Pat
     assert Path(entry["command"]).samefile(VERAMEM)
     assert entry["args"] == ["mcp"]
     assert entry["env"] == {"VERAMEM_HOME": str(isolated_home)}
+
+
+def test_the_agents_grants_apply_an_ungranted_agent_sees_nothing(store: Path) -> None:
+    assert run_cli("grant", "user_agent", "me", "claude").returncode == 0
+
+    async def add_and_search(s: ClientSession) -> tuple[str, str]:
+        added = await call(s, "add", messages=[{"content": "My dentist appointment is on Friday at nine."}])
+        return added, await call(s, "search", query="dentist appointment")
+
+    added, found = session(store, add_and_search, VERAMEM_AGENT_ID="claude")
+    mem_ids = ids_in(added)
+    assert mem_ids and set(mem_ids) & set(ids_in(found))
+
+    async def search_only(s: ClientSession) -> str:
+        return await call(s, "search", query="dentist appointment")
+
+    other = session(store, search_only, VERAMEM_AGENT_ID="cursor")
+    assert "dentist" not in other and "Nothing in memory matches" in other
