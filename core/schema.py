@@ -218,6 +218,100 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX derivations_source ON derivations(source_id);
         """,
     ),
+    Migration(
+        2,
+        "Sync: this device's identity and the account keys (secrets stay in the store), trusted devices, "
+        "per-device cursors, per-row clocks, per-device outcome counters, tombstones, peer ledger chains, "
+        "the outbox of written batches and refused files.",
+        """
+        -- This device's secret keys (signing and box) and where its sync folder is. One row.
+        CREATE TABLE sync_identity (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            device_id TEXT NOT NULL,
+            secret BLOB NOT NULL,
+            name TEXT NOT NULL,
+            folder TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        -- Account sync keys by epoch; two devices rotating at once may create two keys of one epoch.
+        CREATE TABLE sync_keys (
+            epoch INTEGER NOT NULL,
+            key_id TEXT NOT NULL,
+            key BLOB NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (epoch, key_id)
+        );
+        -- Trusted devices (replicated from signed device.add / device.remove events).
+        -- removed_upto: the last batch of a removed device that is still applied (NULL: not yet known).
+        CREATE TABLE sync_devices (
+            device_id TEXT PRIMARY KEY,
+            verify_key BLOB NOT NULL,
+            box_key BLOB NOT NULL,
+            name TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            removed INTEGER NOT NULL DEFAULT 0,
+            removed_upto INTEGER
+        );
+        -- The last batch applied from each device.
+        CREATE TABLE sync_seen (device_id TEXT PRIMARY KEY, batch_seq INTEGER NOT NULL, applied_at TEXT NOT NULL);
+        -- Batches this device wrote: reserved before the file is written (sealed is kept until it is).
+        CREATE TABLE sync_outbox (
+            batch_seq INTEGER PRIMARY KEY,
+            epoch INTEGER NOT NULL,
+            key_id TEXT NOT NULL,
+            first_seq INTEGER NOT NULL,
+            last_seq INTEGER NOT NULL,
+            sealed BLOB,
+            dirty INTEGER NOT NULL DEFAULT 0
+        );
+        -- Which rows each written batch carries a payload for, so a forget can find and rewrite it.
+        CREATE TABLE sync_outbox_targets (
+            target_id TEXT NOT NULL,
+            batch_seq INTEGER NOT NULL,
+            PRIMARY KEY (target_id, batch_seq)
+        );
+        -- Per-row replicated fields with the clock of their last change (last writer wins).
+        CREATE TABLE sync_rows (row_id TEXT PRIMARY KEY, state TEXT NOT NULL);
+        -- Outcome counters per memory and device; memory_items holds their sum.
+        CREATE TABLE sync_counters (
+            memory_id TEXT NOT NULL,
+            device_id TEXT NOT NULL,
+            uses INTEGER NOT NULL,
+            successes REAL NOT NULL,
+            failures REAL NOT NULL,
+            hlc TEXT NOT NULL,
+            PRIMARY KEY (memory_id, device_id)
+        );
+        -- Forgotten ids: a later add for one of them is refused (no resurrection).
+        CREATE TABLE sync_tombstones (
+            target_id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            origin TEXT NOT NULL,
+            hlc TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        -- The head of each peer's ledger chain as received, to verify it continues.
+        CREATE TABLE sync_chains (
+            device_id TEXT PRIMARY KEY,
+            seq INTEGER NOT NULL,
+            hash TEXT NOT NULL,
+            problem TEXT
+        );
+        -- Files that were refused or are waiting, with the reason, for `sync status`.
+        CREATE TABLE sync_refusals (
+            path TEXT PRIMARY KEY,
+            device_id TEXT,
+            reason TEXT NOT NULL,
+            message TEXT NOT NULL,
+            retryable INTEGER NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            count INTEGER NOT NULL DEFAULT 1
+        );
+        -- Approvals waiting for the new device's confirmation.
+        CREATE TABLE sync_pending (request_id TEXT PRIMARY KEY, state TEXT NOT NULL, created_at TEXT NOT NULL);
+        """,
+    ),
 )
 
 
