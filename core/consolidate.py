@@ -1,0 +1,414 @@
+"""Consolidation: the slow upkeep that keeps a memory store useful.
+
+Five stages, in this order, each counting what it found, what it wrote and what it
+skipped (by reason), so ``found == written + sum(skipped)`` holds for every stage and
+a run where nothing needed doing reads differently from one where the model failed:
+
+1. archive — memories with utility < 0.3 after at least 3 uses, and memories with
+   utility below 0.5 that have not been useful for ``idle_days``. Pinned memories are
+   never archived. Archiving is a status change (searchable with include_archived).
+2. merge — near-duplicates (cosine ≥ ``duplicate_cosine``) of the same kind, scope
+   (user, team, agent, visibility) and authority, whose values do not disagree, become
+   one memory through ``items.merge`` (union of evidence, derivations recorded).
+3. summarise — a session's memories in one scope become a ``summary`` memory: the
+   model's summary, evidence = union of the sources' evidence, derivations to every
+   source (so forgetting any evidence reaches the summary). A session whose sources
+   changed gets a new version of its summary.
+4. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` memory
+   per scope of the memories it used: the model abstracts the question and what helped
+   into a reusable procedure; derivations to those memories.
+5. decay — retrieval strength follows core/decay.py; nothing else changes.
+
+Model calls happen outside transactions; each write is its own short transaction.
+Nothing here crosses scopes: every group is keyed by (user, team, agent, visibility).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from . import decay, index, items
+from .errors import ModelError
+from .items import ITEM_COLUMNS, Evidence, MemoryItem
+from .llm import LLM
+from .normalize import skeleton
+from .protocols import Embedder
+from .store import Connection, Store
+from .vectors import VectorCache
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
+STAGES = ("archive", "merge", "summarise", "distil", "decay")
+BASE_KINDS = ("fact", "preference", "event")
+
+
+@dataclass(frozen=True)
+class ConsolidateConfig:
+    archive_max_utility: float = 0.3
+    archive_min_uses: int = 3
+    idle_days: float = 60.0
+    idle_max_utility: float = 0.5
+    duplicate_cosine: float = 0.93
+    min_session_items: int = 3
+    max_session_items: int = 60
+    summary_max_chars: int = 4000
+    experience_reward: float = 0.8
+    experience_max_items: int = 10
+    decay: decay.DecayConfig = field(default_factory=decay.DecayConfig)
+    decay_min_change: float = 0.01
+    batch: int = 200
+
+
+@dataclass
+class StageCount:
+    found: int = 0
+    written: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)  # what was written (archived, new items, decayed)
+
+    def wrote(self, item_id: str) -> None:
+        self.written += 1
+        self.ids.append(item_id)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    @property
+    def reconciles(self) -> bool:
+        return self.found == self.written + sum(self.skipped.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"found": self.found, "written": self.written, "skipped": dict(sorted(self.skipped.items())),
+                "ids": list(self.ids)}
+
+
+@dataclass
+class ConsolidateReport:
+    stages: dict[str, StageCount] = field(default_factory=lambda: {s: StageCount() for s in STAGES})
+    notices: list[str] = field(default_factory=list)
+    model: str = ""
+
+    @property
+    def reconciles(self) -> bool:
+        return all(s.reconciles for s in self.stages.values())
+
+    @property
+    def model_failures(self) -> int:
+        return sum(s.skipped.get("model_failed", 0) + s.skipped.get("model_junk", 0) for s in self.stages.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stages": {k: v.to_dict() for k, v in self.stages.items()}, "reconciles": self.reconciles,
+                "model": self.model, "model_failures": self.model_failures, "notices": list(self.notices)}
+
+
+def scope_of(item: MemoryItem) -> ScopeKey:
+    return (item.user_id, item.team_id, item.agent_id, item.visibility)
+
+
+class Consolidator:
+    def __init__(self, store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,
+                 config: ConsolidateConfig | None = None, progress: Progress | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.llm = llm
+        self.vectors = vectors
+        self.device = device
+        self.config = config or ConsolidateConfig()
+        self.progress = progress
+
+    def run(self, now: datetime | None = None) -> ConsolidateReport:
+        moment = now or datetime.now(UTC)
+        report = ConsolidateReport(model=str(self.llm.name))
+        self._archive(report.stages["archive"], moment)
+        self._merge(report.stages["merge"])
+        self._summarise(report.stages["summarise"], report.notices)
+        self._distil(report.stages["distil"], report.notices)
+        self._decay(report.stages["decay"], moment)
+        return report
+
+    # ------------------------------------------------------------ helpers
+    def _tick(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total)
+
+    def _active(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryItem]:
+        sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected'"
+        if where:
+            sql += f" AND {where}"
+        return [items.row_to_item(r) for r in self.store.query(sql + " ORDER BY valid_from, id", params)]
+
+    def _evidence(self, conn: Connection, sources: Sequence[MemoryItem]) -> list[Evidence]:
+        """The union of the sources' evidence, each quote once."""
+        seen: set[tuple[str, int, int]] = set()
+        out: list[Evidence] = []
+        for src in sources:
+            for r in conn.execute("SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
+                                  "WHERE memory_id = ? ORDER BY id", (src.id,)).fetchall():
+                key = (r[0], int(r[2]), int(r[3]))
+                if key not in seen:
+                    seen.add(key)
+                    out.append(Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]))
+        return out
+
+    def _derived(self, conn: Connection, sources: Sequence[MemoryItem], kind: str, text: str,
+                 metadata: dict[str, Any], previous: MemoryItem | None, op_reason: str) -> MemoryItem:
+        """Insert a summary or experience built from ``sources`` (all in one scope), indexed and with derivations."""
+        evidence = self._evidence(conn, sources)
+        authority = items.weakest([s.authority for s in sources])
+        first = sources[0]
+        new = MemoryItem(
+            id="", kind=kind, text=text, authority=authority, user_id=first.user_id, agent_id=first.agent_id,
+            team_id=first.team_id, session_id=first.session_id if kind == "summary" else None,
+            visibility=first.visibility, valid_from=min(s.valid_from for s in sources),
+            confidence=min(s.confidence for s in sources), importance=max(s.importance for s in sources),
+            source="derived", metadata=metadata,
+        )
+        if previous is not None:
+            item = items.new_version(conn, previous, new, evidence, device=self.device, reason=op_reason)
+        else:
+            item = items.insert(conn, new, evidence, device=self.device, op=f"memory.{kind}",
+                                details={"sources": [s.id for s in sources], "reason": op_reason})
+        conn.executemany("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+                         [(item.id, s.id) for s in sources])
+        index.index_memory(conn, self.embedder.name, item.id, item.text, self.embedder.embed([item.text])[0])
+        return item
+
+    def _ask(self, call: Callable[[], str], count: StageCount, notices: list[str], what: str) -> str | None:
+        """One model call; a failure or an unusable reply is counted and noted, never raised."""
+        try:
+            text = call()
+        except ModelError as exc:
+            count.skip("model_failed")
+            notices.append(f"{what}: the model failed ({exc.message}); left for the next run")
+            return None
+        text = text.strip() if isinstance(text, str) else ""
+        if not text or len(text) > self.config.summary_max_chars:
+            count.skip("model_junk")
+            notices.append(f"{what}: the model's reply was {'empty' if not text else 'too long'}; left for the next run")
+            return None
+        return text
+
+    # ------------------------------------------------------------ 1. archive
+    def _archive(self, count: StageCount, now: datetime) -> None:
+        cfg = self.config
+        found: list[tuple[MemoryItem, str]] = []
+        for item in self._active():
+            if item.uses >= cfg.archive_min_uses and item.utility < cfg.archive_max_utility:
+                found.append((item, "low_utility"))
+            elif item.utility < cfg.idle_max_utility and \
+                    decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days:
+                found.append((item, "idle_low_utility"))
+        count.found = len(found)
+        for start in range(0, len(found), cfg.batch):
+            with self.store.atomic() as conn:
+                for item, reason in found[start:start + cfg.batch]:
+                    if item.pinned:
+                        count.skip("pinned")
+                        continue
+                    items.set_fields(conn, item.id, device=self.device, op="memory.archive", status="archived",
+                                     details={"reason": reason, "utility": round(item.utility, 4)})
+                    count.wrote(item.id)
+            self._tick("archive", min(start + cfg.batch, len(found)), len(found))
+
+    # ------------------------------------------------------------ 2. merge
+    def _merge(self, count: StageCount) -> None:
+        cfg = self.config
+        marks = ",".join("?" * len(BASE_KINDS))
+        groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
+        for item in self._active(f"kind IN ({marks}) AND pinned = 0", BASE_KINDS):
+            groups.setdefault((*scope_of(item), item.kind, item.authority), []).append(item)
+        self.vectors.refresh(self.store)
+        clusters: list[list[MemoryItem]] = []
+        for members in groups.values():
+            if len(members) > 1:
+                clusters += self._clusters(members)
+        count.found = len(clusters)
+        for n, cluster in enumerate(clusters, start=1):
+            if _values_disagree(cluster) or _in_conflict(cluster):
+                count.skip("conflicting_values")
+            else:
+                # the newest wording stands for the cluster; all share one authority and scope
+                rep = max(cluster, key=lambda m: (m.valid_from, m.id))
+                ordered = [rep, *[m for m in cluster if m.id != rep.id]]
+                with self.store.atomic() as conn:
+                    if not self._still_active(conn, ordered):
+                        count.skip("changed_meanwhile")
+                    else:
+                        merged = items.merge(conn, ordered, rep.text, device=self.device,
+                                             reason=f"near-duplicates (cosine ≥ {cfg.duplicate_cosine})")
+                        vec = self.vectors.vector(rep.id)
+                        if vec is None:
+                            vec = self.embedder.embed([rep.text])[0]
+                        index.index_memory(conn, self.embedder.name, merged.id, merged.text, vec)
+                        count.wrote(merged.id)
+            self._tick("merge", n, len(clusters))
+
+    def _clusters(self, members: list[MemoryItem]) -> list[list[MemoryItem]]:
+        """Connected groups of members whose vectors are at least ``duplicate_cosine`` alike."""
+        have = [(m, self.vectors.vector(m.id)) for m in members]
+        pairs = [(m, v) for m, v in have if v is not None]
+        if len(pairs) < 2:
+            return []
+        matrix = np.stack([v for _, v in pairs]).astype(np.float32)
+        parent = list(range(len(pairs)))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        block = 512  # bounded memory: compare a block of rows with the rest at a time
+        for start in range(0, len(pairs), block):
+            sims = matrix[start:start + block] @ matrix.T
+            rows, cols = np.nonzero(sims >= self.config.duplicate_cosine)
+            for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+                a, b = start + i, j
+                if a < b:
+                    parent[find(a)] = find(b)
+        out: dict[int, list[MemoryItem]] = {}
+        for i, (m, _) in enumerate(pairs):
+            out.setdefault(find(i), []).append(m)
+        return [c for c in out.values() if len(c) > 1]
+
+    @staticmethod
+    def _still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
+        marks = ",".join("?" * len(members))
+        row = conn.execute(f"SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN ({marks})",
+                           [m.id for m in members]).fetchone()
+        return int(row[0]) == len(members)
+
+    # ------------------------------------------------------------ 3. summarise
+    def _summarise(self, count: StageCount, notices: list[str]) -> None:
+        cfg = self.config
+        marks = ",".join("?" * len(BASE_KINDS))
+        sessions: dict[tuple[Any, ...], list[MemoryItem]] = {}
+        for item in self._active(f"kind IN ({marks}) AND session_id IS NOT NULL", BASE_KINDS):
+            sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
+        existing: dict[tuple[Any, ...], MemoryItem] = {}
+        for s in self._active("kind = 'summary' AND session_id IS NOT NULL"):
+            existing[(s.session_id, *scope_of(s))] = s
+        keys = sorted(sessions, key=lambda k: tuple("" if v is None else str(v) for v in k))
+        count.found = len(keys)
+        for n, key in enumerate(keys, start=1):
+            sources = sessions[key][-cfg.max_session_items:]
+            previous = existing.get(key)
+            source_ids = sorted(s.id for s in sources)
+            if len(sources) < cfg.min_session_items:
+                count.skip("too_small")
+            elif previous is not None and previous.metadata.get("sources") == source_ids:
+                count.skip("up_to_date")
+            else:
+                texts = [s.text for s in sources]
+                text = self._ask(partial(self.llm.summarise, texts), count, notices, f"session {key[0]} summary")
+                if text is not None:
+                    if items.weakest([s.authority for s in sources]) != "authorized":
+                        text = f"According to this session's sources: {text}"
+                    with self.store.atomic() as conn:
+                        if not self._still_active(conn, sources):
+                            count.skip("changed_meanwhile")
+                        else:
+                            item = self._derived(conn, sources, "summary", text,
+                                                 {"sources": source_ids, "session": key[0]}, previous,
+                                                 "session summary")
+                            count.wrote(item.id)
+            self._tick("summarise", n, len(keys))
+
+    # ------------------------------------------------------------ 4. distil
+    def _distil(self, count: StageCount, notices: list[str]) -> None:
+        cfg = self.config
+        done: set[tuple[Any, ...]] = set()
+        for e in self._active("kind = 'experience'"):
+            if e.metadata.get("from_trace"):
+                done.add((e.metadata["from_trace"], *scope_of(e)))
+        traces = self.store.query(
+            "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? ORDER BY rewarded_at, id",
+            (cfg.experience_reward,))
+        units: list[tuple[str, str, tuple[Any, ...] | None, list[MemoryItem]]] = []
+        for tid, user_id, query, returned, cited in traces:
+            ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
+            found = items.get_many(self.store, ids)
+            own = [found[i] for i in ids if i in found and found[i].user_id == user_id
+                   and found[i].status == "active" and found[i].trust != "rejected"]
+            if not own:
+                units.append((tid, query, None, []))
+                continue
+            groups: dict[ScopeKey, list[MemoryItem]] = {}
+            for m in own:
+                groups.setdefault(scope_of(m), []).append(m)
+            units += [(tid, query, (tid, *scope), members[: cfg.experience_max_items])
+                      for scope, members in groups.items()]
+        count.found = len(units)
+        for n, (tid, query, key, members) in enumerate(units, start=1):
+            if key is None:
+                count.skip("no_own_memories")
+            elif key in done:
+                count.skip("already_distilled")
+            else:
+                story = "Question: " + query + "\nWhat answered it:\n" + "\n".join(f"- {m.text}" for m in members)
+                text = self._ask(partial(self.llm.abstract_experience, story), count, notices,
+                                 f"trace {tid} experience")
+                if text is not None:
+                    with self.store.atomic() as conn:
+                        if not self._still_active(conn, members):
+                            count.skip("changed_meanwhile")
+                        else:
+                            item = self._derived(conn, members, "experience", text, {"from_trace": tid}, None,
+                                                 f"distilled from trace {tid}")
+                            count.wrote(item.id)
+                            done.add(key)
+            self._tick("distil", n, len(units))
+
+    # ------------------------------------------------------------ 5. decay
+    def _decay(self, count: StageCount, now: datetime) -> None:
+        cfg = self.config
+        plan: list[tuple[MemoryItem, float | None]] = []
+        for item in self._active():
+            if item.pinned:
+                plan.append((item, None))
+                continue
+            idle = decay.idle_days(item.last_used_at, item.created_at, now)
+            plan.append((item, decay.strength(idle, item.importance, item.trust == "verified", cfg.decay)))
+        count.found = len(plan)
+        for start in range(0, len(plan), cfg.batch):
+            with self.store.atomic() as conn:
+                for item, target in plan[start:start + cfg.batch]:
+                    if target is None:
+                        count.skip("pinned")
+                    elif abs(target - item.retrieval_strength) < cfg.decay_min_change:
+                        count.skip("unchanged")
+                    else:
+                        items.set_fields(conn, item.id, device=self.device, op="memory.decay",
+                                         retrieval_strength=round(target, 4),
+                                         details={"retrieval_strength": round(target, 4)})
+                        count.wrote(item.id)
+            self._tick("decay", min(start + cfg.batch, len(plan)), len(plan))
+
+
+def _values_disagree(cluster: Sequence[MemoryItem]) -> bool:
+    """Two members with the same subject/predicate but different values are no duplicates."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for m in cluster:
+        if m.subject and m.predicate and m.value:
+            values.setdefault((m.subject, m.predicate), set()).add(skeleton(m.value))
+    return any(len(v) > 1 for v in values.values())
+
+
+def _in_conflict(cluster: Sequence[MemoryItem]) -> bool:
+    ids = {m.id for m in cluster}
+    return any(ids & set(m.metadata.get("conflicts_with", [])) for m in cluster)
+
+
+def consolidate(store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,
+                config: ConsolidateConfig | None = None, progress: Progress | None = None,
+                now: datetime | None = None) -> ConsolidateReport:
+    """Run every stage once; see the module docstring."""
+    return Consolidator(store, embedder, llm, vectors, device=device, config=config, progress=progress).run(now)
+

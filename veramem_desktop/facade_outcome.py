@@ -1,0 +1,103 @@
+"""The outcome loop on the ``Memory`` facade: feedback, consolidation and trajectory export.
+
+A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
+``device_id`` and ``_llm_notices``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .core import consolidate as consolidate_mod
+from .core import outcome as outcome_mod
+from .core.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from .core.llm import LLM
+    from .core.protocols import Embedder
+    from .core.search import SearchEngine
+    from .core.store import Store
+
+
+class OutcomeMixin:
+    if TYPE_CHECKING:
+
+        @property
+        def store(self) -> Store: ...
+
+        @property
+        def engine(self) -> SearchEngine: ...
+
+        @property
+        def embedder(self) -> Embedder: ...
+
+        @property
+        def llm(self) -> LLM: ...
+
+        @property
+        def device_id(self) -> str: ...
+
+        @staticmethod
+        def _llm_notices(llm: LLM) -> list[str]: ...
+
+    def feedback(self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None) -> dict[str, Any]:
+        """Say how well a search or answer went (reward in [-1, 1]).
+
+        Credits the memories named in ``cited_ids`` (only ids that trace retrieved count),
+        else the ones the answer cited, else all it retrieved. Returns what was credited.
+        """
+        result = outcome_mod.feedback(self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids)
+        return result.to_dict()
+
+    def consolidate(self, *, progress: consolidate_mod.Progress | None = None, now: datetime | None = None,
+                    config: consolidate_mod.ConsolidateConfig | None = None) -> consolidate_mod.ConsolidateReport:
+        """Archive, merge near-duplicates, summarise sessions, distil experiences, decay strength.
+
+        The model is asked directly (not through its rule-based fallback), so a model failure
+        leaves that cluster for the next run and is counted as such in the report.
+        """
+        llm = self.llm
+        primary: LLM = getattr(llm, "primary", llm)
+        self.engine.caches["memory"].refresh(self.store)
+        report = consolidate_mod.consolidate(self.store, self.embedder, primary, self.engine.caches["memory"],
+                                             device=self.device_id, config=config, progress=progress, now=now)
+        report.notices += self._llm_notices(llm)
+        drain = getattr(primary, "notices", None)  # retries a JSON backend noted
+        if isinstance(drain, list):
+            report.notices += [f"{n.backend} {n.task}: {n.message}" for n in drain]
+            drain.clear()
+        return report
+
+    def trajectories(self, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """One record per trace, oldest first (see ``export_trajectories``)."""
+        return outcome_mod.trajectories(self.store, user_id=user_id)
+
+    def export_trajectories(self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False) -> int:
+        """Write every trace as one JSON line: query, route, retrieved and cited ids, answer,
+        abstention, reward and the writes it caused. Returns the number of records.
+
+        The file is plaintext (the one kind of file VeraMem writes outside the encrypted
+        store, and only when asked); it is created readable by its owner only.
+        """
+        target = Path(path)
+        if target.is_dir():
+            raise InvalidInputError(f"{target} is a folder; give a file name such as trajectories.jsonl.")
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
+        try:
+            fd = os.open(target, flags, 0o600)
+        except FileExistsError:
+            raise InvalidInputError(f"{target} exists; choose another name or allow overwriting.") from None
+        except OSError as exc:
+            raise InvalidInputError(f"Could not write {target}: {exc.strerror}.") from None
+        os.fchmod(fd, 0o600)  # also when an existing file was overwritten
+        written = 0
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for record in self.trajectories(user_id=user_id):
+                handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+                written += 1
+        return written
