@@ -352,7 +352,8 @@ class Consolidator:
             elif key in done:
                 count.skip("already_distilled")
             else:
-                story = "Question: " + query + "\nWhat answered it:\n" + "\n".join(f"- {m.text}" for m in members)
+                story = (f"Someone asked: {query.strip()}\nThese memories answered it well. "
+                         + " ".join(m.text.strip().rstrip(".") + "." for m in members))
                 text = self._ask(partial(self.llm.abstract_experience, story), count, notices,
                                  f"trace {tid} experience")
                 if text is not None:

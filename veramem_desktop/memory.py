@@ -38,6 +38,7 @@ from .core.search import ROUTES, SearchConfig, SearchEngine, SearchResult
 from .core.text import storable
 from .core.write import Writer
 from .core.store import Store
+from .facade_outcome import OutcomeMixin
 from .keys import KeyManager, NewKey, PassphraseSource
 
 MessageLike = str | EpisodeInput | dict[str, Any]
@@ -127,7 +128,7 @@ class MemoryDetail:
                 "links": self.links, "conflicts": self.conflicts}
 
 
-class Memory:
+class Memory(OutcomeMixin):
     """One person's memory store. Thread-safe; open it once per process."""
 
     def __init__(

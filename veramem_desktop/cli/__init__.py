@@ -32,6 +32,9 @@ COMMANDS: dict[str, str] = {
     "mcp": "agent_cmds:mcp",
     "serve": "agent_cmds:serve",
     "history": "search_cmds:history",
+    "feedback": "outcome_cmds:feedback",
+    "consolidate": "outcome_cmds:consolidate",
+    "export": "outcome_cmds:export",
 }
 
 

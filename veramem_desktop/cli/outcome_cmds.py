@@ -1,0 +1,128 @@
+"""The outcome loop: feedback on a trace, consolidation, and trajectory export."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..core.errors import ExitCode
+from .common import emit_json, json_option, open_memory
+
+
+@click.command(context_settings={"ignore_unknown_options": True})  # so a negative REWARD is no option
+@click.argument("trace_id")
+@click.argument("reward", type=click.FloatRange(-1.0, 1.0))
+@click.option("--cited", "cited", multiple=True, metavar="MEMORY_ID",
+              help="A memory you relied on (repeatable); only ids the trace retrieved count.")
+@json_option
+@click.pass_context
+def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str, ...], as_json: bool) -> None:
+    """Say how well a search or answer went: REWARD from -1 (harmful) to 1 (exactly right).
+
+    Credits the memories you name with --cited, else the ones the answer cited, else all
+    it retrieved; their utility moves their ranking in later searches.
+    """
+    mem = open_memory(ctx)
+    result = mem.feedback(trace_id, reward, cited_ids=list(cited) if cited else None)
+    mem.close()
+    if as_json:
+        emit_json(result)
+        return
+    if result["repeated"]:
+        click.echo(f"Trace {trace_id} already had this reward; nothing changed.")
+        return
+    base = result["baseline"]
+    relative = f" (your mean so far {base:+.2f}, so it counts as {result['advantage']:+.2f})" if base is not None else ""
+    click.echo(f"Reward {reward:+.2f} recorded for {trace_id}{relative}.")
+    click.echo(f"Credited {len(result['credited'])} memor{'y' if len(result['credited']) == 1 else 'ies'} "
+               f"({result['basis']}).")
+    for c in result["credited"]:
+        click.echo(f"  {c['id']}  utility {c['utility']:.2f}")
+    if result["ignored_ids"]:
+        click.echo(f"Ignored (not retrieved by this trace): {', '.join(result['ignored_ids'])}", err=True)
+    learned = result["learned"]
+    if learned.get("trained"):
+        click.echo(f"Usage-learned ranking: trained on {learned['samples']} outcomes.")
+    else:
+        click.echo(f"Usage-learned ranking: not trained yet ({learned.get('outcomes', 0)} outcomes; it needs 10 "
+                   "with both good and bad ones).")
+
+
+_LABELS = {"archive": "Archiving", "merge": "Merging", "summarise": "Summarising", "distil": "Distilling",
+           "decay": "Decaying"}
+
+
+@click.command()
+@json_option
+@click.pass_context
+def consolidate(ctx: click.Context, as_json: bool) -> None:
+    """Archive unhelpful memories, merge near-duplicates, summarise sessions, distil experiences, decay strength.
+
+    Prints what each stage found, wrote and skipped (and why). Exits 11 when a model
+    failure left something undone; run it again once the model answers.
+    """
+    mem = open_memory(ctx)
+    bars: dict[str, Any] = {}
+    done: dict[str, int] = {}
+    show = sys.stderr.isatty()
+
+    def progress(stage: str, n: int, total: int) -> None:
+        if not show:
+            return
+        if stage not in bars:
+            for bar in bars.values():
+                bar.render_finish()
+            bars[stage] = click.progressbar(
+                length=max(total, 1), label=_LABELS.get(stage, stage).ljust(12), file=sys.stderr)
+            done[stage] = 0
+        bars[stage].update(n - done[stage])
+        done[stage] = n
+
+    report = mem.consolidate(progress=progress)
+    for bar in bars.values():
+        bar.render_finish()
+    mem.close()
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(f"Model: {report.model}")
+        for name, stage in report.stages.items():
+            skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(stage.skipped.items()))
+            click.echo(f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
+                       + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else ""))
+        for notice in report.notices:
+            click.echo(f"note: {notice}", err=True)
+        if report.model_failures:
+            click.echo(f"{report.model_failures} item(s) were left for the next run because the model failed.",
+                       err=True)
+    if report.model_failures:
+        ctx.exit(int(ExitCode.MODEL_ERROR))
+
+
+@click.command(name="export")
+@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--user", "user_id", help="Only this user's traces.")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@click.pass_context
+def export(ctx: click.Context, path: str, user_id: str | None, force: bool) -> None:
+    """Write every trace as JSON lines (query, route, retrieved and cited ids, answer, reward, writes).
+
+    The file is PLAINTEXT: the queries and answers in it leave the encrypted store. Use
+    "-" to write to stdout.
+    """
+    mem = open_memory(ctx)
+    if path == "-":
+        import json
+
+        n = 0
+        for i, record in enumerate(mem.trajectories(user_id=user_id), start=1):
+            click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+            n = i
+    else:
+        n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
+    mem.close()
+    where = "stdout" if path == "-" else path
+    click.echo(f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
+               "keep it somewhere private and delete it when done.", err=True)
