@@ -114,8 +114,15 @@ def insert(
     *,
     device: str,
     parse_time: Any = parse_iso,
+    fts_texts: Sequence[str] | None = None,
 ) -> list[Episode]:
-    """Store episodes (inside the caller's transaction): hash, insert, index text, ledger."""
+    """Store episodes (inside the caller's transaction): hash, insert, index text, ledger.
+
+    ``fts_texts`` (one per input) is what the full-text index gets instead of
+    :func:`index_text`, e.g. the turn with the previous turn of its session.
+    """
+    if fts_texts is not None and len(fts_texts) != len(inputs):
+        raise ValueError(f"fts_texts has {len(fts_texts)} texts for {len(inputs)} episodes")
     now = now_iso()
     start = 0
     if scope.session_id is not None:
@@ -148,7 +155,10 @@ def insert(
             ),
         )
         cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (episode.id,))
-        conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, index_text(episode)))
+        conn.execute(
+            "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+            (cur.lastrowid, index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0])),
+        )
         ledger.append(
             conn,
             op="episode.add",

@@ -27,6 +27,32 @@ def max_rrf(weights: Mapping[str, float], channels: Sequence[str], k: int = RRF_
     return sum(float(weights.get(c, 1.0)) for c in channels) / (k + 1) or 1.0
 
 
+def speaker_bonus(
+    scores: Mapping[str, float], speaker_of: Mapping[str, str | None], named: str, weight: float, k: int = RRF_K
+) -> dict[str, float]:
+    """The speaker rule: every candidate spoken by ``named`` (compared case-insensitively)
+    counts as ranked first in one more channel of this weight, i.e. gains ``weight / (k + 1)``."""
+    who = named.casefold()
+    bonus = weight / (k + 1)
+    return {d: s + (bonus if (speaker_of.get(d) or "").casefold() == who else 0.0) for d, s in scores.items()}
+
+
+def expand_neighbours(
+    scores: Mapping[str, float], neighbours: Mapping[str, Sequence[str]], decay: float
+) -> dict[str, float]:
+    """Each document passes ``decay`` times its score to its neighbours (the adjacent turns of
+    its session); a document keeps the largest gift it gets, added to its own score. Neighbours
+    that were not candidates become candidates."""
+    gift: dict[str, float] = {}
+    for doc, s in scores.items():
+        for nb in neighbours.get(doc, ()):
+            gift[nb] = max(gift.get(nb, 0.0), decay * s)
+    out = dict(scores)
+    for doc, g in gift.items():
+        out[doc] = out.get(doc, 0.0) + g
+    return out
+
+
 def utility(successes: float, failures: float) -> float:
     return (successes + 1.0) / (successes + failures + 2.0)
 

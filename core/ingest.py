@@ -1,10 +1,14 @@
-"""Storing episodes together with their search indexes (vectors and entities).
+"""Storing episodes together with their search indexes (full text, vectors and entities).
 
 Vectors are computed before the write transaction (the model is slow); the rows,
-their vectors and entities are then written in one transaction. Each turn gets two
-vectors: its own words ('episode') and its words with the neighbouring turns of
-its session ('episode_ctx'); when a new turn arrives, the previous turn's context
-vector is recomputed to include it.
+their vectors and entities are then written in one transaction. Each turn's line is
+"speaker: words". Each turn gets:
+
+- a full-text row of the previous turn of its session and the turn ('prev + this'),
+  so a reply is found by the words of the question it answers;
+- a vector of its own line ('episode');
+- a vector of the previous, own and next lines in that order ('episode_ctx'); when a
+  new turn arrives, the previous turn's context vector is recomputed to include it.
 """
 
 from __future__ import annotations
@@ -15,16 +19,13 @@ from . import episodes, index
 from .episodes import Episode, EpisodeInput, Scope
 from .protocols import Embedder
 from .store import Store
-from .textproc import context_text
 from .text import for_index
+from .textproc import context_text, episode_fts_text, speaker_line
 
 
-def _speaker(role: str, name: str | None) -> str:
-    return name or role
-
-
-def _own_text(speaker: str, content: str) -> str:
-    return for_index(f"{speaker}: {content}")
+def line_of(role: str, name: str | None, content: str) -> str:
+    """A turn's line: the speaker (its name, else its role) and the words."""
+    return for_index(speaker_line(name or role, content))
 
 
 def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInput], scope: Scope, *,
@@ -35,21 +36,22 @@ def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInp
         last_two = episodes.list_episodes(store, session_id=scope.session_id, limit=2, newest_first=True)
         prev = last_two[0] if last_two else None
         prev_prev = last_two[1] if len(last_two) > 1 else None
-    own = [_own_text(_speaker(i.role, i.name), i.content) for i in inputs]
-    chain = ([_own_text(_speaker(prev.role, prev.source_name), prev.content)] if prev else []) + own
+    own = [line_of(i.role, i.name, i.content) for i in inputs]
+    # Without a session, the messages of one add are still one conversation, in order.
+    chain = ([line_of(prev.role, prev.source_name, prev.content)] if prev else []) + own
     offset = 1 if prev else 0
-    contexts = [
-        context_text(chain[j - 1] if j > 0 else None, chain[j], chain[j + 1] if j + 1 < len(chain) else None)
-        for j in range(offset, len(chain))
-    ]
+    before = [chain[j - 1] if j > 0 else None for j in range(offset, len(chain))]
+    after = [chain[j + 1] if j + 1 < len(chain) else None for j in range(offset, len(chain))]
+    fts_texts = [episode_fts_text(line, p) for line, p in zip(own, before, strict=True)]
+    contexts = [context_text(p, line, n) for p, line, n in zip(before, own, after, strict=True)]
     prev_ctx: list[str] = []
     if prev is not None:
-        before = _own_text(_speaker(prev_prev.role, prev_prev.source_name), prev_prev.content) if prev_prev else None
-        prev_ctx = [context_text(before, chain[0], chain[1] if len(chain) > 1 else None)]
+        earlier = line_of(prev_prev.role, prev_prev.source_name, prev_prev.content) if prev_prev else None
+        prev_ctx = [context_text(earlier, chain[0], chain[1])]
     vectors = index.embed_texts(embedder, own + contexts + prev_ctx)
     n = len(own)
     with store.atomic() as conn:
-        stored = episodes.insert(conn, inputs, scope, device=device)
+        stored = episodes.insert(conn, inputs, scope, device=device, fts_texts=fts_texts)
         ids = [e.id for e in stored]
         index.store_vectors(conn, "episode", embedder.name, ids, vectors[:n])
         index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[n : 2 * n])

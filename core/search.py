@@ -13,18 +13,18 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from . import access
 from .access import Caller
-from .fusion import max_rrf, prior, weighted_rrf
+from .fusion import expand_neighbours, max_rrf, prior, speaker_bonus, weighted_rrf
 from .ids import iso, new_id, parse_iso
 from .protocols import Embedder
 from .store import Store
-from .textproc import content_terms, entities, fts_query, route_for, temporal_intent
+from .textproc import content_terms, entities, fts_query, names_in, route_for, temporal_intent
 from .vectors import VectorCache
 
 MEMORY_KINDS_BY_ROUTE = {
@@ -38,14 +38,28 @@ ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)
 
 @dataclass
 class SearchConfig:
-    """Search expressed as data: channel weights, sizes and prior strengths."""
+    """Search expressed as data: channel weights, sizes and prior strengths.
+
+    ``weights`` are per channel; ``episode_weights`` override them for the raw-episode
+    channels, whose full-text rows hold the previous turn too (measured on LoCoMo's dev
+    conversations: BM25 3, dense 1, context dense 1, speaker rule 1, neighbour decay 0.1,
+    200 candidates per channel).
+    """
 
     k: int = 10
-    candidates: int = 100
+    candidates: int = 200
     rrf_k: int = 60
     weights: dict[str, float] = field(
         default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0}
     )
+    episode_weights: dict[str, float] = field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 3.0, "entity": 0.25, "dense_ctx": 1.0}
+    )
+    #: when a query names exactly one known speaker, that speaker's turns count as ranked first
+    #: in one more channel of this weight
+    speaker_weight: float = 1.0
+    #: each episode passes this share of its score to the adjacent turns of its session
+    neighbour_decay: float = 0.1
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
     shared_k: int = 3
@@ -107,16 +121,30 @@ class SearchEngine:
             kind: VectorCache(kind, embedder.name, embedder.dim) for kind in ("memory", "episode", "episode_ctx")
         }
         self._allowed: dict[tuple[Any, ...], tuple[int, list[str]]] = {}
+        self._speakers: dict[tuple[Any, ...], tuple[int, tuple[str, ...]]] = {}
+        self._positions: dict[tuple[Any, ...], tuple[int, npt.NDArray[np.int64]]] = {}
+        #: (version before, version after) this engine's last trace write, when nothing else wrote
+        self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
 
+    def _version(self) -> int:
+        """The store's data version, except that this engine's own trace writes do not move it:
+        a trace changes no memory, episode, vector or grant, so every cache stays valid."""
+        raw = self.store.data_version()
+        with self._lock:
+            alias = self._alias
+        return alias[0] if alias is not None and alias[1] == raw else raw
+
     # ------------------------------------------------------------ allowed sets
-    def _allowed_ids(self, unit: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool, now: str) -> list[str]:
-        version = self.store.data_version()
+    def _allowed_ids(self, unit: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
+                     now: str) -> tuple[tuple[Any, ...], list[str]]:
+        """The ids the caller may see (the access predicate in SQL), cached per store version and minute."""
+        version = self._version()
         key = (unit, caller, kinds, include_archived, now[:16])
         with self._lock:
             hit = self._allowed.get(key)
             if hit is not None and hit[0] == version:
-                return hit[1]
+                return key, hit[1]
         if unit == "memory":
             sql = (f"SELECT m.id FROM memory_items m WHERE {access.memory_predicate('m', include_archived=include_archived)}"
                    f" AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))})")
@@ -129,13 +157,27 @@ class SearchEngine:
             if len(self._allowed) > 64:
                 self._allowed.clear()
             self._allowed[key] = (version, ids)
-        return ids
+        return key, ids
 
     # ------------------------------------------------------------ channels
-    def _dense(self, cache_kind: str, qvec: npt.NDArray[np.float32], allowed: list[str], n: int) -> list[str]:
+    def _dense(self, cache_kind: str, qvec: npt.NDArray[np.float32], allowed: tuple[tuple[Any, ...], list[str]],
+               n: int) -> list[str]:
+        """Cosine over the allowed rows only; their matrix positions are cached with the allowed set."""
         cache = self.caches[cache_kind]
-        cache.refresh(self.store)
-        return [i for i, _ in cache.top(qvec, cache.positions(allowed), n)]
+        version = self._version()
+        cache.refresh(cast(Store, _VersionView(self.store, version)))
+        key = (cache_kind, *allowed[0])
+        with self._lock:
+            hit = self._positions.get(key)
+        if hit is not None and hit[0] == version:
+            positions = hit[1]
+        else:
+            positions = cache.positions(allowed[1])
+            with self._lock:
+                if len(self._positions) > 64:
+                    self._positions.clear()
+                self._positions[key] = (version, positions)
+        return [i for i, _ in cache.top(qvec, positions, n)]
 
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
               now: str, n: int) -> list[str]:
@@ -162,8 +204,8 @@ class SearchEngine:
         return [r[0] for r in self.store.query(sql, params)]
 
     def _entity(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-                now: str, n: int) -> list[str]:
-        names = sorted(entities(query))
+                now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
+        names = sorted(entities(query) - drop)
         if not names:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "n": n}
@@ -186,7 +228,48 @@ class SearchEngine:
             )
         return [r[0] for r in self.store.query(sql, params)]
 
-    # ------------------------------------------------------------ search
+    # ------------------------------------------------------------ speakers and neighbours
+    def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
+        """The distinct speaker names among the caller's visible episodes (cached per store version)."""
+        version = self._version()
+        key = (caller, now[:16])
+        with self._lock:
+            hit = self._speakers.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        rows = self.store.query(
+            "SELECT DISTINCT e.source_name FROM episodes e WHERE e.source_name IS NOT NULL "
+            f"AND {access.episode_predicate('e')}", access.params(caller, now))
+        names = tuple(sorted({str(r[0]).strip() for r in rows if str(r[0]).strip()}))
+        with self._lock:
+            if len(self._speakers) > 64:
+                self._speakers.clear()
+            self._speakers[key] = (version, names)
+        return names
+
+    def _speakers_of(self, ids: list[str]) -> dict[str, str | None]:
+        out: dict[str, str | None] = {}
+        for chunk in _chunks(ids, 500):
+            marks = ",".join("?" * len(chunk))
+            for r in self.store.query(f"SELECT id, source_name FROM episodes WHERE id IN ({marks})", chunk):
+                out[r[0]] = r[1]
+        return out
+
+    def _neighbours(self, ids: list[str], caller: Caller, now: str) -> dict[str, list[str]]:
+        """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(ids, 500):
+            params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(chunk)}}
+            marks = ",".join(f":c{i}" for i in range(len(chunk)))
+            rows = self.store.query(
+                "SELECT c.id, e.id FROM episodes c JOIN episodes e ON e.session_id = c.session_id "
+                "AND e.turn_index IN (c.turn_index - 1, c.turn_index + 1) "
+                f"WHERE c.id IN ({marks}) AND {access.episode_predicate('e')}", params)
+            for src, dst in rows:
+                out.setdefault(src, []).append(dst)
+        return out
+
+    # ------------------------------------------------------------ ranking
     def rank(
         self,
         query: str,
@@ -198,18 +281,28 @@ class SearchEngine:
         channels: tuple[str, ...] | None = None,
         n: int | None = None,
     ) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
-        """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks)."""
+        """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
+
+        ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity",
+        "speaker" and "neighbours" (the last two act on episodes); by default all of them run.
+        """
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
         if route not in ROUTES:
             raise ValueError(f"unknown route {route!r}")
         cfg = self.config
         n = n or cfg.candidates
-        use = set(channels or cfg.weights)
+        use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours"}
         qvec = self.embedder.embed([query])[0] if {"dense", "dense_ctx"} & use else None
         rankings: dict[str, list[str]] = {}
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
+        speakers: tuple[str, ...] = ()
+        if "episode" in units and {"entity", "speaker"} & use:
+            speakers = self.speaker_names(caller, moment)
+        # Every turn carries its speaker's name, so a speaker named in the query is no entity
+        # to match among episodes; the speaker rule below uses it instead.
+        speaker_words = frozenset(w for name in speakers for w in entities(name) | {name.casefold()})
         for unit in units:
             if "dense" in use and qvec is not None:
                 allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
@@ -219,9 +312,13 @@ class SearchEngine:
             if "bm25" in use:
                 rankings[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment, n)
             if "entity" in use:
-                rankings[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment, n)
-        weights = {name: cfg.weights.get(name.split(":", 1)[1], 1.0) for name in rankings}
+                drop = speaker_words if unit == "episode" else frozenset()
+                rankings[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment, n,
+                                                          drop)
+        weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
+        if "episode" in units:
+            scores = self._episode_rules(scores, query, caller, moment, use, speakers)
         scale = max_rrf(weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k)
         scores = {d: s / scale for d, s in scores.items()}
         ranks: dict[str, dict[str, int]] = {}
@@ -229,6 +326,30 @@ class SearchEngine:
             for r, d in enumerate(ranked, start=1):
                 ranks.setdefault(d, {})[name.split(":", 1)[1]] = r
         return route, scores, ranks
+
+    def _weight(self, name: str) -> float:
+        unit, channel = name.split(":", 1)
+        cfg = self.config
+        if unit == "episode" and channel in cfg.episode_weights:
+            return cfg.episode_weights[channel]
+        return cfg.weights.get(channel, 1.0)
+
+    def _episode_rules(self, scores: dict[str, float], query: str, caller: Caller, moment: str, use: set[str],
+                       speakers: tuple[str, ...]) -> dict[str, float]:
+        """The speaker rule, then neighbour expansion, over the episode candidates."""
+        cfg = self.config
+        if "speaker" in use and cfg.speaker_weight:
+            named = names_in(query, speakers)
+            if len(named) == 1:
+                ep_ids = [d for d in scores if d.startswith("ep_")]
+                scores = speaker_bonus(scores, self._speakers_of(ep_ids), named[0], cfg.speaker_weight, cfg.rrf_k)
+        if "neighbours" in use and cfg.neighbour_decay:
+            ep_scores = {d: s for d, s in scores.items() if d.startswith("ep_")}
+            if ep_scores:
+                grown = expand_neighbours(ep_scores, self._neighbours(list(ep_scores), caller, moment),
+                                          cfg.neighbour_decay)
+                scores = {**scores, **grown}
+        return scores
 
     def search(
         self,
@@ -311,13 +432,37 @@ class SearchEngine:
 
     def _write_trace(self, trace_id: str, kind: str, caller: Caller, query: str, route: str, hits: list[Hit],
                      meta: dict[str, Any]) -> None:
-        with self.store.atomic() as conn:
-            conn.execute(
-                "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (trace_id, kind, iso(datetime.now(UTC)), caller.user_id, caller.agent_id, query, route,
-                 json.dumps([h.id for h in hits]), json.dumps(meta)),
-            )
+        with self.store.lock:  # nothing else of this process writes between the two version reads
+            before = self.store.data_version()
+            with self.store.atomic() as conn:
+                conn.execute(
+                    "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)",
+                    (trace_id, kind, iso(datetime.now(UTC)), caller.user_id, caller.agent_id, query, route,
+                     json.dumps([h.id for h in hits]), json.dumps(meta)),
+                )
+            after = self.store.data_version()
+        if after == before + 1:  # only this trace was written: the caches stay valid
+            with self._lock:
+                alias = self._alias
+                self._alias = (alias[0] if alias is not None and alias[1] == before else before, after)
+
+
+class _VersionView:
+    """The store as a vector cache sees it, at the engine's version (see ``SearchEngine._version``)."""
+
+    def __init__(self, store: Store, version: int) -> None:
+        self._store = store
+        self._version = version
+
+    def data_version(self) -> int:
+        return self._version
+
+    def query(self, sql: str, params: Any = ()) -> list[Any]:
+        return self._store.query(sql, params)
+
+    def query_one(self, sql: str, params: Any = ()) -> Any:
+        return self._store.query_one(sql, params)
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:

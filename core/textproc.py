@@ -7,26 +7,39 @@ dates), granularity routing and temporal intent.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-STOPWORDS = frozenset(
-    """a an the and or but if then of at by for with about against between into through during before after
-    above below to from up down in out on off over under again further once here there when where why how all any
-    both each few more most other some such no nor not only own same so than too very s t can will just don should
-    now i me my myself we our ours you your yours he him his she her hers it its they them their what which who whom
-    this that these those am is are was were be been being have has had having do does did doing would could
-    also get got ever much many really like yeah oh ok okay well""".split()
-)
+# Function words and question words dropped from FTS queries (FTS5 keeps every word, so the
+# query side filters). Measured on LoCoMo: dropping the vague verbs and nouns of questions
+# ("describe", "kind", "thing", "mention") keeps BM25 on the words that carry the answer.
+_STOPWORD_TEXT = """a an the and or but if then else of at by for with about against between into through during before
+    after above below to from up down in out on off over under again further once here there when where why how
+    all any both each few more most other some such no nor not only own same so than too very s t can will just
+    don should now i me my myself we our ours you your yours he him his she her hers it its they them their
+    theirs what which who whom whose this that these those am is are was were be been being have has had having
+    do does did doing would could might must shall may also ever still yet as much many get got go went going
+    like likely kind type sort someone something one thing things way ways lot describe tell mention mentioned
+    say said really yeah oh ok okay well"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 _CAP = re.compile(r"\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 _NUMBER = re.compile(r"\b\d[\d,.:/-]*\b")
-_MONTHS = ("january february march april may june july august september october november december "
-           "jan feb mar apr jun jul aug sep sept oct nov dec").split()
-_QUESTION_WORDS = frozenset("what when where who whom whose which why how did does do is are was were".split())
+_MONTH_TEXT = "january february march april may june july august september october november december " \
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+_MONTHS = frozenset(_MONTH_TEXT.split())
+_QUESTION_TEXT = "what when where who whom whose which why how did does do is are was were"
+_QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
 
 
 def words(text: str) -> list[str]:
-    return [w.lower().strip("'") for w in _WORD.findall(text) if w.strip("'")]
+    """Lower-case words as the FTS5 tokenizer sees them: a possessive "'s" is dropped and other
+    apostrophes split ("don't" gives "don" and "t"); typographic apostrophes count as "'"."""
+    out: list[str] = []
+    for raw in _WORD.findall(text.replace("\u2019", "'").replace("\u2018", "'")):
+        w = raw.lower().strip("'").removesuffix("'s")
+        out.extend(part for part in w.split("'") if part)
+    return out
 
 
 def content_terms(text: str) -> list[str]:
@@ -60,7 +73,7 @@ def entities(text: str) -> set[str]:
         if sentence_start and len(parts) == 1 and phrase.lower() in _QUESTION_WORDS | {"i", "i'm", "i've"}:
             continue
         for part in parts:
-            low = part.lower().strip("'s").strip("'")
+            low = part.lower().replace("\u2019", "'").removesuffix("'s").strip("'")
             if low and low not in STOPWORDS and low not in _QUESTION_WORDS and len(low) > 1:
                 found.add(low)
     for number in _NUMBER.findall(text):
@@ -116,10 +129,31 @@ def temporal_intent(query: str) -> TemporalIntent:
 
 
 def context_text(prev: str | None, current: str, nxt: str | None, *, budget: int = 1200) -> str:
-    """A turn with its neighbours, for the context-enriched vector. The turn itself comes first."""
-    parts = [current]
-    if prev:
-        parts.append(prev[: budget // 3])
-    if nxt:
-        parts.append(nxt[: budget // 3])
-    return "\n".join(parts)[: budget * 2]
+    """A turn with its neighbours in conversation order (previous, the turn, next), for the
+    context-enriched vector. The neighbours are cut first so the turn itself always fits."""
+    parts = ([prev[: budget // 3]] if prev else []) + [current[:budget]] + ([nxt[: budget // 3]] if nxt else [])
+    return "\n".join(parts)
+
+
+def speaker_line(speaker: str, content: str) -> str:
+    """One turn as the indexes see it: "speaker: words"."""
+    return f"{speaker}: {content}"
+
+
+def episode_fts_text(line: str, prev_line: str | None) -> str:
+    """What BM25 indexes for a turn: the previous turn of its session, then the turn. A reply is
+    then found by the words of the question it answers; the previous turn is known when the turn
+    arrives, so nothing is re-indexed later."""
+    return f"{prev_line}\n{line}" if prev_line else line
+
+
+def names_in(text: str, names: Iterable[str]) -> list[str]:
+    """The known names (e.g. speakers) that ``text`` mentions as whole words, case-insensitive,
+    possessive allowed ("Caroline's"); each once, in the order of ``names``."""
+    found: list[str] = []
+    for name in names:
+        if name and name not in found and re.search(
+            r"(?<!\w)" + re.escape(name) + r"(?:['\u2019]s)?(?!\w)", text, re.IGNORECASE
+        ):
+            found.append(name)
+    return found
