@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,37 @@ def demo_mem(mem: Memory) -> Iterator[Memory]:
 
     load_demo(mem)
     yield mem
+
+
+class _Counter:
+    """Stands in for ``os`` inside ``veramem_desktop.core.ids``: random bytes from a counter."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def urandom(self, size: int) -> bytes:
+        self.n += 1
+        return self.n.to_bytes(size, "big")
+
+
+@pytest.fixture
+def frozen_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ids and timestamps from a fixed clock and a counter, so snapshot screens do not change run to run.
+
+    The clock stands still at 2024-11-01 09:00 UTC (a ticking one would depend on how many
+    times other threads read it); ids stay ordered by their counter part.
+    """
+    from veramem_desktop.core import ids
+
+    moment = datetime(2024, 11, 1, 9, 0, tzinfo=UTC)
+
+    class FrozenDatetime(datetime):
+        @classmethod
+        def now(cls, tz: tzinfo | None = None) -> datetime:  # type: ignore[override]
+            return moment if tz is not None else moment.replace(tzinfo=None)
+
+    monkeypatch.setattr(ids, "datetime", FrozenDatetime)
+    monkeypatch.setattr(ids, "os", _Counter())
 
 
 @pytest.fixture

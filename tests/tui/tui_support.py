@@ -33,8 +33,13 @@ def fresh_app(home: Path) -> VeramemApp:
 
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait until every worker has finished and its result message has been handled."""
+    from textual.worker import WorkerFailed
+
     for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerFailed:
+            pass  # a failed call is reported by the app; the test checks what the person sees
         await pilot.pause()
 
 
@@ -48,3 +53,16 @@ async def fill(pilot: Pilot[Any], selector: str, text: str) -> None:
     field.focus()
     field.value = text
     await pilot.pause()
+
+
+def shown_text(widget: Any, width: int = 200) -> str:
+    """The plain text a Static shows (strings, markup, Rich tables and groups alike)."""
+    from rich.console import Console
+    from textual.content import Content
+
+    content = widget.content
+    if isinstance(content, str | Content):
+        return str(Content.from_markup(content) if isinstance(content, str) else content)
+    console = Console(width=width, record=True, color_system=None, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(content)
+    return console.export_text()

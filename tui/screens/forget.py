@@ -25,11 +25,33 @@ def preview_lines(preview: Any) -> list[str]:
     derived = list(getattr(preview, "derived", []) or [])
     if derived:
         lines.append(f"• {plural(len(derived), 'derived item')} (summaries, merges, links, shared copies)")
+    for name, label in (("traces", "search trace"), ("grants", "access grant"),
+                        ("rejected_values", "rejected value")):
+        count = int(getattr(preview, name, 0) or 0)
+        if count:
+            lines.append(f"• {plural(count, label)}")
     ids = [*preview.memories, *preview.episodes, *derived]
     if ids:
         lines.append("")
         lines += [f"  {short_id(i, 12)}" for i in ids]
     return lines
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) else len(value or [])
+
+
+def forget_summary(report: Any) -> str:
+    """'Erased 2 memories and 1 episode; ledger tombstone #31.' from a ForgetReport."""
+    tombstones = getattr(report, "tombstones", None)
+    if tombstones is None:
+        tombstones = [report.tombstone_seq] if getattr(report, "tombstone_seq", None) is not None else []
+    marks = ", ".join(f"#{t}" for t in tombstones)
+    return (
+        f"Erased {plural(_count(report.erased_memories), 'memory', 'memories')} and "
+        f"{plural(_count(report.erased_episodes), 'episode')}"
+        + (f"; ledger {'tombstone' if len(tombstones) == 1 else 'tombstones'} {marks}." if marks else ".")
+    )
 
 
 class ForgetScreen(FacadeModal):
@@ -89,14 +111,9 @@ class ForgetScreen(FacadeModal):
         confirm.focus()
 
     def on_forget_screen_forgotten(self, message: Forgotten) -> None:
-        report = message.report
-        self.notify(
-            f"Erased {plural(len(report.erased_memories), 'memory', 'memories')} and "
-            f"{plural(len(report.erased_episodes), 'episode')}; ledger tombstone #{report.tombstone_seq}.",
-            title="Forgotten",
-        )
+        self.notify(forget_summary(message.report), title="Forgotten")
         self.vapp.store_changed.publish("forgotten")
-        self.dismiss(report)
+        self.dismiss(message.report)
 
     def worker_failed(self, group: str) -> None:
         if group == "forget.preview":

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import ProgressBar, Static
-from veramem_desktop.tui.formatting import plural, progress_label, short_time
+from veramem_desktop.tui.formatting import plural, progress_label, short_id, short_time
 from veramem_desktop.tui.screens.base import SectionScreen
 from veramem_desktop.tui.widgets.ledger_table import LedgerTable
 
@@ -23,7 +23,7 @@ def bad_entry_text(report: Any, entry: Any | None) -> str:
     lines = [f"✗ The ledger does not verify. First bad entry: #{report.first_bad_seq}.", f"  {report.problem}"]
     if entry is not None:
         lines.append(f"  #{entry.seq} {entry.op} on {entry.target_kind} {entry.target_id} at "
-                     f"{short_time(entry.ts)} from {entry.device}; hash {entry.hash[:16]}…")
+                     f"{short_time(entry.ts)} from {short_id(entry.device)}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,152 @@
+"""Snapshots of the main screens at 80×24 and 120×40, on the demo conversations with frozen ids and times.
+
+Each test's docstring says what the picture should show. Regenerate after a deliberate change with
+``pytest tests/tui/test_tui_snapshots.py --snapshot-update`` and look at the SVGs before committing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from tui_support import app_on, fill, settle
+from veramem_desktop.tui.app import VeramemApp
+from veramem_desktop.tui.widgets.memory_table import MemoryTable
+
+from veramem_desktop.memory import Memory
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+@pytest.fixture
+def snap_mem(frozen_ids: None, mem: Memory) -> Iterator[Memory]:
+    from veramem_desktop.demo import load_demo
+
+    load_demo(mem)
+    yield mem
+
+
+async def _open_row(pilot: Pilot[Any], contains: str) -> None:
+    table = pilot.app.screen.query_one(MemoryTable)
+    row = next(i for i in range(table.row_count) if contains in str(table.get_row_at(i)[1]))
+    table.focus()
+    table.move_cursor(row=row)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_memories_list(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """The section bar with "1 Memories" highlighted, an empty search field, "11 memories" and a table
+    of the demo memories (kind, text, authority, trust; status too at 120 wide), newest first; the footer
+    shows / Search, f Filters, ? Help, q Quit."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_memories_search(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"vim" typed in the search field; the summary says how many results and the route; the memory
+    "User uses Vim for everything…" (or its source episode) is in the first rows."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await fill(pilot, "#search", "vim")
+        await settle(pilot)
+        pilot.app.screen.query_one(MemoryTable).focus()
+        await pilot.pause()
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_memories_filters(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """The filter bar open under the search field: kind, status (set to "active"), authority, trust,
+    user id and agent id, above the list."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, press=["f"], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_memory_detail(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """The memory "User uses Vim for everything, including email." in bold, then kind fact, authority
+    authorized, trust candidate, status active, confidence, validity, outcomes and the id; below it the
+    Evidence section with the source message and the quoted words in reverse video; at 120×40 also the
+    versions and the ledger entry that added it. Footer: esc Back, d Forget, a Approve, x Reject."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await _open_row(pilot, "Vim")
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_episodes(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"2 Episodes" highlighted; on the left the five demo sessions, newest (demo-correction) first with
+    message counts and dates; on the right its two messages: the user's correction about Porto and the
+    assistant's reply, each with time and role."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, press=["2"], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_ledger_verified(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"4 Ledger" highlighted; "N of N entries checked" with a full progress bar, a green line saying
+    the ledger verifies, and the entries (number, time, operation, target)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_ledger_tampered(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """After entry 5 was edited in the file: a red, bold "The ledger does not verify. First bad entry:
+    #5." with the reason ("altered after it was written") and the entry's operation and target; the
+    table shows entries up to #5, with #5 in red under the cursor."""
+    with snap_mem.store.atomic() as conn:
+        conn.execute("UPDATE ledger SET details = '{\"forged\": true}' WHERE seq = 5")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_sync_not_set_up(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"5 Sync" highlighted and a plain statement that sync is not set up on this device, with what
+    this screen will show once it is."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, press=["5"], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_help(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """A centred dialog "VeraMem help": one sentence on what VeraMem is, then the keys that work
+    everywhere (1–6 sections, ? help, ctrl+t theme, q quit, ctrl+p palette) and those of the Memories
+    screen, each with its description."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, press=["question_mark"], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_first_run(snap_compare: Any, size: tuple[int, int]) -> None:
+    """"Welcome to VeraMem", the path of the store to be created (/nonexistent/veramem-snapshot/…),
+    the choice of key keeping (OS keyring greyed out as none was found, Passphrase selected), two
+    passphrase fields and a "Create the store" button."""
+    app = VeramemApp(lambda _p: Memory("/nonexistent/veramem-snapshot"))
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+def test_snapshot_memories_list_light_theme(snap_mem: Memory, snap_compare: Any) -> None:
+    """The memories list of the first snapshot in the light theme: dark text on a light background,
+    the active section still highlighted."""
+    assert snap_compare(app_on(snap_mem, dark=False), terminal_size=(80, 24), run_before=settle)
