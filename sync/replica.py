@@ -1,0 +1,457 @@
+"""Replication of ledger entries with their payloads: export, apply, scrub, and the state hash.
+
+Every local ledger entry becomes one event (its ``seq`` is the ledger seq, so a
+device's events are numbered without gaps). The payload carries the entry itself
+(so every device can verify every other device's hash chain) and, for entries this
+device originated, ``data``: the row as it is now (built at export time; nothing if
+the row was forgotten meanwhile). Entries this device wrote while applying another
+device's events travel as chain links only, without data.
+
+Apply runs inside one store transaction per batch: verify the sender's chain, feed
+each clock through ``receive``, insert or merge rows (same ids, idempotent), write
+this device's own ledger entries for what changed (with the origin in the details),
+record tombstones. Erasing what a tombstone names happens right after the
+transaction through ``core.forget`` (see :func:`enforce_tombstones`); a tombstone
+recorded but not yet enforced is enforced on the next run, so a crash in between
+loses nothing and resurrects nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from veramem_desktop.core import ledger
+from veramem_desktop.core.canonical import GENESIS_HASH, canonical_json, chain_hash
+from veramem_desktop.core.ids import now_iso
+from veramem_desktop.core.items import content_of, row_to_item
+from veramem_desktop.core.store import Connection, Store
+from veramem_desktop.sync import registry, rows
+from veramem_desktop.sync.envelope import make_event
+from veramem_desktop.sync.errors import RejectReason, SyncRejected
+from veramem_desktop.sync.hlc import HLC, ClockError
+from veramem_desktop.sync.keys import DevicePublic
+
+ORIGIN = "origin"  # ledger details key naming the device an applied entry came from
+MAX_BATCH_EVENTS = 500
+
+
+class ChainProblem(SyncRejected):
+    """A peer's ledger chain does not continue where it left off (forked or cut short)."""
+
+    title = "Device chain broken"
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(RejectReason.MALFORMED, message)
+        self.chain_reason = reason
+
+    @property
+    def reason_code(self) -> str:
+        return self.chain_reason
+
+
+@dataclass
+class Applied:
+    events: int = 0
+    changed: int = 0
+    tombstones: list[str] = field(default_factory=list)
+    devices_changed: bool = False
+    removed: list[str] = field(default_factory=list)
+
+
+class Clock:
+    """The device clock during one transaction: ticks for local stamps, receives remote ones."""
+
+    def __init__(self, conn: Connection, device: str, now_ms: int) -> None:
+        self.conn = conn
+        self.value = registry.clock(conn, device)
+        self.now_ms = now_ms
+
+    def tick(self) -> str:
+        self.value = self.value.tick(self.now_ms)
+        return self.value.encode()
+
+    def receive(self, remote: HLC) -> None:
+        self.value = self.value.receive(remote, self.now_ms)
+
+    def save(self) -> None:
+        registry.set_clock(self.conn, self.value)
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+@dataclass
+class Exported:
+    events: list[dict[str, Any]]
+    targets: set[str]
+    last_seq: int
+    local_forgets: list[str]
+
+
+def export_events(conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BATCH_EVENTS) -> Exported | None:
+    """The next events of this device, after the export cursor (inside the caller's transaction)."""
+    after = int(registry.get_meta(conn, registry.META_EXPORTED) or 0)
+    entries = [ledger._row_to_entry(r) for r in conn.execute(
+        "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash FROM ledger "
+        "WHERE seq > ? ORDER BY seq LIMIT ?", (after, limit)).fetchall()]
+    if not entries:
+        return None
+    clock = Clock(conn, me, now_ms)
+    out = Exported([], set(), entries[-1].seq, [])
+    for entry in entries:
+        stamp = clock.tick()
+        payload: dict[str, Any] = {"entry": entry.to_dict()}
+        if entry.op == "forget":
+            _note_forget(conn, entry.target_id, entry.target_kind, me, stamp, out)
+        elif ORIGIN not in entry.details:
+            data = _payload(conn, entry, me, clock)
+            if data is not None:
+                payload["data"] = data
+                out.targets |= _ids_in(data) | {entry.target_id}
+        out.events.append(make_event(me, entry.seq, HLC.parse(stamp), entry.op, payload))
+    clock.save()
+    registry.set_meta(conn, registry.META_EXPORTED, str(out.last_seq))
+    return out
+
+
+def _note_forget(conn: Connection, target: str, kind: str, me: str, stamp: str, out: Exported) -> None:
+    known = conn.execute("SELECT 1 FROM sync_tombstones WHERE target_id = ?", (target,)).fetchone()
+    if known is None:  # forgotten here first (not applied from another device)
+        conn.execute("INSERT INTO sync_tombstones(target_id, kind, origin, hlc, created_at) VALUES (?,?,?,?,?)",
+                     (target, kind, me, stamp, now_iso()))
+        out.local_forgets.append(target)
+    mark_dirty(conn, [target])
+    rows.forget_state(conn, target)
+
+
+def mark_dirty(conn: Connection, targets: Sequence[str]) -> None:
+    """Flag this device's written batches that carry a payload of ``targets`` for rewriting."""
+    for target in targets:
+        conn.execute("UPDATE sync_outbox SET dirty = 1 WHERE batch_seq IN "
+                     "(SELECT batch_seq FROM sync_outbox_targets WHERE target_id = ?)", (target,))
+
+
+def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock) -> dict[str, Any] | None:
+    op, target = entry.op, entry.target_id
+    if op.startswith("memory.") and entry.target_kind == "memory":
+        return _memory_payload(conn, target, me, clock)
+    if op == "episode.add":
+        row = rows.episode_row(conn, target)
+        return None if row is None else {"episode": row, "vectors": rows.vectors_of(conn, target)}
+    if op in ("grant.add", "grant.revoke"):
+        grant = rows.grant_row(conn, target)
+        if grant is None:
+            return None
+        state = rows.capture(conn, target, grant, rows.GRANT_LWW, clock.tick)
+        return {"grant": grant, "fields": state}
+    if op in ("device.add", "device.remove"):
+        found = [d for d in registry.devices(conn) if d.public.device_id == target]
+        if not found:
+            return None
+        return {"device": found[0].public.to_json(), "upto": entry.details.get("upto")}
+    return None  # other entries travel as chain links only
+
+
+def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> dict[str, Any] | None:
+    row = rows.memory_row(conn, memory_id)
+    if row is None:
+        return None
+    evidence = rows.evidence_rows(conn, memory_id)
+    episodes = []
+    for episode_id in sorted({e["episode_id"] for e in evidence}):
+        ep = rows.episode_row(conn, episode_id)
+        if ep is not None:  # shipped along: the memory may arrive before the episode's own event
+            episodes.append({"episode": ep, "vectors": rows.vectors_of(conn, episode_id)})
+    sources = [r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id",
+                                          (memory_id,)).fetchall()]
+    fields = rows.capture(conn, memory_id, row, rows.MEMORY_LWW, clock.tick)
+    counters = rows.own_counters(conn, memory_id, me, row, clock.tick)
+    return {"memory": row, "evidence": evidence, "episodes": episodes, "derived_from": sources,
+            "vectors": rows.vectors_of(conn, memory_id), "fields": fields, "counters": {me: counters}}
+
+
+def _ids_in(data: dict[str, Any]) -> set[str]:
+    found = {e["episode"]["id"] for e in data.get("episodes", [])}
+    found |= {e["episode_id"] for e in data.get("evidence", [])}
+    return found
+
+
+# --- apply -------------------------------------------------------------------------------
+
+
+def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]],
+                 now_ms: int) -> Applied:
+    """Apply one opened batch of ``sender`` (inside the caller's transaction)."""
+    clock = Clock(conn, me, now_ms)
+    result = Applied()
+    chain = conn.execute("SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)).fetchone()
+    head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
+    for event in events:
+        entry = _check_entry(event, sender, head_seq, head_hash)
+        head_seq, head_hash = entry.seq, entry.hash
+        try:
+            clock.receive(HLC.parse(event["hlc"]))
+        except ClockError as exc:
+            raise SyncRejected(RejectReason.MALFORMED, exc.message) from None
+        data = event["payload"].get("data")
+        result.events += 1
+        if entry.op == "forget":
+            _apply_tombstone(conn, entry, sender, event["hlc"], result)
+        elif isinstance(data, dict) and ORIGIN not in entry.details and _apply_data(
+                conn, entry, data, sender, me, ledger_device, clock, result):
+            result.changed += 1
+    conn.execute("INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?,?,?,NULL) ON CONFLICT(device_id) "
+                 "DO UPDATE SET seq = excluded.seq, hash = excluded.hash, problem = NULL", (sender, head_seq, head_hash))
+    clock.save()
+    return result
+
+
+def _check_entry(event: dict[str, Any], sender: str, head_seq: int, head_hash: str) -> ledger.LedgerEntry:
+    raw = event["payload"].get("entry")
+    try:
+        entry = ledger.LedgerEntry(
+            seq=raw["seq"], ts=raw["ts"], device=raw["device"], op=raw["op"], target_kind=raw["kind"],
+            target_id=raw["target"], commitment=raw["commit"], details=raw["details"], prev_hash=raw["prev_hash"],
+            hash=raw["hash"])
+        valid = (isinstance(entry.details, dict) and entry.seq == event["seq"] and entry.op == event["op"]
+                 and isinstance(entry.target_id, str) and chain_hash(entry.prev_hash, entry.body()) == entry.hash)
+    except (KeyError, TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise SyncRejected(RejectReason.MALFORMED, f"An event of device {sender} carries a malformed ledger entry.")
+    if entry.seq <= head_seq:
+        raise ChainProblem("chain_fork", f"Device {sender} sent ledger entry {entry.seq} again with other content "
+                           f"after entry {head_seq}: its ledger was forked or restored from an old backup.")
+    if entry.seq != head_seq + 1:
+        raise ChainProblem("chain_gap", f"Device {sender}'s ledger jumps from entry {head_seq} to {entry.seq}: "
+                           "entries are missing (its chain was cut short).")
+    if entry.prev_hash != head_hash:
+        raise ChainProblem("chain_fork", f"Device {sender}'s ledger entry {entry.seq} does not follow entry "
+                           f"{head_seq}: its chain was rewritten.")
+    return entry
+
+
+def _tombstoned(conn: Connection, ids: Sequence[str | None]) -> set[str]:
+    wanted = [i for i in ids if i]
+    if not wanted:
+        return set()
+    marks = ",".join("?" * len(wanted))
+    return {r[0] for r in conn.execute(f"SELECT target_id FROM sync_tombstones WHERE target_id IN ({marks})",
+                                       wanted).fetchall()}
+
+
+def _apply_tombstone(conn: Connection, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied) -> None:
+    conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) VALUES (?,?,?,?,?)",
+                 (entry.target_id, entry.target_kind, sender, stamp, now_iso()))
+    mark_dirty(conn, [entry.target_id])
+    rows.forget_state(conn, entry.target_id)
+    result.tombstones.append(entry.target_id)
+
+
+def _record(conn: Connection, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str,
+            content: Any) -> None:
+    ledger.append(conn, op=entry.op, target_kind=kind, target_id=entry.target_id,
+                  commitment_hex=ledger.commit_to(conn, entry.target_id, content), device=ledger_device,
+                  details={ORIGIN: sender, "origin_seq": entry.seq})
+
+
+def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, me: str,
+                ledger_device: str, clock: Clock, result: Applied) -> bool:
+    try:
+        if "memory" in data:
+            changed = _apply_memory(conn, data, me, clock)
+            if changed:
+                row = rows.memory_row(conn, data["memory"]["id"])
+                assert row is not None
+                _record(conn, entry, sender, ledger_device, "memory", content_of(row_to_item(list(row.values()))))
+            return changed
+        if "episode" in data:
+            changed = _apply_episode(conn, data)
+            if changed:
+                _record(conn, entry, sender, ledger_device, "episode",
+                        {"sha256": data["episode"]["sha256"], "role": data["episode"]["role"]})
+            return changed
+        if "grant" in data:
+            changed = _apply_grant(conn, data, clock)
+            if changed:
+                g = data["grant"]
+                _record(conn, entry, sender, ledger_device, "grant", [g["kind"], g["subject"], g["object"]])
+            return changed
+        if "device" in data:
+            return _apply_device(conn, entry, data, sender, ledger_device, result)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SyncRejected(RejectReason.MALFORMED,
+                           f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).") \
+            from None
+    return False
+
+
+def _apply_episode(conn: Connection, data: dict[str, Any]) -> bool:
+    row = data["episode"]
+    if _tombstoned(conn, [row["id"]]):
+        return False  # forgotten: never brought back
+    return rows.insert_episode(conn, row, data.get("vectors", []))
+
+
+def _doomed(conn: Connection, data: dict[str, Any]) -> bool:
+    """True when a memory must not (re)appear: it, its lineage, its sources or all its evidence were forgotten."""
+    row = data["memory"]
+    if _tombstoned(conn, [row["id"], row["root_id"], *data.get("derived_from", [])]):
+        return True
+    evidence = data.get("evidence", [])
+    gone = _tombstoned(conn, [e["episode_id"] for e in evidence])
+    left = [e for e in evidence if e["episode_id"] not in gone]
+    return bool(evidence) and (not left or (bool(gone) and row["kind"] in ("summary", "experience")))
+
+
+def _apply_memory(conn: Connection, data: dict[str, Any], me: str, clock: Clock) -> bool:
+    row = dict(data["memory"])
+    memory_id = row["id"]
+    if _doomed(conn, data):
+        return False
+    for ep in data.get("episodes", []):
+        if not _tombstoned(conn, [ep["episode"]["id"]]):
+            rows.insert_episode(conn, ep["episode"], ep.get("vectors", []))
+    gone = _tombstoned(conn, [e["episode_id"] for e in data.get("evidence", [])])
+    evidence = [e for e in data.get("evidence", []) if e["episode_id"] not in gone]
+    current = rows.memory_row(conn, memory_id)
+    inserted = current is None
+    if current is None:
+        if row["supersedes"] and _tombstoned(conn, [row["supersedes"]]):
+            row["supersedes"] = None
+        for name in rows.COUNTERS:  # the sum of shares is set below
+            row[name] = 0
+        rows.insert_memory(conn, row, data.get("vectors", []))
+        current = rows.memory_row(conn, memory_id)
+        assert current is not None
+    before = len(rows.evidence_rows(conn, memory_id))
+    rows.add_evidence(conn, memory_id, evidence)
+    for source in data.get("derived_from", []):
+        conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (memory_id, source))
+    changed = rows.merge_fields(conn, "memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW,
+                                clock.tick)
+    counters_before = [current[c] for c in rows.COUNTERS]
+    current = rows.memory_row(conn, memory_id)
+    assert current is not None
+    rows.merge_counters(conn, memory_id, me, current, data.get("counters", {}), clock.tick)
+    after = rows.memory_row(conn, memory_id)
+    assert after is not None
+    counters_changed = counters_before != [after[c] for c in rows.COUNTERS]
+    return inserted or changed or counters_changed or len(rows.evidence_rows(conn, memory_id)) != before
+
+
+def _apply_grant(conn: Connection, data: dict[str, Any], clock: Clock) -> bool:
+    grant = data["grant"]
+    if _tombstoned(conn, [grant["id"]]):
+        return False
+    current = rows.grant_row(conn, grant["id"])
+    inserted = current is None
+    if current is None:
+        conn.execute(f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
+                     [grant[f] for f in rows.GRANT_FIELDS])
+        current = rows.grant_row(conn, grant["id"])
+        assert current is not None
+    changed = rows.merge_fields(conn, "grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW,
+                                clock.tick)
+    return inserted or changed
+
+
+def _apply_device(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
+                  ledger_device: str, result: Applied) -> bool:
+    device = DevicePublic.from_json(data["device"])
+    if device.device_id != entry.target_id:
+        raise SyncRejected(RejectReason.MALFORMED, f"A device event of {sender} names two different devices.")
+    if entry.op == "device.add":
+        changed = registry.add_device(conn, device)
+    else:
+        upto = data.get("upto")
+        if not isinstance(upto, int) or isinstance(upto, bool) or upto < 0:
+            raise SyncRejected(RejectReason.MALFORMED, f"A device removal of {sender} has no last batch.")
+        before = registry.removed_ids(conn).get(device.device_id, -1)
+        registry.mark_removed(conn, device.device_id, upto, device)
+        changed = registry.removed_ids(conn).get(device.device_id, -1) != before
+        if changed:
+            result.removed.append(device.device_id)
+    if changed:
+        result.devices_changed = True
+        _record(conn, entry, sender, ledger_device, "device", device.to_json())
+    return changed
+
+
+def enforce_tombstones(store: Store, ledger_device: str) -> int:
+    """Erase every row a tombstone names that is still here, through ``core.forget``; returns how many."""
+    from veramem_desktop.core import forget as forget_mod
+
+    erased = 0
+    for target, kind in store.query("SELECT target_id, kind FROM sync_tombstones ORDER BY created_at"):
+        table = {"memory": "memory_items", "episode": "episodes"}.get(kind)
+        if table is None or store.query_one(f"SELECT 1 FROM {table} WHERE id = ?", (target,)) is None:
+            continue
+        plan = forget_mod.plan(store, target)
+        with store.atomic() as conn:
+            # What the forget here will also erase is named as coming from the same tombstone,
+            # so this device does not rotate the key for it; its entries still travel as tombstones.
+            origin = conn.execute("SELECT origin, hlc FROM sync_tombstones WHERE target_id = ?", (target,)).fetchone()
+            for other_kind, ids in (("memory", plan.memories), ("episode", plan.episodes)):
+                for other in ids:
+                    conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
+                                 "VALUES (?,?,?,?,?)", (other, other_kind, origin[0], origin[1], now_iso()))
+        forget_mod.forget(store, target, device=ledger_device)
+        erased += 1
+    return erased
+
+
+# --- scrub -------------------------------------------------------------------------------
+
+
+def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events without any payload of a forgotten row (the ledger entries stay: chains verify)."""
+    out = []
+    for event in events:
+        payload = dict(event["payload"])
+        data = payload.get("data")
+        if isinstance(data, dict):
+            target = payload["entry"]["target"]
+            if _tombstoned(conn, [target, *data.get("derived_from", [])]) or (
+                    "memory" in data and _doomed(conn, data)):
+                payload.pop("data")
+            else:
+                gone = _tombstoned(conn, sorted(_ids_in(data)))
+                if gone:
+                    data = dict(data)
+                    data["episodes"] = [e for e in data.get("episodes", []) if e["episode"]["id"] not in gone]
+                    data["evidence"] = [e for e in data.get("evidence", []) if e["episode_id"] not in gone]
+                    payload["data"] = data
+        out.append({**event, "payload": payload})
+    return out
+
+
+# --- the state every device must agree on ------------------------------------------------
+
+
+def canonical_state(store: Store) -> dict[str, Any]:
+    """The replicated state as plain data (local-only tables like traces and indexes left out)."""
+    def table(sql: str) -> list[list[Any]]:
+        return [[round(v, 6) if isinstance(v, float) else v for v in r] for r in store.query(sql)]
+
+    return {
+        "episodes": table(f"SELECT {', '.join(rows.EPISODE_FIELDS)} FROM episodes ORDER BY id"),
+        "memories": table(f"SELECT {', '.join(rows.ITEM_FIELDS)} FROM memory_items ORDER BY id"),
+        "evidence": table("SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
+                          "ORDER BY memory_id, episode_id, span_start, span_end, quote"),
+        "grants": table(f"SELECT {', '.join(rows.GRANT_FIELDS)} FROM grants ORDER BY id"),
+        "derivations": table("SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id"),
+        "tombstones": table("SELECT target_id FROM sync_tombstones ORDER BY target_id"),
+    }
+
+
+def state_hash(store: Store) -> str:
+    return hashlib.sha256(canonical_json(canonical_state(store))).hexdigest()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
