@@ -77,6 +77,41 @@ def test_questions_greetings_fillers_and_fragments_give_nothing(llm: RuleBasedLL
     assert llm.extract([msg(content)]) == []
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Much fun with the whole gang!",
+        "Haha, that's awesome!",
+        "That sounds great.",
+        "Wow, nice!",
+        "Keep it up, Jon!",
+        "Thanks for the compliment, I really appreciate it!",
+        "That photo is so cute!",
+        "I can imagine how that felt.",
+        "Hey Mel, great to chat with you again!",
+        "Talk to you soon!",
+    ],
+)
+def test_reactions_exclamations_and_sign_offs_give_nothing(llm: RuleBasedLLM, content: str) -> None:
+    assert llm.extract([msg(content)]) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "role"),
+    [
+        ("Flight LX123 departs at 10:40 from gate B7.", "tool"),
+        ("Thanks, I moved to Lisbon last week!", "user"),
+        ("Great news, I got the job at the bakery!", "user"),
+        ("Here's a photo of my horse painting.", "user"),
+        ("I want to adopt a child someday.", "user"),
+        ("The food at Luigi's was great!", "user"),
+        ("I'm a nurse.", "user"),
+    ],
+)
+def test_statements_wrapped_in_small_talk_are_kept(llm: RuleBasedLLM, content: str, role: str) -> None:
+    assert [c.quote for c in llm.extract([msg(content, role=role)])] == [content]
+
+
 def test_assistant_offers_of_help_give_nothing_but_its_statements_are_kept(llm: RuleBasedLLM) -> None:
     found = llm.extract(
         [msg("Sure, I can help with that! Your flight to Rome is booked for tomorrow.", role="assistant")]
@@ -121,6 +156,15 @@ def test_kind_follows_the_wording(llm: RuleBasedLLM, content: str, kind: str) ->
         ("I love to paint.", ("user", "likes", "paint")),
         ("I don't like sushi anymore.", ("user", "dislikes", "sushi")),
         ("I'm 34 years old.", ("user", "age", "34")),
+        ("I work for a small startup.", ("user", "works_at", "small startup")),
+        ("I'm a nurse.", ("user", "occupation", "nurse")),
+        ("I'm a software engineer at Google.", ("user", "occupation", "software engineer")),
+        ("I have a dog named Rex.", ("user", "pet", "Rex")),
+        ("I’ve got a cat called Tom.", ("user", "pet", "Tom")),
+        ("My dog's name is Rex.", ("user", "pet", "Rex")),
+        ("My sister's name is Ana.", ("user", "relation:sister", "Ana")),
+        ("My mum Maria lives in Porto.", ("user", "relation:mother", "Maria")),
+        ("We went to my daughter Sara's party.", ("user", "relation:daughter", "Sara")),
     ],
 )
 def test_simple_statements_get_a_subject_predicate_and_value(
@@ -130,9 +174,58 @@ def test_simple_statements_get_a_subject_predicate_and_value(
     assert (c.subject, c.predicate, c.value) == key
 
 
-def test_a_statement_without_a_simple_shape_has_no_key(llm: RuleBasedLLM) -> None:
-    c = one(llm, "The transgender stories were so inspiring.")
+@pytest.mark.parametrize(
+    "content",
+    [
+        "The transgender stories were so inspiring.",
+        "I'm a big fan of jazz and I go to gigs.",
+        "I have a dog named after my grandfather.",
+        "My sister is a nurse.",
+        "I love how my garden brings people together.",
+        "Showing my art is important to me.",
+    ],
+)
+def test_a_statement_without_a_simple_shape_has_no_key(llm: RuleBasedLLM, content: str) -> None:
+    c = one(llm, content)
     assert (c.subject, c.predicate, c.value) == (None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("content", "role", "text", "key"),
+    [
+        ("You live in Berlin.", "assistant", "User lives in Berlin.", ("user", "lives_in", "Berlin")),
+        (
+            "You're allergic to shellfish.",
+            "assistant",
+            "User is allergic to shellfish.",
+            ("user", "allergic_to", "shellfish"),
+        ),
+        (
+            "Your favourite colour is green.",
+            "assistant",
+            "User's favourite colour is green.",
+            ("user", "preference:colour", "green"),
+        ),
+        ("You work at Acme.", "tool", "User works at Acme.", ("user", "works_at", "Acme")),
+        (
+            "I think you live in Berlin now.",
+            "assistant",
+            "Assistant thinks User lives in Berlin now.",
+            ("user", "lives_in", "Berlin"),
+        ),
+        ("I live in Berlin.", "assistant", "Assistant lives in Berlin.", (None, None, None)),
+    ],
+)
+def test_second_person_said_to_the_user_is_about_the_user(
+    llm: RuleBasedLLM, content: str, role: str, text: str, key: tuple[str | None, str | None, str | None]
+) -> None:
+    c = one(llm, content, role=role)
+    assert c.quote == content and c.text == text and (c.subject, c.predicate, c.value) == key
+
+
+def test_a_system_prompts_you_is_the_assistant_not_the_user(llm: RuleBasedLLM) -> None:
+    c = one(llm, "You are a travel planner for small groups.", role="system")
+    assert c.text == "You are a travel planner for small groups." and c.subject is None
 
 
 @pytest.mark.parametrize(
@@ -143,6 +236,7 @@ def test_a_statement_without_a_simple_shape_has_no_key(llm: RuleBasedLLM) -> Non
         ("I don't eat meat.", "User doesn't eat meat."),
         ("I have two cats and I watch them daily.", "User has two cats and User watches them daily."),
         ("Oh, I really enjoy long walks.", "User really enjoys long walks."),
+        ("I need a new laptop.", "User needs a new laptop."),
     ],
 )
 def test_the_memory_text_is_in_the_third_person(llm: RuleBasedLLM, content: str, text: str) -> None:
@@ -222,6 +316,22 @@ def test_a_second_value_of_a_multi_valued_predicate_is_added(llm: RuleBasedLLM) 
         [nb("p", "User is allergic to peanuts.", 0.8, ("user", "allergic_to", "peanuts"))],
     )
     assert decision.op == "ADD" and decision.target_id is None
+
+
+def test_a_second_pet_or_sibling_is_added_but_a_new_mother_replaces(llm: RuleBasedLLM) -> None:
+    pet = llm.reconcile(
+        cand("User has a cat named Tom.", ("user", "pet", "Tom")),
+        [nb("rex", "User has a dog named Rex.", 0.7, ("user", "pet", "Rex"))],
+    )
+    sister = llm.reconcile(
+        cand("User's sister is Eva.", ("user", "relation:sister", "Eva")),
+        [nb("ana", "User's sister is Ana.", 0.7, ("user", "relation:sister", "Ana"))],
+    )
+    mother = llm.reconcile(
+        cand("User's mother is Eva.", ("user", "relation:mother", "Eva")),
+        [nb("ana", "User's mother is Ana.", 0.7, ("user", "relation:mother", "Ana"))],
+    )
+    assert (pet.op, sister.op, (mother.op, mother.target_id)) == ("ADD", "ADD", ("UPDATE", "ana"))
 
 
 def test_disliking_what_was_liked_updates_it(llm: RuleBasedLLM) -> None:

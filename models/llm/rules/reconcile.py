@@ -20,7 +20,31 @@ NEGATES_COSINE = 0.6  # how close a neighbour must be, by meaning, for a negatio
 NEGATES_OVERLAP = 0.5  # or the share of the candidate's content words it must contain
 
 # Predicates that hold several values at once: a second one adds, it does not replace.
-MULTI_VALUED = frozenset({"likes", "dislikes", "allergic_to"})
+MULTI_VALUED = frozenset({"likes", "dislikes", "allergic_to", "pet"})
+# Relations held by one person at a time ("relation:mother"); any other relation has many.
+SINGLE_RELATIONS = frozenset(
+    {
+        "relation:mother",
+        "relation:father",
+        "relation:wife",
+        "relation:husband",
+        "relation:partner",
+        "relation:boyfriend",
+        "relation:girlfriend",
+        "relation:fiance",
+        "relation:spouse",
+        "relation:boss",
+    }
+)
+
+
+def multi_valued(predicate: str) -> bool:
+    """Whether a second value of ``predicate`` sits beside the first instead of replacing it."""
+    return predicate in MULTI_VALUED or (
+        predicate.startswith("relation:") and predicate not in SINGLE_RELATIONS
+    )
+
+
 OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
 
 
@@ -68,7 +92,7 @@ def reconcile(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision
             their = _norm(n.predicate)
             if their == predicate and _norm(n.value) == value:
                 return Decision("NOOP", n.id, reason="the same attribute with the same value is stored")
-            if their == predicate and predicate not in MULTI_VALUED:
+            if their == predicate and not multi_valued(predicate):
                 return Decision(
                     "UPDATE", n.id, candidate.text, reason=f"a new value for {candidate.predicate}"
                 )

@@ -1,0 +1,107 @@
+"""The same write-path behaviours with no LLM at all: the rule-based backend and the real embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.fixtures import PASSPHRASE
+
+from veramem_desktop.config import Config
+from veramem_desktop.memory import Memory
+
+
+@pytest.fixture
+def rmem(isolated_home: Path) -> Iterator[Memory]:
+    config = Config()
+    config.llm.backend = "rule-based"
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
+    assert mem.llm_name == "rule-based"
+    yield mem
+    mem.close()
+
+
+def _msg(
+    content: str, role: str = "user", time: str = "2024-05-08T10:00:00Z", name: str | None = None
+) -> dict:
+    return {"role": role, "content": content, "time": time, **({"name": name} if name else {})}
+
+
+def test_quotes_are_exact_and_evidence_points_at_them(rmem: Memory) -> None:
+    result = rmem.add([_msg("Hello! I am allergic to peanuts. What should I cook tonight?")])
+    (added,) = result.added
+    detail = rmem.detail(added["id"])
+    ev = detail.evidence[0]
+    assert ev.quote == "I am allergic to peanuts."
+    assert ev.episode.content[ev.span_start : ev.span_end] == ev.quote and ev.score == 1.0
+
+
+def test_a_tool_claim_is_unendorsed_and_attributed(rmem: Memory) -> None:
+    result = rmem.add([_msg("Flight LX123 departs at 10:40 from gate B7.", role="tool", name="flights")])
+    item = rmem.get(result.added[0]["id"])
+    assert item.authority == "unendorsed" and item.text.startswith("According to tool flights: ")
+
+
+def test_a_document_claim_is_unendorsed_and_attributed_to_the_file(rmem: Memory) -> None:
+    doc = "The office moved to 12 Harbour Street in 2023.\n\nThe wifi network is called Gull."
+    result = rmem.add_document(doc, name="notes.md")
+    assert {e.role for e in result.episodes} == {"document"}
+    texts = [rmem.get(a["id"]).text for a in result.added]
+    assert texts and all(t.startswith("According to document notes.md: ") for t in texts)
+
+
+def test_an_update_keeps_history_and_as_of_returns_the_old_value(rmem: Memory) -> None:
+    first = rmem.add([_msg("I live in Lisbon.", time="2024-01-01T09:00:00Z")]).added[0]["id"]
+    result = rmem.add([_msg("I live in Porto.", time="2024-06-01T09:00:00Z")])
+    assert result.updated and result.updated[0]["previous"] == first
+    chain = rmem.history(result.updated[0]["id"])
+    assert [v.status for v in chain] == ["superseded", "active"]
+    assert "Lisbon" in rmem.history(first, as_of=chain[0].created_at)[0].text
+    ids = [h.id for h in rmem.search("where does the user live?").results]
+    assert chain[1].id in ids and first not in ids
+
+
+def test_a_repeated_statement_is_noop_plus_evidence(rmem: Memory) -> None:
+    first = rmem.add([_msg("I am allergic to peanuts.")]).added[0]["id"]
+    again = rmem.add([_msg("I am allergic to peanuts.", time="2024-06-01T09:00:00Z")])
+    assert not again.added and again.unchanged[0]["id"] == first
+    assert len(rmem.detail(first).evidence) == 2
+
+
+def test_a_negation_retracts_and_delete_plus_add_becomes_update(rmem: Memory) -> None:
+    first = rmem.add([_msg("I live in Lisbon.")]).added[0]["id"]
+    result = rmem.add([_msg("I no longer live in Lisbon. I live in Porto.", time="2024-06-01T09:00:00Z")])
+    assert not result.retracted, result
+    assert result.updated and result.updated[0]["previous"] == first
+    gone = rmem.add([_msg("I no longer live in Porto.", time="2024-07-01T09:00:00Z")])
+    assert gone.retracted and rmem.get(gone.retracted[0]["id"]).status == "retracted"
+
+
+def test_an_assistant_claim_cannot_overwrite_the_users_fact(rmem: Memory) -> None:
+    first = rmem.add([_msg("I live in Lisbon.")]).added[0]["id"]
+    result = rmem.add([_msg("You live in Berlin.", role="assistant")])
+    assert rmem.get(first).status == "active" and "Lisbon" in rmem.get(first).text
+    assert not result.updated
+    claim = rmem.get(result.added[0]["id"])
+    assert claim.authority == "attested" and claim.text.startswith("According to the assistant: ")
+    assert first in claim.metadata.get("conflicts_with", [])
+    assert claim.text == "According to the assistant: User lives in Berlin."
+    assert (claim.subject, claim.predicate, claim.value) == ("user", "lives_in", "Berlin")
+
+
+def test_small_talk_is_kept_as_an_episode_but_never_becomes_a_memory(rmem: Memory) -> None:
+    result = rmem.add([_msg("Haha, that's awesome! Much fun with the whole gang! Thanks so much!")])
+    assert len(result.episodes) == 1 and not result.added and not result.updated
+
+
+def test_relative_dates_resolve_against_the_message_time_not_today(rmem: Memory) -> None:
+    result = rmem.add([_msg("Yesterday I went hiking with Ana.", time="2024-05-08T10:00:00Z")])
+    assert "2024-05-07" in result.added[0]["text"]
+
+
+def test_huge_and_odd_messages_are_stored_and_bounded(rmem: Memory) -> None:
+    big = "I like tea. " * 900_000  # about 10 MB
+    result = rmem.add([_msg(big), _msg("nul\x00byte and I like coffee.")])
+    assert len(result.episodes) == 2 and len(rmem.episode(result.episodes[0].id).content) == len(big)
+    assert rmem.verify().ok
