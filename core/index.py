@@ -17,6 +17,10 @@ from .textproc import entities
 from .vectors import to_blob
 
 
+#: The vector variants each kind of owner may have (keys of the embeddings table).
+VECTOR_KINDS = {"memory": ("memory",), "episode": ("episode", "episode_ctx")}
+
+
 def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     if not texts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
@@ -39,8 +43,10 @@ def store_entities(conn: Connection, owner_kind: str, owner_id: str, text: str) 
 
 def remove_owner(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """Erase every index row of one owner (vectors of every variant, entities, FTS)."""
-    conn.execute("DELETE FROM embeddings WHERE owner_id = ?", (owner_id,))
-    conn.execute("DELETE FROM entities WHERE owner_id = ?", (owner_id,))
+    kinds = VECTOR_KINDS[owner_kind]
+    conn.execute(f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(kinds))}) AND owner_id = ?",
+                 (*kinds, owner_id))
+    conn.execute("DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id))
     row = conn.execute("SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)).fetchone()
     if row is not None:
         table = "memory_fts" if owner_kind == "memory" else "episode_fts"

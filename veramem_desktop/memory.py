@@ -22,6 +22,7 @@ from typing import Any
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
+from .core import forget as forget_mod
 from .core import grants as grants_mod
 from .core import ledger
 from .core.episodes import Episode, EpisodeInput, Scope
@@ -39,6 +40,7 @@ from .core.text import storable
 from .core.write import Writer
 from .core.store import Store
 from .facade_outcome import OutcomeMixin
+from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource
 
 MessageLike = str | EpisodeInput | dict[str, Any]
@@ -128,7 +130,7 @@ class MemoryDetail:
                 "links": self.links, "conflicts": self.conflicts}
 
 
-class Memory(OutcomeMixin):
+class Memory(OutcomeMixin, SyncMixin):
     """One person's memory store. Thread-safe; open it once per process."""
 
     def __init__(
@@ -394,6 +396,16 @@ class Memory(OutcomeMixin):
         links = [{"src": r[0], "dst": r[1], "type": r[2], "score": r[3]} for r in self.store.query(
             "SELECT src, dst, type, score FROM links WHERE src = ? OR dst = ?", (memory_id, memory_id))]
         return MemoryDetail(item, views, versions, entries, links, list(item.metadata.get("conflicts_with", [])))
+
+    # ------------------------------------------------------------ forget
+    def forget_preview(self, target: str) -> forget_mod.ForgetPlan:
+        """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
+        return forget_mod.plan(self.store, target)
+
+    def forget(self, target: str) -> forget_mod.ForgetReport:
+        """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them."""
+        report = forget_mod.forget(self.store, target, device=self.device_id)
+        return report
 
     # ------------------------------------------------------------ grants
     def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:

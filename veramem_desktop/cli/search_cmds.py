@@ -119,3 +119,51 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool
     click.echo("\nLedger:")
     for e in detail.ledger:
         click.echo(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}")
+
+
+@click.command()
+@click.argument("target")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation (for scripts).")
+@json_option
+@click.pass_context
+def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
+    """Erase a memory (mem_…, every version), an episode (ep_…) or a whole user (user:<id>).
+
+    Shows exactly what will go and asks first. Everything built from it goes too;
+    the ledger keeps only a tombstone (id and commitment).
+    """
+    import sys
+
+    from ..core.errors import ExitCode
+
+    mem = open_memory(ctx)
+    plan = mem.forget_preview(target)
+    if not as_json or not yes:
+        out = sys.stderr if as_json else sys.stdout
+        click.echo(f"Forgetting {target} erases:", file=out)
+        click.echo(f"  {len(plan.memories)} memory item(s) (all versions)"
+                   + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""), file=out)
+        click.echo(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
+        if plan.traces:
+            click.echo(f"  {plan.traces} search/answer trace(s) that returned it", file=out)
+        if plan.grants or plan.rejected_values:
+            click.echo(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
+        for mid in plan.memories[:10]:
+            try:
+                click.echo(f"    - {mid}: {mem.get(mid).text[:90]}", file=out)
+            except Exception:
+                pass
+    if not yes:
+        if not sys.stdin.isatty():
+            click.echo("Not confirmed: run in a terminal to confirm, or pass --yes.", err=True)
+            ctx.exit(int(ExitCode.REFUSED))
+        if not click.confirm("Erase this for good?", default=False):
+            click.echo("Nothing was erased.")
+            return
+    report = mem.forget(target)
+    mem.close()
+    if as_json:
+        emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
+    else:
+        click.echo(f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
+                   f"{report.erased_traces} trace(s). Tombstones written; the ledger still verifies.")

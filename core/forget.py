@@ -1,0 +1,195 @@
+"""Forget: erase a memory, an episode or a whole user, and everything built from them.
+
+What goes: every version of the memory; the episodes its evidence stands in; every
+memory left without evidence by that; everything derived from erased items
+(merges, summaries, experiences, fused items, shared copies — through the
+``derivations`` table and, for a user, the HMAC provenance of shared items); their
+evidence rows, FTS entries, vectors, entities, links, traces that returned them,
+per-item secrets, and for a user, grants and rejected values. The ledger keeps one
+tombstone per erased id with a commitment under a secret that is then erased, and
+still verifies. ``secure_delete`` and FTS5 secure-delete overwrite what was freed,
+and a truncating checkpoint folds the WAL so no old frame keeps a copy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import index, ledger
+from .errors import InvalidInputError, NotFoundError
+from .provenance import provenance_of
+from .store import Connection, Store
+
+
+@dataclass
+class ForgetPlan:
+    target: str
+    kind: str  # "memory" | "episode" | "user"
+    memories: list[str] = field(default_factory=list)
+    episodes: list[str] = field(default_factory=list)
+    derived: list[str] = field(default_factory=list)  # memories erased because they were built from erased ones
+    evidence: int = 0
+    traces: int = 0
+    grants: int = 0
+    rejected_values: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ForgetReport:
+    target: str
+    kind: str
+    erased_memories: int
+    erased_episodes: int
+    erased_traces: int
+    tombstones: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ids(conn: Connection, sql: str, params: Any = ()) -> set[str]:
+    return {r[0] for r in conn.execute(sql, params).fetchall()}
+
+
+def _marks(values: set[str] | list[str]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _closure(conn: Connection, memories: set[str], episodes: set[str]) -> tuple[set[str], set[str], set[str]]:
+    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived)."""
+    derived: set[str] = set()
+    initial = set(memories)
+    while True:
+        before = (len(memories), len(episodes))
+        if memories:
+            # the episodes the erased memories' evidence stands in
+            episodes |= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(memories)})",
+                             list(memories))
+            # everything derived from an erased memory
+            found = _ids(conn, f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
+                         list(memories))
+            derived |= found - memories
+            memories |= found
+        if episodes:
+            # memories whose every piece of evidence is erased
+            touched = _ids(conn, f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
+                           list(episodes))
+            for mid in touched - memories:
+                left = conn.execute(
+                    f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
+                    [mid, *episodes],
+                ).fetchone()[0]
+                kind = conn.execute("SELECT kind FROM memory_items WHERE id = ?", (mid,)).fetchone()
+                # derived kinds go with any of their evidence; plain facts only when nothing is left
+                if left == 0 or (kind and kind[0] in ("summary", "experience")):
+                    memories.add(mid)
+                    if mid not in initial:
+                        derived.add(mid)
+        if (len(memories), len(episodes)) == before:
+            return memories, episodes, derived
+
+
+def plan(store: Store, target: str) -> ForgetPlan:
+    """Exactly what ``forget(target)`` would erase. ``target``: mem_…, ep_… or user:<id>."""
+    with store.atomic() as conn:  # a write lock only because the provenance key may be created
+        return _plan(conn, target)
+
+
+def _plan(conn: Connection, target: str) -> ForgetPlan:
+    memories: set[str] = set()
+    episodes: set[str] = set()
+    if target.startswith("user:"):
+        user = target[5:]
+        if not user:
+            raise InvalidInputError("Name the user to forget, e.g. user:alice.")
+        kind = "user"
+        memories = _ids(conn, "SELECT id FROM memory_items WHERE user_id = ?", (user,))
+        episodes = _ids(conn, "SELECT id FROM episodes WHERE user_id = ?", (user,))
+        memories |= _ids(conn, "SELECT id FROM memory_items WHERE provenance = ?", (provenance_of(conn, user),))
+        if not memories and not episodes and not conn.execute(
+                "SELECT 1 FROM traces WHERE user_id = ? UNION SELECT 1 FROM grants WHERE subject = ? OR object = ?",
+                (user, user, user)).fetchone():
+            raise NotFoundError(f"Nothing is stored for user {user!r}.")
+    elif target.startswith("mem_"):
+        kind = "memory"
+        row = conn.execute("SELECT root_id FROM memory_items WHERE id = ?", (target,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory {target} (it may already be forgotten).")
+        memories = _ids(conn, "SELECT id FROM memory_items WHERE root_id = ?", (row[0],))
+    elif target.startswith("ep_"):
+        kind = "episode"
+        if conn.execute("SELECT 1 FROM episodes WHERE id = ?", (target,)).fetchone() is None:
+            raise NotFoundError(f"No episode {target} (it may already be forgotten).")
+        episodes = {target}
+    else:
+        raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
+    memories, episodes, derived = _closure(conn, memories, episodes)
+    result = ForgetPlan(target, kind, sorted(memories), sorted(episodes), sorted(derived))
+    if memories or episodes:
+        ids = list(memories) + list(episodes)
+        result.evidence = conn.execute(
+            f"SELECT count(*) FROM evidence WHERE memory_id IN ({_marks(memories) or 'NULL'}) "
+            f"OR episode_id IN ({_marks(episodes) or 'NULL'})", [*memories, *episodes]).fetchone()[0]
+        result.traces = len(_traces_touching(conn, ids))
+    if kind == "user":
+        user = target[5:]
+        result.traces += conn.execute("SELECT count(*) FROM traces WHERE user_id = ?", (user,)).fetchone()[0]
+        result.grants = conn.execute("SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)).fetchone()[0]
+        result.rejected_values = conn.execute("SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)).fetchone()[0]
+    return result
+
+
+def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
+    wanted = set(ids)
+    found = set()
+    for tid, returned, cited in conn.execute("SELECT id, returned_ids, cited_ids FROM traces").fetchall():
+        if wanted & set(json.loads(returned or "[]")) or wanted & set(json.loads(cited or "[]")):
+            found.add(tid)
+    return found
+
+
+def forget(store: Store, target: str, *, device: str) -> ForgetReport:
+    """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL."""
+    with store.atomic() as conn:
+        p = _plan(conn, target)
+        traces = _traces_touching(conn, p.memories + p.episodes)
+        if p.kind == "user":
+            user = target[5:]
+            traces |= _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
+            conn.execute("DELETE FROM grants WHERE subject = ? OR object = ?", (user, user))
+            conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
+        tombstones = []
+        for kind, ids in (("memory", p.memories), ("episode", p.episodes)):
+            for oid in ids:
+                commit = ledger.commit_to(conn, oid, {"forgotten": oid})
+                entry = ledger.append(conn, op="forget", target_kind=kind, target_id=oid, commitment_hex=commit,
+                                      device=device)
+                tombstones.append(entry.seq)
+        for mid in p.memories:
+            index.remove_owner(conn, "memory", mid)
+            conn.execute("DELETE FROM evidence WHERE memory_id = ?", (mid,))
+            conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (mid, mid))
+            conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))
+            conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
+            ledger.erase_secret(conn, mid)
+        for eid in p.episodes:
+            index.remove_owner(conn, "episode", eid)
+            conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
+            conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
+            ledger.erase_secret(conn, eid)
+        if traces:
+            conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
+        # Versions that survive must not point at erased ones.
+        if p.memories:
+            conn.execute(f"UPDATE memory_items SET supersedes = NULL WHERE supersedes IN ({_marks(p.memories)})",
+                         p.memories)
+    for table in ("memory_fts", "episode_fts"):
+        with store.atomic() as conn:
+            conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    store.checkpoint()
+    return ForgetReport(target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones)

@@ -1,0 +1,131 @@
+"""Search latency at growing store sizes, and add throughput without an LLM.
+
+Embedding 100k texts with the real model would take minutes on a laptop, so a pool
+of real fact sentences is embedded with the real model, and memories past the pool
+are stored as two pool sentences joined, with the normalised sum of their two
+vectors. They are written through the real schema (memory_items, FTS, vectors,
+entities, ledger) by ``items.insert`` and ``index.index_memory`` in large
+transactions. Queries are real questions, embedded for real on every search.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..core import index, items
+from ..core.items import MemoryItem
+from ..memory import Memory
+from .runner import BenchContext, Section
+from .sentences import conversation, fact_sentences, questions
+
+POOL = 2_000
+USER = "bench"
+BATCH = 2_000
+
+
+def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+    cuts = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else [ordered[0]] * 99
+    return {"p50": round(statistics.median(ordered), 2), "p95": round(cuts[94], 2), "n": len(ordered)}
+
+
+def _timed(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
+    out = []
+    for q in queries:
+        t0 = time.perf_counter()
+        fn(q)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _fill(mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarray, rng: np.random.Generator) -> None:
+    model = mem.embedder.name
+    device = mem.device_id
+    for lo in range(start, end, BATCH):
+        with mem.store.atomic() as conn:
+            for i in range(lo, min(lo + BATCH, end)):
+                if i < len(texts):
+                    text, vec = texts[i], vectors[i]
+                else:  # a synthetic memory: two real sentences, the normalised sum of their vectors
+                    a, b = (int(x) for x in rng.integers(0, len(texts), size=2))
+                    text = f"{texts[a]} {texts[b]}"
+                    vec = vectors[a] + vectors[b]
+                    vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
+                item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized",
+                                                     user_id=USER, source="bench"), [], device=device)
+                index.index_memory(conn, model, item.id, text, np.asarray(vec, dtype=np.float32))
+
+
+def run_latency(ctx: BenchContext) -> Section:
+    sizes = sorted(set(ctx.options.sizes))
+    mem = ctx.new_memory("latency")
+    try:
+        emb = mem.embedder
+        pool = fact_sentences(min(POOL, max(sizes)))
+        ctx.progress(f"latency: embedding {len(pool)} real sentences")
+        t0 = time.perf_counter()
+        vectors = emb.embed(pool)
+        embed_per_s = len(pool) / (time.perf_counter() - t0)
+        asked = questions(ctx.options.queries)
+        rng = np.random.default_rng(3)
+        caller = mem.caller(USER)
+        data: dict[str, dict[str, object]] = {}
+        rows: list[tuple[str, str]] = []
+        have = 0
+        for size in sizes:
+            ctx.progress(f"latency: storing {size - have:,} memories (total {size:,})")
+            t0 = time.perf_counter()
+            _fill(mem, have, size, pool, vectors, rng)
+            fill_s = time.perf_counter() - t0
+            done_before, have = have, size
+            for q in asked[:5]:  # warm the caches and the model
+                mem.search(q, user_id=USER)
+            ctx.progress(f"latency: {len(asked)} searches at {size:,}")
+            full = percentiles(_timed(lambda q: mem.search(q, user_id=USER), asked))
+            engine = percentiles(_timed(lambda q: mem.engine.search(q, caller, write_trace=False), asked))
+            embed = percentiles(_timed(lambda q: emb.embed([q]), asked))
+            data[str(size)] = {**full, "engine_p50": engine["p50"], "engine_p95": engine["p95"],
+                               "embed_p50": embed["p50"], "synthetic": max(0, size - len(pool)),
+                               "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0}
+            rows.append((f"search p50 / p95 @ {size:,}",
+                         f"{full['p50']:.1f} / {full['p95']:.1f} ms via Memory.search (engine only "
+                         f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f})"))
+        synthetic = [s for s in sizes if s > len(pool)]
+        note = (f"first {len(pool):,} memories embedded for real ({embed_per_s:.0f} texts/s); past that, two real "
+                "sentences joined with the normalised sum of their vectors; queries embedded for real")
+        rows.append(("  memories", note if synthetic else "all embedded for real"))
+        return Section({"search_latency_ms": data, "search_latency_note": note}, rows)
+    finally:
+        mem.close()
+
+
+def run_add(ctx: BenchContext, messages: int = 200) -> Section:
+    """Messages per second through ``Memory.add`` (episodes, indexes and derivation; no LLM)."""
+    mem = ctx.new_memory("add")
+    try:
+        chat = conversation(messages)
+        mem.add("warming up the model and the store", user_id=USER, session_id="warmup")
+        ctx.progress(f"add: {len(chat)} messages through Memory.add, two per call")
+        per_call: list[float] = []
+        t0 = time.perf_counter()
+        for i in range(0, len(chat), 2):
+            pair = [{"role": role, "content": text} for role, text in chat[i:i + 2]]
+            t1 = time.perf_counter()
+            mem.add(pair, user_id=USER, session_id=f"chat-{i // 40}")
+            per_call.append((time.perf_counter() - t1) * 1000)
+        seconds = time.perf_counter() - t0
+        rate = round(len(chat) / seconds, 1)
+        memories = int(mem.store.query_one("SELECT count(*) FROM memory_items")[0])
+        call_p50 = round(statistics.median(per_call), 1)
+        data = {"add_per_s": rate,
+                "add": {"messages": len(chat), "seconds": round(seconds, 2), "call_p50_ms": call_p50,
+                        "memories_derived": memories, "llm": str(getattr(mem, "llm_name", "none"))}}
+        return Section(data, [("add throughput", f"{rate:.1f} messages/s through Memory.add (2 per call, "
+                                                 f"p50 {call_p50} ms per call, no LLM; "
+                                                 f"{memories} memories derived)")])
+    finally:
+        mem.close()

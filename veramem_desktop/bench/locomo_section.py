@@ -1,0 +1,39 @@
+"""The ``locomo`` bench section: recall@5/10/20 per category, hybrid next to BM25-only and dense-only."""
+
+from __future__ import annotations
+
+import time
+
+from .locomo import default_path
+from .locomo_run import run_locomo
+from .runner import BenchContext, Section
+
+_CATS = (("cat1-4", "cat 1-4"), ("1", "1 multi-hop"), ("2", "2 temporal"), ("3", "3 open-domain"),
+         ("4", "4 single-hop"), ("5", "5 adversarial"))
+
+
+def run_locomo_section(ctx: BenchContext) -> Section:
+    path = ctx.options.locomo or default_path()
+    if path is None or not path.is_file():
+        note = f"no LoCoMo file at {path}" if path else "no LoCoMo file found (give --locomo PATH)"
+        return Section({"locomo": {"skipped": note}}, [("locomo", f"skipped: {note}")])
+    ctx.progress(f"locomo: ingesting and asking {path.name}")
+    mem = ctx.new_memory("locomo")
+    started = time.perf_counter()
+    try:
+        result = run_locomo(mem, path, ablation=ctx.options.ablation)
+    finally:
+        mem.close()
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    rows = [("locomo", f"{result['conversations']} conversations, {result['questions']} questions, "
+                       f"{result['seconds']} s (recall@5 / @10 / @20)")]
+    for key, label in _CATS:
+        cells = []
+        for variant in ("hybrid", "bm25", "dense"):
+            r = result[variant].get(key)
+            cells.append(f"{variant} " + ("/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)) if r else "-"))
+        n = result["hybrid"].get(key, {}).get("n", 0)
+        rows.append((f"  {label} (n={n})", "   ".join(cells)))
+    for name, r in result.get("ablation", {}).items():
+        rows.append((f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20))))
+    return Section({"locomo": result}, rows)
