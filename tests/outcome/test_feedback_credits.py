@@ -7,9 +7,9 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-
 from veramem_desktop.core import items, ledger
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
+
 from veramem_desktop.memory import Memory
 
 TEAS = ["I like green tea.", "I like black tea.", "I like mint tea.", "I like jasmine tea."]

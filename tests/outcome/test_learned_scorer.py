@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from veramem_desktop.core import learned
 from veramem_desktop.core.learned import Features, LearnedModel
+
 from veramem_desktop.memory import Memory
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
