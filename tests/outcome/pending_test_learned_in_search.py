@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from veramem_desktop.core import items, learned
 from veramem_desktop.core.learned import LearnedModel
+
 from veramem_desktop.memory import Memory
 
 #: a model that has learned that important memories help and unimportant ones do not
