@@ -125,7 +125,7 @@ def serve(ctx: click.Context, host: str, port: int, show_token: bool, user_id: s
         token = load_or_create_token(paths)
         app = create_app(mem, token, user_id=user_id, agent_id=agent_id, max_body_bytes=max_body_mb * 1024 * 1024)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY only then
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::1" if family == socket.AF_INET6 else "127.0.0.1", port))
         sock.listen(128)  # connections queue from now on, so the printed address works at once
