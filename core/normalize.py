@@ -46,10 +46,16 @@ def normalise(value: str) -> str:
 
 
 def skeleton(value: str) -> str:
-    """The confusable skeleton of a normalised value: look-alikes compare equal."""
-    base = normalise(value)
-    # Decompose so accents (combining marks) fall away as invisible, then map look-alikes.
-    base = "".join(ch for ch in unicodedata.normalize("NFD", base) if not _invisible(ch))
+    """The confusable skeleton of a value: look-alikes compare equal.
+
+    Look-alikes are mapped before and after casefolding, because a capital Cyrillic
+    ``В`` looks like ``B`` while its lower case ``в`` looks like nothing Latin.
+    """
+    text = unicodedata.normalize("NFKC", value)
+    # Decompose so accents (combining marks) fall away as invisible.
+    text = "".join(ch for ch in unicodedata.normalize("NFD", text) if not _invisible(ch))
     table = _prototypes()
-    mapped = "".join(table.get(ch, ch) for ch in base).casefold()
-    return mapped.replace("0", "o").replace("1", "l").replace("|", "l")
+    text = "".join(table.get(ch, ch) for ch in text)
+    text = normalise(text)
+    text = "".join(table.get(ch, ch) for ch in text).casefold()
+    return text.replace("0", "o").replace("1", "l").replace("|", "l")

@@ -161,8 +161,8 @@ class Writer:
         found = dict(cache.top(vec, cache.positions(scope_ids), NEIGHBOURS)) if scope_ids else {}
         if cand.subject and cand.predicate:
             for (mid,) in self.store.query(
-                "SELECT id FROM memory_items WHERE status = 'active' AND user_id IS ? AND team_id IS ? "
-                "AND subject = ? AND predicate = ?", (ep.user_id, ep.team_id, cand.subject, cand.predicate)):
+                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND user_id IS ? "
+                "AND team_id IS ? AND subject = ? AND predicate = ?", (ep.user_id, ep.team_id, cand.subject, cand.predicate)):
                 if mid not in found:
                     other = cache.vector(mid)
                     found[mid] = float(other @ vec) if other is not None else 0.0

@@ -24,6 +24,8 @@ from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
 from .core import forget as forget_mod
 from .core import grants as grants_mod
+from .core import review as review_mod
+from .core.answer import Answerer, AnswerResult
 from .core import ledger
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
@@ -396,6 +398,30 @@ class Memory(OutcomeMixin, SyncMixin):
         links = [{"src": r[0], "dst": r[1], "type": r[2], "score": r[3]} for r in self.store.query(
             "SELECT src, dst, type, score FROM links WHERE src = ? OR dst = ?", (memory_id, memory_id))]
         return MemoryDetail(item, views, versions, entries, links, list(item.metadata.get("conflicts_with", [])))
+
+    # ------------------------------------------------------------ answer
+    def answer(self, question: str, *, user_id: str | None = None, agent_id: str | None = None,
+               k: int = 10) -> AnswerResult:
+        """Answer from memory only, citing what it relied on, or abstain."""
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidInputError("The question is empty.")
+        question, _ = storable(question[:10_000])
+        llm = self.llm
+        result = Answerer(self.engine, llm).answer(question, self.caller(user_id, agent_id), k=k)
+        result.notices += self._llm_notices(llm)
+        return result
+
+    # ------------------------------------------------------------ review (a person's act only)
+    def review_queue(self, *, user_id: str | None = None) -> list[review_mod.ReviewItem]:
+        return review_mod.queue(self.store, user_id=user_id)
+
+    def approve(self, memory_id: str) -> MemoryItem:
+        """Mark a memory verified. For people only: never exposed to agents (MCP/REST)."""
+        return review_mod.approve(self.store, memory_id, device=self.device_id)
+
+    def reject(self, memory_id: str, reason: str = "") -> MemoryItem:
+        """Reject a memory: hidden from search and answers, and its value can never return."""
+        return review_mod.reject(self.store, memory_id, device=self.device_id, reason=reason)
 
     # ------------------------------------------------------------ forget
     def forget_preview(self, target: str) -> forget_mod.ForgetPlan:

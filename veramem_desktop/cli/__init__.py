@@ -34,6 +34,8 @@ COMMANDS: dict[str, str] = {
     "serve": "agent_cmds:serve",
     "history": "search_cmds:history",
     "forget": "search_cmds:forget",
+    "answer": "review_cmds:answer",
+    "review": "review_cmds:review",
     "sync": "sync_cmds:sync",
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",

@@ -1,0 +1,85 @@
+"""Answering from memory, and the review that only a person may do."""
+
+from __future__ import annotations
+
+import click
+
+from .common import emit_json, json_option, open_memory
+
+
+@click.command()
+@click.argument("question")
+@click.option("--user", "user_id", help="Answer as this user.")
+@click.option("--agent", "agent_id", help="Answer as this agent (its grants apply).")
+@click.option("--k", "k", type=click.IntRange(1, 100), default=10, show_default=True)
+@json_option
+@click.pass_context
+def answer(ctx: click.Context, question: str, user_id: str | None, agent_id: str | None, k: int, as_json: bool) -> None:
+    """Answer from stored memories only, citing them, or abstain."""
+    mem = open_memory(ctx)
+    result = mem.answer(question, user_id=user_id, agent_id=agent_id, k=k)
+    mem.close()
+    for notice in result.notices:
+        click.echo(f"note: {notice}", err=True)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(result.text)
+    if result.cited:
+        click.echo("\nCited:")
+        for hit in result.cited:
+            click.echo(f"  [{hit.id}] ({hit.kind}/{hit.authority}) {hit.text[:100]}")
+    elif result.abstained:
+        click.echo("(abstained: nothing stored supports an answer)")
+    click.echo(f"\ntrace {result.trace_id} · tried {' → '.join(result.ladder)}")
+
+
+@click.group(invoke_without_command=True)
+@click.option("--user", "user_id", help="Only this user's items.")
+@json_option
+@click.pass_context
+def review(ctx: click.Context, user_id: str | None, as_json: bool) -> None:
+    """List candidates and conflicts waiting for a person; approve or reject them.
+
+    Approval is a human act: it is offered here and in the terminal app, never to agents.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    mem = open_memory(ctx)
+    queue = mem.review_queue(user_id=user_id)
+    mem.close()
+    if as_json:
+        emit_json([r.to_dict() for r in queue])
+        return
+    if not queue:
+        click.echo("Nothing to review.")
+        return
+    for r in queue:
+        click.echo(f"{r.item.id}  [{r.item.kind}/{r.item.authority}]  {r.item.text[:100]}")
+        click.echo(f"    {r.reason}")
+    click.echo("\nApprove with `veramem review approve ID`, reject with `veramem review reject ID --reason …`.")
+
+
+@review.command("approve")
+@click.argument("memory_id")
+@json_option
+@click.pass_context
+def approve(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """Mark a memory verified (refused for a rejected value)."""
+    mem = open_memory(ctx)
+    item = mem.approve(memory_id)
+    mem.close()
+    emit_json(item.to_dict()) if as_json else click.echo(f"Approved {item.id}: {item.text}")
+
+
+@review.command("reject")
+@click.argument("memory_id")
+@click.option("--reason", default="", help="Why (kept with the item).")
+@json_option
+@click.pass_context
+def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> None:
+    """Reject a memory: hidden everywhere, and its value can never come back."""
+    mem = open_memory(ctx)
+    item = mem.reject(memory_id, reason)
+    mem.close()
+    emit_json(item.to_dict()) if as_json else click.echo(f"Rejected {item.id}: {item.text}")
