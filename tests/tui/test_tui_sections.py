@@ -9,7 +9,7 @@ from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
 from textual.command import CommandPalette
 from tui_support import app_on, fill, settle, shown_text
-from veramem_desktop.tui.app import DARK, LIGHT, VeramemApp, measure_first_paint
+from veramem_desktop.tui.app import DARK, LIGHT, VeramemApp, measure_first_content, measure_first_paint
 from veramem_desktop.tui.screens.episodes import EpisodesScreen
 from veramem_desktop.tui.screens.help import HelpScreen
 from veramem_desktop.tui.screens.memories import MemoriesScreen
@@ -160,7 +160,27 @@ async def test_a_passphrase_store_without_the_passphrase_asks_for_it_and_refuses
         app.memory.close()
 
 
-def test_measure_first_paint_returns_a_plausible_time_and_leaves_the_memory_open(mem: Memory) -> None:
-    seconds = measure_first_paint(mem)
-    assert 0 < seconds < 30
-    assert mem.sessions() == []  # still usable by the caller
+def test_start_up_timings_are_plausible_and_leave_the_memory_open(demo_mem: Memory) -> None:
+    paint = measure_first_paint(demo_mem)
+    content = measure_first_content(demo_mem)
+    assert 0 < paint < 30 and 0 < content < 30
+    assert len(demo_mem.sessions()) == 5  # still open and usable by the caller
+
+
+async def test_sync_once_set_up_shows_this_device_the_folder_and_pending_events(
+    demo_mem: Memory, tmp_path: Path,
+) -> None:
+    folder = tmp_path / "sync-folder"
+    folder.mkdir()
+    demo_mem.sync_init(folder, "laptop")
+    app = app_on(demo_mem)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        assert "set up" in shown_text(app.screen.query_one("#sync-state"))
+        fields = shown_text(app.screen.query_one("#sync-fields"))
+        assert "laptop" in fields and str(folder) in fields and "Pending events" in fields
+        await pilot.press("r")  # exchange once with the folder
+        await settle(pilot)
+        assert any(n.title == "Sync exchange" for n in app._notifications)

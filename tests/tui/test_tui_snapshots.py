@@ -17,6 +17,8 @@ from veramem_desktop.tui.widgets.memory_table import MemoryTable
 
 from veramem_desktop.memory import Memory
 
+pytestmark = pytest.mark.slow  # 21 headless runs; each is quick, together they take ~30 s
+
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 

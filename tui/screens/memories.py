@@ -87,6 +87,7 @@ class MemoriesScreen(SectionScreen):
         table = self.query_one(MemoryTable)
         table.show(message.rows, width=self.size.width)
         table.loading = False
+        self.vapp.mark_first_content()
         if message.query:
             route = f" (route: {message.route})" if message.route else ""
             summary = f"{plural(len(message.rows), 'result')} for “{message.query}”{route}"
