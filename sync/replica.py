@@ -326,6 +326,7 @@ def _apply_memory(conn: Connection, data: dict[str, Any], me: str, clock: Clock)
         for name in rows.COUNTERS:  # the sum of shares is set below
             row[name] = 0
         rows.insert_memory(conn, row, data.get("vectors", []))
+        rows.adopt_state(conn, memory_id, data.get("fields", {}), rows.MEMORY_LWW)
         current = rows.memory_row(conn, memory_id)
         assert current is not None
     before = len(rows.evidence_rows(conn, memory_id))
@@ -353,6 +354,7 @@ def _apply_grant(conn: Connection, data: dict[str, Any], clock: Clock) -> bool:
     if current is None:
         conn.execute(f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
                      [grant[f] for f in rows.GRANT_FIELDS])
+        rows.adopt_state(conn, grant["id"], data.get("fields", {}), rows.GRANT_LWW)
         current = rows.grant_row(conn, grant["id"])
         assert current is not None
     changed = rows.merge_fields(conn, "grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW,

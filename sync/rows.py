@@ -101,6 +101,14 @@ def capture(conn: Connection, row_id: str, current: dict[str, Any], fields: tupl
     return state
 
 
+def adopt_state(conn: Connection, row_id: str, remote: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """A row just inserted from another device starts with that device's clocks (not fresh local ones,
+    which would make its values look newer than later changes made elsewhere)."""
+    state = {name: remote[name] for name in fields
+             if isinstance(remote.get(name), list) and len(remote[name]) == 2 and isinstance(remote[name][1], str)}
+    _save_state(conn, row_id, state)
+
+
 def merge_fields(conn: Connection, table: str, row_id: str, current: dict[str, Any], remote: dict[str, Any],
                  fields: tuple[str, ...], tick: Tick) -> bool:
     """Last writer wins per field; returns True if a value changed."""
