@@ -72,6 +72,7 @@ def format_answer(result: Any) -> str:
     head = f"trace_id: {result.trace_id}; abstained: {str(bool(result.abstained)).lower()}"
     if result.abstained:
         head += " (memory holds nothing that supports an answer; say you do not know)"
+    head += "".join(f"\nnotice: {fence.neutralise(n)}" for n in getattr(result, "notices", []))
     items: list[tuple[str, dict[str, object]]] = [(result.text or "", {"kind": "answer"})]
     items += [(h.text, {**_hit_attrs(h), "block": "cited"}) for h in result.cited]
     return head + "\n\n" + fence.fence_all(items)

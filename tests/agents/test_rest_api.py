@@ -81,7 +81,7 @@ def test_each_endpoint_works_with_the_token(live: Any) -> None:
 
         answered = client.post("/v1/answer", json={"question": "Where did I move?"})
         assert answered.status_code == 200, answered.text
-        assert "Lisbon" in answered.json()["text"]
+        assert "Lisbon" in answered.json()["answer"] and answered.json()["abstained"] is False
 
         rated = client.post("/v1/feedback", json={"trace_id": found["trace_id"], "reward": 0.5})
         assert rated.status_code == 200, rated.text
