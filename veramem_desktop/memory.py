@@ -26,6 +26,7 @@ from .core import forget as forget_mod
 from .core import grants as grants_mod
 from .core import review as review_mod
 from .core.answer import Answerer, AnswerResult
+from .core.sharing import Sharer, ShareReport, may_act_on
 from .core import ledger
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
@@ -422,6 +423,30 @@ class Memory(OutcomeMixin, SyncMixin):
     def reject(self, memory_id: str, reason: str = "") -> MemoryItem:
         """Reject a memory: hidden from search and answers, and its value can never return."""
         return review_mod.reject(self.store, memory_id, device=self.device_id, reason=reason)
+
+    # ------------------------------------------------------------ sharing
+    def share_experiences(self, *, user_id: str | None = None, visibility: str = "public", team_id: str | None = None,
+                          tau: float = 0.5, team_policy: bool = False, only: list[str] | None = None) -> ShareReport:
+        """Share eligible experiences and world facts, abstracted and gated, as unendorsed pool items."""
+        if visibility not in ("team", "public"):
+            raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
+        if visibility == "team" and not team_id:
+            raise InvalidInputError("Sharing with a team needs the team id.")
+        llm = self.llm
+        return Sharer(self.engine, self.embedder, llm, device=self.device_id).share(
+            self.caller(user_id).user_id, visibility=visibility, team_id=team_id, tau=tau, team_policy=team_policy,
+            only=only)
+
+    def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
+        """The owner's consent to share one memory (a person's act)."""
+        with self.store.atomic() as conn:
+            return items_mod.set_fields(conn, memory_id, device=self.device_id, op="memory.consent",
+                                        shareable=shareable)
+
+    @staticmethod
+    def may_act_on(item: MemoryItem) -> bool:
+        """False for every unendorsed (tool, document, shared) item: such text can never authorise an action."""
+        return may_act_on(item)
 
     # ------------------------------------------------------------ forget
     def forget_preview(self, target: str) -> forget_mod.ForgetPlan:

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "forget": "search_cmds:forget",
     "answer": "review_cmds:answer",
     "review": "review_cmds:review",
+    "share": "review_cmds:share",
     "sync": "sync_cmds:sync",
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",

@@ -83,3 +83,29 @@ def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> No
     item = mem.reject(memory_id, reason)
     mem.close()
     emit_json(item.to_dict()) if as_json else click.echo(f"Rejected {item.id}: {item.text}")
+
+
+@click.command()
+@click.option("--user", "user_id", help="Whose memories to share (default from config).")
+@click.option("--consent", "consent", multiple=True, help="Mark this memory shareable first (repeatable).")
+@click.option("--visibility", type=click.Choice(["public", "team"]), default="public", show_default=True)
+@click.option("--team", "team_id", help="The team to share with (with --visibility team).")
+@click.option("--tau", type=float, default=0.5, show_default=True, help="Minimum utility to be eligible.")
+@json_option
+@click.pass_context
+def share(ctx: click.Context, user_id: str | None, consent: tuple[str, ...], visibility: str, team_id: str | None,
+          tau: float, as_json: bool) -> None:
+    """Share eligible experiences and world facts: abstracted, PII- and canary-gated, unendorsed."""
+    mem = open_memory(ctx)
+    for memory_id in consent:
+        mem.mark_shareable(memory_id)
+    report = mem.share_experiences(user_id=user_id, visibility=visibility, team_id=team_id, tau=tau)
+    mem.close()
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    click.echo(f"Shared {len(report.shared)}, already in the pool {len(report.merged)}, kept local {len(report.refused)}.")
+    for s in report.shared:
+        click.echo(f"  shared {s['id']} → {s['shared_id']}")
+    for r in report.refused:
+        click.echo(f"  kept   {r['id']}: {r['reason']}")

@@ -1,0 +1,135 @@
+"""Sharing experiences safely: eligibility → abstraction into slots → PII and canary gate →
+independent reconciliation against the shared pool → an unendorsed shared copy whose
+provenance is an HMAC of the contributor, never their id.
+
+Anything refused stays local; the refusal reason (a code, never content) is kept on
+the item and logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from . import index, items
+from .errors import ModelError
+from .items import MemoryItem
+from .llm import LLM
+from .pii import canary_leaks, find_pii
+from .protocols import Embedder
+from .provenance import provenance_of
+from .search import SearchEngine
+
+log = logging.getLogger("veramem.share")
+
+SHAREABLE_KINDS = ("experience", "fact")
+POOL_DUPLICATE_COSINE = 0.92
+
+
+@dataclass
+class ShareReport:
+    shared: list[dict[str, Any]] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def may_act_on(item: MemoryItem) -> bool:
+    """The action gate: only an active, unrejected memory that the user or system stated may authorise an action."""
+    return item.authority == "authorized" and item.trust != "rejected" and item.status == "active"
+
+
+def _about_the_user(item: MemoryItem) -> bool:
+    return (item.subject or "").lower() == "user" or item.text.lower().startswith(("user ", "user's"))
+
+
+def eligibility(item: MemoryItem, *, tau: float, team_policy: bool) -> str | None:
+    """Why ``item`` may not be shared, or None when it may."""
+    if item.kind == "preference":
+        return "preferences are never shared"
+    if item.kind not in SHAREABLE_KINDS:
+        return f"a {item.kind} is not shareable (only experiences and facts about the world)"
+    if item.kind == "fact" and _about_the_user(item):
+        return "a fact about the user is not a fact about the world"
+    if not (item.shareable or team_policy):
+        return "the owner has not consented (not marked shareable, no team policy)"
+    if item.status != "active" or item.trust == "rejected":
+        return f"the item is {item.status}/{item.trust}"
+    if item.utility < tau:
+        return f"utility {item.utility:.2f} is below the sharing threshold {tau:.2f}"
+    return None
+
+
+def gate(text: str, private_texts: list[str]) -> str | None:
+    """The deterministic gate: PII patterns, then the canary check."""
+    pii = find_pii(text)
+    if pii:
+        return "personal data found: " + ", ".join(pii)
+    leaks = canary_leaks(text, private_texts)
+    if leaks:
+        return f"{len(leaks)} run(s) of words from the owner's private memories would leak"
+    return None
+
+
+class Sharer:
+    def __init__(self, engine: SearchEngine, embedder: Embedder, llm: LLM, *, device: str) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.embedder = embedder
+        self.llm = llm
+        self.device = device
+
+    def share(self, user_id: str, *, visibility: str = "public", team_id: str | None = None, tau: float = 0.5,
+              team_policy: bool = False, only: list[str] | None = None) -> ShareReport:
+        report = ShareReport()
+        rows = self.store.query(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE user_id = ? AND status = 'active' "
+            "AND (source != 'shared' OR source IS NULL)", (user_id,))
+        mine = [items.row_to_item(r) for r in rows]
+        candidates = [m for m in mine if only is None or m.id in only]
+        for item in candidates:
+            reason = eligibility(item, tau=tau, team_policy=team_policy)
+            if reason is None:
+                reason = self._share_one(item, mine, user_id, visibility, team_id, report)
+            if reason is not None:
+                report.refused.append({"id": item.id, "reason": reason})
+                log.info("share refused for %s: %s", item.id, reason.split(":")[0])
+        return report
+
+    def _share_one(self, item: MemoryItem, mine: list[MemoryItem], user_id: str, visibility: str,
+                   team_id: str | None, report: ShareReport) -> str | None:
+        try:
+            abstract = self.llm.abstract_experience(item.text)
+        except ModelError as exc:
+            return f"abstraction failed ({exc.message})"
+        sources = {r[0] for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
+        private = [m.text for m in mine if m.id != item.id and m.id not in sources]
+        refused = gate(abstract, private)
+        if refused is not None:
+            return refused
+        vector = self.embedder.embed([abstract])[0]
+        pool_ids = [r[0] for r in self.store.query(
+            "SELECT id FROM memory_items WHERE source = 'shared' AND status = 'active' AND visibility = ? "
+            "AND team_id IS ?", (visibility, team_id))]
+        cache = self.engine.caches["memory"]
+        cache.refresh(self.store)
+        best = cache.top(vector, cache.positions(pool_ids), 1) if pool_ids else []
+        with self.store.atomic() as conn:
+            prov = provenance_of(conn, user_id)
+            if best and best[0][1] > POOL_DUPLICATE_COSINE:
+                # Independent reconciliation: the pool already holds this experience.
+                conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+                             (best[0][0], item.id))
+                report.merged.append({"id": item.id, "pool_item": best[0][0], "cosine": round(best[0][1], 3)})
+                return None
+            shared = items.insert(conn, MemoryItem(
+                id="", kind="experience", text=abstract, authority="unendorsed", user_id=None, team_id=team_id,
+                visibility=visibility, source="shared", provenance=prov, confidence=0.5,
+                metadata={"shared": True}), [], device=self.device, op="memory.share")
+            conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (shared.id, item.id))
+            index.index_memory(conn, self.embedder.name, shared.id, abstract, vector)
+        report.shared.append({"id": item.id, "shared_id": shared.id, "text": abstract})
+        return None
