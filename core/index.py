@@ -16,7 +16,6 @@ from .store import Connection
 from .textproc import entities
 from .vectors import to_blob
 
-
 #: The vector variants each kind of owner may have (keys of the embeddings table).
 VECTOR_KINDS = {"memory": ("memory",), "episode": ("episode", "episode_ctx")}
 

@@ -24,24 +24,24 @@ from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
 from .core import forget as forget_mod
 from .core import grants as grants_mod
-from .core import review as review_mod
-from .core.answer import Answerer, AnswerResult
-from .core.sharing import Sharer, ShareReport, may_act_on
+from .core import items as items_mod
 from .core import ledger
+from .core import review as review_mod
+from .core.access import Caller
+from .core.answer import Answerer, AnswerResult
+from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
-from .core.access import Caller
 from .core.ids import iso, new_id
-from .core import items as items_mod
-from .core.dates import parse_time, resolve_relative_dates
-from .core.items import MemoryItem
 from .core.ingest import store_episodes
+from .core.items import MemoryItem
 from .core.llm import LLM
 from .core.protocols import Embedder
 from .core.search import ROUTES, SearchConfig, SearchEngine, SearchResult
+from .core.sharing import Sharer, ShareReport, may_act_on
+from .core.store import Store
 from .core.text import storable
 from .core.write import Writer
-from .core.store import Store
 from .facade_outcome import OutcomeMixin
 from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-
 from veramem_desktop.core.answer import Answerer
 from veramem_desktop.core.errors import RefusedError
 from veramem_desktop.core.fence import CLOSE, fence
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
+
 from veramem_desktop.memory import Memory
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from support.sqlcipher_pages import plaintext_of_store
-
 from veramem_desktop.core import index, items
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.items import Evidence, MemoryItem
 from veramem_desktop.core.provenance import provenance_of
+
 from veramem_desktop.keys import KeyManager
 from veramem_desktop.memory import Memory
 

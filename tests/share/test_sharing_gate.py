@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from veramem_desktop.core import items
 from veramem_desktop.core.items import MemoryItem
 from veramem_desktop.core.pii import canary_leaks, find_pii
 from veramem_desktop.core.sharing import may_act_on
+
 from veramem_desktop.memory import Memory
 
 

@@ -7,11 +7,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fake_ollama import Delay, FakeOllama, FromRequest, HttpStatus, JsonContent, RawContent, running_fake_ollama
+from support.fake_ollama import (
+    Delay,
+    FakeOllama,
+    FromRequest,
+    HttpStatus,
+    JsonContent,
+    RawContent,
+    running_fake_ollama,
+)
 from support.fixtures import PASSPHRASE
+from veramem_desktop.core import items
 
 from veramem_desktop.config import Config
-from veramem_desktop.core import items
 from veramem_desktop.memory import Memory
 
 
