@@ -1,0 +1,101 @@
+"""The ``sync`` bench section: events applied per second, and the delay from a batch file's
+arrival in the folder to its events being found by search on the receiving device.
+
+Two real stores pair through one shared folder (no file-sync engine in between, so the
+delay measured is VeraMem's own: the watchdog noticing the file, opening it, applying it,
+and the search index seeing the rows). Memories are written through the engine's own
+functions (episode, memory item with evidence, FTS, ledger), without a model.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+
+from ..core import episodes, items
+from ..core.episodes import EpisodeInput, Scope
+from ..core.items import Evidence, MemoryItem
+from ..memory import Memory
+from .runner import BenchContext, Section
+from .sentences import fact_sentences
+
+EVENTS_TARGET = 4_000  # ledger entries to replicate (two per memory: episode and item)
+DELAY_SAMPLES = 7
+USER = "bench"
+
+
+def _write(mem: Memory, texts: list[str]) -> None:
+    device = mem.device_id
+    with mem.store.atomic() as conn:
+        for text in texts:
+            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=device)[0]
+            items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=USER,
+                                          source="bench"), [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
+                         device=device)
+
+
+def _pair(a: Memory, b: Memory, ctx: BenchContext) -> None:
+    folder = ctx.home / "sync-folder"
+    folder.mkdir()
+    a.sync_init(folder, "bench-a")
+    code = b.sync_join_start(folder, "bench-b")
+    joiner = threading.Thread(target=lambda: b.sync_join_finish(timeout_s=120))
+    joiner.start()
+    a.sync_approve(code, wait_s=120)
+    joiner.join(180)
+
+
+def run_sync_section(ctx: BenchContext) -> Section:
+    ctx.progress("sync: pairing two stores")
+    a, b = ctx.new_memory("sync-a"), ctx.new_memory("sync-b")
+    try:
+        _pair(a, b, ctx)
+        _write(a, fact_sentences(EVENTS_TARGET // 2))
+        ctx.progress(f"sync: exporting and applying {EVENTS_TARGET} events")
+        exported = a.sync_run()
+        applied = b.sync_run()
+        rate = applied.applied_events / applied.seconds if applied.seconds else 0.0
+
+        ctx.progress("sync: arrival-to-searchable delay")
+        stop = threading.Event()
+        daemon = threading.Thread(target=lambda: b.sync_daemon(stop, scan_s=60.0), daemon=True)
+        daemon.start()
+        b.sync_run()  # the daemon's own first exchange has nothing to do; let it settle
+        delays = []
+        for i in range(DELAY_SAMPLES):
+            token = f"zq{i:02d}marker{int(time.time() * 1000) % 100000}"
+            _write(a, [f"The spare key {token} is under the third flowerpot."])
+            a.sync_run()
+            arrived = time.perf_counter()  # the batch file is in the folder now
+            deadline = arrived + 60
+            while time.perf_counter() < deadline:
+                if any(token in h.text for h in b.search(token, user_id=USER, k=5).results):
+                    delays.append((time.perf_counter() - arrived) * 1000)
+                    break
+                time.sleep(0.005)
+        stop.set()
+        daemon.join(10)
+    finally:
+        a.close()
+        b.close()
+    data = {
+        "events": applied.applied_events,
+        "batches": applied.applied_batches,
+        "export_seconds": exported.seconds,
+        "apply_seconds": applied.seconds,
+        "events_applied_per_s": round(rate, 1),
+        "arrival_to_searchable_ms": {
+            "p50": round(statistics.median(delays), 1) if delays else None,
+            "max": round(max(delays), 1) if delays else None,
+            "n": len(delays),
+            "missed": DELAY_SAMPLES - len(delays),
+        },
+    }
+    d = data["arrival_to_searchable_ms"]
+    rows = [
+        ("sync apply", f"{data['events_applied_per_s']:,.0f} events/s ({data['events']} events in "
+                       f"{data['batches']} files, {applied.seconds:.2f} s; export {exported.seconds:.2f} s)"),
+        ("sync arrival→searchable", f"p50 {d['p50']} ms, max {d['max']} ms (n={d['n']}, missed {d['missed']})"),
+    ]
+    return Section({"sync": data}, rows)
