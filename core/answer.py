@@ -37,9 +37,8 @@ class AnswerResult:
                 "context_dropped": self.context_dropped, "notices": self.notices}
 
 
-def _label(hit: Hit) -> str:
-    who = hit.source or hit.kind
-    return f"{hit.kind}/{hit.authority}/{who}" + (f"/{hit.time[:10]}" if hit.time else "")
+def _attrs(hit: Hit) -> dict[str, object]:
+    return {"kind": hit.kind, "authority": hit.authority, "source": hit.source, "time": (hit.time or "")[:10]}
 
 
 class Answerer:
@@ -88,7 +87,7 @@ class Answerer:
 
     def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
         ordered = sorted(pool.values(), key=lambda h: -h.score)
-        fenced = fence([(h.id, _label(h), h.text) for h in ordered], budget_tokens=self.budget)
+        fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
         items = [ContextItem(h.id, h.text, h.kind, h.authority, h.time) for h in ordered if h.id in fenced.included]
         if not items:
             return None, fenced.dropped

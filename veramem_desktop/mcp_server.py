@@ -4,7 +4,7 @@ Built on the official SDK's ``MCPServer``. Each tool's docstring is the contract
 calling agent reads. Tools act as one caller fixed at start-up (see
 :mod:`veramem_desktop.agent_access`); none takes a user id, and none approves,
 rejects or raises trust. Recalled text comes back fenced as untrusted data
-(:mod:`veramem_desktop.fence`). Over stdio, stdout carries protocol frames only;
+(:mod:`veramem_desktop.core.fence`). Over stdio, stdout carries protocol frames only;
 logs go to stderr and never carry memory content.
 """
 
@@ -20,7 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from . import __version__, fence
+from . import __version__
+from .core import fence
 from .agent_access import AgentAccess
 from .core.errors import VeramemError
 

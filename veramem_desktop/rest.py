@@ -33,7 +33,8 @@ from pydantic import AfterValidator, BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import __version__, fence
+from . import __version__
+from .core import fence
 from .agent_access import AgentAccess
 from .config import Paths
 from .core.errors import VeramemError

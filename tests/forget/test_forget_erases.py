@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.sqlcipher_pages import plaintext_of_store
+from veramem_desktop.pages import plaintext_of_store
 from veramem_desktop.core import index, items
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.items import Evidence, MemoryItem

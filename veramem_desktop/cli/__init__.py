@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "answer": "review_cmds:answer",
     "review": "review_cmds:review",
     "share": "review_cmds:share",
+    "doctor": "doctor_cmds:doctor",
+    "demo": "doctor_cmds:demo",
     "sync": "sync_cmds:sync",
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",

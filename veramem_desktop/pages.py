@@ -1,4 +1,4 @@
-"""Decrypt every physical page of a SQLCipher 4 file and every frame of its WAL.
+"""Decrypt every physical page of a SQLCipher 4 file and every frame of its WAL (for erasure proofs).
 
 A logical export would skip free pages, so erasure is checked on the raw bytes.
 SQLCipher 4 defaults: 4096-byte pages, AES-256-CBC, an 80-byte reserved tail per page

@@ -1,0 +1,52 @@
+"""`veramem doctor` and `veramem demo`."""
+
+from __future__ import annotations
+
+import click
+
+from ..core.errors import ExitCode
+from .common import emit_json, json_option, open_memory
+
+
+@click.command()
+@click.option("--probes", is_flag=True, help="Also run live probes of the invariants on a scratch store.")
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
+    """Check the store, key, keyring, embedder, LLM, sync and versions, with the fix for each problem."""
+    from ..doctor import checks, run_probes
+
+    mem = open_memory(ctx)
+    found = checks(mem)
+    ran = run_probes(mem.embedder) if probes else []
+    mem.close()
+    bad = [c for c in found if not c.ok] + [p for p in ran if not p.passed]
+    if as_json:
+        emit_json({"checks": [c.to_dict() for c in found], "probes": [p.to_dict() for p in ran], "ok": not bad})
+    else:
+        for c in found:
+            click.echo(f"{'ok ' if c.ok else 'BAD'}  {c.name:9} {c.detail}")
+            if c.fix and not c.ok:
+                click.echo(f"      fix: {c.fix}")
+        for p in ran:
+            click.echo(f"{'pass' if p.passed else 'FAIL'} probe: {p.name}\n      {p.proof}")
+    if bad:
+        ctx.exit(int(ExitCode.FAILURE))
+
+
+@click.command()
+@json_option
+@click.pass_context
+def demo(ctx: click.Context, as_json: bool) -> None:
+    """Load a small demonstration set (preferences, facts, a correction, a tool claim, a conflict)."""
+    from ..demo import load_demo
+
+    mem = open_memory(ctx)
+    results = load_demo(mem)
+    mem.close()
+    added = sum(len(r.added) for r in results)
+    episodes = sum(len(r.episodes) for r in results)
+    if as_json:
+        emit_json({"episodes": episodes, "memories_added": added})
+    else:
+        click.echo(f"Loaded the demo: {episodes} messages, {added} memories. Open `veramem` to look around.")

