@@ -152,3 +152,26 @@ def test_snapshot_memories_list_light_theme(snap_mem: Memory, snap_compare: Any)
     """The memories list of the first snapshot in the light theme: dark text on a light background,
     the active section still highlighted."""
     assert snap_compare(app_on(snap_mem, dark=False), terminal_size=(80, 24), run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_review_queue(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"3 Review" highlighted; "4 items waiting for you" and the queue: the assistant's claim that
+    conflicts with the user's own statement first, then the tool's calendar claim and the assistant's
+    unendorsed/attested claims, each with why it waits. Footer: a Approve, x Reject."""
+    assert snap_compare(app_on(snap_mem), terminal_size=size, press=["3"], run_before=settle)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_forget_preview(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """Over the memory's detail, a dialog "Forget mem_…?" listing what will be erased (memories with
+    every version, pieces of evidence, source episodes, traces) with their ids, a warning that only a
+    tombstone stays in the ledger, and Cancel / Forget buttons (Forget focused)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await _open_row(pilot, "Vim")
+        await pilot.press("d")
+        await settle(pilot)
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)

@@ -163,6 +163,12 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         self.load()
 
     # ------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Approve and reject apply to memories, not to raw episodes: hide them there."""
+        if action in ("approve", "reject") and self.target_id.startswith("ep_"):
+            return False
+        return True
+
     def action_back(self) -> None:
         self.dismiss()
 
@@ -174,12 +180,10 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             self.dismiss()
 
     def action_approve(self) -> None:
-        if not self.target_id.startswith("ep_"):
-            self.approve(self.target_id)
+        self.approve(self.target_id)
 
     def action_reject(self) -> None:
-        if not self.target_id.startswith("ep_"):
-            self.app.push_screen(RejectScreen(self.target_id), self._rejected)
+        self.app.push_screen(RejectScreen(self.target_id), self._rejected)
 
     def _rejected(self, item: Any) -> None:
         if item is not None:

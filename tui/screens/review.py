@@ -16,7 +16,7 @@ from veramem_desktop.tui.screens.memory_detail import MemoryDetailScreen
 from veramem_desktop.tui.screens.reject import RejectScreen
 from veramem_desktop.tui.widgets.review_table import ReviewTable
 
-FIXED_COLUMNS_WIDTH = 60
+FIXED_COLUMNS_WIDTH = 50
 
 
 class ReviewScreen(SectionScreen):

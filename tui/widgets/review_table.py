@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from textual.widgets import DataTable
-from veramem_desktop.tui.formatting import one_line
+from veramem_desktop.tui.formatting import one_line, short_id
+
+_ID = re.compile(r"\b(?:mem|ep)_[0-9A-Z]{20,}\b")
+REASON_WIDTH = 24
+
+
+def reason_text(reason: str) -> str:
+    """The facade's reason with ids shortened so it fits a column."""
+    return one_line(_ID.sub(lambda m: short_id(m.group(0), 6), reason), REASON_WIDTH)
 
 
 class ReviewTable(DataTable[str]):
@@ -28,9 +37,8 @@ class ReviewTable(DataTable[str]):
         for entry in queue:
             item = entry.item
             self.items[item.id] = entry
-            reason = entry.reason + (f" ({len(entry.conflicts_with)} conflicting)" if entry.conflicts_with else "")
             self.add_row(item.kind, one_line(item.text, text_width), item.authority,
-                         one_line(reason, 28), key=item.id)
+                         reason_text(entry.reason), key=item.id)
 
     def current_id(self) -> str | None:
         if not self.row_count:
