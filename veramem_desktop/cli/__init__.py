@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "share": "review_cmds:share",
     "doctor": "doctor_cmds:doctor",
     "demo": "doctor_cmds:demo",
+    "tui": "store_cmds:tui",
     "sync": "sync_cmds:sync",
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",

@@ -61,6 +61,11 @@ def log_crash(exc: BaseException) -> str:
 
 def open_default_view(ctx: click.Context) -> None:
     """What a bare ``veramem`` shows: the terminal app on a terminal, the status otherwise."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from ..tui.app import run_app
+
+        run_app((ctx.find_root().obj or {}).get("home"))
+        return
     from . import store_cmds
 
     ctx.invoke(store_cmds.status)

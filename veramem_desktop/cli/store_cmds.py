@@ -138,3 +138,12 @@ def verify(ctx: click.Context, as_json: bool) -> None:
                    f"{report.problem}.")
     if not report.ok:
         ctx.exit(int(ExitCode.LEDGER_BROKEN))
+
+
+@click.command()
+@click.pass_context
+def tui(ctx: click.Context) -> None:
+    """Open the terminal app: browse, search, inspect, review and forget (also a bare `veramem`)."""
+    from ..tui.app import run_app
+
+    run_app((ctx.find_root().obj or {}).get("home"))
