@@ -34,7 +34,9 @@ from .store import Connection, Store
 FEATURES = ("importance", "recency", "frequency", "confidence")
 MIN_OUTCOMES = 10
 META_KEY = "learned_scorer"
-#: most recent outcomes used for training
+#: outcomes and positive outcomes counted so far, and how many the last fit saw
+TALLY_KEY = "learned_tally"
+#: most recent rewarded traces read for training
 MAX_SAMPLES = 5000
 #: the learned term spans ±LEARNED_SPAN, the same span as the utility prior at λ = 0.2
 LEARNED_SPAN = 0.1
@@ -149,6 +151,25 @@ def outcomes_from(metadata_rows: Sequence[str]) -> tuple[npt.NDArray[np.float64]
     return np.asarray(xs, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(ys, dtype=np.float64)
 
 
+def _set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (key, value))
+
+
+def _tally(conn: Connection) -> tuple[int, int, int]:
+    """(outcomes, positive outcomes, outcomes the last fit saw) as counted in ``meta``."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (TALLY_KEY,)).fetchone()
+    try:
+        data = json.loads(row[0]) if row else {}
+        return int(data.get("outcomes", 0)), int(data.get("positives", 0)), int(data.get("trained", 0))
+    except (ValueError, TypeError, AttributeError):
+        return 0, 0, 0
+
+
+def _save_tally(conn: Connection, outcomes: int, positives: int, trained: int) -> None:
+    _set_meta(conn, TALLY_KEY, json.dumps({"outcomes": outcomes, "positives": positives, "trained": trained}))
+
+
 def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
     """Fit on the most recent outcomes and keep the weights in ``meta``. Returns (model, outcomes)."""
     rows = conn.execute(
@@ -159,9 +180,26 @@ def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
     if model is None:
         conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
     else:
-        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     (META_KEY, model.to_json()))
+        _set_meta(conn, META_KEY, model.to_json())
+    # the tally restarts from what training saw (forget may have erased outcomes since)
+    _save_tally(conn, int(y.shape[0]), int(y.sum()), int(y.shape[0]))
     return model, int(y.shape[0])
+
+
+def record(conn: Connection, labels: Sequence[int]) -> tuple[LearnedModel | None, int]:
+    """Count new outcomes and refit when it is due: as soon as ten mixed outcomes exist, then
+    each time the outcomes have grown by a tenth (at least ten) since the last fit.
+    Returns (the current model, outcomes so far)."""
+    outcomes, positives, trained = _tally(conn)
+    outcomes += len(labels)
+    positives += sum(1 for v in labels if v)
+    current = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    model = LearnedModel.from_json(current[0]) if current else None
+    grown = outcomes - trained >= max(MIN_OUTCOMES, min(trained, MAX_SAMPLES) // 10)
+    if labels and outcomes >= MIN_OUTCOMES and 0 < positives < outcomes and (model is None or grown):
+        return retrain(conn)
+    _save_tally(conn, outcomes, positives, trained)
+    return model, outcomes
 
 
 def load(store: Store) -> LearnedModel | None:

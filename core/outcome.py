@@ -10,7 +10,7 @@
   ``successes += max(a, 0)``, ``failures += max(-a, 0)``, one more use, and a helpful
   use restores its retrieval strength;
 - each credited memory's features and the outcome's sign are kept in the trace, and the
-  usage-learned scorer is refitted (core/learned.py).
+  usage-learned scorer is refitted when enough new outcomes arrived (core/learned.py).
 All of it happens in one transaction, with one ledger entry per credited memory
 (``memory.outcome``, through ``items.set_fields``) and one ``trace.feedback`` entry.
 """
@@ -125,7 +125,7 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
             device=device, details={"reward": r, "advantage": round(advantage, 6), "basis": basis,
                                     "credited": [c["id"] for c in credited]},
         )
-        model, samples = learned.retrain(conn)
+        model, samples = learned.record(conn, [o["y"] for o in outcomes])
     info = learned.describe(model)
     info["outcomes"] = samples
     return FeedbackResult(trace_id, r, base, advantage, basis, credited, ignored, info)

@@ -134,3 +134,12 @@ def test_the_model_cache_reads_the_store_only_when_its_version_moved(mem: Memory
         conn.execute("UPDATE meta SET value = ? WHERE key = ?", (other.to_json(), learned.META_KEY))
     assert cache.get(mem.store, version) == model
     assert cache.get(mem.store) == other
+
+
+def test_after_the_first_fit_the_model_is_refitted_once_outcomes_grew_by_ten(mem: Memory) -> None:
+    mem.add(["I like green tea.", "I like black tea."])
+    rewards = [1.0, -1.0] * 11
+    results = _feedback_rounds(mem, rewards)
+    samples = [r["learned"].get("samples") for r in results]
+    assert samples[9:] == [10] * 10 + [20] * 3
+    assert learned.load(mem.store) is not None and learned.load(mem.store).samples == 20  # type: ignore[union-attr]
