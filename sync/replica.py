@@ -26,6 +26,7 @@ from typing import Any
 
 from veramem_desktop.core import ledger
 from veramem_desktop.core.canonical import GENESIS_HASH, canonical_json, chain_hash
+from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.ids import now_iso
 from veramem_desktop.core.items import content_of, row_to_item
 from veramem_desktop.core.store import Connection, Store
@@ -393,7 +394,10 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
         table = {"memory": "memory_items", "episode": "episodes"}.get(kind)
         if table is None or store.query_one(f"SELECT 1 FROM {table} WHERE id = ?", (target,)) is None:
             continue
-        plan = forget_mod.plan(store, target)
+        try:
+            plan = forget_mod.plan(store, target)
+        except NotFoundError:  # erased meanwhile by another process
+            continue
         with store.atomic() as conn:
             # What the forget here will also erase is named as coming from the same tombstone,
             # so this device does not rotate the key for it; its entries still travel as tombstones.
@@ -402,7 +406,10 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
                 for other in ids:
                     conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
                                  "VALUES (?,?,?,?,?)", (other, other_kind, origin[0], origin[1], now_iso()))
-        forget_mod.forget(store, target, device=ledger_device)
+        try:
+            forget_mod.forget(store, target, device=ledger_device)
+        except NotFoundError:
+            continue
         erased += 1
     return erased
 
