@@ -58,6 +58,9 @@ class SearchConfig:
     #: when a query names exactly one known speaker, that speaker's turns count as ranked first
     #: in one more channel of this weight
     speaker_weight: float = 1.0
+    #: entities carried by more rows than this are left out of the entity channel: they say
+    #: little (low idf) and counting their matches costs time that grows with the store
+    entity_max_df: int = 2000
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     utility_lambda: float = 0.2
@@ -179,54 +182,72 @@ class SearchEngine:
                 self._positions[key] = (version, positions)
         return [i for i, _ in cache.top(qvec, positions, n)]
 
+    def _deep(self, n: int) -> int:
+        """How many raw full-text or entity matches are ranked before the access predicate and the
+        kinds filter keep the caller's ``n``: enough for every store of one person, and it keeps the
+        joins from running over every match of a common word."""
+        return max(10 * n, 2000)
+
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
               now: str, n: int) -> list[str]:
         match = fts_query(query)
         if match is None:
             return []
-        params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n}
+        params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": self._deep(n)}
         if unit == "memory":
             params.update({f"k{i}": k for i, k in enumerate(kinds)})
             sql = (
-                "SELECT m.id FROM memory_fts f JOIN fts_rows r ON r.rowid = f.rowid AND r.owner_kind = 'memory' "
-                "JOIN memory_items m ON m.id = r.owner_id "
-                f"WHERE memory_fts MATCH :match AND {access.memory_predicate('m', include_archived=include_archived)} "
+                "WITH f AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts) AS score FROM memory_fts "
+                "WHERE memory_fts MATCH :match ORDER BY score LIMIT :deep) "
+                "SELECT m.id FROM f CROSS JOIN fts_rows r ON r.rowid = f.rid AND r.owner_kind = 'memory' "
+                "CROSS JOIN memory_items m ON m.id = r.owner_id "
+                f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
                 f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
-                "ORDER BY bm25(memory_fts) LIMIT :n"
+                "ORDER BY f.score, f.rid LIMIT :n"
             )
         else:
             sql = (
-                "SELECT e.id FROM episode_fts f JOIN fts_rows r ON r.rowid = f.rowid AND r.owner_kind = 'episode' "
-                "JOIN episodes e ON e.id = r.owner_id "
-                f"WHERE episode_fts MATCH :match AND {access.episode_predicate('e')} "
-                "ORDER BY bm25(episode_fts) LIMIT :n"
+                "WITH f AS MATERIALIZED (SELECT rowid AS rid, bm25(episode_fts) AS score FROM episode_fts "
+                "WHERE episode_fts MATCH :match ORDER BY score LIMIT :deep) "
+                "SELECT e.id FROM f CROSS JOIN fts_rows r ON r.rowid = f.rid AND r.owner_kind = 'episode' "
+                "CROSS JOIN episodes e ON e.id = r.owner_id "
+                f"WHERE {access.episode_predicate('e')} ORDER BY f.score, f.rid LIMIT :n"
             )
         return [r[0] for r in self.store.query(sql, params)]
 
     def _entity(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
                 now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
-        names = sorted(entities(query) - drop)
+        owner_kind = "memory" if unit == "memory" else "episode"
+        names = [e for e in sorted(entities(query) - drop) if self._entity_df(e) <= self.config.entity_max_df]
         if not names:
             return []
-        params: dict[str, Any] = {**access.params(caller, now), "n": n}
+        params: dict[str, Any] = {**access.params(caller, now), "n": n, "deep": self._deep(n), "ok": owner_kind}
         params.update({f"en{i}": e for i, e in enumerate(names)})
         in_names = ",".join(f":en{i}" for i in range(len(names)))
+        matches = (
+            "WITH en AS MATERIALIZED (SELECT owner_id, count(*) AS c FROM entities INDEXED BY entities_by_name "
+            f"WHERE entity IN ({in_names}) AND owner_kind = :ok GROUP BY owner_id ORDER BY c DESC LIMIT :deep) "
+        )
         if unit == "memory":
             params.update({f"k{i}": k for i, k in enumerate(kinds)})
             sql = (
-                "SELECT m.id, count(*) AS c FROM entities en JOIN memory_items m ON m.id = en.owner_id "
-                f"WHERE en.owner_kind = 'memory' AND en.entity IN ({in_names}) "
-                f"AND {access.memory_predicate('m', include_archived=include_archived)} "
+                matches + "SELECT m.id FROM en CROSS JOIN memory_items m ON m.id = en.owner_id "
+                f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
                 f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
-                "GROUP BY m.id ORDER BY c DESC, m.created_at DESC LIMIT :n"
+                "ORDER BY en.c DESC, m.created_at DESC LIMIT :n"
             )
         else:
             sql = (
-                "SELECT e.id, count(*) AS c FROM entities en JOIN episodes e ON e.id = en.owner_id "
-                f"WHERE en.owner_kind = 'episode' AND en.entity IN ({in_names}) AND {access.episode_predicate('e')} "
-                "GROUP BY e.id ORDER BY c DESC, e.event_time DESC LIMIT :n"
+                matches + "SELECT e.id FROM en CROSS JOIN episodes e ON e.id = en.owner_id "
+                f"WHERE {access.episode_predicate('e')} ORDER BY en.c DESC, e.event_time DESC LIMIT :n"
             )
         return [r[0] for r in self.store.query(sql, params)]
+
+    def _entity_df(self, entity: str) -> int:
+        """How many rows carry the entity, memories and episodes together (an index-only count)."""
+        row = self.store.query_one("SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?",
+                                   (entity,))
+        return int(row[0])
 
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
