@@ -138,8 +138,8 @@ class Consolidator:
         if self.progress is not None:
             self.progress(stage, done, total)
 
-    def _active(self, where: str = "", params: Sequence[Any] = ()) -> list[MemoryItem]:
-        sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected'"
+    def _active(self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')") -> list[MemoryItem]:
+        sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status IN {statuses} AND trust != 'rejected'"
         if where:
             sql += f" AND {where}"
         return [items.row_to_item(r) for r in self.store.query(sql + " ORDER BY valid_from, id", params)]
@@ -293,8 +293,11 @@ class Consolidator:
         for item in self._active(f"kind IN ({marks}) AND session_id IS NOT NULL", BASE_KINDS):
             sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
         existing: dict[tuple[Any, ...], MemoryItem] = {}
-        for s in self._active("kind = 'summary' AND session_id IS NOT NULL"):
-            existing[(s.session_id, *scope_of(s))] = s
+        # an archived summary still stands for its sources: it is not written again
+        for s in self._active("kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"):
+            key = (s.session_id, *scope_of(s))
+            if key not in existing or s.status == "active":
+                existing[key] = s
         keys = sorted(sessions, key=lambda k: tuple("" if v is None else str(v) for v in k))
         count.found = len(keys)
         for n, key in enumerate(keys, start=1):
@@ -325,7 +328,7 @@ class Consolidator:
     def _distil(self, count: StageCount, notices: list[str]) -> None:
         cfg = self.config
         done: set[tuple[Any, ...]] = set()
-        for e in self._active("kind = 'experience'"):
+        for e in self._active("kind = 'experience'", statuses="('archived', 'active')"):
             if e.metadata.get("from_trace"):
                 done.add((e.metadata["from_trace"], *scope_of(e)))
         traces = self.store.query(

@@ -187,3 +187,16 @@ def test_counters_reconcile_through_a_real_ollama_speaking_server_with_malformed
     assert "Trip preparation" in items.get(omem.store, experience_id).text
     assert derived_sources(omem.store)[experience_id] == sorted(ids["s-ok"])
     assert report.model.startswith("ollama")
+
+
+def test_an_archived_summary_or_experience_is_not_written_again(store: Store) -> None:
+    embedder = HashEmbedder()
+    _fill(store, embedder)
+    first = _run(store, embedder, ScriptedLLM())
+    with store.atomic() as conn:
+        for stage in ("summarise", "distil"):
+            [made] = first.stages[stage].ids
+            items.set_fields(conn, made, device=DEVICE, op="memory.archive", status="archived")
+    again = _run(store, embedder, ScriptedLLM())
+    assert again.stages["summarise"].skipped["up_to_date"] == 1 and again.stages["summarise"].written == 0
+    assert again.stages["distil"].skipped["already_distilled"] == 1 and again.stages["distil"].written == 0
