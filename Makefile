@@ -43,3 +43,11 @@ bench: $(STAMP)
 
 clean:
 	rm -rf .lint $(VENV) build dist *.egg-info
+
+## make package: the standalone build, packaging/dist/veramem/ (PyInstaller, one folder)
+package: $(STAMP)
+	VENV=$(abspath $(VENV)) bash packaging/build.sh
+
+## make package-test: build, then run the built program through packaging/smoke_test.sh
+package-test: package
+	bash packaging/smoke_test.sh
