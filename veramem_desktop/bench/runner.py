@@ -119,10 +119,17 @@ def _locomo(ctx: BenchContext) -> Section:
     return run_locomo_section(ctx)
 
 
+def _sync(ctx: BenchContext) -> Section:
+    from .sync_section import run_sync_section
+
+    return run_sync_section(ctx)
+
+
 #: the selectable sections, in the order they run
 SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "latency": _latency,
     "add": _add,
+    "sync": _sync,
     "locomo": _locomo,
 }
 
