@@ -7,7 +7,10 @@ memory left without evidence by that; everything derived from erased items
 evidence rows, FTS entries, vectors, entities, links, traces that returned them,
 per-item secrets, and for a user, grants and rejected values. The ledger keeps one
 tombstone per erased id with a commitment under a secret that is then erased, and
-still verifies. ``secure_delete`` and FTS5 secure-delete overwrite what was freed,
+still verifies. A user's grants and rejected values get tombstones too (kind
+``grant`` with the grant id, kind ``rejection`` with :func:`rejection_target` of the
+rejected memory's id), so a synced device can erase the same rows without the
+tombstone ever naming the user. ``secure_delete`` and FTS5 secure-delete overwrite what was freed,
 and a truncating checkpoint folds the WAL so no old frame keeps a copy.
 """
 
@@ -21,6 +24,9 @@ from . import index, ledger
 from .errors import InvalidInputError, NotFoundError
 from .provenance import provenance_of
 from .store import Connection, Store
+
+#: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
+REJECTION_PREFIX = "rejection:"
 
 
 @dataclass
@@ -158,12 +164,22 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
     with store.atomic() as conn:
         p = _plan(conn, target)
         traces = _traces_touching(conn, p.memories + p.episodes)
+        tombstones = []
         if p.kind == "user":
             user = target[5:]
             traces |= _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
-            conn.execute("DELETE FROM grants WHERE subject = ? OR object = ?", (user, user))
+            for gid in sorted(_ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))):
+                tombstones.append(erase_grant(conn, gid, device=device))
+            # Rejections are found by the memory that was rejected: the user's own rows, and any rejected
+            # memory of the user (another device may have recorded the same value under that memory's id).
+            rejected = _ids(conn, "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
+                            (user,))
+            if p.memories:
+                rejected |= _ids(conn, f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN "
+                                       f"({_marks(p.memories)})", p.memories)
+            for mid in sorted(rejected):
+                tombstones.append(erase_rejections(conn, mid, device=device))
             conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
-        tombstones = []
         for kind, ids in (("memory", p.memories), ("episode", p.episodes)):
             for oid in ids:
                 commit = ledger.commit_to(conn, oid, {"forgotten": oid})
@@ -193,3 +209,31 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
     store.checkpoint()
     return ForgetReport(target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones)
+
+
+def rejection_target(memory_id: str) -> str:
+    """The tombstone target that stands for the rejected values recorded for ``memory_id``."""
+    return REJECTION_PREFIX + memory_id
+
+
+def erase_grant(conn: Connection, grant_id: str, *, device: str) -> int:
+    """Delete one grant and leave its tombstone (kind ``grant``); returns the ledger seq.
+    Used by a user forget, and on a synced device when that tombstone arrives."""
+    commit = ledger.commit_to(conn, grant_id, {"forgotten": grant_id})
+    entry = ledger.append(conn, op="forget", target_kind="grant", target_id=grant_id, commitment_hex=commit,
+                          device=device)
+    conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
+    ledger.erase_secret(conn, grant_id)
+    return entry.seq
+
+
+def erase_rejections(conn: Connection, memory_id: str, *, device: str) -> int:
+    """Delete the rejected values recorded for ``memory_id`` and leave their tombstone (kind
+    ``rejection``); returns the ledger seq. Only a user forget erases rejections."""
+    target = rejection_target(memory_id)
+    commit = ledger.commit_to(conn, target, {"forgotten": target})
+    entry = ledger.append(conn, op="forget", target_kind="rejection", target_id=target, commitment_hex=commit,
+                          device=device)
+    conn.execute("DELETE FROM rejected_values WHERE memory_id = ?", (memory_id,))
+    ledger.erase_secret(conn, target)
+    return entry.seq

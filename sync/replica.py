@@ -13,7 +13,12 @@ this device's own ledger entries for what changed (with the origin in the detail
 record tombstones. Erasing what a tombstone names happens right after the
 transaction through ``core.forget`` (see :func:`enforce_tombstones`); a tombstone
 recorded but not yet enforced is enforced on the next run, so a crash in between
-loses nothing and resurrects nothing.
+loses nothing and resurrects nothing. Tombstones name memories, episodes, grants
+(a forgotten user's) and rejections (``rejection:<memory id>``: a forgotten user's
+rejected values).
+
+Rejected values are never shipped: they are HMACs under a per-store secret. A device
+that receives a memory marked rejected records the rejection itself, from the row.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from veramem_desktop.core import ledger
+from veramem_desktop.core import forget as forget_mod
+from veramem_desktop.core import ledger, rejections
 from veramem_desktop.core.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.ids import now_iso
@@ -343,7 +349,18 @@ def _apply_memory(conn: Connection, data: dict[str, Any], me: str, clock: Clock)
     after = rows.memory_row(conn, memory_id)
     assert after is not None
     counters_changed = counters_before != [after[c] for c in rows.COUNTERS]
+    _record_rejection(conn, row, after)
     return inserted or changed or counters_changed or len(rows.evidence_rows(conn, memory_id)) != before
+
+
+def _record_rejection(conn: Connection, remote: dict[str, Any], local: dict[str, Any]) -> None:
+    """A memory rejected on any device is recorded as rejected here too (keys computed locally), even when a
+    later change elsewhere won its trust field: a rejection is a person's word and is never undone."""
+    if "rejected" not in (remote["trust"], local["trust"]):
+        return
+    if _tombstoned(conn, [forget_mod.rejection_target(local["id"])]):
+        return  # the user who rejected it was forgotten
+    rejections.record(conn, row_to_item(list(local.values())))
 
 
 def _apply_grant(conn: Connection, data: dict[str, Any], clock: Clock) -> bool:
@@ -387,10 +404,11 @@ def _apply_device(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, A
 
 def enforce_tombstones(store: Store, ledger_device: str) -> int:
     """Erase every row a tombstone names that is still here, through ``core.forget``; returns how many."""
-    from veramem_desktop.core import forget as forget_mod
-
     erased = 0
     for target, kind in store.query("SELECT target_id, kind FROM sync_tombstones ORDER BY created_at"):
+        if kind in ("grant", "rejection"):
+            erased += _enforce_row_tombstone(store, target, kind, ledger_device)
+            continue
         table = {"memory": "memory_items", "episode": "episodes"}.get(kind)
         if table is None or store.query_one(f"SELECT 1 FROM {table} WHERE id = ?", (target,)) is None:
             continue
@@ -412,6 +430,27 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
             continue
         erased += 1
     return erased
+
+
+def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: str) -> int:
+    """Erase the grant, or the rejected values of the memory, a tombstone names (1 if something went)."""
+    prefix = forget_mod.REJECTION_PREFIX
+    if kind == "grant":
+        probe, key = "SELECT 1 FROM grants WHERE id = ?", target
+    elif target.startswith(prefix):
+        probe, key = "SELECT 1 FROM rejected_values WHERE memory_id = ?", target[len(prefix):]
+    else:
+        return 0
+    if store.query_one(probe, (key,)) is None:  # the usual case: erased already; no write lock taken
+        return 0
+    with store.atomic() as conn:
+        if conn.execute(probe, (key,)).fetchone() is None:  # erased meanwhile by another process
+            return 0
+        if kind == "grant":
+            forget_mod.erase_grant(conn, key, device=ledger_device)
+        else:
+            forget_mod.erase_rejections(conn, key, device=ledger_device)
+    return 1
 
 
 # --- scrub -------------------------------------------------------------------------------

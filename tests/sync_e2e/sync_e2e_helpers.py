@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from veramem_desktop.core import episodes, items
+from veramem_desktop.core import episodes, grants, items, rejections, review
 from veramem_desktop.core import forget as forget_mod
 from veramem_desktop.core.episodes import EpisodeInput, Scope
+from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.items import Evidence, MemoryItem
 from veramem_desktop.core.store import Store
 from veramem_desktop.sync import batchfile, registry
@@ -21,6 +22,7 @@ from veramem_desktop.sync.keys import AccountKey, DeviceIdentity
 from veramem_desktop.sync.service import SyncService
 
 USER = "u1"
+OTHER_USER = "u2"  # a secondary user, the one the tests forget
 
 
 @dataclass
@@ -40,10 +42,10 @@ class Device:
         return self.service.ledger_device
 
     # --- what a person does on this device (through the engine, no model needed) ---------
-    def add(self, text: str) -> str:
+    def add(self, text: str, user: str = USER) -> str:
         with self.store.atomic() as conn:
-            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=self.ledger_device)[0]
-            item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=USER),
+            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=user), device=self.ledger_device)[0]
+            item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=user),
                                 [Evidence(ep.id, text, 0, len(text), 1.0, "user")], device=self.ledger_device)
         return item.id
 
@@ -88,6 +90,50 @@ class Device:
             plan.episodes)]
         forget_mod.forget(self.store, memory_id, device=self.ledger_device)
         return texts
+
+    def reject(self, memory_id: str) -> bool:
+        """A person rejects the memory (the review path: trust "rejected" plus the rejected-value ledger)."""
+        if self.store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (memory_id,)) is None:
+            return False
+        review.reject(self.store, memory_id, device=self.ledger_device, reason="wrong")
+        return True
+
+    def grant(self, user: str, agent: str) -> str:
+        with self.store.atomic() as conn:
+            return grants.grant(conn, "user_agent", user, agent, device=self.ledger_device).id
+
+    def forget_user(self, user: str) -> list[str]:
+        """Forget a whole user; returns the texts that must disappear everywhere."""
+        texts = [r[0] for r in self.store.query("SELECT text FROM memory_items WHERE user_id = ?", (user,))]
+        texts += [r[0] for r in self.store.query("SELECT content FROM episodes WHERE user_id = ?", (user,))]
+        try:
+            forget_mod.forget(self.store, f"user:{user}", device=self.ledger_device)
+        except NotFoundError:  # nothing stored for that user here
+            return []
+        return texts
+
+    def user_leftovers(self, user: str) -> dict[str, int]:
+        """How many rows of ``user`` remain, per table that holds them."""
+        return {
+            "memories": self.store.query_one("SELECT count(*) FROM memory_items WHERE user_id = ?", (user,))[0],
+            "episodes": self.store.query_one("SELECT count(*) FROM episodes WHERE user_id = ?", (user,))[0],
+            "grants": self.store.query_one("SELECT count(*) FROM grants WHERE subject = ? OR object = ?",
+                                           (user, user))[0],
+            "rejected_values": self.store.query_one("SELECT count(*) FROM rejected_values WHERE user_id = ?",
+                                                    (user,))[0],
+        }
+
+    def unrecorded_rejections(self) -> list[str]:
+        """Memories here marked rejected whose value the rejected-value ledger does not know."""
+        out = []
+        with self.store.read() as conn:
+            rows = conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE trust = 'rejected'").fetchall()
+            for row in rows:
+                item = items.row_to_item(row)
+                if not rejections.is_rejected(conn, user_id=item.user_id, team_id=item.team_id, subject=item.subject,
+                                              predicate=item.predicate, value=item.value, text=item.text):
+                    out.append(item.id)
+        return out
 
     def memory_ids(self) -> list[str]:
         return [r[0] for r in self.store.query("SELECT id FROM memory_items ORDER BY id")]

@@ -1,5 +1,6 @@
-"""Three devices, random work, random delivery: every device ends in the same state and nothing
-forgotten survives in any store or in any copy of the folder."""
+"""Three devices, random work, random delivery: every device ends in the same state, nothing
+forgotten (a memory, or a whole secondary user with their grants) survives in any store or in
+any copy of the folder, and every device knows every rejection it holds a rejected row of."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sync_e2e_helpers import (
+    OTHER_USER,
     Device,
     all_rows_text,
     converge,
@@ -24,6 +26,10 @@ DEVICES = 3
 
 step = st.one_of(
     st.tuples(st.just("add"), st.integers(0, DEVICES - 1)),
+    st.tuples(st.just("add_other"), st.integers(0, DEVICES - 1)),
+    st.tuples(st.just("grant"), st.integers(0, DEVICES - 1)),
+    st.tuples(st.just("reject"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
+    st.tuples(st.just("forget_user"), st.integers(0, DEVICES - 1)),
     st.tuples(st.just("update"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
     st.tuples(st.just("feedback"), st.integers(0, DEVICES - 1), st.integers(0, 50),
               st.sampled_from([1.0, 0.5, -1.0, -0.25])),
@@ -47,6 +53,7 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
     with tempfile.TemporaryDirectory() as tmp:
         devices = make_devices(Path(tmp), ["a", "b", "c"])
         forgotten: list[str] = []
+        forgotten_grants: list[str] = []
         counter = 0
         try:
             for action in steps:
@@ -54,6 +61,17 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
                 if kind == "add":
                     counter += 1
                     d.add(f"fact number {counter} says token{counter:04d}x lives here")
+                elif kind == "add_other":
+                    counter += 1
+                    d.add(f"other user's fact {counter} says token{counter:04d}x", user=OTHER_USER)
+                elif kind == "grant":
+                    d.grant(OTHER_USER, f"agent-{counter}")
+                elif kind == "reject" and (target := _pick(d, action[2])):
+                    d.reject(target)
+                elif kind == "forget_user":
+                    forgotten_grants += [r[0] for r in d.store.query(
+                        "SELECT id FROM grants WHERE subject = ? OR object = ?", (OTHER_USER, OTHER_USER))]
+                    forgotten += d.forget_user(OTHER_USER)
                 elif kind == "update" and (target := _pick(d, action[2])):
                     counter += 1
                     d.update(target, f"revised fact {counter} now says token{counter:04d}x instead")
@@ -85,6 +103,9 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
                 for text in forgotten:
                     assert text not in store_text, (d.name, text)
                     assert text not in folder_text, (d.name, text)
+                assert d.unrecorded_rejections() == [], d.name
+                assert not [g for g in forgotten_grants
+                            if d.store.query_one("SELECT 1 FROM grants WHERE id = ?", (g,))], d.name
                 # Only the keys the folder still needs are kept.
                 assert status["keys_held"] == 1
         finally:
