@@ -20,8 +20,13 @@ def load_demo_set(memory: Memory) -> list[Any]:
 
 
 def summarise(results: list[Any]) -> str:
-    """'12 messages stored, 7 memories derived' from a list of AddResults."""
+    """'11 messages stored, 11 memories derived, 1 updated' from a list of AddResults."""
     episodes = sum(len(getattr(r, "episodes", []) or []) for r in results)
-    derived = sum(len(getattr(r, "added", []) or []) + len(getattr(r, "updated", []) or []) for r in results)
+    added = sum(len(getattr(r, "added", []) or []) for r in results)
+    updated = sum(len(getattr(r, "updated", []) or []) for r in results)
     text = f"{episodes} messages stored"
-    return text + (f", {derived} memories derived" if derived else "")
+    if added:
+        text += f", {added} memories derived"
+    if updated:
+        text += f", {updated} updated by a later message"
+    return text

@@ -18,7 +18,7 @@ def app_on(memory: Memory, **kwargs: Any) -> VeramemApp:
     return VeramemApp(lambda _passphrase: memory, **kwargs)
 
 
-def fresh_app(home: Path) -> VeramemApp:
+def fresh_app(home: Path, **kwargs: Any) -> VeramemApp:
     """The app on an empty home: opens on the first-run screen and creates a real store."""
 
     def factory(passphrase: str | None) -> Memory:
@@ -28,7 +28,7 @@ def fresh_app(home: Path) -> VeramemApp:
         return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring,
                              embedder=HashEmbedder())
 
-    return VeramemApp(factory, create_memory=create)
+    return VeramemApp(factory, create_memory=create, **kwargs)
 
 
 async def settle(pilot: Pilot[Any]) -> None:

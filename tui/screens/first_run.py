@@ -12,16 +12,21 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, ContentSwitcher, Footer, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, ContentSwitcher, Footer, Input, Label, RadioSet, Static
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.tui.demo_loader import load_demo_set, summarise
 from veramem_desktop.tui.screens.base import FacadeWorkers
 from veramem_desktop.tui.types import InitRequest
+from veramem_desktop.tui.widgets.choice_button import ChoiceButton
+from veramem_desktop.tui.widgets.form_input import FormInput
 
 if TYPE_CHECKING:
     from veramem_desktop.memory import Memory
 
 MIN_PASSPHRASE = 8
+KEYRING_PROBING = "OS keyring: looking for one…"
+KEYRING_FOUND = "OS keyring: unlocks by itself"
+KEYRING_NONE = "OS keyring: not available on this system"
 
 
 def check_passphrase(first: str, second: str) -> str:
@@ -57,6 +62,7 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
         super().__init__()
         self.store_path = store_path
         self.created: Memory | None = None
+        self.creating = False
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="first-run"):
@@ -69,12 +75,16 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
                 with Vertical(id="step-key"):
                     yield Static("How should the store's key be kept?")
                     with RadioSet(id="key-mode"):
-                        yield RadioButton("OS keyring: unlocks by itself", id="mode-keyring", disabled=True)
-                        yield RadioButton("Passphrase: asked when the app opens", id="mode-passphrase", value=True)
-                    yield Input(placeholder=f"Passphrase ({MIN_PASSPHRASE}+ characters)", password=True,
-                                id="passphrase")
-                    yield Input(placeholder="The same passphrase again", password=True, id="passphrase-again")
+                        yield ChoiceButton(KEYRING_PROBING, id="mode-keyring", disabled=True)
+                        yield ChoiceButton("Passphrase: asked when the app opens", id="mode-passphrase", value=True)
+                    with Vertical(id="passphrase-fields"):
+                        yield Label(f"Passphrase ({MIN_PASSPHRASE}+ characters), then Enter", classes="field-label")
+                        yield FormInput(password=True, id="passphrase", next_on_enter="#passphrase-again")
+                        yield Label("The same passphrase again, then Enter to create the store",
+                                    classes="field-label")
+                        yield FormInput(password=True, id="passphrase-again")
                     yield Button("Create the store", id="create", variant="primary")
+                    yield Static("", id="create-status")
                 with Vertical(id="step-recovery"):
                     yield Static("Recovery code", classes="step-title")
                     yield Static("", id="recovery-code")
@@ -117,10 +127,14 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
 
     # ------------------------------------------------------------ results
     def on_first_run_screen_keyring_probed(self, message: KeyringProbed) -> None:
-        keyring = self.query_one("#mode-keyring", RadioButton)
+        keyring = self.query_one("#mode-keyring", ChoiceButton)
         keyring.disabled = not message.available
-        if not message.available:
-            keyring.label = "OS keyring: none found on this system"
+        keyring.label = KEYRING_FOUND if message.available else KEYRING_NONE
+        # With one possible choice the set is not worth a Tab stop: Tab goes field, field, button.
+        self.query_one("#key-mode", RadioSet).can_focus = message.available
+        untouched = not any(field.value for field in self.query("#passphrase-fields Input").results(Input))
+        if message.available and untouched:
+            keyring.value = True  # the keyring is the default where there is one (no passphrase to type)
 
     def on_first_run_screen_created(self, message: Created) -> None:
         self.created = message.memory
@@ -133,6 +147,8 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
         self.dismiss(self.created)
 
     def worker_failed(self, group: str) -> None:
+        self.creating = False
+        self.query_one("#create-status", Static).display = False
         for button in self.query(Button):
             button.disabled = False
 
@@ -140,17 +156,18 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
     @on(RadioSet.Changed, "#key-mode")
     def _mode_changed(self, event: RadioSet.Changed) -> None:
         use_passphrase = event.pressed.id == "mode-passphrase"
-        for field in self.query(Input):
-            field.display = use_passphrase
-
-    @on(Input.Submitted, "#passphrase")
-    def _next_field(self) -> None:
-        self.query_one("#passphrase-again", Input).focus()
+        self.query_one("#passphrase-fields").display = use_passphrase
+        if use_passphrase:
+            self.query_one("#passphrase", Input).focus()
+        else:
+            self.query_one("#create", Button).focus()
 
     @on(Input.Submitted, "#passphrase-again")
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
-        use_keyring = self.query_one("#mode-keyring", RadioButton).value
+        if self.creating:
+            return  # an Enter typed ahead while the key is being stretched
+        use_keyring = self.query_one("#mode-keyring", ChoiceButton).value
         passphrase: str | None = None
         if not use_keyring:
             try:
@@ -160,7 +177,13 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
             except InvalidInputError as exc:
                 self.notify(exc.message, title=exc.title, severity="warning")
                 return
+        self.creating = True
         self.query_one("#create", Button).disabled = True
+        status = self.query_one("#create-status", Static)
+        status.display = True
+        status.update(
+            "Creating the store…" if use_keyring else "Creating the store (stretching the passphrase takes a few seconds)…"
+        )
         self.create(InitRequest(use_keyring=use_keyring, passphrase=passphrase))
 
     @on(Button.Pressed, "#recovery-done")
