@@ -4,11 +4,16 @@
 # here if missing) and installs PyInstaller into it if it is not there yet.
 #
 #   bash packaging/build.sh            # or: make package
-#   VENV=/path/to/venv bash packaging/build.sh
+# Environment: VENV (the Python environment to build from), PACKAGE_DIST (output folder,
+# default packaging/dist), PACKAGE_WORK (scratch folder, default packaging/build).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENV:-$ROOT/.venv}"
+DIST="${PACKAGE_DIST:-$ROOT/packaging/dist}"
+WORK="${PACKAGE_WORK:-$ROOT/packaging/build}"
+# PyInstaller's cache goes with the scratch folder, so that builds do not share it.
+export PYINSTALLER_CONFIG_DIR="${PYINSTALLER_CONFIG_DIR:-$WORK/pyinstaller-cache}"
 PY="$VENV/bin/python"
 PYINSTALLER_SPEC="pyinstaller>=6.10,<7"
 
@@ -26,7 +31,6 @@ fi
 
 start=$(date +%s)
 "$PY" -m PyInstaller --noconfirm --clean --log-level WARN \
-    --distpath "$ROOT/packaging/dist" --workpath "$ROOT/packaging/build" \
-    "$ROOT/packaging/veramem.spec"
-echo "build: packaging/dist/veramem/veramem built in $(( $(date +%s) - start )) s" \
-     "($(du -sh "$ROOT/packaging/dist/veramem" | cut -f1))" >&2
+    --distpath "$DIST" --workpath "$WORK" "$ROOT/packaging/veramem.spec"
+echo "build: $DIST/veramem/veramem built in $(( $(date +%s) - start )) s" \
+     "($(du -sh "$DIST/veramem" | cut -f1))" >&2
