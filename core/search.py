@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from . import access
+from . import access, learned
 from .access import Caller
 from .fusion import expand_neighbours, max_rrf, prior, speaker_bonus, weighted_rrf
 from .ids import iso, new_id, parse_iso
@@ -65,6 +65,8 @@ class SearchConfig:
     neighbour_decay: float = 0.1
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
+    #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
+    learned_share: float = 0.35
     shared_k: int = 3
     #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
     raw_fill_share: float = 0.5
@@ -129,6 +131,7 @@ class SearchEngine:
         #: (version before, version after) this engine's last trace write, when nothing else wrote
         self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
+        self._learned = learned.ModelCache()
 
     def _version(self) -> int:
         """The store's data version, except that this engine's own trace writes do not move it:
@@ -429,16 +432,23 @@ class SearchEngine:
         ep_ids = [i for i in ids if i.startswith("ep_")]
         hits: list[Hit] = []
         cfg = self.config
+        # The usage-learned score takes its share of the prior only once it is trained.
+        model = self._learned.get(self.store, self._version()) if cfg.learned_share > 0 and mem_ids else None
         for chunk in _chunks(mem_ids, 500):
             marks = ",".join("?" * len(chunk))
             rows = self.store.query(
                 "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
-                f"failures, retrieval_strength, root_id FROM memory_items WHERE id IN ({marks})", chunk)
+                "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
+                f"FROM memory_items WHERE id IN ({marks})", chunk)
             for r in rows:
                 age = (now - parse_iso(r[6])).total_seconds() / 86400
                 util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
                 bonus = prior(utility_value=util, age_days=age, trust=r[4], retrieval_strength=float(r[12]),
                               utility_lambda=cfg.utility_lambda, recency_weight=cfg.recency_weight)
+                if model is not None:
+                    feats = learned.features(importance=float(r[14]), confidence=float(r[15]), uses=int(r[16]),
+                                             last_used_at=r[17], valid_from=r[6], now=now)
+                    bonus = learned.blend(bonus, feats, model, cfg.learned_share)
                 hits.append(Hit(r[0], r[1], r[2], scores[r[0]] + bonus, r[3], r[4], r[5], r[6], r[7], r[8], r[9],
                                 ranks.get(r[0], {}), r[13]))
         for chunk in _chunks(ep_ids, 500):

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
@@ -46,7 +46,7 @@ from .facade_outcome import OutcomeMixin
 from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource
 
-MessageLike = str | EpisodeInput | dict[str, Any]
+MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
 
 
 @dataclass
@@ -334,7 +334,8 @@ class Memory(OutcomeMixin, SyncMixin):
             engine = self._engine
         if engine is None:
             s = self.config.search
-            engine = SearchEngine(self.store, self.embedder, SearchConfig(k=s.k, utility_lambda=s.utility_lambda))
+            engine = SearchEngine(self.store, self.embedder, SearchConfig(k=s.k, utility_lambda=s.utility_lambda,
+                                                                          learned_share=s.learned_share))
             with self._open_lock:
                 self._engine = self._engine or engine
         return self._engine  # type: ignore[return-value]
