@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 from veramem_desktop.tui.formatting import plural, short_id, short_time
+from veramem_desktop.tui.screens.approve import ApproveDeviceScreen
 from veramem_desktop.tui.screens.base import SectionScreen
 from veramem_desktop.tui.widgets.field_table import FieldTable
 
@@ -67,6 +68,8 @@ class SyncScreen(SectionScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "exchange", "Exchange now", id="sync.exchange",
                 tooltip="Send and receive pending events through the sync folder once"),
+        Binding("a", "approve", "Approve a device", id="sync.approve",
+                tooltip="Type the code a joining device shows and give it the sync key"),
     ]
 
     @dataclass
@@ -108,7 +111,7 @@ class SyncScreen(SectionScreen):
             self.query_one("#sync-state", Static).update(NOT_SET_UP)
             fields.display = False
             return
-        self.query_one("#sync-state", Static).update("Sync is set up. r: exchange now.")
+        self.query_one("#sync-state", Static).update("Sync is set up. r: exchange now · a: approve a device joining with a code.")
         fields.display = True
         fields.show(sync_rows(status, message.pairing_code))
 
@@ -125,3 +128,10 @@ class SyncScreen(SectionScreen):
             self.exchange()
         else:
             self.notify("Sync is not set up on this device.", severity="warning")
+
+    def action_approve(self) -> None:
+        if getattr(self, "set_up", False):
+            self.app.push_screen(ApproveDeviceScreen())
+        else:
+            self.notify("Sync is not set up on this device: run `veramem sync init FOLDER` first, "
+                        "or join an account with `veramem sync join FOLDER`.", severity="warning")
