@@ -312,6 +312,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE TABLE sync_pending (request_id TEXT PRIMARY KEY, state TEXT NOT NULL, created_at TEXT NOT NULL);
         """,
     ),
+    Migration(
+        3,
+        "Self-organising memory: memories waiting to be linked to their neighbours, drained in the background "
+        "(ids only; attempts and the last error's class, so a failing item is retried, then left aside).",
+        """
+        CREATE TABLE pending_links (
+            memory_id TEXT PRIMARY KEY,
+            queued_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        );
+        CREATE INDEX links_type ON links(type);
+        """,
+    ),
 )
 
 
