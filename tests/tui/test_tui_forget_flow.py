@@ -43,9 +43,13 @@ async def test_search_open_forget_and_the_memory_is_gone_from_search(demo_mem: M
         dialog = app.screen
         assert isinstance(dialog, ForgetScreen)
         preview = demo_mem.forget_preview(target)
+        summary = shown_text(dialog.query_one("#forget-summary"))
+        assert "1 memory" in summary or f"{len(preview.memories)} memories" in summary
+        assert f"{len(preview.episodes)} source episode" in summary
         listed = shown_text(dialog.query_one("#forget-list"))
-        assert "1 memory" in listed or f"{len(preview.memories)} memories" in listed
-        assert f"{len(preview.episodes)} source episode" in listed
+        # What goes is listed by its words, not only by ids: the memory and the message it came from.
+        assert demo_mem.get(target).text[:40] in listed
+        assert "user: I use Vim for everything" in listed
         assert not dialog.query_one("#forget-confirm", Button).disabled
         await pilot.press("enter")  # the Forget button has the focus
         await settle(pilot)

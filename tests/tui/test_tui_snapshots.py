@@ -164,9 +164,10 @@ def test_snapshot_review_queue(snap_mem: Memory, snap_compare: Any, size: tuple[
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_forget_preview(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """Over the memory's detail, a dialog "Forget mem_…?" listing what will be erased (memories with
-    every version, pieces of evidence, source episodes, traces) with their ids, a warning that only a
-    tombstone stays in the ledger, and Cancel / Forget buttons (Forget focused)."""
+    """Over the memory's detail, a dialog "Forget mem_…?": one sentence counting what will be erased
+    (memories with every version, pieces of evidence, source episodes), then each memory and source
+    episode by its shortened text and short id, a warning that only a tombstone stays in the ledger,
+    and Cancel / Forget buttons (Forget focused)."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)

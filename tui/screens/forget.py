@@ -11,30 +11,73 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Static
-from veramem_desktop.tui.formatting import plural, short_id
+from veramem_desktop.tui.formatting import one_line, plural, short_id
 from veramem_desktop.tui.screens.base import FacadeModal
 
+#: items listed by text in the preview; more are counted, not listed (forgetting a user can reach thousands)
+MAX_LISTED = 40
+TEXT_WIDTH = 52
 
-def preview_lines(preview: Any) -> list[str]:
-    """What a ForgetPreview says will go, one line per kind of thing, then the ids."""
-    lines = [
-        f"• {plural(len(preview.memories), 'memory', 'memories')} (every version)",
-        f"• {plural(int(preview.evidence), 'piece')} of evidence",
-        f"• {plural(len(preview.episodes), 'source episode')}",
+
+def preview_texts(memory: Any, preview: Any, limit: int = MAX_LISTED) -> dict[str, str]:
+    """The text of each memory and episode the preview names (up to ``limit``), read through the facade."""
+    texts: dict[str, str] = {}
+    derived = list(getattr(preview, "derived", []) or [])
+    for item_id in [*preview.memories, *derived][:limit]:
+        try:
+            texts[item_id] = memory.get(item_id).text
+        except Exception:  # noqa: BLE001 - a text we cannot read is shown by its id alone
+            continue
+    for episode_id in list(preview.episodes)[:limit]:
+        try:
+            episode = memory.episode(episode_id)
+        except Exception:  # noqa: BLE001 - as above
+            episode = None
+        if episode is not None:
+            texts[episode_id] = f"{episode.role}: {episode.content}"
+    return texts
+
+
+def _listed(title: str, ids: list[str], texts: dict[str, str], limit: int) -> list[str]:
+    if not ids:
+        return []
+    lines = ["", title]
+    for item_id in ids[:limit]:
+        text = texts.get(item_id)
+        lines.append(f"  {one_line(text, TEXT_WIDTH)}  {short_id(item_id, 6)}" if text else f"  {short_id(item_id, 12)}")
+    if len(ids) > limit:
+        lines.append(f"  … and {len(ids) - limit} more")
+    return lines
+
+
+def preview_summary(preview: Any) -> str:
+    """One sentence of counts: 'This will erase 1 memory (every version), 1 piece of evidence and ...'."""
+    parts = [
+        f"{plural(len(preview.memories), 'memory', 'memories')} (every version)",
+        f"{plural(int(preview.evidence), 'piece')} of evidence",
+        f"{plural(len(preview.episodes), 'source episode')}",
     ]
     derived = list(getattr(preview, "derived", []) or [])
     if derived:
-        lines.append(f"• {plural(len(derived), 'derived item')} (summaries, merges, links, shared copies)")
+        parts.append(f"{plural(len(derived), 'derived item')} (summaries, merges, links, shared copies)")
     for name, label in (("traces", "search trace"), ("grants", "access grant"),
                         ("rejected_values", "rejected value")):
         count = int(getattr(preview, name, 0) or 0)
         if count:
-            lines.append(f"• {plural(count, label)}")
-    ids = [*preview.memories, *preview.episodes, *derived]
-    if ids:
-        lines.append("")
-        lines += [f"  {short_id(i, 12)}" for i in ids]
-    return lines
+            parts.append(plural(count, label))
+    return f"This will erase {', '.join(parts[:-1])} and {parts[-1]}:"
+
+
+def preview_lines(preview: Any, texts: dict[str, str] | None = None, limit: int = MAX_LISTED) -> list[str]:
+    """Every item the preview names, by its (shortened) text where it could be read."""
+    texts = texts or {}
+    derived = list(getattr(preview, "derived", []) or [])
+    lines = [
+        *_listed("Memories", list(preview.memories), texts, limit),
+        *_listed("Source episodes", list(preview.episodes), texts, limit),
+        *_listed("Built from them", derived, texts, limit),
+    ]
+    return lines[1:]  # no blank line before the first group
 
 
 def _count(value: Any) -> int:
@@ -65,6 +108,7 @@ class ForgetScreen(FacadeModal):
     @dataclass
     class Previewed(Message):
         preview: Any
+        texts: dict[str, str]
 
     @dataclass
     class Forgotten(Message):
@@ -79,10 +123,10 @@ class ForgetScreen(FacadeModal):
             yield Static(f"Forget {short_id(self.target_id, 12)}?", classes="dialog-title danger-title")
             yield Static("Working out what depends on it…", id="forget-summary", classes="dialog-text")
             with VerticalScroll(id="forget-ids"):
-                yield Static("", id="forget-list")
+                yield Static("", id="forget-list", markup=False)  # memory texts may hold [brackets]
             yield Static(
-                "This erases them for good, here and on your synced devices. The ledger keeps only a "
-                "tombstone (an id and a commitment), which cannot confirm what was forgotten.",
+                "They go for good, here and on your synced devices. The ledger keeps only a tombstone "
+                "(an id and a commitment), which cannot confirm what was forgotten.",
                 classes="dialog-text",
             )
             with Horizontal(classes="dialog-buttons"):
@@ -95,15 +139,17 @@ class ForgetScreen(FacadeModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.preview")
     def preview(self, target_id: str) -> None:
-        self.post_result(self.Previewed(self.memory.forget_preview(target_id)))
+        memory = self.memory
+        preview = memory.forget_preview(target_id)
+        self.post_result(self.Previewed(preview, preview_texts(memory, preview)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.erase")
     def erase(self, target_id: str) -> None:
         self.post_result(self.Forgotten(self.memory.forget(target_id)))
 
     def on_forget_screen_previewed(self, message: Previewed) -> None:
-        lines = preview_lines(message.preview)
-        self.query_one("#forget-summary", Static).update("This will erase:")
+        lines = preview_lines(message.preview, message.texts)
+        self.query_one("#forget-summary", Static).update(preview_summary(message.preview))
         self.query_one("#forget-list", Static).update("\n".join(lines))
         self.query_one("#forget-dialog").loading = False
         confirm = self.query_one("#forget-confirm", Button)
