@@ -47,7 +47,10 @@ class SearchConfig:
     """
 
     k: int = 10
+    #: candidates per episode channel (LoCoMo recall still grew up to 200)
     candidates: int = 200
+    #: candidates per memory channel (each is hydrated with its priors, so fewer keep search fast)
+    memory_candidates: int = 100
     rrf_k: int = 60
     weights: dict[str, float] = field(
         default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0}
@@ -315,7 +318,7 @@ class SearchEngine:
         if route not in ROUTES:
             raise ValueError(f"unknown route {route!r}")
         cfg = self.config
-        n = n or cfg.candidates
+        depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours"}
         qvec = self.embedder.embed([query])[0] if {"dense", "dense_ctx"} & use else None
         rankings: dict[str, list[str]] = {}
@@ -330,15 +333,16 @@ class SearchEngine:
         for unit in units:
             if "dense" in use and qvec is not None:
                 allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
-                rankings[f"{unit}:dense"] = self._dense(unit, qvec, allowed, n)
+                rankings[f"{unit}:dense"] = self._dense(unit, qvec, allowed, depth[unit])
                 if unit == "episode" and "dense_ctx" in use:
-                    rankings["episode:dense_ctx"] = self._dense("episode_ctx", qvec, allowed, n)
+                    rankings["episode:dense_ctx"] = self._dense("episode_ctx", qvec, allowed, depth[unit])
             if "bm25" in use:
-                rankings[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment, n)
+                rankings[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment,
+                                                      depth[unit])
             if "entity" in use:
                 drop = speaker_words if unit == "episode" else frozenset()
-                rankings[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment, n,
-                                                          drop)
+                rankings[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment,
+                                                          depth[unit], drop)
         weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         if "episode" in units:
