@@ -105,6 +105,7 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#key-mode", RadioSet).can_focus = False  # until the probe finds a keyring to choose
         self.query_one("#passphrase", Input).focus()
         self.probe_keyring()
 
