@@ -21,8 +21,8 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from . import __version__
-from .core import fence
 from .agent_access import AgentAccess
+from .core import fence
 from .core.errors import VeramemError
 
 INSTRUCTIONS = """\

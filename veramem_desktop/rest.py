@@ -34,9 +34,9 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import __version__
-from .core import fence
 from .agent_access import AgentAccess
 from .config import Paths
+from .core import fence
 from .core.errors import VeramemError
 
 logger = logging.getLogger("veramem.rest")

@@ -6,7 +6,6 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from veramem_desktop.core import fence
 
 ANGLES = "<>\uff1c\uff1e\u2039\u203a\u00ab\u00bb\u3008\u3009\u27e8\u27e9"

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from veramem_desktop.pages import plaintext_of_store
 from veramem_desktop.core import index, items
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.items import Evidence, MemoryItem
@@ -14,6 +13,7 @@ from veramem_desktop.core.provenance import provenance_of
 
 from veramem_desktop.keys import KeyManager
 from veramem_desktop.memory import Memory
+from veramem_desktop.pages import plaintext_of_store
 
 
 def _raw_key(mem: Memory) -> bytes:
