@@ -125,11 +125,25 @@ def _sync(ctx: BenchContext) -> Section:
     return run_sync_section(ctx)
 
 
+def _forget(ctx: BenchContext) -> Section:
+    from .forget_section import run_forget_section
+
+    return run_forget_section(ctx)
+
+
+def _tui(ctx: BenchContext) -> Section:
+    from .tui_section import run_tui_section
+
+    return run_tui_section(ctx)
+
+
 #: the selectable sections, in the order they run
 SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "latency": _latency,
     "add": _add,
+    "forget": _forget,
     "sync": _sync,
+    "tui": _tui,
     "locomo": _locomo,
 }
 
