@@ -1,6 +1,6 @@
 """Consolidation: the slow upkeep that keeps a memory store useful.
 
-Five stages, in this order, each counting what it found, what it wrote and what it
+Seven stages, in this order, each counting what it found, what it wrote and what it
 skipped (by reason), so ``found == written + sum(skipped)`` holds for every stage and
 a run where nothing needed doing reads differently from one where the model failed:
 
@@ -10,14 +10,20 @@ a run where nothing needed doing reads differently from one where the model fail
 2. merge — near-duplicates (cosine ≥ ``duplicate_cosine``) of the same kind, scope
    (user, team, agent, visibility) and authority, whose values do not disagree, become
    one memory through ``items.merge`` (union of evidence, derivations recorded).
-3. summarise — a session's memories in one scope become a ``summary`` memory: the
+3. fuse — clusters of ``fuse_min_items`` or more closely related memories of one scope and
+   kind learned in the last ``fuse_days`` become one fused memory that keeps their time
+   order and every name and number; the sources go to cold storage behind ``fused``
+   links (core/memory_fusion.py).
+4. summarise — a session's memories in one scope become a ``summary`` memory: the
    model's summary, evidence = union of the sources' evidence, derivations to every
    source (so forgetting any evidence reaches the summary). A session whose sources
    changed gets a new version of its summary.
-4. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` memory
+5. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` memory
    per scope of the memories it used: the model abstracts the question and what helped
    into a reusable procedure; derivations to those memories.
-5. decay — retrieval strength follows core/decay.py; nothing else changes.
+6. budget — per person and source, what exceeds its token or item budget goes to cold
+   storage, keeping the best importance ÷ √tokens (core/budgets.py); pinned items stay.
+7. decay — retrieval strength follows core/decay.py; nothing else changes.
 
 Model calls happen outside transactions; each write is its own short transaction.
 Nothing here crosses scopes: every group is keyed by (user, team, agent, visibility).
@@ -34,7 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from . import decay, index, items
+from . import budgets, decay, index, items
+from .budgets import BudgetConfig
 from .errors import ModelError
 from .items import ITEM_COLUMNS, Evidence, MemoryItem
 from .llm import LLM
@@ -45,7 +52,7 @@ from .vectors import VectorCache
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
-STAGES = ("archive", "merge", "summarise", "distil", "decay")
+STAGES = ("archive", "merge", "fuse", "summarise", "distil", "budget", "decay")
 BASE_KINDS = ("fact", "preference", "event")
 
 
@@ -64,6 +71,12 @@ class ConsolidateConfig:
     decay: decay.DecayConfig = field(default_factory=decay.DecayConfig)
     decay_min_change: float = 0.01
     batch: int = 200
+    #: fusion: clusters of at least this many memories, this alike, learned within ``fuse_days``
+    fuse_min_items: int = 5
+    fuse_max_items: int = 20
+    fuse_cosine: float = 0.6
+    fuse_days: float = 7.0
+    budgets: BudgetConfig = field(default_factory=BudgetConfig)
 
 
 @dataclass
@@ -128,8 +141,12 @@ class Consolidator:
         report = ConsolidateReport(model=str(self.llm.name))
         self._archive(report.stages["archive"], moment)
         self._merge(report.stages["merge"])
+        from .memory_fusion import fuse  # the fusion stage lives beside this module and uses its helpers
+
+        fuse(self, report.stages["fuse"], report.notices, moment)
         self._summarise(report.stages["summarise"], report.notices)
         self._distil(report.stages["distil"], report.notices)
+        self._budget(report.stages["budget"])
         self._decay(report.stages["decay"], moment)
         return report
 
@@ -250,8 +267,10 @@ class Consolidator:
                         count.wrote(merged.id)
             self._tick("merge", n, len(clusters))
 
-    def _clusters(self, members: list[MemoryItem]) -> list[list[MemoryItem]]:
-        """Connected groups of members whose vectors are at least ``duplicate_cosine`` alike."""
+    def _clusters(self, members: list[MemoryItem], threshold: float | None = None) -> list[list[MemoryItem]]:
+        """Connected groups of members whose vectors are at least ``threshold`` (default
+        ``duplicate_cosine``) alike."""
+        cosine = self.config.duplicate_cosine if threshold is None else threshold
         have = [(m, self.vectors.vector(m.id)) for m in members]
         pairs = [(m, v) for m, v in have if v is not None]
         if len(pairs) < 2:
@@ -268,7 +287,7 @@ class Consolidator:
         block = 512  # bounded memory: compare a block of rows with the rest at a time
         for start in range(0, len(pairs), block):
             sims = matrix[start:start + block] @ matrix.T
-            rows, cols = np.nonzero(sims >= self.config.duplicate_cosine)
+            rows, cols = np.nonzero(sims >= cosine)
             for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
                 a, b = start + i, j
                 if a < b:
@@ -370,7 +389,24 @@ class Consolidator:
                             done.add(key)
             self._tick("distil", n, len(units))
 
-    # ------------------------------------------------------------ 5. decay
+    # ------------------------------------------------------------ 6. budget
+    def _budget(self, count: StageCount) -> None:
+        """Per person and source, what exceeds its budget goes to cold storage (core/budgets.py)."""
+        wanted = self.config.budgets.budgets
+        if not budgets.over_budget(self.store, wanted):
+            return
+        planned = budgets.plan(budgets.candidates(self.store, wanted), wanted)
+        count.found = len(planned)
+        for start in range(0, len(planned), self.config.batch):
+            with self.store.atomic() as conn:
+                for item in planned[start:start + self.config.batch]:
+                    if budgets.move(conn, item, device=self.device):
+                        count.wrote(item.id)
+                    else:
+                        count.skip("changed_meanwhile")
+            self._tick("budget", min(start + self.config.batch, len(planned)), len(planned))
+
+    # ------------------------------------------------------------ 7. decay
     def _decay(self, count: StageCount, now: datetime) -> None:
         cfg = self.config
         plan: list[tuple[MemoryItem, float | None]] = []

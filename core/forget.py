@@ -22,6 +22,7 @@ from typing import Any
 
 from . import index, ledger
 from .errors import InvalidInputError, NotFoundError
+from .items import set_fields
 from .provenance import provenance_of
 from .store import Connection, Store
 
@@ -36,6 +37,7 @@ class ForgetPlan:
     memories: list[str] = field(default_factory=list)
     episodes: list[str] = field(default_factory=list)
     derived: list[str] = field(default_factory=list)  # memories erased because they were built from erased ones
+    restored: list[str] = field(default_factory=list)  # cold memories that come back: what stood for them is erased
     evidence: int = 0
     traces: int = 0
     grants: int = 0
@@ -72,10 +74,13 @@ def _closure(conn: Connection, memories: set[str], episodes: set[str]) -> tuple[
     initial = set(memories)
     while True:
         before = (len(memories), len(episodes))
+        sourced = memories - derived
+        if sourced:
+            # the episodes the erased memories' evidence stands in (not those of an item erased only
+            # because it was built from erased ones: its other sources and their words remain)
+            episodes |= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
+                             list(sourced))
         if memories:
-            # the episodes the erased memories' evidence stands in
-            episodes |= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(memories)})",
-                             list(memories))
             # everything derived from an erased memory
             found = _ids(conn, f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
                          list(memories))
@@ -90,9 +95,11 @@ def _closure(conn: Connection, memories: set[str], episodes: set[str]) -> tuple[
                     f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
                     [mid, *episodes],
                 ).fetchone()[0]
-                kind = conn.execute("SELECT kind FROM memory_items WHERE id = ?", (mid,)).fetchone()
-                # derived kinds go with any of their evidence; plain facts only when nothing is left
-                if left == 0 or (kind and kind[0] in ("summary", "experience")):
+                kind = conn.execute("SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
+                                    "FROM memory_items WHERE id = ?", (mid,)).fetchone()
+                # derived kinds and fused memories go with any of their evidence; plain facts only
+                # when nothing is left
+                if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
                     memories.add(mid)
                     if mid not in initial:
                         derived.add(mid)
@@ -135,7 +142,8 @@ def _plan(conn: Connection, target: str) -> ForgetPlan:
     else:
         raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
     memories, episodes, derived = _closure(conn, memories, episodes)
-    result = ForgetPlan(target, kind, sorted(memories), sorted(episodes), sorted(derived))
+    result = ForgetPlan(target, kind, sorted(memories), sorted(episodes), sorted(derived),
+                        _restorable(conn, memories))
     if memories or episodes:
         ids = list(memories) + list(episodes)
         result.evidence = conn.execute(
@@ -148,6 +156,18 @@ def _plan(conn: Connection, target: str) -> ForgetPlan:
         result.grants = conn.execute("SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)).fetchone()[0]
         result.rejected_values = conn.execute("SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)).fetchone()[0]
     return result
+
+
+def _restorable(conn: Connection, memories: set[str]) -> list[str]:
+    """Cold memories sent there by an erased one (a broader memory or a fused one, through a
+    ``subsumes`` or ``fused`` link) that survive: with that memory gone, they stand again."""
+    if not memories:
+        return []
+    rows = conn.execute(
+        f"SELECT DISTINCT l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.type IN ('subsumes', 'fused') "
+        f"AND l.src IN ({_marks(memories)}) AND m.status = 'archived' "
+        "AND json_extract(m.metadata, '$.cold_by') = l.src", list(memories)).fetchall()
+    return sorted(r[0] for r in rows if r[0] not in memories)
 
 
 def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
@@ -186,8 +206,12 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
                 entry = ledger.append(conn, op="forget", target_kind=kind, target_id=oid, commitment_hex=commit,
                                       device=device)
                 tombstones.append(entry.seq)
+        for mid in p.restored:
+            set_fields(conn, mid, device=device, op="memory.restore", status="active",
+                       metadata={"cold": None, "cold_by": None}, details={"reason": "what stood for it was forgotten"})
         for mid in p.memories:
             index.remove_owner(conn, "memory", mid)
+            conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (mid,))
             conn.execute("DELETE FROM evidence WHERE memory_id = ?", (mid,))
             conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (mid, mid))
             conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))

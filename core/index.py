@@ -17,7 +17,7 @@ from .textproc import entities
 from .vectors import to_blob
 
 #: The vector variants each kind of owner may have (keys of the embeddings table).
-VECTOR_KINDS = {"memory": ("memory",), "episode": ("episode", "episode_ctx")}
+VECTOR_KINDS = {"memory": ("memory", "memory_ctx"), "episode": ("episode", "episode_ctx")}
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
