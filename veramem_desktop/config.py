@@ -93,6 +93,25 @@ class SearchSettings:
     k: int = 10
     utility_lambda: float = 0.2
     learned_share: float = 0.35
+    #: one hop along memory links (0 turns it off) and the hypothetical-answer channel's weight
+    #: (needs a model; 0 keeps search free of model calls)
+    link_decay: float = 0.3
+    hyde_weight: float = 0.0
+
+
+@dataclass
+class OrganiseSettings:
+    """Background linking, and the per-source budgets beyond which memories go to cold storage."""
+
+    linking: bool = True
+    user_tokens: int = 400_000
+    user_items: int = 20_000
+    agent_tokens: int = 200_000
+    agent_items: int = 10_000
+    tool_tokens: int = 100_000
+    tool_items: int = 5_000
+    document_tokens: int = 200_000
+    document_items: int = 10_000
 
 
 @dataclass
@@ -102,6 +121,7 @@ class Config:
     identity: IdentitySettings = field(default_factory=IdentitySettings)
     mcp: MCPSettings = field(default_factory=MCPSettings)
     search: SearchSettings = field(default_factory=SearchSettings)
+    organise: OrganiseSettings = field(default_factory=OrganiseSettings)
     store_path: str = ""
     sync_folder: str = ""
 

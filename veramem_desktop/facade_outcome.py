@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .core import consolidate as consolidate_mod
+from .core import links as links_mod
 from .core import outcome as outcome_mod
 from .core.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from .core.budgets import BudgetConfig
     from .core.llm import LLM
     from .core.protocols import Embedder
     from .core.search import SearchEngine
@@ -45,6 +47,10 @@ class OutcomeMixin:
         @staticmethod
         def _llm_notices(llm: LLM) -> list[str]: ...
 
+        def drain_links(self, *, limit: int | None = None) -> links_mod.LinkReport: ...
+
+        def budget_config(self) -> BudgetConfig: ...
+
     def feedback(self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None) -> dict[str, Any]:
         """Say how well a search or answer went (reward in [-1, 1]).
 
@@ -56,16 +62,25 @@ class OutcomeMixin:
 
     def consolidate(self, *, progress: consolidate_mod.Progress | None = None, now: datetime | None = None,
                     config: consolidate_mod.ConsolidateConfig | None = None) -> consolidate_mod.ConsolidateReport:
-        """Archive, merge near-duplicates, summarise sessions, distil experiences, decay strength.
+        """Link what is queued, archive, merge near-duplicates, fuse clusters, summarise sessions,
+        distil experiences, keep each source within its budget, decay strength; link what was made.
 
         The model is asked directly (not through its rule-based fallback), so a model failure
         leaves that cluster for the next run and is counted as such in the report.
         """
         llm = self.llm
         primary: LLM = getattr(llm, "primary", llm)
+        self.drain_links()  # what earlier adds left queued
         self.engine.caches["memory"].refresh(self.store)
+        if config is None:
+            config = consolidate_mod.ConsolidateConfig(budgets=self.budget_config())
         report = consolidate_mod.consolidate(self.store, self.embedder, primary, self.engine.caches["memory"],
                                              device=self.device_id, config=config, progress=progress, now=now)
+        made = [i for stage in ("merge", "fuse", "summarise", "distil") for i in report.stages[stage].ids]
+        if made:  # the new memories are linked now: consolidation is the idle-time job
+            with self.store.atomic() as conn:
+                links_mod.enqueue(conn, made)
+            self.drain_links()
         report.notices += self._llm_notices(llm)
         drain = getattr(primary, "notices", None)  # retries a JSON backend noted
         if isinstance(drain, list):

@@ -37,11 +37,12 @@ from .core.ingest import store_episodes
 from .core.items import MemoryItem
 from .core.llm import LLM
 from .core.protocols import Embedder
-from .core.search import ROUTES, SearchConfig, SearchEngine, SearchResult
+from .core.search import ROUTES, SearchEngine, SearchResult
 from .core.sharing import Sharer, ShareReport, may_act_on
 from .core.store import Store
 from .core.text import storable
 from .core.write import Writer
+from .facade_organise import OrganiseMixin
 from .facade_outcome import OutcomeMixin
 from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource
@@ -133,7 +134,7 @@ class MemoryDetail:
                 "links": self.links, "conflicts": self.conflicts}
 
 
-class Memory(OutcomeMixin, SyncMixin):
+class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
     """One person's memory store. Thread-safe; open it once per process."""
 
     def __init__(
@@ -217,6 +218,7 @@ class Memory(OutcomeMixin, SyncMixin):
                 self._store = Store.open(self.store_path, key)
 
     def close(self) -> None:
+        self._stop_linker()  # a short grace period; what is left stays queued for the next process
         with self._open_lock:
             self._engine = None
             if self._store is not None:
@@ -263,6 +265,7 @@ class Memory(OutcomeMixin, SyncMixin):
         writer = Writer(self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates)
         outcome = writer.derive(stored)
         notices += outcome.notices + self._llm_notices(llm)
+        self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
         return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,
                          unchanged=outcome.unchanged, rejected=outcome.rejected, notices=notices)
 
@@ -333,9 +336,8 @@ class Memory(OutcomeMixin, SyncMixin):
         with self._open_lock:
             engine = self._engine
         if engine is None:
-            s = self.config.search
-            engine = SearchEngine(self.store, self.embedder, SearchConfig(k=s.k, utility_lambda=s.utility_lambda,
-                                                                          learned_share=s.learned_share))
+            engine = SearchEngine(self.store, self.embedder, self._search_config())
+            engine.hypothesise = self._hypothesiser()
             with self._open_lock:
                 self._engine = self._engine or engine
         return self._engine  # type: ignore[return-value]
@@ -397,8 +399,7 @@ class Memory(OutcomeMixin, SyncMixin):
         for version in versions:
             entries += ledger.entries(self.store, target_id=version.id)
         entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
-        links = [{"src": r[0], "dst": r[1], "type": r[2], "score": r[3]} for r in self.store.query(
-            "SELECT src, dst, type, score FROM links WHERE src = ? OR dst = ?", (memory_id, memory_id))]
+        links = self.links(memory_id)
         return MemoryDetail(item, views, versions, entries, links, list(item.metadata.get("conflicts_with", [])))
 
     # ------------------------------------------------------------ answer

@@ -1,5 +1,5 @@
 """One memory in full: text and scores, its evidence in the source episodes, its versions,
-and the ledger entries that touched it. Also opens raw episodes found by search."""
+its links to related memories, and the ledger entries that touched it. Also opens raw episodes found by search."""
 
 from __future__ import annotations
 
@@ -41,6 +41,16 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
                                  f"agent {item.agent_id}" if item.agent_id else None])),
         ("Id", item.id),
     ]
+
+
+def link_lines(memory_id: str, links: list[dict[str, Any]]) -> list[str]:
+    """One line per link: its type, which way it points, and the other memory's short id."""
+    out = []
+    for link in links:
+        outgoing = link.get("src") == memory_id
+        other = link.get("dst") if outgoing else link.get("src")
+        out.append(f"{link.get('type', ''):<12} {'→' if outgoing else '←'} {short_id(str(other))}")
+    return out
 
 
 def episode_fields(episode: Any) -> list[tuple[str, str]]:
@@ -92,6 +102,8 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             yield VerticalScroll(id="evidence", classes="section")
             yield Static("Versions", classes="section-title", id="versions-title")
             yield Static("", id="versions", classes="section")
+            yield Static("Links", classes="section-title", id="links-title")
+            yield Static("", id="links", classes="section")
             yield Static("Ledger entries", classes="section-title", id="ledger-title")
             yield LedgerTable(id="detail-ledger")
         yield Footer()
@@ -140,6 +152,10 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             versions.append("")
             versions += [f"conflicts with {short_id(c)}" for c in conflicts]
         self.query_one("#versions", Static).update("\n".join(versions) or "Only this version.")
+        lines = link_lines(item.id, getattr(detail, "links", []) or [])
+        self.query_one("#links", Static).update("\n".join(lines))
+        for part in ("#links-title", "#links"):  # shown only when the memory has links
+            self.query_one(part).display = bool(lines)
         self.query_one(LedgerTable).show(detail.ledger)
         self.query_one("#detail").loading = False
 
@@ -152,7 +168,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             return
         self.query_one("#detail-text", Static).update(episode.content)
         self.query_one(FieldTable).show(episode_fields(episode))
-        for hidden in ("#evidence-title", "#evidence", "#versions-title", "#versions"):
+        for hidden in ("#evidence-title", "#evidence", "#versions-title", "#versions", "#links-title", "#links"):
             self.query_one(hidden).display = False
         self.query_one("#ledger-title").display = False
         self.query_one(LedgerTable).display = False

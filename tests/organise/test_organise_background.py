@@ -1,0 +1,100 @@
+"""Linking runs behind the add: the add returns first, and a failing linker leaves it intact."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from support.fake_embedder import HashEmbedder
+from veramem_desktop.core.links import enqueue
+from veramem_desktop.core.llm import LinkVerdict
+from veramem_desktop.models.llm.rule_based import RuleBasedLLM
+
+from veramem_desktop.memory import Memory
+
+PASSPHRASE = "correct horse battery staple"
+
+
+class GatedLLM(RuleBasedLLM):
+    """Rule-based everywhere, except that ``link`` waits for a gate (or fails)."""
+
+    def __init__(self, *, fail: bool = False) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+        self.fail = fail
+
+    @property
+    def is_rule_based(self) -> bool:
+        return False
+
+    def link(self, a: str, b: str) -> LinkVerdict:
+        self.entered.set()
+        if self.fail:
+            raise RuntimeError("the linker broke")
+        assert self.gate.wait(30), "the test never opened the gate"
+        return LinkVerdict("supports")
+
+
+def _open(home: Path, llm: RuleBasedLLM) -> Memory:
+    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), llm=llm)
+    return mem
+
+
+def test_the_add_returns_before_linking_finishes(isolated_home: Path) -> None:
+    llm = GatedLLM()
+    mem = _open(isolated_home, llm)
+    try:
+        first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
+        assert mem.wait_for_links(10) and mem.links_pending() == 0  # nothing to link it to yet
+        second = mem.add("Ann plays squash on Mondays.").added[0]["id"]
+        assert llm.entered.wait(10)
+        # the add has returned while the linker is still waiting on the model
+        assert mem.links_pending() == 1 and mem.links(second) == []
+        assert mem.get(second).status == "active"
+        llm.gate.set()
+        assert mem.wait_for_links(10)
+        assert [(x["other"], x["type"]) for x in mem.links(second)] == [(first, "supports")]
+        assert mem.links_pending() == 0
+        assert [x["type"] for x in mem.detail(first).links] == ["supports"]
+    finally:
+        llm.gate.set()
+        mem.close()
+
+
+def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(isolated_home: Path,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    llm = GatedLLM(fail=True)
+    mem = _open(isolated_home, llm)
+    try:
+        mem.add("Ann plays tennis on Sundays.")
+        assert mem.wait_for_links(10)
+        result = mem.add("Ann plays squash on Mondays.")
+        assert mem.wait_for_links(10)
+        added = result.added[0]["id"]
+        assert mem.get(added).status == "active" and mem.links(added) == []
+        assert added in {h.id for h in mem.search("squash on Mondays", route="facts").results}
+        row = mem.store.query_one("SELECT attempts, last_error FROM pending_links WHERE memory_id = ?", (added,))
+        assert row == (1, "RuntimeError")
+        assert added in caplog.text and "squash" not in caplog.text  # logs carry ids, never content
+        assert mem.verify().ok
+    finally:
+        mem.close()
+
+
+def test_what_a_closed_process_left_queued_is_linked_by_the_next_consolidate(isolated_home: Path) -> None:
+    mem = _open(isolated_home, RuleBasedLLM())
+    mem.config.organise.linking = False  # as if the process had exited before the linker ran
+    a = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
+    b = mem.add("Ann plays squash on Mondays.").added[0]["id"]
+    with mem.store.atomic() as conn:
+        enqueue(conn, [a, b])
+    mem.close()
+    again = Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder(), llm=RuleBasedLLM())
+    try:
+        assert again.links_pending() == 2
+        again.consolidate()
+        assert again.links_pending() == 0 and [x["other"] for x in again.links(a)] == [b]
+    finally:
+        again.close()
