@@ -21,10 +21,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import index, ledger
+from .episodes import EPISODE_COLUMNS, row_to_episode
 from .errors import InvalidInputError, NotFoundError
+from .ingest import line_of
 from .items import set_fields
 from .provenance import provenance_of
 from .store import Connection, Store
+from .textproc import episode_fts_text
 
 #: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
 REJECTION_PREFIX = "rejection:"
@@ -55,6 +58,8 @@ class ForgetReport:
     erased_episodes: int
     erased_traces: int
     tombstones: list[int]
+    #: surviving turns whose context vectors held erased words and were dropped (recompute them)
+    stale_context: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,11 +222,13 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
             conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))
             conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
             ledger.erase_secret(conn, mid)
+        touched = _neighbours_of(conn, p.episodes)
         for eid in p.episodes:
             index.remove_owner(conn, "episode", eid)
             conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
             conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
             ledger.erase_secret(conn, eid)
+        stale_context = _repair_neighbours(conn, touched)
         if traces:
             conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
         # Versions that survive must not point at erased ones.
@@ -232,7 +239,48 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
         with store.atomic() as conn:
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
     store.checkpoint()
-    return ForgetReport(target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones)
+    return ForgetReport(target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context)
+
+
+def _neighbours_of(conn: Connection, erased: list[str]) -> set[tuple[str, int]]:
+    """(session, turn) of every erased turn whose session may keep other turns."""
+    if not erased:
+        return set()
+    rows = conn.execute(f"SELECT session_id, turn_index FROM episodes WHERE id IN ({_marks(erased)}) "
+                        "AND session_id IS NOT NULL", erased).fetchall()
+    return {(r[0], int(r[1])) for r in rows}
+
+
+def _repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[str]:
+    """The turns around an erased one held its words: the next turn's full-text row (it starts with
+    the previous turn's line) and the context vectors of the turns on both sides. The full-text row
+    is rebuilt from the turns that remain; the context vectors are dropped (they are derived from
+    the erased words) and their owners returned so the caller can recompute them with the model."""
+    stale: set[str] = set()
+    for session, turn in sorted(touched):
+        before = conn.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index < ? "
+            "ORDER BY turn_index DESC LIMIT 1", (session, turn)).fetchone()
+        after = conn.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index > ? "
+            "ORDER BY turn_index LIMIT 1", (session, turn)).fetchone()
+        for row in (before, after):
+            if row is not None:
+                stale.add(row[0])
+                conn.execute("DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],))
+        if after is not None:
+            nxt = row_to_episode(after)
+            prev_line = None
+            if before is not None:
+                prev = row_to_episode(before)
+                prev_line = line_of(prev.role, prev.source_name, prev.content)
+            found = conn.execute("SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?",
+                                 (nxt.id,)).fetchone()
+            if found is not None:
+                conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (found[0],))
+                conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+                             (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)))
+    return sorted(stale)
 
 
 def rejection_target(memory_id: str) -> str:

@@ -62,33 +62,29 @@ def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInp
     return stored
 
 
-def reindex_neighbours(store: Store, embedder: Embedder, session_id: str | None, turn_index: int) -> None:
-    """Call after erasing the turn at ``turn_index`` of ``session_id``: the indexes of its
-    neighbours held its words (the next turn's full-text row, and the context vectors of the
-    turns before and after), so they are rebuilt from the turns that remain."""
-    if session_id is None:
-        return
+def recompute_context(store: Store, embedder: Embedder, episode_ids: Sequence[str]) -> int:
+    """Rebuild the context vectors of ``episode_ids`` from the turns that surround them now
+    (after a forget dropped the ones that held erased words). Returns how many were rebuilt."""
     cols = episodes.EPISODE_COLUMNS
-    before = [episodes.row_to_episode(r) for r in store.query(
-        f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index < ? ORDER BY turn_index DESC LIMIT 2",
-        (session_id, turn_index))][::-1]
-    after = [episodes.row_to_episode(r) for r in store.query(
-        f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index > ? ORDER BY turn_index LIMIT 2",
-        (session_id, turn_index))]
-    lines = [line_of(e.role, e.source_name, e.content) for e in before + after]
     owners: list[str] = []
     contexts: list[str] = []
-    split = len(before)
-    for j in ([split - 1] if before else []) + ([split] if after else []):
-        owners.append((before + after)[j].id)
-        contexts.append(context_text(lines[j - 1] if j > 0 else None, lines[j], lines[j + 1] if j + 1 < len(lines) else None))
-    vectors = index.embed_texts(embedder, contexts)
-    with store.atomic() as conn:
-        index.store_vectors(conn, "episode_ctx", embedder.name, owners, vectors)
-        if after:
-            row = conn.execute("SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?",
-                               (after[0].id,)).fetchone()
-            if row is not None:
-                conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (row[0],))
-                conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                             (row[0], episode_fts_text(lines[split], lines[split - 1] if before else None)))
+    for eid in episode_ids:
+        row = store.query_one(f"SELECT {cols} FROM episodes WHERE id = ?", (eid,))
+        if row is None:
+            continue
+        ep = episodes.row_to_episode(row)
+        around = []
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            found = store.query_one(f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index {op} ? "
+                                    f"ORDER BY turn_index {order} LIMIT 1", (ep.session_id, ep.turn_index))
+            around.append(episodes.row_to_episode(found) if found is not None else None)
+        prev, nxt = around
+        owners.append(ep.id)
+        contexts.append(context_text(line_of(prev.role, prev.source_name, prev.content) if prev else None,
+                                     line_of(ep.role, ep.source_name, ep.content),
+                                     line_of(nxt.role, nxt.source_name, nxt.content) if nxt else None))
+    if owners:
+        vectors = index.embed_texts(embedder, contexts)
+        with store.atomic() as conn:
+            index.store_vectors(conn, "episode_ctx", embedder.name, owners, vectors)
+    return len(owners)

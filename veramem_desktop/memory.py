@@ -33,7 +33,7 @@ from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
 from .core.ids import iso, new_id
-from .core.ingest import store_episodes
+from .core.ingest import recompute_context, store_episodes
 from .core.items import MemoryItem
 from .core.llm import LLM
 from .core.protocols import Embedder
@@ -458,6 +458,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
     def forget(self, target: str) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them."""
         report = forget_mod.forget(self.store, target, device=self.device_id)
+        # The neighbours' context vectors held the erased words; rebuild them from what remains.
+        recompute_context(self.store, self.embedder, report.stale_context)
         return report
 
     # ------------------------------------------------------------ grants

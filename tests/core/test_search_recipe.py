@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from veramem_desktop.core import index, ingest
 from veramem_desktop.core.fusion import expand_neighbours, speaker_bonus
 from veramem_desktop.core.textproc import content_terms, context_text, names_in
 
@@ -76,12 +75,8 @@ def test_erasing_a_turn_removes_its_words_from_its_neighbours_indexes(mem: Memor
     before_ctx = mem.engine.caches["episode_ctx"]
     _, scores, _ = mem.engine.rank("zanzibar", caller, route="raw", channels=("bm25",))
     assert ids[2] in scores  # the next turn's row held the erased turn's line
-    turn = mem.episode(ids[1])
-    assert turn is not None
-    with mem.store.atomic() as conn:
-        index.remove_owner(conn, "episode", ids[1])
-        conn.execute("DELETE FROM episodes WHERE id = ?", (ids[1],))
-    ingest.reindex_neighbours(mem.store, mem.embedder, "s1", turn.turn_index)
+    report = mem.forget(ids[1])
+    assert set(report.stale_context) == {ids[0], ids[2]}
     _, scores, _ = mem.engine.rank("zanzibar", caller, route="raw", channels=("bm25",))
     assert not scores
     _, scores, _ = mem.engine.rank("Noted", caller, route="raw", channels=("bm25",))

@@ -136,3 +136,13 @@ def test_forgetting_a_user_with_ten_thousand_items_completes(mem: Memory, isolat
     assert report.erased_memories == 10_000
     assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE user_id = 'bulk'")[0] == 0
     assert mem.verify().ok
+
+
+def test_forgetting_a_middle_turn_leaves_nothing_in_its_neighbours(mem: Memory) -> None:
+    mem.add([{"role": "user", "name": "Ana", "content": "Good morning."},
+             {"role": "user", "name": "Rui", "content": "The alarm code is qxzepsilonalarm."},
+             {"role": "user", "name": "Ana", "content": "Thanks, noted."}], session_id="chat")
+    middle = [e for e in mem.episodes(session_id="chat", newest_first=False)][1]
+    mem.forget(middle.id)
+    assert b"qxzepsilon" not in _plaintext(mem)
+    assert not [h for h in mem.search("qxzepsilonalarm", route="raw").results if "qxz" in h.text]
