@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -22,6 +23,7 @@ from . import access, learned
 from .access import Caller
 from .fusion import expand_neighbours, max_rrf, prior, speaker_bonus, weighted_rrf
 from .ids import iso, new_id, parse_iso
+from .links import LINK_TYPES
 from .protocols import Embedder
 from .store import Store
 from .textproc import content_terms, entities, fts_query, names_in, route_for, temporal_intent
@@ -52,8 +54,12 @@ class SearchConfig:
     #: candidates per memory channel (each is hydrated with its priors, so fewer keep search fast)
     memory_candidates: int = 100
     rrf_k: int = 60
+    #: "memory_ctx" ranks memories by their context-enriched vectors (the memory between the turns
+    #: around its source, written by the linker, core/links.py); "hyde" ranks by a model's hypothetical
+    #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
     weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0}
+        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0, "memory_ctx": 0.0,
+                                 "hyde": 0.0}
     )
     episode_weights: dict[str, float] = field(
         default_factory=lambda: {"dense": 1.0, "bm25": 3.0, "entity": 0.25, "dense_ctx": 1.0}
@@ -66,6 +72,10 @@ class SearchConfig:
     entity_max_df: int = 2000
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
+    #: the best ``link_seeds`` memories pass this share of their score to the memories they are
+    #: linked with (one hop, access predicate in the SQL); 0 turns the channel off
+    link_decay: float = 0.3
+    link_seeds: int = 20
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
     #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
@@ -126,8 +136,11 @@ class SearchEngine:
         self.embedder = embedder
         self.config = config or SearchConfig()
         self.caches = {
-            kind: VectorCache(kind, embedder.name, embedder.dim) for kind in ("memory", "episode", "episode_ctx")
+            kind: VectorCache(kind, embedder.name, embedder.dim)
+            for kind in ("memory", "episode", "episode_ctx", "memory_ctx")
         }
+        #: question -> one hypothetical answer sentence (a model call), for the "hyde" channel
+        self.hypothesise: Callable[[str], str | None] | None = None
         self._allowed: dict[tuple[Any, ...], tuple[int, list[str]]] = {}
         self._speakers: dict[tuple[Any, ...], tuple[int, tuple[str, ...]]] = {}
         self._positions: dict[tuple[Any, ...], tuple[int, npt.NDArray[np.int64]]] = {}
@@ -310,8 +323,9 @@ class SearchEngine:
     ) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
         """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
 
-        ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity",
-        "speaker" and "neighbours" (the last two act on episodes); by default all of them run.
+        ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde",
+        "speaker", "neighbours" (these two act on episodes), "memory_ctx" and "links" (on memories);
+        by default all of them run (memory_ctx, hyde and links do no work at weight or decay 0).
         """
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
@@ -319,8 +333,10 @@ class SearchEngine:
             raise ValueError(f"unknown route {route!r}")
         cfg = self.config
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
-        use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours"}
-        qvec = self.embedder.embed([query])[0] if {"dense", "dense_ctx"} & use else None
+        use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
+                                                          "links"}
+        qvec = self.embedder.embed([query])[0] if {"dense", "dense_ctx", "memory_ctx"} & use else None
+        hvec = self._hypothesis(query) if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0 else None
         rankings: dict[str, list[str]] = {}
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
@@ -336,6 +352,15 @@ class SearchEngine:
                 rankings[f"{unit}:dense"] = self._dense(unit, qvec, allowed, depth[unit])
                 if unit == "episode" and "dense_ctx" in use:
                     rankings["episode:dense_ctx"] = self._dense("episode_ctx", qvec, allowed, depth[unit])
+            if unit == "memory" and "memory_ctx" in use and cfg.weights.get("memory_ctx", 0.0) > 0 \
+                    and qvec is not None:
+                allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
+                ctx_ranked = self._dense("memory_ctx", qvec, allowed, depth[unit])
+                if ctx_ranked:  # only once the linker has written context vectors
+                    rankings["memory:memory_ctx"] = ctx_ranked
+            if hvec is not None:
+                allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
+                rankings[f"{unit}:hyde"] = self._dense(unit, hvec, allowed, depth[unit])
             if "bm25" in use:
                 rankings[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment,
                                                       depth[unit])
@@ -347,6 +372,8 @@ class SearchEngine:
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         if "episode" in units:
             scores = self._episode_rules(scores, query, caller, moment, use, speakers)
+        if "memory" in units and "links" in use and cfg.link_decay:
+            scores = self._link_expansion(scores, caller, kinds, include_archived, moment)
         scale = max_rrf(weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k)
         scores = {d: s / scale for d, s in scores.items()}
         ranks: dict[str, dict[str, int]] = {}
@@ -378,6 +405,42 @@ class SearchEngine:
                                           cfg.neighbour_decay)
                 scores = {**scores, **grown}
         return scores
+
+    def _hypothesis(self, query: str) -> npt.NDArray[np.float32] | None:
+        """The vector of a model's hypothetical answer, or None (no model, or it failed: fail open)."""
+        if self.hypothesise is None:
+            return None
+        try:
+            text = self.hypothesise(query)
+        except Exception:  # the channel is optional; search never fails for it
+            return None
+        return self.embedder.embed([text])[0] if text and text.strip() else None
+
+    def _link_expansion(self, scores: dict[str, float], caller: Caller, kinds: tuple[str, ...],
+                        include_archived: bool, moment: str) -> dict[str, float]:
+        """One hop along typed links from the best memory candidates to memories the caller may see."""
+        seeds = sorted((d for d in scores if d.startswith("mem_")), key=lambda d: -scores[d])[: self.config.link_seeds]
+        if not seeds:
+            return scores
+        params: dict[str, Any] = {**access.params(caller, moment), **{f"s{i}": d for i, d in enumerate(seeds)},
+                                  **{f"k{i}": k for i, k in enumerate(kinds)},
+                                  **{f"t{i}": t for i, t in enumerate(LINK_TYPES)}}
+        in_seeds = ",".join(f":s{i}" for i in range(len(seeds)))
+        in_kinds = ",".join(f":k{i}" for i in range(len(kinds)))
+        in_types = ",".join(f":t{i}" for i in range(len(LINK_TYPES)))
+        pred = access.memory_predicate("m", include_archived=include_archived)
+        rows = self.store.query(
+            f"SELECT l.src, l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.src IN ({in_seeds}) "
+            f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred} "
+            f"UNION SELECT l.dst, l.src FROM links l JOIN memory_items m ON m.id = l.src WHERE l.dst IN ({in_seeds}) "
+            f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred}", params)
+        # A linked memory gains a share of its best seed's score; the seeds keep their own order.
+        chosen = set(seeds)
+        gift: dict[str, float] = {}
+        for src, dst in rows:
+            if dst not in chosen:
+                gift[dst] = max(gift.get(dst, 0.0), self.config.link_decay * scores[src])
+        return {**scores, **{d: scores.get(d, 0.0) + g for d, g in gift.items()}}
 
     def search(
         self,

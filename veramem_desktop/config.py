@@ -93,9 +93,10 @@ class SearchSettings:
     k: int = 10
     utility_lambda: float = 0.2
     learned_share: float = 0.35
-    #: one hop along memory links (0 turns it off) and the hypothetical-answer channel's weight
-    #: (needs a model; 0 keeps search free of model calls)
+    #: one hop along memory links (0 turns it off), the context-enriched memory channel's weight,
+    #: and the hypothetical-answer channel's weight (needs a model; 0 keeps search free of model calls)
     link_decay: float = 0.3
+    context_weight: float = 0.0
     hyde_weight: float = 0.0
 
 

@@ -63,7 +63,8 @@ class OrganiseMixin:
         s = self.config.search
         base = SearchConfig()
         return SearchConfig(k=s.k, utility_lambda=s.utility_lambda, learned_share=s.learned_share,
-                            link_decay=s.link_decay, weights={**base.weights, "hyde": s.hyde_weight})
+                            link_decay=s.link_decay,
+                            weights={**base.weights, "hyde": s.hyde_weight, "memory_ctx": s.context_weight})
 
     def budget_config(self) -> budgets_mod.BudgetConfig:
         o = self.config.organise

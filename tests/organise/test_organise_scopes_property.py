@@ -35,7 +35,7 @@ def test_links_and_fusion_stay_inside_one_scope(scopes: list[tuple[str, str | No
             link_all(store, E)
             cache = VectorCache("memory", E.name, E.dim)
             report = consolidate(store, E, RuleBasedLLM(), cache, device="dev_test",
-                                 config=ConsolidateConfig(fuse_min_items=3))
+                                 config=ConsolidateConfig(fuse_min_items=3, fuse_max_items=8))
             rows = store.query("SELECT src, dst, type FROM links")
             ids = {i for r in rows for i in r[:2]}
             found = get_many(store, list(ids))

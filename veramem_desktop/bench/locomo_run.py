@@ -63,6 +63,8 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
     dia: dict[str, dict[str, str]] = {}
     for sample in samples:
         dia[str(sample["sample_id"])] = ingest(mem, sample)
+    mem.wait_for_links(timeout=3600)  # the background linker: links and context vectors are in place
+    mem.drain_links()
     order = {ep: i for mapping in dia.values() for i, ep in enumerate(mapping)}
     variants = dict(VARIANTS, **(ABLATION if ablation else {}))
     out: dict[str, Any] = {"file": str(path), "conversations": len(samples),
@@ -80,4 +82,88 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
             out[name] = scores.summary(KS)
         else:
             out.setdefault("ablation", {})[name] = scores.summary(KS)["cat1-4"]
+    if ablation:
+        out["channels"] = channel_ablation(mem, samples, dia, order)
     return out
+
+
+# --- per-channel ablation on the dual route (memories and episodes) ---------------------------
+
+#: every channel of the engine, and the change that turns on one that is off by default
+CHANNELS = ("dense", "bm25", "entity", "dense_ctx", "memory_ctx", "hyde", "speaker", "neighbours", "links")
+_TURN_ON: dict[str, dict[str, Any]] = {
+    "hyde": {"weights": {**SearchConfig().weights, "hyde": 1.0}},
+    "links": {"link_decay": 0.3},
+    "memory_ctx": {"weights": {**SearchConfig().weights, "memory_ctx": 1.0}},
+}
+
+
+def _is_on(config: SearchConfig, channel: str) -> bool:
+    if channel == "links":
+        return config.link_decay > 0
+    if channel in ("hyde", "memory_ctx"):
+        return config.weights.get(channel, 0.0) > 0
+    return True
+
+
+def dual_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evidence: dict[str, list[str]],
+                   channels: tuple[str, ...] | None, order: dict[str, int]) -> Retriever:
+    """The dual route (memories and episodes); a memory counts as the turns its evidence cites."""
+    caller = Caller(user)
+
+    def search(question: str, k: int) -> Sequence[str]:
+        _, scores, _ = engine.rank(question, caller, route="dual", channels=channels)
+        out: list[str] = []
+        for d in sorted(scores, key=lambda d: (-scores[d], order.get(d, 0), d)):
+            for ep in (evidence.get(d, []) if d.startswith("mem_") else [d]):
+                turn = dia_of.get(ep)
+                if turn is not None and turn not in out:
+                    out.append(turn)
+            if len(out) >= k:
+                break
+        return out[:k]
+
+    return search
+
+
+def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[str, dict[str, str]],
+                     order: dict[str, int]) -> dict[str, Any]:
+    """Dual-route recall with every default channel, then one row per channel: without it when it
+    is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
+    evidence: dict[str, list[str]] = {}
+    for memory_id, episode_id in mem.store.query("SELECT memory_id, episode_id FROM evidence ORDER BY id"):
+        evidence.setdefault(memory_id, []).append(episode_id)
+    base = mem.engine.config
+    has_model = mem.engine.hypothesise is not None and _probe(mem.engine)
+
+    def measure(config: SearchConfig, channels: tuple[str, ...] | None) -> dict[str, Any]:
+        engine = SearchEngine(mem.store, mem.embedder, config)
+        engine.hypothesise = mem.engine.hypothesise
+
+        def retriever_for(sample: dict[str, Any]) -> Retriever:
+            user = str(sample["sample_id"])
+            return dual_retriever(engine, user, dia[user], evidence, channels, order)
+
+        summary = locomo.score(samples, retriever_for, KS).summary(KS)
+        return {"cat1-4": summary["cat1-4"], "multi-hop": summary.get("1", {})}
+
+    out: dict[str, Any] = {"route": "dual", "hybrid": measure(base, None), "rows": {}}
+    for channel in CHANNELS:
+        if channel == "hyde" and not has_model:
+            out["rows"][channel] = {"skipped": "no model answers here: the channel needs one"}
+            continue
+        if _is_on(base, channel):
+            row = measure(base, tuple(c for c in CHANNELS if c != channel))
+            out["rows"][channel] = {"change": "without", **row}
+        else:
+            row = measure(replace(base, **_TURN_ON[channel]), None)
+            out["rows"][channel] = {"change": "with", **row}
+    return out
+
+
+def _probe(engine: SearchEngine) -> bool:
+    """Whether the hypothetical-answer source gives anything (a model is configured and answers)."""
+    try:
+        return bool(engine.hypothesise and engine.hypothesise("What does the person like?"))
+    except Exception:
+        return False

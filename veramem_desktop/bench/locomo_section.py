@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from .locomo import default_path
 from .locomo_run import run_locomo
@@ -36,4 +37,28 @@ def run_locomo_section(ctx: BenchContext) -> Section:
         rows.append((f"  {label} (n={n})", "   ".join(cells)))
     for name, r in result.get("ablation", {}).items():
         rows.append((f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20))))
+    rows += channel_rows(result.get("channels"))
     return Section({"locomo": result}, rows)
+
+
+def _triple(r: dict[str, float]) -> str:
+    return "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)) if r else "-"
+
+
+def channel_rows(channels: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """One row per channel on the dual route: with or without it, categories 1-4 and multi-hop,
+    and the change in recall@10 against the route with every default channel."""
+    if not channels:
+        return []
+    base = channels["hybrid"]
+    rows = [("  channels (dual route)", f"all defaults: cat 1-4 {_triple(base['cat1-4'])}   "
+                                         f"multi-hop {_triple(base['multi-hop'])}")]
+    for name, r in channels["rows"].items():
+        if "skipped" in r:
+            rows.append((f"    {name}", f"not measured: {r['skipped']}"))
+            continue
+        delta = r["cat1-4"]["recall@10"] - base["cat1-4"]["recall@10"]
+        delta_mh = r["multi-hop"]["recall@10"] - base["multi-hop"]["recall@10"] if r["multi-hop"] else 0.0
+        rows.append((f"    {r['change']} {name}", f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
+                                                 f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f})"))
+    return rows
