@@ -73,8 +73,9 @@ class SearchConfig:
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     #: the best ``link_seeds`` memories pass this share of their score to the memories they are
-    #: linked with (one hop, access predicate in the SQL); 0 turns the channel off
-    link_decay: float = 0.3
+    #: linked with (one hop, access predicate in the SQL); 0 turns the channel off. Off by default:
+    #: on LoCoMo's facts route 0.3 cost recall (see ``veramem bench``'s channel rows)
+    link_decay: float = 0.0
     link_seeds: int = 20
     utility_lambda: float = 0.2
     recency_weight: float = 0.01

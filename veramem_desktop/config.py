@@ -95,7 +95,7 @@ class SearchSettings:
     learned_share: float = 0.35
     #: one hop along memory links (0 turns it off), the context-enriched memory channel's weight,
     #: and the hypothetical-answer channel's weight (needs a model; 0 keeps search free of model calls)
-    link_decay: float = 0.3
+    link_decay: float = 0.0
     context_weight: float = 0.0
     hyde_weight: float = 0.0
 

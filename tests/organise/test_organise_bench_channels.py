@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
-from veramem_desktop.bench.locomo_section import channel_rows
 from veramem_desktop.core.search import SearchConfig
 
+from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
+from veramem_desktop.bench.locomo_section import channel_rows
 from veramem_desktop.memory import Memory
 
 TURNS = [("Maya", "I adopted a rescue greyhound called Pixel last week!"),
@@ -34,7 +34,7 @@ def _file(path: Path) -> Path:
 def test_every_channel_gets_a_row_and_no_default_channel_costs_recall(mem: Memory, tmp_path: Path) -> None:
     result = run_locomo(mem, _file(tmp_path / "tiny.json"), ablation=True)
     channels = result["channels"]
-    assert list(channels["rows"]) == list(CHANNELS) and channels["route"] == "dual"
+    assert list(channels["rows"]) == list(CHANNELS) and set(channels["hybrid"]) == {"raw", "facts"}
     base = SearchConfig()
     for name, row in channels["rows"].items():
         if "skipped" in row:
@@ -43,7 +43,8 @@ def test_every_channel_gets_a_row_and_no_default_channel_costs_recall(mem: Memor
         default_on = not (name == "links" and base.link_decay == 0) and base.weights.get(name, 1.0) > 0
         assert row["change"] == ("without" if default_on else "with")
         assert row["multi-hop"]["n"] == 1 and row["cat1-4"]["n"] == 2
+        assert row["route"] == CHANNELS[name]
         if default_on:  # switching a default channel off never finds more
-            assert row["cat1-4"]["recall@10"] <= channels["hybrid"]["cat1-4"]["recall@10"]
+            assert row["cat1-4"]["recall@10"] <= channels["hybrid"][row["route"]]["cat1-4"]["recall@10"]
     lines = channel_rows(channels)
-    assert len(lines) == 1 + len(CHANNELS) and all("multi-hop" in v or "not measured" in v for _, v in lines)
+    assert len(lines) == 2 + len(CHANNELS) and all("multi-hop" in v or "not measured" in v for _, v in lines)

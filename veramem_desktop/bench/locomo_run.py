@@ -87,10 +87,14 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
     return out
 
 
-# --- per-channel ablation on the dual route (memories and episodes) ---------------------------
+# --- per-channel ablation ---------------------------------------------------------------------
 
-#: every channel of the engine, and the change that turns on one that is off by default
-CHANNELS = ("dense", "bm25", "entity", "dense_ctx", "memory_ctx", "hyde", "speaker", "neighbours", "links")
+#: every channel of the engine, with the route it is measured on: the raw route (turns) for the
+#: channels that act on episodes, the facts route (memories, each counting as the turns its
+#: evidence cites) for those that act on memories only
+CHANNELS: dict[str, str] = {"dense": "raw", "bm25": "raw", "entity": "raw", "dense_ctx": "raw", "hyde": "raw",
+                            "speaker": "raw", "neighbours": "raw", "memory_ctx": "facts", "links": "facts"}
+#: the change that turns on a channel that is off by default
 _TURN_ON: dict[str, dict[str, Any]] = {
     "hyde": {"weights": {**SearchConfig().weights, "hyde": 1.0}},
     "links": {"link_decay": 0.3},
@@ -106,13 +110,13 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
     return True
 
 
-def dual_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evidence: dict[str, list[str]],
-                   channels: tuple[str, ...] | None, order: dict[str, int]) -> Retriever:
-    """The dual route (memories and episodes); a memory counts as the turns its evidence cites."""
+def route_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evidence: dict[str, list[str]],
+                    channels: tuple[str, ...] | None, order: dict[str, int], route: str) -> Retriever:
+    """Any route; a memory counts as the turns its evidence cites."""
     caller = Caller(user)
 
     def search(question: str, k: int) -> Sequence[str]:
-        _, scores, _ = engine.rank(question, caller, route="dual", channels=channels)
+        _, scores, _ = engine.rank(question, caller, route=route, channels=channels)
         out: list[str] = []
         for d in sorted(scores, key=lambda d: (-scores[d], order.get(d, 0), d)):
             for ep in (evidence.get(d, []) if d.startswith("mem_") else [d]):
@@ -128,7 +132,7 @@ def dual_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evid
 
 def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[str, dict[str, str]],
                      order: dict[str, int]) -> dict[str, Any]:
-    """Dual-route recall with every default channel, then one row per channel: without it when it
+    """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
     evidence: dict[str, list[str]] = {}
     for memory_id, episode_id in mem.store.query("SELECT memory_id, episode_id FROM evidence ORDER BY id"):
@@ -136,28 +140,29 @@ def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[s
     base = mem.engine.config
     has_model = mem.engine.hypothesise is not None and _probe(mem.engine)
 
-    def measure(config: SearchConfig, channels: tuple[str, ...] | None) -> dict[str, Any]:
+    def measure(config: SearchConfig, channels: tuple[str, ...] | None, route: str) -> dict[str, Any]:
         engine = SearchEngine(mem.store, mem.embedder, config)
         engine.hypothesise = mem.engine.hypothesise
 
         def retriever_for(sample: dict[str, Any]) -> Retriever:
             user = str(sample["sample_id"])
-            return dual_retriever(engine, user, dia[user], evidence, channels, order)
+            return route_retriever(engine, user, dia[user], evidence, channels, order, route)
 
         summary = locomo.score(samples, retriever_for, KS).summary(KS)
         return {"cat1-4": summary["cat1-4"], "multi-hop": summary.get("1", {})}
 
-    out: dict[str, Any] = {"route": "dual", "hybrid": measure(base, None), "rows": {}}
-    for channel in CHANNELS:
+    everything = tuple(CHANNELS) + ("links",)
+    out: dict[str, Any] = {"hybrid": {r: measure(base, None, r) for r in sorted(set(CHANNELS.values()))},
+                           "rows": {}}
+    for channel, route in CHANNELS.items():
         if channel == "hyde" and not has_model:
-            out["rows"][channel] = {"skipped": "no model answers here: the channel needs one"}
-            continue
-        if _is_on(base, channel):
-            row = measure(base, tuple(c for c in CHANNELS if c != channel))
-            out["rows"][channel] = {"change": "without", **row}
+            out["rows"][channel] = {"route": route, "skipped": "no model answers here: the channel needs one"}
+        elif _is_on(base, channel):
+            row = measure(base, tuple(c for c in everything if c != channel), route)
+            out["rows"][channel] = {"route": route, "change": "without", **row}
         else:
-            row = measure(replace(base, **_TURN_ON[channel]), None)
-            out["rows"][channel] = {"change": "with", **row}
+            row = measure(replace(base, **_TURN_ON[channel]), None, route)
+            out["rows"][channel] = {"route": route, "change": "with", **row}
     return out
 
 

@@ -46,19 +46,21 @@ def _triple(r: dict[str, float]) -> str:
 
 
 def channel_rows(channels: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """One row per channel on the dual route: with or without it, categories 1-4 and multi-hop,
-    and the change in recall@10 against the route with every default channel."""
+    """One row per channel, on the route it acts on: with or without it, categories 1-4 and
+    multi-hop, and the change in recall@10 against that route with every default channel."""
     if not channels:
         return []
-    base = channels["hybrid"]
-    rows = [("  channels (dual route)", f"all defaults: cat 1-4 {_triple(base['cat1-4'])}   "
-                                         f"multi-hop {_triple(base['multi-hop'])}")]
+    rows = [(f"  channels ({route} route)", f"all defaults: cat 1-4 {_triple(r['cat1-4'])}   "
+                                             f"multi-hop {_triple(r['multi-hop'])}")
+            for route, r in channels["hybrid"].items()]
     for name, r in channels["rows"].items():
         if "skipped" in r:
-            rows.append((f"    {name}", f"not measured: {r['skipped']}"))
+            rows.append((f"    {name} ({r['route']})", f"not measured: {r['skipped']}"))
             continue
+        base = channels["hybrid"][r["route"]]
         delta = r["cat1-4"]["recall@10"] - base["cat1-4"]["recall@10"]
         delta_mh = r["multi-hop"]["recall@10"] - base["multi-hop"]["recall@10"] if r["multi-hop"] else 0.0
-        rows.append((f"    {r['change']} {name}", f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
-                                                 f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f})"))
+        rows.append((f"    {r['change']} {name} ({r['route']})",
+                     f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
+                     f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f})"))
     return rows
