@@ -18,7 +18,7 @@ E = HashEmbedder()
 #: distinct facts in nearly the same words (alike to the embedder, different to the summariser)
 WHAT = ["heavy rain", "fresh snowfall", "a broken boot", "a lost map", "wild ibex", "a glacier view", "thick fog",
         "a cheese picnic", "a steep ridge", "a rescue drill", "sunburn", "a hut dinner", "a lake swim", "marmots",
-        "a cable car", "blisters", "a storm", "a rainbow"]
+        "a cable car", "blisters", "a storm", "an avalanche warning"]
 SCOPES = st.tuples(st.sampled_from(["ann", "bob", "cy"]), st.sampled_from([None, "red", "blue"]))
 
 
