@@ -69,7 +69,7 @@ class SearchConfig:
     speaker_weight: float = 1.0
     #: entities carried by more rows than this are left out of the entity channel: they say
     #: little (low idf) and counting their matches costs time that grows with the store
-    entity_max_df: int = 2000
+    entity_max_df: int = 500
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     #: the best ``link_seeds`` memories pass this share of their score to the memories they are
@@ -206,7 +206,7 @@ class SearchEngine:
         """How many raw full-text or entity matches are ranked before the access predicate and the
         kinds filter keep the caller's ``n``: enough for every store of one person, and it keeps the
         joins from running over every match of a common word."""
-        return max(10 * n, 2000)
+        return max(5 * n, 1000)
 
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
               now: str, n: int) -> list[str]:
@@ -460,16 +460,18 @@ class SearchEngine:
         k = k or cfg.k
         moment_dt = now or datetime.now(UTC)
         route, scores, ranks = self.rank(query, caller, route=route, include_archived=include_archived, now=moment_dt)
-        hits = self._hydrate(scores, ranks, moment_dt)
+        intent = temporal_intent(query)
+        filtered = intent.kind in ("since", "before")  # a time filter may drop many: keep every candidate
+        hits = self._hydrate(scores if filtered else self._shortlist(scores, k), ranks, moment_dt)
         own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
         if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
             _, raw_scores, raw_ranks = self.rank(query, caller, route="raw", now=moment_dt)
-            hits += [h for h in self._hydrate(raw_scores, raw_ranks, moment_dt) if h.id not in scores]
+            raw = raw_scores if filtered else self._shortlist(raw_scores, k)
+            hits += [h for h in self._hydrate(raw, raw_ranks, moment_dt) if h.id not in scores]
             own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
         shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
         own.sort(key=lambda h: -h.score)
         shared.sort(key=lambda h: -h.score)
-        intent = temporal_intent(query)
         own = self._apply_temporal(own, intent)[:k]
         shared = shared[: cfg.shared_k]
         if intent.kind == "latest":
@@ -480,6 +482,22 @@ class SearchEngine:
         if write_trace:
             self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})
         return SearchResult(trace_id, route, own, shared, intent.kind, (time.perf_counter() - started) * 1000)
+
+    def _shortlist(self, scores: dict[str, float], k: int) -> dict[str, float]:
+        """The candidates that could still reach the top ``k`` once priors are added.
+
+        Priors move a score by at most about ``utility_lambda`` plus the small recency, trust and
+        reachability terms, so a candidate fused further than that below the k-th cannot enter the
+        results; reading and scoring only the rest keeps search cost flat as the store grows.
+        """
+        floor = max(4 * k, 40)
+        if len(scores) <= floor:
+            return scores
+        ordered = sorted(scores, key=scores.__getitem__, reverse=True)
+        kth = scores[ordered[min(k, len(ordered)) - 1]]
+        span = self.config.utility_lambda + self.config.recency_weight + 0.05
+        keep = ordered[:floor] + [d for d in ordered[floor : 10 * floor] if scores[d] >= kth - span]
+        return {d: scores[d] for d in keep}
 
     def _apply_temporal(self, hits: list[Hit], intent: Any) -> list[Hit]:
         if intent.kind not in ("since", "before") or not intent.phrase:
@@ -533,7 +551,8 @@ class SearchEngine:
                      meta: dict[str, Any]) -> None:
         with self.store.lock:  # nothing else of this process writes between the two version reads
             before = self.store.data_version()
-            with self.store.atomic() as conn:
+            # A trace is telemetry, not memory: it is committed without waiting for the disk.
+            with self.store.atomic(durable=False) as conn:
                 conn.execute(
                     "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
                     " VALUES (?,?,?,?,?,?,?,?,?)",

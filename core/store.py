@@ -110,9 +110,22 @@ class Store:
 
     # ------------------------------------------------------------- transactions
     @contextmanager
-    def atomic(self) -> Iterator[Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested."""
+    def atomic(self, *, durable: bool = True) -> Iterator[Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``), or a savepoint when nested.
+
+        ``durable=False`` commits without waiting for the disk (``synchronous=NORMAL`` in WAL
+        mode: atomic and never corrupt, but the last such commits can be lost in a power cut);
+        it is for telemetry such as search traces, never for memories.
+        """
         with self.lock:
+            if not durable and not self._depth:
+                self.conn.execute("PRAGMA synchronous = NORMAL")
+                try:
+                    with self.atomic() as conn:
+                        yield conn
+                finally:
+                    self.conn.execute("PRAGMA synchronous = FULL")
+                return
             if self._depth:
                 name = f"sp{self._depth}"
                 self.conn.execute(f"SAVEPOINT {name}")

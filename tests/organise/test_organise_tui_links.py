@@ -25,7 +25,8 @@ async def _settle(pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
 
-async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(mem: Memory) -> None:
+async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(linking_mem: Memory) -> None:
+    mem = linking_mem
     first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
     second = mem.add("Ann plays squash on Mondays.").added[0]["id"]
     lonely = mem.add("The boiler pressure is 2 bar.").added[0]["id"]

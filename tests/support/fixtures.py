@@ -25,15 +25,37 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@pytest.fixture
-def mem(isolated_home: Path) -> Iterator[object]:
-    """A new store, open, with the fast hash embedder and the rule-based LLM."""
+def _memory(home: Path, *, linking: bool) -> object:
     from support.fake_embedder import HashEmbedder
+
+    from veramem_desktop.config import Config
     from veramem_desktop.memory import Memory
 
-    memory, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
+    config = Config()
+    config.organise.linking = linking
+    memory, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
+                              config=config)
+    return memory
+
+
+@pytest.fixture
+def mem(isolated_home: Path) -> Iterator[object]:
+    """A new store, open, with the fast hash embedder and the rule-based LLM.
+
+    The background linker is off, so nothing writes behind a test's back; tests of linking
+    use ``linking_mem``.
+    """
+    memory = _memory(isolated_home, linking=False)
     yield memory
-    memory.close()
+    memory.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def linking_mem(isolated_home: Path) -> Iterator[object]:
+    """Like ``mem``, with background linking on (as in daily use)."""
+    memory = _memory(isolated_home, linking=True)
+    yield memory
+    memory.close()  # type: ignore[attr-defined]
 
 
 def run_cli(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
