@@ -27,7 +27,6 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _memory(home: Path, *, linking: bool) -> object:
     from support.fake_embedder import HashEmbedder
-
     from veramem_desktop.config import Config
     from veramem_desktop.memory import Memory
 
