@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from textual.pilot import Pilot
+from support.pilot import settle
 from veramem_desktop.tui.app import VeramemApp
 from veramem_desktop.tui.screens.memory_detail import MemoryDetailScreen
 
@@ -19,10 +17,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def _settle(pilot: Pilot[Any]) -> None:
-    for _ in range(4):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(linking_mem: Memory) -> None:
@@ -33,14 +27,14 @@ async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(lin
     assert mem.wait_for_links(10)
     app = VeramemApp(lambda _passphrase: mem)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _settle(pilot)
+        await settle(pilot)
         app.push_screen(MemoryDetailScreen(second))
-        await _settle(pilot)
+        await settle(pilot)
         links = app.screen.query_one("#links")
         assert links.display and app.screen.query_one("#links-title").display
         shown = str(links.render())
         assert "related" in shown and "→" in shown and first[-6:] in shown.replace("…", "")
         app.pop_screen()
         app.push_screen(MemoryDetailScreen(lonely))
-        await _settle(pilot)
+        await settle(pilot)
         assert not app.screen.query_one("#links").display

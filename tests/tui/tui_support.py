@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from support.fake_embedder import HashEmbedder
+from support.pilot import settle  # noqa: F401  (re-exported for the TUI tests)
 from textual.pilot import Pilot
 from veramem_desktop.tui.app import VeramemApp
 from veramem_desktop.tui.types import InitRequest
@@ -29,20 +30,6 @@ def fresh_app(home: Path, **kwargs: Any) -> VeramemApp:
                              embedder=HashEmbedder())
 
     return VeramemApp(factory, create_memory=create, **kwargs)
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until every worker has finished and its result message has been handled."""
-    from textual.worker import WorkerFailed
-
-    for _ in range(4):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerFailed:
-            pass  # a failed call is reported by the app; the test checks what the person sees
-        await pilot.pause()
-
-
 
 
 async def fill(pilot: Pilot[Any], selector: str, text: str) -> None:
