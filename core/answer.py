@@ -14,6 +14,7 @@ from .access import Caller
 from .errors import ModelError
 from .fence import fence
 from .ids import iso, new_id
+from .items import ROLE_AUTHORITY
 from .llm import LLM, AnswerDraft, ContextItem
 from .search import Hit, SearchEngine
 
@@ -134,6 +135,6 @@ class Answerer:
                 {**params(caller, iso(datetime.now(UTC))), "id": eid})
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
-            authority = {"user": "authorized", "system": "authorized", "assistant": "attested"}.get(row[2], "unendorsed")
+            authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
             pool[eid] = Hit(row[0], "episode", row[1], score, authority, "verified", "active", row[3], row[4], row[5],
                             row[6] or row[2])

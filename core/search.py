@@ -23,6 +23,7 @@ from . import access, learned
 from .access import Caller
 from .fusion import expand_neighbours, max_rrf, prior, speaker_bonus, weighted_rrf
 from .ids import iso, new_id, parse_iso
+from .items import ROLE_AUTHORITY
 from .links import LINK_TYPES
 from .protocols import Embedder
 from .store import Store
@@ -126,7 +127,6 @@ class SearchResult:
         }
 
 
-_EPISODE_AUTHORITY = {"user": "authorized", "system": "authorized", "assistant": "attested"}
 
 
 class SearchEngine:
@@ -543,7 +543,7 @@ class SearchEngine:
                 f"SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes WHERE id IN ({marks})",
                 chunk)
             for r in rows:
-                hits.append(Hit(r[0], "episode", r[1], scores[r[0]], _EPISODE_AUTHORITY.get(r[2], "unendorsed"),
+                hits.append(Hit(r[0], "episode", r[1], scores[r[0]], ROLE_AUTHORITY.get(r[2], "unendorsed"),
                                 "verified", "active", r[3], r[4], r[5], r[6] or r[2], ranks.get(r[0], {})))
         return hits
 

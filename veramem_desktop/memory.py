@@ -518,14 +518,3 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
             }
         )
         return info
-
-
-def parse_when(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    from .core.ids import parse_iso
-
-    try:
-        return parse_iso(value)
-    except ValueError:
-        raise InvalidInputError(f"Could not read the time {value!r}; use ISO 8601 (2024-05-08T13:56:00Z).") from None
