@@ -142,3 +142,18 @@ def test_approval_raises_trust_never_authority(mem: Memory) -> None:
     approved = mem.approve(item)
     assert approved.trust == "verified" and approved.authority == "unendorsed"
     assert item not in {r.item.id for r in mem.review_queue()}
+
+
+def test_decay_and_consolidation_do_not_bring_a_rejected_value_back(rejected: tuple[Memory, str]) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    mem, item = rejected
+    mem.add(["I live in Berlin.", "I live in Вerlin."], session_id="again")  # refused, look-alike included
+    mem.add(["My office is in Berlin.", "My office is in Berlin.", "My office is in Berlin."], session_id="noise")
+    for days in (0, 90, 400):  # decay over a year, consolidation each time
+        mem.consolidate(now=datetime.now(UTC) + timedelta(days=days))
+    assert mem.get(item).trust == "rejected"
+    texts = [h.text for h in mem.search("where does the user live? Berlin", k=100, route="dual").results
+             if h.kind != "episode"]
+    assert not [t for t in texts if "lives in berlin" in t.lower()], texts
+    assert not [r.item.id for r in mem.review_queue() if "berlin" in r.item.text.lower()]
