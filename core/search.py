@@ -71,6 +71,9 @@ class SearchConfig:
     #: entities carried by more rows than this are left out of the entity channel: they say
     #: little (low idf) and counting their matches costs time that grows with the store
     entity_max_df: int = 500
+    #: query words matching more full-text rows than this (or 1% of them, if more) are left out of
+    #: the BM25 query: their idf is near zero, yet ranking them walks every matching row
+    term_max_df: int = 1000
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     #: the best ``link_seeds`` memories pass this share of their score to the memories they are
@@ -149,6 +152,8 @@ class SearchEngine:
         self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._learned = learned.ModelCache()
+        self._df: dict[str, tuple[int, dict[str, int]]] = {}
+        self._fts_rows: dict[str, tuple[int, int]] = {}
 
     def _version(self) -> int:
         """The store's data version, except that this engine's own trace writes do not move it:
@@ -208,9 +213,50 @@ class SearchEngine:
         joins from running over every match of a common word."""
         return max(5 * n, 1000)
 
+    def _selective(self, unit: str) -> Any:
+        """A filter dropping query words that match so many rows they say little (low idf) but cost
+        the ranking a walk over every one of those rows; the rarest word is always kept.
+
+        Document frequencies are counted once per word and kept until the index grows by a tenth."""
+        table = "memory_fts" if unit == "memory" else "episode_fts"
+        version = self._version()
+        with self._lock:
+            cached = self._fts_rows.get(unit)
+        if cached is not None and cached[0] == version:
+            rows = cached[1]
+        else:
+            rows = int(self.store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?",
+                                            ("memory" if unit == "memory" else "episode",))[0])
+            with self._lock:
+                self._fts_rows[unit] = (version, rows)
+        limit = max(self.config.term_max_df, rows // 100)
+        if rows <= limit:
+            return None
+        with self._lock:
+            size, counts = self._df.get(unit, (0, {}))
+            if not (size <= rows <= size * 1.1):
+                size, counts = rows, {}
+                self._df[unit] = (size, counts)
+
+        def keep(terms: list[str]) -> list[str]:
+            dfs = []
+            for term in terms:
+                if term not in counts:
+                    quoted = '"' + term.replace('"', '""') + '"'
+                    counts[term] = int(self.store.query_one(
+                        f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (quoted,))[0])
+                dfs.append((counts[term], term))
+            kept = [t for df, t in dfs if 0 < df <= limit]
+            if not kept and dfs:
+                rarest = min((df, t) for df, t in dfs if df > 0) if any(df > 0 for df, _ in dfs) else None
+                kept = [rarest[1]] if rarest else []
+            return kept
+
+        return keep
+
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
               now: str, n: int) -> list[str]:
-        match = fts_query(query)
+        match = fts_query(query, keep=self._selective(unit))
         if match is None:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": self._deep(n)}

@@ -7,7 +7,7 @@ dates), granularity routing and temporal intent.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 # Function words and question words dropped from FTS queries (FTS5 keeps every word, so the
@@ -51,9 +51,12 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def fts_query(text: str, *, max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH expression: the content terms OR-ed, each quoted (no syntax injection)."""
+def fts_query(text: str, *, max_terms: int = 32, keep: Callable[[list[str]], list[str]] | None = None) -> str | None:
+    """An FTS5 MATCH expression: the content terms OR-ed, each quoted (no syntax injection).
+    ``keep`` may narrow the terms (e.g. drop those so common they say little)."""
     terms = content_terms(text)[:max_terms]
+    if keep is not None:
+        terms = keep(terms)
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -136,3 +136,15 @@ def test_bad_queries_get_clear_errors(mem: Memory) -> None:
     with pytest.raises(InvalidInputError):
         mem.search("x", route="everything")
     assert mem.search('"); DROP TABLE episodes; -- AND OR NEAR(') is not None
+
+
+def test_words_too_common_to_rank_are_left_out_of_the_full_text_query(mem: Memory) -> None:
+    for i in range(20):
+        _put(mem, f"weekly grocery list number {i}")
+    rare = _put(mem, "weekly grocery list with saffron")
+    engine = mem.engine
+    engine.config.term_max_df = 5
+    _, scores, _ = engine.rank("weekly saffron", mem.caller(), route="facts", channels=("bm25",))
+    assert list(scores) == [rare.id]  # "weekly" (21 rows) says little and is not ranked
+    _, scores, _ = engine.rank("weekly grocery", mem.caller(), route="facts", channels=("bm25",))
+    assert len(scores) == 21  # with only common words, the rarest one is still used
