@@ -71,9 +71,9 @@ class SearchConfig:
     #: entities carried by more rows than this are left out of the entity channel: they say
     #: little (low idf) and counting their matches costs time that grows with the store
     entity_max_df: int = 500
-    #: query words matching more full-text rows than this (or 1% of them, if more) are left out of
+    #: query words matching more full-text rows than this (or 0.5% of them, if more) are left out of
     #: the BM25 query: their idf is near zero, yet ranking them walks every matching row
-    term_max_df: int = 1000
+    term_max_df: int = 500
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     #: the best ``link_seeds`` memories pass this share of their score to the memories they are
@@ -229,7 +229,7 @@ class SearchEngine:
                                             ("memory" if unit == "memory" else "episode",))[0])
             with self._lock:
                 self._fts_rows[unit] = (version, rows)
-        limit = max(self.config.term_max_df, rows // 100)
+        limit = max(self.config.term_max_df, rows // 200)
         if rows <= limit:
             return None
         with self._lock:
