@@ -74,6 +74,8 @@ class SearchConfig:
     #: query words matching more full-text rows than this (or 0.5% of them, if more) are left out of
     #: the BM25 query: their idf is near zero, yet ranking them walks every matching row
     term_max_df: int = 500
+    #: stores smaller than this never prune (their ranking is cheap, and recall stays untouched)
+    term_prune_min_rows: int = 10_000
     #: each episode passes this share of its score to the adjacent turns of its session
     neighbour_decay: float = 0.1
     #: the best ``link_seeds`` memories pass this share of their score to the memories they are
@@ -230,7 +232,7 @@ class SearchEngine:
             with self._lock:
                 self._fts_rows[unit] = (version, rows)
         limit = max(self.config.term_max_df, rows // 200)
-        if rows <= limit:
+        if rows <= limit or rows < self.config.term_prune_min_rows:
             return None
         with self._lock:
             size, counts = self._df.get(unit, (0, {}))

@@ -144,6 +144,7 @@ def test_words_too_common_to_rank_are_left_out_of_the_full_text_query(mem: Memor
     rare = _put(mem, "weekly grocery list with saffron")
     engine = mem.engine
     engine.config.term_max_df = 5
+    engine.config.term_prune_min_rows = 0
     _, scores, _ = engine.rank("weekly saffron", mem.caller(), route="facts", channels=("bm25",))
     assert list(scores) == [rare.id]  # "weekly" (21 rows) says little and is not ranked
     _, scores, _ = engine.rank("weekly grocery", mem.caller(), route="facts", channels=("bm25",))
