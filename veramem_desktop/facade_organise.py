@@ -21,13 +21,9 @@ from typing import TYPE_CHECKING, Any, cast
 from .core import budgets as budgets_mod
 from .core import links as links_mod
 from .core.search import SearchConfig
+from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
-    from .config import Config
-    from .core.llm import LLM
-    from .core.protocols import Embedder
-    from .core.search import SearchEngine
-    from .core.store import Store
     from .sync.service import RunReport
 
 logger = logging.getLogger("veramem.organise")
@@ -36,25 +32,7 @@ logger = logging.getLogger("veramem.organise")
 CLOSE_GRACE_S = 2.0
 
 
-class OrganiseMixin:
-    if TYPE_CHECKING:
-        config: Config
-
-        @property
-        def store(self) -> Store: ...
-
-        @property
-        def engine(self) -> SearchEngine: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
-
-        @property
-        def llm(self) -> LLM: ...
-
-        @property
-        def device_id(self) -> str: ...
-
+class OrganiseMixin(FacadeParts):
     _linker_thread: threading.Thread | None = None
     _linker_stop: threading.Event | None = None
 

@@ -17,32 +17,15 @@ from .core import consolidate as consolidate_mod
 from .core import links as links_mod
 from .core import outcome as outcome_mod
 from .core.errors import InvalidInputError
+from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
     from .core.budgets import BudgetConfig
     from .core.llm import LLM
-    from .core.protocols import Embedder
-    from .core.search import SearchEngine
-    from .core.store import Store
 
 
-class OutcomeMixin:
+class OutcomeMixin(FacadeParts):
     if TYPE_CHECKING:
-
-        @property
-        def store(self) -> Store: ...
-
-        @property
-        def engine(self) -> SearchEngine: ...
-
-        @property
-        def embedder(self) -> Embedder: ...
-
-        @property
-        def llm(self) -> LLM: ...
-
-        @property
-        def device_id(self) -> str: ...
 
         @staticmethod
         def _llm_notices(llm: LLM) -> list[str]: ...
