@@ -12,8 +12,10 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -27,7 +29,7 @@ from .items import ROLE_AUTHORITY
 from .links import LINK_TYPES
 from .protocols import Embedder
 from .store import Store
-from .textproc import content_terms, entities, fts_query, names_in, route_for, temporal_intent
+from .textproc import content_terms, entities, fts_match, names_in, route_for, temporal_intent
 from .vectors import VectorCache
 
 MEMORY_KINDS_BY_ROUTE = {
@@ -88,6 +90,9 @@ class SearchConfig:
     #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
     learned_share: float = 0.35
     shared_k: int = 3
+    #: vector caches larger than this rank by a 128-dimensional projection first and score exactly
+    #: only the best 10·n rows (core/vectors.py); ``veramem bench`` reports what that keeps of the exact top 100
+    dense_exact_up_to: int = 50_000
     #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
     raw_fill_share: float = 0.5
 
@@ -142,7 +147,7 @@ class SearchEngine:
         self.embedder = embedder
         self.config = config or SearchConfig()
         self.caches = {
-            kind: VectorCache(kind, embedder.name, embedder.dim)
+            kind: VectorCache(kind, embedder.name, embedder.dim, exact_up_to=self.config.dense_exact_up_to)
             for kind in ("memory", "episode", "episode_ctx", "memory_ctx")
         }
         #: question -> one hypothetical answer sentence (a model call), for the "hyde" channel
@@ -154,8 +159,9 @@ class SearchEngine:
         self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
         self._learned = learned.ModelCache()
-        self._df: dict[str, tuple[int, dict[str, int]]] = {}
+        self._dfs: dict[str, tuple[int, dict[str, int]]] = {}
         self._fts_rows: dict[str, tuple[int, int]] = {}
+        self._last_embedding: tuple[tuple[str, str], Future[npt.NDArray[np.float32]]] | None = None
 
     def _version(self) -> int:
         """The store's data version, except that this engine's own trace writes do not move it:
@@ -215,50 +221,58 @@ class SearchEngine:
         joins from running over every match of a common word."""
         return max(5 * n, 1000)
 
-    def _selective(self, unit: str) -> Any:
-        """A filter dropping query words that match so many rows they say little (low idf) but cost
-        the ranking a walk over every one of those rows; the rarest word is always kept.
-
-        Document frequencies are counted once per word and kept until the index grows by a tenth."""
-        table = "memory_fts" if unit == "memory" else "episode_fts"
+    def _row_count(self, unit: str) -> int:
+        """Full-text rows of the unit (memories or episodes), counted once per store version."""
         version = self._version()
         with self._lock:
             cached = self._fts_rows.get(unit)
         if cached is not None and cached[0] == version:
-            rows = cached[1]
-        else:
-            rows = int(self.store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?",
-                                            ("memory" if unit == "memory" else "episode",))[0])
-            with self._lock:
-                self._fts_rows[unit] = (version, rows)
+            return cached[1]
+        rows = int(self.store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?", (unit,))[0])
+        with self._lock:
+            self._fts_rows[unit] = (version, rows)
+        return rows
+
+    def _df(self, space: str, size: int, key: str, count: Callable[[], int]) -> int:
+        """A document frequency, counted once and kept until the ``space`` it was counted in has
+        grown or shrunk by a tenth: it only decides whether a word or name is too common to rank."""
+        with self._lock:
+            known, counts = self._dfs.get(space, (0, {}))
+            if not (known <= size <= known * 1.1):
+                known, counts = size, {}
+                self._dfs[space] = (known, counts)
+            hit = counts.get(key)
+        if hit is None:
+            hit = counts[key] = count()
+        return hit
+
+    def _match(self, unit: str, query: str) -> str | None:
+        """The full-text query for ``query``: its content words OR-ed.
+
+        In a large store, words matching more than ``term_max_df`` rows (or 0.5% of them) say
+        little (low idf) yet cost the ranking a walk over every row they match, so they are left
+        out; when every word is that common, their co-occurrence is what still says something,
+        and only rows with all of them are ranked."""
+        terms = content_terms(query)[:32]
+        rows = self._row_count(unit)
         limit = max(self.config.term_max_df, rows // 200)
         if rows <= limit or rows < self.config.term_prune_min_rows:
-            return None
-        with self._lock:
-            size, counts = self._df.get(unit, (0, {}))
-            if not (size <= rows <= size * 1.1):
-                size, counts = rows, {}
-                self._df[unit] = (size, counts)
+            return fts_match(terms)
+        table = f"{unit}_fts"
 
-        def keep(terms: list[str]) -> list[str]:
-            dfs = []
-            for term in terms:
-                if term not in counts:
-                    quoted = '"' + term.replace('"', '""') + '"'
-                    counts[term] = int(self.store.query_one(
-                        f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (quoted,))[0])
-                dfs.append((counts[term], term))
-            kept = [t for df, t in dfs if 0 < df <= limit]
-            if not kept and dfs:
-                rarest = min((df, t) for df, t in dfs if df > 0) if any(df > 0 for df, _ in dfs) else None
-                kept = [rarest[1]] if rarest else []
-            return kept
+        def matching(term: str) -> int:
+            return int(self.store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                                            (fts_match([term]),))[0])
 
-        return keep
+        dfs = {t: self._df(table, rows, t, partial(matching, t)) for t in terms}
+        selective = [t for t in terms if 0 < dfs[t] <= limit]
+        if selective:
+            return fts_match(selective)
+        return fts_match([t for t in terms if dfs[t] > 0], "AND")
 
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
               now: str, n: int) -> list[str]:
-        match = fts_query(query, keep=self._selective(unit))
+        match = self._match(unit, query)
         if match is None:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": self._deep(n)}
@@ -313,9 +327,9 @@ class SearchEngine:
 
     def _entity_df(self, entity: str) -> int:
         """How many rows carry the entity, memories and episodes together (an index-only count)."""
-        row = self.store.query_one("SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?",
-                                   (entity,))
-        return int(row[0])
+        size = self._row_count("memory") + self._row_count("episode")
+        return self._df("entities", size, entity, lambda: int(self.store.query_one(
+            "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,))[0]))
 
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
@@ -384,9 +398,9 @@ class SearchEngine:
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
                                                           "links"}
-        qvec = self.embedder.embed([query])[0] if {"dense", "dense_ctx", "memory_ctx"} & use else None
-        hvec = self._hypothesis(query) if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0 else None
-        rankings: dict[str, list[str]] = {}
+        # The query is embedded on another thread while the lexical channels run here: the model
+        # and SQLite both release the GIL, so on two cores the two costs overlap.
+        embedding = self._embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
         speakers: tuple[str, ...] = ()
@@ -395,6 +409,18 @@ class SearchEngine:
         # Every turn carries its speaker's name, so a speaker named in the query is no entity
         # to match among episodes; the speaker rule below uses it instead.
         speaker_words = frozenset(w for name in speakers for w in entities(name) | {name.casefold()})
+        lexical: dict[str, list[str]] = {}
+        for unit in units:
+            if "bm25" in use:
+                lexical[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment,
+                                                     depth[unit])
+            if "entity" in use:
+                drop = speaker_words if unit == "episode" else frozenset()
+                lexical[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment,
+                                                         depth[unit], drop)
+        qvec = embedding.result()[0] if embedding is not None else None
+        hvec = self._hypothesis(query) if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0 else None
+        rankings: dict[str, list[str]] = {}
         for unit in units:
             if "dense" in use and qvec is not None:
                 allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
@@ -410,13 +436,9 @@ class SearchEngine:
             if hvec is not None:
                 allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
                 rankings[f"{unit}:hyde"] = self._dense(unit, hvec, allowed, depth[unit])
-            if "bm25" in use:
-                rankings[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment,
-                                                      depth[unit])
-            if "entity" in use:
-                drop = speaker_words if unit == "episode" else frozenset()
-                rankings[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment,
-                                                          depth[unit], drop)
+            for channel in ("bm25", "entity"):
+                if f"{unit}:{channel}" in lexical:
+                    rankings[f"{unit}:{channel}"] = lexical[f"{unit}:{channel}"]
         weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         if "episode" in units:
@@ -430,6 +452,19 @@ class SearchEngine:
             for r, d in enumerate(ranked, start=1):
                 ranks.setdefault(d, {})[name.split(":", 1)[1]] = r
         return route, scores, ranks
+
+    def _embedding(self, query: str) -> Future[npt.NDArray[np.float32]]:
+        """The query's embedding, started on another thread. The last one is reused when the same
+        query is ranked again at once (the raw fill-in of a search and the answer ladder do)."""
+        key = (self.embedder.name, query)
+        with self._lock:
+            last = self._last_embedding
+        if last is not None and last[0] == key and not (last[1].done() and last[1].exception() is not None):
+            return last[1]
+        future = _embed_later(self.embedder, query)
+        with self._lock:
+            self._last_embedding = (key, future)
+        return future
 
     def _weight(self, name: str) -> float:
         unit, channel = name.split(":", 1)
@@ -629,6 +664,20 @@ class _VersionView:
 
     def query_one(self, sql: str, params: Any = ()) -> Any:
         return self._store.query_one(sql, params)
+
+
+_EMBED_POOL: ThreadPoolExecutor | None = None
+_EMBED_POOL_LOCK = threading.Lock()
+
+
+def _embed_later(embedder: Embedder, query: str) -> Future[npt.NDArray[np.float32]]:
+    """The query's embedding, computed on a small shared pool of threads."""
+    global _EMBED_POOL
+    with _EMBED_POOL_LOCK:
+        if _EMBED_POOL is None:
+            _EMBED_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="veramem-query-embed")
+        pool = _EMBED_POOL
+    return pool.submit(embedder.embed, [query])
 
 
 def _chunks(items: list[str], size: int) -> list[list[str]]:

@@ -7,7 +7,7 @@ dates), granularity routing and temporal intent.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # Function words and question words dropped from FTS queries (FTS5 keeps every word, so the
@@ -51,15 +51,14 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def fts_query(text: str, *, max_terms: int = 32, keep: Callable[[list[str]], list[str]] | None = None) -> str | None:
-    """An FTS5 MATCH expression: the content terms OR-ed, each quoted (no syntax injection).
-    ``keep`` may narrow the terms (e.g. drop those so common they say little)."""
-    terms = content_terms(text)[:max_terms]
-    if keep is not None:
-        terms = keep(terms)
+def fts_match(terms: list[str], op: str = "OR") -> str | None:
+    """An FTS5 MATCH expression of ``terms`` joined by ``op`` ("OR" or "AND"), each quoted (no
+    syntax injection); None for no terms."""
+    if op not in ("OR", "AND"):
+        raise ValueError(f"unknown operator {op!r}")
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def entities(text: str) -> set[str]:

@@ -54,6 +54,7 @@ def test_latency_section_reports_percentiles_machine_and_memory(cli: Any, isolat
     at = data["search_latency_ms"]["200"]
     assert 0 < at["p50"] <= at["p95"] < 5_000
     assert 0 < at["engine_p50"] < 5_000 and at["n"] == 30
+    assert at["dense"] == {"projected": False, "recall@100_vs_exact": 1.0}  # 200 rows are scanned exactly
     assert 50 < data["peak_rss_mb"] < 8_000
     assert "locomo" not in data and "add_per_s" not in data
     assert not list(isolated_home.glob("**/veramem.db")), "the bench wrote into the user's home"

@@ -141,11 +141,41 @@ def test_bad_queries_get_clear_errors(mem: Memory) -> None:
 def test_words_too_common_to_rank_are_left_out_of_the_full_text_query(mem: Memory) -> None:
     for i in range(20):
         _put(mem, f"weekly grocery list number {i}")
+    for i in range(6):
+        _put(mem, f"weekly yoga class {i}")
+    for i in range(6):
+        _put(mem, f"grocery coupons {i}")
     rare = _put(mem, "weekly grocery list with saffron")
     engine = mem.engine
     engine.config.term_max_df = 5
     engine.config.term_prune_min_rows = 0
     _, scores, _ = engine.rank("weekly saffron", mem.caller(), route="facts", channels=("bm25",))
-    assert list(scores) == [rare.id]  # "weekly" (21 rows) says little and is not ranked
+    assert list(scores) == [rare.id]  # "weekly" (27 rows) says little and is not ranked
     _, scores, _ = engine.rank("weekly grocery", mem.caller(), route="facts", channels=("bm25",))
-    assert len(scores) == 21  # with only common words, the rarest one is still used
+    # With only common words, the rows holding all of them are ranked (not all 27 of the rarer word's)
+    assert len(scores) == 21
+    _, scores, _ = engine.rank("yoga coupons", mem.caller(), route="facts", channels=("bm25",))
+    assert scores == {}  # both common, never together: nothing worth ranking
+
+
+def test_a_search_embeds_its_query_once_even_when_raw_turns_fill_in(mem: Memory) -> None:
+    mem.add("The boiler was serviced by Kofi in March", session_id="s")
+    engine = mem.engine
+    inner = engine.embedder
+    seen: list[str] = []
+
+    class Counting:
+        name, dim = inner.name, inner.dim
+
+        def embed(self, texts: list[str]) -> object:
+            seen.extend(texts)
+            return inner.embed(texts)
+
+    engine.embedder = Counting()  # type: ignore[assignment]
+    result = mem.search("who serviced the boiler?", route="facts")
+    assert any(h.kind == "episode" for h in result.results)  # the raw route filled in
+    assert seen == ["who serviced the boiler?"]
+    mem.search("who serviced the boiler?", route="facts")
+    assert len(seen) == 1  # asked again at once: the last embedding is reused
+    mem.search("when was the boiler serviced?", route="facts")
+    assert seen[-1] == "when was the boiler serviced?" and len(seen) == 2

@@ -60,6 +60,22 @@ def _fill(mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarr
                 index.index_memory(conn, model, item.id, text, np.asarray(vec, dtype=np.float32))
 
 
+def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
+    """How much of the exact top 100 by cosine the memory vector cache returns: 1.0 while it
+    scans exactly; below that once it ranks by its projection first (core/vectors.py)."""
+    cache = mem.engine.caches["memory"]
+    cache.refresh(mem.store)
+    ids = [r[0] for r in mem.store.query("SELECT owner_id FROM embeddings WHERE owner_kind = 'memory' AND model = ?",
+                                         (mem.embedder.name,))]
+    positions = cache.positions(ids)
+    kept = []
+    for vector in mem.embedder.embed(list(asked)):
+        fast = {i for i, _ in cache.top(vector, positions, 100)}
+        exact = {i for i, _ in cache.top(vector, positions, 100, exact=True)}
+        kept.append(len(fast & exact) / max(1, len(exact)))
+    return {"projected": cache.approximate, "recall@100_vs_exact": round(statistics.fmean(kept), 4) if kept else 1.0}
+
+
 def run_latency(ctx: BenchContext) -> Section:
     sizes = sorted(set(ctx.options.sizes))
     mem = ctx.new_memory("latency")
@@ -88,12 +104,17 @@ def run_latency(ctx: BenchContext) -> Section:
             full = percentiles(_timed(lambda q: mem.search(q, user_id=USER), asked))
             engine = percentiles(_timed(lambda q: mem.engine.search(q, caller, write_trace=False), asked))
             embed = percentiles(_timed(lambda q: emb.embed([q]), asked))
+            agreement = _dense_agreement(mem, asked[:50])
             data[str(size)] = {**full, "engine_p50": engine["p50"], "engine_p95": engine["p95"],
                                "embed_p50": embed["p50"], "synthetic": max(0, size - len(pool)),
-                               "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0}
+                               "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0,
+                               "dense": agreement}
+            scan = (f"projected scan keeps {agreement['recall@100_vs_exact']:.3f} of the exact top 100"
+                    if agreement["projected"] else "exact scan")
             rows.append((f"search p50 / p95 @ {size:,}",
                          f"{full['p50']:.1f} / {full['p95']:.1f} ms via Memory.search (engine only "
-                         f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f})"))
+                         f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f}; "
+                         f"{scan})"))
         synthetic = [s for s in sizes if s > len(pool)]
         note = (f"first {len(pool):,} memories embedded for real ({embed_per_s:.0f} texts/s); past that, two real "
                 "sentences joined with the normalised sum of their vectors; queries embedded for real")

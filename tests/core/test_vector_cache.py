@@ -1,0 +1,95 @@
+"""The vector cache: exact scoring for small stores, projection then exact rescoring for large
+ones, coherent with every write and erasure either way."""
+
+from __future__ import annotations
+
+import numpy as np
+from veramem_desktop.core import index
+from veramem_desktop.core.vectors import VectorCache
+
+from veramem_desktop.memory import Memory
+
+DIM = 384
+MODEL = "test-model"
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _like_sentences(rng: np.random.Generator, n: int, basis: np.ndarray) -> np.ndarray:
+    """Vectors whose energy lies mostly in a few dozen directions, as sentence embeddings' does."""
+    return _unit(rng.standard_normal((n, basis.shape[0])) @ basis + 0.05 * rng.standard_normal((n, DIM)))
+
+
+def _store(mem: Memory, ids: list[str], vectors: np.ndarray) -> None:
+    with mem.store.atomic() as conn:
+        index.store_vectors(conn, "memory", MODEL, ids, vectors)
+
+
+def _everything(cache: VectorCache) -> np.ndarray:
+    return np.arange(cache._size, dtype=np.int64)
+
+
+def _fill(mem: Memory, n: int, seed: int = 0) -> tuple[np.random.Generator, np.ndarray, list[str]]:
+    rng = np.random.default_rng(seed)
+    basis = rng.standard_normal((40, DIM))
+    ids = [f"mem_{i:05d}" for i in range(n)]
+    _store(mem, ids, _like_sentences(rng, n, basis))
+    return rng, basis, ids
+
+
+def test_a_large_cache_ranks_by_projection_and_rescoring_keeps_the_exact_best(mem: Memory) -> None:
+    rng, basis, _ = _fill(mem, 3_000)
+    cache = VectorCache("memory", MODEL, DIM, exact_up_to=1_000)
+    cache.refresh(mem.store)
+    assert cache.approximate
+    agree = []
+    for query in _like_sentences(rng, 30, basis):
+        fast = cache.top(query, _everything(cache), 10)
+        exact = cache.top(query, _everything(cache), 10, exact=True)
+        agree.append(len({i for i, _ in fast} & {i for i, _ in exact}) / 10)
+        for owner, score in fast:  # the scores returned are the exact cosines
+            assert abs(score - float(cache.vector(owner) @ query)) < 1e-5  # type: ignore[operator]
+    assert np.mean(agree) >= 0.97
+
+
+def test_a_small_cache_stays_exact(mem: Memory) -> None:
+    _fill(mem, 800)
+    cache = VectorCache("memory", MODEL, DIM, exact_up_to=1_000)
+    cache.refresh(mem.store)
+    assert not cache.approximate
+
+
+def test_vectors_without_a_dominant_subspace_are_never_projected(mem: Memory) -> None:
+    rng = np.random.default_rng(1)
+    _store(mem, [f"mem_{i:05d}" for i in range(3_000)], _unit(rng.standard_normal((3_000, DIM))))
+    cache = VectorCache("memory", MODEL, DIM, exact_up_to=1_000)
+    cache.refresh(mem.store)
+    assert not cache.approximate  # 128 of 384 isotropic directions hold about a third of the energy
+
+
+def test_the_projected_cache_follows_additions_replacements_and_erasures(mem: Memory) -> None:
+    rng, basis, ids = _fill(mem, 3_000)
+    cache = VectorCache("memory", MODEL, DIM, exact_up_to=1_000)
+    cache.refresh(mem.store)
+    assert cache.approximate
+
+    fresh = _like_sentences(rng, 5, basis)
+    _store(mem, [f"new_{i}" for i in range(5)], fresh)
+    cache.refresh(mem.store)
+    for i, vector in enumerate(fresh):
+        assert cache.top(vector, _everything(cache), 5)[0][0] == f"new_{i}"
+
+    moved = _like_sentences(rng, 1, basis)[0]
+    _store(mem, [ids[7]], moved.reshape(1, -1))  # a new version of one row's vector
+    cache.refresh(mem.store)
+    assert cache.top(moved, _everything(cache), 5)[0][0] == ids[7]
+
+    target = cache.vector(ids[42])
+    assert target is not None and cache.top(target, _everything(cache), 5)[0][0] == ids[42]
+    with mem.store.atomic() as conn:
+        conn.execute("DELETE FROM embeddings WHERE owner_id = ?", (ids[42],))
+    cache.refresh(mem.store)
+    assert cache.approximate  # reloaded in full and fitted again
+    assert ids[42] not in {i for i, _ in cache.top(target, _everything(cache), 50)}
