@@ -79,9 +79,10 @@ class OnnxEmbedder:
     ``model_path=None`` uses the packaged all-MiniLM-L6-v2 int8 model, always verified
     against :data:`DEFAULT_MODEL_SHA256`. A custom ``model_path`` needs
     ``expected_sha256``: its hash, or ``None`` to skip the check deliberately.
-    ``threads`` sets onnxruntime's intra-op threads (``None``: one per core). One
-    thread is the default: on a 2-core machine shared with other work it measured
-    faster than two, for single queries and for batches of 32.
+    ``threads`` sets onnxruntime's intra-op threads (``None``, the default: one per
+    core). Idle threads sleep rather than spin, so the cores are free between calls; on
+    an idle 2-core machine two threads embed a query in 3.7 ms instead of 4.9 and a
+    batch at 340 texts/s instead of 185.
     """
 
     def __init__(
@@ -92,7 +93,7 @@ class OnnxEmbedder:
         expected_sha256: str | None | _Unset = _UNSET,
         max_length: int = 256,
         batch_size: int = 32,
-        threads: int | None = 1,
+        threads: int | None = None,
         name: str | None = None,
         dim: int | None = None,
     ) -> None:
@@ -232,7 +233,7 @@ class OnnxEmbedder:
         return _l2_normalise(pooled)
 
 
-def default_embedder(threads: int | None = 1) -> OnnxEmbedder:
+def default_embedder(threads: int | None = None) -> OnnxEmbedder:
     """The embedder VeraMem uses unless another model is configured."""
     return OnnxEmbedder(threads=threads)
 

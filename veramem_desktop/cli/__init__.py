@@ -101,6 +101,9 @@ def cli(ctx: click.Context, home: str | None) -> None:
 
 
 def main() -> None:
+    from .. import limit_blas_threads
+
+    limit_blas_threads()
     try:
         cli.main(prog_name="veramem")
     except SystemExit:
