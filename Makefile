@@ -30,7 +30,7 @@ lint: $(TEST_STAMP)
 	rm -rf .lint && mkdir -p .lint/veramem_desktop
 	cp -r veramem_desktop/. .lint/veramem_desktop/
 	for d in core models sync tui; do cp -r $$d .lint/veramem_desktop/$$d; done
-	cd .lint && PYTHONPATH=. ../$(BIN)/lint-imports --config ../pyproject.toml
+	cd .lint && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml
 	$(BIN)/ruff check .
 	$(BIN)/mypy core sync models
 
