@@ -243,6 +243,47 @@ def test_the_memory_text_is_in_the_third_person(llm: RuleBasedLLM, content: str,
     assert one(llm, content).text == text
 
 
+@pytest.mark.parametrize(
+    ("content", "role", "text"),
+    [
+        ("Correction: I live in Porto now, not Lisbon.", "user", "User lives in Porto now, not Lisbon."),
+        ("FYI - my flight lands at 9.", "user", "User's flight lands at 9."),
+        ("Thanks, I have updated that: you live in Porto.", "assistant", "User lives in Porto."),
+        ("Got it. I've noted that: your sister is Ana.", "assistant", "User's sister is Ana."),
+        ("Noted: vegetarian recipes only from now on.", "assistant", "Vegetarian recipes only from now on."),
+    ],
+)
+def test_labels_and_acknowledgements_are_not_part_of_the_memory(
+    llm: RuleBasedLLM, content: str, role: str, text: str
+) -> None:
+    found = llm.extract([msg(content, role=role)])
+    assert found[-1].text == text
+    assert all(c.quote in content for c in found)  # the quote is still exactly what was said
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("My sister Ana is visiting on Saturday. She is allergic to peanuts.",
+         "User's sister Ana is allergic to peanuts."),
+        ("I met my friend Jo on Monday. Her dog is called Rex.", "User's friend Jo's dog is called Rex."),
+        ("My brother Tom and my sister Ana came. She is allergic to peanuts.",
+         "User's sister Ana is allergic to peanuts."),
+        ("My dad retired. He is 70 now.", "User's dad is 70 now."),
+        # Nothing to stand for, or nothing that fits: left as said.
+        ("My sister is a nurse. He is allergic to cats.", "He is allergic to cats."),
+        ("My sister Ana and my aunt Rosa came. She is allergic to peanuts.", "She is allergic to peanuts."),
+        ("We went to Lisbon. She is allergic to peanuts.", "She is allergic to peanuts."),
+    ],
+)
+def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(
+    llm: RuleBasedLLM, content: str, text: str
+) -> None:
+    last = llm.extract([msg(content)])[-1]
+    assert last.text == text
+    assert last.quote == content[content.rindex(last.quote):] and last.quote[:2] in ("Sh", "He")
+
+
 def test_a_named_speaker_is_named_in_the_memory(llm: RuleBasedLLM) -> None:
     c = one(llm, "I went to a LGBTQ support group yesterday.", name="Caroline", time="1:56 pm on 8 May, 2023")
     assert c.text == "Caroline went to a LGBTQ support group on 2023-05-07."

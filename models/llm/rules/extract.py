@@ -20,7 +20,7 @@ from veramem_desktop.models.llm.rules.keys import NO_KEY, Key, attribute, attrib
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.smalltalk import worth_keeping
 from veramem_desktop.models.llm.rules.text import split_sentences
-from veramem_desktop.models.llm.rules.wording import third_person
+from veramem_desktop.models.llm.rules.wording import resolve_leading_pronoun, third_person
 
 # --- kind -------------------------------------------------------------------------------------
 
@@ -118,16 +118,17 @@ def extract(messages: Sequence[Message]) -> list[Candidate]:
         anchor = _anchor(message)
         speaker = speaker_of(message)
         seen: set[str] = set()
+        previous = ""
         for span in split_sentences(message.content):
-            sentence = span.text
+            sentence, before, previous = span.text, previous, span.text
             if sentence in seen or not worth_keeping(sentence, message.role):
                 continue
             seen.add(sentence)
             kind = classify(sentence)
             subject, predicate, value = _key(sentence, message.role)
-            text = normalise_explicit_dates(
-                third_person(sentence, speaker, addressee_is_user=message.role in _ADDRESSES_USER)
-            )
+            text = normalise_explicit_dates(third_person(
+                resolve_leading_pronoun(sentence, before), speaker, addressee_is_user=message.role in _ADDRESSES_USER
+            ))
             if anchor is not None:
                 text = resolve_relative_dates(text, anchor)
             out.append(

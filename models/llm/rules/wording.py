@@ -24,6 +24,15 @@ _INTERJECTION = re.compile(
     r"^(?:(?:oh|well|so|yeah|yes|um|uh|actually|honestly|anyway|btw|lol|haha|wow|hey)\b[,!.]*\s+)+",
     re.IGNORECASE,
 )
+# A label before the statement ("Correction: …", "Noted: …", "FYI - …") and an acknowledgement
+# of it ("Thanks, I have updated that: …"): the statement is what follows.
+_LABEL = re.compile(
+    r"^(?:(?:correction|update|note|noted|fyi|ps|p\.s\.|reminder|edit|heads up|btw)\s*[:\-–—]\s*)+"
+    r"|^(?:(?:thanks|thank you|ok(?:ay)?|got it|understood|noted|sure|done|perfect|great)\b[,!.]*\s+)*"
+    r"i(?:'ve| have)\s+(?:updated|noted|saved|changed|recorded|stored|added|remembered|corrected)\s+"
+    r"(?:that|this|it)(?:\s+down)?\s*[:\-–—]\s*",
+    re.IGNORECASE,
+)
 _FIXED = [
     (re.compile(r"\bI'm\b"), "{s} is"),
     (re.compile(r"\bI am\b"), "{s} is"),
@@ -103,7 +112,12 @@ def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False
     When the speaker is talking to the user (an assistant or a tool), "you" and "your"
     are the user too.
     """
-    text = _INTERJECTION.sub("", sentence.replace("’", "'")).strip()
+    text = sentence.replace("’", "'").strip()
+    while True:
+        shorter = _LABEL.sub("", _INTERJECTION.sub("", text)).strip()
+        if shorter == text or not shorter:
+            break
+        text = shorter
     if addressee_is_user:
         for pattern, replacement in _YOU:
             text = pattern.sub(replacement, text)
@@ -114,3 +128,49 @@ def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False
     text = _I_VERB.sub(lambda m: f"{speaker} {m['adv']}{third_singular(m['verb'])}", text)
     text = re.sub(r"\bI\b", speaker, text)
     return text[:1].upper() + text[1:]
+
+
+# --- a leading "she"/"he" resolved to the one relative named just before ----------------------
+
+_FEMALE = "sister mother mom mum wife daughter aunt grandmother grandma niece girlfriend stepmother"
+_MALE = "brother father dad husband son uncle grandfather grandpa nephew boyfriend stepfather"
+_EITHER = "partner friend boss colleague coworker cousin roommate flatmate neighbour neighbor manager doctor"
+_GENDER = {**dict.fromkeys(_FEMALE.split(), "she"), **dict.fromkeys(_MALE.split(), "he"),
+           **dict.fromkeys(_EITHER.split(), "either")}
+_RELATIVE = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:best|old|little|big|younger|older|elder|twin|late)\s+)?(?P<rel>"
+    + "|".join(sorted(_GENDER, key=len, reverse=True))
+    + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b)?"
+)
+_NOT_A_NAME_TEXT = """
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+    July August September October November December Christmas Easter I
+"""
+_NOT_A_NAME = frozenset(_NOT_A_NAME_TEXT.split())
+_LEADING_PRONOUN = re.compile(r"^(?P<word>She|He|Her|His)\b(?P<rest>\s+\S)")
+
+
+def referent(previous: str, pronoun: str) -> str | None:
+    """The one relative of the previous sentence that ``pronoun`` ("she" or "he") can stand for,
+    as its speaker worded it ("my sister Ana"); None when none or several can."""
+    fits = [m for m in _RELATIVE.finditer(previous) if _GENDER[m["rel"]] in (pronoun, "either")]
+    if len(fits) != 1:
+        return None
+    m = fits[0]
+    named = m["name"] is not None and m["name"].split()[0] not in _NOT_A_NAME
+    return previous[m.start() : m.end() if named else m.end("rel")]
+
+
+def resolve_leading_pronoun(sentence: str, previous: str) -> str:
+    """ "She is allergic to peanuts." after "My sister Ana is visiting." -> "My sister Ana is
+    allergic to peanuts." (worded by the speaker: :func:`third_person` comes after). Only a
+    sentence-initial she/he/her/his, and only when the previous sentence names exactly one
+    relative of a gender that fits; otherwise the sentence is unchanged."""
+    m = _LEADING_PRONOUN.match(sentence)
+    if m is None:
+        return sentence
+    phrase = referent(previous, "she" if m["word"] in ("She", "Her") else "he")
+    if phrase is None:
+        return sentence
+    phrase = phrase[:1].upper() + phrase[1:]
+    return (phrase if m["word"] in ("She", "He") else f"{phrase}'s") + sentence[m.end("word") :]
