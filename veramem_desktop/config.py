@@ -136,23 +136,96 @@ def _to_dict(obj: Any) -> Any:
     return obj
 
 
-def _apply(obj: Any, data: dict[str, Any], where: str) -> None:
+#: what a setting's type alone does not say: the values it may take
+_CHOICES: dict[str, tuple[str, ...]] = {"llm.backend": ("auto", "ollama", "openai", "anthropic", "rule-based")}
+#: (least, most) for numbers; every other number must be at least 0
+_RANGES: dict[str, tuple[float, float]] = {
+    "search.k": (1, 1_000),
+    "llm.timeout_s": (0.1, 3_600),
+    "search.learned_share": (0, 1),
+    "search.link_decay": (0, 1),
+}
+
+
+def _check(name: str, value: Any, where: str) -> None:
+    choices = _CHOICES.get(name)
+    if choices is not None and value not in choices:
+        raise InvalidInputError(f"{where}: {name} must be one of {', '.join(choices)}, not {value!r}.")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        least, most = _RANGES.get(name, (0, float("inf")))
+        if not least <= value <= most:
+            bound = f"at least {least:g}" if most == float("inf") else f"between {least:g} and {most:g}"
+            raise InvalidInputError(f"{where}: {name} must be {bound}, not {value!r}.")
+
+
+def _apply(obj: Any, data: dict[str, Any], where: str, prefix: str = "") -> None:
     known = {f.name: f for f in fields(obj)}
     for key, value in data.items():
         if key not in known:
-            raise InvalidInputError(f"{where}: unknown setting {key!r}. Known: {', '.join(sorted(known))}.")
+            raise InvalidInputError(f"{where}: unknown setting {prefix + key!r}. Known: {', '.join(sorted(known))}.")
         current = getattr(obj, key)
         if is_dataclass(current):
             if not isinstance(value, dict):
                 raise InvalidInputError(f"{where}: [{key}] must be a table.")
-            _apply(current, value, f"{where} [{key}]")
+            _apply(current, value, where, f"{prefix}{key}.")
         else:
             expected = type(current)
-            if expected is float and isinstance(value, int):
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
             if not isinstance(value, expected):
-                raise InvalidInputError(f"{where}: {key} must be {expected.__name__}, not {type(value).__name__}.")
+                raise InvalidInputError(
+                    f"{where}: {prefix + key} must be {expected.__name__}, not {type(value).__name__}.")
+            _check(prefix + key, value, where)
             setattr(obj, key, value)
+
+
+def setting_names(config: Config) -> list[str]:
+    """Every setting as ``section.key`` (or ``key`` at the top level), in the file's order."""
+    names: list[str] = []
+    for name, value in config.to_dict().items():
+        names += [f"{name}.{k}" for k in value] if isinstance(value, dict) else [name]
+    return names
+
+
+def get_setting(config: Config, name: str) -> Any:
+    owner, key = _locate(config, name)
+    return getattr(owner, key)
+
+
+def set_setting(config: Config, name: str, raw: str | None) -> tuple[Any, Any]:
+    """Set ``name`` from its text form (None: back to its default), checked like the settings
+    file is; returns (old, new)."""
+    owner, key = _locate(config, name)
+    old = getattr(owner, key)
+    if raw is None:
+        new = getattr(type(owner)(), key)
+    else:
+        new = _parse(name, raw.strip(), type(old))
+    _apply(owner, {key: new}, "veramem config", name[: -len(key)])
+    return old, new
+
+
+def _locate(config: Config, name: str) -> tuple[Any, str]:
+    if name not in setting_names(config):
+        raise InvalidInputError(f"unknown setting {name!r}. Known: {', '.join(setting_names(config))}.")
+    section, _, key = name.rpartition(".")
+    return (getattr(config, section) if section else config), key
+
+
+def _parse(name: str, raw: str, kind: type) -> Any:
+    if kind is bool:
+        low = raw.lower()
+        if low in ("true", "yes", "on", "1"):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        raise InvalidInputError(f"{name} is true or false, not {raw!r}.")
+    if kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            raise InvalidInputError(f"{name} is a{'n integer' if kind is int else ' number'}, not {raw!r}.") from None
+    return raw
 
 
 def load_config(paths: Paths) -> Config:

@@ -51,7 +51,7 @@ def store_rows(memory: Any, status: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 class SettingsScreen(SectionScreen):
-    """Read-only view of what is configured; edit the settings file to change it."""
+    """What is configured; `veramem config set …` (or the settings file) changes it."""
 
     SECTION = "settings"
     CSS_PATH = "settings.tcss"
@@ -72,8 +72,9 @@ class SettingsScreen(SectionScreen):
             yield Static("Store", classes="section-title")
             yield FieldTable(id="settings-store")
             yield Static(
-                "To change a setting, edit the settings file above (or use `veramem init` options), "
-                "then reopen the app. ctrl+t switches between the dark and the light theme.",
+                "To change a setting, run `veramem config set NAME VALUE` (`veramem config` lists them) "
+                "or edit the settings file above, then reopen the app. ctrl+t switches between the dark "
+                "and the light theme.",
                 id="settings-hint",
             )
 

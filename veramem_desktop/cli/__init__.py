@@ -9,6 +9,7 @@ inside the command that needs them so ``veramem --help`` is instant.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import traceback
 from typing import Any
@@ -23,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "init": "store_cmds:init",
     "unlock": "store_cmds:unlock",
     "status": "store_cmds:status",
+    "config": "config_cmds:config",
     "verify": "store_cmds:verify",
     "add": "memory_cmds:add",
     "episodes": "memory_cmds:episodes",
@@ -71,6 +73,9 @@ class VeramemGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
+        except BrokenPipeError:  # the reader went away (`veramem … | head`): stop quietly, as Unix tools do
+            _quiet_stdout()
+            ctx.exit(141)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug: say so plainly, keep details out of the terminal
@@ -98,6 +103,15 @@ def cli(ctx: click.Context, home: str | None) -> None:
         from .common import open_default_view
 
         open_default_view(ctx)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that flushing it at exit cannot raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main() -> None:
