@@ -178,7 +178,7 @@ def test_simple_statements_get_a_subject_predicate_and_value(
     "content",
     [
         "The transgender stories were so inspiring.",
-        "I'm a big fan of jazz and I go to gigs.",
+        "I'm a big fan of jazz and go to gigs.",
         "I have a dog named after my grandfather.",
         "My sister is a nurse.",
         "I love how my garden brings people together.",
@@ -282,6 +282,29 @@ def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(
     last = llm.extract([msg(content)])[-1]
     assert last.text == text
     assert last.quote == content[content.rindex(last.quote):] and last.quote[:2] in ("Sh", "He")
+
+
+@pytest.mark.parametrize(
+    ("content", "texts"),
+    [
+        ("I moved to Lisbon in March and I work as a data engineer at Tessera.",
+         ["User moved to Lisbon in March 2024.", "User works as a data engineer at Tessera."]),
+        ("I like tea, but my wife likes coffee.", ["User likes tea.", "User's wife likes coffee."]),
+        ("I live in Porto; my office is in Braga.", ["User lives in Porto.", "User's office is in Braga."]),
+        # One statement, or a second part that points back: kept whole.
+        ("My sister Ana and my aunt Rosa came to Porto.", ["User's sister Ana and User's aunt Rosa came to Porto."]),
+        ("I have two cats and I watch them daily.", ["User has two cats and User watches them daily."]),
+        ("Ana and I went to Paris.", ["Ana and User went to Paris."]),
+    ],
+)
+def test_two_statements_in_one_sentence_become_two_memories(llm: RuleBasedLLM, content: str, texts: list[str]) -> None:
+    found = llm.extract([msg(content, time="2024-10-02T20:30:00Z")])
+    assert [c.text for c in found] == texts
+    for c in found:
+        assert c.quote in content  # each part quoted exactly as said
+    keys = {(c.predicate, c.value) for c in found}
+    if "Tessera" in content:  # each part keeps its own key: a later move no longer takes the job with it
+        assert keys == {("lives_in", "Lisbon"), ("occupation", "data engineer at Tessera")}
 
 
 def test_a_named_speaker_is_named_in_the_memory(llm: RuleBasedLLM) -> None:

@@ -19,7 +19,7 @@ from veramem_desktop.core.llm import Candidate, Kind, Message
 from veramem_desktop.models.llm.rules.keys import NO_KEY, Key, attribute, attribute_addressed
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.smalltalk import worth_keeping
-from veramem_desktop.models.llm.rules.text import split_sentences
+from veramem_desktop.models.llm.rules.text import split_clauses, split_sentences
 from veramem_desktop.models.llm.rules.wording import resolve_leading_pronoun, third_person
 
 # --- kind -------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def extract(messages: Sequence[Message]) -> list[Candidate]:
         speaker = speaker_of(message)
         seen: set[str] = set()
         previous = ""
-        for span in split_sentences(message.content):
+        for span in (clause for whole in split_sentences(message.content) for clause in split_clauses(whole)):
             sentence, before, previous = span.text, previous, span.text
             if sentence in seen or not worth_keeping(sentence, message.role):
                 continue
@@ -129,6 +129,8 @@ def extract(messages: Sequence[Message]) -> list[Candidate]:
             text = normalise_explicit_dates(third_person(
                 resolve_leading_pronoun(sentence, before), speaker, addressee_is_user=message.role in _ADDRESSES_USER
             ))
+            if text and text[-1] not in ".!?…":  # a clause cut from its sentence
+                text += "."
             if anchor is not None:
                 text = resolve_relative_dates(text, anchor)
             out.append(

@@ -59,6 +59,39 @@ def split_sentences(text: str) -> list[Span]:
     return spans
 
 
+# Where one sentence holds two statements of the speaker's: "…, and I work at Tessera", "…; my sister …".
+_CLAUSE_BREAK = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|while)\s+(?=(?:I|I'm|I've|I'd|I'll|[Mm]y|[Ww]e|[Ww]e're|[Ww]e've|[Oo]ur)\b)"
+    r"|;\s+(?=\S)"
+)
+_CLAUSE_MIN_WORDS = 3
+# The earlier part must be a statement of its own, with the speaker as a subject ("My sister Ana
+# and my aunt came" is one statement about two people).
+_SPEAKER_SUBJECT = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've)\b")
+# A later part pointing back ("… and I watch them daily") stays with what it points to.
+_POINTS_BACK = re.compile(r"\b(?:it|its|them|they|their|he|him|his|she|her|there|that|this|those|these|one)\b",
+                          re.IGNORECASE)
+
+
+def split_clauses(span: Span) -> list[Span]:
+    """A sentence cut where a second statement of the speaker's begins ("I moved to Lisbon in
+    March and I work at Tessera."), each part at least three words and exactly where it was;
+    never before a part that points back ("… and I watch them daily")."""
+    parts: list[Span] = []
+    start = span.start
+    for m in _CLAUSE_BREAK.finditer(span.text):
+        left = span.text[start - span.start : m.start()]
+        right = span.text[m.end() :]
+        if (len(_WORD.findall(left)) >= _CLAUSE_MIN_WORDS and len(_WORD.findall(right)) >= _CLAUSE_MIN_WORDS
+                and _SPEAKER_SUBJECT.search(left) and not _POINTS_BACK.search(right)):
+            parts.append(Span(start, span.start + m.start(), left))
+            start = span.start + m.end()
+    if not parts:
+        return [span]
+    parts.append(Span(start, span.end, span.text[start - span.start :]))
+    return parts
+
+
 def _ends_with_abbreviation(before: str) -> bool:
     last = before.rsplit(None, 1)[-1].lower() if before.strip() else ""
     return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
