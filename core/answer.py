@@ -68,7 +68,8 @@ class Answerer:
         text, cited_ids, abstained = "", [], True
         if draft is not None:
             cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
-            abstained = draft.abstained or not cited_ids
+            # Still not enough once the whole ladder is climbed: abstain rather than half-answer.
+            abstained = draft.abstained or not cited_ids or not draft.sufficient
             text = draft.text
         if abstained:
             text = text if draft is not None and draft.abstained and text else \

@@ -488,6 +488,16 @@ def test_an_answer_covering_few_of_the_key_words_is_marked_insufficient(llm: Rul
     assert draft.cited_ids == ("m-cello",) and not draft.sufficient
 
 
+def test_among_equally_matching_items_what_the_user_said_comes_first(llm: RuleBasedLLM) -> None:
+    items = [
+        ContextItem("m-claim", "According to the assistant: User's editor is Emacs.", "fact", "attested", None),
+        ContextItem("m-said", "User uses Vim for everything.", "fact", "authorized", None),
+    ]
+    draft = llm.answer("Which editor does the user use?", items, "")
+    assert draft.cited_ids == ("m-said", "m-claim")
+    assert draft.text.startswith("User uses Vim")
+
+
 def test_from_a_long_item_the_answer_takes_its_best_sentence(llm: RuleBasedLLM) -> None:
     items = [
         ContextItem(

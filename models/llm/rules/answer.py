@@ -16,6 +16,7 @@ MAX_CITED = 3
 ABSTAIN_TEXT = "No stored memory answers this."
 # Words that frame a question rather than say what it is about.
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
+_AUTHORITY_RANK = {"authorized": 3, "attested": 2, "unendorsed": 1}
 
 
 def key_terms(question: str) -> set[str]:
@@ -28,18 +29,19 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     for position, item in enumerate(items):
         shared = keys & content_stems(item.text)
         if shared:
-            scored.append((len(shared), -position, item, shared))
+            scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
-    scored.sort(key=lambda row: (row[0], row[1]), reverse=True)
+    # Most key words first; among equals, what the user said before what others claimed.
+    scored.sort(key=lambda row: row[:3], reverse=True)
     best = scored[0][0]
     floor = max(1, math.ceil(0.6 * best))
     cited = [row for row in scored if row[0] >= floor][:MAX_CITED]
-    covered = set().union(*(row[3] for row in cited))
-    text = " ".join(_best_sentence(row[2].text, keys) for row in cited)
+    covered = set().union(*(row[4] for row in cited))
+    text = " ".join(_best_sentence(row[3].text, keys) for row in cited)
     return AnswerDraft(
         text=text,
-        cited_ids=tuple(row[2].id for row in cited),
+        cited_ids=tuple(row[3].id for row in cited),
         abstained=False,
         sufficient=len(covered) / len(keys) >= 0.5,
     )
