@@ -47,6 +47,33 @@ class Candidate:
     importance: float = 0.5
 
 
+# Predicates that hold several values at once: a second one adds, it does not replace (the
+# rule-based reconciler and the writer's batch guard both go by this).
+MULTI_VALUED = frozenset({"likes", "dislikes", "allergic_to", "pet"})
+# Relations held by one person at a time ("relation:mother"); any other relation has many.
+SINGLE_RELATIONS = frozenset(
+    {
+        "relation:mother",
+        "relation:father",
+        "relation:wife",
+        "relation:husband",
+        "relation:partner",
+        "relation:boyfriend",
+        "relation:girlfriend",
+        "relation:fiance",
+        "relation:spouse",
+        "relation:boss",
+    }
+)
+
+
+def multi_valued(predicate: str) -> bool:
+    """Whether a second value of ``predicate`` sits beside the first instead of replacing it."""
+    return predicate in MULTI_VALUED or (
+        predicate.startswith("relation:") and predicate not in SINGLE_RELATIONS
+    )
+
+
 @dataclass(frozen=True)
 class Neighbour:
     """An existing memory in the candidate's scope, offered for reconciliation."""

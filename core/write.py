@@ -16,7 +16,7 @@ from .episodes import Episode
 from .errors import ModelError
 from .ids import parse_iso
 from .items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
-from .llm import LLM, Candidate, Decision, Message, Neighbour
+from .llm import LLM, Candidate, Decision, Message, Neighbour, multi_valued
 from .protocols import Embedder, Vectors
 from .quotes import locate
 from .search import SearchEngine
@@ -190,6 +190,29 @@ class Writer:
                     deletes.remove(dele)
                     break
 
+    @staticmethod
+    def _batch_conflicts(planned: list[_Planned]) -> list[tuple[_Planned, _Planned]]:
+        """Batch guard: two new memories of one add that give one scope's single-valued attribute
+        two values from sources of different authority ("I use Vim" from the user, "your editor is
+        Emacs" from the assistant, sent together) conflict just as if the first had been stored
+        before: (lower, higher) pairs, for the conflict to be recorded on both."""
+        def key(p: _Planned) -> tuple[object, ...] | None:
+            c = p.candidate
+            if p.decision.op != "ADD" or p.folded or c.kind == "event" or not (c.subject and c.predicate and c.value) \
+                    or multi_valued(c.predicate):
+                return None
+            return (p.episode.user_id, p.episode.team_id, c.subject.casefold().strip(), c.predicate.casefold().strip())
+
+        pairs = []
+        keyed = [(k, p) for p in planned if (k := key(p)) is not None]
+        for i, (ka, a) in enumerate(keyed):
+            for kb, b in keyed[i + 1:]:
+                ra, rb = AUTHORITY_RANK[a.authority], AUTHORITY_RANK[b.authority]
+                if ka != kb or ra == rb or _norm(a.candidate.value or "") == _norm(b.candidate.value or ""):
+                    continue
+                pairs.append((a, b) if ra < rb else (b, a))
+        return pairs
+
     def _guard_duplicate(self, plan: _Planned) -> None:
         """Cosine > 0.95 with an existing memory means NOOP plus the new evidence (unless it changes a value)."""
         if not plan.neighbours or plan.decision.op not in ("ADD", "UPDATE"):
@@ -202,6 +225,8 @@ class Writer:
     # ------------------------------------------------------------ apply
     def _apply(self, planned: list[_Planned], out: WriteOutcome) -> None:
         emb_name = self.embedder.name
+        conflicts = self._batch_conflicts(planned)
+        fresh: dict[int, MemoryItem] = {}
         with self.store.atomic() as conn:
             for plan in planned:
                 if plan.folded:
@@ -219,7 +244,7 @@ class Writer:
                                                     "conflict recorded on both"))
                     continue
                 if op == "ADD" or target is None:
-                    item = self._add(conn, plan, emb_name)
+                    item = fresh[id(plan)] = self._add(conn, plan, emb_name)
                     out.added.append(_summary(item, plan.decision.reason or "new"))
                 elif op == "UPDATE":
                     current = items.row_to_item(conn.execute(
@@ -249,6 +274,15 @@ class Writer:
                                                       + "; evidence added"))
                     else:
                         out.unchanged.append(_summary(target, "already known from a higher-authority source"))
+            for low, high in conflicts:
+                if id(low) in fresh and id(high) in fresh:
+                    lower, higher = fresh[id(low)], fresh[id(high)]
+                    self._mark_conflict(conn, higher, lower.id)
+                    self._mark_conflict(conn, lower, higher.id)
+                    for entry in out.added:
+                        if entry["id"] == lower.id:
+                            entry["reason"] = (f"kept separately: it contradicts the {higher.authority} memory "
+                                               f"{higher.id} added with it; conflict recorded on both")
 
     def _item(self, plan: _Planned) -> MemoryItem:
         ep, cand = plan.episode, plan.candidate

@@ -32,7 +32,7 @@ DEMO_CONVERSATIONS: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = (
         {"role": "user", "time": "2024-05-06T10:00:00Z",
          "content": "I prefer short answers with code examples in Python."},
         {"role": "user", "time": "2024-05-06T10:02:00Z",
-         "content": "I use Vim for everything, including email."},
+         "content": "My favourite editor is Vim, and I use it for everything, including email."},
         {"role": "assistant", "time": "2024-05-06T10:03:00Z",
          "content": "Understood. Your favourite editor is Emacs, so I will give Emacs key bindings."},
     )),

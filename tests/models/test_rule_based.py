@@ -374,6 +374,13 @@ def test_a_new_value_for_the_same_subject_and_predicate_updates_that_memory(llm:
     assert (decision.op, decision.target_id, decision.text) == ("UPDATE", "old", "User lives in Lisbon.")
 
 
+def test_a_dated_event_is_history_and_a_new_state_is_added_beside_it(llm: RuleBasedLLM) -> None:
+    moved = Neighbour("moved", "User moved to Lisbon in March 2024.", 0.7, "authorized", "event",
+                      "user", "lives_in", "Lisbon")
+    decision = llm.reconcile(cand("User lives in Porto now.", ("user", "lives_in", "Porto")), [moved])
+    assert decision.op == "ADD"
+
+
 def test_a_second_value_of_a_multi_valued_predicate_is_added(llm: RuleBasedLLM) -> None:
     decision = llm.reconcile(
         cand("User is allergic to shellfish.", ("user", "allergic_to", "shellfish")),

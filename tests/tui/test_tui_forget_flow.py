@@ -49,7 +49,7 @@ async def test_search_open_forget_and_the_memory_is_gone_from_search(demo_mem: M
         listed = shown_text(dialog.query_one("#forget-list"))
         # What goes is listed by its words, not only by ids: the memory and the message it came from.
         assert demo_mem.get(target).text[:40] in listed
-        assert "user: I use Vim for everything" in listed
+        assert "user: My favourite editor is Vim" in listed
         assert not dialog.query_one("#forget-confirm", Button).disabled
         await pilot.press("enter")  # the Forget button has the focus
         await settle(pilot)

@@ -2,8 +2,10 @@
 
 In order: a candidate that says something stopped being true retracts the neighbour it
 negates (DELETE); a new value for a neighbour's subject and single-valued predicate
-replaces it (UPDATE); a near-identical neighbour (cosine above 0.95) or the same
-attribute and value means nothing new (NOOP); anything else is new (ADD).
+replaces it (UPDATE), unless that neighbour is an event: "User moved to Lisbon in March"
+stays true after "User lives in Porto now", so the new state is added beside it; a
+near-identical neighbour (cosine above 0.95) or the same attribute and value means
+nothing new (NOOP); anything else is new (ADD).
 """
 
 from __future__ import annotations
@@ -12,38 +14,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from veramem_desktop.core.llm import Candidate, Decision, Neighbour
+from veramem_desktop.core.llm import Candidate, Decision, Neighbour, multi_valued
 from veramem_desktop.models.llm.rules.text import NEGATION, content_stems, is_negated
 
 NOOP_COSINE = 0.95
 NEGATES_COSINE = 0.6  # how close a neighbour must be, by meaning, for a negation to retract it
 NEGATES_OVERLAP = 0.5  # or the share of the candidate's content words it must contain
-
-# Predicates that hold several values at once: a second one adds, it does not replace.
-MULTI_VALUED = frozenset({"likes", "dislikes", "allergic_to", "pet"})
-# Relations held by one person at a time ("relation:mother"); any other relation has many.
-SINGLE_RELATIONS = frozenset(
-    {
-        "relation:mother",
-        "relation:father",
-        "relation:wife",
-        "relation:husband",
-        "relation:partner",
-        "relation:boyfriend",
-        "relation:girlfriend",
-        "relation:fiance",
-        "relation:spouse",
-        "relation:boss",
-    }
-)
-
-
-def multi_valued(predicate: str) -> bool:
-    """Whether a second value of ``predicate`` sits beside the first instead of replacing it."""
-    return predicate in MULTI_VALUED or (
-        predicate.startswith("relation:") and predicate not in SINGLE_RELATIONS
-    )
-
 
 OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
 
@@ -92,7 +68,7 @@ def reconcile(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision
             their = _norm(n.predicate)
             if their == predicate and _norm(n.value) == value:
                 return Decision("NOOP", n.id, reason="the same attribute with the same value is stored")
-            if their == predicate and not multi_valued(predicate):
+            if their == predicate and not multi_valued(predicate) and n.kind != "event":
                 return Decision(
                     "UPDATE", n.id, candidate.text, reason=f"a new value for {candidate.predicate}"
                 )
