@@ -251,6 +251,8 @@ def test_the_memory_text_is_in_the_third_person(llm: RuleBasedLLM, content: str,
         ("Thanks, I have updated that: you live in Porto.", "assistant", "User lives in Porto."),
         ("Got it. I've noted that: your sister is Ana.", "assistant", "User's sister is Ana."),
         ("Noted: vegetarian recipes only from now on.", "assistant", "Vegetarian recipes only from now on."),
+        ("Note-taking apps are my favourite tools.", "user", "Note-taking apps are User's favourite tools."),
+        ("Update-free weeks are rare for me.", "user", "Update-free weeks are rare for User."),
     ],
 )
 def test_labels_and_acknowledgements_are_not_part_of_the_memory(

@@ -26,11 +26,13 @@ _INTERJECTION = re.compile(
 )
 # A label before the statement ("Correction: …", "Noted: …", "FYI - …") and an acknowledgement
 # of it ("Thanks, I have updated that: …"): the statement is what follows.
+# A dash counts only with a space before it, so "Note-taking is my hobby" keeps its first word.
+_LABEL_END = r"(?:\s*:|\s+[-–—])\s*"
 _LABEL = re.compile(
-    r"^(?:(?:correction|update|note|noted|fyi|ps|p\.s\.|reminder|edit|heads up|btw)\s*[:\-–—]\s*)+"
+    r"^(?:(?:correction|update|note|noted|fyi|ps|p\.s\.|reminder|edit|heads up|btw)" + _LABEL_END + r")+"
     r"|^(?:(?:thanks|thank you|ok(?:ay)?|got it|understood|noted|sure|done|perfect|great)\b[,!.]*\s+)*"
     r"i(?:'ve| have)\s+(?:updated|noted|saved|changed|recorded|stored|added|remembered|corrected)\s+"
-    r"(?:that|this|it)(?:\s+down)?\s*[:\-–—]\s*",
+    r"(?:that|this|it)(?:\s+down)?" + _LABEL_END,
     re.IGNORECASE,
 )
 _FIXED = [
