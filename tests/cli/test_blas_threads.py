@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,6 +14,14 @@ def test_the_veramem_program_runs_blas_on_one_thread(monkeypatch: pytest.MonkeyP
             "veramem_desktop.limit_blas_threads(); "
             "print(sorted({lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[1]"
+    # Called first, as the program does, before anything has loaded numpy:
+    early = ("import veramem_desktop; veramem_desktop.limit_blas_threads(); import numpy; "
+             "from threadpoolctl import threadpool_info; "
+             "print(sorted({lib['num_threads'] for lib in threadpool_info() if lib['user_api'] == 'blas'}))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", early], capture_output=True, text=True, timeout=60, check=True,
+                         env=env)
     assert out.stdout.strip() == "[1]"
 
     import veramem_desktop
