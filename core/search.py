@@ -300,7 +300,8 @@ class SearchEngine:
     def _entity(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
                 now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
         owner_kind = "memory" if unit == "memory" else "episode"
-        names = [e for e in sorted(entities(query) - drop) if self._entity_df(e) <= self.config.entity_max_df]
+        rows = self._row_count("memory") + self._row_count("episode")
+        names = [e for e in sorted(entities(query) - drop) if self._entity_df(e, rows) <= self.config.entity_max_df]
         if not names:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "n": n, "deep": self._deep(n), "ok": owner_kind}
@@ -325,10 +326,9 @@ class SearchEngine:
             )
         return [r[0] for r in self.store.query(sql, params)]
 
-    def _entity_df(self, entity: str) -> int:
-        """How many rows carry the entity, memories and episodes together (an index-only count)."""
-        size = self._row_count("memory") + self._row_count("episode")
-        return self._df("entities", size, entity, lambda: int(self.store.query_one(
+    def _entity_df(self, entity: str, rows: int) -> int:
+        """How many of the ``rows`` (memories and episodes together) carry the entity (an index-only count)."""
+        return self._df("entities", rows, entity, lambda: int(self.store.query_one(
             "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,))[0]))
 
     # ------------------------------------------------------------ speakers and neighbours

@@ -16,7 +16,7 @@ from veramem_desktop.config import load_config, resolve_paths
 
 
 def _file(home: Path) -> Path:
-    return home / "config" / "config.toml"
+    return resolve_paths(home).config_file
 
 
 def test_settings_are_shown_set_read_and_reset(isolated_home: Path) -> None:

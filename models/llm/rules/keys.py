@@ -27,7 +27,7 @@ _CUT = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an|some|my)\s+", re.IGNORECASE)
 
 _PETS = r"(?:dog|puppy|pup|cat|kitten|kitty|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|horse|pony|guinea pig|snake|lizard|ferret)"
-_RELATIONS = (
+RELATIONS = (
     r"(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse|"
     r"son|daughter|kid|child|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|"
     r"best friend|friend|roommate|flatmate|boss|colleague|coworker|co-worker|neighbou?r)"
@@ -52,7 +52,7 @@ _NOT_NAMES_TEXT = """
     I I'm I've I'd I'll The A An And But So Or It It's He She They We You Monday Tuesday Wednesday
     Thursday Friday Saturday Sunday Mom Dad
 """
-_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 _OCCUPATIONS_TEXT = """
     teacher nurse doctor physician engineer developer programmer designer artist painter sculptor writer
@@ -133,14 +133,14 @@ _PET = re.compile(
     r"(?:named|called) " + _NAME
 )
 # "my sister's name is Ana", "my dog's name is Rex".
-_MY_X_NAME_IS = re.compile(r"\b[Mm]y (?P<rel>" + _RELATIONS + r"|" + _PETS + r")'s name is " + _NAME)
+_MY_X_NAME_IS = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r")'s name is " + _NAME)
 # "my sister Ana", "my dog, Rex,": a name right after the relation.
-_MY_X_NAME = re.compile(r"\b[Mm]y (?P<rel>" + _RELATIONS + r"|" + _PETS + r"),? " + _NAME)
+_MY_X_NAME = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r"),? " + _NAME)
 _IS_PET = re.compile(r"^" + _PETS + r"$", re.IGNORECASE)
 _MY_X_IS = re.compile(
     r"\bmy (?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are) (?:now )?" + _VALUE, re.IGNORECASE
 )
-_IS_RELATION = re.compile(r"^" + _RELATIONS + r"$", re.IGNORECASE)
+_IS_RELATION = re.compile(r"^" + RELATIONS + r"$", re.IGNORECASE)
 
 
 # A value that opens like these is a clause, not a thing: "I love how it looks", "my art is about …".
@@ -219,7 +219,7 @@ def _people_and_pets(sentence: str) -> Key:
         return "user", "pet", m["value"]
     for pattern in (_MY_X_NAME_IS, _MY_X_NAME):
         m = pattern.search(sentence)
-        if m and m["value"].split()[0] not in _NOT_NAMES:
+        if m and m["value"].split()[0] not in NOT_NAMES:
             return _named(m["rel"], m["value"])
     return NO_KEY
 
@@ -241,7 +241,7 @@ def _my_x_is(sentence: str) -> Key:
     if _IS_RELATION.match(attr) or _IS_PET.match(attr):
         # "my sister is Ana" names her; "my sister is a nurse" is about her, not a key of the user
         name = re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)?", value)
-        return _named(attr, value) if name and value.split()[0] not in _NOT_NAMES else NO_KEY
+        return _named(attr, value) if name and value.split()[0] not in NOT_NAMES else NO_KEY
     fav = re.match(r"favou?rite (.+)", attr)
     return "user", f"preference:{fav.group(1)}" if fav else attr.replace(" ", "_"), value
 

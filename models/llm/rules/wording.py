@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from veramem_desktop.models.llm.rules.keys import NOT_NAMES, RELATIONS
 from veramem_desktop.models.llm.rules.lexicon import IRREGULAR_PAST, NOT_PAST
 
 _NO_CONJUGATION_TEXT = """
@@ -134,32 +135,25 @@ def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False
 
 # --- a leading "she"/"he" resolved to the one relative named just before ----------------------
 
-_FEMALE = "sister mother mom mum wife daughter aunt grandmother grandma niece girlfriend stepmother"
-_MALE = "brother father dad husband son uncle grandfather grandpa nephew boyfriend stepfather"
-_EITHER = "partner friend boss colleague coworker cousin roommate flatmate neighbour neighbor manager doctor"
-_GENDER = {**dict.fromkeys(_FEMALE.split(), "she"), **dict.fromkeys(_MALE.split(), "he"),
-           **dict.fromkeys(_EITHER.split(), "either")}
+_FEMALE = "sister mother mom mum wife daughter aunt grandmother grandma niece girlfriend fiancee fiancée"
+_MALE = "brother father dad husband son uncle grandfather grandpa nephew boyfriend fiance fiancé"
+#: the pronoun each relation word takes; the others (friend, partner, boss, …) may take either
+_GENDER = {**dict.fromkeys(_FEMALE.split(), "she"), **dict.fromkeys(_MALE.split(), "he")}
 _RELATIVE = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:best|old|little|big|younger|older|elder|twin|late)\s+)?(?P<rel>"
-    + "|".join(sorted(_GENDER, key=len, reverse=True))
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|big|younger|older|elder|twin|late)\s+)?(?P<rel>" + RELATIONS
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b)?"
 )
-_NOT_A_NAME_TEXT = """
-    Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
-    July August September October November December Christmas Easter I
-"""
-_NOT_A_NAME = frozenset(_NOT_A_NAME_TEXT.split())
 _LEADING_PRONOUN = re.compile(r"^(?P<word>She|He|Her|His)\b(?P<rest>\s+\S)")
 
 
 def referent(previous: str, pronoun: str) -> str | None:
     """The one relative of the previous sentence that ``pronoun`` ("she" or "he") can stand for,
     as its speaker worded it ("my sister Ana"); None when none or several can."""
-    fits = [m for m in _RELATIVE.finditer(previous) if _GENDER[m["rel"]] in (pronoun, "either")]
+    fits = [m for m in _RELATIVE.finditer(previous) if _GENDER.get(m["rel"], pronoun) == pronoun]
     if len(fits) != 1:
         return None
     m = fits[0]
-    named = m["name"] is not None and m["name"].split()[0] not in _NOT_A_NAME
+    named = m["name"] is not None and m["name"].split()[0] not in NOT_NAMES
     return previous[m.start() : m.end() if named else m.end("rel")]
 
 
