@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..core.display import visible, visible_line
 from ..core.errors import ExitCode
 from ..memory import Memory
 
@@ -40,6 +41,17 @@ def open_memory(ctx: click.Context, **kwargs: Any) -> Memory:
 
 def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def say(message: str = "", *, err: bool = False, file: Any = None) -> None:
+    """Print human text: any control or format character in it (stored text can hold terminal
+    escapes, carriage returns, bidi overrides) is shown as a visible stand-in, never obeyed."""
+    click.echo(visible(message, multiline=True), err=err, file=file)
+
+
+def clip(text: str | None, width: int) -> str:
+    """Stored text on one line for a listing: made visible, cut to ``width`` with an ellipsis."""
+    return visible_line(text or "", width)
 
 
 def log_crash(exc: BaseException) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..core.errors import InvalidInputError
-from .common import emit_json, json_option, open_memory, read_bytes_text
+from .common import clip, emit_json, json_option, open_memory, read_bytes_text, say
 
 
 def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
@@ -79,7 +79,7 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
                          role=role, name=name)
     mem.close()
     for notice in result.notices:
-        click.echo(f"note: {notice}", err=True)
+        say(f"note: {notice}", err=True)
     if as_json:
         emit_json(result.to_dict())
         return
@@ -88,7 +88,7 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
                          ("unchanged", result.unchanged), ("rejected", result.rejected)):
         for item in items:
             reason = f"  ({item['reason']})" if item.get("reason") else ""
-            click.echo(f"  {label:9} {item.get('id', '-')}  {item.get('text', '')}{reason}")
+            say(f"  {label:9} {item.get('id', '-')}  {clip(item.get('text', ''), 300)}{reason}")
 
 
 @click.command()
@@ -109,6 +109,5 @@ def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, li
         click.echo("No episodes.")
         return
     for e in rows:
-        who = e.source_name or e.role
-        text = e.content.replace("\n", " ")
-        click.echo(f"{e.id}  {e.event_time[:19]}  {who:>10}: {text[:100]}{'…' if len(text) > 100 else ''}")
+        who = clip(e.source_name or e.role, 40)
+        say(f"{e.id}  {e.event_time[:19]}  {who:>10}: {clip(e.content, 101)}")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ..core.errors import ExitCode
-from .common import emit_json, json_option, open_memory
+from .common import emit_json, json_option, open_memory, say
 
 
 @click.command(context_settings={"ignore_unknown_options": True})  # so a negative REWARD is no option
@@ -93,7 +93,7 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
             click.echo(f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
                        + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else ""))
         for notice in report.notices:
-            click.echo(f"note: {notice}", err=True)
+            say(f"note: {notice}", err=True)
         if report.model_failures:
             click.echo(f"{report.model_failures} item(s) were left for the next run because the model failed.",
                        err=True)

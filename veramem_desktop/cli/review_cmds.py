@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import emit_json, json_option, open_memory
+from .common import clip, emit_json, json_option, open_memory, say
 
 
 @click.command()
@@ -20,18 +20,18 @@ def answer(ctx: click.Context, question: str, user_id: str | None, agent_id: str
     result = mem.answer(question, user_id=user_id, agent_id=agent_id, k=k)
     mem.close()
     for notice in result.notices:
-        click.echo(f"note: {notice}", err=True)
+        say(f"note: {notice}", err=True)
     if as_json:
         emit_json(result.to_dict())
         return
-    click.echo(result.text)
+    say(result.text)
     if result.cited:
-        click.echo("\nCited:")
+        say("\nCited:")
         for hit in result.cited:
-            click.echo(f"  [{hit.id}] ({hit.kind}/{hit.authority}) {hit.text[:100]}")
+            say(f"  [{hit.id}] ({hit.kind}/{hit.authority}) {clip(hit.text, 100)}")
     elif result.abstained:
-        click.echo("(abstained: nothing stored supports an answer)")
-    click.echo(f"\ntrace {result.trace_id} · tried {' → '.join(result.ladder)}")
+        say("(abstained: nothing stored supports an answer)")
+    say(f"\ntrace {result.trace_id} · tried {' → '.join(result.ladder)}")
 
 
 @click.group(invoke_without_command=True)
@@ -52,12 +52,12 @@ def review(ctx: click.Context, user_id: str | None, as_json: bool) -> None:
         emit_json([r.to_dict() for r in queue])
         return
     if not queue:
-        click.echo("Nothing to review.")
+        say("Nothing to review.")
         return
     for r in queue:
-        click.echo(f"{r.item.id}  [{r.item.kind}/{r.item.authority}]  {r.item.text[:100]}")
-        click.echo(f"    {r.reason}")
-    click.echo("\nApprove with `veramem review approve ID`, reject with `veramem review reject ID --reason …`.")
+        say(f"{r.item.id}  [{r.item.kind}/{r.item.authority}]  {clip(r.item.text, 100)}")
+        say(f"    {r.reason}")
+    say("\nApprove with `veramem review approve ID`, reject with `veramem review reject ID --reason …`.")
 
 
 @review.command("approve")
@@ -69,7 +69,7 @@ def approve(ctx: click.Context, memory_id: str, as_json: bool) -> None:
     mem = open_memory(ctx)
     item = mem.approve(memory_id)
     mem.close()
-    emit_json(item.to_dict()) if as_json else click.echo(f"Approved {item.id}: {item.text}")
+    emit_json(item.to_dict()) if as_json else say(f"Approved {item.id}: {item.text}")
 
 
 @review.command("reject")
@@ -82,7 +82,7 @@ def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> No
     mem = open_memory(ctx)
     item = mem.reject(memory_id, reason)
     mem.close()
-    emit_json(item.to_dict()) if as_json else click.echo(f"Rejected {item.id}: {item.text}")
+    emit_json(item.to_dict()) if as_json else say(f"Rejected {item.id}: {item.text}")
 
 
 @click.command()
@@ -104,8 +104,8 @@ def share(ctx: click.Context, user_id: str | None, consent: tuple[str, ...], vis
     if as_json:
         emit_json(report.to_dict())
         return
-    click.echo(f"Shared {len(report.shared)}, already in the pool {len(report.merged)}, kept local {len(report.refused)}.")
+    say(f"Shared {len(report.shared)}, already in the pool {len(report.merged)}, kept local {len(report.refused)}.")
     for s in report.shared:
-        click.echo(f"  shared {s['id']} → {s['shared_id']}")
+        say(f"  shared {s['id']} → {s['shared_id']}")
     for r in report.refused:
-        click.echo(f"  kept   {r['id']}: {r['reason']}")
+        say(f"  kept   {r['id']}: {r['reason']}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import emit_json, json_option, open_memory
+from .common import clip, emit_json, json_option, open_memory, say
 
 
 @click.command()
@@ -25,17 +25,16 @@ def search(ctx: click.Context, query: str, user_id: str | None, agent_id: str | 
     if as_json:
         emit_json(result.to_dict())
         return
-    click.echo(f"route {result.route}{' · ' + result.temporal if result.temporal else ''} · trace {result.trace_id}")
+    say(f"route {result.route}{' · ' + result.temporal if result.temporal else ''} · trace {result.trace_id}")
     if not result.results:
-        click.echo("No results.")
+        say("No results.")
     for i, hit in enumerate(result.results, 1):
-        text = hit.text.replace("\n", " ")
-        click.echo(f"{i:2}. [{hit.kind}/{hit.authority}] {text[:110]}{'…' if len(text) > 110 else ''}")
-        click.echo(f"    {hit.id}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
+        say(f"{i:2}. [{hit.kind}/{hit.authority}] {clip(hit.text, 111)}")
+        say(f"    {hit.id}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
     if result.shared:
-        click.echo("\nShared (unendorsed, from others):")
+        say("\nShared (unendorsed, from others):")
         for hit in result.shared:
-            click.echo(f"  - {hit.text[:110]}  ({hit.id})")
+            say(f"  - {clip(hit.text, 110)}  ({hit.id})")
 
 
 @click.command()
@@ -52,7 +51,7 @@ def grant(ctx: click.Context, kind: str, subject: str, object: str, as_json: boo
     if as_json:
         emit_json(g.to_dict())
     else:
-        click.echo(f"Granted {kind} {subject} → {object} ({g.id}).")
+        say(f"Granted {kind} {subject} → {object} ({g.id}).")
 
 
 @click.command()
@@ -69,7 +68,7 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
     if as_json:
         emit_json({"revoked": n})
     else:
-        click.echo(f"Revoked {n} grant(s): {kind} {subject} → {object}.")
+        say(f"Revoked {n} grant(s): {kind} {subject} → {object}.")
 
 
 @click.command()
@@ -87,9 +86,9 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool
             emit_json([v.to_dict() for v in versions])
         elif versions:
             v = versions[0]
-            click.echo(f"As of {as_of}: {v.text}  ({v.id}, version {v.version}, {v.status})")
+            say(f"As of {as_of}: {clip(v.text, 400)}  ({v.id}, version {v.version}, {v.status})")
         else:
-            click.echo(f"No version of {memory_id} was valid at {as_of}.")
+            say(f"No version of {memory_id} was valid at {as_of}.")
         return
     detail = mem.detail(memory_id)
     mem.close()
@@ -97,28 +96,28 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool
         emit_json(detail.to_dict())
         return
     item = detail.item
-    click.echo(f"{item.text}")
-    click.echo(f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
+    say(item.text)
+    say(f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
                f"{item.confidence:.2f} · utility {item.utility:.2f}")
-    click.echo("\nVersions:")
+    say("\nVersions:")
     for v in detail.versions:
         mark = "→" if v.id == item.id else " "
-        click.echo(f" {mark} v{v.version} {v.id}  {v.status:10}  valid {v.valid_from[:19]} – "
-                   f"{(v.valid_to or 'now')[:19]}  {v.text}")
-    click.echo("\nEvidence:")
+        say(f" {mark} v{v.version} {v.id}  {v.status:10}  valid {v.valid_from[:19]} – "
+                   f"{(v.valid_to or 'now')[:19]}  {clip(v.text, 200)}")
+    say("\nEvidence:")
     for ev in detail.evidence:
-        who = ev.episode.source_name or ev.episode.role
-        click.echo(f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{ev.quote}”")
+        who = clip(ev.episode.source_name or ev.episode.role, 40)
+        say(f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{clip(ev.quote, 400)}”")
     if detail.conflicts:
-        click.echo("\nConflicts with: " + ", ".join(detail.conflicts))
+        say("\nConflicts with: " + ", ".join(detail.conflicts))
     if detail.links:
-        click.echo("\nLinks:")
+        say("\nLinks:")
         for link in detail.links:
             other = link["dst"] if link["src"] == item.id else link["src"]
-            click.echo(f"  {link['type']:12} {other}")
-    click.echo("\nLedger:")
+            say(f"  {link['type']:12} {other}")
+    say("\nLedger:")
     for e in detail.ledger:
-        click.echo(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}")
+        say(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}")
 
 
 @click.command()
@@ -140,30 +139,30 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
     plan = mem.forget_preview(target)
     if not as_json or not yes:
         out = sys.stderr if as_json else sys.stdout
-        click.echo(f"Forgetting {target} erases:", file=out)
-        click.echo(f"  {len(plan.memories)} memory item(s) (all versions)"
+        say(f"Forgetting {target} erases:", file=out)
+        say(f"  {len(plan.memories)} memory item(s) (all versions)"
                    + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""), file=out)
-        click.echo(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
+        say(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
         if plan.traces:
-            click.echo(f"  {plan.traces} search/answer trace(s) that returned it", file=out)
+            say(f"  {plan.traces} search/answer trace(s) that returned it", file=out)
         if plan.grants or plan.rejected_values:
-            click.echo(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
+            say(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
         for mid in plan.memories[:10]:
             try:
-                click.echo(f"    - {mid}: {mem.get(mid).text[:90]}", file=out)
+                say(f"    - {mid}: {clip(mem.get(mid).text, 90)}", file=out)
             except Exception:
                 pass
     if not yes:
         if not sys.stdin.isatty():
-            click.echo("Not confirmed: run in a terminal to confirm, or pass --yes.", err=True)
+            say("Not confirmed: run in a terminal to confirm, or pass --yes.", err=True)
             ctx.exit(int(ExitCode.REFUSED))
         if not click.confirm("Erase this for good?", default=False):
-            click.echo("Nothing was erased.")
+            say("Nothing was erased.")
             return
     report = mem.forget(target)
     mem.close()
     if as_json:
         emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
     else:
-        click.echo(f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
+        say(f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
                    f"{report.erased_traces} trace(s). Tombstones written; the ledger still verifies.")
