@@ -8,6 +8,13 @@ look-alikes such as a full-width ``＜``), chat-template tokens, ``[INST]``-styl
 role tags, role headers at the start of a line and code fences. The text stays
 readable; it just cannot act as structure. Packing under a token budget reports how
 many items did not fit.
+
+Matching runs on one normal form (:func:`normalise`): every Unicode line break (CR,
+CRLF, VT, FF, FS/GS/RS, NEL, U+2028, U+2029) becomes ``\n``, so a role header after any
+of them starts a line that is seen as one; format characters (zero-width spaces and
+joiners, bidi controls, tag characters), other control characters and lone surrogates
+are removed, so a delimiter or a role word split by them is matched whole. The fenced
+text is that normal form, so what the model reads is what was checked.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .display import FORMAT_RANGES
+
 #: Angle-like characters a reader (human or model) could take for a fence delimiter.
 _ANGLES = "<>\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u00ab\u00bb\u2329\u232a\u3008\u3009\u27e8\u27e9\u300a\u300b\u276e\u276f\u02c2\u02c3"
 _RUN = re.compile(f"[{re.escape(_ANGLES)}]{{3,}}")
@@ -25,6 +34,10 @@ _TEMPLATE = re.compile(r"<\|[^|>]{0,40}\|>|\[/?(?:INST|SYS)\]|</?\s*(?:system|as
                        re.I)
 _CODE_FENCE = re.compile(r"`{3,}|~{3,}")
 _ROLE_LINE = re.compile(r"(?im)^(\s*)(system|assistant|user|human|developer|instructions?|###\s*\w+)(\s*:)")
+#: Removed before matching: format characters (Cf) and lone surrogates ...
+_INVISIBLE = re.compile(f"[{FORMAT_RANGES}\ud800-\udfff]")
+#: ... and, once line breaks are plain newlines, every other C0/C1 control but TAB.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Structural characters replaced by visible look-alikes that no parser treats as structure.
 _LOOKALIKE = str.maketrans({"<": "\u2039", ">": "\u203a", "`": "\u02cb", "~": "\u02dc", "[": "\u27e6", "]": "\u27e7"})
 
@@ -34,9 +47,17 @@ PREAMBLE = (
 )
 
 
+def normalise(text: str) -> str:
+    """The one form fenced text is matched and shown in: Unicode line breaks as ``\\n``, no format
+    characters, no other controls, no lone surrogates."""
+    out = _INVISIBLE.sub("", text)
+    out = "\n".join(out.splitlines())  # str.splitlines knows every Unicode line boundary
+    return _CONTROL.sub("", out)
+
+
 def neutralise(text: str) -> str:
     """Break every sequence that could close or forge a fence or pose as prompt structure."""
-    out = text.replace("\r", "")
+    out = normalise(text)
     out = _RUN.sub("[angle brackets]", out)
     out = _TEMPLATE.sub(lambda m: m.group(0).translate(_LOOKALIKE), out)
     out = _CODE_FENCE.sub(lambda m: m.group(0).translate(_LOOKALIKE), out)
