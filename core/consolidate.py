@@ -6,7 +6,10 @@ a run where nothing needed doing reads differently from one where the model fail
 
 1. archive — memories with utility < 0.3 after at least 3 uses, and memories with
    utility below 0.5 that have not been useful for ``idle_days``. Pinned memories are
-   never archived. Archiving is a status change (searchable with include_archived).
+   never archived. Only the feedback of givers whose authority reaches the memory's
+   counts (core/outcome.py ``archive_counters``): a person's own fact is archived on the
+   person's word, never on an agent's (skipped as ``feedback_below_authority``).
+   Archiving is a status change (searchable with include_archived).
 2. merge — near-duplicates (cosine ≥ ``duplicate_cosine``) of the same kind, scope
    (user, team, agent, visibility) and authority, whose values do not disagree, become
    one memory through ``items.merge`` (union of evidence, derivations recorded).
@@ -40,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import budgets, decay, index, items
+from . import budgets, decay, index, items, outcome
 from .budgets import BudgetConfig
 from .errors import ModelError
 from .items import ITEM_COLUMNS, Evidence, MemoryItem
@@ -215,13 +218,15 @@ class Consolidator:
     # ------------------------------------------------------------ 1. archive
     def _archive(self, count: StageCount, now: datetime) -> None:
         cfg = self.config
-        found: list[tuple[MemoryItem, str]] = []
+        found: list[tuple[MemoryItem, str | None]] = []
         for item in self._active():
-            if item.uses >= cfg.archive_min_uses and item.utility < cfg.archive_max_utility:
-                found.append((item, "low_utility"))
-            elif item.utility < cfg.idle_max_utility and \
-                    decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days:
-                found.append((item, "idle_low_utility"))
+            reason = _archive_reason(item, item.uses, item.utility, cfg, now)
+            if reason is None:
+                continue
+            # Only feedback from givers whose authority reaches the memory's may archive it: an
+            # agent's failures lower a person's fact in the ranking, never take it out of the way.
+            heard = outcome.archive_counters(item)
+            found.append((item, _archive_reason(item, heard.uses, heard.utility, cfg, now)))
         count.found = len(found)
         for start in range(0, len(found), cfg.batch):
             with self.store.atomic() as conn:
@@ -229,8 +234,12 @@ class Consolidator:
                     if item.pinned:
                         count.skip("pinned")
                         continue
+                    if reason is None:
+                        count.skip("feedback_below_authority")
+                        continue
+                    heard = outcome.archive_counters(item)
                     items.set_fields(conn, item.id, device=self.device, op="memory.archive", status="archived",
-                                     details={"reason": reason, "utility": round(item.utility, 4)})
+                                     details={"reason": reason, "utility": round(heard.utility, 4)})
                     count.wrote(item.id)
             self._tick("archive", min(start + cfg.batch, len(found)), len(found))
 
@@ -430,6 +439,16 @@ class Consolidator:
                                          details={"retrieval_strength": round(target, 4)})
                         count.wrote(item.id)
             self._tick("decay", min(start + cfg.batch, len(plan)), len(plan))
+
+
+def _archive_reason(item: MemoryItem, uses: int, utility: float, cfg: ConsolidateConfig,
+                    now: datetime) -> str | None:
+    """Why counters of ``uses`` and ``utility`` would archive ``item`` (None: they would not)."""
+    if uses >= cfg.archive_min_uses and utility < cfg.archive_max_utility:
+        return "low_utility"
+    if utility < cfg.idle_max_utility and decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days:
+        return "idle_low_utility"
+    return None
 
 
 def _values_disagree(cluster: Sequence[MemoryItem]) -> bool:

@@ -13,6 +13,14 @@
   usage-learned scorer is refitted when enough new outcomes arrived (core/learned.py).
 All of it happens in one transaction, with one ledger entry per credited memory
 (``memory.outcome``, through ``items.set_fields``) and one ``trace.feedback`` entry.
+
+Who gave the feedback is recorded (``by``: the person, through the CLI or TUI, or an
+agent, through MCP, REST or the SDK on an agent's trace; with the trace's agent id) in
+the trace, in the ledger entry and, for the person, as a separate tally in each credited
+memory's metadata (``person_outcomes``). Usage may lower how easily any memory comes up,
+but only feedback from a giver whose authority reaches a memory's may take it out of the
+way (:func:`archive_counters`): an agent's word ranks as attested, so it never archives
+a person's own (authorized) fact.
 """
 
 from __future__ import annotations
@@ -30,6 +38,46 @@ from .errors import InvalidInputError, NotFoundError, RefusedError
 from .ids import iso
 from .store import Connection, Store
 
+#: who may give feedback, and the authority their word carries
+GIVER_AUTHORITY = {"person": "authorized", "agent": "attested"}
+#: the metadata key holding the person's own share of a memory's outcome counters
+PERSON_OUTCOMES = "person_outcomes"
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Outcome counters that may decide whether a memory is archived."""
+
+    uses: int
+    successes: float
+    failures: float
+
+    @property
+    def utility(self) -> float:
+        return (self.successes + 1.0) / (self.successes + self.failures + 2.0)
+
+
+def archive_counters(item: items.MemoryItem) -> Counters:
+    """The outcomes whose givers rank at least as high as ``item``'s authority.
+
+    Every giver's word counts for attested and unendorsed memories; for an authorized one
+    (a person's own statement) only the person's feedback counts, so an agent's failures
+    lower its ranking but never archive it."""
+    if items.AUTHORITY_RANK[item.authority] <= items.AUTHORITY_RANK[GIVER_AUTHORITY["agent"]]:
+        return Counters(item.uses, item.successes, item.failures)
+    return person_share(item)
+
+
+def person_share(item: items.MemoryItem) -> Counters:
+    """The person's own feedback on ``item`` (zero when they gave none)."""
+    own = item.metadata.get(PERSON_OUTCOMES)
+    if not isinstance(own, dict):
+        return Counters(0, 0.0, 0.0)
+    try:
+        return Counters(int(own.get("uses", 0)), float(own.get("successes", 0.0)), float(own.get("failures", 0.0)))
+    except (TypeError, ValueError):
+        return Counters(0, 0.0, 0.0)  # a damaged tally grants nothing
+
 
 @dataclass
 class FeedbackResult:
@@ -42,6 +90,7 @@ class FeedbackResult:
     ignored_ids: list[str] = field(default_factory=list)  # given ids the trace never retrieved
     learned: dict[str, Any] = field(default_factory=dict)
     repeated: bool = False  # the same reward was already recorded; nothing changed
+    by: str = "agent"  # "person" or "agent": whose word this feedback is
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,9 +125,19 @@ def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
     return items.row_to_item(row) if row is not None else item
 
 
+def check_giver(by: object) -> str:
+    if by not in GIVER_AUTHORITY:
+        raise InvalidInputError(f"Feedback is given by the person or an agent, not {by!r}.")
+    return str(by)
+
+
 def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_ids: Sequence[str] | None = None,
-             now: datetime | None = None) -> FeedbackResult:
+             by: str | None = None, now: datetime | None = None) -> FeedbackResult:
+    """Record ``reward`` for ``trace_id``. ``by`` says whose word it is ("person" or "agent");
+    None means an agent's when the trace was made for one, else the person's."""
     r = check_reward(reward)
+    if by is not None:
+        check_giver(by)
     if not isinstance(trace_id, str) or not trace_id.strip():
         raise InvalidInputError("Give the trace_id a search or answer returned.")
     if cited_ids is not None and (isinstance(cited_ids, str) or not all(isinstance(i, str) for i in cited_ids)):
@@ -86,17 +145,20 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
     moment = now or datetime.now(UTC)
     stamp = iso(moment)
     with store.atomic() as conn:
-        row = conn.execute("SELECT user_id, returned_ids, cited_ids, reward, metadata FROM traces WHERE id = ?",
-                           (trace_id,)).fetchone()
+        row = conn.execute("SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
+                           "WHERE id = ?", (trace_id,)).fetchone()
         if row is None:
             raise NotFoundError(f"No trace {trace_id!r}; use the trace_id a search or answer returned.")
         user_id, returned, cited = row[0], json.loads(row[1] or "[]"), json.loads(row[2] or "[]")
         meta = json.loads(row[4] or "{}")
+        agent_id = row[5] or None
+        giver = by if by is not None else ("agent" if agent_id else "person")
         if row[3] is not None:
             if float(row[3]) == r and "feedback" in meta:
                 done = meta["feedback"]
                 return FeedbackResult(trace_id, r, done.get("baseline"), done.get("advantage", 0.0),
-                                      done.get("basis", ""), done.get("credited", []), [], {}, repeated=True)
+                                      done.get("basis", ""), done.get("credited", []), [], {}, repeated=True,
+                                      by=done.get("by", "agent"))
             raise RefusedError(f"Trace {trace_id} already has the reward {float(row[3]):g}; a trace is rewarded once.")
         ignored: list[str] = []
         if cited_ids is not None:
@@ -112,9 +174,9 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
             basis, chosen = "retrieved", list(returned)
         base = baseline(conn, user_id, excluding=trace_id)
         advantage = max(-1.0, min(1.0, r - (base or 0.0)))
-        credited, outcomes = _credit(conn, chosen, advantage, trace_id, moment, stamp, device)
-        meta["feedback"] = {"baseline": base, "advantage": advantage, "basis": basis,
-                            "credited": credited, "outcomes": outcomes}
+        credited, outcomes = _credit(conn, chosen, advantage, trace_id, moment, stamp, device, giver)
+        meta["feedback"] = {"baseline": base, "advantage": advantage, "basis": basis, "by": giver,
+                            "agent_id": agent_id, "credited": credited, "outcomes": outcomes}
         new_cited = cited if cited else (given if basis == "given" else [])
         conn.execute("UPDATE traces SET reward = ?, rewarded_at = ?, cited_ids = ?, metadata = ? WHERE id = ?",
                      (r, stamp, json.dumps(new_cited), json.dumps(meta, sort_keys=True), trace_id))
@@ -122,17 +184,18 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
             conn, op="trace.feedback", target_kind="trace", target_id=trace_id,
             # a reward and ids are no content, so a plain hash commits to them
             commitment_hex=sha256_hex(canonical_json({"reward": r, "credited": [c["id"] for c in credited]})),
-            device=device, details={"reward": r, "advantage": round(advantage, 6), "basis": basis,
+            device=device, details={"reward": r, "advantage": round(advantage, 6), "basis": basis, "by": giver,
+                                    **({"agent": agent_id} if agent_id else {}),
                                     "credited": [c["id"] for c in credited]},
         )
         model, samples = learned.record(conn, [o["y"] for o in outcomes])
     info = learned.describe(model)
     info["outcomes"] = samples
-    return FeedbackResult(trace_id, r, base, advantage, basis, credited, ignored, info)
+    return FeedbackResult(trace_id, r, base, advantage, basis, credited, ignored, info, by=giver)
 
 
 def _credit(conn: Connection, ids: Sequence[str], advantage: float, trace_id: str, moment: datetime, stamp: str,
-            device: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            device: str, giver: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     credited: list[dict[str, Any]] = []
     outcomes: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -156,8 +219,14 @@ def _credit(conn: Connection, ids: Sequence[str], advantage: float, trace_id: st
         }
         if advantage > 0:
             changes["retrieval_strength"] = 1.0  # a helpful use brings the memory back to mind
+        if giver == "person":  # the person's own share, the only one that may archive their facts
+            own = person_share(item)
+            changes["metadata"] = {PERSON_OUTCOMES: {
+                "uses": own.uses + 1, "successes": round(own.successes + max(advantage, 0.0), 6),
+                "failures": round(own.failures + max(-advantage, 0.0), 6)}}
         updated = items.set_fields(conn, item.id, device=device, op="memory.outcome",
-                                   details={"trace": trace_id, "advantage": round(advantage, 6)}, **changes)
+                                   details={"trace": trace_id, "advantage": round(advantage, 6), "by": giver},
+                                   **changes)
         credited.append({"id": item.id, **({"via": mid} if mid != item.id else {}),
                          "utility": round(updated.utility, 4)})
         if advantage != 0.0:

@@ -115,7 +115,7 @@ class AgentAccess:
         row = self.memory.store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
         if row is None or row[0] != self.identity.user_id or (row[1] or None) != self.identity.agent_id:
             raise NotFoundError(f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned.")
-        return dict(self.memory.feedback(trace_id, reward))
+        return dict(self.memory.feedback(trace_id, reward, by="agent"))  # an agent's word, never the person's
 
     def forget_preview(self, target: str) -> dict[str, Any]:
         self._require_forgettable(target)

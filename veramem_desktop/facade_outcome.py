@@ -34,13 +34,20 @@ class OutcomeMixin(FacadeParts):
 
         def budget_config(self) -> BudgetConfig: ...
 
-    def feedback(self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    def feedback(self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None,
+                 by: str | None = None) -> dict[str, Any]:
         """Say how well a search or answer went (reward in [-1, 1]).
 
         Credits the memories named in ``cited_ids`` (only ids that trace retrieved count),
         else the ones the answer cited, else all it retrieved. Returns what was credited.
+
+        ``by`` is whose word it is: ``"person"`` (the CLI and TUI say so) or ``"agent"``
+        (MCP and REST always); left out, it is an agent's when the trace was made for an
+        agent (``agent_id``), else the person's. An agent's feedback moves ranking only:
+        it never gets a person's own fact archived.
         """
-        result = outcome_mod.feedback(self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids)
+        result = outcome_mod.feedback(self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids,
+                                      by=by)
         return result.to_dict()
 
     def consolidate(self, *, progress: consolidate_mod.Progress | None = None, now: datetime | None = None,

@@ -73,9 +73,11 @@ def test_a_second_decay_at_the_same_moment_has_nothing_to_do(store: Store) -> No
 
 def _outcomes(store: Store, item_id: str, *, uses: int, successes: float, failures: float,
               last_used: datetime | None = None) -> None:
+    """Outcomes the person gave (their share is what may archive their own authorized facts)."""
     with store.atomic() as conn:
         items.set_fields(conn, item_id, device=DEVICE, op="memory.outcome", uses=uses, successes=successes,
-                         failures=failures, last_used_at=(last_used or datetime.now(UTC)).isoformat())
+                         failures=failures, last_used_at=(last_used or datetime.now(UTC)).isoformat(),
+                         metadata={"person_outcomes": {"uses": uses, "successes": successes, "failures": failures}})
 
 
 def test_memories_that_keep_failing_are_archived_unless_pinned(store: Store) -> None:

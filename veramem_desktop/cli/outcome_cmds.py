@@ -25,7 +25,7 @@ def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str,
     it retrieved; their utility moves their ranking in later searches.
     """
     mem = open_memory(ctx)
-    result = mem.feedback(trace_id, reward, cited_ids=list(cited) if cited else None)
+    result = mem.feedback(trace_id, reward, cited_ids=list(cited) if cited else None, by="person")
     mem.close()
     if as_json:
         emit_json(result)
