@@ -8,12 +8,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from . import ledger
+from . import ledger, limits
 from .canonical import text_sha256
 from .errors import InvalidInputError
 from .ids import iso, new_id, now_iso, parse_iso
 from .store import Connection, Store
-from .text import MAX_MESSAGE_CHARS, for_index, storable
+from .text import for_index, storable
 
 ROLES = ("user", "assistant", "system", "tool", "document", "shared")
 
@@ -85,22 +85,19 @@ def _event_time(value: str | datetime | None, default: str, parse: Any) -> str:
 
 
 def validate(inputs: Sequence[EpisodeInput]) -> list[str]:
-    """Check inputs before anything is written; returns notices about repaired text."""
-    if not inputs:
-        raise InvalidInputError("Nothing to add: give at least one message.")
+    """Check inputs against :mod:`.limits` before anything is written; returns notices about
+    repaired text (unpaired surrogates in content become U+FFFD)."""
+    limits.check_count(len(inputs))
     notices = []
     for i, item in enumerate(inputs):
-        if not isinstance(item.content, str):
-            raise InvalidInputError(f"Message {i + 1}: content must be text.")
-        if item.role not in ROLES:
-            raise InvalidInputError(f"Message {i + 1}: role {item.role!r} is not one of {', '.join(ROLES)}.")
-        if len(item.content) > MAX_MESSAGE_CHARS:
-            raise InvalidInputError(
-                f"Message {i + 1} is {len(item.content):,} characters; the limit is {MAX_MESSAGE_CHARS:,}. "
-                "Split it (e.g. add it as a document with --file, which is chunked)."
-            )
-        if not item.content.strip():
-            raise InvalidInputError(f"Message {i + 1} is empty.")
+        where = f"Message {i + 1}"
+        if not isinstance(item, EpisodeInput):
+            raise InvalidInputError(f"{where} must be text or an object with \"role\" and \"content\".")
+        limits.check_content(item.content, where)
+        limits.check_role(item.role, where, ROLES)
+        limits.check_line(item.name, "name", where, limit=limits.MAX_NAME_CHARS)
+        limits.check_time(item.time, where)
+        limits.check_metadata(item.metadata, where)
         _, replaced = storable(item.content)
         if replaced:
             notices.append(f"message {i + 1}: {replaced} character(s) that were not valid Unicode were replaced by U+FFFD")

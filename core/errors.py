@@ -70,6 +70,20 @@ class NotAStoreError(VeramemError):
     http_status = 500
 
 
+class StoreDamagedError(NotAStoreError):
+    """The store file (or its WAL) exists but is emptied, truncated or fails its page checks."""
+
+    title = "Store damaged"
+    http_status = 503
+
+
+class KeyFileDamagedError(NotAStoreError):
+    """``veramem.keys.json`` exists but cannot be read as key information."""
+
+    title = "Key file damaged"
+    http_status = 503
+
+
 class LedgerBrokenError(VeramemError):
     title = "Ledger does not verify"
     exit_code = ExitCode.LEDGER_BROKEN

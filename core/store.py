@@ -19,7 +19,7 @@ from typing import Any
 
 import sqlcipher3
 
-from .errors import NotAStoreError, StoreBusyError, WrongKeyError
+from .errors import NotAStoreError, StoreBusyError, StoreDamagedError, WrongKeyError
 from .ids import now_iso
 from .schema import MIGRATIONS
 
@@ -28,6 +28,10 @@ BUSY_TIMEOUT_MS = 10_000
 CACHE_KIB = 65_536
 #: How long a writer keeps retrying a locked store before telling the user.
 LOCK_PATIENCE_S = 60.0
+#: SQLCipher 4's page size: a whole store file is a multiple of it.
+PAGE_SIZE = 4096
+#: words in SQLite's and SQLCipher's messages that mean the file itself is damaged
+_DAMAGE_WORDS = ("not a database", "malformed", "corrupt", "hmac", "invalid size", "unsupported file format")
 
 Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
 
@@ -35,6 +39,36 @@ Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
 def _is_locked(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+def is_damage(exc: BaseException) -> bool:
+    """True for a database error that means the store file is damaged (not a bug, not a lock)."""
+    return isinstance(exc, sqlcipher3.DatabaseError) and any(w in str(exc).lower() for w in _DAMAGE_WORDS)
+
+
+def damaged(path: Path, detail: str) -> StoreDamagedError:
+    """The one message for a damaged store: which file, what was seen, what to do."""
+    return StoreDamagedError(
+        f"{path} is damaged or not a VeraMem store ({detail}). Nothing was changed. Restore it from a backup or a "
+        "synced device, or run `veramem init --force` to start a new empty store (the damaged file is kept aside)."
+    )
+
+
+def file_problem(path: Path) -> str:
+    """What is visibly wrong with an existing store file before it is opened, or "" (no key needed)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"it cannot be read: {exc.strerror}"
+    if size == 0:
+        return "the file is empty: it was emptied, e.g. by a failed sync or restore"
+    if size % PAGE_SIZE:
+        return f"the file is {size:,} bytes, not a whole number of {PAGE_SIZE}-byte pages: it was truncated"
+    with open(path, "rb") as handle:
+        head = handle.read(16)
+    if head == b"SQLite format 3\x00":
+        return "it is an unencrypted SQLite file, not a VeraMem store"
+    return ""
 
 
 class Store:
@@ -52,7 +86,11 @@ class Store:
     # ------------------------------------------------------------------ opening
     @classmethod
     def open(cls, path: Path | str, key: bytes, *, create: bool = False) -> Store:
-        """Open (or with ``create``, make) the store at ``path`` with a 256-bit raw key."""
+        """Open (or with ``create``, make) the store at ``path`` with a 256-bit raw key.
+
+        An existing store that is emptied, truncated or fails its page checks is refused with
+        :class:`StoreDamagedError` and left as it is: it is never replaced by a new empty one.
+        """
         path = Path(path)
         if len(key) != 32:
             raise WrongKeyError("The store key must be 32 bytes.")
@@ -60,6 +98,10 @@ class Store:
             raise NotAStoreError(f"There is no store at {path}. Run `veramem init` to create one.")
         if path.exists() and path.is_dir():
             raise NotAStoreError(f"{path} is a folder, not a VeraMem store.")
+        if path.exists():
+            problem = file_problem(path)
+            if problem:
+                raise damaged(path, problem)
         if create:
             path.parent.mkdir(parents=True, exist_ok=True)
         old_umask = os.umask(0o077)
@@ -67,6 +109,7 @@ class Store:
             conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
         finally:
             os.umask(old_umask)
+        conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as errors, not printed
         conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
         try:
             # Probe at once: a wrong key or a foreign file fails here, not later.
@@ -78,21 +121,34 @@ class Store:
                     f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
                     "or the file is not a VeraMem store."
                 ) from None
+            if is_damage(exc):
+                raise damaged(path, str(exc)) from None
             raise NotAStoreError(f"{path} could not be opened: {exc}") from None
-        for pragma in (
-            f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
-            "PRAGMA journal_mode = WAL",
-            "PRAGMA synchronous = FULL",
-            "PRAGMA secure_delete = ON",
-            "PRAGMA foreign_keys = ON",
-            "PRAGMA temp_store = MEMORY",
-            # Decrypted pages kept in this process's memory: every page read from disk costs an
-            # AES decryption and an HMAC check, so a larger cache keeps searches from paying it again.
-            f"PRAGMA cache_size = -{CACHE_KIB}",
-        ):
-            cls._retry_locked(lambda p=pragma: conn.execute(p).fetchall())
-        store = cls(conn, path)
-        store.migrate()
+        try:
+            for pragma in (
+                f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
+                "PRAGMA journal_mode = WAL",
+                "PRAGMA synchronous = FULL",
+                "PRAGMA secure_delete = ON",
+                "PRAGMA foreign_keys = ON",
+                "PRAGMA temp_store = MEMORY",
+                # Decrypted pages kept in this process's memory: every page read from disk costs an
+                # AES decryption and an HMAC check, so a larger cache keeps searches from paying it again.
+                f"PRAGMA cache_size = -{CACHE_KIB}",
+            ):
+                cls._retry_locked(lambda p=pragma: conn.execute(p).fetchall())
+            store = cls(conn, path)
+            if not create and store.schema_version() == 0:
+                raise damaged(path, "it decrypts but holds no VeraMem tables")
+            store.migrate()
+        except sqlcipher3.DatabaseError as exc:
+            conn.close()
+            if is_damage(exc):
+                raise damaged(path, str(exc)) from None
+            raise
+        except StoreDamagedError:
+            conn.close()
+            raise
         return store
 
     @staticmethod
@@ -150,8 +206,14 @@ class Store:
             self._depth = 1
             try:
                 yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
+            except BaseException as exc:
+                try:
+                    self.conn.execute("ROLLBACK")
+                except sqlcipher3.Error:
+                    if not is_damage(exc):
+                        raise
+                if is_damage(exc):
+                    raise damaged(self.path, str(exc)) from None
                 raise
             else:
                 self._commit()
@@ -166,6 +228,8 @@ class Store:
                 self.conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlcipher3.OperationalError as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, str(exc)) from None
                 if not _is_locked(exc):
                     raise
                 if time.monotonic() > deadline:
@@ -191,11 +255,31 @@ class Store:
     def read(self) -> Iterator[Connection]:
         """Exclusive use of the connection for a read (other threads wait)."""
         with self.lock:
-            yield self.conn
+            try:
+                yield self.conn
+            except sqlcipher3.DatabaseError as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, str(exc)) from None
+                raise
 
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         with self.lock:
-            return self._retry_locked(lambda: self.conn.execute(sql, params).fetchall())
+            try:
+                return self._retry_locked(lambda: self.conn.execute(sql, params).fetchall())
+            except sqlcipher3.DatabaseError as exc:
+                if is_damage(exc):
+                    raise damaged(self.path, str(exc)) from None
+                raise
+
+    def integrity_problems(self, limit: int = 20) -> list[str]:
+        """Page-level check of the whole file (``PRAGMA cipher_integrity_check``): every page's
+        HMAC and size; the problems found (at most ``limit``), none when the file is whole."""
+        with self.lock:
+            try:
+                rows = self.conn.execute("PRAGMA cipher_integrity_check").fetchall()
+            except sqlcipher3.DatabaseError as exc:
+                return [str(exc)]
+        return [str(r[0]) for r in rows[:limit]]
 
     def query_one(self, sql: str, params: Any = ()) -> Any:
         rows = self.query(sql, params)

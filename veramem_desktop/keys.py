@@ -28,8 +28,8 @@ import nacl.utils
 
 from .core.errors import (
     InvalidInputError,
+    KeyFileDamagedError,
     MissingKeyError,
-    NotAStoreError,
     NotInitialisedError,
     WrongKeyError,
 )
@@ -131,19 +131,98 @@ class KeyInfo:
 
     @classmethod
     def from_json(cls, text: str, path: Path) -> KeyInfo:
+        """Read and check the key information; anything malformed is a damaged file (exit 6)."""
         try:
             data = json.loads(text)
-            data.pop("format", None)
-            return cls(**data)
-        except (ValueError, TypeError):
-            raise NotAStoreError(f"{path} is damaged (not valid key information). Restore it from a backup, "
-                                 "or unlock with `veramem unlock --recovery-code`.") from None
+        except (ValueError, RecursionError):
+            raise _damaged(path, "it is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise _damaged(path, "it is not a JSON object")
+        data.pop("format", None)
+        problem = _keyinfo_problem(data)
+        if problem:
+            raise _damaged(path, problem)
+        return cls(**data)
+
+
+#: the fields of the key information by type (anything else is damage)
+_TEXT_FIELDS = ("store_id", "key_check", "mode", "created_at", "salt", "wrapped_key")
+_INT_FIELDS = ("opslimit", "memlimit")
+
+
+def _b64_length(value: str) -> int | None:
+    try:
+        return len(base64.b64decode(value, validate=True))
+    except (ValueError, TypeError):
+        return None
+
+
+def _keyinfo_problem(data: dict[str, Any]) -> str:
+    """What is wrong with key information read from disk, or "" when it is whole."""
+    required = ("store_id", "key_check", "mode", "created_at")
+    missing = [k for k in required if k not in data]
+    if missing:
+        return f"{', '.join(missing)} missing"
+    unknown = sorted(set(data) - set(_TEXT_FIELDS) - set(_INT_FIELDS))
+    if unknown:
+        return f"unknown field {unknown[0][:40]!r}"
+    for name in _TEXT_FIELDS:
+        if name in data and not isinstance(data[name], str):
+            return f"{name} is not text"
+    for name in _INT_FIELDS:
+        if name in data and (isinstance(data[name], bool) or not isinstance(data[name], int)):
+            return f"{name} is not a whole number"
+    if data["mode"] not in ("keyring", "passphrase"):
+        return "mode is neither keyring nor passphrase"
+    if len(data["key_check"]) != 64 or any(c not in "0123456789abcdef" for c in data["key_check"]):
+        return "key_check is not 64 hexadecimal digits"
+    if data["mode"] == "keyring":
+        return ""
+    salt = _b64_length(data.get("salt", ""))
+    if salt is None:
+        return "salt is not base64"
+    if salt != nacl.pwhash.argon2id.SALTBYTES:
+        return f"salt is {salt} bytes, not {nacl.pwhash.argon2id.SALTBYTES}"
+    wrapped = _b64_length(data.get("wrapped_key", ""))
+    if wrapped is None:
+        return "wrapped_key is not base64"
+    if wrapped != 32 + nacl.secret.SecretBox.NONCE_SIZE + nacl.secret.SecretBox.MACBYTES:
+        return f"wrapped_key is {wrapped} bytes, not {32 + nacl.secret.SecretBox.NONCE_SIZE + nacl.secret.SecretBox.MACBYTES}"
+    ops, mem = data.get("opslimit", 0), data.get("memlimit", 0)
+    # Bounded by what is ever written (interactive) and what Argon2id allows at the most (sensitive),
+    # so a damaged number can neither fail inside libsodium nor ask for terabytes of memory.
+    if not nacl.pwhash.argon2id.OPSLIMIT_MIN <= ops <= nacl.pwhash.argon2id.OPSLIMIT_SENSITIVE:
+        return f"opslimit {ops} is out of range"
+    if not nacl.pwhash.argon2id.MEMLIMIT_MIN <= mem <= nacl.pwhash.argon2id.MEMLIMIT_SENSITIVE:
+        return f"memlimit {mem} is out of range"
+    return ""
+
+
+def _damaged(path: Path, problem: str) -> KeyFileDamagedError:
+    return KeyFileDamagedError(
+        f"{path} is damaged ({problem}); the store itself was not touched. Restore the file from a backup, "
+        "or run `veramem unlock --recovery-code` with the code shown at init to write it again."
+    )
 
 
 def read_keyinfo(path: Path) -> KeyInfo:
     if not path.exists():
         raise NotInitialisedError(f"No key information at {path}. Run `veramem init` first.")
-    return KeyInfo.from_json(path.read_text("utf-8"), path)
+    if path.is_dir():
+        raise _damaged(path, "it is a folder")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise _damaged(path, f"it cannot be read: {exc.strerror}") from None
+    if not raw.strip():
+        raise _damaged(path, "it is empty")
+    if len(raw) > 64 * 1024:
+        raise _damaged(path, "it is far larger than key information ever is")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _damaged(path, "it is not UTF-8 text") from None
+    return KeyInfo.from_json(text, path)
 
 
 def write_keyinfo(path: Path, info: KeyInfo) -> None:
@@ -239,8 +318,11 @@ class KeyManager:
                     "The store's key is not in the OS keyring (it may have been reset, or this is another account). "
                     "Run `veramem unlock --recovery-code` with the code shown at init."
                 )
-            key = bytes.fromhex(stored)
-            if not hmac.compare_digest(key_check(key), info.key_check):
+            try:
+                key = bytes.fromhex(stored)
+            except ValueError:
+                key = b""
+            if len(key) != 32 or not hmac.compare_digest(key_check(key), info.key_check):
                 raise WrongKeyError("The key in the OS keyring does not belong to this store. "
                                     "Run `veramem unlock --recovery-code`.")
             return key
@@ -252,10 +334,22 @@ class KeyManager:
             )
         return unwrap_with_passphrase(info, secret)
 
-    def recover(self, code: str, *, new_passphrase: str | None = None, use_keyring: bool | None = None) -> bytes:
-        """Check a recovery code against the store and keep its key again (keyring or new passphrase)."""
-        info = read_keyinfo(self.path)
+    def recover(self, code: str, *, new_passphrase: str | None = None, use_keyring: bool | None = None,
+                open_store: Callable[[bytes], str] | None = None) -> bytes:
+        """Check a recovery code against the store and keep its key again (keyring or new passphrase).
+
+        When the key information is damaged, ``open_store`` (which opens the store with the
+        key and returns its store id, or raises) confirms the code instead, and the key
+        information is written anew.
+        """
         key = decode_recovery_code(code)
+        try:
+            info = read_keyinfo(self.path)
+        except (KeyFileDamagedError, NotInitialisedError):
+            if open_store is None:
+                raise
+            store_id = open_store(key)  # raises when the code does not open this store
+            info = KeyInfo(store_id=store_id, key_check=key_check(key), mode="keyring", created_at=now_iso())
         if not hmac.compare_digest(key_check(key), info.key_check):
             raise WrongKeyError("That recovery code belongs to another store: nothing was changed.")
         if use_keyring is None:
@@ -274,3 +368,4 @@ class KeyManager:
     def describe(self) -> dict[str, Any]:
         info = read_keyinfo(self.path)
         return {"mode": info.mode, "store_id": info.store_id, "created_at": info.created_at}
+

@@ -12,11 +12,13 @@ surface calls these methods and nothing below them.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -25,13 +27,19 @@ from .core import episodes as episodes_mod
 from .core import forget as forget_mod
 from .core import grants as grants_mod
 from .core import items as items_mod
-from .core import ledger
+from .core import ledger, limits
 from .core import review as review_mod
 from .core.access import Caller
 from .core.answer import Answerer, AnswerResult
 from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
-from .core.errors import InvalidInputError, NotAStoreError, NotInitialisedError, WrongKeyError
+from .core.errors import (
+    InvalidInputError,
+    NotInitialisedError,
+    StoreDamagedError,
+    VeramemError,
+    WrongKeyError,
+)
 from .core.ids import iso, new_id
 from .core.ingest import recompute_context, store_episodes
 from .core.items import MemoryItem
@@ -39,7 +47,7 @@ from .core.llm import LLM
 from .core.protocols import Embedder
 from .core.search import ROUTES, SearchEngine, SearchResult
 from .core.sharing import Sharer, ShareReport, may_act_on
-from .core.store import Store
+from .core.store import Store, file_problem
 from .core.text import storable
 from .core.write import Writer
 from .facade_organise import OrganiseMixin
@@ -78,8 +86,18 @@ class AddResult:
 
 
 def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None) -> list[EpisodeInput]:
-    """Accept a string, a message dict, an EpisodeInput, or a list of them."""
-    items: Sequence[MessageLike] = [messages] if isinstance(messages, (str, dict, EpisodeInput)) else messages
+    """Accept a string, a message dict, an EpisodeInput, or a list of them.
+
+    Values are passed on as given: :func:`episodes.validate` checks every field against
+    the limits in ``core/limits.py`` (types included), so nothing is coerced here.
+    """
+    if isinstance(messages, (str, dict, EpisodeInput)):
+        items: Sequence[Any] = [messages]
+    elif isinstance(messages, (list, tuple)):
+        items = messages
+    else:
+        raise InvalidInputError("Messages must be text, a message object, or a list of them.")
+    limits.check_count(len(items))
     out: list[EpisodeInput] = []
     for i, item in enumerate(items):
         if isinstance(item, EpisodeInput):
@@ -89,16 +107,13 @@ def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "use
         elif isinstance(item, dict):
             if "content" not in item:
                 raise InvalidInputError(f"Message {i + 1} has no \"content\".")
-            meta = item.get("metadata") or {}
-            if not isinstance(meta, dict):
-                raise InvalidInputError(f"Message {i + 1}: \"metadata\" must be an object.")
             out.append(
                 EpisodeInput(
-                    content=item["content"] if isinstance(item["content"], str) else str(item["content"]),
-                    role=str(item.get("role", role)),
+                    content=item["content"],
+                    role=item.get("role", role),
                     name=item.get("name", name),
                     time=item.get("time"),
-                    metadata=meta,
+                    metadata=limits.check_metadata(item.get("metadata"), f"Message {i + 1}"),
                 )
             )
         else:
@@ -163,7 +178,30 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
         return Path(self.config.store_path) if self.config.store_path else self.paths.store
 
     def exists(self) -> bool:
-        return self.store_path.exists() and self.paths.keyinfo.exists()
+        """True when a store was made here: its file, its key information, or a sync set-up says so.
+
+        Such a store is opened or refused (damaged, emptied, missing file), never replaced
+        by a new empty one; only ``veramem init --force`` starts again.
+        """
+        return bool(self._evidence())
+
+    def _evidence(self) -> list[str]:
+        """What says a store was made here (file names and settings), empty for a fresh home."""
+        found = [str(p) for p in (self.store_path, self.paths.keyinfo) if p.exists()]
+        if self.config.sync_folder:
+            found.append(f"the sync set-up ({self.config.sync_folder})")
+        return found
+
+    def _missing_part(self) -> str:
+        """Why a store that was made here cannot be opened as files stand, or "" when both files are there."""
+        if self.store_path.exists() and self.paths.keyinfo.exists():
+            return ""
+        if self.paths.keyinfo.exists():
+            return f"its file {self.store_path} is missing, though its key information {self.paths.keyinfo} is there"
+        if self.store_path.exists():
+            return (f"its key information {self.paths.keyinfo} is missing (`veramem unlock --recovery-code` "
+                    "writes it again)")
+        return f"its file {self.store_path} is missing, though this device was set up to sync ({self.config.sync_folder})"
 
     @classmethod
     def create(
@@ -173,17 +211,29 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
         passphrase: str | None = None,
         use_keyring: bool | None = None,
         config: Config | None = None,
+        force: bool = False,
         **kwargs: Any,
     ) -> tuple[Memory, NewKey]:
-        """Make a new store; returns it open, with the recovery code to show once."""
+        """Make a new store; returns it open, with the recovery code to show once.
+
+        Where a store was made before, nothing is changed unless ``force``: then its files
+        are kept aside (renamed ``….replaced-<time>``) and a new empty store is made.
+        """
         mem = cls(home, passphrase=passphrase, config=config, **kwargs)
-        if mem.exists():
-            raise InvalidInputError(f"A store already exists at {mem.store_path}. Nothing was changed.")
-        mem.paths.ensure()
-        if mem.store_path.exists():
-            raise InvalidInputError(
-                f"{mem.store_path} exists but its key information is missing; move it away before `veramem init`."
+        evidence = mem._evidence()
+        if evidence and not force:
+            missing = mem._missing_part()
+            problem = file_problem(mem.store_path) if not missing else ""
+            if not missing and not problem:
+                raise InvalidInputError(f"A store already exists at {mem.store_path}. Nothing was changed.")
+            raise StoreDamagedError(
+                f"A store was made here before, but {missing or f'{mem.store_path} is damaged ({problem})'}. "
+                "Nothing was changed. Restore it from a backup or a synced device, or run `veramem init --force` "
+                "to start a new empty store (the old files are kept aside)."
             )
+        mem.paths.ensure()
+        if force:
+            mem._keep_aside()
         new_key = mem._keys.create(passphrase=passphrase, use_keyring=use_keyring)
         store = Store.open(mem.store_path, new_key.key, create=True)
         store.set_meta("device_id", new_id("dev"))
@@ -191,6 +241,18 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
         mem._store = store
         save_config(mem.paths, mem.config)
         return mem, new_key
+
+    def _keep_aside(self) -> list[Path]:
+        """Rename the store's files (and its WAL) to ``<name>.replaced-<UTC time>``; returns the new names."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        moved = []
+        wal, shm = (self.store_path.with_name(self.store_path.name + s) for s in ("-wal", "-shm"))
+        for path in (self.store_path, wal, shm, self.paths.keyinfo):
+            if path.exists():
+                target = path.with_name(f"{path.name}.replaced-{stamp}")
+                path.rename(target)
+                moved.append(target)
+        return moved
 
     @property
     def store(self) -> Store:
@@ -200,19 +262,32 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
                     raise NotInitialisedError(
                         f"There is no VeraMem store at {self.store_path}. Run `veramem init` to create one."
                     )
+                missing = self._missing_part()
+                if missing:
+                    raise StoreDamagedError(
+                        f"A store was made here, but {missing}. Nothing was changed. Restore it from a backup or a "
+                        "synced device, or run `veramem init --force` to start a new empty store."
+                    )
                 key = self._keys.load(passphrase=self._passphrase)
                 try:
                     self._store = Store.open(self.store_path, key)
                 except WrongKeyError:
                     # The key was confirmed against the key information, so the file is at fault.
-                    raise NotAStoreError(
+                    raise StoreDamagedError(
                         f"{self.store_path} is not a VeraMem store or is damaged: the key is right but the file "
-                        "does not decrypt. Restore it from a backup or a synced device."
+                        "does not decrypt. Nothing was changed. Restore it from a backup or a synced device."
                     ) from None
             return self._store
 
     def unlock_with_recovery_code(self, code: str, *, new_passphrase: str | None = None) -> None:
-        key = self._keys.recover(code, new_passphrase=new_passphrase)
+        def open_store(key: bytes) -> str:  # confirms the code when the key information is damaged
+            store = Store.open(self.store_path, key)
+            try:
+                return store.get_meta("store_id") or str(uuid.uuid4())
+            finally:
+                store.close()
+
+        key = self._keys.recover(code, new_passphrase=new_passphrase, open_store=open_store)
         with self._open_lock:
             if self._store is None:
                 self._store = Store.open(self.store_path, key)
@@ -259,11 +334,20 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
         """Store messages as episodes, then derive memories from them."""
         inputs = to_inputs(messages, role=role, name=name)
         notices = episodes_mod.validate(inputs)
+        limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
         scope = self._scope(user_id, agent_id, team_id, session_id)
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
         llm = self.llm
         writer = Writer(self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates)
-        outcome = writer.derive(stored)
+        try:
+            outcome = writer.derive(stored)
+        except Exception as exc:  # the episodes are committed: say what happened rather than lose the result
+            if not isinstance(exc, VeramemError):
+                logging.getLogger("veramem").error("deriving memories failed: %s", type(exc).__name__)
+            reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
+            notices.append(f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
+                           "searchable as raw messages")
+            return AddResult(episodes=stored, notices=notices + self._llm_notices(llm))
         notices += outcome.notices + self._llm_notices(llm)
         self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
         return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,

@@ -78,7 +78,12 @@ class VeramemGroup(click.Group):
             ctx.exit(141)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
             raise
-        except Exception as exc:  # a bug: say so plainly, keep details out of the terminal
+        except Exception as exc:
+            damage = _damage_error(ctx, exc)
+            if damage is not None:  # a damaged page met outside the store's own helpers
+                click.echo(f"error: {damage.title}: {damage.message}", err=True)
+                ctx.exit(int(damage.exit_code))
+            # a bug: say so plainly, keep details out of the terminal
             from .common import log_crash
 
             where = log_crash(exc)
@@ -103,6 +108,25 @@ def cli(ctx: click.Context, home: str | None) -> None:
         from .common import open_default_view
 
         open_default_view(ctx)
+
+
+def _damage_error(ctx: click.Context, exc: Exception) -> VeramemError | None:
+    """A database error that means the store file is damaged, as the one damaged-store error."""
+    if not type(exc).__module__.startswith("sqlcipher3"):
+        return None
+    from pathlib import Path
+
+    from ..config import load_config, resolve_paths
+    from ..core.store import damaged, is_damage
+
+    if not is_damage(exc):
+        return None
+    paths = resolve_paths((ctx.obj or {}).get("home"))
+    try:
+        configured = load_config(paths).store_path
+    except VeramemError:
+        configured = ""
+    return damaged(Path(configured) if configured else paths.store, str(exc))
 
 
 def _quiet_stdout() -> None:

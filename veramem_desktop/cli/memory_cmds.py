@@ -2,31 +2,32 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import click
 
+from ..core import limits
 from ..core.errors import InvalidInputError
 from .common import clip, emit_json, json_option, open_memory, read_bytes_text, say
 
 
 def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
-    """A JSON list of messages, or None when the text is plain prose."""
+    """A JSON list of messages, or None when the text is plain prose (limits: core/limits.py)."""
     stripped = text.lstrip()
     if not stripped.startswith("["):
         return None
-    try:
-        data = json.loads(stripped)
-    except ValueError as exc:
-        raise InvalidInputError(
-            f"{where} starts like a JSON list of messages but is not valid JSON ({exc.msg} at line {exc.lineno}). "
-            "Fix it, or pass plain text."
-        ) from None
+    data = limits.parse_json(stripped, where)
     if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
         raise InvalidInputError(f"{where}: a JSON message list must be a list of objects with \"role\" and \"content\".")
     return data
+
+
+def _read_limited(handle: Any, where: str) -> str:
+    data = handle.read(limits.MAX_INPUT_BYTES + 1)
+    limits.check_size(data, where)
+    body, _ = read_bytes_text(data, where)
+    return body
 
 
 @click.command()
@@ -53,14 +54,14 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
         raise click.UsageError("Give TEXT or --file, not both.")
     if file_:
         with open(file_, "rb") as handle:
-            body, _ = read_bytes_text(handle.read(), file_)
+            body = _read_limited(handle, file_)
         where = file_
         if name is None and role == "document":
             from pathlib import Path
 
             name = Path(file_).name
     elif text == "-" or (text is None and not sys.stdin.isatty()):
-        body, _ = read_bytes_text(sys.stdin.buffer.read(), "standard input")
+        body = _read_limited(sys.stdin.buffer, "standard input")
         where = "standard input"
     elif text is not None:
         body, where = text, "the argument"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..core.errors import ExitCode, MissingKeyError
+from ..core.store import damaged
 from ..keys import keyring_usable
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory
@@ -13,14 +14,18 @@ from .common import emit_json, interactive, json_option, open_memory
 @click.command()
 @click.option("--passphrase", "use_passphrase", is_flag=True,
               help="Protect the key with a passphrase instead of the OS keyring (asked for, hidden).")
+@click.option("--force", is_flag=True,
+              help="Start a new empty store even where one was made before (its files are kept aside, renamed).")
 @json_option
 @click.pass_context
-def init(ctx: click.Context, use_passphrase: bool, as_json: bool) -> None:
+def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -> None:
     """Create the encrypted store and its key.
 
     The key goes to the OS keyring when there is one; otherwise (or with
     --passphrase) it is wrapped by a passphrase you choose (VERAMEM_PASSPHRASE for
-    automation). A recovery code is shown once: write it down.
+    automation). A recovery code is shown once: write it down. Where a store was made
+    before (even one that is now emptied or damaged), init changes nothing unless
+    --force is given.
     """
     import os
 
@@ -36,7 +41,7 @@ def init(ctx: click.Context, use_passphrase: bool, as_json: bool) -> None:
                     "or set VERAMEM_PASSPHRASE."
                 )
             passphrase = click.prompt("Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True)
-    mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring)
+    mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring, force=force)
     from ..setup import detect_and_record
 
     detected = detect_and_record(mem)
@@ -95,6 +100,10 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
             click.echo(f"No store yet at {mem.store_path}.")
             click.echo("Create one with `veramem init`.")
         ctx.exit(int(ExitCode.NOT_INITIALISED))
+    problems = mem.store.integrity_problems()
+    if problems:
+        mem.close()
+        raise damaged(mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}")
     info = mem.status()
     mem.close()
     if as_json:
@@ -114,8 +123,19 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
 @json_option
 @click.pass_context
 def verify(ctx: click.Context, as_json: bool) -> None:
-    """Recompute the ledger's hash chain; name the first bad entry (exit 7)."""
+    """Check every page of the store file (exit 6), then recompute the ledger's hash chain
+    and name the first bad entry (exit 7)."""
     mem = open_memory(ctx)
+    problems = mem.store.integrity_problems()
+    pages = {"ok": not problems, "problems": problems}
+    if problems:
+        mem.close()
+        if as_json:
+            emit_json({"pages": pages, "ok": False})
+        else:
+            click.echo(f"Store NOT whole: {mem.store_path} failed its page check ({len(problems)} problem(s); "
+                       f"first: {problems[0]}).")
+        raise damaged(mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}")
     total = int(mem.store.query_one("SELECT count(*) FROM ledger")[0])
     if as_json or total < 5000:
         report = mem.verify()
@@ -130,10 +150,12 @@ def verify(ctx: click.Context, as_json: bool) -> None:
             report = mem.verify(progress)
     mem.close()
     if as_json:
-        emit_json(report.to_dict())
+        emit_json({**report.to_dict(), "pages": pages})
     elif report.ok:
+        click.echo("Pages verified: every page of the store file passed its integrity check.")
         click.echo(f"Ledger verified: {report.checked} entries checked, the chain is whole.")
     else:
+        click.echo("Pages verified: every page of the store file passed its integrity check.")
         click.echo(f"Ledger NOT verified: {report.checked} entries checked; first bad entry {report.first_bad_seq}: "
                    f"{report.problem}.")
     if not report.ok:
