@@ -1,20 +1,35 @@
 """A deterministic PII gate for anything leaving a user's private scope (pure functions).
 
-Each detector returns the kinds it found. Checksums are used where the format has
-one (Luhn for cards, mod-97 for IBANs), so look-alike numbers pass.
+Each detector returns the kinds it found. Numbers with a standard are checked by
+well-kept libraries rather than by hand: ``python-stdnum`` validates IBANs (country
+format and mod-97), card numbers (Luhn) and national identifiers (each country's own
+checksum), and ``phonenumbers`` (Google's libphonenumber metadata) decides what is a
+real phone number in the regions listed below, so look-alike numbers (versions, dates,
+scores, build numbers) pass. Addresses, IPs and URLs with a query are found by pattern.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+
+import phonenumbers
+from stdnum import iban as std_iban
+from stdnum import luhn
+from stdnum.br import cpf
+from stdnum.ch import ssn as ch_ssn
+from stdnum.es import dni, nie
+from stdnum.fr import nir
+from stdnum.gb import nhs
+from stdnum.in_ import aadhaar
+from stdnum.it import codicefiscale
+from stdnum.us import ssn as us_ssn
 
 from .textproc import STOPWORDS, words
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-PHONE = re.compile(r"(?<![\w.])(\+\d{1,3}[\s.-]?)?(\(\d{1,4}\)[\s.-]?)?\d{2,4}([\s.-]\d{2,4}){1,4}(?![\w.])")
-CARD = re.compile(r"(?<!\d)(\d[ -]?){12,18}\d(?!\d)")
+CARD = re.compile(r"(?<![\d-])(\d[ -]?){12,18}\d(?![\d-])")
 IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?\b")
 IPV4 = re.compile(r"(?<![\d.])\d{1,3}(\.\d{1,3}){3}(?![\d.])")
 IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
@@ -25,27 +40,45 @@ STREET = re.compile(
     r"Crescent|Close|Parkway|Highway|Hwy|Strasse|Straße|Rue|Via|Calle)\b\.?"
 )
 
+#: Regions whose numbering plans are tried for numbers written without a +country code;
+#: a number written with one is checked against its own country whatever this list says.
+#: Plans without a trunk prefix, where any 8 or 9 digits are a valid number (Denmark,
+#: Norway, Poland, …), are left out: there, dates and order numbers would read as phones.
+PHONE_REGIONS: tuple[str, ...] = (
+    "US", "CA", "GB", "IE", "DE", "FR", "ES", "PT", "IT", "NL", "BE", "CH", "AT", "SE", "FI",
+    "BR", "MX", "IN", "AU", "NZ", "JP",
+)
+#: A date written with separators is never read as a phone number.
+DATE_SHAPE = re.compile(r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
+
+#: National identifiers: (the shape they are written in, the python-stdnum validator of their checksum).
+NATIONAL_IDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
+    (re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), us_ssn.is_valid),  # US social security number
+    (re.compile(r"\b756\.\d{4}\.\d{4}\.\d{2}\b"), ch_ssn.is_valid),  # Swiss AHV number
+    (re.compile(r"\b\d{8}-?[A-Z]\b"), dni.is_valid),  # Spanish DNI
+    (re.compile(r"\b[XYZ]-?\d{7}-?[A-Z]\b"), nie.is_valid),  # Spanish NIE
+    (re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b"), codicefiscale.is_valid),  # Italian codice fiscale
+    (re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"), cpf.is_valid),  # Brazilian CPF
+    (re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2A|2B) ?\d{3} ?\d{3} ?\d{2}\b"), nir.is_valid),  # French NIR
+    (re.compile(r"(?<!\d)(?<!\d )\d{4} \d{4} \d{4}(?! ?\d)"), aadhaar.is_valid),  # Indian Aadhaar
+    (re.compile(r"(?<!\d)(?<!\d )\d{3} \d{3} \d{4}(?! ?\d)"), nhs.is_valid),  # UK NHS number
+)
+#: A number introduced as an identity document is personal whatever its checksum says.
+ID_CONTEXT = re.compile(
+    r"\b(?:ssn|social security(?: number)?|national (?:id|identity|insurance)(?: number)?|passport(?: number| no\.?)?|"
+    r"tax (?:id|number)|tin|nif|bsn|nino|id card(?: number)?|identity (?:card|number)|personal number|"
+    r"driver'?s licen[cs]e(?: number)?)\b[\s:#=]*(?:is\s+|was\s+|no\.?\s*)?[\"'“]?"
+    r"(?P<value>[A-Z0-9][A-Z0-9 .\-/]{4,20}[A-Z0-9])",
+    re.I,
+)
+
 
 def luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+    return luhn.is_valid(digits)
 
 
 def iban_ok(candidate: str) -> bool:
-    s = candidate.replace(" ", "")
-    if not 15 <= len(s) <= 34:
-        return False
-    rearranged = s[4:] + s[:4]
-    try:
-        number = int("".join(str(int(ch, 36)) for ch in rearranged))
-    except ValueError:
-        return False
-    return number % 97 == 1
+    return bool(std_iban.is_valid(candidate))
 
 
 def _ips(text: str) -> Iterable[str]:
@@ -63,31 +96,61 @@ def _ips(text: str) -> Iterable[str]:
             continue
 
 
-def find_pii(text: str) -> list[str]:
+def _cards(text: str) -> bool:
+    for m in CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group(0))
+        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+            return True
+    return False
+
+
+def _national_id(text: str) -> bool:
+    for shape, is_valid in NATIONAL_IDS:
+        if any(is_valid(m.group(0)) for m in shape.finditer(text)):
+            return True
+    return any(any(ch.isdigit() for ch in m.group("value")) for m in ID_CONTEXT.finditer(text))
+
+
+def _written_like_a_phone(raw: str) -> bool:
+    """A number without a +country code reads as a phone number when it starts with a trunk
+    prefix or an (area code), or is grouped in three or more parts; never when it is a date."""
+    if raw.startswith("+"):
+        return True
+    if DATE_SHAPE.match(raw):
+        return False
+    return raw.startswith(("0", "(")) or len(re.findall(r"\d+", raw)) >= 3
+
+
+def _phones(text: str, regions: Sequence[str]) -> bool:
+    """A number libphonenumber holds valid: in its own country when written with +, else in one of ``regions``."""
+    for region in ("ZZ", *regions):
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            digits = re.sub(r"\D", "", match.raw_string)
+            if len(digits) >= 13 and luhn.is_valid(digits):  # a card number is reported as a card
+                continue
+            if _written_like_a_phone(match.raw_string):
+                return True
+    return False
+
+
+def find_pii(text: str, *, phone_regions: Sequence[str] = PHONE_REGIONS) -> list[str]:
     """The kinds of personal data found in ``text`` (empty when none)."""
     found: list[str] = []
     if EMAIL.search(text):
         found.append("email")
     if URL_QUERY.search(text):
         found.append("url-with-query")
-    for m in CARD.finditer(text):
-        digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and luhn_ok(digits):
-            found.append("card-number")
-            break
+    if _cards(text):
+        found.append("card-number")
     if any(iban_ok(m.group(0)) for m in IBAN.finditer(text)):
         found.append("iban")
+    if _national_id(text):
+        found.append("national-id")
     if any(True for _ in _ips(text)):
         found.append("ip-address")
-    # IBAN-shaped runs (valid or not) are not phone numbers.
-    for m in PHONE.finditer(IBAN.sub(" ", text)):
-        digits = re.sub(r"\D", "", m.group(0))
-        marked = bool(m.group(1) or m.group(2))  # a +country code or an (area code)
-        groups = len(re.findall(r"[\s.-]", m.group(0).strip()))
-        if 7 <= len(digits) <= 15 and (marked or groups >= 2) and "card-number" not in found \
-                and not IPV4.fullmatch(m.group(0)):
-            found.append("phone")
-            break
+    # IBAN-shaped runs (valid or not) and IP addresses are not phone numbers.
+    if _phones(IPV4.sub(" ", IBAN.sub(" ", text)), phone_regions):
+        found.append("phone")
     if STREET.search(text):
         found.append("street-address")
     return found

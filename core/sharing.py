@@ -1,4 +1,4 @@
-"""Sharing experiences safely: eligibility → abstraction into slots → PII and canary gate →
+"""Sharing experiences safely: eligibility → abstraction into slots → secret, PII and canary gate →
 independent reconciliation against the shared pool → an unendorsed shared copy whose
 provenance is an HMAC of the contributor, never their id.
 
@@ -20,6 +20,7 @@ from .pii import canary_leaks, find_pii
 from .protocols import Embedder
 from .provenance import provenance_of
 from .search import SearchEngine
+from .secret_scan import SecretScanner
 
 log = logging.getLogger("veramem.share")
 
@@ -63,8 +64,13 @@ def eligibility(item: MemoryItem, *, tau: float, team_policy: bool) -> str | Non
     return None
 
 
-def gate(text: str, private_texts: list[str]) -> str | None:
-    """The deterministic gate: PII patterns, then the canary check."""
+def gate(text: str, private_texts: list[str], *, scanner: SecretScanner | None = None,
+         source: str | None = None) -> str | None:
+    """The deterministic gate: secrets (in the text to share and in the memory it came from, since a
+    paraphrased secret is still one), personal data, then the canary check. The reason names the kinds."""
+    secrets = (scanner or SecretScanner()).find(text if source is None else f"{text}\n{source}")
+    if secrets:
+        return "secret found: " + ", ".join(secrets)
     pii = find_pii(text)
     if pii:
         return "personal data found: " + ", ".join(pii)
@@ -90,24 +96,26 @@ class Sharer:
             "AND (source != 'shared' OR source IS NULL)", (user_id,))
         mine = [items.row_to_item(r) for r in rows]
         candidates = [m for m in mine if only is None or m.id in only]
+        scanner: SecretScanner | None = None
         for item in candidates:
             reason = eligibility(item, tau=tau, team_policy=team_policy)
             if reason is None:
-                reason = self._share_one(item, mine, user_id, visibility, team_id, report)
+                scanner = scanner or SecretScanner()
+                reason = self._share_one(item, mine, user_id, visibility, team_id, report, scanner)
             if reason is not None:
                 report.refused.append({"id": item.id, "reason": reason})
                 log.info("share refused for %s: %s", item.id, reason.split(":")[0])
         return report
 
     def _share_one(self, item: MemoryItem, mine: list[MemoryItem], user_id: str, visibility: str,
-                   team_id: str | None, report: ShareReport) -> str | None:
+                   team_id: str | None, report: ShareReport, scanner: SecretScanner) -> str | None:
         try:
             abstract = self.llm.abstract_experience(item.text)
         except ModelError as exc:
             return f"abstraction failed ({exc.message})"
         sources = {r[0] for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
         private = [m.text for m in mine if m.id != item.id and m.id not in sources]
-        refused = gate(abstract, private)
+        refused = gate(abstract, private, scanner=scanner, source=item.text)
         if refused is not None:
             return refused
         vector = self.embedder.embed([abstract])[0]

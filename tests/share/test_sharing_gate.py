@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from support.fixtures import run_cli
 from veramem_desktop.core import items
 from veramem_desktop.core.items import MemoryItem
 from veramem_desktop.core.pii import canary_leaks, find_pii
@@ -131,3 +135,133 @@ def test_an_unendorsed_tool_memory_never_passes_the_action_gate(mem: Memory) -> 
     tool_item = mem.get(item.added[0]["id"])
     mem.approve(tool_item.id)
     assert not mem.may_act_on(mem.get(tool_item.id))
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("The office wifi password is hunter2.", "password"),
+        ("The wifi password is swordfish.", "password"),
+        ("db password: Tr0ub4dor&3", "password"),
+        ("the door PIN code is 4821", "pin"),
+        ("The deploy token is Zx8Qw2Lp9Rt4Vb7Nm3Kd", "token"),
+        ('set api_key = "sk-abc123def456ghi789" in the config', "password"),
+        ("The CI uses AKIAIOSFODNN7EXAMPLE for uploads", "aws-access-key"),
+        ("push with ghp_1234567890abcdefghijklmnopqrstuvwxyzAB", "github-token"),
+        ("the bot runs as xoxb-123456789012-1234567890123-abcdefABCDEFabcdef123456", "slack-token"),
+        ("charge through sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-access-key"),
+        ("connect to postgres://admin:s3cretPa55@db.example.com/prod", "basic-auth-credentials"),
+        ("paste -----BEGIN RSA PRIVATE KEY----- into the box", "private-key"),
+        ("the session cookie is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+         "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "json-web-token"),
+        ("the signing seed 3q2+7w8mZkF1xT9vR0pL4sN6uY2hJ5bCk", "high-entropy-string"),
+    ],
+)
+def test_each_secret_kind_is_caught_and_named(text: str, kind: str) -> None:
+    from veramem_desktop.core.secret_scan import find_secrets
+    from veramem_desktop.core.sharing import gate
+
+    assert kind in find_secrets(text)
+    reason = gate(text, [])
+    assert reason is not None and reason.startswith("secret found:") and kind in reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is required to unlock the laptop.",
+        "A strong password is long and unique.",
+        "The password is stored in the team vault.",
+        "Rotate the API key every 90 days.",
+        "Keep tokens out of logs.",
+        "The secret is patience.",
+        "The login page is at the top right.",
+        "Applies when: a task like this one: the password is {slot_2}.",
+        "To pass airport security faster, keep liquids in one clear bag.",
+        "Restarting the service fixes stale caches after an upgrade.",
+    ],
+)
+def test_prose_about_secrets_without_one_is_not_refused(text: str) -> None:
+    from veramem_desktop.core.secret_scan import find_secrets
+
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my SSN is 536-90-4399",  # US, python-stdnum us.ssn
+        "DNI 54362315K",  # Spain
+        "codice fiscale RCCMNL83S18D969H",  # Italy
+        "CPF 390.533.447-05",  # Brazil
+        "Aadhaar 2341 2341 2346",  # India (Verhoeff)
+        "NIR 2 95 10 99 126 111 93",  # France
+        "AHV 756.1234.5678.97",  # Switzerland
+        "NHS number 943 476 5919",  # UK
+        "passport number X1234567",  # introduced as an identity document
+    ],
+)
+def test_national_identifiers_are_caught(text: str) -> None:
+    assert "national-id" in find_pii(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the years 2019-2020 were busy",  # a Danish number in shape, a range of years in fact
+        "dates 2024-03-05 and 12-05-2023",
+        "Order 123456789 shipped",
+        "ticket 87654321",
+        "invoice 2023-001234",
+        "ref 2345 6789",
+        "DNI 54362315A",  # wrong check letter
+    ],
+)
+def test_numbers_that_are_not_phones_or_identifiers_pass(text: str) -> None:
+    assert find_pii(text) == []
+
+
+def test_an_identifier_failing_its_checksum_is_not_an_identifier() -> None:
+    assert "national-id" not in find_pii("specimen 078-05-1120")  # the famous invalid US SSN
+    assert "national-id" in find_pii("specimen 536-90-4399")
+
+
+@pytest.mark.parametrize("number", ["+45 20 19 20 20", "030 12345678", "+1 (415) 555-2671"])
+def test_phone_numbers_are_checked_against_their_numbering_plan(number: str) -> None:
+    assert "phone" in find_pii(f"call {number} tomorrow")
+
+
+def test_share_consent_refuses_a_stated_wifi_password_and_names_the_kind(mem: Memory) -> None:
+    """The reproduction of issue 16: `share --consent` published the office wifi password to every user."""
+    tip = _fact(mem, "The office wifi password is hunter2.", kind="fact", subject="office wifi")
+    report = mem.share_experiences()
+    assert not report.shared and [r["id"] for r in report.refused] == [tip.id]
+    assert report.refused[0]["reason"] == "secret found: password"
+    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0
+    assert mem.search("office wifi password", user_id="bob").shared == []
+
+
+def test_a_secret_in_the_source_is_refused_even_when_the_abstraction_hides_it(mem: Memory) -> None:
+    from veramem_desktop.core.sharing import Sharer
+
+    class Paraphrase:
+        def abstract_experience(self, text: str) -> str:
+            return "Procedure: connect to the office network with the usual credentials."
+
+    item = _fact(mem, "Connect to the office network with password Tr0ub4dor&3 at the door.")
+    report = Sharer(mem.engine, mem.embedder, Paraphrase(), device="d").share("me", only=[item.id])  # type: ignore[arg-type]
+    assert not report.shared and "password" in report.refused[0]["reason"]
+
+
+def test_share_consent_through_the_cli_keeps_the_wifi_password_local(isolated_home: Path) -> None:
+    """Issue 16, as a person ran it: `veramem share --consent ID` on "The office wifi password is hunter2."."""
+    assert run_cli("init").returncode == 0
+    assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
+    added = json.loads(run_cli("add", "The office wifi password is hunter2.", "--json").stdout)
+    memory_id = added["added"][0]["id"]
+    proc = run_cli("share", "--consent", memory_id, "--json")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["shared"] == []
+    assert report["refused"] == [{"id": memory_id, "reason": "secret found: password"}]
+    found = json.loads(run_cli("search", "office wifi password", "--user", "bob", "--json").stdout)
+    assert found["shared"] == [] and found["results"] == []
