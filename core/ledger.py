@@ -192,3 +192,57 @@ def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> 
             return VerifyReport(False, checked, total, checked + 1,
                                 f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end")
     return VerifyReport(True, checked, total)
+
+
+# --------------------------------------------------------------- incremental check (status)
+#: meta key of the last entry a chain check reached: "seq:hash"
+CHECKPOINT_META = "ledger_verified"
+
+
+def verify_from_checkpoint(store: Store) -> VerifyReport:
+    """Check the chain from the last verified entry on, and move the checkpoint forward.
+
+    Cheap enough for every ``status``: the checkpointed entry must still carry the hash
+    it had, then only the entries after it are recomputed. It does not re-read what was
+    verified before; ``verify`` (the full check) does. ``checked`` is the number of
+    entries the chain now covers (those verified earlier and those recomputed now).
+    """
+    total = int(store.query_one("SELECT count(*) FROM ledger")[0])
+    text = store.get_meta(CHECKPOINT_META) or ""
+    seq_text, _, start_hash = text.partition(":")
+    start_seq = int(seq_text) if seq_text.isdigit() else 0
+    prev = GENESIS_HASH
+    if start_seq:
+        row = store.query_one("SELECT hash FROM ledger WHERE seq = ?", (start_seq,))
+        if row is None or str(row[0]) != start_hash:
+            return VerifyReport(False, 0, total, start_seq,
+                                f"entry {start_seq}, verified earlier, was changed or removed since")
+        prev = start_hash
+    expected_seq = start_seq + 1
+    after, batch = start_seq, 2000
+    while True:
+        rows = store.query(f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch))
+        for row in rows:
+            entry = _row_to_entry(row)
+            if entry.seq != expected_seq:
+                return VerifyReport(False, expected_seq - 1, total, entry.seq,
+                                    f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted")
+            if entry.prev_hash != prev or chain_hash(prev, entry.body()) != entry.hash:
+                return VerifyReport(False, expected_seq - 1, total, entry.seq,
+                                    f"entry {entry.seq} was altered, removed or reordered after it was written")
+            prev, expected_seq = entry.hash, expected_seq + 1
+        if len(rows) < batch:
+            break
+        after = int(rows[-1][0])
+    last = expected_seq - 1
+    if total != last:
+        return VerifyReport(False, last, total, None,
+                            f"the ledger holds {total} entries but its chain numbers {last}")
+    head = store.get_meta("ledger_head")
+    if head and int(head.partition(":")[0] or 0) > last:
+        return VerifyReport(False, last, total, last + 1,
+                            f"the ledger ends at entry {last} but entry {head.partition(':')[0]} was written: "
+                            "entries were cut off the end")
+    if last > start_seq:
+        store.set_meta(CHECKPOINT_META, f"{last}:{prev}")
+    return VerifyReport(True, last, total)

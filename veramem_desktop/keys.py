@@ -369,3 +369,116 @@ class KeyManager:
         info = read_keyinfo(self.path)
         return {"mode": info.mode, "store_id": info.store_id, "created_at": info.created_at}
 
+
+# ------------------------------------------------------------------ changing how the key is kept
+def _keyring_delete(username: str) -> None:
+    import keyring
+    import keyring.errors
+
+    try:
+        keyring.delete_password(KEYRING_SERVICE, username)
+    except keyring.errors.PasswordDeleteError:
+        pass
+
+
+def keep_key(path: Path, key: bytes, *, passphrase: str | None = None, use_keyring: bool = False) -> KeyInfo:
+    """Keep the store's key another way: wrapped under a new passphrase, or in the OS keyring.
+
+    The key itself does not change (see :func:`replace_key` for that). The new key
+    information is written before the old keyring entry is removed, so an interruption
+    leaves the key reachable one way or the other.
+    """
+    info = read_keyinfo(path)
+    if not hmac.compare_digest(key_check(key), info.key_check):
+        raise WrongKeyError("That key does not belong to this store: nothing was changed.")
+    was_keyring = info.mode == "keyring"
+    if use_keyring:
+        if not keyring_usable():
+            raise MissingKeyError("No OS keyring is available here, so the key stays under a passphrase.")
+        _keyring_set(info.store_id, key.hex())
+        info.mode, info.salt, info.wrapped_key, info.opslimit, info.memlimit = "keyring", "", "", 0, 0
+    else:
+        if not passphrase:
+            raise MissingKeyError("Choose the new passphrase at the prompt (or in VERAMEM_NEW_PASSPHRASE).")
+        wrap_with_passphrase(info, key, passphrase)
+    write_keyinfo(path, info)
+    if was_keyring and not use_keyring:
+        _keyring_delete(info.store_id)
+    return info
+
+
+def pending_keyinfo_path(path: Path) -> Path:
+    """Where the key information of a new store key waits while the store is re-encrypted."""
+    return path.with_name(path.name + ".rekey")
+
+
+def stage_new_key(path: Path, new_key: bytes, *, passphrase: str | None = None) -> KeyInfo:
+    """Write the key information for ``new_key`` beside the current one (kept the same way).
+
+    It becomes the key information with :func:`commit_new_key` once the store is
+    re-encrypted; if the process stops in between, the staged file still unlocks the
+    store (``veramem rekey`` finishes the switch when run again).
+    """
+    info = read_keyinfo(path)
+    staged = KeyInfo(store_id=info.store_id, key_check=key_check(new_key), mode=info.mode, created_at=now_iso())
+    if info.mode == "keyring":
+        _keyring_set(info.store_id + ".rekey", new_key.hex())
+    else:
+        if not passphrase:
+            raise MissingKeyError("The store's passphrase is needed to keep the new key under it.")
+        wrap_with_passphrase(staged, new_key, passphrase)
+    write_keyinfo(pending_keyinfo_path(path), staged)
+    return staged
+
+
+def staged_key(path: Path, *, passphrase: str | None = None) -> bytes | None:
+    """The new key staged by :func:`stage_new_key`, or None when no switch is pending."""
+    pending = pending_keyinfo_path(path)
+    if not pending.exists():
+        return None
+    info = read_keyinfo(pending)
+    if info.mode == "keyring":
+        stored = _keyring_get(info.store_id + ".rekey") if keyring_usable() else None
+        if not stored:
+            return None
+        key = bytes.fromhex(stored)
+        return key if hmac.compare_digest(key_check(key), info.key_check) else None
+    if not passphrase:
+        raise MissingKeyError("The store's passphrase is needed to read the staged key.")
+    return unwrap_with_passphrase(info, passphrase)
+
+
+def commit_new_key(path: Path, new_key: bytes) -> None:
+    """Make the staged key information current (after the store was re-encrypted with ``new_key``)."""
+    pending = pending_keyinfo_path(path)
+    info = read_keyinfo(pending)
+    if not hmac.compare_digest(key_check(new_key), info.key_check):
+        raise WrongKeyError("The staged key information does not match the new key: nothing was changed.")
+    if info.mode == "keyring":
+        _keyring_set(info.store_id, new_key.hex())
+    os.replace(pending, path)
+    if info.mode == "keyring":
+        _keyring_delete(info.store_id + ".rekey")
+
+
+def discard_staged_key(path: Path) -> None:
+    pending = pending_keyinfo_path(path)
+    if pending.exists():
+        info = read_keyinfo(pending)
+        pending.unlink()
+        if info.mode == "keyring" and keyring_usable():
+            _keyring_delete(info.store_id + ".rekey")
+
+
+def adopt_key(path: Path, key: bytes, store_id: str, *, passphrase: str | None = None,
+              use_keyring: bool = False) -> KeyInfo:
+    """New key information for an existing key (a store restored where its key information was lost)."""
+    info = KeyInfo(store_id=store_id, key_check=key_check(key), mode="keyring", created_at=now_iso())
+    if use_keyring:
+        _keyring_set(store_id, key.hex())
+    else:
+        if not passphrase:
+            raise MissingKeyError("Choose a passphrase to keep the store's key under.")
+        wrap_with_passphrase(info, key, passphrase)
+    write_keyinfo(path, info)
+    return info

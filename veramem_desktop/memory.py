@@ -590,7 +590,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
             counts[table] = int(store.query_one(f"SELECT count(*) FROM {table}")[0])
         active = store.query_one("SELECT count(*) FROM memory_items WHERE status = 'active'")
         counts["active_memories"] = int(active[0])
-        report = self.verify()
+        report = ledger.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
         info.update(
             {
                 "key": self._keys.describe()["mode"],

@@ -46,6 +46,10 @@ COMMANDS: dict[str, str] = {
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",
     "export": "outcome_cmds:export",
+    "backup": "backup_cmds:backup",
+    "restore": "backup_cmds:restore",
+    "passphrase": "backup_cmds:passphrase",
+    "rekey": "backup_cmds:rekey",
 }
 
 
