@@ -32,25 +32,68 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
+RESTORE = ("restore the store from a backup or a synced device, or start a new empty store with "
+           "`veramem init --force` (the old files are kept aside)")
+
+
+def file_checks(mem: Any) -> list[Check]:
+    """The store file, its key information and its WAL, read without opening the store
+    (opening would fold the WAL into the store and drop what is damaged in it)."""
+    from .core import wal
+    from .core.errors import KeyFileDamagedError
+    from .core.store import file_problem
+    from .keys import read_keyinfo
+
+    store, keyfile = mem.store_path, mem.paths.keyinfo
+    out: list[Check] = []
+    if store.exists():
+        problem = file_problem(store)
+        out.append(Check("file", not problem, f"{store}: " + (problem or f"{store.stat().st_size:,} bytes"),
+                         RESTORE if problem else ""))
+    else:
+        out.append(Check("file", False, f"{store} is missing, though a store was made here", RESTORE))
+    if keyfile.exists():
+        try:
+            read_keyinfo(keyfile)
+            out.append(Check("keyfile", True, f"{keyfile} is whole"))
+        except KeyFileDamagedError as exc:
+            out.append(Check("keyfile", False, exc.message, "restore veramem.keys.json from a backup, or run "
+                             "`veramem unlock --recovery-code` with the code shown at init to write it again"))
+    else:
+        out.append(Check("keyfile", False, f"{keyfile} is missing", "run `veramem unlock --recovery-code` with the "
+                         "code shown at init to write it again"))
+    report = wal.inspect(store)
+    if report is None:
+        out.append(Check("wal", True, "no write-ahead log (the store was closed cleanly)"))
+    elif report.damaged:
+        out.append(Check("wal", False, f"{wal.wal_path(store)}: {report.problem}",
+                         f"before any other VeraMem command opens the store, copy {store.name} and "
+                         f"{wal.wal_path(store).name} aside together; then {RESTORE}"))
+    else:
+        torn = f", and an unfinished write of {report.torn_bytes:,} bytes that never committed" if report.torn_bytes else ""
+        out.append(Check("wal", True, f"{report.frames} frame(s) holding {report.transactions} transaction(s) not "
+                                      f"yet folded into the store, all whole{torn} (another VeraMem process may "
+                                      "have the store open)"))
+    return out
+
+
 def checks(mem: Any) -> list[Check]:
     """Everything a person needs to know is working, or how to fix it."""
     from .keys import keyring_usable
 
     out: list[Check] = []
+    opened = False
     if not mem.exists():
         out.append(Check("store", False, f"no store at {mem.store_path}", "run `veramem init`"))
     else:
-        try:
-            status = mem.status()
-            led = status["ledger"]
-            out.append(Check("store", True, f"{status['store']} (schema {status['schema_version']}, "
-                                            f"{status['counts']['episodes']} episodes, key via {status['key']})"))
-            out.append(Check("ledger", led["ok"], f"{led['checked']} entries " + ("verified" if led["ok"] else
-                             f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
-                             "" if led["ok"] else "restore the store from a backup or a synced device"))
-        except VeramemError as exc:
-            out.append(Check("store", False, f"{exc.title}: {exc.message}", "see the message; `veramem unlock "
-                                                                              "--recovery-code` if the key is lost"))
+        files = file_checks(mem)
+        out += files
+        if not all(c.ok for c in files):
+            out.append(Check("store", False, "not opened while its files are damaged or missing (opening it "
+                             "would fold a damaged WAL into the store and drop what it holds)", "see the fixes above"))
+        else:
+            opened = True
+            out += _store_checks(mem)
     usable = keyring_usable()
     out.append(Check("keyring", True, "an OS keyring is available" if usable else
                      "no OS keyring here: the key is protected by your passphrase (VERAMEM_PASSPHRASE for automation)"))
@@ -72,7 +115,7 @@ def checks(mem: Any) -> list[Check]:
                          "set [llm] backend in config.toml (ollama, openai, anthropic, rule-based) or VERAMEM_LLM"))
     except VeramemError as exc:
         out.append(Check("llm", False, exc.message, "fix the [llm] settings in config.toml"))
-    if mem.exists():
+    if opened:
         try:
             sync = mem.sync_status()
             configured = bool(sync.get("configured", sync.get("folder")))
@@ -86,6 +129,30 @@ def checks(mem: Any) -> list[Check]:
     versions = ", ".join(f"{d} {_version(d)}" for d in ("veramem-desktop", "sqlcipher3", "onnxruntime", "textual",
                                                           "mcp", "pynacl"))
     out.append(Check("versions", True, f"Python {platform.python_version()}; {versions}"))
+    return out
+
+
+def _store_checks(mem: Any) -> list[Check]:
+    """Open the store: every page's integrity, then what it holds and whether its ledger verifies."""
+    out: list[Check] = []
+    try:
+        problems = mem.store.integrity_problems()
+        out.append(Check("pages", not problems, "every page passed its integrity check (PRAGMA "
+                         "cipher_integrity_check)" if not problems else
+                         f"{len(problems)} page problem(s) in {mem.store_path}; first: {problems[0]}",
+                         "" if not problems else RESTORE))
+        if problems:
+            return out
+        status = mem.status()
+        led = status["ledger"]
+        out.append(Check("store", True, f"{status['store']} (schema {status['schema_version']}, "
+                                        f"{status['counts']['episodes']} episodes, key via {status['key']})"))
+        out.append(Check("ledger", led["ok"], f"{led['checked']} entries " + ("verified" if led["ok"] else
+                         f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
+                         "" if led["ok"] else "restore the store from a backup or a synced device"))
+    except VeramemError as exc:
+        out.append(Check("store", False, f"{exc.title}: {exc.message}", "see the message; `veramem unlock "
+                                                                          "--recovery-code` if the key is lost"))
     return out
 
 

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from support.fixtures import run_cli
 from veramem_desktop.core.errors import ExitCode
 

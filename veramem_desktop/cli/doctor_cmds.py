@@ -7,13 +7,21 @@ import click
 from ..core.errors import ExitCode
 from .common import emit_json, json_option, open_memory
 
+#: checks whose failure means the store's files are damaged or missing (exit 6, like every command)
+DAMAGE_CHECKS = ("file", "keyfile", "wal", "pages")
+
 
 @click.command()
 @click.option("--probes", is_flag=True, help="Also run live probes of the invariants on a scratch store.")
 @json_option
 @click.pass_context
 def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
-    """Check the store, key, keyring, embedder, LLM, sync and versions, with the fix for each problem."""
+    """Check the store, key, keyring, embedder, LLM, sync and versions, with the fix for each problem.
+
+    The store file, key file and WAL are read before the store is opened; an emptied,
+    truncated or damaged one is named with what to do (exit 6), and every page of the
+    store is checked (PRAGMA cipher_integrity_check).
+    """
     from ..doctor import checks, run_probes
 
     mem = open_memory(ctx)
@@ -30,6 +38,8 @@ def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
                 click.echo(f"      fix: {c.fix}")
         for p in ran:
             click.echo(f"{'pass' if p.passed else 'FAIL'} probe: {p.name}\n      {p.proof}")
+    if any(c.name in DAMAGE_CHECKS and not c.ok for c in found):
+        ctx.exit(int(ExitCode.NOT_A_STORE))
     if bad:
         ctx.exit(int(ExitCode.FAILURE))
 
