@@ -5,6 +5,14 @@ Each entry holds ids and a keyed commitment, never content:
 same transaction as the change they record. The commitment is an HMAC under a
 per-item secret (``item_secrets``) that is erased with the item, so after a
 ``forget`` nobody can confirm a guess of what was erased, yet the chain verifies.
+
+:func:`verify` binds the state to the chain as well: every memory row's content
+(``items.content_of``) must match the commitment of its last ledger entry that commits
+to content (recomputed under its secret), and every episode's content must match its
+``sha256`` and the commitment of its ``episode.add`` entry. So an edit of a row with the
+store's key, made without VeraMem, is named. A key holder who also rewrites the chain
+from that entry on passes here; paired devices catch that, since each keeps the others'
+signed ledger heads (sync/heads.py).
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .canonical import GENESIS_HASH, chain_hash, commitment
+from .canonical import GENESIS_HASH, chain_hash, commitment, text_sha256
 from .ids import now_iso
 from .store import Connection, Store
 
@@ -57,6 +65,8 @@ class VerifyReport:
     total: int
     first_bad_seq: int | None = None
     problem: str | None = None
+    rows_checked: int = 0  # memories and episodes compared with their ledger entries
+    bad_row: str | None = None  # the first row whose content does not match its ledger entry
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +75,8 @@ class VerifyReport:
             "total": self.total,
             "first_bad_seq": self.first_bad_seq,
             "problem": self.problem,
+            "rows_checked": self.rows_checked,
+            "bad_row": self.bad_row,
         }
 
 
@@ -164,6 +176,18 @@ def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
 
 
 def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+    """Recompute the chain, then compare every memory and episode with its last ledger entry;
+    report the first entry (or row) that does not fit."""
+    report = verify_chain(store, progress)
+    if not report.ok:
+        return report
+    rows, bad = verify_state(store)
+    if bad is not None:
+        return VerifyReport(False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row)
+    return VerifyReport(True, report.checked, report.total, rows_checked=rows)
+
+
+def verify_chain(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
     """Recompute the chain; report the first entry that does not fit."""
     total = int(store.query_one("SELECT count(*) FROM ledger")[0])
     prev = GENESIS_HASH
@@ -192,6 +216,75 @@ def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> 
             return VerifyReport(False, checked, total, checked + 1,
                                 f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end")
     return VerifyReport(True, checked, total)
+
+
+# --------------------------------------------------------------- state against the chain
+#: memory entries whose commitment covers something else than the memory's content (an
+#: evidence quote) where they are written; the same op applied from another device
+#: (``origin`` in its details, see sync/replica.py) commits to the content
+_NOT_CONTENT_OPS = ("memory.evidence",)
+_STATE_PAGE = 2000
+
+
+@dataclass(frozen=True)
+class BadRow:
+    row: str
+    seq: int | None
+    problem: str
+
+
+def _last_content_entry(alias: str, kind: str) -> str:
+    """SQL for the seq of the last ledger entry of row ``alias.id`` that commits to its content."""
+    skip = ",".join(f"'{op}'" for op in _NOT_CONTENT_OPS)
+    return (f"(SELECT max(seq) FROM ledger WHERE target_id = {alias}.id AND target_kind = '{kind}' AND op != 'forget' "
+            f"AND (op NOT IN ({skip}) OR instr(details, '\"origin\":') > 0))")
+
+
+def verify_state(store: Store) -> tuple[int, BadRow | None]:
+    """(rows checked, the first bad row or None): memories by id, then episodes by id, a page at a time."""
+    from .items import MemoryItem, content_of  # items imports this module
+
+    checked = 0
+    after = ""
+    while True:
+        page = store.query(
+            f"SELECT m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value, s.secret, l.seq, l.commitment "
+            f"FROM memory_items m LEFT JOIN item_secrets s ON s.item_id = m.id "
+            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('m', 'memory')} "
+            f"WHERE m.id > ? ORDER BY m.id LIMIT ?", (after, _STATE_PAGE))
+        for mid, kind, text, authority, status, trust, value, secret, seq, commit in page:
+            checked += 1
+            if seq is None:
+                return checked, BadRow(mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem")
+            item = MemoryItem(id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust,
+                              value=value)
+            if secret is None or commitment(bytes(secret), content_of(item)) != commit:
+                return checked, BadRow(mid, int(seq), f"memory {mid} does not match its last ledger entry {seq}: "
+                                       "its text, kind, authority, status, trust or value was changed outside VeraMem")
+        if len(page) < _STATE_PAGE:
+            break
+        after = page[-1][0]
+    after = ""
+    while True:
+        page = store.query(
+            f"SELECT e.id, e.content, e.sha256, e.role, s.secret, l.seq, l.commitment "
+            f"FROM episodes e LEFT JOIN item_secrets s ON s.item_id = e.id "
+            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('e', 'episode')} "
+            f"WHERE e.id > ? ORDER BY e.id LIMIT ?", (after, _STATE_PAGE))
+        for eid, content, digest, role, secret, seq, commit in page:
+            checked += 1
+            if seq is None:
+                return checked, BadRow(eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem")
+            if text_sha256(content) != digest:
+                return checked, BadRow(eid, int(seq), f"episode {eid} does not match its sha256: its content was "
+                                       "changed outside VeraMem")
+            if secret is None or commitment(bytes(secret), {"sha256": digest, "role": role}) != commit:
+                return checked, BadRow(eid, int(seq), f"episode {eid} does not match its ledger entry {seq}: its "
+                                       "hash or role was changed outside VeraMem")
+        if len(page) < _STATE_PAGE:
+            break
+        after = page[-1][0]
+    return checked, None
 
 
 # --------------------------------------------------------------- incremental check (status)

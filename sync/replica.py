@@ -36,7 +36,7 @@ from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.ids import now_iso
 from veramem_desktop.core.items import content_of, row_to_item
 from veramem_desktop.core.store import Connection, Store
-from veramem_desktop.sync import registry, rows
+from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.envelope import make_event
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
@@ -213,6 +213,8 @@ def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, eve
             result.changed += 1
     conn.execute("INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?,?,?,NULL) ON CONFLICT(device_id) "
                  "DO UPDATE SET seq = excluded.seq, hash = excluded.hash, problem = NULL", (sender, head_seq, head_hash))
+    if events:  # a ledger head the sender signs later is judged against this (sync/heads.py)
+        heads.note_applied(conn, sender, str(events[-1]["hlc"]))
     clock.save()
     return result
 
@@ -271,6 +273,7 @@ def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any
     try:
         if "memory" in data:
             changed = _apply_memory(conn, data, me, clock)
+            _record_shipped_episodes(conn, entry, data, sender, ledger_device)
             if changed:
                 row = rows.memory_row(conn, data["memory"]["id"])
                 assert row is not None
@@ -295,6 +298,21 @@ def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any
                            f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).") \
             from None
     return False
+
+
+def _record_shipped_episodes(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
+                             ledger_device: str) -> None:
+    """Give each episode that arrived along with a memory (before its own event) its ledger entry here,
+    so ``verify`` can bind it to the chain like every other episode."""
+    for ep in data.get("episodes", []):
+        row = ep["episode"]
+        here = conn.execute("SELECT sha256, role FROM episodes WHERE id = ?", (row["id"],)).fetchone()
+        if here is None or conn.execute("SELECT 1 FROM ledger WHERE target_id = ? AND target_kind = 'episode' "
+                                        "AND op != 'forget' LIMIT 1", (row["id"],)).fetchone() is not None:
+            continue
+        ledger.append(conn, op="episode.add", target_kind="episode", target_id=row["id"],
+                      commitment_hex=ledger.commit_to(conn, row["id"], {"sha256": here[0], "role": here[1]}),
+                      device=ledger_device, details={ORIGIN: sender, "origin_seq": entry.seq, "with": entry.target_id})
 
 
 def _apply_episode(conn: Connection, data: dict[str, Any]) -> bool:

@@ -8,10 +8,12 @@ One exchange (:meth:`SyncService.run`):
    restart after a crash writes the same file again);
 3. read the other devices' batches in order (skipping those already applied),
    apply each in one transaction together with its cursor, then erase what
-   arrived tombstones name;
+   arrived tombstones name; read the other devices' signed ledger heads and report a
+   ledger (theirs or this one) that was rolled back or rewritten (sync/heads.py);
 4. export again (what applying produced), rotate the key if this device forgot
    something or removed a device, rewrite its own files that carry forgotten
-   payloads or an old key, and erase keys no file uses any more.
+   payloads or an old key, erase keys no file uses any more, and publish this
+   device's signed ledger head.
 
 Refused files are recorded with their reason for ``status``; files that are normal
 while a file-sync engine is still copying (partial, out of order, key or device not
@@ -33,7 +35,7 @@ from veramem_desktop.core import ledger
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, SyncError
 from veramem_desktop.core.ids import now_iso
 from veramem_desktop.core.store import Store
-from veramem_desktop.sync import batchfile, pairing, pairing_flow, registry, replica
+from veramem_desktop.sync import batchfile, heads, pairing, pairing_flow, registry, replica
 from veramem_desktop.sync.envelope import HEADER_SIZE, BatchHeader, open_batch, read_header, seal_batch
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.keys import (
@@ -69,6 +71,8 @@ class RunReport:
     refused: list[dict[str, Any]] = field(default_factory=list)
     waiting: list[dict[str, Any]] = field(default_factory=list)
     paired: list[dict[str, Any]] = field(default_factory=list)
+    #: ledgers found rolled back or rewritten from the signed heads (a peer's, or this device's own)
+    ledger_heads: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -181,6 +185,7 @@ class SyncService:
             report.erased += replica.enforce_tombstones(self.store, self.ledger_device)
             rotate = self._export(identity, folder, report)
             removed = self._import(identity, folder, report)
+            report.ledger_heads = [p.to_dict() for p in heads.check(self.store, folder, identity.device_id)]
             rotate |= self._export(identity, folder, report)
             for device_id in removed:
                 self._drop_grants_to(folder, identity, device_id)
@@ -193,6 +198,7 @@ class SyncService:
             self._ensure_grants(identity, folder)
             report.rewritten = self._rewrite(identity, folder)
             self._retire_keys(identity, folder)
+            self._write_head(identity, folder)
             with self.store.atomic() as conn:
                 registry.set_meta(conn, registry.META_LAST_EXCHANGE, now_iso())
             report.seconds = round(time.monotonic() - started, 4)
@@ -337,6 +343,13 @@ class SyncService:
         (report.waiting if waiting else report.refused).append(entry)
         with self.store.atomic() as conn:
             registry.record_refusal(conn, str(ref.path), device_id, str(reason), message, waiting)
+
+    def _write_head(self, identity: DeviceIdentity, folder: Path) -> None:
+        """Sign and publish where this device's ledger ends and where it saw each peer's end."""
+        with self.store.atomic() as conn:
+            head = heads.build(conn, identity.device_id, self.now_ms())
+            key = registry.current_key(conn)
+        heads.write(folder, identity.device_id, heads.seal(identity, key, head))
 
     # ------------------------------------------------------------------- keys
     def _read_grants(self, identity: DeviceIdentity, folder: Path) -> None:
@@ -508,6 +521,8 @@ class SyncService:
             "waiting": [r for r in found if r["waiting"]],
             "chains": [{"device": r[0], "entries": int(r[1]), "problem": r[2]}
                        for r in self.store.query("SELECT device_id, seq, problem FROM sync_chains ORDER BY device_id")],
+            # what a paired device found wrong with this device's own ledger (its signed head; sync/heads.py)
+            "own_chain_problem": heads.own_problem(self.store),
             "pending_approvals": len(registry.pending(self.store)),
             "unrecognised_files": strays,
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,100 @@ def test_any_text_round_trips_exactly_with_its_hash(mem: Memory, text: str) -> N
     assert back.content == text
     assert back.sha256 == hashlib.sha256(text.encode()).hexdigest()
     assert ledger.verify(mem.store).ok
+
+
+# ----------------------------------------------------------- state bound to the ledger (issue 16)
+def _memory_id(mem: Memory) -> str:
+    added = mem.add("I live in Porto.").added
+    assert added
+    return str(added[0]["id"])
+
+
+def test_editing_memory_text_with_the_key_makes_verify_exit_7_naming_the_row(isolated_home: Path) -> None:
+    from support.fixtures import run_cli
+
+    assert run_cli("init").returncode == 0
+    assert run_cli("add", "I live in Porto.").returncode == 0
+    assert run_cli("add", "My dentist is Dr Lee.").returncode == 0
+    mem = Memory(isolated_home)
+    [target] = [m.id for m in mem.memories() if "Porto" in m.text]
+    with mem.store.atomic() as conn:  # someone holding the key edits the row, not the ledger
+        conn.execute("UPDATE memory_items SET text = 'User lives in Lisbon.' WHERE id = ?", (target,))
+    mem.close()
+    result = run_cli("verify")
+    assert result.returncode == 7, (result.stdout, result.stderr)
+    assert target in result.stdout and "changed outside VeraMem" in result.stdout
+    data = run_cli("verify", "--json")
+    report = json.loads(data.stdout)
+    assert data.returncode == 7 and report["bad_row"] == target and not report["ok"]
+
+
+@pytest.mark.parametrize(("column", "value"), [("status", "archived"), ("trust", "verified"),
+                                               ("authority", "attested"), ("value", "Lisbon")])
+def test_editing_a_memory_field_the_ledger_commits_to_is_named(mem: Memory, column: str, value: str) -> None:
+    target = _memory_id(mem)
+    assert mem.verify().ok and mem.verify().rows_checked >= 2
+    with mem.store.atomic() as conn:
+        conn.execute(f"UPDATE memory_items SET {column} = ? WHERE id = ?", (value, target))
+    report = mem.verify()
+    last = [e.seq for e in mem.ledger_entries(target_id=target) if e.target_id == target][-1]
+    assert not report.ok and report.bad_row == target and report.first_bad_seq == last
+
+
+def test_counters_and_strength_are_not_content_and_do_not_break_verify(mem: Memory) -> None:
+    target = _memory_id(mem)
+    with mem.store.atomic() as conn:  # what sync merges without a content change
+        conn.execute("UPDATE memory_items SET uses = 3, retrieval_strength = 0.2 WHERE id = ?", (target,))
+    assert mem.verify().ok
+
+
+def test_a_memory_row_with_no_ledger_entry_is_named(mem: Memory) -> None:
+    target = _memory_id(mem)
+    with mem.store.atomic() as conn:
+        conn.execute("DELETE FROM ledger WHERE target_id = ?", (target,))
+        conn.execute("DELETE FROM meta WHERE key = 'ledger_head'")
+        # the chain itself is rebuilt consistently, as a key holder could
+        prev = "0" * 64
+        for row in conn.execute("SELECT seq FROM ledger ORDER BY seq").fetchall():
+            conn.execute("UPDATE ledger SET seq = -seq WHERE seq = ?", row)
+        for new_seq, (old,) in enumerate(conn.execute("SELECT seq FROM ledger ORDER BY seq DESC").fetchall(), 1):
+            conn.execute("UPDATE ledger SET seq = ? WHERE seq = ?", (new_seq, old))
+        for entry in [ledger._row_to_entry(r) for r in conn.execute(
+                "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
+                "FROM ledger ORDER BY seq").fetchall()]:
+            body = {**entry.body(), "seq": entry.seq}
+            digest = ledger.chain_hash(prev, body)
+            conn.execute("UPDATE ledger SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, entry.seq))
+            prev = digest
+    report = mem.verify()
+    assert report.checked > 0 and not report.ok and report.bad_row == target and "no ledger entry" in report.problem
+
+
+def test_editing_an_episode_with_the_key_is_named(mem: Memory) -> None:
+    ep = mem.add("the original words").episodes[0]
+    with mem.store.atomic() as conn:  # the immutability trigger is no lock against the key holder
+        conn.execute("DROP TRIGGER episodes_are_immutable")
+        conn.execute("UPDATE episodes SET content = 'rewritten words' WHERE id = ?", (ep.id,))
+    report = mem.verify()
+    assert not report.ok and report.bad_row == ep.id and "sha256" in (report.problem or "")
+    with mem.store.atomic() as conn:  # the hash recomputed too: the ledger's commitment still differs
+        conn.execute("UPDATE episodes SET sha256 = ? WHERE id = ?",
+                     (hashlib.sha256(b"rewritten words").hexdigest(), ep.id))
+    report = mem.verify()
+    assert not report.ok and report.bad_row == ep.id and "ledger entry" in (report.problem or "")
+
+
+def test_every_write_path_leaves_a_store_whose_rows_match_their_ledger(mem: Memory) -> None:
+    mem.add(["I live in Porto.", "My dentist is Dr Lee.", "I like green tea."], session_id="s1")
+    mem.add("Actually I moved to Lisbon.", session_id="s1")
+    first = mem.memories()[0]
+    mem.approve(first.id)
+    mem.mark_shareable(first.id)
+    trace = mem.search("where do I live").trace_id
+    mem.feedback(trace, -1.0)
+    mem.consolidate()
+    mem.forget(mem.memories()[-1].id)
+    report = mem.verify()
+    assert report.ok, report.problem
+    assert report.rows_checked == (len(mem.store.query("SELECT id FROM memory_items"))
+                                   + len(mem.store.query("SELECT id FROM episodes")))

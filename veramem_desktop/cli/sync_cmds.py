@@ -119,7 +119,10 @@ def _report_line(report: Any) -> str:
 @json_option
 @click.pass_context
 def run_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Exchange once with the sync folder."""
+    """Exchange once with the sync folder.
+
+    Exits 7 when a paired device's signed ledger head shows a ledger (its own or this
+    device's) was rolled back or rewritten, 10 when files were refused."""
     with open_memory(ctx) as mem:
         report = mem.sync_run()
     if as_json:
@@ -128,6 +131,10 @@ def run_cmd(ctx: click.Context, as_json: bool) -> None:
         click.echo(_report_line(report))
         for r in report.refused:
             click.echo(f"refused {r['file']}: {r['reason']}: {r['message']}", err=True)
+        for h in report.ledger_heads:
+            click.echo(f"ledger {h['reason'].replace('_', ' ')} on device {h['device']}: {h['message']}", err=True)
+    if report.ledger_heads:  # a paired device's signed head disagrees with a ledger: tampering or a restore
+        ctx.exit(int(ExitCode.LEDGER_BROKEN))
     if report.refused:
         ctx.exit(int(ExitCode.REFUSED))
 
@@ -154,7 +161,8 @@ def daemon_cmd(ctx: click.Context, scan_s: float) -> None:
 @json_option
 @click.pass_context
 def status_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Devices, last exchange, events not sent yet, and files refused or waiting, with reasons."""
+    """Devices, last exchange, events not sent yet, files refused or waiting, and ledgers found
+    rolled back or rewritten, with reasons."""
     with open_memory(ctx) as mem:
         info = mem.sync_status()
     if as_json:
@@ -169,6 +177,8 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     for d in info["devices"]:
         mark = " (this device)" if d["this_device"] else (" (removed)" if d["removed"] else "")
         click.echo(f"  {d['id']}  {d['name'] or '-'}{mark}")
+    if info.get("own_chain_problem"):
+        click.echo(f"this device's ledger: {info['own_chain_problem']}")
     for c in info["chains"]:
         if c["problem"]:
             click.echo(f"chain of {c['device']}: {c['problem']}")

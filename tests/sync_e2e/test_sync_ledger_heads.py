@@ -1,0 +1,144 @@
+"""Paired devices keep each other's signed ledger heads: a ledger rolled back or rewritten by
+someone holding the store's key (so its own `verify` still passes) is reported by the peer,
+and by the device itself, on the next sync."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sync_e2e_helpers import Device, converge, deliver, make_devices
+from veramem_desktop.core import ledger
+from veramem_desktop.core.canonical import GENESIS_HASH, chain_hash
+from veramem_desktop.core.store import Store
+from veramem_desktop.sync import heads, registry
+from veramem_desktop.sync.errors import SyncRejected
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[list[Device]]:
+    devices = make_devices(tmp_path, ["a", "b"])
+    yield devices
+    for d in devices:
+        d.store.close()
+
+
+def _synced(a: Device, b: Device) -> int:
+    """a writes two memories and b applies them; returns the last entry of a's ledger."""
+    a.add("I keep my bike in the blue shed.")
+    a.add("My dentist is on Rua Augusta.")
+    assert not a.service.run().ledger_heads
+    deliver(a, b)
+    report = b.service.run()
+    assert report.applied_events > 0 and not report.ledger_heads
+    deliver(b, a)
+    assert not a.service.run().ledger_heads
+    return int(a.store.query_one("SELECT max(seq) FROM ledger")[0])
+
+
+def _rewrite_chain_from(store: Store, seq: int, details: dict[str, object]) -> None:
+    """What a key holder can do: change entry ``seq`` and recompute every hash after it."""
+    with store.atomic() as conn:
+        conn.execute("UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(details, sort_keys=True), seq))
+        prev = GENESIS_HASH if seq == 1 else conn.execute("SELECT hash FROM ledger WHERE seq = ?",
+                                                          (seq - 1,)).fetchone()[0]
+        rows = conn.execute("SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
+                            "FROM ledger WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
+        for entry in (ledger._row_to_entry(r) for r in rows):
+            digest = chain_hash(prev, entry.body())
+            conn.execute("UPDATE ledger SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, entry.seq))
+            prev = digest
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'ledger_head'", (f"{rows[-1][0]}:{prev}",))
+
+
+def test_a_rewritten_ledger_head_is_reported_by_the_peer_on_the_next_sync(pair: list[Device]) -> None:
+    a, b = pair
+    last = _synced(a, b)
+    _rewrite_chain_from(a.store, last, {"forged": True})
+    assert ledger.verify_chain(a.store).ok  # the chain alone cannot tell
+    a.service.run()
+    deliver(a, b)
+    report = b.service.run()
+    assert [(p["device"], p["reason"]) for p in report.ledger_heads] == [(a.id, "rewritten")]
+    [chain] = [c for c in b.service.status()["chains"] if c["device"] == a.id]
+    assert chain["problem"] and f"entry {last}" in chain["problem"] and "rewritten" in chain["problem"]
+    # a learns it too, from b's signed view of a's chain
+    deliver(b, a)
+    own = a.service.run().ledger_heads
+    assert [(p["device"], p["reason"]) for p in own] == [(a.id, "rewritten")]
+    assert "rewritten" in (a.service.status()["own_chain_problem"] or "")
+
+
+def test_a_ledger_rewritten_deep_down_is_reported_too(pair: list[Device]) -> None:
+    a, b = pair
+    _synced(a, b)
+    _rewrite_chain_from(a.store, 2, {"forged": True})
+    a.service.run()
+    deliver(a, b)
+    assert [p["reason"] for p in b.service.run().ledger_heads] == ["rewritten"]
+
+
+def test_a_rolled_back_ledger_is_reported_by_the_peer_on_the_next_sync(pair: list[Device]) -> None:
+    a, b = pair
+    last = _synced(a, b)
+    keep = last - 3
+    with a.store.atomic() as conn:  # entries cut off the end, and the head moved back to match
+        conn.execute("DELETE FROM ledger WHERE seq > ?", (keep,))
+        digest = conn.execute("SELECT hash FROM ledger WHERE seq = ?", (keep,)).fetchone()[0]
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'ledger_head'", (f"{keep}:{digest}",))
+    assert ledger.verify_chain(a.store).ok
+    a.service.run()
+    deliver(a, b)
+    report = b.service.run()
+    assert [(p["device"], p["reason"]) for p in report.ledger_heads] == [(a.id, "rolled_back")]
+    assert any(c["problem"] and f"ends at entry {keep}" in c["problem"] for c in b.service.status()["chains"])
+    deliver(b, a)
+    assert [p["reason"] for p in a.service.run().ledger_heads] == ["rolled_back"]
+
+
+def test_a_late_copy_of_an_older_head_is_not_taken_for_a_rollback(pair: list[Device]) -> None:
+    a, b = pair
+    a.add("I keep my bike in the blue shed.")
+    a.service.run()
+    old = heads.head_path(a.folder, a.id).read_bytes()
+    a.add("My dentist is on Rua Augusta.")
+    a.service.run()
+    deliver(a, b)
+    assert not b.service.run().ledger_heads
+    heads.head_path(b.folder, a.id).write_bytes(old)  # a file-sync engine delivers an old version late
+    assert not b.service.run().ledger_heads
+    assert all(c["problem"] is None for c in b.service.status()["chains"])
+
+
+def test_devices_that_sync_normally_never_report_a_head_problem(tmp_path: Path) -> None:
+    devices = make_devices(tmp_path, ["a", "b", "c"])
+    try:
+        for i, d in enumerate(devices):
+            d.add(f"Fact {i} from device {d.name}.")
+        converge(devices)
+        devices[0].add("One more from a.")
+        converge(devices)
+        for d in devices:
+            status = d.service.status()
+            assert status["own_chain_problem"] is None and all(c["problem"] is None for c in status["chains"])
+            assert not d.service.run().ledger_heads
+            assert ledger.verify(d.store).ok
+    finally:
+        for d in devices:
+            d.store.close()
+
+
+def test_a_head_file_altered_or_signed_by_another_device_is_refused(pair: list[Device]) -> None:
+    a, b = pair
+    _synced(a, b)
+    data = heads.head_path(b.folder, a.id).read_bytes()
+    keys = {(k.epoch, k.key_id): k for k in registry.keys(b.store)}
+    trusted = {d.device_id: d.verify_key for d in registry.active_devices(b.store)}
+    assert heads.open_head(data, keys, trusted, a.id).device == a.id
+    flipped = data[:-1] + bytes([data[-1] ^ 1])
+    with pytest.raises(SyncRejected, match="altered"):
+        heads.open_head(flipped, keys, trusted, a.id)
+    with pytest.raises(SyncRejected, match="folder of device"):  # b's own head placed as a's
+        heads.open_head(heads.head_path(b.folder, b.id).read_bytes(), keys, trusted, a.id)
