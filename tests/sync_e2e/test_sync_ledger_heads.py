@@ -5,6 +5,8 @@ and by the device itself, on the next sync."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from veramem_desktop.core.canonical import GENESIS_HASH, chain_hash
 from veramem_desktop.core.store import Store
 from veramem_desktop.sync import heads, registry
 from veramem_desktop.sync.errors import SyncRejected
+from veramem_desktop.sync.service import SyncService
 
 
 @pytest.fixture
@@ -142,3 +145,49 @@ def test_a_head_file_altered_or_signed_by_another_device_is_refused(pair: list[D
         heads.open_head(flipped, keys, trusted, a.id)
     with pytest.raises(SyncRejected, match="folder of device"):  # b's own head placed as a's
         heads.open_head(heads.head_path(b.folder, b.id).read_bytes(), keys, trusted, a.id)
+
+
+def test_a_store_restored_from_an_older_copy_is_reported_by_the_peer_on_the_next_sync(tmp_path: Path) -> None:
+    a, b = make_devices(tmp_path, ["a", "b"])
+    key = os.urandom(32)
+    path = tmp_path / "a-own.db"
+    store = Store.open(path, key, create=True)  # a's store again, under a key this test keeps
+    with store.atomic() as conn:
+        registry.save_identity(conn, a.identity, str(a.folder))
+        for k in registry.keys(a.store):
+            registry.add_key(conn, k)
+        for d in registry.devices(a.store):
+            registry.add_device(conn, d.public)
+    a.store.close()
+    a = Device("a", a.identity, store, a.folder, SyncService(store, "dev_a"))
+    try:
+        a.add("I keep my bike in the blue shed.")
+        a.service.run()
+        deliver(a, b)
+        b.service.run()
+        a.store.close()
+        backup = tmp_path / "backup"
+        backup.mkdir()
+        for f in tmp_path.glob("a-own.db*"):
+            shutil.copy2(f, backup / f.name)
+        a.store = Store.open(path, key)
+        a.service = SyncService(a.store, "dev_a")
+        a.add("My dentist is on Rua Augusta.")
+        a.service.run()
+        deliver(a, b)
+        assert not b.service.run().ledger_heads
+        a.store.close()
+        for f in tmp_path.glob("a-own.db*"):
+            f.unlink()
+        for f in backup.iterdir():
+            shutil.copy2(f, tmp_path / f.name)
+        a.store = Store.open(path, key)  # the older copy, whole: its own verify passes
+        a.service = SyncService(a.store, "dev_a")
+        assert ledger.verify(a.store).ok
+        a.service.run()
+        deliver(a, b)
+        report = b.service.run()
+        assert [(p["device"], p["reason"]) for p in report.ledger_heads] == [(a.id, "rolled_back")]
+    finally:
+        a.store.close()
+        b.store.close()
