@@ -50,6 +50,7 @@ from .core.sharing import Sharer, ShareReport, may_act_on
 from .core.store import Store, file_problem
 from .core.text import storable
 from .core.write import Writer
+from .facade_import import ImportMixin
 from .facade_organise import OrganiseMixin
 from .facade_outcome import OutcomeMixin
 from .facade_sync import SyncMixin
@@ -149,7 +150,7 @@ class MemoryDetail:
                 "links": self.links, "conflicts": self.conflicts}
 
 
-class Memory(OrganiseMixin, OutcomeMixin, SyncMixin):
+class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     """One person's memory store. Thread-safe; open it once per process."""
 
     def __init__(

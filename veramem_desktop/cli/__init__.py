@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "feedback": "outcome_cmds:feedback",
     "consolidate": "outcome_cmds:consolidate",
     "export": "outcome_cmds:export",
+    "import": "import_cmds:import_",
     "backup": "backup_cmds:backup",
     "restore": "backup_cmds:restore",
     "passphrase": "backup_cmds:passphrase",

@@ -101,12 +101,57 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
         ctx.exit(int(ExitCode.MODEL_ERROR))
 
 
-@click.command(name="export")
+class _ExportGroup(click.Group):
+    """``export memories …`` and ``export traces …``; the older ``export PATH`` means traces."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["traces", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(name="export", cls=_ExportGroup, invoke_without_command=False, no_args_is_help=True)
+def export() -> None:
+    """Write your memories (`export memories PATH`) or the search and answer traces
+    (`export traces PATH`, also `export PATH`) to a PLAINTEXT file, created readable by you only.
+    """
+
+
+@export.command(name="memories")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
+              help="jsonl can be imported again (`veramem import PATH`); markdown is for reading.")
+@click.option("--user", "user_id", help="Only this user's memories.")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@json_option
+@click.pass_context
+def export_memories(ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool) -> None:
+    """Every memory with its versions, validity, evidence quotes (and the episodes they quote),
+    authority, trust and links.
+
+    Ids are kept, so `veramem import PATH` into another (or an emptied) store recreates the
+    same memories, versions, evidence and links. The file is PLAINTEXT (mode 0600).
+    """
+    mem = open_memory(ctx)
+    try:
+        counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
+    finally:
+        mem.close()
+    if as_json:
+        emit_json({"path": path, "format": fmt, **counts})
+    else:
+        click.echo(f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
+                   f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}.")
+    click.echo(f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
+               "(mode 0600). Keep it somewhere private and delete it when done.", err=True)
+
+
+@export.command(name="traces")
 @click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--user", "user_id", help="Only this user's traces.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @click.pass_context
-def export(ctx: click.Context, path: str, user_id: str | None, force: bool) -> None:
+def export_traces(ctx: click.Context, path: str, user_id: str | None, force: bool) -> None:
     """Write every trace as JSON lines (query, route, retrieved and cited ids, answer, reward, writes).
 
     The file is PLAINTEXT: the queries and answers in it leave the encrypted store. Use

@@ -1,0 +1,106 @@
+"""``veramem import``: chat history, message lists, documents, or a memory export, into the store."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..core.errors import ExitCode
+from ..core.importing import FORMATS
+from .common import emit_json, json_option, open_memory
+
+
+@click.command(name="import")
+@click.argument("path", type=click.Path(exists=True, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="What PATH is (default: detected from the file).")
+@click.option("--since", metavar="DATE", help="Only messages at or after this time (e.g. 2024-01-01).")
+@click.option("--dry-run", is_flag=True, help="Print what would be stored; store nothing.")
+@click.option("--user", "user_id", help="User the history belongs to (default from config).")
+@click.option("--agent", "agent_id", help="Agent the history is attributed to.")
+@click.option("--team", "team_id", help="Team scope.")
+@click.option("--session", "session_id", help="Put every message in this session (message lists and documents).")
+@click.option("--batch", "batch_size", default=128, show_default=True, type=click.IntRange(1, 4096),
+              help="Messages per transaction.")
+@json_option
+@click.pass_context
+def import_(ctx: click.Context, path: str, fmt: str | None, since: str | None, dry_run: bool, user_id: str | None,
+            agent_id: str | None, team_id: str | None, session_id: str | None, batch_size: int,
+            as_json: bool) -> None:
+    """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
+
+    PATH is a ChatGPT or Claude export (conversations.json or the export's zip), a JSON
+    or JSON-lines list of messages ({"role", "content", "name"?, "time"?}), a Markdown or
+    text file or a folder of them (one document per file), or a file written by
+    `veramem export memories --format jsonl`. Messages already imported are skipped, so
+    running it again (or after an interrupted run) adds only what is missing. Records
+    that cannot be read are listed with their position and skipped.
+    """
+    mem = open_memory(ctx)
+    show = sys.stderr.isatty() and not as_json
+    bar: Any = None
+    seen = [0]
+
+    def progress(done: int, total: int, unit: str, counts: dict[str, int]) -> None:
+        nonlocal bar
+        if not show:
+            return
+        if bar is None:
+            bar = click.progressbar(length=max(total, 1), file=sys.stderr, show_eta=True, show_percent=True,
+                                    label="Importing")
+        bar.label = f"stored {counts['stored']:,} · skipped {counts['already_stored'] + counts['before_since']:,}"
+        bar.update(max(0, done - seen[0]))
+        seen[0] = done
+
+    planned: list[dict[str, Any]] = []
+
+    def would_store(rec: Any) -> None:
+        if as_json:
+            planned.append({"position": rec.position, "session_id": rec.session_id, "role": rec.role,
+                            "time": rec.time, "content": rec.content})
+            return
+        text = rec.content.replace("\n", " ")
+        click.echo(f"{rec.session_id}  {(rec.time or '-')[:19]}  {rec.name or rec.role:>10}: "
+                   f"{text[:100]}{'…' if len(text) > 100 else ''}")
+
+    try:
+        report = mem.import_history(path, format=fmt, user_id=user_id, agent_id=agent_id, team_id=team_id,
+                                    session_id=session_id, since=since, dry_run=dry_run, batch_size=batch_size,
+                                    progress=progress, on_record=would_store)
+    finally:
+        if bar is not None:
+            bar.render_finish()
+        mem.close()
+    if as_json:
+        data = report.to_dict()
+        if dry_run:
+            data["would_store"] = planned
+        emit_json(data)
+    else:
+        verb = "Would store" if dry_run else "Stored"
+        unit = "record(s)" if report.format == "memories" else "message(s)"
+        click.echo(f"{verb} {report.stored:,} {unit} from {report.path} ({report.format}"
+                   + (f", {report.sessions:,} session(s)" if report.sessions else "") + ").")
+        skipped = [(report.already_stored, "already stored"), (report.before_since, "before --since"),
+                   (report.empty, "without text"), (report.bad, "unreadable")]
+        if any(n for n, _ in skipped):
+            click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")
+        m = report.memories
+        if not dry_run and report.format != "memories" and report.stored:
+            click.echo(f"Memories: {m['added']:,} added, {m['updated']:,} updated, {m['retracted']:,} retracted, "
+                       f"{m['rejected']:,} rejected. Linking continues in the background.")
+        elif report.format == "memories":
+            click.echo(f"{m['added']:,} memories ({m['versions']:,} versions), {m['episodes']:,} episodes, "
+                       f"{m['links']:,} links.")
+        if report.stored and not dry_run:
+            click.echo(f"{report.per_s:,.1f} per second over {report.seconds:.1f} s.", err=True)
+    for p in report.problems:
+        click.echo(f"skipped {p['position']}: {p['reason']}", err=True)
+    if report.bad > len(report.problems):
+        click.echo(f"… and {report.bad - len(report.problems):,} more unreadable record(s).", err=True)
+    for notice in report.notices:
+        click.echo(f"note: {notice}", err=True)
+    if report.bad and report.read == 0:  # nothing in PATH could be read at all
+        ctx.exit(int(ExitCode.INVALID_INPUT))

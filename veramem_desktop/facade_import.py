@@ -1,0 +1,283 @@
+"""Importing chat history and exporting memories, on the ``Memory`` facade.
+
+A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
+``config``, ``device_id``, ``_scope`` and ``_llm_notices``.
+
+The bulk write path: messages are read as a stream (``core/importing.py``) and written in
+batches of ``batch_size``. One batch is one transaction: its episodes with their vectors
+(embedded together), the memories derived from them by ``Writer.derive``, their ledger
+entries and their place in the linking queue commit together or not at all. Linking
+itself runs in the background once the import is done. A message whose import key is
+already stored (in its session, for that user) is skipped, so a second run adds nothing
+and a run after an interrupted one (even a killed one) stores exactly what was missing.
+Batch boundaries depend only on the source, so the resumed run forms the same batches.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .core import episodes as episodes_mod
+from .core import links as links_mod
+from .core import transfer
+from .core.dates import parse_time, resolve_relative_dates
+from .core.episodes import Episode, EpisodeInput, Scope
+from .core.errors import InvalidInputError
+from .core.ids import iso
+from .core.importing import Problem, Record, open_source
+from .core.ingest import store_episodes
+from .core.write import WriteOutcome, Writer
+from .facade_parts import FacadeParts
+
+if TYPE_CHECKING:
+    from .core.llm import LLM
+
+#: messages per transaction (and per extraction call)
+BATCH_SIZE = 128
+#: sessions whose stored import keys are kept in memory at once
+KEY_CACHE_SESSIONS = 256
+#: problems listed one by one in a report (all are counted)
+PROBLEMS_LISTED = 1_000
+
+#: progress(done, total, unit, counts)
+ImportProgress = Callable[[int, int, str, dict[str, int]], None]
+
+
+@dataclass
+class ImportReport:
+    """What an import read, stored, skipped (and why), and derived."""
+
+    path: str
+    format: str
+    dry_run: bool = False
+    read: int = 0
+    stored: int = 0
+    already_stored: int = 0
+    before_since: int = 0
+    empty: int = 0
+    bad: int = 0
+    problems: list[dict[str, str]] = field(default_factory=list)
+    sessions: int = 0
+    memories: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "retracted": 0,
+                                                              "unchanged": 0, "rejected": 0})
+    notices: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def per_s(self) -> float:
+        return round(self.stored / self.seconds, 1) if self.seconds else 0.0
+
+    def counts(self) -> dict[str, int]:
+        return {"read": self.read, "stored": self.stored, "already_stored": self.already_stored,
+                "before_since": self.before_since, "empty": self.empty, "bad": self.bad}
+
+    def problem(self, p: Problem) -> None:
+        if p.kind == "empty":
+            self.empty += 1
+            return
+        self.bad += 1
+        if len(self.problems) < PROBLEMS_LISTED:
+            self.problems.append(p.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "format": self.format, "dry_run": self.dry_run, **self.counts(),
+                "problems": self.problems, "sessions": self.sessions, "memories": self.memories,
+                "notices": self.notices, "seconds": round(self.seconds, 2), "per_s": self.per_s}
+
+
+class ImportMixin(FacadeParts):
+    if TYPE_CHECKING:
+
+        def _scope(self, user_id: str | None, agent_id: str | None, team_id: str | None,
+                   session_id: str | None) -> Scope: ...
+
+        @staticmethod
+        def _llm_notices(llm: LLM) -> list[str]: ...
+
+        def _start_linker(self) -> None: ...
+
+    def import_history(
+        self,
+        path: str | Path,
+        *,
+        format: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+        since: str | datetime | None = None,
+        dry_run: bool = False,
+        batch_size: int = BATCH_SIZE,
+        progress: ImportProgress | None = None,
+        on_record: Callable[[Record], None] | None = None,
+    ) -> ImportReport:
+        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
+
+        ``since`` keeps only messages at or after that time; ``dry_run`` stores nothing and
+        calls ``on_record`` with each message that would be stored. Messages already stored
+        by an earlier import are skipped. Unreadable records are listed in the report with
+        their position and skipped.
+        """
+        source_path = Path(path).expanduser()
+        if batch_size < 1:
+            raise InvalidInputError("batch_size must be at least 1.")
+        since_iso = None
+        if since is not None:
+            since_iso = iso(since) if isinstance(since, datetime) else iso(parse_time(str(since)))
+        src = open_source(source_path, format, session_id=session_id)
+        report = ImportReport(str(source_path), src.format, dry_run=dry_run)
+        started = time.perf_counter()
+        if src.format == "memories":
+            return self._import_archive(source_path, report, dry_run=dry_run, started=started)
+        base = self._scope(user_id, agent_id, team_id, None)
+        known: OrderedDict[str, set[str]] = OrderedDict()
+        sessions: set[str] = set()
+        llm = None if dry_run else self.llm
+        writer = None if llm is None else Writer(self.engine, self.embedder, llm, device=self.device_id,
+                                                 resolve_dates=resolve_relative_dates)
+        batch: list[Record] = []
+
+        def flush() -> None:
+            fresh = self._unseen(batch, base, known, report)
+            sessions.update(r.session_id for r in fresh)
+            if dry_run:
+                for rec in fresh:
+                    report.stored += 1
+                    if on_record is not None:
+                        on_record(rec)
+            elif fresh and writer is not None:
+                self._write_batch(fresh, base, writer, report)
+            for rec in fresh:
+                known[rec.session_id].add(rec.key)
+            batch.clear()
+            if progress is not None:
+                progress(src.done(), src.total, src.unit, report.counts())
+
+        try:
+            for item in src.items():
+                if isinstance(item, Problem):
+                    report.problem(item)
+                    continue
+                report.read += 1
+                if since_iso is not None and item.time is not None and item.time < since_iso:
+                    report.before_since += 1
+                    continue
+                checked = _checked(item)
+                if isinstance(checked, Problem):
+                    report.problem(checked)
+                    continue
+                batch.append(item)
+                if len(batch) >= batch_size:
+                    flush()
+            flush()
+        finally:
+            src.close()
+            report.sessions = len(sessions)
+            report.seconds = time.perf_counter() - started
+        if llm is not None:
+            report.notices += self._llm_notices(llm)
+        if not dry_run and report.stored and self.config.organise.linking:
+            self._start_linker()  # what the batches queued is linked in the background
+        return report
+
+    # ------------------------------------------------------------ batches
+    def _unseen(self, batch: Sequence[Record], base: Scope, known: OrderedDict[str, set[str]],
+                report: ImportReport) -> list[Record]:
+        """The records of ``batch`` whose import keys are not stored yet (nor earlier in the batch)."""
+        fresh: list[Record] = []
+        for rec in batch:
+            keys = known.get(rec.session_id)
+            if keys is None:
+                rows = self.store.query(
+                    "SELECT json_extract(metadata, '$.import_key') FROM episodes WHERE session_id = ? AND "
+                    "user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL", (rec.session_id, base.user_id))
+                keys = known[rec.session_id] = {r[0] for r in rows}
+                while len(known) > KEY_CACHE_SESSIONS:
+                    known.popitem(last=False)
+            else:
+                known.move_to_end(rec.session_id)
+            if rec.key in keys or any(f.key == rec.key for f in fresh):
+                report.already_stored += 1
+                continue
+            fresh.append(rec)
+        return fresh
+
+    def _write_batch(self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport) -> None:
+        """One transaction: the batch's episodes (grouped by session, in order), what is derived
+        from them, and their place in the linking queue."""
+        groups: list[tuple[str, list[EpisodeInput]]] = []
+        for rec in records:
+            inp = EpisodeInput(content=rec.content, role=rec.role, name=rec.name, time=rec.time,
+                               metadata={**rec.metadata, "import_key": rec.key})
+            if groups and groups[-1][0] == rec.session_id:
+                groups[-1][1].append(inp)
+            else:
+                groups.append((rec.session_id, [inp]))
+        with self.store.atomic() as conn:
+            stored = []
+            for session, inputs in groups:
+                scope = Scope(base.user_id, base.agent_id, base.team_id, session)
+                stored += store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
+            outcome = _derive(writer, stored)
+            new_ids = [d["id"] for d in outcome.added + outcome.updated]
+            if new_ids and self.config.organise.linking:
+                links_mod.enqueue(conn, new_ids)
+        report.stored += len(stored)
+        for name in report.memories:
+            report.memories[name] += len(getattr(outcome, name))
+        for notice in outcome.notices:
+            if notice not in report.notices and len(report.notices) < 50:
+                report.notices.append(notice)
+
+    # ------------------------------------------------------------ memory export and import
+    def export_memories(self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None,
+                        overwrite: bool = False) -> dict[str, int]:
+        """Write every memory with its versions, validity, evidence (and the episodes quoted),
+        authority, trust and links, as JSON lines or Markdown. PLAINTEXT, created with mode 0600."""
+        if format not in ("jsonl", "markdown"):
+            raise InvalidInputError(f"Unknown export format {format!r}; use jsonl or markdown.")
+        return transfer.export(self.store, Path(path).expanduser(), fmt=format, user_id=user_id,
+                               overwrite=overwrite, store_id=self.store.get_meta("store_id"))
+
+    def _import_archive(self, path: Path, report: ImportReport, *, dry_run: bool, started: float) -> ImportReport:
+        result = transfer.import_archive(self.store, self.embedder, path, device=self.device_id, dry_run=dry_run)
+        report.read, report.stored, report.already_stored = result.read, result.stored, result.already_stored
+        report.memories = {"added": result.memories, "versions": result.versions, "episodes": result.episodes,
+                           "links": result.links}
+        for p in result.problems:
+            report.problem(p)
+        report.notices += result.notices
+        report.seconds = time.perf_counter() - started
+        return report
+
+
+def _checked(rec: Record) -> Record | Problem:
+    """A record the episode store will accept, or why not."""
+    try:
+        episodes_mod.validate([EpisodeInput(content=rec.content, role=rec.role, name=rec.name)])
+    except InvalidInputError as exc:
+        return Problem(rec.position, exc.message.replace("Message 1", "it").replace("Message 1:", "it"))
+    return rec
+
+
+def _derive(writer: Writer, stored: Sequence[Episode]) -> WriteOutcome:
+    """Derive from the whole batch; should that fail unexpectedly, from each message alone, so one
+    message that trips the extractor costs only its own memories (its episode stays stored)."""
+    try:
+        return writer.derive(stored)
+    except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
+        if len(stored) == 1:
+            return WriteOutcome(notices=[f"no memories were derived from episode {stored[0].id} "
+                                         f"({type(exc).__name__}); it is stored and searchable"])
+    merged = WriteOutcome()
+    for ep in stored:
+        part = _derive(writer, [ep])
+        for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
+            getattr(merged, name).extend(getattr(part, name))
+    return merged
