@@ -19,6 +19,8 @@ from veramem_desktop.sync import heads, registry
 from veramem_desktop.sync.errors import SyncRejected
 from veramem_desktop.sync.service import SyncService
 
+from veramem_desktop.cli.sync_cmds import _report_line
+
 
 @pytest.fixture
 def pair(tmp_path: Path) -> Iterator[list[Device]]:
@@ -65,6 +67,7 @@ def test_a_rewritten_ledger_head_is_reported_by_the_peer_on_the_next_sync(pair: 
     deliver(a, b)
     report = b.service.run()
     assert [(p["device"], p["reason"]) for p in report.ledger_heads] == [(a.id, "rewritten")]
+    assert f"LEDGER REWRITTEN on device {a.id}" in _report_line(report)  # what `veramem sync run` prints
     [chain] = [c for c in b.service.status()["chains"] if c["device"] == a.id]
     assert chain["problem"] and f"entry {last}" in chain["problem"] and "rewritten" in chain["problem"]
     # a learns it too, from b's signed view of a's chain

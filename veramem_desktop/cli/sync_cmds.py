@@ -110,9 +110,12 @@ def remove_cmd(ctx: click.Context, device: str, as_json: bool) -> None:
 
 
 def _report_line(report: Any) -> str:
-    return (f"sent {report.exported_events} events in {report.exported_batches} files, applied "
+    line = (f"sent {report.exported_events} events in {report.exported_batches} files, applied "
             f"{report.applied_events} events from {report.applied_batches} files, erased {report.erased}, "
             f"{len(report.refused)} refused, {len(report.waiting)} waiting")
+    for h in report.ledger_heads:  # a ledger rolled back or rewritten: never left to a JSON field alone
+        line += f"\nLEDGER {h['reason'].replace('_', ' ').upper()} on device {h['device']}: {h['message']}"
+    return line
 
 
 @sync.command("run")
@@ -131,8 +134,6 @@ def run_cmd(ctx: click.Context, as_json: bool) -> None:
         click.echo(_report_line(report))
         for r in report.refused:
             click.echo(f"refused {r['file']}: {r['reason']}: {r['message']}", err=True)
-        for h in report.ledger_heads:
-            click.echo(f"ledger {h['reason'].replace('_', ' ')} on device {h['device']}: {h['message']}", err=True)
     if report.ledger_heads:  # a paired device's signed head disagrees with a ledger: tampering or a restore
         ctx.exit(int(ExitCode.LEDGER_BROKEN))
     if report.refused:
@@ -151,7 +152,7 @@ def daemon_cmd(ctx: click.Context, scan_s: float) -> None:
         try:
             mem.sync_daemon(stop, scan_s=scan_s,
                             on_run=lambda r: click.echo(_report_line(r), err=True) if (
-                                r.applied_events or r.exported_events or r.refused) else None,
+                                r.applied_events or r.exported_events or r.refused or r.ledger_heads) else None,
                             on_error=lambda e: click.echo(f"sync run failed: {e}", err=True))
         except KeyboardInterrupt:
             stop.set()
