@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
+from veramem_desktop.core.display import visible
 from veramem_desktop.core.errors import MissingKeyError, NotInitialisedError, VeramemError
 from veramem_desktop.tui.commands import VeramemCommands
 from veramem_desktop.tui.demo_loader import load_demo_set, summarise
@@ -164,7 +165,7 @@ class VeramemApp(App[None]):
                 self.push_screen(UnlockScreen(error.message), self._unlocked)
             return
         if isinstance(error, VeramemError):
-            self.notify(error.message, title=error.title, severity="error", timeout=10)
+            self.notify(visible(error.message), title=visible(error.title), severity="error", timeout=10, markup=False)
         else:
             self.log.error(f"{type(error).__name__} in a worker")
             self.notify(

@@ -1,10 +1,17 @@
-"""Pure helpers that turn facade results into text for the screens (no IO, no Textual)."""
+"""Pure helpers that turn facade results into text for the screens (no IO, no Textual).
+
+Stored text reaches the screen only through :func:`plain`, :func:`one_line` or
+:func:`highlight_spans`: each passes it through ``core.display.visible`` (control and format
+characters shown as visible stand-ins) and hands Textual a Rich ``Text``, which is never read
+as markup, so ``[bold]`` in a memory shows as ``[bold]``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
 from rich.text import Text
+from veramem_desktop.core.display import visible, visible_line
 
 #: the style of a quote inside its source episode; reverse video reads well in both themes
 QUOTE_STYLE = "bold reverse"
@@ -28,20 +35,39 @@ def short_id(value: str | None, keep: int = 8) -> str:
     return f"{prefix}_…{rest[-keep:]}"
 
 
-def one_line(text: str, width: int = 80) -> str:
-    """Collapse whitespace and cut to ``width`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: max(width - 1, 0)] + "…"
+def one_line(text: str | None, width: int = 80) -> str:
+    """Collapse whitespace, show controls visibly, and cut to ``width`` characters with an ellipsis."""
+    return visible_line(" ".join((text or "").split()), width)
+
+
+def plain(text: str | None, *, multiline: bool = True, style: str = "") -> Text:
+    """Stored text as a Rich ``Text``: controls shown visibly, brackets shown as written (never markup)."""
+    return Text(visible(text or "", multiline=multiline), style=style)
+
+
+def cell(text: str | None, width: int = 80) -> Text:
+    """A table cell holding stored text: one line, visible, cut to ``width``, never markup."""
+    return Text(one_line(text, width))
 
 
 def highlight_spans(content: str, spans: Iterable[tuple[int, int]], style: str = QUOTE_STYLE) -> Text:
-    """The episode text with each ``(start, end)`` span styled; spans out of range are clipped."""
-    text = Text(content)
+    """The episode text with each ``(start, end)`` span styled; spans out of range are clipped.
+
+    Spans index the stored text; each piece between span edges is made visible on its own, so a
+    stand-in longer than its character (``\\u202e``) never shifts the highlight."""
     size = len(content)
+    cuts = {0, size}
+    marked: list[tuple[int, int]] = []
     for start, end in spans:
         lo, hi = max(0, min(start, size)), max(0, min(end, size))
         if hi > lo:
-            text.stylize(style, lo, hi)
+            cuts |= {lo, hi}
+            marked.append((lo, hi))
+    edges = sorted(cuts)
+    text = Text()
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        inside = any(a <= lo and hi <= b for a, b in marked)
+        text.append(visible(content[lo:hi], multiline=True), style=style if inside else "")
     return text
 
 

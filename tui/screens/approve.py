@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.widgets import Button, Static
+from veramem_desktop.core.display import visible
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.tui.screens.base import FacadeModal
 from veramem_desktop.tui.widgets.form_input import FormInput
@@ -77,7 +78,7 @@ class ApproveDeviceScreen(FacadeModal):
 
     def on_approve_device_screen_approved(self, message: Approved) -> None:
         text, severity = approval_summary(message.info)
-        self.notify(text, title="Approve a device", severity=severity, timeout=10)
+        self.notify(visible(text), title="Approve a device", severity=severity, timeout=10, markup=False)
         self.vapp.store_changed.publish("device approved")
         self.dismiss(message.info)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input, Static
-from veramem_desktop.tui.formatting import plural
+from veramem_desktop.tui.formatting import one_line, plural
 from veramem_desktop.tui.screens.base import SectionScreen
 from veramem_desktop.tui.screens.memory_detail import MemoryDetailScreen
 from veramem_desktop.tui.widgets.filter_bar import FilterBar, Filters
@@ -90,12 +91,12 @@ class MemoriesScreen(SectionScreen):
         self.vapp.mark_first_content()
         if message.query:
             route = f" (route: {message.route})" if message.route else ""
-            summary = f"{plural(len(message.rows), 'result')} for “{message.query}”{route}"
+            summary = f"{plural(len(message.rows), 'result')} for “{one_line(message.query, 120)}”{route}"
         elif message.rows:
             summary = f"{plural(len(message.rows), 'memory', 'memories')}"
         else:
             summary = "No memories here yet. Add some with `veramem add`, or load the demo (ctrl+p → demo)."
-        self.query_one("#memories-summary", Static).update(summary)
+        self.query_one("#memories-summary", Static).update(Text(summary))  # the query is typed text, not markup
 
     # ------------------------------------------------------------ input
     @on(Input.Changed, "#search")

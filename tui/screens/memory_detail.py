@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
-from veramem_desktop.tui.formatting import join_nonempty, outcome_line, short_id, short_time
+from veramem_desktop.tui.formatting import join_nonempty, one_line, outcome_line, plain, short_id, short_time
 from veramem_desktop.tui.screens.base import FacadeWorkers
 from veramem_desktop.tui.screens.forget import ForgetScreen
 from veramem_desktop.tui.screens.reject import RejectScreen
@@ -135,7 +136,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
     def on_memory_detail_screen_loaded(self, message: Loaded) -> None:
         detail = message.detail
         item = detail.item
-        self.query_one("#detail-text", Static).update(item.text)
+        self.query_one("#detail-text", Static).update(plain(item.text))
         self.query_one(FieldTable).show(item_fields(item))
         evidence = self.query_one("#evidence", VerticalScroll)
         evidence.remove_children()
@@ -144,16 +145,17 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         else:
             evidence.mount(Static("No evidence is stored for this item.", classes="muted"))
         versions = [
-            f"v{v.version}  {v.status:<10} {short_time(v.valid_from)} → {short_time(v.valid_to) or 'now'}  {v.text}"
+            f"v{v.version}  {v.status:<10} {short_time(v.valid_from)} → {short_time(v.valid_to) or 'now'}  "
+            f"{one_line(v.text, 400)}"
             for v in detail.versions
         ]
         conflicts = getattr(detail, "conflicts", []) or []
         if conflicts:
             versions.append("")
             versions += [f"conflicts with {short_id(c)}" for c in conflicts]
-        self.query_one("#versions", Static).update("\n".join(versions) or "Only this version.")
+        self.query_one("#versions", Static).update(Text("\n".join(versions) or "Only this version."))
         lines = link_lines(item.id, getattr(detail, "links", []) or [])
-        self.query_one("#links", Static).update("\n".join(lines))
+        self.query_one("#links", Static).update(Text("\n".join(lines)))
         for part in ("#links-title", "#links"):  # shown only when the memory has links
             self.query_one(part).display = bool(lines)
         self.query_one(LedgerTable).show(detail.ledger)
@@ -166,7 +168,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             self.notify("That episode is no longer in the store.", title="Not found", severity="warning")
             self.dismiss()
             return
-        self.query_one("#detail-text", Static).update(episode.content)
+        self.query_one("#detail-text", Static).update(plain(episode.content))
         self.query_one(FieldTable).show(episode_fields(episode))
         for hidden in ("#evidence-title", "#evidence", "#versions-title", "#versions", "#links-title", "#links"):
             self.query_one(hidden).display = False
@@ -174,7 +176,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         self.query_one(LedgerTable).display = False
 
     def on_memory_detail_screen_decided(self, message: Decided) -> None:
-        self.notify(f"{message.verb.capitalize()}: {message.item.text}", title="Review")
+        self.notify(f"{message.verb.capitalize()}: {one_line(message.item.text, 200)}", title="Review", markup=False)
         self.vapp.store_changed.publish(message.verb)
         self.load()
 

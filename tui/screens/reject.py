@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Static
-from veramem_desktop.tui.formatting import short_id
+from veramem_desktop.tui.formatting import one_line, short_id
 from veramem_desktop.tui.screens.base import FacadeModal
 
 
@@ -36,7 +36,7 @@ class RejectScreen(FacadeModal):
         with Vertical(classes="dialog", id="reject-dialog"):
             yield Static(f"Reject {short_id(self.memory_id, 12)}", classes="dialog-title")
             if self.text:
-                yield Static(f"“{self.text}”", classes="dialog-text")
+                yield Static(f"“{one_line(self.text, 400)}”", classes="dialog-text", markup=False)
             yield Static("Once rejected, this value is refused whenever an agent asserts it again.",
                          classes="dialog-text")
             yield Input(placeholder="Why? (optional, kept with the rejection)", id="reject-reason")
@@ -52,7 +52,7 @@ class RejectScreen(FacadeModal):
         self.post_result(self.Rejected(self.memory.reject(memory_id, reason=reason)))
 
     def on_reject_screen_rejected(self, message: Rejected) -> None:
-        self.notify(f"Rejected: {message.item.text}", title="Review")
+        self.notify(f"Rejected: {one_line(message.item.text, 200)}", title="Review", markup=False)
         self.vapp.store_changed.publish("rejected")
         self.dismiss(message.item)
 

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
-from veramem_desktop.tui.formatting import plural
+from veramem_desktop.tui.formatting import one_line, plural
 from veramem_desktop.tui.screens.base import SectionScreen
 from veramem_desktop.tui.screens.memory_detail import MemoryDetailScreen
 from veramem_desktop.tui.screens.reject import RejectScreen
@@ -71,7 +71,7 @@ class ReviewScreen(SectionScreen):
         self.query_one("#review-summary", Static).update(summary)
 
     def on_review_screen_approved(self, message: Approved) -> None:
-        self.notify(f"Approved: {message.item.text}", title="Review")
+        self.notify(f"Approved: {one_line(message.item.text, 200)}", title="Review", markup=False)
         self.vapp.store_changed.publish("approved")
 
     def action_approve(self) -> None:

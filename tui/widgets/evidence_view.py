@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
-from veramem_desktop.tui.formatting import find_quote, highlight_spans, join_nonempty, short_time
+from veramem_desktop.tui.formatting import find_quote, highlight_spans, join_nonempty, one_line, short_time
 
 
 def evidence_renderable(evidence: Any) -> Group:
@@ -17,17 +17,17 @@ def evidence_renderable(evidence: Any) -> Group:
                       getattr(evidence, "span_end", None))
     score = getattr(evidence, "score", None)
     header = Text(
-        join_nonempty([
+        one_line(join_nonempty([
             episode.role + (f" ({episode.source_name})" if episode.source_name else ""),
             f"session {episode.session_id}" if episode.session_id else None,
             short_time(episode.event_time),
             f"match {score:.2f}" if isinstance(score, (int, float)) else None,
-        ]),
+        ]), 200),
         style="dim",
     )
     body = highlight_spans(episode.content, [span] if span else [])
     if span is None:
-        body.append(f"\n(quote not found in this episode: “{evidence.quote}”)", style="italic")
+        body.append(f"\n(quote not found in this episode: “{one_line(evidence.quote, 400)}”)", style="italic")
     return Group(header, body)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 from textual.widgets import Static
+from veramem_desktop.tui.formatting import plain
 
 
 def field_grid(rows: Sequence[tuple[str, str]]) -> Table:
@@ -13,7 +14,7 @@ def field_grid(rows: Sequence[tuple[str, str]]) -> Table:
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
     for label, value in rows:
-        grid.add_row(label, value or "—")
+        grid.add_row(label, plain(value or "—"))  # values can be stored text: never read as markup
     return grid
 
 

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
-from veramem_desktop.tui.formatting import one_line
+from veramem_desktop.tui.formatting import cell
 
 #: (key, label, width); the memory text takes what is left
 COLUMNS = (("kind", "Kind", 10), ("text", "Memory", 0), ("authority", "Authority", 10), ("trust", "Trust", 9))
@@ -25,7 +26,7 @@ def text_width_for(total: int) -> int:
     return max(16, total - fixed)
 
 
-class MemoryTable(DataTable[str]):
+class MemoryTable(DataTable[Text]):
     """Rows keyed by id; posts ``Opened`` when a row is chosen."""
 
     @dataclass
@@ -43,12 +44,13 @@ class MemoryTable(DataTable[str]):
         for key, label, col_width in columns:
             self.add_column(label, key=key, width=col_width or text_width)
         for row in rows:
+            # Every cell is a Text made visible: a DataTable reads a plain string as markup.
             cells = [
-                getattr(row, "kind", ""), one_line(getattr(row, "text", ""), text_width),
-                getattr(row, "authority", "") or "", getattr(row, "trust", "") or "",
+                cell(getattr(row, "kind", ""), 20), cell(getattr(row, "text", ""), text_width),
+                cell(getattr(row, "authority", "") or "", 20), cell(getattr(row, "trust", "") or "", 20),
             ]
             if width >= WIDE:
-                cells.append(getattr(row, "status", "") or "")
+                cells.append(cell(getattr(row, "status", "") or "", 20))
             self.add_row(*cells, key=row.id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -6,8 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import DataTable
-from veramem_desktop.tui.formatting import one_line, short_id
+from veramem_desktop.tui.formatting import cell, one_line, short_id
 
 _ID = re.compile(r"\b(?:mem|ep)_[0-9A-Z]{20,}\b")
 REASON_WIDTH = 24
@@ -18,7 +19,7 @@ def reason_text(reason: str) -> str:
     return one_line(_ID.sub(lambda m: short_id(m.group(0), 6), reason), REASON_WIDTH)
 
 
-class ReviewTable(DataTable[str]):
+class ReviewTable(DataTable[Text]):
     """Rows keyed by memory id."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -37,8 +38,9 @@ class ReviewTable(DataTable[str]):
         for entry in queue:
             item = entry.item
             self.items[item.id] = entry
-            self.add_row(item.kind, one_line(item.text, text_width), item.authority,
-                         reason_text(entry.reason), key=item.id)
+            # Text cells: a DataTable reads a plain string as markup.
+            self.add_row(cell(item.kind, 20), cell(item.text, text_width), cell(item.authority, 20),
+                         Text(reason_text(entry.reason)), key=item.id)
 
     def current_id(self) -> str | None:
         if not self.row_count:

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
-from veramem_desktop.tui.formatting import short_time
+from veramem_desktop.tui.formatting import one_line, short_time
 
 NO_SESSION = "\x00none"  # option id for episodes stored without a session
 
@@ -23,7 +23,7 @@ class SessionList(OptionList):
     def show(self, sessions: Sequence[dict[str, Any]]) -> None:
         self.clear_options()
         for s in sessions:
-            label = Text(s["session_id"] or "(no session)", style="bold")
+            label = Text(one_line(s["session_id"] or "(no session)", 60), style="bold")
             label.append(f"\n{s['episodes']} msg · {short_time(s['last'])[:10]}", style="dim")
             self.add_option(Option(label, id=s["session_id"] or NO_SESSION))
         if sessions:
