@@ -81,3 +81,20 @@ def visible_line(text: str, width: int | None = None) -> str:
 def is_visible(text: str, *, multiline: bool = False) -> bool:
     """True when :func:`visible` would leave ``text`` unchanged."""
     return visible(text, multiline=multiline) == text
+
+
+def js_rules() -> str:
+    """The rules of :func:`visible` as JSON for the web page, whose script applies the same mapping:
+    one source for which characters are neutralised, read by every surface."""
+    import json
+
+    def js_class(chars: str) -> str:
+        return "".join(c if c == "-" else f"\\u{{{ord(c):x}}}" for c in chars)
+
+    unsafe = js_class(f"\x00-\x1f\x7f-\x9f\u2028\u2029{FORMAT_RANGES}")
+    return json.dumps({
+        # Lone surrogates: with the "u" flag a JavaScript class matches only unpaired halves.
+        "pattern": f"\\r\\n|[{unsafe}\\ud800-\\udfff]",
+        "newlines": sorted(_NEWLINES),
+        "joiners": JOINERS,
+    }, ensure_ascii=True)

@@ -243,7 +243,10 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> HTMLResponse:
+        from .core.display import js_rules  # the page shows stored text by the same rules as the CLI and TUI
+
         page = resources.files("veramem_desktop").joinpath("web/index.html").read_text("utf-8")
+        page = page.replace("/*DISPLAY_RULES*/", js_rules(), 1)
         return HTMLResponse(page, headers={
             "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
                                        "connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",

@@ -119,3 +119,58 @@ def test_recalled_text_is_shown_as_text_never_run_as_html(mem: Any, live: Any, b
     assert page.locator("#results img, #results b").count() == 0
     assert page.title() == "VeraMem"
     page.close()
+
+
+def _logged_in(browser: Any, live: Any) -> Any:
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.get_by_test_id("token").fill(live.token)
+    page.get_by_test_id("login-button").click()
+    page.get_by_test_id("query").wait_for(state="visible")
+    return page
+
+
+def test_a_script_tag_in_a_memory_shows_as_text_and_never_runs(mem: Any, live: Any, browser: Any) -> None:
+    mem.add("My deploy note says <script>document.title='pwned'</script> about Lisbon.")
+    page = _logged_in(browser, live)
+    page.get_by_test_id("query").fill("deploy note about Lisbon")
+    page.get_by_test_id("search-button").click()
+    page.get_by_test_id("result").first.wait_for()
+    assert "<script>document.title='pwned'</script>" in page.get_by_test_id("results").inner_text()
+    page.get_by_test_id("result").first.click()
+    page.get_by_test_id("detail-text").filter(has_text="<script>").wait_for()
+    assert page.locator("#results script, #detail script, #evidence script").count() == 0
+    assert page.title() == "VeraMem"
+    page.close()
+
+
+def test_escapes_and_bidi_overrides_in_a_memory_are_shown_as_visible_stand_ins(mem: Any, live: Any,
+                                                                               browser: Any) -> None:
+    mem.add("The router in Lisbon reboots at noon.\x1b[2K\r\x1b[1A \u202eevil\u202c fine.")
+    page = _logged_in(browser, live)
+    page.get_by_test_id("query").fill("router in Lisbon reboots")
+    page.get_by_test_id("search-button").click()
+    page.get_by_test_id("result").first.wait_for()
+    results = page.get_by_test_id("results").inner_text()
+    assert "␛[2K␍␛[1A" in results and "\\u202eevil\\u202c" in results
+    assert not any(ch in results for ch in "\x1b\r\u202e\u202c")
+    page.get_by_test_id("result").first.click()
+    page.get_by_test_id("detail-text").filter(has_text="Lisbon").wait_for()
+    shown = page.get_by_test_id("detail-text").inner_text() + page.get_by_test_id("evidence").inner_text()
+    assert not any(ch in shown for ch in "\x1b\u202e\u202c")
+    page.close()
+
+
+def test_the_page_applies_the_same_display_rules_as_the_cli_and_terminal_app(live: Any, browser: Any) -> None:
+    from veramem_desktop.core.display import visible
+
+    samples = ["\x1b]0;title\x07 bell", "a\r\nb\u2028c\x85d", "over\rwrite\x0b\x0c", "csi\x9b31m del\x7f",
+               "rtl\u202eevil\u202c iso\u2066x\u2069", "zw\u200bsp \u00ad \ufeff", "tag\U000e0041\U000e007f",
+               "👩\u200d👩\u200d👧 می\u200cخواهم", "tab\there", "[bold]x[/bold] <b>y</b> 東京"]
+    page = browser.new_page()
+    page.goto(live.url + "/")
+    for multiline in (False, True):
+        shown = page.evaluate("([texts, m]) => texts.map((t) => visible(t, m))", [samples, multiline])
+        assert shown == [visible(s, multiline=multiline) for s in samples]
+    page.close()
