@@ -1,19 +1,13 @@
-"""The search path: access predicate → routing → dense + BM25 + entity channels →
-weighted reciprocal rank fusion → priors → temporal order → shared block → trace.
-
-No LLM call. Every channel's SQL carries the access predicate, and the dense
-channel scores only the rows that predicate allowed, so nothing a caller may not
-see is ever ranked.
+"""Candidate channels: access predicate (in SQL) → dense + BM25 + entity channels per unit
+(memories, episodes) → weighted reciprocal rank fusion → the speaker rule, neighbouring turns
+and typed links. What comes out is relevance only; truth and priors come after (core/recall/).
 """
 
 from __future__ import annotations
 
-import json
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, cast
@@ -21,126 +15,25 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from . import access, learned
-from .access import Caller
-from .fusion import expand_neighbours, max_rrf, prior, speaker_bonus, weighted_rrf
-from .ids import iso, new_id, parse_iso
-from .items import ROLE_AUTHORITY
-from .links import LINK_TYPES
-from .protocols import Embedder
-from .store import Store
-from .textproc import content_terms, entities, fts_match, names_in, route_for, temporal_intent
-from .vectors import VectorCache
-
-MEMORY_KINDS_BY_ROUTE = {
-    "facts": ("fact", "preference", "event", "experience"),
-    "dual": ("fact", "preference", "event", "experience", "summary"),
-    "summaries": ("summary", "experience"),
-    "raw": (),
-}
-ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)
+from .. import access
+from ..access import Caller
+from ..fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
+from ..ids import iso
+from ..links import LINK_TYPES
+from ..protocols import Embedder
+from ..store import Store
+from ..textproc import content_terms, entities, fts_match, names_in, route_for
+from ..vectors import VectorCache
+from .recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 
 
-@dataclass
-class SearchConfig:
-    """Search expressed as data: channel weights, sizes and prior strengths.
+class Channels:
+    """The candidate channels of one store: dense (memories, episodes, context vectors), BM25, entities,
+    the speaker rule, neighbouring turns and typed links, fused by weighted reciprocal rank.
 
-    ``weights`` are per channel; ``episode_weights`` override them for the raw-episode
-    channels, whose full-text rows hold the previous turn too (measured on LoCoMo's dev
-    conversations: BM25 3, dense 1, context dense 1, speaker rule 1, neighbour decay 0.1,
-    200 candidates per channel).
-    """
-
-    k: int = 10
-    #: candidates per episode channel (LoCoMo recall still grew up to 200)
-    candidates: int = 200
-    #: candidates per memory channel (each is hydrated with its priors, so fewer keep search fast)
-    memory_candidates: int = 100
-    rrf_k: int = 60
-    #: "memory_ctx" ranks memories by their context-enriched vectors (the memory between the turns
-    #: around its source, written by the linker, core/links.py); "hyde" ranks by a model's hypothetical
-    #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0, "memory_ctx": 0.0,
-                                 "hyde": 0.0}
-    )
-    episode_weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 3.0, "entity": 0.25, "dense_ctx": 1.0}
-    )
-    #: when a query names exactly one known speaker, that speaker's turns count as ranked first
-    #: in one more channel of this weight
-    speaker_weight: float = 1.0
-    #: entities carried by more rows than this are left out of the entity channel: they say
-    #: little (low idf) and counting their matches costs time that grows with the store
-    entity_max_df: int = 500
-    #: query words matching more full-text rows than this (or 0.5% of them, if more) are left out of
-    #: the BM25 query: their idf is near zero, yet ranking them walks every matching row
-    term_max_df: int = 500
-    #: stores smaller than this never prune (their ranking is cheap, and recall stays untouched)
-    term_prune_min_rows: int = 10_000
-    #: each episode passes this share of its score to the adjacent turns of its session
-    neighbour_decay: float = 0.1
-    #: the best ``link_seeds`` memories pass this share of their score to the memories they are
-    #: linked with (one hop, access predicate in the SQL); 0 turns the channel off. Off by default:
-    #: on LoCoMo's facts route 0.3 cost recall (see ``veramem bench``'s channel rows)
-    link_decay: float = 0.0
-    link_seeds: int = 20
-    utility_lambda: float = 0.2
-    recency_weight: float = 0.01
-    #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
-    learned_share: float = 0.35
-    shared_k: int = 3
-    #: vector caches larger than this rank by a 128-dimensional projection first and score exactly
-    #: only the best 10·n rows (core/vectors.py); ``veramem bench`` reports what that keeps of the exact top 100
-    dense_exact_up_to: int = 50_000
-    #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
-    raw_fill_share: float = 0.5
-
-
-@dataclass
-class Hit:
-    id: str
-    kind: str  # a memory kind, or "episode"
-    text: str
-    score: float
-    authority: str
-    trust: str = "verified"
-    status: str = "active"
-    time: str | None = None
-    user_id: str | None = None
-    session_id: str | None = None
-    source: str | None = None
-    channels: dict[str, int] = field(default_factory=dict)
-    root_id: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class SearchResult:
-    trace_id: str
-    route: str
-    results: list[Hit]
-    shared: list[Hit]
-    temporal: str | None = None
-    took_ms: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "trace_id": self.trace_id,
-            "route": self.route,
-            "temporal": self.temporal,
-            "results": [h.to_dict() for h in self.results],
-            "shared": [h.to_dict() for h in self.shared],
-            "took_ms": round(self.took_ms, 2),
-        }
-
-
-
-
-class SearchEngine:
-    """Holds the vector caches and the per-caller allowed sets for one store."""
+    Every channel's SQL carries the access predicate, and the dense channel scores only the rows that
+    predicate allowed, so nothing a caller may not see is ever ranked. Holds the vector caches and the
+    per-caller allowed sets, each valid for one store version."""
 
     def __init__(self, store: Store, embedder: Embedder, config: SearchConfig | None = None) -> None:
         self.store = store
@@ -158,12 +51,11 @@ class SearchEngine:
         #: (version before, version after) this engine's last trace write, when nothing else wrote
         self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
-        self._learned = learned.ModelCache()
         self._dfs: dict[str, tuple[int, dict[str, int]]] = {}
         self._fts_rows: dict[str, tuple[int, int]] = {}
         self._last_embedding: tuple[tuple[str, str], Future[npt.NDArray[np.float32]]] | None = None
 
-    def _version(self) -> int:
+    def version(self) -> int:
         """The store's data version, except that this engine's own trace writes do not move it:
         a trace changes no memory, episode, vector or grant, so every cache stays valid."""
         raw = self.store.data_version()
@@ -171,11 +63,19 @@ class SearchEngine:
             alias = self._alias
         return alias[0] if alias is not None and alias[1] == raw else raw
 
+    def note_trace(self, before: int, after: int) -> None:
+        """This engine wrote one trace and nothing else moved the store from ``before`` to ``after``:
+        every cache stays valid."""
+        if after == before + 1:
+            with self._lock:
+                alias = self._alias
+                self._alias = (alias[0] if alias is not None and alias[1] == before else before, after)
+
     # ------------------------------------------------------------ allowed sets
     def _allowed_ids(self, unit: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
                      now: str) -> tuple[tuple[Any, ...], list[str]]:
         """The ids the caller may see (the access predicate in SQL), cached per store version and minute."""
-        version = self._version()
+        version = self.version()
         key = (unit, caller, kinds, include_archived, now[:16])
         with self._lock:
             hit = self._allowed.get(key)
@@ -200,7 +100,7 @@ class SearchEngine:
                n: int) -> list[str]:
         """Cosine over the allowed rows only; their matrix positions are cached with the allowed set."""
         cache = self.caches[cache_kind]
-        version = self._version()
+        version = self.version()
         cache.refresh(cast(Store, _VersionView(self.store, version)))
         key = (cache_kind, *allowed[0])
         with self._lock:
@@ -223,7 +123,7 @@ class SearchEngine:
 
     def _row_count(self, unit: str) -> int:
         """Full-text rows of the unit (memories or episodes), counted once per store version."""
-        version = self._version()
+        version = self.version()
         with self._lock:
             cached = self._fts_rows.get(unit)
         if cached is not None and cached[0] == version:
@@ -334,7 +234,7 @@ class SearchEngine:
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
         """The distinct speaker names among the caller's visible episodes (cached per store version)."""
-        version = self._version()
+        version = self.version()
         key = (caller, now[:16])
         with self._lock:
             hit = self._speakers.get(key)
@@ -352,7 +252,7 @@ class SearchEngine:
 
     def _speakers_of(self, ids: list[str]) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
-        for chunk in _chunks(ids, 500):
+        for chunk in chunks(ids, 500):
             marks = ",".join("?" * len(chunk))
             for r in self.store.query(f"SELECT id, source_name FROM episodes WHERE id IN ({marks})", chunk):
                 out[r[0]] = r[1]
@@ -361,7 +261,7 @@ class SearchEngine:
     def _neighbours(self, ids: list[str], caller: Caller, now: str) -> dict[str, list[str]]:
         """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
         out: dict[str, list[str]] = {}
-        for chunk in _chunks(ids, 500):
+        for chunk in chunks(ids, 500):
             params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(chunk)}}
             marks = ",".join(f":c{i}" for i in range(len(chunk)))
             rows = self.store.query(
@@ -526,129 +426,6 @@ class SearchEngine:
                 gift[dst] = max(gift.get(dst, 0.0), self.config.link_decay * scores[src])
         return {**scores, **{d: scores.get(d, 0.0) + g for d, g in gift.items()}}
 
-    def search(
-        self,
-        query: str,
-        caller: Caller,
-        *,
-        k: int | None = None,
-        route: str | None = None,
-        include_archived: bool = False,
-        now: datetime | None = None,
-        write_trace: bool = True,
-        kind: str = "search",
-    ) -> SearchResult:
-        started = time.perf_counter()
-        cfg = self.config
-        k = k or cfg.k
-        moment_dt = now or datetime.now(UTC)
-        route, scores, ranks = self.rank(query, caller, route=route, include_archived=include_archived, now=moment_dt)
-        intent = temporal_intent(query)
-        filtered = intent.kind in ("since", "before")  # a time filter may drop many: keep every candidate
-        hits = self._hydrate(scores if filtered else self._shortlist(scores, k), ranks, moment_dt)
-        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
-        if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
-            _, raw_scores, raw_ranks = self.rank(query, caller, route="raw", now=moment_dt)
-            raw = raw_scores if filtered else self._shortlist(raw_scores, k)
-            hits += [h for h in self._hydrate(raw, raw_ranks, moment_dt) if h.id not in scores]
-            own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
-        shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
-        own.sort(key=lambda h: -h.score)
-        shared.sort(key=lambda h: -h.score)
-        own = self._apply_temporal(own, intent)[:k]
-        shared = shared[: cfg.shared_k]
-        if intent.kind == "latest":
-            own.sort(key=lambda h: h.time or "", reverse=True)
-        elif intent.kind is not None:
-            own.sort(key=lambda h: h.time or "")
-        trace_id = new_id("tr")
-        if write_trace:
-            self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})
-        return SearchResult(trace_id, route, own, shared, intent.kind, (time.perf_counter() - started) * 1000)
-
-    def _shortlist(self, scores: dict[str, float], k: int) -> dict[str, float]:
-        """The candidates that could still reach the top ``k`` once priors are added.
-
-        Priors move a score by at most about ``utility_lambda`` plus the small recency, trust and
-        reachability terms, so a candidate fused further than that below the k-th cannot enter the
-        results; reading and scoring only the rest keeps search cost flat as the store grows.
-        """
-        floor = max(4 * k, 40)
-        if len(scores) <= floor:
-            return scores
-        ordered = sorted(scores, key=scores.__getitem__, reverse=True)
-        kth = scores[ordered[min(k, len(ordered)) - 1]]
-        span = self.config.utility_lambda + self.config.recency_weight + 0.05
-        keep = ordered[:floor] + [d for d in ordered[floor : 10 * floor] if scores[d] >= kth - span]
-        return {d: scores[d] for d in keep}
-
-    def _apply_temporal(self, hits: list[Hit], intent: Any) -> list[Hit]:
-        if intent.kind not in ("since", "before") or not intent.phrase:
-            return hits
-        try:
-            from .dates import parse_time
-
-            bound = iso(parse_time(intent.phrase))
-        except Exception:  # an unreadable phrase leaves the results as they are
-            return hits
-        if intent.kind == "since":
-            return [h for h in hits if (h.time or "") >= bound]
-        return [h for h in hits if (h.time or "") < bound]
-
-    def _hydrate(self, scores: dict[str, float], ranks: dict[str, dict[str, int]], now: datetime) -> list[Hit]:
-        ids = list(scores)
-        mem_ids = [i for i in ids if i.startswith("mem_")]
-        ep_ids = [i for i in ids if i.startswith("ep_")]
-        hits: list[Hit] = []
-        cfg = self.config
-        # The usage-learned score takes its share of the prior only once it is trained.
-        model = self._learned.get(self.store, self._version()) if cfg.learned_share > 0 and mem_ids else None
-        for chunk in _chunks(mem_ids, 500):
-            marks = ",".join("?" * len(chunk))
-            rows = self.store.query(
-                "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
-                "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
-                f"FROM memory_items WHERE id IN ({marks})", chunk)
-            for r in rows:
-                age = (now - parse_iso(r[6])).total_seconds() / 86400
-                util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
-                bonus = prior(utility_value=util, age_days=age, trust=r[4], retrieval_strength=float(r[12]),
-                              utility_lambda=cfg.utility_lambda, recency_weight=cfg.recency_weight)
-                if model is not None:
-                    feats = learned.features(importance=float(r[14]), confidence=float(r[15]), uses=int(r[16]),
-                                             last_used_at=r[17], valid_from=r[6], now=now)
-                    bonus = learned.blend(bonus, feats, model, cfg.learned_share)
-                hits.append(Hit(r[0], r[1], r[2], scores[r[0]] + bonus, r[3], r[4], r[5], r[6], r[7], r[8], r[9],
-                                ranks.get(r[0], {}), r[13]))
-        for chunk in _chunks(ep_ids, 500):
-            marks = ",".join("?" * len(chunk))
-            rows = self.store.query(
-                f"SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes WHERE id IN ({marks})",
-                chunk)
-            for r in rows:
-                hits.append(Hit(r[0], "episode", r[1], scores[r[0]], ROLE_AUTHORITY.get(r[2], "unendorsed"),
-                                "verified", "active", r[3], r[4], r[5], r[6] or r[2], ranks.get(r[0], {})))
-        return hits
-
-    def _write_trace(self, trace_id: str, kind: str, caller: Caller, query: str, route: str, hits: list[Hit],
-                     meta: dict[str, Any]) -> None:
-        with self.store.lock:  # nothing else of this process writes between the two version reads
-            before = self.store.data_version()
-            # A trace is telemetry, not memory: it is committed without waiting for the disk.
-            with self.store.atomic(durable=False) as conn:
-                conn.execute(
-                    "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
-                    " VALUES (?,?,?,?,?,?,?,?,?)",
-                    (trace_id, kind, iso(datetime.now(UTC)), caller.user_id, caller.agent_id, query, route,
-                     json.dumps([h.id for h in hits]), json.dumps(meta)),
-                )
-            after = self.store.data_version()
-        if after == before + 1:  # only this trace was written: the caches stay valid
-            with self._lock:
-                alias = self._alias
-                self._alias = (alias[0] if alias is not None and alias[1] == before else before, after)
-
-
 class _VersionView:
     """The store as a vector cache sees it, at the engine's version (see ``SearchEngine._version``)."""
 
@@ -680,9 +457,7 @@ def _embed_later(embedder: Embedder, query: str) -> Future[npt.NDArray[np.float3
     return pool.submit(embedder.embed, [query])
 
 
-def _chunks(items: list[str], size: int) -> list[list[str]]:
+def chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def query_terms(query: str) -> list[str]:
-    return content_terms(query)

@@ -1,0 +1,156 @@
+"""The recall pipeline, one stage after another (no LLM call):
+
+1. channels: dense + BM25 + entity channels per unit, the access predicate in each one's SQL,
+   fused by weighted reciprocal rank (core/recall/channels.py);
+2. hydrate: the shortlist that could reach the top k, read with its ranking priors (rank.py);
+3. truth: each hit's state and subject, the current memory of each subject brought in (truth.py);
+4. priors and rank: utility, recency, trust and usage added; current truth first; time bounds;
+5. shared items in their own block, then the trace (its id comes back for ``feedback``).
+
+Fencing and answering come after, in core/answer.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from .. import access, learned
+from ..access import Caller
+from ..ids import iso, new_id
+from ..protocols import Embedder
+from ..store import Store
+from ..textproc import temporal_intent
+from ..vectors import VectorCache
+from . import rank, truth
+from .channels import Channels
+from .hits import Hit, SearchResult
+from .recipes import SearchConfig
+
+
+class SearchEngine:
+    """Recall over one store: the channels, then hydrate, truth and ranking."""
+
+    def __init__(self, store: Store, embedder: Embedder, config: SearchConfig | None = None) -> None:
+        self.channels = Channels(store, embedder, config)
+        self.store = store
+        self._learned = learned.ModelCache()
+
+    # The channels' parts that the write path, the linker and the bench use directly.
+    @property
+    def embedder(self) -> Embedder:
+        return self.channels.embedder
+
+    @embedder.setter
+    def embedder(self, embedder: Embedder) -> None:
+        self.channels.embedder = embedder
+
+    @property
+    def config(self) -> SearchConfig:
+        return self.channels.config
+
+    @property
+    def caches(self) -> dict[str, VectorCache]:
+        return self.channels.caches
+
+    @property
+    def hypothesise(self) -> Callable[[str], str | None] | None:
+        return self.channels.hypothesise
+
+    @hypothesise.setter
+    def hypothesise(self, fn: Callable[[str], str | None] | None) -> None:
+        self.channels.hypothesise = fn
+
+    def rank(self, query: str, caller: Caller, **kwargs: object) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
+        """Fused relevance per id before priors and truth (see :meth:`Channels.rank`)."""
+        return self.channels.rank(query, caller, **kwargs)  # type: ignore[arg-type]
+
+    def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
+        return self.channels.speaker_names(caller, now)
+
+    # ------------------------------------------------------------ the pipeline
+    def search(
+        self,
+        query: str,
+        caller: Caller,
+        *,
+        k: int | None = None,
+        route: str | None = None,
+        include_archived: bool = False,
+        now: datetime | None = None,
+        write_trace: bool = True,
+        kind: str = "search",
+    ) -> SearchResult:
+        started = time.perf_counter()
+        cfg = self.config
+        k = k or cfg.k
+        moment = now or datetime.now(UTC)
+        intent = temporal_intent(query)
+        bound, notice = rank.time_bound(intent, moment)
+        # 1. channels (access predicate in their SQL)
+        route, scores, ranks = self.channels.rank(query, caller, route=route, include_archived=include_archived,
+                                                  now=moment)
+        # 2. hydrate: with a time bound every candidate is read, since the bound may drop many
+        model = self._learned.get(self.store, self.channels.version()) if cfg.learned_share > 0 else None
+        hits = rank.hydrate(self.store, scores if bound else rank.shortlist(scores, k, cfg), ranks, moment, cfg, model)
+        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
+        if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
+            _, raw_scores, raw_ranks = self.channels.rank(query, caller, route="raw", now=moment)
+            raw = raw_scores if bound else rank.shortlist(raw_scores, k, cfg)
+            hits += [h for h in rank.hydrate(self.store, raw, raw_ranks, moment, cfg, None) if h.id not in scores]
+        shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
+        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
+        # 3. truth: states, subjects, and the current memory of each subject the hits speak about
+        own, groups = truth.annotate(self.store, own, self._fetcher(caller, moment, include_archived, cfg, model))
+        shared, _ = truth.annotate(self.store, shared, lambda ids: [])
+        # 4. priors, then current truth first; history questions keep the time order instead
+        rank.apply_priors(own)
+        rank.apply_priors(shared)
+        own = rank.within(own, bound)
+        own = truth.order(own, groups) if intent.kind is None else sorted(own, key=lambda h: -h.score)
+        own = own[:k]
+        if intent.kind == "latest":
+            own.sort(key=lambda h: h.time or "", reverse=True)
+        elif intent.kind is not None:
+            own.sort(key=lambda h: h.time or "")
+        # 5. the shared block, labelled, never displacing the caller's own; the trace
+        shared = sorted(shared, key=lambda h: -h.score)[: cfg.shared_k]
+        trace_id = new_id("tr")
+        if write_trace:
+            self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})
+        return SearchResult(trace_id, route, own, shared, intent.kind, (time.perf_counter() - started) * 1000,
+                            [notice] if notice else [])
+
+    def annotate(self, hits: list[Hit], caller: Caller) -> list[Hit]:
+        """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns)."""
+        annotated, _ = truth.annotate(self.store, hits, lambda ids: [])
+        return annotated
+
+    def _fetcher(self, caller: Caller, moment: datetime, include_archived: bool, cfg: SearchConfig,
+                 model: learned.LearnedModel | None) -> truth.Fetch:
+        """Hydrate memories the truth stage asks for, through the caller's access predicate."""
+        def fetch(ids: list[str]) -> list[Hit]:
+            marks = ",".join(f":i{n}" for n in range(len(ids)))
+            allowed = [r[0] for r in self.store.query(
+                f"SELECT m.id FROM memory_items m WHERE m.id IN ({marks}) AND "
+                f"{access.memory_predicate('m', include_archived=include_archived)}",
+                {**access.params(caller, iso(moment)), **{f"i{n}": i for n, i in enumerate(ids)}})]
+            return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model)
+        return fetch
+
+    def _write_trace(self, trace_id: str, kind: str, caller: Caller, query: str, route: str, hits: list[Hit],
+                     meta: dict[str, object]) -> None:
+        with self.store.lock:  # nothing else of this process writes between the two version reads
+            before = self.store.data_version()
+            # A trace is telemetry, not memory: it is committed without waiting for the disk.
+            with self.store.atomic(durable=False) as conn:
+                conn.execute(
+                    "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
+                    " VALUES (?,?,?,?,?,?,?,?,?)",
+                    (trace_id, kind, iso(datetime.now(UTC)), caller.user_id, caller.agent_id, query, route,
+                     json.dumps([h.id for h in hits]), json.dumps(meta)),
+                )
+            after = self.store.data_version()
+        self.channels.note_trace(before, after)

@@ -1,0 +1,72 @@
+"""What recall returns: hits with their relevance, priors and truth, and the search result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: A hit's state, as the truth stage (core/recall/truth.py) finds it.
+#: current: what the memory holds now; superseded / retracted / archived: history; in_conflict: a
+#: current memory contradicted by another one a person has not settled; raw: a message nothing was
+#: derived from; rejected / held: shown only to a person who asked for rejected material.
+STATES = ("current", "in_conflict", "raw", "superseded", "retracted", "archived", "held", "rejected")
+#: states whose text is not what the memory holds now
+STALE = frozenset({"superseded", "retracted", "archived"})
+
+
+@dataclass
+class Hit:
+    id: str
+    kind: str  # a memory kind, or "episode"
+    text: str
+    score: float
+    authority: str
+    #: a memory's review state (candidate, verified: a person approved it, rejected); "raw" for an episode
+    trust: str
+    status: str = "active"
+    time: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    source: str | None = None
+    channels: dict[str, int] = field(default_factory=dict)
+    root_id: str | None = None
+    #: the ranking prior (utility, recency, trust, usage) added to the relevance score
+    prior: float = 0.0
+    state: str = "current"
+    superseded_by: str | None = None
+    conflicts_with: list[str] = field(default_factory=list)
+    #: for an episode: the memories derived from it (its evidence) or that it restates
+    derived: list[str] = field(default_factory=list)
+    #: what the hit speaks about ("lives_in") and the value it gives, when known
+    subject: str | None = None
+    value: str | None = None
+    #: hits about one subject share a group (an opaque label, stable within one result)
+    group: str | None = None
+    #: whether an agent may act on it: authorized, current, not rejected, not in open conflict
+    actionable: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SearchResult:
+    trace_id: str
+    route: str
+    results: list[Hit]
+    shared: list[Hit]
+    temporal: str | None = None
+    took_ms: float = 0.0
+    #: what the search could not honour, said rather than dropped (an unreadable time bound)
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trace_id": self.trace_id,
+            "route": self.route,
+            "temporal": self.temporal,
+            "results": [h.to_dict() for h in self.results],
+            "shared": [h.to_dict() for h in self.shared],
+            "took_ms": round(self.took_ms, 2),
+            "notices": self.notices,
+        }

@@ -1,0 +1,97 @@
+"""Ranking after the channels: the shortlist worth reading, hits read from the store with their
+ranking priors (utility, recency, trust, reachability, the usage-learned score), and time bounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from .. import learned
+from ..dates import parse_bound
+from ..fusion import prior
+from ..ids import iso, parse_iso
+from ..items import ROLE_AUTHORITY
+from ..store import Store
+from ..textproc import TemporalIntent
+from .channels import chunks
+from .hits import Hit
+from .recipes import SearchConfig
+
+
+def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[str, float]:
+    """The candidates that could still reach the top ``k`` once priors are added.
+
+    Priors move a score by at most about ``utility_lambda`` plus the small recency, trust and
+    reachability terms, so a candidate fused further than that below the k-th cannot enter the
+    results; reading and scoring only the rest keeps search cost flat as the store grows.
+    """
+    floor = max(4 * k, 40)
+    if len(scores) <= floor:
+        return scores
+    ordered = sorted(scores, key=scores.__getitem__, reverse=True)
+    kth = scores[ordered[min(k, len(ordered)) - 1]]
+    span = config.utility_lambda + config.recency_weight + 0.05
+    keep = ordered[:floor] + [d for d in ordered[floor : 10 * floor] if scores[d] >= kth - span]
+    return {d: scores[d] for d in keep}
+
+
+def hydrate(store: Store, scores: dict[str, float], ranks: dict[str, dict[str, int]], now: datetime,
+            config: SearchConfig, model: learned.LearnedModel | None) -> list[Hit]:
+    """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added)."""
+    ids = list(scores)
+    hits: list[Hit] = []
+    for chunk in chunks([i for i in ids if i.startswith("mem_")], 500):
+        rows = store.query(
+            "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
+            "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
+            f"FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        for r in rows:
+            age = (now - parse_iso(r[6])).total_seconds() / 86400
+            util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
+            bonus = prior(utility_value=util, age_days=age, trust=r[4], retrieval_strength=float(r[12]),
+                          utility_lambda=config.utility_lambda, recency_weight=config.recency_weight)
+            if model is not None:
+                feats = learned.features(importance=float(r[14]), confidence=float(r[15]), uses=int(r[16]),
+                                         last_used_at=r[17], valid_from=r[6], now=now)
+                bonus = learned.blend(bonus, feats, model, config.learned_share)
+            hits.append(Hit(r[0], r[1], r[2], scores[r[0]], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+                            ranks.get(r[0], {}), r[13], prior=bonus))
+    for chunk in chunks([i for i in ids if i.startswith("ep_")], 500):
+        rows = store.query(
+            "SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes "
+            f"WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+        for r in rows:
+            hits.append(Hit(r[0], "episode", r[1], scores[r[0]], ROLE_AUTHORITY.get(r[2], "unendorsed"), "raw",
+                            "active", r[3], r[4], r[5], r[6] or r[2], ranks.get(r[0], {})))
+    return hits
+
+
+def apply_priors(hits: list[Hit]) -> list[Hit]:
+    for h in hits:
+        h.score += h.prior
+    return hits
+
+
+@dataclass(frozen=True)
+class TimeBound:
+    kind: str  # "since" or "before"
+    moment: str  # ISO
+
+
+def time_bound(intent: TemporalIntent, now: datetime) -> tuple[TimeBound | None, str | None]:
+    """The bound a "since …" / "before …" question sets, read against ``now``; or a notice saying which
+    time expression could not be read (the results are then not filtered by time)."""
+    if intent.kind not in ("since", "before") or not intent.phrase:
+        return None, None
+    moment = parse_bound(intent.phrase, now)
+    if moment is None:
+        return None, f"could not read the time {intent.phrase!r}; the results are not limited by time"
+    return TimeBound(intent.kind, iso(moment)), None
+
+
+def within(hits: list[Hit], bound: TimeBound | None) -> list[Hit]:
+    if bound is None:
+        return hits
+    if bound.kind == "since":
+        return [h for h in hits if (h.time or "") >= bound.moment]
+    return [h for h in hits if (h.time or "") < bound.moment]

@@ -1,0 +1,91 @@
+"""Search expressed as data: routes, and named channel weightings ("recipes") with the sizes and
+prior strengths that go with them. The engine takes a :class:`SearchConfig`; nothing else in the
+recall path carries a weight of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+MEMORY_KINDS_BY_ROUTE = {
+    "facts": ("fact", "preference", "event", "experience"),
+    "dual": ("fact", "preference", "event", "experience", "summary"),
+    "summaries": ("summary", "experience"),
+    "raw": (),
+}
+ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)
+
+
+@dataclass
+class SearchConfig:
+    """Search expressed as data: channel weights, sizes and prior strengths.
+
+    ``weights`` are per channel; ``episode_weights`` override them for the raw-episode
+    channels, whose full-text rows hold the previous turn too (measured on LoCoMo's dev
+    conversations: BM25 3, dense 1, context dense 1, speaker rule 1, neighbour decay 0.1,
+    200 candidates per channel).
+    """
+
+    k: int = 10
+    #: candidates per episode channel (LoCoMo recall still grew up to 200)
+    candidates: int = 200
+    #: candidates per memory channel (each is hydrated with its priors, so fewer keep search fast)
+    memory_candidates: int = 100
+    rrf_k: int = 60
+    #: "memory_ctx" ranks memories by their context-enriched vectors (the memory between the turns
+    #: around its source, written by the linker, core/links.py); "hyde" ranks by a model's hypothetical
+    #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0, "memory_ctx": 0.0,
+                                 "hyde": 0.0}
+    )
+    episode_weights: dict[str, float] = field(
+        default_factory=lambda: {"dense": 1.0, "bm25": 3.0, "entity": 0.25, "dense_ctx": 1.0}
+    )
+    #: when a query names exactly one known speaker, that speaker's turns count as ranked first
+    #: in one more channel of this weight
+    speaker_weight: float = 1.0
+    #: entities carried by more rows than this are left out of the entity channel: they say
+    #: little (low idf) and counting their matches costs time that grows with the store
+    entity_max_df: int = 500
+    #: query words matching more full-text rows than this (or 0.5% of them, if more) are left out of
+    #: the BM25 query: their idf is near zero, yet ranking them walks every matching row
+    term_max_df: int = 500
+    #: stores smaller than this never prune (their ranking is cheap, and recall stays untouched)
+    term_prune_min_rows: int = 10_000
+    #: each episode passes this share of its score to the adjacent turns of its session
+    neighbour_decay: float = 0.1
+    #: the best ``link_seeds`` memories pass this share of their score to the memories they are
+    #: linked with (one hop, access predicate in the SQL); 0 turns the channel off. Off by default:
+    #: on LoCoMo's facts route 0.3 cost recall (see ``veramem bench``'s channel rows)
+    link_decay: float = 0.0
+    link_seeds: int = 20
+    utility_lambda: float = 0.2
+    recency_weight: float = 0.01
+    #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
+    learned_share: float = 0.35
+    shared_k: int = 3
+    #: vector caches larger than this rank by a 128-dimensional projection first and score exactly
+    #: only the best 10·n rows (core/vectors.py); ``veramem bench`` reports what that keeps of the exact top 100
+    dense_exact_up_to: int = 50_000
+    #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
+    raw_fill_share: float = 0.5
+
+
+
+#: Named channel weightings. "hybrid" is the default; the single-channel recipes are the baselines
+#: ``veramem bench`` measures beside it.
+RECIPES: dict[str, dict[str, dict[str, float]]] = {
+    "hybrid": {"weights": SearchConfig().weights, "episode_weights": SearchConfig().episode_weights},
+    "bm25": {"weights": {"bm25": 1.0}, "episode_weights": {"bm25": 1.0}},
+    "dense": {"weights": {"dense": 1.0}, "episode_weights": {"dense": 1.0}},
+}
+
+
+def recipe(name: str, base: SearchConfig | None = None) -> SearchConfig:
+    """``base`` (or the defaults) with the channel weightings of the recipe ``name``."""
+    if name not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r}; known: {', '.join(RECIPES)}")
+    weights = RECIPES[name]
+    return replace(base or SearchConfig(), weights=dict(weights["weights"]),
+                   episode_weights=dict(weights["episode_weights"]))

@@ -1,0 +1,272 @@
+"""The truth stage of recall: what the memory knows about each hit, and current truth first.
+
+Relevance alone would serve a corrected or replaced statement as if it were true: the raw
+message "I live in Berlin." matches "where do I live" better than the memory "User lives in
+Munich now." that replaced it. This stage knows, for every hit:
+
+- its state: a memory's own (current, superseded and by what, retracted, archived, in
+  conflict and with what); an episode's from the memories derived from it or that it
+  restates (current when one of them is, superseded when all of them are, raw when none);
+- its subject: memories with one subject/predicate (a single-valued attribute of a user),
+  versions of one memory, merges and their sources, and both sides of a recorded conflict
+  speak about one thing, and an episode speaks about what its memories speak about.
+
+Then, for each subject the hits touch, the current memory of the highest authority is
+brought in (through the access predicate) when relevance missed it, and ranks first among
+that subject's hits; what is stale, and every claim of lower authority, ranks below it, however
+many times it was repeated. Rejected values never get here: the access predicate withheld
+them in SQL (core/access.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..items import AUTHORITY_RANK
+from ..llm import multi_valued
+from ..store import Store
+from .channels import chunks
+from .hits import STALE, Hit
+
+Fetch = Callable[[list[str]], list[Hit]]
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: str
+    status: str
+    trust: str
+    subject: str | None
+    predicate: str | None
+    user_id: str | None
+    team_id: str | None
+    root_id: str
+    authority: str
+    conflicts: tuple[str, ...]
+    withheld: str | None
+    value: str | None
+
+    @property
+    def key(self) -> tuple[str, ...] | None:
+        """The single-valued attribute this memory states, or None."""
+        if not (self.subject and self.predicate) or multi_valued(self.predicate):
+            return None
+        return ("key", self.user_id or "", self.team_id or "", self.subject.casefold().strip(),
+                self.predicate.casefold().strip())
+
+
+def _in(values: Sequence[str]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
+    out: dict[str, _Row] = {}
+    for chunk in chunks(sorted(ids), 500):
+        for r in store.query(
+            "SELECT m.id, m.status, m.trust, m.subject, m.predicate, m.user_id, m.team_id, m.root_id, m.authority, "
+            "m.metadata, (SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
+            f"FROM memory_items m WHERE m.id IN ({_in(chunk)})", chunk):
+            meta = json.loads(r[9] or "{}")
+            out[r[0]] = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
+                             tuple(meta.get("conflicts_with", [])), r[10], r[11])
+    return out
+
+
+def _related(store: Store, episode_ids: list[str]) -> dict[str, list[str]]:
+    """The memories each episode is evidence of or restates."""
+    out: dict[str, list[str]] = {}
+    for chunk in chunks(episode_ids, 500):
+        for eid, mid in store.query(
+            f"SELECT episode_id, memory_id FROM evidence WHERE episode_id IN ({_in(chunk)}) "
+            f"UNION SELECT episode_id, memory_id FROM mentions WHERE episode_id IN ({_in(chunk)})", chunk + chunk):
+            out.setdefault(eid, []).append(mid)
+    return out
+
+
+def _withheld_episodes(store: Store, episode_ids: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for chunk in chunks(episode_ids, 500):
+        for eid, reason in store.query(f"SELECT owner_id, reason FROM withheld WHERE owner_kind = 'episode' "
+                                       f"AND owner_id IN ({_in(chunk)})", chunk):
+            out[eid] = reason
+    return out
+
+
+def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
+    """For each memory no longer current, the memory that stands for it now: the active version of its
+    chain, else what it was merged or fused into (followed a few steps)."""
+    stale = [r for r in rows.values() if r.status in ("superseded", "retracted")]
+    out: dict[str, str] = {}
+    if not stale:
+        return out
+    roots = sorted({r.root_id for r in stale})
+    active_of_root: dict[str, str] = {}
+    for chunk in chunks(roots, 500):
+        for root, mid in store.query(f"SELECT root_id, id FROM memory_items WHERE status = 'active' "
+                                     f"AND trust != 'rejected' AND root_id IN ({_in(chunk)})", chunk):
+            active_of_root.setdefault(root, mid)
+    for r in stale:
+        if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
+            out[r.id] = active_of_root[r.root_id]
+            continue
+        if r.status != "superseded":
+            continue
+        source = r.id
+        for _ in range(4):
+            row = store.query_one("SELECT d.derived_id, m.status FROM derivations d JOIN memory_items m "
+                                  "ON m.id = d.derived_id WHERE d.source_id = ? ORDER BY m.created_at DESC LIMIT 1",
+                                  (source,))
+            if row is None:
+                break
+            source = row[0]
+            if row[1] == "active":
+                out[r.id] = source
+                break
+    return out
+
+
+def _holders(store: Store, keys: set[tuple[str, ...]]) -> set[str]:
+    """The active memories stating each single-valued attribute in ``keys``."""
+    found: set[str] = set()
+    for _, user, team, subject, predicate in keys:
+        found |= {r[0] for r in store.query(
+            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND coalesce(user_id, '') = ? "
+            "AND coalesce(team_id, '') = ? AND lower(subject) = ? AND lower(predicate) = ? LIMIT 20",
+            (user, team, subject, predicate))}
+    return found
+
+
+def _memory_state(row: _Row, rows: dict[str, _Row]) -> str:
+    if row.trust == "rejected" or row.withheld == "rejected":
+        return "rejected"
+    if row.withheld == "resembles":
+        return "held"
+    if row.status in STALE:
+        return row.status
+    live = [c for c in row.conflicts if c in rows and rows[c].status == "active" and rows[c].trust != "rejected"]
+    return "in_conflict" if live else "current"
+
+
+class _Groups:
+    """Union-find over what hits speak about."""
+
+    def __init__(self) -> None:
+        self.parent: dict[object, object] = {}
+
+    def find(self, x: object) -> object:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: object, b: object) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[ra] = rb
+
+
+def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:
+    """Label each hit with its state and subject, and bring in the current memory of every subject the
+    hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
+    Returns the hits (those brought in last) and the subject group of each."""
+    episode_ids = [h.id for h in hits if h.kind == "episode"]
+    related = _related(store, episode_ids)
+    withheld_eps = _withheld_episodes(store, episode_ids)
+    wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
+    rows = _rows(store, wanted)
+    current = _current_of(store, rows)
+    keys = {k for r in rows.values() if (k := r.key) is not None}
+    present = {h.id for h in hits}
+    missing = (set(current.values()) | _holders(store, keys)) - present
+    if missing:
+        extra = fetch(sorted(missing))
+        for h in extra:
+            h.channels = {**h.channels, "truth": 1}
+        hits = hits + extra
+        rows |= _rows(store, {h.id for h in extra} - rows.keys())
+    # Partners of conflicts are read too, to tell an open conflict from a settled one.
+    partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
+    if partners:
+        rows |= _rows(store, partners)
+
+    groups = _Groups()
+    for r in rows.values():
+        groups.union(r.id, ("root", r.root_id))
+        if r.key is not None:
+            groups.union(r.id, r.key)
+        for other in r.conflicts:
+            groups.union(r.id, other)
+    for stale, now in current.items():
+        groups.union(stale, now)
+    for eid, mids in related.items():
+        for mid in mids:
+            groups.union(eid, mid)
+
+    for h in hits:
+        if h.kind == "episode":
+            _label_episode(h, related.get(h.id, []), rows, current, withheld_eps.get(h.id))
+        elif h.id in rows:
+            row = rows[h.id]
+            h.state = _memory_state(row, rows)
+            h.superseded_by = current.get(h.id)
+            h.conflicts_with = list(row.conflicts)
+            h.subject = row.predicate
+            h.value = row.value
+        h.actionable = h.authority == "authorized" and h.state == "current"
+    found = {h.id: groups.find(h.id) for h in hits}
+    labels: dict[object, str] = {}
+    for h in hits:
+        h.group = labels.setdefault(found[h.id], f"g{len(labels) + 1}")
+    return hits, found
+
+
+def _label_episode(hit: Hit, mids: list[str], rows: dict[str, _Row], current: dict[str, str],
+                   withheld: str | None) -> None:
+    hit.trust = "raw"
+    hit.derived = sorted(mids)
+    if withheld is not None:
+        hit.state = "rejected" if withheld == "rejected" else "held"
+        return
+    states = {m: _memory_state(rows[m], rows) for m in mids if m in rows}
+    about = next((rows[m] for m in mids if m in rows and rows[m].predicate), None)
+    hit.subject, hit.value = (about.predicate, about.value) if about is not None else (None, None)
+    live = [m for m, s in states.items() if s in ("current", "in_conflict")]
+    if not states or all(s in ("rejected", "held") for s in states.values()):
+        hit.state = "raw"
+    elif live:
+        hit.state = "current" if any(states[m] == "current" for m in live) else "in_conflict"
+        hit.conflicts_with = sorted({c for m in live for c in rows[m].conflicts})
+    else:
+        stale = [m for m, s in states.items() if s in STALE]
+        hit.state = "superseded" if any(states[m] == "superseded" for m in stale) else \
+            states[stale[0]] if stale else "raw"
+        hit.superseded_by = next((current[m] for m in stale if m in current), None)
+
+
+def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
+    """Current truth first, by score otherwise.
+
+    Within each subject, the current hit of the highest authority (a person's approval breaking ties)
+    takes the subject's best score; every stale hit and every claim of lower authority is placed below
+    it, keeping their order among themselves. Subjects do not move relative to each other otherwise."""
+    by_group: dict[object, list[Hit]] = {}
+    for h in hits:
+        by_group.setdefault(groups.get(h.id, h.id), []).append(h)
+    for members in by_group.values():
+        live = [h for h in members if h.state in ("current", "in_conflict")]
+        if len(members) < 2 or not live:
+            continue
+        head = max(live, key=lambda h: (AUTHORITY_RANK.get(h.authority, 0), h.state == "current",
+                                        h.trust == "verified", h.kind != "episode", h.score))
+        top = max(h.score for h in members)
+        head.score = top + 1e-6
+        below = sorted((h for h in members if h is not head and
+                        (h.state not in ("current", "in_conflict")
+                         or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0))),
+                       key=lambda h: -h.score)
+        for i, h in enumerate(below):
+            h.score = min(h.score, head.score - 1e-4 * (i + 1))
+    return sorted(hits, key=lambda h: -h.score)
