@@ -68,7 +68,10 @@ def gate(text: str, private_texts: list[str], *, scanner: SecretScanner | None =
          source: str | None = None) -> str | None:
     """The deterministic gate: secrets (in the text to share and in the memory it came from, since a
     paraphrased secret is still one), personal data, then the canary check. The reason names the kinds."""
-    secrets = (scanner or SecretScanner()).find(text if source is None else f"{text}\n{source}")
+    scanner = scanner or SecretScanner()
+    if not scanner.ready:
+        return "secret detection is unavailable (detect-secrets found no plugins), so nothing is shared"
+    secrets = scanner.find(text if source is None else f"{text}\n{source}")
     if secrets:
         return "secret found: " + ", ".join(secrets)
     pii = find_pii(text)

@@ -189,6 +189,21 @@ def _web() -> str:
     return f"index.html {len(page)} chars; uvicorn protocols bundled"
 
 
+@check("sharing gate")
+def _sharing_gate() -> str:
+    # detect-secrets plugins, phonenumbers region metadata and python-stdnum data files are all
+    # loaded by name or from files: a build without them would share secrets unchecked.
+    from veramem_desktop.core.pii import find_pii
+    from veramem_desktop.core.secret_scan import SecretScanner
+
+    scanner = SecretScanner()
+    found = scanner.find("The office wifi password is hunter2. Key AKIAIOSFODNN7EXAMPLE.")
+    pii = find_pii("call +351 912 345 678 or pay GB82 WEST 1234 5698 7654 32")
+    if not scanner.ready or "aws-access-key" not in found or not {"phone", "iban"} <= set(pii):
+        raise ValueError(f"secrets {found}, personal data {pii}")
+    return f"{len(scanner._plugins)} secret detectors; found {', '.join(found)} and {', '.join(pii)}"
+
+
 @check("keyring back ends")
 def _keyring() -> str:
     # keyring discovers back ends through entry points; a missing one is a silent downgrade.

@@ -265,3 +265,15 @@ def test_share_consent_through_the_cli_keeps_the_wifi_password_local(isolated_ho
     assert report["refused"] == [{"id": memory_id, "reason": "secret found: password"}]
     found = json.loads(run_cli("search", "office wifi password", "--user", "bob", "--json").stdout)
     assert found["shared"] == [] and found["results"] == []
+
+
+def test_without_its_secret_detectors_the_gate_shares_nothing() -> None:
+    """A build that lost detect-secrets' plugins must fail closed, not share unchecked text."""
+    from veramem_desktop.core.secret_scan import SecretScanner
+    from veramem_desktop.core.sharing import gate
+
+    crippled = SecretScanner()
+    crippled._plugins, crippled.ready = [], False
+    reason = gate("Descaling the kettle monthly keeps it quiet.", [], scanner=crippled)
+    assert reason is not None and "unavailable" in reason
+    assert SecretScanner().ready
