@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from . import __version__
 from .agent_access import AgentAccess
-from .core import fence
+from .core import fence, limits
 from .core.errors import VeramemError
 
 INSTRUCTIONS = """\
@@ -44,7 +44,8 @@ class Message(BaseModel):
         "user", description="Who said it. 'user' for the person, 'assistant' for you, 'tool' for tool output."
     )
     content: str = Field(description="The message text, verbatim.", min_length=1, max_length=200_000)
-    time: str | None = Field(None, description="When it was said, ISO 8601 (e.g. 2024-05-08T13:56:00Z); default now.")
+    time: str | None = Field(None, max_length=limits.MAX_TIME_CHARS,
+                             description="When it was said, ISO 8601 (e.g. 2024-05-08T13:56:00Z); default now.")
 
 
 def _fail(exc: VeramemError) -> ToolError:
@@ -110,7 +111,7 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
     def add(
         messages: Annotated[list[Message], Field(min_length=1, max_length=200,
                                                  description="The messages to remember, oldest first.")],
-        session_id: Annotated[str | None, Field(max_length=200, description=(
+        session_id: Annotated[str | None, Field(max_length=limits.MAX_ID_CHARS, description=(
             "A conversation id, so later searches can group turns; omit if you have none."))] = None,
     ) -> str:
         """Remember messages from the conversation in the user's memory.

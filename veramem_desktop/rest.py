@@ -30,17 +30,18 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import __version__
 from .agent_access import AgentAccess
 from .config import Paths
-from .core import fence
+from .core import fence, limits
 from .core.errors import VeramemError
 
 logger = logging.getLogger("veramem.rest")
-MAX_BODY_BYTES = 20 * 1024 * 1024
+MAX_BODY_BYTES = limits.MAX_REQUEST_BYTES
 TOKEN_FILE = "rest-token"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
@@ -86,15 +87,17 @@ _ID = re.compile(ID_PATTERN)
 class MessageIn(BaseModel):
     role: Literal["user", "assistant", "tool"] = Field("user", description="Who said it.")
     content: Text = Field(min_length=1, description="The message text, verbatim.")
-    name: Text | None = Field(None, max_length=200, description="The speaker's name, if any.")
-    time: Text | None = Field(None, max_length=64, description="When it was said (ISO 8601); default now.")
+    name: Text | None = Field(None, max_length=limits.MAX_NAME_CHARS, description="The speaker's name, if any.")
+    time: Text | None = Field(None, max_length=limits.MAX_TIME_CHARS,
+                              description="When it was said (ISO 8601); default now.")
 
 
 class AddIn(BaseModel):
     messages: Text | list[MessageIn] = Field(
         description="One text (a user message) or a list of messages, oldest first.", min_length=1
     )
-    session_id: Text | None = Field(None, max_length=200, description="Conversation id grouping these turns.")
+    session_id: Text | None = Field(None, max_length=limits.MAX_ID_CHARS,
+                                    description="Conversation id grouping these turns.")
 
 
 class SearchIn(BaseModel):
@@ -240,6 +243,12 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
         ][:20]
         return JSONResponse({"title": "Invalid input", "message": "; ".join(problems) or "invalid request"},
                             status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # Framework errors (a body that is not JSON, an unknown path) in the same shape as every other error.
+        return JSONResponse({"title": "Bad request" if exc.status_code == 400 else "Error", "message": str(exc.detail)},
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> HTMLResponse:

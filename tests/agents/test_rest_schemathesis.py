@@ -54,3 +54,31 @@ def test_no_generated_request_causes_a_server_error(live: Any, mem: Any) -> None
 
     assert not failures, "\n".join(failures)
     assert set(sent) == labels
+
+
+#: cases for the one endpoint that takes free-form input into the store (issue 16's fuzzing)
+ADD_EXAMPLES = 150
+
+
+def test_generated_adds_end_in_success_or_a_documented_4xx_and_lose_nothing(live: Any, mem: Any) -> None:
+    seeded = mem.add("I live in Lisbon and I like green tea.")
+    seed_ids = [d["id"] for d in seeded.added]
+    schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
+    add = next(r.ok() for r in schema.get_all_operations()
+               if isinstance(r, Ok) and r.ok().path == "/v1/add")
+    strategy = st.one_of(add.as_strategy(GenerationMode.POSITIVE), add.as_strategy(GenerationMode.NEGATIVE))
+    statuses: dict[int, int] = {}
+
+    @settings(max_examples=ADD_EXAMPLES, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(case=strategy)
+    def run(case: Any) -> None:
+        response = case.call(base_url=live.url, headers=live.auth, timeout=30)
+        statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+        assert response.status_code in (200, 400, 401, 413, 422), (response.status_code, response.text[:200])
+        assert set(response.json()) >= ({"episodes"} if response.status_code == 200 else {"title", "message"})
+
+    run()
+    assert statuses.get(200, 0) > 10 and statuses.get(422, 0) > 10, statuses
+    assert mem.verify().ok
+    assert all(mem.get(i).status == "active" for i in seed_ids)
