@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sync_e2e_helpers import Device, converge, deliver, make_devices
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sync_e2e_helpers import Device, converge, deliver, make_devices, own_files
 from veramem_desktop.core import ledger
 from veramem_desktop.core.canonical import GENESIS_HASH, chain_hash
 from veramem_desktop.core.store import Store
@@ -194,3 +197,50 @@ def test_a_store_restored_from_an_older_copy_is_reported_by_the_peer_on_the_next
     finally:
         a.store.close()
         b.store.close()
+
+
+PEERS = 2
+honest_step = st.one_of(
+    st.tuples(st.just("add"), st.integers(0, PEERS - 1)),
+    st.tuples(st.just("forget"), st.integers(0, PEERS - 1)),
+    st.tuples(st.just("run"), st.integers(0, PEERS - 1)),
+    # some of src's files, in any order, to dst (a file-sync engine that is slow or partial); none named: all
+    st.tuples(st.just("deliver"), st.integers(0, PEERS - 1), st.lists(st.integers(0, 30), max_size=4)),
+    # an older version of src's head file reaches the other device late
+    st.tuples(st.just("stale_head"), st.integers(0, PEERS - 1), st.integers(0, 30)),
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(honest_step, min_size=6, max_size=16))
+def test_honest_devices_never_report_a_rolled_back_or_rewritten_ledger_whatever_the_delivery(
+        steps: list[tuple]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        devices = make_devices(Path(tmp), ["a", "b"])
+        old_heads: dict[str, list[bytes]] = {d.id: [] for d in devices}
+        try:
+            for n, action in enumerate(steps):
+                kind, d = action[0], devices[action[1]]
+                other = devices[1 - action[1]]
+                if kind == "add":
+                    d.add(f"fact number {n} from {d.name}")
+                elif kind == "forget" and d.memory_ids():
+                    d.forget(d.memory_ids()[0])
+                elif kind == "run":
+                    assert not d.service.run().ledger_heads
+                    old_heads[d.id].append(heads.head_path(d.folder, d.id).read_bytes())
+                elif kind == "deliver":
+                    files = own_files(d)
+                    deliver(d, other, [files[i % len(files)] for i in action[2]] if files and action[2] else None)
+                elif kind == "stale_head" and old_heads[d.id]:
+                    target = heads.head_path(other.folder, d.id)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(old_heads[d.id][action[2] % len(old_heads[d.id])])
+            converge(devices)
+            for d in devices:
+                assert not d.service.run().ledger_heads
+                status = d.service.status()
+                assert status["own_chain_problem"] is None and all(c["problem"] is None for c in status["chains"])
+        finally:
+            for d in devices:
+                d.store.close()
