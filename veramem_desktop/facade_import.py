@@ -267,8 +267,9 @@ def _checked(rec: Record) -> Record | Problem:
 
 
 def _derive(writer: Writer, stored: Sequence[Episode]) -> WriteOutcome:
-    """Derive from the whole batch; should that fail unexpectedly, from each message alone, so one
-    message that trips the extractor costs only its own memories (its episode stays stored)."""
+    """Derive from the whole batch; should that fail unexpectedly, from each half in turn, down to
+    single messages, so a message that trips the extractor costs only its own memories (its episode
+    stays stored and searchable) and the rest of the batch is still derived together."""
     try:
         return writer.derive(stored)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
@@ -276,8 +277,8 @@ def _derive(writer: Writer, stored: Sequence[Episode]) -> WriteOutcome:
             return WriteOutcome(notices=[f"no memories were derived from episode {stored[0].id} "
                                          f"({type(exc).__name__}); it is stored and searchable"])
     merged = WriteOutcome()
-    for ep in stored:
-        part = _derive(writer, [ep])
+    half = len(stored) // 2
+    for part in (_derive(writer, stored[:half]), _derive(writer, stored[half:])):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))
     return merged

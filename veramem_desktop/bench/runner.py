@@ -113,6 +113,12 @@ def _add(ctx: BenchContext) -> Section:
     return run_add(ctx)
 
 
+def _import(ctx: BenchContext) -> Section:
+    from .import_section import run_import_section
+
+    return run_import_section(ctx)
+
+
 def _locomo(ctx: BenchContext) -> Section:
     from .locomo_section import run_locomo_section
 
@@ -141,6 +147,7 @@ def _tui(ctx: BenchContext) -> Section:
 SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "latency": _latency,
     "add": _add,
+    "import": _import,
     "forget": _forget,
     "sync": _sync,
     "tui": _tui,

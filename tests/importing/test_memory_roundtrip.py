@@ -1,0 +1,136 @@
+"""`export memories` → `import` into an empty store gives the same memories, versions, evidence and links."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.fake_embedder import HashEmbedder
+from support.fixtures import PASSPHRASE
+from veramem_desktop.core import links as links_mod
+from veramem_desktop.core.errors import InvalidInputError
+
+from veramem_desktop.config import Config
+from veramem_desktop.memory import Memory
+
+
+def _fresh(home: Path) -> Memory:
+    config = Config()
+    config.organise.linking = False
+    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config)
+    return mem
+
+
+def _snapshot(mem: Memory) -> dict[str, Any]:
+    store = mem.store
+    items = {m.id: m.to_dict() for m in mem.memories(status=None, limit=10_000)}
+    evidence = sorted(tuple(r) for r in store.query(
+        "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence"))
+    quoted = sorted({e[1] for e in evidence})
+    episodes = {i: mem.episode(i).to_dict() for i in quoted}  # type: ignore[union-attr]
+    links = sorted(tuple(r) for r in store.query("SELECT src, dst, type, score, created_at FROM links"))
+    derived = sorted(tuple(r) for r in store.query("SELECT derived_id, source_id FROM derivations"))
+    return {"items": items, "evidence": evidence, "episodes": episodes, "links": links, "derived": derived}
+
+
+def _history(mem: Memory) -> None:
+    mem.add([{"role": "user", "content": "My favourite colour is blue.", "time": "2024-01-01T10:00:00Z"},
+             {"role": "assistant", "content": "You mentioned you work as a nurse."}], session_id="s1")
+    mem.add({"role": "user", "content": "My favourite colour is green now.", "time": "2024-02-01T10:00:00Z"},
+            session_id="s1")
+    mem.add("I live in Lisbon. I have a dog called Rex.", session_id="s2")
+    mem.add("My brother's name is Tom.", session_id="s3")
+    first, second = sorted(m.id for m in mem.memories(limit=100))[:2]
+    with mem.store.atomic() as conn:
+        links_mod.add_link(conn, first, second, "supports", 0.81, device=mem.device_id)
+
+
+def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions_evidence_and_links(
+        mem: Memory, tmp_path: Path) -> None:
+    _history(mem)
+    approved = next(m for m in mem.memories() if "Lisbon" in m.text)
+    mem.approve(approved.id)
+    rejected = next(m for m in mem.memories() if "Tom" in m.text)
+    mem.reject(rejected.id, "wrong")
+    before = _snapshot(mem)
+    assert any(v["version"] > 1 for v in before["items"].values()), "the history should hold an update"
+    assert before["links"], "the history should hold links"
+    target = tmp_path / "memories.jsonl"
+    counts = mem.export_memories(target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert counts["versions"] == len(before["items"]) and counts["episodes"] == len(before["episodes"])
+
+    other = _fresh(tmp_path / "other")
+    try:
+        report = other.import_history(target)
+        assert report.bad == 0 and report.notices == []
+        after = _snapshot(other)
+        assert after == before
+        assert other.verify().ok
+        old = next(m for m in other.memories(status=None, limit=100) if m.version == 2)
+        assert [v.text for v in other.history(old.id)] == [v.text for v in mem.history(old.id)]
+        assert other.search("colour", user_id="me").results  # vectors rebuilt from the text
+        again = other.import_history(target)
+        assert (again.stored, again.already_stored) == (0, report.stored)
+        assert _snapshot(other) == before
+        back = other.add("My brother's name is Tom.", session_id="s9")  # the rejection came along
+        assert back.added == [] and "rejected before" in back.rejected[0]["reason"]
+    finally:
+        other.close()
+
+
+def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(mem: Memory, tmp_path: Path) -> None:
+    mem.add("I play the cello. I live in Lisbon.", session_id="s")
+    target = tmp_path / "memories.jsonl"
+    mem.export_memories(target)
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    forged = next(i for i, o in enumerate(lines) if o["type"] == "memory" and "cello" in o["versions"][0]["text"])
+    lines[forged]["versions"][0]["evidence"][0]["quote"] = "I play the violin"
+    lines[forged]["versions"][0]["evidence"][0]["span_start"] = 0
+    target.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    other = _fresh(tmp_path / "other")
+    try:
+        report = other.import_history(target)
+        assert [p["position"] for p in report.problems] == [f"line {forged + 1}"]
+        assert "not found" in report.problems[0]["reason"]
+        assert [m.text for m in other.memories()] == ["User lives in Lisbon."] or \
+            all("cello" not in m.text for m in other.memories())
+    finally:
+        other.close()
+
+
+def test_an_imported_memory_never_has_more_authority_than_its_evidence(mem: Memory, tmp_path: Path) -> None:
+    mem.add({"role": "tool", "content": "The server room door code is 4711.", "name": "wiki"}, session_id="s")
+    target = tmp_path / "memories.jsonl"
+    mem.export_memories(target)
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    for o in lines:
+        if o["type"] == "memory":
+            o["versions"][0]["authority"] = "authorized"
+    target.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    other = _fresh(tmp_path / "other")
+    try:
+        report = other.import_history(target)
+        assert {m.authority for m in other.memories()} == {"unendorsed"}
+        assert any("lowered to unendorsed" in n for n in report.notices)
+    finally:
+        other.close()
+
+
+def test_markdown_export_is_readable_and_private(mem: Memory, tmp_path: Path) -> None:
+    _history(mem)
+    target = tmp_path / "memories.md"
+    target.write_text("old")
+    with pytest.raises(InvalidInputError, match="exists"):
+        mem.export_memories(target, format="markdown")
+    target.chmod(0o644)
+    mem.export_memories(target, format="markdown", overwrite=True)
+    text = target.read_text()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert "PLAINTEXT" in text and "> My favourite colour is green now." in text and "### Versions" in text
+    assert "### Links" in text
+    with pytest.raises(InvalidInputError, match="Markdown|jsonl"):
+        mem.export_memories(tmp_path / "x", format="csv")
