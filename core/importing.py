@@ -366,6 +366,10 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
         if role not in ROLES:
             yield Problem(pos, f"has the role {role!r}, not one of {', '.join(ROLES)}")
             continue
+        meta_in = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        if meta_in and meta_in.get("is_visually_hidden_from_conversation"):
+            yield Problem(pos, "is hidden in ChatGPT (a system prompt or context)", "empty")
+            continue
         content: dict[str, Any] = msg["content"] if isinstance(msg.get("content"), dict) else {}
         parts = content.get("parts")
         texts = [p for p in parts if isinstance(p, str) and p.strip()] if isinstance(parts, list) else []

@@ -44,7 +44,8 @@ def chatgpt_export() -> list[dict[str, Any]]:
     first["mapping"]["c-1-n2"]["message"]["create_time"] = None
     system = {"id": "c-1-sys", "parent": "root", "children": ["c-1-n0"], "message": {
         "id": "c-1-sys", "author": {"role": "system"}, "create_time": None,
-        "content": {"content_type": "text", "parts": [""]}}}
+        "content": {"content_type": "text", "parts": ["You are a helpful assistant (hidden)."]},
+        "metadata": {"is_visually_hidden_from_conversation": True}}}
     first["mapping"]["root"]["children"] = ["c-1-sys", "c-1-old"]
     first["mapping"]["c-1-sys"] = system
     first["mapping"]["c-1-n0"]["parent"] = "c-1-sys"

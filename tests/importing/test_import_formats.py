@@ -43,7 +43,7 @@ def test_chatgpt_export_follows_the_current_branch_with_roles_text_parts_times_a
     first = mem.episodes(session_id="chatgpt:c-1", limit=1, newest_first=False)[0]
     assert first.metadata["title"] == "Moving house" and first.metadata["source"] == "chatgpt"
     assert report.memories["added"] >= 3
-    assert all("edited-away" not in e.content for e in mem.episodes(limit=100))
+    assert all("edited-away" not in e.content and "(hidden)" not in e.content for e in mem.episodes(limit=100))
 
 
 def test_a_chatgpt_export_zip_is_read_like_its_conversations_json(mem: Memory, tmp_path: Path) -> None:

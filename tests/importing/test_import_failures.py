@@ -1,0 +1,45 @@
+"""A message that makes derivation fail costs only its own memories: every episode is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from import_support import write_json
+from support.fake_embedder import HashEmbedder
+from support.fixtures import PASSPHRASE
+from veramem_desktop.models.llm.rule_based import RuleBasedLLM
+
+from veramem_desktop.config import Config
+from veramem_desktop.memory import Memory
+
+
+class TrippingLLM(RuleBasedLLM):
+    """The rule-based backend, except that any extraction including a "TRIP" message raises."""
+
+    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> list[Any]:
+        if any("TRIP" in m.content for m in messages):
+            raise RuntimeError("an extractor bug")
+        return super().extract(messages, context)
+
+
+def test_a_batch_whose_derivation_fails_keeps_every_episode_and_derives_the_other_messages(
+        isolated_home: Path, tmp_path: Path) -> None:
+    config = Config()
+    config.organise.linking = False
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
+                           config=config, llm=TrippingLLM())
+    try:
+        lines = ["I keep bees.", "My sister lives in Porto.", "TRIP over this one.", "I play the cello.",
+                 "I drink my coffee black.", "Our dog is called Rex."]
+        path = write_json(tmp_path / "chat.json", [{"role": "user", "content": t} for t in lines])
+        report = mem.import_history(path, batch_size=6)
+        assert report.stored == 6 and len(mem.episodes(limit=10)) == 6
+        tripped = next(e for e in mem.episodes(limit=10) if "TRIP" in e.content)
+        assert [n for n in report.notices if tripped.id in n] and "RuntimeError" in report.notices[0]
+        derived = {ev.episode.content for m in mem.memories(limit=50) for ev in mem.detail(m.id).evidence}
+        assert derived == set(lines) - {"TRIP over this one."}
+        assert mem.verify().ok
+    finally:
+        mem.close()
