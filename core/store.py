@@ -49,8 +49,9 @@ def is_damage(exc: BaseException) -> bool:
 def damaged(path: Path, detail: str) -> StoreDamagedError:
     """The one message for a damaged store: which file, what was seen, what to do."""
     return StoreDamagedError(
-        f"{path} is damaged or not a VeraMem store ({detail}). Nothing was changed. Restore it from a backup or a "
-        "synced device, or run `veramem init --force` to start a new empty store (the damaged file is kept aside)."
+        f"{path} is damaged or not a VeraMem store ({detail}). Nothing was changed. Restore it from a backup "
+        "(`veramem restore PATH`) or a synced device, or run `veramem init --force` to start a new empty store "
+        "(the damaged file is kept aside)."
     )
 
 

@@ -32,7 +32,8 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
-RESTORE = ("restore the store from a backup or a synced device, or start a new empty store with "
+RESTORE = ("restore the store from a backup (`veramem restore PATH`) or a synced device, or start a new empty "
+           "store with "
            "`veramem init --force` (the old files are kept aside)")
 
 
@@ -149,7 +150,7 @@ def _store_checks(mem: Any) -> list[Check]:
                                         f"{status['counts']['episodes']} episodes, key via {status['key']})"))
         out.append(Check("ledger", led["ok"], f"{led['checked']} entries " + ("verified" if led["ok"] else
                          f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
-                         "" if led["ok"] else "restore the store from a backup or a synced device"))
+                         "" if led["ok"] else "restore the store from a backup (`veramem restore PATH`) or a synced device"))
     except VeramemError as exc:
         out.append(Check("store", False, f"{exc.title}: {exc.message}", "see the message; `veramem unlock "
                                                                           "--recovery-code` if the key is lost"))

@@ -229,7 +229,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 raise InvalidInputError(f"A store already exists at {mem.store_path}. Nothing was changed.")
             raise StoreDamagedError(
                 f"A store was made here before, but {missing or f'{mem.store_path} is damaged ({problem})'}. "
-                "Nothing was changed. Restore it from a backup or a synced device, or run `veramem init --force` "
+                "Nothing was changed. Restore it from a backup (`veramem restore PATH`) or a synced device, or run "
+                "`veramem init --force` "
                 "to start a new empty store (the old files are kept aside)."
             )
         mem.paths.ensure()
@@ -266,7 +267,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 missing = self._missing_part()
                 if missing:
                     raise StoreDamagedError(
-                        f"A store was made here, but {missing}. Nothing was changed. Restore it from a backup or a "
+                        f"A store was made here, but {missing}. Nothing was changed. Restore it from a backup "
+                        "(`veramem restore PATH`) or a "
                         "synced device, or run `veramem init --force` to start a new empty store."
                     )
                 key = self._keys.load(passphrase=self._passphrase)
@@ -276,7 +278,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                     # The key was confirmed against the key information, so the file is at fault.
                     raise StoreDamagedError(
                         f"{self.store_path} is not a VeraMem store or is damaged: the key is right but the file "
-                        "does not decrypt. Nothing was changed. Restore it from a backup or a synced device."
+                        "does not decrypt. Nothing was changed. Restore it from a backup (`veramem restore PATH`) "
+                        "or a synced device."
                     ) from None
             return self._store
 
