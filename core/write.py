@@ -19,7 +19,7 @@ from .items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from .llm import LLM, Candidate, Decision, Message, Neighbour, multi_valued
 from .protocols import Embedder, Vectors
 from .quotes import locate
-from .search import SearchEngine
+from .recall import SearchEngine
 from .store import Connection
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
@@ -27,6 +27,9 @@ MAX_CANDIDATES = 200
 NEIGHBOURS = 5
 NOOP_COSINE = 0.95
 UPDATE_COSINE = 0.75
+#: a candidate this close to a rejected memory of its scope (and not about another subject) is a
+#: paraphrase of the rejected value: stored, held out of recall, and put to a person in review
+RESEMBLES_COSINE = 0.9
 CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
 SOURCE_BY_ROLE = {"user": "user", "system": "user", "assistant": "agent", "tool": "tool", "document": "document",
                   "shared": "shared"}
@@ -53,6 +56,7 @@ class _Planned:
     neighbours: list[tuple[MemoryItem, float]]
     decision: Decision
     folded: bool = False  # a DELETE absorbed by an UPDATE of the same memory in this batch
+    resembles: str | None = None  # the rejected memory this candidate paraphrases
 
 
 def attributed(text: str, role: str, name: str | None) -> str:
@@ -125,6 +129,7 @@ class Writer:
                     out.rejected.append({"text": text, "episode_id": ep.id,
                                          "reason": "this value was rejected before for the same subject; it cannot return"})
                     continue
+            resembles = self._resembles_rejected(ep, cand, vec)
             neighbours = self._neighbours(ep, cand, vec)
             offered = [Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
                        for m, cos in neighbours]
@@ -144,12 +149,30 @@ class Writer:
                 if self.resolve_dates is not None:
                     final = self.resolve_dates(final, parse_iso(ep.event_time))
                 final = attributed(final, ep.role, ep.source_name)
-            planned.append(_Planned(cand, ep, evidence, authority, final, vec, neighbours, decision))
+            planned.append(_Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles))
         self._pair_delete_add(planned)
         for plan in planned:
             self._guard_duplicate(plan)
         self._apply(planned, out)
         return out
+
+    def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
+        """The rejected memory of the same scope that ``cand`` paraphrases (close in meaning, and not
+        about a different subject), or None."""
+        rows = self.store.query(
+            "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
+            (ep.user_id, ep.team_id))
+        if not rows:
+            return None
+        cache = self.engine.caches["memory"]
+        cache.refresh(self.store)
+        for mid, subject, predicate in rows:
+            if cand.subject and subject and (cand.subject, cand.predicate) != (subject, predicate):
+                continue
+            other = cache.vector(mid)
+            if other is not None and float(other @ vec) > RESEMBLES_COSINE:
+                return str(mid)
+        return None
 
     def _neighbours(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """Top-k active memories in the same scope (same user and team) only, plus same-key memories."""
@@ -243,7 +266,20 @@ class Writer:
                                                     f"{op.lower()} the {target.authority} memory {target.id}; "
                                                     "conflict recorded on both"))
                     continue
+                if plan.resembles is not None:
+                    item = self._add(conn, plan, emb_name, resembles=plan.resembles)
+                    out.added.append(_summary(item, f"held for review: it resembles the rejected memory "
+                                                    f"{plan.resembles}, so no agent recalls it until you decide"))
+                    continue
                 if op == "ADD" or target is None:
+                    same = _same_in_batch(plan, planned, fresh)
+                    if same is not None:  # said again in this add (the assistant's echo): one memory
+                        if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
+                            items.add_evidence(conn, same.id, plan.evidence)
+                        else:
+                            _mention(conn, plan.episode.id, same.id)
+                        out.unchanged.append(_summary(same, "said again in the same add"))
+                        continue
                     item = fresh[id(plan)] = self._add(conn, plan, emb_name)
                     out.added.append(_summary(item, plan.decision.reason or "new"))
                 elif op == "UPDATE":
@@ -258,6 +294,7 @@ class Writer:
                                              reason=plan.decision.reason)
                     index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
                     out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})
+                    self._retire_restatements(conn, current, item, plan, out)
                 elif op == "DELETE":
                     item = items.set_fields(conn, target.id, device=self.device, op="memory.retract",
                                             status="retracted", valid_to=plan.episode.event_time,
@@ -273,6 +310,7 @@ class Writer:
                         out.unchanged.append(_summary(target, (plan.decision.reason or "already known")
                                                       + "; evidence added"))
                     else:
+                        _mention(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
                         out.unchanged.append(_summary(target, "already known from a higher-authority source"))
             for low, high in conflicts:
                 if id(low) in fresh and id(high) in fresh:
@@ -283,6 +321,27 @@ class Writer:
                         if entry["id"] == lower.id:
                             entry["reason"] = (f"kept separately: it contradicts the {higher.authority} memory "
                                                f"{higher.id} added with it; conflict recorded on both")
+
+    def _retire_restatements(self, conn: Connection, old: MemoryItem, new: MemoryItem, plan: _Planned,
+                             out: WriteOutcome) -> None:
+        """Other current memories of no higher authority that state the value just replaced (an echo
+        kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
+        c = plan.candidate
+        if not (c.subject and c.predicate and old.value) or multi_valued(c.predicate):
+            return
+        rows = conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
+            "AND user_id IS ? AND team_id IS ? AND lower(subject) = lower(?) AND lower(predicate) = lower(?) "
+            "AND id != ?", (old.user_id, old.team_id, c.subject, c.predicate, new.id)).fetchall()
+        for row in rows:
+            other = items.row_to_item(row)
+            if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or \
+                    _norm(other.value or "") != _norm(old.value):
+                continue
+            items.set_fields(conn, other.id, device=self.device, op="memory.supersede", status="superseded",
+                             valid_to=new.valid_from, metadata={"superseded_by": new.id},
+                             details={"superseded_by": new.id})
+            out.retracted.append(_summary(other, f"it restated {old.value!r}, which {new.id} replaced"))
 
     def _item(self, plan: _Planned) -> MemoryItem:
         ep, cand = plan.episode, plan.candidate
@@ -295,13 +354,19 @@ class Writer:
             metadata={"source_name": ep.source_name} if ep.source_name else {},
         )
 
-    def _add(self, conn: Connection, plan: _Planned, emb_name: str, conflicts_with: str | None = None) -> MemoryItem:
+    def _add(self, conn: Connection, plan: _Planned, emb_name: str, conflicts_with: str | None = None,
+             resembles: str | None = None) -> MemoryItem:
         new = self._item(plan)
         if conflicts_with:
             new = replace(new, metadata={**new.metadata, "conflicts_with": [conflicts_with]},
                           confidence=max(0.1, new.confidence - 0.1))
-        item = items.insert(conn, new, [plan.evidence], device=self.device,
-                            details={"conflicts_with": conflicts_with} if conflicts_with else None)
+        if resembles:
+            new = replace(new, metadata={**new.metadata, "resembles_rejected": resembles})
+        details = {**({"conflicts_with": conflicts_with} if conflicts_with else {}),
+                   **({"resembles_rejected": resembles} if resembles else {})}
+        item = items.insert(conn, new, [plan.evidence], device=self.device, details=details or None)
+        if resembles:
+            rejections.withhold(conn, "memory", item.id, "resembles", resembles)
         index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
         return item
 
@@ -312,6 +377,25 @@ class Writer:
         items.set_fields(conn, target.id, device=self.device, op="memory.conflict",
                          metadata={"conflicts_with": conflicts}, confidence=max(0.1, current.confidence - 0.1),
                          details={"conflicts_with": other_id})
+
+
+def _same_in_batch(plan: _Planned, planned: list[_Planned], fresh: dict[int, MemoryItem]) -> MemoryItem | None:
+    """A memory added earlier in this batch that states the same value of the same attribute."""
+    c = plan.candidate
+    if not (c.subject and c.predicate and c.value):
+        return None
+    for other in planned:
+        item = fresh.get(id(other))
+        o = other.candidate
+        if item is not None and other.episode.user_id == plan.episode.user_id and \
+                (o.subject or "").casefold() == c.subject.casefold() and \
+                (o.predicate or "").casefold() == c.predicate.casefold() and _norm(o.value or "") == _norm(c.value):
+            return item
+    return None
+
+
+def _mention(conn: Connection, episode_id: str, memory_id: str) -> None:
+    conn.execute("INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id))
 
 
 def _norm(text: str) -> str:

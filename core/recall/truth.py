@@ -47,6 +47,7 @@ class _Row:
     conflicts: tuple[str, ...]
     withheld: str | None
     value: str | None
+    superseded_by: str | None = None
 
     @property
     def key(self) -> tuple[str, ...] | None:
@@ -70,7 +71,7 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
             f"FROM memory_items m WHERE m.id IN ({_in(chunk)})", chunk):
             meta = json.loads(r[9] or "{}")
             out[r[0]] = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
-                             tuple(meta.get("conflicts_with", [])), r[10], r[11])
+                             tuple(meta.get("conflicts_with", [])), r[10], r[11], meta.get("superseded_by"))
     return out
 
 
@@ -110,6 +111,9 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
     for r in stale:
         if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
             out[r.id] = active_of_root[r.root_id]
+            continue
+        if r.superseded_by is not None:  # a restatement retired with the value it repeated
+            out[r.id] = r.superseded_by
             continue
         if r.status != "superseded":
             continue
@@ -250,7 +254,7 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
     """Current truth first, by score otherwise.
 
     Within each subject, the current hit of the highest authority (a person's approval breaking ties)
-    takes the subject's best score; every stale hit and every claim of lower authority is placed below
+    takes the subject's best relevance plus its own priors; every stale hit and every claim of lower authority is placed below
     it, keeping their order among themselves. Subjects do not move relative to each other otherwise."""
     by_group: dict[object, list[Hit]] = {}
     for h in hits:
@@ -261,8 +265,10 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
             continue
         head = max(live, key=lambda h: (AUTHORITY_RANK.get(h.authority, 0), h.state == "current",
                                         h.trust == "verified", h.kind != "episode", h.score))
-        top = max(h.score for h in members)
-        head.score = top + 1e-6
+        # The subject ranks by its best relevance with the head's priors: what feedback taught about the
+        # memory moves the messages it came from too.
+        top = max(h.score - h.prior for h in members) + head.prior
+        head.score = max(head.score, top) + 1e-6
         below = sorted((h for h in members if h is not head and
                         (h.state not in ("current", "in_conflict")
                          or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0))),

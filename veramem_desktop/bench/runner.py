@@ -86,6 +86,27 @@ def peak_rss(ctx: BenchContext) -> Section:
     return Section({"peak_rss_mb": mb}, [("peak RSS", f"{mb:.0f} MB")])
 
 
+def reset_peak_rss() -> bool:
+    """Start a new peak-RSS measurement for this process (Linux: ``clear_refs`` 5 resets VmHWM)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def section_peak_rss_mb(reset: bool) -> float:
+    """The peak RSS since :func:`reset_peak_rss` (VmHWM); where it cannot be reset, the process's peak."""
+    if reset:
+        try:
+            for line in Path("/proc/self/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+        except (OSError, ValueError, IndexError):
+            pass
+    return peak_rss_mb()
+
+
 def peak_rss_mb() -> float:
     raw = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(raw / (1024 * 1024) if sys.platform == "darwin" else raw / 1024, 1)  # bytes on macOS, KiB on Linux
@@ -137,10 +158,22 @@ def _forget(ctx: BenchContext) -> Section:
     return run_forget_section(ctx)
 
 
+def _cli(ctx: BenchContext) -> Section:
+    from .cli_section import run_cli_section
+
+    return run_cli_section(ctx)
+
+
 def _tui(ctx: BenchContext) -> Section:
     from .tui_section import run_tui_section
 
     return run_tui_section(ctx)
+
+
+def _truth(ctx: BenchContext) -> Section:
+    from .truth_section import run_truth_section
+
+    return run_truth_section(ctx)
 
 
 #: the selectable sections, in the order they run
@@ -151,7 +184,9 @@ SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "forget": _forget,
     "sync": _sync,
     "tui": _tui,
+    "cli": _cli,
     "locomo": _locomo,
+    "truth": _truth,
 }
 
 
@@ -184,10 +219,19 @@ def run(options: BenchOptions, progress: Callable[[str], None] = lambda _: None)
     rows: list[tuple[str, str]] = []
     with bench_home() as home:
         ctx = BenchContext(options, home, progress)
-        for fn in [machine, *(SECTIONS[s] for s in chosen), peak_rss]:
+        per_section: dict[str, float] = {}
+        for name, fn in [("machine", machine), *((s, SECTIONS[s]) for s in chosen)]:
+            reset = reset_peak_rss()
             section = fn(ctx)
+            per_section[name] = section_peak_rss_mb(reset)
             data.update(section.data)
             rows.extend(section.rows)
+        section = peak_rss(ctx)
+        data.update(section.data)
+        rows.extend(section.rows)
+        data["rss_mb"] = per_section
+        rows.append(("  peak RSS per section", ", ".join(f"{k} {v:.0f} MB" for k, v in per_section.items()
+                                                         if k != "machine")))
     return data, rows
 
 

@@ -1,22 +1,30 @@
-"""Rule-based extractive answers: cite the items that share the question's key words.
+"""Rule-based extractive answers that reconcile what they cite.
 
-The answer is the cited items' best sentences, word for word; only ids from the given
-items are ever cited. When no item shares a key word with the question, it abstains.
+Items sharing the question's key words are grouped by the subject recall found them to speak
+about (core/recall/truth.py). For each subject, the answer states the current item of the
+highest authority once, word for word (the user's own third-person memory turned to "you"),
+with its date and what it replaced when history is known; it attributes claims of lower
+authority to their source, names a recorded conflict instead of merging it, and never says an
+episode and the memory derived from it both. Only ids of the given items are ever cited; with
+no item sharing a key word with the question, it abstains.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.models.llm.rules.text import content_stems, split_sentences
 
-MAX_CITED = 3
+MAX_SUBJECTS = 3
 ABSTAIN_TEXT = "No stored memory answers this."
 # Words that frame a question rather than say what it is about.
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
 _AUTHORITY_RANK = {"authorized": 3, "attested": 2, "unendorsed": 1}
+_LIVE = ("current", "in_conflict")
+_STALE = ("superseded", "retracted", "archived")
 
 
 def key_terms(question: str) -> set[str]:
@@ -25,26 +33,95 @@ def key_terms(question: str) -> set[str]:
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     keys = key_terms(question)
-    scored = []
+    present = {item.id for item in items}
+    scored: list[tuple[int, int, int, ContextItem, set[str]]] = []
     for position, item in enumerate(items):
+        if item.kind == "episode" and present & set(item.derived):
+            continue  # its memory is here and says it, with its state
         shared = keys & content_stems(item.text)
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
-    # Most key words first; among equals, what the user said before what others claimed.
-    scored.sort(key=lambda row: row[:3], reverse=True)
-    best = scored[0][0]
+    groups: dict[str, list[tuple[int, int, int, ContextItem, set[str]]]] = {}
+    for row in scored:
+        groups.setdefault(row[3].group or row[3].id, []).append(row)
+    # Subjects in order of their best item: most key words, then what the user said before others' claims.
+    ranked = sorted(groups.values(), key=lambda rows: max(r[:3] for r in rows), reverse=True)
+    best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
-    cited = [row for row in scored if row[0] >= floor][:MAX_CITED]
-    covered = set().union(*(row[4] for row in cited))
-    text = " ".join(_best_sentence(row[3].text, keys) for row in cited)
-    return AnswerDraft(
-        text=text,
-        cited_ids=tuple(row[3].id for row in cited),
-        abstained=False,
-        sufficient=len(covered) / len(keys) >= 0.5,
-    )
+    sentences: list[str] = []
+    cited: list[str] = []
+    covered: set[str] = set()
+    for rows in [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]:
+        said, ids = _subject(rows, keys, {i.id: i for i in items})
+        sentences.append(said)
+        cited += ids
+        covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
+    return AnswerDraft(text=" ".join(sentences), cited_ids=tuple(dict.fromkeys(cited)), abstained=False,
+                       sufficient=len(covered) / len(keys) >= 0.5 if keys else False)
+
+
+def _subject(rows: list[tuple[int, int, int, ContextItem, set[str]]], keys: set[str],
+             by_id: dict[str, ContextItem]) -> tuple[str, list[str]]:
+    """One subject said once: its current value, then its history, lower claims and conflicts."""
+    members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
+    live = [m for m in members if m.state in _LIVE]
+    if not live:  # only history matched: say so rather than present it as current
+        item = members[0]
+        return f"{_sentence(item, keys)} (this no longer holds)", [item.id]
+    head = max(live, key=lambda m: (_AUTHORITY_RANK.get(m.authority, 0), m.state == "current", -members.index(m)))
+    text = _sentence(head, keys)
+    ids = [head.id]
+    # What the current value replaced: the version it superseded directly, else the latest history.
+    stale = sorted((m for m in members if m.state in _STALE),
+                   key=lambda m: (m.superseded_by == head.id, m.time or ""), reverse=True)
+    if stale:
+        before = stale[0].value or _sentence(stale[0], keys).rstrip(".")
+        since = f"since {head.time[:10]}; " if head.time else ""
+        text = f"{text.rstrip('.')} ({since}before that, {before})."
+        ids.append(stale[0].id)
+    lower = [m for m in live if m is not head and _AUTHORITY_RANK.get(m.authority, 0) < _AUTHORITY_RANK.get(head.authority, 0)]
+    conflicts = [by_id[c] for c in head.conflicts_with if c in by_id and by_id[c] is not head]
+    for other in dict.fromkeys(conflicts + lower):
+        verb = "a recorded conflict:" if other in conflicts else "another source:"
+        text += f" ({verb} {_attributed(other, keys)})"
+        ids.append(other.id)
+    return text, ids
+
+
+def _sentence(item: ContextItem, keys: set[str]) -> str:
+    text = _best_sentence(item.text, keys)
+    return _second_person(text) if item.kind != "episode" else text
+
+
+def _attributed(item: ContextItem, keys: set[str]) -> str:
+    """A lower-authority claim with who made it ("the assistant said: …", "tool calendar says: …")."""
+    text = _best_sentence(item.text, keys)
+    if text.lower().startswith("according to"):
+        return text
+    who = {"assistant": "the assistant", "user": "you"}.get(item.source or "", item.source or "a source")
+    return f"{who} said: {text}"
+
+
+_THIRD = [
+    (re.compile(r"^User's\b"), "Your"),
+    (re.compile(r"^User is\b"), "You are"),
+    (re.compile(r"^User was\b"), "You were"),
+    (re.compile(r"^User has\b"), "You have"),
+    (re.compile(r"^User does\b"), "You do"),
+    (re.compile(r"^User (\w+?)ies\b"), r"You \1y"),
+    (re.compile(r"^User (\w+?(?:ch|sh|ss|x|o))es\b"), r"You \1"),
+    (re.compile(r"^User (\w+?)s\b"), r"You \1"),
+]
+
+
+def _second_person(text: str) -> str:
+    """The user's memory as said to them: "User lives in Munich." -> "You live in Munich."."""
+    for pattern, replacement in _THIRD:
+        if pattern.match(text):
+            return pattern.sub(replacement, text, count=1)
+    return text
 
 
 def _best_sentence(text: str, keys: set[str]) -> str:

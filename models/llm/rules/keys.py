@@ -78,7 +78,8 @@ _ATTRIBUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:I'm|I am) (?P<value>\d{1,3}) years? old\b", re.IGNORECASE), "age"),
     (
         re.compile(
-            r"\bI (?:currently |now |still )?" + _NEG + r"(?:live|am living|'m living) in " + _VALUE, re.I
+            r"\bI (?:currently |now |still )?" + _NEG + r"(?:live|am living|'m living|reside|am residing|'m residing) in "
+            + _VALUE, re.I
         ),
         "lives_in",
     ),
@@ -150,7 +151,8 @@ _CLAUSE_START = re.compile(
     re.IGNORECASE,
 )
 _LEAD_WORDS = re.compile(
-    r"^(?:(?:oh|yeah|yes|well|so|and|but|also|actually|btw|now|anyway|plus)\b[\s,!.]*)*$", re.I
+    r"^(?:(?:oh|yeah|yes|well|so|and|but|also|actually|btw|now|anyway|plus|noted|got it|okay|ok|sure|right|"
+    r"great|lovely|alright|understood|correction|thanks|thank you)\b[\s,!.:]*)*$", re.I
 )
 
 
@@ -278,4 +280,30 @@ def attribute_addressed(sentence: str) -> Key:
         return NO_KEY
     for pattern, replacement in _YOU_AS_I:
         text = pattern.sub(replacement, text)
+    return attribute(text)
+
+
+# A statement about the user in the third person ("The user lives in Madrid", "the user's editor is
+# Emacs", "User works as a nurse"), as tools, documents and assistants write them, read as the user's
+# own first person so it gets the same key, and a contradiction with what the user said is seen.
+_ABOUT_USER = re.compile(r"\b(?:[Tt]he )?[Uu]ser(?:'s|\u2019s)?\b")
+_THIRD_TO_FIRST = [
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser(?:'s|\u2019s)\s"), "my "),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser is\b"), "I am"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser was\b"), "I was"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser has\b"), "I have"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?)ies\b"), r"I \1y"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?(?:ch|sh|ss|x))es\b"), r"I \1"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?)s\b"), r"I \1"),
+]
+
+
+def attribute_about_user(sentence: str) -> Key:
+    """The key of a third-person statement about the user: "The user lives in Madrid" -> lives_in."""
+    text = sentence.replace("\u2019", "'")
+    if not _ABOUT_USER.search(text):
+        return NO_KEY
+    text = _SPEAKER_SELF.sub("Speaker", text)
+    for pattern, replacement in _THIRD_TO_FIRST:
+        text = pattern.sub(replacement, text, count=1)
     return attribute(text)

@@ -1,0 +1,219 @@
+"""The truth section: does recall agree with what the memory knows, on every surface?
+
+Runs the generated set (truth_set.py) through ``Memory.add`` with the rule-based backend, a
+person's approvals and rejections through ``Memory.approve`` / ``Memory.reject``, then asks each
+scenario's question through the SDK (search, answer), the MCP server (its tools over an in-process
+MCP client session) and the REST API (its app over HTTP, in process). Metrics, per surface:
+
+- ``current_at_1``: the first result holds the current value;
+- ``stale_above_current``: a value that was replaced ranks above the first result holding the
+  current one (scenarios with history);
+- ``claim_above_current``: a lower-authority claim ranks above it (scenarios with claims);
+- ``rejected_leak``: any text returned (results, shared block, answer, citations, history,
+  episode lists) holds the rejected value;
+- ``answer_current``: the answer states the current value, and no stale value or claim before it;
+- ``as_of_accuracy``: ``history --as-of`` gives the value valid then (dated imports).
+A value is found in a text by the same skeleton the rejections use (look-alikes included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.normalize import phrase_words
+from ..memory import Memory
+from .runner import BenchContext, Section
+from .truth_set import Scenario, generate
+
+SURFACES = ("search", "answer", "mcp", "rest")
+#: metrics counting something that must not happen (their target is 0)
+_BAD = frozenset({"stale_above_current", "claim_above_current", "rejected_leak"})
+_BLOCK = re.compile(r"<<<RECALLED-DATA [0-9a-f]+[^>]*>>>\n(.*?)\n<<<END RECALLED-DATA [0-9a-f]+>>>", re.S)
+
+
+def holds(text: str, value: str) -> bool:
+    needle = phrase_words(value)
+    hay = phrase_words(text)
+    n = len(needle)
+    return bool(n) and any(hay[i : i + n] == needle for i in range(len(hay) - n + 1))
+
+
+def _first(texts: Sequence[str], values: Sequence[str]) -> int | None:
+    for i, text in enumerate(texts):
+        if any(holds(text, v) for v in values):
+            return i
+    return None
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.counts: dict[str, list[int]] = {}
+        self.misses: dict[str, list[str]] = {}
+
+    def add(self, metric: str, seen: bool, where: str) -> None:
+        """Count one case where ``seen`` is the metric's event; keep a few of the failing cases."""
+        c = self.counts.setdefault(metric, [0, 0])
+        c[0] += int(seen)
+        c[1] += 1
+        failed = seen if metric.rsplit(".", 1)[-1] in _BAD else not seen
+        if failed and len(self.misses.setdefault(metric, [])) < 5:
+            self.misses[metric].append(where)
+
+    def rate(self, metric: str) -> float | None:
+        c = self.counts.get(metric)
+        return round(c[0] / c[1], 4) if c and c[1] else None
+
+
+def _ranking(t: _Tally, surface: str, sc: Scenario, texts: list[str]) -> None:
+    where = f"{surface} {sc.kind}/{sc.variant} {sc.user}"
+    t.add(f"{surface}.current_at_1", bool(texts) and holds(texts[0], sc.current), where)
+    at = _first(texts, [sc.current])
+    if sc.stale:
+        stale = _first(texts, sc.stale)
+        t.add(f"{surface}.stale_above_current", stale is not None and (at is None or stale < at), where)
+    if sc.claims:
+        claim = _first(texts, sc.claims)
+        t.add(f"{surface}.claim_above_current", claim is not None and (at is None or claim < at), where)
+
+
+def _leak(t: _Tally, surface: str, sc: Scenario, texts: Sequence[str]) -> None:
+    if sc.rejected is not None:
+        t.add(f"{surface}.rejected_leak", any(holds(x, sc.rejected) for x in texts),
+              f"{surface} {sc.kind}/{sc.variant} {sc.user}")
+
+
+def _answer(t: _Tally, surface: str, sc: Scenario, text: str, cited: list[str]) -> None:
+    where = f"{surface} {sc.kind}/{sc.variant} {sc.user}"
+    words = phrase_words(text)
+    at = _first([text], [sc.current])
+    wrong_first = False
+    if at is not None:
+        first_current = _position(words, phrase_words(sc.current))
+        for v in sc.stale + sc.claims:
+            pos = _position(words, phrase_words(v))
+            wrong_first |= pos is not None and pos < first_current
+    t.add(f"{surface}.answer_current", at is not None and not wrong_first, where)
+    _leak(t, surface, sc, [text, *cited])
+
+
+def _position(hay: list[str], needle: list[str]) -> int | None:
+    n = len(needle)
+    return next((i for i in range(len(hay) - n + 1) if hay[i : i + n] == needle), None)
+
+
+def _play(mem: Memory, sc: Scenario) -> None:
+    for step in sc.steps:
+        msg: dict[str, Any] = {"role": step.role, "content": step.content}
+        if step.name:
+            msg["name"] = step.name
+        if step.time:
+            msg["time"] = step.time
+        mem.add([msg], user_id=sc.user, session_id=f"{sc.user}/chat")
+        for value, act in ((step.reject, "reject"), (step.approve, "approve")):
+            if value is None:
+                continue
+            found = [m for m in mem.memories(user_id=sc.user, limit=100) if holds(m.text, value)]
+            for m in found[:1]:
+                mem.reject(m.id, "bench") if act == "reject" else mem.approve(m.id)
+
+
+def _mcp(mem: Memory, sc: Scenario, t: _Tally) -> None:
+    from mcp.client.client import Client
+
+    from ..agent_access import AgentAccess, Identity
+    from ..mcp_server import build_server
+
+    server = build_server(AgentAccess(mem, Identity(sc.user, "bench-agent")), allow_forget=False)
+
+    async def run() -> tuple[str, str, list[str]]:
+        async with Client(server) as client:
+            found = await client.call_tool("search", {"query": sc.question, "k": 10})
+            said = await client.call_tool("answer", {"question": sc.question})
+            texts = ["".join(getattr(c, "text", "") for c in r.content) for r in (found, said)]
+            ids = re.findall(r"\bid=(mem_\w+)", texts[0])[:3]
+            history = []
+            for mid in ids:
+                h = await client.call_tool("history", {"memory_id": mid})
+                history.append("".join(getattr(c, "text", "") for c in h.content))
+            return texts[0], texts[1], history
+
+    found, said, history = asyncio.run(run())
+    blocks = _BLOCK.findall(found)
+    _ranking(t, "mcp", sc, blocks)
+    _leak(t, "mcp", sc, [found, said, *history])
+    answer_blocks = _BLOCK.findall(said)
+    _answer(t, "mcp", sc, answer_blocks[0] if answer_blocks else "", answer_blocks[1:])
+
+
+def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
+    found = client.post("/v1/search", json={"query": sc.question, "k": 10}).json()
+    texts = [h["text"] for h in found["results"]]
+    _ranking(t, "rest", sc, texts)
+    said = client.post("/v1/answer", json={"question": sc.question}).json()
+    history = [client.get(f"/v1/memories/{h['id']}/history").text for h in found["results"][:3]
+               if h["id"].startswith("mem_")]
+    episodes = client.get("/v1/episodes", params={"limit": 100}).text
+    _leak(t, "rest", sc, [*texts, *(h["text"] for h in found["shared"]), found.get("prompt_context", ""), *history,
+                          episodes])
+    _answer(t, "rest", sc, said["answer"], [c["text"] for c in said["cited"]])
+
+
+def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
+                      surfaces: Sequence[str] = SURFACES) -> Section:
+    from starlette.testclient import TestClient
+
+    from ..rest import create_app
+
+    mem = ctx.new_memory("truth")
+    mem.config.llm.backend = "rule-based"
+    t = _Tally()
+    cases = generate(scenarios)
+    started = time.perf_counter()
+    token = "bench-token-" + "x" * 16
+    for n, sc in enumerate(cases, 1):
+        if n % 50 == 0:
+            ctx.progress(f"truth: {n}/{len(cases)} scenarios")
+        _play(mem, sc)
+        if "search" in surfaces:
+            found = mem.search(sc.question, user_id=sc.user, k=10)
+            _ranking(t, "search", sc, [h.text for h in found.results])
+            _leak(t, "search", sc, [h.text for h in found.results + found.shared])
+            episodes = [e.content for e in mem.episodes(user_id=sc.user, limit=100)]
+            history = [v.text for h in found.results[:3] if h.kind != "episode" for v in mem.history(h.id)]
+            _leak(t, "search", sc, [*episodes, *history])
+        if "answer" in surfaces:
+            said = mem.answer(sc.question, user_id=sc.user)
+            _answer(t, "answer", sc, said.text, [h.text for h in said.cited])
+        if "mcp" in surfaces:
+            _mcp(mem, sc, t)
+        if "rest" in surfaces:
+            with TestClient(create_app(mem, token, user_id=sc.user, agent_id="bench-agent"),
+                            base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"}) as client:
+                _rest(client, sc, t)
+        for moment, value in sc.as_of:
+            first = next((m for m in mem.memories(user_id=sc.user, status=None, limit=100)
+                          if holds(m.text, sc.current)), None)
+            got = mem.history(first.id, as_of=moment) if first is not None else []
+            t.add("as_of_accuracy", bool(got) and holds(got[0].text, value), f"{sc.user} {moment}")
+    mem.close()
+    return _section(t, len(cases), time.perf_counter() - started)
+
+
+def _section(t: _Tally, n: int, seconds: float) -> Section:
+    metrics = ("current_at_1", "stale_above_current", "claim_above_current", "rejected_leak", "answer_current")
+    data: dict[str, Any] = {"scenarios": n, "seconds": round(seconds, 1), "as_of_accuracy": t.rate("as_of_accuracy")}
+    for surface in SURFACES:
+        data[surface] = {m: t.rate(f"{surface}.{m}") for m in metrics if t.rate(f"{surface}.{m}") is not None}
+    data["misses"] = {k: v for k, v in t.misses.items() if v}
+    rows = [("truth scenarios", f"{n} (chains, rejections + restatements, repeated claims, dated imports)")]
+    for surface in SURFACES:
+        shown = " · ".join(f"{m} {v:.3f}" for m, v in data[surface].items())
+        if shown:
+            rows.append((f"truth {surface}", shown))
+    rows.append(("truth as_of_accuracy", f"{data['as_of_accuracy']}"))
+    return Section({"truth": data}, rows)
+

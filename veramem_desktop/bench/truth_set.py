@@ -1,0 +1,172 @@
+"""A deterministic generated set for the truth benchmark (``veramem bench --only truth``).
+
+Each scenario is one subject (where a user lives, their editor, their partner …) of its own user,
+told through a sequence of messages, with the value that is current at the end, the values that
+were current before (stale), the value a person rejected, and the question asked. Kinds:
+
+- ``chain``: 1–4 updates, with or without the assistant echoing each, some phrased as corrections;
+- ``reject``: a value stated, replaced by one the person rejects, then restated verbatim, in other
+  case, with a look-alike letter, by a tool, in a document, or paraphrased;
+- ``claims``: the user's value (approved by the person or not), then a tool's or the assistant's
+  different value repeated 1–6 times;
+- ``asof``: dated messages imported out of today's time, with "as of" questions between them.
+
+Values are invented words, so no two scenarios share one and none is an English word. Every user
+also states one or two other subjects, so a question must find its own subject among several.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+#: per subject: a first statement, update phrasings, the assistant's echo, a third-person claim
+#: (tools, documents), a paraphrase, and the question
+SUBJECTS: dict[str, dict[str, object]] = {
+    "home": {"state": "I live in {v}.", "update": ["I live in {v} now.", "I moved to {v}.", "Actually, I live in {v}."],
+             "echo": "Noted, you live in {v}.", "claim": "The user lives in {v}.", "para": "I reside in {v}.",
+             "question": "Where do I live?"},
+    "employer": {"state": "I work at {v}.", "update": ["I work at {v} now.", "I now work at {v}.",
+                                                         "Correction: I work at {v}."],
+                 "echo": "Got it, you work at {v}.", "claim": "The user works at {v}.", "para": "I am working at {v}.",
+                 "question": "Where do I work?"},
+    "partner": {"state": "My partner is {v}.", "update": ["My partner is {v} now.", "Actually, my partner is {v}."],
+                "echo": "Noted, your partner is {v}.", "claim": "The user's partner is {v}.",
+                "para": "My partner's name is {v}.", "question": "Who is my partner?"},
+    "editor": {"state": "My editor is {v}.", "update": ["My editor is {v} now.", "Actually, my editor is {v}."],
+               "echo": "Okay, your editor is {v}.", "claim": "The user's editor is {v}.",
+               "para": "The editor I use is {v}.", "question": "Which editor do I use?"},
+    "diet": {"state": "My diet is {v}.", "update": ["My diet is {v} now.", "Actually, my diet is {v}."],
+             "echo": "Noted, your diet is {v}.", "claim": "The user's diet is {v}.", "para": "I follow a {v} diet.",
+             "question": "What is my diet?"},
+    "colour": {"state": "My favourite colour is {v}.", "update": ["My favourite colour is {v} now.",
+                                                                   "Actually, my favourite colour is {v}."],
+               "echo": "Lovely, your favourite colour is {v}.", "claim": "The user's favourite colour is {v}.",
+               "para": "The colour I like best is {v}.", "question": "What is my favourite colour?"},
+    "car": {"state": "My car is a {v}.", "update": ["My car is a {v} now.", "Actually, my car is a {v}."],
+            "echo": "Noted, your car is a {v}.", "claim": "The user's car is a {v}.", "para": "I drive a {v}.",
+            "question": "What car do I have?"},
+}
+RESTATEMENTS = ("verbatim", "case", "homoglyph", "tool", "document", "paraphrase")
+_SYLLABLES = ("bra", "cor", "del", "fen", "gal", "hir", "jov", "kel", "lum", "mar", "nov", "pel", "quin", "ros",
+              "sal", "tev", "ulm", "var", "wen", "yor", "zan", "tor", "vin", "gar", "bel", "dru")
+#: Latin letters and Cyrillic look-alikes
+_LOOKALIKE = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "p": "\u0440"}
+
+
+@dataclass
+class Step:
+    role: str
+    content: str
+    name: str | None = None
+    time: str | None = None
+    #: after this message, a person rejects the memory holding this value
+    reject: str | None = None
+    #: after this message, a person approves the memory holding this value
+    approve: str | None = None
+
+
+@dataclass
+class Scenario:
+    kind: str
+    variant: str
+    user: str
+    subject: str
+    question: str
+    steps: list[Step]
+    current: str
+    stale: list[str] = field(default_factory=list)
+    rejected: str | None = None
+    #: values of lower authority that must not rank above the current one
+    claims: list[str] = field(default_factory=list)
+    #: (moment, value valid then) for ``asof``
+    as_of: list[tuple[str, str]] = field(default_factory=list)
+
+
+class _Words:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.used: set[str] = set()
+
+    def __call__(self) -> str:
+        while True:
+            word = "".join(self.rng.choice(_SYLLABLES) for _ in range(self.rng.choice((2, 3)))).capitalize()
+            if word not in self.used:
+                self.used.add(word)
+                return word
+
+
+def _say(subject: str, part: str, value: str, rng: random.Random) -> str:
+    template = SUBJECTS[subject][part]
+    if isinstance(template, list):
+        template = rng.choice(template)
+    return str(template).format(v=value)
+
+
+def _lookalike(value: str) -> str:
+    for i, ch in enumerate(value):
+        if ch.lower() in _LOOKALIKE and i > 0:
+            return value[:i] + _LOOKALIKE[ch.lower()] + value[i + 1 :]
+    return value
+
+
+def _others(subject: str, words: _Words, rng: random.Random) -> list[Step]:
+    """One or two other subjects the same user states, so the question must find its own."""
+    others = [s for s in SUBJECTS if s != subject]
+    return [Step("user", _say(s, "state", words(), rng)) for s in rng.sample(others, rng.choice((1, 2)))]
+
+
+def generate(n: int = 330, seed: int = 20261130) -> list[Scenario]:
+    """``n`` scenarios (at least 300 for the README's figures), the same for the same seed."""
+    rng = random.Random(seed)
+    words = _Words(rng)
+    kinds = ["chain"] * 12 + ["reject"] * 9 + ["claims"] * 6 + ["asof"] * 6
+    out: list[Scenario] = []
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        subject = rng.choice(list(SUBJECTS))
+        user = f"truth{i:04d}"
+        question = str(SUBJECTS[subject]["question"])
+        steps = _others(subject, words, rng)
+        if kind == "chain":
+            values = [words() for _ in range(rng.randint(2, 5))]
+            echo = rng.random() < 0.5
+            for j, value in enumerate(values):
+                steps.append(Step("user", _say(subject, "state" if j == 0 else "update", value, rng)))
+                if echo:
+                    steps.append(Step("assistant", _say(subject, "echo", value, rng)))
+            out.append(Scenario(kind, "echo" if echo else "plain", user, subject, question, steps, values[-1],
+                                stale=values[:-1]))
+        elif kind == "reject":
+            good, bad = words(), words()
+            variant = RESTATEMENTS[(i // len(kinds)) % len(RESTATEMENTS)]
+            steps += [Step("user", _say(subject, "state", good, rng)),
+                      Step("user", _say(subject, "update", bad, rng), reject=bad)]
+            restated = {
+                "verbatim": Step("user", _say(subject, "state", bad, rng)),
+                "case": Step("user", _say(subject, "state", bad, rng).upper()),
+                "homoglyph": Step("user", _say(subject, "state", _lookalike(bad), rng)),
+                "tool": Step("tool", _say(subject, "claim", bad, rng), name="profile"),
+                "document": Step("document", _say(subject, "claim", bad, rng), name="notes.md"),
+                "paraphrase": Step("user", _say(subject, "para", bad, rng)),
+            }[variant]
+            steps.append(restated)
+            out.append(Scenario(kind, variant, user, subject, question, steps, good, rejected=bad))
+        elif kind == "claims":
+            mine, theirs = words(), words()
+            approved = rng.random() < 0.5
+            role = rng.choice(("tool", "assistant"))
+            steps.append(Step("user", _say(subject, "state", mine, rng), approve=mine if approved else None))
+            for _ in range(rng.randint(1, 6)):
+                steps.append(Step(role, _say(subject, "claim", theirs, rng), name="profile" if role == "tool" else None))
+            out.append(Scenario(kind, f"{role}{'-approved' if approved else ''}", user, subject, question, steps,
+                                mine, claims=[theirs]))
+        else:
+            values = [words() for _ in range(3)]
+            times = ["2024-01-10T09:00:00Z", "2024-06-01T09:00:00Z", "2025-02-01T09:00:00Z"]
+            for j, (value, when) in enumerate(zip(values, times, strict=True)):
+                steps.append(Step("user", _say(subject, "state" if j == 0 else "update", value, rng), time=when))
+            as_of = [("2024-03-01", values[0]), ("2024-09-01", values[1]), ("2025-06-01", values[2])]
+            out.append(Scenario(kind, "import", user, subject, question, steps, values[-1], stale=values[:-1],
+                                as_of=as_of))
+    return out
