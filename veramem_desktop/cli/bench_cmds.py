@@ -22,7 +22,8 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
 
 @click.command()
 @click.option("--only", default="", metavar="SECTION[,SECTION]",
-              help="Run only these sections: latency, add, forget, sync, tui, cli, locomo, truth, … (machine and peak RSS are always reported)."
+              help="Run only these sections, e.g. latency,add,locomo,truth (machine and peak RSS are always "
+                   "reported); unknown names list the rest.")
 @click.option("--sizes", default="1000,10000,100000", callback=_int_list, show_default=True,
               help="Store sizes (memories) for the search latency section.")
 @click.option("--queries", default=200, type=click.IntRange(1, 100_000), show_default=True,
