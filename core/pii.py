@@ -6,25 +6,16 @@ format and mod-97), card numbers (Luhn) and national identifiers (each country's
 checksum), and ``phonenumbers`` (Google's libphonenumber metadata) decides what is a
 real phone number in the regions listed below, so look-alike numbers (versions, dates,
 scores, build numbers) pass. Addresses, IPs and URLs with a query are found by pattern.
+The libraries are imported on first use (python-stdnum alone takes ~50 ms to import), so
+only sharing pays for them, not every command that opens the store.
 """
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import re
-from collections.abc import Callable, Iterable, Sequence
-
-import phonenumbers
-from stdnum import iban as std_iban
-from stdnum import luhn
-from stdnum.br import cpf
-from stdnum.ch import ssn as ch_ssn
-from stdnum.es import dni, nie
-from stdnum.fr import nir
-from stdnum.gb import nhs
-from stdnum.in_ import aadhaar
-from stdnum.it import codicefiscale
-from stdnum.us import ssn as us_ssn
+from collections.abc import Iterable, Sequence
 
 from .textproc import STOPWORDS, words
 
@@ -51,17 +42,17 @@ PHONE_REGIONS: tuple[str, ...] = (
 #: A date written with separators is never read as a phone number.
 DATE_SHAPE = re.compile(r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
 
-#: National identifiers: (the shape they are written in, the python-stdnum validator of their checksum).
-NATIONAL_IDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
-    (re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), us_ssn.is_valid),  # US social security number
-    (re.compile(r"\b756\.\d{4}\.\d{4}\.\d{2}\b"), ch_ssn.is_valid),  # Swiss AHV number
-    (re.compile(r"\b\d{8}-?[A-Z]\b"), dni.is_valid),  # Spanish DNI
-    (re.compile(r"\b[XYZ]-?\d{7}-?[A-Z]\b"), nie.is_valid),  # Spanish NIE
-    (re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b"), codicefiscale.is_valid),  # Italian codice fiscale
-    (re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"), cpf.is_valid),  # Brazilian CPF
-    (re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2A|2B) ?\d{3} ?\d{3} ?\d{2}\b"), nir.is_valid),  # French NIR
-    (re.compile(r"(?<!\d)(?<!\d )\d{4} \d{4} \d{4}(?! ?\d)"), aadhaar.is_valid),  # Indian Aadhaar
-    (re.compile(r"(?<!\d)(?<!\d )\d{3} \d{3} \d{4}(?! ?\d)"), nhs.is_valid),  # UK NHS number
+#: National identifiers: (the shape they are written in, the python-stdnum module that checks them).
+NATIONAL_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), "stdnum.us.ssn"),  # US social security number
+    (re.compile(r"\b756\.\d{4}\.\d{4}\.\d{2}\b"), "stdnum.ch.ssn"),  # Swiss AHV number
+    (re.compile(r"\b\d{8}-?[A-Z]\b"), "stdnum.es.dni"),  # Spanish DNI
+    (re.compile(r"\b[XYZ]-?\d{7}-?[A-Z]\b"), "stdnum.es.nie"),  # Spanish NIE
+    (re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b"), "stdnum.it.codicefiscale"),  # Italian codice fiscale
+    (re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"), "stdnum.br.cpf"),  # Brazilian CPF
+    (re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2A|2B) ?\d{3} ?\d{3} ?\d{2}\b"), "stdnum.fr.nir"),  # French NIR
+    (re.compile(r"(?<!\d)(?<!\d )\d{4} \d{4} \d{4}(?! ?\d)"), "stdnum.in_.aadhaar"),  # Indian Aadhaar
+    (re.compile(r"(?<!\d)(?<!\d )\d{3} \d{3} \d{4}(?! ?\d)"), "stdnum.gb.nhs"),  # UK NHS number
 )
 #: A number introduced as an identity document is personal whatever its checksum says.
 ID_CONTEXT = re.compile(
@@ -73,12 +64,17 @@ ID_CONTEXT = re.compile(
 )
 
 
+def _valid(module: str, value: str) -> bool:
+    """``python-stdnum``'s ``is_valid`` of ``module`` for ``value`` (format and checksum)."""
+    return bool(importlib.import_module(module).is_valid(value))
+
+
 def luhn_ok(digits: str) -> bool:
-    return luhn.is_valid(digits)
+    return _valid("stdnum.luhn", digits)
 
 
 def iban_ok(candidate: str) -> bool:
-    return bool(std_iban.is_valid(candidate))
+    return _valid("stdnum.iban", candidate)
 
 
 def _ips(text: str) -> Iterable[str]:
@@ -99,14 +95,14 @@ def _ips(text: str) -> Iterable[str]:
 def _cards(text: str) -> bool:
     for m in CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and luhn.is_valid(digits):
+        if 13 <= len(digits) <= 19 and luhn_ok(digits):
             return True
     return False
 
 
 def _national_id(text: str) -> bool:
-    for shape, is_valid in NATIONAL_IDS:
-        if any(is_valid(m.group(0)) for m in shape.finditer(text)):
+    for shape, module in NATIONAL_IDS:
+        if any(_valid(module, m.group(0)) for m in shape.finditer(text)):
             return True
     return any(any(ch.isdigit() for ch in m.group("value")) for m in ID_CONTEXT.finditer(text))
 
@@ -123,10 +119,12 @@ def _written_like_a_phone(raw: str) -> bool:
 
 def _phones(text: str, regions: Sequence[str]) -> bool:
     """A number libphonenumber holds valid: in its own country when written with +, else in one of ``regions``."""
+    import phonenumbers
+
     for region in ("ZZ", *regions):
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
             digits = re.sub(r"\D", "", match.raw_string)
-            if len(digits) >= 13 and luhn.is_valid(digits):  # a card number is reported as a card
+            if len(digits) >= 13 and luhn_ok(digits):  # a card number is reported as a card
                 continue
             if _written_like_a_phone(match.raw_string):
                 return True

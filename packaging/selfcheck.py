@@ -198,8 +198,8 @@ def _sharing_gate() -> str:
 
     scanner = SecretScanner()
     found = scanner.find("The office wifi password is hunter2. Key AKIAIOSFODNN7EXAMPLE.")
-    pii = find_pii("call +351 912 345 678 or pay GB82 WEST 1234 5698 7654 32")
-    if not scanner.ready or "aws-access-key" not in found or not {"phone", "iban"} <= set(pii):
+    pii = find_pii("call +351 912 345 678 or pay GB82 WEST 1234 5698 7654 32 from SSN 536-90-4399")
+    if not scanner.ready or "aws-access-key" not in found or not {"phone", "iban", "national-id"} <= set(pii):
         raise ValueError(f"secrets {found}, personal data {pii}")
     return f"{len(scanner._plugins)} secret detectors; found {', '.join(found)} and {', '.join(pii)}"
 

@@ -52,7 +52,7 @@ def test_the_built_program_passes_the_smoke_test_from_init_to_forget(built: Path
     for step in ("--version", "init", "add", "search finds the memory", "verify", "serve", "forget",
                  "search after forget", "verify after forget", "mcp --print-config", "selfcheck"):
         assert f"smoke: ok   {step}" in result.stdout
-    assert "10/10 checks passed" in result.stdout
+    assert "11/11 checks passed" in result.stdout
     assert result.stdout.rstrip().endswith(f"smoke: PASS ({built / 'veramem'})")
 
 
