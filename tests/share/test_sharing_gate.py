@@ -277,3 +277,37 @@ def test_without_its_secret_detectors_the_gate_shares_nothing() -> None:
     reason = gate("Descaling the kettle monthly keeps it quiet.", [], scanner=crippled)
     assert reason is not None and "unavailable" in reason
     assert SecretScanner().ready
+
+
+def test_no_secret_or_personal_data_kind_reaches_the_pool(mem: Memory) -> None:
+    """One shareable experience per kind, abstracted verbatim (the worst case): none is shared, and
+    each refusal names the kind it found."""
+    from veramem_desktop.core.sharing import Sharer
+
+    class Verbatim:
+        def abstract_experience(self, text: str) -> str:
+            return text
+
+    samples = {
+        "password": "Join the office network; the wifi password is hunter2.",
+        "aws-access-key": "Upload nightly builds with key AKIAIOSFODNN7EXAMPLE to the bucket.",
+        "github-token": "Push release tags with ghp_1234567890abcdefghijklmnopqrstuvwxyzAB from CI.",
+        "private-key": "Paste -----BEGIN RSA PRIVATE KEY----- into the deploy settings.",
+        "basic-auth-credentials": "Back up with pg_dump postgres://admin:s3cretPa55@db.example.com/prod nightly.",
+        "high-entropy-string": "Sign webhooks with the seed 3q2+7w8mZkF1xT9vR0pL4sN6uY2hJ5bCk always.",
+        "email": "Book the cleaner by emailing clean@example.com a week ahead.",
+        "phone": "Book the cleaner by calling +351 912 345 678 a week ahead.",
+        "card-number": "Pay the cleaner with card 4111 1111 1111 1111 after each visit.",
+        "iban": "Pay the cleaner to GB82 WEST 1234 5698 7654 32 after each visit.",
+        "national-id": "Fill the visa form with SSN 536-90-4399 in box four.",
+        "ip-address": "Reach the printer admin page at 192.168.1.20 from the office.",
+        "street-address": "Drop the parcels at 221B Baker Street before noon.",
+        "url-with-query": "Track the order at https://shop.example/orders?customer=4821 weekly.",
+    }
+    ids = {kind: _fact(mem, text).id for kind, text in samples.items()}
+    report = Sharer(mem.engine, mem.embedder, Verbatim(), device="d").share("me")  # type: ignore[arg-type]
+    assert report.shared == [] and report.merged == []
+    reasons = {r["id"]: r["reason"] for r in report.refused}
+    for kind, memory_id in ids.items():
+        assert kind in reasons[memory_id], (kind, reasons[memory_id])
+    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0
