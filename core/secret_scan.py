@@ -11,7 +11,6 @@ one more rule reads a secret stated in a sentence ("the wifi password is hunter2
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 #: Keywords that introduce a secret in prose (words may be joined by a space, "_" or "-"), and the kind
@@ -42,12 +41,6 @@ _DESCRIPTIVE = frozenset(re.findall(r"\w+", """
 _ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
 
 
-@dataclass(frozen=True)
-class Secret:
-    kind: str
-    line: int
-
-
 def _kind_of(secret_type: str) -> str:
     if secret_type in _ENTROPY_TYPES:
         return "high-entropy-string"
@@ -57,7 +50,6 @@ def _kind_of(secret_type: str) -> str:
 
 
 def _prose_value_is_secret(value: str) -> bool:
-    value = value.rstrip(".,;:!?)]}")
     if len(value) < 3 or value.startswith("{"):  # a {slot} left by abstraction is not a value
         return False
     low = value.lower()
@@ -74,6 +66,11 @@ class SecretScanner:
         from detect_secrets.filters import heuristic
         from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
         from detect_secrets.plugins.keyword import KeywordDetector
+        from detect_secrets.settings import get_settings
+
+        # Plugins call a service to verify what they find only when this filter is configured; it
+        # is not by default, and is removed here in case: nothing found ever leaves the machine.
+        get_settings().disable_filters("detect_secrets.filters.common.is_ignored_due_to_verification_policies")
 
         classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
         # IPs are personal data, found by core/pii.py.
@@ -93,9 +90,8 @@ class SecretScanner:
             names = ("memory.txt", "memory.yaml") if isinstance(plugin, self._keyword) else ("memory.txt",)
             for name in names:
                 eager = isinstance(plugin, self._entropy)
-                found = plugin.analyze_line(filename=name, line=line, line_number=1, enable_eager_search=eager) \
-                    if eager else plugin.analyze_line(filename=name, line=line, line_number=1)
-                for secret in found:
+                options = {"enable_eager_search": True} if eager else {}
+                for secret in plugin.analyze_line(filename=name, line=line, line_number=1, **options):
                     value = secret.secret_value or ""
                     if eager and plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
                         continue  # the eager (unquoted) search reports every word; keep those above the limit
