@@ -116,8 +116,8 @@ def _flip_bit(path: Path, page: int) -> None:
 
 def _store_with_memories(home: Path) -> Path:
     _init(home)
-    for line in ("I live in Lisbon.", "I like green tea.", "My sister is called Ana."):
-        assert run_cli("add", line).returncode == 0
+    lines = ["I live in Lisbon.", "I like green tea.", "My sister is called Ana."]
+    assert run_cli("add", json.dumps([{"role": "user", "content": line} for line in lines])).returncode == 0
     return home / "data" / "veramem.db"
 
 
