@@ -24,7 +24,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .display import FORMAT_RANGES
+from .display import FORMAT_RANGES, LINE_BREAKS
 
 #: Angle-like characters a reader (human or model) could take for a fence delimiter.
 _ANGLES = "<>\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u00ab\u00bb\u2329\u232a\u3008\u3009\u27e8\u27e9\u300a\u300b\u276e\u276f\u02c2\u02c3"
@@ -36,6 +36,8 @@ _CODE_FENCE = re.compile(r"`{3,}|~{3,}")
 _ROLE_LINE = re.compile(r"(?im)^(\s*)(system|assistant|user|human|developer|instructions?|###\s*\w+)(\s*:)")
 #: Removed before matching: format characters (Cf) and lone surrogates ...
 _INVISIBLE = re.compile(f"[{FORMAT_RANGES}\ud800-\udfff]")
+#: Every line boundary str.splitlines knows (CRLF as one), each read as a newline ...
+_BREAK = re.compile("\r\n|[" + LINE_BREAKS.replace("\n", "") + "]")
 #: ... and, once line breaks are plain newlines, every other C0/C1 control but TAB.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Structural characters replaced by visible look-alikes that no parser treats as structure.
@@ -51,7 +53,7 @@ def normalise(text: str) -> str:
     """The one form fenced text is matched and shown in: Unicode line breaks as ``\\n``, no format
     characters, no other controls, no lone surrogates."""
     out = _INVISIBLE.sub("", text)
-    out = "\n".join(out.splitlines())  # str.splitlines knows every Unicode line boundary
+    out = _BREAK.sub("\n", out)
     return _CONTROL.sub("", out)
 
 
