@@ -13,6 +13,9 @@ query time, so revoking one hides items retroactively.
   (agent_resource edges), it sees items written by no agent, by itself, or by the
   agents/resources it was granted.
 - An episode is visible to its own user (and the agent rules above).
+- Rows that hold a rejected value, or resemble one while a person has not decided
+  (the ``withheld`` table, core/rejections.py), and rejected memories are recalled by
+  no one, except a person who asks for rejected material (never an agent).
 """
 
 from __future__ import annotations
@@ -29,6 +32,12 @@ class Caller:
 
     user_id: str
     agent_id: str | None = None
+    #: a person asking to see rejected material too (``--include-rejected``); ignored for agents
+    include_rejected: bool = False
+
+    @property
+    def shows_rejected(self) -> bool:
+        return self.include_rejected and self.agent_id is None
 
 
 def _agent_clause(alias: str) -> str:
@@ -55,7 +64,8 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
     active_tm = _ACTIVE.format(g="tm")
     return f"""(
         {alias}.status IN {statuses}
-        AND {alias}.trust != 'rejected'
+        AND ((:show_rejected = 0 AND {alias}.trust != 'rejected' AND {_not_withheld('memory', alias)})
+             OR :show_rejected = 1)
         AND (
             ({alias}.user_id = :caller AND ({alias}.visibility = 'private' OR {alias}.kind = 'preference'))
             OR ({alias}.kind != 'preference' AND {alias}.visibility = 'public')
@@ -67,8 +77,14 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
 
 
 def episode_predicate(alias: str = "e") -> str:
-    return f"({alias}.user_id = :caller AND {_agent_clause(alias)})"
+    return (f"({alias}.user_id = :caller AND (:show_rejected = 1 OR {_not_withheld('episode', alias)}) "
+            f"AND {_agent_clause(alias)})")
+
+
+def _not_withheld(kind: str, alias: str) -> str:
+    return f"NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = '{kind}' AND w.owner_id = {alias}.id)"
 
 
 def params(caller: Caller, now: str) -> dict[str, Any]:
-    return {"caller": caller.user_id, "agent": caller.agent_id, "now": now}
+    return {"caller": caller.user_id, "agent": caller.agent_id, "now": now,
+            "show_rejected": int(caller.shows_rejected)}

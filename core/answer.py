@@ -16,7 +16,7 @@ from .fence import fence
 from .ids import iso, new_id
 from .items import ROLE_AUTHORITY
 from .llm import LLM, AnswerDraft, ContextItem
-from .search import Hit, SearchEngine
+from .recall import STALE, Hit, SearchEngine
 
 LADDER = ("dual", "source_episodes", "neighbouring_turns")
 
@@ -39,7 +39,23 @@ class AnswerResult:
 
 
 def _attrs(hit: Hit) -> dict[str, object]:
-    return {"kind": hit.kind, "authority": hit.authority, "source": hit.source, "time": (hit.time or "")[:10]}
+    return {"kind": hit.kind, "authority": hit.authority, "source": hit.source, "time": (hit.time or "")[:10],
+            "state": hit.state, "superseded_by": hit.superseded_by, "conflicts_with": "+".join(hit.conflicts_with)}
+
+
+def _context(pool: dict[str, Hit]) -> list[Hit]:
+    """What the answer may use, best first: an episode whose own memory is also in the pool is left out
+    (the memory says it, with its state), so nothing is said twice."""
+    ordered = sorted(pool.values(), key=lambda h: -h.score)
+    present = set(pool)
+    return [h for h in ordered if not (h.kind == "episode" and present & set(h.derived))]
+
+
+def _presented_stale(cited: list[str], pool: dict[str, Hit]) -> list[str]:
+    """Cited items that are history while what replaced them is in the pool and was not cited: an answer
+    relying on them presents a superseded or retracted statement as current."""
+    return [i for i in cited if pool[i].state in STALE and pool[i].superseded_by in pool
+            and pool[i].superseded_by not in cited]
 
 
 class Answerer:
@@ -64,10 +80,15 @@ class Answerer:
             steps.append(step)
             if not added:
                 continue
+            self._annotate(pool, caller)
             draft, dropped = self._ask(question, pool, notices)
         text, cited_ids, abstained = "", [], True
         if draft is not None:
             cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
+            stale = _presented_stale(cited_ids, pool)
+            if stale:  # refused like an invented citation
+                notices.append(f"the answer relied on {', '.join(stale)}, which no longer hold; they were not cited")
+                cited_ids = [i for i in cited_ids if i not in stale]
             # Still not enough once the whole ladder is climbed: abstain rather than half-answer.
             abstained = draft.abstained or not cited_ids or not draft.sufficient
             text = draft.text
@@ -87,10 +108,17 @@ class Answerer:
             )
         return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
 
+    def _annotate(self, pool: dict[str, Hit], caller: Caller) -> None:
+        """Label what the ladder added (its state, what it speaks about) like search labels its hits."""
+        for h in self.engine.annotate(list(pool.values()), caller):
+            pool[h.id] = h
+
     def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
-        ordered = sorted(pool.values(), key=lambda h: -h.score)
+        ordered = _context(pool)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
-        items = [ContextItem(h.id, h.text, h.kind, h.authority, h.time) for h in ordered if h.id in fenced.included]
+        items = [ContextItem(h.id, h.text, h.kind, h.authority, h.time, h.state, h.superseded_by,
+                             tuple(h.conflicts_with), h.group, tuple(h.derived), h.value, h.source)
+                 for h in ordered if h.id in fenced.included]
         if not items:
             return None, fenced.dropped
         try:
@@ -137,5 +165,5 @@ class Answerer:
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
             authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
-            pool[eid] = Hit(row[0], "episode", row[1], score, authority, "verified", "active", row[3], row[4], row[5],
+            pool[eid] = Hit(row[0], "episode", row[1], score, authority, "raw", "active", row[3], row[4], row[5],
                             row[6] or row[2])

@@ -447,3 +447,51 @@ def _dateparser_absolute(raw: str) -> datetime | None:
         return dateparser.parse(raw, languages=["en"], settings=settings)  # type: ignore[arg-type]
     except (ValueError, OverflowError):
         return None
+
+
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "couple of": 2}
+_SEASON = re.compile(r"^(?:(?P<which>last|this|next)\s+)?(?P<season>spring|summer|autumn|fall|winter)"
+                     r"(?:\s+(?:of\s+)?(?P<year>\d{4}))?$", re.I)
+_LAST_N = re.compile(r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|"
+                     r"ten|eleven|twelve|few|couple of)\s+)?(?P<unit>day|week|fortnight|month|year)s?$", re.I)
+
+
+def parse_bound(phrase: str, now: datetime) -> datetime | None:
+    """The moment a time bound in a question names, read against ``now``, or None when it cannot be read.
+
+    "March 2024", "2024-03-01", "last summer" (the start of the most recent summer that has begun; a
+    bound is the start of the period it names), "the last two weeks" (now less two weeks), "yesterday",
+    "3 days ago"; anything else dateparser reads with ``now`` as its base, preferring the past."""
+    raw = " ".join(phrase.strip().rstrip("?.!").split())
+    if not raw:
+        return None
+    now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+    if m := _LAST_N.match(raw):
+        n = m["n"] or "1"
+        count = int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()]
+        return now - timedelta(days=count * _UNIT_DAYS[m["unit"].lower()])
+    if m := _SEASON.match(raw):
+        month = _SEASON_START[m["season"].lower()]
+        if m["year"]:
+            return datetime(int(m["year"]), month, 1, tzinfo=UTC)
+        year = now.year if (now.month, now.day) >= (month, 1) else now.year - 1  # the latest one begun
+        ongoing = now < datetime(year, month, 1, tzinfo=UTC) + timedelta(days=92)
+        which = (m["which"] or "").lower()
+        year += {"last": -1 if ongoing else 0, "next": 1}.get(which, 0)
+        return datetime(year, month, 1, tzinfo=UTC)
+    try:
+        return parse_time(raw)
+    except InvalidInputError:
+        pass
+    import dateparser  # imported here: it loads language data, which only this path needs
+
+    settings = {"RELATIVE_BASE": now.replace(tzinfo=None), "PREFER_DATES_FROM": "past", "PREFER_DAY_OF_MONTH": "first",
+                "RETURN_AS_TIMEZONE_AWARE": False}
+    try:
+        found = dateparser.parse(raw, languages=["en"], settings=settings)  # type: ignore[arg-type]
+    except (ValueError, OverflowError):
+        return None
+    return found.replace(tzinfo=UTC) if found is not None else None

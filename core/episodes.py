@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from . import ledger, limits
+from . import ledger, limits, rejections
 from .canonical import text_sha256
 from .errors import InvalidInputError
 from .ids import iso, new_id, now_iso, parse_iso
@@ -166,6 +166,8 @@ def insert(
             details={"session": episode.session_id} if episode.session_id else {},
         )
         stored.append(episode)
+    # A message that restates a rejected value is stored (episodes are the record) but never recalled.
+    rejections.withhold_if_rejected(conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in stored])
     return stored
 
 
@@ -196,8 +198,12 @@ def list_episodes(
     limit: int = 50,
     offset: int = 0,
     newest_first: bool = True,
+    include_rejected: bool = False,
 ) -> list[Episode]:
+    """Episodes, newest first; those holding a rejected value only when ``include_rejected`` (a person asking)."""
     where, params = [], []
+    if not include_rejected:
+        where.append("NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = 'episode' AND w.owner_id = episodes.id)")
     if user_id is not None:
         where.append("user_id = ?")
         params.append(user_id)

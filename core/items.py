@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from . import ledger
+from . import ledger, rejections
 from .errors import NotFoundError
 from .ids import new_id, now_iso
 from .store import Connection, Store
@@ -156,6 +156,8 @@ def insert(conn: Connection, item: MemoryItem, evidence: Sequence[Evidence], *, 
         details={**({"supersedes": item.supersedes} if item.supersedes else {}),
                  "evidence": sorted({e.episode_id for e in evidence}), **(details or {})},
     )
+    # Whatever writes a memory (a merge, a summary, a shared copy) cannot carry a rejected value into recall.
+    rejections.withhold_if_rejected(conn, "memory", [(item.id, item.user_id, item.team_id, item.text)])
     return item
 
 
@@ -193,10 +195,13 @@ def set_fields(conn: Connection, item_id: str, *, device: str, op: str, details:
 
 def new_version(conn: Connection, old: MemoryItem, new: MemoryItem, evidence: Sequence[Evidence], *,
                 device: str, reason: str = "") -> MemoryItem:
-    """Write ``new`` as the next version of ``old``; ``old`` becomes superseded."""
-    now = now_iso()
-    set_fields(conn, old.id, device=device, op="memory.supersede", status="superseded", valid_to=now)
-    version = replace(new, id="", supersedes=old.id, root_id=old.root_id, version=old.version + 1, valid_from=now,
+    """Write ``new`` as the next version of ``old``; ``old`` becomes superseded.
+
+    The change happens at ``new.valid_from`` (the time of the message that caused it, so imported history
+    answers ``as of`` questions right), never before ``old`` began; the wall clock only when it has none."""
+    at = max(new.valid_from or now_iso(), old.valid_from)
+    set_fields(conn, old.id, device=device, op="memory.supersede", status="superseded", valid_to=at)
+    version = replace(new, id="", supersedes=old.id, root_id=old.root_id, version=old.version + 1, valid_from=at,
                       created_at="", uses=old.uses, successes=old.successes, failures=old.failures,
                       pinned=old.pinned, shareable=old.shareable)
     return insert(conn, version, evidence, device=device, op="memory.update",

@@ -107,6 +107,16 @@ class ContextItem:
     kind: str
     authority: str
     time: str | None = None
+    #: what recall's truth stage knows (core/recall/truth.py): current, in_conflict, raw, superseded …
+    state: str = "current"
+    superseded_by: str | None = None
+    conflicts_with: tuple[str, ...] = ()
+    #: items about one subject share a group; an episode lists the memories derived from it
+    group: str | None = None
+    derived: tuple[str, ...] = ()
+    value: str | None = None
+    #: who said it, for attribution ("assistant", a tool's or a document's name)
+    source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,15 @@ def _prototypes() -> dict[str, str]:
     return table
 
 
+def _spaced(text: str) -> str:
+    """Every kind of white space and line break (TAB, VT, FF, NEL, U+2028 …) read as one space, before
+    invisible characters are removed: a TAB between two words still separates them."""
+    return _SPACES.sub(" ", text)
+
+
 def normalise(value: str) -> str:
     """NFKC, invisible characters removed, casefolded, spaces collapsed, edge punctuation trimmed."""
-    text = unicodedata.normalize("NFKC", value)
+    text = _spaced(unicodedata.normalize("NFKC", value))
     text = "".join(ch for ch in text if not _invisible(ch))
     text = _SPACES.sub(" ", text.casefold()).strip()
     return _PUNCT_EDGES.sub("", text)
@@ -51,7 +57,7 @@ def skeleton(value: str) -> str:
     Look-alikes are mapped before and after casefolding, because a capital Cyrillic
     ``В`` looks like ``B`` while its lower case ``в`` looks like nothing Latin.
     """
-    text = unicodedata.normalize("NFKC", value)
+    text = _spaced(unicodedata.normalize("NFKC", value))
     # Decompose so accents (combining marks) fall away as invisible.
     text = "".join(ch for ch in unicodedata.normalize("NFD", text) if not _invisible(ch))
     table = _prototypes()
@@ -59,3 +65,12 @@ def skeleton(value: str) -> str:
     text = normalise(text)
     text = "".join(table.get(ch, ch) for ch in text).casefold()
     return text.replace("0", "o").replace("1", "l").replace("|", "l")
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def phrase_words(text: str) -> list[str]:
+    """The words of ``text`` as its confusable skeleton spells them: what a rejected value is matched by
+    inside longer text ("I live in\tPοrlamo." holds the words "porlamo")."""
+    return _WORD.findall(skeleton(text))

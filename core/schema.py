@@ -326,6 +326,32 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX links_type ON links(type);
         """,
     ),
+    Migration(
+        4,
+        "Truth-aware recall: which memories each episode restates without being their evidence (an echo, a "
+        "lower-authority repetition), and the rows held out of recall because they hold a rejected value or "
+        "resemble one (derived locally from the rejected-value keys; ids only).",
+        """
+        -- An episode that restates a memory it is not evidence of (the assistant's echo of the user's words,
+        -- a tool repeating a known fact): recall labels and orders it with that memory.
+        CREATE TABLE mentions (
+            episode_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            PRIMARY KEY (episode_id, memory_id)
+        );
+        CREATE INDEX mentions_memory ON mentions(memory_id);
+        -- Rows no agent may recall: 'rejected' (they hold a value a person rejected) or 'resembles' (a close
+        -- paraphrase of one, waiting in review). Only a person asking for rejected material sees them.
+        CREATE TABLE withheld (
+            owner_kind TEXT NOT NULL CHECK (owner_kind IN ('memory', 'episode')),
+            owner_id TEXT NOT NULL,
+            reason TEXT NOT NULL CHECK (reason IN ('rejected', 'resembles')),
+            memory_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (owner_kind, owner_id)
+        );
+        """,
+    ),
 )
 
 

@@ -19,7 +19,7 @@ from .llm import LLM
 from .pii import canary_leaks, find_pii
 from .protocols import Embedder
 from .provenance import provenance_of
-from .search import SearchEngine
+from .recall import SearchEngine
 from .secret_scan import SecretScanner
 
 log = logging.getLogger("veramem.share")

@@ -116,9 +116,13 @@ _LATEST = re.compile(r"\b(latest|most recent(ly)?|newest|current(ly)?|now|last t
 _WHEN = re.compile(r"\b(when|what (date|day|year|month|time)|how long ago|what year)\b", re.I)
 _SINCE = re.compile(r"\b(since|after)\s+(.+?)(\?|$|,)", re.I)
 _BEFORE = re.compile(r"\b(before|until|prior to)\s+(.+?)(\?|$|,)", re.I)
+#: "in the last two weeks", "over the past month": a bound counted back from now
+_WITHIN = re.compile(r"\b(?:in|during|over|within) the (last|past)\s+(.+?)(\?|$|,)", re.I)
 
 
 def temporal_intent(query: str) -> TemporalIntent:
+    if m := _WITHIN.search(query):
+        return TemporalIntent("since", f"the last {m.group(2).strip()}")
     if m := _SINCE.search(query):
         return TemporalIntent("since", m.group(2).strip())
     if m := _BEFORE.search(query):

@@ -21,7 +21,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from veramem_desktop.core import index
+from veramem_desktop.core import index, rejections
 from veramem_desktop.core.episodes import EPISODE_COLUMNS
 from veramem_desktop.core.items import ITEM_COLUMNS
 from veramem_desktop.core.store import Connection
@@ -197,6 +197,7 @@ def insert_episode(conn: Connection, row: dict[str, Any], vectors: list[list[str
     conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, episode_fts_text(line, prev_line)))
     index.store_entities(conn, "episode", row["id"], line)
     _store_vectors(conn, row["id"], vectors)
+    rejections.withhold_if_rejected(conn, "episode", [(row["id"], row["user_id"], row["team_id"], row["content"])])
     return True
 
 
@@ -207,6 +208,7 @@ def insert_memory(conn: Connection, row: dict[str, Any], vectors: list[list[str]
     conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, for_index(row["text"])))
     index.store_entities(conn, "memory", row["id"], row["text"])
     _store_vectors(conn, row["id"], vectors)
+    rejections.withhold_if_rejected(conn, "memory", [(row["id"], row["user_id"], row["team_id"], row["text"])])
 
 
 def add_evidence(conn: Connection, memory_id: str, evidence: list[dict[str, Any]]) -> None:

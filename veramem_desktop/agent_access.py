@@ -137,12 +137,13 @@ class AgentAccess:
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         self._require_memory(memory_id)
-        return [v.to_dict() for v in self.memory.history(memory_id)]
+        return [v.to_dict() for v in self.memory.history(memory_id)]  # rejected versions are left out
 
     def detail(self, memory_id: str) -> dict[str, Any]:
         """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld."""
         self._require_memory(memory_id)
-        data: dict[str, Any] = json.loads(json.dumps(self.memory.detail(memory_id).to_dict(), default=str))
+        data: dict[str, Any] = json.loads(json.dumps(self.memory.detail(memory_id, include_rejected=False).to_dict(),
+                                                     default=str))
         kept, hidden = [], 0
         for ev in data.get("evidence", []):
             episode = ev.get("episode") or {}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .core import budgets as budgets_mod
 from .core import links as links_mod
-from .core.search import SearchConfig
+from .core.recall import SearchConfig
 from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:

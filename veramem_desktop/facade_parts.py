@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .core.llm import LLM
     from .core.protocols import Embedder
-    from .core.search import SearchEngine
+    from .core.recall import SearchEngine
     from .core.store import Store
 
 

@@ -28,6 +28,7 @@ from .core import forget as forget_mod
 from .core import grants as grants_mod
 from .core import items as items_mod
 from .core import ledger, limits
+from .core import rejections as rejections_mod
 from .core import review as review_mod
 from .core.access import Caller
 from .core.answer import Answerer, AnswerResult
@@ -35,6 +36,7 @@ from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import (
     InvalidInputError,
+    NotFoundError,
     NotInitialisedError,
     StoreDamagedError,
     VeramemError,
@@ -45,7 +47,7 @@ from .core.ingest import recompute_context, store_episodes
 from .core.items import MemoryItem
 from .core.llm import LLM
 from .core.protocols import Embedder
-from .core.search import ROUTES, SearchEngine, SearchResult
+from .core.recall import ROUTES, SearchEngine, SearchResult
 from .core.sharing import Sharer, ShareReport, may_act_on
 from .core.store import Store, file_problem
 from .core.text import storable
@@ -179,7 +181,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return Path(self.config.store_path) if self.config.store_path else self.paths.store
 
     def exists(self) -> bool:
-        """True when a store was made here: its file, its key information, or a sync set-up says so.
+        """True when a store was made here: its file, its key information or the settings say so.
 
         Such a store is opened or refused (damaged, emptied, missing file), never replaced
         by a new empty one; only ``veramem init --force`` starts again.
@@ -189,6 +191,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def _evidence(self) -> list[str]:
         """What says a store was made here (file names and settings), empty for a fresh home."""
         found = [str(p) for p in (self.store_path, self.paths.keyinfo) if p.exists()]
+        if self.config.llm.detected:  # recorded by `veramem init` only
+            found.append(f"the settings ({self.paths.config_file}), written by `veramem init`")
         if self.config.sync_folder:
             found.append(f"the sync set-up ({self.config.sync_folder})")
         return found
@@ -202,7 +206,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if self.store_path.exists():
             return (f"its key information {self.paths.keyinfo} is missing (`veramem unlock --recovery-code` "
                     "writes it again)")
-        return f"its file {self.store_path} is missing, though this device was set up to sync ({self.config.sync_folder})"
+        said = " and ".join(e for e in self._evidence())
+        return (f"its file {self.store_path} and its key information are missing, though {said} say so "
+                "(is the folder on a drive that is not mounted?)")
 
     @classmethod
     def create(
@@ -430,9 +436,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 self._engine = self._engine or engine
         return self._engine  # type: ignore[return-value]
 
-    def caller(self, user_id: str | None = None, agent_id: str | None = None) -> Caller:
+    def caller(self, user_id: str | None = None, agent_id: str | None = None, *,
+               include_rejected: bool = False) -> Caller:
+        """Who is asking. ``include_rejected`` is a person's request to see rejected material too; an agent
+        never gets it (core/access.py ignores it whenever an agent id is set)."""
         ident = self.config.identity
-        return Caller(user_id or ident.user_id, agent_id if agent_id is not None else (ident.agent_id or None))
+        return Caller(user_id or ident.user_id, agent_id if agent_id is not None else (ident.agent_id or None),
+                      include_rejected)
 
     # ------------------------------------------------------------ search
     def search(
@@ -444,8 +454,10 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         k: int | None = None,
         route: str | None = None,
         include_archived: bool = False,
+        include_rejected: bool = False,
     ) -> SearchResult:
-        """Hybrid search (no LLM call). Writes a trace; its id is in the result for `feedback`."""
+        """Hybrid search (no LLM call). Writes a trace; its id is in the result for `feedback`.
+        ``include_rejected`` (a person only, never an agent) shows rejected material too, labelled."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("The search query is empty.")
         if route is not None and route not in ROUTES:
@@ -453,8 +465,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if k is not None and not 1 <= k <= 1000:
             raise InvalidInputError("k must be between 1 and 1000.")
         query, _ = storable(query[:10_000])
-        return self.engine.search(query, self.caller(user_id, agent_id), k=k, route=route,
-                                  include_archived=include_archived)
+        return self.engine.search(query, self.caller(user_id, agent_id, include_rejected=include_rejected), k=k,
+                                  route=route, include_archived=include_archived)
 
     # ------------------------------------------------------------ memories
     def get(self, memory_id: str) -> MemoryItem:
@@ -467,19 +479,36 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return items_mod.list_items(self.store, user_id=user_id, kind=kind, status=status, authority=authority,
                                     trust=trust, agent_id=agent_id, limit=limit, offset=offset)
 
-    def history(self, memory_id: str, *, as_of: str | datetime | None = None) -> list[MemoryItem]:
-        """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none)."""
+    def history(self, memory_id: str, *, as_of: str | datetime | None = None,
+                include_rejected: bool = False) -> list[MemoryItem]:
+        """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none).
+        Rejected versions, and versions holding a rejected value, only with ``include_rejected``."""
         if as_of is None:
-            return items_mod.history(self.store, memory_id)
+            return self._without_rejected(items_mod.history(self.store, memory_id), include_rejected)
         moment = iso(as_of) if isinstance(as_of, datetime) else iso(parse_time(as_of))
         found = items_mod.as_of(self.store, memory_id, moment)
-        return [found] if found is not None else []
+        return self._without_rejected([found] if found is not None else [], include_rejected)
 
-    def detail(self, memory_id: str) -> MemoryDetail:
-        """A memory with its evidence inside the source episodes, its versions, ledger entries and links."""
+    def _without_rejected(self, versions: list[MemoryItem], include_rejected: bool) -> list[MemoryItem]:
+        if include_rejected or not versions:
+            return versions
+        with self.store.read() as conn:
+            held = rejections_mod.withheld_ids(conn, "memory", [v.id for v in versions])
+        return [v for v in versions if v.trust != "rejected" and v.id not in held]
+
+    def detail(self, memory_id: str, *, include_rejected: bool = True) -> MemoryDetail:
+        """A memory with its evidence inside the source episodes, its versions, ledger entries and links.
+        Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
+        holding a rejected value are left out."""
         item = items_mod.get(self.store, memory_id)
-        versions = items_mod.history(self.store, memory_id)
+        if not self._without_rejected([item], include_rejected):
+            raise NotFoundError(f"No memory {memory_id} that may be shown: it was rejected.")
+        versions = self._without_rejected(items_mod.history(self.store, memory_id), include_rejected)
         evidence = items_mod.evidence_for(self.store, memory_id)
+        if not include_rejected:
+            with self.store.read() as conn:
+                held = rejections_mod.withheld_ids(conn, "episode", [e.episode_id for e in evidence])
+            evidence = [e for e in evidence if e.episode_id not in held]
         eps = episodes_mod.get_many(self.store, [e.episode_id for e in evidence])
         views = [EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
                  for e in evidence if e.episode_id in eps]
@@ -510,8 +539,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         """Mark a memory verified. For people only: never exposed to agents (MCP/REST)."""
         return review_mod.approve(self.store, memory_id, device=self.device_id)
 
-    def reject(self, memory_id: str, reason: str = "") -> MemoryItem:
-        """Reject a memory: hidden from search and answers, and its value can never return."""
+    def reject(self, memory_id: str, reason: str = "") -> review_mod.Rejection:
+        """Reject a memory: it, the memories saying the same and the messages holding its value are hidden
+        from every recall, its value can never return, and an earlier version it replaced is current again."""
         return review_mod.reject(self.store, memory_id, device=self.device_id, reason=reason)
 
     # ------------------------------------------------------------ sharing
@@ -566,9 +596,11 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
 
     # ------------------------------------------------------------ read
     def episodes(self, *, user_id: str | None = None, session_id: str | None = None, limit: int = 50,
-                 offset: int = 0, newest_first: bool = True) -> list[Episode]:
+                 offset: int = 0, newest_first: bool = True, include_rejected: bool = False) -> list[Episode]:
+        """Episodes; those holding a rejected value only with ``include_rejected`` (a person asking)."""
         return episodes_mod.list_episodes(
-            self.store, user_id=user_id, session_id=session_id, limit=limit, offset=offset, newest_first=newest_first
+            self.store, user_id=user_id, session_id=session_id, limit=limit, offset=offset, newest_first=newest_first,
+            include_rejected=include_rejected,
         )
 
     def episode(self, episode_id: str) -> Episode | None:

@@ -193,6 +193,14 @@ Work in two steps:
    list of ids you may cite.
 2. Answer from those memories only. Add nothing from general knowledge or guesswork. Give dates as
    they appear in the memories.
+Each block's header says what the memory store knows about it:
+- state=current: what the memory holds now. state=superseded or retracted: history, replaced by the
+  item named in superseded_by; never present it as current (say "before that, …" if it helps).
+- state=in_conflict: contradicted by the items in conflicts_with and not settled by the user: name
+  both sides and who said each; do not merge them or pick one.
+- authority=authorized is the user's own word; attested (the assistant) and unendorsed (a tool, a
+  document) are claims: attribute them ("the calendar tool says …") and let the user's word win.
+- kind=episode is a raw message; when its memory is also given, use the memory.
 If the memories do not support an answer, abstain: "abstained" true, "cited_ids" empty, and an
 "answer" that says the stored memories do not say. "sufficient" is false when the memories
 only partly answer the question or when you abstain.

@@ -123,6 +123,7 @@ def rejected(mem: Memory) -> tuple[Memory, str]:
 def test_a_rejected_fact_is_absent_from_search_answers_and_prompts(rejected: tuple[Memory, str]) -> None:
     mem, item = rejected
     text = mem.get(item).text
+    mem.add("My sister lives in Paris.")  # something else to recall, so the model is asked
     for route in ("facts", "dual", "summaries"):
         hits = mem.search(text, k=100, route=route)
         assert item not in {h.id for h in hits.results + hits.shared}

@@ -12,7 +12,7 @@ from support.fake_embedder import HashEmbedder
 from veramem_desktop.core import grants, index, items
 from veramem_desktop.core.access import Caller
 from veramem_desktop.core.items import MemoryItem
-from veramem_desktop.core.search import ROUTES, SearchEngine
+from veramem_desktop.core.recall import ROUTES, SearchEngine
 
 from veramem_desktop.memory import Memory
 

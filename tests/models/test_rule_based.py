@@ -465,7 +465,7 @@ ITEMS = [
 def test_an_extractive_answer_cites_the_supporting_items_and_quotes_them(llm: RuleBasedLLM) -> None:
     draft = llm.answer("Which foods is the user allergic to?", ITEMS, "<fenced>")
     assert draft.cited_ids == ("m-peanut",)
-    assert draft.text == "User is allergic to peanuts."
+    assert draft.text == "You are allergic to peanuts."  # the user's memory, said to them
     assert not draft.abstained and draft.sufficient
 
 
@@ -504,7 +504,7 @@ def test_among_equally_matching_items_what_the_user_said_comes_first(llm: RuleBa
     ]
     draft = llm.answer("Which editor does the user use?", items, "")
     assert draft.cited_ids == ("m-said", "m-claim")
-    assert draft.text.startswith("User uses Vim")
+    assert draft.text.startswith("You use Vim")
 
 
 def test_from_a_long_item_the_answer_takes_its_best_sentence(llm: RuleBasedLLM) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from veramem_desktop.core.search import SearchConfig
+from veramem_desktop.core.recall import SearchConfig
 
 from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
 from veramem_desktop.bench.locomo_section import channel_rows

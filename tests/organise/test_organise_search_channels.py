@@ -12,7 +12,7 @@ from organise_support import DEVICE, link_all, open_store, put
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.access import Caller
 from veramem_desktop.core.links import add_link
-from veramem_desktop.core.search import SearchConfig, SearchEngine
+from veramem_desktop.core.recall import SearchConfig, SearchEngine
 from veramem_desktop.core.store import Store
 
 E = HashEmbedder()

@@ -12,7 +12,7 @@ from sync_e2e_helpers import OTHER_USER, USER, Device, converge, deliver, make_d
 from veramem_desktop.core import items, ledger
 from veramem_desktop.core.episodes import EpisodeInput, Scope
 from veramem_desktop.core.ingest import store_episodes
-from veramem_desktop.core.search import SearchEngine
+from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.write import WriteOutcome, Writer
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.sync.replica import state_hash

@@ -57,7 +57,10 @@ def test_an_update_keeps_history_and_as_of_returns_the_old_value(rmem: Memory) -
     assert result.updated and result.updated[0]["previous"] == first
     chain = rmem.history(result.updated[0]["id"])
     assert [v.status for v in chain] == ["superseded", "active"]
-    assert "Lisbon" in rmem.history(first, as_of=chain[0].created_at)[0].text
+    # Validity is in the messages' time, not the wall clock: imported history answers as-of questions right.
+    assert "Lisbon" in rmem.history(first, as_of="2024-03-01")[0].text
+    assert "Porto" in rmem.history(first, as_of="2024-09-01")[0].text
+    assert chain[0].valid_to == chain[1].valid_from and chain[1].valid_from.startswith("2024-06-01T09:00:00")
     ids = [h.id for h in rmem.search("where does the user live?").results]
     assert chain[1].id in ids and first not in ids
 

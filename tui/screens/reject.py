@@ -49,7 +49,7 @@ class RejectScreen(FacadeModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="reject")
     def reject(self, memory_id: str, reason: str) -> None:
-        self.post_result(self.Rejected(self.memory.reject(memory_id, reason=reason)))
+        self.post_result(self.Rejected(self.memory.reject(memory_id, reason=reason).item))
 
     def on_reject_screen_rejected(self, message: Rejected) -> None:
         self.notify(f"Rejected: {one_line(message.item.text, 200)}", title="Review", markup=False)

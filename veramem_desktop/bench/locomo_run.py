@@ -10,7 +10,7 @@ from typing import Any
 from ..core.access import Caller
 from ..core.dates import parse_time
 from ..core.ids import iso
-from ..core.search import SearchConfig, SearchEngine
+from ..core.recall import SearchConfig, SearchEngine
 from ..memory import Memory
 from . import locomo
 from .locomo import KS, Retriever, Turn
@@ -58,6 +58,27 @@ def retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], channels:
     return search
 
 
+def pipeline_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str],
+                       evidence: dict[str, list[str]]) -> Retriever:
+    """The whole recall pipeline on the raw route, as a person's search runs it: channels, truth,
+    priors and time order; a memory the truth stage brings in counts as the turns its evidence cites."""
+    caller = Caller(user)
+
+    def search(question: str, k: int) -> Sequence[str]:
+        # A person asking for n results gets the best n, then put in time order for "when" questions:
+        # each depth is asked for itself, so recall@5 is that of a search for 5.
+        out: list[str] = []
+        for depth in sorted({d for d in KS if d <= k} | {k}):
+            result = engine.search(question, caller, k=depth, route="raw", write_trace=False)
+            for hit in result.results:
+                for ep in [hit.id] if hit.kind == "episode" else evidence.get(hit.id, []):
+                    if ep in dia_of and dia_of[ep] not in out and len(out) < depth:
+                        out.append(dia_of[ep])
+        return out[:k]
+
+    return search
+
+
 def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, Any]:
     samples = locomo.load(path)
     dia: dict[str, dict[str, str]] = {}
@@ -82,6 +103,12 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
             out[name] = scores.summary(KS)
         else:
             out.setdefault("ablation", {})[name] = scores.summary(KS)["cat1-4"]
+    evidence: dict[str, list[str]] = {}
+    for mid, eid in mem.store.query("SELECT memory_id, episode_id FROM evidence"):
+        evidence.setdefault(mid, []).append(eid)
+    out["pipeline"] = locomo.score(
+        samples, lambda sample: pipeline_retriever(mem.engine, str(sample["sample_id"]),
+                                                   dia[str(sample["sample_id"])], evidence), KS).summary(KS)
     if ablation:
         out["channels"] = channel_ablation(mem, samples, dia, order)
     return out

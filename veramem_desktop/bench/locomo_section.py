@@ -35,6 +35,11 @@ def run_locomo_section(ctx: BenchContext) -> Section:
             cells.append(f"{variant} " + ("/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)) if r else "-"))
         n = result["hybrid"].get(key, {}).get("n", 0)
         rows.append((f"  {label} (n={n})", "   ".join(cells)))
+    if "pipeline" in result:
+        p = result["pipeline"]
+        rows.append(("  hybrid through search (truth, priors, time order)",
+                     f"cat 1-4 {_triple(p.get('cat1-4', {}))}   multi-hop {_triple(p.get('1', {}))}   "
+                     f"temporal {_triple(p.get('2', {}))}"))
     for name, r in result.get("ablation", {}).items():
         rows.append((f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20))))
     rows += channel_rows(result.get("channels"))

@@ -96,12 +96,15 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
 @click.option("--user", "user_id", help="Only this user's episodes.")
 @click.option("--session", "session_id", help="Only this session, in time order.")
 @click.option("--limit", default=20, show_default=True)
+@click.option("--include-rejected", is_flag=True, help="Also list messages that hold a rejected value.")
 @json_option
 @click.pass_context
-def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, limit: int, as_json: bool) -> None:
+def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, limit: int, include_rejected: bool,
+             as_json: bool) -> None:
     """List stored episodes (raw messages), newest first."""
     mem = open_memory(ctx)
-    rows = mem.episodes(user_id=user_id, session_id=session_id, limit=limit, newest_first=session_id is None)
+    rows = mem.episodes(user_id=user_id, session_id=session_id, limit=limit, newest_first=session_id is None,
+                        include_rejected=include_rejected)
     mem.close()
     if as_json:
         emit_json([e.to_dict() for e in rows])

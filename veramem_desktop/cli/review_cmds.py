@@ -80,9 +80,18 @@ def approve(ctx: click.Context, memory_id: str, as_json: bool) -> None:
 def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> None:
     """Reject a memory: hidden everywhere, and its value can never come back."""
     mem = open_memory(ctx)
-    item = mem.reject(memory_id, reason)
+    done = mem.reject(memory_id, reason)
     mem.close()
-    emit_json(item.to_dict()) if as_json else say(f"Rejected {item.id}: {item.text}")
+    if as_json:
+        emit_json(done.to_dict())
+        return
+    say(f"Rejected {done.item.id}: {done.item.text}")
+    for other in done.retracted:
+        say(f"  retracted with it: {other} (it said the same)")
+    if done.withheld:
+        say(f"  {len(done.withheld)} message(s) holding the value are withheld from recall")
+    if done.reinstated:
+        say(f"  the earlier version {done.reinstated} is current again")
 
 
 @click.command()

@@ -7,6 +7,16 @@ import click
 from .common import clip, emit_json, json_option, open_memory, say
 
 
+def state_badge(hit: object) -> str:
+    """What recall knows of a hit, in a few words: its trust and its state."""
+    state = getattr(hit, "state", "current")
+    if state == "superseded" and getattr(hit, "superseded_by", None):
+        state = f"superseded by {hit.superseded_by}"  # type: ignore[attr-defined]
+    elif state == "in_conflict" and getattr(hit, "conflicts_with", None):
+        state = f"in conflict with {', '.join(hit.conflicts_with)}"  # type: ignore[attr-defined]
+    return f"{getattr(hit, 'trust', '')} · {state}"
+
+
 @click.command()
 @click.argument("query")
 @click.option("--user", "user_id", help="Search as this user (default from config).")
@@ -14,13 +24,18 @@ from .common import clip, emit_json, json_option, open_memory, say
 @click.option("--k", "k", type=click.IntRange(1, 1000), default=None, help="How many results.")
 @click.option("--route", type=click.Choice(["facts", "raw", "summaries", "dual"]), help="Force a granularity.")
 @click.option("--include-archived", is_flag=True, help="Include items in cold storage.")
+@click.option("--include-rejected", is_flag=True, help="Also show rejected material, labelled (never for an agent).")
 @json_option
 @click.pass_context
 def search(ctx: click.Context, query: str, user_id: str | None, agent_id: str | None, k: int | None,
-           route: str | None, include_archived: bool, as_json: bool) -> None:
-    """Hybrid search over memories and raw episodes (no LLM call)."""
+           route: str | None, include_archived: bool, include_rejected: bool, as_json: bool) -> None:
+    """Hybrid search over memories and raw episodes (no LLM call).
+
+    Each result says its state: current, superseded (by what), retracted, in conflict (with what), or
+    raw (a message nothing was derived from); the current version of a subject comes first."""
     mem = open_memory(ctx)
-    result = mem.search(query, user_id=user_id, agent_id=agent_id, k=k, route=route, include_archived=include_archived)
+    result = mem.search(query, user_id=user_id, agent_id=agent_id, k=k, route=route, include_archived=include_archived,
+                        include_rejected=include_rejected)
     mem.close()
     if as_json:
         emit_json(result.to_dict())
@@ -28,9 +43,11 @@ def search(ctx: click.Context, query: str, user_id: str | None, agent_id: str | 
     say(f"route {result.route}{' · ' + result.temporal if result.temporal else ''} · trace {result.trace_id}")
     if not result.results:
         say("No results.")
+    for notice in result.notices:
+        click.echo(f"note: {notice}", err=True)
     for i, hit in enumerate(result.results, 1):
         say(f"{i:2}. [{hit.kind}/{hit.authority}] {clip(hit.text, 111)}")
-        say(f"    {hit.id}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
+        say(f"    {hit.id}  {state_badge(hit)}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
     if result.shared:
         say("\nShared (unendorsed, from others):")
         for hit in result.shared:
@@ -74,13 +91,14 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
 @click.command()
 @click.argument("memory_id")
 @click.option("--as-of", "as_of", help="Show the version valid at this time (ISO 8601 or a plain date).")
+@click.option("--include-rejected", is_flag=True, help="Also show rejected versions and evidence.")
 @json_option
 @click.pass_context
-def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool) -> None:
+def history(ctx: click.Context, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool) -> None:
     """A memory's version chain with validity times, its evidence and its ledger entries."""
     mem = open_memory(ctx)
     if as_of:
-        versions = mem.history(memory_id, as_of=as_of)
+        versions = mem.history(memory_id, as_of=as_of, include_rejected=include_rejected)
         mem.close()
         if as_json:
             emit_json([v.to_dict() for v in versions])
@@ -90,7 +108,7 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, as_json: bool
         else:
             say(f"No version of {memory_id} was valid at {as_of}.")
         return
-    detail = mem.detail(memory_id)
+    detail = mem.detail(memory_id, include_rejected=include_rejected)
     mem.close()
     if as_json:
         emit_json(detail.to_dict())

@@ -16,7 +16,13 @@ from datetime import datetime
 from veramem_desktop.core.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate, Kind, Message
-from veramem_desktop.models.llm.rules.keys import NO_KEY, Key, attribute, attribute_addressed
+from veramem_desktop.models.llm.rules.keys import (
+    NO_KEY,
+    Key,
+    attribute,
+    attribute_about_user,
+    attribute_addressed,
+)
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.smalltalk import worth_keeping
 from veramem_desktop.models.llm.rules.text import split_clauses, split_sentences
@@ -106,8 +112,10 @@ def _key(sentence: str, role: str) -> Key:
     """Keys are about the user: from the user's first person, or from "you" said to the user."""
     if role == "user":
         return attribute(sentence)
-    if role in _KEYS_ABOUT_ADDRESSEE:
-        return attribute_addressed(sentence)
+    if role in _KEYS_ABOUT_ADDRESSEE and (key := attribute_addressed(sentence)) != NO_KEY:
+        return key
+    if role != "user":  # "The user lives in Madrid", from a tool, a document or the assistant
+        return attribute_about_user(sentence)
     return NO_KEY
 
 
