@@ -181,3 +181,16 @@ def test_a_healthy_store_is_not_replaced_by_init_without_force(isolated_home: Pa
     proc = run_cli("init")
     _one_clear_line(proc, ExitCode.INVALID_INPUT)
     assert _snapshot(isolated_home / "data") == before and len(_episodes()) == 3
+
+
+def test_a_data_folder_gone_whole_is_refused_while_the_settings_record_an_init(isolated_home: Path) -> None:
+    _init(isolated_home)
+    data = isolated_home / "data"
+    for path in data.iterdir():  # e.g. the store lives on a drive that is not mounted
+        path.unlink()
+    for command in (("status",), ("add", "new words"), ("init",)):
+        proc = run_cli(*command)
+        _one_clear_line(proc, ExitCode.NOT_A_STORE)
+        assert "missing" in proc.stderr and "init --force" in proc.stderr
+    assert list(data.iterdir()) == []
+    assert run_cli("init", "--force").returncode == 0
