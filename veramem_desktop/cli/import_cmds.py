@@ -34,7 +34,8 @@ def import_(ctx: click.Context, path: str, fmt: str | None, since: str | None, d
     PATH is a ChatGPT or Claude export (conversations.json or the export's zip), a JSON
     or JSON-lines list of messages ({"role", "content", "name"?, "time"?}), a Markdown or
     text file or a folder of them (one document per file), or a file written by
-    `veramem export memories --format jsonl`. Messages already imported are skipped, so
+    `veramem export memories --format jsonl` (which keeps its own ids and users, so --user,
+    --session and --since do not apply to it). Messages already imported are skipped, so
     running it again (or after an interrupted run) adds only what is missing. Records
     that cannot be read are listed with their position and skipped.
     """
@@ -52,6 +53,7 @@ def import_(ctx: click.Context, path: str, fmt: str | None, since: str | None, d
                                     label="Importing")
         bar.label = f"stored {counts['stored']:,} · skipped {counts['already_stored'] + counts['before_since']:,}"
         bar.update(max(0, done - seen[0]))
+        bar.render_progress()  # the counts change even when no more bytes were read
         seen[0] = done
 
     planned: list[dict[str, Any]] = []
