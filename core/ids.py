@@ -33,7 +33,8 @@ def iso(moment: datetime) -> str:
     """Format an aware datetime as the store's canonical UTC string."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # isoformat, not strftime: %Y does not pad years before 1000 to four digits on every platform.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def now_iso() -> str:

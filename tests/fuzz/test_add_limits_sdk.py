@@ -108,3 +108,11 @@ def test_an_add_that_stores_episodes_but_cannot_derive_says_so_and_keeps_them(is
         assert mem.verify().ok
     finally:
         mem.close()
+
+
+def test_stored_times_keep_four_digit_years_so_string_order_is_time_order() -> None:
+    from veramem_desktop.core.ids import iso, parse_iso
+
+    early, late = datetime(999, 12, 31, tzinfo=UTC), datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
+    assert iso(early) == "0999-12-31T00:00:00.000000Z" and iso(early) < iso(late)
+    assert parse_iso(iso(early)) == early and iso(late) == "2024-05-08T13:56:00.000000Z"
