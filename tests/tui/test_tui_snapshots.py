@@ -63,6 +63,43 @@ def test_snapshot_memories_search(snap_mem: Memory, snap_compare: Any, size: tup
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_snapshot_search_shows_each_hits_state(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
+    """"where do I live" typed in the search field: the first row is "User lives in Porto now, not Lisbon.",
+    badged "current" (green) in the State column; the Vim/Emacs memories are badged "in conflict" (yellow);
+    messages are trust "raw", never "verified"."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await fill(pilot, "#search", "where do I live")
+        await settle(pilot)
+        pilot.app.screen.query_one(MemoryTable).focus()
+        await pilot.pause()
+
+    assert snap_compare(app_on(snap_mem), terminal_size=size, run_before=run_before)
+
+
+def test_search_rows_carry_a_state_badge_and_raw_trust(snap_mem: Memory) -> None:
+    """The table's State column says what recall knows: the current home first, the replaced one superseded."""
+    import asyncio
+
+    async def run() -> list[tuple[str, str, str]]:
+        app = app_on(snap_mem)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await fill(pilot, "#search", "where do I live")
+            await settle(pilot)
+            table = pilot.app.screen.query_one(MemoryTable)
+            rows = [table.get_row_at(i) for i in range(table.row_count)]
+            return [(str(r[1]), str(r[3]), str(r[4])) for r in rows]  # text, trust, state (120 wide)
+
+    rows = asyncio.run(run())
+    assert rows[0][2] == "current" and "Porto" in rows[0][0], rows[:3]
+    assert {"current", "in conflict"} <= {state for _, _, state in rows}
+    messages = [trust for text, trust, _ in rows if not text.startswith(("User", "According"))]
+    assert messages and set(messages) == {"raw"}
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_snapshot_memories_filters(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
     """The filter bar open under the search field: kind, status (set to "active"), authority, trust,
     user id and agent id, above the list."""

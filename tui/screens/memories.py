@@ -80,6 +80,7 @@ class MemoriesScreen(SectionScreen):
         result = self.memory.search(
             query, user_id=filters.user_id, agent_id=filters.agent_id, k=50,
             include_archived=filters.status in ("archived", None),
+            include_rejected=filters.trust == "rejected",  # a person asking for rejected material
         )
         hits = [hit for hit in result.results if filters.matches(hit)]
         self.post_result(self.Loaded(hits, query, getattr(result, "route", None)))

@@ -11,18 +11,39 @@ from textual.message import Message
 from textual.widgets import DataTable
 from veramem_desktop.tui.formatting import cell
 
-#: (key, label, width); the memory text takes what is left
-COLUMNS = (("kind", "Kind", 10), ("text", "Memory", 0), ("authority", "Authority", 10), ("trust", "Trust", 9))
-STATUS_COLUMN = ("status", "Status", 10)
-#: below this many cells the status column is left out (the filter bar still shows it)
+#: (key, label, width); the memory text takes what is left. The trust column shows from ``WIDE`` cells
+#: on; the state badge always: whether a row is current, history, in conflict or rejected matters most
+COLUMNS = (("kind", "Kind", 10), ("text", "Memory", 0), ("authority", "Authority", 10), ("state", "State", 11))
+TRUST_COLUMN = ("trust", "Trust", 9)
 WIDE = 110
+#: the state badge of a memory listed (not searched): what its status and trust say
+_ITEM_STATE = {"active": "current", "superseded": "superseded", "retracted": "retracted", "archived": "archived"}
+#: badge styles: what holds now green, history dim, conflicts and rejections marked
+_BADGE_STYLE = {"current": "green", "in_conflict": "bold yellow", "superseded": "dim", "retracted": "dim",
+                "archived": "dim", "rejected": "bold red", "held": "yellow", "raw": ""}
+
+
+def state_of(row: Any) -> str:
+    """A search hit's state as recall's truth stage found it; a listed memory's from its status and trust."""
+    state = getattr(row, "state", None)
+    if state is None:
+        state = "rejected" if getattr(row, "trust", "") == "rejected" else \
+            _ITEM_STATE.get(getattr(row, "status", ""), "")
+    return str(state)
+
+
+def badge(state: str) -> Text:
+    return Text(state.replace("_", " "), style=_BADGE_STYLE.get(state, ""))
+
+
+def _columns(total: int) -> list[tuple[str, str, int]]:
+    return [*COLUMNS[:3], TRUST_COLUMN, COLUMNS[3]] if total >= WIDE else list(COLUMNS)
 
 
 def text_width_for(total: int) -> int:
     """Cells left for the memory text in a table ``total`` cells wide."""
-    fixed = sum(width for _, _, width in COLUMNS) + 2 * (len(COLUMNS) + 1) + 2
-    if total >= WIDE:
-        fixed += STATUS_COLUMN[2] + 2
+    columns = _columns(total)
+    fixed = sum(width for _, _, width in columns) + 2 * len(columns) + 2
     return max(16, total - fixed)
 
 
@@ -39,19 +60,16 @@ class MemoryTable(DataTable[Text]):
     def show(self, rows: Sequence[Any], *, width: int) -> None:
         """Replace the rows with ``rows`` (MemoryItem or search Hit objects), laid out for ``width`` cells."""
         text_width = text_width_for(width)
-        columns = [*COLUMNS, STATUS_COLUMN] if width >= WIDE else list(COLUMNS)
+        columns = _columns(width)
         self.clear(columns=True)
         for key, label, col_width in columns:
             self.add_column(label, key=key, width=col_width or text_width)
         for row in rows:
             # Every cell is a Text made visible: a DataTable reads a plain string as markup.
-            cells = [
-                cell(getattr(row, "kind", ""), 20), cell(getattr(row, "text", ""), text_width),
-                cell(getattr(row, "authority", "") or "", 20), cell(getattr(row, "trust", "") or "", 20),
-            ]
-            if width >= WIDE:
-                cells.append(cell(getattr(row, "status", "") or "", 20))
-            self.add_row(*cells, key=row.id)
+            values = {"kind": cell(getattr(row, "kind", ""), 20), "text": cell(getattr(row, "text", ""), text_width),
+                      "authority": cell(getattr(row, "authority", "") or "", 20),
+                      "trust": cell(getattr(row, "trust", "") or "", 20), "state": badge(state_of(row))}
+            self.add_row(*(values[key] for key, _, _ in columns), key=row.id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
