@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .core import episodes as episodes_mod
 from .core import links as links_mod
 from .core import transfer
@@ -31,7 +33,9 @@ from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError
 from .core.ids import iso
 from .core.importing import Problem, Record, open_source
-from .core.ingest import store_episodes
+from .core.ingest import line_of, store_episodes
+from .core.protocols import Embedder
+from .core.textproc import context_text
 from .core.write import WriteOutcome, Writer
 from .facade_parts import FacadeParts
 
@@ -219,11 +223,15 @@ class ImportMixin(FacadeParts):
                 groups[-1][1].append(inp)
             else:
                 groups.append((rec.session_id, [inp]))
+        # The episodes' vectors are computed before the transaction opens, so the store's write
+        # lock is held only for the writing and the derivation.
+        memo = _Memo(self.embedder)
+        memo.prefetch([t for session, inputs in groups for t in self._episode_texts(session, inputs)])
         with self.store.atomic() as conn:
             stored = []
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
-                stored += store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
+                stored += store_episodes(self.store, memo, inputs, scope, device=self.device_id)
             outcome = _derive(writer, stored)
             new_ids = [d["id"] for d in outcome.added + outcome.updated]
             if new_ids and self.config.organise.linking:
@@ -234,6 +242,23 @@ class ImportMixin(FacadeParts):
         for notice in outcome.notices:
             if notice not in report.notices and len(report.notices) < 50:
                 report.notices.append(notice)
+
+    def _episode_texts(self, session: str, inputs: Sequence[EpisodeInput]) -> list[str]:
+        """The texts ``store_episodes`` will embed for ``inputs`` (each turn's line and its line between
+        its neighbours, and the previous stored turn's context again). A wrong guess only costs time:
+        what is not prefetched is embedded when asked for."""
+        last_two = episodes_mod.list_episodes(self.store, session_id=session, limit=2, newest_first=True)
+        prev = last_two[0] if last_two else None
+        own = [line_of(i.role, i.name, i.content) for i in inputs]
+        chain = ([line_of(prev.role, prev.source_name, prev.content)] if prev else []) + own
+        offset = 1 if prev else 0
+        texts = own + [context_text(chain[j - 1] if j > 0 else None, chain[j], chain[j + 1] if j + 1 < len(chain)
+                                    else None) for j in range(offset, len(chain))]
+        if prev is not None:
+            earlier = last_two[1] if len(last_two) > 1 else None
+            texts.append(context_text(line_of(earlier.role, earlier.source_name, earlier.content) if earlier
+                                      else None, chain[0], chain[1]))
+        return texts
 
     # ------------------------------------------------------------ memory export and import
     def export_memories(self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None,
@@ -255,6 +280,31 @@ class ImportMixin(FacadeParts):
         report.notices += result.notices
         report.seconds = time.perf_counter() - started
         return report
+
+
+class _Memo:
+    """An embedder that answers from vectors computed ahead (``prefetch``) and embeds the rest."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.vectors: dict[str, Any] = {}
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        todo = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        if todo:
+            self.vectors.update(zip(todo, self.inner.embed(todo), strict=True))
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.prefetch(texts)
+        return np.stack([self.vectors[t] for t in texts]) if texts else self.inner.embed([])
 
 
 def _checked(rec: Record) -> Record | Problem:

@@ -43,3 +43,37 @@ def test_a_batch_whose_derivation_fails_keeps_every_episode_and_derives_the_othe
         assert mem.verify().ok
     finally:
         mem.close()
+
+
+class RecordingEmbedder(HashEmbedder):
+    """Notes, for each text embedded, whether a write transaction was open at the time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: Any = None
+        self.inside: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        if self.store is not None and self.store._depth:
+            self.inside += list(texts)
+        return super().embed(texts)
+
+
+def test_episode_vectors_are_computed_before_the_write_transaction_opens(isolated_home: Path,
+                                                                         tmp_path: Path) -> None:
+    config = Config()
+    config.organise.linking = False
+    embedder = RecordingEmbedder()
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=embedder,
+                           config=config)
+    try:
+        embedder.store = mem.store
+        mem.add({"role": "user", "content": "We start from here."}, session_id="import:chat.json")
+        embedder.inside.clear()
+        lines = ["I keep bees.", "My sister lives in Porto.", "I play the cello.", "I drink my coffee black."]
+        path = write_json(tmp_path / "chat.json", [{"role": "user", "content": t} for t in lines])
+        assert mem.import_history(path, batch_size=2).stored == 4
+        assert embedder.inside, "the memories' vectors are embedded inside (by Writer.derive)"
+        assert not [t for t in embedder.inside if t.startswith("user: ")]  # no episode line or context
+    finally:
+        mem.close()
