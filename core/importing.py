@@ -520,6 +520,10 @@ def _message(obj: Any, pos: str, default_session: str, forced: str | None, seen:
 def open_source(path: Path, fmt: str | None = None, *, session_id: str | None = None) -> Source:
     """Open ``path`` for import, detecting its format unless ``fmt`` names one."""
     fmt = fmt or detect(path)
+    if path.is_dir() and fmt in ("chatgpt", "claude", "messages"):
+        path = path / "conversations.json"  # an unzipped export's folder
+        if not path.is_file():
+            raise InvalidInputError(f"{path.parent} holds no conversations.json.")
     if fmt not in FORMATS:
         raise InvalidInputError(f"Unknown import format {fmt!r}; use one of {', '.join(FORMATS)}.")
     return Source(path, fmt, session_id=session_id)

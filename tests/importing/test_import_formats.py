@@ -52,6 +52,11 @@ def test_a_chatgpt_export_zip_is_read_like_its_conversations_json(mem: Memory, t
     report = mem.import_history(path)
     assert (report.stored, report.sessions) == (6, 2)
     assert [c for _, c, _, _ in _session(mem, "chatgpt:c-2")][0] == "I drink my coffee black."
+    unzipped = tmp_path / "unzipped"
+    write_json(unzipped / "conversations.json", chatgpt_export())
+    (unzipped / "chat.html").write_text("<html></html>")
+    again = mem.import_history(unzipped)  # the export's folder, once unzipped: the same messages
+    assert (again.format, again.stored, again.already_stored) == ("chatgpt", 0, 6)
 
 
 def test_claude_export_reads_text_or_content_blocks_senders_and_times(mem: Memory, tmp_path: Path) -> None:
