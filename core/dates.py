@@ -451,12 +451,10 @@ def _dateparser_absolute(raw: str) -> datetime | None:
 
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "few": 3, "couple of": 2}
 _SEASON = re.compile(r"^(?:(?P<which>last|this|next)\s+)?(?P<season>spring|summer|autumn|fall|winter)"
                      r"(?:\s+(?:of\s+)?(?P<year>\d{4}))?$", re.I)
-_LAST_N = re.compile(r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|"
-                     r"ten|eleven|twelve|few|couple of)\s+)?(?P<unit>day|week|fortnight|month|year)s?$", re.I)
+_LAST_N = re.compile(r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>" + _NUMBER_RE + r")\s+)?"
+                     r"(?P<unit>day|week|fortnight|month|year)s?$", re.I)
 
 
 def parse_bound(phrase: str, now: datetime) -> datetime | None:
@@ -470,8 +468,7 @@ def parse_bound(phrase: str, now: datetime) -> datetime | None:
         return None
     now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
     if m := _LAST_N.match(raw):
-        n = m["n"] or "1"
-        count = int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()]
+        count = _count(m["n"].lower()) if m["n"] else 1
         return now - timedelta(days=count * _UNIT_DAYS[m["unit"].lower()])
     if m := _SEASON.match(raw):
         month = _SEASON_START[m["season"].lower()]

@@ -165,3 +165,13 @@ def test_last_summer_is_the_start_of_the_latest_summer_begun() -> None:
     assert parse_bound("last summer", datetime(2026, 7, 15, tzinfo=UTC)) == datetime(2025, 6, 1, tzinfo=UTC)
     assert parse_bound("the last two weeks", now) == datetime(2026, 11, 16, tzinfo=UTC)
     assert parse_bound("the blorp of zing", now) is None
+
+
+def test_reading_time_bounds_leaves_relative_dates_in_messages_resolved() -> None:
+    """The bound parser shares the date module's number words ("a few", "a couple of")."""
+    from veramem_desktop.core.dates import parse_bound, resolve_relative_dates
+
+    now = datetime(2026, 11, 30, tzinfo=UTC)
+    assert resolve_relative_dates("I went there a few days ago.", now) == "I went there around 2026-11-27."
+    assert parse_bound("the past few days", now) == datetime(2026, 11, 27, tzinfo=UTC)
+    assert parse_bound("the last couple of weeks", now) == datetime(2026, 11, 16, tzinfo=UTC)
