@@ -11,6 +11,9 @@ from ..core.errors import ExitCode
 from ..core.importing import FORMATS
 from .common import emit_json, json_option, open_memory
 
+#: characters of each message shown by a dry run
+PREVIEW = 200
+
 
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, path_type=str))
@@ -60,8 +63,9 @@ def import_(ctx: click.Context, path: str, fmt: str | None, since: str | None, d
 
     def would_store(rec: Any) -> None:
         if as_json:
+            # a preview of each message, so a dry run of a huge export stays small in memory
             planned.append({"position": rec.position, "session_id": rec.session_id, "role": rec.role,
-                            "time": rec.time, "content": rec.content})
+                            "time": rec.time, "content": rec.content[:PREVIEW], "chars": len(rec.content)})
             return
         text = rec.content.replace("\n", " ")
         click.echo(f"{rec.session_id}  {(rec.time or '-')[:19]}  {rec.name or rec.role:>10}: "
