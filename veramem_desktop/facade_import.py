@@ -157,8 +157,9 @@ class ImportMixin(FacadeParts):
                         on_record(rec)
             elif fresh and writer is not None:
                 self._write_batch(fresh, base, writer, report)
-            for rec in fresh:
-                known[rec.session_id].add(rec.key)
+            for rec in fresh:  # a session no longer cached is read again from the store when next seen
+                if rec.session_id in known:
+                    known[rec.session_id].add(rec.key)
             batch.clear()
             if progress is not None:
                 progress(src.done(), src.total, src.unit, report.counts())

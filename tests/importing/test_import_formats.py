@@ -195,3 +195,16 @@ def test_a_big_export_is_streamed_one_conversation_at_a_time(tmp_path: Path) -> 
     assert n == 8_000 and source.done() == source.total
     assert peak < 3_000_000, f"peak {peak:,} bytes"
     assert not any(isinstance(i, Problem) for i in open_source(path).items())
+
+
+def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stored(mem: Memory,
+                                                                                   tmp_path: Path) -> None:
+    from veramem_desktop.facade_import import KEY_CACHE_SESSIONS
+
+    n = KEY_CACHE_SESSIONS + 20
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps({"role": "user", "content": f"Note number {i}.", "session_id": f"s{i}"}) + "\n"
+                            for i in range(n)))
+    assert mem.import_history(path, batch_size=n // 2).stored == n
+    again = mem.import_history(path, batch_size=n + 5)
+    assert (again.stored, again.already_stored) == (0, n)
