@@ -96,11 +96,15 @@ def test_a_damaged_key_file_is_exit_6_saying_what_to_do(isolated_home: Path, fie
     assert _snapshot(isolated_home / "data") == store_before
 
 
-def test_the_recovery_code_writes_a_damaged_key_file_again(isolated_home: Path) -> None:
+@pytest.mark.parametrize("damage", ["truncated", "deleted"])
+def test_the_recovery_code_writes_a_damaged_or_lost_key_file_again(isolated_home: Path, damage: str) -> None:
     code = _init(isolated_home)
     run_cli("add", "remember the blue door")
     keyfile = isolated_home / "data" / "veramem.keys.json"
-    keyfile.write_text('{"salt": ')
+    if damage == "truncated":
+        keyfile.write_text('{"salt": ')
+    else:
+        keyfile.unlink()
     assert run_cli("episodes").returncode == ExitCode.NOT_A_STORE
     proc = run_cli("unlock", "--recovery-code", env={"VERAMEM_RECOVERY_CODE": code})
     assert proc.returncode == 0, proc.stderr
