@@ -31,9 +31,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from . import index, items, ledger, rejections
+from . import index, items, ledger, limits, rejections
 from .canonical import text_sha256
-from .episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from .episodes import EPISODE_COLUMNS, Episode, EpisodeInput, row_to_episode, validate
 from .errors import InvalidInputError
 from .importing import ARCHIVE_TYPE, Problem, read_archive
 from .ingest import line_of
@@ -259,9 +259,15 @@ def _flush_episodes(store: Store, embedder: Embedder, pending: list[tuple[int, d
         if ep.id in have or any(e.id == ep.id for e in eps):
             result.already_stored += 1
             continue
-        if not isinstance(ep.content, str) or text_sha256(ep.content) != ep.sha256 or ep.role not in ROLE_AUTHORITY:
-            result.problems.append(Problem(f"line {n}", f"episode {ep.id}: its text does not match its sha256 "
-                                           "(or its role is unknown)"))
+        try:  # the limits every add is held to
+            validate([EpisodeInput(ep.content, ep.role, ep.source_name, ep.event_time, ep.metadata)])
+            for name in ("id", "user_id", "agent_id", "team_id", "session_id"):
+                limits.check_line(getattr(ep, name), name.replace("_", " "), "it", limit=limits.MAX_ID_CHARS)
+        except InvalidInputError as exc:
+            result.problems.append(Problem(f"line {n}", f"episode {ep.id}: {exc.message}"))
+            continue
+        if text_sha256(ep.content) != ep.sha256:
+            result.problems.append(Problem(f"line {n}", f"episode {ep.id}: its text does not match its sha256"))
             continue
         eps.append(ep)
     pending.clear()

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core import episodes as episodes_mod
+from .core import limits, transfer
 from .core import links as links_mod
-from .core import transfer
 from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
 from .core.errors import InvalidInputError
@@ -309,11 +309,13 @@ class _Memo:
 
 
 def _checked(rec: Record) -> Record | Problem:
-    """A record the episode store will accept, or why not."""
+    """A record within the limits every add is held to (``core/limits.py``), or why not."""
     try:
-        episodes_mod.validate([EpisodeInput(content=rec.content, role=rec.role, name=rec.name)])
+        episodes_mod.validate([EpisodeInput(content=rec.content, role=rec.role, name=rec.name, time=rec.time,
+                                            metadata=rec.metadata)])
+        limits.check_line(rec.session_id, "session id", "Message 1", limit=limits.MAX_ID_CHARS)
     except InvalidInputError as exc:
-        return Problem(rec.position, exc.message.replace("Message 1", "it").replace("Message 1:", "it"))
+        return Problem(rec.position, exc.message.replace("Message 1: ", "").replace("Message 1", "it"))
     return rec
 
 

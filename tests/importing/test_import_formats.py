@@ -208,3 +208,16 @@ def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stor
     assert mem.import_history(path, batch_size=n // 2).stored == n
     again = mem.import_history(path, batch_size=n + 5)
     assert (again.stored, again.already_stored) == (0, n)
+
+
+def test_records_outside_the_input_limits_are_reported_not_stored(mem: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in [
+        {"role": "tool", "content": "fine", "name": "x" * 300},
+        {"role": "user", "content": "the year is wrong", "time": "0099-01-01T00:00:00Z"},
+        {"role": "user", "content": "a session id on two lines", "session_id": "a\nb"},
+        {"role": "user", "content": "I am fine."},
+    ]))
+    report = mem.import_history(path)
+    assert report.stored == 1 and [p["position"] for p in report.problems] == ["line 1", "line 2", "line 3"]
+    assert "200" in report.problems[0]["reason"] and "range" in report.problems[1]["reason"]

@@ -134,3 +134,25 @@ def test_markdown_export_is_readable_and_private(mem: Memory, tmp_path: Path) ->
     assert "### Links" in text
     with pytest.raises(InvalidInputError, match="Markdown|jsonl"):
         mem.export_memories(tmp_path / "x", format="csv")
+
+
+def test_an_exported_episode_whose_text_was_changed_is_refused_with_the_memories_quoting_it(
+        mem: Memory, tmp_path: Path) -> None:
+    mem.add("I play the cello.", session_id="a")
+    mem.add("I live in Lisbon.", session_id="b")
+    target = tmp_path / "memories.jsonl"
+    mem.export_memories(target)
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    edited = next(i for i, o in enumerate(lines) if o["type"] == "episode" and "cello" in o["content"])
+    lines[edited]["content"] = "I play the violin."
+    target.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    other = _fresh(tmp_path / "other")
+    try:
+        report = other.import_history(target)
+        reasons = [p["reason"] for p in report.problems]
+        assert "does not match its sha256" in reasons[0] and "not found" in reasons[1]
+        assert [e.content for e in other.episodes(limit=10)] == ["I live in Lisbon."]
+        assert all("cello" not in m.text and "violin" not in m.text for m in other.memories())
+        assert other.verify().ok
+    finally:
+        other.close()
