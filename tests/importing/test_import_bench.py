@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from support.fixtures import run_cli
 from veramem_desktop.core.importing import detect
 
 from veramem_desktop.bench.import_section import locomo_as_chatgpt
@@ -37,3 +39,19 @@ def test_locomo_sessions_become_chatgpt_conversations_that_import_turn_for_turn(
     first = sorted(mem.episodes(session_id="chatgpt:conv-tiny-s1", limit=5), key=lambda e: e.turn_index)
     assert [(e.role, e.event_time) for e in first] == [("user", "2023-05-08T13:56:00.000000Z"),
                                                        ("assistant", "2023-05-08T13:57:00.000000Z")]
+
+
+@pytest.mark.slow
+def test_bench_import_section_reports_rate_memory_and_an_idempotent_second_run(isolated_home: Path,
+                                                                                tmp_path: Path) -> None:
+    locomo = tmp_path / "tiny.json"
+    locomo.write_text(json.dumps([SAMPLE]))
+    proc = run_cli("bench", "--only", "import", "--locomo", str(locomo), "--json", timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(proc.stdout)
+    section = data["import"]
+    assert data["import_per_s"] == section["import_per_s"] > 0
+    assert (section["messages"], section["conversations"], section["second_run_stored"]) == (3, 2, 0)
+    assert section["llm"] == "rule-based" and 0 < section["embedding_s"] <= section["seconds"]
+    assert 20 < section["rss_mb"] < 8_000
+    assert not list(isolated_home.glob("**/veramem.db")), "the bench wrote into the user's home"
