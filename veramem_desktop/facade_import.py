@@ -131,6 +131,7 @@ class ImportMixin(FacadeParts):
         source_path = Path(path).expanduser()
         if batch_size < 1:
             raise InvalidInputError("batch_size must be at least 1.")
+        limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
         since_iso = None
         if since is not None:
             since_iso = iso(since) if isinstance(since, datetime) else iso(parse_time(str(since)))
