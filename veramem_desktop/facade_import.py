@@ -42,8 +42,10 @@ from .facade_parts import FacadeParts
 if TYPE_CHECKING:
     from .core.llm import LLM
 
-#: messages per transaction (and per extraction call)
+#: messages per transaction (and per extraction call) with the rule-based backend
 BATCH_SIZE = 128
+#: with a model: fewer messages per extraction call, and the write lock is not held long while it answers
+MODEL_BATCH_SIZE = 16
 #: sessions whose stored import keys are kept in memory at once
 KEY_CACHE_SESSIONS = 256
 #: problems listed one by one in a report (all are counted)
@@ -117,7 +119,7 @@ class ImportMixin(FacadeParts):
         session_id: str | None = None,
         since: str | datetime | None = None,
         dry_run: bool = False,
-        batch_size: int = BATCH_SIZE,
+        batch_size: int | None = None,
         progress: ImportProgress | None = None,
         on_record: Callable[[Record], None] | None = None,
     ) -> ImportReport:
@@ -126,10 +128,11 @@ class ImportMixin(FacadeParts):
         ``since`` keeps only messages at or after that time; ``dry_run`` stores nothing and
         calls ``on_record`` with each message that would be stored. Messages already stored
         by an earlier import are skipped. Unreadable records are listed in the report with
-        their position and skipped.
+        their position and skipped. ``batch_size`` (messages per transaction) defaults to
+        128 with the rule-based backend and 16 with a model.
         """
         source_path = Path(path).expanduser()
-        if batch_size < 1:
+        if batch_size is not None and batch_size < 1:
             raise InvalidInputError("batch_size must be at least 1.")
         limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
         since_iso = None
@@ -146,6 +149,8 @@ class ImportMixin(FacadeParts):
         llm = None if dry_run else self.llm
         writer = None if llm is None else Writer(self.engine, self.embedder, llm, device=self.device_id,
                                                  resolve_dates=resolve_relative_dates)
+        if batch_size is None:
+            batch_size = MODEL_BATCH_SIZE if llm is not None and not llm.is_rule_based else BATCH_SIZE
         batch: list[Record] = []
 
         def flush() -> None:

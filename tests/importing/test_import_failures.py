@@ -77,3 +77,34 @@ def test_episode_vectors_are_computed_before_the_write_transaction_opens(isolate
         assert not [t for t in embedder.inside if t.startswith("user: ")]  # no episode line or context
     finally:
         mem.close()
+
+
+class CountingModel(RuleBasedLLM):
+    """Stands in for a model backend (not rule-based); counts the messages of each extraction call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    @property
+    def is_rule_based(self) -> bool:
+        return False
+
+    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> list[Any]:
+        self.calls.append(len(messages))
+        return super().extract(messages, context)
+
+
+def test_with_a_model_each_extraction_call_gets_a_small_batch(isolated_home: Path, tmp_path: Path) -> None:
+    config = Config()
+    config.organise.linking = False
+    model = CountingModel()
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
+                           config=config, llm=model)
+    try:
+        path = write_json(tmp_path / "chat.json", [{"role": "user", "content": f"Fact number {i} is true."}
+                                                   for i in range(40)])
+        assert mem.import_history(path).stored == 40
+        assert model.calls == [16, 16, 8]
+    finally:
+        mem.close()

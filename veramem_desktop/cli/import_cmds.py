@@ -25,12 +25,12 @@ PREVIEW = 200
 @click.option("--agent", "agent_id", help="Agent the history is attributed to.")
 @click.option("--team", "team_id", help="Team scope.")
 @click.option("--session", "session_id", help="Put every message in this session (message lists and documents).")
-@click.option("--batch", "batch_size", default=128, show_default=True, type=click.IntRange(1, 4096),
-              help="Messages per transaction.")
+@click.option("--batch", "batch_size", default=None, type=click.IntRange(1, 4096),
+              help="Messages per transaction (default 128 with the rule-based backend, 16 with a model).")
 @json_option
 @click.pass_context
 def import_(ctx: click.Context, path: str, fmt: str | None, since: str | None, dry_run: bool, user_id: str | None,
-            agent_id: str | None, team_id: str | None, session_id: str | None, batch_size: int,
+            agent_id: str | None, team_id: str | None, session_id: str | None, batch_size: int | None,
             as_json: bool) -> None:
     """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
 
