@@ -64,3 +64,37 @@ def test_import_of_an_unreadable_file_says_why_and_exits_9(isolated_home: Path, 
     proc = run_cli("import", str(bad))
     assert proc.returncode == 9 and proc.stderr.startswith("error: ") and "Could not tell" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.e2e
+def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(isolated_home: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from import_support import chatgpt_conversation, write_json
+    from support.fixtures import VENV_BIN
+
+    assert run_cli("init").returncode == 0
+    assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
+    convs = [chatgpt_conversation(f"c{i}", "t", [("user", f"I visited town number {i}.")]) for i in range(12)]
+    export = write_json(tmp_path / "conversations.json", convs)
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.run([str(VENV_BIN / "veramem"), "import", str(export), "--batch", "4"],
+                              stdout=subprocess.PIPE, stderr=slave, timeout=300)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    shown = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0
+    assert "stored 12 · skipped 0" in shown and "100%" in shown
+    assert b"Stored 12 message(s)" in proc.stdout
