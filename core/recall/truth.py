@@ -254,8 +254,8 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
     """Current truth first, by score otherwise.
 
     Within each subject, the current hit of the highest authority (a person's approval breaking ties)
-    takes the subject's best relevance plus its own priors; every stale hit and every claim of lower authority is placed below
-    it, keeping their order among themselves. Subjects do not move relative to each other otherwise."""
+    takes the subject's best relevance plus its own priors; every claim of lower authority, then every
+    stale hit, is placed below it, each kept in its order. Subjects do not move relative to each other otherwise."""
     by_group: dict[object, list[Hit]] = {}
     for h in hits:
         by_group.setdefault(groups.get(h.id, h.id), []).append(h)
@@ -269,10 +269,12 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         # memory moves the messages it came from too.
         top = max(h.score - h.prior for h in members) + head.prior
         head.score = max(head.score, top) + 1e-6
+        # Below the head: claims that still hold (of lower authority) first, then history; each by score.
         below = sorted((h for h in members if h is not head and
                         (h.state not in ("current", "in_conflict")
                          or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0))),
-                       key=lambda h: -h.score)
-        for i, h in enumerate(below):
-            h.score = min(h.score, head.score - 1e-4 * (i + 1))
+                       key=lambda h: (h.state not in ("current", "in_conflict"), -h.score))
+        floor = head.score
+        for h in below:
+            h.score = floor = min(h.score, floor - 1e-4)
     return sorted(hits, key=lambda h: -h.score)
