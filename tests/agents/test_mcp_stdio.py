@@ -7,56 +7,25 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from support.fixtures import PASSPHRASE, VENV_BIN, run_cli
+from mcp import ClientSession
+from support.fixtures import run_cli
+from support.mcp_stdio import (
+    EXPECTED_TOOLS,
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    VERAMEM,
+    call,
+    call_error,
+    ids_in,
+    server_env,
+    session,
+)
 
 pytestmark = pytest.mark.e2e
-
-VERAMEM = str(VENV_BIN / "veramem")
-EXPECTED_TOOLS = {"add", "search", "answer", "feedback", "history", "forget"}
-FENCE_OPEN = re.compile(r"^<<<RECALLED-DATA ([0-9a-f]{16})(?: [^\n]*)?>>>$", re.M)
-FENCE_CLOSE = re.compile(r"^<<<END RECALLED-DATA ([0-9a-f]{16})>>>$", re.M)
-
-
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    return {"VERAMEM_HOME": str(home), "VERAMEM_PASSPHRASE": PASSPHRASE, "VERAMEM_NO_KEYRING": "1",
-            "PATH": os.environ.get("PATH", ""), **extra}
-
-
-def session(home: Path, body: Callable[[ClientSession], Awaitable[Any]], **env: str) -> Any:
-    """Start `veramem mcp` as a subprocess, open an MCP session, run ``body`` in it."""
-    params = StdioServerParameters(command=VERAMEM, args=["mcp"], env=_env(home, **env))
-
-    async def main() -> Any:
-        with open(os.devnull, "w") as errlog:  # the server's stderr (its logs) is not asserted here
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as s:
-                await s.initialize()
-                return await body(s)
-
-    return anyio.run(main)
-
-
-async def call(s: ClientSession, tool: str, **arguments: Any) -> str:
-    result = await s.call_tool(tool, arguments)
-    assert not result.is_error, f"{tool} failed: {result.content}"
-    return "\n".join(c.text for c in result.content if c.type == "text")
-
-
-async def call_error(s: ClientSession, tool: str, **arguments: Any) -> str:
-    result = await s.call_tool(tool, arguments)
-    assert result.is_error, f"{tool} should have failed: {result.content}"
-    return "\n".join(c.text for c in result.content if c.type == "text")
-
-
-def ids_in(text: str, prefix: str = "mem_") -> list[str]:
-    return re.findall(rf"id=({prefix}[0-9A-Za-z]+)", text)
 
 
 @pytest.fixture
@@ -191,7 +160,7 @@ def test_stdout_carries_only_protocol_frames(store: Path) -> None:
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "x"}}},
     ]
     proc = subprocess.Popen([VERAMEM, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=_env(store))
+                            text=True, env=server_env(store))
     watchdog = threading.Timer(90, proc.kill)  # a hung server fails the test instead of hanging it
     watchdog.start()
     try:
@@ -217,7 +186,7 @@ def test_stdout_carries_only_protocol_frames(store: Path) -> None:
 
 
 def test_a_wrong_passphrase_fails_at_start_with_a_message_on_stderr_and_nothing_on_stdout(store: Path) -> None:
-    env = _env(store)
+    env = server_env(store)
     env["VERAMEM_PASSPHRASE"] = "not the passphrase"
     proc = subprocess.run([VERAMEM, "mcp"], input="", capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode != 0 and proc.stdout == ""
