@@ -296,6 +296,7 @@ class Channels:
             raise ValueError(f"unknown route {route!r}")
         cfg = self.config
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
+        channels = channels if channels is not None else cfg.channels
         use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
                                                           "links"}
         # The query is embedded on another thread while the lexical channels run here: the model

@@ -6,6 +6,7 @@ recall path carries a weight of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 MEMORY_KINDS_BY_ROUTE = {
     "facts": ("fact", "preference", "event", "experience"),
@@ -70,22 +71,38 @@ class SearchConfig:
     dense_exact_up_to: int = 50_000
     #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
     raw_fill_share: float = 0.5
+    #: the channels that run (None: every channel the weights name); see :data:`RECIPES`
+    channels: tuple[str, ...] | None = None
 
 
 
-#: Named channel weightings. "hybrid" is the default; the single-channel recipes are the baselines
-#: ``veramem bench`` measures beside it.
-RECIPES: dict[str, dict[str, dict[str, float]]] = {
-    "hybrid": {"weights": SearchConfig().weights, "episode_weights": SearchConfig().episode_weights},
-    "bm25": {"weights": {"bm25": 1.0}, "episode_weights": {"bm25": 1.0}},
-    "dense": {"weights": {"dense": 1.0}, "episode_weights": {"dense": 1.0}},
+@dataclass(frozen=True)
+class Recipe:
+    """A named way to search: which channels run (None: every channel the weights name) and what it
+    changes in :class:`SearchConfig`."""
+
+    description: str
+    channels: tuple[str, ...] | None = None
+    change: dict[str, Any] = field(default_factory=dict)
+
+
+#: The named recipes. "hybrid" is the default; "bm25" and "dense" are the baselines ``veramem bench``
+#: measures beside it, and the others its ablations.
+RECIPES: dict[str, Recipe] = {
+    "hybrid": Recipe("every channel with the weights measured on LoCoMo's dev conversations"),
+    "bm25": Recipe("full-text ranking alone (a baseline)", ("bm25",)),
+    "dense": Recipe("embedding similarity alone (a baseline)", ("dense",)),
+    "lean": Recipe("bm25 2, dense 1, speaker 0.5; no context vectors, entities or neighbouring turns", None,
+                   {"episode_weights": {"bm25": 2.0, "dense": 1.0, "dense_ctx": 0.0, "entity": 0.0},
+                    "speaker_weight": 0.5, "neighbour_decay": 0.0}),
+    "no-entity": Recipe("hybrid without the entity channel on messages", None,
+                        {"episode_weights": {**SearchConfig().episode_weights, "entity": 0.0}}),
 }
 
 
 def recipe(name: str, base: SearchConfig | None = None) -> SearchConfig:
-    """``base`` (or the defaults) with the channel weightings of the recipe ``name``."""
+    """``base`` (or the defaults) searched the way the recipe ``name`` says."""
     if name not in RECIPES:
         raise ValueError(f"unknown recipe {name!r}; known: {', '.join(RECIPES)}")
-    weights = RECIPES[name]
-    return replace(base or SearchConfig(), weights=dict(weights["weights"]),
-                   episode_weights=dict(weights["episode_weights"]))
+    chosen = RECIPES[name]
+    return replace(base or SearchConfig(), channels=chosen.channels, **chosen.change)

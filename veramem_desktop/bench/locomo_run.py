@@ -10,25 +10,15 @@ from typing import Any
 from ..core.access import Caller
 from ..core.dates import parse_time
 from ..core.ids import iso
-from ..core.recall import SearchConfig, SearchEngine
+from ..core.recall import SearchConfig, SearchEngine, recipe
 from ..memory import Memory
 from . import locomo
 from .locomo import KS, Retriever, Turn
 
-#: retrievers compared in one run: name -> (channels, config change or None)
-VARIANTS: dict[str, tuple[tuple[str, ...] | None, dict[str, Any] | None]] = {
-    "hybrid": (None, None),
-    "bm25": (("bm25",), None),
-    "dense": (("dense",), None),
-}
-#: the ablation of the recipe's optional extras (context vector, neighbour expansion, weights)
-ABLATION: dict[str, tuple[tuple[str, ...] | None, dict[str, Any] | None]] = {
-    "recipe (bm25 2, dense 1, speaker 0.5, no extras)": (
-        None, {"episode_weights": {"bm25": 2.0, "dense": 1.0, "dense_ctx": 0.0, "entity": 0.0},
-               "speaker_weight": 0.5, "neighbour_decay": 0.0}),
-    "hybrid without the entity channel": (
-        None, {"episode_weights": {**SearchConfig().episode_weights, "entity": 0.0}}),
-}
+#: recipes compared in one run (core/recall/recipes.py), and the ablations of the default's extras
+VARIANTS = ("hybrid", "bm25", "dense")
+ABLATION = {"recipe (bm25 2, dense 1, speaker 0.5, no extras)": "lean",
+            "hybrid without the entity channel": "no-entity"}
 
 
 def ingest(mem: Memory, sample: dict[str, Any]) -> dict[str, str]:
@@ -87,16 +77,15 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
     mem.wait_for_links(timeout=3600)  # the background linker: links and context vectors are in place
     mem.drain_links()
     order = {ep: i for mapping in dia.values() for i, ep in enumerate(mapping)}
-    variants = dict(VARIANTS, **(ABLATION if ablation else {}))
+    variants = {name: name for name in VARIANTS} | (ABLATION if ablation else {})
     out: dict[str, Any] = {"file": str(path), "conversations": len(samples),
                            "questions": sum(len(s.get("qa", [])) for s in samples)}
-    for name, (channels, change) in variants.items():
-        engine = mem.engine if change is None else SearchEngine(mem.store, mem.embedder,
-                                                                replace(mem.engine.config, **change))
-        def retriever_for(sample: dict[str, Any], engine: SearchEngine = engine,
-                          channels: tuple[str, ...] | None = channels) -> Retriever:
+    for name, recipe_name in variants.items():
+        engine = SearchEngine(mem.store, mem.embedder, recipe(recipe_name, mem.engine.config))
+
+        def retriever_for(sample: dict[str, Any], engine: SearchEngine = engine) -> Retriever:
             user = str(sample["sample_id"])
-            return retriever(engine, user, dia[user], channels, order)
+            return retriever(engine, user, dia[user], None, order)
 
         scores = locomo.score(samples, retriever_for, KS)
         if name in VARIANTS:
