@@ -25,6 +25,7 @@ from .sentences import conversation, fact_sentences, questions
 POOL = 2_000
 USER = "bench"
 BATCH = 2_000
+ONE_MESSAGE_ADDS = 50
 
 
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
@@ -76,6 +77,25 @@ def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
     return {"projected": cache.approximate, "recall@100_vs_exact": round(statistics.fmean(kept), 4) if kept else 1.0}
 
 
+def _status_ms(mem: Memory, runs: int = 7) -> dict[str, float | int]:
+    """``Memory.status`` (the ledger checked from its checkpoint): the first call after a fill
+    recomputes the entries added since the last call; the repeats, only the checkpoint."""
+    t0 = time.perf_counter()
+    first = mem.status()
+    first_ms = (time.perf_counter() - t0) * 1000
+    repeats = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        info = mem.status()
+        repeats.append((time.perf_counter() - t0) * 1000)
+    t0 = time.perf_counter()
+    full = mem.verify()
+    full_ms = (time.perf_counter() - t0) * 1000
+    return {"first": round(first_ms, 1), "p50": round(statistics.median(repeats), 1),
+            "ledger_entries": int(info["counts"]["ledger"]), "full_verify": round(full_ms, 1),
+            "ok": bool(first["ledger"]["ok"] and info["ledger"]["ok"]), "full_verify_ok": full.ok}
+
+
 def run_latency(ctx: BenchContext) -> Section:
     sizes = sorted(set(ctx.options.sizes))
     mem = ctx.new_memory("latency")
@@ -90,6 +110,7 @@ def run_latency(ctx: BenchContext) -> Section:
         rng = np.random.default_rng(3)
         caller = mem.caller(USER)
         data: dict[str, dict[str, object]] = {}
+        statuses: dict[int, dict[str, float | int]] = {}
         rows: list[tuple[str, str]] = []
         have = 0
         for size in sizes:
@@ -105,16 +126,22 @@ def run_latency(ctx: BenchContext) -> Section:
             engine = percentiles(_timed(lambda q: mem.engine.search(q, caller, write_trace=False), asked))
             embed = percentiles(_timed(lambda q: emb.embed([q]), asked))
             agreement = _dense_agreement(mem, asked[:50])
+            status = statuses[size] = _status_ms(mem)
             data[str(size)] = {**full, "engine_p50": engine["p50"], "engine_p95": engine["p95"],
                                "embed_p50": embed["p50"], "synthetic": max(0, size - len(pool)),
                                "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0,
-                               "dense": agreement}
+                               "dense": agreement, "status_ms": status}
             scan = (f"projected scan keeps {agreement['recall@100_vs_exact']:.3f} of the exact top 100"
                     if agreement["projected"] else "exact scan")
             rows.append((f"search p50 / p95 @ {size:,}",
                          f"{full['p50']:.1f} / {full['p95']:.1f} ms via Memory.search (engine only "
                          f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f}; "
                          f"{scan})"))
+        for size, st in statuses.items():
+            rows.append((f"status @ {size:,}", f"{st['p50']:.1f} ms p50 (Memory.status, ledger of "
+                                               f"{st['ledger_entries']:,} entries checked from its checkpoint; "
+                                               f"first after the fill {st['first']:.0f} ms; full verify "
+                                               f"{st['full_verify']:.0f} ms)"))
         synthetic = [s for s in sizes if s > len(pool)]
         note = (f"first {len(pool):,} memories embedded for real ({embed_per_s:.0f} texts/s); past that, two real "
                 "sentences joined with the normalised sum of their vectors; queries embedded for real")
@@ -139,14 +166,22 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
             mem.add(pair, user_id=USER, session_id=f"chat-{i // 40}")
             per_call.append((time.perf_counter() - t1) * 1000)
         seconds = time.perf_counter() - t0
+        one: list[float] = []
+        for i, (role, text) in enumerate(chat[:ONE_MESSAGE_ADDS]):
+            t1 = time.perf_counter()
+            mem.add([{"role": role, "content": text}], user_id=USER, session_id=f"one-{i // 20}")
+            one.append((time.perf_counter() - t1) * 1000)
         rate = round(len(chat) / seconds, 1)
         memories = int(mem.store.query_one("SELECT count(*) FROM memory_items")[0])
         call_p50 = round(statistics.median(per_call), 1)
+        one_p50 = round(statistics.median(one), 1)
         data = {"add_per_s": rate,
                 "add": {"messages": len(chat), "seconds": round(seconds, 2), "call_p50_ms": call_p50,
+                        "one_message_p50_ms": one_p50,
                         "memories_derived": memories, "llm": str(getattr(mem, "llm_name", "none"))}}
         return Section(data, [("add throughput", f"{rate:.1f} messages/s through Memory.add (2 per call, "
                                                  f"p50 {call_p50} ms per call, no LLM; "
-                                                 f"{memories} memories derived)")])
+                                                 f"{memories} memories derived)"),
+                     ("add one message", f"p50 {one_p50} ms per call ({len(one)} calls, one message each)")])
     finally:
         mem.close()
