@@ -99,7 +99,7 @@ def _connect(path: Path, key: bytes) -> Connection:
         conn.close()
         if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
             raise WrongKeyError(f"{path} does not open with this store's key: it is damaged, not a VeraMem "
-                                "store, or was made under another key (before a `veramem rekey`).") from None
+                                "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code).") from None
         raise NotAStoreError(f"{path} could not be opened: {exc}") from None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
@@ -420,6 +420,7 @@ def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
 class RekeyReport:
     recovery_code: str
     pages: int
+    new_key_pages: int  # pages that authenticate under the new key (all of them when done right)
     old_key_pages: int  # pages that still authenticate under the old key (0 when done right)
     synced: bool
     seconds: float
@@ -463,7 +464,7 @@ def rekey(store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: s
                            "WAL busy: close every VeraMem process and run `veramem verify`.")
     good_new, pages, _ = authentic_pages(store_path, new_key)
     good_old, _, _ = authentic_pages(store_path, old_key)
-    return RekeyReport(keys.encode_recovery_code(new_key), pages, good_old, synced,
+    return RekeyReport(keys.encode_recovery_code(new_key), pages, good_new, good_old, synced,
                        round(time.monotonic() - started, 3))
 
 

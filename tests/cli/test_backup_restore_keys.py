@@ -204,7 +204,8 @@ def test_after_rekey_the_old_recovery_code_no_longer_opens_the_store_and_no_page
     proc = run_cli("rekey", "--yes", "--json")
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["old_key_pages"] == 0 and report["recovery_code"] != old_code
+    assert report["old_key_pages"] == 0 and report["new_key_pages"] == report["pages"] > 0
+    assert report["recovery_code"] != old_code
 
     good, pages, _ = authentic_pages(store_path, old_key)
     assert good == 0 and pages > 0

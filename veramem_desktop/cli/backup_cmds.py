@@ -140,8 +140,9 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
                f"(head {r.head_seq}).")
     for reason in report.forced:
         click.echo(f"forced: {reason}", err=True)
-    if report.forced:
-        click.echo("If this device syncs, pair it again (`veramem sync join`) so the others accept it.", err=True)
+    if any("synced" in reason for reason in report.forced):
+        click.echo("This device's chain now forks from what the others hold: pair it again "
+                   "(`veramem sync join`) so they accept it.", err=True)
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
 
