@@ -117,7 +117,7 @@ class Answerer:
         ordered = _context(pool)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
         items = [ContextItem(h.id, h.text, h.kind, h.authority, h.time, h.state, h.superseded_by,
-                             tuple(h.conflicts_with), h.group, tuple(h.derived), h.value, h.source)
+                             tuple(h.conflicts_with), h.group, tuple(h.derived), h.value, h.source, h.subject)
                  for h in ordered if h.id in fenced.included]
         if not items:
             return None, fenced.dropped

@@ -117,6 +117,8 @@ class ContextItem:
     value: str | None = None
     #: who said it, for attribution ("assistant", a tool's or a document's name)
     source: str | None = None
+    #: the attribute it states ("lives_in", "relation:partner"), when known
+    subject: str | None = None
 
 
 @dataclass(frozen=True)

@@ -175,3 +175,26 @@ def test_reading_time_bounds_leaves_relative_dates_in_messages_resolved() -> Non
     assert resolve_relative_dates("I went there a few days ago.", now) == "I went there around 2026-11-27."
     assert parse_bound("the past few days", now) == datetime(2026, 11, 27, tzinfo=UTC)
     assert parse_bound("the last couple of weeks", now) == datetime(2026, 11, 16, tzinfo=UTC)
+
+
+def test_an_answer_finds_the_current_value_asked_in_other_words_than_the_memorys(rmem: Memory) -> None:
+    """"Where do I live?" after "I moved to Yorkel.": the memory states lives_in, so it answers."""
+    rmem.add("I live in Zanfen.")
+    rmem.add("I moved to Yorkel.")
+    text = rmem.answer("Where do I live?").text
+    assert text.startswith("You moved to Yorkel") and "before that, Zanfen" in text
+
+
+def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> None:
+    """The bench's metrics can fail: a stale value above the current one is counted, and so is a leak."""
+    from veramem_desktop.bench.truth_section import _answer, _leak, _ranking, _Tally
+    from veramem_desktop.bench.truth_set import Scenario
+
+    sc = Scenario("chain", "plain", "u", "home", "Where do I live?", [], "Munich", stale=["Berlin"],
+                  rejected="Porlamo")
+    t = _Tally()
+    _ranking(t, "search", sc, ["I live in Berlin.", "User lives in Munich."])
+    _leak(t, "search", sc, ["I live in P\u043erlamo."])
+    _answer(t, "answer", sc, "You live in Berlin. Also Munich.", [])
+    assert t.rate("search.current_at_1") == 0.0 and t.rate("search.stale_above_current") == 1.0
+    assert t.rate("search.rejected_leak") == 1.0 and t.rate("answer.answer_current") == 0.0

@@ -38,7 +38,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     for position, item in enumerate(items):
         if item.kind == "episode" and present & set(item.derived):
             continue  # its memory is here and says it, with its state
-        shared = keys & content_stems(item.text)
+        shared = keys & _stems(item)
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     if not scored:
@@ -60,6 +60,13 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
     return AnswerDraft(text=" ".join(sentences), cited_ids=tuple(dict.fromkeys(cited)), abstained=False,
                        sufficient=len(covered) / len(keys) >= 0.5 if keys else False)
+
+
+def _stems(item: ContextItem) -> set[str]:
+    """What an item speaks about: its words, and the attribute it states ("lives_in" for "User moved to
+    Porto."), so a question asked in other words than the memory's still finds it."""
+    about = re.sub(r"[_:]", " ", item.subject or "")
+    return content_stems(f"{item.text} {about}")
 
 
 def _subject(rows: list[tuple[int, int, int, ContextItem, set[str]]], keys: set[str],
@@ -110,6 +117,7 @@ _THIRD = [
     (re.compile(r"^User was\b"), "You were"),
     (re.compile(r"^User has\b"), "You have"),
     (re.compile(r"^User does\b"), "You do"),
+    (re.compile(r"^User (\w+ed)\b"), r"You \1"),
     (re.compile(r"^User (\w+?)ies\b"), r"You \1y"),
     (re.compile(r"^User (\w+?(?:ch|sh|ss|x|o))es\b"), r"You \1"),
     (re.compile(r"^User (\w+?)s\b"), r"You \1"),
