@@ -37,7 +37,7 @@ import sqlcipher3
 
 from . import keys
 from .core import ledger
-from .core.errors import InvalidInputError, NotAStoreError, RefusedError, WrongKeyError
+from .core.errors import InvalidInputError, NotAStoreError, RefusedError, StoreBusyError, WrongKeyError
 from .core.store import BUSY_TIMEOUT_MS, Connection, Store
 from .pages import PAGE, RESERVE, SALT
 
@@ -47,6 +47,8 @@ _HMAC_KDF_ITER = 2
 _IV = 16
 _MAC = 64
 _PLAIN_HEADER = b"SQLite format 3\x00"
+#: how long a rekey or restore waits for other programs' transactions before refusing
+EXCLUSIVE_WAIT_MS = 2_000
 _META_EXPORTED = "sync_exported_seq"  # sync/registry.py META_EXPORTED (the shell does not import sync here)
 
 
@@ -102,6 +104,30 @@ def _connect(path: Path, key: bytes) -> Connection:
                                 "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code).") from None
         raise NotAStoreError(f"{path} could not be opened: {exc}") from None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _exclusive(path: Path, key: bytes) -> Connection:
+    """A connection that holds the store for itself, or StoreBusyError while another one has it open.
+
+    In WAL mode every open connection keeps a shared lock, idle or not, so taking the
+    exclusive one fails while the terminal app, an MCP server or the sync daemon has the
+    store open. A rekey or a restore under them would leave them writing pages under the
+    old key, or into a file that is no longer the store.
+    """
+    conn = _connect(path, key)
+    conn.execute(f"PRAGMA busy_timeout = {EXCLUSIVE_WAIT_MS}")
+    try:
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE").fetchall()
+        conn.execute("BEGIN EXCLUSIVE")
+        conn.execute("COMMIT")
+    except sqlcipher3.OperationalError as exc:
+        conn.close()
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            raise StoreBusyError("Another VeraMem program has the store open (the terminal app, an MCP or REST "
+                                 "server, the sync daemon): close it and run this again. Nothing was changed.") \
+                from None
+        raise NotAStoreError(f"{path} could not be locked: {exc}") from None
     return conn
 
 
@@ -350,6 +376,18 @@ def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
         raise RefusedError("Restore refused, nothing was changed: " + "; ".join(problems)
                            + ". Restore anyway with --force.")
     replaced = current_state(store_path, live_key)
+    held = _exclusive(store_path, live_key) if replaced is not None else None
+    try:
+        return _replace(store_path, source, key, live_key, rekey_to, state, replaced, held, problems, started)
+    finally:
+        if held is not None:
+            held.close()
+
+
+def _replace(store_path: Path, source: Path, key: bytes, live_key: bytes, rekey_to: bytes | None,
+             state: CopyCheck, replaced: CopyCheck | None, held: Connection | None, problems: list[str],
+             started: float) -> RestoreReport:
+    """Stage, check, swap in and verify (``held``: the live store, locked for this process)."""
     notes: list[str] = []
     if store_path.exists() and replaced is None:
         notes.append("the store being replaced did not open (damaged or under another key)")
@@ -376,15 +414,12 @@ def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
         raise
     aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
     if store_path.exists():
-        if replaced is not None:  # fold the WAL in, so the file set aside is whole on its own
+        if held is not None:  # fold the WAL in, so the file set aside is whole on its own
             try:
-                conn = _connect(store_path, live_key)
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-                finally:
-                    conn.close()
-            except (WrongKeyError, NotAStoreError, sqlcipher3.Error):
+                held.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlcipher3.Error:
                 pass
+            held.close()  # the last connection: nothing writes to the old file from here on
         for suffix in ("", "-wal", "-shm"):
             part = Path(str(store_path) + suffix)
             if part.exists():
@@ -432,16 +467,16 @@ class RekeyReport:
 def rekey(store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: str | None = None) -> RekeyReport:
     """Re-encrypt the store with a new random key; returns the new recovery code (shown once).
 
-    Other processes that have the store open keep the old key and stop being able to read
-    it: close them first. The new key is kept the way the old one was (keyring or the
-    same passphrase).
+    Refused (StoreBusyError) while another process has the store open: it would go on
+    writing pages under the old key. The new key is kept the way the old one was (keyring
+    or the same passphrase).
     """
     started = time.monotonic()
     store_path = Path(store_path)
     new_key = nacl.utils.random(32)
     keys.stage_new_key(keyinfo_path, new_key, passphrase=passphrase)
     try:
-        conn = _connect(store_path, old_key)
+        conn = _exclusive(store_path, old_key)
     except BaseException:
         keys.discard_staged_key(keyinfo_path)
         raise

@@ -264,3 +264,25 @@ def test_the_backup_command_will_not_overwrite_or_target_the_store(isolated_home
     assert target.stat().st_mtime_ns == first
     assert run_cli("backup", str(target), "--overwrite").returncode == 0
     assert run_cli("backup", str(store_path)).returncode == ExitCode.INVALID_INPUT
+
+
+def test_rekey_and_restore_wait_until_no_other_program_has_the_store_open(
+        isolated_home: Path, tmp_path: Path) -> None:
+    mem, code = _create(isolated_home)
+    mem.add("Written while the terminal app is open.", session_id="s")
+    target = tmp_path / "b.db"
+    assert run_cli("backup", str(target)).returncode == 0  # a backup needs no one to leave
+    mem.add("A newer note, so the restore has something to replace.", session_id="s")
+    keys_before = resolve_paths(isolated_home).keyinfo.read_bytes()
+
+    rekey = run_cli("rekey", "--yes")  # this test process holds the store open, as the TUI would
+    assert rekey.returncode == ExitCode.BUSY and "close it" in rekey.stderr
+    restore = run_cli("restore", str(target), "--force")
+    assert restore.returncode == ExitCode.BUSY
+
+    assert resolve_paths(isolated_home).keyinfo.read_bytes() == keys_before
+    assert not list(resolve_paths(isolated_home).data_dir.glob("*.rekey"))
+    assert len(mem.episodes()) == 2  # still open, still the same store under the same key
+    mem.close()
+    assert authentic_pages(mem.store_path, decode_recovery_code(code))[0] > 0
+    assert run_cli("rekey", "--yes").returncode == 0  # once it is closed

@@ -101,8 +101,8 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
 
     Refuses a damaged backup, a backup of another store, and one older than the store
     (entries written or synced since) unless --force. The current store is kept aside
-    until the restored one has opened and verified, then erased. Close other VeraMem
-    programs (terminal app, MCP server, sync daemon) first.
+    until the restored one has opened and verified, then erased. Refused (exit 13) while
+    another VeraMem program (terminal app, MCP server, sync daemon) has the store open.
     """
     from ..backup import restore as do_restore
     from ..keys import adopt_key
@@ -191,8 +191,8 @@ def rekey(ctx: click.Context, yes: bool, as_json: bool) -> None:
     """Re-encrypt the store with a new random key, and show its new recovery code once.
 
     Every page is rewritten under the new key; the old key and the old recovery code no
-    longer open the store (older backups stay under the key they were made with). Close
-    other VeraMem programs first: they hold the old key. The key is kept as before
+    longer open the store (older backups stay under the key they were made with). Refused
+    (exit 13) while another VeraMem program has the store open. The key is kept as before
     (keyring or the same passphrase). Synced devices need nothing: each keeps its own
     store key, and the sync key is separate.
     """
