@@ -598,3 +598,29 @@ def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
     messages = [msg("I moved to Lisbon two weeks ago. I love fado.")]
     assert llm.extract(messages) == RuleBasedLLM().extract(messages)
     assert llm.answer("Where?", ITEMS, "") == RuleBasedLLM().answer("Where?", ITEMS, "")
+
+
+@pytest.mark.parametrize(("sentence", "key"), [
+    ("My home is in Kelmar.", ("user", "lives_in", "Kelmar")),
+    ("My new address is Kelmar.", ("user", "lives_in", "Kelmar")),
+    ("I'm employed at Kelmar.", ("user", "works_at", "Kelmar")),
+    ("My employer is Kelmar.", ("user", "works_at", "Kelmar")),
+    ("I started working at Kelmar.", ("user", "works_at", "Kelmar")),
+    ("I am married to Kelmar.", ("user", "relation:spouse", "Kelmar")),
+    ("I drive a Kelmar.", ("user", "car", "Kelmar")),
+    ("I am a vegetarian now.", ("user", "diet", "vegetarian")),
+    ("My home is lovely.", ("user", "home", "lovely")),  # about the home, not where it is
+])
+def test_one_attribute_said_in_other_words_gets_one_key(sentence: str, key: tuple[str, str, str]) -> None:
+    """Updates and conflicts are found by key: "my employer is X" must meet "I work at Y"."""
+    from veramem_desktop.models.llm.rules.keys import attribute
+
+    assert attribute(sentence) == key
+
+
+@pytest.mark.parametrize("sentence", ["The user lives in Madrid.", "The user's home is in Madrid.",
+                                      "User lives in Madrid."])
+def test_a_third_person_statement_about_the_user_gets_the_users_key(sentence: str) -> None:
+    from veramem_desktop.models.llm.rules.keys import attribute_about_user
+
+    assert attribute_about_user(sentence) == ("user", "lives_in", "Madrid")

@@ -98,7 +98,21 @@ _ATTRIBUTES: list[tuple[re.Pattern[str], str]] = [
         ),
         "works_at",
     ),
+    (re.compile(r"\b(?:I'm|I am) (?:now |currently )?(?:employed|working) (?:at|by|for) " + _VALUE, re.I), "works_at"),
+    (
+        re.compile(r"\bI(?:'ve| have)? (?:just |recently )?(?:got|found|started|took|accepted) (?:a |the |my )?"
+                   r"(?:new )?(?:job|position|role|work|working) (?:at|with|for) " + _VALUE, re.I),
+        "works_at",
+    ),
     (re.compile(r"\bI work as (?:an? )?" + _VALUE, re.I), "occupation"),
+    (re.compile(r"\b(?:I'm|I am) (?:now |happily )?married to " + _NAME), "relation:spouse"),
+    (re.compile(r"\bI (?:now |currently )?drive (?:an? |the )?" + _VALUE, re.I), "car"),
+    (
+        re.compile(r"\b(?:I'm|I am) (?:now |currently |strictly |fully )?(?:an? )?"
+                   r"(?P<value>vegan|vegetarian|pescatarian|pescetarian|carnivore|omnivore|flexitarian|keto|"
+                   r"gluten[- ]free|lactose[- ]free|dairy[- ]free|halal|kosher)\b", re.I),
+        "diet",
+    ),
     (
         re.compile(
             r"\b(?:I'm|I am) " + _NEG + r"(?:severely |very |mildly |slightly )?allergic to " + _VALUE, re.I
@@ -142,6 +156,14 @@ _MY_X_IS = re.compile(
     r"\bmy (?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are) (?:now )?" + _VALUE, re.IGNORECASE
 )
 _IS_RELATION = re.compile(r"^" + RELATIONS + r"$", re.IGNORECASE)
+#: attribute words of "my X is Y" that name the same attribute as a listed statement
+_CANONICAL = {
+    "home": "lives_in", "address": "lives_in", "home address": "lives_in", "location": "lives_in",
+    "city": "lives_in", "home town": "lives_in", "hometown": "lives_in", "place": "lives_in",
+    "employer": "works_at", "company": "works_at", "workplace": "works_at", "firm": "works_at",
+    "job": "occupation", "profession": "occupation", "occupation": "occupation",
+    "spouse": "relation:spouse",
+}
 
 
 # A value that opens like these is a clause, not a thing: "I love how it looks", "my art is about …".
@@ -245,7 +267,16 @@ def _my_x_is(sentence: str) -> Key:
         name = re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)?", value)
         return _named(attr, value) if name and value.split()[0] not in NOT_NAMES else NO_KEY
     fav = re.match(r"favou?rite (.+)", attr)
-    return "user", f"preference:{fav.group(1)}" if fav else attr.replace(" ", "_"), value
+    if fav:
+        return "user", f"preference:{fav.group(1)}", value
+    attr = re.sub(r"^(?:new|current|present|latest|usual) ", "", attr)
+    canonical = _CANONICAL.get(attr)
+    named = re.sub(r"^(?:in|at|with|for) ", "", value, flags=re.I)
+    # "my home is in Porto", "my employer is Acme": the attribute under its one name, when the value
+    # names a place or an organisation ("my home is lovely" is about the home, not where it is)
+    if canonical is not None and (canonical == "occupation" or named[:1].isupper()):
+        return "user", canonical, named
+    return "user", attr.replace(" ", "_"), value
 
 
 def attribute(sentence: str) -> Key:
