@@ -13,6 +13,8 @@ MCP client session) and the REST API (its app over HTTP, in process). Metrics, p
   episode lists) holds the rejected value;
 - ``answer_current``: the answer states the current value, and no stale value or claim before it;
 - ``as_of_accuracy``: ``history --as-of`` gives the value valid then (dated imports).
+Two ablations beside them show what the truth stage buys: the channels' ranking alone, and the
+channels with rejected rows not withheld.
 A value is found in a text by the same skeleton the rejections use (look-alikes included).
 """
 
@@ -162,8 +164,29 @@ def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
     _answer(t, "rest", sc, said["answer"], [c["text"] for c in said["cited"]])
 
 
+def _texts(mem: Memory, ids: Sequence[str]) -> list[str]:
+    found: dict[str, str] = {}
+    for i in ids:
+        row = mem.store.query_one("SELECT text FROM memory_items WHERE id = ? UNION ALL "
+                                  "SELECT content FROM episodes WHERE id = ?", (i, i))
+        if row is not None:
+            found[i] = str(row[0])
+    return [found[i] for i in ids if i in found]
+
+
+def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
+    """What the truth stage buys: the same question ranked by the channels alone (relevance, memories
+    and messages together), and with withheld rows left in (as a person asking for rejected material)."""
+    from ..core.access import Caller
+
+    _, scores, _ = mem.engine.rank(sc.question, Caller(sc.user), route="dual")
+    _ranking(t, "relevance-only", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))
+    _, scores, _ = mem.engine.rank(sc.question, Caller(sc.user, include_rejected=True), route="dual")
+    _leak(t, "no-withholding", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))
+
+
 def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
-                      surfaces: Sequence[str] = SURFACES) -> Section:
+                      surfaces: Sequence[str] = SURFACES, ablate: bool = True) -> Section:
     from starlette.testclient import TestClient
 
     from ..rest import create_app
@@ -185,6 +208,8 @@ def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
             episodes = [e.content for e in mem.episodes(user_id=sc.user, limit=100)]
             history = [v.text for h in found.results[:3] if h.kind != "episode" for v in mem.history(h.id)]
             _leak(t, "search", sc, [*episodes, *history])
+            if ablate:
+                _ablations(mem, sc, t)
         if "answer" in surfaces:
             said = mem.answer(sc.question, user_id=sc.user)
             _answer(t, "answer", sc, said.text, [h.text for h in said.cited])
@@ -208,12 +233,20 @@ def _section(t: _Tally, n: int, seconds: float) -> Section:
     data: dict[str, Any] = {"scenarios": n, "seconds": round(seconds, 1), "as_of_accuracy": t.rate("as_of_accuracy")}
     for surface in SURFACES:
         data[surface] = {m: t.rate(f"{surface}.{m}") for m in metrics if t.rate(f"{surface}.{m}") is not None}
-    data["misses"] = {k: v for k, v in t.misses.items() if v}
+    data["ablation"] = {name: {m: t.rate(f"{name}.{m}") for m in metrics if t.rate(f"{name}.{m}") is not None}
+                        for name in ("relevance-only", "no-withholding")}
+    data["misses"] = {k: v for k, v in t.misses.items() if v and k.split(".")[0] in SURFACES}
     rows = [("truth scenarios", f"{n} (chains, rejections + restatements, repeated claims, dated imports)")]
     for surface in SURFACES:
         shown = " · ".join(f"{m} {v:.3f}" for m, v in data[surface].items())
         if shown:
             rows.append((f"truth {surface}", shown))
     rows.append(("truth as_of_accuracy", f"{data['as_of_accuracy']}"))
+    labels = {"relevance-only": "  ablation: channels alone, no truth stage",
+              "no-withholding": "  ablation: rejected rows not withheld"}
+    for name, label in labels.items():
+        shown = " · ".join(f"{m} {v:.3f}" for m, v in data["ablation"][name].items())
+        if shown:
+            rows.append((label, shown))
     return Section({"truth": data}, rows)
 

@@ -1,0 +1,28 @@
+"""The truth section runs end to end on a few generated scenarios and reports every metric per surface."""
+
+from __future__ import annotations
+
+from veramem_desktop.bench.runner import BenchContext, BenchOptions, bench_home
+from veramem_desktop.bench.truth_section import SURFACES, run_truth_section
+from veramem_desktop.bench.truth_set import generate
+
+
+def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatement() -> None:
+    first, again = generate(330), generate(330)
+    assert [(s.user, s.current, [st.content for st in s.steps]) for s in first] == \
+        [(s.user, s.current, [st.content for st in s.steps]) for s in again]
+    assert {s.kind for s in first} == {"chain", "reject", "claims", "asof"}
+    assert {s.variant for s in first if s.kind == "reject"} == {"verbatim", "case", "homoglyph", "tool", "document",
+                                                                 "paraphrase"}
+    assert len({s.subject for s in first}) >= 6 and len(first) >= 300
+
+
+def test_the_truth_section_reports_each_metric_on_each_surface_and_its_ablations() -> None:
+    with bench_home() as home:
+        section = run_truth_section(BenchContext(BenchOptions(), home, lambda _: None), scenarios=14)
+    data = section.data["truth"]
+    for surface in SURFACES:
+        assert data[surface]["rejected_leak"] == 0.0, data[surface]
+    assert data["search"]["current_at_1"] == 1.0 and data["answer"]["answer_current"] == 1.0
+    assert data["ablation"]["no-withholding"]["rejected_leak"] > 0  # the ablation can show a leak
+    assert any(label.startswith("truth mcp") for label, _ in section.rows)
