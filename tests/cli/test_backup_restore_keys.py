@@ -286,3 +286,29 @@ def test_rekey_and_restore_wait_until_no_other_program_has_the_store_open(
     mem.close()
     assert authentic_pages(mem.store_path, decode_recovery_code(code))[0] > 0
     assert run_cli("rekey", "--yes").returncode == 0  # once it is closed
+
+
+def test_a_rekey_interrupted_after_the_store_was_re_encrypted_is_finished_by_running_it_again(
+        isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from veramem_desktop import backup, keys
+
+    mem, _ = _create(isolated_home)
+    mem.add("Survives an interrupted rekey.", session_id="s")
+    mem.close()
+    paths = resolve_paths(isolated_home)
+    old_key = _key(isolated_home)
+
+    def power_cut(*_args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(keys, "commit_new_key", power_cut)
+    with pytest.raises(KeyboardInterrupt):
+        backup.rekey(paths.store, paths.keyinfo, old_key, passphrase=PASSPHRASE)
+    assert authentic_pages(paths.store, old_key)[0] == 0  # re-encrypted, but the key information is the old one
+    assert run_cli("status").returncode != 0
+
+    finish = run_cli("rekey", "--yes")
+    assert finish.returncode == 0, finish.stderr
+    assert "interrupted rekey" in finish.stderr
+    assert "Survives an interrupted rekey." in _episode_texts(isolated_home)
+    assert not keys.pending_keyinfo_path(paths.keyinfo).exists()
