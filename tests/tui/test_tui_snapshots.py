@@ -182,7 +182,16 @@ def test_snapshot_first_run(snap_compare: Any, size: tuple[int, int]) -> None:
     the choice of key keeping (OS keyring greyed out as none was found, Passphrase selected), two
     passphrase fields and a "Create the store" button."""
     app = VeramemApp(lambda _p: Memory("/nonexistent/veramem-snapshot"))
-    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        from textual.widgets import Input
+
+        for field in pilot.app.screen.query(Input):  # the focused field's cursor shown steadily, not blinking
+            field.cursor_blink = False
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 def test_snapshot_memories_list_light_theme(snap_mem: Memory, snap_compare: Any) -> None:
