@@ -198,3 +198,39 @@ def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> Non
     _answer(t, "answer", sc, "You live in Berlin. Also Munich.", [])
     assert t.rate("search.current_at_1") == 0.0 and t.rate("search.stale_above_current") == 1.0
     assert t.rate("search.rejected_leak") == 1.0 and t.rate("answer.answer_current") == 0.0
+
+
+def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_value_as_current(
+        rmem: Memory) -> None:
+    from veramem_desktop.core.answer import Answerer
+    from veramem_desktop.core.llm import AnswerDraft, ContextItem
+
+    rmem.add("I live in Berlin.")
+    rmem.add("I live in Munich now.")
+    shown: list[tuple[list[ContextItem], str]] = []
+
+    class StaleModel:
+        """A model that answers from the replaced message only."""
+
+        name = "scripted"
+
+        def answer(self, question: str, items: list[ContextItem], fenced: str) -> AnswerDraft:
+            shown.append((list(items), fenced))
+            stale = next(i.id for i in items if i.state == "superseded")
+            return AnswerDraft("You live in Berlin.", (stale,), False, True)
+
+    result = Answerer(rmem.engine, StaleModel()).answer("where do I live", rmem.caller())  # type: ignore[arg-type]
+    items, fenced = shown[0]
+    assert "state=superseded" in fenced and "state=current" in fenced
+    assert any(i.state == "superseded" and i.superseded_by for i in items)
+    assert result.abstained and not result.cited  # its only citation was refused
+    assert any("no longer hold" in n for n in result.notices)
+
+
+def test_in_the_demo_the_users_correction_ranks_above_the_assistants_echo(rmem: Memory) -> None:
+    from veramem_desktop.demo import load_demo
+
+    load_demo(rmem)
+    hits = rmem.search("where do I live", k=20).results
+    first = next(i for i, h in enumerate(hits) if "Porto" in h.text)
+    assert first == 0 and hits[0].state == "current" and hits[0].authority == "authorized"
