@@ -624,3 +624,22 @@ def test_a_third_person_statement_about_the_user_gets_the_users_key(sentence: st
     from veramem_desktop.models.llm.rules.keys import attribute_about_user
 
     assert attribute_about_user(sentence) == ("user", "lives_in", "Madrid")
+
+
+@pytest.mark.parametrize("sentence", ["I switched my editor to Helix.", "I changed my editor to Helix.",
+                                      "I now use Helix as my editor.", "My editor changed to Helix."])
+def test_a_change_worded_as_a_change_gets_the_attributes_key(sentence: str) -> None:
+    from veramem_desktop.models.llm.rules.keys import attribute
+
+    assert attribute(sentence) == ("user", "editor", "Helix")
+
+
+@pytest.mark.parametrize(("line", "key"), [("Home: Madrid.", ("user", "lives_in", "Madrid")),
+                                           ("User location: Madrid", ("user", "lives_in", "Madrid")),
+                                           ("user.city = Madrid", ("user", "lives_in", "Madrid")),
+                                           ("Employer: Acme", ("user", "works_at", "Acme")),
+                                           ("Status: active", (None, None, None))])
+def test_a_tools_labelled_line_about_a_known_attribute_gets_its_key(line: str, key: tuple[object, ...]) -> None:
+    from veramem_desktop.models.llm.rules.keys import attribute_about_user
+
+    assert attribute_about_user(line) == key

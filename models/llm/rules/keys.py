@@ -259,9 +259,14 @@ def _my_x_is(sentence: str) -> Key:
     m = _MY_X_IS.search(sentence)
     if not m or not (value := _clean(m["value"])) or not _LEAD_WORDS.match(sentence[: m.start()]):
         return NO_KEY  # "my X is Y" opens the sentence; "Showing my art is fun" is not about the art
+    return _keyed(m["attr"], value)
+
+
+def _keyed(attr: str, value: str) -> Key:
+    """The key of "my <attr> is <value>", however the statement was worded."""
     if not _plausible(value):
         return NO_KEY
-    attr = " ".join(m["attr"].lower().split())
+    attr = " ".join(attr.lower().split())
     if _IS_RELATION.match(attr) or _IS_PET.match(attr):
         # "my sister is Ana" names her; "my sister is a nurse" is about her, not a key of the user
         name = re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)?", value)
@@ -279,10 +284,45 @@ def _my_x_is(sentence: str) -> Key:
     return "user", attr.replace(" ", "_"), value
 
 
+_ATTR = r"(?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?)"
+#: a change of one attribute, worded as a change: "I switched my editor to Helix", "I now use Helix as my
+#: editor", "my editor changed to Helix"
+_CHANGED = [
+    re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved) my " + _ATTR
+               + r" (?:over )?to " + _VALUE, re.I),
+    re.compile(r"\bI (?:now |currently |mostly |mainly )?use (?P<value>[^.,;!?]+?) as my " + _ATTR + r"\b", re.I),
+    re.compile(r"\bmy " + _ATTR + r" (?:has )?(?:changed|switched) to " + _VALUE, re.I),
+]
+#: a labelled line, as tools and documents write them: "Home: Porto", "user.city = Porto"
+_LABELLED = re.compile(r"^\s*(?:the )?(?:user(?:'s|\.|_| )\s*)?(?P<attr>[A-Za-z][A-Za-z ]{1,28}?)\s*[:=]\s*"
+                       r"(?P<value>[^.;!?\n]{1,60}?)\s*[.]?\s*$", re.I)
+
+
+def _changed(sentence: str) -> Key:
+    for pattern in _CHANGED:
+        m = pattern.search(sentence)
+        if m and (value := _clean(m["value"])):
+            return _keyed(m["attr"], value)
+    return NO_KEY
+
+
+def labelled(sentence: str) -> Key:
+    """The key of a labelled line a tool or a document wrote about the user ("Home: Porto"), only for the
+    attributes known under one name (where one lives, works, one's occupation)."""
+    m = _LABELLED.match(sentence.replace("’", "'"))
+    if not m:
+        return NO_KEY
+    attr = " ".join(m["attr"].lower().replace("_", " ").split())
+    if _CANONICAL.get(re.sub(r"^(?:new|current|present|latest|usual) ", "", attr)) is None:
+        return NO_KEY
+    key = _keyed(attr, m["value"].strip())
+    return key if key[1] in set(_CANONICAL.values()) else NO_KEY
+
+
 def attribute(sentence: str) -> Key:
     """(subject, predicate, value) for a user's simple first-person statement, else three Nones."""
     sentence = sentence.replace("’", "'")
-    for find in (_preference, _listed, _people_and_pets, _occupation, _my_x_is):
+    for find in (_preference, _listed, _people_and_pets, _occupation, _my_x_is, _changed):
         key = find(sentence)
         if key != NO_KEY:
             return key
@@ -330,10 +370,12 @@ _THIRD_TO_FIRST = [
 
 
 def attribute_about_user(sentence: str) -> Key:
-    """The key of a third-person statement about the user: "The user lives in Madrid" -> lives_in."""
+    """The key of a third-person statement about the user ("The user lives in Madrid" -> lives_in), or
+    of a labelled line about them ("Home: Madrid")."""
     text = sentence.replace("\u2019", "'")
-    if not _ABOUT_USER.search(text):
-        return NO_KEY
+    key = labelled(text)
+    if key != NO_KEY or not _ABOUT_USER.search(text):
+        return key
     text = _SPEAKER_SELF.sub("Speaker", text)
     for pattern, replacement in _THIRD_TO_FIRST:
         text = pattern.sub(replacement, text, count=1)
