@@ -117,7 +117,7 @@ _THIRD = [
     (re.compile(r"^User was\b"), "You were"),
     (re.compile(r"^User has\b"), "You have"),
     (re.compile(r"^User does\b"), "You do"),
-    (re.compile(r"^User (\w+ed)\b"), r"You \1"),
+    (re.compile(r"^User (\w+ed|\w*[^s\W])\b"), r"You \1"),  # "User moved", "User got", "User can"
     (re.compile(r"^User (\w+?)ies\b"), r"You \1y"),
     (re.compile(r"^User (\w+?(?:ch|sh|ss|x|o))es\b"), r"You \1"),
     (re.compile(r"^User (\w+?)s\b"), r"You \1"),
@@ -128,8 +128,12 @@ def _second_person(text: str) -> str:
     """The user's memory as said to them: "User lives in Munich." -> "You live in Munich."."""
     for pattern, replacement in _THIRD:
         if pattern.match(text):
-            return pattern.sub(replacement, text, count=1)
+            said = pattern.sub(replacement, text, count=1)
+            return _INNER_USERS.sub("your", said)  # "You switched User's editor" -> "your editor"
     return text
+
+
+_INNER_USERS = re.compile(r"(?<=\w )User's\b")
 
 
 def _best_sentence(text: str, keys: set[str]) -> str:

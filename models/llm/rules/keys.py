@@ -174,7 +174,8 @@ _CLAUSE_START = re.compile(
 )
 _LEAD_WORDS = re.compile(
     r"^(?:(?:oh|yeah|yes|well|so|and|but|also|actually|btw|now|anyway|plus|noted|got it|okay|ok|sure|right|"
-    r"great|lovely|alright|understood|correction|thanks|thank you)\b[\s,!.:]*)*$", re.I
+    r"great|lovely|alright|understood|correction|thanks|thank you|these days|nowadays|today|currently|lately|"
+    r"recently|since then|from now on|as of now|at the moment)\b[\s,!.:]*)*$", re.I
 )
 
 
@@ -288,7 +289,8 @@ _ATTR = r"(?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?)"
 #: a change of one attribute, worded as a change: "I switched my editor to Helix", "I now use Helix as my
 #: editor", "my editor changed to Helix"
 _CHANGED = [
-    re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved) my " + _ATTR
+    re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved|upgraded|"
+               r"replaced) my " + _ATTR
                + r" (?:over )?to " + _VALUE, re.I),
     re.compile(r"\bI (?:now |currently |mostly |mainly )?use (?P<value>[^.,;!?]+?) as my " + _ATTR + r"\b", re.I),
     re.compile(r"\bmy " + _ATTR + r" (?:has )?(?:changed|switched) to " + _VALUE, re.I),
