@@ -234,3 +234,12 @@ def test_in_the_demo_the_users_correction_ranks_above_the_assistants_echo(rmem: 
     hits = rmem.search("where do I live", k=20).results
     first = next(i for i, h in enumerate(hits) if "Porto" in h.text)
     assert first == 0 and hits[0].state == "current" and hits[0].authority == "authorized"
+
+
+def test_a_change_in_other_words_still_puts_the_new_value_first(rmem: Memory) -> None:
+    rmem.add("My editor is Vim.")
+    rmem.add("I switched my editor to Helix.")
+    rmem.add([{"role": "tool", "name": "crm", "content": "Editor: Vim"}])
+    assert holds(rmem.search("Which editor do I use?").results[0].text, "Helix")
+    text = rmem.answer("Which editor do I use?").text
+    assert text.startswith("You switched your editor to Helix") and "before that, Vim" in text
