@@ -174,3 +174,24 @@ def test_the_page_applies_the_same_display_rules_as_the_cli_and_terminal_app(liv
         shown = page.evaluate("([texts, m]) => texts.map((t) => visible(t, m))", [samples, multiline])
         assert shown == [visible(s, multiline=multiline) for s in samples]
     page.close()
+
+
+def test_the_page_shows_each_hits_state_and_trust_as_the_other_surfaces_do(mem: Any, live: Any, browser: Any) -> None:
+    """After Berlin → Munich: the current memory is badged "current", the replaced message "superseded"
+    (struck through), and messages carry trust "raw"."""
+    mem.add("I live in Berlin.")
+    munich = mem.add("I live in Munich now.").updated[0]["id"]
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.get_by_test_id("token").fill(live.token)
+    page.get_by_test_id("login-button").click()
+    page.get_by_test_id("query").fill("where do I live")
+    page.get_by_test_id("search-button").click()
+    first = page.get_by_test_id("result").first
+    first.wait_for()
+    assert first.get_attribute("data-id") == munich
+    assert first.get_by_test_id("state").inner_text() == "current"
+    states = page.get_by_test_id("state").all_inner_texts()
+    assert "superseded" in states
+    assert "raw" in page.get_by_test_id("results").inner_text()
