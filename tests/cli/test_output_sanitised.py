@@ -119,3 +119,12 @@ def test_no_control_or_format_character_reaches_the_terminal_from_any_listing(is
         _assert_inert(out)
         assert not set(out) & active, sorted(f"U+{ord(c):04X}" for c in set(out) & active)
     print(f"{len(chars)} control/format characters stored; {sum(map(len, outputs))} characters printed; 0 active")
+
+
+def test_an_error_that_echoes_what_was_typed_shows_its_controls_as_stand_ins(isolated_home: Path) -> None:
+    """`veramem history` with an id holding escapes: the "not found" line shows them, never sends them."""
+    _run("init")
+    result = CliRunner().invoke(cli, ["history", "mem_\x1b[2Kfake\x07"])
+    assert result.exit_code == 8
+    _assert_inert(result.output)
+    assert "fake" in result.output

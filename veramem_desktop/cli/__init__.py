@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..core.display import visible
 from ..core.errors import ExitCode, VeramemError
 
 #: command name -> "module:attribute"; loaded on first use.
@@ -73,7 +74,8 @@ class VeramemGroup(click.Group):
         try:
             return super().invoke(ctx)
         except VeramemError as exc:
-            click.echo(f"error: {exc.title}: {exc.message}", err=True)
+            # A message may echo what was typed or stored (an id, a name): shown, never obeyed.
+            click.echo(visible(f"error: {exc.title}: {exc.message}"), err=True)
             ctx.exit(int(exc.exit_code))
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -86,7 +88,7 @@ class VeramemGroup(click.Group):
         except Exception as exc:
             damage = _damage_error(ctx, exc)
             if damage is not None:  # a damaged page met outside the store's own helpers
-                click.echo(f"error: {damage.title}: {damage.message}", err=True)
+                click.echo(visible(f"error: {damage.title}: {damage.message}"), err=True)
                 ctx.exit(int(damage.exit_code))
             # a bug: say so plainly, keep details out of the terminal
             from .common import log_crash
