@@ -147,11 +147,11 @@ def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> Path:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return path
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     # Makes the rename itself durable; some platforms cannot open a directory.
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -40,6 +40,7 @@ from .core import ledger
 from .core.errors import InvalidInputError, NotAStoreError, RefusedError, StoreBusyError, WrongKeyError
 from .core.store import BUSY_TIMEOUT_MS, Connection, Store
 from .pages import PAGE, RESERVE, SALT
+from .sync.batchfile import fsync_dir
 
 #: SQLCipher 4 defaults: the HMAC salt is the file salt XOR 0x3a, its key two PBKDF2-HMAC-SHA512 rounds away
 _HMAC_SALT_MASK = 0x3A
@@ -207,19 +208,6 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
         conn.close()
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -281,7 +269,7 @@ def backup(store_path: Path, key: bytes, dest: Path, *, overwrite: bool = False)
         _remove(partial)
         raise
     os.replace(partial, dest)
-    _fsync_dir(dest.parent)
+    fsync_dir(dest.parent)
     copy.path = str(dest)
     return BackupReport(copy, round(time.monotonic() - started, 3))
 
@@ -425,7 +413,7 @@ def _replace(store_path: Path, source: Path, key: bytes, live_key: bytes, rekey_
             if part.exists():
                 os.replace(part, Path(str(aside) + suffix))
     os.replace(staged, store_path)
-    _fsync_dir(store_path.parent)
+    fsync_dir(store_path.parent)
     try:
         store = Store.open(store_path, live_key)  # runs any newer migrations
         try:
