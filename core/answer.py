@@ -80,7 +80,7 @@ class Answerer:
             steps.append(step)
             if not added:
                 continue
-            self._annotate(pool, caller)
+            self._annotate(pool)
             draft, dropped = self._ask(question, pool, notices)
         text, cited_ids, abstained = "", [], True
         if draft is not None:
@@ -108,9 +108,9 @@ class Answerer:
             )
         return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
 
-    def _annotate(self, pool: dict[str, Hit], caller: Caller) -> None:
+    def _annotate(self, pool: dict[str, Hit]) -> None:
         """Label what the ladder added (its state, what it speaks about) like search labels its hits."""
-        for h in self.engine.annotate(list(pool.values()), caller):
+        for h in self.engine.annotate(list(pool.values())):
             pool[h.id] = h
 
     def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:

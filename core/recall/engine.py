@@ -123,8 +123,9 @@ class SearchEngine:
         return SearchResult(trace_id, route, own, shared, intent.kind, (time.perf_counter() - started) * 1000,
                             [notice] if notice else [])
 
-    def annotate(self, hits: list[Hit], caller: Caller) -> list[Hit]:
-        """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns)."""
+    def annotate(self, hits: list[Hit]) -> list[Hit]:
+        """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns);
+        they were read through the caller's access predicate already."""
         annotated, _ = truth.annotate(self.store, hits, lambda ids: [])
         return annotated
 
