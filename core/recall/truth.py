@@ -131,14 +131,19 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
     return out
 
 
-def _holders(store: Store, keys: set[tuple[str, ...]]) -> set[str]:
-    """The active memories stating each single-valued attribute in ``keys``."""
+def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
+    """The active memories stating the single-valued attributes the ``rows`` state (an indexed lookup
+    on user, subject and predicate as stored; the few of another case are found by the group anyway)."""
     found: set[str] = set()
-    for _, user, team, subject, predicate in keys:
-        found |= {r[0] for r in store.query(
-            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND coalesce(user_id, '') = ? "
-            "AND coalesce(team_id, '') = ? AND lower(subject) = ? AND lower(predicate) = ? LIMIT 20",
-            (user, team, subject, predicate))}
+    asked: set[tuple[object, ...]] = set()
+    for r in rows:
+        if r.key is None or (r.user_id, r.subject, r.predicate) in asked:
+            continue
+        asked.add((r.user_id, r.subject, r.predicate))
+        found |= {m[0] for m in store.query(
+            "SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? AND predicate = ? "
+            "AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20",
+            (r.user_id, r.subject, r.predicate, r.team_id))}
     return found
 
 
@@ -182,9 +187,8 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
     rows = _rows(store, wanted)
     current = _current_of(store, rows)
-    keys = {k for r in rows.values() if (k := r.key) is not None}
     present = {h.id for h in hits}
-    missing = (set(current.values()) | _holders(store, keys)) - present
+    missing = (set(current.values()) | _holders(store, list(rows.values()))) - present
     if missing:
         extra = fetch(sorted(missing))
         for h in extra:
