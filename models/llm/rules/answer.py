@@ -129,11 +129,15 @@ def _second_person(text: str) -> str:
     for pattern, replacement in _THIRD:
         if pattern.match(text):
             said = pattern.sub(replacement, text, count=1)
-            return _INNER_USERS.sub("your", said)  # "You switched User's editor" -> "your editor"
+            # and further on: "You switched User's editor" -> "your editor", "and User uses" -> "and you use"
+            for inner, lower in _INNER:
+                said = inner.sub(lower, said)
+            return said
     return text
 
 
-_INNER_USERS = re.compile(r"(?<=\w )User's\b")
+_INNER = [(re.compile(r"(?<= )" + pattern.pattern[1:]), replacement.replace("You", "you").replace("Your", "your"))
+          for pattern, replacement in _THIRD]
 
 
 def _best_sentence(text: str, keys: set[str]) -> str:
