@@ -164,6 +164,7 @@ def insert(
             commitment_hex=ledger.commit_to(conn, episode.id, {"sha256": episode.sha256, "role": episode.role}),
             device=device,
             details={"session": episode.session_id} if episode.session_id else {},
+            speaker_role=episode.role,  # a user message an agent wrote is recorded as relayed by it
         )
         stored.append(episode)
     # A message that restates a rejected value is stored (episodes are the record) but never recalled.

@@ -73,8 +73,11 @@ def _marks(values: set[str] | list[str]) -> str:
     return ",".join("?" * len(values))
 
 
-def _closure(conn: Connection, memories: set[str], episodes: set[str]) -> tuple[set[str], set[str], set[str]]:
-    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived)."""
+def _closure(conn: Connection, memories: set[str], episodes: set[str],
+             keep_cited: bool = False) -> tuple[set[str], set[str], set[str]]:
+    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived).
+
+    ``keep_cited`` (expiry): an erased memory's episode stays when a memory that stays cites it."""
     derived: set[str] = set()
     initial = set(memories)
     while True:
@@ -83,8 +86,13 @@ def _closure(conn: Connection, memories: set[str], episodes: set[str]) -> tuple[
         if sourced:
             # the episodes the erased memories' evidence stands in (not those of an item erased only
             # because it was built from erased ones: its other sources and their words remain)
-            episodes |= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
-                             list(sourced))
+            found_eps = _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN "
+                                   f"({_marks(sourced)})", list(sourced))
+            if keep_cited and found_eps:
+                found_eps -= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
+                                        f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
+                                  [*found_eps, *memories])
+            episodes |= found_eps
         if memories:
             # everything derived from an erased memory
             found = _ids(conn, f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
@@ -118,7 +126,7 @@ def plan(store: Store, target: str) -> ForgetPlan:
         return _plan(conn, target)
 
 
-def _plan(conn: Connection, target: str) -> ForgetPlan:
+def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan:
     memories: set[str] = set()
     episodes: set[str] = set()
     if target.startswith("user:"):
@@ -146,7 +154,7 @@ def _plan(conn: Connection, target: str) -> ForgetPlan:
         episodes = {target}
     else:
         raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
-    memories, episodes, derived = _closure(conn, memories, episodes)
+    memories, episodes, derived = _closure(conn, memories, episodes, keep_cited)
     result = ForgetPlan(target, kind, sorted(memories), sorted(episodes), sorted(derived),
                         _restorable(conn, memories))
     if memories or episodes:
@@ -184,10 +192,15 @@ def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
     return found
 
 
-def forget(store: Store, target: str, *, device: str) -> ForgetReport:
-    """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL."""
+def forget(store: Store, target: str, *, device: str, reason: str | None = None,
+           keep_cited_episodes: bool = False) -> ForgetReport:
+    """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
+
+    ``reason`` goes into each tombstone (``expired`` for core/expiry.py); ``keep_cited_episodes``
+    keeps an episode that a surviving memory still cites (expiry erases one memory, not the
+    conversation others were drawn from)."""
     with store.atomic() as conn:
-        p = _plan(conn, target)
+        p = _plan(conn, target, keep_cited_episodes)
         traces = _traces_touching(conn, p.memories + p.episodes)
         tombstones = []
         if p.kind == "user":
@@ -209,7 +222,7 @@ def forget(store: Store, target: str, *, device: str) -> ForgetReport:
             for oid in ids:
                 commit = ledger.commit_to(conn, oid, {"forgotten": oid})
                 entry = ledger.append(conn, op="forget", target_kind=kind, target_id=oid, commitment_hex=commit,
-                                      device=device)
+                                      device=device, details={"reason": reason} if reason else None)
                 tombstones.append(entry.seq)
         for mid in p.restored:
             set_fields(conn, mid, device=device, op="memory.restore", status="active",

@@ -13,6 +13,10 @@ to content (recomputed under its secret), and every episode's content must match
 store's key, made without VeraMem, is named. A key holder who also rewrites the chain
 from that entry on passes here; paired devices catch that, since each keeps the others'
 signed ledger heads (sync/heads.py).
+
+Each entry also names who acted and through which surface (``details["actor"]``, see
+core/actor.py): inside what the hash covers, so an edited actor breaks the chain.
+Entries from before actors were recorded have none and verify as they always did.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .actor import Actor, describe
 from .canonical import GENESIS_HASH, chain_hash, commitment, text_sha256
 from .ids import now_iso
 from .store import Connection, Store
@@ -54,8 +59,21 @@ class LedgerEntry:
             "details": self.details,
         }
 
+    @property
+    def actor(self) -> dict[str, Any] | None:
+        """Who acted and through which surface, as recorded (None in entries older than actors)."""
+        found = self.details.get("actor")
+        return found if isinstance(found, dict) else None
+
+    @property
+    def actor_text(self) -> str:
+        return describe(self.actor)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**self.body(), "prev_hash": self.prev_hash, "hash": self.hash}
+        actor = self.actor or {}
+        return {**self.body(), "prev_hash": self.prev_hash, "hash": self.hash,
+                "actor": actor.get("id"), "actor_kind": actor.get("kind"), "channel": actor.get("channel"),
+                "relayed": actor.get("relayed")}
 
 
 @dataclass(frozen=True)
@@ -108,8 +126,21 @@ def append(
     device: str,
     details: dict[str, Any] | None = None,
     ts: str | None = None,
+    actor: Actor | None = None,
+    speaker_role: str | None = None,
 ) -> LedgerEntry:
-    """Append one entry. Call inside the write transaction of the change it records."""
+    """Append one entry. Call inside the write transaction of the change it records.
+
+    The entry names ``actor``, else whoever acts on the connection (core/actor.py); details that
+    already hold an actor (an entry replicated from another device) keep theirs. ``speaker_role``
+    is the role of a message being stored, so a user message an agent wrote is marked as relayed.
+    """
+    details = dict(details or {})
+    if "actor" not in details:
+        acting = getattr(conn, "acting", None)
+        who = actor if actor is not None else (acting.current() if acting is not None else None)
+        if who is not None:
+            details["actor"] = who.record(speaker_role=speaker_role)
     last = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
     seq, prev = (1, GENESIS_HASH) if last is None else (int(last[0]) + 1, str(last[1]))
     entry = LedgerEntry(
@@ -120,7 +151,7 @@ def append(
         target_kind=target_kind,
         target_id=target_id,
         commitment=commitment_hex,
-        details=dict(details or {}),
+        details=details,
         prev_hash=prev,
         hash="",
     )

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import index, items
+from .action_gate import may_act, memory_state
 from .errors import ModelError
 from .items import MemoryItem
 from .llm import LLM
@@ -38,9 +39,11 @@ class ShareReport:
         return asdict(self)
 
 
-def may_act_on(item: MemoryItem) -> bool:
-    """The action gate: only an active, unrejected memory that the user or system stated may authorise an action."""
-    return item.authority == "authorized" and item.trust != "rejected" and item.status == "active"
+def may_act_on(item: MemoryItem, *, open_conflict: bool = False) -> bool:
+    """The action gate (core/action_gate.py) for a stored memory: only an active, unrejected memory that the
+    user or system stated, in no open conflict (``open_conflict``, which the caller finds), may authorise
+    an action."""
+    return may_act(item.authority, memory_state(trust=item.trust, status=item.status, open_conflict=open_conflict))
 
 
 def _about_the_user(item: MemoryItem) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlcipher3
 
+from .actor import Acting
 from .errors import NotAStoreError, StoreBusyError, StoreDamagedError, WrongKeyError
 from .ids import now_iso
 from .schema import MIGRATIONS
@@ -34,6 +35,12 @@ PAGE_SIZE = 4096
 _DAMAGE_WORDS = ("not a database", "malformed", "corrupt", "hmac", "invalid size", "unsupported file format")
 
 Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
+
+
+class _ActingConnection(sqlcipher3.Connection):  # type: ignore[misc]
+    """A connection that also holds who is acting on it (core/actor.py), read by the ledger."""
+
+    acting: Acting
 
 
 def _is_locked(exc: BaseException) -> bool:
@@ -78,6 +85,10 @@ class Store:
     def __init__(self, conn: Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        #: who is acting on this store, per thread (core/actor.py); the ledger records it
+        self.acting = Acting()
+        if isinstance(conn, _ActingConnection):
+            conn.acting = self.acting
         self.lock = threading.RLock()
         self._depth = 0
         # PRAGMA data_version does not change for this connection's own commits,
@@ -107,7 +118,8 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         old_umask = os.umask(0o077)
         try:
-            conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+            conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
+                                     factory=_ActingConnection)
         finally:
             os.umask(old_umask)
         conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as errors, not printed

@@ -263,9 +263,11 @@ def _apply_tombstone(conn: Connection, entry: ledger.LedgerEntry, sender: str, s
 
 def _record(conn: Connection, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str,
             content: Any) -> None:
+    first = entry.actor  # who acted on the sending device: kept, with the channel it came through here
+    actor = {**first, "channel": "sync", "origin_channel": first.get("channel")} if first else None
     ledger.append(conn, op=entry.op, target_kind=kind, target_id=entry.target_id,
                   commitment_hex=ledger.commit_to(conn, entry.target_id, content), device=ledger_device,
-                  details={ORIGIN: sender, "origin_seq": entry.seq})
+                  details={ORIGIN: sender, "origin_seq": entry.seq, **({"actor": actor} if actor else {})})
 
 
 def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, me: str,

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from veramem_desktop.core import ledger
+from veramem_desktop.core.actor import Actor
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, SyncError
 from veramem_desktop.core.ids import now_iso
 from veramem_desktop.core.store import Store
@@ -171,8 +172,8 @@ class SyncService:
 
     # -------------------------------------------------------------------- run
     def run(self) -> RunReport:
-        """Exchange once with the folder."""
-        with self._run_lock:
+        """Exchange once with the folder, as the system (channel sync) in the ledger."""
+        with self._run_lock, self.store.acting.scope(Actor.system("sync", "sync"), system=True):
             started = time.monotonic()
             identity, folder_text = registry.load_identity(self.store)
             folder = Path(folder_text)

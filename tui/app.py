@@ -221,10 +221,10 @@ def run_app(home: str | Path | None = None) -> None:
     from veramem_desktop.memory import Memory
 
     def factory(passphrase: str | None) -> Memory:
-        return Memory(home, passphrase=passphrase)
+        return Memory(home, passphrase=passphrase, channel="tui")
 
     def create(request: Any) -> Any:
-        return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring)
+        return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring, channel="tui")
 
     app = VeramemApp(factory, create_memory=create, keyring_probe=keyring_usable)
     try:

@@ -9,7 +9,10 @@ the config's identity) and every call goes through :class:`AgentAccess`, which
   the caller may see it, with the same SQL predicate search uses; and may erase only
   what the caller owns;
 - lets agents write only user, assistant and tool messages;
-- offers nothing that approves, rejects or raises trust: those are human acts.
+- offers nothing that approves, rejects or raises trust: those are human acts;
+- records every change it makes in the ledger as the agent's (or, with no agent id, the
+  user's) through its channel (``mcp`` or ``rest``); a user message it writes is recorded
+  as relayed by the agent.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from .config import Config
 from .core import access
 from .core.access import Caller
+from .core.actor import Actor
 from .core.errors import InvalidInputError, NotFoundError, RefusedError
 from .core.ids import now_iso
 from .memory import Memory
@@ -49,9 +53,12 @@ def resolve_identity(config: Config, user_id: str | None = None, agent_id: str |
 class AgentAccess:
     """The memory as one agent acting for one user may use it."""
 
-    def __init__(self, memory: Memory, identity: Identity) -> None:
+    def __init__(self, memory: Memory, identity: Identity, *, channel: str = "mcp") -> None:
         self.memory = memory
         self.identity = identity
+        self.channel = channel
+        self.actor = (Actor.agent(identity.agent_id, channel) if identity.agent_id
+                      else Actor.user(identity.user_id, channel))
 
     @property
     def caller(self) -> Caller:
@@ -97,7 +104,8 @@ class AgentAccess:
 
     # ------------------------------------------------------------ write
     def add(self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *,
-            session_id: str | None = None) -> dict[str, Any]:
+            session_id: str | None = None, until: str | None = None,
+            expires_in: str | None = None) -> dict[str, Any]:
         items = [messages] if isinstance(messages, (str, dict)) else list(messages)
         if not items:
             raise InvalidInputError("Nothing to add: give at least one message.")
@@ -107,15 +115,17 @@ class AgentAccess:
                 raise InvalidInputError(
                     f"Message {i + 1} has role {role!r}; agents may add {', '.join(AGENT_ROLES)} messages only."
                 )
-        result = self.memory.add(items, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
-                                 session_id=session_id)
+        with self.memory.acting_as(self.actor):
+            result = self.memory.add(items, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
+                                     session_id=session_id, until=until, expires_in=expires_in)
         return result.to_dict()
 
     def feedback(self, trace_id: str, reward: float) -> dict[str, Any]:
         row = self.memory.store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
         if row is None or row[0] != self.identity.user_id or (row[1] or None) != self.identity.agent_id:
             raise NotFoundError(f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned.")
-        return dict(self.memory.feedback(trace_id, reward, by="agent"))  # an agent's word, never the person's
+        with self.memory.acting_as(self.actor):
+            return dict(self.memory.feedback(trace_id, reward, by="agent"))  # an agent's word, never the person's
 
     def forget_preview(self, target: str) -> dict[str, Any]:
         self._require_forgettable(target)
@@ -123,7 +133,8 @@ class AgentAccess:
 
     def forget(self, target: str) -> dict[str, Any]:
         self._require_forgettable(target)
-        return self.memory.forget(target).to_dict()
+        with self.memory.acting_as(self.actor):
+            return self.memory.forget(target).to_dict()
 
     # ------------------------------------------------------------ read
     def search(self, query: str, *, k: int | None = None, route: str | None = None,

@@ -111,9 +111,17 @@ class OrganiseMixin(FacadeParts):
             stop = threading.Event()
             budget = self.budget_config()
             self._linker_stop = stop
-            self._linker_thread = threading.Thread(target=self._linker_run, args=(linker, stop, budget),
+            self._linker_thread = threading.Thread(target=self._linker_as_system, args=(linker, stop, budget),
                                                    name="veramem-linker", daemon=True)
             self._linker_thread.start()
+
+    def _linker_as_system(self, linker: links_mod.Linker, stop: threading.Event,
+                          budget: budgets_mod.BudgetConfig) -> None:
+        """The background linker's changes are the system's, on the consolidate channel, in the ledger."""
+        from .core.actor import Actor
+
+        with self.store.acting.scope(Actor.system("linker", "consolidate"), system=True):
+            self._linker_run(linker, stop, budget)
 
     def _linker_run(self, linker: links_mod.Linker, stop: threading.Event,
                     budget: budgets_mod.BudgetConfig) -> None:

@@ -52,6 +52,15 @@ class OutcomeMixin(FacadeParts):
 
     def consolidate(self, *, progress: consolidate_mod.Progress | None = None, now: datetime | None = None,
                     config: consolidate_mod.ConsolidateConfig | None = None) -> consolidate_mod.ConsolidateReport:
+        """Erase what has expired (core/expiry.py), then consolidate as the system (channel consolidate)."""
+        from .core.actor import Actor
+
+        self.expire(now)  # type: ignore[attr-defined]  # Memory.expire
+        with self.store.acting.scope(Actor.system("consolidate", "consolidate"), system=True):
+            return self._consolidate(progress=progress, now=now, config=config)
+
+    def _consolidate(self, *, progress: consolidate_mod.Progress | None, now: datetime | None,
+                     config: consolidate_mod.ConsolidateConfig | None) -> consolidate_mod.ConsolidateReport:
         """Link what is queued, archive, merge near-duplicates, fuse clusters, summarise sessions,
         distil experiences, keep each source within its budget, decay strength; link what was made.
 

@@ -17,13 +17,14 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .core import episodes as episodes_mod
+from .core import expiry as expiry_mod
 from .core import forget as forget_mod
 from .core import grants as grants_mod
 from .core import items as items_mod
@@ -31,6 +32,7 @@ from .core import ledger, limits
 from .core import rejections as rejections_mod
 from .core import review as review_mod
 from .core.access import Caller
+from .core.actor import Actor
 from .core.answer import Answerer, AnswerResult
 from .core.dates import parse_time, resolve_relative_dates
 from .core.episodes import Episode, EpisodeInput, Scope
@@ -164,8 +166,12 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         config: Config | None = None,
         embedder: Any = None,
         llm: Any = None,
+        channel: str = "sdk",
     ) -> None:
+        """``channel``: the surface using this facade (cli, tui, mcp, rest, sdk); the ledger records it."""
         self.paths: Paths = resolve_paths(home)
+        self.channel = channel
+        Actor.user("user", channel)  # an unknown channel is refused here, not at the first write
         self.config: Config = config if config is not None else load_config(self.paths)
         self._passphrase = passphrase
         self._keys = KeyManager(self.paths.keyinfo, passphrase_source)
@@ -247,6 +253,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         store.set_meta("device_id", new_id("dev"))
         store.set_meta("store_id", mem._keys.describe()["store_id"])
         mem._store = store
+        store.acting.default = mem._actor()
         save_config(mem.paths, mem.config)
         return mem, new_key
 
@@ -287,7 +294,16 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                         "does not decrypt. Nothing was changed. Restore it from a backup (`veramem restore PATH`) "
                         "or a synced device."
                     ) from None
+                self._store.acting.default = self._actor()
             return self._store
+
+    def _actor(self, user_id: str | None = None) -> Actor:
+        """Who acts by default through this facade: the person (the config's user), on this channel."""
+        return Actor.user(user_id or self.config.identity.user_id or "user", self.channel)
+
+    def acting_as(self, actor: Actor) -> Any:
+        """A block in which this thread's changes are recorded as ``actor``'s (an agent surface uses it)."""
+        return self.store.acting.scope(actor)
 
     def unlock_with_recovery_code(self, code: str, *, new_passphrase: str | None = None) -> None:
         def open_store(key: bytes) -> str:  # confirms the code when the key information is damaged
@@ -301,6 +317,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         with self._open_lock:
             if self._store is None:
                 self._store = Store.open(self.store_path, key)
+                self._store.acting.default = self._actor()
 
     def close(self) -> None:
         self._stop_linker()  # a short grace period; what is left stays queued for the next process
@@ -340,12 +357,26 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         session_id: str | None = None,
         role: str = "user",
         name: str | None = None,
+        until: str | datetime | None = None,
+        expires_in: str | None = None,
     ) -> AddResult:
-        """Store messages as episodes, then derive memories from them."""
+        """Store messages as episodes, then derive memories from them.
+
+        ``until`` (a time, or a date: kept through that day) or ``expires_in`` ("7d", "12h", "2w"): the
+        messages and what is derived from them are erased like a forget once that time passes."""
         inputs = to_inputs(messages, role=role, name=name)
         notices = episodes_mod.validate(inputs)
         limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
         scope = self._scope(user_id, agent_id, team_id, session_id)
+        expires_at = expiry_mod.resolve(until, expires_in, datetime.now(UTC))
+        with self.store.acting.scope(self._actor(scope.user_id)):
+            result = self._add(inputs, scope, notices, expires_at)
+        return result
+
+    def _add(self, inputs: list[EpisodeInput], scope: Scope, notices: list[str],
+             expires_at: str | None) -> AddResult:
+        if expires_at is not None:
+            inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
         llm = self.llm
         writer = Writer(self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates)
@@ -357,8 +388,20 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
             notices.append(f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
                            "searchable as raw messages")
+            if expires_at is not None:
+                with self.store.atomic() as conn:
+                    expiry_mod.note(conn, expires_at)
             return AddResult(episodes=stored, notices=notices + self._llm_notices(llm))
         notices += outcome.notices + self._llm_notices(llm)
+        if expires_at is not None:
+            with self.store.atomic() as conn:
+                # new memories only: an update is a new version of a memory kept without an expiry, and
+                # erasing it would erase that memory's whole history
+                expiry_mod.mark(conn, [d["id"] for d in outcome.added], expires_at, device=self.device_id)
+                expiry_mod.note(conn, expires_at)  # the episodes expire even when nothing was derived
+            if outcome.updated:
+                notices.append(f"{len(outcome.updated)} updated memory(ies) keep no expiry: each is a new version "
+                               "of a memory that had none (forget it to erase it sooner)")
         self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
         return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,
                          unchanged=outcome.unchanged, rejected=outcome.rejected, notices=notices)
@@ -393,6 +436,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         agent_id: str | None = None,
         team_id: str | None = None,
         session_id: str | None = None,
+        until: str | datetime | None = None,
+        expires_in: str | None = None,
     ) -> AddResult:
         """Split a document into chunks, each an episode with role ``document`` named after the file."""
         from .core.chunking import chunk_document
@@ -403,6 +448,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return self.add(
             [EpisodeInput(content=c, role="document", name=name) for c in chunks],
             user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id or f"doc:{name}",
+            until=until, expires_in=expires_in,
         )
 
     # ------------------------------------------------------------ models
@@ -465,6 +511,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if k is not None and not 1 <= k <= 1000:
             raise InvalidInputError("k must be between 1 and 1000.")
         query, _ = storable(query[:10_000])
+        self.expire_if_due()
         return self.engine.search(query, self.caller(user_id, agent_id, include_rejected=include_rejected), k=k,
                                   route=route, include_archived=include_archived)
 
@@ -526,6 +573,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("The question is empty.")
         question, _ = storable(question[:10_000])
+        self.expire_if_due()
         llm = self.llm
         result = Answerer(self.engine, llm).answer(question, self.caller(user_id, agent_id), k=k)
         result.notices += self._llm_notices(llm)
@@ -563,10 +611,53 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             return items_mod.set_fields(conn, memory_id, device=self.device_id, op="memory.consent",
                                         shareable=shareable)
 
-    @staticmethod
-    def may_act_on(item: MemoryItem) -> bool:
-        """False for every unendorsed (tool, document, shared) item: such text can never authorise an action."""
-        return may_act_on(item)
+    def may_act_on(self, item: MemoryItem) -> bool:
+        """Whether an agent may act on ``item``: the one action gate (core/action_gate.py), with its open
+        conflicts read from the store (a partner that is active and not rejected keeps the conflict open)."""
+        partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
+        open_conflict = bool(partners) and self.store.query_one(
+            f"SELECT 1 FROM memory_items WHERE id IN ({','.join('?' * len(partners))}) AND status = 'active' "
+            "AND trust != 'rejected' LIMIT 1", partners) is not None
+        return may_act_on(item, open_conflict=open_conflict)
+
+    # ------------------------------------------------------------ pins and expiry
+    def pin(self, memory_id: str) -> MemoryItem:
+        """Keep a memory: consolidation never archives, fuses or moves it, and it does not expire."""
+        return self._set_pinned(memory_id, True)
+
+    def unpin(self, memory_id: str) -> MemoryItem:
+        """Let consolidation (and an expiry set on it) treat the memory like any other again."""
+        return self._set_pinned(memory_id, False)
+
+    def _set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:
+        item = items_mod.get(self.store, memory_id)
+        if item.pinned == pinned:
+            return item
+        with self.store.atomic() as conn:
+            updated = items_mod.set_fields(conn, memory_id, device=self.device_id,
+                                           op="memory.pin" if pinned else "memory.unpin", pinned=pinned)
+        expiry_mod.refresh_next(self.store, datetime.now(UTC))
+        return updated
+
+    def expire_if_due(self, now: datetime | None = None) -> expiry_mod.ExpiryReport | None:
+        """Erase what has expired when the earliest recorded expiry has passed (one meta read otherwise)."""
+        moment = now or datetime.now(UTC)
+        if not expiry_mod.due(self.store, moment):
+            return None
+        return self.expire(moment)
+
+    def expire(self, now: datetime | None = None) -> expiry_mod.ExpiryReport:
+        """Erase every memory and message whose time has passed, like a forget, as the system."""
+        with self.store.acting.scope(Actor.system("expiry", self.channel), system=True):
+            report = expiry_mod.expire(self.store, now or datetime.now(UTC), device=self.device_id)
+        if report.stale_context:
+            recompute_context(self.store, self.embedder, sorted(set(report.stale_context)))
+        return report
+
+    def expiring(self, within: timedelta = timedelta(days=7), *, user_id: str | None = None,
+                 now: datetime | None = None) -> list[dict[str, Any]]:
+        """Active memories that expire within ``within``, soonest first."""
+        return expiry_mod.upcoming(self.store, now or datetime.now(UTC), within, user_id=user_id)
 
     # ------------------------------------------------------------ forget
     def forget_preview(self, target: str) -> forget_mod.ForgetPlan:

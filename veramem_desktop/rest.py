@@ -98,6 +98,11 @@ class AddIn(BaseModel):
     )
     session_id: Text | None = Field(None, max_length=limits.MAX_ID_CHARS,
                                     description="Conversation id grouping these turns.")
+    until: Text | None = Field(None, max_length=limits.MAX_TIME_CHARS, description=(
+        "Keep these messages and what is derived from them until this time (ISO 8601; a date keeps them "
+        "through that day), then erase them like a forget."))
+    expires_in: Text | None = Field(None, max_length=16, description=(
+        "Keep them for this long (30m, 12h, 7d, 2w), then erase them. Give this or until, not both."))
 
 
 class SearchIn(BaseModel):
@@ -192,7 +197,8 @@ def _check_id(value: str, what: str) -> str:
 
 
 def _fenced_hits(hits: list[Any]) -> str:
-    return fence.fence_all([(h.text, {"id": h.id, "kind": h.kind, "authority": h.authority}) for h in hits])
+    return fence.fence_all([(h.text, {"id": h.id, "kind": h.kind, "authority": h.authority,
+                                      "may_act": str(bool(h.actionable)).lower()}) for h in hits])
 
 
 def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id: str | None = None,
@@ -202,7 +208,7 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
 
     if len(token) < 16:
         raise ValueError("the API token is too short")
-    agent = AgentAccess(memory, resolve_identity(memory.config, user_id, agent_id))
+    agent = AgentAccess(memory, resolve_identity(memory.config, user_id, agent_id), channel="rest")
     app = FastAPI(
         title="VeraMem", version=__version__,
         description="A private, verifiable memory for your AI agents. Send `Authorization: Bearer <token>` "
@@ -268,7 +274,7 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
         messages: Any = body.messages if isinstance(body.messages, str) else [
             m.model_dump(exclude_none=True) for m in body.messages
         ]
-        return agent.add(messages, session_id=body.session_id)
+        return agent.add(messages, session_id=body.session_id, until=body.until, expires_in=body.expires_in)
 
     @app.post("/v1/search", dependencies=auth, tags=["read"])
     def search(body: SearchIn) -> dict[str, Any]:

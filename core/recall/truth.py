@@ -24,6 +24,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..action_gate import may_act
 from ..items import AUTHORITY_RANK
 from ..llm import multi_valued
 from ..store import Store
@@ -223,7 +224,7 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
             h.conflicts_with = list(row.conflicts)
             h.subject = row.predicate
             h.value = row.value
-        h.actionable = h.authority == "authorized" and h.state == "current"
+        h.actionable = may_act(h.authority, h.state)  # the one action gate (core/action_gate.py)
     found = {h.id: groups.find(h.id) for h in hits}
     labels: dict[object, str] = {}
     for h in hits:

@@ -60,7 +60,9 @@ def test_tombstones_hold_only_ids_and_commitments(mem: Memory) -> None:
     tombs = [e for e in mem.ledger_entries() if e.op == "forget"]
     assert {t.target_id for t in tombs} >= {added}
     for t in tombs:
-        assert set(t.details) == set() and len(t.commitment) == 64
+        # besides ids and the commitment, only who forgot it (ids and a channel, no content)
+        assert set(t.details) <= {"actor"} and len(t.commitment) == 64
+        assert t.actor == {"kind": "user", "id": "me", "channel": "sdk"}
     # the secret behind the commitments is gone
     assert mem.store.query_one("SELECT 1 FROM item_secrets WHERE item_id = ?", (added,)) is None
 

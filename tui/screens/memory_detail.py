@@ -106,7 +106,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             yield Static("Links", classes="section-title", id="links-title")
             yield Static("", id="links", classes="section")
             yield Static("Ledger entries", classes="section-title", id="ledger-title")
-            yield LedgerTable(id="detail-ledger")
+            yield LedgerTable(id="detail-ledger", show_actor=True)
         yield Footer()
 
     def on_mount(self) -> None:

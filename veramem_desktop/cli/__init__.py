@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "verify": "store_cmds:verify",
     "add": "memory_cmds:add",
     "episodes": "memory_cmds:episodes",
+    "pin": "memory_cmds:pin",
+    "unpin": "memory_cmds:unpin",
     "search": "search_cmds:search",
     "grant": "search_cmds:grant",
     "revoke": "search_cmds:revoke",

@@ -36,7 +36,7 @@ def prompt_passphrase() -> str | None:
 
 def open_memory(ctx: click.Context, **kwargs: Any) -> Memory:
     home = (ctx.find_root().obj or {}).get("home")
-    return Memory(home, passphrase_source=prompt_passphrase, **kwargs)
+    return Memory(home, passphrase_source=prompt_passphrase, **{"channel": "cli", **kwargs})
 
 
 def emit_json(value: Any) -> None:

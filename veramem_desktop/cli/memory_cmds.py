@@ -1,4 +1,4 @@
-"""Commands that write and read memories: add, episodes."""
+"""Commands that write and read memories: add, episodes, pin, unpin."""
 
 from __future__ import annotations
 
@@ -40,15 +40,20 @@ def _read_limited(handle: Any, where: str) -> str:
 @click.option("--agent", "agent_id", help="Agent that is writing.")
 @click.option("--team", "team_id", help="Team scope.")
 @click.option("--session", "session_id", help="Conversation/session id.")
+@click.option("--until", "until", metavar="DATE",
+              help="Keep it until this time (a date keeps it through that day), then erase it like a forget.")
+@click.option("--for", "expires_in", metavar="DURATION", help="Keep it for this long (30m, 12h, 7d, 2w), then erase it.")
 @json_option
 @click.pass_context
 def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name: str | None, user_id: str | None,
-        agent_id: str | None, team_id: str | None, session_id: str | None, as_json: bool) -> None:
+        agent_id: str | None, team_id: str | None, session_id: str | None, until: str | None,
+        expires_in: str | None, as_json: bool) -> None:
     """Store messages and derive memories from them.
 
     TEXT is plain text or a JSON list of messages ({"role", "content", "name"?, "time"?});
     "-" reads standard input; --file reads a file (with --role document, a document
-    is split into chunks, each an episode).
+    is split into chunks, each an episode). With --until or --for, the messages and the
+    memories they add are erased (tombstones stay in the ledger) once that time passes.
     """
     if file_ and text:
         raise click.UsageError("Give TEXT or --file, not both.")
@@ -71,13 +76,13 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
     mem = open_memory(ctx)
     if messages is not None:
         result = mem.add(messages, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
-                         role=role, name=name)
+                         role=role, name=name, until=until, expires_in=expires_in)
     elif role == "document":
         result = mem.add_document(body, name=name or "document", user_id=user_id, agent_id=agent_id,
-                                  team_id=team_id, session_id=session_id)
+                                  team_id=team_id, session_id=session_id, until=until, expires_in=expires_in)
     else:
         result = mem.add(body, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
-                         role=role, name=name)
+                         role=role, name=name, until=until, expires_in=expires_in)
     mem.close()
     for notice in result.notices:
         say(f"note: {notice}", err=True)
@@ -115,3 +120,30 @@ def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, li
     for e in rows:
         who = clip(e.source_name or e.role, 40)
         say(f"{e.id}  {e.event_time[:19]}  {who:>10}: {clip(e.content, 101)}")
+
+
+def _pin_command(pinned: bool) -> click.Command:
+    verb = "pin" if pinned else "unpin"
+
+    @click.command(name=verb)
+    @click.argument("memory_id")
+    @json_option
+    @click.pass_context
+    def command(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+        mem = open_memory(ctx)
+        try:
+            item = mem.pin(memory_id) if pinned else mem.unpin(memory_id)
+        finally:
+            mem.close()
+        if as_json:
+            emit_json({"id": item.id, "pinned": item.pinned, "expires_at": item.metadata.get("expires_at")})
+            return
+        say(f"{'Pinned' if pinned else 'Unpinned'} {item.id}  {clip(item.text, 200)}")
+
+    command.help = ("Pin a memory: consolidation never archives, merges or moves it, and it does not expire."
+                    if pinned else "Unpin a memory: consolidation and its expiry (if any) apply to it again.")
+    return command
+
+
+pin = _pin_command(True)
+unpin = _pin_command(False)

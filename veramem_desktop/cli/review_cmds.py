@@ -36,28 +36,45 @@ def answer(ctx: click.Context, question: str, user_id: str | None, agent_id: str
 
 @click.group(invoke_without_command=True)
 @click.option("--user", "user_id", help="Only this user's items.")
+@click.option("--within", default="7d", show_default=True, metavar="DURATION",
+              help="Show memories that expire within this long (30m, 12h, 7d, 2w).")
+@click.option("--expiring", is_flag=True, help="With --json: list what expires soon instead of the queue.")
 @json_option
 @click.pass_context
-def review(ctx: click.Context, user_id: str | None, as_json: bool) -> None:
-    """List candidates and conflicts waiting for a person; approve or reject them.
+def review(ctx: click.Context, user_id: str | None, within: str, expiring: bool, as_json: bool) -> None:
+    """List candidates and conflicts waiting for a person, and memories that expire soon.
 
     Approval is a human act: it is offered here and in the terminal app, never to agents.
+    Pin a memory (`veramem pin ID`) to keep it past its expiry.
     """
     if ctx.invoked_subcommand is not None:
         return
+    from ..core.expiry import parse_duration
+
+    span = parse_duration(within)
     mem = open_memory(ctx)
-    queue = mem.review_queue(user_id=user_id)
-    mem.close()
+    try:
+        mem.expire_if_due()
+        queue = mem.review_queue(user_id=user_id)
+        soon = mem.expiring(span, user_id=user_id)
+    finally:
+        mem.close()
     if as_json:
-        emit_json([r.to_dict() for r in queue])
+        emit_json(soon if expiring else [r.to_dict() for r in queue])
         return
     if not queue:
         say("Nothing to review.")
-        return
     for r in queue:
         say(f"{r.item.id}  [{r.item.kind}/{r.item.authority}]  {clip(r.item.text, 100)}")
         say(f"    {r.reason}")
-    say("\nApprove with `veramem review approve ID`, reject with `veramem review reject ID --reason …`.")
+    if queue:
+        say("\nApprove with `veramem review approve ID`, reject with `veramem review reject ID --reason …`.")
+    if soon:
+        say(f"\nExpiring within {within}:")
+        for e in soon:
+            kept = "  (pinned: kept)" if e["pinned"] else ""
+            say(f"{e['id']}  expires {e['expires_at'][:16]} (in {e['in']})  {clip(e['text'], 100)}{kept}")
+        say("Keep one with `veramem pin ID`.")
 
 
 @review.command("approve")

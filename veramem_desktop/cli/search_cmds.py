@@ -117,6 +117,10 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, include_rejec
     say(item.text)
     say(f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
                f"{item.confidence:.2f} · utility {item.utility:.2f}")
+    if item.pinned or item.metadata.get("expires_at"):
+        say("  " + " · ".join((["pinned"] if item.pinned else [])
+                              + ([f"expires {item.metadata['expires_at'][:16]}"] if item.metadata.get("expires_at")
+                                 else [])))
     say("\nVersions:")
     for v in detail.versions:
         mark = "→" if v.id == item.id else " "
@@ -135,7 +139,8 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, include_rejec
             say(f"  {link['type']:12} {other}")
     say("\nLedger:")
     for e in detail.ledger:
-        say(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}")
+        by = f"  by {e.actor_text}" if e.actor_text else ""
+        say(f"  #{e.seq} {e.ts[:19]} {e.op} {e.target_id}{by}")
 
 
 @click.command()
