@@ -109,13 +109,15 @@ def test_review_lists_what_expires_soon_soonest_first(mem: Any) -> None:
 
 def test_pin_unpin_and_expiry_through_the_cli() -> None:
     assert run_cli("init").returncode == 0
+    shown = run_cli("add", "My locker at the gym is 88.", "--for", "2d")
+    assert shown.returncode == 0 and "Kept until" in shown.stdout
     out = run_cli("add", "My hotel room is 4312 until Friday.", "--for", "3d", "--json")
     assert out.returncode == 0, out.stderr
     mid = json.loads(out.stdout)["added"][0]["id"]
     review = run_cli("review")
     assert "Expiring within 7d" in review.stdout and mid in review.stdout
     listed = json.loads(run_cli("review", "--expiring", "--json").stdout)
-    assert [e["id"] for e in listed] == [mid]
+    assert mid in [e["id"] for e in listed] and len(listed) == 2
     pinned = json.loads(run_cli("pin", mid, "--json").stdout)
     assert pinned["pinned"] is True and pinned["expires_at"]
     assert "pinned" in run_cli("history", mid).stdout
@@ -134,3 +136,12 @@ def test_expiry_through_the_sdk_sets_the_time_on_the_memory_and_its_episode(mem:
     result = mem.add("I am in Berlin this week.", until=when)
     assert mem.get(result.added[0]["id"]).metadata["expires_at"] == result.episodes[0].metadata["expires_at"]
     assert mem.store.get_meta(expiry.META_NEXT) == result.episodes[0].metadata["expires_at"]
+
+
+def test_a_message_nothing_was_derived_from_expires_too(mem: Any) -> None:
+    said = mem.add("Okay qxzokaythanks.", expires_in="1h")
+    assert not said.added
+    report = mem.expire(datetime.now(UTC) + timedelta(hours=2))
+    assert report.episodes == [said.episodes[0].id]
+    assert mem.episode(said.episodes[0].id) is None
+    assert b"qxzokaythanks" not in _plaintext(mem)

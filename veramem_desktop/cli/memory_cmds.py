@@ -90,6 +90,9 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
         emit_json(result.to_dict())
         return
     click.echo(f"Stored {len(result.episodes)} episode(s).")
+    expires = result.episodes[0].metadata.get("expires_at") if result.episodes else None
+    if expires:
+        click.echo(f"Kept until {expires[:16].replace('T', ' ')} UTC, then erased (`veramem pin ID` keeps a memory).")
     for label, items in (("added", result.added), ("updated", result.updated), ("retracted", result.retracted),
                          ("unchanged", result.unchanged), ("rejected", result.rejected)):
         for item in items:
