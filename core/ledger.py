@@ -85,6 +85,8 @@ class VerifyReport:
     problem: str | None = None
     rows_checked: int = 0  # memories and episodes compared with their ledger entries
     bad_row: str | None = None  # the first row whose content does not match its ledger entry
+    with_actor: int = 0  # entries checked that name who acted (older entries name none)
+    bad_actor: str | None = None  # who the first bad entry says acted (as written, perhaps forged)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +97,8 @@ class VerifyReport:
             "problem": self.problem,
             "rows_checked": self.rows_checked,
             "bad_row": self.bad_row,
+            "with_actor": self.with_actor,
+            "bad_actor": self.bad_actor,
         }
 
 
@@ -214,8 +218,9 @@ def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> 
         return report
     rows, bad = verify_state(store)
     if bad is not None:
-        return VerifyReport(False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row)
-    return VerifyReport(True, report.checked, report.total, rows_checked=rows)
+        return VerifyReport(False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row,
+                            report.with_actor)
+    return VerifyReport(True, report.checked, report.total, rows_checked=rows, with_actor=report.with_actor)
 
 
 def verify_chain(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
@@ -223,16 +228,21 @@ def verify_chain(store: Store, progress: Callable[[int, int], None] | None = Non
     total = int(store.query_one("SELECT count(*) FROM ledger")[0])
     prev = GENESIS_HASH
     expected_seq = 1
-    checked = 0
+    checked = with_actor = 0
     for entry in _iter_rows(store):
+        who = entry.actor_text or None
         if entry.seq != expected_seq:
             return VerifyReport(False, checked, total, entry.seq,
-                                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted")
+                                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
+                                with_actor=with_actor)
         if entry.prev_hash != prev:
             return VerifyReport(False, checked, total, entry.seq,
-                                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)")
+                                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)",
+                                with_actor=with_actor, bad_actor=who)
         if chain_hash(prev, entry.body()) != entry.hash:
-            return VerifyReport(False, checked, total, entry.seq, f"entry {entry.seq} was altered after it was written")
+            return VerifyReport(False, checked, total, entry.seq, f"entry {entry.seq} was altered after it was written",
+                                with_actor=with_actor, bad_actor=who)
+        with_actor += who is not None
         prev = entry.hash
         expected_seq += 1
         checked += 1
@@ -245,8 +255,9 @@ def verify_chain(store: Store, progress: Callable[[int, int], None] | None = Non
         head_seq, _, head_hash = head.partition(":")
         if int(head_seq) > checked:
             return VerifyReport(False, checked, total, checked + 1,
-                                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end")
-    return VerifyReport(True, checked, total)
+                                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end",
+                                with_actor=with_actor)
+    return VerifyReport(True, checked, total, with_actor=with_actor)
 
 
 # --------------------------------------------------------------- state against the chain

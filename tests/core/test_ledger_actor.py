@@ -98,3 +98,26 @@ def test_cli_history_shows_who_did_each_change_in_text_and_json() -> None:
     assert "memory.add" in text and "by user me via cli" in text and "memory.pin" in text
     data = json.loads(run_cli("history", added, "--json").stdout)
     assert {(e["actor"], e["actor_kind"], e["channel"]) for e in data["ledger"]} == {("me", "user", "cli")}
+
+
+def test_verify_counts_the_entries_naming_an_actor_and_names_the_actor_of_a_forged_entry(mem: Any) -> None:
+    mem.store.acting.default = None
+    mem.grant("user_agent", "me", "cursor")  # written as before actors were recorded
+    mem.store.acting.default = Actor.user("me", "sdk")
+    mem.add("I live in Porto.")
+    report = mem.verify()
+    assert report.ok and report.with_actor == report.checked - 1 and report.to_dict()["with_actor"] > 0
+    seq, details = mem.store.query_one("SELECT seq, details FROM ledger WHERE op = 'memory.add'")
+    forged = {**json.loads(details), "actor": {"kind": "agent", "id": "mallory", "channel": "rest"}}
+    with mem.store.atomic() as conn:
+        conn.execute("UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(forged), seq))
+    bad = mem.verify()
+    assert not bad.ok and bad.first_bad_seq == seq and bad.bad_actor == "agent mallory via rest"
+
+
+def test_cli_verify_says_how_many_entries_name_who_acted() -> None:
+    assert run_cli("init").returncode == 0
+    assert run_cli("add", "I live in Porto.").returncode == 0
+    out = run_cli("verify")
+    assert out.returncode == 0 and "name who acted" in out.stdout
+    assert json.loads(run_cli("verify", "--json").stdout)["with_actor"] >= 2

@@ -8,7 +8,7 @@ from ..core.errors import ExitCode, MissingKeyError
 from ..core.store import damaged
 from ..keys import keyring_usable
 from ..memory import Memory
-from .common import emit_json, interactive, json_option, open_memory
+from .common import emit_json, interactive, json_option, open_memory, say
 
 
 @click.command()
@@ -153,11 +153,14 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         emit_json({**report.to_dict(), "pages": pages})
     elif report.ok:
         click.echo("Pages verified: every page of the store file passed its integrity check.")
-        click.echo(f"Ledger verified: {report.checked} entries checked, the chain is whole.")
+        click.echo(f"Ledger verified: {report.checked} entries checked, the chain is whole; {report.with_actor} "
+                   "name who acted and through which surface (older entries name none).")
     else:
         click.echo("Pages verified: every page of the store file passed its integrity check.")
         click.echo(f"Ledger NOT verified: {report.checked} entries checked; first bad entry {report.first_bad_seq}: "
                    f"{report.problem}.")
+        if report.bad_actor:
+            say(f"That entry says it was made by {report.bad_actor}; it cannot be trusted.")
     if not report.ok:
         ctx.exit(int(ExitCode.LEDGER_BROKEN))
 
