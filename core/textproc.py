@@ -163,3 +163,53 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
         ):
             found.append(name)
     return found
+
+
+@dataclass(frozen=True)
+class AskedTime:
+    """The time a question asks about, as written: ``kind`` is "day", "month" ("may 2023" or "june"),
+    "year", "season" ("last summer"), "last" ("week", "month", "year"), or "before"/"after" with
+    ``value`` "count|unit|what" (a written date, or an event such as "Alice's birthday")."""
+
+    kind: str
+    value: str
+
+
+_MONTH_WORD = r"(?:january|february|march|april|may|june|july|august|september|october|november|december" \
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+_WRITTEN_DAY = (r"(?:" + _MONTH_WORD + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
+                r"|\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_WORD + r"\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})")
+_COUNT = r"(?:\d{1,2}|an?|one|two|three|four|five|six|a few|few|a couple of|couple of|the)"
+_SPAN_FROM = re.compile(r"\b(?:(?P<n>" + _COUNT + r")\s+|last\s+)?(?P<unit>day|week|weekend|fortnight|month)s?\s+"
+                        r"(?P<rel>before|after)\s+(?P<what>" + _WRITTEN_DAY + r"\b|[^?.,;]+?(?=\s*(?:[?.,;]|$)))", re.I)
+_ASKED_DAY = re.compile(r"\b(" + _WRITTEN_DAY + r")\b", re.I)
+_ASKED_MONTH = re.compile(r"\b(?:(?:in|during|of|since|until)\s+)?(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD
+                          + r")\.?,?\s+(\d{4})\b", re.I)
+_ASKED_BARE_MONTH = re.compile(r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD + r")\b(?!\s*\d)",
+                               re.I)
+_ASKED_SEASON = re.compile(r"\b(last|this|in|during)\s+(?:the\s+)?(spring|summer|autumn|fall|winter)\b", re.I)
+_ASKED_YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.I)
+_ASKED_LAST = re.compile(r"\blast\s+(week|month|year)\b", re.I)
+_MONTH_KEY = {m[:3]: m for m in ("january", "february", "march", "april", "may", "june", "july", "august",
+                                 "september", "october", "november", "december")}
+
+
+def asked_time(query: str) -> AskedTime | None:
+    """The time ``query`` asks about ("in May 2023", "the week before Alice's birthday", "last summer"),
+    unresolved; None when it names none. "May" alone is read as the month only with a capital."""
+    if m := _SPAN_FROM.search(query):
+        return AskedTime(m["rel"].lower(), f"{(m['n'] or 'the').lower()}|{m['unit'].lower()}|{m['what'].strip()}")
+    if m := _ASKED_DAY.search(query):
+        return AskedTime("day", m[1])
+    if m := _ASKED_MONTH.search(query):
+        return AskedTime("month", f"{_MONTH_KEY[m[1][:3].lower()]} {m[2]}")
+    if (m := _ASKED_BARE_MONTH.search(query)) and (m[1].lower() != "may" or m[1] == "May"):
+        return AskedTime("month", _MONTH_KEY[m[1][:3].lower()])
+    if m := _ASKED_SEASON.search(query):
+        which = m[1].lower()
+        return AskedTime("season", f"{'last ' if which == 'last' else ''}{m[2].lower()}")
+    if m := _ASKED_YEAR.search(query):
+        return AskedTime("year", m[1])
+    if m := _ASKED_LAST.search(query):
+        return AskedTime("last", m[1].lower())
+    return None

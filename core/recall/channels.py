@@ -5,10 +5,11 @@ and typed links. What comes out is relevance only; truth and priors come after (
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import partial
 from typing import Any, cast
 
@@ -22,8 +23,9 @@ from ..ids import iso
 from ..links import LINK_TYPES
 from ..protocols import Embedder
 from ..store import Store
-from ..textproc import content_terms, entities, fts_match, names_in, route_for
+from ..textproc import asked_time, content_terms, entities, fts_match, names_in, route_for
 from ..vectors import VectorCache
+from . import periods
 from .recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 
 
@@ -47,6 +49,7 @@ class Channels:
         self.hypothesise: Callable[[str], str | None] | None = None
         self._allowed: dict[tuple[Any, ...], tuple[int, list[str]]] = {}
         self._speakers: dict[tuple[Any, ...], tuple[int, tuple[str, ...]]] = {}
+        self._latest: dict[tuple[Any, ...], tuple[int, str | None]] = {}
         self._positions: dict[tuple[Any, ...], tuple[int, npt.NDArray[np.int64]]] = {}
         #: (version before, version after) this engine's last trace write, when nothing else wrote
         self._alias: tuple[int, int] | None = None
@@ -287,7 +290,7 @@ class Channels:
         """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
 
         ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde",
-        "speaker", "neighbours" (these two act on episodes), "memory_ctx" and "links" (on memories);
+        "speaker", "neighbours", "temporal" (these three act on episodes), "memory_ctx" and "links" (on memories);
         by default all of them run (memory_ctx, hyde and links do no work at weight or decay 0).
         """
         moment = iso(now or datetime.now(UTC))
@@ -298,7 +301,7 @@ class Channels:
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         channels = channels if channels is not None else cfg.channels
         use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
-                                                          "links"}
+                                                          "links", "temporal"}
         # The query is embedded on another thread while the lexical channels run here: the model
         # and SQLite both release the GIL, so on two cores the two costs overlap.
         embedding = self._embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
@@ -344,6 +347,8 @@ class Channels:
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         if "episode" in units:
             scores = self._episode_rules(scores, query, caller, moment, use, speakers)
+            if "temporal" in use and cfg.temporal_weight:
+                scores = self._temporal(scores, query, caller, moment)
         if "memory" in units and "links" in use and cfg.link_decay:
             scores = self._link_expansion(scores, caller, kinds, include_archived, moment)
         scale = max_rrf(weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k)
@@ -390,6 +395,68 @@ class Channels:
                                           cfg.neighbour_decay)
                 scores = {**scores, **grown}
         return scores
+
+    # ------------------------------------------------------------ the time a question asks about
+    def _latest_time(self, caller: Caller, now: str) -> str | None:
+        """The latest event time among the caller's visible episodes (cached per store version)."""
+        version = self.version()
+        key = (caller, now[:16])
+        with self._lock:
+            hit = self._latest.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        row = self.store.query_one(
+            f"SELECT max(e.event_time) FROM episodes e WHERE {access.episode_predicate('e')}",
+            access.params(caller, now))
+        latest = str(row[0]) if row and row[0] else None
+        with self._lock:
+            if len(self._latest) > 64:
+                self._latest.clear()
+            self._latest[key] = (version, latest)
+        return latest
+
+    def _event_day(self, what: str, caller: Caller, now: str) -> date | None:
+        """The day of the event ``what`` names ("Alice's birthday"): the date the best-matching turn
+        states, else the day it was told."""
+        found = self._bm25("episode", what, caller, (), False, now, 1)
+        if not found:
+            return None
+        row = self.store.query_one(
+            f"SELECT e.content, e.event_time FROM episodes e WHERE e.id = :id AND {access.episode_predicate('e')}",
+            {**access.params(caller, now), "id": found[0]})
+        told = periods.as_day(row[1]) if row else None
+        if row is None or told is None:
+            return None
+        stated = periods.stated_days(str(row[0]), datetime.fromisoformat(str(row[1])))
+        return stated[0].start if stated else told
+
+    def _temporal(self, scores: dict[str, float], query: str, caller: Caller, moment: str) -> dict[str, float]:
+        """The date-fit channel: when the query names a time, the candidate turns whose session was
+        held in it (or in the week after, when it is told of), or whose words state a date in it, are
+        ranked in their fused order as one more channel of weight ``temporal_weight``."""
+        asked = asked_time(query)
+        if asked is None:
+            return scores
+        anchor = periods.as_day(self._latest_time(caller, moment))
+        if anchor is None:
+            return scores
+        period = periods.resolve(asked, anchor, lambda what: self._event_day(what, caller, moment))
+        if period is None:
+            return scores
+        ranked = sorted((d for d in scores if d.startswith("ep_")), key=lambda d: -scores[d])
+        fits: set[str] = set()
+        for chunk in chunks(ranked, 500):
+            params: dict[str, Any] = {**access.params(caller, moment), **{f"c{i}": d for i, d in enumerate(chunk)}}
+            marks = ",".join(f":c{i}" for i in range(len(chunk)))
+            rows = self.store.query(
+                f"SELECT e.id, e.event_time, e.content FROM episodes e WHERE e.id IN ({marks}) "
+                f"AND {access.episode_predicate('e')}", params)
+            fits.update(ep_id for ep_id, event_time, content in rows if _fits(period, event_time, content))
+        cfg = self.config
+        out = dict(scores)
+        for r, d in enumerate((d for d in ranked if d in fits), start=1):
+            out[d] += cfg.temporal_weight / (cfg.rrf_k + r)
+        return out
 
     def _hypothesis(self, query: str) -> npt.NDArray[np.float32] | None:
         """The vector of a model's hypothetical answer, or None (no model, or it failed: fail open)."""
@@ -456,6 +523,22 @@ def _embed_later(embedder: Embedder, query: str) -> Future[npt.NDArray[np.float3
             _EMBED_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="veramem-query-embed")
         pool = _EMBED_POOL
     return pool.submit(embedder.embed, [query])
+
+
+#: words without which a turn states no date (a cheap filter before the date rules run)
+_MAY_STATE_DATE = re.compile(r"\d|yesterday|today|tomorrow|ago|last|next|this|week|month|year|"
+                             r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|day", re.I)
+
+
+def _fits(period: periods.Period, event_time: str, content: str) -> bool:
+    """Whether a turn's session was held in the period (or just after it), or its words state a date in it."""
+    told = periods.as_day(event_time)
+    if told is None:
+        return False
+    if period.told_in(told):
+        return True
+    return bool(_MAY_STATE_DATE.search(content)) and any(
+        periods.overlaps(period, p) for p in periods.stated_days(content, datetime.fromisoformat(event_time)))
 
 
 def chunks(items: list[str], size: int) -> list[list[str]]:

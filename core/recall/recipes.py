@@ -46,6 +46,10 @@ class SearchConfig:
     #: when a query names exactly one known speaker, that speaker's turns count as ranked first
     #: in one more channel of this weight
     speaker_weight: float = 1.0
+    #: when a question names a time ("in May 2023", "the week before Alice's birthday"), the candidate
+    #: turns whose session or stated date fits it are ranked, in their fused order, in one more channel
+    #: of this weight (0 turns it off); see ``veramem bench``'s channel rows
+    temporal_weight: float = 1.0
     #: entities carried by more rows than this are left out of the entity channel: they say
     #: little (low idf) and counting their matches costs time that grows with the store
     entity_max_df: int = 500
@@ -97,7 +101,13 @@ RECIPES: dict[str, Recipe] = {
                     "speaker_weight": 0.5, "neighbour_decay": 0.0}),
     "no-entity": Recipe("hybrid without the entity channel on messages", None,
                         {"episode_weights": {**SearchConfig().episode_weights, "entity": 0.0}}),
+    "no-dense-ctx": Recipe("hybrid without the context vectors of messages", None,
+                           {"episode_weights": {**SearchConfig().episode_weights, "dense_ctx": 0.0}}),
+    "no-temporal": Recipe("hybrid without the date-fit channel", None, {"temporal_weight": 0.0}),
+    "temporal-2": Recipe("hybrid with the date-fit channel at weight 2", None, {"temporal_weight": 2.0}),
 }
+#: the recipes ``veramem bench --cv`` chooses among on each fold's training conversations
+CV_GRID: tuple[str, ...] = ("hybrid", "lean", "no-entity", "no-dense-ctx", "no-temporal", "temporal-2")
 
 
 def recipe(name: str, base: SearchConfig | None = None) -> SearchConfig:

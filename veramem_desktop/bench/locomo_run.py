@@ -11,9 +11,11 @@ from ..core.access import Caller
 from ..core.dates import parse_time
 from ..core.ids import iso
 from ..core.recall import SearchConfig, SearchEngine, recipe
+from ..core.recall.recipes import CV_GRID
 from ..memory import Memory
 from . import locomo
 from .locomo import KS, Retriever, Turn
+from .locomo_cv import cross_validate
 
 #: recipes compared in one run (core/recall/recipes.py), and the ablations of the default's extras
 VARIANTS = ("hybrid", "bm25", "dense")
@@ -69,7 +71,7 @@ def pipeline_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str],
     return search
 
 
-def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, Any]:
+def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = False) -> dict[str, Any]:
     samples = locomo.load(path)
     dia: dict[str, dict[str, str]] = {}
     for sample in samples:
@@ -100,6 +102,14 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
                                                    dia[str(sample["sample_id"])], evidence), KS).summary(KS)
     if ablation:
         out["channels"] = channel_ablation(mem, samples, dia, order)
+    if cv:
+        engines = {name: SearchEngine(mem.store, mem.embedder, recipe(name, mem.engine.config)) for name in CV_GRID}
+
+        def cv_retriever(name: str, sample: dict[str, Any]) -> Retriever:
+            user = str(sample["sample_id"])
+            return retriever(engines[name], user, dia[user], None, order)
+
+        out["cv"] = cross_validate(samples, cv_retriever, CV_GRID, KS)
     return out
 
 
@@ -109,12 +119,14 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True) -> dict[str, A
 #: channels that act on episodes, the facts route (memories, each counting as the turns its
 #: evidence cites) for those that act on memories only
 CHANNELS: dict[str, str] = {"dense": "raw", "bm25": "raw", "entity": "raw", "dense_ctx": "raw", "hyde": "raw",
-                            "speaker": "raw", "neighbours": "raw", "memory_ctx": "facts", "links": "facts"}
+                            "speaker": "raw", "neighbours": "raw", "temporal": "raw", "memory_ctx": "facts",
+                            "links": "facts"}
 #: the change that turns on a channel that is off by default
 _TURN_ON: dict[str, dict[str, Any]] = {
     "hyde": {"weights": {**SearchConfig().weights, "hyde": 1.0}},
     "links": {"link_decay": 0.3},
     "memory_ctx": {"weights": {**SearchConfig().weights, "memory_ctx": 1.0}},
+    "temporal": {"temporal_weight": 1.0},
 }
 
 
@@ -123,6 +135,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return config.link_decay > 0
     if channel in ("hyde", "memory_ctx"):
         return config.weights.get(channel, 0.0) > 0
+    if channel == "temporal":
+        return config.temporal_weight > 0
     return True
 
 
@@ -165,7 +179,7 @@ def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[s
             return route_retriever(engine, user, dia[user], evidence, channels, order, route)
 
         summary = locomo.score(samples, retriever_for, KS).summary(KS)
-        return {"cat1-4": summary["cat1-4"], "multi-hop": summary.get("1", {})}
+        return {"cat1-4": summary["cat1-4"], "multi-hop": summary.get("1", {}), "temporal": summary.get("2", {})}
 
     everything = tuple(CHANNELS) + ("links",)
     out: dict[str, Any] = {"hybrid": {r: measure(base, None, r) for r in sorted(set(CHANNELS.values()))},

@@ -22,7 +22,7 @@ def run_locomo_section(ctx: BenchContext) -> Section:
     mem = ctx.new_memory("locomo")
     started = time.perf_counter()
     try:
-        result = run_locomo(mem, path, ablation=ctx.options.ablation)
+        result = run_locomo(mem, path, ablation=ctx.options.ablation, cv=ctx.options.cv)
     finally:
         mem.close()
     result["seconds"] = round(time.perf_counter() - started, 1)
@@ -43,7 +43,26 @@ def run_locomo_section(ctx: BenchContext) -> Section:
     for name, r in result.get("ablation", {}).items():
         rows.append((f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20))))
     rows += channel_rows(result.get("channels"))
+    rows += cv_rows(result.get("cv"))
     return Section({"locomo": result}, rows)
+
+
+def cv_rows(cv: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """The cross-validated figures: mean over the held-out conversations, [min–max], and each fold's choice."""
+    if not cv:
+        return []
+    if "skipped" in cv:
+        return [("  cross-validated", f"skipped: {cv['skipped']}")]
+    rows = [("  cross-validated (leave one conversation out)",
+             f"recipe chosen by {cv['criterion']} among {', '.join(cv['grid'])}")]
+    for key, label in _CATS:
+        r = cv["summary"].get(key)
+        if r:
+            cells = "/".join(f"{r[f'recall@{k}']['mean']:.3f}" for k in (5, 10, 20))
+            low, high = r["recall@10"]["min"], r["recall@10"]["max"]
+            rows.append((f"    {label}", f"mean {cells}   @10 min {low:.3f} max {high:.3f}"))
+    rows.append(("    chosen per fold", ", ".join(f"{f['held_out']}: {f['chosen']}" for f in cv["folds"])))
+    return rows
 
 
 def _triple(r: dict[str, float]) -> str:
@@ -65,7 +84,11 @@ def channel_rows(channels: dict[str, Any] | None) -> list[tuple[str, str]]:
         base = channels["hybrid"][r["route"]]
         delta = r["cat1-4"]["recall@10"] - base["cat1-4"]["recall@10"]
         delta_mh = r["multi-hop"]["recall@10"] - base["multi-hop"]["recall@10"] if r["multi-hop"] else 0.0
+        temporal = ""
+        if r.get("temporal") and base.get("temporal"):
+            delta_t = r["temporal"]["recall@10"] - base["temporal"]["recall@10"]
+            temporal = f"   temporal {_triple(r['temporal'])} (Δ@10 {delta_t:+.3f})"
         rows.append((f"    {r['change']} {name} ({r['route']})",
                      f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
-                     f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f})"))
+                     f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f}){temporal}"))
     return rows

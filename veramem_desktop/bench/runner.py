@@ -31,6 +31,7 @@ class BenchOptions:
     queries: int = 200
     locomo: Path | None = None
     ablation: bool = True
+    cv: bool = False  # LoCoMo: leave-one-conversation-out choice of the recipe (bench/locomo_cv.py)
 
 
 @dataclass

@@ -31,10 +31,13 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
 @click.option("--locomo", "locomo_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A LoCoMo JSON file (default: ../shared/bench/locomo/locomo_dev.json beside the repository).")
 @click.option("--no-ablation", is_flag=True, help="Skip the LoCoMo ablation of the recipe's extras.")
+@click.option("--cv", is_flag=True,
+              help="LoCoMo: also choose the recipe leave-one-conversation-out (on the other conversations only) "
+                   "and report the held-out recall's mean and spread.")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the JSON object to this file (e.g. to keep it beside the printed table).")
 @json_option
-def bench(only: str, sizes: tuple[int, ...], queries: int, locomo_path: Path | None, no_ablation: bool,
+def bench(only: str, sizes: tuple[int, ...], queries: int, locomo_path: Path | None, no_ablation: bool, cv: bool,
           save_path: Path | None, as_json: bool) -> None:
     """Measure search latency, add throughput, peak memory and LoCoMo recall.
 
@@ -49,7 +52,8 @@ def bench(only: str, sizes: tuple[int, ...], queries: int, locomo_path: Path | N
     if unknown:
         raise click.BadParameter(f"unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}",
                                  param_hint="--only")
-    options = BenchOptions(only=chosen, sizes=sizes, queries=queries, locomo=locomo_path, ablation=not no_ablation)
+    options = BenchOptions(only=chosen, sizes=sizes, queries=queries, locomo=locomo_path, ablation=not no_ablation,
+                           cv=cv)
     data, rows = run(options, progress=lambda msg: click.echo(msg, err=True))
     if save_path is not None:
         save_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,135 @@
+"""The time a question asks about, as a span of days, and whether a turn's date fits it.
+
+The phrase comes from :func:`core.textproc.asked_time` ("in May 2023", "on October 13, 2023",
+"two weeks before August 11, 2023", "last summer", "in June"); it is read here against an
+anchor, the latest session date the caller can see, since a memory's "last year" is counted
+from the conversation, not from the clock of whoever asks. Pure functions, no IO.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from ..dates import MONTHS, normalise_explicit_dates, parse_time, resolve_relative_dates
+from ..errors import InvalidInputError
+from ..textproc import AskedTime
+
+_MONTH_NUM = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
+_MONTH_NUM.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
+_MONTH_NUM["sept"] = 9
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "fortnight": 14, "month": 30, "year": 365}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3,
+            "a few": 3, "a couple of": 2, "couple of": 2, "the": 1}
+#: a turn told this many days after the span still speaks about it ("last week I …")
+TOLD_AFTER_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Period:
+    """Days from ``start`` up to ``end`` (exclusive)."""
+
+    start: date
+    end: date
+
+    def holds(self, day: date) -> bool:
+        return self.start <= day < self.end
+
+    def told_in(self, day: date) -> bool:
+        """A session held on ``day`` may tell of the period: during it, or in the days just after."""
+        return self.start <= day < self.end + timedelta(days=TOLD_AFTER_DAYS)
+
+
+def _month_span(year: int, month: int) -> Period:
+    first = date(year, month, 1)
+    return Period(first, date(year + month // 12, month % 12 + 1, 1))
+
+
+def _day(text: str) -> date | None:
+    try:
+        return parse_time(text).date()
+    except InvalidInputError:
+        return None
+
+
+def resolve(asked: AskedTime, anchor: date, find_event: Callable[[str], date | None] | None = None) -> Period | None:
+    """The span of days ``asked`` names, counted from ``anchor`` where it is relative; None when unread.
+    ``find_event`` dates an event a span is counted from ("the week before Alice's birthday")."""
+    kind, value = asked.kind, asked.value.lower()
+    if kind == "day":
+        day = _day(asked.value)
+        return Period(day, day + timedelta(days=1)) if day else None
+    if kind == "month":
+        month_word, _, year_word = value.partition(" ")
+        month = _MONTH_NUM[month_word]
+        if year_word:
+            return _month_span(int(year_word), month)
+        year = anchor.year if month <= anchor.month else anchor.year - 1  # the latest such month
+        return _month_span(year, month)
+    if kind == "year":
+        return Period(date(int(value), 1, 1), date(int(value) + 1, 1, 1))
+    if kind == "season":
+        which, _, season = value.rpartition(" ")
+        month = _SEASONS[season]
+        year = anchor.year if anchor.month >= month else anchor.year - 1  # the latest one begun
+        if which == "last" and anchor < date(year, month, 1) + timedelta(days=92):
+            year -= 1  # the one before the season still going on
+        start = date(year, month, 1)
+        return Period(start, start + timedelta(days=92))
+    if kind == "last":  # last week / month / year, from the anchor
+        unit = value
+        if unit == "year":
+            return Period(date(anchor.year - 1, 1, 1), date(anchor.year, 1, 1))
+        if unit == "month":
+            first = anchor.replace(day=1)
+            previous = (first - timedelta(days=1)).replace(day=1)
+            return Period(previous, first)
+        monday = anchor - timedelta(days=anchor.weekday())
+        return Period(monday - timedelta(days=7), monday)
+    if kind in ("before", "after"):  # "two weeks before August 11, 2023": up to that many days before it
+        count_word, unit, what = asked.value.split("|")
+        day = _day(what) or (find_event(what) if find_event else None)
+        if day is None:
+            return None
+        days = (int(count_word) if count_word.isdigit() else _NUMBERS.get(count_word, 1)) * _UNIT_DAYS[unit]
+        if kind == "before":
+            return Period(day - timedelta(days=days + 3), day + timedelta(days=1))
+        return Period(day, day + timedelta(days=days + 4))
+    return None
+
+
+_MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r") (\d{4})\b")
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def stated_days(text: str, told: datetime) -> list[Period]:
+    """The dates a turn states, its relative ones ("last Saturday") read against the time it was told."""
+    resolved = normalise_explicit_dates(resolve_relative_dates(text, told))
+    found: list[Period] = []
+    for m in _ISO_DAY.finditer(resolved):
+        try:
+            day = date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            continue
+        found.append(Period(day, day + timedelta(days=1)))
+    for m in _MONTH_YEAR.finditer(resolved):
+        found.append(_month_span(int(m[2]), _MONTH_NUM[m[1].lower()]))
+    return found
+
+
+def overlaps(a: Period, b: Period) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def as_day(value: str | None) -> date | None:
+    """A stored ISO time as its UTC calendar day."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).date()
