@@ -132,7 +132,8 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
     out = mem.feedback(trace_id, -0.5, cited_ids=[ranked[2][0]])
     outcome = [e for e in mem.ledger_entries() if e.op == "memory.outcome"]
     assert [e.target_id for e in outcome] == [ranked[2][0]]
-    assert outcome[0].details == {"advantage": -0.5, "trace": trace_id, "by": "person"}
+    assert outcome[0].details == {"advantage": -0.5, "trace": trace_id, "by": "person",
+                                  "actor": {"kind": "user", "id": "me", "channel": "sdk"}}
     fb = [e for e in mem.ledger_entries() if e.op == "trace.feedback"]
     assert fb[0].target_id == trace_id and fb[0].details["credited"] == [c["id"] for c in out["credited"]]
     assert ledger.verify(mem.store).ok
