@@ -26,3 +26,14 @@ async def test_the_detail_ledger_says_an_agent_wrote_the_memory_and_a_person_pin
         ops = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
     assert ops == ["memory.add", "memory.pin"]
     assert by == ["agent cursor via mcp", "user me via sdk"]
+
+
+def test_the_detail_says_a_memory_is_pinned_and_when_it_expires(mem: Memory) -> None:
+    from veramem_desktop.tui.screens.memory_detail import item_fields
+
+    mid = mem.add("I am in Berlin this week.", expires_in="3d").added[0]["id"]
+    assert dict(item_fields(mem.get(mid)))["Kept"].startswith("until ")
+    kept = dict(item_fields(mem.pin(mid)))["Kept"]
+    assert kept.startswith("pinned") and "until" in kept and "erased" in kept
+    plain = mem.add("I like espresso.").added[0]["id"]
+    assert "Kept" not in dict(item_fields(mem.get(plain)))

@@ -41,7 +41,15 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
         ("Scope", join_nonempty([f"user {item.user_id}" if item.user_id else None,
                                  f"agent {item.agent_id}" if item.agent_id else None])),
         ("Id", item.id),
-    ]
+    ] + keep_fields(item)
+
+
+def keep_fields(item: Any) -> list[tuple[str, str]]:
+    """A "Kept" row only for a pinned memory or one that expires (`veramem pin`, `add --until`)."""
+    expires = (getattr(item, "metadata", None) or {}).get("expires_at")
+    said = join_nonempty(["pinned" if getattr(item, "pinned", False) else None,
+                          f"until {short_time(expires)}, then erased" if expires else None])
+    return [("Kept", said)] if said else []
 
 
 def link_lines(memory_id: str, links: list[dict[str, Any]]) -> list[str]:
