@@ -1,0 +1,32 @@
+"""The date-fit channel has its own ablation row in the LoCoMo bench, with the temporal category beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
+from veramem_desktop.bench.locomo_section import channel_rows
+from veramem_desktop.memory import Memory
+
+
+def _file(path: Path) -> Path:
+    sample = {"sample_id": "conv-dates", "conversation": {
+        "speaker_a": "Maya", "speaker_b": "Tom",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Tom", "dia_id": "D1:1", "text": "I baked bread, baked bread, baked bread all day."}],
+        "session_2_date_time": "10:05 am on 20 June, 2023",
+        "session_2": [{"speaker": "Tom", "dia_id": "D2:1", "text": "I baked bread for the street party."}]},
+        "qa": [{"question": "What did Tom bake in June 2023?", "evidence": ["D2:1"], "category": 2},
+               {"question": "When did Tom bake bread for the street party?", "evidence": ["D2:1"], "category": 2}]}
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    return path
+
+
+def test_the_temporal_channel_has_its_own_ablation_row_on_the_raw_route(mem: Memory, tmp_path: Path) -> None:
+    assert CHANNELS["temporal"] == "raw"
+    result = run_locomo(mem, _file(tmp_path / "dates.json"), ablation=True)
+    row = result["channels"]["rows"]["temporal"]
+    assert row["change"] == "without" and row["temporal"]["n"] == 2
+    line = dict(channel_rows(result["channels"]))["    without temporal (raw)"]
+    assert "temporal " in line and "Δ@10" in line
