@@ -134,7 +134,10 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
         if not user:
             raise InvalidInputError("Name the user to forget, e.g. user:alice.")
         kind = "user"
-        memories = _ids(conn, "SELECT id FROM memory_items WHERE user_id = ?", (user,))
+        # Every version of a memory of the user's is that memory, whoever wrote the version: the whole
+        # chain goes (as forgetting one memory erases all its versions, and as synced devices do).
+        memories = _ids(conn, "SELECT id FROM memory_items WHERE root_id IN "
+                              "(SELECT root_id FROM memory_items WHERE user_id = ?)", (user,))
         episodes = _ids(conn, "SELECT id FROM episodes WHERE user_id = ?", (user,))
         memories |= _ids(conn, "SELECT id FROM memory_items WHERE provenance = ?", (provenance_of(conn, user),))
         if not memories and not episodes and not conn.execute(

@@ -123,3 +123,17 @@ def test_a_grant_of_a_forgotten_user_arriving_late_is_not_brought_back(devices: 
     for d in (a, b, c):
         assert d.user_leftovers(OTHER_USER)["grants"] == 0, d.name
         assert ledger.verify(d.store).ok
+
+
+def test_forgetting_a_user_erases_a_version_another_user_wrote_of_their_memory_on_every_device(
+        devices: list[Device]) -> None:
+    """Found by the convergence property test: b writes a new version of the other user's memory, then
+    forgets that user; the whole chain goes on b too, so every device agrees."""
+    _, b, _ = devices
+    theirs = b.add("other user's fact says tokenX", user=OTHER_USER)
+    version = b.update(theirs, "revised fact now says tokenY")
+    assert version is not None
+    b.forget_user(OTHER_USER)
+    assert b.store.query_one("SELECT count(*) FROM memory_items WHERE id IN (?, ?)", (theirs, version))[0] == 0
+    converge(devices)
+    assert len({state_hash(d.store) for d in devices}) == 1
