@@ -51,9 +51,11 @@ def cross_validate(samples: Sequence[dict[str, Any]], retriever_for: Callable[[s
     if len(samples) < 2:
         return {"skipped": "cross-validation needs at least two conversations"}
     ids = [str(s["sample_id"]) for s in samples]
+    def asked(name: str) -> Callable[[dict[str, Any]], Retriever]:
+        return lambda sample: retriever_for(name, sample)
+
     per: dict[str, dict[str, Scores]] = {
-        name: {cid: locomo.score([s], lambda sample, name=name: retriever_for(name, sample), ks)
-               for cid, s in zip(ids, samples, strict=True)}
+        name: {cid: locomo.score([s], asked(name), ks) for cid, s in zip(ids, samples, strict=True)}
         for name in grid
     }
     return folds(per, ids, grid, ks)
