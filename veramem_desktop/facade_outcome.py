@@ -57,7 +57,13 @@ class OutcomeMixin(FacadeParts):
 
         self.expire(now)  # type: ignore[attr-defined]  # Memory.expire
         with self.store.acting.scope(Actor.system("consolidate", "consolidate"), system=True):
-            return self._consolidate(progress=progress, now=now, config=config)
+            rederived = self.rederive_pending()  # type: ignore[attr-defined]  # Memory.rederive_pending
+            report = self._consolidate(progress=progress, now=now, config=config)
+        if rederived["tried"]:
+            report.notices.append(f"derived again from {rederived['tried']} message(s) an earlier add could not "
+                                  f"derive from: {rederived['derived']} memory(ies); {rederived['still_pending']} "
+                                  "still waiting")
+        return report
 
     def _consolidate(self, *, progress: consolidate_mod.Progress | None, now: datetime | None,
                      config: consolidate_mod.ConsolidateConfig | None) -> consolidate_mod.ConsolidateReport:

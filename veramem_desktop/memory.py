@@ -12,6 +12,7 @@ surface calls these methods and nothing below them.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -59,6 +60,9 @@ from .facade_organise import OrganiseMixin
 from .facade_outcome import OutcomeMixin
 from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource
+
+#: meta key: episodes whose derivation failed, to be derived again by consolidate (ids only)
+PENDING_DERIVATION = "pending_derivation"
 
 MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
 
@@ -386,8 +390,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             if not isinstance(exc, VeramemError):
                 logging.getLogger("veramem").error("deriving memories failed: %s", type(exc).__name__)
             reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
+            self._defer_derivation([e.id for e in stored])
             notices.append(f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
-                           "searchable as raw messages")
+                           "searchable as raw messages, and are derived again at the next `veramem consolidate`")
             if expires_at is not None:
                 with self.store.atomic() as conn:
                     expiry_mod.note(conn, expires_at)
@@ -405,6 +410,37 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
         return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,
                          unchanged=outcome.unchanged, rejected=outcome.rejected, notices=notices)
+
+    def _defer_derivation(self, episode_ids: Sequence[str]) -> None:
+        """Remember episodes whose derivation failed (ids only), for :meth:`rederive_pending`."""
+        try:
+            pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
+            self.store.set_meta(PENDING_DERIVATION, json.dumps(sorted({*pending, *episode_ids})))
+        except Exception as exc:  # the add has already told the caller the episodes are stored
+            logging.getLogger("veramem").warning("could not queue episodes for derivation (%s)", type(exc).__name__)
+
+    def rederive_pending(self) -> dict[str, Any]:
+        """Derive memories from the episodes an earlier add stored but could not derive from (run by
+        ``consolidate``); those that fail again stay queued. Returns what was tried and derived."""
+        pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
+        if not pending:
+            return {"tried": 0, "derived": 0, "still_pending": 0}
+        found = episodes_mod.get_many(self.store, pending)
+        episodes = [found[i] for i in pending if i in found]  # forgotten ones are simply gone
+        writer = Writer(self.engine, self.embedder, self.llm, device=self.device_id, resolve_dates=resolve_relative_dates)
+        left: list[str] = []
+        derived = 0
+        for episode in episodes:
+            try:
+                outcome = writer.derive([episode])
+            except Exception as exc:
+                logging.getLogger("veramem").warning("deriving %s failed again (%s)", episode.id, type(exc).__name__)
+                left.append(episode.id)
+                continue
+            derived += len(outcome.added) + len(outcome.updated)
+            self._queue_links([d["id"] for d in outcome.added + outcome.updated])
+        self.store.set_meta(PENDING_DERIVATION, json.dumps(left))
+        return {"tried": len(episodes), "derived": derived, "still_pending": len(left)}
 
     @property
     def llm(self) -> LLM:

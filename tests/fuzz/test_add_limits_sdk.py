@@ -116,3 +116,23 @@ def test_stored_times_keep_four_digit_years_so_string_order_is_time_order() -> N
     early, late = datetime(999, 12, 31, tzinfo=UTC), datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
     assert iso(early) == "0999-12-31T00:00:00.000000Z" and iso(early) < iso(late)
     assert parse_iso(iso(early)) == early and iso(late) == "2024-05-08T13:56:00.000000Z"
+
+
+def test_episodes_an_add_could_not_derive_from_are_derived_at_the_next_consolidate(isolated_home: Path) -> None:
+    from veramem_desktop.models.llm.rule_based import RuleBasedLLM
+
+    config = Config()
+    config.organise.linking = False
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
+                           config=config, llm=_BrokenLLM())
+    try:
+        result = mem.add("I live in Lisbon.")
+        assert not result.added and any("next `veramem consolidate`" in n for n in result.notices)
+        mem._llm = RuleBasedLLM()  # the model works again
+        report = mem.consolidate()
+        assert any("derived again from 1 message" in n for n in report.notices), report.notices
+        assert any("Lisbon" in m.text for m in mem.memories())
+        assert mem.rederive_pending() == {"tried": 0, "derived": 0, "still_pending": 0}
+        assert mem.verify().ok
+    finally:
+        mem.close()
