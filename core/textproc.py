@@ -194,9 +194,16 @@ _MONTH_KEY = {m[:3]: m for m in ("january", "february", "march", "april", "may",
                                  "september", "october", "november", "december")}
 
 
+#: a question without any of these names no time (a cheap test before the patterns below)
+_MAY_NAME_TIME = re.compile(r"\d|last|before|after|spring|summer|autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug"
+                            r"|sep|oct|nov|dec", re.I)
+
+
 def asked_time(query: str) -> AskedTime | None:
     """The time ``query`` asks about ("in May 2023", "the week before Alice's birthday", "last summer"),
     unresolved; None when it names none. "May" alone is read as the month only with a capital."""
+    if not _MAY_NAME_TIME.search(query):
+        return None
     if m := _SPAN_FROM.search(query):
         return AskedTime(m["rel"].lower(), f"{(m['n'] or 'the').lower()}|{m['unit'].lower()}|{m['what'].strip()}")
     if m := _ASKED_DAY.search(query):
