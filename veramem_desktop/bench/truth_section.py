@@ -91,14 +91,13 @@ def _leak(t: _Tally, surface: str, sc: Scenario, texts: Sequence[str]) -> None:
 def _answer(t: _Tally, surface: str, sc: Scenario, text: str, cited: list[str]) -> None:
     where = f"{surface} {sc.kind}/{sc.variant} {sc.user}"
     words = phrase_words(text)
-    at = _first([text], [sc.current])
+    first_current = _position(words, phrase_words(sc.current))
     wrong_first = False
-    if at is not None:
-        first_current = _position(words, phrase_words(sc.current))
+    if first_current is not None:
         for v in sc.stale + sc.claims:
             pos = _position(words, phrase_words(v))
             wrong_first |= pos is not None and pos < first_current
-    t.add(f"{surface}.answer_current", at is not None and not wrong_first, where)
+    t.add(f"{surface}.answer_current", first_current is not None and not wrong_first, where)
     _leak(t, surface, sc, [text, *cited])
 
 
