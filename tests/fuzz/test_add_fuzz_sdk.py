@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from support.fake_embedder import HashEmbedder
-from support.fixtures import PASSPHRASE
 from veramem_desktop.core.errors import ExitCode, VeramemError
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 from .strategies import sdk_payloads
@@ -29,15 +24,6 @@ EXAMPLES = int(os.environ.get("VERAMEM_FUZZ_EXAMPLES", "300"))
 RANDOM = os.environ.get("VERAMEM_FUZZ_RANDOM")
 
 
-@pytest.fixture
-def fuzz_mem(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.llm.backend = "rule-based"
-    config.organise.linking = False
-    memory, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                              config=config)
-    yield memory
-    memory.close()
 
 
 def test_no_generated_add_payload_crashes_loses_memory_or_breaks_the_ledger(fuzz_mem: Memory) -> None:

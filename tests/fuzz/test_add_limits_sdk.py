@@ -3,7 +3,6 @@ but cannot derive from them says so instead of failing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,6 @@ from veramem_desktop.core.errors import InvalidInputError
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
-
-
-@pytest.fixture
-def sdk(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.llm.backend = "rule-based"
-    config.organise.linking = False
-    memory, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                              config=config)
-    yield memory
-    memory.close()
 
 
 @pytest.mark.parametrize("message,said", [
@@ -48,34 +36,34 @@ def sdk(isolated_home: Path) -> Iterator[Memory]:
 ], ids=["year-one-text", "year-one-datetime", "overflowing-offset", "epoch-number", "number-content",
         "list-content", "object-role", "line-separator-name", "long-name", "nan-metadata", "datetime-metadata",
         "huge-int-metadata", "surrogate-key", "large-metadata"])
-def test_each_field_outside_its_limit_is_invalid_input_and_nothing_is_stored(sdk: Memory, message: dict[str, Any],
+def test_each_field_outside_its_limit_is_invalid_input_and_nothing_is_stored(fuzz_mem: Memory, message: dict[str, Any],
                                                                             said: str) -> None:
     with pytest.raises(InvalidInputError, match=said):
-        sdk.add([message])
-    assert sdk.episodes() == []
+        fuzz_mem.add([message])
+    assert fuzz_mem.episodes() == []
 
 
-def test_an_episode_input_built_in_python_meets_the_same_limits(sdk: Memory) -> None:
+def test_an_episode_input_built_in_python_meets_the_same_limits(fuzz_mem: Memory) -> None:
     with pytest.raises(InvalidInputError, match="name must be text"):
-        sdk.add(EpisodeInput(content="hi there", name=5))  # type: ignore[arg-type]
+        fuzz_mem.add(EpisodeInput(content="hi there", name=5))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="Messages must be text"):
-        sdk.add(5)  # type: ignore[arg-type]
+        fuzz_mem.add(5)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="user id holds a control character"):
-        sdk.add("hi there", user_id="me\x1b[2K")
+        fuzz_mem.add("hi there", user_id="me\x1b[2K")
 
 
-def test_metadata_nested_past_the_depth_limit_is_refused(sdk: Memory) -> None:
+def test_metadata_nested_past_the_depth_limit_is_refused(fuzz_mem: Memory) -> None:
     deep: Any = "x"
     for _ in range(limits.MAX_JSON_DEPTH):
         deep = [deep]
     with pytest.raises(InvalidInputError, match="nests deeper"):
-        sdk.add([{"content": "hi there", "metadata": {"d": deep}}])
+        fuzz_mem.add([{"content": "hi there", "metadata": {"d": deep}}])
 
 
-def test_too_many_messages_in_one_add_is_refused_before_anything_is_stored(sdk: Memory) -> None:
+def test_too_many_messages_in_one_add_is_refused_before_anything_is_stored(fuzz_mem: Memory) -> None:
     with pytest.raises(InvalidInputError, match="the limit is"):
-        sdk.add(["m"] * (limits.MAX_MESSAGES + 1))
-    assert sdk.episodes() == []
+        fuzz_mem.add(["m"] * (limits.MAX_MESSAGES + 1))
+    assert fuzz_mem.episodes() == []
 
 
 def test_json_depth_is_measured_before_parsing_and_ignores_brackets_inside_strings() -> None:
