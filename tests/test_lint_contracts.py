@@ -1,0 +1,81 @@
+"""`make lint` fails on a deliberate violation of each rule it checks.
+
+Each case copies the package into a temporary tree laid out as `make lint` lays it out, plants
+one violation and runs the real checker on it. The untouched copy passes, so a failure here is
+the planted violation's doing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "__snapshots__")
+
+
+def _lint_tree(tmp: Path) -> Path:
+    """The package as one tree (the package-dir mapping folded in), as the Makefile's lint target builds it."""
+    pkg = tmp / "veramem_desktop"
+    shutil.copytree(ROOT / "veramem_desktop", pkg, ignore=_IGNORE)
+    for name in ("core", "models", "sync", "tui"):
+        shutil.copytree(ROOT / name, pkg / name, ignore=_IGNORE)
+    return tmp
+
+
+def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "lint-imports"), "--no-cache", str(ROOT / "pyproject.toml")],
+        cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+def _append(path: Path, line: str) -> None:
+    path.write_text(path.read_text() + f"\n{line}\n")
+
+
+def test_the_untouched_tree_keeps_every_import_contract(tmp_path: Path) -> None:
+    result = _lint_imports(_lint_tree(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+# (what is planted, where, the contract that must report it)
+_VIOLATIONS = [
+    ("import click", "core/ids.py", "The engine imports no surface"),
+    ("import veramem_desktop.sync.hlc", "core/ids.py", "The engine imports no surface"),
+    ("import veramem_desktop.memory", "models/llm/errors.py", "Models and sync do not reach up"),
+    ("import veramem_desktop.core.store", "tui/formatting.py", "The TUI never opens the store"),
+    # an indirect chain that does not pass through the facade: tui -> backup -> sync -> core.store
+    ("import veramem_desktop.backup", "tui/formatting.py", "The TUI never opens the store"),
+    ("import veramem_desktop.config", "core/ids.py", "Layers:"),
+    ("import veramem_desktop.rest", "tui/formatting.py", "Layers:"),
+    ("import veramem_desktop.memory", "facade_parts.py", "Layers:"),
+]
+
+
+@pytest.mark.parametrize(("statement", "where", "contract"), _VIOLATIONS,
+                         ids=[f"{w}:{s.split()[-1]}" for s, w, _ in _VIOLATIONS])
+def test_a_planted_import_breaks_its_contract(tmp_path: Path, statement: str, where: str, contract: str) -> None:
+    tree = _lint_tree(tmp_path)
+    _append(tree / "veramem_desktop" / where, statement)
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    broken = [line for line in result.stdout.splitlines() if line.rstrip().endswith("BROKEN")]
+    assert any(contract in line for line in broken) or contract in result.stdout.split("Broken contracts")[-1], (
+        result.stdout
+    )
+
+
+def test_a_module_placed_in_no_layer_is_refused(tmp_path: Path) -> None:
+    tree = _lint_tree(tmp_path)
+    (tree / "veramem_desktop" / "stray.py").write_text("X = 1\n")
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    assert "stray" in result.stdout
