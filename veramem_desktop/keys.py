@@ -159,6 +159,14 @@ def _b64_length(value: str) -> int | None:
 
 def _keyinfo_problem(data: dict[str, Any]) -> str:
     """What is wrong with key information read from disk, or "" when it is whole."""
+    problem = _field_problem(data)
+    if problem or data["mode"] == "keyring":
+        return problem
+    return _wrapping_problem(data)
+
+
+def _field_problem(data: dict[str, Any]) -> str:
+    """The fields every key file has: present, known, of their type, in their form."""
     required = ("store_id", "key_check", "mode", "created_at")
     missing = [k for k in required if k not in data]
     if missing:
@@ -166,28 +174,33 @@ def _keyinfo_problem(data: dict[str, Any]) -> str:
     unknown = sorted(set(data) - set(_TEXT_FIELDS) - set(_INT_FIELDS))
     if unknown:
         return f"unknown field {unknown[0][:40]!r}"
-    for name in _TEXT_FIELDS:
-        if name in data and not isinstance(data[name], str):
-            return f"{name} is not text"
-    for name in _INT_FIELDS:
-        if name in data and (isinstance(data[name], bool) or not isinstance(data[name], int)):
-            return f"{name} is not a whole number"
+    wrong_text = [name for name in _TEXT_FIELDS if name in data and not isinstance(data[name], str)]
+    if wrong_text:
+        return f"{wrong_text[0]} is not text"
+    wrong_int = [name for name in _INT_FIELDS
+                 if name in data and (isinstance(data[name], bool) or not isinstance(data[name], int))]
+    if wrong_int:
+        return f"{wrong_int[0]} is not a whole number"
     if data["mode"] not in ("keyring", "passphrase"):
         return "mode is neither keyring nor passphrase"
     if len(data["key_check"]) != 64 or any(c not in "0123456789abcdef" for c in data["key_check"]):
         return "key_check is not 64 hexadecimal digits"
-    if data["mode"] == "keyring":
-        return ""
+    return ""
+
+
+def _wrapping_problem(data: dict[str, Any]) -> str:
+    """A passphrase key file's salt, wrapped key and Argon2id limits."""
     salt = _b64_length(data.get("salt", ""))
     if salt is None:
         return "salt is not base64"
     if salt != nacl.pwhash.argon2id.SALTBYTES:
         return f"salt is {salt} bytes, not {nacl.pwhash.argon2id.SALTBYTES}"
     wrapped = _b64_length(data.get("wrapped_key", ""))
+    wrapped_size = 32 + nacl.secret.SecretBox.NONCE_SIZE + nacl.secret.SecretBox.MACBYTES
     if wrapped is None:
         return "wrapped_key is not base64"
-    if wrapped != 32 + nacl.secret.SecretBox.NONCE_SIZE + nacl.secret.SecretBox.MACBYTES:
-        return f"wrapped_key is {wrapped} bytes, not {32 + nacl.secret.SecretBox.NONCE_SIZE + nacl.secret.SecretBox.MACBYTES}"
+    if wrapped != wrapped_size:
+        return f"wrapped_key is {wrapped} bytes, not {wrapped_size}"
     ops, mem = data.get("opslimit", 0), data.get("memlimit", 0)
     # Bounded by what is ever written (interactive) and what Argon2id allows at the most (sensitive),
     # so a damaged number can neither fail inside libsodium nor ask for terabytes of memory.
