@@ -79,6 +79,46 @@ def file_problem(path: Path) -> str:
     return ""
 
 
+
+def _check_path(path: Path, *, create: bool) -> None:
+    """Refuse a missing store (unless creating), a folder, or a file that is damaged as it lies."""
+    if not create and not path.exists():
+        raise NotAStoreError(f"There is no store at {path}. Run `veramem init` to create one.")
+    if path.exists() and path.is_dir():
+        raise NotAStoreError(f"{path} is a folder, not a VeraMem store.")
+    if path.exists():
+        problem = file_problem(path)
+        if problem:
+            raise damaged(path, problem)
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _connect_keyed(path: Path, key: bytes) -> sqlcipher3.Connection:
+    """A connection with the key set and proved: a wrong key or a foreign file fails here, not later."""
+    old_umask = os.umask(0o077)
+    try:
+        conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False,
+                                  timeout=BUSY_TIMEOUT_MS / 1000, factory=_ActingConnection)
+    finally:
+        os.umask(old_umask)
+    conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as errors, not printed
+    conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlcipher3.DatabaseError as exc:
+        conn.close()
+        if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
+            raise WrongKeyError(
+                f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
+                "or the file is not a VeraMem store."
+            ) from None
+        if is_damage(exc):
+            raise damaged(path, str(exc)) from None
+        raise NotAStoreError(f"{path} could not be opened: {exc}") from None
+    return conn
+
+
 class Store:
     """An open store: a connection, its lock and the transaction helpers."""
 
@@ -106,37 +146,8 @@ class Store:
         path = Path(path)
         if len(key) != 32:
             raise WrongKeyError("The store key must be 32 bytes.")
-        if not create and not path.exists():
-            raise NotAStoreError(f"There is no store at {path}. Run `veramem init` to create one.")
-        if path.exists() and path.is_dir():
-            raise NotAStoreError(f"{path} is a folder, not a VeraMem store.")
-        if path.exists():
-            problem = file_problem(path)
-            if problem:
-                raise damaged(path, problem)
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        old_umask = os.umask(0o077)
-        try:
-            conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
-                                     factory=_ActingConnection)
-        finally:
-            os.umask(old_umask)
-        conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as errors, not printed
-        conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
-        try:
-            # Probe at once: a wrong key or a foreign file fails here, not later.
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlcipher3.DatabaseError as exc:
-            conn.close()
-            if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
-                raise WrongKeyError(
-                    f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
-                    "or the file is not a VeraMem store."
-                ) from None
-            if is_damage(exc):
-                raise damaged(path, str(exc)) from None
-            raise NotAStoreError(f"{path} could not be opened: {exc}") from None
+        _check_path(path, create=create)
+        conn = _connect_keyed(path, key)
         try:
             for pragma in (
                 f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",

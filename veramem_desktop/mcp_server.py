@@ -112,6 +112,30 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
 
         return register
 
+    _write_tools(tool, agent)
+    _read_tools(tool, agent)
+    if allow_forget:
+        _forget_tool(tool, agent)
+    return server
+
+
+Register = Callable[[ToolAnnotations], Callable[[F], F]]
+
+
+def format_added(result: dict[str, Any]) -> str:
+    """Only ids, kinds and reasons in plain text; the stored text itself is returned fenced."""
+    lines = [f"stored {len(result['episodes'])} message(s)"]
+    items: list[tuple[str, dict[str, object]]] = []
+    for outcome in ("added", "updated", "retracted", "unchanged", "rejected"):
+        for entry in result.get(outcome, []):
+            items.append((str(entry.get("text", "")), {"id": entry.get("id"), "outcome": outcome,
+                                                        "kind": entry.get("kind")}))
+    lines += [f"notice: {fence.neutralise(n)}" for n in result.get("notices", [])]
+    text = "\n".join(lines)
+    return text + ("\n\n" + fence.fence_all(items) if items else "\nNo memories derived yet.")
+
+
+def _write_tools(tool: Register, agent: AgentAccess) -> None:
     @tool(ToolAnnotations(title="Remember", read_only_hint=False, destructive_hint=False))
     def add(
         messages: Annotated[list[Message], Field(min_length=1, max_length=200,
@@ -143,17 +167,29 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
                                until=until, expires_in=expires_in)
         except VeramemError as exc:
             raise _fail(exc) from None
-        # Only ids, kinds and reasons in plain text; the stored text itself is returned fenced.
-        lines = [f"stored {len(result['episodes'])} message(s)"]
-        items: list[tuple[str, dict[str, object]]] = []
-        for outcome in ("added", "updated", "retracted", "unchanged", "rejected"):
-            for entry in result.get(outcome, []):
-                items.append((str(entry.get("text", "")), {"id": entry.get("id"), "outcome": outcome,
-                                                            "kind": entry.get("kind")}))
-        lines += [f"notice: {fence.neutralise(n)}" for n in result.get("notices", [])]
-        text = "\n".join(lines)
-        return text + ("\n\n" + fence.fence_all(items) if items else "\nNo memories derived yet.")
+        return format_added(result)
 
+    @tool(ToolAnnotations(title="Rate recalled memories", read_only_hint=False, destructive_hint=False,
+                          idempotent_hint=True))
+    def feedback(
+        trace_id: Annotated[str, Field(min_length=1, max_length=100,
+                                       description="The trace_id a `search` or `answer` call returned.")],
+        reward: Annotated[float, Field(ge=-1.0, le=1.0, description=(
+            "How much the recalled memories helped: 1 = exactly what was needed, 0 = neutral, "
+            "-1 = wrong or misleading."))],
+    ) -> str:
+        """Say whether the memories a search or answer returned were useful.
+
+        Helpful memories rank higher in later searches and unhelpful ones lower; this
+        never changes whether a memory is true or trusted. Rate each trace once.
+        """
+        try:
+            return json.dumps(agent.feedback(trace_id, reward), default=str)
+        except VeramemError as exc:
+            raise _fail(exc) from None
+
+
+def _read_tools(tool: Register, agent: AgentAccess) -> None:
     @tool(ToolAnnotations(title="Search memory", read_only_hint=True))
     def search(
         query: Annotated[str, Field(min_length=1, max_length=10_000,
@@ -207,25 +243,6 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
         except VeramemError as exc:
             raise _fail(exc) from None
 
-    @tool(ToolAnnotations(title="Rate recalled memories", read_only_hint=False, destructive_hint=False,
-                          idempotent_hint=True))
-    def feedback(
-        trace_id: Annotated[str, Field(min_length=1, max_length=100,
-                                       description="The trace_id a `search` or `answer` call returned.")],
-        reward: Annotated[float, Field(ge=-1.0, le=1.0, description=(
-            "How much the recalled memories helped: 1 = exactly what was needed, 0 = neutral, "
-            "-1 = wrong or misleading."))],
-    ) -> str:
-        """Say whether the memories a search or answer returned were useful.
-
-        Helpful memories rank higher in later searches and unhelpful ones lower; this
-        never changes whether a memory is true or trusted. Rate each trace once.
-        """
-        try:
-            return json.dumps(agent.feedback(trace_id, reward), default=str)
-        except VeramemError as exc:
-            raise _fail(exc) from None
-
     @tool(ToolAnnotations(title="Memory history", read_only_hint=True))
     def history(
         memory_id: Annotated[str, Field(min_length=1, max_length=100,
@@ -241,32 +258,30 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
         except VeramemError as exc:
             raise _fail(exc) from None
 
-    if allow_forget:
 
-        @tool(ToolAnnotations(title="Forget", read_only_hint=False, destructive_hint=True))
-        def forget(
-            target_id: Annotated[str, Field(min_length=1, max_length=100, description=(
-                "The memory id (mem_…) or conversation message id (ep_…) to erase."))],
-            confirm: Annotated[bool, Field(description=(
-                "false: only show what would be erased. true: erase it for good."))] = False,
-        ) -> str:
-            """Erase a memory (or a stored message) for good, only when the user asks you to forget it.
+def _forget_tool(tool: Register, agent: AgentAccess) -> None:
+    @tool(ToolAnnotations(title="Forget", read_only_hint=False, destructive_hint=True))
+    def forget(
+        target_id: Annotated[str, Field(min_length=1, max_length=100, description=(
+            "The memory id (mem_…) or conversation message id (ep_…) to erase."))],
+        confirm: Annotated[bool, Field(description=(
+            "false: only show what would be erased. true: erase it for good."))] = False,
+    ) -> str:
+        """Erase a memory (or a stored message) for good, only when the user asks you to forget it.
 
-            Call it first with confirm=false to see exactly what would go (the memory, the
-            messages it came from, and everything derived from them), tell the user, and call
-            again with confirm=true only after they agree. Erasure cannot be undone; the
-            ledger keeps only a tombstone. You may erase only the user's own items.
-            """
-            try:
-                if not confirm:
-                    preview = agent.forget_preview(target_id)
-                    return "Would erase (nothing erased yet; call again with confirm=true):\n" + json.dumps(
-                        preview, default=str, indent=1)
-                return "Erased:\n" + json.dumps(agent.forget(target_id), default=str, indent=1)
-            except VeramemError as exc:
-                raise _fail(exc) from None
-
-    return server
+        Call it first with confirm=false to see exactly what would go (the memory, the
+        messages it came from, and everything derived from them), tell the user, and call
+        again with confirm=true only after they agree. Erasure cannot be undone; the
+        ledger keeps only a tombstone. You may erase only the user's own items.
+        """
+        try:
+            if not confirm:
+                preview = agent.forget_preview(target_id)
+                return "Would erase (nothing erased yet; call again with confirm=true):\n" + json.dumps(
+                    preview, default=str, indent=1)
+            return "Erased:\n" + json.dumps(agent.forget(target_id), default=str, indent=1)
+        except VeramemError as exc:
+            raise _fail(exc) from None
 
 
 def serve_stdio(agent: AgentAccess, *, allow_forget: bool) -> None:

@@ -144,28 +144,14 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None:
-            if not declared.isdigit():
-                await _send_error(send, 400, "Bad request", "Content-Length is not a number.")
-                return
-            if int(declared) > self.limit:
-                await _send_error(send, 413, "Too large", f"Request bodies are limited to {self.limit} bytes.")
-                return
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            total += len(message.get("body", b""))
-            if total > self.limit:
-                await _send_error(send, 413, "Too large", f"Request bodies are limited to {self.limit} bytes.")
-                return
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        body = b"".join(chunks)
+        refusal = self._declared_refusal(scope)
+        if refusal:
+            await _send_error(send, *refusal)
+            return
+        body = await self._read_body(receive)
+        if body is None:
+            await _send_error(send, 413, "Too large", f"Request bodies are limited to {self.limit} bytes.")
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -176,6 +162,33 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    def _declared_refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        """A Content-Length that is not a number, or over the limit, is refused before reading."""
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is None:
+            return None
+        if not declared.isdigit():
+            return 400, "Bad request", "Content-Length is not a number."
+        if int(declared) > self.limit:
+            return 413, "Too large", f"Request bodies are limited to {self.limit} bytes."
+        return None
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        """The whole body, or None as soon as it passes the limit (whatever the header said)."""
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            total += len(message.get("body", b""))
+            if total > self.limit:
+                return None
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        return b"".join(chunks)
 
 
 async def _send_error(send: Send, status: int, title: str, message: str) -> None:
@@ -223,6 +236,18 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
             raise _Unauthorized()
 
     auth = [Depends(require_token)]
+    _error_handlers(app)
+    _page(app)
+    _write_routes(app, agent, auth)
+    _read_routes(app, agent, auth)
+    hosts = [*LOOPBACK_HOSTS, "[::1]"]
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
+    return app
+
+
+def _error_handlers(app: FastAPI) -> None:
+    """Every error in one shape, {title, message}, and never the text of a request or a crash."""
 
     @app.exception_handler(_Unauthorized)
     def unauthorized(_: Request, __: _Unauthorized) -> JSONResponse:
@@ -256,6 +281,10 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
         return JSONResponse({"title": "Bad request" if exc.status_code == 400 else "Error", "message": str(exc.detail)},
                             status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
+
+def _page(app: FastAPI) -> None:
+    """The one-page web view."""
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> HTMLResponse:
         from .core.display import js_rules  # the page shows stored text by the same rules as the CLI and TUI
@@ -268,6 +297,8 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
             "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store",
         })
 
+
+def _write_routes(app: FastAPI, agent: AgentAccess, auth: list[Any]) -> None:
     @app.post("/v1/add", dependencies=auth, tags=["write"])
     def add(body: AddIn) -> dict[str, Any]:
         """Store messages as episodes and derive memories from them (as the server's caller)."""
@@ -276,6 +307,23 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
         ]
         return agent.add(messages, session_id=body.session_id, until=body.until, expires_in=body.expires_in)
 
+    @app.post("/v1/feedback", dependencies=auth, tags=["write"])
+    def feedback(body: FeedbackIn) -> dict[str, Any]:
+        """Credit the memories a search or answer returned: reward in [-1, 1]."""
+        return agent.feedback(_check_id(body.trace_id, "trace"), body.reward)
+
+    @app.get("/v1/forget/{target_id}/preview", dependencies=auth, tags=["forget"])
+    def forget_preview(target_id: TargetId) -> dict[str, Any]:
+        """Exactly what forgetting would erase; nothing is changed."""
+        return agent.forget_preview(_check_id(target_id, "item"))
+
+    @app.delete("/v1/memories/{memory_id}", dependencies=auth, tags=["forget"])
+    def forget(memory_id: TargetId) -> dict[str, Any]:
+        """Erase a memory (or episode) and everything derived from it; the ledger keeps a tombstone."""
+        return agent.forget(_check_id(memory_id, "item"))
+
+
+def _read_routes(app: FastAPI, agent: AgentAccess, auth: list[Any]) -> None:
     @app.post("/v1/search", dependencies=auth, tags=["read"])
     def search(body: SearchIn) -> dict[str, Any]:
         """Hybrid search (no LLM call). `prompt_context` holds the hits fenced as untrusted data."""
@@ -290,11 +338,6 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
         data: dict[str, Any] = agent.answer(body.question, k=body.k).to_dict()
         return data
 
-    @app.post("/v1/feedback", dependencies=auth, tags=["write"])
-    def feedback(body: FeedbackIn) -> dict[str, Any]:
-        """Credit the memories a search or answer returned: reward in [-1, 1]."""
-        return agent.feedback(_check_id(body.trace_id, "trace"), body.reward)
-
     @app.get("/v1/memories/{memory_id}", dependencies=auth, tags=["read"])
     def detail(memory_id: ItemId) -> dict[str, Any]:
         """A memory with its evidence (quote and span in its episode), versions, ledger entries and links."""
@@ -304,16 +347,6 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
     def history(memory_id: ItemId) -> list[dict[str, Any]]:
         """Every version of a memory, oldest first."""
         return agent.history(_check_id(memory_id, "memory"))
-
-    @app.get("/v1/forget/{target_id}/preview", dependencies=auth, tags=["forget"])
-    def forget_preview(target_id: TargetId) -> dict[str, Any]:
-        """Exactly what forgetting would erase; nothing is changed."""
-        return agent.forget_preview(_check_id(target_id, "item"))
-
-    @app.delete("/v1/memories/{memory_id}", dependencies=auth, tags=["forget"])
-    def forget(memory_id: TargetId) -> dict[str, Any]:
-        """Erase a memory (or episode) and everything derived from it; the ledger keeps a tombstone."""
-        return agent.forget(_check_id(memory_id, "item"))
 
     @app.get("/v1/episodes", dependencies=auth, tags=["read"])
     def episodes(
@@ -335,11 +368,6 @@ def create_app(memory: Any, token: str, *, user_id: str | None = None, agent_id:
     def verify() -> dict[str, Any]:
         """Recompute the hash-chained ledger; names the first bad entry if any."""
         return agent.verify()
-
-    hosts = [*LOOPBACK_HOSTS, "[::1]"]
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
-    app.add_middleware(BodyLimit, limit=max_body_bytes)
-    return app
 
 
 class _Unauthorized(Exception):
