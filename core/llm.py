@@ -153,6 +153,19 @@ class LLMInfo:
     notices: list[Notice] = field(default_factory=list)
 
 
+#: tokens of a session's earlier turns given to an extraction model as context (a backend may set
+#: its own ``context_tokens``; the rule-based backend reads none, so none are fetched for it)
+DEFAULT_CONTEXT_TOKENS = 1000
+
+
+def context_budget(llm: object) -> int:
+    """How many tokens of earlier turns ``llm`` takes as context for extraction (0: none)."""
+    if getattr(llm, "is_rule_based", False):
+        return 0
+    value = getattr(llm, "context_tokens", DEFAULT_CONTEXT_TOKENS)
+    return max(0, int(value)) if isinstance(value, int) and not isinstance(value, bool) else DEFAULT_CONTEXT_TOKENS
+
+
 @runtime_checkable
 class LLM(Protocol):
     """One backend. Every method raises ``ModelError`` when the model fails."""
@@ -164,7 +177,8 @@ class LLM(Protocol):
     def is_rule_based(self) -> bool: ...
 
     def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
-        """Propose memories from ``messages`` (``context`` is reference only)."""
+        """Propose memories from ``messages``. ``context`` holds earlier turns of the session, for
+        understanding references only: no candidate may cite or quote them."""
         ...
 
     def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import index, items, ledger, rejections
+from . import index, items, ledger, rejections, write_context
 from .episodes import Episode
 from .errors import ModelError
 from .ids import parse_iso
 from .items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
-from .llm import LLM, Candidate, Decision, Message, Neighbour, multi_valued
+from .llm import LLM, Candidate, Decision, Message, Neighbour, context_budget, multi_valued
 from .protocols import Embedder, Vectors
 from .quotes import locate
 from .recall import SearchEngine
@@ -89,6 +89,8 @@ class Writer:
         out = WriteOutcome()
         if not episodes:
             return out
+        if not context:  # the session's earlier turns, so the model can resolve references (reference only)
+            context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
         try:
             candidates = self.llm.extract(to_messages(episodes), to_messages(context))
         except ModelError as exc:

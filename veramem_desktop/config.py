@@ -65,6 +65,8 @@ class LLMSettings:
     base_url: str = ""  # OpenAI-compatible endpoint
     timeout_s: float = 60.0
     retries: int = 1
+    #: tokens of a session's earlier turns a model sees as context when extracting (0: none)
+    context_tokens: int = 1000
     #: what `veramem init` found reachable (recorded, shown by `doctor`)
     detected: str = ""
 
@@ -142,6 +144,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {"llm.backend": ("auto", "ollama", "opena
 _RANGES: dict[str, tuple[float, float]] = {
     "search.k": (1, 1_000),
     "llm.timeout_s": (0.1, 3_600),
+    "llm.context_tokens": (0, 32_000),
     "search.learned_share": (0, 1),
     "search.link_decay": (0, 1),
 }

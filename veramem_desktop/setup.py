@@ -18,7 +18,8 @@ def llm_settings(config: Config) -> LLMSettings:
     from .models.llm.settings import LLMSettings
 
     cfg = config.llm
-    overrides: dict[str, object] = {"timeout": cfg.timeout_s, "retries": cfg.retries}
+    overrides: dict[str, object] = {"timeout": cfg.timeout_s, "retries": cfg.retries,
+                                    "context_tokens": cfg.context_tokens}
     if cfg.backend != "auto" and not os.environ.get("VERAMEM_LLM"):
         overrides["backend"] = cfg.backend
     if cfg.host:

@@ -142,7 +142,11 @@ def choose_backend(
         if kind == "rule-based":
             return RuleBasedLLM()
     return FallbackLLM(
-        JsonLLM(_transport(kind, settings, by_kind.get("ollama"), env), retries=settings.retries)
+        JsonLLM(
+            _transport(kind, settings, by_kind.get("ollama"), env),
+            retries=settings.retries,
+            context_tokens=settings.context_tokens,
+        )
     )
 
 

@@ -22,6 +22,7 @@ from veramem_desktop.core.llm import (
     Message,
     Neighbour,
     Notice,
+    context_budget,
 )
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
@@ -43,6 +44,11 @@ class FallbackLLM:
     @property
     def is_rule_based(self) -> bool:
         return False
+
+    @property
+    def context_tokens(self) -> int:
+        """The primary's context budget (the rule-based fallback ignores context)."""
+        return context_budget(self.primary)
 
     def drain_notices(self) -> list[Notice]:
         """The notices gathered so far (the primary's retries included), emptying the list."""

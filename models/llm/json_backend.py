@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from veramem_desktop.core.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import (
+    DEFAULT_CONTEXT_TOKENS,
     AnswerDraft,
     Candidate,
     ContextItem,
@@ -35,6 +36,7 @@ from veramem_desktop.models.llm.validate import (
     parse_link,
     parse_reconcile,
     parse_summary,
+    refuse_context_quotes,
 )
 
 T = TypeVar("T")
@@ -57,11 +59,17 @@ class JsonTransport(Protocol):
 class JsonLLM:
     """The :class:`~veramem_desktop.core.llm.LLM` protocol over a :class:`JsonTransport`."""
 
-    def __init__(self, transport: JsonTransport, *, retries: int = 1) -> None:
+    def __init__(
+        self, transport: JsonTransport, *, retries: int = 1, context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    ) -> None:
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, got {retries}")
+        if context_tokens < 0:
+            raise ValueError(f"context_tokens must be 0 or more, got {context_tokens}")
         self.transport = transport
         self.retries = retries
+        #: tokens of a session's earlier turns an extraction prompt carries as context (0: none)
+        self.context_tokens = context_tokens
         self.notices: list[Notice] = []  # one per retry, for the facade to show
 
     @property
@@ -78,6 +86,7 @@ class JsonLLM:
         if not messages:
             return []
         ids = [m.id for m in messages]
+        context = prompts.within_budget(context, self.context_tokens)
         request = TaskPrompt(
             "extract",
             prompts.EXTRACT_SYSTEM,
@@ -86,6 +95,19 @@ class JsonLLM:
         )
         candidates = self._call(request, lambda reply: parse_extract(reply, set(ids)))
         by_id = {m.id: m for m in messages}
+        candidates, refused = refuse_context_quotes(
+            candidates, {m.id: m.content for m in messages}, [m.content for m in context]
+        )
+        if refused:
+            cited = ", ".join(sorted({c.message_id for c in refused}))
+            self.notices.append(
+                Notice(
+                    self.name,
+                    "extract",
+                    f"Refused {len(refused)} memory(ies) citing {cited} whose quote comes only from earlier "
+                    "turns given as context; context is for understanding references, not a source.",
+                )
+            )
         return [_dates_made_explicit(c, by_id[c.message_id]) for c in candidates]
 
     def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:

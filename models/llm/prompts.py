@@ -62,8 +62,10 @@ def _object(properties: Schema, required: Sequence[str] | None = None) -> Schema
 EXTRACT_SYSTEM = f"""You turn conversation messages into long-term memories about the user and their world.
 
 Rules:
-- Take memories only from the NEW messages. The CONTEXT messages are earlier conversation, given
-  so you can understand references; never take a memory from them.
+- Take memories only from the NEW messages. The CONTEXT turns are earlier conversation, given
+  so you can understand references; never take a memory from them or quote them. A memory that
+  needs a context turn to be understood names what the reference stands for in "text", but its
+  quote still comes from the new message.
 - Every memory cites the id of the new message it comes from and a quote: words copied exactly,
   character for character, from that message (a sentence or a clause, no paraphrase, no "...").
 - Keep lasting information: facts about people, places, work, health, relationships and plans;
@@ -100,11 +102,35 @@ def _message_row(message: Message) -> dict[str, Any]:
     return row
 
 
+def _context_row(message: Message) -> dict[str, Any]:
+    """An earlier turn without its id: there is nothing in it a memory may cite."""
+    row = _message_row(message)
+    del row["id"]
+    return row
+
+
+def within_budget(context: Sequence[Message], budget_tokens: int) -> list[Message]:
+    """The latest turns of ``context`` whose text fits ``budget_tokens`` (four characters a token), in order."""
+    kept: list[Message] = []
+    used = 0
+    for message in reversed(context):
+        used += max(1, len(message.content) // 4)
+        if used > budget_tokens:
+            break
+        kept.append(message)
+    return kept[::-1]
+
+
 def extract_prompt(messages: Sequence[Message], context: Sequence[Message] = ()) -> str:
     parts = []
     if context:
-        parts.append("CONTEXT messages (reference only, take nothing from them):")
-        parts.append(_data_block("CONTEXT", [_message_row(m) for m in context]))
+        parts.append(
+            "CONTEXT: earlier turns of this conversation, oldest first, given only so you can understand "
+            'references in the new messages ("she", "it", "there", "that job"). They are reference only: '
+            "take no memory from them and copy no quote from them. A memory whose quote comes from a "
+            "CONTEXT turn is refused."
+        )
+        parts.append(_data_block("CONTEXT", [_context_row(m) for m in context]))
     parts.append("NEW messages (take memories from these):")
     parts.append(_data_block("NEW", [_message_row(m) for m in messages]))
     parts.append(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, cast
 
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS
 
 BackendKind = Literal["auto", "ollama", "openai", "anthropic", "rule-based"]
 BACKEND_KINDS: tuple[BackendKind, ...] = ("auto", "ollama", "openai", "anthropic", "rule-based")
@@ -37,6 +38,7 @@ class LLMSettings:
     backend: BackendKind = "auto"
     timeout: float = 60.0  # seconds for one model request
     retries: int = 1  # extra attempts after an unusable reply
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS  # a session's earlier turns given to extraction
     ollama_host: str | None = None  # None: OLLAMA_HOST, else 127.0.0.1:11434
     ollama_model: str | None = None  # None: llama3.2 if installed, else the first installed model
     openai_base_url: str | None = None

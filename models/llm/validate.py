@@ -8,10 +8,11 @@ Messages name fields and ids, never the text of memories.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from veramem_desktop.core.llm import AnswerDraft, Candidate, Decision, Kind, LinkType, LinkVerdict, Op
+from veramem_desktop.core.quotes import locate
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.prompts import EXTRACT_KINDS, LINK_TYPES, OPS
@@ -86,6 +87,23 @@ def parse_extract(reply: Mapping[str, Any], message_ids: Collection[str]) -> lis
             )
         )
     return out
+
+
+def refuse_context_quotes(
+    candidates: Sequence[Candidate], messages: Mapping[str, str], context: Sequence[str]
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(kept, refused): a candidate is refused when its quote is not in the new message it cites
+    but is in a context turn, i.e. its evidence comes only from what was given as reference.
+    (A quote found nowhere is left to the write path, which rejects it with its own reason.)"""
+    kept: list[Candidate] = []
+    refused: list[Candidate] = []
+    for cand in candidates:
+        cited = messages.get(cand.message_id, "")
+        if context and locate(cited, cand.quote) is None and any(locate(t, cand.quote) for t in context):
+            refused.append(cand)
+        else:
+            kept.append(cand)
+    return kept, refused
 
 
 def parse_reconcile(reply: Mapping[str, Any], neighbour_ids: Collection[str]) -> Decision:
