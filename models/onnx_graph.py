@@ -1,0 +1,407 @@
+"""Rewrite an ONNX model's stored-int8 weights so onnxruntime keeps them small at run time.
+
+The packaged MiniLM stores each weight as int8 plus a float32 scale and rebuilds it in the
+graph (``Cast`` to float, ``Mul`` by the scale). onnxruntime's constant folding rebuilds
+every such weight at load, and its folding costs about twice the fp32 size in heap: the
+90 MB of fp32 weights become about 215 MB of session. This module rewrites the graph
+before onnxruntime sees it, with the same arithmetic, so the vectors stay bit-identical:
+
+- a weight read only by a ``Gather`` on its rows (the token and position embedding tables)
+  stays int8: the ``Gather`` picks the int8 rows and their scales, then the ``Cast`` and
+  ``Mul`` run on the picked rows only (the same two float operations per element, so the
+  same bits), and the 47 MB fp32 token table never exists;
+- any other such weight (the ``MatMul`` weights) is dequantised here, once, with the same
+  float32 multiply onnxruntime would do, and stored as a plain float32 initialiser, so
+  onnxruntime has nothing left to fold.
+
+It reads and writes the protobuf wire format directly (a handful of fields of
+``ModelProto``, ``GraphProto``, ``NodeProto``, ``TensorProto`` and ``AttributeProto``):
+the ``onnx`` package would cost more to import than the whole rewrite takes, on every
+cold start. Everything it does not understand is copied through byte for byte, and a
+model that does not have the pattern (or has control-flow subgraphs, or external data)
+is left alone: :func:`rewrite_dequantised_weights` returns ``None``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+
+#: Rewritten pieces: bytes to copy, or a function making the bytes when they are written
+#: (so the float32 weights exist one at a time, not all at once).
+Piece = bytes | memoryview | Callable[[], memoryview]
+
+_VARINT: Final = 0
+_I64: Final = 1
+_LEN: Final = 2
+_I32: Final = 5
+_INT8: Final = 3  # TensorProto.DataType
+_FLOAT: Final = 1
+_ATTR_INT: Final = 2  # AttributeProto.AttributeType
+_ATTR_GRAPH_TYPES: Final = (5, 10)  # GRAPH, GRAPHS
+_ATTR_GRAPH_FIELDS: Final = (6, 11)  # g, graphs
+
+
+class WireError(ValueError):
+    """The bytes are not a protobuf message this module can read."""
+
+
+def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(buf) or shift > 63:
+            raise WireError("truncated or overlong varint")
+        byte = buf[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(buf: memoryview) -> Iterator[tuple[int, int, memoryview | int, memoryview]]:
+    """Each field as (number, wire type, value, the field's whole encoding)."""
+    pos = 0
+    while pos < len(buf):
+        start = pos
+        key, pos = _varint(buf, pos)
+        number, kind = key >> 3, key & 7
+        value: memoryview | int
+        if kind == _VARINT:
+            value, pos = _varint(buf, pos)
+        elif kind == _LEN:
+            size, pos = _varint(buf, pos)
+            if pos + size > len(buf):
+                raise WireError("truncated length-delimited field")
+            value, pos = buf[pos:pos + size], pos + size
+        elif kind in (_I64, _I32):
+            width = 8 if kind == _I64 else 4
+            if pos + width > len(buf):
+                raise WireError("truncated fixed-width field")
+            value, pos = buf[pos:pos + width], pos + width
+        else:
+            raise WireError(f"unsupported wire type {kind}")
+        if number == 0:
+            raise WireError("field number 0")
+        yield number, kind, value, buf[start:pos]
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _key(number: int, kind: int) -> bytes:
+    return _encode_varint(number << 3 | kind)
+
+
+def _len_field(number: int, payload: bytes) -> bytes:
+    return _key(number, _LEN) + _encode_varint(len(payload)) + payload
+
+
+def _text(value: memoryview | int) -> str:
+    if isinstance(value, int):
+        raise WireError("expected a string field")
+    return bytes(value).decode("utf-8")
+
+
+@dataclass
+class _Node:
+    encoded: memoryview
+    op_type: str = ""
+    domain: str = ""
+    inputs: list[str] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    ints: dict[str, int] = field(default_factory=dict)
+    has_subgraph: bool = False
+
+
+@dataclass
+class _Tensor:
+    encoded: memoryview
+    name: str = ""
+    dims: list[int] = field(default_factory=list)
+    data_type: int = 0
+    raw: memoryview | None = None
+    other_storage: bool = False  # typed data fields or external data: left alone
+
+
+def _read_node(encoded: memoryview, value: memoryview) -> _Node:
+    node = _Node(encoded)
+    for number, _, item, _ in _fields(value):
+        if number == 1:
+            node.inputs.append(_text(item))
+        elif number == 2:
+            node.outputs.append(_text(item))
+        elif number == 4:
+            node.op_type = _text(item)
+        elif number == 7:
+            node.domain = _text(item)
+        elif number == 5 and isinstance(item, memoryview):
+            name, integer, kind, graph = "", None, 0, False
+            for a_number, _, a_item, _ in _fields(item):
+                if a_number == 1:
+                    name = _text(a_item)
+                elif a_number == 3 and isinstance(a_item, int):
+                    integer = a_item - (1 << 64) if a_item >= 1 << 63 else a_item
+                elif a_number == 20 and isinstance(a_item, int):
+                    kind = a_item
+                elif a_number in _ATTR_GRAPH_FIELDS:
+                    graph = True
+            node.has_subgraph |= graph or kind in _ATTR_GRAPH_TYPES
+            if kind == _ATTR_INT and integer is not None:
+                node.ints[name] = integer
+    return node
+
+
+def _read_tensor(encoded: memoryview, value: memoryview) -> _Tensor:
+    tensor = _Tensor(encoded)
+    for number, _, item, _ in _fields(value):
+        if number == 1:
+            if isinstance(item, int):
+                tensor.dims.append(item)
+            else:  # packed
+                pos = 0
+                while pos < len(item):
+                    dim, pos = _varint(item, pos)
+                    tensor.dims.append(dim)
+        elif number == 2 and isinstance(item, int):
+            tensor.data_type = item
+        elif number == 8:
+            tensor.name = _text(item)
+        elif number == 9 and isinstance(item, memoryview):
+            tensor.raw = item
+        elif number in (4, 5, 6, 7, 10, 11, 13, 14):  # typed data, external data, location
+            tensor.other_storage = True
+    return tensor
+
+
+def _array(tensor: _Tensor, dtype: type[np.generic]) -> np.ndarray:
+    assert tensor.raw is not None
+    count = int(np.prod(tensor.dims)) if tensor.dims else 1
+    data = np.frombuffer(tensor.raw, dtype=np.dtype(dtype).newbyteorder("<"), count=count)
+    return data.reshape(tensor.dims)
+
+
+def _encode_node(op_type: str, inputs: list[str], outputs: list[str], name: str,
+                 ints: dict[str, int] | None = None) -> bytes:
+    out = b"".join(_len_field(1, x.encode()) for x in inputs)
+    out += b"".join(_len_field(2, x.encode()) for x in outputs)
+    out += _len_field(3, name.encode()) + _len_field(4, op_type.encode())
+    for key, value in (ints or {}).items():
+        attribute = (_len_field(1, key.encode()) + _key(3, _VARINT) + _encode_varint(value & ((1 << 64) - 1))
+                     + _key(20, _VARINT) + _encode_varint(_ATTR_INT))
+        out += _len_field(5, attribute)
+    return _len_field(1, out)
+
+
+def _float_initialiser(name: str, dims: list[int], make: Callable[[], np.ndarray]) -> tuple[int, list[Piece]]:
+    """A float32 TensorProto whose values are made when written: (encoded length, pieces)."""
+    count = int(np.prod(dims)) if dims else 1
+    head = b"".join(_key(1, _VARINT) + _encode_varint(d) for d in dims)
+    head += _key(2, _VARINT) + _encode_varint(_FLOAT) + _len_field(8, name.encode())
+    head += _key(9, _LEN) + _encode_varint(4 * count)
+    body_len = len(head) + 4 * count
+    prefix = _key(5, _LEN) + _encode_varint(body_len)
+
+    def values() -> memoryview:
+        array = np.ascontiguousarray(make(), dtype="<f4")
+        if array.size != count:
+            raise WireError(f"dequantised {name} has {array.size} values, expected {count}")
+        return array.data.cast("B")
+
+    return len(prefix) + body_len, [prefix + head, values]
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The rewritten model as pieces to write in order, and what was changed."""
+
+    pieces: list[Piece]
+    size: int
+    gathered: list[str]
+    dequantised: list[str]
+
+    def to_bytes(self) -> bytes:
+        return b"".join(_render(p) for p in self.pieces)
+
+    def write_to(self, fd: int) -> None:
+        import os
+
+        for piece in self.pieces:
+            view = memoryview(_render(piece))
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+
+
+def _render(piece: Piece) -> bytes | memoryview:
+    return piece() if callable(piece) else piece
+
+
+def rewrite_dequantised_weights(model: bytes) -> Rewrite | None:
+    """The model with its ``Cast``+``Mul`` dequantised weights rewritten, or ``None``.
+
+    ``None`` when the model has no such weight, or cannot be read by this module (then it
+    is loaded as it is, and onnxruntime reports anything wrong with it).
+    """
+    try:
+        return _rewrite(memoryview(model))
+    except (WireError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _rewrite(model: memoryview) -> Rewrite | None:
+    graphs = [(value, encoded) for number, kind, value, encoded in _fields(model) if number == 7 and kind == _LEN]
+    if len(graphs) != 1:
+        return None
+    graph = graphs[0][0]
+    assert isinstance(graph, memoryview)
+    nodes: list[_Node] = []
+    tensors: dict[str, _Tensor] = {}
+    kept_fields: list[memoryview] = []
+    graph_outputs: set[str] = set()
+    graph_inputs: set[str] = set()
+    for number, _, value, encoded in _fields(graph):
+        if number == 1 and isinstance(value, memoryview):
+            nodes.append(_read_node(encoded, value))
+        elif number == 5 and isinstance(value, memoryview):
+            tensor = _read_tensor(encoded, value)
+            tensors[tensor.name] = tensor
+        else:
+            if number in (11, 12) and isinstance(value, memoryview):  # graph inputs, outputs: ValueInfoProto
+                named = {_text(v) for n, _, v, _ in _fields(value) if n == 1}
+                (graph_inputs if number == 11 else graph_outputs).update(named)
+            kept_fields.append(encoded)
+    if any(node.has_subgraph for node in nodes):
+        return None
+    readers = Counter(name for node in nodes for name in node.inputs)
+    producer = {out: node for node in nodes for out in node.outputs}
+    users: dict[str, list[_Node]] = {}
+    for node in nodes:
+        for name in node.inputs:
+            users.setdefault(name, []).append(node)
+
+    dropped: set[int] = set()
+    replaced: dict[int, bytes] = {}
+    removed_tensors: set[str] = set()
+    added: list[tuple[int, list[Piece]]] = []
+    gathered: list[str] = []
+    dequantised: list[str] = []
+    for mul in nodes:
+        found = _dequant_pattern(mul, producer, tensors, readers, graph_outputs | graph_inputs)
+        if found is None:
+            continue
+        cast, q, scale = found
+        weight = mul.outputs[0]
+        consumers = users.get(weight, [])
+        q_rows = q.dims[0] if q.dims else 0
+        scale_rows = scale.dims[0] if scale.dims else 1
+        per_row = len(scale.dims) == len(q.dims) and scale_rows == q_rows and all(d == 1 for d in scale.dims[1:])
+        gather = consumers[0] if len(consumers) == 1 else None
+        if (gather is not None and gather.op_type == "Gather" and gather.domain in ("", "ai.onnx")
+                and gather.inputs[0] == weight and gather.ints.get("axis", 0) == 0 and len(q.dims) >= 1
+                and (per_row or scale.dims in ([], [1]) or all(d == 1 for d in scale.dims))):
+            ids = gather.inputs[1]
+            picked_q, picked_s, as_float = (f"{weight}__rows_q", f"{weight}__rows_scale", f"{weight}__rows_f")
+            parts = [_encode_node("Gather", [q.name, ids], [picked_q], f"{weight}__gather_q", {"axis": 0}),
+                     _encode_node("Cast", [picked_q], [as_float], f"{weight}__cast", {"to": _FLOAT})]
+            if per_row and q_rows != 1:
+                parts.append(_encode_node("Gather", [scale.name, ids], [picked_s], f"{weight}__gather_scale",
+                                          {"axis": 0}))
+                parts.append(_encode_node("Mul", [as_float, picked_s], gather.outputs, f"{weight}__mul"))
+            else:
+                parts.append(_encode_node("Mul", [as_float, scale.name], gather.outputs, f"{weight}__mul"))
+            replaced[id(gather)] = b"".join(parts)
+            dropped.update((id(cast), id(mul)))
+            gathered.append(weight)
+        else:
+            q_values, s_values = _array(q, np.int8), _array(scale, np.float32)
+            shape = list(np.broadcast_shapes(tuple(q.dims), tuple(scale.dims)))
+            if shape != q.dims:
+                continue
+
+            def make(q_values: np.ndarray = q_values, s_values: np.ndarray = s_values) -> np.ndarray:
+                return q_values.astype(np.float32) * s_values  # onnxruntime's Cast then Mul, in float32
+
+            added.append(_float_initialiser(weight, shape, make))
+            dropped.update((id(cast), id(mul)))
+            removed_tensors.update((q.name, scale.name))
+            dequantised.append(weight)
+    if not dropped:
+        return None
+    # An int8 or scale tensor still read elsewhere (a Gather rewrite reads them) is kept.
+    still_read = {name for node in nodes if id(node) not in dropped and id(node) not in replaced
+                  for name in node.inputs}
+    for parts_bytes in replaced.values():
+        still_read.update(_node_inputs(parts_bytes))
+    removed_tensors -= still_read | graph_inputs  # an initialiser listed as an input stays
+
+    body: list[Piece] = list(kept_fields)
+    for node in nodes:
+        if id(node) in dropped:
+            continue
+        body.append(replaced.get(id(node), node.encoded))
+    body.extend(t.encoded for name, t in tensors.items() if name not in removed_tensors)
+    size = sum(len(p) for p in body if not callable(p)) + sum(length for length, _ in added)
+    body.extend(piece for _, made in added for piece in made)
+
+    pieces: list[Piece] = []
+    total = 0
+    for number, _, _, encoded in _fields(model):
+        if number == 7:
+            head = _key(7, _LEN) + _encode_varint(size)
+            pieces.append(head)
+            pieces.extend(body)
+            total += len(head) + size
+        else:
+            pieces.append(encoded)
+            total += len(encoded)
+    return Rewrite(pieces, total, gathered, dequantised)
+
+
+def _node_inputs(encoded_nodes: bytes) -> set[str]:
+    names: set[str] = set()
+    for _, _, value, _ in _fields(memoryview(encoded_nodes)):
+        if isinstance(value, memoryview):
+            names.update(_text(v) for n, _, v, _ in _fields(value) if n == 1)
+    return names
+
+
+def _dequant_pattern(mul: _Node, producer: dict[str, _Node], tensors: dict[str, _Tensor],
+                     readers: Counter[str], graph_outputs: set[str]) -> tuple[_Node, _Tensor, _Tensor] | None:
+    """(the Cast node, the int8 tensor, the scale tensor) when ``mul`` rebuilds a stored weight."""
+    if mul.op_type != "Mul" or mul.domain not in ("", "ai.onnx") or len(mul.inputs) != 2 or len(mul.outputs) != 1:
+        return None
+    if mul.outputs[0] in graph_outputs:
+        return None
+    cast = producer.get(mul.inputs[0])
+    scale = tensors.get(mul.inputs[1])
+    if cast is None or scale is None or cast.op_type != "Cast" or cast.domain not in ("", "ai.onnx"):
+        return None
+    if cast.ints.get("to") != _FLOAT or len(cast.inputs) != 1 or readers[cast.outputs[0]] != 1:
+        return None
+    if cast.outputs[0] in graph_outputs:
+        return None
+    q = tensors.get(cast.inputs[0])
+    if q is None or q.data_type != _INT8 or q.raw is None or q.other_storage:
+        return None
+    if scale.data_type != _FLOAT or scale.raw is None or scale.other_storage:
+        return None
+    if len(scale.dims) > len(q.dims):
+        return None
+    count = int(np.prod(q.dims)) if q.dims else 1
+    if len(q.raw) != count or len(scale.raw) != 4 * (int(np.prod(scale.dims)) if scale.dims else 1):
+        return None
+    return cast, q, scale
