@@ -444,7 +444,8 @@ def _dateparser_absolute(raw: str) -> datetime | None:
 
     settings = {"REQUIRE_PARTS": ["day", "month", "year"], "PARSERS": ["custom-formats", "absolute-time"]}
     try:
-        return dateparser.parse(raw, languages=["en"], settings=settings)  # type: ignore[arg-type]
+        found: datetime | None = dateparser.parse(raw, languages=["en"], settings=settings)
+        return found
     except (ValueError, OverflowError):
         return None
 
@@ -488,7 +489,7 @@ def parse_bound(phrase: str, now: datetime) -> datetime | None:
     settings = {"RELATIVE_BASE": now.replace(tzinfo=None), "PREFER_DATES_FROM": "past", "PREFER_DAY_OF_MONTH": "first",
                 "RETURN_AS_TIMEZONE_AWARE": False}
     try:
-        found = dateparser.parse(raw, languages=["en"], settings=settings)  # type: ignore[arg-type]
+        found = dateparser.parse(raw, languages=["en"], settings=settings)
     except (ValueError, OverflowError):
         return None
     return found.replace(tzinfo=UTC) if found is not None else None

@@ -146,7 +146,7 @@ def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memo
     """Hold a row out of recall (True when it was not held already)."""
     cur = conn.execute("INSERT OR IGNORE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
                        "VALUES (?,?,?,?,?)", (owner_kind, owner_id, reason, memory_id, now_iso()))
-    return cur.rowcount > 0
+    return bool(cur.rowcount > 0)
 
 
 def release(conn: Connection, owner_kind: str, owner_id: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from . import items, rejections
 from .errors import NotFoundError, RefusedError
+from .ids import now_iso
 from .items import MemoryItem
 from .store import Store
 
@@ -102,7 +103,7 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
             current = conn.execute("SELECT status, trust FROM memory_items WHERE id = ?", (other,)).fetchone()
             if current is not None and current[0] == "active":
                 items.set_fields(conn, other, device=device, op="memory.retract", status="retracted",
-                                 valid_to=items.now_iso(), metadata={"retracted_by_rejection": memory_id},
+                                 valid_to=now_iso(), metadata={"retracted_by_rejection": memory_id},
                                  details={"rejection": memory_id})
                 retracted.append(other)
         reinstated = _reinstate(conn, item, device=device)
@@ -123,7 +124,7 @@ def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
             rejections.is_withheld(conn, "memory", before.id) is not None:
         return None
     items.set_fields(conn, item.id, device=device, op="memory.retract", status="retracted",
-                     valid_to=items.now_iso(), details={"rejected": True})
+                     valid_to=now_iso(), details={"rejected": True})
     items.set_fields(conn, before.id, device=device, op="memory.reinstate", status="active", valid_to=None,
                      details={"reason": f"{item.id}, which replaced it, was rejected"})
     return before.id

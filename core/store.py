@@ -289,7 +289,8 @@ class Store:
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         with self.lock:
             try:
-                return self._retry_locked(lambda: self.conn.execute(sql, params).fetchall())
+                rows: list[Any] = self._retry_locked(lambda: self.conn.execute(sql, params).fetchall())
+                return rows
             except sqlcipher3.DatabaseError as exc:
                 if is_damage(exc):
                     raise damaged(self.path, str(exc)) from None

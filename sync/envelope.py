@@ -305,4 +305,5 @@ def _parse_body(body: bytes, sender: str, count: int) -> list[dict[str, Any]]:
     if len(events) != count:
         raise SyncRejected(RejectReason.MALFORMED, f"A batch of device {sender} has the wrong event count.")
     _check_events(events, sender)
-    return events
+    checked: list[dict[str, Any]] = events
+    return checked

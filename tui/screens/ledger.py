@@ -82,9 +82,12 @@ class LedgerScreen(SectionScreen):
             entries = self.memory.ledger_entries(limit=bad_seq)[-AROUND_BAD:]
         self.post_result(self.EntriesLoaded(list(entries), bad_seq))
 
+    def _progress(self, checked: int, total: int) -> None:
+        self.post_message(self.Progress(checked, total))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="ledger.verify")
     def verify(self) -> None:
-        report = self.memory.verify(progress=lambda checked, total: self.post_message(self.Progress(checked, total)))
+        report = self.memory.verify(progress=self._progress)
         self.post_result(self.Verified(report))
 
     def on_ledger_screen_entries_loaded(self, message: EntriesLoaded) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ..core.errors import ExitCode, MissingKeyError
@@ -140,7 +142,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
     if as_json or total < 5000:
         report = mem.verify()
     else:
-        with click.progressbar(length=total, label="Verifying", file=click.get_text_stream("stderr")) as bar:
+        with click.progressbar(length=total, label="Verifying", file=sys.stderr) as bar:
             done = [0]
 
             def progress(checked: int, _total: int) -> None:
