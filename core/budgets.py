@@ -4,7 +4,8 @@ When a person's memories from one source exceed its token or item budget, a gree
 knapsack keeps the best value per cost — importance ÷ √tokens, so a dense, longer
 memory is not punished in proportion to its length — and the rest move to cold
 storage (status ``archived``: searchable with include_archived, never deleted).
-Pinned memories are always kept and are never moved; they use budget first.
+Pinned memories, and memories in an open conflict a person has not settled
+(core/conflicts.py), are always kept and are never moved; they use budget first.
 
 :func:`plan` is pure; :func:`apply` writes the moves, each through ``items.set_fields``
 (ledgered).
@@ -13,10 +14,11 @@ Pinned memories are always kept and are never moved; they use budget first.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from . import items
+from .conflicts import in_open_conflict, open_conflicts
 from .items import ITEM_COLUMNS, MemoryItem
 from .store import Connection, Store
 
@@ -50,11 +52,12 @@ def value(item: MemoryItem) -> float:
     return item.importance / math.sqrt(tokens(item.text))
 
 
-def keep(members: Sequence[MemoryItem], budget: Budget) -> tuple[list[MemoryItem], list[MemoryItem]]:
-    """(kept, moved): pinned first, then by value (ties by id) while both budgets hold.
-    A memory that does not fit is skipped and smaller ones after it may still fit."""
-    pinned = [m for m in members if m.pinned]
-    rest = sorted((m for m in members if not m.pinned), key=lambda m: (-value(m), m.id))
+def keep(members: Sequence[MemoryItem], budget: Budget,
+         held: Collection[str] = frozenset()) -> tuple[list[MemoryItem], list[MemoryItem]]:
+    """(kept, moved): pinned and ``held`` (in open conflict) first, then by value (ties by id) while
+    both budgets hold. A memory that does not fit is skipped and smaller ones after it may still fit."""
+    pinned = [m for m in members if m.pinned or m.id in held]
+    rest = sorted((m for m in members if not (m.pinned or m.id in held)), key=lambda m: (-value(m), m.id))
     used_tokens = sum(tokens(m.text) for m in pinned)
     used_items = len(pinned)
     kept, moved = list(pinned), []
@@ -69,8 +72,10 @@ def keep(members: Sequence[MemoryItem], budget: Budget) -> tuple[list[MemoryItem
     return kept, moved
 
 
-def plan(members: Sequence[MemoryItem], budgets: Mapping[str, Budget]) -> list[MemoryItem]:
-    """The memories to move to cold storage: per (user, source) group over its budget."""
+def plan(members: Sequence[MemoryItem], budgets: Mapping[str, Budget],
+         held: Collection[str] = frozenset()) -> list[MemoryItem]:
+    """The memories to move to cold storage: per (user, source) group over its budget; ``held``
+    ids (memories in an open conflict) are never among them."""
     groups: dict[tuple[str | None, str], list[MemoryItem]] = {}
     for m in members:
         if m.source in budgets and m.status == "active":
@@ -80,7 +85,7 @@ def plan(members: Sequence[MemoryItem], budgets: Mapping[str, Budget]) -> list[M
         budget = budgets[source]
         if len(group) <= budget.items and sum(tokens(m.text) for m in group) <= budget.tokens:
             continue
-        out += keep(group, budget)[1]
+        out += keep(group, budget, held)[1]
     return out
 
 
@@ -101,9 +106,9 @@ def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
 
 
 def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
-    """Move one planned memory to cold storage if it is still active and unpinned."""
+    """Move one planned memory to cold storage if it is still active, unpinned and in no open conflict."""
     row = conn.execute("SELECT status, pinned FROM memory_items WHERE id = ?", (item.id,)).fetchone()
-    if row is None or row[0] != "active" or row[1]:
+    if row is None or row[0] != "active" or row[1] or in_open_conflict(conn, item.id):
         return False
     items.set_fields(conn, item.id, device=device, op="memory.archive", status="archived",
                      metadata={"cold": "budget"},
@@ -118,7 +123,7 @@ def enforce(store: Store, *, device: str, config: BudgetConfig | None = None) ->
         return []
     moved: list[str] = []
     with store.atomic() as conn:
-        for item in plan(candidates(store, budgets), budgets):
+        for item in plan(candidates(store, budgets), budgets, open_conflicts(conn)):
             if move(conn, item, device=device):
                 moved.append(item.id)
     return moved

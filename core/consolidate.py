@@ -1,9 +1,14 @@
 """Consolidation: the slow upkeep that keeps a memory store useful.
 
-Seven stages, in this order, each counting what it found, what it wrote and what it
-skipped (by reason), so ``found == written + sum(skipped)`` holds for every stage and
-a run where nothing needed doing reads differently from one where the model failed:
+Eight stages, in this order, each counting what it found, what it wrote, what it
+reinforced and what it skipped (by reason), so ``found == written + reinforced +
+sum(skipped)`` holds for every stage and a run where nothing needed doing reads
+differently from one where the model failed:
 
+0. revise — a summary or experience one of whose sources was superseded, retracted,
+   rejected or forgotten since it was written is written again from what stands now, or
+   retired (status ``retracted``, out of every search) when too little is left or the
+   model fails (core/revise.py).
 1. archive — memories with utility < 0.3 after at least 3 uses, and memories with
    utility below 0.5 that have not been useful for ``idle_days``. Pinned memories are
    never archived. Only the feedback of givers whose authority reaches the memory's
@@ -21,12 +26,16 @@ a run where nothing needed doing reads differently from one where the model fail
    model's summary, evidence = union of the sources' evidence, derivations to every
    source (so forgetting any evidence reaches the summary). A session whose sources
    changed gets a new version of its summary.
-5. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` memory
-   per scope of the memories it used: the model abstracts the question and what helped
-   into a reusable procedure; derivations to those memories.
+5. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` per scope of
+   the memories it used, or reinforces the one that already answers the same question
+   (core/experiences.py): the model abstracts the question and what helped into a reusable
+   procedure, which is checked before it is stored (core/abstraction.py).
 6. budget — per person and source, what exceeds its token or item budget goes to cold
    storage, keeping the best importance ÷ √tokens (core/budgets.py); pinned items stay.
 7. decay — retrieval strength follows core/decay.py; nothing else changes.
+
+Memories in an open conflict (core/conflicts.py) are never archived, merged, fused or
+moved by a budget until a person settles the conflict (skipped as ``open_conflict``).
 
 Model calls happen outside transactions; each write is its own short transaction.
 Nothing here crosses scopes: every group is keyed by (user, team, agent, visibility).
@@ -34,7 +43,6 @@ Nothing here crosses scopes: every group is keyed by (user, team, agent, visibil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,19 +51,22 @@ from typing import Any
 
 import numpy as np
 
-from . import budgets, decay, index, items, outcome
+from . import budgets, decay, experiences, index, items, memory_fusion, outcome, revise
 from .budgets import BudgetConfig
+from .conflicts import open_conflicts
+from .consolidate_rules import ScopeKey, StageCount, conflict_inside, scope_of, values_disagree
 from .errors import ModelError
 from .items import ITEM_COLUMNS, Evidence, MemoryItem
 from .llm import LLM
-from .normalize import skeleton
 from .protocols import Embedder
 from .store import Connection, Store
 from .vectors import VectorCache
 
+__all__ = ["STAGES", "ConsolidateConfig", "ConsolidateReport", "Consolidator", "ScopeKey", "StageCount",
+           "consolidate", "scope_of"]
+
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
-STAGES = ("archive", "merge", "fuse", "summarise", "distil", "budget", "decay")
+STAGES = ("revise", "archive", "merge", "fuse", "summarise", "distil", "budget", "decay")
 BASE_KINDS = ("fact", "preference", "event")
 
 
@@ -71,6 +82,8 @@ class ConsolidateConfig:
     summary_max_chars: int = 4000
     experience_reward: float = 0.8
     experience_max_items: int = 10
+    #: a new experience's text at least this alike an existing one's (same scope) reinforces it instead
+    experience_cosine: float = 0.95
     decay: decay.DecayConfig = field(default_factory=decay.DecayConfig)
     decay_min_change: float = 0.01
     batch: int = 200
@@ -80,29 +93,6 @@ class ConsolidateConfig:
     fuse_cosine: float = 0.6
     fuse_days: float = 7.0
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
-
-
-@dataclass
-class StageCount:
-    found: int = 0
-    written: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    ids: list[str] = field(default_factory=list)  # what was written (archived, new items, decayed)
-
-    def wrote(self, item_id: str) -> None:
-        self.written += 1
-        self.ids.append(item_id)
-
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-
-    @property
-    def reconciles(self) -> bool:
-        return self.found == self.written + sum(self.skipped.values())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"found": self.found, "written": self.written, "skipped": dict(sorted(self.skipped.items())),
-                "ids": list(self.ids)}
 
 
 @dataclass
@@ -124,10 +114,6 @@ class ConsolidateReport:
                 "model": self.model, "model_failures": self.model_failures, "notices": list(self.notices)}
 
 
-def scope_of(item: MemoryItem) -> ScopeKey:
-    return (item.user_id, item.team_id, item.agent_id, item.visibility)
-
-
 class Consolidator:
     def __init__(self, store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,
                  config: ConsolidateConfig | None = None, progress: Progress | None = None) -> None:
@@ -142,29 +128,28 @@ class Consolidator:
     def run(self, now: datetime | None = None) -> ConsolidateReport:
         moment = now or datetime.now(UTC)
         report = ConsolidateReport(model=str(self.llm.name))
+        revise.revise(self, report.stages["revise"], report.notices)
         self._archive(report.stages["archive"], moment)
         self._merge(report.stages["merge"])
-        from .memory_fusion import fuse  # the fusion stage lives beside this module and uses its helpers
-
-        fuse(self, report.stages["fuse"], report.notices, moment)
+        memory_fusion.fuse(self, report.stages["fuse"], report.notices, moment)
         self._summarise(report.stages["summarise"], report.notices)
-        self._distil(report.stages["distil"], report.notices)
+        experiences.distil(self, report.stages["distil"], report.notices)
         self._budget(report.stages["budget"])
         self._decay(report.stages["decay"], moment)
         return report
 
     # ------------------------------------------------------------ helpers
-    def _tick(self, stage: str, done: int, total: int) -> None:
+    def tick(self, stage: str, done: int, total: int) -> None:
         if self.progress is not None:
             self.progress(stage, done, total)
 
-    def _active(self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')") -> list[MemoryItem]:
+    def active(self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')") -> list[MemoryItem]:
         sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status IN {statuses} AND trust != 'rejected'"
         if where:
             sql += f" AND {where}"
         return [items.row_to_item(r) for r in self.store.query(sql + " ORDER BY valid_from, id", params)]
 
-    def _evidence(self, conn: Connection, sources: Sequence[MemoryItem]) -> list[Evidence]:
+    def evidence_of(self, conn: Connection, sources: Sequence[MemoryItem]) -> list[Evidence]:
         """The union of the sources' evidence, each quote once."""
         seen: set[tuple[str, int, int]] = set()
         out: list[Evidence] = []
@@ -177,10 +162,11 @@ class Consolidator:
                     out.append(Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]))
         return out
 
-    def _derived(self, conn: Connection, sources: Sequence[MemoryItem], kind: str, text: str,
-                 metadata: dict[str, Any], previous: MemoryItem | None, op_reason: str) -> MemoryItem:
+    def write_derived(self, conn: Connection, sources: Sequence[MemoryItem], kind: str, text: str,
+                      metadata: dict[str, Any], previous: MemoryItem | None, op_reason: str, *,
+                      vector: Any = None) -> MemoryItem:
         """Insert a summary or experience built from ``sources`` (all in one scope), indexed and with derivations."""
-        evidence = self._evidence(conn, sources)
+        evidence = self.evidence_of(conn, sources)
         authority = items.weakest([s.authority for s in sources])
         first = sources[0]
         new = MemoryItem(
@@ -197,10 +183,12 @@ class Consolidator:
                                 details={"sources": [s.id for s in sources], "reason": op_reason})
         conn.executemany("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
                          [(item.id, s.id) for s in sources])
-        index.index_memory(conn, self.embedder.name, item.id, item.text, self.embedder.embed([item.text])[0])
+        if vector is None:
+            vector = self.embedder.embed([item.text])[0]
+        index.index_memory(conn, self.embedder.name, item.id, item.text, vector)
         return item
 
-    def _ask(self, call: Callable[[], str], count: StageCount, notices: list[str], what: str) -> str | None:
+    def ask(self, call: Callable[[], str], count: StageCount, notices: list[str], what: str) -> str | None:
         """One model call; a failure or an unusable reply is counted and noted, never raised."""
         try:
             text = call()
@@ -219,7 +207,9 @@ class Consolidator:
     def _archive(self, count: StageCount, now: datetime) -> None:
         cfg = self.config
         found: list[tuple[MemoryItem, str | None]] = []
-        for item in self._active():
+        with self.store.read() as conn:
+            held = open_conflicts(conn)
+        for item in self.active():
             reason = _archive_reason(item, item.uses, item.utility, cfg, now)
             if reason is None:
                 continue
@@ -234,6 +224,9 @@ class Consolidator:
                     if item.pinned:
                         count.skip("pinned")
                         continue
+                    if item.id in held:  # a person has a conflict to settle: it stays in view
+                        count.skip("open_conflict")
+                        continue
                     if reason is None:
                         count.skip("feedback_below_authority")
                         continue
@@ -241,30 +234,34 @@ class Consolidator:
                     items.set_fields(conn, item.id, device=self.device, op="memory.archive", status="archived",
                                      details={"reason": reason, "utility": round(heard.utility, 4)})
                     count.wrote(item.id)
-            self._tick("archive", min(start + cfg.batch, len(found)), len(found))
+            self.tick("archive", min(start + cfg.batch, len(found)), len(found))
 
     # ------------------------------------------------------------ 2. merge
     def _merge(self, count: StageCount) -> None:
         cfg = self.config
         marks = ",".join("?" * len(BASE_KINDS))
         groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-        for item in self._active(f"kind IN ({marks}) AND pinned = 0", BASE_KINDS):
+        for item in self.active(f"kind IN ({marks}) AND pinned = 0", BASE_KINDS):
             groups.setdefault((*scope_of(item), item.kind, item.authority), []).append(item)
         self.vectors.refresh(self.store)
         clusters: list[list[MemoryItem]] = []
         for members in groups.values():
             if len(members) > 1:
-                clusters += self._clusters(members)
+                clusters += self.clusters(members)
+        with self.store.read() as conn:
+            held = open_conflicts(conn)
         count.found = len(clusters)
         for n, cluster in enumerate(clusters, start=1):
-            if _values_disagree(cluster) or _in_conflict(cluster):
+            if values_disagree(cluster) or conflict_inside(cluster):
                 count.skip("conflicting_values")
+            elif any(m.id in held for m in cluster):
+                count.skip("open_conflict")
             else:
                 # the newest wording stands for the cluster; all share one authority and scope
                 rep = max(cluster, key=lambda m: (m.valid_from, m.id))
                 ordered = [rep, *[m for m in cluster if m.id != rep.id]]
                 with self.store.atomic() as conn:
-                    if not self._still_active(conn, ordered):
+                    if not self.still_active(conn, ordered):
                         count.skip("changed_meanwhile")
                     else:
                         merged = items.merge(conn, ordered, rep.text, device=self.device,
@@ -274,9 +271,9 @@ class Consolidator:
                             vec = self.embedder.embed([rep.text])[0]
                         index.index_memory(conn, self.embedder.name, merged.id, merged.text, vec)
                         count.wrote(merged.id)
-            self._tick("merge", n, len(clusters))
+            self.tick("merge", n, len(clusters))
 
-    def _clusters(self, members: list[MemoryItem], threshold: float | None = None) -> list[list[MemoryItem]]:
+    def clusters(self, members: list[MemoryItem], threshold: float | None = None) -> list[list[MemoryItem]]:
         """Connected groups of members whose vectors are at least ``threshold`` (default
         ``duplicate_cosine``) alike."""
         cosine = self.config.duplicate_cosine if threshold is None else threshold
@@ -307,7 +304,7 @@ class Consolidator:
         return [c for c in out.values() if len(c) > 1]
 
     @staticmethod
-    def _still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
+    def still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
         marks = ",".join("?" * len(members))
         row = conn.execute(f"SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN ({marks})",
                            [m.id for m in members]).fetchone()
@@ -318,11 +315,11 @@ class Consolidator:
         cfg = self.config
         marks = ",".join("?" * len(BASE_KINDS))
         sessions: dict[tuple[Any, ...], list[MemoryItem]] = {}
-        for item in self._active(f"kind IN ({marks}) AND session_id IS NOT NULL", BASE_KINDS):
+        for item in self.active(f"kind IN ({marks}) AND session_id IS NOT NULL", BASE_KINDS):
             sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
         existing: dict[tuple[Any, ...], MemoryItem] = {}
         # an archived summary still stands for its sources: it is not written again
-        for s in self._active("kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"):
+        for s in self.active("kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"):
             key = (s.session_id, *scope_of(s))
             if key not in existing or s.status == "active":
                 existing[key] = s
@@ -338,65 +335,19 @@ class Consolidator:
                 count.skip("up_to_date")
             else:
                 texts = [s.text for s in sources]
-                text = self._ask(partial(self.llm.summarise, texts), count, notices, f"session {key[0]} summary")
+                text = self.ask(partial(self.llm.summarise, texts), count, notices, f"session {key[0]} summary")
                 if text is not None:
                     if items.weakest([s.authority for s in sources]) != "authorized":
                         text = f"According to this session's sources: {text}"
                     with self.store.atomic() as conn:
-                        if not self._still_active(conn, sources):
+                        if not self.still_active(conn, sources):
                             count.skip("changed_meanwhile")
                         else:
-                            item = self._derived(conn, sources, "summary", text,
+                            item = self.write_derived(conn, sources, "summary", text,
                                                  {"sources": source_ids, "session": key[0]}, previous,
                                                  "session summary")
                             count.wrote(item.id)
-            self._tick("summarise", n, len(keys))
-
-    # ------------------------------------------------------------ 4. distil
-    def _distil(self, count: StageCount, notices: list[str]) -> None:
-        cfg = self.config
-        done: set[tuple[Any, ...]] = set()
-        for e in self._active("kind = 'experience'", statuses="('archived', 'active')"):
-            if e.metadata.get("from_trace"):
-                done.add((e.metadata["from_trace"], *scope_of(e)))
-        traces = self.store.query(
-            "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? ORDER BY rewarded_at, id",
-            (cfg.experience_reward,))
-        units: list[tuple[str, str, tuple[Any, ...] | None, list[MemoryItem]]] = []
-        for tid, user_id, query, returned, cited in traces:
-            ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
-            found = items.get_many(self.store, ids)
-            own = [found[i] for i in ids if i in found and found[i].user_id == user_id
-                   and found[i].status == "active" and found[i].trust != "rejected"]
-            if not own:
-                units.append((tid, query, None, []))
-                continue
-            groups: dict[ScopeKey, list[MemoryItem]] = {}
-            for m in own:
-                groups.setdefault(scope_of(m), []).append(m)
-            units += [(tid, query, (tid, *scope), members[: cfg.experience_max_items])
-                      for scope, members in groups.items()]
-        count.found = len(units)
-        for n, (tid, query, key, members) in enumerate(units, start=1):
-            if key is None:
-                count.skip("no_own_memories")
-            elif key in done:
-                count.skip("already_distilled")
-            else:
-                story = (f"Someone asked: {query.strip()}\nThese memories answered it well. "
-                         + " ".join(m.text.strip().rstrip(".") + "." for m in members))
-                text = self._ask(partial(self.llm.abstract_experience, story), count, notices,
-                                 f"trace {tid} experience")
-                if text is not None:
-                    with self.store.atomic() as conn:
-                        if not self._still_active(conn, members):
-                            count.skip("changed_meanwhile")
-                        else:
-                            item = self._derived(conn, members, "experience", text, {"from_trace": tid}, None,
-                                                 f"distilled from trace {tid}")
-                            count.wrote(item.id)
-                            done.add(key)
-            self._tick("distil", n, len(units))
+            self.tick("summarise", n, len(keys))
 
     # ------------------------------------------------------------ 6. budget
     def _budget(self, count: StageCount) -> None:
@@ -404,7 +355,9 @@ class Consolidator:
         wanted = self.config.budgets.budgets
         if not budgets.over_budget(self.store, wanted):
             return
-        planned = budgets.plan(budgets.candidates(self.store, wanted), wanted)
+        with self.store.read() as conn:
+            held = open_conflicts(conn)
+        planned = budgets.plan(budgets.candidates(self.store, wanted), wanted, held)
         count.found = len(planned)
         for start in range(0, len(planned), self.config.batch):
             with self.store.atomic() as conn:
@@ -413,13 +366,13 @@ class Consolidator:
                         count.wrote(item.id)
                     else:
                         count.skip("changed_meanwhile")
-            self._tick("budget", min(start + self.config.batch, len(planned)), len(planned))
+            self.tick("budget", min(start + self.config.batch, len(planned)), len(planned))
 
     # ------------------------------------------------------------ 7. decay
     def _decay(self, count: StageCount, now: datetime) -> None:
         cfg = self.config
         plan: list[tuple[MemoryItem, float | None]] = []
-        for item in self._active():
+        for item in self.active():
             if item.pinned:
                 plan.append((item, None))
                 continue
@@ -438,7 +391,7 @@ class Consolidator:
                                          retrieval_strength=round(target, 4),
                                          details={"retrieval_strength": round(target, 4)})
                         count.wrote(item.id)
-            self._tick("decay", min(start + cfg.batch, len(plan)), len(plan))
+            self.tick("decay", min(start + cfg.batch, len(plan)), len(plan))
 
 
 def _archive_reason(item: MemoryItem, uses: int, utility: float, cfg: ConsolidateConfig,
@@ -449,20 +402,6 @@ def _archive_reason(item: MemoryItem, uses: int, utility: float, cfg: Consolidat
     if utility < cfg.idle_max_utility and decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days:
         return "idle_low_utility"
     return None
-
-
-def _values_disagree(cluster: Sequence[MemoryItem]) -> bool:
-    """Two members with the same subject/predicate but different values are no duplicates."""
-    values: dict[tuple[str, str], set[str]] = {}
-    for m in cluster:
-        if m.subject and m.predicate and m.value:
-            values.setdefault((m.subject, m.predicate), set()).add(skeleton(m.value))
-    return any(len(v) > 1 for v in values.values())
-
-
-def _in_conflict(cluster: Sequence[MemoryItem]) -> bool:
-    ids = {m.id for m in cluster}
-    return any(ids & set(m.metadata.get("conflicts_with", [])) for m in cluster)
 
 
 def consolidate(store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import index, items, ledger
+from .conflicts import in_open_conflict
 from .errors import ModelError
 from .ids import now_iso
 from .items import AUTHORITY_RANK, ITEM_COLUMNS, Evidence, MemoryItem
@@ -162,8 +163,8 @@ def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: s
     if row is None:
         return None
     item = items.row_to_item(row)
-    if item.status != "active" or item.pinned:
-        return None
+    if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):
+        return None  # a claim in an open conflict stays in view until a person settles it
     return items.set_fields(conn, item_id, device=device, op="memory.archive", status="archived",
                             metadata={"cold": reason, "cold_by": by}, details={"reason": reason, "by": by})
 
@@ -280,7 +281,8 @@ class Linker:
             item.id in other.metadata.get("conflicts_with", [])
         if conflict or _values_differ(item, other):
             return "contrasts"
-        if cos >= cfg.subsume_cosine:
+        # a summary or experience restates its sources: it never sends them (or anything) to cold storage
+        if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {"summary", "experience"}:
             general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms)
             if general is not None:
                 return general

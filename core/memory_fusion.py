@@ -12,7 +12,9 @@ weakest of theirs (with source-attributed wording when that is below authorized)
 confidence the lowest, its importance the highest. It records its sources
 (``fused_from`` and the ``derivations`` table), so forgetting any source or any of
 their evidence erases it, and the surviving sources come back from cold storage.
-The sources go to cold storage (archived), each behind a ``fused`` link.
+The sources go to cold storage (archived), each behind a ``fused`` link. A cluster with a
+memory in an open conflict (core/conflicts.py) is left as it is (``open_conflict``) until a
+person settles the conflict.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import index, items, links
+from .conflicts import open_conflicts
+from .consolidate_rules import StageCount, conflict_inside, scope_of, values_disagree
 from .ids import iso
 from .items import MemoryItem
 from .textproc import entities
 
 if TYPE_CHECKING:
-    from .consolidate import Consolidator, StageCount
+    from .consolidate import Consolidator
 
 _KINDS = ("fact", "preference", "event")
 
@@ -45,28 +49,30 @@ def lost_facts(sources: list[str], fused: str) -> set[str]:
 
 
 def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime) -> None:
-    from .consolidate import _in_conflict, _values_disagree, scope_of
-
     cfg = con.config
     since = iso(now - timedelta(days=cfg.fuse_days))
     marks = ",".join("?" * len(_KINDS))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in con._active(f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
+    for item in con.active(f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
                             "AND json_extract(metadata, '$.fused_from') IS NULL", (*_KINDS, since)):
         groups.setdefault((*scope_of(item), item.kind), []).append(item)
     con.vectors.refresh(con.store)
     clusters: list[list[MemoryItem]] = []
     for members in groups.values():
         if len(members) >= cfg.fuse_min_items:
-            clusters += [c for c in con._clusters(members, cfg.fuse_cosine) if len(c) >= cfg.fuse_min_items]
+            clusters += [c for c in con.clusters(members, cfg.fuse_cosine) if len(c) >= cfg.fuse_min_items]
     count.found = len(clusters)
+    with con.store.read() as conn:
+        held = open_conflicts(conn)
     for n, cluster in enumerate(clusters, start=1):
         ordered = sorted(cluster, key=lambda m: (m.valid_from, m.created_at, m.id))[: cfg.fuse_max_items]
-        if _values_disagree(ordered) or _in_conflict(ordered):
+        if values_disagree(ordered) or conflict_inside(ordered):
             count.skip("conflicting_values")
+        elif any(m.id in held for m in ordered):
+            count.skip("open_conflict")
         else:
             texts = [m.text for m in ordered]
-            text = con._ask(partial(con.llm.summarise, texts), count, notices, f"fusion of {len(ordered)} memories")
+            text = con.ask(partial(con.llm.summarise, texts), count, notices, f"fusion of {len(ordered)} memories")
             if text is not None:
                 if lost_facts(texts, text):
                     count.skip("lost_facts")
@@ -74,7 +80,7 @@ def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime
                                    "left as they are")
                 else:
                     _write(con, ordered, text, count)
-        con._tick("fuse", n, len(clusters))
+        con.tick("fuse", n, len(clusters))
 
 
 def _write(con: Consolidator, sources: list[MemoryItem], text: str, count: StageCount) -> None:
@@ -86,10 +92,10 @@ def _write(con: Consolidator, sources: list[MemoryItem], text: str, count: Stage
     sessions = {s.session_id for s in sources}
     origins = {s.source for s in sources}
     with con.store.atomic() as conn:
-        if not con._still_active(conn, sources):
+        if not con.still_active(conn, sources):
             count.skip("changed_meanwhile")
             return
-        evidence = con._evidence(conn, sources)
+        evidence = con.evidence_of(conn, sources)
         new = MemoryItem(
             id="", kind=first.kind, text=text, authority=authority, user_id=first.user_id,
             agent_id=first.agent_id, team_id=first.team_id,

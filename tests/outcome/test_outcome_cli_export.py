@@ -73,7 +73,8 @@ def test_feedback_consolidate_and_export_from_the_command_line(isolated_home: Pa
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["reconciles"] and report["model_failures"] == 0
-    assert set(report["stages"]) == {"archive", "merge", "fuse", "summarise", "distil", "budget", "decay"}
+    assert set(report["stages"]) == {"revise", "archive", "merge", "fuse", "summarise", "distil", "budget",
+                                      "decay"}
     human = run_cli("consolidate")
     assert human.returncode == 0 and "summarise" in human.stdout and "found" in human.stdout
     target = tmp_path / "out.jsonl"

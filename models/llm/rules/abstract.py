@@ -3,17 +3,22 @@
 User values (URLs, e-mail addresses, phone numbers, dates, times, numbers and amounts,
 and names of people, places and organisations written with capitals) become
 ``{slot_1}``, ``{slot_2}``…, the same value always the same slot, so what is shared
-keeps the method and none of the person's particulars.
+keeps the method and none of the person's particulars. A slot always replaces a whole
+value: a question or function word ("What", "The") is never one, a name keeps all its
+words, and a date or number is never cut ("May 2024", not "May 20" and "24"). Consolidation
+checks the result again (core/abstraction.py) before storing it.
 """
 
 from __future__ import annotations
 
 import re
 
+from veramem_desktop.core.abstraction import FUNCTION_WORDS
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.rules.text import split_sentences
 
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+          r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?")
 # In priority order: an earlier pattern's match is never cut by a later one.
 _VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("URL", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)]")),
@@ -24,8 +29,9 @@ _VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
             r"|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"
-            r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4})?"
-            r"|\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?"
+            r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"(?:,?\s+\d{4}\b)?"
+            r"|\b" + _MONTH + r"\s+\d{4}\b"
+            r"|\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+\d{4}\b)?"
         ),
     ),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)(?!\w)|\b\d{1,2}:\d{2}\b", re.IGNORECASE)),
@@ -70,7 +76,12 @@ def _value_spans(text: str) -> list[tuple[int, int, str]]:
                 continue  # a capital only because the sentence starts here
             start += len(first) + 1  # "Booked Hotel Adlon": the name starts at the second word
             value = rest.lstrip()
-        if value in _NOT_VALUES or not free(start, m.end()):
+        # a question or function word in front ("What", "The") is no part of a value
+        while value and value.split(" ", 1)[0].casefold() in FUNCTION_WORDS:
+            first, _, value = value.partition(" ")
+            start += len(first) + 1
+            value = value.lstrip()
+        if not value or value in _NOT_VALUES or not free(start, m.end()):
             continue
         taken.append((start, m.end(), "reference" if any(c.isdigit() for c in value) else "name"))
     return sorted(taken)
