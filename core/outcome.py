@@ -146,8 +146,8 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
     stamp = iso(moment)
     with store.atomic() as conn:
         row = conn.execute("SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
-                           "WHERE id = ?", (trace_id,)).fetchone()
-        if row is None:
+                           "WHERE id = ? AND kind != 'write'", (trace_id,)).fetchone()
+        if row is None:  # a write decision's record (core/decisions.py) takes no reward of its own
             raise NotFoundError(f"No trace {trace_id!r}; use the trace_id a search or answer returned.")
         user_id, returned, cited = row[0], json.loads(row[1] or "[]"), json.loads(row[2] or "[]")
         meta = json.loads(row[4] or "{}")
@@ -246,14 +246,14 @@ def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[s
         if trace:
             writes.setdefault(trace, []).append({"seq": seq, "op": op, "target": target, "details": info})
     sql = ("SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, abstained, "
-           "reward, rewarded_at, metadata FROM traces")
+           "reward, rewarded_at, metadata FROM traces WHERE kind != 'write'")  # write decisions: core/training.py
     params: list[Any] = []
     if user_id is not None:
-        sql += " WHERE user_id = ?"
+        sql += " AND user_id = ?"
         params.append(user_id)
     after = ("", "")
     while True:
-        page = store.query(sql + (" AND" if params else " WHERE") + " (created_at, id) > (?, ?) "
+        page = store.query(sql + " AND (created_at, id) > (?, ?) "
                            "ORDER BY created_at, id LIMIT 500", [*params, *after])
         if not page:
             return

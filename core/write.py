@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import index, items, ledger, rejections, write_context
+from . import decisions, index, items, ledger, rejections, write_context
 from .episodes import Episode
 from .errors import ModelError
 from .ids import parse_iso
@@ -152,10 +152,11 @@ class Writer:
                     final = self.resolve_dates(final, parse_iso(ep.event_time))
                 final = attributed(final, ep.role, ep.source_name)
             planned.append(_Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles))
+        recorder = decisions.Recorder(planned, episodes, context)  # keeps what was proposed, before the guards
         self._pair_delete_add(planned)
         for plan in planned:
             self._guard_duplicate(plan)
-        self._apply(planned, out)
+        self._apply(planned, out, recorder)
         return out
 
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
@@ -248,12 +249,12 @@ class Writer:
             plan.decision = Decision("NOOP", best.id, None, f"cosine {cos:.2f} > 0.95 with an existing memory")
 
     # ------------------------------------------------------------ apply
-    def _apply(self, planned: list[_Planned], out: WriteOutcome) -> None:
+    def _apply(self, planned: list[_Planned], out: WriteOutcome, recorder: decisions.Recorder | None = None) -> None:
         emb_name = self.embedder.name
         conflicts = self._batch_conflicts(planned)
         fresh: dict[int, MemoryItem] = {}
         with self.store.atomic() as conn:
-            for plan in planned:
+            for plan in (recorder.follow(planned, out) if recorder is not None else planned):
                 if plan.folded:
                     out.unchanged.append({"text": plan.text, "episode_id": plan.episode.id,
                                           "reason": "its retraction is part of an update in the same message"})
@@ -323,6 +324,8 @@ class Writer:
                         if entry["id"] == lower.id:
                             entry["reason"] = (f"kept separately: it contradicts the {higher.authority} memory "
                                                f"{higher.id} added with it; conflict recorded on both")
+            if recorder is not None:  # the decisions, for the training export (core/decisions.py)
+                recorder.write(conn)
 
     def _retire_restatements(self, conn: Connection, old: MemoryItem, new: MemoryItem, plan: _Planned,
                              out: WriteOutcome) -> None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .core import consolidate as consolidate_mod
 from .core import links as links_mod
 from .core import outcome as outcome_mod
+from .core import training as training_mod
+from .core.dates import parse_time
 from .core.errors import InvalidInputError
 from .facade_parts import FacadeParts
 
@@ -121,3 +123,48 @@ class OutcomeMixin(FacadeParts):
                 handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
                 written += 1
         return written
+
+    def training_records(self, *, kinds: Sequence[str] = ("write", "answer"), since: str | datetime | None = None,
+                         user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Write-decision and answer records, oldest first, in the schema of
+        ``docs/schema/training-export.schema.json`` (see ``export_training``)."""
+        return training_mod.records(self.store, kinds=_training_kinds(kinds), since=_since(since), user_id=user_id)
+
+    def export_training(self, path: str | Path, *, kinds: Sequence[str] = ("write", "answer"),
+                        since: str | datetime | None = None, user_id: str | None = None,
+                        overwrite: bool = False) -> dict[str, int]:
+        """Write the training records (write decisions with the texts each saw and the rewards that later
+        reached its memory; answers with their retrieved texts, citations and reward) as JSON lines.
+        Returns how many of each were written and how many were left out because something in them is
+        withheld or rejected. The file is PLAINTEXT, created readable by its owner only (mode 0600)."""
+        chosen, moment = _training_kinds(kinds), _since(since)
+        target = Path(path)
+        if target.is_dir():
+            raise InvalidInputError(f"{target} is a folder; give a file name such as training.jsonl.")
+        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
+        try:
+            fd = os.open(target, flags, 0o600)
+        except FileExistsError:
+            raise InvalidInputError(f"{target} exists; choose another name or allow overwriting.") from None
+        except OSError as exc:
+            raise InvalidInputError(f"Could not write {target}: {exc.strerror}.") from None
+        os.fchmod(fd, 0o600)  # also when an existing file was overwritten
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            counts = training_mod.write_jsonl(self.store, handle, kinds=chosen, since=moment, user_id=user_id)
+        return counts.to_dict()
+
+
+def _training_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    unknown = [k for k in kinds if k not in training_mod.KINDS]
+    if unknown or not kinds:
+        raise InvalidInputError(f"Unknown record kind {unknown[0] if unknown else ''!r}; use "
+                                f"{' or '.join(training_mod.KINDS)}.")
+    return tuple(dict.fromkeys(kinds))
+
+
+def _since(since: str | datetime | None) -> datetime | None:
+    if since is None or isinstance(since, datetime):
+        return since
+    return parse_time(since)

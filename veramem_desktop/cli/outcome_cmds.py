@@ -103,7 +103,8 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
 
 
 class _ExportGroup(click.Group):
-    """``export memories …`` and ``export traces …``; the older ``export PATH`` means traces."""
+    """``export memories …``, ``export traces …`` and ``export training …``; the older ``export PATH``
+    means traces."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
@@ -113,8 +114,9 @@ class _ExportGroup(click.Group):
 
 @click.group(name="export", cls=_ExportGroup, invoke_without_command=False, no_args_is_help=True)
 def export() -> None:
-    """Write your memories (`export memories PATH`) or the search and answer traces
-    (`export traces PATH`, also `export PATH`) to a PLAINTEXT file, created readable by you only.
+    """Write your memories (`export memories PATH`), the search and answer traces
+    (`export traces PATH`, also `export PATH`) or training records of write decisions and
+    answers (`export training PATH --kind --since`) to a PLAINTEXT file, created readable by you only.
     """
 
 
@@ -172,3 +174,48 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
     where = "stdout" if path == "-" else path
     click.echo(f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
                "keep it somewhere private and delete it when done.", err=True)
+
+
+@export.command(name="training")
+@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--kind", "kind", type=click.Choice(["write", "answer", "all"]), default="all", show_default=True,
+              help="write: the memory manager's ADD/UPDATE/DELETE/NOOP decisions; answer: questions, what was "
+                   "retrieved and cited, the answer and its reward.")
+@click.option("--since", help="Only records made at or after this time (a date or an ISO time).")
+@click.option("--user", "user_id", help="Only this user's records.")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@json_option
+@click.pass_context
+def export_training(ctx: click.Context, path: str, kind: str, since: str | None, user_id: str | None, force: bool,
+                    as_json: bool) -> None:
+    """Write training records as JSON lines, in the schema of docs/schema/training-export.schema.json.
+
+    A write record holds the new messages (and the earlier turns given as context), the
+    candidate memory, the neighbours offered with their texts, the operation proposed and
+    applied, the guard that changed it, the resulting memory and the rewards that later
+    reached it. An answer record holds the question, the retrieved items with their texts,
+    the cited ids, the answer and its reward. Nothing withheld, rejected or forgotten is
+    written. The file is PLAINTEXT (mode 0600); use "-" for stdout.
+    """
+    import json
+
+    kinds = ["write", "answer"] if kind == "all" else [kind]
+    mem = open_memory(ctx)
+    try:
+        if path == "-":
+            counts = {"write": 0, "answer": 0}
+            for record in mem.training_records(kinds=kinds, since=since, user_id=user_id):
+                click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+                counts[record["kind"]] += 1
+        else:
+            counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
+    finally:
+        mem.close()
+    where = "stdout" if path == "-" else path
+    if as_json and path != "-":
+        emit_json({"path": path, **counts})
+    held = f"; {counts['withheld']} left out (they hold withheld or rejected material)" if counts.get("withheld") else ""
+    click.echo(f"Exported {counts['write']} write decision(s) and {counts['answer']} answer(s) to {where}{held}. "
+               "This export is PLAINTEXT (unencrypted) because you asked for it"
+               + ("" if path == "-" else ", readable by you only (mode 0600)")
+               + "; keep it somewhere private and delete it when done.", err=True)
