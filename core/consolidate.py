@@ -24,8 +24,8 @@ differently from one where the model failed:
    links (core/memory_fusion.py).
 4. summarise — a session's memories in one scope become a ``summary`` memory: the
    model's summary, evidence = union of the sources' evidence, derivations to every
-   source (so forgetting any evidence reaches the summary). A session whose sources
-   changed gets a new version of its summary.
+   source (so forgetting any evidence reaches the summary). A session that gained a memory
+   gets a new version of its summary.
 5. distil — a trace rewarded ≥ ``experience_reward`` becomes an ``experience`` per scope of
    the memories it used, or reinforces the one that already answers the same question
    (core/experiences.py): the model abstracts the question and what helped into a reusable
@@ -331,7 +331,9 @@ class Consolidator:
             source_ids = sorted(s.id for s in sources)
             if len(sources) < cfg.min_session_items:
                 count.skip("too_small")
-            elif previous is not None and previous.metadata.get("sources") == source_ids:
+            elif previous is not None and set(source_ids) <= set(previous.metadata.get("sources", [])):
+                # it covers every memory the session holds now (the revise stage, which ran first, has
+                # already dealt with any of its sources that changed): nothing to write
                 count.skip("up_to_date")
             else:
                 texts = [s.text for s in sources]

@@ -233,7 +233,8 @@ class Linker:
                         continue
                     verdict = "extends"
                 if verdict == "subsumed" and AUTHORITY_RANK[item.authority] <= AUTHORITY_RANK[other.authority]:
-                    if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[other.authority]:
+                    if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[other.authority] and \
+                            not in_open_conflict(conn, item.id):
                         self._reinforce(conn, other, item, report)  # never lower-authority evidence on it
                     if send_cold(conn, item.id, device=self.device, reason="subsumed", by=other.id) is not None:
                         report.cold.append(item.id)

@@ -38,12 +38,15 @@ def _texts(mem: Memory, where: str) -> str:
 
 def test_a_summary_is_revised_when_a_source_is_superseded_and_the_old_one_is_not_served(mem: Memory) -> None:
     nurse, *_ = _session(mem)
+    one(mem, "I have a cat named Tom.", session_id="s1")
     summary = _summary(mem)
     assert mem.get(nurse).status == "active"  # a summary restates its sources; it does not hide them
     teacher = one(mem, "I work as a teacher now.", session_id="s2")
     assert mem.get(nurse).status == "superseded"  # the update reached the summarised fact
     report = mem.consolidate()
     [revised] = report.stages["revise"].ids
+    summarise = report.stages["summarise"]
+    assert summarise.written == 0 and summarise.skipped["up_to_date"] == 1  # revised once, not written twice
     assert mem.get(summary).status == "superseded" and mem.get(revised).supersedes == summary
     assert "teacher" in mem.get(revised).text and "nurse" not in mem.get(revised).text
     assert teacher in sources(mem, revised) and nurse not in sources(mem, revised)
