@@ -85,17 +85,22 @@ class Writer:
         self.resolve_dates = resolve_dates
 
     # ------------------------------------------------------------ plan
-    def derive(self, episodes: Sequence[Episode], *, context: Sequence[Episode] = ()) -> WriteOutcome:
+    def derive(self, episodes: Sequence[Episode], *, context: Sequence[Episode] = (),
+               candidates: Sequence[Candidate] | None = None) -> WriteOutcome:
+        """Derive memories from ``episodes``. ``candidates``: already extracted from them (the bulk
+        import extracts in calls of its own); no extraction call is made then."""
         out = WriteOutcome()
         if not episodes:
             return out
-        if not context:  # the session's earlier turns, so the model can resolve references (reference only)
-            context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
-        try:
-            candidates = self.llm.extract(to_messages(episodes), to_messages(context))
-        except ModelError as exc:
-            out.notices.append(f"extraction failed ({exc.message}); the episodes are stored and searchable")
-            return out
+        if candidates is None:
+            if not context:  # the session's earlier turns, so the model can resolve references (reference only)
+                context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
+            try:
+                candidates = self.llm.extract(to_messages(episodes), to_messages(context))
+            except ModelError as exc:
+                out.notices.append(f"extraction failed ({exc.message}); the episodes are stored and searchable")
+                return out
+        candidates = list(candidates)
         if len(candidates) > MAX_CANDIDATES:
             out.notices.append(f"only the first {MAX_CANDIDATES} of {len(candidates)} candidate memories were derived; "
                                "every episode is stored whole and searchable")

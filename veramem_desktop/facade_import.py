@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .bulk_extract import extract_in_batches
 from .core import episodes as episodes_mod
 from .core import limits, transfer
 from .core import links as links_mod
@@ -34,6 +35,7 @@ from .core.errors import InvalidInputError
 from .core.ids import iso
 from .core.importing import Problem, Record, open_source
 from .core.ingest import line_of, store_episodes
+from .core.llm import Candidate
 from .core.protocols import Embedder
 from .core.textproc import context_text
 from .core.write import WriteOutcome, Writer
@@ -239,7 +241,10 @@ class ImportMixin(FacadeParts):
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
                 stored += store_episodes(self.store, memo, inputs, scope, device=self.device_id)
-            outcome = _derive(writer, stored)
+            extracted = None if writer.llm.is_rule_based else extract_in_batches(writer.llm, self.store, stored)
+            outcome = _derive(writer, stored, None if extracted is None else extracted.candidates)
+            if extracted is not None:
+                outcome.notices[:0] = extracted.notices
             new_ids = [d["id"] for d in outcome.added + outcome.updated]
             if new_ids and self.config.organise.linking:
                 links_mod.enqueue(conn, new_ids)
@@ -325,19 +330,29 @@ def _checked(rec: Record) -> Record | Problem:
     return rec
 
 
-def _derive(writer: Writer, stored: Sequence[Episode]) -> WriteOutcome:
-    """Derive from the whole batch; should that fail unexpectedly, from each half in turn, down to
-    single messages, so a message that trips the extractor costs only its own memories (its episode
-    stays stored and searchable) and the rest of the batch is still derived together."""
+def _derive(writer: Writer, stored: Sequence[Episode], candidates: Sequence[Candidate] | None = None) -> WriteOutcome:
+    """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
+    fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
+    write path costs only its own memories (its episode stays stored and searchable) and the rest of the
+    batch is still derived together."""
     try:
-        return writer.derive(stored)
+        return writer.derive(stored, candidates=candidates)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
         if len(stored) == 1:
             return WriteOutcome(notices=[f"no memories were derived from episode {stored[0].id} "
                                          f"({type(exc).__name__}); it is stored and searchable"])
     merged = WriteOutcome()
     half = len(stored) // 2
-    for part in (_derive(writer, stored[:half]), _derive(writer, stored[half:])):
+    for part in (_derive(writer, stored[:half], _citing(candidates, stored[:half])),
+                 _derive(writer, stored[half:], _citing(candidates, stored[half:]))):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))
     return merged
+
+
+def _citing(candidates: Sequence[Candidate] | None, episodes: Sequence[Episode]) -> list[Candidate] | None:
+    """The candidates that cite one of ``episodes`` (None stays None: extract them again)."""
+    if candidates is None:
+        return None
+    ids = {e.id for e in episodes}
+    return [c for c in candidates if c.message_id in ids]

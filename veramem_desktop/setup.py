@@ -52,7 +52,6 @@ def detect_and_record(mem: Memory) -> str:
 
 def make_llm(config: Config) -> LLM:
     """The backend to use in this process. With no model reachable, the rule-based one."""
-    from .models.llm.detect import choose_backend
     from .models.llm.rule_based import RuleBasedLLM
 
     settings = llm_settings(config)
@@ -60,4 +59,6 @@ def make_llm(config: Config) -> LLM:
         return RuleBasedLLM()
     if settings.backend == "auto" and config.llm.detected.startswith("rule-based"):
         return RuleBasedLLM()
+    from .models.llm.detect import choose_backend  # imports the model clients: only when one may be used
+
     return choose_backend(settings)

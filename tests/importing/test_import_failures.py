@@ -11,6 +11,7 @@ from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
+from veramem_desktop.bulk_extract import PER_CALL
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
@@ -105,6 +106,6 @@ def test_with_a_model_each_extraction_call_gets_a_small_batch(isolated_home: Pat
         path = write_json(tmp_path / "chat.json", [{"role": "user", "content": f"Fact number {i} is true."}
                                                    for i in range(40)])
         assert mem.import_history(path).stored == 40
-        assert model.calls == [16, 16, 8]
+        assert model.calls == [PER_CALL] * (40 // PER_CALL)  # 16 messages per transaction, 8 per call
     finally:
         mem.close()
