@@ -187,12 +187,14 @@ def _restorable(conn: Connection, memories: set[str]) -> list[str]:
 
 
 def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
-    wanted = set(ids)
-    found = set()
-    for tid, returned, cited in conn.execute("SELECT id, returned_ids, cited_ids FROM traces").fetchall():
-        if wanted & set(json.loads(returned or "[]")) or wanted & set(json.loads(cited or "[]")):
-            found.add(tid)
-    return found
+    """Traces (search, answer, write decisions) naming any of ``ids``; matched in SQL, which reads
+    a store with many traces several times faster than parsing each list in Python."""
+    if not ids:
+        return set()
+    wanted = json.dumps(sorted(set(ids)))
+    return _ids(conn, "SELECT id FROM traces WHERE EXISTS (SELECT 1 FROM json_each(traces.returned_ids) WHERE value "
+                      "IN (SELECT value FROM json_each(:w))) OR EXISTS (SELECT 1 FROM json_each(traces.cited_ids) "
+                      "WHERE value IN (SELECT value FROM json_each(:w)))", {"w": wanted})
 
 
 def forget(store: Store, target: str, *, device: str, reason: str | None = None,

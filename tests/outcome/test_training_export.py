@@ -163,3 +163,16 @@ def test_export_training_from_the_command_line_filters_and_says_it_is_plaintext(
     assert piped.returncode == 0 and [json.loads(x)["kind"] for x in piped.stdout.splitlines()] == ["answer"]
     future = run_cli("export", "training", "-", "--since", "2999-01-01")
     assert future.returncode == 0 and future.stdout == ""
+
+
+def test_forgetting_a_message_or_a_user_erases_the_decision_records_that_name_them(
+        mem: Memory, tmp_path: Path) -> None:
+    first = mem.add("My locker number is 318.")
+    mem.add("I like oolong tea.", user_id="bob")
+    mem.add("I like rooibos tea.", user_id="carol")
+    assert mem.forget_preview(first.episodes[0].id).traces == 1
+    mem.forget(first.episodes[0].id)
+    assert [r["user_id"] for r in export(mem, tmp_path, "a.jsonl")] == ["bob", "carol"]
+    mem.forget("user:bob")
+    assert [r["user_id"] for r in export(mem, tmp_path, "b.jsonl")] == ["carol"]
+    assert not any("318" in str(row) for row in mem.store.query("SELECT query, metadata FROM traces"))

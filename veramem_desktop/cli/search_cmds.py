@@ -167,7 +167,7 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
                    + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""), file=out)
         say(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
         if plan.traces:
-            say(f"  {plan.traces} search/answer trace(s) that returned it", file=out)
+            say(f"  {plan.traces} trace(s) that named it (searches, answers, write decisions)", file=out)
         if plan.grants or plan.rejected_values:
             say(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
         for mid in plan.memories[:10]:
