@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,6 +170,89 @@ def append(
         (f"{seq}:{digest}",),
     )
     return LedgerEntry(**{**entry.__dict__, "hash": digest})
+
+
+class Appender:
+    """Appends a run of entries inside one write transaction, for bulk work (sync apply).
+
+    The chain is the one :func:`append` writes, entry for entry: the head is read once, the
+    entries are kept here and inserted with one ``executemany`` by :meth:`flush`, and
+    ``meta.ledger_head`` is written once per flush. Per-item secrets are read for many
+    items at once (:meth:`prefetch_secrets`) and new ones are inserted at flush too.
+
+    Flush before anything else in the transaction reads or appends to the ledger, and
+    before the transaction commits; the caller owns that (nothing flushes on its own).
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        last = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+        self.seq, self.head = (0, GENESIS_HASH) if last is None else (int(last[0]), str(last[1]))
+        self._rows: list[tuple[Any, ...]] = []
+        self._secrets: dict[str, bytes] = {}
+        self._absent: set[str] = set()  # read and found without a secret
+        self._new_secrets: list[tuple[str, bytes]] = []
+
+    def prefetch_secrets(self, item_ids: Iterable[str]) -> None:
+        """Read the secrets of many items at once (those without one get theirs on first use)."""
+        wanted = sorted({i for i in item_ids if i not in self._secrets})
+        self._absent.update(wanted)
+        for chunk in range(0, len(wanted), 500):
+            part = wanted[chunk : chunk + 500]
+            for item_id, secret in self.conn.execute(
+                    f"SELECT item_id, secret FROM item_secrets WHERE item_id IN ({','.join('?' * len(part))})", part):
+                self._secrets[str(item_id)] = bytes(secret)
+                self._absent.discard(str(item_id))
+
+    def secret(self, item_id: str) -> bytes:
+        """The item's secret, created on first use (inserted at :meth:`flush`)."""
+        found = self._secrets.get(item_id)
+        if found is None:
+            row = None if item_id in self._absent else self.conn.execute(
+                "SELECT secret FROM item_secrets WHERE item_id = ?", (item_id,)).fetchone()
+            if row is not None:
+                found = bytes(row[0])
+            else:
+                found = os.urandom(32)
+                self._new_secrets.append((item_id, found))
+            self._secrets[item_id] = found
+        return found
+
+    def commit_to(self, item_id: str, content: Any) -> str:
+        return commitment(self.secret(item_id), content)
+
+    def append(self, *, op: str, target_kind: str, target_id: str, commitment_hex: str, device: str,
+               details: dict[str, Any] | None = None, ts: str | None = None) -> LedgerEntry:
+        """As :func:`append` (the actor rules included), kept until :meth:`flush`."""
+        details = dict(details or {})
+        if "actor" not in details:
+            acting = getattr(self.conn, "acting", None)
+            who = acting.current() if acting is not None else None
+            if who is not None:
+                details["actor"] = who.record()
+        entry = LedgerEntry(seq=self.seq + 1, ts=ts or now_iso(), device=device, op=op, target_kind=target_kind,
+                            target_id=target_id, commitment=commitment_hex, details=details, prev_hash=self.head,
+                            hash="")
+        digest = chain_hash(self.head, entry.body())
+        self._rows.append((entry.seq, entry.ts, device, op, target_kind, target_id, commitment_hex,
+                           json.dumps(details, sort_keys=True), self.head, digest))
+        self.seq, self.head = entry.seq, digest
+        return LedgerEntry(**{**entry.__dict__, "hash": digest})
+
+    def flush(self) -> None:
+        if self._new_secrets:
+            self.conn.executemany("INSERT INTO item_secrets(item_id, secret) VALUES (?, ?)", self._new_secrets)
+            self._new_secrets.clear()
+        if not self._rows:
+            return
+        self.conn.executemany(
+            "INSERT INTO ledger(seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)", self._rows)
+        self._rows.clear()
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (f"{self.seq}:{self.head}",),
+        )
 
 
 def _row_to_entry(row: Any) -> LedgerEntry:

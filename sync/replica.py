@@ -25,18 +25,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from veramem_desktop.core import forget as forget_mod
-from veramem_desktop.core import ledger, rejections
+from veramem_desktop.core import ledger
 from veramem_desktop.core.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.items import content_of, row_to_item
+from veramem_desktop.core.items import MemoryItem, content_of, row_to_item
 from veramem_desktop.core.store import Connection, Store
 from veramem_desktop.sync import heads, registry, rows
+from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.envelope import make_event
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
@@ -111,6 +112,7 @@ def export_events(conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BA
     out = Exported([], set(), entries[-1].seq, [])
     for entry in entries:
         stamp = clock.tick()
+        at = clock.value  # the clock of this event (making the payload may tick it further)
         payload: dict[str, Any] = {"entry": entry.to_dict()}
         if entry.op == "forget":
             _note_forget(conn, entry.target_id, entry.target_kind, me, stamp, out)
@@ -119,7 +121,7 @@ def export_events(conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BA
             if data is not None:
                 payload["data"] = data
                 out.targets |= _ids_in(data) | {entry.target_id}
-        out.events.append(make_event(me, entry.seq, HLC.parse(stamp), entry.op, payload))
+        out.events.append(make_event(me, entry.seq, at, entry.op, payload))
     clock.save()
     registry.set_meta(conn, registry.META_EXPORTED, str(out.last_seq))
     return out
@@ -192,25 +194,35 @@ def _ids_in(data: dict[str, Any]) -> set[str]:
 
 def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]],
                  now_ms: int) -> Applied:
-    """Apply one opened batch of ``sender`` (inside the caller's transaction)."""
+    """Apply one opened batch of ``sender`` (inside the caller's transaction).
+
+    What the events name is read up front in a few queries (sync/batch_rows.py); the events
+    then apply in order, each with the same guards as ever. When the sender's chain breaks
+    part-way, what applied before the break is written (and kept by the caller's commit)."""
     clock = Clock(conn, me, now_ms)
     result = Applied()
     chain = conn.execute("SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)).fetchone()
     head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
-    for event in events:
-        entry = _check_entry(event, sender, head_seq, head_hash)
-        head_seq, head_hash = entry.seq, entry.hash
-        try:
-            clock.receive(HLC.parse(event["hlc"]))
-        except ClockError as exc:
-            raise SyncRejected(RejectReason.MALFORMED, exc.message) from None
-        data = event["payload"].get("data")
-        result.events += 1
-        if entry.op == "forget":
-            _apply_tombstone(conn, entry, sender, event["hlc"], result)
-        elif isinstance(data, dict) and ORIGIN not in entry.details and _apply_data(
-                conn, entry, data, sender, me, ledger_device, clock, result):
-            result.changed += 1
+    batch = BatchRows(conn, events)
+    try:
+        for event in events:
+            entry = _check_entry(event, sender, head_seq, head_hash)
+            head_seq, head_hash = entry.seq, entry.hash
+            try:
+                clock.receive(HLC.parse(event["hlc"]))
+            except ClockError as exc:
+                raise SyncRejected(RejectReason.MALFORMED, exc.message) from None
+            data = event["payload"].get("data")
+            result.events += 1
+            if entry.op == "forget":
+                _apply_tombstone(batch, entry, sender, event["hlc"], result)
+            elif isinstance(data, dict) and ORIGIN not in entry.details and _apply_data(
+                    batch, entry, data, sender, me, ledger_device, clock, result):
+                result.changed += 1
+    except ChainProblem:
+        batch.finish()
+        raise
+    batch.finish()
     conn.execute("INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?,?,?,NULL) ON CONFLICT(device_id) "
                  "DO UPDATE SET seq = excluded.seq, hash = excluded.hash, problem = NULL", (sender, head_seq, head_hash))
     if events:  # a ledger head the sender signs later is judged against this (sync/heads.py)
@@ -253,48 +265,46 @@ def _tombstoned(conn: Connection, ids: Sequence[str | None]) -> set[str]:
                                        wanted).fetchall()}
 
 
-def _apply_tombstone(conn: Connection, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied) -> None:
-    conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) VALUES (?,?,?,?,?)",
-                 (entry.target_id, entry.target_kind, sender, stamp, now_iso()))
-    mark_dirty(conn, [entry.target_id])
-    rows.forget_state(conn, entry.target_id)
+def _apply_tombstone(batch: BatchRows, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied) -> None:
+    batch.add_tombstone(entry.target_id, entry.target_kind, sender, stamp, now_iso())
+    mark_dirty(batch.conn, [entry.target_id])
+    batch.forget_state(entry.target_id)
     result.tombstones.append(entry.target_id)
 
 
-def _record(conn: Connection, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str,
+def _record(batch: BatchRows, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str,
             content: Any) -> None:
     first = entry.actor  # who acted on the sending device: kept, with the channel it came through here
     actor = {**first, "channel": "sync", "origin_channel": first.get("channel")} if first else None
-    ledger.append(conn, op=entry.op, target_kind=kind, target_id=entry.target_id,
-                  commitment_hex=ledger.commit_to(conn, entry.target_id, content), device=ledger_device,
-                  details={ORIGIN: sender, "origin_seq": entry.seq, **({"actor": actor} if actor else {})})
+    batch.record(op=entry.op, kind=kind, target=entry.target_id, content=content, device=ledger_device,
+                 details={ORIGIN: sender, "origin_seq": entry.seq, **({"actor": actor} if actor else {})})
 
 
-def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, me: str,
+def _apply_data(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, me: str,
                 ledger_device: str, clock: Clock, result: Applied) -> bool:
     try:
         if "memory" in data:
-            changed = _apply_memory(conn, data, me, clock)
-            _record_shipped_episodes(conn, entry, data, sender, ledger_device)
+            changed = _apply_memory(batch, data, me, clock)
+            _record_shipped_episodes(batch, entry, data, sender, ledger_device)
             if changed:
-                row = rows.memory_row(conn, data["memory"]["id"])
+                row = batch.memory(data["memory"]["id"])
                 assert row is not None
-                _record(conn, entry, sender, ledger_device, "memory", content_of(row_to_item(list(row.values()))))
+                _record(batch, entry, sender, ledger_device, "memory", _content(row))
             return changed
         if "episode" in data:
-            changed = _apply_episode(conn, data)
+            changed = _apply_episode(batch, data)
             if changed:
-                _record(conn, entry, sender, ledger_device, "episode",
+                _record(batch, entry, sender, ledger_device, "episode",
                         {"sha256": data["episode"]["sha256"], "role": data["episode"]["role"]})
             return changed
         if "grant" in data:
-            changed = _apply_grant(conn, data, clock)
+            changed = _apply_grant(batch, data, clock)
             if changed:
                 g = data["grant"]
-                _record(conn, entry, sender, ledger_device, "grant", [g["kind"], g["subject"], g["object"]])
+                _record(batch, entry, sender, ledger_device, "grant", [g["kind"], g["subject"], g["object"]])
             return changed
         if "device" in data:
-            return _apply_device(conn, entry, data, sender, ledger_device, result)
+            return _apply_device(batch, entry, data, sender, ledger_device, result)
     except (KeyError, TypeError, ValueError) as exc:
         raise SyncRejected(RejectReason.MALFORMED,
                            f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).") \
@@ -302,106 +312,107 @@ def _apply_data(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any
     return False
 
 
-def _record_shipped_episodes(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
+def _content(row: dict[str, Any]) -> dict[str, Any]:
+    """What a memory's ledger commitment covers (``items.content_of``), from its row."""
+    return content_of(MemoryItem(id=row["id"], kind=row["kind"], text=row["text"], authority=row["authority"],
+                                 status=row["status"], trust=row["trust"], value=row["value"]))
+
+
+def _record_shipped_episodes(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
                              ledger_device: str) -> None:
     """Give each episode that arrived along with a memory (before its own event) its ledger entry here,
     so ``verify`` can bind it to the chain like every other episode."""
     for ep in data.get("episodes", []):
         row = ep["episode"]
-        here = conn.execute("SELECT sha256, role FROM episodes WHERE id = ?", (row["id"],)).fetchone()
-        if here is None or conn.execute("SELECT 1 FROM ledger WHERE target_id = ? AND target_kind = 'episode' "
-                                        "AND op != 'forget' LIMIT 1", (row["id"],)).fetchone() is not None:
+        here = batch.episode(row["id"])
+        if here is None or batch.episode_in_ledger(row["id"]):
             continue
-        ledger.append(conn, op="episode.add", target_kind="episode", target_id=row["id"],
-                      commitment_hex=ledger.commit_to(conn, row["id"], {"sha256": here[0], "role": here[1]}),
-                      device=ledger_device, details={ORIGIN: sender, "origin_seq": entry.seq, "with": entry.target_id})
+        batch.record(op="episode.add", kind="episode", target=row["id"], content={"sha256": here[0], "role": here[1]},
+                     device=ledger_device, details={ORIGIN: sender, "origin_seq": entry.seq, "with": entry.target_id})
 
 
-def _apply_episode(conn: Connection, data: dict[str, Any]) -> bool:
+def _apply_episode(batch: BatchRows, data: dict[str, Any]) -> bool:
     row = data["episode"]
-    if _tombstoned(conn, [row["id"]]):
+    if batch.tombstoned([row["id"]]):
         return False  # forgotten: never brought back
-    return rows.insert_episode(conn, row, data.get("vectors", []))
+    return batch.insert_episode(row, data.get("vectors", []))
 
 
-def _doomed(conn: Connection, data: dict[str, Any]) -> bool:
+def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[str, Any]) -> bool:
     """True when a memory must not (re)appear: it, its lineage, its sources or all its evidence were forgotten."""
     row = data["memory"]
-    if _tombstoned(conn, [row["id"], row["root_id"], *data.get("derived_from", [])]):
+    if tombstoned([row["id"], row["root_id"], *data.get("derived_from", [])]):
         return True
     evidence = data.get("evidence", [])
-    gone = _tombstoned(conn, [e["episode_id"] for e in evidence])
+    gone = tombstoned([e["episode_id"] for e in evidence])
     left = [e for e in evidence if e["episode_id"] not in gone]
     return bool(evidence) and (not left or (bool(gone) and row["kind"] in ("summary", "experience")))
 
 
-def _apply_memory(conn: Connection, data: dict[str, Any], me: str, clock: Clock) -> bool:
+def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock) -> bool:
     row = dict(data["memory"])
     memory_id = row["id"]
-    if _doomed(conn, data):
+    if _doomed(batch.tombstoned, data):
         return False
     for ep in data.get("episodes", []):
-        if not _tombstoned(conn, [ep["episode"]["id"]]):
-            rows.insert_episode(conn, ep["episode"], ep.get("vectors", []))
-    gone = _tombstoned(conn, [e["episode_id"] for e in data.get("evidence", [])])
+        if not batch.tombstoned([ep["episode"]["id"]]):
+            batch.insert_episode(ep["episode"], ep.get("vectors", []))
+    gone = batch.tombstoned([e["episode_id"] for e in data.get("evidence", [])])
     evidence = [e for e in data.get("evidence", []) if e["episode_id"] not in gone]
-    current = rows.memory_row(conn, memory_id)
+    current = batch.memory(memory_id)
     inserted = current is None
     if current is None:
-        if row["supersedes"] and _tombstoned(conn, [row["supersedes"]]):
+        if row["supersedes"] and batch.tombstoned([row["supersedes"]]):
             row["supersedes"] = None
         for name in rows.COUNTERS:  # the sum of shares is set below
             row[name] = 0
-        rows.insert_memory(conn, row, data.get("vectors", []))
-        rows.adopt_state(conn, memory_id, data.get("fields", {}), rows.MEMORY_LWW)
-        current = rows.memory_row(conn, memory_id)
-        assert current is not None
-    before = len(rows.evidence_rows(conn, memory_id))
-    rows.add_evidence(conn, memory_id, evidence)
-    for source in data.get("derived_from", []):
-        conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (memory_id, source))
-    changed = rows.merge_fields(conn, "memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW,
-                                clock.tick)
+        current = batch.insert_memory(row, data.get("vectors", []))
+        batch.adopt_state(memory_id, data.get("fields", {}), rows.MEMORY_LWW)
+    added = batch.add_evidence(memory_id, evidence)
+    batch.add_derivations(memory_id, list(data.get("derived_from", [])))
+    changed = batch.merge_fields("memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW,
+                                 clock.tick)
     counters_before = [current[c] for c in rows.COUNTERS]
-    current = rows.memory_row(conn, memory_id)
+    current = batch.memory(memory_id)
     assert current is not None
-    rows.merge_counters(conn, memory_id, me, current, data.get("counters", {}), clock.tick)
-    after = rows.memory_row(conn, memory_id)
+    batch.merge_counters(memory_id, me, current, data.get("counters", {}), clock.tick)
+    after = batch.memory(memory_id)
     assert after is not None
     counters_changed = counters_before != [after[c] for c in rows.COUNTERS]
-    _record_rejection(conn, row, after)
-    return inserted or changed or counters_changed or len(rows.evidence_rows(conn, memory_id)) != before
+    _record_rejection(batch, row, after)
+    return inserted or changed or counters_changed or added > 0
 
 
-def _record_rejection(conn: Connection, remote: dict[str, Any], local: dict[str, Any]) -> None:
+def _record_rejection(batch: BatchRows, remote: dict[str, Any], local: dict[str, Any]) -> None:
     """A memory rejected on any device is recorded as rejected here too (keys computed locally), even when a
     later change elsewhere won its trust field: a rejection is a person's word and is never undone."""
     if "rejected" not in (remote["trust"], local["trust"]):
         return
-    if _tombstoned(conn, [forget_mod.rejection_target(local["id"])]):
+    if batch.tombstoned([forget_mod.rejection_target(local["id"])]):
         return  # the user who rejected it was forgotten
-    rejections.record(conn, row_to_item(list(local.values())))
+    batch.record_rejection(row_to_item(list(local.values())))
 
 
-def _apply_grant(conn: Connection, data: dict[str, Any], clock: Clock) -> bool:
+def _apply_grant(batch: BatchRows, data: dict[str, Any], clock: Clock) -> bool:
     grant = data["grant"]
-    if _tombstoned(conn, [grant["id"]]):
+    if batch.tombstoned([grant["id"]]):
         return False
+    conn = batch.conn
     current = rows.grant_row(conn, grant["id"])
     inserted = current is None
     if current is None:
         conn.execute(f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
                      [grant[f] for f in rows.GRANT_FIELDS])
-        rows.adopt_state(conn, grant["id"], data.get("fields", {}), rows.GRANT_LWW)
+        batch.adopt_state(grant["id"], data.get("fields", {}), rows.GRANT_LWW)
         current = rows.grant_row(conn, grant["id"])
         assert current is not None
-    changed = rows.merge_fields(conn, "grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW,
-                                clock.tick)
+    changed = batch.merge_fields("grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW, clock.tick)
     return inserted or changed
 
 
-def _apply_device(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
+def _apply_device(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
                   ledger_device: str, result: Applied) -> bool:
+    conn = batch.conn
     device = DevicePublic.from_json(data["device"])
     if device.device_id != entry.target_id:
         raise SyncRejected(RejectReason.MALFORMED, f"A device event of {sender} names two different devices.")
@@ -418,7 +429,7 @@ def _apply_device(conn: Connection, entry: ledger.LedgerEntry, data: dict[str, A
             result.removed.append(device.device_id)
     if changed:
         result.devices_changed = True
-        _record(conn, entry, sender, ledger_device, "device", device.to_json())
+        _record(batch, entry, sender, ledger_device, "device", device.to_json())
     return changed
 
 
@@ -479,13 +490,16 @@ def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: 
 def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events without any payload of a forgotten row (the ledger entries stay: chains verify)."""
     out = []
+    def tombstoned(ids: Sequence[str | None]) -> set[str]:
+        return _tombstoned(conn, ids)
+
     for event in events:
         payload = dict(event["payload"])
         data = payload.get("data")
         if isinstance(data, dict):
             target = payload["entry"]["target"]
             if _tombstoned(conn, [target, *data.get("derived_from", [])]) or (
-                    "memory" in data and _doomed(conn, data)):
+                    "memory" in data and _doomed(tombstoned, data)):
                 payload.pop("data")
             else:
                 gone = _tombstoned(conn, sorted(_ids_in(data)))

@@ -54,6 +54,8 @@ log = logging.getLogger(__name__)
 WAITING = frozenset({RejectReason.TRUNCATED, RejectReason.GAP, RejectReason.UNKNOWN_EPOCH,
                      RejectReason.UNKNOWN_DEVICE})
 DEFAULT_SCAN_S = 30.0
+#: batches reserved (sealed into the outbox) per export transaction
+EXPORT_BATCHES_PER_COMMIT = 20
 
 
 def wall_ms() -> int:
@@ -211,40 +213,50 @@ class SyncService:
         me = identity.device_id
         rotate = False
         self._flush_outbox(identity, folder)
-        while True:
+        more = True
+        while more:
+            # Up to EXPORT_BATCHES_PER_COMMIT batches are reserved in one transaction, then written.
             with self.store.atomic() as conn:
-                exported = replica.export_events(conn, me, self.now_ms())
-                if exported is None:
-                    break
-                key = registry.current_key(conn)
-                batch_seq = int(registry.get_meta(conn, registry.META_NEXT_BATCH) or 1)
-                sealed = seal_batch(identity, key, batch_seq, exported.events)
-                conn.execute("INSERT INTO sync_outbox(batch_seq, epoch, key_id, first_seq, last_seq, sealed) "
-                             "VALUES (?,?,?,?,?,?)", (batch_seq, key.epoch, key.key_id.hex(),
-                                                      exported.events[0]["seq"], exported.last_seq, sealed))
-                conn.executemany("INSERT OR IGNORE INTO sync_outbox_targets(target_id, batch_seq) VALUES (?, ?)",
-                                 [(t, batch_seq) for t in sorted(exported.targets)])
-                registry.set_meta(conn, registry.META_NEXT_BATCH, str(batch_seq + 1))
-            rotate |= bool(exported.local_forgets)
-            report.exported_events += len(exported.events)
-            report.exported_batches += 1
+                for _ in range(EXPORT_BATCHES_PER_COMMIT):
+                    exported = replica.export_events(conn, me, self.now_ms())
+                    if exported is None:
+                        more = False
+                        break
+                    key = registry.current_key(conn)
+                    batch_seq = int(registry.get_meta(conn, registry.META_NEXT_BATCH) or 1)
+                    sealed = seal_batch(identity, key, batch_seq, exported.events)
+                    conn.execute("INSERT INTO sync_outbox(batch_seq, epoch, key_id, first_seq, last_seq, sealed) "
+                                 "VALUES (?,?,?,?,?,?)", (batch_seq, key.epoch, key.key_id.hex(),
+                                                          exported.events[0]["seq"], exported.last_seq, sealed))
+                    conn.executemany("INSERT OR IGNORE INTO sync_outbox_targets(target_id, batch_seq) VALUES (?, ?)",
+                                     [(t, batch_seq) for t in sorted(exported.targets)])
+                    registry.set_meta(conn, registry.META_NEXT_BATCH, str(batch_seq + 1))
+                    rotate |= bool(exported.local_forgets)
+                    report.exported_events += len(exported.events)
+                    report.exported_batches += 1
             self._flush_outbox(identity, folder)
         return rotate
 
     def _flush_outbox(self, identity: DeviceIdentity, folder: Path) -> None:
         """Write the files of reserved batches (again, after a crash); a file already there is kept
-        if it holds the same bytes and replaced if something else was put under our name."""
-        for batch_seq, epoch, sealed in self.store.query(
-                "SELECT batch_seq, epoch, sealed FROM sync_outbox WHERE sealed IS NOT NULL ORDER BY batch_seq"):
-            data = bytes(sealed)
-            path = batchfile.batch_path(folder, identity.device_id, int(epoch), int(batch_seq))
-            try:
-                batchfile.write_batch(folder, identity.device_id, int(epoch), int(batch_seq), data)
-            except SyncError:
-                if not path.exists() or batchfile.read_batch(path) != data:
-                    batchfile.atomic_write(path, data)
-            with self.store.atomic() as conn:
-                conn.execute("UPDATE sync_outbox SET sealed = NULL WHERE batch_seq = ?", (batch_seq,))
+        if it holds the same bytes and replaced if something else was put under our name. Once
+        the files are on disk, one transaction marks them all written."""
+        written: list[tuple[int]] = []
+        try:
+            for batch_seq, epoch, sealed in self.store.query(
+                    "SELECT batch_seq, epoch, sealed FROM sync_outbox WHERE sealed IS NOT NULL ORDER BY batch_seq"):
+                data = bytes(sealed)
+                path = batchfile.batch_path(folder, identity.device_id, int(epoch), int(batch_seq))
+                try:
+                    batchfile.write_batch(folder, identity.device_id, int(epoch), int(batch_seq), data)
+                except SyncError:
+                    if not path.exists() or batchfile.read_batch(path) != data:
+                        batchfile.atomic_write(path, data)
+                written.append((int(batch_seq),))
+        finally:
+            if written:
+                with self.store.atomic() as conn:
+                    conn.executemany("UPDATE sync_outbox SET sealed = NULL WHERE batch_seq = ?", written)
 
     # ----------------------------------------------------------------- import
     def _import(self, identity: DeviceIdentity, folder: Path, report: RunReport) -> list[str]:
