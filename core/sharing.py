@@ -12,7 +12,7 @@ import logging
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import index, items
+from . import abstraction, index, items
 from .action_gate import may_act, memory_state
 from .errors import ModelError
 from .items import MemoryItem
@@ -119,6 +119,8 @@ class Sharer:
             abstract = self.llm.abstract_experience(item.text)
         except ModelError as exc:
             return f"abstraction failed ({exc.message})"
+        if abstraction.problems(abstract, item.text):  # the reason names no value: it is logged
+            return "abstraction refused: a placeholder does not replace a whole name, number or date"
         sources = {r[0] for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
         private = [m.text for m in mine if m.id != item.id and m.id not in sources]
         refused = gate(abstract, private, scanner=scanner, source=item.text)

@@ -130,3 +130,35 @@ def test_the_abstraction_check_names_each_kind_of_garbling() -> None:
         "{slot_2} replaced part of the name Lisbon General"]
     assert problems("Inputs: {slot 1}", source) == ["a malformed placeholder '{slot 1}'"]
     assert problems("User works as a nurse at {slot_1}. User moved in {slot_2}.", source) == []
+
+
+class GarblesWhenSharing(RuleBasedLLM):
+    """Sound abstractions while consolidating; garbled ones once ``garble`` is set (for sharing)."""
+
+    garble = False
+
+    def abstract_experience(self, text: str) -> str:
+        if self.garble:
+            return GarblingLLM().abstract_experience(text)
+        return super().abstract_experience(text)
+
+
+def test_sharing_refuses_a_garbled_abstraction_and_keeps_the_experience_local(isolated_home: Path) -> None:
+    llm = GarblesWhenSharing()
+    mem = open_memory(isolated_home, llm=llm)
+    try:
+        facts = _facts(mem)
+        rate(mem, QUESTIONS[0], facts[:2])
+        [exp_id] = mem.consolidate().stages["distil"].ids
+        mem.mark_shareable(exp_id)
+        llm.garble = True
+        report = mem.share_experiences(only=[exp_id])
+        assert report.shared == [] and report.merged == []
+        assert report.refused == [{"id": exp_id, "reason": "abstraction refused: a placeholder does not replace a "
+                                                           "whole name, number or date"}]
+        assert rows(mem, "source = 'shared'") == []
+        llm.garble = False
+        sound = mem.share_experiences(only=[exp_id])  # a sound abstraction passes this check (the gate may still refuse)
+        assert not [r for r in sound.refused if r["reason"].startswith("abstraction refused")]
+    finally:
+        mem.close()
