@@ -11,19 +11,36 @@ review queue and make the other side look settled).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from .store import Connection
 
-#: the statuses in which a side of a conflict still stands (cold storage included: archiving is not settling)
-LIVE = ("active", "archived")
+#: memories that record a conflict and still stand (cold storage included: archiving is not settling),
+#: with their recorded partners (json)
+_RECORDS = ("SELECT id, json_extract(metadata, '$.conflicts_with') FROM memory_items "
+            "WHERE metadata LIKE '%conflicts_with%' AND status IN ('active', 'archived') AND trust != 'rejected'")
 
-_PAIRS = (
-    "SELECT m.id, p.id FROM memory_items m JOIN json_each(m.metadata, '$.conflicts_with') j "
-    "JOIN memory_items p ON p.id = j.value "
-    "WHERE m.metadata LIKE '%conflicts_with%' AND m.status IN ('active', 'archived') AND m.trust != 'rejected' "
-    "AND p.status IN ('active', 'archived') AND p.trust != 'rejected'"
-)
+
+def _pairs(conn: Connection, where: str = "", params: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(memory, partner) for each recorded conflict whose two sides both still stand."""
+    recorded: list[tuple[str, str]] = []
+    for mid, partners in conn.execute(_RECORDS + where, params).fetchall():
+        try:
+            found = json.loads(partners) if partners else []
+        except ValueError:
+            continue
+        recorded += [(mid, p) for p in found if isinstance(p, str)]
+    if not recorded:
+        return []
+    wanted = sorted({p for _, p in recorded})
+    live: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        live |= {r[0] for r in conn.execute(
+            f"SELECT id FROM memory_items WHERE id IN ({','.join('?' * len(chunk))}) "
+            "AND status IN ('active', 'archived') AND trust != 'rejected'", chunk).fetchall()}
+    return [(m, p) for m, p in recorded if p in live]
 
 
 def open_conflicts(conn: Connection, ids: Iterable[str] | None = None) -> set[str]:
@@ -33,7 +50,7 @@ def open_conflicts(conn: Connection, ids: Iterable[str] | None = None) -> set[st
     if wanted is not None and not wanted:
         return set()
     found: set[str] = set()
-    for a, b in conn.execute(_PAIRS).fetchall():
+    for a, b in _pairs(conn):
         found.add(a)
         found.add(b)
     return found if wanted is None else found & wanted
@@ -42,4 +59,4 @@ def open_conflicts(conn: Connection, ids: Iterable[str] | None = None) -> set[st
 def in_open_conflict(conn: Connection, memory_id: str) -> bool:
     """One memory, by its own record (the write path records a conflict on both sides): an indexed
     lookup, cheap enough for the linker to ask before every move to cold storage."""
-    return conn.execute(_PAIRS + " AND m.id = ? LIMIT 1", (memory_id,)).fetchone() is not None
+    return bool(_pairs(conn, " AND id = ?", (memory_id,)))

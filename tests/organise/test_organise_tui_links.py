@@ -22,6 +22,7 @@ def anyio_backend() -> str:
 async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(linking_mem: Memory) -> None:
     mem = linking_mem
     first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
+    assert mem.wait_for_links(10)  # linked alone first, so the pair's edge runs from the second one
     second = mem.add("Ann plays squash on Mondays.").added[0]["id"]
     lonely = mem.add("The boiler pressure is 2 bar.").added[0]["id"]
     assert mem.wait_for_links(10)
