@@ -110,3 +110,13 @@ def test_fusion_leaves_a_cluster_with_a_claim_in_open_conflict_as_it_is(store: S
     fuse = report.stages["fuse"]
     assert fuse.found == 1 and fuse.skipped == {"open_conflict": 1} and fuse.ids == []
     assert [status(store, m) for m in members] == ["active"] * 5
+
+
+def test_a_near_duplicate_in_open_conflict_is_not_merged_away(store: Store) -> None:
+    first = put(store, E, "Ann lives in Porto.")
+    second = put(store, E, "Ann lives in Porto.", session="s2")
+    claim = put(store, E, "Ann lives in Madrid.", role="assistant", metadata={"conflicts_with": [first.id]})
+    report = consolidate(store, E, RuleBasedLLM(), VectorCache("memory", E.name, E.dim), device=DEVICE)
+    merge = report.stages["merge"]
+    assert merge.found == 1 and merge.skipped == {"open_conflict": 1} and merge.ids == []
+    assert status(store, first.id) == status(store, second.id) == status(store, claim.id) == "active"
