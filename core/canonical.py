@@ -7,12 +7,13 @@ import hmac
 import json
 from typing import Any
 
+# One encoder for every call (json.dumps with these options builds a new one each time); it keeps no state.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
 
 def canonical_json(value: Any) -> bytes:
     """Deterministic JSON: sorted keys, no spaces, UTF-8, no NaN."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
-        "utf-8"
-    )
+    return _CANONICAL.encode(value).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:

@@ -172,6 +172,10 @@ def append(
     return LedgerEntry(**{**entry.__dict__, "hash": digest})
 
 
+#: how details are stored (``json.dumps(details, sort_keys=True)``), one encoder for every entry
+_DETAILS_JSON = json.JSONEncoder(sort_keys=True)
+
+
 class Appender:
     """Appends a run of entries inside one write transaction, for bulk work (sync apply).
 
@@ -230,14 +234,15 @@ class Appender:
             who = acting.current() if acting is not None else None
             if who is not None:
                 details["actor"] = who.record()
-        entry = LedgerEntry(seq=self.seq + 1, ts=ts or now_iso(), device=device, op=op, target_kind=target_kind,
-                            target_id=target_id, commitment=commitment_hex, details=details, prev_hash=self.head,
-                            hash="")
-        digest = chain_hash(self.head, entry.body())
-        self._rows.append((entry.seq, entry.ts, device, op, target_kind, target_id, commitment_hex,
-                           json.dumps(details, sort_keys=True), self.head, digest))
-        self.seq, self.head = entry.seq, digest
-        return LedgerEntry(**{**entry.__dict__, "hash": digest})
+        seq, ts = self.seq + 1, ts or now_iso()
+        digest = chain_hash(self.head, {"seq": seq, "ts": ts, "device": device, "op": op, "kind": target_kind,
+                                        "target": target_id, "commit": commitment_hex, "details": details})
+        entry = LedgerEntry(seq=seq, ts=ts, device=device, op=op, target_kind=target_kind, target_id=target_id,
+                            commitment=commitment_hex, details=details, prev_hash=self.head, hash=digest)
+        self._rows.append((seq, ts, device, op, target_kind, target_id, commitment_hex,
+                           _DETAILS_JSON.encode(details), self.head, digest))
+        self.seq, self.head = seq, digest
+        return entry
 
     def flush(self) -> None:
         if self._new_secrets:

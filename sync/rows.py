@@ -82,7 +82,10 @@ def load_state(conn: Connection, row_id: str) -> dict[str, list[Any]]:
 
 
 def dump_state(state: dict[str, list[Any]]) -> str:
-    return json.dumps(state, sort_keys=True)
+    return _STATE_JSON.encode(state)
+
+
+_STATE_JSON = json.JSONEncoder(sort_keys=True)  # as json.dumps(state, sort_keys=True), built once
 
 
 def save_state(conn: Connection, row_id: str, state: dict[str, list[Any]]) -> None:
