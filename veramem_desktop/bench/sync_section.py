@@ -22,6 +22,7 @@ from .sentences import fact_sentences
 
 EVENTS_TARGET = 4_000  # ledger entries to replicate (two per memory: episode and item)
 DELAY_SAMPLES = 7
+COUNTED_MEMORIES = 100  # a last, smaller exchange whose SQL statements are counted (not timed)
 USER = "bench"
 
 
@@ -44,6 +45,25 @@ def _pair(a: Memory, b: Memory, ctx: BenchContext) -> None:
     joiner.start()
     a.sync_approve(code, wait_s=120)
     joiner.join(180)
+
+
+def _statements_per_event(a: Memory, b: Memory) -> tuple[float, int]:
+    """SQL statements the receiving device runs per applied event (each row of an executemany counts;
+    FTS5's own statements do not), in an exchange of COUNTED_MEMORIES memories."""
+    _write(a, fact_sentences(COUNTED_MEMORIES))
+    a.sync_run()
+    seen: list[int] = [0]
+
+    def count(sql: str) -> None:
+        if not sql.startswith("--"):
+            seen[0] += 1
+
+    b.store.conn.set_trace_callback(count)
+    try:
+        report = b.sync_run()
+    finally:
+        b.store.conn.set_trace_callback(None)
+    return (round(seen[0] / report.applied_events, 1) if report.applied_events else 0.0), report.applied_events
 
 
 def run_sync_section(ctx: BenchContext) -> Section:
@@ -76,6 +96,7 @@ def run_sync_section(ctx: BenchContext) -> Section:
                 time.sleep(0.005)
         stop.set()
         daemon.join(10)
+        per_event, counted = _statements_per_event(a, b)
     finally:
         a.close()
         b.close()
@@ -85,6 +106,7 @@ def run_sync_section(ctx: BenchContext) -> Section:
         "export_seconds": exported.seconds,
         "apply_seconds": applied.seconds,
         "events_applied_per_s": round(rate, 1),
+        "sql_statements_per_event": per_event,
         "arrival_to_searchable_ms": {
             "p50": round(statistics.median(delays), 1) if delays else None,
             "max": round(max(delays), 1) if delays else None,
@@ -95,7 +117,8 @@ def run_sync_section(ctx: BenchContext) -> Section:
     d = data["arrival_to_searchable_ms"]
     rows = [
         ("sync apply", f"{data['events_applied_per_s']:,.0f} events/s ({data['events']} events in "
-                       f"{data['batches']} files, {applied.seconds:.2f} s; export {exported.seconds:.2f} s)"),
+                       f"{data['batches']} files, {applied.seconds:.2f} s; export {exported.seconds:.2f} s; "
+                       f"{per_event} SQL statements per event over {counted})"),
         ("sync arrival→searchable", f"p50 {d['p50']} ms, max {d['max']} ms (n={d['n']}, missed {d['missed']})"),
     ]
     return Section({"sync": data}, rows)
