@@ -9,9 +9,10 @@ ADD / UPDATE / DELETE / NOOP); core/training.py joins the rewards that later rea
 the resulting memory and writes them out.
 
 A record is a row of ``traces`` with ``kind = 'write'``, written in the write path's own
-transaction. Its ``returned_ids`` lists every memory and episode it refers to, so
-``forget`` (and expiry, which forgets) erases the record with any of them, exactly as it
-erases a search trace that returned them; a user forget erases it by ``user_id``.
+transaction. Its ``returned_ids`` lists every memory and episode it refers to; a trigger
+copies them into ``trace_refs`` (ids only, indexed), so ``forget`` (and expiry, which
+forgets) finds and erases the record with any of them without reading every record,
+exactly as it erases a search trace that returned them; a user forget erases it by ``user_id``.
 Message texts are read from the (immutable) episodes at export time; the texts of the
 candidate, the neighbours and the result are kept as the decision saw them.
 """

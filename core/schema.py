@@ -352,6 +352,47 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        5,
+        "Which ids each trace names (its returned and cited ids), indexed by id, so forget finds the traces "
+        "naming an erased id without reading every trace (a store keeps one write-decision trace per "
+        "reconciled candidate, hundreds of thousands after an import). Kept by triggers on traces, in the "
+        "statement that inserts, updates or deletes the trace; filled here from the traces already stored. "
+        "Ids only, local like traces (sync does not replicate traces).",
+        """
+        CREATE TABLE trace_refs (
+            ref_id TEXT NOT NULL,
+            trace_id TEXT NOT NULL,
+            PRIMARY KEY (ref_id, trace_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX trace_refs_trace ON trace_refs(trace_id);
+        -- Every writer of traces (search, answer, write decisions, feedback's cited ids) is covered,
+        -- whatever module it is in, because the rows follow the trace in SQL.
+        CREATE TRIGGER trace_refs_on_insert AFTER INSERT ON traces
+        BEGIN
+            INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
+            SELECT value, NEW.id FROM json_each(NEW.returned_ids) WHERE type = 'text'
+            UNION ALL SELECT value, NEW.id FROM json_each(NEW.cited_ids) WHERE type = 'text';
+        END;
+        CREATE TRIGGER trace_refs_on_update AFTER UPDATE OF id, returned_ids, cited_ids ON traces
+        BEGIN
+            DELETE FROM trace_refs WHERE trace_id = OLD.id;
+            INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
+            SELECT value, NEW.id FROM json_each(NEW.returned_ids) WHERE type = 'text'
+            UNION ALL SELECT value, NEW.id FROM json_each(NEW.cited_ids) WHERE type = 'text';
+        END;
+        CREATE TRIGGER trace_refs_on_delete AFTER DELETE ON traces
+        BEGIN
+            DELETE FROM trace_refs WHERE trace_id = OLD.id;
+        END;
+        -- A list that is not JSON (no writer makes one) is passed over rather than keep the store from opening.
+        INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
+        SELECT j.value, t.id FROM traces t, json_each(iif(json_valid(t.returned_ids), t.returned_ids, '[]')) j
+        WHERE j.type = 'text'
+        UNION ALL SELECT j.value, t.id FROM traces t, json_each(iif(json_valid(t.cited_ids), t.cited_ids, '[]')) j
+        WHERE j.type = 'text';
+        """,
+    ),
 )
 
 
