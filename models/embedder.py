@@ -76,6 +76,7 @@ class _Runtime:
     input_types: dict[str, type[np.signedinteger[Any]]]
     output_name: str
     dim: int
+    pad_id: int
 
 
 class OnnxEmbedder:
@@ -88,6 +89,14 @@ class OnnxEmbedder:
     core). Idle threads sleep rather than spin, so the cores are free between calls; on
     an idle 2-core machine two threads embed a query in 3.7 ms instead of 4.9 and a
     batch at 340 texts/s instead of 185.
+
+    :meth:`embed` tokenises all its texts once, sorts them by token length and runs them
+    in batches of at most ``batch_size`` texts whose padded size stays within
+    ``batch_tokens`` tokens (:func:`length_batches`), so little work goes to padding and
+    every batch costs about the same memory. The vectors do not depend on the batching.
+    Small batches were the fastest on a 2-core machine, per CPU second, against 32 texts
+    sorted by characters: LoCoMo lines (34 tokens) 101 texts/s instead of 78, 130-token
+    texts 20 instead of 12 (one thread, both measured in one run).
     """
 
     def __init__(
@@ -97,7 +106,8 @@ class OnnxEmbedder:
         *,
         expected_sha256: str | None | _Unset = _UNSET,
         max_length: int = 256,
-        batch_size: int = 32,
+        batch_size: int = 16,
+        batch_tokens: int = 1024,
         threads: int | None = None,
         name: str | None = None,
         dim: int | None = None,
@@ -106,6 +116,10 @@ class OnnxEmbedder:
             raise InvalidInputError(f"max_length must be at least 4 tokens, got {max_length}.")
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be at least 1, got {batch_size}.")
+        if batch_tokens < max_length:
+            raise InvalidInputError(
+                f"batch_tokens must be at least max_length ({max_length}), got {batch_tokens}."
+            )
         if threads is not None and threads < 1:
             raise InvalidInputError(f"threads must be at least 1 (or None for the default), got {threads}.")
         if dim is not None and dim < 1:
@@ -116,6 +130,7 @@ class OnnxEmbedder:
         self._tokenizer_sha256 = TOKENIZER_SHA256 if tokenizer_path is None else None
         self._max_length = max_length
         self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
         self._threads = threads
         self._name = name or _default_name(self._model_path, self._expected_sha256)
         self._dim_hint = DEFAULT_DIM if self._model_path is None and dim is None else dim
@@ -154,12 +169,11 @@ class OnnxEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         runtime = self._ensure_loaded()
         cleaned = [prepare_text(text, self._max_length * _CHARS_PER_TOKEN) for text in items]
-        # Batches of similar length pad less; results do not depend on the batching.
-        order = sorted(range(len(cleaned)), key=lambda i: len(cleaned[i]))
+        encodings = runtime.tokenizer.encode_batch(cleaned)  # unpadded: each text's own tokens
+        token_ids = [e.ids for e in encodings]
         out = np.empty((len(cleaned), runtime.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            rows = order[start : start + self._batch_size]
-            out[rows] = self._embed_batch(runtime, [cleaned[i] for i in rows])
+        for rows in length_batches([len(ids) for ids in token_ids], self._batch_size, self._batch_tokens):
+            out[rows] = self._embed_batch(runtime, [token_ids[i] for i in rows])
         return out
 
     def __repr__(self) -> str:
@@ -176,7 +190,7 @@ class OnnxEmbedder:
 
     def _build(self) -> _Runtime:
         model_file = self._model_path if self._model_path is not None else _packaged_model_path()
-        tokenizer = self._load_tokenizer()
+        tokenizer, pad_id = self._load_tokenizer()
         with _verified_model(
             model_file,
             self._expected_sha256,
@@ -185,17 +199,19 @@ class OnnxEmbedder:
             session = _open_session(model_file, source, self._threads)
         input_types = _input_types(model_file, session)
         output = session.get_outputs()[0]
-        runtime = _Runtime(session, tokenizer, input_types, output.name, dim=0)
+        runtime = _Runtime(session, tokenizer, input_types, output.name, dim=0, pad_id=pad_id)
         width = output.shape[-1] if output.shape else None
-        dim = width if isinstance(width, int) else self._embed_batch(runtime, ["dimension probe"]).shape[1]
+        probe = [tokenizer.encode("dimension probe").ids]
+        dim = width if isinstance(width, int) else self._embed_batch(runtime, probe).shape[1]
         if self._dim_hint is not None and dim != self._dim_hint:
             raise ModelError(
                 f"The embedding model {model_file} makes {dim}-dimensional vectors, but {self._dim_hint} "
                 "were configured. Configure the model's real dimension."
             )
-        return _Runtime(session, tokenizer, input_types, output.name, dim)
+        return _Runtime(session, tokenizer, input_types, output.name, dim, pad_id)
 
-    def _load_tokenizer(self) -> Tokenizer:
+    def _load_tokenizer(self) -> tuple[Tokenizer, int]:
+        """The verified tokenizer, set to truncate and not to pad, and its padding token id."""
         from tokenizers import Tokenizer
 
         data = _read_verified(
@@ -213,28 +229,53 @@ class OnnxEmbedder:
                 f"The tokenizer {self._tokenizer_path} could not be read ({exc}). "
                 "Point tokenizer_path at a Hugging Face tokenizer.json."
             ) from exc
-        # The file may fix padding at 128; pad each batch to its longest text instead.
         padding = tokenizer.padding or {}
-        pad_token = str(padding.get("pad_token", "[PAD]"))
-        pad_id = padding.get("pad_id", tokenizer.token_to_id(pad_token) or 0)
+        pad_id = padding.get("pad_id", tokenizer.token_to_id(str(padding.get("pad_token", "[PAD]"))) or 0)
+        # The file may fix padding at 128; texts are tokenised unpadded and each batch is
+        # padded to its longest text (see _embed_batch).
         tokenizer.no_padding()
-        tokenizer.enable_padding(pad_id=int(pad_id), pad_token=pad_token)
         tokenizer.enable_truncation(max_length=self._max_length)
-        return tokenizer
+        return tokenizer, int(pad_id)
 
-    def _embed_batch(self, runtime: _Runtime, texts: list[str]) -> Vectors:
-        encodings = runtime.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_batch(self, runtime: _Runtime, token_ids: list[list[int]]) -> Vectors:
+        """Embed texts already tokenised, padded here to the longest of them."""
+        width = max(len(ids) for ids in token_ids)
+        ids = np.full((len(token_ids), width), runtime.pad_id, dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for row, tokens in enumerate(token_ids):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
         columns = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         feeds = {name: columns[name].astype(kind, copy=False) for name, kind in runtime.input_types.items()}
         try:
             (states,) = runtime.session.run([runtime.output_name], feeds)
         except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"The embedding model failed on a batch of {len(texts)} texts: {exc}") from exc
+            raise ModelError(f"The embedding model failed on a batch of {len(token_ids)} texts: {exc}") from exc
         states = np.asarray(states, dtype=np.float32)
         pooled = _mean_pool(states, mask) if states.ndim == 3 else states
         return _l2_normalise(pooled)
+
+
+def length_batches(lengths: Sequence[int], max_texts: int, max_tokens: int) -> list[list[int]]:
+    """Group positions into batches of texts of similar token length, shortest first.
+
+    Each batch is padded to its longest text, so sorting by length keeps padding (wasted
+    work) small, and a batch is closed when one more text would make its padded size pass
+    ``max_tokens`` tokens, or it holds ``max_texts`` texts: short texts go in large batches
+    and long ones in small batches, so every batch costs about the same memory.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in order:
+        width = max(lengths[index], 1)  # ascending: the newest text is the longest
+        if current and (len(current) >= max_texts or (len(current) + 1) * width > max_tokens):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
 
 
 def default_embedder(threads: int | None = None) -> OnnxEmbedder:
