@@ -358,8 +358,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "naming an erased id without reading every trace (a store keeps one write-decision trace per "
         "reconciled candidate, hundreds of thousands after an import). Kept by triggers on traces, in the "
         "statement that inserts, updates or deletes the trace; filled here from the traces already stored. "
-        "Ids only, local like traces (sync does not replicate traces).",
+        "Ids only, local like traces (sync does not replicate traces). Traces are also indexed by user "
+        "(and reward), for a user forget and feedback's baseline, which read them by user.",
         """
+        -- A user forget (user_id = ?) and feedback's baseline (user_id IS ? AND reward IS NOT NULL) read
+        -- the user's (rewarded) traces through this index instead of every trace of the store.
+        CREATE INDEX traces_user ON traces(user_id, reward);
         CREATE TABLE trace_refs (
             ref_id TEXT NOT NULL,
             trace_id TEXT NOT NULL,

@@ -102,6 +102,11 @@ def test_forget_looks_traces_up_by_the_index_not_by_reading_them() -> None:
     sql = "SELECT DISTINCT trace_id FROM trace_refs WHERE ref_id IN (SELECT value FROM json_each(?))"
     plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, ("[]",)))
     assert "SEARCH trace_refs USING PRIMARY KEY (ref_id=?)" in plan and "traces " not in plan + " "
+    # a user forget and feedback's baseline (core/outcome.py) read a user's traces through an index too
+    for by_user in ("SELECT id FROM traces WHERE user_id = ?",
+                    "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?"):
+        plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + by_user, ("u",) * by_user.count("?")))
+        assert plan.startswith("SEARCH traces USING INDEX traces_user (user_id=?"), plan
     conn.execute("INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
                  "VALUES ('t', 'write', 'now', 'q', 'write', '[\"mem_x\"]')")
     assert forget_mod._traces_touching(conn, ["mem_x", "mem_y"]) == {"t"}
@@ -115,6 +120,7 @@ def test_the_migration_fills_trace_refs_from_traces_stored_before_it(mem: Memory
         for name in ("trace_refs_on_insert", "trace_refs_on_update", "trace_refs_on_delete"):
             conn.execute(f"DROP TRIGGER {name}")
         conn.execute("DROP TABLE trace_refs")
+        conn.execute("DROP INDEX traces_user")
         conn.execute("DELETE FROM schema_migrations WHERE version = 5")
         conn.execute("INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
                      "VALUES ('tr_broken', 'search', 'now', 'q', 'dense', 'not json')")
