@@ -127,8 +127,12 @@ class VectorCache:
         self._grow(self._size + pending)
         first = self._size
         while True:
-            rows = store.query(f"SELECT rowid, owner_id, vector FROM embeddings WHERE {where} "
-                               "ORDER BY rowid LIMIT ?", (self.owner_kind, self.model, rowid, LOAD_CHUNK))
+            # The unary plus keeps SQLite off the (owner_kind, owner_id, model) index: through it,
+            # ORDER BY rowid sorts every matching row (vectors included) in a temporary b-tree for
+            # each chunk; along the rowid it reads each chunk in order and stops at LIMIT.
+            rows = store.query("SELECT rowid, owner_id, vector FROM embeddings WHERE +owner_kind = ? "
+                               "AND +model = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                               (self.owner_kind, self.model, rowid, LOAD_CHUNK))
             if not rows:
                 break
             self._grow(self._size + len(rows))  # more than counted: written since the count
