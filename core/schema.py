@@ -369,9 +369,10 @@ MIGRATIONS: tuple[Migration, ...] = (
             trace_id TEXT NOT NULL,
             PRIMARY KEY (ref_id, trace_id)
         ) WITHOUT ROWID;
-        CREATE INDEX trace_refs_trace ON trace_refs(trace_id);
         -- Every writer of traces (search, answer, write decisions, feedback's cited ids) is covered,
-        -- whatever module it is in, because the rows follow the trace in SQL.
+        -- whatever module it is in, because the rows follow the trace in SQL. A trace's rows are found
+        -- again through the ids its lists name (the primary key), so no second index on trace_id is kept:
+        -- it would add about half again to the table's size.
         CREATE TRIGGER trace_refs_on_insert AFTER INSERT ON traces
         BEGIN
             INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
@@ -380,14 +381,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         END;
         CREATE TRIGGER trace_refs_on_update AFTER UPDATE OF id, returned_ids, cited_ids ON traces
         BEGIN
-            DELETE FROM trace_refs WHERE trace_id = OLD.id;
+            DELETE FROM trace_refs WHERE trace_id = OLD.id AND ref_id IN (
+                SELECT value FROM json_each(iif(json_valid(OLD.returned_ids), OLD.returned_ids, '[]'))
+                UNION ALL SELECT value FROM json_each(iif(json_valid(OLD.cited_ids), OLD.cited_ids, '[]')));
             INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
             SELECT value, NEW.id FROM json_each(NEW.returned_ids) WHERE type = 'text'
             UNION ALL SELECT value, NEW.id FROM json_each(NEW.cited_ids) WHERE type = 'text';
         END;
         CREATE TRIGGER trace_refs_on_delete AFTER DELETE ON traces
         BEGIN
-            DELETE FROM trace_refs WHERE trace_id = OLD.id;
+            DELETE FROM trace_refs WHERE trace_id = OLD.id AND ref_id IN (
+                SELECT value FROM json_each(iif(json_valid(OLD.returned_ids), OLD.returned_ids, '[]'))
+                UNION ALL SELECT value FROM json_each(iif(json_valid(OLD.cited_ids), OLD.cited_ids, '[]')));
         END;
         -- A list that is not JSON (no writer makes one) is passed over rather than keep the store from opening.
         INSERT OR IGNORE INTO trace_refs(ref_id, trace_id)
