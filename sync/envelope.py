@@ -32,6 +32,7 @@ from typing import Any
 
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
+from veramem_desktop.core.canonical import canonical_json
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
@@ -40,7 +41,6 @@ from veramem_desktop.sync.keys import (
     DeviceIdentity,
     Purpose,
     Random,
-    canonical_json,
     keyed_hash,
     verify_signature,
 )
@@ -104,7 +104,7 @@ def make_event(device: str, seq: int, hlc: HLC, op: str, payload: dict[str, Any]
 
 def check_event(event: object, sender: str) -> None:
     """Refuse an event that is malformed or claims another device than ``sender``."""
-    if not isinstance(event, dict) or set(event) != EVENT_FIELDS:
+    if not isinstance(event, dict) or event.keys() != EVENT_FIELDS:
         raise SyncRejected(RejectReason.MALFORMED, f"An event from device {sender} has the wrong fields.")
     if event["device"] != sender:
         raise SyncRejected(
@@ -294,7 +294,10 @@ def open_batch(
 
 def _parse_body(body: bytes, sender: str, count: int) -> list[dict[str, Any]]:
     # Only the canonical encoding is accepted, so one batch has one meaning (no
-    # duplicate keys, no alternative spellings of the same value, no NaN).
+    # duplicate keys, no alternative spellings of the same value, no NaN). The one
+    # encoder of core.canonical writes the same bytes as sync.keys.canonical_json
+    # (which signs key grants) without building an encoder per call; decoding and
+    # encoding back once is the check, the events are then checked in one loop.
     try:
         events = json.loads(body.decode("utf-8"))
         canonical = isinstance(events, list) and canonical_json(events) == body
