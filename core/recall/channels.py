@@ -25,7 +25,7 @@ from ..protocols import Embedder
 from ..store import Store
 from ..textproc import asked_time, content_terms, entities, fts_match, names_in, route_for
 from ..vectors import VectorCache
-from . import periods
+from . import hops, periods
 from .recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 
 
@@ -47,6 +47,8 @@ class Channels:
         }
         #: question -> one hypothetical answer sentence (a model call), for the "hyde" channel
         self.hypothesise: Callable[[str], str | None] | None = None
+        #: (question, what the first hop found) -> a follow-up question (a model call), for the second hop
+        self.follow_up: hops.FollowUp | None = None
         self._allowed: dict[tuple[Any, ...], tuple[int, list[str]]] = {}
         self._speakers: dict[tuple[Any, ...], tuple[int, tuple[str, ...]]] = {}
         self._latest: dict[tuple[Any, ...], tuple[int, str | None]] = {}
@@ -149,14 +151,14 @@ class Channels:
             hit = counts[key] = count()
         return hit
 
-    def _match(self, unit: str, query: str) -> str | None:
+    def _match(self, unit: str, query: str, drop: frozenset[str] = frozenset()) -> str | None:
         """The full-text query for ``query``: its content words OR-ed.
 
         In a large store, words matching more than ``term_max_df`` rows (or 0.5% of them) say
         little (low idf) yet cost the ranking a walk over every row they match, so they are left
         out; when every word is that common, their co-occurrence is what still says something,
         and only rows with all of them are ranked."""
-        terms = content_terms(query)[:32]
+        terms = [t for t in content_terms(query) if t not in drop][:32]
         rows = self._row_count(unit)
         limit = max(self.config.term_max_df, rows // 200)
         if rows <= limit or rows < self.config.term_prune_min_rows:
@@ -174,8 +176,8 @@ class Channels:
         return fts_match([t for t in terms if dfs[t] > 0], "AND")
 
     def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-              now: str, n: int) -> list[str]:
-        match = self._match(unit, query)
+              now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
+        match = self._match(unit, query, drop)
         if match is None:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": self._deep(n)}
@@ -201,10 +203,13 @@ class Channels:
         return [r[0] for r in self.store.query(sql, params)]
 
     def _entity(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-                now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
+                now: str, n: int, drop: frozenset[str] = frozenset(), *,
+                names: tuple[str, ...] | None = None) -> list[str]:
+        """Rows carrying the query's entities (or the given ``names``), most matches first."""
         owner_kind = "memory" if unit == "memory" else "episode"
         rows = self._row_count("memory") + self._row_count("episode")
-        names = [e for e in sorted(entities(query) - drop) if self._entity_df(e, rows) <= self.config.entity_max_df]
+        asked = set(names) if names is not None else entities(query)
+        names = tuple(e for e in sorted(asked - drop) if self._entity_df(e, rows) <= self.config.entity_max_df)
         if not names:
             return []
         params: dict[str, Any] = {**access.params(caller, now), "n": n, "deep": self._deep(n), "ok": owner_kind}
@@ -228,6 +233,24 @@ class Channels:
                 f"WHERE {access.episode_predicate('e')} ORDER BY en.c DESC, e.event_time DESC LIMIT :n"
             )
         return [r[0] for r in self.store.query(sql, params)]
+
+    def _term_df(self, table: str, rows: int, term: str) -> int:
+        """How many full-text rows of ``table`` hold the word (counted once, see :meth:`_df`)."""
+        return self._df(table, rows, term, lambda: int(self.store.query_one(
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),))[0]))
+
+    def _texts(self, unit: str, ids: list[str], caller: Caller, include_archived: bool, now: str) -> dict[str, str]:
+        """The words of the given rows that the caller may see (the access predicate in the SQL)."""
+        if not ids:
+            return {}
+        params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(ids)}}
+        marks = ",".join(f":c{i}" for i in range(len(ids)))
+        if unit == "memory":
+            sql = (f"SELECT m.id, m.text FROM memory_items m WHERE m.id IN ({marks}) AND "
+                   f"{access.memory_predicate('m', include_archived=include_archived)}")
+        else:
+            sql = f"SELECT e.id, e.content FROM episodes e WHERE e.id IN ({marks}) AND {access.episode_predicate('e')}"
+        return {r[0]: str(r[1]) for r in self.store.query(sql, params)}
 
     def _entity_df(self, entity: str, rows: int) -> int:
         """How many of the ``rows`` (memories and episodes together) carry the entity (an index-only count)."""
@@ -290,8 +313,9 @@ class Channels:
         """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
 
         ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde",
-        "speaker", "neighbours", "temporal" (these three act on episodes), "memory_ctx" and "links" (on memories);
-        by default all of them run (memory_ctx, hyde and links do no work at weight or decay 0).
+        "speaker", "neighbours", "temporal" (these three act on episodes), "memory_ctx" and "links" (on memories),
+        and "hop" (the second hop, core/recall/hops.py); by default all of them run (memory_ctx, hyde, links
+        and hop do no work at weight or decay 0).
         """
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
@@ -301,14 +325,14 @@ class Channels:
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         channels = channels if channels is not None else cfg.channels
         use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
-                                                          "links", "temporal"}
+                                                          "links", "temporal", "hop", "substance"}
         # The query is embedded on another thread while the lexical channels run here: the model
         # and SQLite both release the GIL, so on two cores the two costs overlap.
         embedding = self._embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
         speakers: tuple[str, ...] = ()
-        if "episode" in units and {"entity", "speaker"} & use:
+        if "episode" in units and {"entity", "speaker", "hop"} & use | ({"bm25"} if cfg.bm25_without_speakers else set()):
             speakers = self.speaker_names(caller, moment)
         # Every turn carries its speaker's name, so a speaker named in the query is no entity
         # to match among episodes; the speaker rule below uses it instead.
@@ -316,8 +340,9 @@ class Channels:
         lexical: dict[str, list[str]] = {}
         for unit in units:
             if "bm25" in use:
-                lexical[f"{unit}:bm25"] = self._bm25(unit, query, caller, kinds, include_archived, moment,
-                                                     depth[unit])
+                lexical[f"{unit}:bm25"] = self._bm25(
+                    unit, query, caller, kinds, include_archived, moment, depth[unit],
+                    speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset())
             if "entity" in use:
                 drop = speaker_words if unit == "episode" else frozenset()
                 lexical[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment,
@@ -349,6 +374,12 @@ class Channels:
             scores = self._episode_rules(scores, query, caller, moment, use, speakers)
             if "temporal" in use and cfg.temporal_weight:
                 scores = self._temporal(scores, query, caller, moment)
+        if "episode" in units and "substance" in use and cfg.short_turn_factor < 1.0:
+            scores = self._substance(scores, caller, moment)
+        if "hop" in use and cfg.hop_weight:
+            scores = hops.second_hop(self, scores, query, caller, units=units, kinds=kinds,
+                                     include_archived=include_archived, moment=moment, depth=depth,
+                                     drop=speaker_words, qvec=qvec)
         if "memory" in units and "links" in use and cfg.link_decay:
             scores = self._link_expansion(scores, caller, kinds, include_archived, moment)
         scale = max_rrf(weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k)
@@ -395,6 +426,18 @@ class Channels:
                                           cfg.neighbour_decay)
                 scores = {**scores, **grown}
         return scores
+
+    def _substance(self, scores: dict[str, float], caller: Caller, moment: str) -> dict[str, float]:
+        """Short turns that say little of their own ("Thanks, see you soon!") rarely hold what a question
+        asks for: among the best ``short_turn_top`` turns, one with fewer than ``short_turn_terms``
+        content words keeps ``short_turn_factor`` of its score."""
+        cfg = self.config
+        top = sorted((d for d in scores if d.startswith("ep_")), key=lambda d: -scores[d])[: cfg.short_turn_top]
+        out = dict(scores)
+        for d, text in self._texts("episode", top, caller, False, moment).items():
+            if _substance(text) < cfg.short_turn_terms:
+                out[d] *= cfg.short_turn_factor
+        return out
 
     # ------------------------------------------------------------ the time a question asks about
     def _latest_time(self, caller: Caller, now: str) -> str | None:
@@ -552,6 +595,12 @@ def _fits(period: periods.Period, event_time: str, content: str, *, stated: bool
 def _stated(content: str, event_time: str) -> tuple[periods.Period, ...]:
     """The dates a turn states (episodes are immutable, so each is read once)."""
     return tuple(periods.stated_days(content, datetime.fromisoformat(event_time)))
+
+
+@lru_cache(maxsize=8192)
+def _substance(content: str) -> int:
+    """How many distinct content words a turn holds."""
+    return len(content_terms(content))
 
 
 def chunks(items: list[str], size: int) -> list[list[str]]:

@@ -11,7 +11,7 @@ from ..core.access import Caller
 from ..core.dates import parse_time
 from ..core.ids import iso
 from ..core.recall import SearchConfig, SearchEngine, recipe
-from ..core.recall.recipes import CV_GRID
+from ..core.recall.recipes import CV_GRID, RECIPES
 from ..memory import Memory
 from . import locomo
 from .locomo import KS, Retriever, Turn
@@ -119,14 +119,15 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
 #: channels that act on episodes, the facts route (memories, each counting as the turns its
 #: evidence cites) for those that act on memories only
 CHANNELS: dict[str, str] = {"dense": "raw", "bm25": "raw", "entity": "raw", "dense_ctx": "raw", "hyde": "raw",
-                            "speaker": "raw", "neighbours": "raw", "temporal": "raw", "memory_ctx": "facts",
-                            "links": "facts"}
+                            "speaker": "raw", "neighbours": "raw", "temporal": "raw", "hop": "raw",
+                            "memory_ctx": "facts", "links": "facts"}
 #: the change that turns on a channel that is off by default
 _TURN_ON: dict[str, dict[str, Any]] = {
     "hyde": {"weights": {**SearchConfig().weights, "hyde": 1.0}},
     "links": {"link_decay": 0.3},
     "memory_ctx": {"weights": {**SearchConfig().weights, "memory_ctx": 1.0}},
     "temporal": {"temporal_weight": 1.0},
+    "hop": {"hop_weight": RECIPES["hop"].change.get("hop_weight", 1.0)},
 }
 
 
@@ -137,6 +138,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return config.weights.get(channel, 0.0) > 0
     if channel == "temporal":
         return config.temporal_weight > 0
+    if channel == "hop":
+        return config.hop_weight > 0
     return True
 
 
