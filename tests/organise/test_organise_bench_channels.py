@@ -40,7 +40,8 @@ def test_every_channel_gets_a_row_and_no_default_channel_costs_recall(mem: Memor
         if "skipped" in row:
             assert name == "hyde"  # no model in the tests
             continue
-        default_on = not (name == "links" and base.link_decay == 0) and base.weights.get(name, 1.0) > 0
+        default_on = not (name == "links" and base.link_decay == 0) and base.weights.get(name, 1.0) > 0 \
+            and not (name == "hop" and base.hop_weight == 0)
         assert row["change"] == ("without" if default_on else "with")
         assert row["multi-hop"]["n"] == 1 and row["cat1-4"]["n"] == 2
         assert row["route"] == CHANNELS[name]
