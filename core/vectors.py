@@ -68,7 +68,9 @@ class VectorCache:
     # ------------------------------------------------------------------ refresh
     def refresh(self, store: Store) -> None:
         version = store.data_version()
-        with self._lock:
+        # The store's lock first, as a writer holding it takes this cache's lock next (Writer.derive
+        # inside a transaction): the other order lets a refresh and a write wait on each other forever.
+        with store.lock, self._lock:
             if version == self._version:
                 return
             self._load_since(store, self._high_rowid)

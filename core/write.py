@@ -7,7 +7,7 @@ message a quote was found in, never from a model. Every change is in the ledger.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -83,6 +83,7 @@ class Writer:
         self.llm = llm
         self.device = device
         self.resolve_dates = resolve_dates
+        self._scoped: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------ plan
     def derive(self, episodes: Sequence[Episode], *, context: Sequence[Episode] = (),
@@ -92,6 +93,7 @@ class Writer:
         out = WriteOutcome()
         if not episodes:
             return out
+        self._scoped = {}  # per-scope reads shared by this derive's candidates
         if candidates is None:
             if not context:  # the session's earlier turns, so the model can resolve references (reference only)
                 context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
@@ -131,8 +133,9 @@ class Writer:
         planned: list[_Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
             with self.store.read() as conn:
-                if rejections.is_rejected(conn, user_id=ep.user_id, team_id=ep.team_id, subject=cand.subject,
-                                          predicate=cand.predicate, value=cand.value, text=text):
+                if self._rejections_in_scope(ep) and rejections.is_rejected(
+                        conn, user_id=ep.user_id, team_id=ep.team_id, subject=cand.subject,
+                        predicate=cand.predicate, value=cand.value, text=text):
                     out.rejected.append({"text": text, "episode_id": ep.id,
                                          "reason": "this value was rejected before for the same subject; it cannot return"})
                     continue
@@ -167,9 +170,9 @@ class Writer:
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
         """The rejected memory of the same scope that ``cand`` paraphrases (close in meaning, and not
         about a different subject), or None."""
-        rows = self.store.query(
+        rows = self._once(("rejected memories", ep.user_id, ep.team_id), lambda: self.store.query(
             "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
-            (ep.user_id, ep.team_id))
+            (ep.user_id, ep.team_id)))
         if not rows:
             return None
         cache = self.engine.caches["memory"]
@@ -184,12 +187,9 @@ class Writer:
 
     def _neighbours(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """Top-k active memories in the same scope (same user and team) only, plus same-key memories."""
-        scope_ids = [r[0] for r in self.store.query(
-            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
-            "AND user_id IS ? AND team_id IS ?", (ep.user_id, ep.team_id))]
         cache = self.engine.caches["memory"]
-        cache.refresh(self.store)
-        found = dict(cache.top(vec, cache.positions(scope_ids), NEIGHBOURS)) if scope_ids else {}
+        allowed = self._once(("scope", ep.user_id, ep.team_id), lambda: self._scope_positions(ep))
+        found = dict(cache.top(vec, allowed, NEIGHBOURS)) if allowed.size else {}
         if cand.subject and cand.predicate:
             for (mid,) in self.store.query(
                 "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND user_id IS ? "
@@ -199,6 +199,27 @@ class Writer:
                     found[mid] = float(other @ vec) if other is not None else 0.0
         rows = items.get_many(self.store, list(found))
         return sorted(((rows[i], c) for i, c in found.items() if i in rows), key=lambda p: -p[1])
+
+    def _once(self, key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
+        """``load()``, read once per derive: nothing is written while its candidates are planned."""
+        if key not in self._scoped:
+            self._scoped[key] = load()
+        return self._scoped[key]
+
+    def _rejections_in_scope(self, ep: Episode) -> bool:
+        """Whether anything was ever rejected in the episode's scope (else no candidate can restate it)."""
+        scope = rejections.scope_of(ep.user_id, ep.team_id)
+        return bool(self._once(("rejections", scope), lambda: self.store.query(
+            "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,))))
+
+    def _scope_positions(self, ep: Episode) -> Any:
+        """The memory cache's positions of the active memories of the episode's scope (user and team)."""
+        scope_ids = [r[0] for r in self.store.query(
+            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
+            "AND user_id IS ? AND team_id IS ?", (ep.user_id, ep.team_id))]
+        cache = self.engine.caches["memory"]
+        cache.refresh(self.store)
+        return cache.positions(scope_ids)
 
     # ------------------------------------------------------------ guards
     def _pair_delete_add(self, planned: list[_Planned]) -> None:

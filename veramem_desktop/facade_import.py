@@ -37,7 +37,6 @@ from .core.importing import Problem, Record, open_source
 from .core.ingest import line_of, store_episodes
 from .core.llm import Candidate
 from .core.protocols import Embedder
-from .core.textproc import context_text
 from .core.write import WriteOutcome, Writer
 from .facade_parts import FacadeParts
 
@@ -256,21 +255,9 @@ class ImportMixin(FacadeParts):
                 report.notices.append(notice)
 
     def _episode_texts(self, session: str, inputs: Sequence[EpisodeInput]) -> list[str]:
-        """The texts ``store_episodes`` will embed for ``inputs`` (each turn's line and its line between
-        its neighbours, and the previous stored turn's context again). A wrong guess only costs time:
-        what is not prefetched is embedded when asked for."""
-        last_two = episodes_mod.list_episodes(self.store, session_id=session, limit=2, newest_first=True)
-        prev = last_two[0] if last_two else None
-        own = [line_of(i.role, i.name, i.content) for i in inputs]
-        chain = ([line_of(prev.role, prev.source_name, prev.content)] if prev else []) + own
-        offset = 1 if prev else 0
-        texts = own + [context_text(chain[j - 1] if j > 0 else None, chain[j], chain[j + 1] if j + 1 < len(chain)
-                                    else None) for j in range(offset, len(chain))]
-        if prev is not None:
-            earlier = last_two[1] if len(last_two) > 1 else None
-            texts.append(context_text(line_of(earlier.role, earlier.source_name, earlier.content) if earlier
-                                      else None, chain[0], chain[1]))
-        return texts
+        """The texts ``store_episodes`` will embed for ``inputs``: each turn's line (context vectors are
+        built from line vectors, the previous stored turn's read from the store)."""
+        return [line_of(i.role, i.name, i.content) for i in inputs]
 
     # ------------------------------------------------------------ memory export and import
     def export_memories(self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None,

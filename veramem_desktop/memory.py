@@ -379,6 +379,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
 
     def _add(self, inputs: list[EpisodeInput], scope: Scope, notices: list[str],
              expires_at: str | None) -> AddResult:
+        if not self.llm.is_rule_based:  # a model takes seconds to answer: other writers are not kept waiting
+            return self._add_in(inputs, scope, notices, expires_at)
+        with self.store.atomic():  # one commit (one wait for the disk) for the episodes and what is derived;
+            return self._add_in(inputs, scope, notices, expires_at)  # derivation writes in a savepoint
+
+    def _add_in(self, inputs: list[EpisodeInput], scope: Scope, notices: list[str],
+                expires_at: str | None) -> AddResult:
         if expires_at is not None:
             inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)

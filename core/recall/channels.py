@@ -545,6 +545,7 @@ class _VersionView:
     def __init__(self, store: Store, version: int) -> None:
         self._store = store
         self._version = version
+        self.lock = store.lock  # a refresh takes the store's lock before the cache's (core/vectors.py)
 
     def data_version(self) -> int:
         return self._version

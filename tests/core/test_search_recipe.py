@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from veramem_desktop.core.fusion import expand_neighbours, speaker_bonus
+from veramem_desktop.core.ingest import context_vector
 from veramem_desktop.core.textproc import content_terms, context_text, names_in
 
 from veramem_desktop.memory import Memory
@@ -81,7 +82,8 @@ def test_erasing_a_turn_removes_its_words_from_its_neighbours_indexes(mem: Memor
     assert not scores
     _, scores, _ = mem.engine.rank("Noted", caller, route="raw", channels=("bm25",))
     assert ids[2] in scores
-    expected = mem.embedder.embed([context_text("Ana: Morning.", "Ana: Noted.", None)])[0]
+    lines = mem.embedder.embed(["Ana: Morning.", "Ana: Noted."])  # rebuilt from the two lines that are left
+    expected = context_vector((lines[0], "Morning."), (lines[1], "Noted."), None)
     before_ctx.refresh(mem.store)
     got = before_ctx.vector(ids[2])
     assert got is not None and float(got @ expected) > 0.999
