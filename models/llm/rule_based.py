@@ -17,6 +17,7 @@ from veramem_desktop.core.llm import (
     LinkVerdict,
     Message,
     Neighbour,
+    Notice,
 )
 from veramem_desktop.models.llm.rules import abstract, answer, extract, link, reconcile, summarise
 
@@ -26,6 +27,7 @@ class RuleBasedLLM:
 
     def __init__(self, *, summary_chars: int = summarise.MAX_CHARS) -> None:
         self.summary_chars = summary_chars
+        self.notices: list[Notice] = []
 
     @property
     def name(self) -> str:
@@ -36,7 +38,16 @@ class RuleBasedLLM:
         return True
 
     def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
-        return extract.extract(messages)  # context is reference only, and rules need none
+        # context is never a source: its last turn only says which question the first message answers
+        candidates, skipped = extract.extract_with_skips(messages, context)
+        notice = extract.skipped_notice(skipped)
+        self.notices = [Notice(self.name, "extract", notice)] if notice else []  # the last call's only
+        return candidates
+
+    def drain_notices(self) -> list[Notice]:
+        """What the last extraction skipped and why, taken once."""
+        drained, self.notices = self.notices, []
+        return drained
 
     def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
         return reconcile.reconcile(candidate, neighbours)

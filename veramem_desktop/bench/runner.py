@@ -171,6 +171,12 @@ def _tui(ctx: BenchContext) -> Section:
     return run_tui_section(ctx)
 
 
+def _extraction(ctx: BenchContext) -> Section:
+    from .extraction_section import run_extraction_section
+
+    return run_extraction_section(ctx)
+
+
 def _truth(ctx: BenchContext) -> Section:
     from .truth_section import run_truth_section
 
@@ -188,6 +194,7 @@ SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "cli": _cli,
     "locomo": _locomo,
     "truth": _truth,
+    "extraction": _extraction,
 }
 
 

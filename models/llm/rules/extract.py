@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from veramem_desktop.core.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
@@ -24,7 +25,7 @@ from veramem_desktop.models.llm.rules.keys import (
     attribute_addressed,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
-from veramem_desktop.models.llm.rules.smalltalk import worth_keeping
+from veramem_desktop.models.llm.rules.smalltalk import skip_reason
 from veramem_desktop.models.llm.rules.text import split_clauses, split_sentences
 from veramem_desktop.models.llm.rules.wording import resolve_leading_pronoun, third_person
 
@@ -95,9 +96,31 @@ _ROLE_SPEAKER = {"user": "User", "assistant": "Assistant", "system": "System"}
 _ADDRESSES_USER = frozenset({"assistant", "tool", "document"})
 # Roles whose second-person statements give a key about the user ("You live in Berlin").
 _KEYS_ABOUT_ADDRESSEE = frozenset({"assistant", "tool"})
+#: who "I" is in a document whose author it does not name: never the file
+DOCUMENT_AUTHOR = "the document's author"
+# A byline in a document: "Author: Ana Lopez", "By Ana Lopez", "Written by Ana Lopez".
+_BYLINE = re.compile(r"^\s*(?:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
+                     re.IGNORECASE | re.MULTILINE)
+# "The user lives in Madrid", as a tool or the assistant writes it, reads "User lives in Madrid".
+_THE_USER = re.compile(r"\b[Tt]he user\b")
+#: at most this many skipped sentences are quoted in the notice, each cut to this many characters
+NOTICE_EXAMPLES = 4
+NOTICE_QUOTE_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A sentence that gave no memory, and why."""
+
+    message_id: str
+    sentence: str
+    reason: str
 
 
 def speaker_of(message: Message) -> str:
+    if message.role == "document":
+        m = _BYLINE.search(message.content)
+        return m["name"] if m else DOCUMENT_AUTHOR
     return message.name or _ROLE_SPEAKER.get(message.role, message.role.capitalize() or "Someone")
 
 
@@ -114,33 +137,73 @@ def _key(sentence: str, role: str) -> Key:
         return attribute(sentence)
     if role in _KEYS_ABOUT_ADDRESSEE and (key := attribute_addressed(sentence)) != NO_KEY:
         return key
-    if role != "user":  # "The user lives in Madrid", from a tool, a document or the assistant
+    if role != "document":  # "The user lives in Madrid", from a tool or the assistant
         return attribute_about_user(sentence)
-    return NO_KEY
+    # a document's first person is its author's, whoever that is: only its lines about "the user" count
+    return attribute_about_user(sentence) if not re.search(r"\b(?:I|[Mm]y|[Mm]e)\b", sentence) else NO_KEY
 
 
-def extract(messages: Sequence[Message]) -> list[Candidate]:
+def _question_before(message: Message, previous: Message | None) -> tuple[str, str] | None:
+    """The question another speaker's message ended on, which ``message`` replies to: (asker, question)."""
+    if previous is None or (previous.role, previous.name) == (message.role, message.name):
+        return None
+    spans = split_sentences(previous.content)
+    if not spans or not spans[-1].text.endswith("?"):
+        return None
+    return speaker_of(previous), spans[-1].text
+
+
+def _named(text: str, message: Message, speaker: str) -> str:
+    """A named person's statement that does not name them says who said it ("Ana said: The kids were
+    scared."): in a conversation of several people, a memory that loses its speaker loses its meaning."""
+    if message.role != "user" or not message.name or re.search(rf"\b{re.escape(speaker)}\b", text, re.I):
+        return text
+    return f"{speaker} said: {text}"
+
+
+def extract(messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
     """Candidates from ``messages``; each quote is an exact substring of its message."""
+    return extract_with_skips(messages, context)[0]
+
+
+def extract_with_skips(messages: Sequence[Message],
+                       context: Sequence[Message] = ()) -> tuple[list[Candidate], list[Skipped]]:
+    """Candidates from ``messages`` and the sentences that gave none, with the reason. ``context`` (earlier
+    turns) is never a source: its last message only says which question the first message answers."""
     out: list[Candidate] = []
+    skipped: list[Skipped] = []
+    previous_message = context[-1] if context else None
     for message in messages:
         anchor = _anchor(message)
         speaker = speaker_of(message)
+        asked = _question_before(message, previous_message)
+        previous_message = message
         seen: set[str] = set()
         previous = ""
         for span in (clause for whole in split_sentences(message.content) for clause in split_clauses(whole)):
             sentence, before, previous = span.text, previous, span.text
-            if sentence in seen or not worth_keeping(sentence, message.role):
+            if sentence in seen:
                 continue
             seen.add(sentence)
+            reason = skip_reason(sentence, message.role)
+            if reason is not None:
+                skipped.append(Skipped(message.id, sentence, reason))
+                continue
             kind = classify(sentence)
             subject, predicate, value = _key(sentence, message.role)
             text = normalise_explicit_dates(third_person(
                 resolve_leading_pronoun(sentence, before), speaker, addressee_is_user=message.role in _ADDRESSES_USER
             ))
+            if message.role != "user":
+                text = _THE_USER.sub("User", text)
             if text and text[-1] not in ".!?…":  # a clause cut from its sentence
                 text += "."
             if anchor is not None:
                 text = resolve_relative_dates(text, anchor)
+            text = _named(text, message, speaker)
+            if asked is not None and value is None:
+                # a reply is understood through its question ("They were scared." to "How did the kids take it?")
+                text = f"{text} (in reply to {asked[0]}: {asked[1]})"
             out.append(
                 Candidate(
                     message_id=message.id,
@@ -153,4 +216,24 @@ def extract(messages: Sequence[Message]) -> list[Candidate]:
                     importance=importance(sentence, kind),
                 )
             )
-    return out
+    return out, skipped
+
+
+def skipped_notice(skipped: Sequence[Skipped]) -> str | None:
+    """One line saying which sentences gave no memory and why, quoting a few; None when none did."""
+    if not skipped:
+        return None
+    by_reason: dict[str, int] = {}
+    for s in skipped:
+        by_reason[s.reason] = by_reason.get(s.reason, 0) + 1
+    counts = ", ".join(f"{n} {reason}" for reason, n in sorted(by_reason.items(), key=lambda p: -p[1]))
+    quoted = "; ".join(
+        f'"{_cut(s.sentence)}" ({s.reason})' for s in skipped[:NOTICE_EXAMPLES]
+    )
+    more = f"; and {len(skipped) - NOTICE_EXAMPLES} more" if len(skipped) > NOTICE_EXAMPLES else ""
+    return (f"{len(skipped)} sentence(s) gave no memory ({counts}): {quoted}{more}; "
+            "the messages are stored whole and searchable")
+
+
+def _cut(sentence: str) -> str:
+    return sentence if len(sentence) <= NOTICE_QUOTE_CHARS else sentence[: NOTICE_QUOTE_CHARS - 1] + "…"

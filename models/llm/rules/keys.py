@@ -152,6 +152,13 @@ _MY_X_NAME_IS = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r")'
 # "my sister Ana", "my dog, Rex,": a name right after the relation.
 _MY_X_NAME = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r"),? " + _NAME)
 _IS_PET = re.compile(r"^" + _PETS + r"$", re.IGNORECASE)
+# "Ana is my sister", "Rex is our dog": the name first, at the start of the statement.
+_NAME_IS_MY_X = re.compile(r"(?:^|[,;:]\s*)(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) is (?:my|our) "
+                           r"(?:(?:older|younger|little|big|twin|baby|new)\s+)?(?P<rel>" + RELATIONS + r"|" + _PETS
+                           + r")\b")
+# "I have a sister named Ana", "I've got a brother called Tom".
+_HAVE_X_NAMED = re.compile(r"\bI(?:'ve| have)? (?:have|got|have got) an? (?:(?:older|younger|little|big|twin)\s+)?"
+                           r"(?P<rel>" + RELATIONS + r") (?:named|called) " + _NAME)
 _MY_X_IS = re.compile(
     r"\bmy (?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are) (?:now )?" + _VALUE, re.IGNORECASE
 )
@@ -242,7 +249,7 @@ def _people_and_pets(sentence: str) -> Key:
     m = _PET.search(sentence)
     if m:
         return "user", "pet", m["value"]
-    for pattern in (_MY_X_NAME_IS, _MY_X_NAME):
+    for pattern in (_MY_X_NAME_IS, _MY_X_NAME, _NAME_IS_MY_X, _HAVE_X_NAMED):
         m = pattern.search(sentence)
         if m and m["value"].split()[0] not in NOT_NAMES:
             return _named(m["rel"], m["value"])

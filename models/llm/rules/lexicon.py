@@ -35,3 +35,39 @@ _NOT_PAST_TEXT = """
     need feed seed bed red shed indeed speed bleed breed proceed succeed exceed
 """
 NOT_PAST = frozenset(_NOT_PAST_TEXT.split())
+
+# Common verbs in their base form: a general statement ("Tomatoes need six hours of sun") has one
+# even when no pronoun, auxiliary or past tense marks it.
+_COMMON_VERBS_TEXT = """
+    need want like love hate prefer know think believe feel seem look sound become grow make take give
+    get keep let begin start stop end open close run walk talk speak say tell ask answer call help work
+    play live die eat drink cook bake sleep wake read write learn teach study build break fix buy sell
+    pay cost spend save lose win find use try mean contain include require cause bring carry hold
+    move change turn show see hear smell taste touch meet visit travel drive fly ride swim climb leave
+    arrive stay wait follow lead rise fall sit stand lie lay grow bloom flower ripen freeze melt boil
+    burn shine rain snow flow float sink fill empty last happen occur exist belong depend matter apply
+    produce reduce increase protect prevent allow support provide serve offer share add remove enjoy
+    attract repel absorb reflect spread connect measure weigh equal orbit rotate migrate hibernate
+    cover reach return remain sing dance paint draw plan hope expect remember forget miss own rent
+    host join attend train practise practice volunteer adopt raise
+"""
+COMMON_VERBS = frozenset(_COMMON_VERBS_TEXT.split())
+
+# Numbers written as words count as a number does: something a memory may need.
+NUMBER_WORDS = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    r"hundred|thousand|million|dozen|twice)\b",
+    re.IGNORECASE,
+)
+
+
+def is_common_verb(word: str) -> bool:
+    """``word`` is a common verb, bare or with the third-person -s ("need", "needs", "carries")."""
+    w = word.lower()
+    if w in COMMON_VERBS:
+        return True
+    if w.endswith("ies") and w[:-3] + "y" in COMMON_VERBS:
+        return True
+    if w.endswith("es") and w[:-2] in COMMON_VERBS:
+        return True
+    return w.endswith("s") and w[:-1] in COMMON_VERBS

@@ -13,8 +13,14 @@ from __future__ import annotations
 import re
 
 from veramem_desktop.models.llm.rules.keys import attribute
-from veramem_desktop.models.llm.rules.lexicon import IRREGULAR_PAST, NOT_PAST, TIME
-from veramem_desktop.models.llm.rules.text import content_words, words
+from veramem_desktop.models.llm.rules.lexicon import (
+    IRREGULAR_PAST,
+    NOT_PAST,
+    NUMBER_WORDS,
+    TIME,
+    is_common_verb,
+)
+from veramem_desktop.models.llm.rules.text import STOPWORDS, content_words, words
 
 _FILLER_WORDS_TEXT = """
     hi hey hello hiya yo thanks thank bye goodbye ok okay sure yeah yep yes nope wow cool great
@@ -167,6 +173,7 @@ def _has_signal(text: str) -> bool:
     """Something a memory needs: a number, a time, a name, an attribute, something of the speaker's."""
     return bool(
         re.search(r"\d", text)
+        or NUMBER_WORDS.search(text)
         or TIME.search(text)
         or _TIME_WORD.search(text)
         or _MINE.search(text)
@@ -177,35 +184,76 @@ def _has_signal(text: str) -> bool:
     )
 
 
+# A statement's verb after its subject, in a sentence that ends with a full stop: a third-person -s
+# after a noun ("Copper conducts heat well", "The old bridge closes during storms"), or a bare verb
+# after a plural subject and before what it governs ("Owls hunt at night").
+_NOT_BEFORE_VERB_TEXT = """
+    the a an this that these those my our your his her their its some any no every each of in on at to
+    for with from by about into over under two three four five six seven eight nine ten many few much
+    more most such so very
+"""
+_NOT_BEFORE_VERB = frozenset(_NOT_BEFORE_VERB_TEXT.split())
+_BARE_VERB_AFTER_PLURAL = re.compile(
+    r"^(?:[A-Za-z]+\s+){0,2}?[A-Za-z]+s\s+(?P<verb>[a-z]{3,})\s+(?:at|in|on|during|with|for|to|from|by|into|over|"
+    r"under|through|around|best|well|only|mostly|often|usually|the|a|an|their|its|each|every)\b"
+)
+
+
+def _statement_verb(text: str) -> bool:
+    if not text.rstrip().endswith("."):
+        return False
+    ws = words(text)
+    for i in range(1, min(4, len(ws) - 1)):
+        w, before = ws[i], ws[i - 1]
+        if (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "'s"))
+                and before not in _NOT_BEFORE_VERB and before not in _SOCIAL_WORDS):
+            return True
+    m = _BARE_VERB_AFTER_PLURAL.match(text)
+    return m is not None and m["verb"] not in STOPWORDS and m["verb"] not in _SOCIAL_WORDS
+
+
 def _has_verb(text: str) -> bool:
+    if _statement_verb(text):
+        return True
     for w in words(text):
         if w in _AUX or w in IRREGULAR_PAST or re.search(r"'(?:s|re|m|ve|d|ll)$|n't$", w):
             return True
         if w.endswith("ed") and len(w) > 3 and w not in NOT_PAST:
+            return True
+        if is_common_verb(w):
             return True
     return _SUBJECT_VERB.search(text) is not None
 
 
 def worth_keeping(sentence: str, role: str) -> bool:
     """A statement about the speaker or the world: not a question, greeting, filler, reaction or fragment."""
-    if "?" in sentence or len(words(sentence)) < 3:
-        return False
+    return skip_reason(sentence, role) is None
+
+
+def skip_reason(sentence: str, role: str) -> str | None:
+    """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
+    if "?" in sentence:
+        return "a question"
+    if len(words(sentence)) < 3:
+        return "too short to state anything"
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
     if not [w for w in content_words(body) if w not in _FILLER_WORDS]:
-        return False
+        return "small talk"
     if _OPENERS.match(body) and not _FIRST_PERSON.search(body):
-        return False
+        return "a greeting or thanks"
     if _ASSISTANT_FILLER.match(sentence) and (role != "user" or not _has_signal(body)):
-        return False  # a user's "Here's a photo of my painting" still says something
+        return "an offer of help or a courtesy"  # a user's "Here's a photo of my painting" still says something
     # the user talking about the other party ("You did great!") says nothing lasting about anyone
     if role == "user" and _SECOND_PERSON_START.match(body):
-        return False
+        return "said to the other party about them"
     if _has_signal(body):
-        return True
+        return None
     if _OPENERS.match(body) or _REACTION.match(body):
-        return False
+        return "a reaction to the other party"
     if not [w for w in content_words(body) if w not in _SOCIAL_WORDS]:
-        return False
+        return "small talk"
     short_or_exclaimed = sentence.rstrip().endswith("!") or len(words(body)) <= 6
-    return not (short_or_exclaimed and not _has_verb(body))
+    if short_or_exclaimed and not _has_verb(body):
+        return "an exclamation or fragment with no verb"
+    return None
