@@ -93,3 +93,12 @@ def test_a_reply_is_remembered_with_the_question_it_answers(rmem: Memory) -> Non
 def test_a_named_speakers_statement_names_them_when_its_words_do_not(rmem: Memory) -> None:
     result = rmem.add([_msg("The kids were scared but we explained everything.", name="Melanie")])
     assert _texts(rmem, result) == ["Melanie said: The kids were scared but we explained everything."]
+
+
+def test_a_tools_labelled_line_is_kept_worded_about_the_user_and_its_conflict_recorded(rmem: Memory) -> None:
+    said = rmem.add([_msg("I live in Porto.")]).added[0]["id"]
+    result = rmem.add([_msg("Home: Madrid", role="tool", name="crm")])
+    claim = rmem.get(result.added[0]["id"])
+    assert claim.text == "According to tool crm: User's home: Madrid."
+    assert (claim.subject, claim.predicate, claim.value) == ("user", "lives_in", "Madrid")
+    assert said in claim.metadata["conflicts_with"]

@@ -150,7 +150,11 @@ def generate(per_cell: int = PER_CELL, seed: int = SEED, roles: Sequence[str] = 
                     worded = _reworded(text, _SECOND) if r.random() < 0.5 else _reworded(text, _THIRD)
                     out.append(Statement(role, kind, worded, values, "user"))
                 elif role == "tool":
-                    out.append(Statement(role, kind, _reworded(text, _THIRD), values, "user", name=r.choice(_TOOLS)))
+                    worded = _reworded(text, _THIRD)
+                    if kind == "attribute" and r.random() < 0.3:  # a labelled line, as tools write them
+                        label, value = r.choice([("Home", r.choice(_CITIES)), ("Employer", r.choice(_COMPANIES))])
+                        worded, values = f"{label}: {value}", (value,)
+                    out.append(Statement(role, kind, worded, values, "user", name=r.choice(_TOOLS)))
                 else:  # a document's first person is its author's, named in a byline or not
                     author = f"{r.choice(_NAMES)} {r.choice(['Lopez', 'Berg', 'Okafor', 'Tanaka'])}" \
                         if r.random() < 0.5 else None

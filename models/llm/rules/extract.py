@@ -23,6 +23,7 @@ from veramem_desktop.models.llm.rules.keys import (
     attribute,
     attribute_about_user,
     attribute_addressed,
+    labelled_wording,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.smalltalk import skip_reason
@@ -185,7 +186,9 @@ def extract_with_skips(messages: Sequence[Message],
             if sentence in seen:
                 continue
             seen.add(sentence)
-            reason = skip_reason(sentence, message.role)
+            # a labelled line about the user ("Home: Porto") is short, yet says something
+            worded = labelled_wording(sentence) if message.role != "user" else None
+            reason = skip_reason(sentence, message.role) if worded is None else None
             if reason is not None:
                 skipped.append(Skipped(message.id, sentence, reason))
                 continue
@@ -196,6 +199,8 @@ def extract_with_skips(messages: Sequence[Message],
             ))
             if message.role != "user":
                 text = _THE_USER.sub("User", text)
+                if subject == "user" and worded is not None:
+                    text = worded  # "Home: Porto" from a tool is about the user, and says so
             if text and text[-1] not in ".!?…":  # a clause cut from its sentence
                 text += "."
             if anchor is not None:

@@ -378,6 +378,16 @@ _THIRD_TO_FIRST = [
 ]
 
 
+def labelled_wording(sentence: str) -> str | None:
+    """ "User's home: Porto." for a labelled line about the user ("Home: Porto", "user.city = Porto"),
+    so the memory names whom it is about; None for any other sentence."""
+    m = _LABELLED.match(sentence.replace("’", "'"))
+    if not m or labelled(sentence) == NO_KEY:
+        return None
+    attr = " ".join(m["attr"].lower().replace("_", " ").split())
+    return f"User's {attr}: {m['value'].strip()}."
+
+
 def attribute_about_user(sentence: str) -> Key:
     """The key of a third-person statement about the user ("The user lives in Madrid" -> lives_in), or
     of a labelled line about them ("Home: Madrid")."""
