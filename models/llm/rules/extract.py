@@ -4,7 +4,10 @@ Each kept sentence (see :mod:`.smalltalk`) is quoted exactly as written, so the 
 quote check always finds it; it is classified as a preference, an event or a fact by
 patterns, given a subject/predicate/value when it has a simple shape (see :mod:`.keys`),
 and rewritten in the third person (see :mod:`.wording`) with its relative dates
-resolved against the time of its own message.
+resolved against the time of its own message. A document's "I" is its author (a byline, else
+"the document's author"); a named speaker's statement that does not name them says who said it;
+a statement without a key that replies to another speaker's question carries that question.
+Sentences that give nothing are returned with the reason (:func:`extract_with_skips`).
 """
 
 from __future__ import annotations
@@ -100,8 +103,8 @@ _KEYS_ABOUT_ADDRESSEE = frozenset({"assistant", "tool"})
 #: who "I" is in a document whose author it does not name: never the file
 DOCUMENT_AUTHOR = "the document's author"
 # A byline in a document: "Author: Ana Lopez", "By Ana Lopez", "Written by Ana Lopez".
-_BYLINE = re.compile(r"^\s*(?:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
-                     re.IGNORECASE | re.MULTILINE)
+_BYLINE = re.compile(r"^\s*(?i:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
+                     re.MULTILINE)
 # "The user lives in Madrid", as a tool or the assistant writes it, reads "User lives in Madrid".
 _THE_USER = re.compile(r"\b[Tt]he user\b")
 #: at most this many skipped sentences are quoted in the notice, each cut to this many characters
