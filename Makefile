@@ -23,16 +23,18 @@ $(TEST_STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/veramem
 
-## make lint: the layer contracts, ruff and mypy
-# import-linter reads packages from the file system, so the package-dir mapping is laid
-# out as one tree in .lint/ first.
+## make lint: the layer contracts, ruff (rules, complexity, formatting) and mypy
+# import-linter and mypy read packages from the file system, so the package-dir mapping is
+# laid out as one tree in .lint/ first; mypy then sees veramem_desktop.core as the shell imports it.
+# The same checks run before each commit with `pre-commit install` (.pre-commit-config.yaml).
 lint: $(TEST_STAMP)
 	rm -rf .lint && mkdir -p .lint/veramem_desktop
 	cp -r veramem_desktop/. .lint/veramem_desktop/
 	for d in core models sync tui; do cp -r $$d .lint/veramem_desktop/$$d; done
 	cd .lint && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml
 	$(BIN)/ruff check .
-	$(BIN)/mypy core sync models
+	$(BIN)/ruff format --check .
+	cd .lint && ../$(BIN)/mypy --config-file ../pyproject.toml -p veramem_desktop
 
 ## make test: lint, then the whole suite (every marker runs)
 test: lint

@@ -83,14 +83,17 @@ def _replaced(source: str, before: list[str], after: list[str], tail: str) -> tu
         if not punct or punct.isalnum():
             return None
         right = re.escape(punct)
-    pattern = (rf"(?<![^\W_]){left}\W+" if left else "") + r"(?P<v>[^\n{}]{1,80}?)" + \
-        (rf"\W+{right}" if after else rf"\s*{right}")
+    pattern = (
+        (rf"(?<![^\W_]){left}\W+" if left else "")
+        + r"(?P<v>[^\n{}]{1,80}?)"
+        + (rf"\W+{right}" if after else rf"\s*{right}")
+    )
     m = re.search(pattern, source, re.IGNORECASE)
     if m is None:
         return None
     # the source words right beside the value, when only spaces part them (a name can go on there)
     prev = re.search(r"([^\W_]+) +$", source[: m.start("v")])
-    nxt = re.match(r" +([^\W_]+)", source[m.end("v"):])
+    nxt = re.match(r" +([^\W_]+)", source[m.end("v") :])
     return m.group("v"), (prev.group(1) if prev else ""), (nxt.group(1) if nxt else "")
 
 

@@ -64,7 +64,7 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
     active_tm = _ACTIVE.format(g="tm")
     return f"""(
         {alias}.status IN {statuses}
-        AND ((:show_rejected = 0 AND {alias}.trust != 'rejected' AND {_not_withheld('memory', alias)})
+        AND ((:show_rejected = 0 AND {alias}.trust != 'rejected' AND {_not_withheld("memory", alias)})
              OR :show_rejected = 1)
         AND (
             ({alias}.user_id = :caller AND ({alias}.visibility = 'private' OR {alias}.kind = 'preference'))
@@ -77,8 +77,10 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
 
 
 def episode_predicate(alias: str = "e") -> str:
-    return (f"({alias}.user_id = :caller AND (:show_rejected = 1 OR {_not_withheld('episode', alias)}) "
-            f"AND {_agent_clause(alias)})")
+    return (
+        f"({alias}.user_id = :caller AND (:show_rejected = 1 OR {_not_withheld('episode', alias)}) "
+        f"AND {_agent_clause(alias)})"
+    )
 
 
 def _not_withheld(kind: str, alias: str) -> str:
@@ -86,5 +88,9 @@ def _not_withheld(kind: str, alias: str) -> str:
 
 
 def params(caller: Caller, now: str) -> dict[str, Any]:
-    return {"caller": caller.user_id, "agent": caller.agent_id, "now": now,
-            "show_rejected": int(caller.shows_rejected)}
+    return {
+        "caller": caller.user_id,
+        "agent": caller.agent_id,
+        "now": now,
+        "show_rejected": int(caller.shows_rejected),
+    }

@@ -33,14 +33,28 @@ class AnswerResult:
     notices: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "answer": self.text, "abstained": self.abstained,
-                "cited": [h.to_dict() for h in self.cited], "trace_id": self.trace_id, "ladder": self.ladder,
-                "context_dropped": self.context_dropped, "notices": self.notices}
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "cited": [h.to_dict() for h in self.cited],
+            "trace_id": self.trace_id,
+            "ladder": self.ladder,
+            "context_dropped": self.context_dropped,
+            "notices": self.notices,
+        }
 
 
 def _attrs(hit: Hit) -> dict[str, object]:
-    return {"kind": hit.kind, "authority": hit.authority, "source": hit.source, "time": (hit.time or "")[:10],
-            "state": hit.state, "superseded_by": hit.superseded_by, "conflicts_with": "+".join(hit.conflicts_with)}
+    return {
+        "kind": hit.kind,
+        "authority": hit.authority,
+        "source": hit.source,
+        "time": (hit.time or "")[:10],
+        "state": hit.state,
+        "superseded_by": hit.superseded_by,
+        "conflicts_with": "+".join(hit.conflicts_with),
+    }
 
 
 def _context(pool: dict[str, Hit]) -> list[Hit]:
@@ -54,8 +68,11 @@ def _context(pool: dict[str, Hit]) -> list[Hit]:
 def _presented_stale(cited: list[str], pool: dict[str, Hit]) -> list[str]:
     """Cited items that are history while what replaced them is in the pool and was not cited: an answer
     relying on them presents a superseded or retracted statement as current."""
-    return [i for i in cited if pool[i].state in STALE and pool[i].superseded_by in pool
-            and pool[i].superseded_by not in cited]
+    return [
+        i
+        for i in cited
+        if pool[i].state in STALE and pool[i].superseded_by in pool and pool[i].superseded_by not in cited
+    ]
 
 
 class Answerer:
@@ -87,14 +104,19 @@ class Answerer:
             cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
             stale = _presented_stale(cited_ids, pool)
             if stale:  # refused like an invented citation
-                notices.append(f"the answer relied on {', '.join(stale)}, which no longer hold; they were not cited")
+                notices.append(
+                    f"the answer relied on {', '.join(stale)}, which no longer hold; they were not cited"
+                )
                 cited_ids = [i for i in cited_ids if i not in stale]
             # Still not enough once the whole ladder is climbed: abstain rather than half-answer.
             abstained = draft.abstained or not cited_ids or not draft.sufficient
             text = draft.text
         if abstained:
-            text = text if draft is not None and draft.abstained and text else \
-                "The stored memories do not say; I cannot answer that from memory."
+            text = (
+                text
+                if draft is not None and draft.abstained and text
+                else "The stored memories do not say; I cannot answer that from memory."
+            )
             cited_ids = []
         cited = [pool[i] for i in cited_ids]
         trace_id = new_id("tr")
@@ -102,9 +124,20 @@ class Answerer:
             conn.execute(
                 "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids,"
                 " answer, abstained, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (trace_id, "answer", iso(datetime.now(UTC)), caller.user_id, caller.agent_id, question, first.route,
-                 json.dumps(list(pool)), json.dumps(cited_ids), text, int(abstained),
-                 json.dumps({"ladder": steps, "dropped": dropped})),
+                (
+                    trace_id,
+                    "answer",
+                    iso(datetime.now(UTC)),
+                    caller.user_id,
+                    caller.agent_id,
+                    question,
+                    first.route,
+                    json.dumps(list(pool)),
+                    json.dumps(cited_ids),
+                    text,
+                    int(abstained),
+                    json.dumps({"ladder": steps, "dropped": dropped}),
+                ),
             )
         return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
 
@@ -116,9 +149,25 @@ class Answerer:
     def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
         ordered = _context(pool)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
-        items = [ContextItem(h.id, h.text, h.kind, h.authority, h.time, h.state, h.superseded_by,
-                             tuple(h.conflicts_with), h.group, tuple(h.derived), h.value, h.source, h.subject)
-                 for h in ordered if h.id in fenced.included]
+        items = [
+            ContextItem(
+                h.id,
+                h.text,
+                h.kind,
+                h.authority,
+                h.time,
+                h.state,
+                h.superseded_by,
+                tuple(h.conflicts_with),
+                h.group,
+                tuple(h.derived),
+                h.value,
+                h.source,
+                h.subject,
+            )
+            for h in ordered
+            if h.id in fenced.included
+        ]
         if not items:
             return None, fenced.dropped
         try:
@@ -137,8 +186,12 @@ class Answerer:
             mem_ids = [i for i in pool if i.startswith("mem_")]
             if mem_ids:
                 marks = ",".join("?" * len(mem_ids))
-                ep_ids = [r[0] for r in self.store.query(
-                    f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks})", mem_ids)]
+                ep_ids = [
+                    r[0]
+                    for r in self.store.query(
+                        f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks})", mem_ids
+                    )
+                ]
                 self._add_episodes(ep_ids, caller, pool, score=0.0)
         elif step == "neighbouring_turns":
             ep_ids = [i for i in pool if i.startswith("ep_")]
@@ -147,8 +200,13 @@ class Answerer:
                 row = self.store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (eid,))
                 if row is None or row[0] is None:
                     continue
-                neighbours += [r[0] for r in self.store.query(
-                    "SELECT id FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)", (row[0], row[1] - 1, row[1] + 1))]
+                neighbours += [
+                    r[0]
+                    for r in self.store.query(
+                        "SELECT id FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)",
+                        (row[0], row[1] - 1, row[1] + 1),
+                    )
+                ]
             self._add_episodes(neighbours, caller, pool, score=-0.01)
         return len(pool) - before
 
@@ -161,9 +219,21 @@ class Answerer:
             row = self.store.query_one(
                 f"SELECT e.id, e.content, e.role, e.event_time, e.user_id, e.session_id, e.source_name FROM episodes e "
                 f"WHERE e.id = :id AND {episode_predicate('e')}",
-                {**params(caller, iso(datetime.now(UTC))), "id": eid})
+                {**params(caller, iso(datetime.now(UTC))), "id": eid},
+            )
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
             authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
-            pool[eid] = Hit(row[0], "episode", row[1], score, authority, "raw", "active", row[3], row[4], row[5],
-                            row[6] or row[2])
+            pool[eid] = Hit(
+                row[0],
+                "episode",
+                row[1],
+                score,
+                authority,
+                "raw",
+                "active",
+                row[3],
+                row[4],
+                row[5],
+                row[6] or row[2],
+            )

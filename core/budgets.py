@@ -33,8 +33,12 @@ class Budget:
 
 
 def default_budgets() -> dict[str, Budget]:
-    return {"user": Budget(400_000, 20_000), "agent": Budget(200_000, 10_000),
-            "tool": Budget(100_000, 5_000), "document": Budget(200_000, 10_000)}
+    return {
+        "user": Budget(400_000, 20_000),
+        "agent": Budget(200_000, 10_000),
+        "tool": Budget(100_000, 5_000),
+        "document": Budget(200_000, 10_000),
+    }
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,9 @@ def value(item: MemoryItem) -> float:
     return item.importance / math.sqrt(tokens(item.text))
 
 
-def keep(members: Sequence[MemoryItem], budget: Budget,
-         held: Collection[str] = frozenset()) -> tuple[list[MemoryItem], list[MemoryItem]]:
+def keep(
+    members: Sequence[MemoryItem], budget: Budget, held: Collection[str] = frozenset()
+) -> tuple[list[MemoryItem], list[MemoryItem]]:
     """(kept, moved): pinned and ``held`` (in open conflict) first, then by value (ties by id) while
     both budgets hold. A memory that does not fit is skipped and smaller ones after it may still fit."""
     pinned = [m for m in members if m.pinned or m.id in held]
@@ -72,8 +77,9 @@ def keep(members: Sequence[MemoryItem], budget: Budget,
     return kept, moved
 
 
-def plan(members: Sequence[MemoryItem], budgets: Mapping[str, Budget],
-         held: Collection[str] = frozenset()) -> list[MemoryItem]:
+def plan(
+    members: Sequence[MemoryItem], budgets: Mapping[str, Budget], held: Collection[str] = frozenset()
+) -> list[MemoryItem]:
     """The memories to move to cold storage: per (user, source) group over its budget; ``held``
     ids (memories in an open conflict) are never among them."""
     groups: dict[tuple[str | None, str], list[MemoryItem]] = {}
@@ -94,14 +100,19 @@ def over_budget(store: Store, budgets: Mapping[str, Budget]) -> bool:
     marks = ",".join("?" * len(budgets))
     rows = store.query(
         "SELECT source, count(*), sum((length(text) + 3) / 4) FROM memory_items WHERE status = 'active' "
-        f"AND trust != 'rejected' AND source IN ({marks}) GROUP BY user_id, source", list(budgets))
+        f"AND trust != 'rejected' AND source IN ({marks}) GROUP BY user_id, source",
+        list(budgets),
+    )
     return any(int(n) > budgets[s].items or int(t or 0) > budgets[s].tokens for s, n, t in rows)
 
 
 def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
     marks = ",".join("?" * len(budgets))
-    rows = store.query(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
-                       f"AND source IN ({marks}) ORDER BY valid_from, id", list(budgets))
+    rows = store.query(
+        f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
+        f"AND source IN ({marks}) ORDER BY valid_from, id",
+        list(budgets),
+    )
     return [items.row_to_item(r) for r in rows]
 
 
@@ -110,9 +121,15 @@ def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
     row = conn.execute("SELECT status, pinned FROM memory_items WHERE id = ?", (item.id,)).fetchone()
     if row is None or row[0] != "active" or row[1] or in_open_conflict(conn, item.id):
         return False
-    items.set_fields(conn, item.id, device=device, op="memory.archive", status="archived",
-                     metadata={"cold": "budget"},
-                     details={"reason": "budget", "source": item.source, "value": round(value(item), 4)})
+    items.set_fields(
+        conn,
+        item.id,
+        device=device,
+        op="memory.archive",
+        status="archived",
+        metadata={"cold": "budget"},
+        details={"reason": "budget", "source": item.source, "value": round(value(item), 4)},
+    )
     return True
 
 

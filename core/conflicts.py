@@ -18,8 +18,10 @@ from .store import Connection
 
 #: memories that record a conflict and still stand (cold storage included: archiving is not settling),
 #: with their recorded partners (json)
-_RECORDS = ("SELECT id, json_extract(metadata, '$.conflicts_with') FROM memory_items "
-            "WHERE metadata LIKE '%conflicts_with%' AND status IN ('active', 'archived') AND trust != 'rejected'")
+_RECORDS = (
+    "SELECT id, json_extract(metadata, '$.conflicts_with') FROM memory_items "
+    "WHERE metadata LIKE '%conflicts_with%' AND status IN ('active', 'archived') AND trust != 'rejected'"
+)
 
 
 def _pairs(conn: Connection, where: str = "", params: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -36,10 +38,15 @@ def _pairs(conn: Connection, where: str = "", params: tuple[str, ...] = ()) -> l
     wanted = sorted({p for _, p in recorded})
     live: set[str] = set()
     for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        live |= {r[0] for r in conn.execute(
-            f"SELECT id FROM memory_items WHERE id IN ({','.join('?' * len(chunk))}) "
-            "AND status IN ('active', 'archived') AND trust != 'rejected'", chunk).fetchall()}
+        chunk = wanted[start : start + 500]
+        live |= {
+            r[0]
+            for r in conn.execute(
+                f"SELECT id FROM memory_items WHERE id IN ({','.join('?' * len(chunk))}) "
+                "AND status IN ('active', 'archived') AND trust != 'rejected'",
+                chunk,
+            ).fetchall()
+        }
     return [(m, p) for m, p in recorded if p in live]
 
 

@@ -62,8 +62,16 @@ from .protocols import Embedder
 from .store import Connection, Store
 from .vectors import VectorCache
 
-__all__ = ["STAGES", "ConsolidateConfig", "ConsolidateReport", "Consolidator", "ScopeKey", "StageCount",
-           "consolidate", "scope_of"]
+__all__ = [
+    "STAGES",
+    "ConsolidateConfig",
+    "ConsolidateReport",
+    "Consolidator",
+    "ScopeKey",
+    "StageCount",
+    "consolidate",
+    "scope_of",
+]
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 STAGES = ("revise", "archive", "merge", "fuse", "summarise", "distil", "budget", "decay")
@@ -107,16 +115,32 @@ class ConsolidateReport:
 
     @property
     def model_failures(self) -> int:
-        return sum(s.skipped.get("model_failed", 0) + s.skipped.get("model_junk", 0) for s in self.stages.values())
+        return sum(
+            s.skipped.get("model_failed", 0) + s.skipped.get("model_junk", 0) for s in self.stages.values()
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stages": {k: v.to_dict() for k, v in self.stages.items()}, "reconciles": self.reconciles,
-                "model": self.model, "model_failures": self.model_failures, "notices": list(self.notices)}
+        return {
+            "stages": {k: v.to_dict() for k, v in self.stages.items()},
+            "reconciles": self.reconciles,
+            "model": self.model,
+            "model_failures": self.model_failures,
+            "notices": list(self.notices),
+        }
 
 
 class Consolidator:
-    def __init__(self, store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,
-                 config: ConsolidateConfig | None = None, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        llm: LLM,
+        vectors: VectorCache,
+        *,
+        device: str,
+        config: ConsolidateConfig | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.llm = llm
@@ -143,7 +167,9 @@ class Consolidator:
         if self.progress is not None:
             self.progress(stage, done, total)
 
-    def active(self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')") -> list[MemoryItem]:
+    def active(
+        self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')"
+    ) -> list[MemoryItem]:
         sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status IN {statuses} AND trust != 'rejected'"
         if where:
             sql += f" AND {where}"
@@ -154,35 +180,64 @@ class Consolidator:
         seen: set[tuple[str, int, int]] = set()
         out: list[Evidence] = []
         for src in sources:
-            for r in conn.execute("SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
-                                  "WHERE memory_id = ? ORDER BY id", (src.id,)).fetchall():
+            for r in conn.execute(
+                "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
+                "WHERE memory_id = ? ORDER BY id",
+                (src.id,),
+            ).fetchall():
                 key = (r[0], int(r[2]), int(r[3]))
                 if key not in seen:
                     seen.add(key)
                     out.append(Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]))
         return out
 
-    def write_derived(self, conn: Connection, sources: Sequence[MemoryItem], kind: str, text: str,
-                      metadata: dict[str, Any], previous: MemoryItem | None, op_reason: str, *,
-                      vector: Any = None) -> MemoryItem:
+    def write_derived(
+        self,
+        conn: Connection,
+        sources: Sequence[MemoryItem],
+        kind: str,
+        text: str,
+        metadata: dict[str, Any],
+        previous: MemoryItem | None,
+        op_reason: str,
+        *,
+        vector: Any = None,
+    ) -> MemoryItem:
         """Insert a summary or experience built from ``sources`` (all in one scope), indexed and with derivations."""
         evidence = self.evidence_of(conn, sources)
         authority = items.weakest([s.authority for s in sources])
         first = sources[0]
         new = MemoryItem(
-            id="", kind=kind, text=text, authority=authority, user_id=first.user_id, agent_id=first.agent_id,
-            team_id=first.team_id, session_id=first.session_id if kind == "summary" else None,
-            visibility=first.visibility, valid_from=min(s.valid_from for s in sources),
-            confidence=min(s.confidence for s in sources), importance=max(s.importance for s in sources),
-            source="derived", metadata=metadata,
+            id="",
+            kind=kind,
+            text=text,
+            authority=authority,
+            user_id=first.user_id,
+            agent_id=first.agent_id,
+            team_id=first.team_id,
+            session_id=first.session_id if kind == "summary" else None,
+            visibility=first.visibility,
+            valid_from=min(s.valid_from for s in sources),
+            confidence=min(s.confidence for s in sources),
+            importance=max(s.importance for s in sources),
+            source="derived",
+            metadata=metadata,
         )
         if previous is not None:
             item = items.new_version(conn, previous, new, evidence, device=self.device, reason=op_reason)
         else:
-            item = items.insert(conn, new, evidence, device=self.device, op=f"memory.{kind}",
-                                details={"sources": [s.id for s in sources], "reason": op_reason})
-        conn.executemany("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                         [(item.id, s.id) for s in sources])
+            item = items.insert(
+                conn,
+                new,
+                evidence,
+                device=self.device,
+                op=f"memory.{kind}",
+                details={"sources": [s.id for s in sources], "reason": op_reason},
+            )
+        conn.executemany(
+            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+            [(item.id, s.id) for s in sources],
+        )
         if vector is None:
             vector = self.embedder.embed([item.text])[0]
         index.index_memory(conn, self.embedder.name, item.id, item.text, vector)
@@ -199,7 +254,9 @@ class Consolidator:
         text = text.strip() if isinstance(text, str) else ""
         if not text or len(text) > self.config.summary_max_chars:
             count.skip("model_junk")
-            notices.append(f"{what}: the model's reply was {'empty' if not text else 'too long'}; left for the next run")
+            notices.append(
+                f"{what}: the model's reply was {'empty' if not text else 'too long'}; left for the next run"
+            )
             return None
         return text
 
@@ -220,7 +277,7 @@ class Consolidator:
         count.found = len(found)
         for start in range(0, len(found), cfg.batch):
             with self.store.atomic() as conn:
-                for item, reason in found[start:start + cfg.batch]:
+                for item, reason in found[start : start + cfg.batch]:
                     if item.pinned:
                         count.skip("pinned")
                         continue
@@ -231,8 +288,14 @@ class Consolidator:
                         count.skip("feedback_below_authority")
                         continue
                     heard = outcome.archive_counters(item)
-                    items.set_fields(conn, item.id, device=self.device, op="memory.archive", status="archived",
-                                     details={"reason": reason, "utility": round(heard.utility, 4)})
+                    items.set_fields(
+                        conn,
+                        item.id,
+                        device=self.device,
+                        op="memory.archive",
+                        status="archived",
+                        details={"reason": reason, "utility": round(heard.utility, 4)},
+                    )
                     count.wrote(item.id)
             self.tick("archive", min(start + cfg.batch, len(found)), len(found))
 
@@ -264,8 +327,13 @@ class Consolidator:
                     if not self.still_active(conn, ordered):
                         count.skip("changed_meanwhile")
                     else:
-                        merged = items.merge(conn, ordered, rep.text, device=self.device,
-                                             reason=f"near-duplicates (cosine ≥ {cfg.duplicate_cosine})")
+                        merged = items.merge(
+                            conn,
+                            ordered,
+                            rep.text,
+                            device=self.device,
+                            reason=f"near-duplicates (cosine ≥ {cfg.duplicate_cosine})",
+                        )
                         vec = self.vectors.vector(rep.id)
                         if vec is None:
                             vec = self.embedder.embed([rep.text])[0]
@@ -292,7 +360,7 @@ class Consolidator:
 
         block = 512  # bounded memory: compare a block of rows with the rest at a time
         for start in range(0, len(pairs), block):
-            sims = matrix[start:start + block] @ matrix.T
+            sims = matrix[start : start + block] @ matrix.T
             rows, cols = np.nonzero(sims >= cosine)
             for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
                 a, b = start + i, j
@@ -306,8 +374,10 @@ class Consolidator:
     @staticmethod
     def still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
         marks = ",".join("?" * len(members))
-        row = conn.execute(f"SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN ({marks})",
-                           [m.id for m in members]).fetchone()
+        row = conn.execute(
+            f"SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN ({marks})",
+            [m.id for m in members],
+        ).fetchone()
         return int(row[0]) == len(members)
 
     # ------------------------------------------------------------ 3. summarise
@@ -319,14 +389,16 @@ class Consolidator:
             sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
         existing: dict[tuple[Any, ...], MemoryItem] = {}
         # an archived summary still stands for its sources: it is not written again
-        for s in self.active("kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"):
+        for s in self.active(
+            "kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"
+        ):
             key = (s.session_id, *scope_of(s))
             if key not in existing or s.status == "active":
                 existing[key] = s
         keys = sorted(sessions, key=lambda k: tuple("" if v is None else str(v) for v in k))
         count.found = len(keys)
         for n, key in enumerate(keys, start=1):
-            sources = sessions[key][-cfg.max_session_items:]
+            sources = sessions[key][-cfg.max_session_items :]
             previous = existing.get(key)
             source_ids = sorted(s.id for s in sources)
             if len(sources) < cfg.min_session_items:
@@ -337,7 +409,9 @@ class Consolidator:
                 count.skip("up_to_date")
             else:
                 texts = [s.text for s in sources]
-                text = self.ask(partial(self.llm.summarise, texts), count, notices, f"session {key[0]} summary")
+                text = self.ask(
+                    partial(self.llm.summarise, texts), count, notices, f"session {key[0]} summary"
+                )
                 if text is not None:
                     if items.weakest([s.authority for s in sources]) != "authorized":
                         text = f"According to this session's sources: {text}"
@@ -345,9 +419,15 @@ class Consolidator:
                         if not self.still_active(conn, sources):
                             count.skip("changed_meanwhile")
                         else:
-                            item = self.write_derived(conn, sources, "summary", text,
-                                                 {"sources": source_ids, "session": key[0]}, previous,
-                                                 "session summary")
+                            item = self.write_derived(
+                                conn,
+                                sources,
+                                "summary",
+                                text,
+                                {"sources": source_ids, "session": key[0]},
+                                previous,
+                                "session summary",
+                            )
                             count.wrote(item.id)
             self.tick("summarise", n, len(keys))
 
@@ -363,7 +443,7 @@ class Consolidator:
         count.found = len(planned)
         for start in range(0, len(planned), self.config.batch):
             with self.store.atomic() as conn:
-                for item in planned[start:start + self.config.batch]:
+                for item in planned[start : start + self.config.batch]:
                     if budgets.move(conn, item, device=self.device):
                         count.wrote(item.id)
                     else:
@@ -383,32 +463,50 @@ class Consolidator:
         count.found = len(plan)
         for start in range(0, len(plan), cfg.batch):
             with self.store.atomic() as conn:
-                for item, target in plan[start:start + cfg.batch]:
+                for item, target in plan[start : start + cfg.batch]:
                     if target is None:
                         count.skip("pinned")
                     elif abs(target - item.retrieval_strength) < cfg.decay_min_change:
                         count.skip("unchanged")
                     else:
-                        items.set_fields(conn, item.id, device=self.device, op="memory.decay",
-                                         retrieval_strength=round(target, 4),
-                                         details={"retrieval_strength": round(target, 4)})
+                        items.set_fields(
+                            conn,
+                            item.id,
+                            device=self.device,
+                            op="memory.decay",
+                            retrieval_strength=round(target, 4),
+                            details={"retrieval_strength": round(target, 4)},
+                        )
                         count.wrote(item.id)
             self.tick("decay", min(start + cfg.batch, len(plan)), len(plan))
 
 
-def _archive_reason(item: MemoryItem, uses: int, utility: float, cfg: ConsolidateConfig,
-                    now: datetime) -> str | None:
+def _archive_reason(
+    item: MemoryItem, uses: int, utility: float, cfg: ConsolidateConfig, now: datetime
+) -> str | None:
     """Why counters of ``uses`` and ``utility`` would archive ``item`` (None: they would not)."""
     if uses >= cfg.archive_min_uses and utility < cfg.archive_max_utility:
         return "low_utility"
-    if utility < cfg.idle_max_utility and decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days:
+    if (
+        utility < cfg.idle_max_utility
+        and decay.idle_days(item.last_used_at, item.created_at, now) >= cfg.idle_days
+    ):
         return "idle_low_utility"
     return None
 
 
-def consolidate(store: Store, embedder: Embedder, llm: LLM, vectors: VectorCache, *, device: str,
-                config: ConsolidateConfig | None = None, progress: Progress | None = None,
-                now: datetime | None = None) -> ConsolidateReport:
+def consolidate(
+    store: Store,
+    embedder: Embedder,
+    llm: LLM,
+    vectors: VectorCache,
+    *,
+    device: str,
+    config: ConsolidateConfig | None = None,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+) -> ConsolidateReport:
     """Run every stage once; see the module docstring."""
-    return Consolidator(store, embedder, llm, vectors, device=device, config=config, progress=progress).run(now)
-
+    return Consolidator(store, embedder, llm, vectors, device=device, config=config, progress=progress).run(
+        now
+    )

@@ -47,9 +47,14 @@ class StageCount:
         return self.found == self.written + len(self.reinforced) + sum(self.skipped.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"found": self.found, "written": self.written, "reinforced": len(self.reinforced),
-                "skipped": dict(sorted(self.skipped.items())), "ids": list(self.ids),
-                "reinforced_ids": list(dict.fromkeys(self.reinforced))}
+        return {
+            "found": self.found,
+            "written": self.written,
+            "reinforced": len(self.reinforced),
+            "skipped": dict(sorted(self.skipped.items())),
+            "ids": list(self.ids),
+            "reinforced_ids": list(dict.fromkeys(self.reinforced)),
+        }
 
 
 def scope_of(item: MemoryItem) -> ScopeKey:
@@ -76,5 +81,6 @@ def question_key(question: str) -> str:
     one key. The key is a digest, so an experience can record which questions it answered
     without keeping their words a second time."""
     words = _WORDS.findall(skeleton(question))
-    return hashlib.blake2b(" ".join(words).encode("utf-8"), digest_size=12,
-                           person=b"veramem-question").hexdigest()
+    return hashlib.blake2b(
+        " ".join(words).encode("utf-8"), digest_size=12, person=b"veramem-question"
+    ).hexdigest()

@@ -452,10 +452,16 @@ def _dateparser_absolute(raw: str) -> datetime | None:
 
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_SEASON = re.compile(r"^(?:(?P<which>last|this|next)\s+)?(?P<season>spring|summer|autumn|fall|winter)"
-                     r"(?:\s+(?:of\s+)?(?P<year>\d{4}))?$", re.I)
-_LAST_N = re.compile(r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>" + _NUMBER_RE + r")\s+)?"
-                     r"(?P<unit>day|week|fortnight|month|year)s?$", re.I)
+_SEASON = re.compile(
+    r"^(?:(?P<which>last|this|next)\s+)?(?P<season>spring|summer|autumn|fall|winter)"
+    r"(?:\s+(?:of\s+)?(?P<year>\d{4}))?$",
+    re.I,
+)
+_LAST_N = re.compile(
+    r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>" + _NUMBER_RE + r")\s+)?"
+    r"(?P<unit>day|week|fortnight|month|year)s?$",
+    re.I,
+)
 
 
 def parse_bound(phrase: str, now: datetime) -> datetime | None:
@@ -486,8 +492,12 @@ def parse_bound(phrase: str, now: datetime) -> datetime | None:
         pass
     import dateparser  # imported here: it loads language data, which only this path needs
 
-    settings = {"RELATIVE_BASE": now.replace(tzinfo=None), "PREFER_DATES_FROM": "past", "PREFER_DAY_OF_MONTH": "first",
-                "RETURN_AS_TIMEZONE_AWARE": False}
+    settings = {
+        "RELATIVE_BASE": now.replace(tzinfo=None),
+        "PREFER_DATES_FROM": "past",
+        "PREFER_DAY_OF_MONTH": "first",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
     try:
         found = dateparser.parse(raw, languages=["en"], settings=settings)
     except (ValueError, OverflowError):

@@ -37,7 +37,9 @@ def time_scale(importance: float, verified: bool, config: DecayConfig = DecayCon
     return tau * (config.verified_factor if verified else 1.0)
 
 
-def strength(idle_days: float, importance: float, verified: bool, config: DecayConfig = DecayConfig()) -> float:
+def strength(
+    idle_days: float, importance: float, verified: bool, config: DecayConfig = DecayConfig()
+) -> float:
     """Retrieval strength in [0, 1] after ``idle_days`` without use."""
     t = max(idle_days, 0.0)
     return math.exp(-((t / time_scale(importance, verified, config)) ** config.beta))

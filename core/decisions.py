@@ -43,8 +43,9 @@ class Recorder:
     """Collects one write's decisions. Made before the guards run (it keeps what was proposed),
     follows the apply loop (which outcome entries each plan produced), then writes the rows."""
 
-    def __init__(self, planned: Sequence[_Planned], episodes: Sequence[Episode],
-                 context: Sequence[Episode] = ()) -> None:
+    def __init__(
+        self, planned: Sequence[_Planned], episodes: Sequence[Episode], context: Sequence[Episode] = ()
+    ) -> None:
         self.proposed: dict[int, Decision] = {id(p): p.decision for p in planned}
         self.messages = [e.id for e in episodes]
         self.context = [e.id for e in context][-MAX_MESSAGES:]
@@ -55,8 +56,9 @@ class Recorder:
         for plan in planned:
             before = {name: len(getattr(out, name)) for name in _LISTS}
             yield plan
-            self.produced.append((plan, [(name, entry) for name in _LISTS
-                                         for entry in getattr(out, name)[before[name]:]]))
+            self.produced.append(
+                (plan, [(name, entry) for name in _LISTS for entry in getattr(out, name)[before[name] :]])
+            )
 
     def write(self, conn: Connection, now: datetime | None = None) -> int:
         """One trace row per decision, in the caller's transaction. Returns how many."""
@@ -64,14 +66,31 @@ class Recorder:
         for plan, entries in self.produced:
             record = self._record(plan, entries)
             ep = plan.episode
-            refs = sorted({*record["messages"], *record["context"], *(n["id"] for n in record["neighbours"]),
-                           *([record["memory"]["id"]] if record["memory"] else []),
-                           *([record["target_id"]] if record["target_id"] else []), *record["retired"]})
+            refs = sorted(
+                {
+                    *record["messages"],
+                    *record["context"],
+                    *(n["id"] for n in record["neighbours"]),
+                    *([record["memory"]["id"]] if record["memory"] else []),
+                    *([record["target_id"]] if record["target_id"] else []),
+                    *record["retired"],
+                }
+            )
             conn.execute(
                 "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata) "
                 "VALUES (?,?,?,?,?,?,?,?,?)",
-                (new_id("wd"), KIND, stamp, ep.user_id, ep.agent_id, record["candidate"]["text"], ROUTE,
-                 json.dumps(refs), json.dumps({"decision": record}, sort_keys=True)))
+                (
+                    new_id("wd"),
+                    KIND,
+                    stamp,
+                    ep.user_id,
+                    ep.agent_id,
+                    record["candidate"]["text"],
+                    ROUTE,
+                    json.dumps(refs),
+                    json.dumps({"decision": record}, sort_keys=True),
+                ),
+            )
         return len(self.produced)
 
     def _record(self, plan: _Planned, entries: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
@@ -82,24 +101,54 @@ class Recorder:
             outcome = "folded"
         memory = None
         if main is not None and outcome != "folded":
-            memory = {"id": main["id"], "text": main["text"], "kind": main["kind"], "authority": main["authority"],
-                      "status": "retracted" if outcome == "retracted" else "active"}
+            memory = {
+                "id": main["id"],
+                "text": main["text"],
+                "kind": main["kind"],
+                "authority": main["authority"],
+                "status": "retracted" if outcome == "retracted" else "active",
+            }
         cand, ep = plan.candidate, plan.episode
-        messages = self.messages if len(self.messages) <= MAX_MESSAGES else \
-            [i for i in self.messages if i == ep.id] + [i for i in self.messages if i != ep.id][:MAX_MESSAGES - 1]
+        messages = (
+            self.messages
+            if len(self.messages) <= MAX_MESSAGES
+            else [i for i in self.messages if i == ep.id]
+            + [i for i in self.messages if i != ep.id][: MAX_MESSAGES - 1]
+        )
         return {
             "messages": messages,
             "context": self.context,
             "team_id": ep.team_id,
             "session_id": ep.session_id,
-            "candidate": {"message_id": ep.id, "quote": plan.evidence.quote, "text": plan.text, "kind": cand.kind,
-                          "subject": cand.subject, "predicate": cand.predicate, "value": cand.value,
-                          "authority": plan.authority},
-            "neighbours": [{"id": m.id, "text": m.text, "cosine": round(float(c), 4), "authority": m.authority,
-                            "kind": m.kind, "subject": m.subject, "predicate": m.predicate, "value": m.value}
-                           for m, c in plan.neighbours],
-            "proposed": {"op": proposed.op, "target_id": proposed.target_id, "text": proposed.text,
-                         "reason": proposed.reason},
+            "candidate": {
+                "message_id": ep.id,
+                "quote": plan.evidence.quote,
+                "text": plan.text,
+                "kind": cand.kind,
+                "subject": cand.subject,
+                "predicate": cand.predicate,
+                "value": cand.value,
+                "authority": plan.authority,
+            },
+            "neighbours": [
+                {
+                    "id": m.id,
+                    "text": m.text,
+                    "cosine": round(float(c), 4),
+                    "authority": m.authority,
+                    "kind": m.kind,
+                    "subject": m.subject,
+                    "predicate": m.predicate,
+                    "value": m.value,
+                }
+                for m, c in plan.neighbours
+            ],
+            "proposed": {
+                "op": proposed.op,
+                "target_id": proposed.target_id,
+                "text": proposed.text,
+                "reason": proposed.reason,
+            },
             "operation": final.op,
             "target_id": final.target_id,
             "guard": guard_of(proposed, final, plan.folded, outcome, main),
@@ -110,8 +159,9 @@ class Recorder:
         }
 
 
-def guard_of(proposed: Decision, final: Decision, folded: bool, outcome: str,
-             entry: dict[str, Any] | None) -> str | None:
+def guard_of(  # noqa: C901
+    proposed: Decision, final: Decision, folded: bool, outcome: str, entry: dict[str, Any] | None
+) -> str | None:
     """Which guard of the write path changed what was proposed, or None when none did."""
     reason = str((entry or {}).get("reason", ""))
     if folded:

@@ -92,9 +92,12 @@ def js_rules() -> str:
         return "".join(c if c == "-" else f"\\u{{{ord(c):x}}}" for c in chars)
 
     unsafe = js_class(f"\x00-\x1f\x7f-\x9f\u2028\u2029{FORMAT_RANGES}")
-    return json.dumps({
-        # Lone surrogates: with the "u" flag a JavaScript class matches only unpaired halves.
-        "pattern": f"\\r\\n|[{unsafe}\\ud800-\\udfff]",
-        "newlines": sorted(_NEWLINES),
-        "joiners": JOINERS,
-    }, ensure_ascii=True)
+    return json.dumps(
+        {
+            # Lone surrogates: with the "u" flag a JavaScript class matches only unpaired halves.
+            "pattern": f"\\r\\n|[{unsafe}\\ud800-\\udfff]",
+            "newlines": sorted(_NEWLINES),
+            "joiners": JOINERS,
+        },
+        ensure_ascii=True,
+    )

@@ -65,9 +65,19 @@ EPISODE_COLUMNS = (
 
 def row_to_episode(row: Any) -> Episode:
     return Episode(
-        id=row[0], content=row[1], sha256=row[2], role=row[3], source_name=row[4], user_id=row[5],
-        agent_id=row[6], team_id=row[7], session_id=row[8], turn_index=int(row[9]), event_time=row[10],
-        created_at=row[11], metadata=json.loads(row[12] or "{}"),
+        id=row[0],
+        content=row[1],
+        sha256=row[2],
+        role=row[3],
+        source_name=row[4],
+        user_id=row[5],
+        agent_id=row[6],
+        team_id=row[7],
+        session_id=row[8],
+        turn_index=int(row[9]),
+        event_time=row[10],
+        created_at=row[11],
+        metadata=json.loads(row[12] or "{}"),
     )
 
 
@@ -92,7 +102,7 @@ def validate(inputs: Sequence[EpisodeInput]) -> list[str]:
     for i, item in enumerate(inputs):
         where = f"Message {i + 1}"
         if not isinstance(item, EpisodeInput):
-            raise InvalidInputError(f"{where} must be text or an object with \"role\" and \"content\".")
+            raise InvalidInputError(f'{where} must be text or an object with "role" and "content".')
         limits.check_content(item.content, where)
         limits.check_role(item.role, where, ROLES)
         limits.check_line(item.name, "name", where, limit=limits.MAX_NAME_CHARS)
@@ -100,7 +110,9 @@ def validate(inputs: Sequence[EpisodeInput]) -> list[str]:
         limits.check_metadata(item.metadata, where)
         _, replaced = storable(item.content)
         if replaced:
-            notices.append(f"message {i + 1}: {replaced} character(s) that were not valid Unicode were replaced by U+FFFD")
+            notices.append(
+                f"message {i + 1}: {replaced} character(s) that were not valid Unicode were replaced by U+FFFD"
+            )
     return notices
 
 
@@ -123,7 +135,9 @@ def insert(
     now = now_iso()
     start = 0
     if scope.session_id is not None:
-        row = conn.execute("SELECT coalesce(max(turn_index) + 1, 0) FROM episodes WHERE session_id = ?", (scope.session_id,)).fetchone()
+        row = conn.execute(
+            "SELECT coalesce(max(turn_index) + 1, 0) FROM episodes WHERE session_id = ?", (scope.session_id,)
+        ).fetchone()
         start = int(row[0])
     stored: list[Episode] = []
     for i, item in enumerate(inputs):
@@ -146,29 +160,46 @@ def insert(
         conn.execute(
             f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                episode.id, episode.content, episode.sha256, episode.role, episode.source_name, episode.user_id,
-                episode.agent_id, episode.team_id, episode.session_id, episode.turn_index, episode.event_time,
-                episode.created_at, json.dumps(episode.metadata, sort_keys=True),
+                episode.id,
+                episode.content,
+                episode.sha256,
+                episode.role,
+                episode.source_name,
+                episode.user_id,
+                episode.agent_id,
+                episode.team_id,
+                episode.session_id,
+                episode.turn_index,
+                episode.event_time,
+                episode.created_at,
+                json.dumps(episode.metadata, sort_keys=True),
             ),
         )
         cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (episode.id,))
         conn.execute(
             "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-            (cur.lastrowid, index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0])),
+            (
+                cur.lastrowid,
+                index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0]),
+            ),
         )
         ledger.append(
             conn,
             op="episode.add",
             target_kind="episode",
             target_id=episode.id,
-            commitment_hex=ledger.commit_to(conn, episode.id, {"sha256": episode.sha256, "role": episode.role}),
+            commitment_hex=ledger.commit_to(
+                conn, episode.id, {"sha256": episode.sha256, "role": episode.role}
+            ),
             device=device,
             details={"session": episode.session_id} if episode.session_id else {},
             speaker_role=episode.role,  # a user message an agent wrote is recorded as relayed by it
         )
         stored.append(episode)
     # A message that restates a rejected value is stored (episodes are the record) but never recalled.
-    rejections.withhold_if_rejected(conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in stored])
+    rejections.withhold_if_rejected(
+        conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in stored]
+    )
     return stored
 
 
@@ -204,7 +235,9 @@ def list_episodes(
     """Episodes, newest first; those holding a rejected value only when ``include_rejected`` (a person asking)."""
     where, params = [], []
     if not include_rejected:
-        where.append("NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = 'episode' AND w.owner_id = episodes.id)")
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = 'episode' AND w.owner_id = episodes.id)"
+        )
     if user_id is not None:
         where.append("user_id = ?")
         params.append(user_id)
@@ -227,5 +260,6 @@ def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]
         params.append(user_id)
     sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
     return [
-        {"session_id": r[0], "episodes": int(r[1]), "first": r[2], "last": r[3]} for r in store.query(sql, params)
+        {"session_id": r[0], "episodes": int(r[1]), "first": r[2], "last": r[3]}
+        for r in store.query(sql, params)
     ]

@@ -61,8 +61,9 @@ def traces_of(item: MemoryItem) -> list[str]:
 
 def story(query: str, members: list[MemoryItem]) -> str:
     """What the model abstracts: the question, then the memories that answered it."""
-    return (f"Someone asked: {query.strip()}\nThese memories answered it well. "
-            + " ".join(m.text.strip().rstrip(".") + "." for m in members))
+    return f"Someone asked: {query.strip()}\nThese memories answered it well. " + " ".join(
+        m.text.strip().rstrip(".") + "." for m in members
+    )
 
 
 def abstract(con: Consolidator, text: str) -> tuple[str | None, str, str]:
@@ -74,14 +75,18 @@ def abstract(con: Consolidator, text: str) -> tuple[str | None, str, str]:
         return None, "model_failed", f"the model failed ({exc.message}); left for the next run"
     reply = reply.strip() if isinstance(reply, str) else ""
     if not reply or len(reply) > con.config.summary_max_chars:
-        return None, "model_junk", f"the model's reply was {'empty' if not reply else 'too long'}; left for the next run"
+        return (
+            None,
+            "model_junk",
+            f"the model's reply was {'empty' if not reply else 'too long'}; left for the next run",
+        )
     wrong = abstraction.problems(reply, text)
     if wrong:
         return None, "garbled_abstraction", f"the abstraction was refused: {'; '.join(wrong)}"
     return reply, "", ""
 
 
-def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:
+def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  # noqa: C901
     cfg = con.config
     done: set[tuple[Any, ...]] = set()
     standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
@@ -94,13 +99,20 @@ def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:
                 standing[slot] = e
     traces = con.store.query(
         "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? ORDER BY rewarded_at, id",
-        (cfg.experience_reward,))
+        (cfg.experience_reward,),
+    )
     groups: dict[tuple[Any, ...], list[Unit]] = {}
     for tid, user_id, query, returned, cited in traces:
         ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
         found = items.get_many(con.store, ids)
-        own = [found[i] for i in ids if i in found and found[i].user_id == user_id
-               and found[i].status == "active" and found[i].trust != "rejected"]
+        own = [
+            found[i]
+            for i in ids
+            if i in found
+            and found[i].user_id == user_id
+            and found[i].status == "active"
+            and found[i].trust != "rejected"
+        ]
         count.found += max(1, len({scope_of(m) for m in own}))
         if not own:
             count.skip("no_own_memories")
@@ -125,8 +137,9 @@ def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:
         con.tick("distil", n, len(groups))
 
 
-def _distil_group(con: Consolidator, count: StageCount, notices: list[str], units: list[Unit],
-                  qkey: str) -> MemoryItem | None:
+def _distil_group(
+    con: Consolidator, count: StageCount, notices: list[str], units: list[Unit], qkey: str
+) -> MemoryItem | None:
     """One model call for a group of units asking one question: a new experience, or the
     reinforcement of an equivalent one the model's text matches."""
     first = units[0]
@@ -146,26 +159,43 @@ def _distil_group(con: Consolidator, count: StageCount, notices: list[str], unit
             count.skip("changed_meanwhile", len(units))
             return None
         support = [u.trace_id for u in units]
-        item = con.write_derived(conn, first.members, "experience", text,
-                                 {"from_traces": support, "questions": [qkey], "support": len(support)}, None,
-                                 f"distilled from trace {first.trace_id}", vector=vector)
+        item = con.write_derived(
+            conn,
+            first.members,
+            "experience",
+            text,
+            {"from_traces": support, "questions": [qkey], "support": len(support)},
+            None,
+            f"distilled from trace {first.trace_id}",
+            vector=vector,
+        )
         added = _extend_sources(conn, item, [m for u in units[1:] for m in u.members])
         count.wrote(item.id)
         for _ in units[1:]:
             count.reinforce(item.id)
         if len(units) > 1:
-            items.set_fields(conn, item.id, device=con.device, op="memory.reinforce",
-                             details={"traces": support[1:], "support": len(support), "sources_added": added})
+            items.set_fields(
+                conn,
+                item.id,
+                device=con.device,
+                op="memory.reinforce",
+                details={"traces": support[1:], "support": len(support), "sources_added": added},
+            )
     return item
 
 
 def _most_similar(con: Consolidator, unit: Unit, vector: Any) -> MemoryItem | None:
     """An active experience of the unit's scope and authority whose text is as good as ``vector``."""
     user, team, agent, visibility = unit.scope
-    ids = [r[0] for r in con.store.query(
-        "SELECT id FROM memory_items WHERE kind = 'experience' AND source = 'derived' AND status = 'active' "
-        "AND trust != 'rejected' AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ? "
-        "AND authority = ?", (user, team, agent, visibility, unit.authority))]
+    ids = [
+        r[0]
+        for r in con.store.query(
+            "SELECT id FROM memory_items WHERE kind = 'experience' AND source = 'derived' AND status = 'active' "
+            "AND trust != 'rejected' AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ? "
+            "AND authority = ?",
+            (user, team, agent, visibility, unit.authority),
+        )
+    ]
     if not ids:
         return None
     con.vectors.refresh(con.store)
@@ -175,10 +205,14 @@ def _most_similar(con: Consolidator, unit: Unit, vector: Any) -> MemoryItem | No
     return items.get_many(con.store, [best[0][0]]).get(best[0][0])
 
 
-def _reinforce_all(con: Consolidator, count: StageCount, target: MemoryItem, units: list[Unit], qkey: str) -> None:
+def _reinforce_all(
+    con: Consolidator, count: StageCount, target: MemoryItem, units: list[Unit], qkey: str
+) -> None:
     """Fold ``units`` into ``target``: support, strength, traces, questions and sources, one ledger entry."""
     with con.store.atomic() as conn:
-        row = conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone()
+        row = conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
+        ).fetchone()
         current = items.row_to_item(row) if row is not None else None
         if current is None or current.status not in ("active", "archived") or current.trust == "rejected":
             count.skip("changed_meanwhile", len(units))
@@ -187,11 +221,21 @@ def _reinforce_all(con: Consolidator, count: StageCount, target: MemoryItem, uni
         traces = [u.trace_id for u in units]
         support = int(current.metadata.get("support", max(1, len(traces_of(current))))) + len(units)
         questions = sorted({*current.metadata.get("questions", []), qkey})
-        items.set_fields(conn, current.id, device=con.device, op="memory.reinforce", retrieval_strength=1.0,
-                         last_used_at=now_iso(),
-                         metadata={"support": support, "from_traces": [*traces_of(current), *traces],
-                                   "questions": questions, "from_trace": None},
-                         details={"traces": traces, "support": support, "sources_added": added})
+        items.set_fields(
+            conn,
+            current.id,
+            device=con.device,
+            op="memory.reinforce",
+            retrieval_strength=1.0,
+            last_used_at=now_iso(),
+            metadata={
+                "support": support,
+                "from_traces": [*traces_of(current), *traces],
+                "questions": questions,
+                "from_trace": None,
+            },
+            details={"traces": traces, "support": support, "sources_added": added},
+        )
         for _ in units:
             count.reinforce(current.id)
 
@@ -201,8 +245,10 @@ def _extend_sources(conn: Connection, item: MemoryItem, members: list[MemoryItem
     the ids that were not sources yet."""
     have = {r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
     added = [i for i in dict.fromkeys(m.id for m in members) if i not in have]
-    conn.executemany("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                     [(item.id, a) for a in added])
+    conn.executemany(
+        "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+        [(item.id, a) for a in added],
+    )
     return added
 
 
@@ -213,4 +259,3 @@ def question_of(con: Consolidator, item: MemoryItem) -> str | None:
         if row is not None and row[0]:
             return str(row[0])
     return None
-

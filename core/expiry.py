@@ -34,8 +34,13 @@ EXPIRES_KEY = "expires_at"
 META_NEXT = "expiry_next"
 
 _DURATION = re.compile(r"^\s*(\d{1,5})\s*(m|min|h|d|w)\s*$", re.IGNORECASE)
-_UNITS = {"m": timedelta(minutes=1), "min": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1),
-          "w": timedelta(weeks=1)}
+_UNITS = {
+    "m": timedelta(minutes=1),
+    "min": timedelta(minutes=1),
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(weeks=1),
+}
 _DATE_ONLY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*$")
 
 
@@ -43,8 +48,9 @@ def parse_duration(text: str) -> timedelta:
     """``30m``, ``12h``, ``7d``, ``2w`` as a timedelta."""
     m = _DURATION.match(text or "")
     if not m or int(m[1]) == 0:
-        raise InvalidInputError(f"Could not read the duration {text!r}: use a number and a unit, e.g. 30m, 12h, 7d "
-                                "or 2w.")
+        raise InvalidInputError(
+            f"Could not read the duration {text!r}: use a number and a unit, e.g. 30m, 12h, 7d or 2w."
+        )
     return int(m[1]) * _UNITS[m[2].lower()]
 
 
@@ -72,8 +78,14 @@ def resolve(until: str | datetime | None, duration: str | None, now: datetime) -
 def mark(conn: Connection, memory_ids: list[str], expires_at: str, *, device: str) -> None:
     """Give each memory its expiry (a ledger entry each) and move the store's next expiry forward."""
     for mid in memory_ids:
-        set_fields(conn, mid, device=device, op="memory.expiry", metadata={EXPIRES_KEY: expires_at},
-                   details={"expires_at": expires_at})
+        set_fields(
+            conn,
+            mid,
+            device=device,
+            op="memory.expiry",
+            metadata={EXPIRES_KEY: expires_at},
+            details={"expires_at": expires_at},
+        )
     note(conn, expires_at)
 
 
@@ -81,8 +93,11 @@ def note(conn: Connection, expires_at: str) -> None:
     """Record that something expires at ``expires_at`` (keeps the earliest)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_NEXT,)).fetchone()
     if row is None or not row[0] or expires_at < str(row[0]):
-        conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
-                     "excluded.value", (META_NEXT, expires_at))
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+            "excluded.value",
+            (META_NEXT, expires_at),
+        )
 
 
 def due(store: Store, now: datetime) -> bool:
@@ -95,9 +110,13 @@ def _recompute_next(conn: Connection, now_text: str) -> None:
     row = conn.execute(
         "SELECT min(t) FROM (SELECT json_extract(metadata, '$.expires_at') AS t FROM memory_items WHERE pinned = 0 "
         "UNION ALL SELECT json_extract(metadata, '$.expires_at') FROM episodes "
-        "WHERE json_extract(metadata, '$.expires_at') > ?) WHERE t IS NOT NULL", (now_text,)).fetchone()
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                 (META_NEXT, str(row[0]) if row and row[0] else ""))
+        "WHERE json_extract(metadata, '$.expires_at') > ?) WHERE t IS NOT NULL",
+        (now_text,),
+    ).fetchone()
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (META_NEXT, str(row[0]) if row and row[0] else ""),
+    )
 
 
 def refresh_next(store: Store, now: datetime) -> None:
@@ -114,8 +133,12 @@ class ExpiryReport:
     stale_context: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"memories": self.memories, "episodes": self.episodes, "erased_memories": self.erased_memories,
-                "erased_episodes": self.erased_episodes}
+        return {
+            "memories": self.memories,
+            "episodes": self.episodes,
+            "erased_memories": self.erased_memories,
+            "erased_episodes": self.erased_episodes,
+        }
 
 
 def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
@@ -124,12 +147,17 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
     report = ExpiryReport()
     roots = store.query(
         "SELECT root_id, min(id) FROM memory_items WHERE pinned = 0 AND json_extract(metadata, '$.expires_at') <= ? "
-        "GROUP BY root_id ORDER BY root_id", (now_text,))
+        "GROUP BY root_id ORDER BY root_id",
+        (now_text,),
+    )
     for _root, mid in roots:
         if store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (mid,)) is None:
             continue  # erased along with an earlier one
         # a pinned version of the same memory keeps the whole memory
-        if store.query_one("SELECT 1 FROM memory_items WHERE root_id = ? AND pinned = 1", (_root,)) is not None:
+        if (
+            store.query_one("SELECT 1 FROM memory_items WHERE root_id = ? AND pinned = 1", (_root,))
+            is not None
+        ):
             continue
         done = forget_mod.forget(store, mid, device=device, reason="expired", keep_cited_episodes=True)
         report.memories.append(mid)
@@ -138,7 +166,9 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
         report.stale_context += done.stale_context
     episodes = store.query(
         "SELECT e.id FROM episodes e WHERE json_extract(e.metadata, '$.expires_at') <= ? "
-        "AND NOT EXISTS (SELECT 1 FROM evidence v WHERE v.episode_id = e.id) ORDER BY e.id", (now_text,))
+        "AND NOT EXISTS (SELECT 1 FROM evidence v WHERE v.episode_id = e.id) ORDER BY e.id",
+        (now_text,),
+    )
     for (eid,) in episodes:
         done = forget_mod.forget(store, eid, device=device, reason="expired")
         report.episodes.append(eid)
@@ -149,14 +179,27 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
     return report
 
 
-def upcoming(store: Store, now: datetime, within: timedelta, *, user_id: str | None = None) -> list[dict[str, Any]]:
+def upcoming(
+    store: Store, now: datetime, within: timedelta, *, user_id: str | None = None
+) -> list[dict[str, Any]]:
     """Active memories that expire before ``now + within`` (soonest first), for ``review``."""
-    sql = ("SELECT id, kind, text, json_extract(metadata, '$.expires_at') AS t, pinned FROM memory_items "
-           "WHERE status = 'active' AND t IS NOT NULL AND t <= ?")
+    sql = (
+        "SELECT id, kind, text, json_extract(metadata, '$.expires_at') AS t, pinned FROM memory_items "
+        "WHERE status = 'active' AND t IS NOT NULL AND t <= ?"
+    )
     params: list[Any] = [iso(now + within)]
     if user_id is not None:
         sql += " AND user_id = ?"
         params.append(user_id)
     rows = store.query(sql + " ORDER BY t, id", params)
-    return [{"id": r[0], "kind": r[1], "text": r[2], "expires_at": r[3], "pinned": bool(r[4]),
-             "in": str(parse_iso(r[3]) - now).split(".")[0]} for r in rows]
+    return [
+        {
+            "id": r[0],
+            "kind": r[1],
+            "text": r[2],
+            "expires_at": r[3],
+            "pinned": bool(r[4]),
+            "in": str(parse_iso(r[3]) - now).split(".")[0],
+        }
+        for r in rows
+    ]

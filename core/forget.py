@@ -39,8 +39,12 @@ class ForgetPlan:
     kind: str  # "memory" | "episode" | "user"
     memories: list[str] = field(default_factory=list)
     episodes: list[str] = field(default_factory=list)
-    derived: list[str] = field(default_factory=list)  # memories erased because they were built from erased ones
-    restored: list[str] = field(default_factory=list)  # cold memories that come back: what stood for them is erased
+    derived: list[str] = field(
+        default_factory=list
+    )  # memories erased because they were built from erased ones
+    restored: list[str] = field(
+        default_factory=list
+    )  # cold memories that come back: what stood for them is erased
     evidence: int = 0
     traces: int = 0
     grants: int = 0
@@ -73,8 +77,9 @@ def _marks(values: set[str] | list[str]) -> str:
     return ",".join("?" * len(values))
 
 
-def _closure(conn: Connection, memories: set[str], episodes: set[str],
-             keep_cited: bool = False) -> tuple[set[str], set[str], set[str]]:
+def _closure(
+    conn: Connection, memories: set[str], episodes: set[str], keep_cited: bool = False
+) -> tuple[set[str], set[str], set[str]]:
     """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived).
 
     ``keep_cited`` (expiry): an erased memory's episode stays when a memory that stays cites it."""
@@ -86,30 +91,45 @@ def _closure(conn: Connection, memories: set[str], episodes: set[str],
         if sourced:
             # the episodes the erased memories' evidence stands in (not those of an item erased only
             # because it was built from erased ones: its other sources and their words remain)
-            found_eps = _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN "
-                                   f"({_marks(sourced)})", list(sourced))
+            found_eps = _ids(
+                conn,
+                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
+                list(sourced),
+            )
             if keep_cited and found_eps:
-                found_eps -= _ids(conn, f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
-                                        f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
-                                  [*found_eps, *memories])
+                found_eps -= _ids(
+                    conn,
+                    f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
+                    f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
+                    [*found_eps, *memories],
+                )
             episodes |= found_eps
         if memories:
             # everything derived from an erased memory
-            found = _ids(conn, f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
-                         list(memories))
+            found = _ids(
+                conn,
+                f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
+                list(memories),
+            )
             derived |= found - memories
             memories |= found
         if episodes:
             # memories whose every piece of evidence is erased
-            touched = _ids(conn, f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
-                           list(episodes))
+            touched = _ids(
+                conn,
+                f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
+                list(episodes),
+            )
             for mid in touched - memories:
                 left = conn.execute(
                     f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
                     [mid, *episodes],
                 ).fetchone()[0]
-                kind = conn.execute("SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
-                                    "FROM memory_items WHERE id = ?", (mid,)).fetchone()
+                kind = conn.execute(
+                    "SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
+                    "FROM memory_items WHERE id = ?",
+                    (mid,),
+                ).fetchone()
                 # derived kinds and fused memories go with any of their evidence; plain facts only
                 # when nothing is left
                 if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
@@ -136,13 +156,24 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
         kind = "user"
         # Every version of a memory of the user's is that memory, whoever wrote the version: the whole
         # chain goes (as forgetting one memory erases all its versions, and as synced devices do).
-        memories = _ids(conn, "SELECT id FROM memory_items WHERE root_id IN "
-                              "(SELECT root_id FROM memory_items WHERE user_id = ?)", (user,))
+        memories = _ids(
+            conn,
+            "SELECT id FROM memory_items WHERE root_id IN "
+            "(SELECT root_id FROM memory_items WHERE user_id = ?)",
+            (user,),
+        )
         episodes = _ids(conn, "SELECT id FROM episodes WHERE user_id = ?", (user,))
-        memories |= _ids(conn, "SELECT id FROM memory_items WHERE provenance = ?", (provenance_of(conn, user),))
-        if not memories and not episodes and not conn.execute(
+        memories |= _ids(
+            conn, "SELECT id FROM memory_items WHERE provenance = ?", (provenance_of(conn, user),)
+        )
+        if (
+            not memories
+            and not episodes
+            and not conn.execute(
                 "SELECT 1 FROM traces WHERE user_id = ? UNION SELECT 1 FROM grants WHERE subject = ? OR object = ?",
-                (user, user, user)).fetchone():
+                (user, user, user),
+            ).fetchone()
+        ):
             raise NotFoundError(f"Nothing is stored for user {user!r}.")
     elif target.startswith("mem_"):
         kind = "memory"
@@ -158,19 +189,26 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
     else:
         raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
     memories, episodes, derived = _closure(conn, memories, episodes, keep_cited)
-    result = ForgetPlan(target, kind, sorted(memories), sorted(episodes), sorted(derived),
-                        _restorable(conn, memories))
+    result = ForgetPlan(
+        target, kind, sorted(memories), sorted(episodes), sorted(derived), _restorable(conn, memories)
+    )
     if memories or episodes:
         ids = list(memories) + list(episodes)
         result.evidence = conn.execute(
             f"SELECT count(*) FROM evidence WHERE memory_id IN ({_marks(memories) or 'NULL'}) "
-            f"OR episode_id IN ({_marks(episodes) or 'NULL'})", [*memories, *episodes]).fetchone()[0]
+            f"OR episode_id IN ({_marks(episodes) or 'NULL'})",
+            [*memories, *episodes],
+        ).fetchone()[0]
         result.traces = len(_traces_touching(conn, ids))
     if kind == "user":
         user = target[5:]
         result.traces += conn.execute("SELECT count(*) FROM traces WHERE user_id = ?", (user,)).fetchone()[0]
-        result.grants = conn.execute("SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)).fetchone()[0]
-        result.rejected_values = conn.execute("SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)).fetchone()[0]
+        result.grants = conn.execute(
+            "SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)
+        ).fetchone()[0]
+        result.rejected_values = conn.execute(
+            "SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)
+        ).fetchone()[0]
     return result
 
 
@@ -182,7 +220,9 @@ def _restorable(conn: Connection, memories: set[str]) -> list[str]:
     rows = conn.execute(
         f"SELECT DISTINCT l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.type IN ('subsumes', 'fused') "
         f"AND l.src IN ({_marks(memories)}) AND m.status = 'archived' "
-        "AND json_extract(m.metadata, '$.cold_by') = l.src", list(memories)).fetchall()
+        "AND json_extract(m.metadata, '$.cold_by') = l.src",
+        list(memories),
+    ).fetchall()
     return sorted(r[0] for r in rows if r[0] not in memories)
 
 
@@ -193,12 +233,16 @@ def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
     the id, so the cost follows the traces that name ``ids``, not how many traces the store keeps."""
     if not ids:
         return set()
-    return _ids(conn, "SELECT DISTINCT trace_id FROM trace_refs WHERE ref_id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(set(ids))),))
+    return _ids(
+        conn,
+        "SELECT DISTINCT trace_id FROM trace_refs WHERE ref_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(set(ids))),),
+    )
 
 
-def forget(store: Store, target: str, *, device: str, reason: str | None = None,
-           keep_cited_episodes: bool = False) -> ForgetReport:
+def forget(  # noqa: C901
+    store: Store, target: str, *, device: str, reason: str | None = None, keep_cited_episodes: bool = False
+) -> ForgetReport:
     """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
 
     ``reason`` goes into each tombstone (``expired`` for core/expiry.py); ``keep_cited_episodes``
@@ -211,27 +255,49 @@ def forget(store: Store, target: str, *, device: str, reason: str | None = None,
         if p.kind == "user":
             user = target[5:]
             traces |= _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
-            for gid in sorted(_ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))):
+            for gid in sorted(
+                _ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))
+            ):
                 tombstones.append(erase_grant(conn, gid, device=device))
             # Rejections are found by the memory that was rejected: the user's own rows, and any rejected
             # memory of the user (another device may have recorded the same value under that memory's id).
-            rejected = _ids(conn, "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
-                            (user,))
+            rejected = _ids(
+                conn,
+                "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
+                (user,),
+            )
             if p.memories:
-                rejected |= _ids(conn, f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN "
-                                       f"({_marks(p.memories)})", p.memories)
+                rejected |= _ids(
+                    conn,
+                    f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN ({_marks(p.memories)})",
+                    p.memories,
+                )
             for mid in sorted(rejected):
                 tombstones.append(erase_rejections(conn, mid, device=device))
             conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
         for kind, ids in (("memory", p.memories), ("episode", p.episodes)):
             for oid in ids:
                 commit = ledger.commit_to(conn, oid, {"forgotten": oid})
-                entry = ledger.append(conn, op="forget", target_kind=kind, target_id=oid, commitment_hex=commit,
-                                      device=device, details={"reason": reason} if reason else None)
+                entry = ledger.append(
+                    conn,
+                    op="forget",
+                    target_kind=kind,
+                    target_id=oid,
+                    commitment_hex=commit,
+                    device=device,
+                    details={"reason": reason} if reason else None,
+                )
                 tombstones.append(entry.seq)
         for mid in p.restored:
-            set_fields(conn, mid, device=device, op="memory.restore", status="active",
-                       metadata={"cold": None, "cold_by": None}, details={"reason": "what stood for it was forgotten"})
+            set_fields(
+                conn,
+                mid,
+                device=device,
+                op="memory.restore",
+                status="active",
+                metadata={"cold": None, "cold_by": None},
+                details={"reason": "what stood for it was forgotten"},
+            )
         for mid in p.memories:
             index.remove_owner(conn, "memory", mid)
             conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (mid,))
@@ -255,21 +321,28 @@ def forget(store: Store, target: str, *, device: str, reason: str | None = None,
             conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
         # Versions that survive must not point at erased ones.
         if p.memories:
-            conn.execute(f"UPDATE memory_items SET supersedes = NULL WHERE supersedes IN ({_marks(p.memories)})",
-                         p.memories)
+            conn.execute(
+                f"UPDATE memory_items SET supersedes = NULL WHERE supersedes IN ({_marks(p.memories)})",
+                p.memories,
+            )
     for table in ("memory_fts", "episode_fts"):
         with store.atomic() as conn:
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
     store.checkpoint()
-    return ForgetReport(target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context)
+    return ForgetReport(
+        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
+    )
 
 
 def _neighbours_of(conn: Connection, erased: list[str]) -> set[tuple[str, int]]:
     """(session, turn) of every erased turn whose session may keep other turns."""
     if not erased:
         return set()
-    rows = conn.execute(f"SELECT session_id, turn_index FROM episodes WHERE id IN ({_marks(erased)}) "
-                        "AND session_id IS NOT NULL", erased).fetchall()
+    rows = conn.execute(
+        f"SELECT session_id, turn_index FROM episodes WHERE id IN ({_marks(erased)}) "
+        "AND session_id IS NOT NULL",
+        erased,
+    ).fetchall()
     return {(r[0], int(r[1])) for r in rows}
 
 
@@ -282,26 +355,35 @@ def _repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[
     for session, turn in sorted(touched):
         before = conn.execute(
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index < ? "
-            "ORDER BY turn_index DESC LIMIT 1", (session, turn)).fetchone()
+            "ORDER BY turn_index DESC LIMIT 1",
+            (session, turn),
+        ).fetchone()
         after = conn.execute(
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index > ? "
-            "ORDER BY turn_index LIMIT 1", (session, turn)).fetchone()
+            "ORDER BY turn_index LIMIT 1",
+            (session, turn),
+        ).fetchone()
         for row in (before, after):
             if row is not None:
                 stale.add(row[0])
-                conn.execute("DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],))
+                conn.execute(
+                    "DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],)
+                )
         if after is not None:
             nxt = row_to_episode(after)
             prev_line = None
             if before is not None:
                 prev = row_to_episode(before)
                 prev_line = line_of(prev.role, prev.source_name, prev.content)
-            found = conn.execute("SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?",
-                                 (nxt.id,)).fetchone()
+            found = conn.execute(
+                "SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?", (nxt.id,)
+            ).fetchone()
             if found is not None:
                 conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (found[0],))
-                conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                             (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)))
+                conn.execute(
+                    "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+                    (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)),
+                )
     return sorted(stale)
 
 
@@ -314,8 +396,9 @@ def erase_grant(conn: Connection, grant_id: str, *, device: str) -> int:
     """Delete one grant and leave its tombstone (kind ``grant``); returns the ledger seq.
     Used by a user forget, and on a synced device when that tombstone arrives."""
     commit = ledger.commit_to(conn, grant_id, {"forgotten": grant_id})
-    entry = ledger.append(conn, op="forget", target_kind="grant", target_id=grant_id, commitment_hex=commit,
-                          device=device)
+    entry = ledger.append(
+        conn, op="forget", target_kind="grant", target_id=grant_id, commitment_hex=commit, device=device
+    )
     conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
     ledger.erase_secret(conn, grant_id)
     return entry.seq
@@ -326,8 +409,9 @@ def erase_rejections(conn: Connection, memory_id: str, *, device: str) -> int:
     ``rejection``); returns the ledger seq. Only a user forget erases rejections."""
     target = rejection_target(memory_id)
     commit = ledger.commit_to(conn, target, {"forgotten": target})
-    entry = ledger.append(conn, op="forget", target_kind="rejection", target_id=target, commitment_hex=commit,
-                          device=device)
+    entry = ledger.append(
+        conn, op="forget", target_kind="rejection", target_id=target, commitment_hex=commit, device=device
+    )
     conn.execute("DELETE FROM rejected_values WHERE memory_id = ?", (memory_id,))
     ledger.erase_secret(conn, target)
     return entry.seq

@@ -28,7 +28,11 @@ def max_rrf(weights: Mapping[str, float], channels: Sequence[str], k: int = RRF_
 
 
 def speaker_bonus(
-    scores: Mapping[str, float], speaker_of: Mapping[str, str | None], named: str, weight: float, k: int = RRF_K
+    scores: Mapping[str, float],
+    speaker_of: Mapping[str, str | None],
+    named: str,
+    weight: float,
+    k: int = RRF_K,
 ) -> dict[str, float]:
     """The speaker rule: every candidate spoken by ``named`` (compared case-insensitively)
     counts as ranked first in one more channel of this weight, i.e. gains ``weight / (k + 1)``."""

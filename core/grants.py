@@ -33,14 +33,24 @@ def _check(kind: str, subject: str, obj: str) -> None:
         raise InvalidInputError("A grant needs both a subject and an object.")
 
 
-def grant(conn: Connection, kind: str, subject: str, obj: str, *, device: str, at: str | None = None) -> Grant:
+def grant(
+    conn: Connection, kind: str, subject: str, obj: str, *, device: str, at: str | None = None
+) -> Grant:
     _check(kind, subject, obj)
     g = Grant(new_id("gr"), kind, subject, obj, at or now_iso(), None)
-    conn.execute("INSERT INTO grants(id, kind, subject, object, granted_at) VALUES (?,?,?,?,?)",
-                 (g.id, g.kind, g.subject, g.object, g.granted_at))
-    ledger.append(conn, op="grant.add", target_kind="grant", target_id=g.id,
-                  commitment_hex=ledger.commit_to(conn, g.id, [kind, subject, obj]), device=device,
-                  details={"kind": kind})
+    conn.execute(
+        "INSERT INTO grants(id, kind, subject, object, granted_at) VALUES (?,?,?,?,?)",
+        (g.id, g.kind, g.subject, g.object, g.granted_at),
+    )
+    ledger.append(
+        conn,
+        op="grant.add",
+        target_kind="grant",
+        target_id=g.id,
+        commitment_hex=ledger.commit_to(conn, g.id, [kind, subject, obj]),
+        device=device,
+        details={"kind": kind},
+    )
     return g
 
 
@@ -55,8 +65,14 @@ def revoke(conn: Connection, kind: str, subject: str, obj: str, *, device: str, 
         raise NotFoundError(f"No current {kind} grant from {subject} to {obj}.")
     for (gid,) in rows:
         conn.execute("UPDATE grants SET revoked_at = ? WHERE id = ?", (moment, gid))
-        ledger.append(conn, op="grant.revoke", target_kind="grant", target_id=gid,
-                      commitment_hex=ledger.commit_to(conn, gid, [kind, subject, obj, moment]), device=device)
+        ledger.append(
+            conn,
+            op="grant.revoke",
+            target_kind="grant",
+            target_id=gid,
+            commitment_hex=ledger.commit_to(conn, gid, [kind, subject, obj, moment]),
+            device=device,
+        )
     return len(rows)
 
 

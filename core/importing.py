@@ -170,8 +170,10 @@ class Source:
                     for n, conv in enumerate(ijson.items(stream, "item", use_float=True)):
                         yield from read(conv, n) if isinstance(conv, dict) else _not_object(n)
                 except ijson.JSONError as exc:
-                    yield Problem(f"after conversation {n + 1}", f"the file is not valid JSON from here ({exc}); "
-                                  "what came before was read")
+                    yield Problem(
+                        f"after conversation {n + 1}",
+                        f"the file is not valid JSON from here ({exc}); what came before was read",
+                    )
             elif self.format == "messages":
                 yield from message_items(stream, self.path, self.session_id)
             else:
@@ -195,8 +197,16 @@ class Source:
                 yield Problem(name, "has no text", "empty")
             session = self.session_id or f"doc:{name}"
             for n, chunk in enumerate(chunks):
-                yield Record(f"{name}, chunk {n + 1}", session, "document", chunk, when, name,
-                             import_key("document", session, name, n, chunk), {"source": "documents"})
+                yield Record(
+                    f"{name}, chunk {n + 1}",
+                    session,
+                    "document",
+                    chunk,
+                    when,
+                    name,
+                    import_key("document", session, name, n, chunk),
+                    {"source": "documents"},
+                )
             self._files_done += 1
 
     def close(self) -> None:
@@ -221,7 +231,9 @@ def _size(path: Path) -> int:
 def _member(zf: zipfile.ZipFile, path: Path) -> str:
     names = [n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"]
     if not names:
-        raise InvalidInputError(f"{path} is a zip without a conversations.json: is it a ChatGPT or Claude export?")
+        raise InvalidInputError(
+            f"{path} is a zip without a conversations.json: is it a ChatGPT or Claude export?"
+        )
     return min(names, key=len)
 
 
@@ -238,12 +250,17 @@ def open_json(path: Path, owner: Source | None = None) -> IO[bytes]:
 def document_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in DOCUMENT_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(path).parts)
+    )
 
 
 # ------------------------------------------------------------------ detection
-def detect(path: Path) -> str:
+def detect(path: Path) -> str:  # noqa: C901
     """The format of ``path`` (see the module's docstring), or a clear error."""
     if not path.exists():
         raise InvalidInputError(f"{path} does not exist.")
@@ -270,7 +287,8 @@ def detect(path: Path) -> str:
         return _detect_json(path)
     raise InvalidInputError(
         f"Could not tell what {path} is. Import takes a ChatGPT or Claude export (conversations.json or its zip), "
-        "a JSON or JSON-lines list of messages, a memory export, or a folder of Markdown/text files.")
+        "a JSON or JSON-lines list of messages, a memory export, or a folder of Markdown/text files."
+    )
 
 
 def _first_line(path: Path) -> Any:
@@ -309,8 +327,10 @@ def _detect_json(path: Path, look: int = 50) -> str:
         return found
     if not seen and not keys:
         raise InvalidInputError(f"{path} holds no conversations or messages.")
-    raise InvalidInputError(f"{path} is a JSON list whose items are neither ChatGPT or Claude conversations "
-                            "nor messages with \"role\" and \"content\".")
+    raise InvalidInputError(
+        f"{path} is a JSON list whose items are neither ChatGPT or Claude conversations "
+        'nor messages with "role" and "content".'
+    )
 
 
 def _decide(keys: set[str]) -> str | None:
@@ -324,7 +344,7 @@ def _decide(keys: set[str]) -> str | None:
 
 
 # ------------------------------------------------------------------ ChatGPT
-def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
+def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C901
     conv_id = conv.get("conversation_id") or conv.get("id")
     where = f"conversation {index + 1}"
     if not conv_id:
@@ -333,7 +353,7 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     where = f"conversation {index + 1} ({conv_id})"
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict) or not mapping:
-        yield Problem(where, "has no message tree (\"mapping\")")
+        yield Problem(where, 'has no message tree ("mapping")')
         return
     try:
         conv_time = epoch_to_iso(conv.get("create_time"))
@@ -382,7 +402,11 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
         except (TypeError, ValueError, OverflowError, OSError):
             yield Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
             continue
-        meta: dict[str, Any] = {"source": "chatgpt", "conversation_id": str(conv_id), "message_id": str(msg_id)}
+        meta: dict[str, Any] = {
+            "source": "chatgpt",
+            "conversation_id": str(conv_id),
+            "message_id": str(msg_id),
+        }
         if title:
             meta["title"] = title
         name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
@@ -399,7 +423,7 @@ def _node_time(node: Any) -> float:
 _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 
 
-def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
+def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C901
     conv_id = conv.get("uuid") or conv.get("id")
     where = f"conversation {index + 1}"
     if not conv_id:
@@ -408,7 +432,7 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     where = f"conversation {index + 1} ({conv_id})"
     messages = conv.get("chat_messages")
     if not isinstance(messages, list):
-        yield Problem(where, "has no \"chat_messages\" list")
+        yield Problem(where, 'has no "chat_messages" list')
         return
     title = conv.get("name") if isinstance(conv.get("name"), str) and conv.get("name") else None
     try:
@@ -428,8 +452,14 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
         blocks = msg.get("content")
         texts = []
         if isinstance(blocks, list):
-            texts = [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"
-                     and isinstance(b.get("text"), str) and b["text"].strip()]
+            texts = [
+                b["text"]
+                for b in blocks
+                if isinstance(b, dict)
+                and b.get("type") == "text"
+                and isinstance(b.get("text"), str)
+                and b["text"].strip()
+            ]
         text = "\n\n".join(texts).strip()
         if not text and isinstance(msg.get("text"), str):
             text = msg["text"].strip()
@@ -442,7 +472,11 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
             yield Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
             continue
         msg_id = msg.get("uuid") or f"#{n}"
-        meta: dict[str, Any] = {"source": "claude", "conversation_id": str(conv_id), "message_id": str(msg_id)}
+        meta: dict[str, Any] = {
+            "source": "claude",
+            "conversation_id": str(conv_id),
+            "message_id": str(msg_id),
+        }
         if title:
             meta["title"] = title
         yield Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
@@ -455,7 +489,7 @@ def message_items(stream: Any, path: Path, session_id: str | None) -> Iterator[I
     head = stream.read(1)
     while head and head.isspace():
         head = stream.read(1)
-    rest = io.BufferedReader(_Prefixed(head, stream))  # type: ignore[arg-type]
+    rest = io.BufferedReader(_Prefixed(head, stream))
     if head == b"[":
         try:
             for n, obj in enumerate(ijson.items(rest, "item", use_float=True)):
@@ -500,7 +534,7 @@ def _message(obj: Any, pos: str, default_session: str, forced: str | None, seen:
         return Problem(pos, "is not a JSON object")
     content, role = obj.get("content"), obj.get("role", "user")
     if not isinstance(content, str):
-        return Problem(pos, "has no text \"content\"")
+        return Problem(pos, 'has no text "content"')
     if not content.strip():
         return Problem(pos, "is empty", "empty")
     if role not in (*ROLES, "document"):
@@ -514,7 +548,9 @@ def _message(obj: Any, pos: str, default_session: str, forced: str | None, seen:
     base = import_key("messages", session, role, name, when, content)
     seen[base] = n = seen.get(base, 0) + 1  # identical messages in one file stay distinct
     meta: dict[str, Any] = obj["metadata"] if isinstance(obj.get("metadata"), dict) else {}
-    return Record(pos, session, role, content, when, name, import_key(base, n), {**meta, "source": "messages"})
+    return Record(
+        pos, session, role, content, when, name, import_key(base, n), {**meta, "source": "messages"}
+    )
 
 
 def open_source(path: Path, fmt: str | None = None, *, session_id: str | None = None) -> Source:

@@ -26,7 +26,9 @@ def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     return embedder.embed(list(texts))
 
 
-def store_vectors(conn: Connection, owner_kind: str, model: str, ids: Sequence[str], vectors: Vectors) -> None:
+def store_vectors(
+    conn: Connection, owner_kind: str, model: str, ids: Sequence[str], vectors: Vectors
+) -> None:
     conn.executemany(
         "INSERT OR REPLACE INTO embeddings(owner_kind, owner_id, model, vector) VALUES (?,?,?,?)",
         [(owner_kind, i, model, to_blob(v)) for i, v in zip(ids, vectors, strict=True)],
@@ -43,10 +45,14 @@ def store_entities(conn: Connection, owner_kind: str, owner_id: str, text: str) 
 def remove_owner(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """Erase every index row of one owner (vectors of every variant, entities, FTS)."""
     kinds = VECTOR_KINDS[owner_kind]
-    conn.execute(f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(kinds))}) AND owner_id = ?",
-                 (*kinds, owner_id))
+    conn.execute(
+        f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(kinds))}) AND owner_id = ?",
+        (*kinds, owner_id),
+    )
     conn.execute("DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id))
-    row = conn.execute("SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)).fetchone()
+    row = conn.execute(
+        "SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+    ).fetchone()
     if row is not None:
         table = "memory_fts" if owner_kind == "memory" else "episode_fts"
         conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row[0],))

@@ -58,9 +58,13 @@ def stored_line_vectors(store: Store, embedder: Embedder, eps: Sequence[Episode]
     if not eps:
         return {}
     marks = ",".join("?" * len(eps))
-    found = {r[0]: np.frombuffer(bytes(r[1]), dtype=np.float32) for r in store.query(
-        f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = 'episode' AND model = ? AND owner_id IN ({marks})",
-        (embedder.name, *[e.id for e in eps]))}
+    found = {
+        r[0]: np.frombuffer(bytes(r[1]), dtype=np.float32)
+        for r in store.query(
+            f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = 'episode' AND model = ? AND owner_id IN ({marks})",
+            (embedder.name, *[e.id for e in eps]),
+        )
+    }
     missing = [e for e in eps if e.id not in found or found[e.id].shape != (embedder.dim,)]
     if missing:
         vectors = index.embed_texts(embedder, [line_of(e.role, e.source_name, e.content) for e in missing])
@@ -68,8 +72,9 @@ def stored_line_vectors(store: Store, embedder: Embedder, eps: Sequence[Episode]
     return found
 
 
-def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInput], scope: Scope, *,
-                   device: str) -> list[Episode]:
+def store_episodes(
+    store: Store, embedder: Embedder, inputs: Sequence[EpisodeInput], scope: Scope, *, device: str
+) -> list[Episode]:
     prev: Episode | None = None
     prev_prev: Episode | None = None
     if scope.session_id is not None:
@@ -84,8 +89,11 @@ def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInp
     earlier = stored_line_vectors(store, embedder, [e for e in (prev_prev, prev) if e is not None])
     lined: list[Lined] = [(v, storable(i.content)[0]) for v, i in zip(vectors, inputs, strict=True)]
     chain: list[Lined | None] = [(earlier[prev.id], prev.content) if prev else None, *lined, None]
-    contexts = np.stack([context_vector(chain[j - 1], lined[j - 1], chain[j + 1])
-                         for j in range(1, len(chain) - 1)]) if inputs else vectors
+    contexts = (
+        np.stack([context_vector(chain[j - 1], lined[j - 1], chain[j + 1]) for j in range(1, len(chain) - 1)])
+        if inputs
+        else vectors
+    )
     n = len(own)
     with store.atomic() as conn:
         stored = episodes.insert(conn, inputs, scope, device=device, fts_texts=fts_texts)
@@ -93,8 +101,11 @@ def store_episodes(store: Store, embedder: Embedder, inputs: Sequence[EpisodeInp
         index.store_vectors(conn, "episode", embedder.name, ids, vectors[:n])
         index.store_vectors(conn, "episode_ctx", embedder.name, ids, contexts)
         if prev is not None and n:
-            prev_ctx = context_vector((earlier[prev_prev.id], prev_prev.content) if prev_prev else None,
-                                      (earlier[prev.id], prev.content), lined[0])
+            prev_ctx = context_vector(
+                (earlier[prev_prev.id], prev_prev.content) if prev_prev else None,
+                (earlier[prev.id], prev.content),
+                lined[0],
+            )
             index.store_vectors(conn, "episode_ctx", embedder.name, [prev.id], prev_ctx.reshape(1, -1))
         for ep, text in zip(stored, own, strict=True):
             index.store_entities(conn, "episode", ep.id, text)
@@ -113,14 +124,27 @@ def recompute_context(store: Store, embedder: Embedder, episode_ids: Sequence[st
         ep = episodes.row_to_episode(row)
         around = []
         for op, order in (("<", "DESC"), (">", "ASC")):
-            found = store.query_one(f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index {op} ? "
-                                    f"ORDER BY turn_index {order} LIMIT 1", (ep.session_id, ep.turn_index))
+            found = store.query_one(
+                f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index {op} ? "
+                f"ORDER BY turn_index {order} LIMIT 1",
+                (ep.session_id, ep.turn_index),
+            )
             around.append(episodes.row_to_episode(found) if found is not None else None)
         triples.append((around[0], ep, around[1]))
     if triples:
-        lines = stored_line_vectors(store, embedder, list({e.id: e for t in triples for e in t if e}.values()))
-        vectors = np.stack([context_vector((lines[p.id], p.content) if p else None, (lines[ep.id], ep.content),
-                                           (lines[n.id], n.content) if n else None) for p, ep, n in triples])
+        lines = stored_line_vectors(
+            store, embedder, list({e.id: e for t in triples for e in t if e}.values())
+        )
+        vectors = np.stack(
+            [
+                context_vector(
+                    (lines[p.id], p.content) if p else None,
+                    (lines[ep.id], ep.content),
+                    (lines[n.id], n.content) if n else None,
+                )
+                for p, ep, n in triples
+            ]
+        )
         with store.atomic() as conn:
             index.store_vectors(conn, "episode_ctx", embedder.name, [ep.id for _, ep, _ in triples], vectors)
     return len(triples)

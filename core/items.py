@@ -125,12 +125,25 @@ def _item_params(item: MemoryItem) -> list[Any]:
 
 def content_of(item: MemoryItem) -> dict[str, Any]:
     """What a memory's ledger commitment covers."""
-    return {"text": item.text, "kind": item.kind, "authority": item.authority, "status": item.status,
-            "trust": item.trust, "value": item.value}
+    return {
+        "text": item.text,
+        "kind": item.kind,
+        "authority": item.authority,
+        "status": item.status,
+        "trust": item.trust,
+        "value": item.value,
+    }
 
 
-def insert(conn: Connection, item: MemoryItem, evidence: Sequence[Evidence], *, device: str, op: str = "memory.add",
-           details: dict[str, Any] | None = None) -> MemoryItem:
+def insert(
+    conn: Connection,
+    item: MemoryItem,
+    evidence: Sequence[Evidence],
+    *,
+    device: str,
+    op: str = "memory.add",
+    details: dict[str, Any] | None = None,
+) -> MemoryItem:
     """Insert a new item (or version) with its evidence, FTS row and ledger entry."""
     now = now_iso()
     item = replace(
@@ -151,10 +164,17 @@ def insert(conn: Connection, item: MemoryItem, evidence: Sequence[Evidence], *, 
     cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('memory', ?)", (item.id,))
     conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, for_index(item.text)))
     ledger.append(
-        conn, op=op, target_kind="memory", target_id=item.id,
-        commitment_hex=ledger.commit_to(conn, item.id, content_of(item)), device=device,
-        details={**({"supersedes": item.supersedes} if item.supersedes else {}),
-                 "evidence": sorted({e.episode_id for e in evidence}), **(details or {})},
+        conn,
+        op=op,
+        target_kind="memory",
+        target_id=item.id,
+        commitment_hex=ledger.commit_to(conn, item.id, content_of(item)),
+        device=device,
+        details={
+            **({"supersedes": item.supersedes} if item.supersedes else {}),
+            "evidence": sorted({e.episode_id for e in evidence}),
+            **(details or {}),
+        },
     )
     # Whatever writes a memory (a merge, a summary, a shared copy) cannot carry a rejected value into recall.
     rejections.withhold_if_rejected(conn, "memory", [(item.id, item.user_id, item.team_id, item.text)])
@@ -169,8 +189,15 @@ def add_evidence(conn: Connection, memory_id: str, ev: Evidence, *, now: str | N
     )
 
 
-def set_fields(conn: Connection, item_id: str, *, device: str, op: str, details: dict[str, Any] | None = None,
-               **changes: Any) -> MemoryItem:
+def set_fields(
+    conn: Connection,
+    item_id: str,
+    *,
+    device: str,
+    op: str,
+    details: dict[str, Any] | None = None,
+    **changes: Any,
+) -> MemoryItem:
     """Change mutable fields (status, trust, confidence, counters…) and record it in the ledger."""
     row = conn.execute(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (item_id,)).fetchone()
     if row is None:
@@ -181,37 +208,71 @@ def set_fields(conn: Connection, item_id: str, *, device: str, op: str, details:
         changes["metadata"] = {**item.metadata, **changes["metadata"]}
     updated = replace(item, **changes)
     sets = ", ".join(f"{k} = ?" for k in changes)
-    params = [json.dumps(v, sort_keys=True) if k == "metadata" else (int(v) if isinstance(v, bool) else v)
-              for k, v in changes.items()]
+    params = [
+        json.dumps(v, sort_keys=True) if k == "metadata" else (int(v) if isinstance(v, bool) else v)
+        for k, v in changes.items()
+    ]
     conn.execute(f"UPDATE memory_items SET {sets} WHERE id = ?", [*params, item_id])
     ledger.append(
-        conn, op=op, target_kind="memory", target_id=item_id,
-        commitment_hex=ledger.commit_to(conn, item_id, content_of(updated)), device=device,
-        details={**{k: v for k, v in changes.items() if k in ("status", "trust", "valid_to", "visibility")},
-                 **(details or {})},
+        conn,
+        op=op,
+        target_kind="memory",
+        target_id=item_id,
+        commitment_hex=ledger.commit_to(conn, item_id, content_of(updated)),
+        device=device,
+        details={
+            **{k: v for k, v in changes.items() if k in ("status", "trust", "valid_to", "visibility")},
+            **(details or {}),
+        },
     )
     return updated
 
 
-def new_version(conn: Connection, old: MemoryItem, new: MemoryItem, evidence: Sequence[Evidence], *,
-                device: str, reason: str = "") -> MemoryItem:
+def new_version(
+    conn: Connection,
+    old: MemoryItem,
+    new: MemoryItem,
+    evidence: Sequence[Evidence],
+    *,
+    device: str,
+    reason: str = "",
+) -> MemoryItem:
     """Write ``new`` as the next version of ``old``; ``old`` becomes superseded.
 
     The change happens at ``new.valid_from`` (the time of the message that caused it, so imported history
     answers ``as of`` questions right), never before ``old`` began; the wall clock only when it has none."""
     at = max(new.valid_from or now_iso(), old.valid_from)
     set_fields(conn, old.id, device=device, op="memory.supersede", status="superseded", valid_to=at)
-    version = replace(new, id="", supersedes=old.id, root_id=old.root_id, version=old.version + 1, valid_from=at,
-                      created_at="", uses=old.uses, successes=old.successes, failures=old.failures,
-                      pinned=old.pinned, shareable=old.shareable)
-    return insert(conn, version, evidence, device=device, op="memory.update",
-                  details={"reason": reason} if reason else None)
+    version = replace(
+        new,
+        id="",
+        supersedes=old.id,
+        root_id=old.root_id,
+        version=old.version + 1,
+        valid_from=at,
+        created_at="",
+        uses=old.uses,
+        successes=old.successes,
+        failures=old.failures,
+        pinned=old.pinned,
+        shareable=old.shareable,
+    )
+    return insert(
+        conn,
+        version,
+        evidence,
+        device=device,
+        op="memory.update",
+        details={"reason": reason} if reason else None,
+    )
 
 
 def get(store: Store, item_id: str) -> MemoryItem:
     row = store.query_one(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (item_id,))
     if row is None:
-        raise NotFoundError(f"No memory {item_id}. It may have been forgotten; `veramem search` lists what exists.")
+        raise NotFoundError(
+            f"No memory {item_id}. It may have been forgotten; `veramem search` lists what exists."
+        )
     return row_to_item(row)
 
 
@@ -219,7 +280,10 @@ def get_many(store: Store, ids: Sequence[str]) -> dict[str, MemoryItem]:
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    return {r[0]: row_to_item(r) for r in store.query(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN ({marks})", list(ids))}
+    return {
+        r[0]: row_to_item(r)
+        for r in store.query(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN ({marks})", list(ids))
+    }
 
 
 def evidence_for(store: Store, memory_id: str) -> list[Evidence]:
@@ -233,7 +297,9 @@ def evidence_for(store: Store, memory_id: str) -> list[Evidence]:
 def history(store: Store, item_id: str) -> list[MemoryItem]:
     """Every version of the memory ``item_id`` belongs to, oldest first."""
     root = get(store, item_id).root_id
-    rows = store.query(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE root_id = ? ORDER BY version, created_at", (root,))
+    rows = store.query(
+        f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE root_id = ? ORDER BY version, created_at", (root,)
+    )
     return [row_to_item(r) for r in rows]
 
 
@@ -245,12 +311,27 @@ def as_of(store: Store, item_id: str, moment: str) -> MemoryItem | None:
     return None
 
 
-def list_items(store: Store, *, user_id: str | None = None, kind: str | None = None, status: str | None = "active",
-               authority: str | None = None, trust: str | None = None, agent_id: str | None = None,
-               limit: int = 50, offset: int = 0) -> list[MemoryItem]:
+def list_items(
+    store: Store,
+    *,
+    user_id: str | None = None,
+    kind: str | None = None,
+    status: str | None = "active",
+    authority: str | None = None,
+    trust: str | None = None,
+    agent_id: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[MemoryItem]:
     where, params = [], []
-    for column, value in (("user_id", user_id), ("kind", kind), ("status", status), ("authority", authority),
-                          ("trust", trust), ("agent_id", agent_id)):
+    for column, value in (
+        ("user_id", user_id),
+        ("kind", kind),
+        ("status", status),
+        ("authority", authority),
+        ("trust", trust),
+        ("agent_id", agent_id),
+    ):
         if value is not None:
             where.append(f"{column} = ?")
             params.append(value)
@@ -261,7 +342,9 @@ def list_items(store: Store, *, user_id: str | None = None, kind: str | None = N
     return [row_to_item(r) for r in store.query(sql, [*params, limit, offset])]
 
 
-def merge(conn: Connection, sources: Sequence[MemoryItem], text: str, *, device: str, reason: str) -> MemoryItem:
+def merge(
+    conn: Connection, sources: Sequence[MemoryItem], text: str, *, device: str, reason: str
+) -> MemoryItem:
     """One memory standing for several: evidence is the union, authority the weakest of it.
 
     The sources become superseded by the merged item and are recorded as its derivations,
@@ -272,22 +355,50 @@ def merge(conn: Connection, sources: Sequence[MemoryItem], text: str, *, device:
     evidence: list[Evidence] = []
     for src in sources:
         rows = conn.execute(
-            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ?", (src.id,)
+            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ?",
+            (src.id,),
         ).fetchall()
         evidence += [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
-    authority = weakest([ROLE_AUTHORITY.get(e.role, "unendorsed") for e in evidence] + [s.authority for s in sources])
+    authority = weakest(
+        [ROLE_AUTHORITY.get(e.role, "unendorsed") for e in evidence] + [s.authority for s in sources]
+    )
     first = sources[0]
     merged = replace(
-        first, id="", text=text, authority=authority, created_at="", valid_from=min(s.valid_from for s in sources),
-        supersedes=None, root_id="", version=1, confidence=min(s.confidence for s in sources),
-        uses=sum(s.uses for s in sources), successes=sum(s.successes for s in sources),
-        failures=sum(s.failures for s in sources), metadata={**first.metadata, "merged_from": [s.id for s in sources]},
+        first,
+        id="",
+        text=text,
+        authority=authority,
+        created_at="",
+        valid_from=min(s.valid_from for s in sources),
+        supersedes=None,
+        root_id="",
+        version=1,
+        confidence=min(s.confidence for s in sources),
+        uses=sum(s.uses for s in sources),
+        successes=sum(s.successes for s in sources),
+        failures=sum(s.failures for s in sources),
+        metadata={**first.metadata, "merged_from": [s.id for s in sources]},
     )
-    item = insert(conn, merged, evidence, device=device, op="memory.merge", details={"sources": [s.id for s in sources],
-                                                                                       "reason": reason})
+    item = insert(
+        conn,
+        merged,
+        evidence,
+        device=device,
+        op="memory.merge",
+        details={"sources": [s.id for s in sources], "reason": reason},
+    )
     now = now_iso()
     for src in sources:
-        set_fields(conn, src.id, device=device, op="memory.supersede", status="superseded", valid_to=now,
-                   details={"merged_into": item.id})
-        conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src.id))
+        set_fields(
+            conn,
+            src.id,
+            device=device,
+            op="memory.supersede",
+            status="superseded",
+            valid_to=now,
+            details={"merged_into": item.id},
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src.id)
+        )
     return item

@@ -60,8 +60,15 @@ def _unit(value: float) -> float:
     return min(max(float(value), 0.0), 1.0) if math.isfinite(value) else 0.0
 
 
-def features(*, importance: float, confidence: float, uses: int, last_used_at: str | None, valid_from: str,
-             now: datetime) -> Features:
+def features(
+    *,
+    importance: float,
+    confidence: float,
+    uses: int,
+    last_used_at: str | None,
+    valid_from: str,
+    now: datetime,
+) -> Features:
     """The features of one memory at ``now``."""
     since = parse_iso(last_used_at or valid_from)
     days = max((now - since).total_seconds() / 86400.0, 0.0)
@@ -87,9 +94,18 @@ class LearnedModel:
         return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
 
     def to_json(self) -> str:
-        return json.dumps({"version": 1, "features": list(FEATURES), "weights": list(self.weights),
-                           "bias": self.bias, "samples": self.samples, "positives": self.positives,
-                           "trained_at": self.trained_at}, sort_keys=True)
+        return json.dumps(
+            {
+                "version": 1,
+                "features": list(FEATURES),
+                "weights": list(self.weights),
+                "bias": self.bias,
+                "samples": self.samples,
+                "positives": self.positives,
+                "trained_at": self.trained_at,
+            },
+            sort_keys=True,
+        )
 
     @classmethod
     def from_json(cls, text: str) -> LearnedModel | None:
@@ -107,8 +123,15 @@ class LearnedModel:
             return None
 
 
-def train(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], *, epochs: int = 500, lr: float = 1.0,
-          l2: float = 1e-2, trained_at: str | None = None) -> LearnedModel | None:
+def train(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    *,
+    epochs: int = 500,
+    lr: float = 1.0,
+    l2: float = 1e-2,
+    trained_at: str | None = None,
+) -> LearnedModel | None:
     """Fit the regression; None with fewer than MIN_OUTCOMES samples or only one label."""
     n = int(y.shape[0])
     positives = int(y.sum())
@@ -152,8 +175,10 @@ def outcomes_from(metadata_rows: Sequence[str]) -> tuple[npt.NDArray[np.float64]
 
 
 def _set_meta(conn: Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                 (key, value))
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
 
 
 def _tally(conn: Connection) -> tuple[int, int, int]:
@@ -173,7 +198,8 @@ def _save_tally(conn: Connection, outcomes: int, positives: int, trained: int) -
 def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
     """Fit on the most recent outcomes and keep the weights in ``meta``. Returns (model, outcomes)."""
     rows = conn.execute(
-        "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?", (MAX_SAMPLES,)
+        "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?",
+        (MAX_SAMPLES,),
     ).fetchall()
     x, y = outcomes_from([r[0] for r in rows])
     model = train(x, y)
@@ -229,6 +255,11 @@ class ModelCache:
 def describe(model: LearnedModel | None) -> dict[str, Any]:
     if model is None:
         return {"trained": False}
-    return {"trained": True, "samples": model.samples, "positives": model.positives, "trained_at": model.trained_at,
-            "weights": dict(zip(FEATURES, (round(w, 4) for w in model.weights), strict=True)),
-            "bias": round(model.bias, 4)}
+    return {
+        "trained": True,
+        "samples": model.samples,
+        "positives": model.positives,
+        "trained_at": model.trained_at,
+        "weights": dict(zip(FEATURES, (round(w, 4) for w in model.weights), strict=True)),
+        "bias": round(model.bias, 4),
+    }

@@ -71,9 +71,15 @@ class LedgerEntry:
 
     def to_dict(self) -> dict[str, Any]:
         actor = self.actor or {}
-        return {**self.body(), "prev_hash": self.prev_hash, "hash": self.hash,
-                "actor": actor.get("id"), "actor_kind": actor.get("kind"), "channel": actor.get("channel"),
-                "relayed": actor.get("relayed")}
+        return {
+            **self.body(),
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+            "actor": actor.get("id"),
+            "actor_kind": actor.get("kind"),
+            "channel": actor.get("channel"),
+            "relayed": actor.get("relayed"),
+        }
 
 
 @dataclass(frozen=True)
@@ -163,7 +169,18 @@ def append(
     conn.execute(
         "INSERT INTO ledger(seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash)"
         " VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (seq, entry.ts, device, op, target_kind, target_id, commitment_hex, json.dumps(entry.details, sort_keys=True), prev, digest),
+        (
+            seq,
+            entry.ts,
+            device,
+            op,
+            target_kind,
+            target_id,
+            commitment_hex,
+            json.dumps(entry.details, sort_keys=True),
+            prev,
+            digest,
+        ),
     )
     conn.execute(
         "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -204,7 +221,9 @@ class Appender:
         for chunk in range(0, len(wanted), 500):
             part = wanted[chunk : chunk + 500]
             for item_id, secret in self.conn.execute(
-                    f"SELECT item_id, secret FROM item_secrets WHERE item_id IN ({','.join('?' * len(part))})", part):
+                f"SELECT item_id, secret FROM item_secrets WHERE item_id IN ({','.join('?' * len(part))})",
+                part,
+            ):
                 self._secrets[str(item_id)] = bytes(secret)
                 self._absent.discard(str(item_id))
 
@@ -212,8 +231,13 @@ class Appender:
         """The item's secret, created on first use (inserted at :meth:`flush`)."""
         found = self._secrets.get(item_id)
         if found is None:
-            row = None if item_id in self._absent else self.conn.execute(
-                "SELECT secret FROM item_secrets WHERE item_id = ?", (item_id,)).fetchone()
+            row = (
+                None
+                if item_id in self._absent
+                else self.conn.execute(
+                    "SELECT secret FROM item_secrets WHERE item_id = ?", (item_id,)
+                ).fetchone()
+            )
             if row is not None:
                 found = bytes(row[0])
             else:
@@ -225,8 +249,17 @@ class Appender:
     def commit_to(self, item_id: str, content: Any) -> str:
         return commitment(self.secret(item_id), content)
 
-    def append(self, *, op: str, target_kind: str, target_id: str, commitment_hex: str, device: str,
-               details: dict[str, Any] | None = None, ts: str | None = None) -> LedgerEntry:
+    def append(
+        self,
+        *,
+        op: str,
+        target_kind: str,
+        target_id: str,
+        commitment_hex: str,
+        device: str,
+        details: dict[str, Any] | None = None,
+        ts: str | None = None,
+    ) -> LedgerEntry:
         """As :func:`append` (the actor rules included), kept until :meth:`flush`."""
         details = dict(details or {})
         if "actor" not in details:
@@ -235,24 +268,61 @@ class Appender:
             if who is not None:
                 details["actor"] = who.record()
         seq, ts = self.seq + 1, ts or now_iso()
-        digest = chain_hash(self.head, {"seq": seq, "ts": ts, "device": device, "op": op, "kind": target_kind,
-                                        "target": target_id, "commit": commitment_hex, "details": details})
-        entry = LedgerEntry(seq=seq, ts=ts, device=device, op=op, target_kind=target_kind, target_id=target_id,
-                            commitment=commitment_hex, details=details, prev_hash=self.head, hash=digest)
-        self._rows.append((seq, ts, device, op, target_kind, target_id, commitment_hex,
-                           _DETAILS_JSON.encode(details), self.head, digest))
+        digest = chain_hash(
+            self.head,
+            {
+                "seq": seq,
+                "ts": ts,
+                "device": device,
+                "op": op,
+                "kind": target_kind,
+                "target": target_id,
+                "commit": commitment_hex,
+                "details": details,
+            },
+        )
+        entry = LedgerEntry(
+            seq=seq,
+            ts=ts,
+            device=device,
+            op=op,
+            target_kind=target_kind,
+            target_id=target_id,
+            commitment=commitment_hex,
+            details=details,
+            prev_hash=self.head,
+            hash=digest,
+        )
+        self._rows.append(
+            (
+                seq,
+                ts,
+                device,
+                op,
+                target_kind,
+                target_id,
+                commitment_hex,
+                _DETAILS_JSON.encode(details),
+                self.head,
+                digest,
+            )
+        )
         self.seq, self.head = seq, digest
         return entry
 
     def flush(self) -> None:
         if self._new_secrets:
-            self.conn.executemany("INSERT INTO item_secrets(item_id, secret) VALUES (?, ?)", self._new_secrets)
+            self.conn.executemany(
+                "INSERT INTO item_secrets(item_id, secret) VALUES (?, ?)", self._new_secrets
+            )
             self._new_secrets.clear()
         if not self._rows:
             return
         self.conn.executemany(
             "INSERT INTO ledger(seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)", self._rows)
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            self._rows,
+        )
         self._rows.clear()
         self.conn.execute(
             "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -266,8 +336,16 @@ def _row_to_entry(row: Any) -> LedgerEntry:
     except (TypeError, ValueError):
         details = {"__unparseable__": str(row[7])}
     return LedgerEntry(
-        seq=int(row[0]), ts=row[1], device=row[2], op=row[3], target_kind=row[4], target_id=row[5],
-        commitment=row[6], details=details, prev_hash=row[8], hash=row[9],
+        seq=int(row[0]),
+        ts=row[1],
+        device=row[2],
+        op=row[3],
+        target_kind=row[4],
+        target_id=row[5],
+        commitment=row[6],
+        details=details,
+        prev_hash=row[8],
+        hash=row[9],
     )
 
 
@@ -290,7 +368,9 @@ def entries(store: Store, *, target_id: str | None = None, limit: int | None = N
 def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
     after = -1
     while True:
-        rows = store.query(f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch))
+        rows = store.query(
+            f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
+        )
         if not rows:
             return
         for row in rows:
@@ -306,8 +386,9 @@ def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> 
         return report
     rows, bad = verify_state(store)
     if bad is not None:
-        return VerifyReport(False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row,
-                            report.with_actor)
+        return VerifyReport(
+            False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row, report.with_actor
+        )
     return VerifyReport(True, report.checked, report.total, rows_checked=rows, with_actor=report.with_actor)
 
 
@@ -320,16 +401,34 @@ def verify_chain(store: Store, progress: Callable[[int, int], None] | None = Non
     for entry in _iter_rows(store):
         who = entry.actor_text or None
         if entry.seq != expected_seq:
-            return VerifyReport(False, checked, total, entry.seq,
-                                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
-                                with_actor=with_actor)
+            return VerifyReport(
+                False,
+                checked,
+                total,
+                entry.seq,
+                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
+                with_actor=with_actor,
+            )
         if entry.prev_hash != prev:
-            return VerifyReport(False, checked, total, entry.seq,
-                                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)",
-                                with_actor=with_actor, bad_actor=who)
+            return VerifyReport(
+                False,
+                checked,
+                total,
+                entry.seq,
+                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)",
+                with_actor=with_actor,
+                bad_actor=who,
+            )
         if chain_hash(prev, entry.body()) != entry.hash:
-            return VerifyReport(False, checked, total, entry.seq, f"entry {entry.seq} was altered after it was written",
-                                with_actor=with_actor, bad_actor=who)
+            return VerifyReport(
+                False,
+                checked,
+                total,
+                entry.seq,
+                f"entry {entry.seq} was altered after it was written",
+                with_actor=with_actor,
+                bad_actor=who,
+            )
         with_actor += who is not None
         prev = entry.hash
         expected_seq += 1
@@ -342,9 +441,14 @@ def verify_chain(store: Store, progress: Callable[[int, int], None] | None = Non
     if head:
         head_seq, _, head_hash = head.partition(":")
         if int(head_seq) > checked:
-            return VerifyReport(False, checked, total, checked + 1,
-                                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end",
-                                with_actor=with_actor)
+            return VerifyReport(
+                False,
+                checked,
+                total,
+                checked + 1,
+                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end",
+                with_actor=with_actor,
+            )
     return VerifyReport(True, checked, total, with_actor=with_actor)
 
 
@@ -366,11 +470,13 @@ class BadRow:
 def _last_content_entry(alias: str, kind: str) -> str:
     """SQL for the seq of the last ledger entry of row ``alias.id`` that commits to its content."""
     skip = ",".join(f"'{op}'" for op in _NOT_CONTENT_OPS)
-    return (f"(SELECT max(seq) FROM ledger WHERE target_id = {alias}.id AND target_kind = '{kind}' AND op != 'forget' "
-            f"AND (op NOT IN ({skip}) OR instr(details, '\"origin\":') > 0))")
+    return (
+        f"(SELECT max(seq) FROM ledger WHERE target_id = {alias}.id AND target_kind = '{kind}' AND op != 'forget' "
+        f"AND (op NOT IN ({skip}) OR instr(details, '\"origin\":') > 0))"
+    )
 
 
-def verify_state(store: Store) -> tuple[int, BadRow | None]:
+def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
     """(rows checked, the first bad row or None): memories by id, then episodes by id, a page at a time."""
     from .items import MemoryItem, content_of  # items imports this module
 
@@ -381,16 +487,25 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:
             f"SELECT m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value, s.secret, l.seq, l.commitment "
             f"FROM memory_items m LEFT JOIN item_secrets s ON s.item_id = m.id "
             f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('m', 'memory')} "
-            f"WHERE m.id > ? ORDER BY m.id LIMIT ?", (after, _STATE_PAGE))
+            f"WHERE m.id > ? ORDER BY m.id LIMIT ?",
+            (after, _STATE_PAGE),
+        )
         for mid, kind, text, authority, status, trust, value, secret, seq, commit in page:
             checked += 1
             if seq is None:
-                return checked, BadRow(mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem")
-            item = MemoryItem(id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust,
-                              value=value)
+                return checked, BadRow(
+                    mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem"
+                )
+            item = MemoryItem(
+                id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust, value=value
+            )
             if secret is None or commitment(bytes(secret), content_of(item)) != commit:
-                return checked, BadRow(mid, int(seq), f"memory {mid} does not match its last ledger entry {seq}: "
-                                       "its text, kind, authority, status, trust or value was changed outside VeraMem")
+                return checked, BadRow(
+                    mid,
+                    int(seq),
+                    f"memory {mid} does not match its last ledger entry {seq}: "
+                    "its text, kind, authority, status, trust or value was changed outside VeraMem",
+                )
         if len(page) < _STATE_PAGE:
             break
         after = page[-1][0]
@@ -400,17 +515,28 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:
             f"SELECT e.id, e.content, e.sha256, e.role, s.secret, l.seq, l.commitment "
             f"FROM episodes e LEFT JOIN item_secrets s ON s.item_id = e.id "
             f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('e', 'episode')} "
-            f"WHERE e.id > ? ORDER BY e.id LIMIT ?", (after, _STATE_PAGE))
+            f"WHERE e.id > ? ORDER BY e.id LIMIT ?",
+            (after, _STATE_PAGE),
+        )
         for eid, content, digest, role, secret, seq, commit in page:
             checked += 1
             if seq is None:
-                return checked, BadRow(eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem")
+                return checked, BadRow(
+                    eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem"
+                )
             if text_sha256(content) != digest:
-                return checked, BadRow(eid, int(seq), f"episode {eid} does not match its sha256: its content was "
-                                       "changed outside VeraMem")
+                return checked, BadRow(
+                    eid,
+                    int(seq),
+                    f"episode {eid} does not match its sha256: its content was changed outside VeraMem",
+                )
             if secret is None or commitment(bytes(secret), {"sha256": digest, "role": role}) != commit:
-                return checked, BadRow(eid, int(seq), f"episode {eid} does not match its ledger entry {seq}: its "
-                                       "hash or role was changed outside VeraMem")
+                return checked, BadRow(
+                    eid,
+                    int(seq),
+                    f"episode {eid} does not match its ledger entry {seq}: its "
+                    "hash or role was changed outside VeraMem",
+                )
         if len(page) < _STATE_PAGE:
             break
         after = page[-1][0]
@@ -422,7 +548,7 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:
 CHECKPOINT_META = "ledger_verified"
 
 
-def verify_from_checkpoint(store: Store) -> VerifyReport:
+def verify_from_checkpoint(store: Store) -> VerifyReport:  # noqa: C901
     """Check the chain from the last verified entry on, and move the checkpoint forward.
 
     Cheap enough for every ``status``: the checkpointed entry must still carry the hash
@@ -438,34 +564,57 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:
     if start_seq:
         row = store.query_one("SELECT hash FROM ledger WHERE seq = ?", (start_seq,))
         if row is None or str(row[0]) != start_hash:
-            return VerifyReport(False, 0, total, start_seq,
-                                f"entry {start_seq}, verified earlier, was changed or removed since")
+            return VerifyReport(
+                False,
+                0,
+                total,
+                start_seq,
+                f"entry {start_seq}, verified earlier, was changed or removed since",
+            )
         prev = start_hash
     expected_seq = start_seq + 1
     after, batch = start_seq, 2000
     while True:
-        rows = store.query(f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch))
+        rows = store.query(
+            f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
+        )
         for row in rows:
             entry = _row_to_entry(row)
             if entry.seq != expected_seq:
-                return VerifyReport(False, expected_seq - 1, total, entry.seq,
-                                    f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted")
+                return VerifyReport(
+                    False,
+                    expected_seq - 1,
+                    total,
+                    entry.seq,
+                    f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
+                )
             if entry.prev_hash != prev or chain_hash(prev, entry.body()) != entry.hash:
-                return VerifyReport(False, expected_seq - 1, total, entry.seq,
-                                    f"entry {entry.seq} was altered, removed or reordered after it was written")
+                return VerifyReport(
+                    False,
+                    expected_seq - 1,
+                    total,
+                    entry.seq,
+                    f"entry {entry.seq} was altered, removed or reordered after it was written",
+                )
             prev, expected_seq = entry.hash, expected_seq + 1
         if len(rows) < batch:
             break
         after = int(rows[-1][0])
     last = expected_seq - 1
     if total != last:
-        return VerifyReport(False, last, total, None,
-                            f"the ledger holds {total} entries but its chain numbers {last}")
+        return VerifyReport(
+            False, last, total, None, f"the ledger holds {total} entries but its chain numbers {last}"
+        )
     head = store.get_meta("ledger_head")
     if head and int(head.partition(":")[0] or 0) > last:
-        return VerifyReport(False, last, total, last + 1,
-                            f"the ledger ends at entry {last} but entry {head.partition(':')[0]} was written: "
-                            "entries were cut off the end")
+        return VerifyReport(
+            False,
+            last,
+            total,
+            last + 1,
+            f"the ledger ends at entry {last} but entry {head.partition(':')[0]} was written: "
+            "entries were cut off the end",
+        )
     if last > start_seq:
         store.set_meta(CHECKPOINT_META, f"{last}:{prev}")
     return VerifyReport(True, last, total)

@@ -97,7 +97,7 @@ def parse_json(text: str, where: str) -> Any:
         raise InvalidInputError(f"{where} is not valid JSON{detail}. Fix it, or pass plain text.") from None
 
 
-def check_json_value(value: Any, where: str, *, depth: int = 1) -> None:
+def check_json_value(value: Any, where: str, *, depth: int = 1) -> None:  # noqa: C901
     """A JSON value (str, finite number, bool, null, list, object with text keys) of valid
     Unicode, nested at most ``MAX_JSON_DEPTH - depth + 1`` levels. Walks without recursion."""
     stack: list[tuple[Any, int]] = [(value, depth)]
@@ -140,7 +140,9 @@ def check_line(value: Any, field: str, where: str, *, limit: int) -> str | None:
         raise InvalidInputError(f"{where}: {field} is {len(value):,} characters; the limit is {limit:,}.")
     _check_unicode(value, f"{where}: {field}")
     if _NOT_ON_ONE_LINE.search(value):
-        raise InvalidInputError(f"{where}: {field} holds a control character or line break; it must be one line.")
+        raise InvalidInputError(
+            f"{where}: {field} holds a control character or line break; it must be one line."
+        )
     return value
 
 
@@ -213,7 +215,9 @@ def check_count(count: int) -> None:
     if count == 0:
         raise InvalidInputError("Nothing to add: give at least one message.")
     if count > MAX_MESSAGES:
-        raise InvalidInputError(f"{count:,} messages in one add; the limit is {MAX_MESSAGES:,}. Add them in parts.")
+        raise InvalidInputError(
+            f"{count:,} messages in one add; the limit is {MAX_MESSAGES:,}. Add them in parts."
+        )
 
 
 def check_scope(**ids: Any) -> None:

@@ -52,8 +52,11 @@ COLD_LINKS = ("subsumes", "fused")
 #: the vector variant holding a memory with its source episode's neighbouring turns
 CTX_KIND = "memory_ctx"
 
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|any ?more|stopped|quit)\b"
-                       r"|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|any ?more|stopped|quit)\b"
+    r"|n't\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,13 @@ class LinkReport:
     failed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"processed": self.processed, "links": [list(t) for t in self.links], "cold": list(self.cold),
-                "reinforced": list(self.reinforced), "failed": list(self.failed)}
+        return {
+            "processed": self.processed,
+            "links": [list(t) for t in self.links],
+            "cold": list(self.cold),
+            "reinforced": list(self.reinforced),
+            "failed": list(self.failed),
+        }
 
 
 # ------------------------------------------------------------------ pure rules
@@ -91,7 +99,7 @@ def negated(text: str) -> bool:
 
 
 def generality(a: str, b: str, *, min_terms: int = 2) -> str | None:
-    """"subsumes" when ``a`` states every content word of ``b`` and more, "subsumed" for the
+    """ "subsumes" when ``a`` states every content word of ``b`` and more, "subsumed" for the
     reverse, else None. A difference in negation is a contrast, never subsumption."""
     if negated(a) != negated(b):
         return None
@@ -120,13 +128,17 @@ def scope_key(item: MemoryItem) -> tuple[str | None, str | None, str | None, str
 def enqueue(conn: Connection, memory_ids: Sequence[str]) -> None:
     """Queue memories for linking (call in the transaction that made them, or right after)."""
     now = now_iso()
-    conn.executemany("INSERT OR IGNORE INTO pending_links(memory_id, queued_at) VALUES (?, ?)",
-                     [(m, now) for m in memory_ids])
+    conn.executemany(
+        "INSERT OR IGNORE INTO pending_links(memory_id, queued_at) VALUES (?, ?)",
+        [(m, now) for m in memory_ids],
+    )
 
 
 def pending(store: Store, *, limit: int = 100, max_attempts: int = LinkConfig.max_attempts) -> list[str]:
-    rows = store.query("SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
-                       (max_attempts, limit))
+    rows = store.query(
+        "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
+        (max_attempts, limit),
+    )
     return [r[0] for r in rows]
 
 
@@ -138,23 +150,43 @@ def add_link(conn: Connection, src: str, dst: str, link_type: str, score: float,
     """One typed edge, recorded in the ledger (ids and a commitment under the source's secret)."""
     if src == dst:
         return False
-    cur = conn.execute("INSERT OR IGNORE INTO links(src, dst, type, score, created_at) VALUES (?,?,?,?,?)",
-                       (src, dst, link_type, round(float(score), 4), now_iso()))
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO links(src, dst, type, score, created_at) VALUES (?,?,?,?,?)",
+        (src, dst, link_type, round(float(score), 4), now_iso()),
+    )
     if cur.rowcount == 0:
         return False
-    ledger.append(conn, op="link.add", target_kind="link", target_id=src,
-                  commitment_hex=ledger.commit_to(conn, src, {"link": [src, dst, link_type]}), device=device,
-                  details={"src": src, "dst": dst, "type": link_type})
+    ledger.append(
+        conn,
+        op="link.add",
+        target_kind="link",
+        target_id=src,
+        commitment_hex=ledger.commit_to(conn, src, {"link": [src, dst, link_type]}),
+        device=device,
+        details={"src": src, "dst": dst, "type": link_type},
+    )
     return True
 
 
 def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
     """Every edge touching ``memory_id``, each with the direction seen from it."""
-    rows = store.query("SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
-                       "ORDER BY created_at, src, dst", (memory_id, memory_id))
-    return [{"src": r[0], "dst": r[1], "type": r[2], "score": r[3], "created_at": r[4],
-             "other": r[1] if r[0] == memory_id else r[0], "direction": "out" if r[0] == memory_id else "in"}
-            for r in rows]
+    rows = store.query(
+        "SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
+        "ORDER BY created_at, src, dst",
+        (memory_id, memory_id),
+    )
+    return [
+        {
+            "src": r[0],
+            "dst": r[1],
+            "type": r[2],
+            "score": r[3],
+            "created_at": r[4],
+            "other": r[1] if r[0] == memory_id else r[0],
+            "direction": "out" if r[0] == memory_id else "in",
+        }
+        for r in rows
+    ]
 
 
 def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: str) -> MemoryItem | None:
@@ -165,16 +197,31 @@ def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: s
     item = items.row_to_item(row)
     if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):
         return None  # a claim in an open conflict stays in view until a person settles it
-    return items.set_fields(conn, item_id, device=device, op="memory.archive", status="archived",
-                            metadata={"cold": reason, "cold_by": by}, details={"reason": reason, "by": by})
+    return items.set_fields(
+        conn,
+        item_id,
+        device=device,
+        op="memory.archive",
+        status="archived",
+        metadata={"cold": reason, "cold_by": by},
+        details={"reason": reason, "by": by},
+    )
 
 
 # ------------------------------------------------------------------ the linker
 class Linker:
     """Drains ``pending_links``: one memory at a time, each in its own short transaction."""
 
-    def __init__(self, store: Store, embedder: Embedder, llm: LLM | None, vectors: VectorCache, *, device: str,
-                 config: LinkConfig | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        llm: LLM | None,
+        vectors: VectorCache,
+        *,
+        device: str,
+        config: LinkConfig | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.llm = None if llm is None or llm.is_rule_based else llm
@@ -182,8 +229,13 @@ class Linker:
         self.device = device
         self.config = config or LinkConfig()
 
-    def drain(self, *, limit: int | None = None, stop: Callable[[], bool] = lambda: False,
-              on_error: Callable[[str, BaseException], None] | None = None) -> LinkReport:
+    def drain(
+        self,
+        *,
+        limit: int | None = None,
+        stop: Callable[[], bool] = lambda: False,
+        on_error: Callable[[str, BaseException], None] | None = None,
+    ) -> LinkReport:
         """Link queued memories until the queue is empty, ``limit`` is reached or ``stop()``.
         A failure is counted on the item (which stays queued) and reported by id, never raised."""
         report = LinkReport()
@@ -200,14 +252,17 @@ class Linker:
                 except Exception as exc:  # fail open: the add already succeeded; retry later
                     report.failed.append(memory_id)
                     with self.store.atomic() as conn:
-                        conn.execute("UPDATE pending_links SET attempts = attempts + 1, last_error = ? "
-                                     "WHERE memory_id = ?", (type(exc).__name__, memory_id))
+                        conn.execute(
+                            "UPDATE pending_links SET attempts = attempts + 1, last_error = ? "
+                            "WHERE memory_id = ?",
+                            (type(exc).__name__, memory_id),
+                        )
                     if on_error is not None:
                         on_error(memory_id, exc)
                 report.processed += 1
         return report
 
-    def link_one(self, memory_id: str, report: LinkReport) -> None:
+    def link_one(self, memory_id: str, report: LinkReport) -> None:  # noqa: C901
         row = self.store.query_one(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,))
         item = items.row_to_item(row) if row is not None else None
         if item is None or item.status != "active" or item.trust == "rejected":
@@ -226,17 +281,30 @@ class Linker:
             for other, cos, verdict in verdicts:
                 if not _both_active(conn, item.id, other.id) or _linked(conn, item.id, other.id):
                     continue  # one edge per pair, whichever of the two was linked first
-                if verdict == "subsumes" and AUTHORITY_RANK[item.authority] >= AUTHORITY_RANK[other.authority]:
-                    if send_cold(conn, other.id, device=self.device, reason="subsumed", by=item.id) is not None:
+                if (
+                    verdict == "subsumes"
+                    and AUTHORITY_RANK[item.authority] >= AUTHORITY_RANK[other.authority]
+                ):
+                    if (
+                        send_cold(conn, other.id, device=self.device, reason="subsumed", by=item.id)
+                        is not None
+                    ):
                         report.cold.append(other.id)
                         self._link(conn, item.id, other.id, "subsumes", cos, report)
                         continue
                     verdict = "extends"
-                if verdict == "subsumed" and AUTHORITY_RANK[item.authority] <= AUTHORITY_RANK[other.authority]:
-                    if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[other.authority] and \
-                            not in_open_conflict(conn, item.id):
+                if (
+                    verdict == "subsumed"
+                    and AUTHORITY_RANK[item.authority] <= AUTHORITY_RANK[other.authority]
+                ):
+                    if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[
+                        other.authority
+                    ] and not in_open_conflict(conn, item.id):
                         self._reinforce(conn, other, item, report)  # never lower-authority evidence on it
-                    if send_cold(conn, item.id, device=self.device, reason="subsumed", by=other.id) is not None:
+                    if (
+                        send_cold(conn, item.id, device=self.device, reason="subsumed", by=other.id)
+                        is not None
+                    ):
                         report.cold.append(item.id)
                         self._link(conn, other.id, item.id, "subsumes", cos, report)
                         break  # the new memory is cold now: its other neighbours keep their own links
@@ -250,36 +318,50 @@ class Linker:
     # -------------------------------------------------------------- parts
     def context_of(self, item: MemoryItem) -> str:
         """The memory's text between the turns before and after its first source episode."""
-        ev = self.store.query_one("SELECT episode_id FROM evidence WHERE memory_id = ? ORDER BY id LIMIT 1",
-                                  (item.id,))
+        ev = self.store.query_one(
+            "SELECT episode_id FROM evidence WHERE memory_id = ? ORDER BY id LIMIT 1", (item.id,)
+        )
         if ev is None:
             return item.text
         src = self.store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (ev[0],))
         if src is None or src[0] is None:
             return item.text
-        around = {int(r[0]): f"{r[2] or r[1]}: {r[3]}" for r in self.store.query(
-            "SELECT turn_index, role, source_name, content FROM episodes WHERE session_id = ? "
-            "AND turn_index IN (?, ?)", (src[0], int(src[1]) - 1, int(src[1]) + 1))}
+        around = {
+            int(r[0]): f"{r[2] or r[1]}: {r[3]}"
+            for r in self.store.query(
+                "SELECT turn_index, role, source_name, content FROM episodes WHERE session_id = ? "
+                "AND turn_index IN (?, ?)",
+                (src[0], int(src[1]) - 1, int(src[1]) + 1),
+            )
+        }
         return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))
 
     def _neighbours(self, item: MemoryItem, vec: Any) -> list[tuple[MemoryItem, float]]:
         cfg = self.config
-        scope_ids = [r[0] for r in self.store.query(
-            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND id != ? "
-            "AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ?",
-            (item.id, *scope_key(item)))]
+        scope_ids = [
+            r[0]
+            for r in self.store.query(
+                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND id != ? "
+                "AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ?",
+                (item.id, *scope_key(item)),
+            )
+        ]
         if not scope_ids:
             return []
-        found = [(i, c) for i, c in self.vectors.top(vec, self.vectors.positions(scope_ids), cfg.neighbours)
-                 if c >= cfg.min_cosine]
+        found = [
+            (i, c)
+            for i, c in self.vectors.top(vec, self.vectors.positions(scope_ids), cfg.neighbours)
+            if c >= cfg.min_cosine
+        ]
         rows = items.get_many(self.store, [i for i, _ in found])
         # the scope is checked again on the rows themselves: a link never crosses scopes
         return [(rows[i], c) for i, c in found if i in rows and scope_key(rows[i]) == scope_key(item)]
 
     def _verdict(self, item: MemoryItem, other: MemoryItem, cos: float) -> str:
         cfg = self.config
-        conflict = other.id in item.metadata.get("conflicts_with", []) or \
-            item.id in other.metadata.get("conflicts_with", [])
+        conflict = other.id in item.metadata.get("conflicts_with", []) or item.id in other.metadata.get(
+            "conflicts_with", []
+        )
         if conflict or _values_differ(item, other):
             return "contrasts"
         # a summary or experience restates its sources: it never sends them (or anything) to cold storage
@@ -295,37 +377,65 @@ class Linker:
                 pass  # the rules below decide instead
         return rule_type(cos, conflict=False, supports_cosine=cfg.supports_cosine)
 
-    def _link(self, conn: Connection, src: str, dst: str, link_type: str, cos: float, report: LinkReport) -> None:
+    def _link(
+        self, conn: Connection, src: str, dst: str, link_type: str, cos: float, report: LinkReport
+    ) -> None:
         if add_link(conn, src, dst, link_type, cos, device=self.device):
             report.links.append((src, dst, link_type))
 
-    def _reinforce(self, conn: Connection, target: MemoryItem, narrower: MemoryItem, report: LinkReport) -> None:
+    def _reinforce(
+        self, conn: Connection, target: MemoryItem, narrower: MemoryItem, report: LinkReport
+    ) -> None:
         """The broader memory gains the narrower one's evidence and a little confidence."""
-        have = {(r[0], int(r[1]), int(r[2])) for r in conn.execute(
-            "SELECT episode_id, span_start, span_end FROM evidence WHERE memory_id = ?", (target.id,)).fetchall()}
-        for r in conn.execute("SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
-                              "WHERE memory_id = ? ORDER BY id", (narrower.id,)).fetchall():
+        have = {
+            (r[0], int(r[1]), int(r[2]))
+            for r in conn.execute(
+                "SELECT episode_id, span_start, span_end FROM evidence WHERE memory_id = ?", (target.id,)
+            ).fetchall()
+        }
+        for r in conn.execute(
+            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
+            "WHERE memory_id = ? ORDER BY id",
+            (narrower.id,),
+        ).fetchall():
             if (r[0], int(r[2]), int(r[3])) in have:
                 continue
             ev = Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5])
             items.add_evidence(conn, target.id, ev)
-            ledger.append(conn, op="memory.evidence", target_kind="memory", target_id=target.id,
-                          commitment_hex=ledger.commit_to(conn, target.id, ev.to_dict()), device=self.device,
-                          details={"evidence": ev.episode_id, "from": narrower.id})
-        items.set_fields(conn, target.id, device=self.device, op="memory.reinforce",
-                         confidence=round(min(1.0, target.confidence + self.config.reinforce), 4),
-                         details={"by": narrower.id})
+            ledger.append(
+                conn,
+                op="memory.evidence",
+                target_kind="memory",
+                target_id=target.id,
+                commitment_hex=ledger.commit_to(conn, target.id, ev.to_dict()),
+                device=self.device,
+                details={"evidence": ev.episode_id, "from": narrower.id},
+            )
+        items.set_fields(
+            conn,
+            target.id,
+            device=self.device,
+            op="memory.reinforce",
+            confidence=round(min(1.0, target.confidence + self.config.reinforce), 4),
+            details={"by": narrower.id},
+        )
         report.reinforced.append(target.id)
 
 
 def _both_active(conn: Connection, a: str, b: str) -> bool:
-    row = conn.execute("SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN (?, ?)", (a, b)).fetchone()
+    row = conn.execute(
+        "SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN (?, ?)", (a, b)
+    ).fetchone()
     return int(row[0]) == 2
 
 
 def _linked(conn: Connection, a: str, b: str) -> bool:
-    return conn.execute("SELECT 1 FROM links WHERE (src = ? AND dst = ?) OR (src = ? AND dst = ?) LIMIT 1",
-                        (a, b, b, a)).fetchone() is not None
+    return (
+        conn.execute(
+            "SELECT 1 FROM links WHERE (src = ? AND dst = ?) OR (src = ? AND dst = ?) LIMIT 1", (a, b, b, a)
+        ).fetchone()
+        is not None
+    )
 
 
 def _values_differ(a: MemoryItem, b: MemoryItem) -> bool:

@@ -163,7 +163,11 @@ def context_budget(llm: object) -> int:
     if getattr(llm, "is_rule_based", False):
         return 0
     value = getattr(llm, "context_tokens", DEFAULT_CONTEXT_TOKENS)
-    return max(0, int(value)) if isinstance(value, int) and not isinstance(value, bool) else DEFAULT_CONTEXT_TOKENS
+    return (
+        max(0, int(value))
+        if isinstance(value, int) and not isinstance(value, bool)
+        else DEFAULT_CONTEXT_TOKENS
+    )
 
 
 @runtime_checkable

@@ -53,8 +53,11 @@ def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime
     since = iso(now - timedelta(days=cfg.fuse_days))
     marks = ",".join("?" * len(_KINDS))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in con.active(f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
-                            "AND json_extract(metadata, '$.fused_from') IS NULL", (*_KINDS, since)):
+    for item in con.active(
+        f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
+        "AND json_extract(metadata, '$.fused_from') IS NULL",
+        (*_KINDS, since),
+    ):
         groups.setdefault((*scope_of(item), item.kind), []).append(item)
     con.vectors.refresh(con.store)
     clusters: list[list[MemoryItem]] = []
@@ -72,12 +75,16 @@ def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime
             count.skip("open_conflict")
         else:
             texts = [m.text for m in ordered]
-            text = con.ask(partial(con.llm.summarise, texts), count, notices, f"fusion of {len(ordered)} memories")
+            text = con.ask(
+                partial(con.llm.summarise, texts), count, notices, f"fusion of {len(ordered)} memories"
+            )
             if text is not None:
                 if lost_facts(texts, text):
                     count.skip("lost_facts")
-                    notices.append(f"fusion of {len(ordered)} memories: the model's text dropped names or numbers; "
-                                   "left as they are")
+                    notices.append(
+                        f"fusion of {len(ordered)} memories: the model's text dropped names or numbers; "
+                        "left as they are"
+                    )
                 else:
                     _write(con, ordered, text, count)
         con.tick("fuse", n, len(clusters))
@@ -97,20 +104,36 @@ def _write(con: Consolidator, sources: list[MemoryItem], text: str, count: Stage
             return
         evidence = con.evidence_of(conn, sources)
         new = MemoryItem(
-            id="", kind=first.kind, text=text, authority=authority, user_id=first.user_id,
-            agent_id=first.agent_id, team_id=first.team_id,
-            session_id=first.session_id if len(sessions) == 1 else None, visibility=first.visibility,
-            valid_from=min(s.valid_from for s in sources), confidence=min(s.confidence for s in sources),
+            id="",
+            kind=first.kind,
+            text=text,
+            authority=authority,
+            user_id=first.user_id,
+            agent_id=first.agent_id,
+            team_id=first.team_id,
+            session_id=first.session_id if len(sessions) == 1 else None,
+            visibility=first.visibility,
+            valid_from=min(s.valid_from for s in sources),
+            confidence=min(s.confidence for s in sources),
             importance=max(s.importance for s in sources),
-            uses=sum(s.uses for s in sources), successes=sum(s.successes for s in sources),
+            uses=sum(s.uses for s in sources),
+            successes=sum(s.successes for s in sources),
             failures=sum(s.failures for s in sources),
             source=origins.pop() if len(origins) == 1 else "derived",
             metadata={"fused_from": [s.id for s in sources]},
         )
-        fused = items.insert(conn, new, evidence, device=con.device, op="memory.fuse",
-                             details={"sources": [s.id for s in sources]})
-        conn.executemany("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                         [(fused.id, s.id) for s in sources])
+        fused = items.insert(
+            conn,
+            new,
+            evidence,
+            device=con.device,
+            op="memory.fuse",
+            details={"sources": [s.id for s in sources]},
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+            [(fused.id, s.id) for s in sources],
+        )
         index.index_memory(conn, con.embedder.name, fused.id, fused.text, vector)
         for s in sources:
             links.send_cold(conn, s.id, device=con.device, reason="fused", by=fused.id)

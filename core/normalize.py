@@ -24,7 +24,9 @@ def _invisible(ch: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _prototypes() -> dict[str, str]:
-    data = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    data = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8")
+    )
     table: dict[str, str] = {}
     for char, glyphs in data.items():
         if len(char) != 1 or char.isascii():

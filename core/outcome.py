@@ -74,7 +74,9 @@ def person_share(item: items.MemoryItem) -> Counters:
     if not isinstance(own, dict):
         return Counters(0, 0.0, 0.0)
     try:
-        return Counters(int(own.get("uses", 0)), float(own.get("successes", 0.0)), float(own.get("failures", 0.0)))
+        return Counters(
+            int(own.get("uses", 0)), float(own.get("successes", 0.0)), float(own.get("failures", 0.0))
+        )
     except (TypeError, ValueError):
         return Counters(0, 0.0, 0.0)  # a damaged tally grants nothing
 
@@ -120,7 +122,8 @@ def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
         return item
     row = conn.execute(
         f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE root_id = ? AND status = 'active' "
-        "ORDER BY version DESC LIMIT 1", (item.root_id,),
+        "ORDER BY version DESC LIMIT 1",
+        (item.root_id,),
     ).fetchone()
     return items.row_to_item(row) if row is not None else item
 
@@ -131,8 +134,16 @@ def check_giver(by: object) -> str:
     return str(by)
 
 
-def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_ids: Sequence[str] | None = None,
-             by: str | None = None, now: datetime | None = None) -> FeedbackResult:
+def feedback(
+    store: Store,
+    trace_id: str,
+    reward: float,
+    *,
+    device: str,
+    cited_ids: Sequence[str] | None = None,
+    by: str | None = None,
+    now: datetime | None = None,
+) -> FeedbackResult:
     """Record ``reward`` for ``trace_id``. ``by`` says whose word it is ("person" or "agent");
     None means an agent's when the trace was made for one, else the person's."""
     r = check_reward(reward)
@@ -140,13 +151,18 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
         check_giver(by)
     if not isinstance(trace_id, str) or not trace_id.strip():
         raise InvalidInputError("Give the trace_id a search or answer returned.")
-    if cited_ids is not None and (isinstance(cited_ids, str) or not all(isinstance(i, str) for i in cited_ids)):
+    if cited_ids is not None and (
+        isinstance(cited_ids, str) or not all(isinstance(i, str) for i in cited_ids)
+    ):
         raise InvalidInputError("cited_ids must be a list of memory ids.")
     moment = now or datetime.now(UTC)
     stamp = iso(moment)
     with store.atomic() as conn:
-        row = conn.execute("SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
-                           "WHERE id = ? AND kind != 'write'", (trace_id,)).fetchone()
+        row = conn.execute(
+            "SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
+            "WHERE id = ? AND kind != 'write'",
+            (trace_id,),
+        ).fetchone()
         if row is None:  # a write decision's record (core/decisions.py) takes no reward of its own
             raise NotFoundError(f"No trace {trace_id!r}; use the trace_id a search or answer returned.")
         user_id, returned, cited = row[0], json.loads(row[1] or "[]"), json.loads(row[2] or "[]")
@@ -156,10 +172,21 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
         if row[3] is not None:
             if float(row[3]) == r and "feedback" in meta:
                 done = meta["feedback"]
-                return FeedbackResult(trace_id, r, done.get("baseline"), done.get("advantage", 0.0),
-                                      done.get("basis", ""), done.get("credited", []), [], {}, repeated=True,
-                                      by=done.get("by", "agent"))
-            raise RefusedError(f"Trace {trace_id} already has the reward {float(row[3]):g}; a trace is rewarded once.")
+                return FeedbackResult(
+                    trace_id,
+                    r,
+                    done.get("baseline"),
+                    done.get("advantage", 0.0),
+                    done.get("basis", ""),
+                    done.get("credited", []),
+                    [],
+                    {},
+                    repeated=True,
+                    by=done.get("by", "agent"),
+                )
+            raise RefusedError(
+                f"Trace {trace_id} already has the reward {float(row[3]):g}; a trace is rewarded once."
+            )
         ignored: list[str] = []
         if cited_ids is not None:
             ignored = [i for i in cited_ids if i not in set(returned)]
@@ -175,18 +202,36 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
         base = baseline(conn, user_id, excluding=trace_id)
         advantage = max(-1.0, min(1.0, r - (base or 0.0)))
         credited, outcomes = _credit(conn, chosen, advantage, trace_id, moment, stamp, device, giver)
-        meta["feedback"] = {"baseline": base, "advantage": advantage, "basis": basis, "by": giver,
-                            "agent_id": agent_id, "credited": credited, "outcomes": outcomes}
+        meta["feedback"] = {
+            "baseline": base,
+            "advantage": advantage,
+            "basis": basis,
+            "by": giver,
+            "agent_id": agent_id,
+            "credited": credited,
+            "outcomes": outcomes,
+        }
         new_cited = cited if cited else (given if basis == "given" else [])
-        conn.execute("UPDATE traces SET reward = ?, rewarded_at = ?, cited_ids = ?, metadata = ? WHERE id = ?",
-                     (r, stamp, json.dumps(new_cited), json.dumps(meta, sort_keys=True), trace_id))
+        conn.execute(
+            "UPDATE traces SET reward = ?, rewarded_at = ?, cited_ids = ?, metadata = ? WHERE id = ?",
+            (r, stamp, json.dumps(new_cited), json.dumps(meta, sort_keys=True), trace_id),
+        )
         ledger.append(
-            conn, op="trace.feedback", target_kind="trace", target_id=trace_id,
+            conn,
+            op="trace.feedback",
+            target_kind="trace",
+            target_id=trace_id,
             # a reward and ids are no content, so a plain hash commits to them
             commitment_hex=sha256_hex(canonical_json({"reward": r, "credited": [c["id"] for c in credited]})),
-            device=device, details={"reward": r, "advantage": round(advantage, 6), "basis": basis, "by": giver,
-                                    **({"agent": agent_id} if agent_id else {}),
-                                    "credited": [c["id"] for c in credited]},
+            device=device,
+            details={
+                "reward": r,
+                "advantage": round(advantage, 6),
+                "basis": basis,
+                "by": giver,
+                **({"agent": agent_id} if agent_id else {}),
+                "credited": [c["id"] for c in credited],
+            },
         )
         model, samples = learned.record(conn, [o["y"] for o in outcomes])
     info = learned.describe(model)
@@ -194,8 +239,16 @@ def feedback(store: Store, trace_id: str, reward: float, *, device: str, cited_i
     return FeedbackResult(trace_id, r, base, advantage, basis, credited, ignored, info, by=giver)
 
 
-def _credit(conn: Connection, ids: Sequence[str], advantage: float, trace_id: str, moment: datetime, stamp: str,
-            device: str, giver: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _credit(
+    conn: Connection,
+    ids: Sequence[str],
+    advantage: float,
+    trace_id: str,
+    moment: datetime,
+    stamp: str,
+    device: str,
+    giver: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     credited: list[dict[str, Any]] = []
     outcomes: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -209,8 +262,14 @@ def _credit(conn: Connection, ids: Sequence[str], advantage: float, trace_id: st
         if item.id in seen:
             continue
         seen.add(item.id)
-        feats = learned.features(importance=item.importance, confidence=item.confidence, uses=item.uses,
-                                 last_used_at=item.last_used_at, valid_from=item.valid_from, now=moment)
+        feats = learned.features(
+            importance=item.importance,
+            confidence=item.confidence,
+            uses=item.uses,
+            last_used_at=item.last_used_at,
+            valid_from=item.valid_from,
+            now=moment,
+        )
         changes: dict[str, Any] = {
             "successes": item.successes + max(advantage, 0.0),
             "failures": item.failures + max(-advantage, 0.0),
@@ -221,16 +280,28 @@ def _credit(conn: Connection, ids: Sequence[str], advantage: float, trace_id: st
             changes["retrieval_strength"] = 1.0  # a helpful use brings the memory back to mind
         if giver == "person":  # the person's own share, the only one that may archive their facts
             own = person_share(item)
-            changes["metadata"] = {PERSON_OUTCOMES: {
-                "uses": own.uses + 1, "successes": round(own.successes + max(advantage, 0.0), 6),
-                "failures": round(own.failures + max(-advantage, 0.0), 6)}}
-        updated = items.set_fields(conn, item.id, device=device, op="memory.outcome",
-                                   details={"trace": trace_id, "advantage": round(advantage, 6), "by": giver},
-                                   **changes)
-        credited.append({"id": item.id, **({"via": mid} if mid != item.id else {}),
-                         "utility": round(updated.utility, 4)})
+            changes["metadata"] = {
+                PERSON_OUTCOMES: {
+                    "uses": own.uses + 1,
+                    "successes": round(own.successes + max(advantage, 0.0), 6),
+                    "failures": round(own.failures + max(-advantage, 0.0), 6),
+                }
+            }
+        updated = items.set_fields(
+            conn,
+            item.id,
+            device=device,
+            op="memory.outcome",
+            details={"trace": trace_id, "advantage": round(advantage, 6), "by": giver},
+            **changes,
+        )
+        credited.append(
+            {"id": item.id, **({"via": mid} if mid != item.id else {}), "utility": round(updated.utility, 4)}
+        )
         if advantage != 0.0:
-            outcomes.append({"id": item.id, "x": [round(v, 6) for v in feats.as_list()], "y": int(advantage > 0)})
+            outcomes.append(
+                {"id": item.id, "x": [round(v, 6) for v in feats.as_list()], "y": int(advantage > 0)}
+            )
     return credited, outcomes
 
 
@@ -245,25 +316,37 @@ def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[s
         trace = target if op == "trace.feedback" else info.get("trace")
         if trace:
             writes.setdefault(trace, []).append({"seq": seq, "op": op, "target": target, "details": info})
-    sql = ("SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, abstained, "
-           "reward, rewarded_at, metadata FROM traces WHERE kind != 'write'")  # write decisions: core/training.py
+    sql = (
+        "SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, abstained, "
+        "reward, rewarded_at, metadata FROM traces WHERE kind != 'write'"
+    )  # write decisions: core/training.py
     params: list[Any] = []
     if user_id is not None:
         sql += " AND user_id = ?"
         params.append(user_id)
     after = ("", "")
     while True:
-        page = store.query(sql + " AND (created_at, id) > (?, ?) "
-                           "ORDER BY created_at, id LIMIT 500", [*params, *after])
+        page = store.query(
+            sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 500", [*params, *after]
+        )
         if not page:
             return
         for r in page:
             meta = json.loads(r[13] or "{}")
             yield {
-                "trace_id": r[0], "kind": r[1], "created_at": r[2], "user_id": r[3], "agent_id": r[4],
-                "query": r[5], "route": r[6], "retrieved_ids": json.loads(r[7] or "[]"),
-                "cited_ids": json.loads(r[8] or "[]"), "answer": r[9],
-                "abstained": None if r[10] is None else bool(r[10]), "reward": r[11], "rewarded_at": r[12],
+                "trace_id": r[0],
+                "kind": r[1],
+                "created_at": r[2],
+                "user_id": r[3],
+                "agent_id": r[4],
+                "query": r[5],
+                "route": r[6],
+                "retrieved_ids": json.loads(r[7] or "[]"),
+                "cited_ids": json.loads(r[8] or "[]"),
+                "answer": r[9],
+                "abstained": None if r[10] is None else bool(r[10]),
+                "reward": r[11],
+                "rewarded_at": r[12],
                 "write_operations": list(meta.get("writes", [])) + writes.get(r[0], []),
             }
         after = (page[-1][2], page[-1][0])

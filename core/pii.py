@@ -36,8 +36,27 @@ STREET = re.compile(
 #: Plans without a trunk prefix, where any 8 or 9 digits are a valid number (Denmark,
 #: Norway, Poland, …), are left out: there, dates and order numbers would read as phones.
 PHONE_REGIONS: tuple[str, ...] = (
-    "US", "CA", "GB", "IE", "DE", "FR", "ES", "PT", "IT", "NL", "BE", "CH", "AT", "SE", "FI",
-    "BR", "MX", "IN", "AU", "NZ", "JP",
+    "US",
+    "CA",
+    "GB",
+    "IE",
+    "DE",
+    "FR",
+    "ES",
+    "PT",
+    "IT",
+    "NL",
+    "BE",
+    "CH",
+    "AT",
+    "SE",
+    "FI",
+    "BR",
+    "MX",
+    "IN",
+    "AU",
+    "NZ",
+    "JP",
 )
 #: A date written with separators is never read as a phone number.
 DATE_SHAPE = re.compile(r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
@@ -48,9 +67,15 @@ NATIONAL_IDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b756\.\d{4}\.\d{4}\.\d{2}\b"), "stdnum.ch.ssn"),  # Swiss AHV number
     (re.compile(r"\b\d{8}-?[A-Z]\b"), "stdnum.es.dni"),  # Spanish DNI
     (re.compile(r"\b[XYZ]-?\d{7}-?[A-Z]\b"), "stdnum.es.nie"),  # Spanish NIE
-    (re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b"), "stdnum.it.codicefiscale"),  # Italian codice fiscale
+    (
+        re.compile(r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b"),
+        "stdnum.it.codicefiscale",
+    ),  # Italian codice fiscale
     (re.compile(r"\b\d{3}\.\d{3}\.\d{3}-\d{2}\b"), "stdnum.br.cpf"),  # Brazilian CPF
-    (re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2A|2B) ?\d{3} ?\d{3} ?\d{2}\b"), "stdnum.fr.nir"),  # French NIR
+    (
+        re.compile(r"\b[12] ?\d{2} ?\d{2} ?(?:\d{2}|2A|2B) ?\d{3} ?\d{3} ?\d{2}\b"),
+        "stdnum.fr.nir",
+    ),  # French NIR
     (re.compile(r"(?<!\d)(?<!\d )\d{4} \d{4} \d{4}(?! ?\d)"), "stdnum.in_.aadhaar"),  # Indian Aadhaar
     (re.compile(r"(?<!\d)(?<!\d )\d{3} \d{3} \d{4}(?! ?\d)"), "stdnum.gb.nhs"),  # UK NHS number
 )

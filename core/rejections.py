@@ -58,8 +58,9 @@ def _digest(secret: bytes, part: str) -> str:
     return hmac.new(secret, part.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def keys_for(conn: Connection, subject: str | None, predicate: str | None, value: str | None,
-             text: str) -> list[tuple[str, str, str]]:
+def keys_for(
+    conn: Connection, subject: str | None, predicate: str | None, value: str | None, text: str
+) -> list[tuple[str, str, str]]:
     """The keyed (subject, predicate, skeleton) triples a value is known by: its s/p/v when it has one, and its text."""
     secret = _secret(conn)
     keys = [(TEXT_KEY[0], TEXT_KEY[1], skeleton(_ATTRIBUTION.sub("", text)))]
@@ -85,8 +86,10 @@ def record(conn: Connection, item: MemoryItem) -> list[str]:
     Runs where a person rejects and on every device a rejection is synced to: the keys, the phrase and
     the withheld rows are all computed locally from the item."""
     scope = scope_of(item.user_id, item.team_id)
-    done = conn.execute("SELECT 1 FROM withheld WHERE owner_kind = 'memory' AND owner_id = ? AND memory_id = ?",
-                        (item.id, item.id)).fetchone()
+    done = conn.execute(
+        "SELECT 1 FROM withheld WHERE owner_kind = 'memory' AND owner_id = ? AND memory_id = ?",
+        (item.id, item.id),
+    ).fetchone()
     if done is not None:
         return []  # recorded before (a synced change applied again): new rows are checked as they arrive
     for subject, predicate, skel in keys_for(conn, item.subject, item.predicate, item.value, item.text):
@@ -101,14 +104,27 @@ def record(conn: Connection, item: MemoryItem) -> list[str]:
         conn.execute(
             "INSERT OR IGNORE INTO rejected_values(user_id, subject, predicate, scope, norm_value, skeleton, memory_id, created_at)"
             " VALUES (?,?,?,?,?,?,?,?)",
-            (item.user_id, _digest(secret, PHRASE_KEY[0]), _digest(secret, PHRASE_KEY[1]), scope,
-             _digest(secret, words[0]), _digest(secret, " ".join(words)), item.id, now_iso()),
+            (
+                item.user_id,
+                _digest(secret, PHRASE_KEY[0]),
+                _digest(secret, PHRASE_KEY[1]),
+                scope,
+                _digest(secret, words[0]),
+                _digest(secret, " ".join(words)),
+                item.id,
+                now_iso(),
+            ),
         )
     withheld = [item.id]
-    conn.execute("INSERT OR REPLACE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
-                 "VALUES ('memory', ?, 'rejected', ?, ?)", (item.id, item.id, now_iso()))
+    conn.execute(
+        "INSERT OR REPLACE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
+        "VALUES ('memory', ?, 'rejected', ?, ?)",
+        (item.id, item.id, now_iso()),
+    )
     # The messages the value was taken from hold it, whatever words it has.
-    for (episode_id,) in conn.execute("SELECT episode_id FROM evidence WHERE memory_id = ?", (item.id,)).fetchall():
+    for (episode_id,) in conn.execute(
+        "SELECT episode_id FROM evidence WHERE memory_id = ?", (item.id,)
+    ).fetchall():
         withhold(conn, "episode", episode_id, "rejected", item.id)
         withheld.append(episode_id)
     if words is not None:
@@ -144,24 +160,32 @@ def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
 
 def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memory_id: str | None) -> bool:
     """Hold a row out of recall (True when it was not held already)."""
-    cur = conn.execute("INSERT OR IGNORE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
-                       "VALUES (?,?,?,?,?)", (owner_kind, owner_id, reason, memory_id, now_iso()))
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
+        "VALUES (?,?,?,?,?)",
+        (owner_kind, owner_id, reason, memory_id, now_iso()),
+    )
     return bool(cur.rowcount > 0)
 
 
 def release(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """A person approved a row that only resembled a rejected value: it may be recalled again."""
-    conn.execute("DELETE FROM withheld WHERE owner_kind = ? AND owner_id = ? AND reason = 'resembles'",
-                 (owner_kind, owner_id))
+    conn.execute(
+        "DELETE FROM withheld WHERE owner_kind = ? AND owner_id = ? AND reason = 'resembles'",
+        (owner_kind, owner_id),
+    )
 
 
 def is_withheld(conn: Connection, owner_kind: str, owner_id: str) -> str | None:
-    row = conn.execute("SELECT reason FROM withheld WHERE owner_kind = ? AND owner_id = ?",
-                       (owner_kind, owner_id)).fetchone()
+    row = conn.execute(
+        "SELECT reason FROM withheld WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+    ).fetchone()
     return str(row[0]) if row is not None else None
 
 
-def holding(conn: Connection, *, user_id: str | None, team_id: str | None, texts: Sequence[str]) -> list[bool]:
+def holding(
+    conn: Connection, *, user_id: str | None, team_id: str | None, texts: Sequence[str]
+) -> list[bool]:
     """For each text, whether it holds a value rejected in this scope (any role, any subject)."""
     scope = scope_of(user_id, team_id)
     if conn.execute("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)).fetchone() is None:
@@ -169,7 +193,8 @@ def holding(conn: Connection, *, user_id: str | None, team_id: str | None, texts
     secret = _secret(conn)
     rows = conn.execute(
         "SELECT norm_value, skeleton FROM rejected_values WHERE scope = ? AND subject = ? AND predicate = ?",
-        (scope, _digest(secret, PHRASE_KEY[0]), _digest(secret, PHRASE_KEY[1]))).fetchall()
+        (scope, _digest(secret, PHRASE_KEY[0]), _digest(secret, PHRASE_KEY[1])),
+    ).fetchall()
     if not rows:
         return [False] * len(texts)
     heads = {r[0] for r in rows}
@@ -194,20 +219,30 @@ def _holds(secret: bytes, heads: set[str], phrases: set[str], text: str) -> bool
     return False
 
 
-def withhold_if_rejected(conn: Connection, owner_kind: str, rows: Iterable[tuple[str, str | None, str | None, str]]
-                         ) -> list[str]:
+def withhold_if_rejected(
+    conn: Connection, owner_kind: str, rows: Iterable[tuple[str, str | None, str | None, str]]
+) -> list[str]:
     """Withhold each new (id, user_id, team_id, text) row that holds a rejected value of its scope;
     returns the ids withheld. Called wherever episodes and memories are inserted, synced ones included."""
     out = []
     for owner_id, user_id, team_id, text in rows:
-        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0] and \
-                withhold(conn, owner_kind, owner_id, "rejected", None):
+        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0] and withhold(
+            conn, owner_kind, owner_id, "rejected", None
+        ):
             out.append(owner_id)
     return out
 
 
-def is_rejected(conn: Connection, *, user_id: str | None, team_id: str | None, subject: str | None,
-                predicate: str | None, value: str | None, text: str) -> bool:
+def is_rejected(
+    conn: Connection,
+    *,
+    user_id: str | None,
+    team_id: str | None,
+    subject: str | None,
+    predicate: str | None,
+    value: str | None,
+    text: str,
+) -> bool:
     """Whether a candidate restates a rejected value: its own keys, or the rejected words inside its text."""
     scope = scope_of(user_id, team_id)
     for subj, pred, skel in keys_for(conn, subject, predicate, value, text):
@@ -225,7 +260,11 @@ def withheld_ids(conn: Connection, owner_kind: str, ids: Sequence[str]) -> set[s
     out: set[str] = set()
     for i in range(0, len(ids), 500):
         chunk = list(ids[i : i + 500])
-        out |= {r[0] for r in conn.execute(
-            f"SELECT owner_id FROM withheld WHERE owner_kind = ? AND owner_id IN ({','.join('?' * len(chunk))})",
-            [owner_kind, *chunk]).fetchall()}
+        out |= {
+            r[0]
+            for r in conn.execute(
+                f"SELECT owner_id FROM withheld WHERE owner_kind = ? AND owner_id IN ({','.join('?' * len(chunk))})",
+                [owner_kind, *chunk],
+            ).fetchall()
+        }
     return out

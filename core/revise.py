@@ -48,14 +48,18 @@ def why_stale(source: MemoryItem | None) -> str | None:
 
 def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     marks = ",".join("?" * len(DERIVED_KINDS))
-    derived = con.active(f"kind IN ({marks}) AND source = 'derived'", DERIVED_KINDS,
-                         statuses="('active', 'archived')")
+    derived = con.active(
+        f"kind IN ({marks}) AND source = 'derived'", DERIVED_KINDS, statuses="('active', 'archived')"
+    )
     if not derived:
         return
     sources: dict[str, list[str]] = {}
     for chunk in _chunks([d.id for d in derived], 500):
-        for did, sid in con.store.query(f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
-                                        f"({','.join('?' * len(chunk))}) ORDER BY source_id", chunk):
+        for did, sid in con.store.query(
+            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY source_id",
+            chunk,
+        ):
             sources.setdefault(did, []).append(sid)
     rows = items.get_many(con.store, sorted({s for ids in sources.values() for s in ids}))
     stale: list[tuple[MemoryItem, list[str], dict[str, str]]] = []
@@ -75,18 +79,23 @@ def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
                 metadata = dict(item.metadata)
                 if item.kind == "summary":
                     metadata["sources"] = sorted(s.id for s in standing)
-                new = con.write_derived(conn, standing, item.kind, text, metadata, item,
-                                        f"revised: its source {what}")
+                new = con.write_derived(
+                    conn, standing, item.kind, text, metadata, item, f"revised: its source {what}"
+                )
                 count.wrote(new.id)
                 notices.append(f"{item.kind} {item.id} revised as {new.id}: its source {what}")
             else:
                 retire(conn, item, device=con.device, reason=f"its source {what}")
                 count.wrote(item.id)
-                notices.append(f"{item.kind} {item.id} retired: its source {what}" + (f"; {problem}" if problem else ""))
+                notices.append(
+                    f"{item.kind} {item.id} retired: its source {what}" + (f"; {problem}" if problem else "")
+                )
         con.tick("revise", n, len(stale))
 
 
-def _standing(con: Consolidator, item: MemoryItem, sources: list[MemoryItem], gone: dict[str, str]) -> list[MemoryItem]:
+def _standing(
+    con: Consolidator, item: MemoryItem, sources: list[MemoryItem], gone: dict[str, str]
+) -> list[MemoryItem]:
     """The sources that still stand, with the current version of each superseded one, in time order."""
     out: dict[str, MemoryItem] = {s.id: s for s in sources if s.id not in gone}
     for sid, why in gone.items():
@@ -103,13 +112,16 @@ def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
     memory it was merged into."""
     row = con.store.query_one(
         f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE root_id = (SELECT root_id FROM memory_items WHERE id = ?) "
-        "AND status = 'active' AND trust != 'rejected' ORDER BY version DESC LIMIT 1", (source_id,))
+        "AND status = 'active' AND trust != 'rejected' ORDER BY version DESC LIMIT 1",
+        (source_id,),
+    )
     if row is None:
         marks = ",".join("?" * len(_BASE_KINDS))
         row = con.store.query_one(
             f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN (SELECT derived_id FROM derivations WHERE "
             f"source_id = ?) AND kind IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
-            (source_id, *_BASE_KINDS))
+            (source_id, *_BASE_KINDS),
+        )
     return items.row_to_item(row) if row is not None else None
 
 
@@ -120,7 +132,7 @@ def _rewrite(con: Consolidator, item: MemoryItem, standing: list[MemoryItem]) ->
         if len(standing) < cfg.min_session_items:
             return None, ""
         try:
-            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items:]])
+            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]])
         except ModelError as exc:
             return None, f"the model failed ({exc.message})"
         text = text.strip() if isinstance(text, str) else ""
@@ -146,23 +158,46 @@ def _all_stand(conn: Connection, members: list[MemoryItem]) -> bool:
     if not members:
         return False
     marks = ",".join("?" * len(members))
-    row = conn.execute(f"SELECT count(*) FROM memory_items WHERE id IN ({marks}) AND status IN ('active', 'archived') "
-                       "AND trust != 'rejected'", [m.id for m in members]).fetchone()
+    row = conn.execute(
+        f"SELECT count(*) FROM memory_items WHERE id IN ({marks}) AND status IN ('active', 'archived') "
+        "AND trust != 'rejected'",
+        [m.id for m in members],
+    ).fetchone()
     return int(row[0]) == len(members)
 
 
 def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> None:
     """Take a derived item out of every search for good, and bring back what it had sent to cold storage."""
-    items.set_fields(conn, item.id, device=device, op="memory.retire", status="retracted", valid_to=now_iso(),
-                     metadata={"retired": reason}, details={"reason": "a source changed"})
-    chain = [r[0] for r in conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (item.root_id,)).fetchall()]
+    items.set_fields(
+        conn,
+        item.id,
+        device=device,
+        op="memory.retire",
+        status="retracted",
+        valid_to=now_iso(),
+        metadata={"retired": reason},
+        details={"reason": "a source changed"},
+    )
+    chain = [
+        r[0]
+        for r in conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (item.root_id,)).fetchall()
+    ]
     marks = ",".join("?" * len(chain))
     for (mid,) in conn.execute(
-            f"SELECT id FROM memory_items WHERE status = 'archived' AND trust != 'rejected' "
-            f"AND json_extract(metadata, '$.cold_by') IN ({marks})", chain).fetchall():
-        items.set_fields(conn, mid, device=device, op="memory.restore", status="active",
-                         metadata={"cold": None, "cold_by": None}, details={"reason": "what stood for it was retired"})
+        f"SELECT id FROM memory_items WHERE status = 'archived' AND trust != 'rejected' "
+        f"AND json_extract(metadata, '$.cold_by') IN ({marks})",
+        chain,
+    ).fetchall():
+        items.set_fields(
+            conn,
+            mid,
+            device=device,
+            op="memory.restore",
+            status="active",
+            metadata={"cold": None, "cold_by": None},
+            details={"reason": "what stood for it was retired"},
+        )
 
 
 def _chunks(values: list[str], size: int) -> list[list[str]]:
-    return [values[i:i + size] for i in range(0, len(values), size)]
+    return [values[i : i + size] for i in range(0, len(values), size)]

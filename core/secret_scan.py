@@ -16,14 +16,29 @@ from typing import Any
 #: Keywords that introduce a secret in prose (words may be joined by a space, "_" or "-"), and the kind
 #: each is reported as.
 _PROSE_KEYWORDS = {
-    "password": "password", "passwd": "password", "pwd": "password", "passcode": "password",
-    "passphrase": "password", "credentials": "password", "login": "password", "wifi key": "password",
-    "pin": "pin", "pin code": "pin", "api key": "api-key", "apikey": "api-key", "access key": "api-key",
-    "secret key": "api-key", "token": "token", "access token": "token", "auth token": "token",
-    "bearer token": "token", "deploy token": "token",
+    "password": "password",
+    "passwd": "password",
+    "pwd": "password",
+    "passcode": "password",
+    "passphrase": "password",
+    "credentials": "password",
+    "login": "password",
+    "wifi key": "password",
+    "pin": "pin",
+    "pin code": "pin",
+    "api key": "api-key",
+    "apikey": "api-key",
+    "access key": "api-key",
+    "secret key": "api-key",
+    "token": "token",
+    "access token": "token",
+    "auth token": "token",
+    "bearer token": "token",
+    "deploy token": "token",
 }
 _PROSE = re.compile(
-    r"\b(?P<key>" + "|".join(sorted((k.replace(" ", r"[\s_-]?") for k in _PROSE_KEYWORDS), key=len, reverse=True))
+    r"\b(?P<key>"
+    + "|".join(sorted((k.replace(" ", r"[\s_-]?") for k in _PROSE_KEYWORDS), key=len, reverse=True))
     + r")\b(?:[^.!?\n]{0,40}?\b(?:is|was|are|reads|set to)\b|\s*[=:]|(?P<bare>))\s*[\"'“‘`]?"
     r"(?P<value>[^\s\"'”’`]{3,})",
     re.I,
@@ -32,12 +47,17 @@ _PROSE = re.compile(
 #: letters mixed with digits or symbols.
 _MADE_UP = re.compile(r"^(?=.*[A-Za-z])(?=.*[\d\W_]).{6,}$")
 #: Words that describe a secret rather than being one ("the password is required").
-_DESCRIPTIVE = frozenset(re.findall(r"\w+", """
+_DESCRIPTIVE = frozenset(
+    re.findall(
+        r"\w+",
+        """
     required needed valid invalid strong weak long short secret private public correct wrong same different
     empty blank unknown optional mandatory new old default free temporary case sensitive never always usually
     often sometimes also still only just now then there here what which that this these those not the a an
     in on at to for from with by of and or but your my our their his her its one two kept written stored
-    saved shown hidden printed encrypted hashed expired changed reset rotated managed synced"""))
+    saved shown hidden printed encrypted hashed expired changed reset rotated managed synced""",
+    )
+)
 _ENTROPY_TYPES = {"Base64 High Entropy String", "Hex High Entropy String"}
 
 
@@ -70,7 +90,9 @@ class SecretScanner:
 
         # Plugins call a service to verify what they find only when this filter is configured; it
         # is not by default, and is removed here in case: nothing found ever leaves the machine.
-        get_settings().disable_filters("detect_secrets.filters.common.is_ignored_due_to_verification_policies")
+        get_settings().disable_filters(
+            "detect_secrets.filters.common.is_ignored_due_to_verification_policies"
+        )
 
         classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
         # IPs are personal data, found by core/pii.py.
@@ -80,8 +102,13 @@ class SecretScanner:
         self.ready = len(self._plugins) >= 10
         self._entropy = HighEntropyStringsPlugin
         self._keyword = KeywordDetector
-        self._filters = (heuristic.is_sequential_string, heuristic.is_potential_uuid, heuristic.is_templated_secret,
-                         heuristic.is_prefixed_with_dollar_sign, heuristic.is_not_alphanumeric_string)
+        self._filters = (
+            heuristic.is_sequential_string,
+            heuristic.is_potential_uuid,
+            heuristic.is_templated_secret,
+            heuristic.is_prefixed_with_dollar_sign,
+            heuristic.is_not_alphanumeric_string,
+        )
 
     def _line(self, line: str) -> set[str]:
         kinds: set[str] = set()

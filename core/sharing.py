@@ -43,7 +43,9 @@ def may_act_on(item: MemoryItem, *, open_conflict: bool = False) -> bool:
     """The action gate (core/action_gate.py) for a stored memory: only an active, unrejected memory that the
     user or system stated, in no open conflict (``open_conflict``, which the caller finds), may authorise
     an action."""
-    return may_act(item.authority, memory_state(trust=item.trust, status=item.status, open_conflict=open_conflict))
+    return may_act(
+        item.authority, memory_state(trust=item.trust, status=item.status, open_conflict=open_conflict)
+    )
 
 
 def _about_the_user(item: MemoryItem) -> bool:
@@ -67,8 +69,9 @@ def eligibility(item: MemoryItem, *, tau: float, team_policy: bool) -> str | Non
     return None
 
 
-def gate(text: str, private_texts: list[str], *, scanner: SecretScanner | None = None,
-         source: str | None = None) -> str | None:
+def gate(
+    text: str, private_texts: list[str], *, scanner: SecretScanner | None = None, source: str | None = None
+) -> str | None:
     """The deterministic gate: secrets (in the text to share and in the memory it came from, since a
     paraphrased secret is still one), personal data, then the canary check. The reason names the kinds."""
     scanner = scanner or SecretScanner()
@@ -94,12 +97,22 @@ class Sharer:
         self.llm = llm
         self.device = device
 
-    def share(self, user_id: str, *, visibility: str = "public", team_id: str | None = None, tau: float = 0.5,
-              team_policy: bool = False, only: list[str] | None = None) -> ShareReport:
+    def share(
+        self,
+        user_id: str,
+        *,
+        visibility: str = "public",
+        team_id: str | None = None,
+        tau: float = 0.5,
+        team_policy: bool = False,
+        only: list[str] | None = None,
+    ) -> ShareReport:
         report = ShareReport()
         rows = self.store.query(
             f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE user_id = ? AND status = 'active' "
-            "AND (source != 'shared' OR source IS NULL)", (user_id,))
+            "AND (source != 'shared' OR source IS NULL)",
+            (user_id,),
+        )
         mine = [items.row_to_item(r) for r in rows]
         candidates = [m for m in mine if only is None or m.id in only]
         scanner: SecretScanner | None = None
@@ -113,23 +126,39 @@ class Sharer:
                 log.info("share refused for %s: %s", item.id, reason.split(":")[0])
         return report
 
-    def _share_one(self, item: MemoryItem, mine: list[MemoryItem], user_id: str, visibility: str,
-                   team_id: str | None, report: ShareReport, scanner: SecretScanner) -> str | None:
+    def _share_one(
+        self,
+        item: MemoryItem,
+        mine: list[MemoryItem],
+        user_id: str,
+        visibility: str,
+        team_id: str | None,
+        report: ShareReport,
+        scanner: SecretScanner,
+    ) -> str | None:
         try:
             abstract = self.llm.abstract_experience(item.text)
         except ModelError as exc:
             return f"abstraction failed ({exc.message})"
         if abstraction.problems(abstract, item.text):  # the reason names no value: it is logged
             return "abstraction refused: a placeholder does not replace a whole name, number or date"
-        sources = {r[0] for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
+        sources = {
+            r[0]
+            for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))
+        }
         private = [m.text for m in mine if m.id != item.id and m.id not in sources]
         refused = gate(abstract, private, scanner=scanner, source=item.text)
         if refused is not None:
             return refused
         vector = self.embedder.embed([abstract])[0]
-        pool_ids = [r[0] for r in self.store.query(
-            "SELECT id FROM memory_items WHERE source = 'shared' AND status = 'active' AND visibility = ? "
-            "AND team_id IS ?", (visibility, team_id))]
+        pool_ids = [
+            r[0]
+            for r in self.store.query(
+                "SELECT id FROM memory_items WHERE source = 'shared' AND status = 'active' AND visibility = ? "
+                "AND team_id IS ?",
+                (visibility, team_id),
+            )
+        ]
         cache = self.engine.caches["memory"]
         cache.refresh(self.store)
         best = cache.top(vector, cache.positions(pool_ids), 1) if pool_ids else []
@@ -137,14 +166,31 @@ class Sharer:
             prov = provenance_of(conn, user_id)
             if best and best[0][1] > POOL_DUPLICATE_COSINE:
                 # Independent reconciliation: the pool already holds this experience.
-                conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                             (best[0][0], item.id))
+                conn.execute(
+                    "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+                    (best[0][0], item.id),
+                )
                 report.merged.append({"id": item.id, "pool_item": best[0][0], "cosine": round(best[0][1], 3)})
                 return None
-            shared = items.insert(conn, MemoryItem(
-                id="", kind="experience", text=abstract, authority="unendorsed", user_id=None, team_id=team_id,
-                visibility=visibility, source="shared", provenance=prov, confidence=0.5,
-                metadata={"shared": True}), [], device=self.device, op="memory.share")
+            shared = items.insert(
+                conn,
+                MemoryItem(
+                    id="",
+                    kind="experience",
+                    text=abstract,
+                    authority="unendorsed",
+                    user_id=None,
+                    team_id=team_id,
+                    visibility=visibility,
+                    source="shared",
+                    provenance=prov,
+                    confidence=0.5,
+                    metadata={"shared": True},
+                ),
+                [],
+                device=self.device,
+                op="memory.share",
+            )
             conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (shared.id, item.id))
             index.index_memory(conn, self.embedder.name, shared.id, abstract, vector)
         report.shared.append({"id": item.id, "shared_id": shared.id, "text": abstract})

@@ -81,7 +81,6 @@ def file_problem(path: Path) -> str:
     return ""
 
 
-
 def _check_path(path: Path, *, create: bool) -> None:
     """Refuse a missing store (unless creating), a folder, or a file that is damaged as it lies."""
     if not create and not path.exists():
@@ -100,8 +99,13 @@ def _connect_keyed(path: Path, key: bytes) -> sqlcipher3.Connection:
     """A connection with the key set and proved: a wrong key or a foreign file fails here, not later."""
     old_umask = os.umask(0o077)
     try:
-        conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False,
-                                  timeout=BUSY_TIMEOUT_MS / 1000, factory=_ActingConnection)
+        conn = sqlcipher3.connect(
+            str(path),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            factory=_ActingConnection,
+        )
     finally:
         os.umask(old_umask)
     conn.execute("PRAGMA cipher_log_level = NONE")  # failures are reported as errors, not printed
@@ -260,8 +264,7 @@ class Store:
                     raise
                 if time.monotonic() > deadline:
                     raise StoreBusyError(
-                        "Another VeraMem process has held the store for over a minute. "
-                        "Close it or try again."
+                        "Another VeraMem process has held the store for over a minute. Close it or try again."
                     ) from None
                 time.sleep(random.uniform(0.01, 0.05))
 
@@ -274,7 +277,9 @@ class Store:
             except sqlcipher3.OperationalError as exc:
                 if not _is_locked(exc) or time.monotonic() > deadline:
                     self.conn.execute("ROLLBACK")
-                    raise StoreBusyError("The store stayed busy while saving; nothing was saved. Try again.") from None
+                    raise StoreBusyError(
+                        "The store stayed busy while saving; nothing was saved. Try again."
+                    ) from None
                 time.sleep(random.uniform(0.01, 0.05))
 
     @contextmanager
@@ -359,7 +364,10 @@ class Store:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.atomic() as conn:
-            conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
 
 def _split_sql(script: str) -> list[str]:

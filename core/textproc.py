@@ -25,8 +25,10 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 _CAP = re.compile(r"\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 _NUMBER = re.compile(r"\b\d[\d,.:/-]*\b")
-_MONTH_TEXT = "january february march april may june july august september october november december " \
+_MONTH_TEXT = (
+    "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
 _MONTHS = frozenset(_MONTH_TEXT.split())
 _QUESTION_TEXT = "what when where who whom whose which why how did does do is are was were"
 _QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
@@ -35,9 +37,11 @@ _NOT_ALONE_AT_START = STOPWORDS | _QUESTION_WORDS | {"i", "i'm", "i've"}
 #: non-word character (an apostrophe splits words) or the end. Case-insensitive matching may also
 #: find a look-alike ("\u017fep"), so a match counts only when it lower-cases to a month name.
 #: (Written as a tree, led by the first letters: several times faster than a plain alternation.)
-_MONTH_TOKEN = re.compile(r"(?=[adfjmnos])\b(?:j(?:an(?:uary)?|u(?:ne?|ly?))|feb(?:ruary)?|ma(?:r(?:ch)?|y)"
-                          r"|a(?:pr(?:il)?|ug(?:ust)?)|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?!\w)",
-                          re.I)
+_MONTH_TOKEN = re.compile(
+    r"(?=[adfjmnos])\b(?:j(?:an(?:uary)?|u(?:ne?|ly?))|feb(?:ruary)?|ma(?:r(?:ch)?|y)"
+    r"|a(?:pr(?:il)?|ug(?:ust)?)|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?!\w)",
+    re.I,
+)
 
 
 def words(text: str) -> list[str]:
@@ -78,7 +82,7 @@ def entities(text: str) -> set[str]:
         end = start  # the end of the text before the phrase, trailing whitespace left out
         while end and text[end - 1].isspace():
             end -= 1
-        sentence_start = not end or text[end - 1] in ".!?\n:\"“"
+        sentence_start = not end or text[end - 1] in '.!?\n:"“'
         parts = phrase.split()
         if sentence_start and len(parts) == 1 and phrase.lower() in _NOT_ALONE_AT_START:
             continue
@@ -98,8 +102,11 @@ def entities(text: str) -> set[str]:
 
 Route = str  # "facts" | "raw" | "summaries" | "dual"
 
-_RAW = re.compile(r"\b(exact(ly)?|verbatim|word for word|quote|what did (i|you|he|she|they) (say|write|tell)|"
-                  r"said|mentioned|told)\b", re.I)
+_RAW = re.compile(
+    r"\b(exact(ly)?|verbatim|word for word|quote|what did (i|you|he|she|they) (say|write|tell)|"
+    r"said|mentioned|told)\b",
+    re.I,
+)
 _SUMMARY = re.compile(r"\b(summar(y|ise|ize)|overall|overview|in general|recap|gist|big picture)\b", re.I)
 _JOIN = re.compile(r"\b(and|both|compare|between|versus|vs\.?|together|also)\b", re.I)
 
@@ -147,7 +154,9 @@ def temporal_intent(query: str) -> TemporalIntent:
 def context_text(prev: str | None, current: str, nxt: str | None, *, budget: int = 1200) -> str:
     """A turn with its neighbours in conversation order (previous, the turn, next), for the
     context-enriched vector. The neighbours are cut first so the turn itself always fits."""
-    parts = ([prev[: budget // 3]] if prev else []) + [current[:budget]] + ([nxt[: budget // 3]] if nxt else [])
+    parts = (
+        ([prev[: budget // 3]] if prev else []) + [current[:budget]] + ([nxt[: budget // 3]] if nxt else [])
+    )
     return "\n".join(parts)
 
 
@@ -168,8 +177,10 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
     possessive allowed ("Caroline's"); each once, in the order of ``names``."""
     found: list[str] = []
     for name in names:
-        if name and name not in found and re.search(
-            r"(?<!\w)" + re.escape(name) + r"(?:['\u2019]s)?(?!\w)", text, re.IGNORECASE
+        if (
+            name
+            and name not in found
+            and re.search(r"(?<!\w)" + re.escape(name) + r"(?:['\u2019]s)?(?!\w)", text, re.IGNORECASE)
         ):
             found.append(name)
     return found
@@ -185,28 +196,58 @@ class AskedTime:
     value: str
 
 
-_MONTH_WORD = r"(?:january|february|march|april|may|june|july|august|september|october|november|december" \
+_MONTH_WORD = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
-_WRITTEN_DAY = (r"(?:" + _MONTH_WORD + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
-                r"|\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_WORD + r"\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})")
+)
+_WRITTEN_DAY = (
+    r"(?:" + _MONTH_WORD + r"\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
+    r"|\d{1,2}(?:st|nd|rd|th)?(?:\s+of)?\s+" + _MONTH_WORD + r"\.?,?\s+\d{4}|\d{4}-\d{2}-\d{2})"
+)
 _COUNT = r"(?:\d{1,2}|an?|one|two|three|four|five|six|a few|few|a couple of|couple of|the)"
-_SPAN_FROM = re.compile(r"\b(?:(?P<n>" + _COUNT + r")\s+|last\s+)?(?P<unit>day|week|weekend|fortnight|month)s?\s+"
-                        r"(?P<rel>before|after)\s+(?P<what>" + _WRITTEN_DAY + r"\b|[^?.,;]+?(?=\s*(?:[?.,;]|$)))", re.I)
+_SPAN_FROM = re.compile(
+    r"\b(?:(?P<n>" + _COUNT + r")\s+|last\s+)?(?P<unit>day|week|weekend|fortnight|month)s?\s+"
+    r"(?P<rel>before|after)\s+(?P<what>" + _WRITTEN_DAY + r"\b|[^?.,;]+?(?=\s*(?:[?.,;]|$)))",
+    re.I,
+)
 _ASKED_DAY = re.compile(r"\b(" + _WRITTEN_DAY + r")\b", re.I)
-_ASKED_MONTH = re.compile(r"\b(?:(?:in|during|of|since|until)\s+)?(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD
-                          + r")\.?,?\s+(\d{4})\b", re.I)
-_ASKED_BARE_MONTH = re.compile(r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD + r")\b(?!\s*\d)",
-                               re.I)
+_ASKED_MONTH = re.compile(
+    r"\b(?:(?:in|during|of|since|until)\s+)?(?:early\s+|mid[- ]|late\s+)?("
+    + _MONTH_WORD
+    + r")\.?,?\s+(\d{4})\b",
+    re.I,
+)
+_ASKED_BARE_MONTH = re.compile(
+    r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD + r")\b(?!\s*\d)", re.I
+)
 _ASKED_SEASON = re.compile(r"\b(last|this|in|during)\s+(?:the\s+)?(spring|summer|autumn|fall|winter)\b", re.I)
 _ASKED_YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.I)
 _ASKED_LAST = re.compile(r"\blast\s+(week|month|year)\b", re.I)
-_MONTH_KEY = {m[:3]: m for m in ("january", "february", "march", "april", "may", "june", "july", "august",
-                                 "september", "october", "november", "december")}
+_MONTH_KEY = {
+    m[:3]: m
+    for m in (
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    )
+}
 
 
 #: a question without any of these names no time (a cheap test before the patterns below)
-_MAY_NAME_TIME = re.compile(r"\d|last|before|after|spring|summer|autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug"
-                            r"|sep|oct|nov|dec", re.I)
+_MAY_NAME_TIME = re.compile(
+    r"\d|last|before|after|spring|summer|autumn|fall|winter|jan|feb|mar|apr|may|jun|jul|aug"
+    r"|sep|oct|nov|dec",
+    re.I,
+)
 
 
 def asked_time(query: str) -> AskedTime | None:
@@ -215,7 +256,9 @@ def asked_time(query: str) -> AskedTime | None:
     if not _MAY_NAME_TIME.search(query):
         return None
     if m := _SPAN_FROM.search(query):
-        return AskedTime(m["rel"].lower(), f"{(m['n'] or 'the').lower()}|{m['unit'].lower()}|{m['what'].strip()}")
+        return AskedTime(
+            m["rel"].lower(), f"{(m['n'] or 'the').lower()}|{m['unit'].lower()}|{m['what'].strip()}"
+        )
     if m := _ASKED_DAY.search(query):
         return AskedTime("day", m[1])
     if m := _ASKED_MONTH.search(query):

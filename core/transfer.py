@@ -65,19 +65,32 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
     chain: list[dict[str, Any]] = []
     root = None
     for lo in range(0, len(ids), CHUNK):
-        part = [i for i, _ in ids[lo:lo + CHUNK]]
+        part = [i for i, _ in ids[lo : lo + CHUNK]]
         rows = items.get_many(store, part)
         marks = ",".join("?" * len(part))
         evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in store.query("SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-                             f"WHERE memory_id IN ({marks}) ORDER BY id", part):
-            evidence.setdefault(r[0], []).append({"episode_id": r[1], "quote": r[2], "span_start": r[3],
-                                                  "span_end": r[4], "score": r[5], "role": r[6]})
+        for r in store.query(
+            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
+            f"WHERE memory_id IN ({marks}) ORDER BY id",
+            part,
+        ):
+            evidence.setdefault(r[0], []).append(
+                {
+                    "episode_id": r[1],
+                    "quote": r[2],
+                    "span_start": r[3],
+                    "span_end": r[4],
+                    "score": r[5],
+                    "role": r[6],
+                }
+            )
         derived: dict[str, list[str]] = {}
-        for r in store.query(f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN ({marks}) "
-                             "ORDER BY source_id", part):
+        for r in store.query(
+            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN ({marks}) ORDER BY source_id",
+            part,
+        ):
             derived.setdefault(r[0], []).append(r[1])
-        for mid, rid in ids[lo:lo + CHUNK]:
+        for mid, rid in ids[lo : lo + CHUNK]:
             if rid != root and chain:
                 yield chain
                 chain = []
@@ -91,10 +104,13 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
 
 def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
     for lo in range(0, len(ids), CHUNK):
-        part = list(ids[lo:lo + CHUNK])
+        part = list(ids[lo : lo + CHUNK])
         marks = ",".join("?" * len(part))
-        for r in store.query(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks}) "
-                             "ORDER BY session_id, turn_index, event_time", part):
+        for r in store.query(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks}) "
+            "ORDER BY session_id, turn_index, event_time",
+            part,
+        ):
             yield row_to_episode(r)
 
 
@@ -109,22 +125,46 @@ def _open_private(path: Path, overwrite: bool) -> Any:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
-def export(store: Store, path: Path, *, fmt: str, user_id: str | None, overwrite: bool, store_id: str | None,
-           now: str | None = None) -> dict[str, int]:
+def export(
+    store: Store,
+    path: Path,
+    *,
+    fmt: str,
+    user_id: str | None,
+    overwrite: bool,
+    store_id: str | None,
+    now: str | None = None,
+) -> dict[str, int]:
     """Write the export; returns counts of memories (chains), versions, episodes and links."""
     from .ids import now_iso
 
     ids = _memory_ids(store, user_id)
     mem_ids = [i for i, _ in ids]
-    episode_ids = sorted({r[0] for lo in range(0, len(mem_ids), CHUNK) for r in store.query(
-        f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({','.join('?' * len(mem_ids[lo:lo + CHUNK]))})",
-        mem_ids[lo:lo + CHUNK])})
+    episode_ids = sorted(
+        {
+            r[0]
+            for lo in range(0, len(mem_ids), CHUNK)
+            for r in store.query(
+                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({','.join('?' * len(mem_ids[lo : lo + CHUNK]))})",
+                mem_ids[lo : lo + CHUNK],
+            )
+        }
+    )
     wanted = set(mem_ids)
-    link_rows = [r for r in store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
-                 if r[0] in wanted and r[1] in wanted]
+    link_rows = [
+        r
+        for r in store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
+        if r[0] in wanted and r[1] in wanted
+    ]
     counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
-    header = {"type": ARCHIVE_TYPE, "version": VERSION, "exported_at": now or now_iso(), "store_id": store_id,
-              "ids": "kept", "plaintext": True}
+    header = {
+        "type": ARCHIVE_TYPE,
+        "version": VERSION,
+        "exported_at": now or now_iso(),
+        "store_id": store_id,
+        "ids": "kept",
+        "plaintext": True,
+    }
     with _open_private(path, overwrite) as out:
         if fmt == "jsonl":
             out.write(_line(header))
@@ -136,8 +176,18 @@ def export(store: Store, path: Path, *, fmt: str, user_id: str | None, overwrite
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
             for r in link_rows:
-                out.write(_line({"type": "link", "src": r[0], "dst": r[1], "link_type": r[2], "score": r[3],
-                                 "created_at": r[4]}))
+                out.write(
+                    _line(
+                        {
+                            "type": "link",
+                            "src": r[0],
+                            "dst": r[1],
+                            "link_type": r[2],
+                            "score": r[3],
+                            "created_at": r[4],
+                        }
+                    )
+                )
                 counts["links"] += 1
         else:
             episodes = {e.id: e for e in _episodes(store, episode_ids)}
@@ -146,8 +196,10 @@ def export(store: Store, path: Path, *, fmt: str, user_id: str | None, overwrite
             for r in link_rows:
                 links.setdefault(r[0], []).append(("→", r[2], r[1]))
                 links.setdefault(r[1], []).append(("←", r[2], r[0]))
-            out.write(f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
-                      "encrypted.\n")
+            out.write(
+                f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
+                "encrypted.\n"
+            )
             for chain in _chains(store, ids):
                 out.write(_markdown(chain, episodes, links))
                 counts["memories"] += 1
@@ -160,19 +212,26 @@ def _line(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def _markdown(chain: list[dict[str, Any]], episodes: dict[str, Episode],
-              links: dict[str, list[tuple[str, str, str]]]) -> str:
+def _markdown(
+    chain: list[dict[str, Any]], episodes: dict[str, Episode], links: dict[str, list[tuple[str, str, str]]]
+) -> str:
     last = chain[-1]
-    lines = [f"\n## {last['text']}\n",
-             f"- id `{last['id']}` · {last['kind']} · {last['status']} · authority {last['authority']} · "
-             f"trust {last['trust']} · user {last['user_id'] or '-'}"]
-    lines.append(f"- valid from {last['valid_from']}" + (f" to {last['valid_to']}" if last["valid_to"] else ""))
+    lines = [
+        f"\n## {last['text']}\n",
+        f"- id `{last['id']}` · {last['kind']} · {last['status']} · authority {last['authority']} · "
+        f"trust {last['trust']} · user {last['user_id'] or '-'}",
+    ]
+    lines.append(
+        f"- valid from {last['valid_from']}" + (f" to {last['valid_to']}" if last["valid_to"] else "")
+    )
     if len(chain) > 1:
         lines.append("\n### Versions\n")
         for v in chain:
             until = f" to {v['valid_to']}" if v["valid_to"] else ""
-            lines.append(f"{v['version']}. {v['text']} ({v['status']}; valid from {v['valid_from']}{until}; "
-                         f"`{v['id']}`)")
+            lines.append(
+                f"{v['version']}. {v['text']} ({v['status']}; valid from {v['valid_from']}{until}; "
+                f"`{v['id']}`)"
+            )
     quoted = [(v["version"], e) for v in chain for e in v["evidence"]]
     if quoted:
         lines.append("\n### Evidence\n")
@@ -203,8 +262,9 @@ class ArchiveResult:
     dry_episodes: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def import_archive(store: Store, embedder: Embedder, path: Path, *, device: str, dry_run: bool = False
-                   ) -> ArchiveResult:
+def import_archive(
+    store: Store, embedder: Embedder, path: Path, *, device: str, dry_run: bool = False
+) -> ArchiveResult:
     """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring)."""
     result = ArchiveResult()
     pending_eps: list[tuple[int, dict[str, Any]]] = []
@@ -241,11 +301,20 @@ def import_archive(store: Store, embedder: Embedder, path: Path, *, device: str,
 def _exists(store: Store, table: str, ids: Sequence[str]) -> set[str]:
     if not ids:
         return set()
-    return {r[0] for r in store.query(f"SELECT id FROM {table} WHERE id IN ({','.join('?' * len(ids))})", list(ids))}
+    return {
+        r[0]
+        for r in store.query(f"SELECT id FROM {table} WHERE id IN ({','.join('?' * len(ids))})", list(ids))
+    }
 
 
-def _flush_episodes(store: Store, embedder: Embedder, pending: list[tuple[int, dict[str, Any]]],
-                    result: ArchiveResult, device: str, dry_run: bool) -> None:
+def _flush_episodes(
+    store: Store,
+    embedder: Embedder,
+    pending: list[tuple[int, dict[str, Any]]],
+    result: ArchiveResult,
+    device: str,
+    dry_run: bool,
+) -> None:
     if not pending:
         return
     have = _exists(store, "episodes", [str(o.get("id")) for _, o in pending])
@@ -267,7 +336,9 @@ def _flush_episodes(store: Store, embedder: Embedder, pending: list[tuple[int, d
             result.problems.append(Problem(f"line {n}", f"episode {ep.id}: {exc.message}"))
             continue
         if text_sha256(ep.content) != ep.sha256:
-            result.problems.append(Problem(f"line {n}", f"episode {ep.id}: its text does not match its sha256"))
+            result.problems.append(
+                Problem(f"line {n}", f"episode {ep.id}: its text does not match its sha256")
+            )
             continue
         eps.append(ep)
     pending.clear()
@@ -280,22 +351,45 @@ def _flush_episodes(store: Store, embedder: Embedder, pending: list[tuple[int, d
     vectors = index.embed_texts(embedder, lines + [context_text(None, line, None) for line in lines])
     with store.atomic() as conn:
         for ep in eps:
-            conn.execute(f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                         (ep.id, ep.content, ep.sha256, ep.role, ep.source_name, ep.user_id, ep.agent_id, ep.team_id,
-                          ep.session_id, int(ep.turn_index), ep.event_time, ep.created_at,
-                          json.dumps(ep.metadata or {}, sort_keys=True)))
+            conn.execute(
+                f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    ep.id,
+                    ep.content,
+                    ep.sha256,
+                    ep.role,
+                    ep.source_name,
+                    ep.user_id,
+                    ep.agent_id,
+                    ep.team_id,
+                    ep.session_id,
+                    int(ep.turn_index),
+                    ep.event_time,
+                    ep.created_at,
+                    json.dumps(ep.metadata or {}, sort_keys=True),
+                ),
+            )
             cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (ep.id,))
-            conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                         (cur.lastrowid, for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content),
-                                                                    None))))
-            ledger.append(conn, op="episode.add", target_kind="episode", target_id=ep.id,
-                          commitment_hex=ledger.commit_to(conn, ep.id, {"sha256": ep.sha256, "role": ep.role}),
-                          device=device, details={"session": ep.session_id, "imported": True} if ep.session_id
-                          else {"imported": True})
+            conn.execute(
+                "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+                (
+                    cur.lastrowid,
+                    for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content), None)),
+                ),
+            )
+            ledger.append(
+                conn,
+                op="episode.add",
+                target_kind="episode",
+                target_id=ep.id,
+                commitment_hex=ledger.commit_to(conn, ep.id, {"sha256": ep.sha256, "role": ep.role}),
+                device=device,
+                details={"session": ep.session_id, "imported": True} if ep.session_id else {"imported": True},
+            )
             index.store_entities(conn, "episode", ep.id, line_of(ep.role, ep.source_name, ep.content))
         ids = [e.id for e in eps]
-        index.store_vectors(conn, "episode", embedder.name, ids, vectors[:len(eps)])
-        index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[len(eps):])
+        index.store_vectors(conn, "episode", embedder.name, ids, vectors[: len(eps)])
+        index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[len(eps) :])
     result.episodes += len(eps)
     result.stored += len(eps)
 
@@ -303,13 +397,28 @@ def _flush_episodes(store: Store, embedder: Embedder, pending: list[tuple[int, d
 def _version(obj: Any) -> tuple[MemoryItem, list[Evidence], list[str]]:
     data = {k: v for k, v in obj.items() if k in _ITEM_FIELDS}
     item = MemoryItem(**data)
-    evidence = [Evidence(str(e["episode_id"]), str(e["quote"]), int(e["span_start"]), int(e["span_end"]),
-                         float(e["score"]), str(e["role"])) for e in obj.get("evidence", [])]
+    evidence = [
+        Evidence(
+            str(e["episode_id"]),
+            str(e["quote"]),
+            int(e["span_start"]),
+            int(e["span_end"]),
+            float(e["score"]),
+            str(e["role"]),
+        )
+        for e in obj.get("evidence", [])
+    ]
     return item, evidence, [str(s) for s in obj.get("derived_from", [])]
 
 
-def _flush_memories(store: Store, embedder: Embedder, pending: list[tuple[int, dict[str, Any]]],
-                    result: ArchiveResult, device: str, dry_run: bool) -> None:
+def _flush_memories(
+    store: Store,
+    embedder: Embedder,
+    pending: list[tuple[int, dict[str, Any]]],
+    result: ArchiveResult,
+    device: str,
+    dry_run: bool,
+) -> None:
     if not pending:
         return
     chains: list[list[tuple[MemoryItem, list[Evidence], list[str]]]] = []
@@ -317,7 +426,9 @@ def _flush_memories(store: Store, embedder: Embedder, pending: list[tuple[int, d
         try:
             chain = [_version(v) for v in obj["versions"]]
         except (KeyError, TypeError, ValueError):
-            result.problems.append(Problem(f"line {n}", "is not a complete memory (its versions cannot be read)"))
+            result.problems.append(
+                Problem(f"line {n}", "is not a complete memory (its versions cannot be read)")
+            )
             continue
         checked = _check_chain(store, chain, f"line {n}", result)
         if checked is not None:
@@ -339,8 +450,10 @@ def _flush_memories(store: Store, embedder: Embedder, pending: list[tuple[int, d
             written = _insert_exact(conn, item, evidence, device)
             index.index_memory(conn, embedder.name, item.id, item.text, vec)
             for source in derived:
-                conn.execute("INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                             (item.id, source))
+                conn.execute(
+                    "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+                    (item.id, source),
+                )
             if written.trust == "rejected":
                 rejections.record(conn, written)
     result.memories += len(todo)
@@ -348,50 +461,80 @@ def _flush_memories(store: Store, embedder: Embedder, pending: list[tuple[int, d
     result.stored += len(flat)
 
 
-def _insert_exact(conn: Connection, item: MemoryItem, evidence: Sequence[Evidence], device: str) -> MemoryItem:
+def _insert_exact(
+    conn: Connection, item: MemoryItem, evidence: Sequence[Evidence], device: str
+) -> MemoryItem:
     """Insert a memory as exported (``items.insert`` stamps ``updated_at``; it is put back)."""
-    written = items.insert(conn, item, evidence, device=device, op="memory.import",
-                           details={"imported": True, "status": item.status, "trust": item.trust})
+    written = items.insert(
+        conn,
+        item,
+        evidence,
+        device=device,
+        op="memory.import",
+        details={"imported": True, "status": item.status, "trust": item.trust},
+    )
     if item.updated_at:
         conn.execute("UPDATE memory_items SET updated_at = ? WHERE id = ?", (item.updated_at, item.id))
         written = replace(written, updated_at=item.updated_at)
     return written
 
 
-def _check_chain(store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], where: str,
-                 result: ArchiveResult) -> list[tuple[MemoryItem, list[Evidence], list[str]]] | None:
+def _check_chain(
+    store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], where: str, result: ArchiveResult
+) -> list[tuple[MemoryItem, list[Evidence], list[str]]] | None:
     """Quotes found in their episodes (spans recomputed) and authority no higher than the evidence gives."""
     out = []
     for item, evidence, derived in chain:
-        if not item.id or item.kind not in ("fact", "preference", "event", "experience", "summary") \
-                or item.authority not in AUTHORITY_RANK:
-            result.problems.append(Problem(where, f"memory {item.id or '?'} has a missing id, kind or authority"))
+        if (
+            not item.id
+            or item.kind not in ("fact", "preference", "event", "experience", "summary")
+            or item.authority not in AUTHORITY_RANK
+        ):
+            result.problems.append(
+                Problem(where, f"memory {item.id or '?'} has a missing id, kind or authority")
+            )
             return None
         found: list[Evidence] = []
         for ev in evidence:
-            row = store.query_one("SELECT content, role FROM episodes WHERE id = ?", (ev.episode_id,)) \
-                or result.dry_episodes.get(ev.episode_id)
-            if row is not None and row[0][ev.span_start:ev.span_end] == ev.quote and ev.quote.strip():
+            row = store.query_one(
+                "SELECT content, role FROM episodes WHERE id = ?", (ev.episode_id,)
+            ) or result.dry_episodes.get(ev.episode_id)
+            if row is not None and row[0][ev.span_start : ev.span_end] == ev.quote and ev.quote.strip():
                 found.append(replace(ev, role=row[1]))  # the quote stands where the export says
                 continue
             match = locate(row[0], ev.quote) if row is not None else None
             if row is None or match is None:
-                result.problems.append(Problem(where, f"memory {item.id}: its quote is not found in episode "
-                                               f"{ev.episode_id}; the chain was not imported"))
+                result.problems.append(
+                    Problem(
+                        where,
+                        f"memory {item.id}: its quote is not found in episode "
+                        f"{ev.episode_id}; the chain was not imported",
+                    )
+                )
                 return None
-            found.append(Evidence(ev.episode_id, row[0][match.start:match.end], match.start, match.end, match.score,
-                                  row[1]))
+            found.append(
+                Evidence(
+                    ev.episode_id,
+                    row[0][match.start : match.end],
+                    match.start,
+                    match.end,
+                    match.score,
+                    row[1],
+                )
+            )
         ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else "unendorsed"
         if AUTHORITY_RANK[item.authority] > AUTHORITY_RANK[ceiling]:
-            result.notices.append(f"memory {item.id}: authority {item.authority} lowered to {ceiling}, what its "
-                                  "evidence gives")
+            result.notices.append(
+                f"memory {item.id}: authority {item.authority} lowered to {ceiling}, what its evidence gives"
+            )
             item = replace(item, authority=ceiling)
         out.append((item, found, derived))
     return out
 
 
-def _flush_links(store: Store, pending: list[tuple[int, dict[str, Any]]], result: ArchiveResult, device: str,
-                 dry_run: bool) -> None:
+def _flush_links(
+    store: Store, pending: list[tuple[int, dict[str, Any]]], result: ArchiveResult, device: str, dry_run: bool
+) -> None:
     from .links import add_link
 
     if not pending:
@@ -409,15 +552,18 @@ def _flush_links(store: Store, pending: list[tuple[int, dict[str, Any]]], result
             if src not in have or dst not in have or not isinstance(kind, str):
                 result.problems.append(Problem(f"line {n}", "is a link between memories that are not stored"))
                 continue
-            known = conn.execute("SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?",
-                                 (src, dst, kind)).fetchone()
+            known = conn.execute(
+                "SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?", (src, dst, kind)
+            ).fetchone()
             if known is not None:
                 result.already_stored += 1
                 continue
             add_link(conn, src, dst, kind, float(obj.get("score") or 0.0), device=device)
             if isinstance(obj.get("created_at"), str):  # kept as exported, like the memories' times
-                conn.execute("UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
-                             (obj["created_at"], src, dst, kind))
+                conn.execute(
+                    "UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
+                    (obj["created_at"], src, dst, kind),
+                )
             result.links += 1
             result.stored += 1
     pending.clear()

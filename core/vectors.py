@@ -74,9 +74,12 @@ class VectorCache:
             if version == self._version:
                 return
             self._load_since(store, self._high_rowid)
-            live = int(store.query_one(
-                "SELECT count(*) FROM embeddings WHERE owner_kind = ? AND model = ?", (self.owner_kind, self.model)
-            )[0])
+            live = int(
+                store.query_one(
+                    "SELECT count(*) FROM embeddings WHERE owner_kind = ? AND model = ?",
+                    (self.owner_kind, self.model),
+                )[0]
+            )
             if live != len(self._pos):
                 self._reset()
                 self._load_since(store, 0)
@@ -122,8 +125,11 @@ class VectorCache:
 
     def _load_since(self, store: Store, rowid: int) -> None:
         where = "owner_kind = ? AND model = ? AND rowid > ?"
-        pending = int(store.query_one(f"SELECT count(*) FROM embeddings WHERE {where}",
-                                      (self.owner_kind, self.model, rowid))[0])
+        pending = int(
+            store.query_one(
+                f"SELECT count(*) FROM embeddings WHERE {where}", (self.owner_kind, self.model, rowid)
+            )[0]
+        )
         if not pending:
             return
         self._grow(self._size + pending)
@@ -132,13 +138,17 @@ class VectorCache:
             # The unary plus keeps SQLite off the (owner_kind, owner_id, model) index: through it,
             # ORDER BY rowid sorts every matching row (vectors included) in a temporary b-tree for
             # each chunk; along the rowid it reads each chunk in order and stops at LIMIT.
-            rows = store.query("SELECT rowid, owner_id, vector FROM embeddings WHERE +owner_kind = ? "
-                               "AND +model = ? AND rowid > ? ORDER BY rowid LIMIT ?",
-                               (self.owner_kind, self.model, rowid, LOAD_CHUNK))
+            rows = store.query(
+                "SELECT rowid, owner_id, vector FROM embeddings WHERE +owner_kind = ? "
+                "AND +model = ? AND rowid > ? ORDER BY rowid LIMIT ?",
+                (self.owner_kind, self.model, rowid, LOAD_CHUNK),
+            )
             if not rows:
                 break
             self._grow(self._size + len(rows))  # more than counted: written since the count
-            vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), self.dim)
+            vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
+                len(rows), self.dim
+            )
             for (_, owner_id, _), vec in zip(rows, vectors, strict=True):
                 old = self._pos.get(owner_id)
                 if old is not None:  # replaced: the old slot is dead
@@ -162,8 +172,11 @@ class VectorCache:
         half = needed > self.exact_up_to
         if needed <= self._matrix.shape[0] and (self._matrix.dtype == np.float16) == half:
             return
-        capacity = max(needed, int(self._matrix.shape[0] * 1.5) + 64) if needed > self._matrix.shape[0] \
+        capacity = (
+            max(needed, int(self._matrix.shape[0] * 1.5) + 64)
+            if needed > self._matrix.shape[0]
             else self._matrix.shape[0]
+        )
         bigger = np.zeros((capacity, self.dim), dtype=np.float16 if half else np.float32)
         bigger[: self._size] = self._matrix[: self._size]
         self._matrix = bigger
@@ -177,8 +190,9 @@ class VectorCache:
         with self._lock:
             return np.fromiter((self._pos[i] for i in ids if i in self._pos), dtype=np.int64)
 
-    def top(self, query: Matrix, allowed: npt.NDArray[np.int64], n: int, *, exact: bool = False
-            ) -> list[tuple[str, float]]:
+    def top(
+        self, query: Matrix, allowed: npt.NDArray[np.int64], n: int, *, exact: bool = False
+    ) -> list[tuple[str, float]]:
         """The ``n`` best (id, cosine) among the ``allowed`` positions only.
 
         With a projection fitted (see the module's docstring) and unless ``exact``, the allowed

@@ -47,7 +47,7 @@ def _checksum(data: bytes, big_endian: bool, s0: int = 0, s1: int = 0) -> tuple[
     return s0, s1
 
 
-def read_wal(data: bytes) -> WalReport:
+def read_wal(data: bytes) -> WalReport:  # noqa: C901
     """Check a WAL's header and frame chain the way SQLite's recovery does."""
     size = len(data)
     if size == 0:
@@ -62,8 +62,12 @@ def read_wal(data: bytes) -> WalReport:
         return WalReport(size, problem=f"the WAL header gives an impossible page size ({page_size})")
     if _checksum(data[:24], big) != (c0, c1):
         frames = (size - HEADER_BYTES) // (FRAME_HEADER_BYTES + page_size)
-        return WalReport(size, page_size, dropped_frames=frames,
-                         problem=f"the WAL header fails its checksum, so all {frames} frame(s) in it would be dropped")
+        return WalReport(
+            size,
+            page_size,
+            dropped_frames=frames,
+            problem=f"the WAL header fails its checksum, so all {frames} frame(s) in it would be dropped",
+        )
     frame_size = FRAME_HEADER_BYTES + page_size
     whole = (size - HEADER_BYTES) // frame_size
     torn = (size - HEADER_BYTES) % frame_size
@@ -93,8 +97,10 @@ def read_wal(data: bytes) -> WalReport:
     # One bad frame at the very end that commits nothing is a write a crash cut short (the
     # transaction never committed); anything else loses transactions that did.
     if broken_at >= 0 and (dropped > 1 or broken_commit):
-        problem = (f"frame {broken_at + 1} of {whole} in the WAL fails its checksum; SQLite would drop it and "
-                   f"every frame after it, with the transactions they hold")
+        problem = (
+            f"frame {broken_at + 1} of {whole} in the WAL fails its checksum; SQLite would drop it and "
+            f"every frame after it, with the transactions they hold"
+        )
     elif broken_at >= 0:
         torn += frame_size
     return WalReport(size, page_size, used, transactions, dropped, torn, problem)

@@ -31,8 +31,14 @@ UPDATE_COSINE = 0.75
 #: paraphrase of the rejected value: stored, held out of recall, and put to a person in review
 RESEMBLES_COSINE = 0.9
 CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
-SOURCE_BY_ROLE = {"user": "user", "system": "user", "assistant": "agent", "tool": "tool", "document": "document",
-                  "shared": "shared"}
+SOURCE_BY_ROLE = {
+    "user": "user",
+    "system": "user",
+    "assistant": "agent",
+    "tool": "tool",
+    "document": "document",
+    "shared": "shared",
+}
 
 
 @dataclass
@@ -63,7 +69,9 @@ def attributed(text: str, role: str, name: str | None) -> str:
     """Source-attributed wording for lower-authority claims."""
     if role in ("user", "system"):
         return text
-    who = {"assistant": "the assistant", "tool": "tool", "document": "document", "shared": "a shared source"}[role]
+    who = {"assistant": "the assistant", "tool": "tool", "document": "document", "shared": "a shared source"}[
+        role
+    ]
     if name and role != "shared":
         who = f"{who} {name}"
     prefix = f"According to {who}: "
@@ -75,8 +83,9 @@ def to_messages(episodes: Sequence[Episode]) -> list[Message]:
 
 
 class Writer:
-    def __init__(self, engine: SearchEngine, embedder: Embedder, llm: LLM, *, device: str,
-                 resolve_dates: Any = None) -> None:
+    def __init__(
+        self, engine: SearchEngine, embedder: Embedder, llm: LLM, *, device: str, resolve_dates: Any = None
+    ) -> None:
         self.engine = engine
         self.store = engine.store
         self.embedder = embedder
@@ -86,8 +95,13 @@ class Writer:
         self._scoped: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------ plan
-    def derive(self, episodes: Sequence[Episode], *, context: Sequence[Episode] = (),
-               candidates: Sequence[Candidate] | None = None) -> WriteOutcome:
+    def derive(  # noqa: C901
+        self,
+        episodes: Sequence[Episode],
+        *,
+        context: Sequence[Episode] = (),
+        candidates: Sequence[Candidate] | None = None,
+    ) -> WriteOutcome:
         """Derive memories from ``episodes``. ``candidates``: already extracted from them (the bulk
         import extracts in calls of its own); no extraction call is made then."""
         out = WriteOutcome()
@@ -95,37 +109,56 @@ class Writer:
             return out
         self._scoped = {}  # per-scope reads shared by this derive's candidates
         if candidates is None:
-            if not context:  # the session's earlier turns, so the model can resolve references (reference only)
+            if (
+                not context
+            ):  # the session's earlier turns, so the model can resolve references (reference only)
                 context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
             try:
                 candidates = self.llm.extract(to_messages(episodes), to_messages(context))
             except ModelError as exc:
-                out.notices.append(f"extraction failed ({exc.message}); the episodes are stored and searchable")
+                out.notices.append(
+                    f"extraction failed ({exc.message}); the episodes are stored and searchable"
+                )
                 return out
         candidates = list(candidates)
         if len(candidates) > MAX_CANDIDATES:
-            out.notices.append(f"only the first {MAX_CANDIDATES} of {len(candidates)} candidate memories were derived; "
-                               "every episode is stored whole and searchable")
+            out.notices.append(
+                f"only the first {MAX_CANDIDATES} of {len(candidates)} candidate memories were derived; "
+                "every episode is stored whole and searchable"
+            )
             candidates = candidates[:MAX_CANDIDATES]
         by_id = {e.id: e for e in episodes}
         checked: list[tuple[Candidate, Episode, Evidence, str, str]] = []
         for cand in candidates:
             ep = by_id.get(cand.message_id)
             if ep is None:
-                out.rejected.append({"text": cand.text, "quote": cand.quote,
-                                     "reason": f"cites message {cand.message_id!r}, which is not part of this add"})
+                out.rejected.append(
+                    {
+                        "text": cand.text,
+                        "quote": cand.quote,
+                        "reason": f"cites message {cand.message_id!r}, which is not part of this add",
+                    }
+                )
                 continue
             match = locate(ep.content, cand.quote)
             if match is None:
-                out.rejected.append({"text": cand.text, "quote": cand.quote, "episode_id": ep.id,
-                                     "reason": "its quote was not found in the message it cites"})
+                out.rejected.append(
+                    {
+                        "text": cand.text,
+                        "quote": cand.quote,
+                        "episode_id": ep.id,
+                        "reason": "its quote was not found in the message it cites",
+                    }
+                )
                 continue
             authority = ROLE_AUTHORITY[ep.role]
-            text = cand.text.strip() or ep.content[match.start:match.end]
+            text = cand.text.strip() or ep.content[match.start : match.end]
             if self.resolve_dates is not None:
                 text = self.resolve_dates(text, parse_iso(ep.event_time))
             text = attributed(text, ep.role, ep.source_name)
-            evidence = Evidence(ep.id, ep.content[match.start:match.end], match.start, match.end, match.score, ep.role)
+            evidence = Evidence(
+                ep.id, ep.content[match.start : match.end], match.start, match.end, match.score, ep.role
+            )
             checked.append((cand, ep, evidence, authority, text))
         if not checked:
             return out
@@ -134,24 +167,42 @@ class Writer:
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
             with self.store.read() as conn:
                 if self._rejections_in_scope(ep) and rejections.is_rejected(
-                        conn, user_id=ep.user_id, team_id=ep.team_id, subject=cand.subject,
-                        predicate=cand.predicate, value=cand.value, text=text):
-                    out.rejected.append({"text": text, "episode_id": ep.id,
-                                         "reason": "this value was rejected before for the same subject; it cannot return"})
+                    conn,
+                    user_id=ep.user_id,
+                    team_id=ep.team_id,
+                    subject=cand.subject,
+                    predicate=cand.predicate,
+                    value=cand.value,
+                    text=text,
+                ):
+                    out.rejected.append(
+                        {
+                            "text": text,
+                            "episode_id": ep.id,
+                            "reason": "this value was rejected before for the same subject; it cannot return",
+                        }
+                    )
                     continue
             resembles = self._resembles_rejected(ep, cand, vec)
             neighbours = self._neighbours(ep, cand, vec)
-            offered = [Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
-                       for m, cos in neighbours]
+            offered = [
+                Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
+                for m, cos in neighbours
+            ]
             try:
                 # With nothing similar in scope there is nothing to reconcile: no model call.
-                decision = (self.llm.reconcile(replace(cand, text=text), offered) if offered
-                            else Decision("ADD", reason="nothing stored says this"))
+                decision = (
+                    self.llm.reconcile(replace(cand, text=text), offered)
+                    if offered
+                    else Decision("ADD", reason="nothing stored says this")
+                )
             except ModelError as exc:
                 out.notices.append(f"reconciliation failed ({exc.message}); kept as a new memory")
                 decision = Decision("ADD", reason="reconciliation failed")
             if decision.op != "ADD" and decision.target_id not in {m.id for m, _ in neighbours}:
-                decision = Decision("ADD", reason=f"the model named {decision.target_id!r}, which was not offered")
+                decision = Decision(
+                    "ADD", reason=f"the model named {decision.target_id!r}, which was not offered"
+                )
             final = text
             if decision.text and decision.text.strip():
                 # The model may reword; attribution and date resolution are ours to apply, never its.
@@ -159,8 +210,12 @@ class Writer:
                 if self.resolve_dates is not None:
                     final = self.resolve_dates(final, parse_iso(ep.event_time))
                 final = attributed(final, ep.role, ep.source_name)
-            planned.append(_Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles))
-        recorder = decisions.Recorder(planned, episodes, context)  # keeps what was proposed, before the guards
+            planned.append(
+                _Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
+            )
+        recorder = decisions.Recorder(
+            planned, episodes, context
+        )  # keeps what was proposed, before the guards
         self._pair_delete_add(planned)
         for plan in planned:
             self._guard_duplicate(plan)
@@ -170,9 +225,13 @@ class Writer:
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
         """The rejected memory of the same scope that ``cand`` paraphrases (close in meaning, and not
         about a different subject), or None."""
-        rows = self._once(("rejected memories", ep.user_id, ep.team_id), lambda: self.store.query(
-            "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
-            (ep.user_id, ep.team_id)))
+        rows = self._once(
+            ("rejected memories", ep.user_id, ep.team_id),
+            lambda: self.store.query(
+                "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
+                (ep.user_id, ep.team_id),
+            ),
+        )
         if not rows:
             return None
         cache = self.engine.caches["memory"]
@@ -193,7 +252,9 @@ class Writer:
         if cand.subject and cand.predicate:
             for (mid,) in self.store.query(
                 "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND user_id IS ? "
-                "AND team_id IS ? AND subject = ? AND predicate = ?", (ep.user_id, ep.team_id, cand.subject, cand.predicate)):
+                "AND team_id IS ? AND subject = ? AND predicate = ?",
+                (ep.user_id, ep.team_id, cand.subject, cand.predicate),
+            ):
                 if mid not in found:
                     other = cache.vector(mid)
                     found[mid] = float(other @ vec) if other is not None else 0.0
@@ -209,14 +270,23 @@ class Writer:
     def _rejections_in_scope(self, ep: Episode) -> bool:
         """Whether anything was ever rejected in the episode's scope (else no candidate can restate it)."""
         scope = rejections.scope_of(ep.user_id, ep.team_id)
-        return bool(self._once(("rejections", scope), lambda: self.store.query(
-            "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,))))
+        return bool(
+            self._once(
+                ("rejections", scope),
+                lambda: self.store.query("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)),
+            )
+        )
 
     def _scope_positions(self, ep: Episode) -> Any:
         """The memory cache's positions of the active memories of the episode's scope (user and team)."""
-        scope_ids = [r[0] for r in self.store.query(
-            "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
-            "AND user_id IS ? AND team_id IS ?", (ep.user_id, ep.team_id))]
+        scope_ids = [
+            r[0]
+            for r in self.store.query(
+                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
+                "AND user_id IS ? AND team_id IS ?",
+                (ep.user_id, ep.team_id),
+            )
+        ]
         cache = self.engine.caches["memory"]
         cache.refresh(self.store)
         return cache.positions(scope_ids)
@@ -237,7 +307,9 @@ class Writer:
                 target = dele.decision.target_id
                 cos = next((c for m, c in add.neighbours if m.id == target), None)
                 if target and cos is not None and cos > UPDATE_COSINE:
-                    add.decision = Decision("UPDATE", target, add.text, f"DELETE+ADD with cosine {cos:.2f} > 0.75")
+                    add.decision = Decision(
+                        "UPDATE", target, add.text, f"DELETE+ADD with cosine {cos:.2f} > 0.75"
+                    )
                     dele.folded = True
                     deletes.remove(dele)
                     break
@@ -248,17 +320,28 @@ class Writer:
         two values from sources of different authority ("I use Vim" from the user, "your editor is
         Emacs" from the assistant, sent together) conflict just as if the first had been stored
         before: (lower, higher) pairs, for the conflict to be recorded on both."""
+
         def key(p: _Planned) -> tuple[object, ...] | None:
             c = p.candidate
-            if p.decision.op != "ADD" or p.folded or c.kind == "event" or not (c.subject and c.predicate and c.value) \
-                    or multi_valued(c.predicate):
+            if (
+                p.decision.op != "ADD"
+                or p.folded
+                or c.kind == "event"
+                or not (c.subject and c.predicate and c.value)
+                or multi_valued(c.predicate)
+            ):
                 return None
-            return (p.episode.user_id, p.episode.team_id, c.subject.casefold().strip(), c.predicate.casefold().strip())
+            return (
+                p.episode.user_id,
+                p.episode.team_id,
+                c.subject.casefold().strip(),
+                c.predicate.casefold().strip(),
+            )
 
         pairs = []
         keyed = [(k, p) for p in planned if (k := key(p)) is not None]
         for i, (ka, a) in enumerate(keyed):
-            for kb, b in keyed[i + 1:]:
+            for kb, b in keyed[i + 1 :]:
                 ra, rb = AUTHORITY_RANK[a.authority], AUTHORITY_RANK[b.authority]
                 if ka != kb or ra == rb or _norm(a.candidate.value or "") == _norm(b.candidate.value or ""):
                     continue
@@ -272,33 +355,55 @@ class Writer:
         best, cos = plan.neighbours[0]
         same_value = plan.decision.op == "ADD" or _norm(best.text) == _norm(plan.text)
         if cos > NOOP_COSINE and same_value:
-            plan.decision = Decision("NOOP", best.id, None, f"cosine {cos:.2f} > 0.95 with an existing memory")
+            plan.decision = Decision(
+                "NOOP", best.id, None, f"cosine {cos:.2f} > 0.95 with an existing memory"
+            )
 
     # ------------------------------------------------------------ apply
-    def _apply(self, planned: list[_Planned], out: WriteOutcome, recorder: decisions.Recorder | None = None) -> None:
+    def _apply(  # noqa: C901
+        self, planned: list[_Planned], out: WriteOutcome, recorder: decisions.Recorder | None = None
+    ) -> None:
         emb_name = self.embedder.name
         conflicts = self._batch_conflicts(planned)
         fresh: dict[int, MemoryItem] = {}
         with self.store.atomic() as conn:
-            for plan in (recorder.follow(planned, out) if recorder is not None else planned):
+            for plan in recorder.follow(planned, out) if recorder is not None else planned:
                 if plan.folded:
-                    out.unchanged.append({"text": plan.text, "episode_id": plan.episode.id,
-                                          "reason": "its retraction is part of an update in the same message"})
+                    out.unchanged.append(
+                        {
+                            "text": plan.text,
+                            "episode_id": plan.episode.id,
+                            "reason": "its retraction is part of an update in the same message",
+                        }
+                    )
                     continue
                 op, target_id = plan.decision.op, plan.decision.target_id
                 target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
-                if op in ("UPDATE", "DELETE") and target is not None and \
-                        AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]:
+                if (
+                    op in ("UPDATE", "DELETE")
+                    and target is not None
+                    and AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
+                ):
                     item = self._add(conn, plan, emb_name, conflicts_with=target.id)
                     self._mark_conflict(conn, target, item.id)
-                    out.added.append(_summary(item, f"kept separately: a {plan.authority} claim cannot "
-                                                    f"{op.lower()} the {target.authority} memory {target.id}; "
-                                                    "conflict recorded on both"))
+                    out.added.append(
+                        _summary(
+                            item,
+                            f"kept separately: a {plan.authority} claim cannot "
+                            f"{op.lower()} the {target.authority} memory {target.id}; "
+                            "conflict recorded on both",
+                        )
+                    )
                     continue
                 if plan.resembles is not None:
                     item = self._add(conn, plan, emb_name, resembles=plan.resembles)
-                    out.added.append(_summary(item, f"held for review: it resembles the rejected memory "
-                                                    f"{plan.resembles}, so no agent recalls it until you decide"))
+                    out.added.append(
+                        _summary(
+                            item,
+                            f"held for review: it resembles the rejected memory "
+                            f"{plan.resembles}, so no agent recalls it until you decide",
+                        )
+                    )
                     continue
                 if op == "ADD" or target is None:
                     same = _same_in_batch(plan, planned, fresh)
@@ -312,32 +417,51 @@ class Writer:
                     item = fresh[id(plan)] = self._add(conn, plan, emb_name)
                     out.added.append(_summary(item, plan.decision.reason or "new"))
                 elif op == "UPDATE":
-                    current = items.row_to_item(conn.execute(
-                        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone())
+                    current = items.row_to_item(
+                        conn.execute(
+                            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
+                        ).fetchone()
+                    )
                     if current.status != "active":
                         item = self._add(conn, plan, emb_name)
                         out.added.append(_summary(item, "its target changed in this batch; kept as new"))
                         continue
                     new = self._item(plan)
-                    item = items.new_version(conn, current, new, [plan.evidence], device=self.device,
-                                             reason=plan.decision.reason)
+                    item = items.new_version(
+                        conn, current, new, [plan.evidence], device=self.device, reason=plan.decision.reason
+                    )
                     index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
-                    out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})
+                    out.updated.append(
+                        {**_summary(item, plan.decision.reason or "updated"), "previous": target.id}
+                    )
                     self._retire_restatements(conn, current, item, plan, out)
                 elif op == "DELETE":
-                    item = items.set_fields(conn, target.id, device=self.device, op="memory.retract",
-                                            status="retracted", valid_to=plan.episode.event_time,
-                                            metadata={"retracted_by": plan.episode.id},
-                                            details={"evidence": plan.episode.id})
+                    item = items.set_fields(
+                        conn,
+                        target.id,
+                        device=self.device,
+                        op="memory.retract",
+                        status="retracted",
+                        valid_to=plan.episode.event_time,
+                        metadata={"retracted_by": plan.episode.id},
+                        details={"evidence": plan.episode.id},
+                    )
                     out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
                 else:  # NOOP
                     if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
                         items.add_evidence(conn, target.id, plan.evidence)
-                        ledger.append(conn, op="memory.evidence", target_kind="memory", target_id=target.id,
-                                      commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
-                                      device=self.device, details={"evidence": plan.episode.id})
-                        out.unchanged.append(_summary(target, (plan.decision.reason or "already known")
-                                                      + "; evidence added"))
+                        ledger.append(
+                            conn,
+                            op="memory.evidence",
+                            target_kind="memory",
+                            target_id=target.id,
+                            commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
+                            device=self.device,
+                            details={"evidence": plan.episode.id},
+                        )
+                        out.unchanged.append(
+                            _summary(target, (plan.decision.reason or "already known") + "; evidence added")
+                        )
                     else:
                         _mention(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
                         out.unchanged.append(_summary(target, "already known from a higher-authority source"))
@@ -348,13 +472,16 @@ class Writer:
                     self._mark_conflict(conn, lower, higher.id)
                     for entry in out.added:
                         if entry["id"] == lower.id:
-                            entry["reason"] = (f"kept separately: it contradicts the {higher.authority} memory "
-                                               f"{higher.id} added with it; conflict recorded on both")
+                            entry["reason"] = (
+                                f"kept separately: it contradicts the {higher.authority} memory "
+                                f"{higher.id} added with it; conflict recorded on both"
+                            )
             if recorder is not None:  # the decisions, for the training export (core/decisions.py)
                 recorder.write(conn)
 
-    def _retire_restatements(self, conn: Connection, old: MemoryItem, new: MemoryItem, plan: _Planned,
-                             out: WriteOutcome) -> None:
+    def _retire_restatements(
+        self, conn: Connection, old: MemoryItem, new: MemoryItem, plan: _Planned, out: WriteOutcome
+    ) -> None:
         """Other current memories of no higher authority that state the value just replaced (an echo
         kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
         c = plan.candidate
@@ -363,38 +490,69 @@ class Writer:
         rows = conn.execute(
             f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
             "AND user_id IS ? AND team_id IS ? AND lower(subject) = lower(?) AND lower(predicate) = lower(?) "
-            "AND id != ?", (old.user_id, old.team_id, c.subject, c.predicate, new.id)).fetchall()
+            "AND id != ?",
+            (old.user_id, old.team_id, c.subject, c.predicate, new.id),
+        ).fetchall()
         for row in rows:
             other = items.row_to_item(row)
-            if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or \
-                    _norm(other.value or "") != _norm(old.value):
+            if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or _norm(
+                other.value or ""
+            ) != _norm(old.value):
                 continue
-            items.set_fields(conn, other.id, device=self.device, op="memory.supersede", status="superseded",
-                             valid_to=new.valid_from, metadata={"superseded_by": new.id},
-                             details={"superseded_by": new.id})
+            items.set_fields(
+                conn,
+                other.id,
+                device=self.device,
+                op="memory.supersede",
+                status="superseded",
+                valid_to=new.valid_from,
+                metadata={"superseded_by": new.id},
+                details={"superseded_by": new.id},
+            )
             out.retracted.append(_summary(other, f"it restated {old.value!r}, which {new.id} replaced"))
 
     def _item(self, plan: _Planned) -> MemoryItem:
         ep, cand = plan.episode, plan.candidate
         return MemoryItem(
-            id="", kind=cand.kind, text=plan.text, authority=plan.authority, user_id=ep.user_id,
-            agent_id=ep.agent_id, team_id=ep.team_id, session_id=ep.session_id, subject=cand.subject,
-            predicate=cand.predicate, value=cand.value, valid_from=ep.event_time,
-            confidence=CONFIDENCE[plan.authority], importance=min(max(cand.importance, 0.0), 1.0),
+            id="",
+            kind=cand.kind,
+            text=plan.text,
+            authority=plan.authority,
+            user_id=ep.user_id,
+            agent_id=ep.agent_id,
+            team_id=ep.team_id,
+            session_id=ep.session_id,
+            subject=cand.subject,
+            predicate=cand.predicate,
+            value=cand.value,
+            valid_from=ep.event_time,
+            confidence=CONFIDENCE[plan.authority],
+            importance=min(max(cand.importance, 0.0), 1.0),
             source=SOURCE_BY_ROLE.get(ep.role, "user"),
             metadata={"source_name": ep.source_name} if ep.source_name else {},
         )
 
-    def _add(self, conn: Connection, plan: _Planned, emb_name: str, conflicts_with: str | None = None,
-             resembles: str | None = None) -> MemoryItem:
+    def _add(
+        self,
+        conn: Connection,
+        plan: _Planned,
+        emb_name: str,
+        conflicts_with: str | None = None,
+        resembles: str | None = None,
+    ) -> MemoryItem:
         new = self._item(plan)
         if conflicts_with:
-            new = replace(new, metadata={**new.metadata, "conflicts_with": [conflicts_with]},
-                          confidence=max(0.1, new.confidence - 0.1))
+            new = replace(
+                new,
+                metadata={**new.metadata, "conflicts_with": [conflicts_with]},
+                confidence=max(0.1, new.confidence - 0.1),
+            )
         if resembles:
             new = replace(new, metadata={**new.metadata, "resembles_rejected": resembles})
-        details = {**({"conflicts_with": conflicts_with} if conflicts_with else {}),
-                   **({"resembles_rejected": resembles} if resembles else {})}
+        details = {
+            **({"conflicts_with": conflicts_with} if conflicts_with else {}),
+            **({"resembles_rejected": resembles} if resembles else {}),
+        }
         item = items.insert(conn, new, [plan.evidence], device=self.device, details=details or None)
         if resembles:
             rejections.withhold(conn, "memory", item.id, "resembles", resembles)
@@ -402,15 +560,26 @@ class Writer:
         return item
 
     def _mark_conflict(self, conn: Connection, target: MemoryItem, other_id: str) -> None:
-        current = items.row_to_item(conn.execute(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone())
+        current = items.row_to_item(
+            conn.execute(
+                f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
+            ).fetchone()
+        )
         conflicts = sorted({*current.metadata.get("conflicts_with", []), other_id})
-        items.set_fields(conn, target.id, device=self.device, op="memory.conflict",
-                         metadata={"conflicts_with": conflicts}, confidence=max(0.1, current.confidence - 0.1),
-                         details={"conflicts_with": other_id})
+        items.set_fields(
+            conn,
+            target.id,
+            device=self.device,
+            op="memory.conflict",
+            metadata={"conflicts_with": conflicts},
+            confidence=max(0.1, current.confidence - 0.1),
+            details={"conflicts_with": other_id},
+        )
 
 
-def _same_in_batch(plan: _Planned, planned: list[_Planned], fresh: dict[int, MemoryItem]) -> MemoryItem | None:
+def _same_in_batch(
+    plan: _Planned, planned: list[_Planned], fresh: dict[int, MemoryItem]
+) -> MemoryItem | None:
     """A memory added earlier in this batch that states the same value of the same attribute."""
     c = plan.candidate
     if not (c.subject and c.predicate and c.value):
@@ -418,15 +587,21 @@ def _same_in_batch(plan: _Planned, planned: list[_Planned], fresh: dict[int, Mem
     for other in planned:
         item = fresh.get(id(other))
         o = other.candidate
-        if item is not None and other.episode.user_id == plan.episode.user_id and \
-                (o.subject or "").casefold() == c.subject.casefold() and \
-                (o.predicate or "").casefold() == c.predicate.casefold() and _norm(o.value or "") == _norm(c.value):
+        if (
+            item is not None
+            and other.episode.user_id == plan.episode.user_id
+            and (o.subject or "").casefold() == c.subject.casefold()
+            and (o.predicate or "").casefold() == c.predicate.casefold()
+            and _norm(o.value or "") == _norm(c.value)
+        ):
             return item
     return None
 
 
 def _mention(conn: Connection, episode_id: str, memory_id: str) -> None:
-    conn.execute("INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id))
+    conn.execute(
+        "INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id)
+    )
 
 
 def _norm(text: str) -> str:
@@ -434,4 +609,10 @@ def _norm(text: str) -> str:
 
 
 def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
-    return {"id": item.id, "text": item.text, "kind": item.kind, "authority": item.authority, "reason": reason}
+    return {
+        "id": item.id,
+        "text": item.text,
+        "kind": item.kind,
+        "authority": item.authority,
+        "reason": reason,
+    }

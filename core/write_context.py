@@ -28,8 +28,9 @@ MAX_TURNS = 64
 CUT = "… "
 
 
-def preceding_turns(store: Store, episodes: Sequence[Episode], budget_tokens: int,
-                    now: datetime | None = None) -> list[Episode]:
+def preceding_turns(
+    store: Store, episodes: Sequence[Episode], budget_tokens: int, now: datetime | None = None
+) -> list[Episode]:
     """The turns of the session before ``episodes``, oldest first, within ``budget_tokens``
     (an estimate at four characters a token). Empty when the budget is 0 or there is no session."""
     if budget_tokens <= 0 or not episodes or episodes[0].session_id is None:
@@ -43,7 +44,8 @@ def preceding_turns(store: Store, episodes: Sequence[Episode], budget_tokens: in
             f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND user_id IS ? AND team_id IS ? "
             "AND turn_index < ? AND coalesce(json_extract(metadata, '$.expires_at') > ?, 1) "
             "ORDER BY turn_index DESC, event_time DESC LIMIT ?",
-            (first.session_id, first.user_id, first.team_id, start, moment, MAX_TURNS)).fetchall()
+            (first.session_id, first.user_id, first.team_id, start, moment, MAX_TURNS),
+        ).fetchall()
         found = [row_to_episode(r) for r in rows if r[0] not in batch]
         held = rejections.withheld_ids(conn, "episode", [e.id for e in found])
     chosen: list[Episode] = []
@@ -63,4 +65,4 @@ def preceding_turns(store: Store, episodes: Sequence[Episode], budget_tokens: in
 
 
 def _cut(ep: Episode, keep: int) -> Episode:
-    return replace(ep, content=CUT + (ep.content[len(ep.content) - keep:] if keep else ""))
+    return replace(ep, content=CUT + (ep.content[len(ep.content) - keep :] if keep else ""))

@@ -250,7 +250,9 @@ class OnnxEmbedder:
         try:
             (states,) = runtime.session.run([runtime.output_name], feeds)
         except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"The embedding model failed on a batch of {len(token_ids)} texts: {exc}") from exc
+            raise ModelError(
+                f"The embedding model failed on a batch of {len(token_ids)} texts: {exc}"
+            ) from exc
         states = np.asarray(states, dtype=np.float32)
         pooled = _mean_pool(states, mask) if states.ndim == 3 else states
         return _l2_normalise(pooled)
@@ -365,7 +367,9 @@ def _verified_model(path: Path, expected_sha256: str | None, *, fix: str) -> Ite
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
-        raise ModelError(f"The embedding model file {path} cannot be read ({exc.strerror or exc}). {fix}") from exc
+        raise ModelError(
+            f"The embedding model file {path} cannot be read ({exc.strerror or exc}). {fix}"
+        ) from exc
     try:
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read()
@@ -400,7 +404,9 @@ def _anonymous_file(rewritten: Rewrite) -> int | None:
     if create is None or not os.path.exists("/proc/self/fd"):
         return None
     try:
-        memfd: int = create("veramem-embedder", getattr(os, "MFD_CLOEXEC", 1) | getattr(os, "MFD_ALLOW_SEALING", 2))
+        memfd: int = create(
+            "veramem-embedder", getattr(os, "MFD_CLOEXEC", 1) | getattr(os, "MFD_ALLOW_SEALING", 2)
+        )
     except OSError:
         return None
     try:
@@ -416,7 +422,9 @@ def _seal(memfd: int) -> None:
     """Forbid any later change to the in-memory model file (best effort: sealing is Linux-only)."""
     import fcntl
 
-    seals = sum(getattr(fcntl, name, 0) for name in ("F_SEAL_SEAL", "F_SEAL_SHRINK", "F_SEAL_GROW", "F_SEAL_WRITE"))
+    seals = sum(
+        getattr(fcntl, name, 0) for name in ("F_SEAL_SEAL", "F_SEAL_SHRINK", "F_SEAL_GROW", "F_SEAL_WRITE")
+    )
     add_seals = getattr(fcntl, "F_ADD_SEALS", None)
     if add_seals is not None and seals:
         try:
@@ -485,7 +493,8 @@ def _mean_pool(states: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> 
     weights = mask.astype(np.float32)
     sums = np.einsum("btd,bt->bd", states, weights)
     counts = np.maximum(weights.sum(axis=1, keepdims=True), 1.0)
-    return (sums / counts).astype(np.float32)
+    pooled: Vectors = (sums / counts).astype(np.float32)
+    return pooled
 
 
 def _l2_normalise(vectors: Vectors) -> Vectors:

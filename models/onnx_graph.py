@@ -77,12 +77,12 @@ def _fields(buf: memoryview) -> Iterator[tuple[int, int, memoryview | int, memor
             size, pos = _varint(buf, pos)
             if pos + size > len(buf):
                 raise WireError("truncated length-delimited field")
-            value, pos = buf[pos:pos + size], pos + size
+            value, pos = buf[pos : pos + size], pos + size
         elif kind in (_I64, _I32):
             width = 8 if kind == _I64 else 4
             if pos + width > len(buf):
                 raise WireError("truncated fixed-width field")
-            value, pos = buf[pos:pos + width], pos + width
+            value, pos = buf[pos : pos + width], pos + width
         else:
             raise WireError(f"unsupported wire type {kind}")
         if number == 0:
@@ -137,7 +137,7 @@ class _Tensor:
     other_storage: bool = False  # typed data fields or external data: left alone
 
 
-def _read_node(encoded: memoryview, value: memoryview) -> _Node:
+def _read_node(encoded: memoryview, value: memoryview) -> _Node:  # noqa: C901
     node = _Node(encoded)
     for number, _, item, _ in _fields(value):
         if number == 1:
@@ -194,14 +194,20 @@ def _array(tensor: _Tensor, dtype: type[np.generic]) -> np.ndarray:
     return data.reshape(tensor.dims)
 
 
-def _encode_node(op_type: str, inputs: list[str], outputs: list[str], name: str,
-                 ints: dict[str, int] | None = None) -> bytes:
+def _encode_node(
+    op_type: str, inputs: list[str], outputs: list[str], name: str, ints: dict[str, int] | None = None
+) -> bytes:
     out = b"".join(_len_field(1, x.encode()) for x in inputs)
     out += b"".join(_len_field(2, x.encode()) for x in outputs)
     out += _len_field(3, name.encode()) + _len_field(4, op_type.encode())
     for key, value in (ints or {}).items():
-        attribute = (_len_field(1, key.encode()) + _key(3, _VARINT) + _encode_varint(value & ((1 << 64) - 1))
-                     + _key(20, _VARINT) + _encode_varint(_ATTR_INT))
+        attribute = (
+            _len_field(1, key.encode())
+            + _key(3, _VARINT)
+            + _encode_varint(value & ((1 << 64) - 1))
+            + _key(20, _VARINT)
+            + _encode_varint(_ATTR_INT)
+        )
         out += _len_field(5, attribute)
     return _len_field(1, out)
 
@@ -262,8 +268,10 @@ def rewrite_dequantised_weights(model: bytes) -> Rewrite | None:
         return None
 
 
-def _rewrite(model: memoryview) -> Rewrite | None:
-    graphs = [(value, encoded) for number, kind, value, encoded in _fields(model) if number == 7 and kind == _LEN]
+def _rewrite(model: memoryview) -> Rewrite | None:  # noqa: C901
+    graphs = [
+        (value, encoded) for number, kind, value, encoded in _fields(model) if number == 7 and kind == _LEN
+    ]
     if len(graphs) != 1:
         return None
     graph = graphs[0][0]
@@ -308,18 +316,31 @@ def _rewrite(model: memoryview) -> Rewrite | None:
         consumers = users.get(weight, [])
         q_rows = q.dims[0] if q.dims else 0
         scale_rows = scale.dims[0] if scale.dims else 1
-        per_row = len(scale.dims) == len(q.dims) and scale_rows == q_rows and all(d == 1 for d in scale.dims[1:])
+        per_row = (
+            len(scale.dims) == len(q.dims) and scale_rows == q_rows and all(d == 1 for d in scale.dims[1:])
+        )
         gather = consumers[0] if len(consumers) == 1 else None
-        if (gather is not None and gather.op_type == "Gather" and gather.domain in ("", "ai.onnx")
-                and gather.inputs[0] == weight and gather.ints.get("axis", 0) == 0 and len(q.dims) >= 1
-                and (per_row or scale.dims in ([], [1]) or all(d == 1 for d in scale.dims))):
+        if (
+            gather is not None
+            and gather.op_type == "Gather"
+            and gather.domain in ("", "ai.onnx")
+            and gather.inputs[0] == weight
+            and gather.ints.get("axis", 0) == 0
+            and len(q.dims) >= 1
+            and (per_row or scale.dims in ([], [1]) or all(d == 1 for d in scale.dims))
+        ):
             ids = gather.inputs[1]
             picked_q, picked_s, as_float = (f"{weight}__rows_q", f"{weight}__rows_scale", f"{weight}__rows_f")
-            parts = [_encode_node("Gather", [q.name, ids], [picked_q], f"{weight}__gather_q", {"axis": 0}),
-                     _encode_node("Cast", [picked_q], [as_float], f"{weight}__cast", {"to": _FLOAT})]
+            parts = [
+                _encode_node("Gather", [q.name, ids], [picked_q], f"{weight}__gather_q", {"axis": 0}),
+                _encode_node("Cast", [picked_q], [as_float], f"{weight}__cast", {"to": _FLOAT}),
+            ]
             if per_row and q_rows != 1:
-                parts.append(_encode_node("Gather", [scale.name, ids], [picked_s], f"{weight}__gather_scale",
-                                          {"axis": 0}))
+                parts.append(
+                    _encode_node(
+                        "Gather", [scale.name, ids], [picked_s], f"{weight}__gather_scale", {"axis": 0}
+                    )
+                )
                 parts.append(_encode_node("Mul", [as_float, picked_s], gather.outputs, f"{weight}__mul"))
             else:
                 parts.append(_encode_node("Mul", [as_float, scale.name], gather.outputs, f"{weight}__mul"))
@@ -333,7 +354,10 @@ def _rewrite(model: memoryview) -> Rewrite | None:
                 continue
 
             def make(q_values: np.ndarray = q_values, s_values: np.ndarray = s_values) -> np.ndarray:
-                return q_values.astype(np.float32) * s_values  # onnxruntime's Cast then Mul, in float32
+                weights: np.ndarray = (
+                    q_values.astype(np.float32) * s_values
+                )  # onnxruntime's Cast then Mul, in float32
+                return weights
 
             added.append(_float_initialiser(weight, shape, make))
             dropped.update((id(cast), id(mul)))
@@ -342,8 +366,9 @@ def _rewrite(model: memoryview) -> Rewrite | None:
     if not dropped:
         return None
     # An int8 or scale tensor still read elsewhere (a Gather rewrite reads them) is kept.
-    still_read = {name for node in nodes if id(node) not in dropped and id(node) not in replaced
-                  for name in node.inputs}
+    still_read = {
+        name for node in nodes if id(node) not in dropped and id(node) not in replaced for name in node.inputs
+    }
     for parts_bytes in replaced.values():
         still_read.update(_node_inputs(parts_bytes))
     removed_tensors -= still_read | graph_inputs  # an initialiser listed as an input stays
@@ -379,10 +404,20 @@ def _node_inputs(encoded_nodes: bytes) -> set[str]:
     return names
 
 
-def _dequant_pattern(mul: _Node, producer: dict[str, _Node], tensors: dict[str, _Tensor],
-                     readers: Counter[str], graph_outputs: set[str]) -> tuple[_Node, _Tensor, _Tensor] | None:
+def _dequant_pattern(
+    mul: _Node,
+    producer: dict[str, _Node],
+    tensors: dict[str, _Tensor],
+    readers: Counter[str],
+    graph_outputs: set[str],
+) -> tuple[_Node, _Tensor, _Tensor] | None:
     """(the Cast node, the int8 tensor, the scale tensor) when ``mul`` rebuilds a stored weight."""
-    if mul.op_type != "Mul" or mul.domain not in ("", "ai.onnx") or len(mul.inputs) != 2 or len(mul.outputs) != 1:
+    if (
+        mul.op_type != "Mul"
+        or mul.domain not in ("", "ai.onnx")
+        or len(mul.inputs) != 2
+        or len(mul.outputs) != 1
+    ):
         return None
     if mul.outputs[0] in graph_outputs:
         return None

@@ -55,9 +55,15 @@ def _embedder() -> str:
     import numpy as np
     from veramem_desktop.models.embedder import default_embedder
 
-    vectors = np.asarray(default_embedder().embed([
-        "My sister lives in Lisbon.", "My sister's home is in Lisbon.", "The invoice is due on Friday.",
-    ]))
+    vectors = np.asarray(
+        default_embedder().embed(
+            [
+                "My sister lives in Lisbon.",
+                "My sister's home is in Lisbon.",
+                "The invoice is due on Friday.",
+            ]
+        )
+    )
     if vectors.shape != (3, 384):
         raise ValueError(f"unexpected embedding shape {vectors.shape}")
     near, far = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])

@@ -71,8 +71,9 @@ class BatchRows:
         q = self.conn.execute
         every = named.memories | named.episodes | named.others
         self._tomb_known |= every
-        self._tombstones |= {r[0] for r in q(f"SELECT target_id FROM sync_tombstones WHERE target_id {_IN}",
-                                             (_ids(every),))}
+        self._tombstones |= {
+            r[0] for r in q(f"SELECT target_id FROM sync_tombstones WHERE target_id {_IN}", (_ids(every),))
+        }
         if named.memories:
             mids = _ids(named.memories)
             self._memories = dict.fromkeys(named.memories)
@@ -82,14 +83,20 @@ class BatchRows:
             self._shares = {m: {} for m in named.memories}
             for row_id, state in q(f"SELECT row_id, state FROM sync_rows WHERE row_id {_IN}", (mids,)):
                 self._states[row_id] = dict(json.loads(state))
-            for mid, device, *share in q("SELECT memory_id, device_id, uses, successes, failures, hlc FROM "
-                                         f"sync_counters WHERE memory_id {_IN}", (mids,)):
+            for mid, device, *share in q(
+                "SELECT memory_id, device_id, uses, successes, failures, hlc FROM "
+                f"sync_counters WHERE memory_id {_IN}",
+                (mids,),
+            ):
                 self._shares[mid][device] = share
             self._evidence = {m: set() for m in named.memories}
             found = [m for m, row in self._memories.items() if row is not None]
             if found:
-                for mid, *key in q("SELECT memory_id, episode_id, quote, span_start, span_end FROM evidence "
-                                   f"WHERE memory_id {_IN}", (_ids(found),)):
+                for mid, *key in q(
+                    "SELECT memory_id, episode_id, quote, span_start, span_end FROM evidence "
+                    f"WHERE memory_id {_IN}",
+                    (_ids(found),),
+                ):
                     self._evidence[mid].add(tuple(key))
         if named.episodes:
             eids = _ids(named.episodes)
@@ -97,8 +104,11 @@ class BatchRows:
             for eid, digest, role in q(f"SELECT id, sha256, role FROM episodes WHERE id {_IN}", (eids,)):
                 self._episodes[eid] = (digest, role)
             self._in_ledger = dict.fromkeys(named.episodes, False)
-            for (eid,) in q(f"SELECT DISTINCT target_id FROM ledger WHERE target_id {_IN} AND target_kind = 'episode' "
-                            "AND op != 'forget'", (eids,)):
+            for (eid,) in q(
+                f"SELECT DISTINCT target_id FROM ledger WHERE target_id {_IN} AND target_kind = 'episode' "
+                "AND op != 'forget'",
+                (eids,),
+            ):
                 self._in_ledger[eid] = True
         self.ledger.prefetch_secrets(named.memories | named.episodes | named.others)
 
@@ -106,8 +116,12 @@ class BatchRows:
         wanted = {i for i in ids if i}
         unknown = wanted - self._tomb_known
         if unknown:
-            self._tombstones |= {r[0] for r in self.conn.execute(
-                f"SELECT target_id FROM sync_tombstones WHERE target_id {_IN}", (_ids(unknown),))}
+            self._tombstones |= {
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT target_id FROM sync_tombstones WHERE target_id {_IN}", (_ids(unknown),)
+                )
+            }
             self._tomb_known |= unknown
         return wanted & self._tombstones
 
@@ -120,15 +134,21 @@ class BatchRows:
     def episode(self, episode_id: str) -> tuple[str, str] | None:
         """(sha256, role) of the episode if it is here."""
         if episode_id not in self._episodes:
-            row = self.conn.execute("SELECT sha256, role FROM episodes WHERE id = ?", (episode_id,)).fetchone()
+            row = self.conn.execute(
+                "SELECT sha256, role FROM episodes WHERE id = ?", (episode_id,)
+            ).fetchone()
             self._episodes[episode_id] = None if row is None else (str(row[0]), str(row[1]))
         return self._episodes[episode_id]
 
     def episode_in_ledger(self, episode_id: str) -> bool:
         if episode_id not in self._in_ledger:
-            self._in_ledger[episode_id] = self.conn.execute(
-                "SELECT 1 FROM ledger WHERE target_id = ? AND target_kind = 'episode' AND op != 'forget' LIMIT 1",
-                (episode_id,)).fetchone() is not None
+            self._in_ledger[episode_id] = (
+                self.conn.execute(
+                    "SELECT 1 FROM ledger WHERE target_id = ? AND target_kind = 'episode' AND op != 'forget' LIMIT 1",
+                    (episode_id,),
+                ).fetchone()
+                is not None
+            )
         return self._in_ledger[episode_id]
 
     def _state(self, row_id: str) -> dict[str, list[Any]]:
@@ -138,21 +158,33 @@ class BatchRows:
 
     def _shares_of(self, memory_id: str) -> dict[str, list[Any]]:
         if memory_id not in self._shares:
-            self._shares[memory_id] = {str(r[0]): list(r[1:]) for r in self.conn.execute(
-                "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?",
-                (memory_id,))}
+            self._shares[memory_id] = {
+                str(r[0]): list(r[1:])
+                for r in self.conn.execute(
+                    "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?",
+                    (memory_id,),
+                )
+            }
         return self._shares[memory_id]
 
     def _evidence_of(self, memory_id: str) -> set[tuple[Any, ...]]:
         if memory_id not in self._evidence:
-            self._evidence[memory_id] = {tuple(r) for r in self.conn.execute(
-                "SELECT episode_id, quote, span_start, span_end FROM evidence WHERE memory_id = ?", (memory_id,))}
+            self._evidence[memory_id] = {
+                tuple(r)
+                for r in self.conn.execute(
+                    "SELECT episode_id, quote, span_start, span_end FROM evidence WHERE memory_id = ?",
+                    (memory_id,),
+                )
+            }
         return self._evidence[memory_id]
 
     # ------------------------------------------------------------------ tombstones
     def add_tombstone(self, target: str, kind: str, origin: str, stamp: str, created_at: str) -> None:
-        self.conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
-                          "VALUES (?,?,?,?,?)", (target, kind, origin, stamp, created_at))
+        self.conn.execute(
+            "INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
+            "VALUES (?,?,?,?,?)",
+            (target, kind, origin, stamp, created_at),
+        )
         self._tombstones.add(target)
         self._tomb_known.add(target)
 
@@ -180,7 +212,8 @@ class BatchRows:
             self._episodes.pop(row["id"])
         if row["session_id"] is not None:
             self._pending_turns.setdefault((row["session_id"], int(row["turn_index"])), []).append(
-                (str(row["event_time"]), row["role"], row["source_name"], row["content"]))
+                (str(row["event_time"]), row["role"], row["source_name"], row["content"])
+            )
         self._index("episode", row["id"], episode_fts_text(line, prev_line), line, vectors)
         self._withhold_if_rejected("episode", row["id"], row["user_id"], row["team_id"], row["content"])
         return True
@@ -192,12 +225,14 @@ class BatchRows:
             return None
         key = (row["session_id"], int(row["turn_index"]) - 1)
         waiting = self._pending_turns.get(key, [])
-        prev = self.conn.execute("SELECT role, source_name, content FROM episodes WHERE session_id = ? AND turn_index = ?",
-                                 key).fetchone()
+        prev = self.conn.execute(
+            "SELECT role, source_name, content FROM episodes WHERE session_id = ? AND turn_index = ?", key
+        ).fetchone()
         if waiting and prev is not None:  # both written and waiting ones match: let SQLite choose among all
             self.flush()
-            prev = self.conn.execute("SELECT role, source_name, content FROM episodes WHERE session_id = ? AND "
-                                     "turn_index = ?", key).fetchone()
+            prev = self.conn.execute(
+                "SELECT role, source_name, content FROM episodes WHERE session_id = ? AND turn_index = ?", key
+            ).fetchone()
         elif waiting:  # the order of the index SQLite searches (episodes_session: event time, then rowid)
             first = min(enumerate(waiting), key=lambda t: (t[1][0], t[0]))[1]
             prev = first[1:]
@@ -219,11 +254,15 @@ class BatchRows:
         self._withhold_if_rejected("memory", row["id"], row["user_id"], row["team_id"], row["text"])
         return stored
 
-    def _index(self, kind: str, owner_id: str, fts_text: str, entity_text: str, vectors: list[list[str]]) -> None:
+    def _index(
+        self, kind: str, owner_id: str, fts_text: str, entity_text: str, vectors: list[list[str]]
+    ) -> None:
         """FTS, entity and vector rows of a new episode or memory. FTS rowids are given here, as SQLite
         would give them (the largest so far plus one; the write lock is held)."""
         if self._fts_rowid is None:
-            self._fts_rowid = int(self.conn.execute("SELECT coalesce(max(rowid), 0) FROM fts_rows").fetchone()[0])
+            self._fts_rowid = int(
+                self.conn.execute("SELECT coalesce(max(rowid), 0) FROM fts_rows").fetchone()[0]
+            )
         self._fts_rowid += 1
         self._pending.add(_FTS_ROWS, (self._fts_rowid, kind, owner_id))
         self._pending.add(_EPISODE_FTS if kind == "episode" else _MEMORY_FTS, (self._fts_rowid, fts_text))
@@ -232,14 +271,19 @@ class BatchRows:
         for vkind, model, blob in vectors:
             self._pending.add(_VECTORS, (vkind, owner_id, model, base64.b64decode(blob)))
 
-    def _withhold_if_rejected(self, kind: str, owner_id: str, user_id: str | None, team_id: str | None,
-                              text: str) -> None:
+    def _withhold_if_rejected(
+        self, kind: str, owner_id: str, user_id: str | None, team_id: str | None, text: str
+    ) -> None:
         """core/rejections.withhold_if_rejected, skipped for a scope that holds no rejected value
         (it would find nothing there); whether a scope holds one is read once per batch."""
         scope = rejections.scope_of(user_id, team_id)
         if scope not in self._rejected_scopes:
-            self._rejected_scopes[scope] = self.conn.execute(
-                "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)).fetchone() is not None
+            self._rejected_scopes[scope] = (
+                self.conn.execute(
+                    "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)
+                ).fetchone()
+                is not None
+            )
         if self._rejected_scopes[scope]:
             rejections.withhold_if_rejected(self.conn, kind, [(owner_id, user_id, team_id, text)])
 
@@ -273,8 +317,15 @@ class BatchRows:
         self._states[row_id] = rows.adopted(remote, fields)
         self._dirty_states.add(row_id)
 
-    def merge_fields(self, table: str, row_id: str, current: dict[str, Any], remote: dict[str, Any],
-                     fields: tuple[str, ...], tick: rows.Tick) -> bool:
+    def merge_fields(
+        self,
+        table: str,
+        row_id: str,
+        current: dict[str, Any],
+        remote: dict[str, Any],
+        fields: tuple[str, ...],
+        tick: rows.Tick,
+    ) -> bool:
         """Last writer wins per field (local changes stamped first); returns True if a value changed."""
         state = self._state(row_id)
         stamped = rows.stamp_changes(state, current, fields, tick)
@@ -284,8 +335,10 @@ class BatchRows:
         if updates and table == "memory_items":
             self._update_memory(row_id, updates)
         elif updates:
-            self.conn.execute(f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in updates)} WHERE id = ?",
-                              [*updates.values(), row_id])
+            self.conn.execute(
+                f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in updates)} WHERE id = ?",
+                [*updates.values(), row_id],
+            )
         return bool(updates)
 
     def _update_memory(self, memory_id: str, updates: dict[str, Any]) -> None:
@@ -296,8 +349,10 @@ class BatchRows:
             for name, value in updates.items():
                 waiting[_ITEM_INDEX[name]] = value
         else:
-            self.conn.execute(f"UPDATE memory_items SET {', '.join(f'{k} = ?' for k in updates)} WHERE id = ?",
-                              [*updates.values(), memory_id])
+            self.conn.execute(
+                f"UPDATE memory_items SET {', '.join(f'{k} = ?' for k in updates)} WHERE id = ?",
+                [*updates.values(), memory_id],
+            )
         known, changed = self._memories.get(memory_id), _as_stored(updates)
         if known is not None and changed is not None:
             self._memories[memory_id] = {**known, **changed}
@@ -305,8 +360,9 @@ class BatchRows:
             self.flush()
             self._memories[memory_id] = rows.memory_row(self.conn, memory_id)
 
-    def merge_counters(self, memory_id: str, me: str, current: dict[str, Any], remote: dict[str, Any],
-                       tick: rows.Tick) -> None:
+    def merge_counters(
+        self, memory_id: str, me: str, current: dict[str, Any], remote: dict[str, Any], tick: rows.Tick
+    ) -> None:
         """Stamp this device's share if it changed, take each remote device's newer share, then store
         the sum in the memory row."""
         shares = self._shares_of(memory_id)
@@ -329,11 +385,18 @@ class BatchRows:
             self._update_memory(memory_id, dict(zip(rows.COUNTERS, total, strict=True)))
 
     # ------------------------------------------------------------------ ledger
-    def record(self, *, op: str, kind: str, target: str, content: Any, device: str,
-               details: dict[str, Any]) -> None:
+    def record(
+        self, *, op: str, kind: str, target: str, content: Any, device: str, details: dict[str, Any]
+    ) -> None:
         """One ledger entry for a change this batch made (written at :meth:`finish`)."""
-        self.ledger.append(op=op, target_kind=kind, target_id=target,
-                           commitment_hex=self.ledger.commit_to(target, content), device=device, details=details)
+        self.ledger.append(
+            op=op,
+            target_kind=kind,
+            target_id=target,
+            commitment_hex=self.ledger.commit_to(target, content),
+            device=device,
+            details=details,
+        )
         if kind == "episode" and op != "forget":
             self._in_ledger[target] = True
 
@@ -347,12 +410,16 @@ class BatchRows:
         """Write everything kept: rows, clocks, counter shares, item secrets, ledger entries."""
         self.flush()
         if self._dirty_states:
-            self.conn.executemany(rows.SAVE_STATE_SQL, [(row_id, rows.dump_state(self._states[row_id]))
-                                                        for row_id in sorted(self._dirty_states)])
+            self.conn.executemany(
+                rows.SAVE_STATE_SQL,
+                [(row_id, rows.dump_state(self._states[row_id])) for row_id in sorted(self._dirty_states)],
+            )
             self._dirty_states.clear()
         if self._dirty_shares:
-            self.conn.executemany(rows.SAVE_SHARE_SQL, [(mid, device, *self._shares[mid][device])
-                                                        for mid, device in sorted(self._dirty_shares)])
+            self.conn.executemany(
+                rows.SAVE_SHARE_SQL,
+                [(mid, device, *self._shares[mid][device]) for mid, device in sorted(self._dirty_shares)],
+            )
             self._dirty_shares.clear()
         self.ledger.flush()
 
@@ -367,7 +434,17 @@ _MEMORY_FTS = "INSERT INTO memory_fts(rowid, text) VALUES (?, ?)"
 _ENTITIES = "INSERT OR IGNORE INTO entities(owner_kind, owner_id, entity) VALUES (?,?,?)"
 _VECTORS = "INSERT OR IGNORE INTO embeddings(owner_kind, owner_id, model, vector) VALUES (?,?,?,?)"
 #: the order tables are written in: rows before what refers to them (evidence names a memory and an episode)
-_ORDER = (_EPISODES, _MEMORIES, _EVIDENCE, _DERIVATIONS, _FTS_ROWS, _EPISODE_FTS, _MEMORY_FTS, _ENTITIES, _VECTORS)
+_ORDER = (
+    _EPISODES,
+    _MEMORIES,
+    _EVIDENCE,
+    _DERIVATIONS,
+    _FTS_ROWS,
+    _EPISODE_FTS,
+    _MEMORY_FTS,
+    _ENTITIES,
+    _VECTORS,
+)
 
 
 class _Pending:

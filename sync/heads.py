@@ -81,8 +81,13 @@ class Head:
     seen: dict[str, tuple[int, str]]
 
     def body(self) -> dict[str, Any]:
-        return {"seq": self.seq, "hash": self.hash, "batch": self.batch, "hlc": self.hlc.encode(),
-                "seen": {d: {"seq": s, "hash": h} for d, (s, h) in sorted(self.seen.items())}}
+        return {
+            "seq": self.seq,
+            "hash": self.hash,
+            "batch": self.batch,
+            "hlc": self.hlc.encode(),
+            "seen": {d: {"seq": s, "hash": h} for d, (s, h) in sorted(self.seen.items())},
+        }
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,10 @@ def build(conn: Connection, me: str, now_ms: int) -> Head:
     batch = int(registry.get_meta(conn, registry.META_NEXT_BATCH) or 1) - 1
     stamp = registry.clock(conn, me).tick(now_ms)
     registry.set_clock(conn, stamp)
-    seen = {str(r[0]): (int(r[1]), str(r[2])) for r in conn.execute(
-        "SELECT device_id, seq, hash FROM sync_chains WHERE seq > 0").fetchall()}  # the last good entry received
+    seen = {
+        str(r[0]): (int(r[1]), str(r[2]))
+        for r in conn.execute("SELECT device_id, seq, hash FROM sync_chains WHERE seq > 0").fetchall()
+    }  # the last good entry received
     return Head(me, seq, digest, batch, stamp, seen)
 
 
@@ -122,45 +129,71 @@ def seal(identity: DeviceIdentity, key: AccountKey, head: Head) -> bytes:
     return header + bytes(box.encrypt(signature + body, os.urandom(SecretBox.NONCE_SIZE)))
 
 
-def open_head(data: bytes, keys: Mapping[tuple[int, bytes], AccountKey], trusted: Mapping[str, bytes],
-              expected_device: str) -> Head:
+def open_head(
+    data: bytes,
+    keys: Mapping[tuple[int, bytes], AccountKey],
+    trusted: Mapping[str, bytes],
+    expected_device: str,
+) -> Head:
     """Check and read a head file of ``expected_device``; refuses with :class:`SyncRejected`."""
-    if len(data) < HEADER_SIZE + SecretBox.NONCE_SIZE + SecretBox.MACBYTES + SIGNATURE_SIZE or \
-            data[:4] != MAGIC or data[4] != VERSION:
-        raise SyncRejected(RejectReason.MALFORMED, f"The ledger head file of device {expected_device} is not "
-                           "one this version of VeraMem reads.")
+    if (
+        len(data) < HEADER_SIZE + SecretBox.NONCE_SIZE + SecretBox.MACBYTES + SIGNATURE_SIZE
+        or data[:4] != MAGIC
+        or data[4] != VERSION
+    ):
+        raise SyncRejected(
+            RejectReason.MALFORMED,
+            f"The ledger head file of device {expected_device} is not one this version of VeraMem reads.",
+        )
     _magic, _version, epoch, key_id, device = _HEADER.unpack_from(data)
     key = keys.get((epoch, key_id))
     if key is None:
-        raise SyncRejected(RejectReason.UNKNOWN_EPOCH, f"The ledger head of device {expected_device} is sealed "
-                           "with a key this device does not have yet.")
+        raise SyncRejected(
+            RejectReason.UNKNOWN_EPOCH,
+            f"The ledger head of device {expected_device} is sealed "
+            "with a key this device does not have yet.",
+        )
     header = data[:HEADER_SIZE]
     try:
         plain = SecretBox(keyed_hash(derive(key.key, PURPOSE), header)).decrypt(data[HEADER_SIZE:])
     except CryptoError:
-        raise SyncRejected(RejectReason.MAC_FAILURE, f"The ledger head file of device {expected_device} was "
-                           "altered after it was written.") from None
+        raise SyncRejected(
+            RejectReason.MAC_FAILURE,
+            f"The ledger head file of device {expected_device} was altered after it was written.",
+        ) from None
     if device.hex() != expected_device:
-        raise SyncRejected(RejectReason.MISPLACED, f"A ledger head of device {device.hex()} was found in the "
-                           f"folder of device {expected_device}.")
+        raise SyncRejected(
+            RejectReason.MISPLACED,
+            f"A ledger head of device {device.hex()} was found in the folder of device {expected_device}.",
+        )
     verify_key = trusted.get(expected_device)
     signature, body = plain[:SIGNATURE_SIZE], plain[SIGNATURE_SIZE:]
     if verify_key is None or not verify_signature(verify_key, _CONTEXT + header + body, signature):
-        raise SyncRejected(RejectReason.BAD_SIGNATURE, f"The ledger head claiming to be from device "
-                           f"{expected_device} has no valid signature.")
+        raise SyncRejected(
+            RejectReason.BAD_SIGNATURE,
+            f"The ledger head claiming to be from device {expected_device} has no valid signature.",
+        )
     try:
         raw = json.loads(body.decode("utf-8"))
         if canonical_json(raw) != body:
             raise ValueError("not canonical")
-        head = Head(expected_device, _count(raw["seq"]), _digest(raw["hash"]), _count(raw["batch"]),
-                    HLC.parse(raw["hlc"]),
-                    {str(d): (_count(v["seq"]), _digest(v["hash"])) for d, v in dict(raw["seen"]).items()})
+        head = Head(
+            expected_device,
+            _count(raw["seq"]),
+            _digest(raw["hash"]),
+            _count(raw["batch"]),
+            HLC.parse(raw["hlc"]),
+            {str(d): (_count(v["seq"]), _digest(v["hash"])) for d, v in dict(raw["seen"]).items()},
+        )
     except (KeyError, TypeError, ValueError, AttributeError, UnicodeDecodeError, RecursionError, ClockError):
-        raise SyncRejected(RejectReason.MALFORMED, f"The ledger head of device {expected_device} is "
-                           "malformed.") from None
+        raise SyncRejected(
+            RejectReason.MALFORMED, f"The ledger head of device {expected_device} is malformed."
+        ) from None
     if head.hlc.device != expected_device:
-        raise SyncRejected(RejectReason.MALFORMED, f"The ledger head of device {expected_device} carries "
-                           "another device's clock.")
+        raise SyncRejected(
+            RejectReason.MALFORMED,
+            f"The ledger head of device {expected_device} carries another device's clock.",
+        )
     return head
 
 
@@ -200,7 +233,9 @@ def read(folder: Path, device_id: str) -> bytes | None:
     except OSError:
         return None
     if len(data) > MAX_HEAD_FILE:
-        raise SyncRejected(RejectReason.TOO_LARGE, f"The ledger head file of device {device_id} is too large.")
+        raise SyncRejected(
+            RejectReason.TOO_LARGE, f"The ledger head file of device {device_id} is too large."
+        )
     return data
 
 
@@ -214,14 +249,20 @@ def check_peer(head: Head, held: tuple[int, str] | None, applied_hlc: HLC | None
         return None  # nothing received yet, or this statement is older than what was (a late copy)
     seq, digest = held
     if head.seq < seq:
-        return Problem(head.device, "rolled_back",
-                       f"Device {head.device}'s ledger now ends at entry {head.seq}, but this device already "
-                       f"received entry {seq} from it: its ledger was rolled back (an older copy restored, or "
-                       "entries cut off).")
+        return Problem(
+            head.device,
+            "rolled_back",
+            f"Device {head.device}'s ledger now ends at entry {head.seq}, but this device already "
+            f"received entry {seq} from it: its ledger was rolled back (an older copy restored, or "
+            "entries cut off).",
+        )
     if head.seq == seq and head.hash != digest:
-        return Problem(head.device, "rewritten",
-                       f"Device {head.device}'s ledger entry {seq} is not the one this device received from it: "
-                       "its ledger was rewritten.")
+        return Problem(
+            head.device,
+            "rewritten",
+            f"Device {head.device}'s ledger entry {seq} is not the one this device received from it: "
+            "its ledger was rewritten.",
+        )
     return None
 
 
@@ -233,14 +274,20 @@ def check_own(head: Head, me: str, mine: Mapping[int, str], own_seq: int) -> Pro
         return None
     seq, digest = saw
     if seq > own_seq:
-        return Problem(me, "rolled_back",
-                       f"Device {head.device} already received entry {seq} of this device's ledger, but the "
-                       f"ledger here ends at entry {own_seq}: it was rolled back (an older copy restored, or "
-                       "entries cut off).")
+        return Problem(
+            me,
+            "rolled_back",
+            f"Device {head.device} already received entry {seq} of this device's ledger, but the "
+            f"ledger here ends at entry {own_seq}: it was rolled back (an older copy restored, or "
+            "entries cut off).",
+        )
     if mine.get(seq) != digest:
-        return Problem(me, "rewritten",
-                       f"Entry {seq} of this device's ledger is not the one device {head.device} received: the "
-                       "ledger here was rewritten.")
+        return Problem(
+            me,
+            "rewritten",
+            f"Entry {seq} of this device's ledger is not the one device {head.device} received: the "
+            "ledger here was rewritten.",
+        )
     return None
 
 
@@ -248,8 +295,10 @@ def check(store: Store, folder: Path, me: str) -> list[Problem]:
     """Read every trusted peer's head file; record and return the problems found."""
     keys = {(k.epoch, k.key_id): k for k in registry.keys(store)}
     peers = {d.device_id: d.verify_key for d in registry.active_devices(store) if d.device_id != me}
-    chains = {str(r[0]): (int(r[1]), str(r[2]), r[3]) for r in store.query(
-        "SELECT device_id, seq, hash, problem FROM sync_chains")}
+    chains = {
+        str(r[0]): (int(r[1]), str(r[2]), r[3])
+        for r in store.query("SELECT device_id, seq, hash, problem FROM sync_chains")
+    }
     with store.read() as conn:
         own_seq, _ = ledger_head(conn)
     found: list[Problem] = []
@@ -270,8 +319,10 @@ def check(store: Store, folder: Path, me: str) -> list[Problem]:
             if problem is not None:
                 found.append(problem)
                 with store.atomic() as conn:
-                    conn.execute("UPDATE sync_chains SET problem = ? WHERE device_id = ? AND problem IS NULL",
-                                 (problem.message, device_id))
+                    conn.execute(
+                        "UPDATE sync_chains SET problem = ? WHERE device_id = ? AND problem IS NULL",
+                        (problem.message, device_id),
+                    )
         saw = head.seen.get(me)
         if saw is not None and own is None:
             witnessed = True

@@ -27,9 +27,14 @@ NowMs = Callable[[], int]
 def record_device_added(conn: Connection, device: DevicePublic, ledger_device: str) -> None:
     """Trust ``device`` and append the ledger entry that carries it to the other devices."""
     if registry.add_device(conn, device):
-        ledger.append(conn, op="device.add", target_kind="device", target_id=device.device_id,
-                      commitment_hex=ledger.commit_to(conn, device.device_id, device.to_json()),
-                      device=ledger_device)
+        ledger.append(
+            conn,
+            op="device.add",
+            target_kind="device",
+            target_id=device.device_id,
+            commitment_hex=ledger.commit_to(conn, device.device_id, device.to_json()),
+            device=ledger_device,
+        )
 
 
 def start(folder: Path, identity: DeviceIdentity, now_ms: int) -> pairing.JoinerSession:
@@ -39,9 +44,16 @@ def start(folder: Path, identity: DeviceIdentity, now_ms: int) -> pairing.Joiner
     return session
 
 
-def wait_for_approval(store: Store, folder: Path, session: pairing.JoinerSession, now_ms: NowMs, *,
-                      timeout_s: float, poll_s: float = 0.25, stop: Callable[[], bool] = lambda: False
-                      ) -> pairing.JoinResult:
+def wait_for_approval(
+    store: Store,
+    folder: Path,
+    session: pairing.JoinerSession,
+    now_ms: NowMs,
+    *,
+    timeout_s: float,
+    poll_s: float = 0.25,
+    stop: Callable[[], bool] = lambda: False,
+) -> pairing.JoinResult:
     """Wait for the approval, check it, confirm, and keep the keys and devices it hands over."""
     request_id = session.request.request_id
     deadline = time.monotonic() + timeout_s
@@ -52,10 +64,14 @@ def wait_for_approval(store: Store, folder: Path, session: pairing.JoinerSession
                 result = pairing.finish_join(session, pairing.Approval.from_bytes(found), now_ms())
                 break
             if now_ms() >= session.request.expires_ms:
-                raise PairingFailed(PairingFailure.EXPIRED, "No device approved this join before the code expired; "
-                                    "start `veramem sync join` again.")
+                raise PairingFailed(
+                    PairingFailure.EXPIRED,
+                    "No device approved this join before the code expired; start `veramem sync join` again.",
+                )
             if time.monotonic() > deadline or stop():
-                raise PairingFailed(PairingFailure.EXPIRED, "Stopped waiting for the approval; start the join again.")
+                raise PairingFailed(
+                    PairingFailure.EXPIRED, "Stopped waiting for the approval; start the join again."
+                )
             time.sleep(poll_s)
     except PairingFailed:
         batchfile.remove_pairing(folder, PairingKind.JOIN, request_id)
@@ -71,18 +87,26 @@ def wait_for_approval(store: Store, folder: Path, session: pairing.JoinerSession
             registry.add_device(conn, device)
         for removed in grant.removed:
             registry.mark_removed(conn, removed, None)
-        registry.set_meta(conn, registry.META_OWN_REQUEST,
-                          json.dumps({"id": request_id, "expires_ms": session.request.expires_ms}))
+        registry.set_meta(
+            conn,
+            registry.META_OWN_REQUEST,
+            json.dumps({"id": request_id, "expires_ms": session.request.expires_ms}),
+        )
     return result
 
 
-def approve(store: Store, folder: Path, identity: DeviceIdentity, code_text: str, now_ms: int) -> dict[str, Any]:
+def approve(
+    store: Store, folder: Path, identity: DeviceIdentity, code_text: str, now_ms: int
+) -> dict[str, Any]:
     """Answer the join request the code points at; the new device is trusted once it confirms."""
     code = pairing.PairingCode.parse(code_text)
     requests, _bad = pairing.pending_requests(list(batchfile.list_pairing(folder, PairingKind.JOIN).values()))
     request = pairing.find_request(requests, code, now_ms)
-    grant = pairing.AccountGrant(tuple(registry.keys(store)), tuple(registry.active_devices(store)),
-                                 frozenset(registry.removed_ids(store)))
+    grant = pairing.AccountGrant(
+        tuple(registry.keys(store)),
+        tuple(registry.active_devices(store)),
+        frozenset(registry.removed_ids(store)),
+    )
     pending, approval = pairing.approve_join(request, code, identity, grant, now_ms)
     batchfile.write_pairing(folder, PairingKind.APPROVAL, request.request_id, approval.to_bytes())
     with store.atomic() as conn:
@@ -96,8 +120,11 @@ def complete_pending(store: Store, folder: Path, ledger_device: str, now_ms: int
     confirmations = batchfile.list_pairing(folder, PairingKind.CONFIRM)
     for request_id, state in registry.pending(store).items():
         waiting = pairing.PendingApproval.from_json(state)
-        outcome: dict[str, Any] = {"request_id": request_id, "device": waiting.joiner.device_id,
-                                   "name": waiting.joiner.name}
+        outcome: dict[str, Any] = {
+            "request_id": request_id,
+            "device": waiting.joiner.device_id,
+            "name": waiting.joiner.name,
+        }
         data = confirmations.get(request_id)
         if data is None and now_ms <= waiting.deadline_ms:
             continue

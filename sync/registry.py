@@ -36,8 +36,13 @@ class TrustedDevice:
     removed_upto: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.public.device_id, "name": self.public.name, "added_at": self.added_at,
-                "removed": self.removed, "removed_upto": self.removed_upto}
+        return {
+            "id": self.public.device_id,
+            "name": self.public.name,
+            "added_at": self.added_at,
+            "removed": self.removed,
+            "removed_upto": self.removed_upto,
+        }
 
 
 # --- identity ------------------------------------------------------------------------------
@@ -98,7 +103,9 @@ def current_key(conn: Connection | Store) -> AccountKey:
 
 
 def key_for(conn: Connection | Store, epoch: int, key_id: bytes) -> AccountKey | None:
-    rows = _rows(conn, "SELECT epoch, key FROM sync_keys WHERE epoch = ? AND key_id = ?", (epoch, key_id.hex()))
+    rows = _rows(
+        conn, "SELECT epoch, key FROM sync_keys WHERE epoch = ? AND key_id = ?", (epoch, key_id.hex())
+    )
     return AccountKey(int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
 
@@ -118,7 +125,9 @@ def add_device(conn: Connection, device: DevicePublic) -> bool:
     return bool(cur.rowcount)
 
 
-def mark_removed(conn: Connection, device_id: str, upto: int | None, public: DevicePublic | None = None) -> None:
+def mark_removed(
+    conn: Connection, device_id: str, upto: int | None, public: DevicePublic | None = None
+) -> None:
     """Remove a device; batches after ``upto`` are refused (``None``: wait for the remover's event)."""
     if public is not None:
         add_device(conn, public)
@@ -134,24 +143,37 @@ def mark_removed(conn: Connection, device_id: str, upto: int | None, public: Dev
     # Two removers may name different last batches: the smaller wins on every device.
     old = row[0]
     new = upto if old is None else (old if upto is None else min(int(old), upto))
-    conn.execute("UPDATE sync_devices SET removed = 1, removed_upto = ? WHERE device_id = ?", (new, device_id))
+    conn.execute(
+        "UPDATE sync_devices SET removed = 1, removed_upto = ? WHERE device_id = ?", (new, device_id)
+    )
 
 
 def devices(conn: Connection | Store) -> list[TrustedDevice]:
-    rows = _rows(conn, "SELECT device_id, verify_key, box_key, name, added_at, removed, removed_upto "
-                       "FROM sync_devices ORDER BY added_at, device_id")
+    rows = _rows(
+        conn,
+        "SELECT device_id, verify_key, box_key, name, added_at, removed, removed_upto "
+        "FROM sync_devices ORDER BY added_at, device_id",
+    )
     out = []
     for r in rows:
         if len(bytes(r[1])) != 32:  # a removed device known only by id
             continue
-        out.append(TrustedDevice(DevicePublic(r[0], bytes(r[1]), bytes(r[2]), r[3]), r[4], bool(r[5]),
-                                 None if r[6] is None else int(r[6])))
+        out.append(
+            TrustedDevice(
+                DevicePublic(r[0], bytes(r[1]), bytes(r[2]), r[3]),
+                r[4],
+                bool(r[5]),
+                None if r[6] is None else int(r[6]),
+            )
+        )
     return out
 
 
 def removed_ids(conn: Connection | Store) -> dict[str, int | None]:
-    return {r[0]: (None if r[1] is None else int(r[1]))
-            for r in _rows(conn, "SELECT device_id, removed_upto FROM sync_devices WHERE removed = 1")}
+    return {
+        r[0]: (None if r[1] is None else int(r[1]))
+        for r in _rows(conn, "SELECT device_id, removed_upto FROM sync_devices WHERE removed = 1")
+    }
 
 
 def active_devices(conn: Connection | Store) -> list[DevicePublic]:
@@ -179,8 +201,10 @@ def get_meta(conn: Connection | Store, key: str) -> str | None:
 
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                 (key, value))
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
 
 
 def clock(conn: Connection | Store, device_id: str) -> HLC:
@@ -195,8 +219,9 @@ def set_clock(conn: Connection, value: HLC) -> None:
 # --- refusals ------------------------------------------------------------------------------
 
 
-def record_refusal(conn: Connection, path: str, device_id: str | None, reason: str, message: str,
-                   retryable: bool) -> None:
+def record_refusal(
+    conn: Connection, path: str, device_id: str | None, reason: str, message: str, retryable: bool
+) -> None:
     now = now_iso()
     conn.execute(
         "INSERT INTO sync_refusals(path, device_id, reason, message, retryable, first_seen, last_seen) "
@@ -212,18 +237,33 @@ def clear_refusals(conn: Connection, paths: Iterable[str]) -> None:
 
 
 def refusals(store: Store) -> list[dict[str, Any]]:
-    rows = store.query("SELECT path, device_id, reason, message, retryable, first_seen, last_seen, count "
-                       "FROM sync_refusals ORDER BY last_seen DESC")
-    return [{"file": r[0], "device": r[1], "reason": r[2], "message": r[3], "waiting": bool(r[4]),
-             "first_seen": r[5], "last_seen": r[6], "count": int(r[7])} for r in rows]
+    rows = store.query(
+        "SELECT path, device_id, reason, message, retryable, first_seen, last_seen, count "
+        "FROM sync_refusals ORDER BY last_seen DESC"
+    )
+    return [
+        {
+            "file": r[0],
+            "device": r[1],
+            "reason": r[2],
+            "message": r[3],
+            "waiting": bool(r[4]),
+            "first_seen": r[5],
+            "last_seen": r[6],
+            "count": int(r[7]),
+        }
+        for r in rows
+    ]
 
 
 # --- pending approvals ---------------------------------------------------------------------
 
 
 def save_pending(conn: Connection, request_id: str, state: dict[str, Any]) -> None:
-    conn.execute("INSERT OR REPLACE INTO sync_pending(request_id, state, created_at) VALUES (?,?,?)",
-                 (request_id, json.dumps(state), now_iso()))
+    conn.execute(
+        "INSERT OR REPLACE INTO sync_pending(request_id, state, created_at) VALUES (?,?,?)",
+        (request_id, json.dumps(state), now_iso()),
+    )
 
 
 def pending(store: Store) -> dict[str, dict[str, Any]]:

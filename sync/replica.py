@@ -100,12 +100,19 @@ class Exported:
     local_forgets: list[str]
 
 
-def export_events(conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BATCH_EVENTS) -> Exported | None:
+def export_events(
+    conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BATCH_EVENTS
+) -> Exported | None:
     """The next events of this device, after the export cursor (inside the caller's transaction)."""
     after = int(registry.get_meta(conn, registry.META_EXPORTED) or 0)
-    entries = [ledger._row_to_entry(r) for r in conn.execute(
-        "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash FROM ledger "
-        "WHERE seq > ? ORDER BY seq LIMIT ?", (after, limit)).fetchall()]
+    entries = [
+        ledger._row_to_entry(r)
+        for r in conn.execute(
+            "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash FROM ledger "
+            "WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, limit),
+        ).fetchall()
+    ]
     if not entries:
         return None
     clock = Clock(conn, me, now_ms)
@@ -130,8 +137,10 @@ def export_events(conn: Connection, me: str, now_ms: int, *, limit: int = MAX_BA
 def _note_forget(conn: Connection, target: str, kind: str, me: str, stamp: str, out: Exported) -> None:
     known = conn.execute("SELECT 1 FROM sync_tombstones WHERE target_id = ?", (target,)).fetchone()
     if known is None:  # forgotten here first (not applied from another device)
-        conn.execute("INSERT INTO sync_tombstones(target_id, kind, origin, hlc, created_at) VALUES (?,?,?,?,?)",
-                     (target, kind, me, stamp, now_iso()))
+        conn.execute(
+            "INSERT INTO sync_tombstones(target_id, kind, origin, hlc, created_at) VALUES (?,?,?,?,?)",
+            (target, kind, me, stamp, now_iso()),
+        )
         out.local_forgets.append(target)
     mark_dirty(conn, [target])
     rows.forget_state(conn, target)
@@ -140,8 +149,11 @@ def _note_forget(conn: Connection, target: str, kind: str, me: str, stamp: str, 
 def mark_dirty(conn: Connection, targets: Sequence[str]) -> None:
     """Flag this device's written batches that carry a payload of ``targets`` for rewriting."""
     for target in targets:
-        conn.execute("UPDATE sync_outbox SET dirty = 1 WHERE batch_seq IN "
-                     "(SELECT batch_seq FROM sync_outbox_targets WHERE target_id = ?)", (target,))
+        conn.execute(
+            "UPDATE sync_outbox SET dirty = 1 WHERE batch_seq IN "
+            "(SELECT batch_seq FROM sync_outbox_targets WHERE target_id = ?)",
+            (target,),
+        )
 
 
 def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock) -> dict[str, Any] | None:
@@ -175,12 +187,23 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
         ep = rows.episode_row(conn, episode_id)
         if ep is not None:  # shipped along: the memory may arrive before the episode's own event
             episodes.append({"episode": ep, "vectors": rows.vectors_of(conn, episode_id)})
-    sources = [r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id",
-                                          (memory_id,)).fetchall()]
+    sources = [
+        r[0]
+        for r in conn.execute(
+            "SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id", (memory_id,)
+        ).fetchall()
+    ]
     fields = rows.capture(conn, memory_id, row, rows.MEMORY_LWW, clock.tick)
     counters = rows.own_counters(conn, memory_id, me, row, clock.tick)
-    return {"memory": row, "evidence": evidence, "episodes": episodes, "derived_from": sources,
-            "vectors": rows.vectors_of(conn, memory_id), "fields": fields, "counters": {me: counters}}
+    return {
+        "memory": row,
+        "evidence": evidence,
+        "episodes": episodes,
+        "derived_from": sources,
+        "vectors": rows.vectors_of(conn, memory_id),
+        "fields": fields,
+        "counters": {me: counters},
+    }
 
 
 def _ids_in(data: dict[str, Any]) -> set[str]:
@@ -192,8 +215,9 @@ def _ids_in(data: dict[str, Any]) -> set[str]:
 # --- apply -------------------------------------------------------------------------------
 
 
-def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]],
-                 now_ms: int) -> Applied:
+def apply_events(
+    conn: Connection, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]], now_ms: int
+) -> Applied:
     """Apply one opened batch of ``sender`` (inside the caller's transaction).
 
     What the events name is read up front in a few queries (sync/batch_rows.py); the events
@@ -201,7 +225,9 @@ def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, eve
     part-way, what applied before the break is written (and kept by the caller's commit)."""
     clock = Clock(conn, me, now_ms)
     result = Applied()
-    chain = conn.execute("SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)).fetchone()
+    chain = conn.execute(
+        "SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)
+    ).fetchone()
     head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
     batch = BatchRows(conn, events)
     try:
@@ -216,15 +242,21 @@ def apply_events(conn: Connection, me: str, ledger_device: str, sender: str, eve
             result.events += 1
             if entry.op == "forget":
                 _apply_tombstone(batch, entry, sender, event["hlc"], result)
-            elif isinstance(data, dict) and ORIGIN not in entry.details and _apply_data(
-                    batch, entry, data, sender, me, ledger_device, clock, result):
+            elif (
+                isinstance(data, dict)
+                and ORIGIN not in entry.details
+                and _apply_data(batch, entry, data, sender, me, ledger_device, clock, result)
+            ):
                 result.changed += 1
     except ChainProblem:
         batch.finish()
         raise
     batch.finish()
-    conn.execute("INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?,?,?,NULL) ON CONFLICT(device_id) "
-                 "DO UPDATE SET seq = excluded.seq, hash = excluded.hash, problem = NULL", (sender, head_seq, head_hash))
+    conn.execute(
+        "INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?,?,?,NULL) ON CONFLICT(device_id) "
+        "DO UPDATE SET seq = excluded.seq, hash = excluded.hash, problem = NULL",
+        (sender, head_seq, head_hash),
+    )
     if events:  # a ledger head the sender signs later is judged against this (sync/heads.py)
         heads.note_applied(conn, sender, str(events[-1]["hlc"]))
     clock.save()
@@ -235,24 +267,48 @@ def _check_entry(event: dict[str, Any], sender: str, head_seq: int, head_hash: s
     raw = event["payload"].get("entry")
     try:
         entry = ledger.LedgerEntry(
-            seq=raw["seq"], ts=raw["ts"], device=raw["device"], op=raw["op"], target_kind=raw["kind"],
-            target_id=raw["target"], commitment=raw["commit"], details=raw["details"], prev_hash=raw["prev_hash"],
-            hash=raw["hash"])
-        valid = (isinstance(entry.details, dict) and entry.seq == event["seq"] and entry.op == event["op"]
-                 and isinstance(entry.target_id, str) and chain_hash(entry.prev_hash, entry.body()) == entry.hash)
+            seq=raw["seq"],
+            ts=raw["ts"],
+            device=raw["device"],
+            op=raw["op"],
+            target_kind=raw["kind"],
+            target_id=raw["target"],
+            commitment=raw["commit"],
+            details=raw["details"],
+            prev_hash=raw["prev_hash"],
+            hash=raw["hash"],
+        )
+        valid = (
+            isinstance(entry.details, dict)
+            and entry.seq == event["seq"]
+            and entry.op == event["op"]
+            and isinstance(entry.target_id, str)
+            and chain_hash(entry.prev_hash, entry.body()) == entry.hash
+        )
     except (KeyError, TypeError, ValueError):
         valid = False
     if not valid:
-        raise SyncRejected(RejectReason.MALFORMED, f"An event of device {sender} carries a malformed ledger entry.")
+        raise SyncRejected(
+            RejectReason.MALFORMED, f"An event of device {sender} carries a malformed ledger entry."
+        )
     if entry.seq <= head_seq:
-        raise ChainProblem("chain_fork", f"Device {sender} sent ledger entry {entry.seq} again with other content "
-                           f"after entry {head_seq}: its ledger was forked or restored from an old backup.")
+        raise ChainProblem(
+            "chain_fork",
+            f"Device {sender} sent ledger entry {entry.seq} again with other content "
+            f"after entry {head_seq}: its ledger was forked or restored from an old backup.",
+        )
     if entry.seq != head_seq + 1:
-        raise ChainProblem("chain_gap", f"Device {sender}'s ledger jumps from entry {head_seq} to {entry.seq}: "
-                           "entries are missing (its chain was cut short).")
+        raise ChainProblem(
+            "chain_gap",
+            f"Device {sender}'s ledger jumps from entry {head_seq} to {entry.seq}: "
+            "entries are missing (its chain was cut short).",
+        )
     if entry.prev_hash != head_hash:
-        raise ChainProblem("chain_fork", f"Device {sender}'s ledger entry {entry.seq} does not follow entry "
-                           f"{head_seq}: its chain was rewritten.")
+        raise ChainProblem(
+            "chain_fork",
+            f"Device {sender}'s ledger entry {entry.seq} does not follow entry "
+            f"{head_seq}: its chain was rewritten.",
+        )
     return entry
 
 
@@ -261,27 +317,48 @@ def _tombstoned(conn: Connection, ids: Sequence[str | None]) -> set[str]:
     if not wanted:
         return set()
     marks = ",".join("?" * len(wanted))
-    return {r[0] for r in conn.execute(f"SELECT target_id FROM sync_tombstones WHERE target_id IN ({marks})",
-                                       wanted).fetchall()}
+    return {
+        r[0]
+        for r in conn.execute(
+            f"SELECT target_id FROM sync_tombstones WHERE target_id IN ({marks})", wanted
+        ).fetchall()
+    }
 
 
-def _apply_tombstone(batch: BatchRows, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied) -> None:
+def _apply_tombstone(
+    batch: BatchRows, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied
+) -> None:
     batch.add_tombstone(entry.target_id, entry.target_kind, sender, stamp, now_iso())
     mark_dirty(batch.conn, [entry.target_id])
     batch.forget_state(entry.target_id)
     result.tombstones.append(entry.target_id)
 
 
-def _record(batch: BatchRows, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str,
-            content: Any) -> None:
+def _record(
+    batch: BatchRows, entry: ledger.LedgerEntry, sender: str, ledger_device: str, kind: str, content: Any
+) -> None:
     first = entry.actor  # who acted on the sending device: kept, with the channel it came through here
     actor = {**first, "channel": "sync", "origin_channel": first.get("channel")} if first else None
-    batch.record(op=entry.op, kind=kind, target=entry.target_id, content=content, device=ledger_device,
-                 details={ORIGIN: sender, "origin_seq": entry.seq, **({"actor": actor} if actor else {})})
+    batch.record(
+        op=entry.op,
+        kind=kind,
+        target=entry.target_id,
+        content=content,
+        device=ledger_device,
+        details={ORIGIN: sender, "origin_seq": entry.seq, **({"actor": actor} if actor else {})},
+    )
 
 
-def _apply_data(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, me: str,
-                ledger_device: str, clock: Clock, result: Applied) -> bool:
+def _apply_data(
+    batch: BatchRows,
+    entry: ledger.LedgerEntry,
+    data: dict[str, Any],
+    sender: str,
+    me: str,
+    ledger_device: str,
+    clock: Clock,
+    result: Applied,
+) -> bool:
     try:
         if "memory" in data:
             changed = _apply_memory(batch, data, me, clock)
@@ -294,8 +371,14 @@ def _apply_data(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any
         if "episode" in data:
             changed = _apply_episode(batch, data)
             if changed:
-                _record(batch, entry, sender, ledger_device, "episode",
-                        {"sha256": data["episode"]["sha256"], "role": data["episode"]["role"]})
+                _record(
+                    batch,
+                    entry,
+                    sender,
+                    ledger_device,
+                    "episode",
+                    {"sha256": data["episode"]["sha256"], "role": data["episode"]["role"]},
+                )
             return changed
         if "grant" in data:
             changed = _apply_grant(batch, data, clock)
@@ -306,20 +389,31 @@ def _apply_data(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any
         if "device" in data:
             return _apply_device(batch, entry, data, sender, ledger_device, result)
     except (KeyError, TypeError, ValueError) as exc:
-        raise SyncRejected(RejectReason.MALFORMED,
-                           f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).") \
-            from None
+        raise SyncRejected(
+            RejectReason.MALFORMED,
+            f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).",
+        ) from None
     return False
 
 
 def _content(row: dict[str, Any]) -> dict[str, Any]:
     """What a memory's ledger commitment covers (``items.content_of``), from its row."""
-    return content_of(MemoryItem(id=row["id"], kind=row["kind"], text=row["text"], authority=row["authority"],
-                                 status=row["status"], trust=row["trust"], value=row["value"]))
+    return content_of(
+        MemoryItem(
+            id=row["id"],
+            kind=row["kind"],
+            text=row["text"],
+            authority=row["authority"],
+            status=row["status"],
+            trust=row["trust"],
+            value=row["value"],
+        )
+    )
 
 
-def _record_shipped_episodes(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
-                             ledger_device: str) -> None:
+def _record_shipped_episodes(
+    batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str, ledger_device: str
+) -> None:
     """Give each episode that arrived along with a memory (before its own event) its ledger entry here,
     so ``verify`` can bind it to the chain like every other episode."""
     for ep in data.get("episodes", []):
@@ -327,8 +421,14 @@ def _record_shipped_episodes(batch: BatchRows, entry: ledger.LedgerEntry, data: 
         here = batch.episode(row["id"])
         if here is None or batch.episode_in_ledger(row["id"]):
             continue
-        batch.record(op="episode.add", kind="episode", target=row["id"], content={"sha256": here[0], "role": here[1]},
-                     device=ledger_device, details={ORIGIN: sender, "origin_seq": entry.seq, "with": entry.target_id})
+        batch.record(
+            op="episode.add",
+            kind="episode",
+            target=row["id"],
+            content={"sha256": here[0], "role": here[1]},
+            device=ledger_device,
+            details={ORIGIN: sender, "origin_seq": entry.seq, "with": entry.target_id},
+        )
 
 
 def _apply_episode(batch: BatchRows, data: dict[str, Any]) -> bool:
@@ -370,8 +470,9 @@ def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock)
         batch.adopt_state(memory_id, data.get("fields", {}), rows.MEMORY_LWW)
     added = batch.add_evidence(memory_id, evidence)
     batch.add_derivations(memory_id, list(data.get("derived_from", [])))
-    changed = batch.merge_fields("memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW,
-                                 clock.tick)
+    changed = batch.merge_fields(
+        "memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW, clock.tick
+    )
     counters_before = [current[c] for c in rows.COUNTERS]
     current = batch.memory(memory_id)
     assert current is not None
@@ -401,17 +502,27 @@ def _apply_grant(batch: BatchRows, data: dict[str, Any], clock: Clock) -> bool:
     current = rows.grant_row(conn, grant["id"])
     inserted = current is None
     if current is None:
-        conn.execute(f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
-                     [grant[f] for f in rows.GRANT_FIELDS])
+        conn.execute(
+            f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
+            [grant[f] for f in rows.GRANT_FIELDS],
+        )
         batch.adopt_state(grant["id"], data.get("fields", {}), rows.GRANT_LWW)
         current = rows.grant_row(conn, grant["id"])
         assert current is not None
-    changed = batch.merge_fields("grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW, clock.tick)
+    changed = batch.merge_fields(
+        "grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW, clock.tick
+    )
     return inserted or changed
 
 
-def _apply_device(batch: BatchRows, entry: ledger.LedgerEntry, data: dict[str, Any], sender: str,
-                  ledger_device: str, result: Applied) -> bool:
+def _apply_device(
+    batch: BatchRows,
+    entry: ledger.LedgerEntry,
+    data: dict[str, Any],
+    sender: str,
+    ledger_device: str,
+    result: Applied,
+) -> bool:
     conn = batch.conn
     device = DevicePublic.from_json(data["device"])
     if device.device_id != entry.target_id:
@@ -450,11 +561,16 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
         with store.atomic() as conn:
             # What the forget here will also erase is named as coming from the same tombstone,
             # so this device does not rotate the key for it; its entries still travel as tombstones.
-            origin = conn.execute("SELECT origin, hlc FROM sync_tombstones WHERE target_id = ?", (target,)).fetchone()
+            origin = conn.execute(
+                "SELECT origin, hlc FROM sync_tombstones WHERE target_id = ?", (target,)
+            ).fetchone()
             for other_kind, ids in (("memory", plan.memories), ("episode", plan.episodes)):
                 for other in ids:
-                    conn.execute("INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
-                                 "VALUES (?,?,?,?,?)", (other, other_kind, origin[0], origin[1], now_iso()))
+                    conn.execute(
+                        "INSERT OR IGNORE INTO sync_tombstones(target_id, kind, origin, hlc, created_at) "
+                        "VALUES (?,?,?,?,?)",
+                        (other, other_kind, origin[0], origin[1], now_iso()),
+                    )
         try:
             forget_mod.forget(store, target, device=ledger_device)
         except NotFoundError:
@@ -469,7 +585,7 @@ def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: 
     if kind == "grant":
         probe, key = "SELECT 1 FROM grants WHERE id = ?", target
     elif target.startswith(prefix):
-        probe, key = "SELECT 1 FROM rejected_values WHERE memory_id = ?", target[len(prefix):]
+        probe, key = "SELECT 1 FROM rejected_values WHERE memory_id = ?", target[len(prefix) :]
     else:
         return 0
     if store.query_one(probe, (key,)) is None:  # the usual case: erased already; no write lock taken
@@ -490,6 +606,7 @@ def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: 
 def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events without any payload of a forgotten row (the ledger entries stay: chains verify)."""
     out = []
+
     def tombstoned(ids: Sequence[str | None]) -> set[str]:
         return _tombstoned(conn, ids)
 
@@ -499,7 +616,8 @@ def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, 
         if isinstance(data, dict):
             target = payload["entry"]["target"]
             if _tombstoned(conn, [target, *data.get("derived_from", [])]) or (
-                    "memory" in data and _doomed(tombstoned, data)):
+                "memory" in data and _doomed(tombstoned, data)
+            ):
                 payload.pop("data")
             else:
                 gone = _tombstoned(conn, sorted(_ids_in(data)))
@@ -517,14 +635,17 @@ def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, 
 
 def canonical_state(store: Store) -> dict[str, Any]:
     """The replicated state as plain data (local-only tables like traces and indexes left out)."""
+
     def table(sql: str) -> list[list[Any]]:
         return [[round(v, 6) if isinstance(v, float) else v for v in r] for r in store.query(sql)]
 
     return {
         "episodes": table(f"SELECT {', '.join(rows.EPISODE_FIELDS)} FROM episodes ORDER BY id"),
         "memories": table(f"SELECT {', '.join(rows.ITEM_FIELDS)} FROM memory_items ORDER BY id"),
-        "evidence": table("SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-                          "ORDER BY memory_id, episode_id, span_start, span_end, quote"),
+        "evidence": table(
+            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
+            "ORDER BY memory_id, episode_id, span_start, span_end, quote"
+        ),
         "grants": table(f"SELECT {', '.join(rows.GRANT_FIELDS)} FROM grants ORDER BY id"),
         "derivations": table("SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id"),
         "tombstones": table("SELECT target_id FROM sync_tombstones ORDER BY target_id"),

@@ -34,8 +34,20 @@ GRANT_FIELDS = ["id", "kind", "subject", "object", "granted_at", "revoked_at"]
 EVIDENCE_FIELDS = ["episode_id", "quote", "span_start", "span_end", "score", "role", "created_at"]
 
 #: fields that change after insert, resolved by clock (counters are handled apart)
-MEMORY_LWW = ("visibility", "trust", "status", "valid_to", "confidence", "retrieval_strength", "importance",
-              "last_used_at", "shareable", "pinned", "metadata", "updated_at")
+MEMORY_LWW = (
+    "visibility",
+    "trust",
+    "status",
+    "valid_to",
+    "confidence",
+    "retrieval_strength",
+    "importance",
+    "last_used_at",
+    "shareable",
+    "pinned",
+    "metadata",
+    "updated_at",
+)
 COUNTERS = ("uses", "successes", "failures")
 GRANT_LWW = ("revoked_at",)
 
@@ -62,14 +74,17 @@ def grant_row(conn: Connection, grant_id: str) -> dict[str, Any] | None:
 
 
 def evidence_rows(conn: Connection, memory_id: str) -> list[dict[str, Any]]:
-    rows = conn.execute(f"SELECT {', '.join(EVIDENCE_FIELDS)} FROM evidence WHERE memory_id = ? ORDER BY id",
-                        (memory_id,)).fetchall()
+    rows = conn.execute(
+        f"SELECT {', '.join(EVIDENCE_FIELDS)} FROM evidence WHERE memory_id = ? ORDER BY id", (memory_id,)
+    ).fetchall()
     return [dict(zip(EVIDENCE_FIELDS, r, strict=True)) for r in rows]
 
 
 def vectors_of(conn: Connection, owner_id: str) -> list[list[str]]:
-    rows = conn.execute("SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
-                        (owner_id,)).fetchall()
+    rows = conn.execute(
+        "SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
+        (owner_id,),
+    ).fetchall()
     return [[r[0], r[1], base64.b64encode(bytes(r[2])).decode("ascii")] for r in rows]
 
 
@@ -92,12 +107,15 @@ def save_state(conn: Connection, row_id: str, state: dict[str, list[Any]]) -> No
     conn.execute(SAVE_STATE_SQL, (row_id, dump_state(state)))
 
 
-SAVE_STATE_SQL = ("INSERT INTO sync_rows(row_id, state) VALUES (?, ?) ON CONFLICT(row_id) DO UPDATE SET "
-                  "state = excluded.state")
+SAVE_STATE_SQL = (
+    "INSERT INTO sync_rows(row_id, state) VALUES (?, ?) ON CONFLICT(row_id) DO UPDATE SET "
+    "state = excluded.state"
+)
 
 
-def stamp_changes(state: dict[str, list[Any]], current: dict[str, Any], fields: tuple[str, ...],
-                  tick: Tick) -> bool:
+def stamp_changes(
+    state: dict[str, list[Any]], current: dict[str, Any], fields: tuple[str, ...], tick: Tick
+) -> bool:
     """Give every field whose value differs from ``state`` a new clock (in place); True if any did."""
     changed = False
     for name in fields:
@@ -108,8 +126,9 @@ def stamp_changes(state: dict[str, list[Any]], current: dict[str, Any], fields: 
     return changed
 
 
-def capture(conn: Connection, row_id: str, current: dict[str, Any], fields: tuple[str, ...],
-            tick: Tick) -> dict[str, list[Any]]:
+def capture(
+    conn: Connection, row_id: str, current: dict[str, Any], fields: tuple[str, ...], tick: Tick
+) -> dict[str, list[Any]]:
     """Stamp local changes: every field whose value differs from the record gets a new clock."""
     state = load_state(conn, row_id)
     if stamp_changes(state, current, fields, tick):
@@ -127,8 +146,9 @@ def adopted(remote: dict[str, Any], fields: tuple[str, ...]) -> dict[str, list[A
     return {name: remote[name] for name in fields if _is_pair(remote.get(name))}
 
 
-def take_newer(state: dict[str, list[Any]], current: dict[str, Any], remote: dict[str, Any],
-               fields: tuple[str, ...]) -> tuple[dict[str, Any], bool]:
+def take_newer(
+    state: dict[str, list[Any]], current: dict[str, Any], remote: dict[str, Any], fields: tuple[str, ...]
+) -> tuple[dict[str, Any], bool]:
     """Last writer wins per field: take each remote pair with a later clock into ``state`` (in place).
     Returns the values that change the row, and whether ``state`` changed."""
     updates: dict[str, Any] = {}
@@ -154,10 +174,17 @@ def forget_state(conn: Connection, row_id: str) -> None:
 # --- per-device counters -----------------------------------------------------------------
 
 
-def own_counters(conn: Connection, memory_id: str, device: str, current: dict[str, Any], tick: Tick) -> list[Any]:
+def own_counters(
+    conn: Connection, memory_id: str, device: str, current: dict[str, Any], tick: Tick
+) -> list[Any]:
     """This device's share: the total minus every other device's share (stored, stamped if changed)."""
-    shares = {str(r[0]): list(r[1:]) for r in conn.execute(
-        "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?", (memory_id,))}
+    shares = {
+        str(r[0]): list(r[1:])
+        for r in conn.execute(
+            "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?",
+            (memory_id,),
+        )
+    }
     own = own_share(current, [v for d, v in shares.items() if d != device])
     row = shares.get(device)
     if row is not None and [int(row[0]), float(row[1]), float(row[2])] == own:
@@ -167,16 +194,20 @@ def own_counters(conn: Connection, memory_id: str, device: str, current: dict[st
     return [*own, stamp]
 
 
-SAVE_SHARE_SQL = ("INSERT OR REPLACE INTO sync_counters(memory_id, device_id, uses, successes, failures, hlc) "
-                  "VALUES (?,?,?,?,?,?)")
+SAVE_SHARE_SQL = (
+    "INSERT OR REPLACE INTO sync_counters(memory_id, device_id, uses, successes, failures, hlc) "
+    "VALUES (?,?,?,?,?,?)"
+)
 
 
 def own_share(current: dict[str, Any], others: list[list[Any]]) -> list[Any]:
     """This device's share of ``current``'s counters: the total minus the ``others``' shares
     ([uses, successes, failures, …] each; float parts summed exactly, as SQLite's sum() does)."""
-    return [int(current["uses"]) - sum(int(o[0]) for o in others),
-            float(current["successes"]) - math.fsum(float(o[1]) for o in others),
-            float(current["failures"]) - math.fsum(float(o[2]) for o in others)]
+    return [
+        int(current["uses"]) - sum(int(o[0]) for o in others),
+        float(current["successes"]) - math.fsum(float(o[1]) for o in others),
+        float(current["failures"]) - math.fsum(float(o[2]) for o in others),
+    ]
 
 
 def total_of(shares: dict[str, list[Any]]) -> tuple[int, float, float]:

@@ -51,8 +51,9 @@ log = logging.getLogger(__name__)
 
 # Refusals listed as "waiting": the file-sync engine is still copying, or a key or
 # a device record has not arrived yet. Everything else is "refused".
-WAITING = frozenset({RejectReason.TRUNCATED, RejectReason.GAP, RejectReason.UNKNOWN_EPOCH,
-                     RejectReason.UNKNOWN_DEVICE})
+WAITING = frozenset(
+    {RejectReason.TRUNCATED, RejectReason.GAP, RejectReason.UNKNOWN_EPOCH, RejectReason.UNKNOWN_DEVICE}
+)
 DEFAULT_SCAN_S = 30.0
 #: batches reserved (sealed into the outbox) per export transaction
 EXPORT_BATCHES_PER_COMMIT = 20
@@ -102,16 +103,29 @@ class SyncService:
     def start_join(self, folder: Path | str, name: str = "") -> pairing.JoinerSession:
         """Write a join request; show ``session.code.display()`` to the person. Keep the session in memory."""
         self._refuse_if_set_up()
-        return pairing_flow.start(Path(folder).resolve(), DeviceIdentity.generate(_device_name(name)), self.now_ms())
+        return pairing_flow.start(
+            Path(folder).resolve(), DeviceIdentity.generate(_device_name(name)), self.now_ms()
+        )
 
-    def finish_join(self, folder: Path | str, session: pairing.JoinerSession, *, timeout_s: float = 600.0,
-                    stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
+    def finish_join(
+        self,
+        folder: Path | str,
+        session: pairing.JoinerSession,
+        *,
+        timeout_s: float = 600.0,
+        stop: Callable[[], bool] = lambda: False,
+    ) -> dict[str, Any]:
         """Wait for a trusted device to approve, then keep the keys it handed over and exchange once."""
-        result = pairing_flow.wait_for_approval(self.store, Path(folder).resolve(), session, self.now_ms,
-                                                timeout_s=timeout_s, stop=stop)
+        result = pairing_flow.wait_for_approval(
+            self.store, Path(folder).resolve(), session, self.now_ms, timeout_s=timeout_s, stop=stop
+        )
         report = self.run()
-        return {"device": session.identity.device_id, "approved_by": result.approver_id,
-                "devices": len(result.grant.devices) + 1, "applied_events": report.applied_events}
+        return {
+            "device": session.identity.device_id,
+            "approved_by": result.approver_id,
+            "devices": len(result.grant.devices) + 1,
+            "applied_events": report.applied_events,
+        }
 
     def approve(self, code: str, *, wait_s: float = 30.0, poll_s: float = 0.25) -> dict[str, Any]:
         """Approve the new device showing ``code``; waits up to ``wait_s`` for it to confirm
@@ -120,8 +134,13 @@ class SyncService:
         info = pairing_flow.approve(self.store, Path(folder), identity, code, self.now_ms())
         deadline = time.monotonic() + wait_s
         while True:
-            done = [d for d in pairing_flow.complete_pending(self.store, Path(folder), self.ledger_device,
-                                                             self.now_ms()) if d["request_id"] == info["request_id"]]
+            done = [
+                d
+                for d in pairing_flow.complete_pending(
+                    self.store, Path(folder), self.ledger_device, self.now_ms()
+                )
+                if d["request_id"] == info["request_id"]
+            ]
             if done:
                 info.update(done[0])
                 if done[0]["status"] == "added":
@@ -136,8 +155,10 @@ class SyncService:
     def _refuse_if_set_up(self) -> None:
         if registry.has_identity(self.store):
             identity, folder = registry.load_identity(self.store)
-            raise InvalidInputError(f"This device is already set up for sync as {identity.device_id} "
-                                    f"(folder {folder}). Nothing was changed.")
+            raise InvalidInputError(
+                f"This device is already set up for sync as {identity.device_id} "
+                f"(folder {folder}). Nothing was changed."
+            )
 
     # ---------------------------------------------------------------- devices
     def devices(self) -> list[dict[str, Any]]:
@@ -163,14 +184,24 @@ class SyncService:
         upto = registry.seen(self.store).get(device_id, 0)
         with self.store.atomic() as conn:
             registry.mark_removed(conn, device_id, upto)
-            ledger.append(conn, op="device.remove", target_kind="device", target_id=device_id,
-                          commitment_hex=ledger.commit_to(conn, device_id, known[device_id].public.to_json()),
-                          device=self.ledger_device, details={"upto": upto})
+            ledger.append(
+                conn,
+                op="device.remove",
+                target_kind="device",
+                target_id=device_id,
+                commitment_hex=ledger.commit_to(conn, device_id, known[device_id].public.to_json()),
+                device=self.ledger_device,
+                details={"upto": upto},
+            )
         self._drop_grants_to(Path(folder), identity, device_id)
         self._rotate(identity, Path(folder))
         report = self.run()
-        return {"removed": device_id, "last_batch_applied": upto, "epoch": registry.current_key(self.store).epoch,
-                "rewritten": report.rewritten}
+        return {
+            "removed": device_id,
+            "last_batch_applied": upto,
+            "epoch": registry.current_key(self.store).epoch,
+            "rewritten": report.rewritten,
+        }
 
     # -------------------------------------------------------------------- run
     def run(self) -> RunReport:
@@ -181,7 +212,9 @@ class SyncService:
             folder = Path(folder_text)
             batchfile.check_folder(folder)
             report = RunReport()
-            report.paired = pairing_flow.complete_pending(self.store, folder, self.ledger_device, self.now_ms())
+            report.paired = pairing_flow.complete_pending(
+                self.store, folder, self.ledger_device, self.now_ms()
+            )
             pairing_flow.cleanup_own_request(self.store, folder, self.now_ms())
             self._read_grants(identity, folder)
             # Rows named by tombstones recorded earlier but not yet erased (a crash in between).
@@ -225,11 +258,22 @@ class SyncService:
                     key = registry.current_key(conn)
                     batch_seq = int(registry.get_meta(conn, registry.META_NEXT_BATCH) or 1)
                     sealed = seal_batch(identity, key, batch_seq, exported.events)
-                    conn.execute("INSERT INTO sync_outbox(batch_seq, epoch, key_id, first_seq, last_seq, sealed) "
-                                 "VALUES (?,?,?,?,?,?)", (batch_seq, key.epoch, key.key_id.hex(),
-                                                          exported.events[0]["seq"], exported.last_seq, sealed))
-                    conn.executemany("INSERT OR IGNORE INTO sync_outbox_targets(target_id, batch_seq) VALUES (?, ?)",
-                                     [(t, batch_seq) for t in sorted(exported.targets)])
+                    conn.execute(
+                        "INSERT INTO sync_outbox(batch_seq, epoch, key_id, first_seq, last_seq, sealed) "
+                        "VALUES (?,?,?,?,?,?)",
+                        (
+                            batch_seq,
+                            key.epoch,
+                            key.key_id.hex(),
+                            exported.events[0]["seq"],
+                            exported.last_seq,
+                            sealed,
+                        ),
+                    )
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO sync_outbox_targets(target_id, batch_seq) VALUES (?, ?)",
+                        [(t, batch_seq) for t in sorted(exported.targets)],
+                    )
                     registry.set_meta(conn, registry.META_NEXT_BATCH, str(batch_seq + 1))
                     rotate |= bool(exported.local_forgets)
                     report.exported_events += len(exported.events)
@@ -244,7 +288,8 @@ class SyncService:
         written: list[tuple[int]] = []
         try:
             for batch_seq, epoch, sealed in self.store.query(
-                    "SELECT batch_seq, epoch, sealed FROM sync_outbox WHERE sealed IS NOT NULL ORDER BY batch_seq"):
+                "SELECT batch_seq, epoch, sealed FROM sync_outbox WHERE sealed IS NOT NULL ORDER BY batch_seq"
+            ):
                 data = bytes(sealed)
                 path = batchfile.batch_path(folder, identity.device_id, int(epoch), int(batch_seq))
                 try:
@@ -272,36 +317,58 @@ class SyncService:
             removed_now += self._import_device(identity, device_id, refs, report)
         # Refusals of files that are gone (replaced, rewritten, deleted) are no longer news.
         with self.store.atomic() as conn:
-            stale = [r[0] for r in conn.execute("SELECT path FROM sync_refusals").fetchall()
-                     if r[0] not in live_paths and not Path(r[0]).exists()]
+            stale = [
+                r[0]
+                for r in conn.execute("SELECT path FROM sync_refusals").fetchall()
+                if r[0] not in live_paths and not Path(r[0]).exists()
+            ]
             registry.clear_refusals(conn, stale)
         return removed_now
 
-    def _import_device(self, identity: DeviceIdentity, device_id: str, refs: list[batchfile.BatchRef],
-                       report: RunReport) -> list[str]:
+    def _import_device(
+        self, identity: DeviceIdentity, device_id: str, refs: list[batchfile.BatchRef], report: RunReport
+    ) -> list[str]:
         removed_now: list[str] = []
         while True:
             seen = registry.seen(self.store)
             next_seq = seen.get(device_id, 0) + 1
             removed = registry.removed_ids(self.store)
             if device_id in removed and removed[device_id] is None:
-                self._note(report, refs[0], device_id, RejectReason.REMOVED_DEVICE,
-                           f"Device {device_id} was removed; its batches wait for the removal record.", True)
+                self._note(
+                    report,
+                    refs[0],
+                    device_id,
+                    RejectReason.REMOVED_DEVICE,
+                    f"Device {device_id} was removed; its batches wait for the removal record.",
+                    True,
+                )
                 return removed_now
             candidates = sorted((r for r in refs if r.batch_seq == next_seq), key=lambda r: -r.epoch)
             if not candidates:
                 later = [r for r in refs if r.batch_seq > next_seq]
                 if later:
-                    self._note(report, later[0], device_id, RejectReason.GAP,
-                               f"Batch {later[0].batch_seq} of device {device_id} waits for batch {next_seq}.", True)
+                    self._note(
+                        report,
+                        later[0],
+                        device_id,
+                        RejectReason.GAP,
+                        f"Batch {later[0].batch_seq} of device {device_id} waits for batch {next_seq}.",
+                        True,
+                    )
                 return removed_now
             applied = False
             for ref in candidates:
                 try:
                     result = self._apply_file(identity, ref, seen, removed)
                 except SyncRejected as exc:
-                    self._note(report, ref, device_id, exc.reason_code, exc.message,
-                               exc.reason in WAITING and not isinstance(exc, replica.ChainProblem))
+                    self._note(
+                        report,
+                        ref,
+                        device_id,
+                        exc.reason_code,
+                        exc.message,
+                        exc.reason in WAITING and not isinstance(exc, replica.ChainProblem),
+                    )
                     continue
                 except SyncError as exc:  # unreadable file (permissions, vanished)
                     self._note(report, ref, device_id, "unreadable", exc.message, True)
@@ -316,8 +383,13 @@ class SyncService:
             if not applied:
                 return removed_now
 
-    def _apply_file(self, identity: DeviceIdentity, ref: batchfile.BatchRef, seen: dict[str, int],
-                    removed: dict[str, int | None]) -> replica.Applied:
+    def _apply_file(
+        self,
+        identity: DeviceIdentity,
+        ref: batchfile.BatchRef,
+        seen: dict[str, int],
+        removed: dict[str, int | None],
+    ) -> replica.Applied:
         data = batchfile.read_batch(ref)
         header = read_header(data)
         key = registry.key_for(self.store, header.epoch, header.key_id)
@@ -327,16 +399,20 @@ class SyncService:
         gone = {d for d, upto in removed.items() if upto is not None and seen.get(d, 0) >= upto}
         opened = open_batch(data, keys, trusted, gone, seen, expected_device=ref.device_id)
         if opened.batch_seq != ref.batch_seq or opened.epoch != ref.epoch:
-            raise SyncRejected(RejectReason.MISPLACED, f"A batch of device {ref.device_id} was stored under "
-                               f"another batch's name ({ref.path.name}); it was refused.")
+            raise SyncRejected(
+                RejectReason.MISPLACED,
+                f"A batch of device {ref.device_id} was stored under "
+                f"another batch's name ({ref.path.name}); it was refused.",
+            )
         with self.store.atomic() as conn:
             if registry.seen(conn).get(ref.device_id, 0) >= opened.batch_seq:  # another process applied it
                 return replica.Applied()
             try:
-                result = replica.apply_events(conn, identity.device_id, self.ledger_device, ref.device_id,
-                                              opened.events, self.now_ms())
+                result = replica.apply_events(
+                    conn, identity.device_id, self.ledger_device, ref.device_id, opened.events, self.now_ms()
+                )
             except replica.ChainProblem as exc:
-                problem = exc.message
+                problem: str | None = exc.message
                 failure: SyncRejected | None = exc
             else:
                 problem, failure = None, None
@@ -344,14 +420,23 @@ class SyncService:
                 registry.clear_refusals(conn, [str(ref.path)])
         if failure is not None:
             with self.store.atomic() as conn:
-                conn.execute("INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?, 0, '', ?) "
-                             "ON CONFLICT(device_id) DO UPDATE SET problem = excluded.problem",
-                             (ref.device_id, problem))
+                conn.execute(
+                    "INSERT INTO sync_chains(device_id, seq, hash, problem) VALUES (?, 0, '', ?) "
+                    "ON CONFLICT(device_id) DO UPDATE SET problem = excluded.problem",
+                    (ref.device_id, problem),
+                )
             raise failure
         return result
 
-    def _note(self, report: RunReport, ref: batchfile.BatchRef, device_id: str, reason: str, message: str,
-              waiting: bool) -> None:
+    def _note(
+        self,
+        report: RunReport,
+        ref: batchfile.BatchRef,
+        device_id: str,
+        reason: str,
+        message: str,
+        waiting: bool,
+    ) -> None:
         entry = {"file": str(ref.path), "device": device_id, "reason": str(reason), "message": message}
         (report.waiting if waiting else report.refused).append(entry)
         with self.store.atomic() as conn:
@@ -372,8 +457,14 @@ class SyncService:
                 key = open_key_grant(batchfile.read_grant(ref), identity, trusted)
             except SyncRejected as exc:
                 with self.store.atomic() as conn:
-                    registry.record_refusal(conn, str(ref.path), ref.sender_id, exc.reason_code, exc.message,
-                                            exc.reason in WAITING)
+                    registry.record_refusal(
+                        conn,
+                        str(ref.path),
+                        ref.sender_id,
+                        exc.reason_code,
+                        exc.message,
+                        exc.reason in WAITING,
+                    )
                 continue
             with self.store.atomic() as conn:
                 registry.add_key(conn, key)
@@ -399,8 +490,13 @@ class SyncService:
             path = batchfile.device_dir(folder, identity.device_id) / batchfile.GRANTS_DIR / name
             if path.exists() and path.read_bytes()[9:17] == current.key_id:
                 continue
-            batchfile.write_grant(folder, identity.device_id, device.device_id, current.epoch,
-                                  seal_key_grant(identity, device, current))
+            batchfile.write_grant(
+                folder,
+                identity.device_id,
+                device.device_id,
+                current.epoch,
+                seal_key_grant(identity, device, current),
+            )
 
     def _drop_grants_to(self, folder: Path, identity: DeviceIdentity, device_id: str) -> None:
         grants = batchfile.device_dir(folder, identity.device_id) / batchfile.GRANTS_DIR
@@ -411,8 +507,11 @@ class SyncService:
     def _rewrite(self, identity: DeviceIdentity, folder: Path) -> int:
         """Re-seal this device's batches that carry a forgotten payload or use an old key."""
         current = registry.current_key(self.store)
-        todo = self.store.query("SELECT batch_seq FROM sync_outbox WHERE sealed IS NULL AND (dirty = 1 OR key_id != ?) "
-                                "ORDER BY batch_seq", (current.key_id.hex(),))
+        todo = self.store.query(
+            "SELECT batch_seq FROM sync_outbox WHERE sealed IS NULL AND (dirty = 1 OR key_id != ?) "
+            "ORDER BY batch_seq",
+            (current.key_id.hex(),),
+        )
         if not todo:
             return 0
         mine: dict[int, list[batchfile.BatchRef]] = {}
@@ -430,8 +529,15 @@ class SyncService:
                     key = registry.key_for(self.store, header.epoch, header.key_id)
                     if key is None:
                         continue
-                    events = open_batch(data, {key.epoch: key}, trusted, set(), {}, expected_device=identity.device_id,
-                                        require_contiguous=False).events
+                    events = open_batch(
+                        data,
+                        {key.epoch: key},
+                        trusted,
+                        set(),
+                        {},
+                        expected_device=identity.device_id,
+                        require_contiguous=False,
+                    ).events
                     break
                 except (SyncRejected, SyncError):
                     continue
@@ -445,8 +551,10 @@ class SyncService:
                         batchfile.remove_batch(ref)
                 done += 1
             with self.store.atomic() as conn:
-                conn.execute("UPDATE sync_outbox SET dirty = 0, epoch = ?, key_id = ? WHERE batch_seq = ?",
-                             (current.epoch, current.key_id.hex(), batch_seq))
+                conn.execute(
+                    "UPDATE sync_outbox SET dirty = 0, epoch = ?, key_id = ? WHERE batch_seq = ?",
+                    (current.epoch, current.key_id.hex(), batch_seq),
+                )
         return done
 
     def _retire_keys(self, identity: DeviceIdentity, folder: Path) -> None:
@@ -457,7 +565,9 @@ class SyncService:
             header = _peek_header(ref.path)
             if header is not None:
                 in_use.add((header.epoch, header.key_id))
-        for epoch, key_id in self.store.query("SELECT epoch, key_id FROM sync_outbox WHERE sealed IS NOT NULL"):
+        for epoch, key_id in self.store.query(
+            "SELECT epoch, key_id FROM sync_outbox WHERE sealed IS NOT NULL"
+        ):
             in_use.add((int(epoch), bytes.fromhex(key_id)))
         old = [k for k in registry.keys(self.store) if (k.epoch, k.key_id) not in in_use]
         if not old:
@@ -473,9 +583,14 @@ class SyncService:
                     path.unlink(missing_ok=True)
 
     # ------------------------------------------------------------- daemon
-    def daemon(self, stop: threading.Event, *, scan_s: float = DEFAULT_SCAN_S,
-               on_run: Callable[[RunReport], None] = lambda _r: None,
-               on_error: Callable[[Exception], None] = lambda _e: None) -> None:
+    def daemon(
+        self,
+        stop: threading.Event,
+        *,
+        scan_s: float = DEFAULT_SCAN_S,
+        on_run: Callable[[RunReport], None] = lambda _r: None,
+        on_error: Callable[[Exception], None] = lambda _e: None,
+    ) -> None:
         """Exchange whenever files arrive (watchdog) and every ``scan_s`` seconds, until ``stop`` is set."""
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
         from watchdog.observers import Observer
@@ -532,8 +647,12 @@ class SyncService:
             "pending_events": max(0, last_seq - exported),
             "refused": [r for r in found if not r["waiting"]],
             "waiting": [r for r in found if r["waiting"]],
-            "chains": [{"device": r[0], "entries": int(r[1]), "problem": r[2]}
-                       for r in self.store.query("SELECT device_id, seq, problem FROM sync_chains ORDER BY device_id")],
+            "chains": [
+                {"device": r[0], "entries": int(r[1]), "problem": r[2]}
+                for r in self.store.query(
+                    "SELECT device_id, seq, problem FROM sync_chains ORDER BY device_id"
+                )
+            ],
             # what a paired device found wrong with this device's own ledger (its signed head; sync/heads.py)
             "own_chain_problem": heads.own_problem(self.store),
             "pending_approvals": len(registry.pending(self.store)),

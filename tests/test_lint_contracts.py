@@ -31,8 +31,11 @@ def _lint_tree(tmp: Path) -> Path:
 def _lint_imports(tree: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(BIN / "lint-imports"), "--no-cache", str(ROOT / "pyproject.toml")],
-        cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
-        capture_output=True, text=True, timeout=120,
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -60,17 +63,20 @@ _VIOLATIONS = [
 ]
 
 
-@pytest.mark.parametrize(("statement", "where", "contract"), _VIOLATIONS,
-                         ids=[f"{w}:{s.split()[-1]}" for s, w, _ in _VIOLATIONS])
-def test_a_planted_import_breaks_its_contract(tmp_path: Path, statement: str, where: str, contract: str) -> None:
+@pytest.mark.parametrize(
+    ("statement", "where", "contract"), _VIOLATIONS, ids=[f"{w}:{s.split()[-1]}" for s, w, _ in _VIOLATIONS]
+)
+def test_a_planted_import_breaks_its_contract(
+    tmp_path: Path, statement: str, where: str, contract: str
+) -> None:
     tree = _lint_tree(tmp_path)
     _append(tree / "veramem_desktop" / where, statement)
     result = _lint_imports(tree)
     assert result.returncode != 0
     broken = [line for line in result.stdout.splitlines() if line.rstrip().endswith("BROKEN")]
-    assert any(contract in line for line in broken) or contract in result.stdout.split("Broken contracts")[-1], (
-        result.stdout
-    )
+    assert (
+        any(contract in line for line in broken) or contract in result.stdout.split("Broken contracts")[-1]
+    ), result.stdout
 
 
 def test_a_module_placed_in_no_layer_is_refused(tmp_path: Path) -> None:
@@ -79,3 +85,58 @@ def test_a_module_placed_in_no_layer_is_refused(tmp_path: Path) -> None:
     result = _lint_imports(tree)
     assert result.returncode != 0
     assert "stray" in result.stdout
+
+
+# ---------------------------------------------------------------- ruff and mypy, as make lint runs them
+def _run(tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / tool), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+_COMPLEX = (
+    "def tangled(x: int) -> int:\n"
+    + "".join(f"    {'if' if i == 0 else 'elif'} x == {i}:\n        return {i}\n" for i in range(12))
+    + "    return -1\n"
+)
+
+
+def test_ruff_refuses_a_function_over_the_complexity_limit(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "simple.py").write_text("def plain(x: int) -> int:\n    return x + 1\n")
+    assert _run("ruff", "check", ".", cwd=tmp_path).returncode == 0
+    (tmp_path / "tangled.py").write_text(_COMPLEX)
+    result = _run("ruff", "check", ".", cwd=tmp_path)
+    assert result.returncode != 0 and "C901" in result.stdout
+
+
+def test_ruff_format_check_refuses_an_unformatted_file(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tidy.py").write_text('VALUE = {"a": 1}\n')
+    assert _run("ruff", "format", "--check", ".", cwd=tmp_path).returncode == 0
+    (tmp_path / "untidy.py").write_text("VALUE={ 'a' :1 }\n")
+    result = _run("ruff", "format", "--check", ".", cwd=tmp_path)
+    assert result.returncode != 0 and "untidy.py" in result.stdout
+
+
+def test_the_whole_tree_is_formatted_and_within_the_complexity_limit() -> None:
+    assert _run("ruff", "format", "--check", ".", cwd=ROOT).returncode == 0
+    assert _run("ruff", "check", "--select", "C901", ".", cwd=ROOT).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("package", "strict"), [("core", True), ("sync", True), ("models", True), ("tui", False)]
+)
+def test_mypy_is_strict_on_the_engine_sync_and_models_and_checks_the_shell(
+    tmp_path: Path, package: str, strict: bool
+) -> None:
+    tree = _lint_tree(tmp_path)
+    untyped = tree / "veramem_desktop" / package / "planted_untyped.py"
+    untyped.write_text("def passthrough(x):\n    return x\n")
+    wrong = tree / "veramem_desktop" / package / "planted_wrong.py"
+    wrong.write_text("def length(x: str) -> int:\n    return x\n")
+    args = ("--config-file", str(ROOT / "pyproject.toml"), "--no-incremental")
+    result = _run("mypy", *args, "-m", f"veramem_desktop.{package}.planted_untyped", cwd=tree)
+    assert (result.returncode != 0) is strict, result.stdout
+    if strict:
+        assert "no-untyped-def" in result.stdout
+    result = _run("mypy", *args, "-m", f"veramem_desktop.{package}.planted_wrong", cwd=tree)
+    assert result.returncode != 0 and "return-value" in result.stdout  # a type error is caught everywhere

@@ -60,21 +60,63 @@ class VeramemApp(App[None]):
     DEFAULT_MODE = "memories"
     COMMANDS = App.COMMANDS | {VeramemCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "go('memories')", "Memories", show=False, id="go.memories",
-                tooltip="Browse memories and search them as you type"),
-        Binding("2", "go('episodes')", "Episodes", show=False, id="go.episodes",
-                tooltip="The raw conversations, one session at a time"),
-        Binding("3", "go('review')", "Review", show=False, id="go.review",
-                tooltip="Candidates and conflicts waiting for your decision"),
-        Binding("4", "go('ledger')", "Ledger", show=False, id="go.ledger",
-                tooltip="Verify the hash-chained record of every change"),
+        Binding(
+            "1",
+            "go('memories')",
+            "Memories",
+            show=False,
+            id="go.memories",
+            tooltip="Browse memories and search them as you type",
+        ),
+        Binding(
+            "2",
+            "go('episodes')",
+            "Episodes",
+            show=False,
+            id="go.episodes",
+            tooltip="The raw conversations, one session at a time",
+        ),
+        Binding(
+            "3",
+            "go('review')",
+            "Review",
+            show=False,
+            id="go.review",
+            tooltip="Candidates and conflicts waiting for your decision",
+        ),
+        Binding(
+            "4",
+            "go('ledger')",
+            "Ledger",
+            show=False,
+            id="go.ledger",
+            tooltip="Verify the hash-chained record of every change",
+        ),
         Binding("5", "go('sync')", "Sync", show=False, id="go.sync", tooltip="Your devices and pairing"),
-        Binding("6", "go('settings')", "Settings", show=False, id="go.settings",
-                tooltip="LLM backend, embedder and where the store lives"),
-        Binding("question_mark,f1", "help", "Help", key_display="?", id="app.help",
-                tooltip="Every key, screen by screen"),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False, id="app.theme",
-                tooltip="Switch between the dark and the light theme"),
+        Binding(
+            "6",
+            "go('settings')",
+            "Settings",
+            show=False,
+            id="go.settings",
+            tooltip="LLM backend, embedder and where the store lives",
+        ),
+        Binding(
+            "question_mark,f1",
+            "help",
+            "Help",
+            key_display="?",
+            id="app.help",
+            tooltip="Every key, screen by screen",
+        ),
+        Binding(
+            "ctrl+t",
+            "toggle_theme",
+            "Theme",
+            show=False,
+            id="app.theme",
+            tooltip="Switch between the dark and the light theme",
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave VeraMem"),
     ]
 
@@ -146,7 +188,9 @@ class VeramemApp(App[None]):
 
     def require_memory(self) -> Memory:
         if self.memory is None:
-            raise NotInitialisedError("The store is not open yet. Wait a moment, or create one on the first screen.")
+            raise NotInitialisedError(
+                "The store is not open yet. Wait a moment, or create one on the first screen."
+            )
         return self.memory
 
     # ------------------------------------------------------------ errors: the one handler
@@ -165,12 +209,16 @@ class VeramemApp(App[None]):
                 self.push_screen(UnlockScreen(error.message), self._unlocked)
             return
         if isinstance(error, VeramemError):
-            self.notify(visible(error.message), title=visible(error.title), severity="error", timeout=10, markup=False)
+            self.notify(
+                visible(error.message), title=visible(error.title), severity="error", timeout=10, markup=False
+            )
         else:
             self.log.error(f"{type(error).__name__} in a worker")
             self.notify(
                 f"Unexpected {type(error).__name__}. This is a bug in VeraMem; the rest of the app still works.",
-                title="Something went wrong", severity="error", timeout=10,
+                title="Something went wrong",
+                severity="error",
+                timeout=10,
             )
 
     def _unlocked(self, memory: Memory | None) -> None:
@@ -224,7 +272,9 @@ def run_app(home: str | Path | None = None) -> None:
         return Memory(home, passphrase=passphrase, channel="tui")
 
     def create(request: Any) -> Any:
-        return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring, channel="tui")
+        return Memory.create(
+            home, passphrase=request.passphrase, use_keyring=request.use_keyring, channel="tui"
+        )
 
     app = VeramemApp(factory, create_memory=create, keyring_probe=keyring_usable)
     try:

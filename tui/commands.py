@@ -23,10 +23,16 @@ class VeramemCommands(Provider):
             for mode, key, label in SECTIONS
         ]
         found += [
-            ("Verify the ledger", "Recompute the hash chain and name the first bad entry",
-             partial(app.run_command, "verify")),
-            ("Load the demo conversations", "Add a small set of example conversations to look around",
-             partial(app.run_command, "demo")),
+            (
+                "Verify the ledger",
+                "Recompute the hash chain and name the first bad entry",
+                partial(app.run_command, "verify"),
+            ),
+            (
+                "Load the demo conversations",
+                "Add a small set of example conversations to look around",
+                partial(app.run_command, "demo"),
+            ),
             ("Toggle dark / light theme", "Switch the colour theme (ctrl+t)", app.action_toggle_theme),
             ("Help", "Every key, screen by screen (?)", app.action_help),
         ]

@@ -71,7 +71,9 @@ def highlight_spans(content: str, spans: Iterable[tuple[int, int]], style: str =
     return text
 
 
-def find_quote(content: str, quote: str, start: int | None = None, end: int | None = None) -> tuple[int, int] | None:
+def find_quote(
+    content: str, quote: str, start: int | None = None, end: int | None = None
+) -> tuple[int, int] | None:
     """Where ``quote`` sits in ``content``: the stored span when it matches, else the first exact find."""
     if start is not None and end is not None and 0 <= start < end <= len(content):
         return start, end

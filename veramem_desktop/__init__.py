@@ -1,6 +1,6 @@
 """VeraMem Desktop: a private, verifiable long-term memory for one person's AI agents.
 
-    from veramem_desktop import Memory
+from veramem_desktop import Memory
 """
 
 from __future__ import annotations

@@ -57,8 +57,11 @@ class AgentAccess:
         self.memory = memory
         self.identity = identity
         self.channel = channel
-        self.actor = (Actor.agent(identity.agent_id, channel) if identity.agent_id
-                      else Actor.user(identity.user_id, channel))
+        self.actor = (
+            Actor.agent(identity.agent_id, channel)
+            if identity.agent_id
+            else Actor.user(identity.user_id, channel)
+        )
 
     @property
     def caller(self) -> Caller:
@@ -79,7 +82,9 @@ class AgentAccess:
         return row is not None
 
     def memory_owned(self, memory_id: str) -> bool:
-        row = self.memory.store.query_one("SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id})
+        row = self.memory.store.query_one(
+            "SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id}
+        )
         return row is not None and row[0] == self.identity.user_id and self.memory_visible(memory_id)
 
     def episode_visible(self, episode_id: str) -> bool:
@@ -90,7 +95,11 @@ class AgentAccess:
         return row is not None
 
     def _require_memory(self, memory_id: str) -> None:
-        if not isinstance(memory_id, str) or not memory_id.startswith("mem_") or not self.memory_visible(memory_id):
+        if (
+            not isinstance(memory_id, str)
+            or not memory_id.startswith("mem_")
+            or not self.memory_visible(memory_id)
+        ):
             raise NotFoundError(f"No memory {memory_id!r} that this caller can see.")
 
     def _require_forgettable(self, target: str) -> None:
@@ -103,9 +112,14 @@ class AgentAccess:
             raise RefusedError(f"{target} belongs to someone else; only its owner can forget it.")
 
     # ------------------------------------------------------------ write
-    def add(self, messages: str | dict[str, Any] | Sequence[str | dict[str, Any]], *,
-            session_id: str | None = None, until: str | None = None,
-            expires_in: str | None = None) -> dict[str, Any]:
+    def add(
+        self,
+        messages: str | dict[str, Any] | Sequence[str | dict[str, Any]],
+        *,
+        session_id: str | None = None,
+        until: str | None = None,
+        expires_in: str | None = None,
+    ) -> dict[str, Any]:
         items = [messages] if isinstance(messages, (str, dict)) else list(messages)
         if not items:
             raise InvalidInputError("Nothing to add: give at least one message.")
@@ -116,16 +130,28 @@ class AgentAccess:
                     f"Message {i + 1} has role {role!r}; agents may add {', '.join(AGENT_ROLES)} messages only."
                 )
         with self.memory.acting_as(self.actor):
-            result = self.memory.add(items, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
-                                     session_id=session_id, until=until, expires_in=expires_in)
+            result = self.memory.add(
+                items,
+                user_id=self.identity.user_id,
+                agent_id=self.identity.agent_id,
+                session_id=session_id,
+                until=until,
+                expires_in=expires_in,
+            )
         return result.to_dict()
 
     def feedback(self, trace_id: str, reward: float) -> dict[str, Any]:
-        row = self.memory.store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
+        row = self.memory.store.query_one(
+            "SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id}
+        )
         if row is None or row[0] != self.identity.user_id or (row[1] or None) != self.identity.agent_id:
-            raise NotFoundError(f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned.")
+            raise NotFoundError(
+                f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
+            )
         with self.memory.acting_as(self.actor):
-            return dict(self.memory.feedback(trace_id, reward, by="agent"))  # an agent's word, never the person's
+            return dict(
+                self.memory.feedback(trace_id, reward, by="agent")
+            )  # an agent's word, never the person's
 
     def forget_preview(self, target: str) -> dict[str, Any]:
         self._require_forgettable(target)
@@ -137,14 +163,22 @@ class AgentAccess:
             return self.memory.forget(target).to_dict()
 
     # ------------------------------------------------------------ read
-    def search(self, query: str, *, k: int | None = None, route: str | None = None,
-               include_archived: bool = False) -> Any:
-        return self.memory.search(query, user_id=self.identity.user_id, agent_id=self.identity.agent_id, k=k,
-                                  route=route, include_archived=include_archived)
+    def search(
+        self, query: str, *, k: int | None = None, route: str | None = None, include_archived: bool = False
+    ) -> Any:
+        return self.memory.search(
+            query,
+            user_id=self.identity.user_id,
+            agent_id=self.identity.agent_id,
+            k=k,
+            route=route,
+            include_archived=include_archived,
+        )
 
     def answer(self, question: str, *, k: int | None = None) -> Any:
-        return self.memory.answer(question, user_id=self.identity.user_id, agent_id=self.identity.agent_id,
-                                  k=k or 10)
+        return self.memory.answer(
+            question, user_id=self.identity.user_id, agent_id=self.identity.agent_id, k=k or 10
+        )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         self._require_memory(memory_id)
@@ -153,8 +187,9 @@ class AgentAccess:
     def detail(self, memory_id: str) -> dict[str, Any]:
         """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld."""
         self._require_memory(memory_id)
-        data: dict[str, Any] = json.loads(json.dumps(self.memory.detail(memory_id, include_rejected=False).to_dict(),
-                                                     default=str))
+        data: dict[str, Any] = json.loads(
+            json.dumps(self.memory.detail(memory_id, include_rejected=False).to_dict(), default=str)
+        )
         kept, hidden = [], 0
         for ev in data.get("evidence", []):
             episode = ev.get("episode") or {}
@@ -166,8 +201,12 @@ class AgentAccess:
         data["evidence_withheld"] = hidden
         return data
 
-    def episodes(self, *, session_id: str | None = None, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        eps = self.memory.episodes(user_id=self.identity.user_id, session_id=session_id, limit=limit, offset=offset)
+    def episodes(
+        self, *, session_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        eps = self.memory.episodes(
+            user_id=self.identity.user_id, session_id=session_id, limit=limit, offset=offset
+        )
         return [e.to_dict() for e in eps if self.identity.agent_id is None or self.episode_visible(e.id)]
 
     def status(self) -> dict[str, Any]:

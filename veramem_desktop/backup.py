@@ -90,8 +90,9 @@ def _connect(path: Path, key: bytes) -> Connection:
     """A connection to ``path`` keyed with ``key`` and probed (typed errors, nothing printed)."""
     old_umask = os.umask(0o077)
     try:
-        conn = sqlcipher3.connect(str(path), isolation_level=None, check_same_thread=False,
-                                  timeout=BUSY_TIMEOUT_MS / 1000)
+        conn = sqlcipher3.connect(
+            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
     finally:
         os.umask(old_umask)
     conn.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is reported here, not on stderr
@@ -101,8 +102,10 @@ def _connect(path: Path, key: bytes) -> Connection:
     except sqlcipher3.DatabaseError as exc:
         conn.close()
         if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
-            raise WrongKeyError(f"{path} does not open with this store's key: it is damaged, not a VeraMem "
-                                "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code).") from None
+            raise WrongKeyError(
+                f"{path} does not open with this store's key: it is damaged, not a VeraMem "
+                "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code)."
+            ) from None
         raise NotAStoreError(f"{path} could not be opened: {exc}") from None
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
@@ -125,9 +128,10 @@ def _exclusive(path: Path, key: bytes) -> Connection:
     except sqlcipher3.OperationalError as exc:
         conn.close()
         if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            raise StoreBusyError("Another VeraMem program has the store open (the terminal app, an MCP or REST "
-                                 "server, the sync daemon): close it and run this again. Nothing was changed.") \
-                from None
+            raise StoreBusyError(
+                "Another VeraMem program has the store open (the terminal app, an MCP or REST "
+                "server, the sync daemon): close it and run this again. Nothing was changed."
+            ) from None
         raise NotAStoreError(f"{path} could not be locked: {exc}") from None
     return conn
 
@@ -168,9 +172,14 @@ def _state(conn: Connection, path: Path) -> CopyCheck:
     head = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
     count = int(conn.execute("SELECT count(*) FROM ledger").fetchone()[0])
     return CopyCheck(
-        path=str(path), size_bytes=path.stat().st_size, pages=path.stat().st_size // PAGE, ledger_entries=count,
-        head_seq=int(head[0]) if head else 0, head_hash=str(head[1]) if head else "",
-        store_id=_meta(conn, "store_id"), device_id=_meta(conn, "device_id"),
+        path=str(path),
+        size_bytes=path.stat().st_size,
+        pages=path.stat().st_size // PAGE,
+        ledger_entries=count,
+        head_seq=int(head[0]) if head else 0,
+        head_hash=str(head[1]) if head else "",
+        store_id=_meta(conn, "store_id"),
+        device_id=_meta(conn, "device_id"),
         exported_seq=int(_meta(conn, _META_EXPORTED) or 0),
     )
 
@@ -188,8 +197,11 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
     try:
         good, count, first_bad = authentic_pages(path, key)
         if first_bad is not None:
-            raise NotAStoreError(f"{path} is damaged: page {first_bad} of {count} does not authenticate under the "
-                                 f"store's key ({good} pages do).", title="Backup damaged")
+            raise NotAStoreError(
+                f"{path} is damaged: page {first_bad} of {count} does not authenticate under the "
+                f"store's key ({good} pages do).",
+                title="Backup damaged",
+            )
         problems = [r[0] for r in conn.execute("PRAGMA cipher_integrity_check").fetchall()]
         if problems:
             raise NotAStoreError(f"{path} is damaged: {problems[0]}.", title="Backup damaged")
@@ -199,8 +211,10 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
         store = Store(conn, path)
         report = ledger.verify(store)
         if not report.ok:
-            raise NotAStoreError(f"The ledger of {path} does not verify: entry {report.first_bad_seq}: "
-                                 f"{report.problem}.", title="Backup damaged")
+            raise NotAStoreError(
+                f"The ledger of {path} does not verify: entry {report.first_bad_seq}: {report.problem}.",
+                title="Backup damaged",
+            )
         return _state(conn, path)
     except sqlcipher3.DatabaseError as exc:
         raise NotAStoreError(f"{path} is damaged: {exc}.", title="Backup damaged") from None
@@ -228,8 +242,11 @@ class BackupReport:
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"backup": self.copy.path, "seconds": self.seconds, **{k: v for k, v in self.copy.to_dict().items()
-                                                                      if k != "path"}}
+        return {
+            "backup": self.copy.path,
+            "seconds": self.seconds,
+            **{k: v for k, v in self.copy.to_dict().items() if k != "path"},
+        }
 
 
 def backup(store_path: Path, key: bytes, dest: Path, *, overwrite: bool = False) -> BackupReport:
@@ -239,7 +256,9 @@ def backup(store_path: Path, key: bytes, dest: Path, *, overwrite: bool = False)
     if dest.resolve() == Path(store_path).resolve():
         raise InvalidInputError("The backup cannot replace the store itself; choose another file.")
     if dest.is_dir():
-        raise InvalidInputError(f"{dest} is a folder; name the backup file, e.g. {dest / 'veramem-backup.db'}.")
+        raise InvalidInputError(
+            f"{dest} is a folder; name the backup file, e.g. {dest / 'veramem-backup.db'}."
+        )
     if dest.exists() and not overwrite:
         raise InvalidInputError(f"{dest} exists already; choose another name (or --overwrite).")
     if not dest.parent.is_dir():
@@ -284,8 +303,13 @@ class RestoreReport:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"restored": self.restored.to_dict(), "replaced": self.replaced.to_dict() if self.replaced else None,
-                "forced": self.forced, "notes": self.notes, "seconds": self.seconds}
+        return {
+            "restored": self.restored.to_dict(),
+            "replaced": self.replaced.to_dict() if self.replaced else None,
+            "forced": self.forced,
+            "notes": self.notes,
+            "seconds": self.seconds,
+        }
 
 
 def current_state(store_path: Path, key: bytes) -> CopyCheck | None:
@@ -304,8 +328,9 @@ def current_state(store_path: Path, key: bytes) -> CopyCheck | None:
         conn.close()
 
 
-def restore_problems(store_path: Path, live_key: bytes, state: CopyCheck, source: Path,
-                     backup_key: bytes | None = None) -> list[str]:
+def restore_problems(
+    store_path: Path, live_key: bytes, state: CopyCheck, source: Path, backup_key: bytes | None = None
+) -> list[str]:
     """Why restoring the backup at ``source`` over the live store would lose something (empty: nothing).
 
     ``live_key`` opens the live store, ``backup_key`` the backup (the same key unless the
@@ -322,10 +347,13 @@ def restore_problems(store_path: Path, live_key: bytes, state: CopyCheck, source
             problems.append(
                 f"the store has synced ledger entries {state.head_seq + 1}–{current.exported_seq} to other "
                 "devices since this backup; going back would fork this device's chain (they would refuse its "
-                "next entries, and it would have to be paired again)")
-        problems.append(f"the store has {current.head_seq - state.head_seq} ledger entries newer than the "
-                        f"backup (it ends at entry {state.head_seq}, the store at {current.head_seq}); they would "
-                        "be lost")
+                "next entries, and it would have to be paired again)"
+            )
+        problems.append(
+            f"the store has {current.head_seq - state.head_seq} ledger entries newer than the "
+            f"backup (it ends at entry {state.head_seq}, the store at {current.head_seq}); they would "
+            "be lost"
+        )
     if state.head_seq and current.head_seq >= state.head_seq:
         conn = _connect(Path(store_path), live_key)
         try:
@@ -341,13 +369,16 @@ def restore_problems(store_path: Path, live_key: bytes, state: CopyCheck, source
     else:
         diverged = False
     if diverged:
-        problems.append("the backup's ledger is not an earlier or later state of this store's ledger "
-                        "(the two histories differ)")
+        problems.append(
+            "the backup's ledger is not an earlier or later state of this store's ledger "
+            "(the two histories differ)"
+        )
     return problems
 
 
-def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
-            rekey_to: bytes | None = None) -> RestoreReport:
+def restore(
+    store_path: Path, key: bytes, source: Path, *, force: bool = False, rekey_to: bytes | None = None
+) -> RestoreReport:
     """Replace the store with the backup at ``source`` after checking it (see the module's docstring).
 
     ``key`` opens the backup. ``rekey_to``: re-encrypt the restored copy with this key
@@ -361,8 +392,9 @@ def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
     live_key = rekey_to or key
     problems = restore_problems(store_path, live_key, state, source, key)
     if problems and not force:
-        raise RefusedError("Restore refused, nothing was changed: " + "; ".join(problems)
-                           + ". Restore anyway with --force.")
+        raise RefusedError(
+            "Restore refused, nothing was changed: " + "; ".join(problems) + ". Restore anyway with --force."
+        )
     replaced = current_state(store_path, live_key)
     held = _exclusive(store_path, live_key) if replaced is not None else None
     try:
@@ -372,9 +404,18 @@ def restore(store_path: Path, key: bytes, source: Path, *, force: bool = False,
             held.close()
 
 
-def _replace(store_path: Path, source: Path, key: bytes, live_key: bytes, rekey_to: bytes | None,
-             state: CopyCheck, replaced: CopyCheck | None, held: Connection | None, problems: list[str],
-             started: float) -> RestoreReport:
+def _replace(  # noqa: C901
+    store_path: Path,
+    source: Path,
+    key: bytes,
+    live_key: bytes,
+    rekey_to: bytes | None,
+    state: CopyCheck,
+    replaced: CopyCheck | None,
+    held: Connection | None,
+    problems: list[str],
+    started: float,
+) -> RestoreReport:
     """Stage, check, swap in and verify (``held``: the live store, locked for this process)."""
     notes: list[str] = []
     if store_path.exists() and replaced is None:
@@ -421,8 +462,10 @@ def _replace(store_path: Path, source: Path, key: bytes, live_key: bytes, rekey_
         finally:
             store.close()
         if not report.ok:
-            raise NotAStoreError(f"The restored store's ledger does not verify ({report.problem}); the previous "
-                                 "store was put back.")
+            raise NotAStoreError(
+                f"The restored store's ledger does not verify ({report.problem}); the previous "
+                "store was put back."
+            )
     except BaseException:
         _remove(store_path)
         for suffix in ("", "-wal", "-shm"):
@@ -452,7 +495,9 @@ class RekeyReport:
         return asdict(self)
 
 
-def rekey(store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: str | None = None) -> RekeyReport:
+def rekey(
+    store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: str | None = None
+) -> RekeyReport:
     """Re-encrypt the store with a new random key; returns the new recovery code (shown once).
 
     Refused (StoreBusyError) while another process has the store open: it would go on
@@ -469,8 +514,10 @@ def rekey(store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: s
         keys.discard_staged_key(keyinfo_path)
         raise
     try:
-        synced = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_identity'").fetchone() is not None \
+        synced = (
+            conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_identity'").fetchone() is not None
             and conn.execute("SELECT 1 FROM sync_identity").fetchone() is not None
+        )
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         conn.execute(f"PRAGMA rekey = \"x'{new_key.hex()}'\"")
         # Fold the WAL (frames written during the rekey) into the file and truncate it to nothing.
@@ -478,17 +525,26 @@ def rekey(store_path: Path, keyinfo_path: Path, old_key: bytes, *, passphrase: s
     except sqlcipher3.Error as exc:
         conn.close()
         keys.discard_staged_key(keyinfo_path)
-        raise NotAStoreError(f"The store could not be re-encrypted ({exc}); it is unchanged, under its old key.") \
-            from None
+        raise NotAStoreError(
+            f"The store could not be re-encrypted ({exc}); it is unchanged, under its old key."
+        ) from None
     conn.close()
     keys.commit_new_key(keyinfo_path, new_key)
     if busy and int(busy[0]):
-        raise RefusedError("The store was re-encrypted and the new key is in use, but another process kept the "
-                           "WAL busy: close every VeraMem process and run `veramem verify`.")
+        raise RefusedError(
+            "The store was re-encrypted and the new key is in use, but another process kept the "
+            "WAL busy: close every VeraMem process and run `veramem verify`."
+        )
     good_new, pages, _ = authentic_pages(store_path, new_key)
     good_old, _, _ = authentic_pages(store_path, old_key)
-    return RekeyReport(keys.encode_recovery_code(new_key), pages, good_new, good_old, synced,
-                       round(time.monotonic() - started, 3))
+    return RekeyReport(
+        keys.encode_recovery_code(new_key),
+        pages,
+        good_new,
+        good_old,
+        synced,
+        round(time.monotonic() - started, 3),
+    )
 
 
 def finish_pending_rekey(store_path: Path, keyinfo_path: Path, *, passphrase: str | None = None) -> bool:

@@ -46,8 +46,9 @@ def chunks(episodes: Sequence[Episode], per_call: int) -> list[list[Episode]]:
     return out
 
 
-def extract_in_batches(llm: LLM, store: Store, episodes: Sequence[Episode], *, per_call: int = PER_CALL,
-                       at_once: int = AT_ONCE) -> Extracted:
+def extract_in_batches(
+    llm: LLM, store: Store, episodes: Sequence[Episode], *, per_call: int = PER_CALL, at_once: int = AT_ONCE
+) -> Extracted:
     """The candidate memories of ``episodes`` (stored already), in message order."""
     if per_call < 1 or at_once < 1:
         raise ValueError("per_call and at_once must be at least 1")
@@ -73,8 +74,12 @@ def _one_call(llm: LLM, whole: LLM, part: list[Episode], context: list[Episode])
     try:
         return Extracted(list(whole.extract(messages, earlier)))
     except ModelError as exc:
-        out = Extracted(notices=[f"extraction of {len(part)} messages in one call failed ({exc.message}); "
-                                 "each was extracted on its own"])
+        out = Extracted(
+            notices=[
+                f"extraction of {len(part)} messages in one call failed ({exc.message}); "
+                "each was extracted on its own"
+            ]
+        )
     for ep in part:
         found = _alone(llm, ep, earlier)
         out.candidates += found.candidates
@@ -86,5 +91,9 @@ def _alone(llm: LLM, episode: Episode, earlier: Sequence[Message]) -> Extracted:
     try:
         return Extracted(list(llm.extract(to_messages([episode]), earlier)))
     except ModelError as exc:
-        return Extracted(notices=[f"no memories were derived from episode {episode.id} ({exc.message}); "
-                                  "it is stored and searchable"])
+        return Extracted(
+            notices=[
+                f"no memories were derived from episode {episode.id} ({exc.message}); "
+                "it is stored and searchable"
+            ]
+        )

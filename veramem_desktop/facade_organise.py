@@ -40,22 +40,29 @@ class OrganiseMixin(FacadeParts):
     def _search_config(self) -> SearchConfig:
         s = self.config.search
         base = SearchConfig()
-        return SearchConfig(k=s.k, utility_lambda=s.utility_lambda, learned_share=s.learned_share,
-                            link_decay=s.link_decay,
-                            weights={**base.weights, "hyde": s.hyde_weight, "memory_ctx": s.context_weight})
+        return SearchConfig(
+            k=s.k,
+            utility_lambda=s.utility_lambda,
+            learned_share=s.learned_share,
+            link_decay=s.link_decay,
+            weights={**base.weights, "hyde": s.hyde_weight, "memory_ctx": s.context_weight},
+        )
 
     def budget_config(self) -> budgets_mod.BudgetConfig:
         o = self.config.organise
-        return budgets_mod.BudgetConfig({
-            "user": budgets_mod.Budget(o.user_tokens, o.user_items),
-            "agent": budgets_mod.Budget(o.agent_tokens, o.agent_items),
-            "tool": budgets_mod.Budget(o.tool_tokens, o.tool_items),
-            "document": budgets_mod.Budget(o.document_tokens, o.document_items),
-        })
+        return budgets_mod.BudgetConfig(
+            {
+                "user": budgets_mod.Budget(o.user_tokens, o.user_items),
+                "agent": budgets_mod.Budget(o.agent_tokens, o.agent_items),
+                "tool": budgets_mod.Budget(o.tool_tokens, o.tool_items),
+                "document": budgets_mod.Budget(o.document_tokens, o.document_items),
+            }
+        )
 
     def _hypothesiser(self) -> Callable[[str], str | None]:
         """The "hyde" channel's source: one hypothetical answer sentence from the model, resolved on
         first use (so building the engine never starts a model); None without a JSON model."""
+
         def hypothesise(question: str) -> str | None:
             from .hypothesis import hypothetical_answer
 
@@ -77,7 +84,9 @@ class OrganiseMixin(FacadeParts):
 
     def _linker(self) -> links_mod.Linker:
         engine = self.engine
-        return links_mod.Linker(self.store, self.embedder, self.llm, engine.caches["memory"], device=self.device_id)
+        return links_mod.Linker(
+            self.store, self.embedder, self.llm, engine.caches["memory"], device=self.device_id
+        )
 
     def drain_links(self, *, limit: int | None = None) -> links_mod.LinkReport:
         """Link what is queued now, in this thread (used by consolidate and tests)."""
@@ -91,7 +100,9 @@ class OrganiseMixin(FacadeParts):
             with self.store.atomic() as conn:
                 links_mod.enqueue(conn, list(memory_ids))
         except Exception as exc:  # the add already succeeded; a later drain finds nothing to do
-            logger.warning("could not queue %d memories for linking (%s)", len(memory_ids), type(exc).__name__)
+            logger.warning(
+                "could not queue %d memories for linking (%s)", len(memory_ids), type(exc).__name__
+            )
             return
         self._start_linker()
 
@@ -111,20 +122,23 @@ class OrganiseMixin(FacadeParts):
             stop = threading.Event()
             budget = self.budget_config()
             self._linker_stop = stop
-            self._linker_thread = threading.Thread(target=self._linker_as_system, args=(linker, stop, budget),
-                                                   name="veramem-linker", daemon=True)
+            self._linker_thread = threading.Thread(
+                target=self._linker_as_system, args=(linker, stop, budget), name="veramem-linker", daemon=True
+            )
             self._linker_thread.start()
 
-    def _linker_as_system(self, linker: links_mod.Linker, stop: threading.Event,
-                          budget: budgets_mod.BudgetConfig) -> None:
+    def _linker_as_system(
+        self, linker: links_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
+    ) -> None:
         """The background linker's changes are the system's, on the consolidate channel, in the ledger."""
         from .core.actor import Actor
 
         with self.store.acting.scope(Actor.system("linker", "consolidate"), system=True):
             self._linker_run(linker, stop, budget)
 
-    def _linker_run(self, linker: links_mod.Linker, stop: threading.Event,
-                    budget: budgets_mod.BudgetConfig) -> None:
+    def _linker_run(
+        self, linker: links_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
+    ) -> None:
         try:
             while True:
                 self.__dict__["_linker_again"] = False
@@ -159,9 +173,14 @@ class OrganiseMixin(FacadeParts):
         return budgets_mod.enforce(self.store, device=self.device_id, config=self.budget_config())
 
     # ------------------------------------------------------------ the sync daemon drains the queue too
-    def sync_daemon(self, stop: threading.Event, *, scan_s: float = 30.0,
-                    on_run: Callable[[RunReport], None] = lambda _r: None,
-                    on_error: Callable[[Exception], None] = lambda _e: None) -> None:
+    def sync_daemon(
+        self,
+        stop: threading.Event,
+        *,
+        scan_s: float = 30.0,
+        on_run: Callable[[RunReport], None] = lambda _r: None,
+        on_error: Callable[[Exception], None] = lambda _e: None,
+    ) -> None:
         self._start_linker()
 
         def ran(report: RunReport) -> None:

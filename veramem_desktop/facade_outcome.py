@@ -36,8 +36,9 @@ class OutcomeMixin(FacadeParts):
 
         def budget_config(self) -> BudgetConfig: ...
 
-    def feedback(self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None,
-                 by: str | None = None) -> dict[str, Any]:
+    def feedback(
+        self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None, by: str | None = None
+    ) -> dict[str, Any]:
         """Say how well a search or answer went (reward in [-1, 1]).
 
         Credits the memories named in ``cited_ids`` (only ids that trace retrieved count),
@@ -48,12 +49,18 @@ class OutcomeMixin(FacadeParts):
         agent (``agent_id``), else the person's. An agent's feedback moves ranking only:
         it never gets a person's own fact archived.
         """
-        result = outcome_mod.feedback(self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids,
-                                      by=by)
+        result = outcome_mod.feedback(
+            self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids, by=by
+        )
         return result.to_dict()
 
-    def consolidate(self, *, progress: consolidate_mod.Progress | None = None, now: datetime | None = None,
-                    config: consolidate_mod.ConsolidateConfig | None = None) -> consolidate_mod.ConsolidateReport:
+    def consolidate(
+        self,
+        *,
+        progress: consolidate_mod.Progress | None = None,
+        now: datetime | None = None,
+        config: consolidate_mod.ConsolidateConfig | None = None,
+    ) -> consolidate_mod.ConsolidateReport:
         """Erase what has expired (core/expiry.py), then consolidate as the system (channel consolidate)."""
         from .core.actor import Actor
 
@@ -62,13 +69,20 @@ class OutcomeMixin(FacadeParts):
             rederived = self.rederive_pending()  # type: ignore[attr-defined]  # Memory.rederive_pending
             report = self._consolidate(progress=progress, now=now, config=config)
         if rederived["tried"]:
-            report.notices.append(f"derived again from {rederived['tried']} message(s) an earlier add could not "
-                                  f"derive from: {rederived['derived']} memory(ies); {rederived['still_pending']} "
-                                  "still waiting")
+            report.notices.append(
+                f"derived again from {rederived['tried']} message(s) an earlier add could not "
+                f"derive from: {rederived['derived']} memory(ies); {rederived['still_pending']} "
+                "still waiting"
+            )
         return report
 
-    def _consolidate(self, *, progress: consolidate_mod.Progress | None, now: datetime | None,
-                     config: consolidate_mod.ConsolidateConfig | None) -> consolidate_mod.ConsolidateReport:
+    def _consolidate(
+        self,
+        *,
+        progress: consolidate_mod.Progress | None,
+        now: datetime | None,
+        config: consolidate_mod.ConsolidateConfig | None,
+    ) -> consolidate_mod.ConsolidateReport:
         """Link what is queued, archive, merge near-duplicates, fuse clusters, summarise sessions,
         distil experiences, keep each source within its budget, decay strength; link what was made.
 
@@ -81,9 +95,21 @@ class OutcomeMixin(FacadeParts):
         self.engine.caches["memory"].refresh(self.store)
         if config is None:
             config = consolidate_mod.ConsolidateConfig(budgets=self.budget_config())
-        report = consolidate_mod.consolidate(self.store, self.embedder, primary, self.engine.caches["memory"],
-                                             device=self.device_id, config=config, progress=progress, now=now)
-        made = [i for stage in ("revise", "merge", "fuse", "summarise", "distil") for i in report.stages[stage].ids]
+        report = consolidate_mod.consolidate(
+            self.store,
+            self.embedder,
+            primary,
+            self.engine.caches["memory"],
+            device=self.device_id,
+            config=config,
+            progress=progress,
+            now=now,
+        )
+        made = [
+            i
+            for stage in ("revise", "merge", "fuse", "summarise", "distil")
+            for i in report.stages[stage].ids
+        ]
         if made:  # the new memories are linked now: consolidation is the idle-time job
             with self.store.atomic() as conn:
                 links_mod.enqueue(conn, made)
@@ -99,7 +125,9 @@ class OutcomeMixin(FacadeParts):
         """One record per trace, oldest first (see ``export_trajectories``)."""
         return outcome_mod.trajectories(self.store, user_id=user_id)
 
-    def export_trajectories(self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False) -> int:
+    def export_trajectories(
+        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
+    ) -> int:
         """Write every trace as one JSON line: query, route, retrieved and cited ids, answer,
         abstention, reward and the writes it caused. Returns the number of records.
 
@@ -124,15 +152,28 @@ class OutcomeMixin(FacadeParts):
                 written += 1
         return written
 
-    def training_records(self, *, kinds: Sequence[str] = ("write", "answer"), since: str | datetime | None = None,
-                         user_id: str | None = None) -> Iterator[dict[str, Any]]:
+    def training_records(
+        self,
+        *,
+        kinds: Sequence[str] = ("write", "answer"),
+        since: str | datetime | None = None,
+        user_id: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
         """Write-decision and answer records, oldest first, in the schema of
         ``docs/schema/training-export.schema.json`` (see ``export_training``)."""
-        return training_mod.records(self.store, kinds=_training_kinds(kinds), since=_since(since), user_id=user_id)
+        return training_mod.records(
+            self.store, kinds=_training_kinds(kinds), since=_since(since), user_id=user_id
+        )
 
-    def export_training(self, path: str | Path, *, kinds: Sequence[str] = ("write", "answer"),
-                        since: str | datetime | None = None, user_id: str | None = None,
-                        overwrite: bool = False) -> dict[str, int]:
+    def export_training(
+        self,
+        path: str | Path,
+        *,
+        kinds: Sequence[str] = ("write", "answer"),
+        since: str | datetime | None = None,
+        user_id: str | None = None,
+        overwrite: bool = False,
+    ) -> dict[str, int]:
         """Write the training records (write decisions with the texts each saw and the rewards that later
         reached its memory; answers with their retrieved texts, citations and reward) as JSON lines.
         Returns how many of each were written and how many were left out because something in them is
@@ -159,8 +200,9 @@ def _training_kinds(kinds: Sequence[str]) -> tuple[str, ...]:
         kinds = [kinds]
     unknown = [k for k in kinds if k not in training_mod.KINDS]
     if unknown or not kinds:
-        raise InvalidInputError(f"Unknown record kind {unknown[0] if unknown else ''!r}; use "
-                                f"{' or '.join(training_mod.KINDS)}.")
+        raise InvalidInputError(
+            f"Unknown record kind {unknown[0] if unknown else ''!r}; use {' or '.join(training_mod.KINDS)}."
+        )
     return tuple(dict.fromkeys(kinds))
 
 

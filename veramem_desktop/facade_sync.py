@@ -57,8 +57,9 @@ class SyncMixin:
         """The code of the join started by ``sync_join_start`` and not finished yet, if any."""
         return None if self._sync_join is None else self._sync_join[1].code.display()
 
-    def sync_join_finish(self, *, timeout_s: float = 600.0, stop: Callable[[], bool] = lambda: False
-                         ) -> dict[str, Any]:
+    def sync_join_finish(
+        self, *, timeout_s: float = 600.0, stop: Callable[[], bool] = lambda: False
+    ) -> dict[str, Any]:
         """Wait for the approval of the join started by ``sync_join_start``, then exchange once."""
         if self._sync_join is None:
             raise InvalidInputError("No join in progress; start one with `veramem sync join FOLDER`.")
@@ -83,9 +84,14 @@ class SyncMixin:
         """Exchange once with the sync folder."""
         return self.sync.run()
 
-    def sync_daemon(self, stop: threading.Event, *, scan_s: float = 30.0,
-                    on_run: Callable[[RunReport], None] = lambda _r: None,
-                    on_error: Callable[[Exception], None] = lambda _e: None) -> None:
+    def sync_daemon(
+        self,
+        stop: threading.Event,
+        *,
+        scan_s: float = 30.0,
+        on_run: Callable[[RunReport], None] = lambda _r: None,
+        on_error: Callable[[Exception], None] = lambda _e: None,
+    ) -> None:
         """Exchange whenever files arrive and every ``scan_s`` seconds until ``stop`` is set (blocks)."""
         self.sync.daemon(stop, scan_s=scan_s, on_run=on_run, on_error=on_error)
 

@@ -61,20 +61,26 @@ def encode_recovery_code(key: bytes) -> str:
 
 
 def decode_recovery_code(code: str) -> bytes:
-    cleaned = code.upper().replace("-", "").replace(" ", "").replace("O", "0").replace("I", "1").replace("L", "1")
+    cleaned = (
+        code.upper().replace("-", "").replace(" ", "").replace("O", "0").replace("I", "1").replace("L", "1")
+    )
     try:
         value = 0
         for ch in cleaned:
             value = (value << 5) | _CROCKFORD.index(ch)
     except ValueError:
-        raise InvalidInputError("That recovery code has a character that is not in the code alphabet.") from None
+        raise InvalidInputError(
+            "That recovery code has a character that is not in the code alphabet."
+        ) from None
     nbits = len(cleaned) * 5
     if nbits < 34 * 8:
         raise InvalidInputError("That recovery code is too short: it has 14 groups of four characters.")
     payload = (value >> (nbits - 34 * 8)).to_bytes(34, "big")
     key, check = payload[:32], payload[32:]
     if hashlib.sha256(b"veramem recovery" + key).digest()[:2] != check:
-        raise InvalidInputError("That recovery code has a typo: its checksum does not match. Check each group.")
+        raise InvalidInputError(
+            "That recovery code has a typo: its checksum does not match. Check each group."
+        )
     return key
 
 
@@ -104,8 +110,10 @@ def _keyring_get(username: str) -> str | None:
     try:
         return keyring.get_password(KEYRING_SERVICE, username)
     except Exception as exc:
-        raise MissingKeyError(f"The OS keyring could not be read ({type(exc).__name__}). Unlock with "
-                              "`veramem unlock --recovery-code`.") from None
+        raise MissingKeyError(
+            f"The OS keyring could not be read ({type(exc).__name__}). Unlock with "
+            "`veramem unlock --recovery-code`."
+        ) from None
 
 
 def _keyring_set(username: str, secret: str) -> None:
@@ -177,8 +185,11 @@ def _field_problem(data: dict[str, Any]) -> str:
     wrong_text = [name for name in _TEXT_FIELDS if name in data and not isinstance(data[name], str)]
     if wrong_text:
         return f"{wrong_text[0]} is not text"
-    wrong_int = [name for name in _INT_FIELDS
-                 if name in data and (isinstance(data[name], bool) or not isinstance(data[name], int))]
+    wrong_int = [
+        name
+        for name in _INT_FIELDS
+        if name in data and (isinstance(data[name], bool) or not isinstance(data[name], int))
+    ]
     if wrong_int:
         return f"{wrong_int[0]} is not a whole number"
     if data["mode"] not in ("keyring", "passphrase"):
@@ -269,7 +280,9 @@ def wrap_with_passphrase(info: KeyInfo, key: bytes, passphrase: str) -> KeyInfo:
 
 
 def unwrap_with_passphrase(info: KeyInfo, passphrase: str) -> bytes:
-    box = nacl.secret.SecretBox(_stretch(passphrase, base64.b64decode(info.salt), info.opslimit, info.memlimit))
+    box = nacl.secret.SecretBox(
+        _stretch(passphrase, base64.b64decode(info.salt), info.opslimit, info.memlimit)
+    )
     try:
         key = bytes(box.decrypt(base64.b64decode(info.wrapped_key)))
     except nacl.exceptions.CryptoError:
@@ -306,7 +319,9 @@ class KeyManager:
 
     def create(self, *, passphrase: str | None = None, use_keyring: bool | None = None) -> NewKey:
         key = nacl.utils.random(32)
-        info = KeyInfo(store_id=str(uuid.uuid4()), key_check=key_check(key), mode="keyring", created_at=now_iso())
+        info = KeyInfo(
+            store_id=str(uuid.uuid4()), key_check=key_check(key), mode="keyring", created_at=now_iso()
+        )
         if use_keyring is None:
             use_keyring = keyring_usable() and not (passphrase or os.environ.get("VERAMEM_PASSPHRASE"))
         if use_keyring:
@@ -336,8 +351,10 @@ class KeyManager:
             except ValueError:
                 key = b""
             if len(key) != 32 or not hmac.compare_digest(key_check(key), info.key_check):
-                raise WrongKeyError("The key in the OS keyring does not belong to this store. "
-                                    "Run `veramem unlock --recovery-code`.")
+                raise WrongKeyError(
+                    "The key in the OS keyring does not belong to this store. "
+                    "Run `veramem unlock --recovery-code`."
+                )
             return key
         secret = self._passphrase(passphrase)
         if not secret:
@@ -347,8 +364,14 @@ class KeyManager:
             )
         return unwrap_with_passphrase(info, secret)
 
-    def recover(self, code: str, *, new_passphrase: str | None = None, use_keyring: bool | None = None,
-                open_store: Callable[[bytes], str] | None = None) -> bytes:
+    def recover(
+        self,
+        code: str,
+        *,
+        new_passphrase: str | None = None,
+        use_keyring: bool | None = None,
+        open_store: Callable[[bytes], str] | None = None,
+    ) -> bytes:
         """Check a recovery code against the store and keep its key again (keyring or new passphrase).
 
         When the key information is damaged, ``open_store`` (which opens the store with the
@@ -373,7 +396,9 @@ class KeyManager:
         else:
             secret = self._passphrase(new_passphrase)
             if not secret:
-                raise MissingKeyError("No OS keyring is available: choose a new passphrase to keep the key under.")
+                raise MissingKeyError(
+                    "No OS keyring is available: choose a new passphrase to keep the key under."
+                )
             wrap_with_passphrase(info, key, secret)
         write_keyinfo(self.path, info)
         return key
@@ -433,7 +458,9 @@ def stage_new_key(path: Path, new_key: bytes, *, passphrase: str | None = None) 
     store (``veramem rekey`` finishes the switch when run again).
     """
     info = read_keyinfo(path)
-    staged = KeyInfo(store_id=info.store_id, key_check=key_check(new_key), mode=info.mode, created_at=now_iso())
+    staged = KeyInfo(
+        store_id=info.store_id, key_check=key_check(new_key), mode=info.mode, created_at=now_iso()
+    )
     if info.mode == "keyring":
         _keyring_set(info.store_id + ".rekey", new_key.hex())
     else:
@@ -483,8 +510,9 @@ def discard_staged_key(path: Path) -> None:
             _keyring_delete(info.store_id + ".rekey")
 
 
-def adopt_key(path: Path, key: bytes, store_id: str, *, passphrase: str | None = None,
-              use_keyring: bool = False) -> KeyInfo:
+def adopt_key(
+    path: Path, key: bytes, store_id: str, *, passphrase: str | None = None, use_keyring: bool = False
+) -> KeyInfo:
     """New key information for an existing key (a store restored where its key information was lost)."""
     info = KeyInfo(store_id=store_id, key_check=key_check(key), mode="keyring", created_at=now_iso())
     if use_keyring:

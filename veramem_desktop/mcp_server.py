@@ -47,8 +47,11 @@ class Message(BaseModel):
         "user", description="Who said it. 'user' for the person, 'assistant' for you, 'tool' for tool output."
     )
     content: str = Field(description="The message text, verbatim.", min_length=1, max_length=200_000)
-    time: str | None = Field(None, max_length=limits.MAX_TIME_CHARS,
-                             description="When it was said, ISO 8601 (e.g. 2024-05-08T13:56:00Z); default now.")
+    time: str | None = Field(
+        None,
+        max_length=limits.MAX_TIME_CHARS,
+        description="When it was said, ISO 8601 (e.g. 2024-05-08T13:56:00Z); default now.",
+    )
 
 
 def _fail(exc: VeramemError) -> ToolError:
@@ -56,16 +59,27 @@ def _fail(exc: VeramemError) -> ToolError:
 
 
 def _hit_attrs(hit: Any, block: str | None = None) -> dict[str, object]:
-    return {"id": hit.id, "kind": hit.kind, "authority": hit.authority, "trust": hit.trust,
-            "state": hit.state, "superseded_by": hit.superseded_by, "conflicts_with": "+".join(hit.conflicts_with),
-            "derived": "+".join(hit.derived), "may_act": str(bool(hit.actionable)).lower(),
-            "time": hit.time, "block": block}
+    return {
+        "id": hit.id,
+        "kind": hit.kind,
+        "authority": hit.authority,
+        "trust": hit.trust,
+        "state": hit.state,
+        "superseded_by": hit.superseded_by,
+        "conflicts_with": "+".join(hit.conflicts_with),
+        "derived": "+".join(hit.derived),
+        "may_act": str(bool(hit.actionable)).lower(),
+        "time": hit.time,
+        "block": block,
+    }
 
 
 def format_search(result: Any) -> str:
     """Route and trace id in plain text, then each hit fenced; shared hits are labelled."""
-    head = (f"route: {result.route}; trace_id: {result.trace_id} (pass it to `feedback` after you use "
-            f"these results); {len(result.results)} result(s)")
+    head = (
+        f"route: {result.route}; trace_id: {result.trace_id} (pass it to `feedback` after you use "
+        f"these results); {len(result.results)} result(s)"
+    )
     if result.shared:
         head += f", plus {len(result.shared)} shared item(s) from others (unendorsed)"
     items = [(h.text, _hit_attrs(h)) for h in result.results]
@@ -89,9 +103,18 @@ def format_history(versions: list[dict[str, Any]]) -> str:
     if not versions:
         return "No versions."
     items = [
-        (str(v.get("text", "")), {"id": v.get("id"), "version": v.get("version"), "status": v.get("status"),
-                                  "valid_from": v.get("valid_from"), "valid_to": v.get("valid_to"),
-                                  "authority": v.get("authority"), "trust": v.get("trust")})
+        (
+            str(v.get("text", "")),
+            {
+                "id": v.get("id"),
+                "version": v.get("version"),
+                "status": v.get("status"),
+                "valid_from": v.get("valid_from"),
+                "valid_to": v.get("valid_to"),
+                "authority": v.get("authority"),
+                "trust": v.get("trust"),
+            },
+        )
         for v in versions
     ]
     return f"{len(versions)} version(s), oldest first\n\n" + fence.fence_all(items)
@@ -106,8 +129,12 @@ def build_server(agent: AgentAccess, *, allow_forget: bool = True) -> MCPServer[
     def tool(annotations: ToolAnnotations) -> Callable[[F], F]:
         # Text results only (no structured copy), so recalled text always reaches the agent fenced.
         def register(fn: F) -> F:
-            server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations,
-                            structured_output=False)
+            server.add_tool(
+                fn,
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=annotations,
+                structured_output=False,
+            )
             return fn
 
         return register
@@ -128,8 +155,12 @@ def format_added(result: dict[str, Any]) -> str:
     items: list[tuple[str, dict[str, object]]] = []
     for outcome in ("added", "updated", "retracted", "unchanged", "rejected"):
         for entry in result.get(outcome, []):
-            items.append((str(entry.get("text", "")), {"id": entry.get("id"), "outcome": outcome,
-                                                        "kind": entry.get("kind")}))
+            items.append(
+                (
+                    str(entry.get("text", "")),
+                    {"id": entry.get("id"), "outcome": outcome, "kind": entry.get("kind")},
+                )
+            )
     lines += [f"notice: {fence.neutralise(n)}" for n in result.get("notices", [])]
     text = "\n".join(lines)
     return text + ("\n\n" + fence.fence_all(items) if items else "\nNo memories derived yet.")
@@ -138,16 +169,37 @@ def format_added(result: dict[str, Any]) -> str:
 def _write_tools(tool: Register, agent: AgentAccess) -> None:
     @tool(ToolAnnotations(title="Remember", read_only_hint=False, destructive_hint=False))
     def add(
-        messages: Annotated[list[Message], Field(min_length=1, max_length=200,
-                                                 description="The messages to remember, oldest first.")],
-        session_id: Annotated[str | None, Field(max_length=limits.MAX_ID_CHARS, description=(
-            "A conversation id, so later searches can group turns; omit if you have none."))] = None,
-        until: Annotated[str | None, Field(max_length=limits.MAX_TIME_CHARS, description=(
-            "Only when the user says how long to keep it: keep until this time (ISO 8601; a date keeps it "
-            "through that day), then it is erased for good."))] = None,
-        expires_in: Annotated[str | None, Field(max_length=16, description=(
-            "Only when the user says how long to keep it: a duration such as 30m, 12h, 7d or 2w, after which "
-            "it is erased for good. Give this or until, not both."))] = None,
+        messages: Annotated[
+            list[Message],
+            Field(min_length=1, max_length=200, description="The messages to remember, oldest first."),
+        ],
+        session_id: Annotated[
+            str | None,
+            Field(
+                max_length=limits.MAX_ID_CHARS,
+                description=("A conversation id, so later searches can group turns; omit if you have none."),
+            ),
+        ] = None,
+        until: Annotated[
+            str | None,
+            Field(
+                max_length=limits.MAX_TIME_CHARS,
+                description=(
+                    "Only when the user says how long to keep it: keep until this time (ISO 8601; a date keeps it "
+                    "through that day), then it is erased for good."
+                ),
+            ),
+        ] = None,
+        expires_in: Annotated[
+            str | None,
+            Field(
+                max_length=16,
+                description=(
+                    "Only when the user says how long to keep it: a duration such as 30m, 12h, 7d or 2w, after which "
+                    "it is erased for good. Give this or until, not both."
+                ),
+            ),
+        ] = None,
     ) -> str:
         """Remember messages from the conversation in the user's memory.
 
@@ -163,20 +215,39 @@ def _write_tools(tool: Register, agent: AgentAccess) -> None:
         Returns what was added, updated, kept and rejected, with ids.
         """
         try:
-            result = agent.add([m.model_dump(exclude_none=True) for m in messages], session_id=session_id,
-                               until=until, expires_in=expires_in)
+            result = agent.add(
+                [m.model_dump(exclude_none=True) for m in messages],
+                session_id=session_id,
+                until=until,
+                expires_in=expires_in,
+            )
         except VeramemError as exc:
             raise _fail(exc) from None
         return format_added(result)
 
-    @tool(ToolAnnotations(title="Rate recalled memories", read_only_hint=False, destructive_hint=False,
-                          idempotent_hint=True))
+    @tool(
+        ToolAnnotations(
+            title="Rate recalled memories", read_only_hint=False, destructive_hint=False, idempotent_hint=True
+        )
+    )
     def feedback(
-        trace_id: Annotated[str, Field(min_length=1, max_length=100,
-                                       description="The trace_id a `search` or `answer` call returned.")],
-        reward: Annotated[float, Field(ge=-1.0, le=1.0, description=(
-            "How much the recalled memories helped: 1 = exactly what was needed, 0 = neutral, "
-            "-1 = wrong or misleading."))],
+        trace_id: Annotated[
+            str,
+            Field(
+                min_length=1, max_length=100, description="The trace_id a `search` or `answer` call returned."
+            ),
+        ],
+        reward: Annotated[
+            float,
+            Field(
+                ge=-1.0,
+                le=1.0,
+                description=(
+                    "How much the recalled memories helped: 1 = exactly what was needed, 0 = neutral, "
+                    "-1 = wrong or misleading."
+                ),
+            ),
+        ],
     ) -> str:
         """Say whether the memories a search or answer returned were useful.
 
@@ -192,8 +263,14 @@ def _write_tools(tool: Register, agent: AgentAccess) -> None:
 def _read_tools(tool: Register, agent: AgentAccess) -> None:
     @tool(ToolAnnotations(title="Search memory", read_only_hint=True))
     def search(
-        query: Annotated[str, Field(min_length=1, max_length=10_000,
-                                    description="What to look for, in plain words (e.g. 'where does the user live').")],
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=10_000,
+                description="What to look for, in plain words (e.g. 'where does the user live').",
+            ),
+        ],
         k: Annotated[int, Field(ge=1, le=50, description="How many results at most.")] = 10,
     ) -> str:
         """Search the user's memory; no model call, fast.
@@ -224,7 +301,9 @@ def _read_tools(tool: Register, agent: AgentAccess) -> None:
 
     @tool(ToolAnnotations(title="Answer from memory", read_only_hint=True))
     def answer(
-        question: Annotated[str, Field(min_length=1, max_length=10_000, description="The question to answer.")],
+        question: Annotated[
+            str, Field(min_length=1, max_length=10_000, description="The question to answer.")
+        ],
         k: Annotated[int, Field(ge=1, le=50, description="How many memories to consider.")] = 10,
     ) -> str:
         """Answer a question from the user's memory only, citing the memories it relied on.
@@ -245,8 +324,14 @@ def _read_tools(tool: Register, agent: AgentAccess) -> None:
 
     @tool(ToolAnnotations(title="Memory history", read_only_hint=True))
     def history(
-        memory_id: Annotated[str, Field(min_length=1, max_length=100,
-                                        description="A memory id (mem_…) from a search or answer result.")],
+        memory_id: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=100,
+                description="A memory id (mem_…) from a search or answer result.",
+            ),
+        ],
     ) -> str:
         """Show every version of a memory, oldest first, with when each was valid.
 
@@ -262,10 +347,17 @@ def _read_tools(tool: Register, agent: AgentAccess) -> None:
 def _forget_tool(tool: Register, agent: AgentAccess) -> None:
     @tool(ToolAnnotations(title="Forget", read_only_hint=False, destructive_hint=True))
     def forget(
-        target_id: Annotated[str, Field(min_length=1, max_length=100, description=(
-            "The memory id (mem_…) or conversation message id (ep_…) to erase."))],
-        confirm: Annotated[bool, Field(description=(
-            "false: only show what would be erased. true: erase it for good."))] = False,
+        target_id: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=100,
+                description=("The memory id (mem_…) or conversation message id (ep_…) to erase."),
+            ),
+        ],
+        confirm: Annotated[
+            bool, Field(description=("false: only show what would be erased. true: erase it for good."))
+        ] = False,
     ) -> str:
         """Erase a memory (or a stored message) for good, only when the user asks you to forget it.
 
@@ -278,7 +370,8 @@ def _forget_tool(tool: Register, agent: AgentAccess) -> None:
             if not confirm:
                 preview = agent.forget_preview(target_id)
                 return "Would erase (nothing erased yet; call again with confirm=true):\n" + json.dumps(
-                    preview, default=str, indent=1)
+                    preview, default=str, indent=1
+                )
             return "Erased:\n" + json.dumps(agent.forget(target_id), default=str, indent=1)
         except VeramemError as exc:
             raise _fail(exc) from None

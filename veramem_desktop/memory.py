@@ -82,7 +82,13 @@ class AddResult:
     def to_dict(self) -> dict[str, Any]:
         return {
             "episodes": [
-                {"id": e.id, "role": e.role, "session_id": e.session_id, "event_time": e.event_time, "sha256": e.sha256}
+                {
+                    "id": e.id,
+                    "role": e.role,
+                    "session_id": e.session_id,
+                    "event_time": e.event_time,
+                    "sha256": e.sha256,
+                }
                 for e in self.episodes
             ],
             "added": self.added,
@@ -94,7 +100,9 @@ class AddResult:
         }
 
 
-def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None) -> list[EpisodeInput]:
+def to_inputs(
+    messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None
+) -> list[EpisodeInput]:
     """Accept a string, a message dict, an EpisodeInput, or a list of them.
 
     Values are passed on as given: :func:`episodes.validate` checks every field against
@@ -115,7 +123,7 @@ def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "use
             out.append(EpisodeInput(content=item, role=role, name=name))
         elif isinstance(item, dict):
             if "content" not in item:
-                raise InvalidInputError(f"Message {i + 1} has no \"content\".")
+                raise InvalidInputError(f'Message {i + 1} has no "content".')
             out.append(
                 EpisodeInput(
                     content=item["content"],
@@ -126,7 +134,7 @@ def to_inputs(messages: MessageLike | Sequence[MessageLike], *, role: str = "use
                 )
             )
         else:
-            raise InvalidInputError(f"Message {i + 1} must be text or an object with \"role\" and \"content\".")
+            raise InvalidInputError(f'Message {i + 1} must be text or an object with "role" and "content".')
     return out
 
 
@@ -139,8 +147,13 @@ class EvidenceView:
     score: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"episode": self.episode.to_dict(), "quote": self.quote, "span_start": self.span_start,
-                "span_end": self.span_end, "score": self.score}
+        return {
+            "episode": self.episode.to_dict(),
+            "quote": self.quote,
+            "span_start": self.span_start,
+            "span_end": self.span_end,
+            "score": self.score,
+        }
 
 
 @dataclass
@@ -153,9 +166,14 @@ class MemoryDetail:
     conflicts: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"item": self.item.to_dict(), "evidence": [e.to_dict() for e in self.evidence],
-                "versions": [v.to_dict() for v in self.versions], "ledger": [e.to_dict() for e in self.ledger],
-                "links": self.links, "conflicts": self.conflicts}
+        return {
+            "item": self.item.to_dict(),
+            "evidence": [e.to_dict() for e in self.evidence],
+            "versions": [v.to_dict() for v in self.versions],
+            "ledger": [e.to_dict() for e in self.ledger],
+            "links": self.links,
+            "conflicts": self.conflicts,
+        }
 
 
 class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
@@ -214,11 +232,15 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if self.paths.keyinfo.exists():
             return f"its file {self.store_path} is missing, though its key information {self.paths.keyinfo} is there"
         if self.store_path.exists():
-            return (f"its key information {self.paths.keyinfo} is missing (`veramem unlock --recovery-code` "
-                    "writes it again)")
+            return (
+                f"its key information {self.paths.keyinfo} is missing (`veramem unlock --recovery-code` "
+                "writes it again)"
+            )
         said = " and ".join(e for e in self._evidence())
-        return (f"its file {self.store_path} and its key information are missing, though {said} say so "
-                "(is the folder on a drive that is not mounted?)")
+        return (
+            f"its file {self.store_path} and its key information are missing, though {said} say so "
+            "(is the folder on a drive that is not mounted?)"
+        )
 
     @classmethod
     def create(
@@ -341,7 +363,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def device_id(self) -> str:
         return self.store.get_meta("device_id") or "dev_local"
 
-    def _scope(self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None) -> Scope:
+    def _scope(
+        self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
+    ) -> Scope:
         ident = self.config.identity
         return Scope(
             user_id=user_id if user_id is not None else ident.user_id,
@@ -377,20 +401,24 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             result = self._add(inputs, scope, notices, expires_at)
         return result
 
-    def _add(self, inputs: list[EpisodeInput], scope: Scope, notices: list[str],
-             expires_at: str | None) -> AddResult:
+    def _add(
+        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
+    ) -> AddResult:
         if not self.llm.is_rule_based:  # a model takes seconds to answer: other writers are not kept waiting
             return self._add_in(inputs, scope, notices, expires_at)
         with self.store.atomic():  # one commit (one wait for the disk) for the episodes and what is derived;
             return self._add_in(inputs, scope, notices, expires_at)  # derivation writes in a savepoint
 
-    def _add_in(self, inputs: list[EpisodeInput], scope: Scope, notices: list[str],
-                expires_at: str | None) -> AddResult:
+    def _add_in(
+        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
+    ) -> AddResult:
         if expires_at is not None:
             inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
         llm = self.llm
-        writer = Writer(self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates)
+        writer = Writer(
+            self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates
+        )
         try:
             outcome = writer.derive(stored)
         except Exception as exc:  # the episodes are committed: say what happened rather than lose the result
@@ -398,8 +426,10 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 logging.getLogger("veramem").error("deriving memories failed: %s", type(exc).__name__)
             reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
             self._defer_derivation([e.id for e in stored])
-            notices.append(f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
-                           "searchable as raw messages, and are derived again at the next `veramem consolidate`")
+            notices.append(
+                f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
+                "searchable as raw messages, and are derived again at the next `veramem consolidate`"
+            )
             if expires_at is not None:
                 with self.store.atomic() as conn:
                     expiry_mod.note(conn, expires_at)
@@ -412,11 +442,20 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 expiry_mod.mark(conn, [d["id"] for d in outcome.added], expires_at, device=self.device_id)
                 expiry_mod.note(conn, expires_at)  # the episodes expire even when nothing was derived
             if outcome.updated:
-                notices.append(f"{len(outcome.updated)} updated memory(ies) keep no expiry: each is a new version "
-                               "of a memory that had none (forget it to erase it sooner)")
+                notices.append(
+                    f"{len(outcome.updated)} updated memory(ies) keep no expiry: each is a new version "
+                    "of a memory that had none (forget it to erase it sooner)"
+                )
         self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
-        return AddResult(episodes=stored, added=outcome.added, updated=outcome.updated, retracted=outcome.retracted,
-                         unchanged=outcome.unchanged, rejected=outcome.rejected, notices=notices)
+        return AddResult(
+            episodes=stored,
+            added=outcome.added,
+            updated=outcome.updated,
+            retracted=outcome.retracted,
+            unchanged=outcome.unchanged,
+            rejected=outcome.rejected,
+            notices=notices,
+        )
 
     def _defer_derivation(self, episode_ids: Sequence[str]) -> None:
         """Remember episodes whose derivation failed (ids only), for :meth:`rederive_pending`."""
@@ -424,7 +463,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
             self.store.set_meta(PENDING_DERIVATION, json.dumps(sorted({*pending, *episode_ids})))
         except Exception as exc:  # the add has already told the caller the episodes are stored
-            logging.getLogger("veramem").warning("could not queue episodes for derivation (%s)", type(exc).__name__)
+            logging.getLogger("veramem").warning(
+                "could not queue episodes for derivation (%s)", type(exc).__name__
+            )
 
     def rederive_pending(self) -> dict[str, Any]:
         """Derive memories from the episodes an earlier add stored but could not derive from (run by
@@ -434,14 +475,18 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             return {"tried": 0, "derived": 0, "still_pending": 0}
         found = episodes_mod.get_many(self.store, pending)
         episodes = [found[i] for i in pending if i in found]  # forgotten ones are simply gone
-        writer = Writer(self.engine, self.embedder, self.llm, device=self.device_id, resolve_dates=resolve_relative_dates)
+        writer = Writer(
+            self.engine, self.embedder, self.llm, device=self.device_id, resolve_dates=resolve_relative_dates
+        )
         left: list[str] = []
         derived = 0
         for episode in episodes:
             try:
                 outcome = writer.derive([episode])
             except Exception as exc:
-                logging.getLogger("veramem").warning("deriving %s failed again (%s)", episode.id, type(exc).__name__)
+                logging.getLogger("veramem").warning(
+                    "deriving %s failed again (%s)", episode.id, type(exc).__name__
+                )
                 left.append(episode.id)
                 continue
             derived += len(outcome.added) + len(outcome.updated)
@@ -490,8 +535,12 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             raise InvalidInputError(f"{name} has no text to add.")
         return self.add(
             [EpisodeInput(content=c, role="document", name=name) for c in chunks],
-            user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id or f"doc:{name}",
-            until=until, expires_in=expires_in,
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id or f"doc:{name}",
+            until=until,
+            expires_in=expires_in,
         )
 
     # ------------------------------------------------------------ models
@@ -525,13 +574,17 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 self._engine = self._engine or engine
         return self._engine  # type: ignore[return-value]
 
-    def caller(self, user_id: str | None = None, agent_id: str | None = None, *,
-               include_rejected: bool = False) -> Caller:
+    def caller(
+        self, user_id: str | None = None, agent_id: str | None = None, *, include_rejected: bool = False
+    ) -> Caller:
         """Who is asking. ``include_rejected`` is a person's request to see rejected material too; an agent
         never gets it (core/access.py ignores it whenever an agent id is set)."""
         ident = self.config.identity
-        return Caller(user_id or ident.user_id, agent_id if agent_id is not None else (ident.agent_id or None),
-                      include_rejected)
+        return Caller(
+            user_id or ident.user_id,
+            agent_id if agent_id is not None else (ident.agent_id or None),
+            include_rejected,
+        )
 
     # ------------------------------------------------------------ search
     def search(
@@ -555,22 +608,46 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             raise InvalidInputError("k must be between 1 and 1000.")
         query, _ = storable(query[:10_000])
         self.expire_if_due()
-        return self.engine.search(query, self.caller(user_id, agent_id, include_rejected=include_rejected), k=k,
-                                  route=route, include_archived=include_archived)
+        return self.engine.search(
+            query,
+            self.caller(user_id, agent_id, include_rejected=include_rejected),
+            k=k,
+            route=route,
+            include_archived=include_archived,
+        )
 
     # ------------------------------------------------------------ memories
     def get(self, memory_id: str) -> MemoryItem:
         return items_mod.get(self.store, memory_id)
 
-    def memories(self, *, user_id: str | None = None, kind: str | None = None, status: str | None = "active",
-                 authority: str | None = None, trust: str | None = None, agent_id: str | None = None,
-                 limit: int = 50, offset: int = 0) -> list[MemoryItem]:
+    def memories(
+        self,
+        *,
+        user_id: str | None = None,
+        kind: str | None = None,
+        status: str | None = "active",
+        authority: str | None = None,
+        trust: str | None = None,
+        agent_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
         """Memory items, newest first, filtered by any of the given fields (None means any)."""
-        return items_mod.list_items(self.store, user_id=user_id, kind=kind, status=status, authority=authority,
-                                    trust=trust, agent_id=agent_id, limit=limit, offset=offset)
+        return items_mod.list_items(
+            self.store,
+            user_id=user_id,
+            kind=kind,
+            status=status,
+            authority=authority,
+            trust=trust,
+            agent_id=agent_id,
+            limit=limit,
+            offset=offset,
+        )
 
-    def history(self, memory_id: str, *, as_of: str | datetime | None = None,
-                include_rejected: bool = False) -> list[MemoryItem]:
+    def history(
+        self, memory_id: str, *, as_of: str | datetime | None = None, include_rejected: bool = False
+    ) -> list[MemoryItem]:
         """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none).
         Rejected versions, and versions holding a rejected value, only with ``include_rejected``."""
         if as_of is None:
@@ -600,18 +677,24 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 held = rejections_mod.withheld_ids(conn, "episode", [e.episode_id for e in evidence])
             evidence = [e for e in evidence if e.episode_id not in held]
         eps = episodes_mod.get_many(self.store, [e.episode_id for e in evidence])
-        views = [EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
-                 for e in evidence if e.episode_id in eps]
+        views = [
+            EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
+            for e in evidence
+            if e.episode_id in eps
+        ]
         entries: list[ledger.LedgerEntry] = []
         for version in versions:
             entries += ledger.entries(self.store, target_id=version.id)
         entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
         links = self.links(memory_id)
-        return MemoryDetail(item, views, versions, entries, links, list(item.metadata.get("conflicts_with", [])))
+        return MemoryDetail(
+            item, views, versions, entries, links, list(item.metadata.get("conflicts_with", []))
+        )
 
     # ------------------------------------------------------------ answer
-    def answer(self, question: str, *, user_id: str | None = None, agent_id: str | None = None,
-               k: int = 10) -> AnswerResult:
+    def answer(
+        self, question: str, *, user_id: str | None = None, agent_id: str | None = None, k: int = 10
+    ) -> AnswerResult:
         """Answer from memory only, citing what it relied on, or abstain."""
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("The question is empty.")
@@ -636,8 +719,16 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return review_mod.reject(self.store, memory_id, device=self.device_id, reason=reason)
 
     # ------------------------------------------------------------ sharing
-    def share_experiences(self, *, user_id: str | None = None, visibility: str = "public", team_id: str | None = None,
-                          tau: float = 0.5, team_policy: bool = False, only: list[str] | None = None) -> ShareReport:
+    def share_experiences(
+        self,
+        *,
+        user_id: str | None = None,
+        visibility: str = "public",
+        team_id: str | None = None,
+        tau: float = 0.5,
+        team_policy: bool = False,
+        only: list[str] | None = None,
+    ) -> ShareReport:
         """Share eligible experiences and world facts, abstracted and gated, as unendorsed pool items."""
         if visibility not in ("team", "public"):
             raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
@@ -645,22 +736,34 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             raise InvalidInputError("Sharing with a team needs the team id.")
         llm = self.llm
         return Sharer(self.engine, self.embedder, llm, device=self.device_id).share(
-            self.caller(user_id).user_id, visibility=visibility, team_id=team_id, tau=tau, team_policy=team_policy,
-            only=only)
+            self.caller(user_id).user_id,
+            visibility=visibility,
+            team_id=team_id,
+            tau=tau,
+            team_policy=team_policy,
+            only=only,
+        )
 
     def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
         """The owner's consent to share one memory (a person's act)."""
         with self.store.atomic() as conn:
-            return items_mod.set_fields(conn, memory_id, device=self.device_id, op="memory.consent",
-                                        shareable=shareable)
+            return items_mod.set_fields(
+                conn, memory_id, device=self.device_id, op="memory.consent", shareable=shareable
+            )
 
     def may_act_on(self, item: MemoryItem) -> bool:
         """Whether an agent may act on ``item``: the one action gate (core/action_gate.py), with its open
         conflicts read from the store (a partner that is active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        open_conflict = bool(partners) and self.store.query_one(
-            f"SELECT 1 FROM memory_items WHERE id IN ({','.join('?' * len(partners))}) AND status = 'active' "
-            "AND trust != 'rejected' LIMIT 1", partners) is not None
+        open_conflict = (
+            bool(partners)
+            and self.store.query_one(
+                f"SELECT 1 FROM memory_items WHERE id IN ({','.join('?' * len(partners))}) AND status = 'active' "
+                "AND trust != 'rejected' LIMIT 1",
+                partners,
+            )
+            is not None
+        )
         return may_act_on(item, open_conflict=open_conflict)
 
     # ------------------------------------------------------------ pins and expiry
@@ -677,8 +780,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if item.pinned == pinned:
             return item
         with self.store.atomic() as conn:
-            updated = items_mod.set_fields(conn, memory_id, device=self.device_id,
-                                           op="memory.pin" if pinned else "memory.unpin", pinned=pinned)
+            updated = items_mod.set_fields(
+                conn,
+                memory_id,
+                device=self.device_id,
+                op="memory.pin" if pinned else "memory.unpin",
+                pinned=pinned,
+            )
         expiry_mod.refresh_next(self.store, datetime.now(UTC))
         return updated
 
@@ -697,8 +805,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             recompute_context(self.store, self.embedder, sorted(set(report.stale_context)))
         return report
 
-    def expiring(self, within: timedelta = timedelta(days=7), *, user_id: str | None = None,
-                 now: datetime | None = None) -> list[dict[str, Any]]:
+    def expiring(
+        self,
+        within: timedelta = timedelta(days=7),
+        *,
+        user_id: str | None = None,
+        now: datetime | None = None,
+    ) -> list[dict[str, Any]]:
         """Active memories that expire within ``within``, soonest first."""
         return expiry_mod.upcoming(self.store, now or datetime.now(UTC), within, user_id=user_id)
 
@@ -729,11 +842,24 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return grants_mod.list_grants(self.store, include_revoked=include_revoked)
 
     # ------------------------------------------------------------ read
-    def episodes(self, *, user_id: str | None = None, session_id: str | None = None, limit: int = 50,
-                 offset: int = 0, newest_first: bool = True, include_rejected: bool = False) -> list[Episode]:
+    def episodes(
+        self,
+        *,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        newest_first: bool = True,
+        include_rejected: bool = False,
+    ) -> list[Episode]:
         """Episodes; those holding a rejected value only with ``include_rejected`` (a person asking)."""
         return episodes_mod.list_episodes(
-            self.store, user_id=user_id, session_id=session_id, limit=limit, offset=offset, newest_first=newest_first,
+            self.store,
+            user_id=user_id,
+            session_id=session_id,
+            limit=limit,
+            offset=offset,
+            newest_first=newest_first,
             include_rejected=include_rejected,
         )
 
@@ -746,7 +872,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger.VerifyReport:
         return ledger.verify(self.store, progress)
 
-    def ledger_entries(self, *, target_id: str | None = None, limit: int | None = None) -> list[ledger.LedgerEntry]:
+    def ledger_entries(
+        self, *, target_id: str | None = None, limit: int | None = None
+    ) -> list[ledger.LedgerEntry]:
         return ledger.entries(self.store, target_id=target_id, limit=limit)
 
     def status(self) -> dict[str, Any]:

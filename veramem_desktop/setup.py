@@ -18,8 +18,11 @@ def llm_settings(config: Config) -> LLMSettings:
     from .models.llm.settings import LLMSettings
 
     cfg = config.llm
-    overrides: dict[str, object] = {"timeout": cfg.timeout_s, "retries": cfg.retries,
-                                    "context_tokens": cfg.context_tokens}
+    overrides: dict[str, object] = {
+        "timeout": cfg.timeout_s,
+        "retries": cfg.retries,
+        "context_tokens": cfg.context_tokens,
+    }
     if cfg.backend != "auto" and not os.environ.get("VERAMEM_LLM"):
         overrides["backend"] = cfg.backend
     if cfg.host:
@@ -28,7 +31,7 @@ def llm_settings(config: Config) -> LLMSettings:
         overrides["ollama_model"] = cfg.model
     if cfg.base_url:
         overrides["openai_base_url"] = cfg.base_url
-    return LLMSettings.from_env(**overrides)
+    return LLMSettings.from_env(None, **overrides)
 
 
 def describe(config: Config) -> list[dict[str, object]]:

@@ -8,5 +8,15 @@ from .engine import SearchEngine
 from .hits import STALE, STATES, Hit, SearchResult
 from .recipes import MEMORY_KINDS_BY_ROUTE, RECIPES, ROUTES, SearchConfig, recipe
 
-__all__ = ["MEMORY_KINDS_BY_ROUTE", "RECIPES", "ROUTES", "STALE", "STATES", "Hit", "SearchConfig", "SearchEngine",
-           "SearchResult", "recipe"]
+__all__ = [
+    "MEMORY_KINDS_BY_ROUTE",
+    "RECIPES",
+    "ROUTES",
+    "STALE",
+    "STATES",
+    "Hit",
+    "SearchConfig",
+    "SearchEngine",
+    "SearchResult",
+    "recipe",
+]

@@ -77,8 +77,9 @@ class Channels:
                 self._alias = (alias[0] if alias is not None and alias[1] == before else before, after)
 
     # ------------------------------------------------------------ allowed sets
-    def _allowed_ids(self, unit: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-                     now: str) -> tuple[tuple[Any, ...], list[str]]:
+    def _allowed_ids(
+        self, unit: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool, now: str
+    ) -> tuple[tuple[Any, ...], list[str]]:
         """The ids the caller may see (the access predicate in SQL), cached per store version and minute."""
         version = self.version()
         key = (unit, caller, kinds, include_archived, now[:16])
@@ -87,8 +88,10 @@ class Channels:
             if hit is not None and hit[0] == version:
                 return key, hit[1]
         if unit == "memory":
-            sql = (f"SELECT m.id FROM memory_items m WHERE {access.memory_predicate('m', include_archived=include_archived)}"
-                   f" AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))})")
+            sql = (
+                f"SELECT m.id FROM memory_items m WHERE {access.memory_predicate('m', include_archived=include_archived)}"
+                f" AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))})"
+            )
             params = {**access.params(caller, now), **{f"k{i}": k for i, k in enumerate(kinds)}}
         else:
             sql = f"SELECT e.id FROM episodes e WHERE {access.episode_predicate('e')}"
@@ -101,8 +104,13 @@ class Channels:
         return key, ids
 
     # ------------------------------------------------------------ channels
-    def _dense(self, cache_kind: str, qvec: npt.NDArray[np.float32], allowed: tuple[tuple[Any, ...], list[str]],
-               n: int) -> list[str]:
+    def _dense(
+        self,
+        cache_kind: str,
+        qvec: npt.NDArray[np.float32],
+        allowed: tuple[tuple[Any, ...], list[str]],
+        n: int,
+    ) -> list[str]:
         """Cosine over the allowed rows only; their matrix positions are cached with the allowed set."""
         cache = self.caches[cache_kind]
         version = self.version()
@@ -166,8 +174,11 @@ class Channels:
         table = f"{unit}_fts"
 
         def matching(term: str) -> int:
-            return int(self.store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
-                                            (fts_match([term]),))[0])
+            return int(
+                self.store.query_one(
+                    f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),)
+                )[0]
+            )
 
         dfs = {t: self._df(table, rows, t, partial(matching, t)) for t in terms}
         selective = [t for t in terms if 0 < dfs[t] <= limit]
@@ -175,8 +186,17 @@ class Channels:
             return fts_match(selective)
         return fts_match([t for t in terms if dfs[t] > 0], "AND")
 
-    def _bm25(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-              now: str, n: int, drop: frozenset[str] = frozenset()) -> list[str]:
+    def _bm25(
+        self,
+        unit: str,
+        query: str,
+        caller: Caller,
+        kinds: tuple[str, ...],
+        include_archived: bool,
+        now: str,
+        n: int,
+        drop: frozenset[str] = frozenset(),
+    ) -> list[str]:
         match = self._match(unit, query, drop)
         if match is None:
             return []
@@ -202,17 +222,34 @@ class Channels:
             )
         return [r[0] for r in self.store.query(sql, params)]
 
-    def _entity(self, unit: str, query: str, caller: Caller, kinds: tuple[str, ...], include_archived: bool,
-                now: str, n: int, drop: frozenset[str] = frozenset(), *,
-                names: tuple[str, ...] | None = None) -> list[str]:
+    def _entity(
+        self,
+        unit: str,
+        query: str,
+        caller: Caller,
+        kinds: tuple[str, ...],
+        include_archived: bool,
+        now: str,
+        n: int,
+        drop: frozenset[str] = frozenset(),
+        *,
+        names: tuple[str, ...] | None = None,
+    ) -> list[str]:
         """Rows carrying the query's entities (or the given ``names``), most matches first."""
         owner_kind = "memory" if unit == "memory" else "episode"
         rows = self._row_count("memory") + self._row_count("episode")
         asked = set(names) if names is not None else entities(query)
-        names = tuple(e for e in sorted(asked - drop) if self._entity_df(e, rows) <= self.config.entity_max_df)
+        names = tuple(
+            e for e in sorted(asked - drop) if self._entity_df(e, rows) <= self.config.entity_max_df
+        )
         if not names:
             return []
-        params: dict[str, Any] = {**access.params(caller, now), "n": n, "deep": self._deep(n), "ok": owner_kind}
+        params: dict[str, Any] = {
+            **access.params(caller, now),
+            "n": n,
+            "deep": self._deep(n),
+            "ok": owner_kind,
+        }
         params.update({f"en{i}": e for i, e in enumerate(names)})
         in_names = ",".join(f":en{i}" for i in range(len(names)))
         matches = (
@@ -236,26 +273,46 @@ class Channels:
 
     def _term_df(self, table: str, rows: int, term: str) -> int:
         """How many full-text rows of ``table`` hold the word (counted once, see :meth:`_df`)."""
-        return self._df(table, rows, term, lambda: int(self.store.query_one(
-            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),))[0]))
+        return self._df(
+            table,
+            rows,
+            term,
+            lambda: int(
+                self.store.query_one(
+                    f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),)
+                )[0]
+            ),
+        )
 
-    def _texts(self, unit: str, ids: list[str], caller: Caller, include_archived: bool, now: str) -> dict[str, str]:
+    def _texts(
+        self, unit: str, ids: list[str], caller: Caller, include_archived: bool, now: str
+    ) -> dict[str, str]:
         """The words of the given rows that the caller may see (the access predicate in the SQL)."""
         if not ids:
             return {}
         params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(ids)}}
         marks = ",".join(f":c{i}" for i in range(len(ids)))
         if unit == "memory":
-            sql = (f"SELECT m.id, m.text FROM memory_items m WHERE m.id IN ({marks}) AND "
-                   f"{access.memory_predicate('m', include_archived=include_archived)}")
+            sql = (
+                f"SELECT m.id, m.text FROM memory_items m WHERE m.id IN ({marks}) AND "
+                f"{access.memory_predicate('m', include_archived=include_archived)}"
+            )
         else:
             sql = f"SELECT e.id, e.content FROM episodes e WHERE e.id IN ({marks}) AND {access.episode_predicate('e')}"
         return {r[0]: str(r[1]) for r in self.store.query(sql, params)}
 
     def _entity_df(self, entity: str, rows: int) -> int:
         """How many of the ``rows`` (memories and episodes together) carry the entity (an index-only count)."""
-        return self._df("entities", rows, entity, lambda: int(self.store.query_one(
-            "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,))[0]))
+        return self._df(
+            "entities",
+            rows,
+            entity,
+            lambda: int(
+                self.store.query_one(
+                    "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,)
+                )[0]
+            ),
+        )
 
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
@@ -268,7 +325,9 @@ class Channels:
                 return hit[1]
         rows = self.store.query(
             "SELECT DISTINCT e.source_name FROM episodes e WHERE e.source_name IS NOT NULL "
-            f"AND {access.episode_predicate('e')}", access.params(caller, now))
+            f"AND {access.episode_predicate('e')}",
+            access.params(caller, now),
+        )
         names = tuple(sorted({str(r[0]).strip() for r in rows if str(r[0]).strip()}))
         with self._lock:
             if len(self._speakers) > 64:
@@ -288,18 +347,23 @@ class Channels:
         """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
         out: dict[str, list[str]] = {}
         for chunk in chunks(ids, 500):
-            params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(chunk)}}
+            params: dict[str, Any] = {
+                **access.params(caller, now),
+                **{f"c{i}": d for i, d in enumerate(chunk)},
+            }
             marks = ",".join(f":c{i}" for i in range(len(chunk)))
             rows = self.store.query(
                 "SELECT c.id, e.id FROM episodes c JOIN episodes e ON e.session_id = c.session_id "
                 "AND e.turn_index IN (c.turn_index - 1, c.turn_index + 1) "
-                f"WHERE c.id IN ({marks}) AND {access.episode_predicate('e')}", params)
+                f"WHERE c.id IN ({marks}) AND {access.episode_predicate('e')}",
+                params,
+            )
             for src, dst in rows:
                 out.setdefault(src, []).append(dst)
         return out
 
     # ------------------------------------------------------------ ranking
-    def rank(
+    def rank(  # noqa: C901
         self,
         query: str,
         caller: Caller,
@@ -324,15 +388,29 @@ class Channels:
         cfg = self.config
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         channels = channels if channels is not None else cfg.channels
-        use = set(channels) if channels is not None else {*cfg.weights, *cfg.episode_weights, "speaker", "neighbours",
-                                                          "links", "temporal", "hop", "substance"}
+        use = (
+            set(channels)
+            if channels is not None
+            else {
+                *cfg.weights,
+                *cfg.episode_weights,
+                "speaker",
+                "neighbours",
+                "links",
+                "temporal",
+                "hop",
+                "substance",
+            }
+        )
         # The query is embedded on another thread while the lexical channels run here: the model
         # and SQLite both release the GIL, so on two cores the two costs overlap.
         embedding = self._embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
         speakers: tuple[str, ...] = ()
-        if "episode" in units and {"entity", "speaker", "hop"} & use | ({"bm25"} if cfg.bm25_without_speakers else set()):
+        if "episode" in units and {"entity", "speaker", "hop"} & use | (
+            {"bm25"} if cfg.bm25_without_speakers else set()
+        ):
             speakers = self.speaker_names(caller, moment)
         # Every turn carries its speaker's name, so a speaker named in the query is no entity
         # to match among episodes; the speaker rule below uses it instead.
@@ -341,12 +419,20 @@ class Channels:
         for unit in units:
             if "bm25" in use:
                 lexical[f"{unit}:bm25"] = self._bm25(
-                    unit, query, caller, kinds, include_archived, moment, depth[unit],
-                    speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset())
+                    unit,
+                    query,
+                    caller,
+                    kinds,
+                    include_archived,
+                    moment,
+                    depth[unit],
+                    speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset(),
+                )
             if "entity" in use:
                 drop = speaker_words if unit == "episode" else frozenset()
-                lexical[f"{unit}:entity"] = self._entity(unit, query, caller, kinds, include_archived, moment,
-                                                         depth[unit], drop)
+                lexical[f"{unit}:entity"] = self._entity(
+                    unit, query, caller, kinds, include_archived, moment, depth[unit], drop
+                )
         qvec = embedding.result()[0] if embedding is not None else None
         hvec = self._hypothesis(query) if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0 else None
         rankings: dict[str, list[str]] = {}
@@ -356,8 +442,12 @@ class Channels:
                 rankings[f"{unit}:dense"] = self._dense(unit, qvec, allowed, depth[unit])
                 if unit == "episode" and "dense_ctx" in use:
                     rankings["episode:dense_ctx"] = self._dense("episode_ctx", qvec, allowed, depth[unit])
-            if unit == "memory" and "memory_ctx" in use and cfg.weights.get("memory_ctx", 0.0) > 0 \
-                    and qvec is not None:
+            if (
+                unit == "memory"
+                and "memory_ctx" in use
+                and cfg.weights.get("memory_ctx", 0.0) > 0
+                and qvec is not None
+            ):
                 allowed = self._allowed_ids(unit, caller, kinds, include_archived, moment)
                 ctx_ranked = self._dense("memory_ctx", qvec, allowed, depth[unit])
                 if ctx_ranked:  # only once the linker has written context vectors
@@ -377,12 +467,24 @@ class Channels:
         if "episode" in units and "substance" in use and cfg.short_turn_factor < 1.0:
             scores = self._substance(scores, caller, moment)
         if "hop" in use and cfg.hop_weight:
-            scores = hops.second_hop(self, scores, query, caller, units=units, kinds=kinds,
-                                     include_archived=include_archived, moment=moment, depth=depth,
-                                     drop=speaker_words, qvec=qvec)
+            scores = hops.second_hop(
+                self,
+                scores,
+                query,
+                caller,
+                units=units,
+                kinds=kinds,
+                include_archived=include_archived,
+                moment=moment,
+                depth=depth,
+                drop=speaker_words,
+                qvec=qvec,
+            )
         if "memory" in units and "links" in use and cfg.link_decay:
             scores = self._link_expansion(scores, caller, kinds, include_archived, moment)
-        scale = max_rrf(weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k)
+        scale = max_rrf(
+            weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k
+        )
         scores = {d: s / scale for d, s in scores.items()}
         ranks: dict[str, dict[str, int]] = {}
         for name, ranked in rankings.items():
@@ -410,20 +512,30 @@ class Channels:
             return cfg.episode_weights[channel]
         return cfg.weights.get(channel, 1.0)
 
-    def _episode_rules(self, scores: dict[str, float], query: str, caller: Caller, moment: str, use: set[str],
-                       speakers: tuple[str, ...]) -> dict[str, float]:
+    def _episode_rules(
+        self,
+        scores: dict[str, float],
+        query: str,
+        caller: Caller,
+        moment: str,
+        use: set[str],
+        speakers: tuple[str, ...],
+    ) -> dict[str, float]:
         """The speaker rule, then neighbour expansion, over the episode candidates."""
         cfg = self.config
         if "speaker" in use and cfg.speaker_weight:
             named = names_in(query, speakers)
             if len(named) == 1:
                 ep_ids = [d for d in scores if d.startswith("ep_")]
-                scores = speaker_bonus(scores, self._speakers_of(ep_ids), named[0], cfg.speaker_weight, cfg.rrf_k)
+                scores = speaker_bonus(
+                    scores, self._speakers_of(ep_ids), named[0], cfg.speaker_weight, cfg.rrf_k
+                )
         if "neighbours" in use and cfg.neighbour_decay:
             ep_scores = {d: s for d, s in scores.items() if d.startswith("ep_")}
             if ep_scores:
-                grown = expand_neighbours(ep_scores, self._neighbours(list(ep_scores), caller, moment),
-                                          cfg.neighbour_decay)
+                grown = expand_neighbours(
+                    ep_scores, self._neighbours(list(ep_scores), caller, moment), cfg.neighbour_decay
+                )
                 scores = {**scores, **grown}
         return scores
 
@@ -432,7 +544,9 @@ class Channels:
         asks for: among the best ``short_turn_top`` turns, one with fewer than ``short_turn_terms``
         content words keeps ``short_turn_factor`` of its score."""
         cfg = self.config
-        top = sorted((d for d in scores if d.startswith("ep_")), key=lambda d: -scores[d])[: cfg.short_turn_top]
+        top = sorted((d for d in scores if d.startswith("ep_")), key=lambda d: -scores[d])[
+            : cfg.short_turn_top
+        ]
         out = dict(scores)
         for d, text in self._texts("episode", top, caller, False, moment).items():
             if _substance(text) < cfg.short_turn_terms:
@@ -450,7 +564,8 @@ class Channels:
                 return hit[1]
         row = self.store.query_one(
             f"SELECT max(e.event_time) FROM episodes e WHERE {access.episode_predicate('e')}",
-            access.params(caller, now))
+            access.params(caller, now),
+        )
         latest = str(row[0]) if row and row[0] else None
         with self._lock:
             if len(self._latest) > 64:
@@ -466,14 +581,17 @@ class Channels:
             return None
         row = self.store.query_one(
             f"SELECT e.content, e.event_time FROM episodes e WHERE e.id = :id AND {access.episode_predicate('e')}",
-            {**access.params(caller, now), "id": found[0]})
+            {**access.params(caller, now), "id": found[0]},
+        )
         told = periods.as_day(row[1]) if row else None
         if row is None or told is None:
             return None
         stated = periods.stated_days(str(row[0]), datetime.fromisoformat(str(row[1])))
         return stated[0].start if stated else told
 
-    def _temporal(self, scores: dict[str, float], query: str, caller: Caller, moment: str) -> dict[str, float]:
+    def _temporal(
+        self, scores: dict[str, float], query: str, caller: Caller, moment: str
+    ) -> dict[str, float]:
         """The date-fit channel: when the query names a time, the candidate turns whose session was
         held in it (or in the week after, when it is told of), or whose words state a date in it, are
         ranked in their fused order as one more channel of weight ``temporal_weight``."""
@@ -490,13 +608,21 @@ class Channels:
         read_words = set(ranked[:_STATED_TOP])  # reading dates out of words costs about 1 ms a turn
         fits: set[str] = set()
         for chunk in chunks(ranked, 500):
-            params: dict[str, Any] = {**access.params(caller, moment), **{f"c{i}": d for i, d in enumerate(chunk)}}
+            params: dict[str, Any] = {
+                **access.params(caller, moment),
+                **{f"c{i}": d for i, d in enumerate(chunk)},
+            }
             marks = ",".join(f":c{i}" for i in range(len(chunk)))
             rows = self.store.query(
                 f"SELECT e.id, e.event_time, e.content FROM episodes e WHERE e.id IN ({marks}) "
-                f"AND {access.episode_predicate('e')}", params)
-            fits.update(ep_id for ep_id, event_time, content in rows
-                        if _fits(period, event_time, content, stated=ep_id in read_words))
+                f"AND {access.episode_predicate('e')}",
+                params,
+            )
+            fits.update(
+                ep_id
+                for ep_id, event_time, content in rows
+                if _fits(period, event_time, content, stated=ep_id in read_words)
+            )
         cfg = self.config
         out = dict(scores)
         for r, d in enumerate((d for d in ranked if d in fits), start=1):
@@ -513,15 +639,26 @@ class Channels:
             return None
         return self.embedder.embed([text])[0] if text and text.strip() else None
 
-    def _link_expansion(self, scores: dict[str, float], caller: Caller, kinds: tuple[str, ...],
-                        include_archived: bool, moment: str) -> dict[str, float]:
+    def _link_expansion(
+        self,
+        scores: dict[str, float],
+        caller: Caller,
+        kinds: tuple[str, ...],
+        include_archived: bool,
+        moment: str,
+    ) -> dict[str, float]:
         """One hop along typed links from the best memory candidates to memories the caller may see."""
-        seeds = sorted((d for d in scores if d.startswith("mem_")), key=lambda d: -scores[d])[: self.config.link_seeds]
+        seeds = sorted((d for d in scores if d.startswith("mem_")), key=lambda d: -scores[d])[
+            : self.config.link_seeds
+        ]
         if not seeds:
             return scores
-        params: dict[str, Any] = {**access.params(caller, moment), **{f"s{i}": d for i, d in enumerate(seeds)},
-                                  **{f"k{i}": k for i, k in enumerate(kinds)},
-                                  **{f"t{i}": t for i, t in enumerate(LINK_TYPES)}}
+        params: dict[str, Any] = {
+            **access.params(caller, moment),
+            **{f"s{i}": d for i, d in enumerate(seeds)},
+            **{f"k{i}": k for i, k in enumerate(kinds)},
+            **{f"t{i}": t for i, t in enumerate(LINK_TYPES)},
+        }
         in_seeds = ",".join(f":s{i}" for i in range(len(seeds)))
         in_kinds = ",".join(f":k{i}" for i in range(len(kinds)))
         in_types = ",".join(f":t{i}" for i in range(len(LINK_TYPES)))
@@ -530,7 +667,9 @@ class Channels:
             f"SELECT l.src, l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.src IN ({in_seeds}) "
             f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred} "
             f"UNION SELECT l.dst, l.src FROM links l JOIN memory_items m ON m.id = l.src WHERE l.dst IN ({in_seeds}) "
-            f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred}", params)
+            f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred}",
+            params,
+        )
         # A linked memory gains a share of its best seed's score; the seeds keep their own order.
         chosen = set(seeds)
         gift: dict[str, float] = {}
@@ -538,6 +677,7 @@ class Channels:
             if dst not in chosen:
                 gift[dst] = max(gift.get(dst, 0.0), self.config.link_decay * scores[src])
         return {**scores, **{d: scores.get(d, 0.0) + g for d, g in gift.items()}}
+
 
 class _VersionView:
     """The store as a vector cache sees it, at the engine's version (see ``SearchEngine._version``)."""
@@ -574,7 +714,9 @@ def _embed_later(embedder: Embedder, query: str) -> Future[npt.NDArray[np.float3
 #: words without which a turn states no date (a cheap filter before the date rules run)
 _MAY_STATE_DATE = re.compile(
     r"\b(?:\d{4}|yesterday|ago|(?:last|next|this|past|coming)\s+(?:week|weekend|month|year|\w+day)|"
-    r"january|february|march|april|june|july|august|september|october|november|december|May)\b", re.I)
+    r"january|february|march|april|june|july|august|september|october|november|december|May)\b",
+    re.I,
+)
 
 
 #: the best candidates whose words are read for stated dates (the rest fit by their session's date only)
@@ -588,8 +730,11 @@ def _fits(period: periods.Period, event_time: str, content: str, *, stated: bool
         return False
     if period.told_in(told):
         return True
-    return stated and bool(_MAY_STATE_DATE.search(content)) and any(
-        periods.overlaps(period, p) for p in _stated(content, event_time))
+    return (
+        stated
+        and bool(_MAY_STATE_DATE.search(content))
+        and any(periods.overlaps(period, p) for p in _stated(content, event_time))
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -606,5 +751,3 @@ def _substance(content: str) -> int:
 
 def chunks(items: list[str], size: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-

@@ -63,7 +63,9 @@ class SearchEngine:
     def hypothesise(self, fn: Callable[[str], str | None] | None) -> None:
         self.channels.hypothesise = fn
 
-    def rank(self, query: str, caller: Caller, **kwargs: object) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
+    def rank(
+        self, query: str, caller: Caller, **kwargs: object
+    ) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
         """Fused relevance per id before priors and truth (see :meth:`Channels.rank`)."""
         return self.channels.rank(query, caller, **kwargs)  # type: ignore[arg-type]
 
@@ -90,20 +92,27 @@ class SearchEngine:
         intent = temporal_intent(query)
         bound, notice = rank.time_bound(intent, moment)
         # 1. channels (access predicate in their SQL)
-        route, scores, ranks = self.channels.rank(query, caller, route=route, include_archived=include_archived,
-                                                  now=moment)
+        route, scores, ranks = self.channels.rank(
+            query, caller, route=route, include_archived=include_archived, now=moment
+        )
         # 2. hydrate: with a time bound every candidate is read, since the bound may drop many
         model = self._learned.get(self.store, self.channels.version()) if cfg.learned_share > 0 else None
-        hits = rank.hydrate(self.store, scores if bound else rank.shortlist(scores, k, cfg), ranks, moment, cfg, model)
+        hits = rank.hydrate(
+            self.store, scores if bound else rank.shortlist(scores, k, cfg), ranks, moment, cfg, model
+        )
         own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
         if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
             _, raw_scores, raw_ranks = self.channels.rank(query, caller, route="raw", now=moment)
             raw = raw_scores if bound else rank.shortlist(raw_scores, k, cfg)
-            hits += [h for h in rank.hydrate(self.store, raw, raw_ranks, moment, cfg, None) if h.id not in scores]
+            hits += [
+                h for h in rank.hydrate(self.store, raw, raw_ranks, moment, cfg, None) if h.id not in scores
+            ]
         shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
         own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
         # 3. truth: states, subjects, and the current memory of each subject the hits speak about
-        own, groups = truth.annotate(self.store, own, self._fetcher(caller, moment, include_archived, cfg, model))
+        own, groups = truth.annotate(
+            self.store, own, self._fetcher(caller, moment, include_archived, cfg, model)
+        )
         shared, _ = truth.annotate(self.store, shared, lambda ids: [])
         # 4. priors, then current truth first; history questions keep the time order instead
         rank.apply_priors(own)
@@ -120,8 +129,15 @@ class SearchEngine:
         trace_id = new_id("tr")
         if write_trace:
             self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})
-        return SearchResult(trace_id, route, own, shared, intent.kind, (time.perf_counter() - started) * 1000,
-                            [notice] if notice else [])
+        return SearchResult(
+            trace_id,
+            route,
+            own,
+            shared,
+            intent.kind,
+            (time.perf_counter() - started) * 1000,
+            [notice] if notice else [],
+        )
 
     def annotate(self, hits: list[Hit]) -> list[Hit]:
         """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns);
@@ -129,20 +145,40 @@ class SearchEngine:
         annotated, _ = truth.annotate(self.store, hits, lambda ids: [])
         return annotated
 
-    def _fetcher(self, caller: Caller, moment: datetime, include_archived: bool, cfg: SearchConfig,
-                 model: learned.LearnedModel | None) -> truth.Fetch:
+    def _fetcher(
+        self,
+        caller: Caller,
+        moment: datetime,
+        include_archived: bool,
+        cfg: SearchConfig,
+        model: learned.LearnedModel | None,
+    ) -> truth.Fetch:
         """Hydrate memories the truth stage asks for, through the caller's access predicate."""
+
         def fetch(ids: list[str]) -> list[Hit]:
             marks = ",".join(f":i{n}" for n in range(len(ids)))
-            allowed = [r[0] for r in self.store.query(
-                f"SELECT m.id FROM memory_items m WHERE m.id IN ({marks}) AND "
-                f"{access.memory_predicate('m', include_archived=include_archived)}",
-                {**access.params(caller, iso(moment)), **{f"i{n}": i for n, i in enumerate(ids)}})]
+            allowed = [
+                r[0]
+                for r in self.store.query(
+                    f"SELECT m.id FROM memory_items m WHERE m.id IN ({marks}) AND "
+                    f"{access.memory_predicate('m', include_archived=include_archived)}",
+                    {**access.params(caller, iso(moment)), **{f"i{n}": i for n, i in enumerate(ids)}},
+                )
+            ]
             return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model)
+
         return fetch
 
-    def _write_trace(self, trace_id: str, kind: str, caller: Caller, query: str, route: str, hits: list[Hit],
-                     meta: dict[str, object]) -> None:
+    def _write_trace(
+        self,
+        trace_id: str,
+        kind: str,
+        caller: Caller,
+        query: str,
+        route: str,
+        hits: list[Hit],
+        meta: dict[str, object],
+    ) -> None:
         with self.store.lock:  # nothing else of this process writes between the two version reads
             before = self.store.data_version()
             # A trace is telemetry, not memory: it is committed without waiting for the disk.
@@ -150,8 +186,17 @@ class SearchEngine:
                 conn.execute(
                     "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
                     " VALUES (?,?,?,?,?,?,?,?,?)",
-                    (trace_id, kind, iso(datetime.now(UTC)), caller.user_id, caller.agent_id, query, route,
-                     json.dumps([h.id for h in hits]), json.dumps(meta)),
+                    (
+                        trace_id,
+                        kind,
+                        iso(datetime.now(UTC)),
+                        caller.user_id,
+                        caller.agent_id,
+                        query,
+                        route,
+                        json.dumps([h.id for h in hits]),
+                        json.dumps(meta),
+                    ),
                 )
             after = self.store.data_version()
         self.channels.note_trace(before, after)

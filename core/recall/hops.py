@@ -48,8 +48,18 @@ class Expansion:
     names: tuple[str, ...]
 
 
-def expand(question: str, seeds: Sequence[str], *, drop: frozenset[str], df: Callable[[str], int], rows: int,
-           max_terms: int, max_names: int, name_df: Callable[[str], int], max_name_df: int) -> Expansion:
+def expand(
+    question: str,
+    seeds: Sequence[str],
+    *,
+    drop: frozenset[str],
+    df: Callable[[str], int],
+    rows: int,
+    max_terms: int,
+    max_names: int,
+    name_df: Callable[[str], int],
+    max_name_df: int,
+) -> Expansion:
     """The words and names of ``seeds`` (best first) worth asking again with.
 
     A word scores by the seeds that hold it (a seed's share falls with its rank: 1/(1+r)) times its
@@ -88,7 +98,7 @@ def names_in_text(text: str) -> set[str]:
     found: set[str] = set()
     for m in _NAME.finditer(text):
         before = text[: m.start()].rstrip()
-        if not before or before[-1] in ".!?\n:;\"“(-–—" or "'" in m.group().removesuffix("'s"):
+        if not before or before[-1] in '.!?\n:;"“(-–—' or "'" in m.group().removesuffix("'s"):
             continue
         name = m.group().lower().removesuffix("'s")
         if len(name) > 2 and name not in STOPWORDS:
@@ -96,8 +106,9 @@ def names_in_text(text: str) -> set[str]:
     return found
 
 
-def moved(query: npt.NDArray[np.float32], seeds: Sequence[npt.NDArray[np.float32]],
-          beta: float) -> npt.NDArray[np.float32]:
+def moved(
+    query: npt.NDArray[np.float32], seeds: Sequence[npt.NDArray[np.float32]], beta: float
+) -> npt.NDArray[np.float32]:
     """The query vector moved towards the mean of the seeds' vectors (Rocchio), unit length."""
     if not seeds or beta <= 0:
         return query
@@ -106,7 +117,9 @@ def moved(query: npt.NDArray[np.float32], seeds: Sequence[npt.NDArray[np.float32
     return (v / norm).astype(np.float32) if norm > 0 else query
 
 
-def fuse(scores: dict[str, float], rankings: Sequence[Sequence[str]], weight: float, k: int) -> dict[str, float]:
+def fuse(
+    scores: dict[str, float], rankings: Sequence[Sequence[str]], weight: float, k: int
+) -> dict[str, float]:
     """The second hop's rankings fused (reciprocal rank) into one ranking, which counts as one more
     channel of ``weight`` in ``scores``. Rows the first hop missed become candidates."""
     if weight <= 0 or not rankings:
@@ -121,33 +134,57 @@ def fuse(scores: dict[str, float], rankings: Sequence[Sequence[str]], weight: fl
     return out
 
 
-def second_hop(ch: Channels, scores: dict[str, float], question: str, caller: Caller, *, units: Sequence[str],
-               kinds: tuple[str, ...], include_archived: bool, moment: str, depth: dict[str, int],
-               drop: frozenset[str], qvec: npt.NDArray[np.float32] | None) -> dict[str, float]:
+def second_hop(
+    ch: Channels,
+    scores: dict[str, float],
+    question: str,
+    caller: Caller,
+    *,
+    units: Sequence[str],
+    kinds: tuple[str, ...],
+    include_archived: bool,
+    moment: str,
+    depth: dict[str, int],
+    drop: frozenset[str],
+    qvec: npt.NDArray[np.float32] | None,
+) -> dict[str, float]:
     """The second hop over ``scores`` (the first hop's fused relevance), per unit; see the module."""
     cfg = ch.config
     rankings: list[list[str]] = []
     asked = content_terms(question)
     for unit in units:
         prefix = "ep_" if unit == "episode" else "mem_"
-        seeds = sorted((d for d in scores if d.startswith(prefix)), key=lambda d: (-scores[d], d))[: cfg.hop_seeds]
+        seeds = sorted((d for d in scores if d.startswith(prefix)), key=lambda d: (-scores[d], d))[
+            : cfg.hop_seeds
+        ]
         texts = ch._texts(unit, seeds, caller, include_archived, moment)
         found = [texts[d] for d in seeds if d in texts]
         if not found:
             continue
         rows = ch._row_count(unit)
         everything = ch._row_count("memory") + ch._row_count("episode")
-        exp = expand(question, found, drop=drop if unit == "episode" else frozenset(),
-                     df=partial(ch._term_df, f"{unit}_fts", rows), rows=rows,
-                     max_terms=cfg.hop_terms, max_names=cfg.hop_names,
-                     name_df=partial(_swap, ch._entity_df, everything), max_name_df=cfg.entity_max_df)
+        exp = expand(
+            question,
+            found,
+            drop=drop if unit == "episode" else frozenset(),
+            df=partial(ch._term_df, f"{unit}_fts", rows),
+            rows=rows,
+            max_terms=cfg.hop_terms,
+            max_names=cfg.hop_names,
+            name_df=partial(_swap, ch._entity_df, everything),
+            max_name_df=cfg.entity_max_df,
+        )
         parts = cfg.hop_parts
         if "bm25" in parts and exp.terms:
-            rankings.append(ch._bm25(unit, " ".join([*asked, *exp.terms]), caller, kinds, include_archived, moment,
-                                    depth[unit]))
+            rankings.append(
+                ch._bm25(
+                    unit, " ".join([*asked, *exp.terms]), caller, kinds, include_archived, moment, depth[unit]
+                )
+            )
         if "entity" in parts and exp.names:
-            rankings.append(ch._entity(unit, "", caller, kinds, include_archived, moment, depth[unit],
-                                      names=exp.names))
+            rankings.append(
+                ch._entity(unit, "", caller, kinds, include_archived, moment, depth[unit], names=exp.names)
+            )
         if "dense" in parts and qvec is not None and cfg.hop_beta > 0:
             cache = "episode" if unit == "episode" else "memory"
             vecs = [v for d in seeds if d in texts and (v := ch.caches[cache].vector(d)) is not None]
@@ -161,8 +198,9 @@ def second_hop(ch: Channels, scores: dict[str, float], question: str, caller: Ca
                 if qvec is not None:
                     allowed = ch._allowed_ids(unit, caller, kinds, include_archived, moment)
                     svec = ch.embedder.embed([sub])[0]
-                    rankings.append(ch._dense("episode" if unit == "episode" else "memory", svec, allowed,
-                                             depth[unit]))
+                    rankings.append(
+                        ch._dense("episode" if unit == "episode" else "memory", svec, allowed, depth[unit])
+                    )
     return fuse(scores, rankings, cfg.hop_weight, cfg.rrf_k)
 
 

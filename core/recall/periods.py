@@ -22,8 +22,21 @@ _MONTH_NUM.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
 _MONTH_NUM["sept"] = 9
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _UNIT_DAYS = {"day": 1, "week": 7, "weekend": 7, "fortnight": 14, "month": 30, "year": 365}
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "few": 3,
-            "a few": 3, "a couple of": 2, "couple of": 2, "the": 1}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "few": 3,
+    "a few": 3,
+    "a couple of": 2,
+    "couple of": 2,
+    "the": 1,
+}
 #: a turn told this many days after the span still speaks about it ("last week I …")
 TOLD_AFTER_DAYS = 7
 
@@ -55,7 +68,9 @@ def _day(text: str) -> date | None:
         return None
 
 
-def resolve(asked: AskedTime, anchor: date, find_event: Callable[[str], date | None] | None = None) -> Period | None:
+def resolve(  # noqa: C901
+    asked: AskedTime, anchor: date, find_event: Callable[[str], date | None] | None = None
+) -> Period | None:
     """The span of days ``asked`` names, counted from ``anchor`` where it is relative; None when unread.
     ``find_event`` dates an event a span is counted from ("the week before Alice's birthday")."""
     kind, value = asked.kind, asked.value.lower()

@@ -35,8 +35,14 @@ def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[st
     return {d: scores[d] for d in keep}
 
 
-def hydrate(store: Store, scores: dict[str, float], ranks: dict[str, dict[str, int]], now: datetime,
-            config: SearchConfig, model: learned.LearnedModel | None) -> list[Hit]:
+def hydrate(
+    store: Store,
+    scores: dict[str, float],
+    ranks: dict[str, dict[str, int]],
+    now: datetime,
+    config: SearchConfig,
+    model: learned.LearnedModel | None,
+) -> list[Hit]:
     """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added)."""
     ids = list(scores)
     hits: list[Hit] = []
@@ -44,25 +50,71 @@ def hydrate(store: Store, scores: dict[str, float], ranks: dict[str, dict[str, i
         rows = store.query(
             "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
             "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
-            f"FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            f"FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
         for r in rows:
             age = (now - parse_iso(r[6])).total_seconds() / 86400
             util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
-            bonus = prior(utility_value=util, age_days=age, trust=r[4], retrieval_strength=float(r[12]),
-                          utility_lambda=config.utility_lambda, recency_weight=config.recency_weight)
+            bonus = prior(
+                utility_value=util,
+                age_days=age,
+                trust=r[4],
+                retrieval_strength=float(r[12]),
+                utility_lambda=config.utility_lambda,
+                recency_weight=config.recency_weight,
+            )
             if model is not None:
-                feats = learned.features(importance=float(r[14]), confidence=float(r[15]), uses=int(r[16]),
-                                         last_used_at=r[17], valid_from=r[6], now=now)
+                feats = learned.features(
+                    importance=float(r[14]),
+                    confidence=float(r[15]),
+                    uses=int(r[16]),
+                    last_used_at=r[17],
+                    valid_from=r[6],
+                    now=now,
+                )
                 bonus = learned.blend(bonus, feats, model, config.learned_share)
-            hits.append(Hit(r[0], r[1], r[2], scores[r[0]], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
-                            ranks.get(r[0], {}), r[13], prior=bonus))
+            hits.append(
+                Hit(
+                    r[0],
+                    r[1],
+                    r[2],
+                    scores[r[0]],
+                    r[3],
+                    r[4],
+                    r[5],
+                    r[6],
+                    r[7],
+                    r[8],
+                    r[9],
+                    ranks.get(r[0], {}),
+                    r[13],
+                    prior=bonus,
+                )
+            )
     for chunk in chunks([i for i in ids if i.startswith("ep_")], 500):
         rows = store.query(
             "SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes "
-            f"WHERE id IN ({','.join('?' * len(chunk))})", chunk)
+            f"WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        )
         for r in rows:
-            hits.append(Hit(r[0], "episode", r[1], scores[r[0]], ROLE_AUTHORITY.get(r[2], "unendorsed"), "raw",
-                            "active", r[3], r[4], r[5], r[6] or r[2], ranks.get(r[0], {})))
+            hits.append(
+                Hit(
+                    r[0],
+                    "episode",
+                    r[1],
+                    scores[r[0]],
+                    ROLE_AUTHORITY.get(r[2], "unendorsed"),
+                    "raw",
+                    "active",
+                    r[3],
+                    r[4],
+                    r[5],
+                    r[6] or r[2],
+                    ranks.get(r[0], {}),
+                )
+            )
     return hits
 
 

@@ -37,8 +37,14 @@ class SearchConfig:
     #: around its source, written by the linker, core/links.py); "hyde" ranks by a model's hypothetical
     #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
     weights: dict[str, float] = field(
-        default_factory=lambda: {"dense": 1.0, "bm25": 1.0, "entity": 0.5, "dense_ctx": 1.0, "memory_ctx": 0.0,
-                                 "hyde": 0.0}
+        default_factory=lambda: {
+            "dense": 1.0,
+            "bm25": 1.0,
+            "entity": 0.5,
+            "dense_ctx": 1.0,
+            "memory_ctx": 0.0,
+            "hyde": 0.0,
+        }
     )
     episode_weights: dict[str, float] = field(
         default_factory=lambda: {"dense": 1.0, "bm25": 3.0, "entity": 0.25, "dense_ctx": 1.0}
@@ -99,7 +105,6 @@ class SearchConfig:
     channels: tuple[str, ...] | None = None
 
 
-
 @dataclass(frozen=True)
 class Recipe:
     """A named way to search: which channels run (None: every channel the weights name) and what it
@@ -116,25 +121,55 @@ RECIPES: dict[str, Recipe] = {
     "hybrid": Recipe("every channel with the weights measured on LoCoMo's dev conversations"),
     "bm25": Recipe("full-text ranking alone (a baseline)", ("bm25",)),
     "dense": Recipe("embedding similarity alone (a baseline)", ("dense",)),
-    "lean": Recipe("bm25 2, dense 1, speaker 0.5; no context vectors, entities or neighbouring turns", None,
-                   {"episode_weights": {"bm25": 2.0, "dense": 1.0, "dense_ctx": 0.0, "entity": 0.0},
-                    "speaker_weight": 0.5, "neighbour_decay": 0.0}),
-    "no-entity": Recipe("hybrid without the entity channel on messages", None,
-                        {"episode_weights": {**SearchConfig().episode_weights, "entity": 0.0}}),
-    "no-dense-ctx": Recipe("hybrid without the context vectors of messages", None,
-                           {"episode_weights": {**SearchConfig().episode_weights, "dense_ctx": 0.0}}),
+    "lean": Recipe(
+        "bm25 2, dense 1, speaker 0.5; no context vectors, entities or neighbouring turns",
+        None,
+        {
+            "episode_weights": {"bm25": 2.0, "dense": 1.0, "dense_ctx": 0.0, "entity": 0.0},
+            "speaker_weight": 0.5,
+            "neighbour_decay": 0.0,
+        },
+    ),
+    "no-entity": Recipe(
+        "hybrid without the entity channel on messages",
+        None,
+        {"episode_weights": {**SearchConfig().episode_weights, "entity": 0.0}},
+    ),
+    "no-dense-ctx": Recipe(
+        "hybrid without the context vectors of messages",
+        None,
+        {"episode_weights": {**SearchConfig().episode_weights, "dense_ctx": 0.0}},
+    ),
     "no-temporal": Recipe("hybrid without the date-fit channel", None, {"temporal_weight": 0.0}),
     "temporal-2": Recipe("hybrid with the date-fit channel at weight 2", None, {"temporal_weight": 2.0}),
-    "hop": Recipe("hybrid with the second hop: the names and rare words of the first hop's best turns asked again",
-                  None, {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")}),
-    "speaker-terms": Recipe("hybrid with a named speaker kept in the messages' full-text query", None,
-                            {"bm25_without_speakers": False}),
-    "short-turns": Recipe("hybrid where turns of fewer than 5 content words keep 0.7 of their score", None,
-                          {"short_turn_factor": 0.7}),
+    "hop": Recipe(
+        "hybrid with the second hop: the names and rare words of the first hop's best turns asked again",
+        None,
+        {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")},
+    ),
+    "speaker-terms": Recipe(
+        "hybrid with a named speaker kept in the messages' full-text query",
+        None,
+        {"bm25_without_speakers": False},
+    ),
+    "short-turns": Recipe(
+        "hybrid where turns of fewer than 5 content words keep 0.7 of their score",
+        None,
+        {"short_turn_factor": 0.7},
+    ),
 }
 #: the recipes ``veramem bench --cv`` chooses among on each fold's training conversations
-CV_GRID: tuple[str, ...] = ("hybrid", "lean", "no-entity", "no-dense-ctx", "no-temporal", "temporal-2", "hop",
-                            "speaker-terms", "short-turns")
+CV_GRID: tuple[str, ...] = (
+    "hybrid",
+    "lean",
+    "no-entity",
+    "no-dense-ctx",
+    "no-temporal",
+    "temporal-2",
+    "hop",
+    "speaker-terms",
+    "short-turns",
+)
 
 
 def recipe(name: str, base: SearchConfig | None = None) -> SearchConfig:

@@ -55,8 +55,13 @@ class _Row:
         """The single-valued attribute this memory states, or None."""
         if not (self.subject and self.predicate) or multi_valued(self.predicate):
             return None
-        return ("key", self.user_id or "", self.team_id or "", self.subject.casefold().strip(),
-                self.predicate.casefold().strip())
+        return (
+            "key",
+            self.user_id or "",
+            self.team_id or "",
+            self.subject.casefold().strip(),
+            self.predicate.casefold().strip(),
+        )
 
 
 def _in(values: Sequence[str]) -> str:
@@ -69,10 +74,25 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
         for r in store.query(
             "SELECT m.id, m.status, m.trust, m.subject, m.predicate, m.user_id, m.team_id, m.root_id, m.authority, "
             "m.metadata, (SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
-            f"FROM memory_items m WHERE m.id IN ({_in(chunk)})", chunk):
+            f"FROM memory_items m WHERE m.id IN ({_in(chunk)})",
+            chunk,
+        ):
             meta = json.loads(r[9] or "{}")
-            out[r[0]] = _Row(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
-                             tuple(meta.get("conflicts_with", [])), r[10], r[11], meta.get("superseded_by"))
+            out[r[0]] = _Row(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                tuple(meta.get("conflicts_with", [])),
+                r[10],
+                r[11],
+                meta.get("superseded_by"),
+            )
     return out
 
 
@@ -82,7 +102,9 @@ def _related(store: Store, episode_ids: list[str]) -> dict[str, list[str]]:
     for chunk in chunks(episode_ids, 500):
         for eid, mid in store.query(
             f"SELECT episode_id, memory_id FROM evidence WHERE episode_id IN ({_in(chunk)}) "
-            f"UNION SELECT episode_id, memory_id FROM mentions WHERE episode_id IN ({_in(chunk)})", chunk + chunk):
+            f"UNION SELECT episode_id, memory_id FROM mentions WHERE episode_id IN ({_in(chunk)})",
+            chunk + chunk,
+        ):
             out.setdefault(eid, []).append(mid)
     return out
 
@@ -90,13 +112,16 @@ def _related(store: Store, episode_ids: list[str]) -> dict[str, list[str]]:
 def _withheld_episodes(store: Store, episode_ids: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for chunk in chunks(episode_ids, 500):
-        for eid, reason in store.query(f"SELECT owner_id, reason FROM withheld WHERE owner_kind = 'episode' "
-                                       f"AND owner_id IN ({_in(chunk)})", chunk):
+        for eid, reason in store.query(
+            f"SELECT owner_id, reason FROM withheld WHERE owner_kind = 'episode' "
+            f"AND owner_id IN ({_in(chunk)})",
+            chunk,
+        ):
             out[eid] = reason
     return out
 
 
-def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
+def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:  # noqa: C901
     """For each memory no longer current, the memory that stands for it now: the active version of its
     chain, else what it was merged or fused into (followed a few steps)."""
     stale = [r for r in rows.values() if r.status in ("superseded", "retracted")]
@@ -106,8 +131,11 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
     roots = sorted({r.root_id for r in stale})
     active_of_root: dict[str, str] = {}
     for chunk in chunks(roots, 500):
-        for root, mid in store.query(f"SELECT root_id, id FROM memory_items WHERE status = 'active' "
-                                     f"AND trust != 'rejected' AND root_id IN ({_in(chunk)})", chunk):
+        for root, mid in store.query(
+            f"SELECT root_id, id FROM memory_items WHERE status = 'active' "
+            f"AND trust != 'rejected' AND root_id IN ({_in(chunk)})",
+            chunk,
+        ):
             active_of_root.setdefault(root, mid)
     for r in stale:
         if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
@@ -120,9 +148,11 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
             continue
         source = r.id
         for _ in range(4):
-            row = store.query_one("SELECT d.derived_id, m.status FROM derivations d JOIN memory_items m "
-                                  "ON m.id = d.derived_id WHERE d.source_id = ? ORDER BY m.created_at DESC LIMIT 1",
-                                  (source,))
+            row = store.query_one(
+                "SELECT d.derived_id, m.status FROM derivations d JOIN memory_items m "
+                "ON m.id = d.derived_id WHERE d.source_id = ? ORDER BY m.created_at DESC LIMIT 1",
+                (source,),
+            )
             if row is None:
                 break
             source = row[0]
@@ -141,10 +171,14 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
         if r.key is None or (r.user_id, r.subject, r.predicate) in asked:
             continue
         asked.add((r.user_id, r.subject, r.predicate))
-        found |= {m[0] for m in store.query(
-            "SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? AND predicate = ? "
-            "AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20",
-            (r.user_id, r.subject, r.predicate, r.team_id))}
+        found |= {
+            m[0]
+            for m in store.query(
+                "SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? AND predicate = ? "
+                "AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20",
+                (r.user_id, r.subject, r.predicate, r.team_id),
+            )
+        }
     return found
 
 
@@ -155,7 +189,9 @@ def _memory_state(row: _Row, rows: dict[str, _Row]) -> str:
         return "held"
     if row.status in STALE:
         return row.status
-    live = [c for c in row.conflicts if c in rows and rows[c].status == "active" and rows[c].trust != "rejected"]
+    live = [
+        c for c in row.conflicts if c in rows and rows[c].status == "active" and rows[c].trust != "rejected"
+    ]
     return "in_conflict" if live else "current"
 
 
@@ -178,7 +214,7 @@ class _Groups:
             self.parent[ra] = rb
 
 
-def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:
+def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:  # noqa: C901
     """Label each hit with its state and subject, and bring in the current memory of every subject the
     hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
     Returns the hits (those brought in last) and the subject group of each."""
@@ -232,8 +268,9 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     return hits, found
 
 
-def _label_episode(hit: Hit, mids: list[str], rows: dict[str, _Row], current: dict[str, str],
-                   withheld: str | None) -> None:
+def _label_episode(
+    hit: Hit, mids: list[str], rows: dict[str, _Row], current: dict[str, str], withheld: str | None
+) -> None:
     hit.trust = "raw"
     hit.derived = sorted(mids)
     if withheld is not None:
@@ -250,8 +287,13 @@ def _label_episode(hit: Hit, mids: list[str], rows: dict[str, _Row], current: di
         hit.conflicts_with = sorted({c for m in live for c in rows[m].conflicts})
     else:
         stale = [m for m, s in states.items() if s in STALE]
-        hit.state = "superseded" if any(states[m] == "superseded" for m in stale) else \
-            states[stale[0]] if stale else "raw"
+        hit.state = (
+            "superseded"
+            if any(states[m] == "superseded" for m in stale)
+            else states[stale[0]]
+            if stale
+            else "raw"
+        )
         hit.superseded_by = next((current[m] for m in stale if m in current), None)
 
 
@@ -268,17 +310,33 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         live = [h for h in members if h.state in ("current", "in_conflict")]
         if len(members) < 2 or not live:
             continue
-        head = max(live, key=lambda h: (AUTHORITY_RANK.get(h.authority, 0), h.state == "current",
-                                        h.trust == "verified", h.kind != "episode", h.score))
+        head = max(
+            live,
+            key=lambda h: (
+                AUTHORITY_RANK.get(h.authority, 0),
+                h.state == "current",
+                h.trust == "verified",
+                h.kind != "episode",
+                h.score,
+            ),
+        )
         # The subject ranks by its best relevance with the head's priors: what feedback taught about the
         # memory moves the messages it came from too.
         top = max(h.score - h.prior for h in members) + head.prior
         head.score = max(head.score, top) + 1e-6
         # Below the head: claims that still hold (of lower authority) first, then history; each by score.
-        below = sorted((h for h in members if h is not head and
-                        (h.state not in ("current", "in_conflict")
-                         or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0))),
-                       key=lambda h: (h.state not in ("current", "in_conflict"), -h.score))
+        below = sorted(
+            (
+                h
+                for h in members
+                if h is not head
+                and (
+                    h.state not in ("current", "in_conflict")
+                    or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0)
+                )
+            ),
+            key=lambda h: (h.state not in ("current", "in_conflict"), -h.score),
+        )
         floor = head.score
         for h in below:
             h.score = floor = min(h.score, floor - 1e-4)

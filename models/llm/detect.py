@@ -136,7 +136,7 @@ def choose_backend(
     if statuses is None:
         statuses = detect_backends(settings, env=env)
     by_kind = {s.kind: s for s in statuses}
-    kind = settings.backend
+    kind: str = settings.backend
     if kind == "auto":
         kind = next((s.kind for s in statuses if s.available), "rule-based")
         if kind == "rule-based":

@@ -32,7 +32,7 @@ class OllamaTransport:
         return f"ollama:{self.model}"
 
     def close(self) -> None:
-        self._client.close()
+        self._client.close()  # type: ignore[no-untyped-call]  # ollama's Client.close is not annotated
 
     def complete_json(self, system: str, prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
         where = f"Ollama at {self.host}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import Literal
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS
@@ -63,7 +63,7 @@ class LLMSettings:
                 f"VERAMEM_LLM_TIMEOUT is {timeout_raw!r}; give a number of seconds."
             ) from None
         values: dict[str, object] = {
-            "backend": cast(BackendKind, backend),
+            "backend": backend,
             "timeout": timeout,
             "ollama_host": env.get("OLLAMA_HOST") or None,
             "ollama_model": env.get("VERAMEM_OLLAMA_MODEL") or None,

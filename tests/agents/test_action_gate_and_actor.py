@@ -25,15 +25,20 @@ _BLOCK = re.compile(r"<<<RECALLED-DATA [0-9a-f]{16} ([^\n]*)>>>")
 
 def _fill(mem: Any) -> dict[str, str]:
     own = mem.add("I live in Porto.").added[0]["id"]
-    tool = mem.add([{"role": "tool", "name": "crm", "content": "Window seats are best on long flights."}]).added[0]["id"]
+    tool = mem.add(
+        [{"role": "tool", "name": "crm", "content": "Window seats are best on long flights."}]
+    ).added[0]["id"]
     said = mem.add([{"role": "assistant", "content": "You are allergic to peanuts."}]).added[0]["id"]
     return {"own": own, "tool": tool, "assistant": said}
 
 
 def test_search_hits_and_the_sdk_gate_agree_by_one_definition(mem: Any) -> None:
     ids = _fill(mem)
-    hits = {h.id: h for q in ("where do I live", "window seats", "peanuts")
-            for h in mem.search(q, route="facts").results}
+    hits = {
+        h.id: h
+        for q in ("where do I live", "window seats", "peanuts")
+        for h in mem.search(q, route="facts").results
+    }
     assert set(ids.values()) <= set(hits)
     for hit in hits.values():
         assert hit.actionable == may_act(hit.authority, hit.state)
@@ -101,8 +106,9 @@ def test_the_ledgers_actor_for_an_mcp_add_is_the_agent(isolated_home: Path) -> N
     assert run_cli("init").returncode == 0
 
     async def body(s: ClientSession) -> str:
-        return await call(s, "add", messages=[{"role": "user", "content": "I moved to Lisbon in March."}],
-                          expires_in="7d")
+        return await call(
+            s, "add", messages=[{"role": "user", "content": "I moved to Lisbon in March."}], expires_in="7d"
+        )
 
     out = session(isolated_home, body, VERAMEM_AGENT_ID="cursor")
     assert "Lisbon" in out

@@ -39,12 +39,16 @@ def _ids(hits: list[dict[str, Any]]) -> set[str]:
     return {h["id"] for h in hits}
 
 
-@pytest.mark.parametrize("headers", [
-    {},
-    {"Authorization": "Bearer wrong-token-wrong-token-wrong-token"},
-    {"Authorization": "Basic dGVzdDp0ZXN0"},
-    {"Authorization": "Bearer"},
-], ids=["missing", "wrong", "basic-scheme", "empty"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer wrong-token-wrong-token-wrong-token"},
+        {"Authorization": "Basic dGVzdDp0ZXN0"},
+        {"Authorization": "Bearer"},
+    ],
+    ids=["missing", "wrong", "basic-scheme", "empty"],
+)
 def test_every_endpoint_refuses_a_missing_or_wrong_token(live: Any, headers: dict[str, str]) -> None:
     with live.client() as client:
         for method, path, body in ENDPOINTS:
@@ -58,8 +62,10 @@ def test_openapi_schema_lists_every_endpoint_and_no_approve_or_reject(live: Any)
     with live.client() as client:
         schema = client.get("/openapi.json").json()
     operations = {(m.upper(), p) for p, item in schema["paths"].items() for m in item}
-    expected = {(m, p.replace("mem_x", "{memory_id}").replace("/forget/{memory_id}", "/forget/{target_id}"))
-                for m, p, _ in ENDPOINTS}
+    expected = {
+        (m, p.replace("mem_x", "{memory_id}").replace("/forget/{memory_id}", "/forget/{target_id}"))
+        for m, p, _ in ENDPOINTS
+    }
     assert expected <= operations
     text = str(schema).lower()
     assert "approve" not in text and "reject" not in " ".join(p for _, p in operations)
@@ -67,10 +73,16 @@ def test_openapi_schema_lists_every_endpoint_and_no_approve_or_reject(live: Any)
 
 def test_each_endpoint_works_with_the_token(live: Any) -> None:
     with live.client(headers=live.auth) as client:
-        added = client.post("/v1/add", json={"messages": [
-            {"role": "user", "content": "I moved to Lisbon in March."},
-            {"role": "assistant", "content": "Noted, Lisbon it is."},
-        ], "session_id": "s1"})
+        added = client.post(
+            "/v1/add",
+            json={
+                "messages": [
+                    {"role": "user", "content": "I moved to Lisbon in March."},
+                    {"role": "assistant", "content": "Noted, Lisbon it is."},
+                ],
+                "session_id": "s1",
+            },
+        )
         assert added.status_code == 200, added.text
         assert len(added.json()["episodes"]) == 2
         mem_id = added.json()["added"][0]["id"]
@@ -89,7 +101,7 @@ def test_each_endpoint_works_with_the_token(live: Any) -> None:
         detail = client.get(f"/v1/memories/{mem_id}").json()
         evidence = detail["evidence"][0]
         content = evidence["episode"]["content"]
-        assert content[evidence["span_start"]:evidence["span_end"]] == evidence["quote"]
+        assert content[evidence["span_start"] : evidence["span_end"]] == evidence["quote"]
 
         versions = client.get(f"/v1/memories/{mem_id}/history").json()
         assert [v["id"] for v in versions] == [mem_id]
@@ -121,8 +133,11 @@ def test_errors_are_json_title_and_message_with_the_errors_status(live: Any) -> 
         secret = "my-private-words-should-not-echo"
         bad_role = client.post("/v1/add", json={"messages": [{"role": "system", "content": secret}]})
         assert bad_role.status_code == 422 and secret not in bad_role.text
-        nan = client.post("/v1/feedback", content=b'{"trace_id": "tr_x", "reward": NaN}',
-                          headers={"Content-Type": "application/json"})
+        nan = client.post(
+            "/v1/feedback",
+            content=b'{"trace_id": "tr_x", "reward": NaN}',
+            headers={"Content-Type": "application/json"},
+        )
         assert nan.status_code == 422
 
 
@@ -175,7 +190,9 @@ def test_requests_are_served_while_an_add_runs(isolated_home: Path, make_server:
 
         def slow_add() -> None:
             with live.client(headers=live.auth) as c:
-                outcome["add"] = c.post("/v1/add", json={"messages": f"I keep a {GatedEmbedder.MARK} at home."})
+                outcome["add"] = c.post(
+                    "/v1/add", json={"messages": f"I keep a {GatedEmbedder.MARK} at home."}
+                )
 
         writer = threading.Thread(target=slow_add)
         writer.start()
@@ -194,7 +211,9 @@ def test_requests_are_served_while_an_add_runs(isolated_home: Path, make_server:
         memory.close()
 
 
-def test_a_caller_scoped_to_one_user_never_receives_another_users_private_items(mem: Any, make_server: Any) -> None:
+def test_a_caller_scoped_to_one_user_never_receives_another_users_private_items(
+    mem: Any, make_server: Any
+) -> None:
     mine = mem.add("I moved to Lisbon in March.", user_id="alice")
     theirs = mem.add("I moved to Lisbon in May and my locker code is 4417.", user_id="bob")
     bob_memories = {m["id"] for m in theirs.added}
@@ -245,12 +264,20 @@ def test_serve_refuses_a_non_loopback_host(isolated_home: Path, host: str) -> No
 def test_serve_command_runs_the_api_on_loopback_until_stopped(isolated_home: Path) -> None:
     assert run_cli("init").returncode == 0
     token = run_cli("serve", "--show-token").stdout.strip()
-    proc = subprocess.Popen([str(VENV_BIN / "veramem"), "serve", "--port", "0"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "veramem"), "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         assert proc.stdout is not None and proc.stderr is not None
         url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:"), (url, proc.stderr.read() if proc.poll() is not None else "")
+        assert url.startswith("http://127.0.0.1:"), (
+            url,
+            proc.stderr.read() if proc.poll() is not None else "",
+        )
         with httpx.Client(base_url=url, timeout=30) as client:
             # The socket listens before the address is printed, so the first request is queued, not refused.
             response = client.get("/v1/status", headers={"Authorization": f"Bearer {token}"})

@@ -35,17 +35,25 @@ def test_no_generated_request_causes_a_server_error(live: Any, mem: Any) -> None
 
     def exercise(operation: Any) -> None:
         label = f"{operation.method.upper()} {operation.path}"
-        strategy = st.one_of(operation.as_strategy(GenerationMode.POSITIVE),
-                             operation.as_strategy(GenerationMode.NEGATIVE))
+        strategy = st.one_of(
+            operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
+        )
 
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(case=strategy)
         def run(case: Any) -> None:
             response = case.call(base_url=live.url, headers=live.auth, timeout=30)
             sent[label] = sent.get(label, 0) + 1
             if response.status_code >= 500:
-                failures.append(f"{label}: {response.status_code} {response.text[:200]} for {case.body!r:.200}")
+                failures.append(
+                    f"{label}: {response.status_code} {response.text[:200]} for {case.body!r:.200}"
+                )
 
         run()
 
@@ -64,13 +72,17 @@ def test_generated_adds_end_in_success_or_a_documented_4xx_and_lose_nothing(live
     seeded = mem.add("I live in Lisbon and I like green tea.")
     seed_ids = [d["id"] for d in seeded.added]
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
-    add = next(r.ok() for r in schema.get_all_operations()
-               if isinstance(r, Ok) and r.ok().path == "/v1/add")
+    add = next(r.ok() for r in schema.get_all_operations() if isinstance(r, Ok) and r.ok().path == "/v1/add")
     strategy = st.one_of(add.as_strategy(GenerationMode.POSITIVE), add.as_strategy(GenerationMode.NEGATIVE))
     statuses: dict[int, int] = {}
 
-    @settings(max_examples=ADD_EXAMPLES, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=ADD_EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=strategy)
     def run(case: Any) -> None:
         response = case.call(base_url=live.url, headers=live.auth, timeout=30)

@@ -33,8 +33,9 @@ def corrected(isolated_home: Path) -> dict[str, str]:
     return {"munich": munich, "wrong": wrong}
 
 
-def test_mcp_never_returns_a_rejected_value_and_labels_messages_raw(isolated_home: Path,
-                                                                      corrected: dict[str, str]) -> None:
+def test_mcp_never_returns_a_rejected_value_and_labels_messages_raw(
+    isolated_home: Path, corrected: dict[str, str]
+) -> None:
     async def body(s: ClientSession) -> dict[str, str]:
         found = await call(s, "search", query="where do I live Porlamo", k=20)
         said = await call(s, "answer", question="Where do I live?")
@@ -48,11 +49,14 @@ def test_mcp_never_returns_a_rejected_value_and_labels_messages_raw(isolated_hom
     assert not re.search(r"kind=episode[^>]*trust=verified", out["found"])
     assert re.search(r"kind=episode[^>]*trust=raw", out["found"])
     first = ids_in(out["found"])[0]
-    assert first == corrected["munich"] and "state=current" in out["found"].split(first, 1)[1].split(">>>", 1)[0]
+    assert (
+        first == corrected["munich"] and "state=current" in out["found"].split(first, 1)[1].split(">>>", 1)[0]
+    )
 
 
 def test_rest_never_returns_a_rejected_value_in_search_answer_history_or_episodes(
-        isolated_home: Path, corrected: dict[str, str], make_server: Any) -> None:
+    isolated_home: Path, corrected: dict[str, str], make_server: Any
+) -> None:
     mem = Memory(isolated_home, passphrase=PASSPHRASE)
     live = make_server(mem)
     with live.client(headers=live.auth) as client:

@@ -15,8 +15,16 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _chromium_or_skip() -> str:
@@ -43,11 +51,17 @@ def browser() -> Iterator[Any]:
         instance.close()
 
 
-def test_log_in_search_open_evidence_and_forget_in_a_real_browser(mem: Any, live: Any, browser: Any,
-                                                                   tmp_path: Path) -> None:
-    added = mem.add([
-        {"role": "user", "content": "Some small talk first. I moved to Lisbon in March. Then more small talk."},
-    ])
+def test_log_in_search_open_evidence_and_forget_in_a_real_browser(
+    mem: Any, live: Any, browser: Any, tmp_path: Path
+) -> None:
+    added = mem.add(
+        [
+            {
+                "role": "user",
+                "content": "Some small talk first. I moved to Lisbon in March. Then more small talk.",
+            },
+        ]
+    )
     target = next(m for m in added.added if "Lisbon" in m["text"])
     shots = tmp_path / "screenshots"
     shots.mkdir()
@@ -101,7 +115,12 @@ def test_log_in_search_open_evidence_and_forget_in_a_real_browser(mem: Any, live
     with live.client(headers=live.auth) as client:
         assert client.get(f"/v1/memories/{target['id']}").status_code == 404
     assert sorted(p.name for p in shots.iterdir()) == [
-        "1-logged-in.png", "2-search.png", "3-detail-with-evidence.png", "4-forget-preview.png", "5-forgotten.png"]
+        "1-logged-in.png",
+        "2-search.png",
+        "3-detail-with-evidence.png",
+        "4-forget-preview.png",
+        "5-forgotten.png",
+    ]
     page.close()
 
 
@@ -145,8 +164,9 @@ def test_a_script_tag_in_a_memory_shows_as_text_and_never_runs(mem: Any, live: A
     page.close()
 
 
-def test_escapes_and_bidi_overrides_in_a_memory_are_shown_as_visible_stand_ins(mem: Any, live: Any,
-                                                                               browser: Any) -> None:
+def test_escapes_and_bidi_overrides_in_a_memory_are_shown_as_visible_stand_ins(
+    mem: Any, live: Any, browser: Any
+) -> None:
     mem.add("The router in Lisbon reboots at noon.\x1b[2K\r\x1b[1A \u202eevil\u202c fine.")
     page = _logged_in(browser, live)
     page.get_by_test_id("query").fill("router in Lisbon reboots")
@@ -165,9 +185,18 @@ def test_escapes_and_bidi_overrides_in_a_memory_are_shown_as_visible_stand_ins(m
 def test_the_page_applies_the_same_display_rules_as_the_cli_and_terminal_app(live: Any, browser: Any) -> None:
     from veramem_desktop.core.display import visible
 
-    samples = ["\x1b]0;title\x07 bell", "a\r\nb\u2028c\x85d", "over\rwrite\x0b\x0c", "csi\x9b31m del\x7f",
-               "rtl\u202eevil\u202c iso\u2066x\u2069", "zw\u200bsp \u00ad \ufeff", "tag\U000e0041\U000e007f",
-               "👩\u200d👩\u200d👧 می\u200cخواهم", "tab\there", "[bold]x[/bold] <b>y</b> 東京"]
+    samples = [
+        "\x1b]0;title\x07 bell",
+        "a\r\nb\u2028c\x85d",
+        "over\rwrite\x0b\x0c",
+        "csi\x9b31m del\x7f",
+        "rtl\u202eevil\u202c iso\u2066x\u2069",
+        "zw\u200bsp \u00ad \ufeff",
+        "tag\U000e0041\U000e007f",
+        "👩\u200d👩\u200d👧 می\u200cخواهم",
+        "tab\there",
+        "[bold]x[/bold] <b>y</b> 東京",
+    ]
     page = browser.new_page()
     page.goto(live.url + "/")
     for multiline in (False, True):
@@ -176,7 +205,9 @@ def test_the_page_applies_the_same_display_rules_as_the_cli_and_terminal_app(liv
     page.close()
 
 
-def test_the_page_shows_each_hits_state_and_trust_as_the_other_surfaces_do(mem: Any, live: Any, browser: Any) -> None:
+def test_the_page_shows_each_hits_state_and_trust_as_the_other_surfaces_do(
+    mem: Any, live: Any, browser: Any
+) -> None:
     """After Berlin → Munich: the current memory is badged "current", the replaced message "superseded"
     (struck through), and messages carry trust "raw"."""
     mem.add("I live in Berlin.")

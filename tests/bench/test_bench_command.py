@@ -14,13 +14,22 @@ def _tiny_locomo(path: Path) -> Path:
     sample = {
         "sample_id": "conv-tiny",
         "conversation": {
-            "speaker_a": "Maya", "speaker_b": "Tom",
+            "speaker_a": "Maya",
+            "speaker_b": "Tom",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
-                {"speaker": "Maya", "dia_id": "D1:1", "text": "I adopted a rescue greyhound called Pixel last week!"},
+                {
+                    "speaker": "Maya",
+                    "dia_id": "D1:1",
+                    "text": "I adopted a rescue greyhound called Pixel last week!",
+                },
                 {"speaker": "Tom", "dia_id": "D1:2", "text": "Lovely. What colour is Pixel?"},
-                {"speaker": "Maya", "dia_id": "D1:3", "text": "She is brindle, and scared of the vacuum cleaner.",
-                 "blip_caption": "a photo of a brindle dog on a sofa"},
+                {
+                    "speaker": "Maya",
+                    "dia_id": "D1:3",
+                    "text": "She is brindle, and scared of the vacuum cleaner.",
+                    "blip_caption": "a photo of a brindle dog on a sofa",
+                },
             ],
             "session_2_date_time": "10:05 am on 20 June, 2023",
             "session_2": [
@@ -30,10 +39,24 @@ def _tiny_locomo(path: Path) -> Path:
             ],
         },
         "qa": [
-            {"question": "What is the name of Maya's dog?", "answer": "Pixel", "evidence": ["D1:1"], "category": 4},
-            {"question": "When did Tom start learning the cello?", "answer": "June 2023", "evidence": ["D2:1"],
-             "category": 2},
-            {"question": "Who teaches Tom the cello?", "answer": "Mrs Okafor", "evidence": ["D2:3"], "category": 4},
+            {
+                "question": "What is the name of Maya's dog?",
+                "answer": "Pixel",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {
+                "question": "When did Tom start learning the cello?",
+                "answer": "June 2023",
+                "evidence": ["D2:1"],
+                "category": 2,
+            },
+            {
+                "question": "Who teaches Tom the cello?",
+                "answer": "Mrs Okafor",
+                "evidence": ["D2:3"],
+                "category": 4,
+            },
         ],
     }
     path.write_text(json.dumps([sample]), encoding="utf-8")
@@ -48,7 +71,9 @@ def _json(result: Any) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_latency_section_reports_percentiles_machine_and_memory(cli: Any, isolated_home: Path) -> None:
-    data = _json(cli("bench", "--only", "latency", "--sizes", "200", "--queries", "30", "--json", timeout=300))
+    data = _json(
+        cli("bench", "--only", "latency", "--sizes", "200", "--queries", "30", "--json", timeout=300)
+    )
     assert set(data) >= {"machine", "search_latency_ms", "peak_rss_mb"}
     assert data["machine"]["cpu_count"] >= 1 and data["machine"]["python"] and data["machine"]["onnxruntime"]
     at = data["search_latency_ms"]["200"]
@@ -63,7 +88,9 @@ def test_latency_section_reports_percentiles_machine_and_memory(cli: Any, isolat
 @pytest.mark.slow
 def test_locomo_section_scores_a_tiny_conversation_with_every_retriever(cli: Any, tmp_path: Path) -> None:
     path = _tiny_locomo(tmp_path / "tiny.json")
-    data = _json(cli("bench", "--only", "locomo", "--locomo", str(path), "--no-ablation", "--json", timeout=300))
+    data = _json(
+        cli("bench", "--only", "locomo", "--locomo", str(path), "--no-ablation", "--json", timeout=300)
+    )
     result = data["locomo"]
     assert result["conversations"] == 1 and result["questions"] == 3
     for variant in ("hybrid", "bm25", "dense"):
@@ -80,7 +107,9 @@ def test_locomo_section_scores_a_tiny_conversation_with_every_retriever(cli: Any
 
 
 def test_a_missing_locomo_file_is_reported_not_fatal(cli: Any, tmp_path: Path) -> None:
-    data = _json(cli("bench", "--only", "locomo", "--locomo", str(tmp_path / "absent.json"), "--json", timeout=300))
+    data = _json(
+        cli("bench", "--only", "locomo", "--locomo", str(tmp_path / "absent.json"), "--json", timeout=300)
+    )
     assert "skipped" in data["locomo"] and "absent.json" in data["locomo"]["skipped"]
 
 

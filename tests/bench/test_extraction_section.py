@@ -33,7 +33,9 @@ PORTO = Statement("document", "attribute", "I live in Porto.", ("Porto",), "auth
 def test_a_document_first_person_said_of_its_file_is_a_wrong_subject() -> None:
     result = score([PORTO], lambda st: [Derived("According to document notes.md: Notes.md lives in Porto.")])
     assert result["all"] == {"n": 1, "coverage": 1.0, "wrong_subject": 1.0} and not result["met"]
-    ok = score([PORTO], lambda st: [Derived("According to document notes.md: The document's author lives in Porto.")])
+    ok = score(
+        [PORTO], lambda st: [Derived("According to document notes.md: The document's author lives in Porto.")]
+    )
     assert ok["all"]["wrong_subject"] == 0.0 and ok["met"]
 
 
@@ -43,11 +45,16 @@ def test_a_statement_with_no_memory_holding_its_value_is_not_covered() -> None:
     assert result["all"]["coverage"] == 0.0 and not result["met"] and result["failures"]
 
 
-@pytest.mark.parametrize(("text", "subject"), [
-    ("According to tool crm: The assistant lives in Madrid.", None),  # no "User"
-    ("According to tool crm: User lives in Madrid.", "assistant"),  # keyed to someone else
-])
-def test_a_claim_about_the_user_said_of_someone_else_is_a_wrong_subject(text: str, subject: str | None) -> None:
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("According to tool crm: The assistant lives in Madrid.", None),  # no "User"
+        ("According to tool crm: User lives in Madrid.", "assistant"),  # keyed to someone else
+    ],
+)
+def test_a_claim_about_the_user_said_of_someone_else_is_a_wrong_subject(
+    text: str, subject: str | None
+) -> None:
     about_user = Statement("tool", "attribute", "The user lives in Madrid.", ("Madrid",), "user", name="crm")
     assert score([about_user], lambda st: [Derived(text, subject)])["all"]["wrong_subject"] == 1.0
 
@@ -59,7 +66,10 @@ def test_the_section_meets_its_targets_through_the_sdk_and_fails_when_a_document
         ctx = BenchContext(BenchOptions(), home, lambda _: None)
         good = run_extraction_section(ctx, per_cell=1).data["extraction"]
         assert good["met"] and good["all"]["n"] == len(ROLES) * len(KINDS), good
-        assert any(row[0].startswith("  per kind") for row in run_extraction_section(ctx, per_cell=1, roles=("user",)).rows)
+        assert any(
+            row[0].startswith("  per kind")
+            for row in run_extraction_section(ctx, per_cell=1, roles=("user",)).rows
+        )
         # the old behaviour: a document's "I" named after its file
         monkeypatch.setattr(extract, "speaker_of", lambda m: (m.name or "Someone").capitalize())
         bad = run_extraction_section(ctx, per_cell=2, roles=("document",)).data["extraction"]

@@ -13,25 +13,40 @@ from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
 from veramem_desktop.bench.locomo_section import channel_rows
 from veramem_desktop.memory import Memory
 
-FILLER = ["The weather was grey all week.", "I finished the quarterly report on time.",
-          "We talked about the garden and the new fence.", "Lunch was a quick salad today.",
-          "The train was late again this morning.", "I repainted the kitchen door blue."]
+FILLER = [
+    "The weather was grey all week.",
+    "I finished the quarterly report on time.",
+    "We talked about the garden and the new fence.",
+    "Lunch was a quick salad today.",
+    "The train was late again this morning.",
+    "I repainted the kitchen door blue.",
+]
 
 
 def _file(path: Path) -> Path:
     session_1 = [{"speaker": "Tom", "dia_id": f"D1:{i}", "text": t} for i, t in enumerate(FILLER, start=1)]
     session_1.append({"speaker": "Tom", "dia_id": "D1:7", "text": "My pets are fine, here is Oliver asleep."})
-    sample = {"sample_id": "conv-hop", "conversation": {
-        "speaker_a": "Maya", "speaker_b": "Tom",
-        "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": session_1,
-        "session_2_date_time": "10:05 am on 20 June, 2023",
-        "session_2": [{"speaker": "Tom", "dia_id": "D2:1", "text": "Oliver chewed through the sofa cushions."}]},
-        "qa": [{"question": "What are the pets called?", "evidence": ["D1:7", "D2:1"], "category": 1}]}
+    sample = {
+        "sample_id": "conv-hop",
+        "conversation": {
+            "speaker_a": "Maya",
+            "speaker_b": "Tom",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": session_1,
+            "session_2_date_time": "10:05 am on 20 June, 2023",
+            "session_2": [
+                {"speaker": "Tom", "dia_id": "D2:1", "text": "Oliver chewed through the sofa cushions."}
+            ],
+        },
+        "qa": [{"question": "What are the pets called?", "evidence": ["D1:7", "D2:1"], "category": 1}],
+    }
     path.write_text(json.dumps([sample]), encoding="utf-8")
     return path
 
 
-def test_the_second_hop_has_its_own_ablation_row_with_the_multi_hop_category(mem: Memory, tmp_path: Path) -> None:
+def test_the_second_hop_has_its_own_ablation_row_with_the_multi_hop_category(
+    mem: Memory, tmp_path: Path
+) -> None:
     assert CHANNELS["hop"] == "raw"
     result = run_locomo(mem, _file(tmp_path / "hop.json"), ablation=True)
     row = result["channels"]["rows"]["hop"]

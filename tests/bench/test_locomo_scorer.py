@@ -31,16 +31,23 @@ def _reference() -> ModuleType:
 
 def _tiny_samples() -> list[dict[str, Any]]:
     """Two conversations with every evidence quirk the README lists."""
+
     def conv(prefix: str) -> dict[str, Any]:
         return {
-            "speaker_a": "Ana", "speaker_b": "Rui",
+            "speaker_a": "Ana",
+            "speaker_b": "Rui",
             "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [{"speaker": "Ana" if i % 2 else "Rui", "dia_id": f"D1:{i}", "text": f"{prefix} one {i}"}
-                          for i in range(1, 8)],
+            "session_1": [
+                {"speaker": "Ana" if i % 2 else "Rui", "dia_id": f"D1:{i}", "text": f"{prefix} one {i}"}
+                for i in range(1, 8)
+            ],
             "session_2_date_time": "9:00 am on 9 May, 2023",
-            "session_2": [{"speaker": "Rui", "dia_id": f"D2:{i}", "text": f"{prefix} two {i}"} for i in range(1, 6)],
+            "session_2": [
+                {"speaker": "Rui", "dia_id": f"D2:{i}", "text": f"{prefix} two {i}"} for i in range(1, 6)
+            ],
             "session_3_date_time": "10:00 am on 10 May, 2023",  # a date without turns
         }
+
     qa = [
         {"question": "q1", "evidence": ["D1:1"], "category": 4},
         {"question": "q2", "evidence": ["D1:2; D2:3"], "category": 1},
@@ -52,8 +59,10 @@ def _tiny_samples() -> list[dict[str, Any]]:
         {"question": "q8", "evidence": ["D9:9", "D1:6"], "category": 3},
         {"question": "q9", "evidence": ["D1:7", "D1:7"], "category": 5},
     ]
-    return [{"sample_id": "a", "conversation": conv("a"), "qa": qa},
-            {"sample_id": "b", "conversation": conv("b"), "qa": qa}]
+    return [
+        {"sample_id": "a", "conversation": conv("a"), "qa": qa},
+        {"sample_id": "b", "conversation": conv("b"), "qa": qa},
+    ]
 
 
 def _shuffled_retriever(sample: dict[str, Any]) -> Any:
@@ -108,4 +117,8 @@ def test_evidence_is_cleaned_as_the_readme_says() -> None:
     known = {"D1:1", "D4:4", "D8:6", "D9:1", "D9:17", "D11:26", "D30:5"}
     assert locomo.clean_evidence(["D8:6; D9:17"], known) == ["D8:6", "D9:17"]
     assert locomo.clean_evidence(["D9:1 D4:4 D4:6"], known) == ["D9:1", "D4:4"]
-    assert locomo.clean_evidence(["D:11:26", "D30:05", "D", "D1:1", "D1:1"], known) == ["D11:26", "D30:5", "D1:1"]
+    assert locomo.clean_evidence(["D:11:26", "D30:05", "D", "D1:1", "D1:1"], known) == [
+        "D11:26",
+        "D30:5",
+        "D1:1",
+    ]

@@ -11,14 +11,33 @@ from veramem_desktop.memory import Memory
 
 
 def _file(path: Path) -> Path:
-    sample = {"sample_id": "conv-dates", "conversation": {
-        "speaker_a": "Maya", "speaker_b": "Tom",
-        "session_1_date_time": "1:56 pm on 8 May, 2023",
-        "session_1": [{"speaker": "Tom", "dia_id": "D1:1", "text": "I baked bread, baked bread, baked bread all day."}],
-        "session_2_date_time": "10:05 am on 20 June, 2023",
-        "session_2": [{"speaker": "Tom", "dia_id": "D2:1", "text": "I baked bread for the street party."}]},
-        "qa": [{"question": "What did Tom bake in June 2023?", "evidence": ["D2:1"], "category": 2},
-               {"question": "When did Tom bake bread for the street party?", "evidence": ["D2:1"], "category": 2}]}
+    sample = {
+        "sample_id": "conv-dates",
+        "conversation": {
+            "speaker_a": "Maya",
+            "speaker_b": "Tom",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {
+                    "speaker": "Tom",
+                    "dia_id": "D1:1",
+                    "text": "I baked bread, baked bread, baked bread all day.",
+                }
+            ],
+            "session_2_date_time": "10:05 am on 20 June, 2023",
+            "session_2": [
+                {"speaker": "Tom", "dia_id": "D2:1", "text": "I baked bread for the street party."}
+            ],
+        },
+        "qa": [
+            {"question": "What did Tom bake in June 2023?", "evidence": ["D2:1"], "category": 2},
+            {
+                "question": "When did Tom bake bread for the street party?",
+                "evidence": ["D2:1"],
+                "category": 2,
+            },
+        ],
+    }
     path.write_text(json.dumps([sample]), encoding="utf-8")
     return path
 

@@ -9,11 +9,18 @@ from veramem_desktop.bench.truth_set import generate
 
 def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatement() -> None:
     first, again = generate(330), generate(330)
-    assert [(s.user, s.current, [st.content for st in s.steps]) for s in first] == \
-        [(s.user, s.current, [st.content for st in s.steps]) for s in again]
+    assert [(s.user, s.current, [st.content for st in s.steps]) for s in first] == [
+        (s.user, s.current, [st.content for st in s.steps]) for s in again
+    ]
     assert {s.kind for s in first} == {"chain", "reject", "claims", "asof"}
-    assert {s.variant for s in first if s.kind == "reject"} == {"verbatim", "case", "homoglyph", "tool", "document",
-                                                                 "paraphrase"}
+    assert {s.variant for s in first if s.kind == "reject"} == {
+        "verbatim",
+        "case",
+        "homoglyph",
+        "tool",
+        "document",
+        "paraphrase",
+    }
     assert len({s.subject for s in first}) >= 6 and len(first) >= 300
 
 

@@ -31,8 +31,9 @@ def _create(home: Path) -> tuple[Memory, str]:
     config = Config()
     config.organise.linking = False
     config.llm.backend = "rule-based"
-    mem, new_key = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                                 config=config)
+    mem, new_key = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     return mem, new_key.recovery_code
 
 
@@ -49,13 +50,19 @@ def _episode_texts(home: Path) -> list[str]:
         return [e.content for e in mem.episodes(limit=1000)]
 
 
-def test_a_backup_taken_while_another_process_writes_opens_and_verifies(isolated_home: Path, tmp_path: Path) -> None:
+def test_a_backup_taken_while_another_process_writes_opens_and_verifies(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, _ = _create(isolated_home)
     mem.add("The qxzbackupmarker box is in the attic.", session_id="s")
     mem.close()
-    writer = subprocess.Popen([sys.executable, "-m", "support.writer", str(isolated_home), "60", "w"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONPATH": str(TESTS)})
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "support.writer", str(isolated_home), "60", "w"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(TESTS)},
+    )
     try:
         assert writer.stdout is not None
         assert writer.stdout.readline().strip() == "ready"
@@ -132,11 +139,15 @@ def test_restore_refuses_an_older_backup_unless_forced(isolated_home: Path, tmp_
     assert "Second note: the car goes for its inspection in June." not in texts
     with Memory(isolated_home, embedder=HashEmbedder()) as after:
         assert after.verify().ok
-    assert sorted(p.name for p in resolve_paths(isolated_home).data_dir.iterdir()) == \
-        ["veramem.db", "veramem.keys.json"]  # the replaced store was erased once the restore verified
+    assert sorted(p.name for p in resolve_paths(isolated_home).data_dir.iterdir()) == [
+        "veramem.db",
+        "veramem.keys.json",
+    ]  # the replaced store was erased once the restore verified
 
 
-def test_restore_refuses_to_go_back_behind_entries_already_synced(isolated_home: Path, tmp_path: Path) -> None:
+def test_restore_refuses_to_go_back_behind_entries_already_synced(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, _ = _create(isolated_home)
     mem.add("Before the backup.", session_id="s")
     (tmp_path / "sync-folder").mkdir()
@@ -192,7 +203,8 @@ def test_moving_the_key_to_the_keyring_is_refused_where_there_is_none(isolated_h
 
 
 def test_after_rekey_the_old_recovery_code_no_longer_opens_the_store_and_no_page_reads_under_the_old_key(
-        isolated_home: Path) -> None:
+    isolated_home: Path,
+) -> None:
     mem, old_code = _create(isolated_home)
     mem.add("My qxzrekeymarker is written on the blue card.", session_id="s")
     mem.search("qxzrekeymarker")
@@ -218,11 +230,14 @@ def test_after_rekey_the_old_recovery_code_no_longer_opens_the_store_and_no_page
     assert stale.returncode == ExitCode.WRONG_KEY
     fresh = run_cli("unlock", "--recovery-code", env={"VERAMEM_RECOVERY_CODE": report["recovery_code"]})
     assert fresh.returncode == 0, fresh.stderr
-    assert "My qxzrekeymarker is written on the blue card." in _episode_texts(isolated_home)  # same passphrase
+    assert "My qxzrekeymarker is written on the blue card." in _episode_texts(
+        isolated_home
+    )  # same passphrase
 
 
 def test_a_backup_made_before_a_rekey_restores_with_its_recovery_code_under_the_new_key(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, old_code = _create(isolated_home)
     mem.add("Made before the rekey.", session_id="s")
     mem.close()
@@ -237,14 +252,20 @@ def test_a_backup_made_before_a_rekey_restores_with_its_recovery_code_under_the_
     assert authentic_pages(resolve_paths(isolated_home).store, decode_recovery_code(old_code))[0] == 0
 
 
-def test_a_backup_restores_on_a_machine_without_the_key_information(isolated_home: Path, tmp_path: Path) -> None:
+def test_a_backup_restores_on_a_machine_without_the_key_information(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, code = _create(isolated_home)
     mem.add("Carried to a new laptop.", session_id="s")
     mem.close()
     target = tmp_path / "carry.db"
     assert run_cli("backup", str(target)).returncode == 0
     new_home = tmp_path / "new-laptop"
-    env = {"VERAMEM_HOME": str(new_home), "VERAMEM_RECOVERY_CODE": code, "VERAMEM_NEW_PASSPHRASE": NEW_PASSPHRASE}
+    env = {
+        "VERAMEM_HOME": str(new_home),
+        "VERAMEM_RECOVERY_CODE": code,
+        "VERAMEM_NEW_PASSPHRASE": NEW_PASSPHRASE,
+    }
     proc = run_cli("restore", str(target), "--recovery-code", env=env)
     assert proc.returncode == 0, proc.stderr
     status = run_cli("status", "--json", env={**env, "VERAMEM_PASSPHRASE": NEW_PASSPHRASE})
@@ -252,7 +273,9 @@ def test_a_backup_restores_on_a_machine_without_the_key_information(isolated_hom
     assert json.loads(status.stdout)["counts"]["episodes"] == 1
 
 
-def test_the_backup_command_will_not_overwrite_or_target_the_store(isolated_home: Path, tmp_path: Path) -> None:
+def test_the_backup_command_will_not_overwrite_or_target_the_store(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, _ = _create(isolated_home)
     store_path = mem.store_path
     mem.close()
@@ -267,7 +290,8 @@ def test_the_backup_command_will_not_overwrite_or_target_the_store(isolated_home
 
 
 def test_rekey_and_restore_wait_until_no_other_program_has_the_store_open(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     mem, code = _create(isolated_home)
     mem.add("Written while the terminal app is open.", session_id="s")
     target = tmp_path / "b.db"
@@ -289,7 +313,8 @@ def test_rekey_and_restore_wait_until_no_other_program_has_the_store_open(
 
 
 def test_a_rekey_interrupted_after_the_store_was_re_encrypted_is_finished_by_running_it_again(
-        isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from veramem_desktop import backup, keys
 
     mem, _ = _create(isolated_home)
@@ -304,7 +329,9 @@ def test_a_rekey_interrupted_after_the_store_was_re_encrypted_is_finished_by_run
     monkeypatch.setattr(keys, "commit_new_key", power_cut)
     with pytest.raises(KeyboardInterrupt):
         backup.rekey(paths.store, paths.keyinfo, old_key, passphrase=PASSPHRASE)
-    assert authentic_pages(paths.store, old_key)[0] == 0  # re-encrypted, but the key information is the old one
+    assert (
+        authentic_pages(paths.store, old_key)[0] == 0
+    )  # re-encrypted, but the key information is the old one
     assert run_cli("status").returncode != 0
 
     finish = run_cli("rekey", "--yes")

@@ -76,8 +76,12 @@ def test_a_hand_edited_file_is_checked_the_same_way(isolated_home: Path) -> None
 
 def test_output_cut_short_by_its_reader_ends_quietly(isolated_home: Path) -> None:
     # `veramem config | head -1`: the pipe closes early; no "this is a bug" message, no traceback.
-    proc = subprocess.Popen([str(VENV_BIN / "veramem"), "config"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ})
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "veramem"), "config"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ},
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
     proc.stdout.close()

@@ -34,12 +34,17 @@ def _episodes() -> list[str]:
 
 def _snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` with the sha256 of its bytes."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 # ------------------------------------------------------------------ add input
-def test_add_of_a_list_nested_100000_levels_deep_is_invalid_input(isolated_home: Path, tmp_path: Path) -> None:
+def test_add_of_a_list_nested_100000_levels_deep_is_invalid_input(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     _init(isolated_home)
     assert run_cli("add", "I live in Lisbon.").returncode == 0
     deep = tmp_path / "deep.json"
@@ -51,8 +56,9 @@ def test_add_of_a_list_nested_100000_levels_deep_is_invalid_input(isolated_home:
 
 
 @pytest.mark.parametrize("when", ["0001-01-01T00:00:00Z", "0001-01-01"])
-def test_add_with_a_message_time_in_year_one_is_invalid_input_and_stores_nothing(isolated_home: Path,
-                                                                                  when: str) -> None:
+def test_add_with_a_message_time_in_year_one_is_invalid_input_and_stores_nothing(
+    isolated_home: Path, when: str
+) -> None:
     _init(isolated_home)
     assert run_cli("add", "I live in Lisbon.").returncode == 0
     proc = run_cli("add", json.dumps([{"role": "user", "content": "I moved to Porto in May.", "time": when}]))
@@ -62,11 +68,16 @@ def test_add_with_a_message_time_in_year_one_is_invalid_input_and_stores_nothing
     assert run_cli("verify").returncode == 0
 
 
-@pytest.mark.parametrize("name", [{"first": "Ana"}, ["Ana"], 42, "Ana\udfff"],
-                         ids=["object", "list", "number", "lone-surrogate"])
-def test_add_with_a_name_that_is_not_one_line_of_text_is_invalid_input(isolated_home: Path, name: object) -> None:
+@pytest.mark.parametrize(
+    "name", [{"first": "Ana"}, ["Ana"], 42, "Ana\udfff"], ids=["object", "list", "number", "lone-surrogate"]
+)
+def test_add_with_a_name_that_is_not_one_line_of_text_is_invalid_input(
+    isolated_home: Path, name: object
+) -> None:
     _init(isolated_home)
-    payload = json.dumps([{"role": "user", "content": "I like green tea.", "name": name}])  # \udfff stays escaped
+    payload = json.dumps(
+        [{"role": "user", "content": "I like green tea.", "name": name}]
+    )  # \udfff stays escaped
     proc = run_cli("add", payload)
     _one_clear_line(proc, ExitCode.INVALID_INPUT)
     assert "name" in proc.stderr
@@ -74,13 +85,18 @@ def test_add_with_a_name_that_is_not_one_line_of_text_is_invalid_input(isolated_
 
 
 # ------------------------------------------------------------------ key file
-@pytest.mark.parametrize("field,value,said", [
-    ("salt", "!!! not base64 !!!", "salt is not base64"),
-    ("salt", "AAAA", "salt is 3 bytes"),
-    ("opslimit", "two", "opslimit is not a whole number"),
-], ids=["salt-not-base64", "salt-too-short", "opslimit-a-string"])
-def test_a_damaged_key_file_is_exit_6_saying_what_to_do(isolated_home: Path, field: str, value: str,
-                                                        said: str) -> None:
+@pytest.mark.parametrize(
+    "field,value,said",
+    [
+        ("salt", "!!! not base64 !!!", "salt is not base64"),
+        ("salt", "AAAA", "salt is 3 bytes"),
+        ("opslimit", "two", "opslimit is not a whole number"),
+    ],
+    ids=["salt-not-base64", "salt-too-short", "opslimit-a-string"],
+)
+def test_a_damaged_key_file_is_exit_6_saying_what_to_do(
+    isolated_home: Path, field: str, value: str, said: str
+) -> None:
     _init(isolated_home)
     run_cli("add", "I live in Lisbon.")
     keyfile = isolated_home / "data" / "veramem.keys.json"
@@ -127,7 +143,8 @@ def _store_with_memories(home: Path) -> Path:
 
 @pytest.mark.parametrize("page", [3, -2], ids=["page-read-at-open", "page-read-only-by-the-check"])
 def test_one_flipped_bit_in_the_store_is_exit_6_for_verify_search_and_status_and_left_untouched(
-        isolated_home: Path, page: int) -> None:
+    isolated_home: Path, page: int
+) -> None:
     store = _store_with_memories(isolated_home)
     _flip_bit(store, page if page >= 0 else store.stat().st_size // 4096 + page)
     before = _snapshot(isolated_home / "data")
@@ -148,7 +165,14 @@ def test_an_emptied_store_is_refused_by_every_command_and_left_untouched(isolate
     store = _store_with_memories(isolated_home)
     store.write_bytes(b"")  # `: > veramem.db`
     before = _snapshot(isolated_home)
-    for command in (("status",), ("verify",), ("search", "Lisbon"), ("add", "new words"), ("episodes",), ("init",)):
+    for command in (
+        ("status",),
+        ("verify",),
+        ("search", "Lisbon"),
+        ("add", "new words"),
+        ("episodes",),
+        ("init",),
+    ):
         proc = run_cli(*command)
         _one_clear_line(proc, ExitCode.NOT_A_STORE)
         assert "empty" in proc.stderr and "init --force" in proc.stderr

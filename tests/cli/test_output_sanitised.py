@@ -15,8 +15,10 @@ from veramem_desktop.cli import cli
 
 #: What a hostile tool wrote: erase the line, go up one, print a fake "empty queue"; set the window
 #: title; a C1 CSI; a right-to-left override; Rich markup.
-ATTACK = ("The gateway restarts nightly at 02:00.\x1b[2K\r\x1b[1ANothing to review. "
-          "\x1b]0;pwned\x07 \x9b31m \u202eevil\u202c [bold]loud[/bold]")
+ATTACK = (
+    "The gateway restarts nightly at 02:00.\x1b[2K\r\x1b[1ANothing to review. "
+    "\x1b]0;pwned\x07 \x9b31m \u202eevil\u202c [bold]loud[/bold]"
+)
 #: Any character a terminal could act on: C0 (but LF), DEL, C1, bidi embeddings/overrides/isolates.
 TERMINAL_ACTIVE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
@@ -59,8 +61,13 @@ def test_search_output_shows_escapes_and_overrides_as_visible_text(hostile_store
 
 
 def test_answer_history_episodes_and_forget_preview_print_no_control_characters(hostile_store: str) -> None:
-    for args in (("answer", "when does the gateway restart?"), ("history", hostile_store), ("episodes",),
-                 ("forget", hostile_store, "--yes"), ("status",)):
+    for args in (
+        ("answer", "when does the gateway restart?"),
+        ("history", hostile_store),
+        ("episodes",),
+        ("forget", hostile_store, "--yes"),
+        ("status",),
+    ):
         result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
         assert result.exit_code == 0, (args, result.output)
         _assert_inert(result.output)
@@ -87,38 +94,48 @@ def test_json_output_keeps_the_exact_stored_text(hostile_store: str) -> None:
     assert any("\x1b[2K\r\x1b[1A" in t and "\u202e" in t for t in texts)
 
 
-
 def _every_active_character() -> list[str]:
     """Every C0, DEL and C1 control, every format character and both Unicode separators."""
     import sys
     import unicodedata
 
-    return [chr(c) for c in range(sys.maxunicode + 1)
-            if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp") and chr(c) not in "\n"]
+    return [
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) in ("Cc", "Cf", "Zl", "Zp") and chr(c) not in "\n"
+    ]
 
 
-def test_no_control_or_format_character_reaches_the_terminal_from_any_listing(isolated_home: Path,
-                                                                               tmp_path: Path) -> None:
+def test_no_control_or_format_character_reaches_the_terminal_from_any_listing(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     """Each such character, stored in a tool message, is listed by episodes, search and review."""
     chars = _every_active_character()
     _run("init")
     _run("config", "set", "llm.backend", "rule-based")
-    messages = [{"role": "tool", "name": "probe", "content": f"Probe {i} says the backup runs{''.join(chunk)} daily."}
-                for i, chunk in enumerate(chars[j : j + 12] for j in range(0, len(chars), 12))]
+    messages = [
+        {"role": "tool", "name": "probe", "content": f"Probe {i} says the backup runs{''.join(chunk)} daily."}
+        for i, chunk in enumerate(chars[j : j + 12] for j in range(0, len(chars), 12))
+    ]
     path = tmp_path / "probe.json"
     path.write_text(json.dumps(messages), encoding="utf-8")
     added = json.loads(_run("add", "--file", str(path), "--json").output)
     stored = json.loads(_run("episodes", "--limit", "1000", "--json").output)
     assert sum(len(e["content"]) for e in stored) >= len(chars)  # the characters were stored as sent
-    outputs = [_run("episodes", "--limit", "1000").output, _run("review").output,
-               _run("search", "backup runs daily", "--k", "100").output]
+    outputs = [
+        _run("episodes", "--limit", "1000").output,
+        _run("review").output,
+        _run("search", "backup runs daily", "--k", "100").output,
+    ]
     outputs += [_run("history", item["id"]).output for item in added["added"][:5]]
     active = set(chars) - set(JOINERS)  # ZWJ and ZWNJ shape emoji and scripts, and act on nothing
     for out in outputs:
         assert out.strip()
         _assert_inert(out)
         assert not set(out) & active, sorted(f"U+{ord(c):04X}" for c in set(out) & active)
-    print(f"{len(chars)} control/format characters stored; {sum(map(len, outputs))} characters printed; 0 active")
+    print(
+        f"{len(chars)} control/format characters stored; {sum(map(len, outputs))} characters printed; 0 active"
+    )
 
 
 def test_an_error_that_echoes_what_was_typed_shows_its_controls_as_stand_ins(isolated_home: Path) -> None:

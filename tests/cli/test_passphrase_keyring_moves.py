@@ -59,7 +59,8 @@ def _run(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
 
 
 def test_the_key_moves_into_the_keyring_and_back_under_a_new_passphrase(
-        isolated_home: Path, ring: MemoryKeyring) -> None:
+    isolated_home: Path, ring: MemoryKeyring
+) -> None:
     mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
     mem.add("Kept through every move.", session_id="s")
     mem.close()
@@ -84,7 +85,8 @@ def test_the_key_moves_into_the_keyring_and_back_under_a_new_passphrase(
 
 
 def test_changing_the_passphrase_of_a_key_kept_in_the_keyring_is_refused(
-        isolated_home: Path, ring: MemoryKeyring) -> None:
+    isolated_home: Path, ring: MemoryKeyring
+) -> None:
     Memory.create(isolated_home, use_keyring=True, embedder=HashEmbedder())[0].close()
     code, _ = _run("passphrase", env={"VERAMEM_NEW_PASSPHRASE": NEW_PASSPHRASE})
     assert code == ExitCode.REFUSED
@@ -92,7 +94,8 @@ def test_changing_the_passphrase_of_a_key_kept_in_the_keyring_is_refused(
 
 
 def test_a_rekey_keeps_the_new_key_in_the_keyring_and_leaves_no_staged_entry(
-        isolated_home: Path, ring: MemoryKeyring) -> None:
+    isolated_home: Path, ring: MemoryKeyring
+) -> None:
     mem, _ = Memory.create(isolated_home, use_keyring=True, embedder=HashEmbedder())
     mem.add("Re-encrypted with the key in the keyring.", session_id="s")
     mem.close()

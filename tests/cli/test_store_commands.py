@@ -89,8 +89,10 @@ def test_add_reads_text_stdin_files_and_message_lists(isolated_home: Path, tmp_p
     _init(isolated_home)
     assert run_cli("add", "plain words", "--session", "s").returncode == 0
     assert run_cli("add", "-", "--session", "s", input="from stdin").returncode == 0
-    msgs = [{"role": "user", "content": "list one", "time": "2024-05-08T13:56:00Z"},
-            {"role": "assistant", "content": "list two", "name": "helper"}]
+    msgs = [
+        {"role": "user", "content": "list one", "time": "2024-05-08T13:56:00Z"},
+        {"role": "assistant", "content": "list two", "name": "helper"},
+    ]
     listing = tmp_path / "msgs.json"
     listing.write_text(json.dumps(msgs))
     out = run_cli("add", "--file", str(listing), "--session", "s", "--json")

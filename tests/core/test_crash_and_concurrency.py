@@ -23,7 +23,10 @@ def _spawn(home: Path, seconds: float, tag: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     return subprocess.Popen(
         [sys.executable, "-m", "support.writer", str(home), str(seconds), tag],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 

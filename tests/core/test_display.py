@@ -45,9 +45,13 @@ def test_joiners_stay_so_emoji_and_scripts_render() -> None:
 
 
 def test_every_format_character_of_this_unicode_database_is_neutralised() -> None:
-    missed = [f"U+{c:04X}" for c in range(sys.maxunicode + 1)
-              if unicodedata.category(chr(c)) in ("Cf", "Cc", "Cs") and chr(c) not in JOINERS + "\n\t"
-              and visible(chr(c), multiline=True) == chr(c)]
+    missed = [
+        f"U+{c:04X}"
+        for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) in ("Cf", "Cc", "Cs")
+        and chr(c) not in JOINERS + "\n\t"
+        and visible(chr(c), multiline=True) == chr(c)
+    ]
     assert not missed
 
 

@@ -28,8 +28,12 @@ def test_an_sdk_add_is_recorded_as_the_users_through_the_sdk(mem: Any) -> None:
 
 def test_an_agents_add_names_the_agent_and_marks_the_users_message_as_relayed(mem: Any) -> None:
     agent = AgentAccess(mem, Identity("me", "cursor"), channel="mcp")
-    out = agent.add([{"role": "user", "content": "I live in Porto."},
-                     {"role": "assistant", "content": "Noted, you live in Porto."}])
+    out = agent.add(
+        [
+            {"role": "user", "content": "I live in Porto."},
+            {"role": "assistant", "content": "Noted, you live in Porto."},
+        ]
+    )
     by_episode = {e.target_id: e.actor for e in mem.ledger_entries() if e.op == "episode.add"}
     user_ep, assistant_ep = (ep["id"] for ep in out["episodes"])
     assert by_episode[user_ep] == {"kind": "agent", "id": "cursor", "channel": "mcp", "relayed": "user"}
@@ -85,8 +89,15 @@ def test_an_unknown_channel_is_refused_when_the_facade_is_built(isolated_home: A
 
 def test_append_takes_an_explicit_actor_over_the_one_acting(mem: Any) -> None:
     with mem.store.atomic() as conn:
-        entry = ledger.append(conn, op="note", target_kind="memory", target_id="mem_x", commitment_hex="0" * 64,
-                              device="d", actor=Actor.system("expiry", "cli"))
+        entry = ledger.append(
+            conn,
+            op="note",
+            target_kind="memory",
+            target_id="mem_x",
+            commitment_hex="0" * 64,
+            device="d",
+            actor=Actor.system("expiry", "cli"),
+        )
     assert entry.actor == {"kind": "system", "id": "expiry", "channel": "cli"}
 
 

@@ -17,18 +17,37 @@ def _store(tmp_path: Path) -> Store:
 def test_entries_appended_in_bulk_continue_the_chain_and_verify(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with store.atomic() as conn:
-        ledger.append(conn, op="memory.add", target_kind="memory", target_id="m1",
-                      commitment_hex=ledger.commit_to(conn, "m1", {"text": "one"}), device="d")
+        ledger.append(
+            conn,
+            op="memory.add",
+            target_kind="memory",
+            target_id="m1",
+            commitment_hex=ledger.commit_to(conn, "m1", {"text": "one"}),
+            device="d",
+        )
     with store.atomic() as conn:
         appender = ledger.Appender(conn)
         appender.prefetch_secrets(["m1", "m2"])
-        written = [appender.append(op="memory.update", target_kind="memory", target_id=target,
-                                   commitment_hex=appender.commit_to(target, {"text": target}), device="d",
-                                   details={"origin": "peer"})
-                   for target in ("m1", "m2", "m2")]
+        written = [
+            appender.append(
+                op="memory.update",
+                target_kind="memory",
+                target_id=target,
+                commitment_hex=appender.commit_to(target, {"text": target}),
+                device="d",
+                details={"origin": "peer"},
+            )
+            for target in ("m1", "m2", "m2")
+        ]
         appender.flush()
-        ledger.append(conn, op="memory.retract", target_kind="memory", target_id="m2",
-                      commitment_hex=ledger.commit_to(conn, "m2", {"text": "gone"}), device="d")
+        ledger.append(
+            conn,
+            op="memory.retract",
+            target_kind="memory",
+            target_id="m2",
+            commitment_hex=ledger.commit_to(conn, "m2", {"text": "gone"}),
+            device="d",
+        )
     entries = ledger.entries(store)
     assert [e.seq for e in entries] == [1, 2, 3, 4, 5]
     assert [e.hash for e in entries[1:4]] == [w.hash for w in written]
@@ -48,8 +67,13 @@ def test_entries_not_flushed_are_not_written(tmp_path: Path) -> None:
     store = _store(tmp_path)
     with store.atomic() as conn:
         appender = ledger.Appender(conn)
-        appender.append(op="memory.add", target_kind="memory", target_id="m1",
-                        commitment_hex=appender.commit_to("m1", {"text": "one"}), device="d")
+        appender.append(
+            op="memory.add",
+            target_kind="memory",
+            target_id="m1",
+            commitment_hex=appender.commit_to("m1", {"text": "one"}),
+            device="d",
+        )
     assert ledger.entries(store) == []
     assert store.query("SELECT count(*) FROM item_secrets") == [(0,)]
     assert store.get_meta("ledger_head") is None

@@ -52,16 +52,26 @@ grant_ops = st.lists(
 )
 
 
-def _oracle(spec: Spec, caller: Caller, live: set[tuple[str, str, str]], configured_ua: set[str],
-            configured_ar: set[str], include_archived: bool) -> bool:
+def _oracle(
+    spec: Spec,
+    caller: Caller,
+    live: set[tuple[str, str, str]],
+    configured_ua: set[str],
+    configured_ar: set[str],
+    include_archived: bool,
+) -> bool:
     """An independent statement of the visibility rule, in Python."""
     ok_status = spec.status == "active" or (include_archived and spec.status == "archived")
     if not ok_status:
         return False
     own = spec.user == caller.user_id and (spec.visibility == "private" or spec.kind == "preference")
     public = spec.kind != "preference" and spec.visibility == "public"
-    team = spec.kind != "preference" and spec.visibility == "team" and spec.team is not None and (
-        ("team_member", caller.user_id, spec.team) in live)
+    team = (
+        spec.kind != "preference"
+        and spec.visibility == "team"
+        and spec.team is not None
+        and (("team_member", caller.user_id, spec.team) in live)
+    )
     if not (own or public or team):
         return False
     if caller.agent_id is None:
@@ -69,7 +79,8 @@ def _oracle(spec: Spec, caller: Caller, live: set[tuple[str, str, str]], configu
     if caller.user_id in configured_ua and ("user_agent", caller.user_id, caller.agent_id) not in live:
         return False
     if caller.agent_id in configured_ar and not (
-        spec.agent is None or spec.agent == caller.agent_id
+        spec.agent is None
+        or spec.agent == caller.agent_id
         or ("agent_resource", caller.agent_id, spec.agent) in live
     ):
         return False
@@ -82,12 +93,20 @@ def engine_mem(mem: Memory) -> Memory:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(specs=st.lists(item_specs, min_size=1, max_size=12), ops=grant_ops,
-       caller_user=st.sampled_from(USERS), caller_agent=st.one_of(st.none(), st.sampled_from(AGENTS)),
-       include_archived=st.booleans())
+@given(
+    specs=st.lists(item_specs, min_size=1, max_size=12),
+    ops=grant_ops,
+    caller_user=st.sampled_from(USERS),
+    caller_agent=st.one_of(st.none(), st.sampled_from(AGENTS)),
+    include_archived=st.booleans(),
+)
 def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
-    engine_mem: Memory, specs: list[Spec], ops: list[tuple[str, int, int, bool]], caller_user: str,
-    caller_agent: str | None, include_archived: bool,
+    engine_mem: Memory,
+    specs: list[Spec],
+    ops: list[tuple[str, int, int, bool]],
+    caller_user: str,
+    caller_agent: str | None,
+    include_archived: bool,
 ) -> None:
     mem = engine_mem
     store = mem.store
@@ -103,10 +122,22 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
     with store.atomic() as conn:
         for n, spec in enumerate(specs):
             text = f"{WORD} item {n} Zeta"
-            item = items.insert(conn, MemoryItem(id="", kind=spec.kind, text=text, authority="authorized",
-                                                 user_id=spec.user, team_id=spec.team, agent_id=spec.agent,
-                                                 visibility=spec.visibility, status=spec.status),
-                                [], device="d")
+            item = items.insert(
+                conn,
+                MemoryItem(
+                    id="",
+                    kind=spec.kind,
+                    text=text,
+                    authority="authorized",
+                    user_id=spec.user,
+                    team_id=spec.team,
+                    agent_id=spec.agent,
+                    visibility=spec.visibility,
+                    status=spec.status,
+                ),
+                [],
+                device="d",
+            )
             index.index_memory(conn, emb.name, item.id, text, emb.embed([text])[0])
             by_id[item.id] = Spec(spec.user, item.visibility, spec.kind, spec.team, spec.agent, spec.status)
         for kind, i, j, revoke in ops:
@@ -116,28 +147,53 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
                 "agent_resource": (AGENTS[j % 2], AGENTS[(j + 1) % 2]),
             }[kind]
             grants.grant(conn, kind, subject, obj, device="d", at="2000-01-01T00:00:00.000000Z")
-            (configured_ua if kind == "user_agent" else configured_ar if kind == "agent_resource" else set()).add(subject)
+            (
+                configured_ua
+                if kind == "user_agent"
+                else configured_ar
+                if kind == "agent_resource"
+                else set()
+            ).add(subject)
             live.add((kind, subject, obj))
             if revoke:
                 grants.revoke(conn, kind, subject, obj, device="d")
                 live.discard((kind, subject, obj))
     caller = Caller(caller_user, caller_agent)
     engine = SearchEngine(store, emb)
-    visible = {i for i, s in by_id.items() if _oracle(s, caller, live, configured_ua, configured_ar, include_archived)}
+    visible = {
+        i
+        for i, s in by_id.items()
+        if _oracle(s, caller, live, configured_ua, configured_ar, include_archived)
+    }
     now = datetime.now(UTC)
     for route in ROUTES:
         for channel in ("dense", "bm25", "entity"):
-            _, scores, _ = engine.rank(f"{WORD} Zeta", caller, route=route, include_archived=include_archived,
-                                       now=now, channels=(channel,), n=100)
+            _, scores, _ = engine.rank(
+                f"{WORD} Zeta",
+                caller,
+                route=route,
+                include_archived=include_archived,
+                now=now,
+                channels=(channel,),
+                n=100,
+            )
             leaked = {i for i in scores if i.startswith("mem_")} - visible
             assert not leaked, f"{channel}/{route} leaked {[by_id[i] for i in leaked]}"
-        result = engine.search(f"{WORD} Zeta", caller, route=route, include_archived=include_archived, k=100,
-                               write_trace=False)
+        result = engine.search(
+            f"{WORD} Zeta", caller, route=route, include_archived=include_archived, k=100, write_trace=False
+        )
         got = {h.id for h in result.results + result.shared}
         assert got <= visible
     # and everything visible is reachable through BM25 with a broad route
-    _, scores, _ = engine.rank(f"{WORD} Zeta", caller, route="dual", include_archived=include_archived, now=now,
-                               channels=("bm25",), n=100)
+    _, scores, _ = engine.rank(
+        f"{WORD} Zeta",
+        caller,
+        route="dual",
+        include_archived=include_archived,
+        now=now,
+        channels=("bm25",),
+        n=100,
+    )
     visible_dual = {i for i in visible if by_id[i].kind != "never"}
     assert {i for i in scores if i.startswith("mem_")} == visible_dual
 
@@ -145,9 +201,20 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
 def test_revoking_team_membership_hides_team_items_retroactively(mem: Memory) -> None:
     emb = mem.embedder
     with mem.store.atomic() as conn:
-        item = items.insert(conn, MemoryItem(id="", kind="fact", text="the launch code word is heliotrope",
-                                             authority="authorized", user_id="bob", team_id="red",
-                                             visibility="team"), [], device="d")
+        item = items.insert(
+            conn,
+            MemoryItem(
+                id="",
+                kind="fact",
+                text="the launch code word is heliotrope",
+                authority="authorized",
+                user_id="bob",
+                team_id="red",
+                visibility="team",
+            ),
+            [],
+            device="d",
+        )
         index.index_memory(conn, emb.name, item.id, item.text, emb.embed([item.text])[0])
     mem.grant("team_member", "alice", "red")
     assert [h.id for h in mem.search("heliotrope", user_id="alice").shared] == [item.id]
@@ -164,8 +231,18 @@ def test_episodes_are_private_to_their_user(mem: Memory) -> None:
 
 def test_a_preference_marked_public_stays_private(mem: Memory) -> None:
     with mem.store.atomic() as conn:
-        item = items.insert(conn, MemoryItem(id="", kind="preference", text="prefers aisle seats",
-                                             authority="authorized", user_id="alice", visibility="public"),
-                            [], device="d")
+        item = items.insert(
+            conn,
+            MemoryItem(
+                id="",
+                kind="preference",
+                text="prefers aisle seats",
+                authority="authorized",
+                user_id="alice",
+                visibility="public",
+            ),
+            [],
+            device="d",
+        )
     assert item.visibility == "private"
     assert not mem.search("aisle seats", user_id="bob", k=50).shared

@@ -56,11 +56,14 @@ def test_raw_route_searches_episodes(mem: Memory) -> None:
 
 
 def test_temporal_questions_come_back_in_time_order(mem: Memory) -> None:
-    mem.add([
-        {"content": "I adopted a cat named Miso", "time": "2023-03-01T10:00:00Z"},
-        {"content": "The cat Miso had her vet checkup", "time": "2023-06-01T10:00:00Z"},
-        {"content": "Miso the cat learned to open doors", "time": "2023-01-01T10:00:00Z"},
-    ], session_id="cats")
+    mem.add(
+        [
+            {"content": "I adopted a cat named Miso", "time": "2023-03-01T10:00:00Z"},
+            {"content": "The cat Miso had her vet checkup", "time": "2023-06-01T10:00:00Z"},
+            {"content": "Miso the cat learned to open doors", "time": "2023-01-01T10:00:00Z"},
+        ],
+        session_id="cats",
+    )
     assert temporal_intent("when did Miso see the vet?").kind == "when"
     result = mem.search("when did the cat Miso do things?", route="raw")
     times = [h.time for h in result.results]
@@ -74,8 +77,13 @@ def test_temporal_questions_come_back_in_time_order(mem: Memory) -> None:
 def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
     old = _put(mem, "I live in Lisbon", subject="user", predicate="lives_in", value="Lisbon")
     with mem.store.atomic() as conn:
-        new = items.new_version(conn, old, MemoryItem(id="", kind="fact", text="I live in Porto", authority="authorized",
-                                                      user_id="me"), [], device="d")
+        new = items.new_version(
+            conn,
+            old,
+            MemoryItem(id="", kind="fact", text="I live in Porto", authority="authorized", user_id="me"),
+            [],
+            device="d",
+        )
         index.index_memory(conn, mem.embedder.name, new.id, new.text, mem.embedder.embed([new.text])[0])
     ids = [h.id for h in mem.search("where do I live now, latest?").results]
     assert new.id in ids and old.id not in ids
@@ -83,8 +91,17 @@ def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
 
 def test_shared_items_come_in_their_own_block_and_never_displace_own_results(mem: Memory) -> None:
     own = [_put(mem, f"sourdough tip {i}: feed the starter") for i in range(3)]
-    shared = [_put(mem, f"sourdough starter feeding schedule {i}", user_id=f"other{i}", visibility="public",
-                   authority="unendorsed", source="shared") for i in range(6)]
+    shared = [
+        _put(
+            mem,
+            f"sourdough starter feeding schedule {i}",
+            user_id=f"other{i}",
+            visibility="public",
+            authority="unendorsed",
+            source="shared",
+        )
+        for i in range(6)
+    ]
     result = mem.search("sourdough starter feeding", k=3)
     assert {h.id for h in result.results} == {i.id for i in own}
     assert result.shared and {h.id for h in result.shared} <= {s.id for s in shared}
@@ -94,7 +111,9 @@ def test_shared_items_come_in_their_own_block_and_never_displace_own_results(mem
 def test_every_search_writes_a_trace_with_what_it_returned(mem: Memory) -> None:
     item = _put(mem, "the wifi password is on the fridge")
     result = mem.search("wifi password")
-    row = mem.store.query_one("SELECT query, route, returned_ids, kind FROM traces WHERE id = ?", (result.trace_id,))
+    row = mem.store.query_one(
+        "SELECT query, route, returned_ids, kind FROM traces WHERE id = ?", (result.trace_id,)
+    )
     assert row[0] == "wifi password" and row[1] == result.route and row[3] == "search"
     assert item.id in json.loads(row[2])
 
@@ -112,7 +131,9 @@ def test_an_added_item_is_found_at_once_and_an_erased_one_never_again(mem: Memor
     assert mem.engine.caches["memory"].vector(item.id) is None
 
 
-def test_an_item_added_by_another_process_is_found_on_the_next_search(mem: Memory, isolated_home: Path) -> None:
+def test_an_item_added_by_another_process_is_found_on_the_next_search(
+    mem: Memory, isolated_home: Path
+) -> None:
     assert not mem.search("pangolin").results  # warm the caches first
     code = (
         "from veramem_desktop.memory import Memory\n"

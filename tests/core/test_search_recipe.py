@@ -10,13 +10,20 @@ from veramem_desktop.memory import Memory
 
 
 def _chat(mem: Memory, session: str, turns: list[tuple[str, str]], user: str = "me") -> list[str]:
-    result = mem.add([{"content": text, "name": who} for who, text in turns], user_id=user, session_id=session)
+    result = mem.add(
+        [{"content": text, "name": who} for who, text in turns], user_id=user, session_id=session
+    )
     return [e.id for e in result.episodes]
 
 
 def test_query_terms_drop_possessives_question_words_and_split_apostrophes_like_fts5() -> None:
     assert content_terms("What is Caroline's favourite book, and why didn’t she lend it?") == [
-        "caroline", "favourite", "book", "didn", "lend"]
+        "caroline",
+        "favourite",
+        "book",
+        "didn",
+        "lend",
+    ]
 
 
 def test_context_text_keeps_conversation_order() -> None:
@@ -25,12 +32,17 @@ def test_context_text_keeps_conversation_order() -> None:
 
 
 def test_names_are_found_whole_and_possessive_and_case_blind() -> None:
-    assert names_in("What did caroline's sister say to Mel?", ["Caroline", "Melanie", "Mel"]) == ["Caroline", "Mel"]
+    assert names_in("What did caroline's sister say to Mel?", ["Caroline", "Melanie", "Mel"]) == [
+        "Caroline",
+        "Mel",
+    ]
     assert names_in("Carolines", ["Caroline"]) == []
 
 
 def test_a_reply_is_found_by_the_words_of_the_question_it_answers(mem: Memory) -> None:
-    ids = _chat(mem, "s1", [("Ana", "Which marathon are you training for?"), ("Rui", "The one in Porto, in October.")])
+    ids = _chat(
+        mem, "s1", [("Ana", "Which marathon are you training for?"), ("Rui", "The one in Porto, in October.")]
+    )
     _, scores, _ = mem.engine.rank("marathon training", mem.caller("me"), route="raw", channels=("bm25",))
     assert ids[1] in scores, "the reply's full-text row holds the question before it"
 
@@ -55,18 +67,27 @@ def test_neighbour_expansion_gives_adjacent_turns_a_share_and_adds_them() -> Non
 
 def test_a_question_naming_one_speaker_prefers_that_speakers_turns(mem: Memory) -> None:
     ids = _chat(mem, "s1", [("Ana", "I love hiking in the mountains."), ("Rui", "I love hiking by the sea.")])
-    _, scores, _ = mem.engine.rank("Where does Ana love hiking?", mem.caller("me"), route="raw",
-                                   channels=("bm25", "speaker"))
+    _, scores, _ = mem.engine.rank(
+        "Where does Ana love hiking?", mem.caller("me"), route="raw", channels=("bm25", "speaker")
+    )
     assert scores[ids[0]] > scores[ids[1]]
     assert mem.engine.speaker_names(mem.caller("me"), "2030-01-01T00:00:00Z") == ("Ana", "Rui")
     assert mem.engine.speaker_names(mem.caller("someone-else"), "2030-01-01T00:00:00Z") == ()
 
 
 def test_neighbours_of_a_found_turn_become_candidates_in_the_full_ranking(mem: Memory) -> None:
-    ids = _chat(mem, "s1", [("Ana", "Guess what arrived today?"), ("Rui", "The quetzal feather parcel!"),
-                            ("Ana", "Finally, it took weeks.")])
-    _, scores, _ = mem.engine.rank("quetzal feather", mem.caller("me"), route="raw",
-                                   channels=("bm25", "neighbours"))
+    ids = _chat(
+        mem,
+        "s1",
+        [
+            ("Ana", "Guess what arrived today?"),
+            ("Rui", "The quetzal feather parcel!"),
+            ("Ana", "Finally, it took weeks."),
+        ],
+    )
+    _, scores, _ = mem.engine.rank(
+        "quetzal feather", mem.caller("me"), route="raw", channels=("bm25", "neighbours")
+    )
     assert ids[2] in scores and scores[ids[2]] < scores[ids[1]]
 
 

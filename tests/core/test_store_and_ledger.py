@@ -70,7 +70,7 @@ def _ledger_with_entries(mem: Memory, n: int = 6) -> Store:
 def test_verify_catches_a_payload_edited_in_place(mem: Memory) -> None:
     store = _ledger_with_entries(mem)
     with store.atomic() as conn:
-        conn.execute("UPDATE ledger SET details = '{\"session\":\"forged\"}' WHERE seq = 3")
+        conn.execute('UPDATE ledger SET details = \'{"session":"forged"}\' WHERE seq = 3')
     report = mem.verify()
     assert not report.ok and report.first_bad_seq == 3 and "altered" in (report.problem or "")
 
@@ -86,9 +86,15 @@ def test_verify_catches_a_middle_entry_deleted(mem: Memory) -> None:
 def test_verify_catches_two_entries_swapped(mem: Memory) -> None:
     store = _ledger_with_entries(mem)
     with store.atomic() as conn:
-        rows = {r[0]: r for r in conn.execute("SELECT seq, target_id, commitment FROM ledger WHERE seq IN (2, 3)")}
-        conn.execute("UPDATE ledger SET target_id = ?, commitment = ? WHERE seq = 2", (rows[3][1], rows[3][2]))
-        conn.execute("UPDATE ledger SET target_id = ?, commitment = ? WHERE seq = 3", (rows[2][1], rows[2][2]))
+        rows = {
+            r[0]: r for r in conn.execute("SELECT seq, target_id, commitment FROM ledger WHERE seq IN (2, 3)")
+        }
+        conn.execute(
+            "UPDATE ledger SET target_id = ?, commitment = ? WHERE seq = 2", (rows[3][1], rows[3][2])
+        )
+        conn.execute(
+            "UPDATE ledger SET target_id = ?, commitment = ? WHERE seq = 3", (rows[2][1], rows[2][2])
+        )
     report = mem.verify()
     assert not report.ok and report.first_bad_seq == 2
 
@@ -146,7 +152,11 @@ def test_odd_text_round_trips(mem: Memory) -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(min_size=1, max_size=300).filter(lambda t: t.strip() and not any(0xD800 <= ord(c) <= 0xDFFF for c in t)))
+@given(
+    text=st.text(min_size=1, max_size=300).filter(
+        lambda t: t.strip() and not any(0xD800 <= ord(c) <= 0xDFFF for c in t)
+    )
+)
 def test_any_text_round_trips_exactly_with_its_hash(mem: Memory, text: str) -> None:
     with mem.store.atomic() as conn:
         ep = episodes.insert(conn, [EpisodeInput(text)], Scope(user_id="u"), device="d")[0]
@@ -182,8 +192,10 @@ def test_editing_memory_text_with_the_key_makes_verify_exit_7_naming_the_row(iso
     assert data.returncode == 7 and report["bad_row"] == target and not report["ok"]
 
 
-@pytest.mark.parametrize(("column", "value"), [("status", "archived"), ("trust", "verified"),
-                                               ("authority", "attested"), ("value", "Lisbon")])
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("status", "archived"), ("trust", "verified"), ("authority", "attested"), ("value", "Lisbon")],
+)
 def test_editing_a_memory_field_the_ledger_commits_to_is_named(mem: Memory, column: str, value: str) -> None:
     target = _memory_id(mem)
     assert mem.verify().ok and mem.verify().rows_checked >= 2
@@ -210,17 +222,28 @@ def test_a_memory_row_with_no_ledger_entry_is_named(mem: Memory) -> None:
         prev = "0" * 64
         for row in conn.execute("SELECT seq FROM ledger ORDER BY seq").fetchall():
             conn.execute("UPDATE ledger SET seq = -seq WHERE seq = ?", row)
-        for new_seq, (old,) in enumerate(conn.execute("SELECT seq FROM ledger ORDER BY seq DESC").fetchall(), 1):
+        for new_seq, (old,) in enumerate(
+            conn.execute("SELECT seq FROM ledger ORDER BY seq DESC").fetchall(), 1
+        ):
             conn.execute("UPDATE ledger SET seq = ? WHERE seq = ?", (new_seq, old))
-        for entry in [ledger._row_to_entry(r) for r in conn.execute(
+        for entry in [
+            ledger._row_to_entry(r)
+            for r in conn.execute(
                 "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
-                "FROM ledger ORDER BY seq").fetchall()]:
+                "FROM ledger ORDER BY seq"
+            ).fetchall()
+        ]:
             body = {**entry.body(), "seq": entry.seq}
             digest = ledger.chain_hash(prev, body)
             conn.execute("UPDATE ledger SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, entry.seq))
             prev = digest
     report = mem.verify()
-    assert report.checked > 0 and not report.ok and report.bad_row == target and "no ledger entry" in report.problem
+    assert (
+        report.checked > 0
+        and not report.ok
+        and report.bad_row == target
+        and "no ledger entry" in report.problem
+    )
 
 
 def test_editing_an_episode_with_the_key_is_named(mem: Memory) -> None:
@@ -231,8 +254,10 @@ def test_editing_an_episode_with_the_key_is_named(mem: Memory) -> None:
     report = mem.verify()
     assert not report.ok and report.bad_row == ep.id and "sha256" in (report.problem or "")
     with mem.store.atomic() as conn:  # the hash recomputed too: the ledger's commitment still differs
-        conn.execute("UPDATE episodes SET sha256 = ? WHERE id = ?",
-                     (hashlib.sha256(b"rewritten words").hexdigest(), ep.id))
+        conn.execute(
+            "UPDATE episodes SET sha256 = ? WHERE id = ?",
+            (hashlib.sha256(b"rewritten words").hexdigest(), ep.id),
+        )
     report = mem.verify()
     assert not report.ok and report.bad_row == ep.id and "ledger entry" in (report.problem or "")
 
@@ -249,5 +274,6 @@ def test_every_write_path_leaves_a_store_whose_rows_match_their_ledger(mem: Memo
     mem.forget(mem.memories()[-1].id)
     report = mem.verify()
     assert report.ok, report.problem
-    assert report.rows_checked == (len(mem.store.query("SELECT id FROM memory_items"))
-                                   + len(mem.store.query("SELECT id FROM episodes")))
+    assert report.rows_checked == (
+        len(mem.store.query("SELECT id FROM memory_items")) + len(mem.store.query("SELECT id FROM episodes"))
+    )

@@ -95,10 +95,16 @@ def test_the_projected_cache_follows_additions_replacements_and_erasures(mem: Me
     assert ids[42] not in {i for i, _ in cache.top(target, _everything(cache), 50)}
 
 
-def test_past_exact_up_to_rows_are_held_in_half_precision_and_score_within_1e_4_of_float32(mem: Memory) -> None:
+def test_past_exact_up_to_rows_are_held_in_half_precision_and_score_within_1e_4_of_float32(
+    mem: Memory,
+) -> None:
     rng, basis, ids = _fill(mem, 3_000)
-    stored = {owner: np.frombuffer(blob, dtype=np.float32) for owner, blob in mem.store.query(
-        "SELECT owner_id, vector FROM embeddings WHERE model = ?", (MODEL,))}
+    stored = {
+        owner: np.frombuffer(blob, dtype=np.float32)
+        for owner, blob in mem.store.query(
+            "SELECT owner_id, vector FROM embeddings WHERE model = ?", (MODEL,)
+        )
+    }
     cache = VectorCache("memory", MODEL, DIM, exact_up_to=1_000)
     cache.refresh(mem.store)
     assert cache._matrix.dtype == np.float16

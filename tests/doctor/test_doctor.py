@@ -31,4 +31,6 @@ def test_demo_loads_a_set_with_a_conflict_and_a_tool_claim(isolated_home: Path) 
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["memories_added"] >= 5
     review = json.loads(run_cli("review", "--json").stdout)
-    assert any(r["conflicts_with"] for r in review) and any(r["item"]["authority"] == "unendorsed" for r in review)
+    assert any(r["conflicts_with"] for r in review) and any(
+        r["item"]["authority"] == "unendorsed" for r in review
+    )

@@ -19,8 +19,11 @@ from veramem_desktop.memory import Memory
 
 
 def _snapshot(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file() and "logs" not in p.parts}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "logs" not in p.parts
+    }
 
 
 def _doctor(home: Path | None = None) -> tuple[int, dict[str, dict[str, object]]]:
@@ -35,7 +38,9 @@ def _live_store_with_wal(home: Path, copy: Path) -> Path:
     config = Config()
     config.llm.backend = "rule-based"
     config.organise.linking = False
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config)
+    mem, _ = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     try:
         for line in ("I live in Lisbon.", "I like green tea.", "My sister is called Ana."):
             mem.add(line)
@@ -55,12 +60,17 @@ def test_a_healthy_store_passes_every_file_and_page_check(isolated_home: Path) -
     assert "cipher_integrity_check" in str(checks["pages"]["detail"])
 
 
-@pytest.mark.parametrize("damage,said", [
-    (lambda p: p.write_bytes(b""), "emptied"),
-    (lambda p: p.write_bytes(p.read_bytes()[:-1000]), "truncated"),
-], ids=["emptied", "truncated"])
-def test_doctor_names_an_emptied_or_truncated_store_file_and_leaves_it_alone(isolated_home: Path, damage: object,
-                                                                            said: str) -> None:
+@pytest.mark.parametrize(
+    "damage,said",
+    [
+        (lambda p: p.write_bytes(b""), "emptied"),
+        (lambda p: p.write_bytes(p.read_bytes()[:-1000]), "truncated"),
+    ],
+    ids=["emptied", "truncated"],
+)
+def test_doctor_names_an_emptied_or_truncated_store_file_and_leaves_it_alone(
+    isolated_home: Path, damage: object, said: str
+) -> None:
     assert run_cli("init").returncode == 0
     store = isolated_home / "data" / "veramem.db"
     damage(store)  # type: ignore[operator]
@@ -98,7 +108,9 @@ def test_doctor_names_a_damaged_key_file_with_the_recovery_code_as_the_fix(isola
     assert "unlock --recovery-code" in str(checks["keyfile"]["fix"])
 
 
-def test_doctor_reads_a_whole_wal_as_transactions_not_yet_folded_in(isolated_home: Path, tmp_path: Path) -> None:
+def test_doctor_reads_a_whole_wal_as_transactions_not_yet_folded_in(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     _live_store_with_wal(isolated_home, tmp_path / "copy")
     code, checks = _doctor(tmp_path / "copy")
     assert code == 0, checks

@@ -30,7 +30,9 @@ def test_an_expired_memory_leaves_no_byte_in_the_decrypted_pages(mem: Any) -> No
     report = mem.expire(datetime.now(UTC) + LATER)
 
     assert report.memories == [gone.added[0]["id"]] and report.erased_episodes == 1
-    assert b"qxzexpiregate" not in _plaintext(mem), "the expired text survives in a decrypted page or WAL frame"
+    assert b"qxzexpiregate" not in _plaintext(mem), (
+        "the expired text survives in a decrypted page or WAL frame"
+    )
     assert b"green tea" in _plaintext(mem)
     with pytest.raises(NotFoundError):
         mem.get(gone.added[0]["id"])
@@ -64,9 +66,11 @@ def test_an_episode_another_memory_cites_is_kept_when_a_memory_expires(mem: Any)
     expiring = [a["id"] for a in again.added]
     assert expiring
     with mem.store.atomic() as conn:  # the same message is also evidence for the lasting memory
-        conn.execute("INSERT INTO evidence(memory_id, episode_id, quote, span_start, span_end, score, role, "
-                     "created_at) VALUES (?, ?, 'I live in Porto.', 0, 16, 1.0, 'user', '2026-01-01')",
-                     (lasting, again.episodes[0].id))
+        conn.execute(
+            "INSERT INTO evidence(memory_id, episode_id, quote, span_start, span_end, score, role, "
+            "created_at) VALUES (?, ?, 'I live in Porto.', 0, 16, 1.0, 'user', '2026-01-01')",
+            (lasting, again.episodes[0].id),
+        )
     mem.expire(datetime.now(UTC) + LATER)
     assert mem.episode(again.episodes[0].id) is not None, "an episode a surviving memory cites was erased"
     assert mem.get(lasting).status == "active"
@@ -89,8 +93,9 @@ def test_search_erases_what_has_expired_before_it_looks(mem: Any) -> None:
     mid = mem.add("My locker code is qxzlockerpast.", expires_in="1d").added[0]["id"]
     past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
     with mem.store.atomic() as conn:  # as if the day had passed
-        expiry.mark(conn, [mid], expiry.resolve(past, None, datetime.now(UTC) - timedelta(hours=1)) or "",
-                    device="d")
+        expiry.mark(
+            conn, [mid], expiry.resolve(past, None, datetime.now(UTC) - timedelta(hours=1)) or "", device="d"
+        )
     assert expiry.due(mem.store, datetime.now(UTC))
     result = mem.search("qxzlockerpast locker", route="dual", k=50)
     assert not [h for h in result.results if "qxzlockerpast" in h.text.lower()]
@@ -126,8 +131,13 @@ def test_pin_unpin_and_expiry_through_the_cli() -> None:
     assert bad.returncode != 0 and "not in the future" in bad.stderr and "Traceback" not in bad.stderr
     missing = run_cli("pin", "mem_nothing")
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
-    until = run_cli("add", "I am in Berlin.", "--until", (datetime.now(UTC) + timedelta(days=2)).date().isoformat(),
-                    "--json")
+    until = run_cli(
+        "add",
+        "I am in Berlin.",
+        "--until",
+        (datetime.now(UTC) + timedelta(days=2)).date().isoformat(),
+        "--json",
+    )
     assert until.returncode == 0, until.stderr
 
 

@@ -78,11 +78,22 @@ def test_preview_lists_exactly_what_goes(mem: Memory) -> None:
     assert report.erased_memories == len(plan.memories) and report.erased_episodes == 1
 
 
-def _derived(mem: Memory, kind: str, text: str, sources: list[str], evidence: list[Evidence],
-             user: str = "me", **extra: object) -> MemoryItem:
+def _derived(
+    mem: Memory,
+    kind: str,
+    text: str,
+    sources: list[str],
+    evidence: list[Evidence],
+    user: str = "me",
+    **extra: object,
+) -> MemoryItem:
     with mem.store.atomic() as conn:
-        item = items.insert(conn, MemoryItem(id="", kind=kind, text=text, authority="authorized", user_id=user,
-                                             **extra), evidence, device="d")  # type: ignore[arg-type]
+        item = items.insert(
+            conn,
+            MemoryItem(id="", kind=kind, text=text, authority="authorized", user_id=user, **extra),
+            evidence,
+            device="d",
+        )  # type: ignore[arg-type]
         index.index_memory(conn, mem.embedder.name, item.id, text, mem.embedder.embed([text])[0])
         for src in sources:
             conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src))
@@ -90,11 +101,15 @@ def _derived(mem: Memory, kind: str, text: str, sources: list[str], evidence: li
 
 
 def test_summaries_and_experiences_built_from_an_episode_go_with_it(mem: Memory) -> None:
-    r = mem.add(["I booked the Kyoto ryokan for April.", "The ryokan needs a deposit by March."], session_id="trip")
+    r = mem.add(
+        ["I booked the Kyoto ryokan for April.", "The ryokan needs a deposit by March."], session_id="trip"
+    )
     facts = [a["id"] for a in r.added]
     ev = [Evidence(e.id, e.content[:10], 0, 10, 1.0, "user") for e in r.episodes]
     summary = _derived(mem, "summary", "Trip planning: ryokan booked, deposit due.", facts, ev)
-    experience = _derived(mem, "experience", "## Booking a ryokan\nProcedure: pay the deposit early.", [summary.id], [])
+    experience = _derived(
+        mem, "experience", "## Booking a ryokan\nProcedure: pay the deposit early.", [summary.id], []
+    )
     mem.forget(r.episodes[0].id)
     remaining = {m.id for m in mem.memories(status=None, limit=100)}
     assert summary.id not in remaining and experience.id not in remaining
@@ -103,8 +118,17 @@ def test_summaries_and_experiences_built_from_an_episode_go_with_it(mem: Memory)
 def test_a_users_shared_contributions_go_with_the_user(mem: Memory) -> None:
     with mem.store.atomic() as conn:
         prov = provenance_of(conn, "carol")
-    shared = _derived(mem, "experience", "Tip: renew passports six months early.", [], [], user="pool",
-                      visibility="public", provenance=prov, source="shared")
+    shared = _derived(
+        mem,
+        "experience",
+        "Tip: renew passports six months early.",
+        [],
+        [],
+        user="pool",
+        visibility="public",
+        provenance=prov,
+        source="shared",
+    )
     assert "carol" not in prov
     mem.add("I renewed my passport in May.", user_id="carol")
     report = mem.forget("user:carol")
@@ -131,8 +155,12 @@ def test_forgetting_a_user_with_ten_thousand_items_completes(mem: Memory, isolat
     vectors = emb.embed(texts)
     with mem.store.atomic() as conn:
         for text, vector in zip(texts, vectors, strict=True):
-            item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized",
-                                                 user_id="bulk"), [], device="d")
+            item = items.insert(
+                conn,
+                MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id="bulk"),
+                [],
+                device="d",
+            )
             index.index_memory(conn, emb.name, item.id, text, vector)
     report = mem.forget("user:bulk")
     assert report.erased_memories == 10_000
@@ -141,9 +169,14 @@ def test_forgetting_a_user_with_ten_thousand_items_completes(mem: Memory, isolat
 
 
 def test_forgetting_a_middle_turn_leaves_nothing_in_its_neighbours(mem: Memory) -> None:
-    mem.add([{"role": "user", "name": "Ana", "content": "Good morning."},
-             {"role": "user", "name": "Rui", "content": "The alarm code is qxzepsilonalarm."},
-             {"role": "user", "name": "Ana", "content": "Thanks, noted."}], session_id="chat")
+    mem.add(
+        [
+            {"role": "user", "name": "Ana", "content": "Good morning."},
+            {"role": "user", "name": "Rui", "content": "The alarm code is qxzepsilonalarm."},
+            {"role": "user", "name": "Ana", "content": "Thanks, noted."},
+        ],
+        session_id="chat",
+    )
     middle = [e for e in mem.episodes(session_id="chat", newest_first=False)][1]
     mem.forget(middle.id)
     assert b"qxzepsilon" not in _plaintext(mem)

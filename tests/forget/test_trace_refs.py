@@ -28,8 +28,11 @@ def _refs(store: Store) -> set[tuple[str, str]]:
 
 def _insert_trace(store: Store, tid: str, returned: list[str], kind: str = "write") -> None:
     with store.atomic() as conn:
-        conn.execute("INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids) "
-                     "VALUES (?, ?, '2026-01-01T00:00:00Z', 'me', 'q', 'write', ?)", (tid, kind, json.dumps(returned)))
+        conn.execute(
+            "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids) "
+            "VALUES (?, ?, '2026-01-01T00:00:00Z', 'me', 'q', 'write', ?)",
+            (tid, kind, json.dumps(returned)),
+        )
 
 
 def test_every_trace_writer_leaves_exactly_the_ids_it_names_in_trace_refs(mem: Memory) -> None:
@@ -75,11 +78,15 @@ def test_forget_erases_every_trace_naming_the_item_among_many_that_do_not(mem: M
     trace = mem.search("bike lock combination").trace_id
     # write records of other memories, and two that name the item only in the middle of their list
     with mem.store.atomic() as conn:
-        conn.executemany("INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
-                         "VALUES (?, 'write', '2026-01-01T00:00:00Z', 'x', 'write', ?)",
-                         [(f"wd_other{i}", json.dumps([f"mem_o{i}", f"ep_o{i}"])) for i in range(2000)]
-                         + [("wd_names_mem", json.dumps(["mem_a", mid, "mem_b"])),
-                            ("wd_names_ep", json.dumps(["ep_a", eid]))])
+        conn.executemany(
+            "INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
+            "VALUES (?, 'write', '2026-01-01T00:00:00Z', 'x', 'write', ?)",
+            [(f"wd_other{i}", json.dumps([f"mem_o{i}", f"ep_o{i}"])) for i in range(2000)]
+            + [
+                ("wd_names_mem", json.dumps(["mem_a", mid, "mem_b"])),
+                ("wd_names_ep", json.dumps(["ep_a", eid])),
+            ],
+        )
     plan = mem.forget_preview(mid)
     report = mem.forget(mid)
     left = {r[0] for r in mem.store.query("SELECT id FROM traces")}
@@ -103,12 +110,18 @@ def test_forget_looks_traces_up_by_the_index_not_by_reading_them() -> None:
     plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, ("[]",)))
     assert "SEARCH trace_refs USING PRIMARY KEY (ref_id=?)" in plan and "traces " not in plan + " "
     # a user forget and feedback's baseline (core/outcome.py) read a user's traces through an index too
-    for by_user in ("SELECT id FROM traces WHERE user_id = ?",
-                    "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?"):
-        plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + by_user, ("u",) * by_user.count("?")))
+    for by_user in (
+        "SELECT id FROM traces WHERE user_id = ?",
+        "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",
+    ):
+        plan = " | ".join(
+            r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + by_user, ("u",) * by_user.count("?"))
+        )
         assert plan.startswith("SEARCH traces USING INDEX traces_user (user_id=?"), plan
-    conn.execute("INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
-                 "VALUES ('t', 'write', 'now', 'q', 'write', '[\"mem_x\"]')")
+    conn.execute(
+        "INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
+        "VALUES ('t', 'write', 'now', 'q', 'write', '[\"mem_x\"]')"
+    )
     assert forget_mod._traces_touching(conn, ["mem_x", "mem_y"]) == {"t"}
 
 
@@ -122,8 +135,10 @@ def test_the_migration_fills_trace_refs_from_traces_stored_before_it(mem: Memory
         conn.execute("DROP TABLE trace_refs")
         conn.execute("DROP INDEX traces_user")
         conn.execute("DELETE FROM schema_migrations WHERE version = 5")
-        conn.execute("INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
-                     "VALUES ('tr_broken', 'search', 'now', 'q', 'dense', 'not json')")
+        conn.execute(
+            "INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
+            "VALUES ('tr_broken', 'search', 'now', 'q', 'dense', 'not json')"
+        )
     expected = _named_valid(mem.store)
     assert mem.store.migrate() == 1
     assert _refs(mem.store) == expected and expected
@@ -132,6 +147,8 @@ def test_the_migration_fills_trace_refs_from_traces_stored_before_it(mem: Memory
 
 def _named_valid(store: Store) -> set[tuple[str, str]]:
     pairs = set()
-    for tid, returned, cited in store.query("SELECT id, returned_ids, cited_ids FROM traces WHERE id != 'tr_broken'"):
+    for tid, returned, cited in store.query(
+        "SELECT id, returned_ids, cited_ids FROM traces WHERE id != 'tr_broken'"
+    ):
         pairs |= {(ref, tid) for ref in [*json.loads(returned), *json.loads(cited)]}
     return pairs

@@ -18,7 +18,8 @@ def fuzz_mem(isolated_home: Path) -> Iterator[Memory]:
     config = Config()
     config.llm.backend = "rule-based"
     config.organise.linking = False
-    memory, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                              config=config)
+    memory, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     yield memory
     memory.close()

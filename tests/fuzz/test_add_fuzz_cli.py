@@ -39,8 +39,9 @@ inputs = st.one_of(
     st.binary(max_size=200).map(lambda b: ("stdin", b)),
     payloads.map(lambda p: ("file", _encode(p).encode())),
     st.integers(min_value=1, max_value=200_000).map(lambda n: ("file", b"[" * n + b"]" * n)),
-    st.integers(min_value=1, max_value=5000).map(lambda n: ("argument", ('[{"content": "x", "metadata": '
-                                                                           + "[" * n + "]" * n + "}]").encode())),
+    st.integers(min_value=1, max_value=5000).map(
+        lambda n: ("argument", ('[{"content": "x", "metadata": ' + "[" * n + "]" * n + "}]").encode())
+    ),
 )
 
 
@@ -59,8 +60,9 @@ def runner(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     return run
 
 
-def test_no_generated_add_input_exits_1_loses_memory_or_breaks_the_ledger(runner: CliRunner, tmp_path: Path,
-                                                                         isolated_home: Path) -> None:
+def test_no_generated_add_input_exits_1_loses_memory_or_breaks_the_ledger(
+    runner: CliRunner, tmp_path: Path, isolated_home: Path
+) -> None:
     seeded = runner.invoke(cli, ["add", "I live in Lisbon and I like green tea.", "--user", "seed", "--json"])
     assert seeded.exit_code == 0, seeded.output
     seed_ids = [d["id"] for d in json.loads(seeded.stdout)["added"]]
@@ -68,8 +70,13 @@ def test_no_generated_add_input_exits_1_loses_memory_or_breaks_the_ledger(runner
     codes: dict[int, int] = {}
     target = tmp_path / "payload.json"
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=RANDOM is None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=RANDOM is None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=inputs)
     def run(case: tuple[str, bytes]) -> None:
         how, data = case
@@ -82,7 +89,10 @@ def test_no_generated_add_input_exits_1_loses_memory_or_breaks_the_ledger(runner
             result = runner.invoke(cli, ["add", "--file", str(target), "--json"])
         codes[result.exit_code] = codes.get(result.exit_code, 0) + 1
         assert "This is a bug" not in result.stderr, result.stderr
-        assert result.exit_code == 0 or result.exit_code in DOCUMENTED, (result.exit_code, result.stderr[:300])
+        assert result.exit_code == 0 or result.exit_code in DOCUMENTED, (
+            result.exit_code,
+            result.stderr[:300],
+        )
         if result.exit_code:
             assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr[:300]
         else:

@@ -24,8 +24,6 @@ EXAMPLES = int(os.environ.get("VERAMEM_FUZZ_EXAMPLES", "300"))
 RANDOM = os.environ.get("VERAMEM_FUZZ_RANDOM")
 
 
-
-
 def test_no_generated_add_payload_crashes_loses_memory_or_breaks_the_ledger(fuzz_mem: Memory) -> None:
     seeded = fuzz_mem.add("I live in Lisbon and I like green tea.", user_id="seed")
     seed_items = [d["id"] for d in seeded.added]
@@ -33,8 +31,13 @@ def test_no_generated_add_payload_crashes_loses_memory_or_breaks_the_ledger(fuzz
     assert seed_items
     outcomes = {"stored": 0, "refused": 0}
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=RANDOM is None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=RANDOM is None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(payload=sdk_payloads)
     def run(payload: Any) -> None:
         try:

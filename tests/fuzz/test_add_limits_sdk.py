@@ -18,26 +18,44 @@ from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
-@pytest.mark.parametrize("message,said", [
-    ({"content": "hi there", "time": "0001-01-01"}, "outside the supported range"),
-    ({"content": "hi there", "time": datetime(1, 1, 1)}, "outside the supported range"),
-    ({"content": "hi there", "time": "9999-12-31T23:59:59-10:00"}, "could not read the time"),
-    ({"content": "hi there", "time": 1715176560}, "time must be ISO 8601 text"),
-    ({"content": 42}, "content must be text, not a number"),
-    ({"content": ["a"]}, "content must be text, not a list"),
-    ({"content": "hi there", "role": {"x": 1}}, "role an object is not one of"),
-    ({"content": "hi there", "name": "a\u2028b"}, "one line"),
-    ({"content": "hi there", "name": "x" * (limits.MAX_NAME_CHARS + 1)}, "the limit is"),
-    ({"content": "hi there", "metadata": {"a": float("nan")}}, "not finite"),
-    ({"content": "hi there", "metadata": {"when": datetime.now(UTC)}}, "not a JSON value"),
-    ({"content": "hi there", "metadata": {"n": 10**5000}}, "cannot be written as JSON"),
-    ({"content": "hi there", "metadata": {"k\udfff": 1}}, "unpaired surrogate"),
-    ({"content": "hi there", "metadata": {"big": "x" * (limits.MAX_METADATA_BYTES + 1)}}, "the limit is"),
-], ids=["year-one-text", "year-one-datetime", "overflowing-offset", "epoch-number", "number-content",
-        "list-content", "object-role", "line-separator-name", "long-name", "nan-metadata", "datetime-metadata",
-        "huge-int-metadata", "surrogate-key", "large-metadata"])
-def test_each_field_outside_its_limit_is_invalid_input_and_nothing_is_stored(fuzz_mem: Memory, message: dict[str, Any],
-                                                                            said: str) -> None:
+@pytest.mark.parametrize(
+    "message,said",
+    [
+        ({"content": "hi there", "time": "0001-01-01"}, "outside the supported range"),
+        ({"content": "hi there", "time": datetime(1, 1, 1)}, "outside the supported range"),
+        ({"content": "hi there", "time": "9999-12-31T23:59:59-10:00"}, "could not read the time"),
+        ({"content": "hi there", "time": 1715176560}, "time must be ISO 8601 text"),
+        ({"content": 42}, "content must be text, not a number"),
+        ({"content": ["a"]}, "content must be text, not a list"),
+        ({"content": "hi there", "role": {"x": 1}}, "role an object is not one of"),
+        ({"content": "hi there", "name": "a\u2028b"}, "one line"),
+        ({"content": "hi there", "name": "x" * (limits.MAX_NAME_CHARS + 1)}, "the limit is"),
+        ({"content": "hi there", "metadata": {"a": float("nan")}}, "not finite"),
+        ({"content": "hi there", "metadata": {"when": datetime.now(UTC)}}, "not a JSON value"),
+        ({"content": "hi there", "metadata": {"n": 10**5000}}, "cannot be written as JSON"),
+        ({"content": "hi there", "metadata": {"k\udfff": 1}}, "unpaired surrogate"),
+        ({"content": "hi there", "metadata": {"big": "x" * (limits.MAX_METADATA_BYTES + 1)}}, "the limit is"),
+    ],
+    ids=[
+        "year-one-text",
+        "year-one-datetime",
+        "overflowing-offset",
+        "epoch-number",
+        "number-content",
+        "list-content",
+        "object-role",
+        "line-separator-name",
+        "long-name",
+        "nan-metadata",
+        "datetime-metadata",
+        "huge-int-metadata",
+        "surrogate-key",
+        "large-metadata",
+    ],
+)
+def test_each_field_outside_its_limit_is_invalid_input_and_nothing_is_stored(
+    fuzz_mem: Memory, message: dict[str, Any], said: str
+) -> None:
     with pytest.raises(InvalidInputError, match=said):
         fuzz_mem.add([message])
     assert fuzz_mem.episodes() == []
@@ -86,8 +104,14 @@ class _BrokenLLM:
 def test_an_add_that_stores_episodes_but_cannot_derive_says_so_and_keeps_them(isolated_home: Path) -> None:
     config = Config()
     config.organise.linking = False
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                           config=config, llm=_BrokenLLM())
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        config=config,
+        llm=_BrokenLLM(),
+    )
     try:
         result = mem.add("I live in Lisbon.")
         assert [e.content for e in result.episodes] == ["I live in Lisbon."] and not result.added
@@ -106,13 +130,21 @@ def test_stored_times_keep_four_digit_years_so_string_order_is_time_order() -> N
     assert parse_iso(iso(early)) == early and iso(late) == "2024-05-08T13:56:00.000000Z"
 
 
-def test_episodes_an_add_could_not_derive_from_are_derived_at_the_next_consolidate(isolated_home: Path) -> None:
+def test_episodes_an_add_could_not_derive_from_are_derived_at_the_next_consolidate(
+    isolated_home: Path,
+) -> None:
     from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
     config = Config()
     config.organise.linking = False
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                           config=config, llm=_BrokenLLM())
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        config=config,
+        llm=_BrokenLLM(),
+    )
     try:
         result = mem.add("I live in Lisbon.")
         assert not result.added and any("next `veramem consolidate`" in n for n in result.notices)

@@ -15,10 +15,15 @@ from veramem_desktop.memory import Memory
 SAMPLE = {
     "sample_id": "conv-tiny",
     "conversation": {
-        "speaker_a": "Maya", "speaker_b": "Tom",
+        "speaker_a": "Maya",
+        "speaker_b": "Tom",
         "session_1_date_time": "1:56 pm on 8 May, 2023",
         "session_1": [
-            {"speaker": "Maya", "dia_id": "D1:1", "text": "I adopted a rescue greyhound called Pixel last week!"},
+            {
+                "speaker": "Maya",
+                "dia_id": "D1:1",
+                "text": "I adopted a rescue greyhound called Pixel last week!",
+            },
             {"speaker": "Tom", "dia_id": "D1:2", "text": "Lovely. What colour is Pixel?"},
         ],
         "session_2_date_time": "10:05 am on 20 June, 2023",
@@ -28,7 +33,9 @@ SAMPLE = {
 }
 
 
-def test_locomo_sessions_become_chatgpt_conversations_that_import_turn_for_turn(mem: Memory, tmp_path: Path) -> None:
+def test_locomo_sessions_become_chatgpt_conversations_that_import_turn_for_turn(
+    mem: Memory, tmp_path: Path
+) -> None:
     convs = locomo_as_chatgpt([SAMPLE])
     assert [c["title"] for c in convs] == ["conv-tiny session 1", "conv-tiny session 2"]
     path = tmp_path / "conversations.json"
@@ -37,13 +44,16 @@ def test_locomo_sessions_become_chatgpt_conversations_that_import_turn_for_turn(
     report = mem.import_history(path)
     assert (report.stored, report.sessions, report.bad) == (3, 2, 0)
     first = sorted(mem.episodes(session_id="chatgpt:conv-tiny-s1", limit=5), key=lambda e: e.turn_index)
-    assert [(e.role, e.event_time) for e in first] == [("user", "2023-05-08T13:56:00.000000Z"),
-                                                       ("assistant", "2023-05-08T13:57:00.000000Z")]
+    assert [(e.role, e.event_time) for e in first] == [
+        ("user", "2023-05-08T13:56:00.000000Z"),
+        ("assistant", "2023-05-08T13:57:00.000000Z"),
+    ]
 
 
 @pytest.mark.slow
-def test_bench_import_section_reports_rate_memory_and_an_idempotent_second_run(isolated_home: Path,
-                                                                                tmp_path: Path) -> None:
+def test_bench_import_section_reports_rate_memory_and_an_idempotent_second_run(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     locomo = tmp_path / "tiny.json"
     locomo.write_text(json.dumps([SAMPLE]))
     proc = run_cli("bench", "--only", "import", "--locomo", str(locomo), "--json", timeout=600)

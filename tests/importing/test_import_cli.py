@@ -13,8 +13,9 @@ from support.fixtures import run_cli
 
 @pytest.mark.slow
 @pytest.mark.e2e
-def test_import_a_chatgpt_zip_then_export_memories_and_import_them_elsewhere(isolated_home: Path,
-                                                                             tmp_path: Path) -> None:
+def test_import_a_chatgpt_zip_then_export_memories_and_import_them_elsewhere(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     assert run_cli("init").returncode == 0
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     export = write_zip(tmp_path / "chatgpt.zip", chatgpt_export())
@@ -67,7 +68,9 @@ def test_import_of_an_unreadable_file_says_why_and_exits_9(isolated_home: Path, 
 
 
 @pytest.mark.e2e
-def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(isolated_home: Path, tmp_path: Path) -> None:
+def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     import os
     import subprocess
 
@@ -80,8 +83,12 @@ def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(isolated_home
     export = write_json(tmp_path / "conversations.json", convs)
     master, slave = os.openpty()
     try:
-        proc = subprocess.run([str(VENV_BIN / "veramem"), "import", str(export), "--batch", "4"],
-                              stdout=subprocess.PIPE, stderr=slave, timeout=300)
+        proc = subprocess.run(
+            [str(VENV_BIN / "veramem"), "import", str(export), "--batch", "4"],
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            timeout=300,
+        )
         os.close(slave)
         chunks = []
         while True:

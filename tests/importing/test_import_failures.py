@@ -26,14 +26,27 @@ class TrippingLLM(RuleBasedLLM):
 
 
 def test_a_batch_whose_derivation_fails_keeps_every_episode_and_derives_the_other_messages(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     config = Config()
     config.organise.linking = False
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                           config=config, llm=TrippingLLM())
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        config=config,
+        llm=TrippingLLM(),
+    )
     try:
-        lines = ["I keep bees.", "My sister lives in Porto.", "TRIP over this one.", "I play the cello.",
-                 "I drink my coffee black.", "Our dog is called Rex."]
+        lines = [
+            "I keep bees.",
+            "My sister lives in Porto.",
+            "TRIP over this one.",
+            "I play the cello.",
+            "I drink my coffee black.",
+            "Our dog is called Rex.",
+        ]
         path = write_json(tmp_path / "chat.json", [{"role": "user", "content": t} for t in lines])
         report = mem.import_history(path, batch_size=6)
         assert report.stored == 6 and len(mem.episodes(limit=10)) == 6
@@ -60,13 +73,15 @@ class RecordingEmbedder(HashEmbedder):
         return super().embed(texts)
 
 
-def test_episode_vectors_are_computed_before_the_write_transaction_opens(isolated_home: Path,
-                                                                         tmp_path: Path) -> None:
+def test_episode_vectors_are_computed_before_the_write_transaction_opens(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     config = Config()
     config.organise.linking = False
     embedder = RecordingEmbedder()
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=embedder,
-                           config=config)
+    mem, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=embedder, config=config
+    )
     try:
         embedder.store = mem.store
         mem.add({"role": "user", "content": "We start from here."}, session_id="import:chat.json")
@@ -100,11 +115,19 @@ def test_with_a_model_each_extraction_call_gets_a_small_batch(isolated_home: Pat
     config = Config()
     config.organise.linking = False
     model = CountingModel()
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                           config=config, llm=model)
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        config=config,
+        llm=model,
+    )
     try:
-        path = write_json(tmp_path / "chat.json", [{"role": "user", "content": f"Fact number {i} is true."}
-                                                   for i in range(40)])
+        path = write_json(
+            tmp_path / "chat.json",
+            [{"role": "user", "content": f"Fact number {i} is true."} for i in range(40)],
+        )
         assert mem.import_history(path).stored == 40
         assert model.calls == [PER_CALL] * (40 // PER_CALL)  # 16 messages per transaction, 8 per call
     finally:

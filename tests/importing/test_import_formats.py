@@ -28,22 +28,35 @@ def _at(seconds: float) -> str:
 
 
 def test_chatgpt_export_follows_the_current_branch_with_roles_text_parts_times_and_titles(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     path = write_json(tmp_path / "conversations.json", chatgpt_export())
     assert detect(path) == "chatgpt"
     report = mem.import_history(path)
-    assert (report.format, report.stored, report.sessions, report.empty, report.bad) == ("chatgpt", 6, 2, 1, 0)
+    assert (report.format, report.stored, report.sessions, report.empty, report.bad) == (
+        "chatgpt",
+        6,
+        2,
+        1,
+        0,
+    )
     assert _session(mem, "chatgpt:c-1") == [
         ("user", "I moved to Lisbon in March 2023.", None, _at(T0)),  # the image part is skipped
         ("assistant", "Lisbon is a lovely city to live in.", None, _at(T0 + 60)),
         ("user", "My sister Ana lives in Porto.", None, _at(T0)),  # null create_time: the conversation's
     ]
-    assert _session(mem, "chatgpt:c-2")[1] == ("tool", "Search results: coffee shops near you.", "browser",
-                                               _at(T0 + 86_400 + 60))
+    assert _session(mem, "chatgpt:c-2")[1] == (
+        "tool",
+        "Search results: coffee shops near you.",
+        "browser",
+        _at(T0 + 86_400 + 60),
+    )
     first = mem.episodes(session_id="chatgpt:c-1", limit=1, newest_first=False)[0]
     assert first.metadata["title"] == "Moving house" and first.metadata["source"] == "chatgpt"
     assert report.memories["added"] >= 3
-    assert all("edited-away" not in e.content and "(hidden)" not in e.content for e in mem.episodes(limit=100))
+    assert all(
+        "edited-away" not in e.content and "(hidden)" not in e.content for e in mem.episodes(limit=100)
+    )
 
 
 def test_a_chatgpt_export_zip_is_read_like_its_conversations_json(mem: Memory, tmp_path: Path) -> None:
@@ -66,35 +79,54 @@ def test_claude_export_reads_text_or_content_blocks_senders_and_times(mem: Memor
     assert (report.format, report.stored, report.sessions) == ("claude", 4, 2)
     assert _session(mem, "claude:k-1") == [
         ("user", "I am flying to Tokyo in May.", None, "2024-03-01T09:00:05.000000Z"),
-        ("assistant", "Tokyo in May is pleasant.\n\nPack a light jacket.", None, "2024-03-01T09:00:09.000000Z"),
+        (
+            "assistant",
+            "Tokyo in May is pleasant.\n\nPack a light jacket.",
+            None,
+            "2024-03-01T09:00:09.000000Z",
+        ),
         ("user", "My passport expires in 2030.", None, "2024-03-01T09:00:00.000000Z"),
     ]
     assert mem.episodes(session_id="claude:k-1", limit=1)[0].metadata["title"] == "Travel plans"
 
 
-def test_own_json_and_json_lines_message_lists_keep_names_times_and_sessions(mem: Memory, tmp_path: Path) -> None:
-    listed = write_json(tmp_path / "chat.json", [
-        {"role": "user", "content": "I keep bees.", "time": "2024-01-02T03:04:05Z"},
-        {"role": "tool", "content": "weather: rain", "name": "forecast"},
-    ])
+def test_own_json_and_json_lines_message_lists_keep_names_times_and_sessions(
+    mem: Memory, tmp_path: Path
+) -> None:
+    listed = write_json(
+        tmp_path / "chat.json",
+        [
+            {"role": "user", "content": "I keep bees.", "time": "2024-01-02T03:04:05Z"},
+            {"role": "tool", "content": "weather: rain", "name": "forecast"},
+        ],
+    )
     lines = tmp_path / "more.jsonl"
-    lines.write_text("\n".join(json.dumps(m) for m in [
-        {"role": "user", "content": "ok", "time": "2024-01-03T00:00:00Z"},
-        {"role": "user", "content": "ok", "time": "2024-01-03T00:00:00Z"},  # said twice: kept twice
-        {"role": "assistant", "content": "Bees need water nearby.", "session_id": "garden"},
-    ]) + "\n")
+    lines.write_text(
+        "\n".join(
+            json.dumps(m)
+            for m in [
+                {"role": "user", "content": "ok", "time": "2024-01-03T00:00:00Z"},
+                {"role": "user", "content": "ok", "time": "2024-01-03T00:00:00Z"},  # said twice: kept twice
+                {"role": "assistant", "content": "Bees need water nearby.", "session_id": "garden"},
+            ]
+        )
+        + "\n"
+    )
     assert detect(listed) == detect(lines) == "messages"
     assert mem.import_history(listed).stored == 2
     assert mem.import_history(lines).stored == 3
-    assert _session(mem, "import:chat.json") == [("user", "I keep bees.", None, "2024-01-02T03:04:05.000000Z"),
-                                                 ("tool", "weather: rain", "forecast",
-                                                  _session(mem, "import:chat.json")[1][3])]
+    assert _session(mem, "import:chat.json") == [
+        ("user", "I keep bees.", None, "2024-01-02T03:04:05.000000Z"),
+        ("tool", "weather: rain", "forecast", _session(mem, "import:chat.json")[1][3]),
+    ]
     assert [c for _, c, _, _ in _session(mem, "import:more.jsonl")] == ["ok", "ok"]
     assert [c for _, c, _, _ in _session(mem, "garden")] == ["Bees need water nearby."]
     assert mem.import_history(lines).stored == 0
 
 
-def test_a_folder_of_markdown_and_text_files_becomes_one_document_per_file(mem: Memory, tmp_path: Path) -> None:
+def test_a_folder_of_markdown_and_text_files_becomes_one_document_per_file(
+    mem: Memory, tmp_path: Path
+) -> None:
     notes = tmp_path / "notes"
     (notes / "sub").mkdir(parents=True)
     (notes / "garden.md").write_text("# Garden\n\nThe tomatoes go in the south bed.\n\nWater them at dawn.\n")
@@ -111,19 +143,28 @@ def test_a_folder_of_markdown_and_text_files_becomes_one_document_per_file(mem: 
     assert mem.import_history(notes).stored == 0
 
 
-def test_bad_records_are_reported_with_their_position_and_the_rest_is_stored(mem: Memory, tmp_path: Path) -> None:
+def test_bad_records_are_reported_with_their_position_and_the_rest_is_stored(
+    mem: Memory, tmp_path: Path
+) -> None:
     good = chatgpt_conversation("c-ok", "fine", [("user", "I like rye bread.")])
     strange = chatgpt_conversation("c-odd", "odd", [("user", "I like figs."), ("user", "I like plums.")])
     strange["mapping"]["c-odd-n1"]["message"]["author"]["role"] = "narrator"
-    path = write_json(tmp_path / "conversations.json", [{"id": "c-none", "title": "no tree"}, "text", good, strange])
+    path = write_json(
+        tmp_path / "conversations.json", [{"id": "c-none", "title": "no tree"}, "text", good, strange]
+    )
     report = mem.import_history(path)
     assert report.stored == 2
     assert [p["position"] for p in report.problems] == [
-        "conversation 1 (c-none)", "conversation 2", "conversation 4 (c-odd), message c-odd-m1"]
+        "conversation 1 (c-none)",
+        "conversation 2",
+        "conversation 4 (c-odd), message c-odd-m1",
+    ]
     assert "narrator" in report.problems[2]["reason"]
     broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"role": "user", "content": "I swim on Fridays."}\n{not json\n'
-                      '{"role": "user", "content": 5}\n{"role": "user", "content": "I own a kayak."}\n')
+    broken.write_text(
+        '{"role": "user", "content": "I swim on Fridays."}\n{not json\n'
+        '{"role": "user", "content": 5}\n{"role": "user", "content": "I own a kayak."}\n'
+    )
     report = mem.import_history(broken)
     assert report.stored == 2 and [p["position"] for p in report.problems] == ["line 2", "line 3"]
 
@@ -181,7 +222,9 @@ def test_a_big_export_is_streamed_one_conversation_at_a_time(tmp_path: Path) -> 
     with path.open("w", encoding="utf-8") as f:
         f.write("[")
         for i in range(2_000):
-            conv = chatgpt_conversation(f"big-{i}", f"t{i}", [("user", f"{filler}{i}"), ("assistant", filler)] * 2)
+            conv = chatgpt_conversation(
+                f"big-{i}", f"t{i}", [("user", f"{filler}{i}"), ("assistant", filler)] * 2
+            )
             f.write(("," if i else "") + json.dumps(conv))
         f.write("]")
     assert path.stat().st_size > 15_000_000
@@ -197,14 +240,19 @@ def test_a_big_export_is_streamed_one_conversation_at_a_time(tmp_path: Path) -> 
     assert not any(isinstance(i, Problem) for i in open_source(path).items())
 
 
-def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stored(mem: Memory,
-                                                                                   tmp_path: Path) -> None:
+def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stored(
+    mem: Memory, tmp_path: Path
+) -> None:
     from veramem_desktop.facade_import import KEY_CACHE_SESSIONS
 
     n = KEY_CACHE_SESSIONS + 20
     path = tmp_path / "many.jsonl"
-    path.write_text("".join(json.dumps({"role": "user", "content": f"Note number {i}.", "session_id": f"s{i}"}) + "\n"
-                            for i in range(n)))
+    path.write_text(
+        "".join(
+            json.dumps({"role": "user", "content": f"Note number {i}.", "session_id": f"s{i}"}) + "\n"
+            for i in range(n)
+        )
+    )
     assert mem.import_history(path, batch_size=n // 2).stored == n
     again = mem.import_history(path, batch_size=n + 5)
     assert (again.stored, again.already_stored) == (0, n)
@@ -212,12 +260,17 @@ def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stor
 
 def test_records_outside_the_input_limits_are_reported_not_stored(mem: Memory, tmp_path: Path) -> None:
     path = tmp_path / "odd.jsonl"
-    path.write_text("".join(json.dumps(m) + "\n" for m in [
-        {"role": "tool", "content": "fine", "name": "x" * 300},
-        {"role": "user", "content": "the year is wrong", "time": "0099-01-01T00:00:00Z"},
-        {"role": "user", "content": "a session id on two lines", "session_id": "a\nb"},
-        {"role": "user", "content": "I am fine."},
-    ]))
+    path.write_text(
+        "".join(
+            json.dumps(m) + "\n"
+            for m in [
+                {"role": "tool", "content": "fine", "name": "x" * 300},
+                {"role": "user", "content": "the year is wrong", "time": "0099-01-01T00:00:00Z"},
+                {"role": "user", "content": "a session id on two lines", "session_id": "a\nb"},
+                {"role": "user", "content": "I am fine."},
+            ]
+        )
+    )
     report = mem.import_history(path)
     assert report.stored == 1 and [p["position"] for p in report.problems] == ["line 1", "line 2", "line 3"]
     assert "200" in report.problems[0]["reason"] and "range" in report.problems[1]["reason"]

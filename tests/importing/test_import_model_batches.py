@@ -29,12 +29,24 @@ from veramem_desktop.bulk_extract import AT_ONCE, PER_CALL
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
-FACTS = ["I keep bees in the garden.", "My sister Ana lives in Porto.", "I play the cello on Sundays.",
-         "I drink my coffee black.", "Our dog is called Rex.", "I work as a nurse in Leeds.",
-         "My favourite author is Ursula Le Guin.", "I am allergic to peanuts.", "I grew up near the sea.",
-         "My car is a blue hatchback.", "I run five kilometres every morning.", "I speak Portuguese at home.",
-         "My daughter studies chemistry.", "I collect old maps of Europe.", "I was born in March 1985.",
-         "My flat has a small balcony."]
+FACTS = [
+    "I keep bees in the garden.",
+    "My sister Ana lives in Porto.",
+    "I play the cello on Sundays.",
+    "I drink my coffee black.",
+    "Our dog is called Rex.",
+    "I work as a nurse in Leeds.",
+    "My favourite author is Ursula Le Guin.",
+    "I am allergic to peanuts.",
+    "I grew up near the sea.",
+    "My car is a blue hatchback.",
+    "I run five kilometres every morning.",
+    "I speak Portuguese at home.",
+    "My daughter studies chemistry.",
+    "I collect old maps of Europe.",
+    "I was born in March 1985.",
+    "My flat has a small balcony.",
+]
 
 
 def _new_rows(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -74,9 +86,23 @@ class ScriptedModel:
             return HttpStatus(500, "the model runner crashed")
         if poisoned:
             return RawContent("this is not JSON")
-        return JsonContent({"memories": [
-            {"message_id": r["id"], "quote": r["text"], "text": f"Model: {r['text']}", "kind": "fact",
-             "subject": None, "predicate": None, "value": None, "importance": 0.5} for r in rows]})
+        return JsonContent(
+            {
+                "memories": [
+                    {
+                        "message_id": r["id"],
+                        "quote": r["text"],
+                        "text": f"Model: {r['text']}",
+                        "kind": "fact",
+                        "subject": None,
+                        "predicate": None,
+                        "value": None,
+                        "importance": 0.5,
+                    }
+                    for r in rows
+                ]
+            }
+        )
 
 
 @pytest.fixture
@@ -93,12 +119,15 @@ def _memory(home: Path, ollama: FakeOllama, model: ScriptedModel) -> Memory:
     config.llm.retries = 0
     config.organise.linking = False
     ollama.script(*[FromRequest(model)] * 400)
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config)
+    mem, _ = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     return mem
 
 
 def test_a_model_import_extracts_several_messages_per_call_with_a_bounded_number_of_calls_at_once(
-        isolated_home: Path, tmp_path: Path, ollama: FakeOllama) -> None:
+    isolated_home: Path, tmp_path: Path, ollama: FakeOllama
+) -> None:
     model = ScriptedModel(delay=0.3)
     mem = _memory(isolated_home, ollama, model)
     try:
@@ -116,7 +145,8 @@ def test_a_model_import_extracts_several_messages_per_call_with_a_bounded_number
 
 
 def test_a_failed_extraction_call_is_retried_one_message_at_a_time_and_loses_no_message(
-        isolated_home: Path, tmp_path: Path, ollama: FakeOllama) -> None:
+    isolated_home: Path, tmp_path: Path, ollama: FakeOllama
+) -> None:
     model = ScriptedModel()
     mem = _memory(isolated_home, ollama, model)
     try:

@@ -16,10 +16,28 @@ from support.fixtures import PASSPHRASE, VENV_BIN
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
-SENTENCES = ["I moved to {} last spring.", "My sister works as a {} in town.", "We adopted a cat named {}.",
-             "I am learning to play the {}.", "Our team meets every {} morning.", "I prefer {} tea in the evening."]
-WORDS = ["Lisbon", "nurse", "Miso", "cello", "Monday", "green", "Porto", "teacher", "Pepper", "drums", "Friday",
-         "black"]
+SENTENCES = [
+    "I moved to {} last spring.",
+    "My sister works as a {} in town.",
+    "We adopted a cat named {}.",
+    "I am learning to play the {}.",
+    "Our team meets every {} morning.",
+    "I prefer {} tea in the evening.",
+]
+WORDS = [
+    "Lisbon",
+    "nurse",
+    "Miso",
+    "cello",
+    "Monday",
+    "green",
+    "Porto",
+    "teacher",
+    "Pepper",
+    "drums",
+    "Friday",
+    "black",
+]
 BATCH = "6"
 
 
@@ -46,11 +64,19 @@ def _new_home(home: Path) -> None:
 def _state(home: Path) -> dict[str, Any]:
     mem = Memory(home, passphrase=PASSPHRASE)
     try:
-        episodes = sorted(tuple(r) for r in mem.store.query(
-            "SELECT session_id, turn_index, sha256, role, event_time, json_extract(metadata, '$.import_key') "
-            "FROM episodes"))
-        memories = sorted(tuple(r) for r in mem.store.query(
-            "SELECT session_id, text, kind, status, authority, valid_from, version FROM memory_items"))
+        episodes = sorted(
+            tuple(r)
+            for r in mem.store.query(
+                "SELECT session_id, turn_index, sha256, role, event_time, json_extract(metadata, '$.import_key') "
+                "FROM episodes"
+            )
+        )
+        memories = sorted(
+            tuple(r)
+            for r in mem.store.query(
+                "SELECT session_id, text, kind, status, authority, valid_from, version FROM memory_items"
+            )
+        )
         return {"episodes": episodes, "memories": memories, "verified": mem.verify().ok}
     finally:
         mem.close()
@@ -64,9 +90,18 @@ def test_an_import_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_o
     killed, whole = tmp_path / "killed", tmp_path / "whole"
     _new_home(killed)
     _new_home(whole)
-    env = {**os.environ, "VERAMEM_HOME": str(killed), "VERAMEM_PASSPHRASE": PASSPHRASE, "VERAMEM_NO_KEYRING": "1"}
-    proc = subprocess.Popen([str(VENV_BIN / "veramem"), "import", str(export), "--batch", BATCH, "--json"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "VERAMEM_HOME": str(killed),
+        "VERAMEM_PASSPHRASE": PASSPHRASE,
+        "VERAMEM_NO_KEYRING": "1",
+    }
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "veramem"), "import", str(export), "--batch", BATCH, "--json"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     watcher = Memory(killed, passphrase=PASSPHRASE)  # opened once: unlocking takes a while
     try:
         deadline = time.monotonic() + 120

@@ -20,15 +20,21 @@ from veramem_desktop.memory import Memory
 def _fresh(home: Path) -> Memory:
     config = Config()
     config.organise.linking = False
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config)
+    mem, _ = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     return mem
 
 
 def _snapshot(mem: Memory) -> dict[str, Any]:
     store = mem.store
     items = {m.id: m.to_dict() for m in mem.memories(status=None, limit=10_000)}
-    evidence = sorted(tuple(r) for r in store.query(
-        "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence"))
+    evidence = sorted(
+        tuple(r)
+        for r in store.query(
+            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence"
+        )
+    )
     quoted = sorted({e[1] for e in evidence})
     episodes = {i: mem.episode(i).to_dict() for i in quoted}  # type: ignore[union-attr]
     links = sorted(tuple(r) for r in store.query("SELECT src, dst, type, score, created_at FROM links"))
@@ -37,10 +43,17 @@ def _snapshot(mem: Memory) -> dict[str, Any]:
 
 
 def _history(mem: Memory) -> None:
-    mem.add([{"role": "user", "content": "My favourite colour is blue.", "time": "2024-01-01T10:00:00Z"},
-             {"role": "assistant", "content": "You mentioned you work as a nurse."}], session_id="s1")
-    mem.add({"role": "user", "content": "My favourite colour is green now.", "time": "2024-02-01T10:00:00Z"},
-            session_id="s1")
+    mem.add(
+        [
+            {"role": "user", "content": "My favourite colour is blue.", "time": "2024-01-01T10:00:00Z"},
+            {"role": "assistant", "content": "You mentioned you work as a nurse."},
+        ],
+        session_id="s1",
+    )
+    mem.add(
+        {"role": "user", "content": "My favourite colour is green now.", "time": "2024-02-01T10:00:00Z"},
+        session_id="s1",
+    )
     mem.add("I live in Lisbon. I have a dog called Rex.", session_id="s2")
     mem.add("My brother's name is Tom.", session_id="s3")
     first, second = sorted(m.id for m in mem.memories(limit=100))[:2]
@@ -49,7 +62,8 @@ def _history(mem: Memory) -> None:
 
 
 def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions_evidence_and_links(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     _history(mem)
     approved = next(m for m in mem.memories() if "Lisbon" in m.text)
     mem.approve(approved.id)
@@ -82,12 +96,16 @@ def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions
         other.close()
 
 
-def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(mem: Memory, tmp_path: Path) -> None:
+def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(
+    mem: Memory, tmp_path: Path
+) -> None:
     mem.add("I play the cello. I live in Lisbon.", session_id="s")
     target = tmp_path / "memories.jsonl"
     mem.export_memories(target)
     lines = [json.loads(line) for line in target.read_text().splitlines()]
-    forged = next(i for i, o in enumerate(lines) if o["type"] == "memory" and "cello" in o["versions"][0]["text"])
+    forged = next(
+        i for i, o in enumerate(lines) if o["type"] == "memory" and "cello" in o["versions"][0]["text"]
+    )
     lines[forged]["versions"][0]["evidence"][0]["quote"] = "I play the violin"
     lines[forged]["versions"][0]["evidence"][0]["span_start"] = 0
     target.write_text("".join(json.dumps(o) + "\n" for o in lines))
@@ -96,8 +114,9 @@ def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(mem: M
         report = other.import_history(target)
         assert [p["position"] for p in report.problems] == [f"line {forged + 1}"]
         assert "not found" in report.problems[0]["reason"]
-        assert [m.text for m in other.memories()] == ["User lives in Lisbon."] or \
-            all("cello" not in m.text for m in other.memories())
+        assert [m.text for m in other.memories()] == ["User lives in Lisbon."] or all(
+            "cello" not in m.text for m in other.memories()
+        )
     finally:
         other.close()
 
@@ -137,7 +156,8 @@ def test_markdown_export_is_readable_and_private(mem: Memory, tmp_path: Path) ->
 
 
 def test_an_exported_episode_whose_text_was_changed_is_refused_with_the_memories_quoting_it(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     mem.add("I play the cello.", session_id="a")
     mem.add("I live in Lisbon.", session_id="b")
     target = tmp_path / "memories.jsonl"

@@ -11,13 +11,29 @@ from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.models.embedder import OnnxEmbedder, length_batches
 
 # Mixed lengths, as an imported chat history has them: one word up to past the 256-token cut.
-_WORDS = ["the", "meeting", "moved", "to", "Thursday", "afternoon", "because", "Caroline", "flew", "back", "from", "Lisbon", "late"]
+_WORDS = [
+    "the",
+    "meeting",
+    "moved",
+    "to",
+    "Thursday",
+    "afternoon",
+    "because",
+    "Caroline",
+    "flew",
+    "back",
+    "from",
+    "Lisbon",
+    "late",
+]
 
 
 def _texts(count: int, seed: int = 7) -> list[str]:
     rng = random.Random(seed)
-    texts = [" ".join(rng.choice(_WORDS) for _ in range(rng.choice([1, 3, 8, 20, 60, 140, 300])))
-             for _ in range(count)]
+    texts = [
+        " ".join(rng.choice(_WORDS) for _ in range(rng.choice([1, 3, 8, 20, 60, 140, 300])))
+        for _ in range(count)
+    ]
     return [*texts, "", "ok", "Ünïcödé 🎉 and Cyrillic а"]
 
 
@@ -30,7 +46,8 @@ def small_batches() -> OnnxEmbedder:
 
 
 def test_bucketed_batches_give_the_vectors_of_one_text_at_a_time_within_1e_6(
-        small_batches: OnnxEmbedder) -> None:
+    small_batches: OnnxEmbedder,
+) -> None:
     texts = _texts(60)
     together = small_batches.embed(texts)
     alone = np.vstack([small_batches.embed([text]) for text in texts])

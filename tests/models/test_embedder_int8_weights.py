@@ -29,7 +29,8 @@ TEXTS = [
 
 
 def test_the_rewritten_graph_gives_the_same_vectors_as_the_model_onnxruntime_folds_itself(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     rewritten = OnnxEmbedder().embed(TEXTS)
     monkeypatch.setattr(onnx_graph, "rewrite_dequantised_weights", lambda data: None)
     folded = OnnxEmbedder().embed(TEXTS)
@@ -42,8 +43,10 @@ def test_the_token_table_stays_int8_and_the_matmul_weights_are_dequantised_befor
         data = handle.read()
     rewrite = rewrite_dequantised_weights(data)
     assert rewrite is not None
-    assert rewrite.gathered == ["inner.embeddings.word_embeddings.weight",
-                                "inner.embeddings.position_embeddings.weight"]
+    assert rewrite.gathered == [
+        "inner.embeddings.word_embeddings.weight",
+        "inner.embeddings.position_embeddings.weight",
+    ]
     assert len(rewrite.dequantised) == 36  # 6 layers x (q, k, v, out, ffn in, ffn out)
     model = rewrite.to_bytes()
     assert len(model) == rewrite.size

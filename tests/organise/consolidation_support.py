@@ -21,8 +21,14 @@ def open_memory(home: Path, *, llm: LLM | None = None, linking: bool = False, **
     config.organise.linking = linking
     for name, value in organise.items():
         setattr(config.organise, name, value)
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config,
-                           **({"llm": llm} if llm is not None else {}))
+    mem, _ = Memory.create(
+        home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        config=config,
+        **({"llm": llm} if llm is not None else {}),
+    )
     return mem
 
 
@@ -46,8 +52,12 @@ def rate(mem: Memory, question: str, cited: list[str], reward: float = 1.0, time
 
 def rows(mem: Memory, where: str = "1", params: tuple[Any, ...] = ()) -> list[tuple[str, str, str, str]]:
     """(id, kind, status, text) of the memories matching ``where``."""
-    return [(r[0], r[1], r[2], r[3]) for r in mem.store.query(
-        f"SELECT id, kind, status, text FROM memory_items WHERE {where} ORDER BY created_at, id", params)]
+    return [
+        (r[0], r[1], r[2], r[3])
+        for r in mem.store.query(
+            f"SELECT id, kind, status, text FROM memory_items WHERE {where} ORDER BY created_at, id", params
+        )
+    ]
 
 
 def entries(mem: Memory, op: str, target: str | None = None) -> list[ledger.LedgerEntry]:
@@ -55,7 +65,9 @@ def entries(mem: Memory, op: str, target: str | None = None) -> list[ledger.Ledg
 
 
 def sources(mem: Memory, derived_id: str) -> set[str]:
-    return {r[0] for r in mem.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))}
+    return {
+        r[0] for r in mem.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))
+    }
 
 
 def searched_ids(mem: Memory, query: str) -> set[str]:

@@ -26,15 +26,43 @@ def open_store(folder: Path) -> Store:
     return Store.open(folder / "store.db", os.urandom(32), create=True)
 
 
-def put(store: Store, embedder: Embedder, text: str, *, user: str = "ann", team: str | None = None,
-        visibility: str = "private", agent: str | None = None, session: str | None = "s1", kind: str = "fact",
-        role: str = "user", queue: bool = True, **fields: Any) -> MemoryItem:
+def put(
+    store: Store,
+    embedder: Embedder,
+    text: str,
+    *,
+    user: str = "ann",
+    team: str | None = None,
+    visibility: str = "private",
+    agent: str | None = None,
+    session: str | None = "s1",
+    kind: str = "fact",
+    role: str = "user",
+    queue: bool = True,
+    **fields: Any,
+) -> MemoryItem:
     """Store ``text`` as an episode and a memory citing all of it, in exactly the scope given,
     and queue it for linking (as the facade does after an add)."""
-    [ep] = store_episodes(store, embedder, [EpisodeInput(content=text, role=role)],
-                          Scope(user_id=user, agent_id=agent, team_id=team, session_id=session), device=DEVICE)
-    item = MemoryItem(id="", kind=kind, text=text, authority=ROLE_AUTHORITY[role], user_id=user, agent_id=agent,
-                      team_id=team, session_id=session, visibility=visibility, valid_from=ep.event_time, **fields)
+    [ep] = store_episodes(
+        store,
+        embedder,
+        [EpisodeInput(content=text, role=role)],
+        Scope(user_id=user, agent_id=agent, team_id=team, session_id=session),
+        device=DEVICE,
+    )
+    item = MemoryItem(
+        id="",
+        kind=kind,
+        text=text,
+        authority=ROLE_AUTHORITY[role],
+        user_id=user,
+        agent_id=agent,
+        team_id=team,
+        session_id=session,
+        visibility=visibility,
+        valid_from=ep.event_time,
+        **fields,
+    )
     with store.atomic() as conn:
         item = items.insert(conn, item, [Evidence(ep.id, text, 0, len(text), 1.0, role)], device=DEVICE)
         index.index_memory(conn, embedder.name, item.id, item.text, embedder.embed([text])[0])
@@ -51,7 +79,9 @@ def link_all(store: Store, embedder: HashEmbedder, llm: LLM | None = None, **con
 
 
 def links(store: Store) -> list[tuple[str, str, str]]:
-    return [(r[0], r[1], r[2]) for r in store.query("SELECT src, dst, type FROM links ORDER BY src, dst, type")]
+    return [
+        (r[0], r[1], r[2]) for r in store.query("SELECT src, dst, type FROM links ORDER BY src, dst, type")
+    ]
 
 
 def status(store: Store, memory_id: str) -> str:

@@ -18,12 +18,20 @@ from veramem_desktop.core.ids import now_iso
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
-GARBLED = {"name": "{slot_1} do I work as", "applies_when": "Someone asked: {slot_1} do I work as?",
-           "inputs": ["{slot_1}: the place", "{slot_2}: the year"],
-           "procedure": ["User moved to {slot_1} in {slot_2}24."], "caution": "Check the year."}
-SOUND = {"name": "Answering where someone moved", "applies_when": "someone asks where they moved",
-         "inputs": ["{slot_1}: the city", "{slot_2}: the year"],
-         "procedure": ["Find the move: User moved to {slot_1} in {slot_2}."], "caution": "Ask if it changed."}
+GARBLED = {
+    "name": "{slot_1} do I work as",
+    "applies_when": "Someone asked: {slot_1} do I work as?",
+    "inputs": ["{slot_1}: the place", "{slot_2}: the year"],
+    "procedure": ["User moved to {slot_1} in {slot_2}24."],
+    "caution": "Check the year.",
+}
+SOUND = {
+    "name": "Answering where someone moved",
+    "applies_when": "someone asks where they moved",
+    "inputs": ["{slot_1}: the city", "{slot_2}: the year"],
+    "procedure": ["Find the move: User moved to {slot_1} in {slot_2}."],
+    "caution": "Ask if it changed.",
+}
 
 
 @pytest.fixture
@@ -35,8 +43,9 @@ def omem(isolated_home: Path) -> Iterator[tuple[Memory, FakeOllama]]:
         config.llm.timeout_s = 2.0
         config.llm.retries = 0
         config.organise.linking = False
-        mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config,
-                               embedder=HashEmbedder())
+        mem, _ = Memory.create(
+            isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config, embedder=HashEmbedder()
+        )
         yield mem, server
         mem.close()
 
@@ -46,13 +55,25 @@ def _rated_trace(mem: Memory, query: str, cited: list[str]) -> None:
         conn.execute(
             "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids, reward, "
             "rewarded_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (f"tr_{abs(hash(query)):x}", "answer", now_iso(), "ann", query, "facts", json.dumps(cited),
-             json.dumps(cited), 1.0, now_iso()))
+            (
+                f"tr_{abs(hash(query)):x}",
+                "answer",
+                now_iso(),
+                "ann",
+                query,
+                "facts",
+                json.dumps(cited),
+                json.dumps(cited),
+                1.0,
+                now_iso(),
+            ),
+        )
 
 
 @pytest.mark.parametrize(("reply", "stored"), [(GARBLED, False), (SOUND, True)])
 def test_a_models_abstraction_is_stored_only_when_every_slot_replaces_a_whole_value(
-        omem: tuple[Memory, FakeOllama], reply: dict[str, Any], stored: bool) -> None:
+    omem: tuple[Memory, FakeOllama], reply: dict[str, Any], stored: bool
+) -> None:
     mem, server = omem
     moved = put(mem.store, mem.embedder, "Ann moved to Porto in 2024.", session=None, queue=False)
     _rated_trace(mem, "What do I work as?", [moved.id])

@@ -63,8 +63,9 @@ def test_the_add_returns_before_linking_finishes(isolated_home: Path) -> None:
         mem.close()
 
 
-def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(isolated_home: Path,
-                                                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(
+    isolated_home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     llm = GatedLLM(fail=True)
     mem = _open(isolated_home, llm)
     try:
@@ -75,7 +76,9 @@ def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(isolated_h
         added = result.added[0]["id"]
         assert mem.get(added).status == "active" and mem.links(added) == []
         assert added in {h.id for h in mem.search("squash on Mondays", route="facts").results}
-        row = mem.store.query_one("SELECT attempts, last_error FROM pending_links WHERE memory_id = ?", (added,))
+        row = mem.store.query_one(
+            "SELECT attempts, last_error FROM pending_links WHERE memory_id = ?", (added,)
+        )
         assert row == (1, "RuntimeError")
         assert added in caplog.text and "squash" not in caplog.text  # logs carry ids, never content
         assert mem.verify().ok

@@ -12,21 +12,35 @@ from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
 from veramem_desktop.bench.locomo_section import channel_rows
 from veramem_desktop.memory import Memory
 
-TURNS = [("Maya", "I adopted a rescue greyhound called Pixel last week!"),
-         ("Tom", "Lovely. What colour is Pixel?"),
-         ("Maya", "She is brindle, and scared of the vacuum cleaner."),
-         ("Tom", "I started learning the cello in June."),
-         ("Maya", "Which teacher do you have?"),
-         ("Tom", "Mrs Okafor, she plays in the city orchestra.")]
+TURNS = [
+    ("Maya", "I adopted a rescue greyhound called Pixel last week!"),
+    ("Tom", "Lovely. What colour is Pixel?"),
+    ("Maya", "She is brindle, and scared of the vacuum cleaner."),
+    ("Tom", "I started learning the cello in June."),
+    ("Maya", "Which teacher do you have?"),
+    ("Tom", "Mrs Okafor, she plays in the city orchestra."),
+]
 
 
 def _file(path: Path) -> Path:
     session = [{"speaker": s, "dia_id": f"D1:{i}", "text": t} for i, (s, t) in enumerate(TURNS, start=1)]
-    sample = {"sample_id": "conv-tiny",
-              "conversation": {"speaker_a": "Maya", "speaker_b": "Tom", "session_1_date_time": "1:56 pm on 8 May, 2023",
-                               "session_1": session},
-              "qa": [{"question": "What is the colour of Maya's dog Pixel?", "evidence": ["D1:1", "D1:3"], "category": 1},
-                     {"question": "Who teaches Tom the cello?", "evidence": ["D1:6"], "category": 4}]}
+    sample = {
+        "sample_id": "conv-tiny",
+        "conversation": {
+            "speaker_a": "Maya",
+            "speaker_b": "Tom",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": session,
+        },
+        "qa": [
+            {
+                "question": "What is the colour of Maya's dog Pixel?",
+                "evidence": ["D1:1", "D1:3"],
+                "category": 1,
+            },
+            {"question": "Who teaches Tom the cello?", "evidence": ["D1:6"], "category": 4},
+        ],
+    }
     path.write_text(json.dumps([sample]), encoding="utf-8")
     return path
 
@@ -40,8 +54,11 @@ def test_every_channel_gets_a_row_and_no_default_channel_costs_recall(mem: Memor
         if "skipped" in row:
             assert name == "hyde"  # no model in the tests
             continue
-        default_on = not (name == "links" and base.link_decay == 0) and base.weights.get(name, 1.0) > 0 \
+        default_on = (
+            not (name == "links" and base.link_decay == 0)
+            and base.weights.get(name, 1.0) > 0
             and not (name == "hop" and base.hop_weight == 0)
+        )
         assert row["change"] == ("without" if default_on else "with")
         assert row["multi-hop"]["n"] == 1 and row["cat1-4"]["n"] == 2
         assert row["route"] == CHANNELS[name]

@@ -14,19 +14,33 @@ from veramem_desktop.memory import Memory
 
 ITEMS = st.lists(
     st.tuples(st.text(alphabet="abcdef ", min_size=1, max_size=120), st.floats(0.0, 1.0), st.booleans()),
-    min_size=1, max_size=30)
+    min_size=1,
+    max_size=30,
+)
 
 
 def _items(specs: list[tuple[str, float, bool]], source: str = "tool") -> list[MemoryItem]:
-    return [MemoryItem(id=f"mem_{i:03d}", kind="fact", text=t, authority="unendorsed", user_id="ann", importance=imp,
-                       pinned=pin, source=source, valid_from=f"2024-01-01T00:00:{i:02d}Z")
-            for i, (t, imp, pin) in enumerate(specs)]
+    return [
+        MemoryItem(
+            id=f"mem_{i:03d}",
+            kind="fact",
+            text=t,
+            authority="unendorsed",
+            user_id="ann",
+            importance=imp,
+            pinned=pin,
+            source=source,
+            valid_from=f"2024-01-01T00:00:{i:02d}Z",
+        )
+        for i, (t, imp, pin) in enumerate(specs)
+    ]
 
 
 @settings(max_examples=200, deadline=None)
 @given(ITEMS, st.integers(1, 400), st.integers(1, 12))
-def test_budgets_never_move_a_pinned_item_and_what_is_kept_fits(specs: list[tuple[str, float, bool]],
-                                                                   max_tokens: int, max_items: int) -> None:
+def test_budgets_never_move_a_pinned_item_and_what_is_kept_fits(
+    specs: list[tuple[str, float, bool]], max_tokens: int, max_items: int
+) -> None:
     members = _items(specs)
     budget = Budget(max_tokens, max_items)
     kept, moved = keep(members, budget)
@@ -53,11 +67,18 @@ def test_the_knapsack_keeps_the_best_importance_per_root_token() -> None:
 
 def test_each_source_has_its_own_budget_per_person() -> None:
     tool = _items([(f"tool note {i}", 0.5, False) for i in range(5)], "tool")
-    user = [replace(m, id=m.id + "u", source="user") for m in _items([(f"user note {i}", 0.5, False) for i in range(5)])]
+    user = [
+        replace(m, id=m.id + "u", source="user")
+        for m in _items([(f"user note {i}", 0.5, False) for i in range(5)])
+    ]
     bob = [replace(m, id=m.id + "b", user_id="bob") for m in tool]
     budgets = {"tool": Budget(10_000, 3), "user": Budget(10_000, 100)}
     moved = plan(tool + user + bob, budgets)
-    assert len(moved) == 4 and {m.source for m in moved} == {"tool"} and {m.user_id for m in moved} == {"ann", "bob"}
+    assert (
+        len(moved) == 4
+        and {m.source for m in moved} == {"tool"}
+        and {m.user_id for m in moved} == {"ann", "bob"}
+    )
 
 
 def test_cold_items_leave_default_search_and_return_with_include_archived(mem: Memory) -> None:
@@ -83,8 +104,12 @@ def test_cold_items_leave_default_search_and_return_with_include_archived(mem: M
 
 def test_consolidate_reports_the_budget_stage_and_it_reconciles(mem: Memory) -> None:
     mem.config.organise.linking = False
-    for text in ("The boiler pressure is 2 bar.", "The garage door code is 4417.",
-                 "The wifi router restarts at 3 am.", "The water meter reads 1520 litres."):
+    for text in (
+        "The boiler pressure is 2 bar.",
+        "The garage door code is 4417.",
+        "The wifi router restarts at 3 am.",
+        "The water meter reads 1520 litres.",
+    ):
         mem.add(text, role="tool", name="sensor")
     mem.config.organise.tool_items = 2
     report = mem.consolidate()

@@ -26,16 +26,20 @@ def mem(isolated_home: Path) -> Iterator[Memory]:
 
 
 def _facts(mem: Memory) -> list[str]:
-    return [one(mem, "I work as a nurse at Lisbon General.", session_id="s1"),
-            one(mem, "I moved to Porto in May 2024.", session_id="s1"),
-            one(mem, "My sister Maria lives in Madrid.", session_id="s1")]
+    return [
+        one(mem, "I work as a nurse at Lisbon General.", session_id="s1"),
+        one(mem, "I moved to Porto in May 2024.", session_id="s1"),
+        one(mem, "My sister Maria lives in Madrid.", session_id="s1"),
+    ]
 
 
 def _experiences(mem: Memory) -> list[tuple[str, str, str, str]]:
     return rows(mem, "kind = 'experience' AND status = 'active'")
 
 
-def test_the_same_question_answered_well_many_times_makes_one_experience_with_that_support(mem: Memory) -> None:
+def test_the_same_question_answered_well_many_times_makes_one_experience_with_that_support(
+    mem: Memory,
+) -> None:
     facts = _facts(mem)
     traces = {q: rate(mem, q, [f], times=8) for q, f in zip(QUESTIONS, facts, strict=True)}
     report = mem.consolidate()
@@ -47,7 +51,9 @@ def test_the_same_question_answered_well_many_times_makes_one_experience_with_th
         item = mem.get(exp_id)
         assert item.metadata["support"] == 8 and len(item.metadata["from_traces"]) == 8
         assert set(item.metadata["from_traces"]) in [set(t) for t in traces.values()]
-        [entry] = entries(mem, "memory.reinforce", exp_id)  # the ledger says it was reinforced, by which traces
+        [entry] = entries(
+            mem, "memory.reinforce", exp_id
+        )  # the ledger says it was reinforced, by which traces
         assert entry.details["support"] == 8 and len(entry.details["traces"]) == 7
 
 
@@ -69,7 +75,10 @@ def test_a_later_good_answer_reinforces_the_experience_and_extends_its_sources(m
     assert sources(mem, exp_id) == {facts[0], extra}  # forgetting the new source now reaches it too
     last = entries(mem, "memory.reinforce", exp_id)[-1]
     assert {k: last.details[k] for k in ("traces", "support", "sources_added")} == {
-        "traces": later, "support": 3, "sources_added": [extra]}
+        "traces": later,
+        "support": 3,
+        "sources_added": [extra],
+    }
     # nothing more to do: the same traces are not counted twice
     again = mem.consolidate().stages["distil"]
     assert again.skipped == {"already_distilled": 3} and again.written == 0 and not again.reinforced
@@ -87,12 +96,15 @@ def test_rule_based_abstraction_keeps_question_words_and_whole_dates(mem: Memory
     assert problems(text) == []
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("I moved to Porto in May 2024.", "I moved to {slot_1} in {slot_2}."),
-    ("Booked the Hotel Adlon on May 20, 2024 for $300.", "Booked the {slot_1} on {slot_2} for {slot_3}."),
-    ("Someone asked: What did Ann book?", "Someone asked: What did {slot_1} book?"),
-    ("The Mayor of Lisbon met us.", "The {slot_1} met us."),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I moved to Porto in May 2024.", "I moved to {slot_1} in {slot_2}."),
+        ("Booked the Hotel Adlon on May 20, 2024 for $300.", "Booked the {slot_1} on {slot_2} for {slot_3}."),
+        ("Someone asked: What did Ann book?", "Someone asked: What did {slot_1} book?"),
+        ("The Mayor of Lisbon met us.", "The {slot_1} met us."),
+    ],
+)
 def test_rule_based_slots_replace_whole_values_only(text: str, expected: str) -> None:
     assert slot_values(text)[0] == expected
     assert problems(abstract_experience(text), text) == []
@@ -102,8 +114,10 @@ class GarblingLLM(RuleBasedLLM):
     """The rule-based backend, except that its abstractions cut values the way a weak model does."""
 
     def abstract_experience(self, text: str) -> str:
-        return ("## {slot_1} do I work as\nApplies when: Someone asked: {slot_1} do I work as?\n"
-                "Inputs: {slot_1}, {slot_2}\nProcedure: 1. User moved to Porto in {slot_2}24.\nCaution: none")
+        return (
+            "## {slot_1} do I work as\nApplies when: Someone asked: {slot_1} do I work as?\n"
+            "Inputs: {slot_1}, {slot_2}\nProcedure: 1. User moved to Porto in {slot_2}24.\nCaution: none"
+        )
 
 
 def test_a_garbled_abstraction_from_the_model_is_refused_and_reported(isolated_home: Path) -> None:
@@ -124,10 +138,14 @@ def test_a_garbled_abstraction_from_the_model_is_refused_and_reported(isolated_h
 def test_the_abstraction_check_names_each_kind_of_garbling() -> None:
     source = "Someone asked: What do I work as? User works as a nurse at Lisbon General. User moved in 2024."
     assert problems("Someone asked: {slot_1} do I work as?", source) == [
-        "{slot_1} replaced 'What', which is no name, number or date"]
-    assert problems("User moved in {slot_4}24.", source) == ["a placeholder cuts a word or number ('{slot_4}2')"]
+        "{slot_1} replaced 'What', which is no name, number or date"
+    ]
+    assert problems("User moved in {slot_4}24.", source) == [
+        "a placeholder cuts a word or number ('{slot_4}2')"
+    ]
     assert problems("a nurse at {slot_2} General.", source) == [
-        "{slot_2} replaced part of the name Lisbon General"]
+        "{slot_2} replaced part of the name Lisbon General"
+    ]
     assert problems("Inputs: {slot 1}", source) == ["a malformed placeholder '{slot 1}'"]
     assert problems("User works as a nurse at {slot_1}. User moved in {slot_2}.", source) == []
 
@@ -154,11 +172,17 @@ def test_sharing_refuses_a_garbled_abstraction_and_keeps_the_experience_local(is
         llm.garble = True
         report = mem.share_experiences(only=[exp_id])
         assert report.shared == [] and report.merged == []
-        assert report.refused == [{"id": exp_id, "reason": "abstraction refused: a placeholder does not replace a "
-                                                           "whole name, number or date"}]
+        assert report.refused == [
+            {
+                "id": exp_id,
+                "reason": "abstraction refused: a placeholder does not replace a whole name, number or date",
+            }
+        ]
         assert rows(mem, "source = 'shared'") == []
         llm.garble = False
-        sound = mem.share_experiences(only=[exp_id])  # a sound abstraction passes this check (the gate may still refuse)
+        sound = mem.share_experiences(
+            only=[exp_id]
+        )  # a sound abstraction passes this check (the gate may still refuse)
         assert not [r for r in sound.refused if r["reason"].startswith("abstraction refused")]
     finally:
         mem.close()

@@ -28,7 +28,10 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 
 def _fuse(store: Store) -> tuple[str, list[str]]:
-    sources = [put(store, E, f"The hiking trip in the Alps on day {i} brought {w}.").id for i, w in enumerate(DAYS, 1)]
+    sources = [
+        put(store, E, f"The hiking trip in the Alps on day {i} brought {w}.").id
+        for i, w in enumerate(DAYS, 1)
+    ]
     report = consolidate(store, E, RuleBasedLLM(), VectorCache("memory", E.name, E.dim), device=DEVICE)
     [fused] = report.stages["fuse"].ids
     return fused, sources
@@ -55,11 +58,15 @@ def test_fusion_keeps_time_order_and_every_fact_with_union_evidence_and_cold_sou
     assert positions == sorted(positions)  # oldest first, every fact kept
     assert all(status(store, s) == "archived" for s in sources)
     assert sorted((d for s, d, t in links(store) if s == fused and t == "fused")) == sorted(sources)
-    evidence = store.query_one("SELECT count(DISTINCT episode_id) FROM evidence WHERE memory_id = ?", (fused,))[0]
+    evidence = store.query_one(
+        "SELECT count(DISTINCT episode_id) FROM evidence WHERE memory_id = ?", (fused,)
+    )[0]
     assert evidence == len(sources)
 
 
-def test_forgetting_one_sources_episode_erases_the_fused_memory_and_brings_the_others_back(store: Store) -> None:
+def test_forgetting_one_sources_episode_erases_the_fused_memory_and_brings_the_others_back(
+    store: Store,
+) -> None:
     fused, sources = _fuse(store)
     episode = store.query_one("SELECT episode_id FROM evidence WHERE memory_id = ?", (sources[2],))[0]
     plan = forget.plan(store, episode)

@@ -49,20 +49,26 @@ def test_generality_needs_every_word_of_the_narrower_one_and_the_same_polarity()
     assert generality("Ann plays tennis on Sundays with Tom.", "Ann plays tennis on Sundays.") == "subsumes"
     assert generality("Ann plays tennis on Sundays.", "Ann plays tennis on Sundays with Tom.") == "subsumed"
     assert generality("Ann plays squash on Mondays.", "Ann plays tennis on Sundays.") is None
-    assert generality("Ann no longer plays tennis on Sundays with Tom.", "Ann plays tennis on Sundays.") is None
+    assert (
+        generality("Ann no longer plays tennis on Sundays with Tom.", "Ann plays tennis on Sundays.") is None
+    )
     assert rule_type(0.9, conflict=True, supports_cosine=0.8) == "contrasts"
     assert rule_type(0.9, conflict=False, supports_cosine=0.8) == "supports"
     assert rule_type(0.6, conflict=False, supports_cosine=0.8) == "related"
 
 
-def test_without_a_model_related_memories_are_linked_by_similarity_and_each_link_is_ledgered(store: Store) -> None:
+def test_without_a_model_related_memories_are_linked_by_similarity_and_each_link_is_ledgered(
+    store: Store,
+) -> None:
     a = put(store, E, "Ann plays tennis on Sundays.")
     b = put(store, E, "Ann plays squash on Mondays.")
     report = link_all(store, E)
     assert links(store) == [(a.id, b.id, "related")]  # one edge per pair, from the first one linked
     assert report.links == [(a.id, b.id, "related")] and pending_count(store) == 0
     entries = [e for e in ledger.entries(store) if e.op == "link.add"]
-    assert [(e.details["src"], e.details["dst"], e.details["type"]) for e in entries] == [(a.id, b.id, "related")]
+    assert [(e.details["src"], e.details["dst"], e.details["type"]) for e in entries] == [
+        (a.id, b.id, "related")
+    ]
     assert "tennis" not in str(entries[0].to_dict()) and ledger.verify(store).ok  # ids only
 
 
@@ -81,7 +87,9 @@ def test_a_model_decides_the_link_type_and_a_failing_model_falls_back_to_similar
 def test_a_recorded_conflict_is_linked_as_a_contrast_and_nothing_goes_cold(store: Store) -> None:
     a = put(store, E, "Ann plays tennis on Sundays.")
     link_all(store, E)
-    b = put(store, E, "Ann plays tennis on Sundays with Tom.", role="tool", metadata={"conflicts_with": [a.id]})
+    b = put(
+        store, E, "Ann plays tennis on Sundays with Tom.", role="tool", metadata={"conflicts_with": [a.id]}
+    )
     link_all(store, E)
     assert links(store) == [(b.id, a.id, "contrasts")]
     assert status(store, a.id) == status(store, b.id) == "active"
@@ -94,7 +102,9 @@ def test_a_more_general_new_memory_sends_the_narrower_one_to_cold_storage_behind
     report = link_all(store, E)
     assert status(store, narrow.id) == "archived" and status(store, broad.id) == "active"
     assert links(store) == [(broad.id, narrow.id, "subsumes")] and report.cold == [narrow.id]
-    meta = store.query_one("SELECT json_extract(metadata, '$.cold_by') FROM memory_items WHERE id = ?", (narrow.id,))
+    meta = store.query_one(
+        "SELECT json_extract(metadata, '$.cold_by') FROM memory_items WHERE id = ?", (narrow.id,)
+    )
     assert meta[0] == broad.id
 
 
@@ -113,9 +123,13 @@ def test_a_less_general_new_memory_reinforces_the_existing_one_with_its_evidence
 
 
 @pytest.mark.parametrize("order", [("user", "tool"), ("tool", "user")])
-def test_a_lower_authority_memory_never_sends_a_higher_one_to_cold_storage(store: Store,
-                                                                          order: Sequence[str]) -> None:
-    texts = {"user": "Ann plays tennis on Sundays.", "tool": "Ann plays tennis on Sundays with Tom at the club."}
+def test_a_lower_authority_memory_never_sends_a_higher_one_to_cold_storage(
+    store: Store, order: Sequence[str]
+) -> None:
+    texts = {
+        "user": "Ann plays tennis on Sundays.",
+        "tool": "Ann plays tennis on Sundays with Tom at the club.",
+    }
     first = put(store, E, texts[order[0]], role=order[0])
     link_all(store, E)
     second = put(store, E, texts[order[1]], role=order[1])

@@ -42,7 +42,9 @@ def mem(isolated_home: Path) -> Iterator[Memory]:
     m.close()
 
 
-def test_a_session_summary_leaves_a_claim_in_open_conflict_active_and_in_the_review_queue(mem: Memory) -> None:
+def test_a_session_summary_leaves_a_claim_in_open_conflict_active_and_in_the_review_queue(
+    mem: Memory,
+) -> None:
     porto, madrid = _conflict(mem)
     report = mem.consolidate()
     [summary] = report.stages["summarise"].ids
@@ -54,7 +56,8 @@ def test_a_session_summary_leaves_a_claim_in_open_conflict_active_and_in_the_rev
 
 
 def test_a_claim_in_open_conflict_is_not_archived_for_low_utility_until_a_person_rejects_one_side(
-        mem: Memory) -> None:
+    mem: Memory,
+) -> None:
     porto, madrid = _conflict(mem)
     rate(mem, "where do I live", [madrid], reward=-1.0)
     later = datetime.now(UTC) + timedelta(days=90)  # unhelpful and idle: archived, were it not in conflict
@@ -87,7 +90,9 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def test_a_broader_memory_does_not_send_a_claim_in_open_conflict_to_cold_storage(store: Store) -> None:
     user = put(store, E, "Ann lives in Porto.")
-    claim = put(store, E, "Ann plays tennis on Sundays.", role="assistant", metadata={"conflicts_with": [user.id]})
+    claim = put(
+        store, E, "Ann plays tennis on Sundays.", role="assistant", metadata={"conflicts_with": [user.id]}
+    )
     link_all(store, E)
     put(store, E, "Ann plays tennis on Sundays with Tom at the club.", role="assistant")
     report = link_all(store, E)
@@ -102,11 +107,19 @@ def test_a_broader_memory_does_not_send_a_claim_in_open_conflict_to_cold_storage
 def test_fusion_leaves_a_cluster_with_a_claim_in_open_conflict_as_it_is(store: Store) -> None:
     days = ["heavy rain", "fresh snowfall", "a broken boot", "a lost map", "wild ibex"]
     user = put(store, E, "Ann lives in Porto.")
-    members = [put(store, E, f"The hiking trip in the Alps on day {i} brought {w}.",
-                   **({"metadata": {"conflicts_with": [user.id]}} if i == 3 else {})).id
-               for i, w in enumerate(days, 1)]
+    members = [
+        put(
+            store,
+            E,
+            f"The hiking trip in the Alps on day {i} brought {w}.",
+            **({"metadata": {"conflicts_with": [user.id]}} if i == 3 else {}),
+        ).id
+        for i, w in enumerate(days, 1)
+    ]
     cfg = ConsolidateConfig()
-    report = consolidate(store, E, RuleBasedLLM(), VectorCache("memory", E.name, E.dim), device=DEVICE, config=cfg)
+    report = consolidate(
+        store, E, RuleBasedLLM(), VectorCache("memory", E.name, E.dim), device=DEVICE, config=cfg
+    )
     fuse = report.stages["fuse"]
     assert fuse.found == 1 and fuse.skipped == {"open_conflict": 1} and fuse.ids == []
     assert [status(store, m) for m in members] == ["active"] * 5

@@ -21,9 +21,11 @@ def mem(isolated_home: Path) -> Iterator[Memory]:
 
 
 def _session(mem: Memory) -> list[str]:
-    return [one(mem, "I work as a nurse at Lisbon General.", session_id="s1"),
-            one(mem, "I moved to Porto in 2024.", session_id="s1"),
-            one(mem, "My sister Maria lives in Madrid.", session_id="s1")]
+    return [
+        one(mem, "I work as a nurse at Lisbon General.", session_id="s1"),
+        one(mem, "I moved to Porto in 2024.", session_id="s1"),
+        one(mem, "My sister Maria lives in Madrid.", session_id="s1"),
+    ]
 
 
 def _summary(mem: Memory) -> str:
@@ -58,7 +60,8 @@ def test_a_summary_is_revised_when_a_source_is_superseded_and_the_old_one_is_not
 
 
 def test_a_summary_stating_a_rejected_value_leaves_search_at_once_and_is_written_again_without_it(
-        mem: Memory) -> None:
+    mem: Memory,
+) -> None:
     _session(mem)
     cat = one(mem, "I have a cat named Tom.", session_id="s1")
     maria = rows(mem, "text LIKE '%Maria%' AND kind = 'fact'")[0][0]
@@ -80,8 +83,10 @@ class ParaphrasingLLM(RuleBasedLLM):
         return f"A session of {len(texts)} things the person said about their life."
 
     def abstract_experience(self, text: str) -> str:
-        return ("## Answering a question about the person\nApplies when: the person asks about themselves\n"
-                "Inputs: none\nProcedure: 1. Look up what they said. 2. Answer from it.\nCaution: none")
+        return (
+            "## Answering a question about the person\nApplies when: the person asks about themselves\n"
+            "Inputs: none\nProcedure: 1. Look up what they said. 2. Answer from it.\nCaution: none"
+        )
 
 
 @pytest.fixture
@@ -91,17 +96,25 @@ def pmem(isolated_home: Path) -> Iterator[Memory]:
     m.close()
 
 
-def test_a_summary_left_with_too_few_sources_by_a_rejection_is_retired_and_never_searched(pmem: Memory) -> None:
+def test_a_summary_left_with_too_few_sources_by_a_rejection_is_retired_and_never_searched(
+    pmem: Memory,
+) -> None:
     mem = pmem
     nurse, porto, maria = _session(mem)
     summary = _summary(mem)
     assert summary in searched_ids(mem, "A session of things the person said")
     mem.reject(maria, "she moved away")
-    assert mem.get(summary).status == "active"  # its words do not show the rejected value: only its sources do
+    assert (
+        mem.get(summary).status == "active"
+    )  # its words do not show the rejected value: only its sources do
     report = mem.consolidate()
     assert report.stages["revise"].ids == [summary] and report.stages["summarise"].written == 0
     retired = mem.get(summary)
-    assert retired.status == "retracted" and retired.valid_to is not None and "rejected" in retired.metadata["retired"]
+    assert (
+        retired.status == "retracted"
+        and retired.valid_to is not None
+        and "rejected" in retired.metadata["retired"]
+    )
     [entry] = entries(mem, "memory.retire", summary)
     assert entry.details["status"] == "retracted"
     assert any(f"summary {summary} retired: its source {maria} rejected" in n for n in report.notices)
@@ -110,7 +123,9 @@ def test_a_summary_left_with_too_few_sources_by_a_rejection_is_retired_and_never
     assert mem.consolidate().stages["revise"].found == 0  # retired for good, not written again
 
 
-def test_an_experience_is_revised_when_its_source_is_superseded_and_retired_when_none_stands(pmem: Memory) -> None:
+def test_an_experience_is_revised_when_its_source_is_superseded_and_retired_when_none_stands(
+    pmem: Memory,
+) -> None:
     mem = pmem
     nurse, porto, _ = _session(mem)
     rate(mem, "What do I work as?", [nurse, porto], times=2)

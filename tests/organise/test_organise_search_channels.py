@@ -43,7 +43,9 @@ def test_a_linked_memory_joins_the_results_and_never_one_the_caller_may_not_see(
     assert found[0] == seed.id and joined.id in found and private.id not in found
     # by words alone only the seed is found; the hop adds the linked one (the dense channel ranks everything)
     _, words, _ = with_links.rank("Where does Ines live", Caller("ann"), route="facts", channels=("bm25",))
-    _, hop, _ = with_links.rank("Where does Ines live", Caller("ann"), route="facts", channels=("bm25", "links"))
+    _, hop, _ = with_links.rank(
+        "Where does Ines live", Caller("ann"), route="facts", channels=("bm25", "links")
+    )
     assert set(words) == {seed.id} and set(hop) == {seed.id, joined.id}
     _, off, _ = without.rank("Where does Ines live", Caller("ann"), route="facts", channels=("bm25", "links"))
     assert set(off) == {seed.id}
@@ -58,7 +60,9 @@ def test_cold_memories_are_not_reached_through_links_unless_archived_ones_are_as
     broad = put(store, E, "Ann plays tennis on Sundays with Tom at the club.")
     link_all(store, E)
     engine = SearchEngine(store, E)
-    assert narrow.id not in _ids(engine, "tennis on Sundays") and broad.id in _ids(engine, "tennis on Sundays")
+    assert narrow.id not in _ids(engine, "tennis on Sundays") and broad.id in _ids(
+        engine, "tennis on Sundays"
+    )
     assert narrow.id in _ids(engine, "tennis on Sundays", include_archived=True)
 
 
@@ -67,8 +71,13 @@ def test_the_context_vector_finds_a_memory_by_the_words_around_its_source(store:
     from veramem_desktop.core.ingest import store_episodes
 
     scope = Scope(user_id="ann", session_id="s1")
-    store_episodes(store, E, [EpisodeInput(content="What did you cook for the lantern festival?", role="user")],
-                   scope, device=DEVICE)
+    store_episodes(
+        store,
+        E,
+        [EpisodeInput(content="What did you cook for the lantern festival?", role="user")],
+        scope,
+        device=DEVICE,
+    )
     answer = put(store, E, "Dumplings with chives.")  # the next turn of the same session
     decoy = put(store, E, "Chives grow on the balcony.", session="s2")
     link_all(store, E)
@@ -76,8 +85,12 @@ def test_the_context_vector_finds_a_memory_by_the_words_around_its_source(store:
     off = SearchEngine(store, E)
     _, scores, _ = off.rank("lantern festival food", Caller("ann"), route="facts", channels=("memory_ctx",))
     assert scores == {}  # off by default
-    on = SearchEngine(store, E, replace(SearchConfig(), weights={**SearchConfig().weights, "memory_ctx": 1.0}))
-    _, scores, ranks = on.rank("lantern festival food", Caller("ann"), route="facts", channels=("memory_ctx",))
+    on = SearchEngine(
+        store, E, replace(SearchConfig(), weights={**SearchConfig().weights, "memory_ctx": 1.0})
+    )
+    _, scores, ranks = on.rank(
+        "lantern festival food", Caller("ann"), route="facts", channels=("memory_ctx",)
+    )
     assert max(scores, key=lambda d: scores[d]) == answer.id and ranks[answer.id] == {"memory_ctx": 1}
     assert decoy.id in scores
 

@@ -17,8 +17,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-
-
 async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(linking_mem: Memory) -> None:
     mem = linking_mem
     first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]

@@ -32,14 +32,41 @@ def open_store(folder: Path) -> Store:
     return Store.open(folder / "store.db", os.urandom(32), create=True)
 
 
-def put(store: Store, embedder: Embedder, text: str, *, user: str = "ann", team: str | None = None,
-        visibility: str = "private", agent: str | None = None, session: str | None = "s1", kind: str = "fact",
-        role: str = "user", **fields: Any) -> MemoryItem:
+def put(
+    store: Store,
+    embedder: Embedder,
+    text: str,
+    *,
+    user: str = "ann",
+    team: str | None = None,
+    visibility: str = "private",
+    agent: str | None = None,
+    session: str | None = "s1",
+    kind: str = "fact",
+    role: str = "user",
+    **fields: Any,
+) -> MemoryItem:
     """Store ``text`` as an episode and a memory citing all of it, in exactly the scope given."""
-    [ep] = store_episodes(store, embedder, [EpisodeInput(content=text, role=role)],
-                          Scope(user_id=user, agent_id=agent, team_id=team, session_id=session), device=DEVICE)
-    item = MemoryItem(id="", kind=kind, text=text, authority=ROLE_AUTHORITY[role], user_id=user, agent_id=agent,
-                      team_id=team, session_id=session, visibility=visibility, valid_from=ep.event_time, **fields)
+    [ep] = store_episodes(
+        store,
+        embedder,
+        [EpisodeInput(content=text, role=role)],
+        Scope(user_id=user, agent_id=agent, team_id=team, session_id=session),
+        device=DEVICE,
+    )
+    item = MemoryItem(
+        id="",
+        kind=kind,
+        text=text,
+        authority=ROLE_AUTHORITY[role],
+        user_id=user,
+        agent_id=agent,
+        team_id=team,
+        session_id=session,
+        visibility=visibility,
+        valid_from=ep.event_time,
+        **fields,
+    )
     with store.atomic() as conn:
         item = items.insert(conn, item, [Evidence(ep.id, text, 0, len(text), 1.0, role)], device=DEVICE)
         index.index_memory(conn, embedder.name, item.id, item.text, embedder.embed([text])[0])

@@ -37,8 +37,19 @@ def _trace(store: Store, user: str, query: str, cited: list[str], reward: float)
         conn.execute(
             "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids, reward, rewarded_at)"
             " VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (trace_id, "answer", now_iso(), user, query, "facts", json.dumps(cited), json.dumps(cited), reward,
-             now_iso()))
+            (
+                trace_id,
+                "answer",
+                now_iso(),
+                user,
+                query,
+                "facts",
+                json.dumps(cited),
+                json.dumps(cited),
+                reward,
+                now_iso(),
+            ),
+        )
     return trace_id
 
 
@@ -99,9 +110,16 @@ def test_counters_reconcile_when_the_model_fails_or_returns_junk_for_some_cluste
     # a second run: what was done is up to date, what failed is tried again and counted again
     again = _run(store, embedder, llm)
     assert again.reconciles
-    assert _counts(again, "summarise") == (5, 0, {"model_failed": 1, "model_junk": 1, "too_small": 2,
-                                                  "up_to_date": 1})
-    assert _counts(again, "distil") == (3, 0, {"already_distilled": 1, "model_failed": 1, "no_own_memories": 1})
+    assert _counts(again, "summarise") == (
+        5,
+        0,
+        {"model_failed": 1, "model_junk": 1, "too_small": 2, "up_to_date": 1},
+    )
+    assert _counts(again, "distil") == (
+        3,
+        0,
+        {"already_distilled": 1, "model_failed": 1, "no_own_memories": 1},
+    )
 
 
 def test_a_summary_holds_the_union_of_its_sources_evidence(store: Store) -> None:
@@ -125,11 +143,17 @@ def test_a_session_that_gained_a_memory_gets_a_new_version_of_its_summary(store:
 
 
 def test_the_facade_asks_the_model_itself_so_a_failure_is_counted_not_hidden_by_the_fallback(
-        isolated_home: Path) -> None:
+    isolated_home: Path,
+) -> None:
     from veramem_desktop.models.llm.fallback import FallbackLLM
 
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                           llm=FallbackLLM(ScriptedLLM()))
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=HashEmbedder(),
+        llm=FallbackLLM(ScriptedLLM()),
+    )
     try:
         _fill(mem.store, mem.embedder)  # type: ignore[arg-type]
         report = mem.consolidate()
@@ -153,8 +177,9 @@ def omem(isolated_home: Path, ollama: FakeOllama) -> Iterator[Memory]:
     config.llm.host = ollama.url
     config.llm.timeout_s = 2.0
     config.llm.retries = 0
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config,
-                           embedder=HashEmbedder())
+    mem, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config, embedder=HashEmbedder()
+    )
     yield mem
     mem.close()
 
@@ -167,13 +192,20 @@ def _scripted_reply(request: dict[str, Any]) -> Any:
         return JsonContent({"summary": 42})  # valid JSON, wrong shape
     if "summary" in json.dumps(request["format"]):
         return JsonContent({"summary": "Ann got ready for a trip to Oslo."})
-    return JsonContent({"name": "Trip preparation", "applies_when": "before travelling to {slot_1}",
-                        "inputs": ["{slot_1}: the destination"], "procedure": ["Book the flight.", "Pack for the weather."],
-                        "caution": "Check the passport's expiry."})
+    return JsonContent(
+        {
+            "name": "Trip preparation",
+            "applies_when": "before travelling to {slot_1}",
+            "inputs": ["{slot_1}: the destination"],
+            "procedure": ["Book the flight.", "Pack for the weather."],
+            "caution": "Check the passport's expiry.",
+        }
+    )
 
 
 def test_counters_reconcile_through_a_real_ollama_speaking_server_with_malformed_replies(
-        omem: Memory, ollama: FakeOllama) -> None:
+    omem: Memory, ollama: FakeOllama
+) -> None:
     ids = _fill(omem.store, omem.embedder)  # type: ignore[arg-type]
     ollama.script(*[FromRequest(_scripted_reply) for _ in range(10)])
     report = omem.consolidate()

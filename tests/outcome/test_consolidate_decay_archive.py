@@ -26,8 +26,14 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def _run(store: Store, now: datetime) -> ConsolidateReport:
     embedder = HashEmbedder()
-    report = consolidate(store, embedder, ScriptedLLM(), VectorCache("memory", embedder.name, embedder.dim),
-                         device=DEVICE, now=now)
+    report = consolidate(
+        store,
+        embedder,
+        ScriptedLLM(),
+        VectorCache("memory", embedder.name, embedder.dim),
+        device=DEVICE,
+        now=now,
+    )
     assert report.reconciles, report.to_dict()
     return report
 
@@ -49,7 +55,9 @@ def test_decay_changes_retrieval_strength_and_nothing_else(store: Store) -> None
     embedder = HashEmbedder()
     plain = put(store, embedder, "Ann's locker code is on a sticky note.", session=None, importance=0.1)
     important = put(store, embedder, "Ann is allergic to penicillin.", session=None, importance=0.9)
-    verified = put(store, embedder, "Ann's desk is by the window.", session=None, importance=0.1, trust="verified")
+    verified = put(
+        store, embedder, "Ann's desk is by the window.", session=None, importance=0.1, trust="verified"
+    )
     pinned = put(store, embedder, "Ann's badge number is on file.", session=None, pinned=True)
     before = snapshot(store, ignore=("updated_at", "retrieval_strength"))
     report = _run(store, datetime.now(UTC) + timedelta(days=90))
@@ -71,13 +79,28 @@ def test_a_second_decay_at_the_same_moment_has_nothing_to_do(store: Store) -> No
     assert (again.found, again.written, again.skipped) == (1, 0, {"unchanged": 1})
 
 
-def _outcomes(store: Store, item_id: str, *, uses: int, successes: float, failures: float,
-              last_used: datetime | None = None) -> None:
+def _outcomes(
+    store: Store,
+    item_id: str,
+    *,
+    uses: int,
+    successes: float,
+    failures: float,
+    last_used: datetime | None = None,
+) -> None:
     """Outcomes the person gave (their share is what may archive their own authorized facts)."""
     with store.atomic() as conn:
-        items.set_fields(conn, item_id, device=DEVICE, op="memory.outcome", uses=uses, successes=successes,
-                         failures=failures, last_used_at=(last_used or datetime.now(UTC)).isoformat(),
-                         metadata={"person_outcomes": {"uses": uses, "successes": successes, "failures": failures}})
+        items.set_fields(
+            conn,
+            item_id,
+            device=DEVICE,
+            op="memory.outcome",
+            uses=uses,
+            successes=successes,
+            failures=failures,
+            last_used_at=(last_used or datetime.now(UTC)).isoformat(),
+            metadata={"person_outcomes": {"uses": uses, "successes": successes, "failures": failures}},
+        )
 
 
 def test_memories_that_keep_failing_are_archived_unless_pinned(store: Store) -> None:

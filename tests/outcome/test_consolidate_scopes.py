@@ -21,8 +21,9 @@ TEXTS = ["Ann likes green tea.", "The office moved to Delft.", "The team meets o
 
 
 def _run(store: Store, embedder: HashEmbedder) -> None:
-    report = consolidate(store, embedder, RuleBasedLLM(), VectorCache("memory", embedder.name, embedder.dim),
-                         device=DEVICE)
+    report = consolidate(
+        store, embedder, RuleBasedLLM(), VectorCache("memory", embedder.name, embedder.dim), device=DEVICE
+    )
     assert report.reconciles, report.to_dict()
 
 
@@ -43,7 +44,8 @@ def _assert_no_derived_item_crosses_a_scope(store: Store) -> int:
 
 
 def test_identical_memories_merge_within_a_scope_but_never_across_users_teams_agents_or_visibility(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     store = open_store(tmp_path)
     embedder = HashEmbedder()
     text = TEXTS[0]
@@ -55,7 +57,9 @@ def test_identical_memories_merge_within_a_scope_but_never_across_users_teams_ag
         put(store, embedder, text, role="assistant"),  # same scope, lower authority
     ]
     _run(store, embedder)
-    merged = [d for d, srcs in derived_sources(store).items() if items.get(store, d).metadata.get("merged_from")]
+    merged = [
+        d for d, srcs in derived_sources(store).items() if items.get(store, d).metadata.get("merged_from")
+    ]
     assert len(merged) == 1
     assert derived_sources(store)[merged[0]] == sorted(m.id for m in same)
     assert all(items.get(store, m.id).status == "superseded" for m in same)
@@ -84,38 +88,69 @@ def test_an_experience_uses_only_the_askers_memories_one_per_scope(tmp_path: Pat
     team = put(store, embedder, "The team books flights through Acme Travel.", team="t1", visibility="team")
     bobs = put(store, embedder, "Bob prefers aisle seats.", user="bob", team="t1", visibility="team")
     with store.atomic() as conn:
-        conn.execute("INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids, reward,"
-                     " rewarded_at) VALUES ('tr_1', 'answer', ?, 'ann', 'how do I book a flight?', 'facts', ?, ?, 1.0, ?)",
-                     (now_iso(), json.dumps([mine.id, team.id, bobs.id]), json.dumps([mine.id, team.id, bobs.id]),
-                      now_iso()))
+        conn.execute(
+            "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids, reward,"
+            " rewarded_at) VALUES ('tr_1', 'answer', ?, 'ann', 'how do I book a flight?', 'facts', ?, ?, 1.0, ?)",
+            (
+                now_iso(),
+                json.dumps([mine.id, team.id, bobs.id]),
+                json.dumps([mine.id, team.id, bobs.id]),
+                now_iso(),
+            ),
+        )
     _run(store, embedder)
-    experiences = {d: s for d, s in derived_sources(store).items() if items.get(store, d).kind == "experience"}
+    experiences = {
+        d: s for d, s in derived_sources(store).items() if items.get(store, d).kind == "experience"
+    }
     assert sorted(experiences.values()) == sorted([[mine.id], [team.id]])
     assert all(bobs.id not in s for s in derived_sources(store).values())
     _assert_no_derived_item_crosses_a_scope(store)
     store.close()
 
 
-_scope = st.sampled_from([("ann", None, None, "private"), ("ann", "t1", None, "team"), ("ann", None, "a1", "private"),
-                          ("bob", None, None, "private"), ("bob", "t1", None, "team")])
-_memory = st.tuples(st.sampled_from(TEXTS), _scope, st.sampled_from(["s1", "s2"]), st.sampled_from(["user", "tool"]))
+_scope = st.sampled_from(
+    [
+        ("ann", None, None, "private"),
+        ("ann", "t1", None, "team"),
+        ("ann", None, "a1", "private"),
+        ("bob", None, None, "private"),
+        ("bob", "t1", None, "team"),
+    ]
+)
+_memory = st.tuples(
+    st.sampled_from(TEXTS), _scope, st.sampled_from(["s1", "s2"]), st.sampled_from(["user", "tool"])
+)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_memory, min_size=2, max_size=10), st.lists(st.integers(0, 9), max_size=4))
-def test_no_derived_memory_ever_crosses_a_scope(memories: list[tuple[str, tuple[str | None, ...], str, str]],
-                                                 cited: list[int]) -> None:
+def test_no_derived_memory_ever_crosses_a_scope(
+    memories: list[tuple[str, tuple[str | None, ...], str, str]], cited: list[int]
+) -> None:
     with tempfile.TemporaryDirectory() as folder:
         store = open_store(Path(folder))
         embedder = HashEmbedder()
-        made = [put(store, embedder, text, user=str(user), team=team, agent=agent, visibility=str(vis),
-                    session=session, role=role)
-                for text, (user, team, agent, vis), session, role in memories]
+        made = [
+            put(
+                store,
+                embedder,
+                text,
+                user=str(user),
+                team=team,
+                agent=agent,
+                visibility=str(vis),
+                session=session,
+                role=role,
+            )
+            for text, (user, team, agent, vis), session, role in memories
+        ]
         used = [made[i % len(made)].id for i in cited]
         with store.atomic() as conn:
-            conn.execute("INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids,"
-                         " reward, rewarded_at) VALUES ('tr_h', 'answer', ?, 'ann', 'q?', 'facts', ?, ?, 0.9, ?)",
-                         (now_iso(), json.dumps(used), json.dumps(used), now_iso()))
+            conn.execute(
+                "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids,"
+                " reward, rewarded_at) VALUES ('tr_h', 'answer', ?, 'ann', 'q?', 'facts', ?, ?, 0.9, ?)",
+                (now_iso(), json.dumps(used), json.dumps(used), now_iso()),
+            )
         _run(store, embedder)
         _run(store, embedder)  # a second pass works on the results of the first
         _assert_no_derived_item_crosses_a_scope(store)

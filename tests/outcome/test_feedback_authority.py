@@ -50,8 +50,9 @@ def test_agent_feedback_then_consolidate_keeps_the_persons_authorized_fact_activ
     after = [h for h in mem.search(QUESTION, agent_id="bot", route="facts").results if h.id == target]
     assert after and after[0].score < before
     feedback_entries = [e for e in ledger.entries(mem.store) if e.op == "trace.feedback"]
-    assert len(feedback_entries) == 8 and all(e.details["by"] == "agent" and e.details["agent"] == "bot"
-                                              for e in feedback_entries)
+    assert len(feedback_entries) == 8 and all(
+        e.details["by"] == "agent" and e.details["agent"] == "bot" for e in feedback_entries
+    )
 
 
 def test_the_persons_own_feedback_can_archive_their_fact(mem: Memory) -> None:
@@ -72,15 +73,33 @@ def test_agent_feedback_still_archives_what_an_agent_attested(mem: Memory) -> No
 
 
 def test_only_the_persons_share_of_outcomes_counts_for_an_authorized_memory() -> None:
-    fact = items.MemoryItem(id="mem_a", kind="fact", text=FACT, authority="authorized", uses=9, successes=0.0,
-                            failures=9.0, metadata={"person_outcomes": {"uses": 1, "successes": 1.0,
-                                                                        "failures": 0.0}})
+    fact = items.MemoryItem(
+        id="mem_a",
+        kind="fact",
+        text=FACT,
+        authority="authorized",
+        uses=9,
+        successes=0.0,
+        failures=9.0,
+        metadata={"person_outcomes": {"uses": 1, "successes": 1.0, "failures": 0.0}},
+    )
     heard = archive_counters(fact)
     assert (heard.uses, heard.successes, heard.failures) == (1, 1.0, 0.0)
-    assert archive_counters(items.MemoryItem(id="mem_b", kind="fact", text=FACT, authority="authorized",
-                                             uses=9, failures=9.0)).uses == 0
-    attested = items.MemoryItem(id="mem_c", kind="fact", text=FACT, authority="attested", uses=9, failures=9.0)
+    assert (
+        archive_counters(
+            items.MemoryItem(id="mem_b", kind="fact", text=FACT, authority="authorized", uses=9, failures=9.0)
+        ).uses
+        == 0
+    )
+    attested = items.MemoryItem(
+        id="mem_c", kind="fact", text=FACT, authority="attested", uses=9, failures=9.0
+    )
     assert archive_counters(attested).uses == 9
-    damaged = items.MemoryItem(id="mem_d", kind="fact", text=FACT, authority="authorized",
-                               metadata={"person_outcomes": {"uses": "many"}})
+    damaged = items.MemoryItem(
+        id="mem_d",
+        kind="fact",
+        text=FACT,
+        authority="authorized",
+        metadata={"person_outcomes": {"uses": "many"}},
+    )
     assert archive_counters(damaged).uses == 0

@@ -23,12 +23,20 @@ def _trace(text: str) -> str:
     return found.group(1)
 
 
-def test_agent_feedback_over_mcp_then_consolidate_keeps_the_users_authorized_fact(isolated_home: Path) -> None:
+def test_agent_feedback_over_mcp_then_consolidate_keeps_the_users_authorized_fact(
+    isolated_home: Path,
+) -> None:
     assert run_cli("init").returncode == 0
 
     async def body(s: ClientSession) -> dict[str, Any]:
-        added = await call(s, "add", messages=[{"role": "user", "content": "My blood type is O negative."},
-                                                {"role": "user", "content": "My favourite colour is green."}])
+        added = await call(
+            s,
+            "add",
+            messages=[
+                {"role": "user", "content": "My blood type is O negative."},
+                {"role": "user", "content": "My favourite colour is green."},
+            ],
+        )
         rewards = []
         for _ in range(4):  # a success elsewhere first, so each failure counts in full against the mean
             good = await call(s, "answer", question="What is my favourite colour?")

@@ -94,7 +94,9 @@ def test_credit_for_a_superseded_memory_goes_to_its_current_version(mem: Memory)
     old = mem.get(ranked[0][0])
     evidence = items.evidence_for(mem.store, old.id)
     with mem.store.atomic() as conn:
-        new = items.new_version(conn, old, replace(old, text=old.text + " Every day."), evidence, device="dev_test")
+        new = items.new_version(
+            conn, old, replace(old, text=old.text + " Every day."), evidence, device="dev_test"
+        )
     out = mem.feedback(trace_id, 1.0, cited_ids=[old.id])
     assert out["credited"] == [{"id": new.id, "via": old.id, "utility": 0.6667}]
     assert mem.get(old.id).successes == 0.0 and mem.get(new.id).successes == 1.0
@@ -132,8 +134,12 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
     out = mem.feedback(trace_id, -0.5, cited_ids=[ranked[2][0]])
     outcome = [e for e in mem.ledger_entries() if e.op == "memory.outcome"]
     assert [e.target_id for e in outcome] == [ranked[2][0]]
-    assert outcome[0].details == {"advantage": -0.5, "trace": trace_id, "by": "person",
-                                  "actor": {"kind": "user", "id": "me", "channel": "sdk"}}
+    assert outcome[0].details == {
+        "advantage": -0.5,
+        "trace": trace_id,
+        "by": "person",
+        "actor": {"kind": "user", "id": "me", "channel": "sdk"},
+    }
     fb = [e for e in mem.ledger_entries() if e.op == "trace.feedback"]
     assert fb[0].target_id == trace_id and fb[0].details["credited"] == [c["id"] for c in out["credited"]]
     assert ledger.verify(mem.store).ok

@@ -73,19 +73,52 @@ def test_a_trained_model_moves_the_prior_by_its_share_and_its_prediction() -> No
 
 
 def test_features_are_on_the_unit_interval_and_recency_fades() -> None:
-    fresh = learned.features(importance=1.7, confidence=-0.2, uses=500, last_used_at=None,
-                             valid_from=NOW.isoformat(), now=NOW)
+    fresh = learned.features(
+        importance=1.7, confidence=-0.2, uses=500, last_used_at=None, valid_from=NOW.isoformat(), now=NOW
+    )
     assert fresh == Features(1.0, 1.0, 1.0, 0.0)
-    old = learned.features(importance=0.5, confidence=0.5, uses=0, last_used_at=(NOW - timedelta(days=60)).isoformat(),
-                           valid_from="2020-01-01T00:00:00Z", now=NOW)
+    old = learned.features(
+        importance=0.5,
+        confidence=0.5,
+        uses=0,
+        last_used_at=(NOW - timedelta(days=60)).isoformat(),
+        valid_from="2020-01-01T00:00:00Z",
+        now=NOW,
+    )
     assert old.recency == pytest.approx(np.exp(-2.0)) and old.frequency == 0.0
 
 
-@pytest.mark.parametrize("junk", ["", "{", "[]", json.dumps({"version": 2}),
-                                  json.dumps({"version": 1, "features": ["importance"], "weights": [1], "bias": 0,
-                                              "samples": 1, "positives": 1, "trained_at": ""}),
-                                  json.dumps({"version": 1, "features": list(learned.FEATURES), "weights": [1, 2, 3, "x"],
-                                              "bias": 0, "samples": 1, "positives": 1, "trained_at": ""})])
+@pytest.mark.parametrize(
+    "junk",
+    [
+        "",
+        "{",
+        "[]",
+        json.dumps({"version": 2}),
+        json.dumps(
+            {
+                "version": 1,
+                "features": ["importance"],
+                "weights": [1],
+                "bias": 0,
+                "samples": 1,
+                "positives": 1,
+                "trained_at": "",
+            }
+        ),
+        json.dumps(
+            {
+                "version": 1,
+                "features": list(learned.FEATURES),
+                "weights": [1, 2, 3, "x"],
+                "bias": 0,
+                "samples": 1,
+                "positives": 1,
+                "trained_at": "",
+            }
+        ),
+    ],
+)
 def test_an_unreadable_stored_model_fails_open(junk: str) -> None:
     assert LearnedModel.from_json(junk) is None
 

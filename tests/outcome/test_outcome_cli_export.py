@@ -12,11 +12,27 @@ from veramem_desktop.core.errors import ExitCode, InvalidInputError
 
 from veramem_desktop.memory import Memory
 
-FIELDS = {"trace_id", "kind", "created_at", "user_id", "agent_id", "query", "route", "retrieved_ids", "cited_ids",
-          "answer", "abstained", "reward", "rewarded_at", "write_operations"}
+FIELDS = {
+    "trace_id",
+    "kind",
+    "created_at",
+    "user_id",
+    "agent_id",
+    "query",
+    "route",
+    "retrieved_ids",
+    "cited_ids",
+    "answer",
+    "abstained",
+    "reward",
+    "rewarded_at",
+    "write_operations",
+}
 
 
-def test_export_writes_one_owner_only_json_line_per_trace_with_its_outcome(mem: Memory, tmp_path: Path) -> None:
+def test_export_writes_one_owner_only_json_line_per_trace_with_its_outcome(
+    mem: Memory, tmp_path: Path
+) -> None:
     mem.add(["I like green tea.", "I like black tea."])
     first = mem.search("which tea do I like")
     second = mem.search("green tea")
@@ -73,8 +89,16 @@ def test_feedback_consolidate_and_export_from_the_command_line(isolated_home: Pa
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["reconciles"] and report["model_failures"] == 0
-    assert set(report["stages"]) == {"revise", "archive", "merge", "fuse", "summarise", "distil", "budget",
-                                      "decay"}
+    assert set(report["stages"]) == {
+        "revise",
+        "archive",
+        "merge",
+        "fuse",
+        "summarise",
+        "distil",
+        "budget",
+        "decay",
+    }
     human = run_cli("consolidate")
     assert human.returncode == 0 and "summarise" in human.stdout and "found" in human.stdout
     target = tmp_path / "out.jsonl"

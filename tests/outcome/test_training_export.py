@@ -34,7 +34,8 @@ def test_the_schema_file_is_a_valid_draft_2020_12_schema() -> None:
 
 
 def test_an_exported_write_record_validates_against_the_schema_and_holds_the_texts_the_decision_saw(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     first = mem.add("I live in Lisbon.", session_id="s1")
     lisbon = first.added[0]
     second = mem.add("I moved to Porto.", session_id="s1")
@@ -46,11 +47,20 @@ def test_an_exported_write_record_validates_against_the_schema_and_holds_the_tex
     assert record["candidate"]["message_id"] == second.episodes[0].id
     assert record["candidate"]["quote"] in "I moved to Porto."
     assert [(n["id"], n["text"]) for n in record["neighbours"]] == [(lisbon["id"], "User lives in Lisbon.")]
-    assert record["proposed"] == {"op": "UPDATE", "target_id": lisbon["id"], "text": "User moved to Porto.",
-                                  "reason": "a new value for lives_in"}
+    assert record["proposed"] == {
+        "op": "UPDATE",
+        "target_id": lisbon["id"],
+        "text": "User moved to Porto.",
+        "reason": "a new value for lives_in",
+    }
     assert record["operation"] == "UPDATE" and record["guard"] is None and record["outcome"] == "updated"
-    assert record["memory"] == {"id": second.updated[0]["id"], "text": "User moved to Porto.", "kind": "fact",
-                                "authority": "authorized", "status": "active"}
+    assert record["memory"] == {
+        "id": second.updated[0]["id"],
+        "text": "User moved to Porto.",
+        "kind": "fact",
+        "authority": "authorized",
+        "status": "active",
+    }
     assert records[0]["neighbours"] == [] and records[0]["proposed"]["op"] == "ADD"
     assert records[0]["memory"]["id"] == lisbon["id"] and records[0]["guard"] is None
 
@@ -66,7 +76,8 @@ def test_a_restatement_is_recorded_as_a_noop_on_the_memory_it_repeats(mem: Memor
 
 
 def test_an_answer_record_holds_question_retrieved_texts_citations_answer_and_reward(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     added = mem.add("I work as a nurse at the city hospital.").added[0]
     answer = mem.answer("What do I work as?")
     assert not answer.abstained
@@ -97,8 +108,10 @@ def test_since_and_kind_filter_the_export(mem: Memory, tmp_path: Path) -> None:
     assert {r["kind"] for r in writes} == {"write"} and len(writes) == 2
     assert {r["kind"] for r in answers} == {"answer"} and len(answers) == 2
     later = export(mem, tmp_path, "later.jsonl", since=cut)
-    assert [r.get("question") or r["candidate"]["text"] for r in later] == \
-        [everything[2].get("question") or everything[2]["candidate"]["text"], "Which coffee do I like?"]
+    assert [r.get("question") or r["candidate"]["text"] for r in later] == [
+        everything[2].get("question") or everything[2]["candidate"]["text"],
+        "Which coffee do I like?",
+    ]
     assert "coffee" in later[0]["messages"][0]["text"]
     assert export(mem, tmp_path, "none.jsonl", since=datetime.now(UTC) + timedelta(days=1)) == []
     with pytest.raises(InvalidInputError):
@@ -137,7 +150,9 @@ def test_a_rejected_or_withheld_value_never_reaches_the_export(mem: Memory, tmp_
     assert counts == {"write": 1, "answer": 0, "withheld": 2}
 
 
-def test_a_write_record_takes_no_feedback_and_stays_out_of_the_trace_export(mem: Memory, tmp_path: Path) -> None:
+def test_a_write_record_takes_no_feedback_and_stays_out_of_the_trace_export(
+    mem: Memory, tmp_path: Path
+) -> None:
     mem.add("I like green tea.")
     [record] = export(mem, tmp_path, kinds=["write"])
     with pytest.raises(NotFoundError):
@@ -147,7 +162,8 @@ def test_a_write_record_takes_no_feedback_and_stays_out_of_the_trace_export(mem:
 
 @pytest.mark.e2e
 def test_export_training_from_the_command_line_filters_and_says_it_is_plaintext(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     assert run_cli("init").returncode == 0
     assert run_cli("add", "I live in Lisbon.").returncode == 0
     assert run_cli("answer", "Where do I live?").returncode == 0
@@ -166,7 +182,8 @@ def test_export_training_from_the_command_line_filters_and_says_it_is_plaintext(
 
 
 def test_forgetting_a_message_or_a_user_erases_the_decision_records_that_name_them(
-        mem: Memory, tmp_path: Path) -> None:
+    mem: Memory, tmp_path: Path
+) -> None:
     first = mem.add("My locker number is 318.")
     mem.add("I like oolong tea.", user_id="bob")
     mem.add("I like rooibos tea.", user_id="carol")

@@ -18,27 +18,43 @@ ONLY_BY_NAME = "Oliver chewed through the sofa cushions this morning."
 
 
 def _say(mem: Memory, text: str, session: str = "s1", user: str = "me", who: str = "Ana") -> str:
-    return mem.add([{"content": text, "name": who, "time": "2023-05-10T10:00:00+00:00"}], user_id=user,
-                   session_id=session).episodes[0].id
+    return (
+        mem.add(
+            [{"content": text, "name": who, "time": "2023-05-10T10:00:00+00:00"}],
+            user_id=user,
+            session_id=session,
+        )
+        .episodes[0]
+        .id
+    )
 
 
 def _engine(mem: Memory, **change: object) -> SearchEngine:
     return SearchEngine(mem.store, mem.embedder, replace(recipe("hybrid", mem.engine.config), **change))
 
 
-def _ranked(engine: SearchEngine, mem: Memory, query: str, channels: tuple[str, ...] | None,
-            user: str = "me") -> list[str]:
+def _ranked(
+    engine: SearchEngine, mem: Memory, query: str, channels: tuple[str, ...] | None, user: str = "me"
+) -> list[str]:
     _, scores, _ = engine.rank(query, mem.caller(user), route="raw", channels=channels)
     return sorted(scores, key=lambda d: -scores[d])
 
 
 def _filler(mem: Memory) -> None:
-    for n, text in enumerate(["The weather was grey all week.", "I finished the quarterly report on time.",
-                              "We talked about the garden and the new fence.", "Lunch was a quick salad today."]):
+    for n, text in enumerate(
+        [
+            "The weather was grey all week.",
+            "I finished the quarterly report on time.",
+            "We talked about the garden and the new fence.",
+            "Lunch was a quick salad today.",
+        ]
+    ):
         _say(mem, text, session=f"f{n}")
 
 
-def test_the_second_hop_retrieves_a_turn_reachable_only_through_a_name_the_first_hop_found(rmem: Memory) -> None:
+def test_the_second_hop_retrieves_a_turn_reachable_only_through_a_name_the_first_hop_found(
+    rmem: Memory,
+) -> None:
     _filler(rmem)
     pets = _say(rmem, PETS)
     sofa = _say(rmem, ONLY_BY_NAME, session="s2")
@@ -47,10 +63,14 @@ def test_the_second_hop_retrieves_a_turn_reachable_only_through_a_name_the_first
     assert first[0] == pets and sofa not in first, "the question's words alone never reach the sofa turn"
     second = _ranked(engine, rmem, QUESTION, ("bm25", "hop"))
     assert second[0] == pets and second[1] == sofa
-    assert sofa not in _ranked(_engine(rmem, hop_weight=0.0), rmem, QUESTION, ("bm25", "hop")), "off at weight 0"
+    assert sofa not in _ranked(_engine(rmem, hop_weight=0.0), rmem, QUESTION, ("bm25", "hop")), (
+        "off at weight 0"
+    )
 
 
-def test_the_second_hop_reaches_through_the_default_search_and_keeps_the_first_hops_best_first(rmem: Memory) -> None:
+def test_the_second_hop_reaches_through_the_default_search_and_keeps_the_first_hops_best_first(
+    rmem: Memory,
+) -> None:
     _filler(rmem)
     pets = _say(rmem, PETS)
     sofa = _say(rmem, ONLY_BY_NAME, session="s2")
@@ -64,8 +84,17 @@ def test_the_second_hop_never_brings_in_another_users_or_a_withheld_turn(rmem: M
     _filler(rmem)
     _say(rmem, PETS)
     theirs = _say(rmem, ONLY_BY_NAME, session="o1", user="someone-else")
-    wrong = rmem.add([{"content": "Oliver lives in Porlamo with his owner.", "name": "Ana",
-                       "time": "2023-05-11T10:00:00+00:00"}], user_id="me", session_id="s3")
+    wrong = rmem.add(
+        [
+            {
+                "content": "Oliver lives in Porlamo with his owner.",
+                "name": "Ana",
+                "time": "2023-05-11T10:00:00+00:00",
+            }
+        ],
+        user_id="me",
+        session_id="s3",
+    )
     porlamo = wrong.episodes[0].id
     rmem.reject(wrong.added[0]["id"], "never true")
     engine = _engine(rmem, hop_weight=1.0)
@@ -76,7 +105,8 @@ def test_the_second_hop_never_brings_in_another_users_or_a_withheld_turn(rmem: M
 
 
 def test_with_the_second_hop_a_corrected_home_still_ranks_first_and_the_old_one_is_labelled_superseded(
-        rmem: Memory) -> None:
+    rmem: Memory,
+) -> None:
     rmem.add("I live in Berlin.")
     rmem.add("Berlin has the best bakeries near my flat.")
     rmem.add("I live in Munich now.")
@@ -89,11 +119,25 @@ def test_with_the_second_hop_a_corrected_home_still_ranks_first_and_the_old_one_
 
 def test_the_words_asked_again_are_the_seeds_rare_ones_and_their_names_not_the_questions() -> None:
     dfs = {"picture": 50, "sleeping": 3, "fine": 80, "doing": 90, "oliver": 2, "luna": 1}
-    exp = expand("What are Ana's pets called?", ["My pets are doing fine, here is a picture of Oliver sleeping.",
-                                                 "Both Luna and Oliver play all day."],
-                 drop=frozenset({"ana"}), df=lambda t: dfs.get(t, 10), rows=100, max_terms=3, max_names=2,
-                 name_df=lambda e: 1, max_name_df=500)
-    assert "pets" not in exp.terms and "oliver" in exp.terms and exp.terms.index("oliver") < exp.terms.index("luna")
+    exp = expand(
+        "What are Ana's pets called?",
+        [
+            "My pets are doing fine, here is a picture of Oliver sleeping.",
+            "Both Luna and Oliver play all day.",
+        ],
+        drop=frozenset({"ana"}),
+        df=lambda t: dfs.get(t, 10),
+        rows=100,
+        max_terms=3,
+        max_names=2,
+        name_df=lambda e: 1,
+        max_name_df=500,
+    )
+    assert (
+        "pets" not in exp.terms
+        and "oliver" in exp.terms
+        and exp.terms.index("oliver") < exp.terms.index("luna")
+    )
     assert exp.names == ("oliver", "luna")
 
 

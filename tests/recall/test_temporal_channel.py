@@ -24,22 +24,54 @@ def _rank(mem: Memory, query: str, channels: tuple[str, ...], user: str = "me") 
     return sorted(scores, key=lambda d: -scores[d])
 
 
-@pytest.mark.parametrize(("question", "asked", "period"), [
-    ("What did Ana paint in May 2023?", AskedTime("month", "may 2023"), Period(date(2023, 5, 1), date(2023, 6, 1))),
-    ("When did Ana go camping in June?", AskedTime("month", "june"), Period(date(2023, 6, 1), date(2023, 7, 1))),
-    ("What did she show on October 13, 2023?", AskedTime("day", "October 13, 2023"),
-     Period(date(2023, 10, 13), date(2023, 10, 14))),
-    ("How often did he go to the beach in 2022?", AskedTime("year", "2022"), Period(date(2022, 1, 1), date(2023, 1, 1))),
-    ("What did they enjoy last summer?", AskedTime("season", "last summer"),
-     Period(date(2023, 6, 1), date(2023, 9, 1))),
-    ("Where did John travel last year?", AskedTime("last", "year"), Period(date(2022, 1, 1), date(2023, 1, 1))),
-    ("What did John do the week before August 3, 2023 with his kids?", AskedTime("before", "the|week|August 3, 2023"),
-     Period(date(2023, 7, 24), date(2023, 8, 4))),
-    ("What puppy did she get two weeks before August 11, 2023?", AskedTime("before", "two|week|August 11, 2023"),
-     Period(date(2023, 7, 25), date(2023, 8, 12))),
-])
-def test_the_time_a_question_asks_about_is_read_against_the_latest_session(question: str, asked: AskedTime,
-                                                                           period: Period) -> None:
+@pytest.mark.parametrize(
+    ("question", "asked", "period"),
+    [
+        (
+            "What did Ana paint in May 2023?",
+            AskedTime("month", "may 2023"),
+            Period(date(2023, 5, 1), date(2023, 6, 1)),
+        ),
+        (
+            "When did Ana go camping in June?",
+            AskedTime("month", "june"),
+            Period(date(2023, 6, 1), date(2023, 7, 1)),
+        ),
+        (
+            "What did she show on October 13, 2023?",
+            AskedTime("day", "October 13, 2023"),
+            Period(date(2023, 10, 13), date(2023, 10, 14)),
+        ),
+        (
+            "How often did he go to the beach in 2022?",
+            AskedTime("year", "2022"),
+            Period(date(2022, 1, 1), date(2023, 1, 1)),
+        ),
+        (
+            "What did they enjoy last summer?",
+            AskedTime("season", "last summer"),
+            Period(date(2023, 6, 1), date(2023, 9, 1)),
+        ),
+        (
+            "Where did John travel last year?",
+            AskedTime("last", "year"),
+            Period(date(2022, 1, 1), date(2023, 1, 1)),
+        ),
+        (
+            "What did John do the week before August 3, 2023 with his kids?",
+            AskedTime("before", "the|week|August 3, 2023"),
+            Period(date(2023, 7, 24), date(2023, 8, 4)),
+        ),
+        (
+            "What puppy did she get two weeks before August 11, 2023?",
+            AskedTime("before", "two|week|August 11, 2023"),
+            Period(date(2023, 7, 25), date(2023, 8, 12)),
+        ),
+    ],
+)
+def test_the_time_a_question_asks_about_is_read_against_the_latest_session(
+    question: str, asked: AskedTime, period: Period
+) -> None:
     assert asked_time(question) == asked
     assert resolve(asked, ANCHOR) == period
 
@@ -54,12 +86,14 @@ def test_a_span_counted_from_an_event_is_dated_by_that_event() -> None:
     asked = asked_time("What did I buy the week before Alice's birthday?")
     assert asked == AskedTime("before", "the|week|Alice's birthday")
     assert resolve(asked, ANCHOR) is None, "without a way to date the event, no period"
-    assert resolve(asked, ANCHOR, lambda what: date(2023, 3, 20) if what == "Alice's birthday" else None) == \
-        Period(date(2023, 3, 10), date(2023, 3, 21))
+    assert resolve(
+        asked, ANCHOR, lambda what: date(2023, 3, 20) if what == "Alice's birthday" else None
+    ) == Period(date(2023, 3, 10), date(2023, 3, 21))
 
 
 def test_a_turn_states_dates_relative_to_when_it_was_told() -> None:
     from datetime import UTC, datetime
+
     told = datetime(2023, 7, 20, tzinfo=UTC)
     assert Period(date(2023, 6, 1), date(2023, 7, 1)) in stated_days("In June I went to Lisbon.", told)
     assert Period(date(2023, 7, 19), date(2023, 7, 20)) in stated_days("Yesterday we baked bread.", told)
@@ -67,7 +101,9 @@ def test_a_turn_states_dates_relative_to_when_it_was_told() -> None:
 
 
 def test_a_question_naming_a_month_ranks_that_months_turns_first(rmem: Memory) -> None:
-    may = _say(rmem, "s1", "2023-05-10T10:00:00+00:00", "I cooked soup, cooked soup again, cooked soup all day.")
+    may = _say(
+        rmem, "s1", "2023-05-10T10:00:00+00:00", "I cooked soup, cooked soup again, cooked soup all day."
+    )
     june = _say(rmem, "s2", "2023-06-14T10:00:00+00:00", "I cooked soup for the neighbours on the terrace.")
     question = "What soup did Ana cook in June 2023?"
     assert _rank(rmem, question, ("bm25",))[0] == may, "without the channel the May turn leads"
@@ -76,7 +112,9 @@ def test_a_question_naming_a_month_ranks_that_months_turns_first(rmem: Memory) -
 
 def test_a_turn_stating_the_asked_date_fits_though_told_later(rmem: Memory) -> None:
     plain = _say(rmem, "s1", "2023-07-20T10:00:00+00:00", "Lisbon trip, Lisbon food, Lisbon is lovely.")
-    stated = _say(rmem, "s2", "2023-07-21T10:00:00+00:00", "In June I went on a trip to Lisbon with my sister.")
+    stated = _say(
+        rmem, "s2", "2023-07-21T10:00:00+00:00", "In June I went on a trip to Lisbon with my sister."
+    )
     question = "Where did Ana go on a trip in June 2023? Lisbon?"
     assert _rank(rmem, question, ("bm25",))[0] == plain
     assert _rank(rmem, question, ("bm25", "temporal"))[0] == stated
@@ -95,7 +133,9 @@ def test_the_week_before_an_event_is_dated_by_the_turn_that_tells_of_the_event(r
 
 def test_the_channel_is_off_at_weight_zero_and_counts_from_the_callers_own_sessions(rmem: Memory) -> None:
     older = _say(rmem, "s1", "2022-05-10T10:00:00+00:00", "I cooked soup for the neighbours on the terrace.")
-    newer = _say(rmem, "s2", "2023-06-14T10:00:00+00:00", "I cooked soup, cooked soup again, cooked soup all day.")
+    newer = _say(
+        rmem, "s2", "2023-06-14T10:00:00+00:00", "I cooked soup, cooked soup again, cooked soup all day."
+    )
     # Another person's later sessions move neither the anchor of "last year" nor the ranking.
     _say(rmem, "o1", "2025-03-01T10:00:00+00:00", "I cooked soup in 2024 too.", user="other")
     question = "What soup did Ana cook last year?"  # the latest session of "me" is in 2023: last year is 2022

@@ -92,18 +92,27 @@ def _rest_texts(mem: Memory, user: str, question: str) -> list[str]:
     from veramem_desktop.rest import create_app
 
     token = "property-token-0123456789"
-    with TestClient(create_app(mem, token, user_id=user, agent_id="prop-agent"), base_url="http://127.0.0.1",
-                    headers={"Authorization": f"Bearer {token}"}) as client:
-        return [client.post("/v1/search", json={"query": question, "k": 20}).text,
-                client.post("/v1/answer", json={"question": question}).text,
-                client.get("/v1/episodes", params={"limit": 200}).text]
+    with TestClient(
+        create_app(mem, token, user_id=user, agent_id="prop-agent"),
+        base_url="http://127.0.0.1",
+        headers={"Authorization": f"Bearer {token}"},
+    ) as client:
+        return [
+            client.post("/v1/search", json={"query": question, "k": 20}).text,
+            client.post("/v1/answer", json={"question": question}).text,
+            client.get("/v1/episodes", params={"limit": 200}).text,
+        ]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(before=st.lists(ops, max_size=6), value=st.sampled_from(VALUES), after=st.lists(ops, max_size=6))
 def test_no_surface_returns_a_rejected_value_and_the_current_version_ranks_first(
-        mem: Memory, before: list[Any], value: str, after: list[Any]) -> None:
+    mem: Memory, before: list[Any], value: str, after: list[Any]
+) -> None:
     # Every history holds at least one value said by the user and rejected by the person.
     history = [*before, ("say", "user", 0, value), ("reject", value), *after]
     mem.config.llm.backend = "rule-based"

@@ -24,8 +24,12 @@ def test_a_corrected_home_ranks_above_the_message_it_replaced(rmem: Memory) -> N
 
 
 def test_the_assistants_echo_of_an_old_value_ranks_below_the_users_correction(rmem: Memory) -> None:
-    rmem.add([{"role": "user", "content": "I live in Berlin."},
-              {"role": "assistant", "content": "Noted, you live in Berlin."}])
+    rmem.add(
+        [
+            {"role": "user", "content": "I live in Berlin."},
+            {"role": "assistant", "content": "Noted, you live in Berlin."},
+        ]
+    )
     rmem.add("I live in Munich now.")
     hits = rmem.search("where do I live").results
     first_munich = next(i for i, h in enumerate(hits) if holds(h.text, "Munich"))
@@ -60,8 +64,9 @@ def test_a_person_sees_rejected_material_only_when_they_ask(rmem: Memory) -> Non
 
 def test_an_equivalent_memory_stored_before_the_rejection_is_retracted_with_it(rmem: Memory) -> None:
     mine = rmem.add("I live in Madrid.").added[0]["id"]
-    tool = rmem.add([{"role": "tool", "name": "crm", "content": "Home address on file: Calle Mayor 3, Madrid."}]
-                    ).added[0]["id"]
+    tool = rmem.add(
+        [{"role": "tool", "name": "crm", "content": "Home address on file: Calle Mayor 3, Madrid."}]
+    ).added[0]["id"]
     done = rmem.reject(mine)
     assert tool in done.retracted and rmem.get(tool).status == "retracted"
     assert not any(holds(h.text, "Madrid") for h in rmem.search("where do I live", k=50).results)
@@ -71,14 +76,16 @@ def test_an_equivalent_memory_stored_before_the_rejection_is_retracted_with_it(r
 def test_restatements_by_any_role_after_a_rejection_are_refused_and_never_recalled(rmem: Memory) -> None:
     wrong = rmem.add("I live in Porlamo.").added[0]["id"]
     rmem.reject(wrong)
-    for message in ({"role": "user", "content": "I live in Porlamo."},
-                    {"role": "user", "content": "i live in PORLAMO"},
-                    {"role": "user", "content": "I live in P\u043erlamo."},   # Cyrillic o
-                    {"role": "user", "content": "I live in\tPorlamo."},
-                    {"role": "user", "content": "I reside in Porlamo."},
-                    {"role": "tool", "name": "crm", "content": "The user lives in Porlamo."},
-                    {"role": "document", "name": "notes.md", "content": "Home: Porlamo."},
-                    {"role": "assistant", "content": "Got it, you live in Porlamo."}):
+    for message in (
+        {"role": "user", "content": "I live in Porlamo."},
+        {"role": "user", "content": "i live in PORLAMO"},
+        {"role": "user", "content": "I live in P\u043erlamo."},  # Cyrillic o
+        {"role": "user", "content": "I live in\tPorlamo."},
+        {"role": "user", "content": "I reside in Porlamo."},
+        {"role": "tool", "name": "crm", "content": "The user lives in Porlamo."},
+        {"role": "document", "name": "notes.md", "content": "Home: Porlamo."},
+        {"role": "assistant", "content": "Got it, you live in Porlamo."},
+    ):
         result = rmem.add([message])
         assert not result.added and not result.updated, (message, result.added, result.updated)
     hits = rmem.search("where do I live Porlamo", k=50)
@@ -138,15 +145,21 @@ def test_an_answer_never_repeats_an_episode_and_its_own_memory(rmem: Memory) -> 
 
 
 def test_validity_is_the_time_of_the_message_that_changed_it(rmem: Memory) -> None:
-    first = rmem.add([{"role": "user", "content": "I live in Lisbon.", "time": "2024-01-10T09:00:00Z"}]).added[0]["id"]
+    first = rmem.add(
+        [{"role": "user", "content": "I live in Lisbon.", "time": "2024-01-10T09:00:00Z"}]
+    ).added[0]["id"]
     rmem.add([{"role": "user", "content": "I live in Porto now.", "time": "2024-06-01T09:00:00Z"}])
     assert "Porto" in rmem.history(first, as_of="2024-09-01")[0].text
     assert "Lisbon" in rmem.history(first, as_of="2024-03-01")[0].text
 
 
 def test_natural_language_time_bounds_filter_and_an_unreadable_one_is_reported(rmem: Memory) -> None:
-    rmem.add([{"role": "user", "content": "I visited Kyoto.", "time": "2024-01-10T09:00:00Z"},
-              {"role": "user", "content": "I visited Oslo.", "time": "2024-05-10T09:00:00Z"}])
+    rmem.add(
+        [
+            {"role": "user", "content": "I visited Kyoto.", "time": "2024-01-10T09:00:00Z"},
+            {"role": "user", "content": "I visited Oslo.", "time": "2024-05-10T09:00:00Z"},
+        ]
+    )
     since = rmem.search("what did I visit since March 2024").results
     assert any("Oslo" in h.text for h in since) and not any("Kyoto" in h.text for h in since)
     before = rmem.search("what did I visit before March 2024").results
@@ -178,7 +191,7 @@ def test_reading_time_bounds_leaves_relative_dates_in_messages_resolved() -> Non
 
 
 def test_an_answer_finds_the_current_value_asked_in_other_words_than_the_memorys(rmem: Memory) -> None:
-    """"Where do I live?" after "I moved to Yorkel.": the memory states lives_in, so it answers."""
+    """ "Where do I live?" after "I moved to Yorkel.": the memory states lives_in, so it answers."""
     rmem.add("I live in Zanfen.")
     rmem.add("I moved to Yorkel.")
     text = rmem.answer("Where do I live?").text
@@ -190,8 +203,9 @@ def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> Non
     from veramem_desktop.bench.truth_section import _answer, _leak, _ranking, _Tally
     from veramem_desktop.bench.truth_set import Scenario
 
-    sc = Scenario("chain", "plain", "u", "home", "Where do I live?", [], "Munich", stale=["Berlin"],
-                  rejected="Porlamo")
+    sc = Scenario(
+        "chain", "plain", "u", "home", "Where do I live?", [], "Munich", stale=["Berlin"], rejected="Porlamo"
+    )
     t = _Tally()
     _ranking(t, "search", sc, ["I live in Berlin.", "User lives in Munich."])
     _leak(t, "search", sc, ["I live in P\u043erlamo."])
@@ -201,7 +215,8 @@ def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> Non
 
 
 def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_value_as_current(
-        rmem: Memory) -> None:
+    rmem: Memory,
+) -> None:
     from veramem_desktop.core.answer import Answerer
     from veramem_desktop.core.llm import AnswerDraft, ContextItem
 

@@ -63,8 +63,13 @@ def test_the_canary_catches_a_two_word_leak() -> None:
 
 def _fact(mem: Memory, text: str, **fields: object) -> MemoryItem:
     emb = mem.embedder
-    base: dict[str, object] = {"kind": "experience", "authority": "authorized", "user_id": "me", "shareable": True,
-                               "successes": 3.0}
+    base: dict[str, object] = {
+        "kind": "experience",
+        "authority": "authorized",
+        "user_id": "me",
+        "shareable": True,
+        "successes": 3.0,
+    }
     base.update(fields)
     from veramem_desktop.core import index
 
@@ -93,7 +98,9 @@ def test_consent_utility_and_kind_decide_eligibility(mem: Memory) -> None:
     assert not report.shared
 
 
-def test_a_shared_copy_is_unendorsed_with_hmac_provenance_and_never_displaces_own_results(mem: Memory) -> None:
+def test_a_shared_copy_is_unendorsed_with_hmac_provenance_and_never_displaces_own_results(
+    mem: Memory,
+) -> None:
     tip = _fact(mem, "To pass airport security faster, keep liquids in one clear bag.")
     report = mem.share_experiences()
     (shared,) = report.shared
@@ -117,7 +124,9 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
     reasons = {r["id"]: r["reason"] for r in report.refused}
     assert "private memories" in reasons[leaky.id]
     # the rule-based abstraction already replaced the address by a slot
-    assert [s["id"] for s in report.shared] == [pii.id] and "clean@example.com" not in report.shared[0]["text"]
+    assert [s["id"] for s in report.shared] == [pii.id] and "clean@example.com" not in report.shared[0][
+        "text"
+    ]
     # and when an abstraction leaves personal data in, the gate refuses it
     from veramem_desktop.core.sharing import Sharer
 
@@ -127,11 +136,15 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
 
     again = Sharer(mem.engine, mem.embedder, Verbatim(), device="d").share("me", only=[pii.id])  # type: ignore[arg-type]
     assert "email" in again.refused[0]["reason"] and not again.shared
-    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 1  # only the abstracted copy
+    assert (
+        mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 1
+    )  # only the abstracted copy
 
 
 def test_an_unendorsed_tool_memory_never_passes_the_action_gate(mem: Memory) -> None:
-    item = mem.add([{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from gate B7."}])
+    item = mem.add(
+        [{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from gate B7."}]
+    )
     tool_item = mem.get(item.added[0]["id"])
     mem.approve(tool_item.id)
     assert not mem.may_act_on(mem.get(tool_item.id))
@@ -152,8 +165,11 @@ def test_an_unendorsed_tool_memory_never_passes_the_action_gate(mem: Memory) -> 
         ("charge through sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-access-key"),
         ("connect to postgres://admin:s3cretPa55@db.example.com/prod", "basic-auth-credentials"),
         ("paste -----BEGIN RSA PRIVATE KEY----- into the box", "private-key"),
-        ("the session cookie is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
-         "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "json-web-token"),
+        (
+            "the session cookie is eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "json-web-token",
+        ),
         ("the signing seed 3q2+7w8mZkF1xT9vR0pL4sN6uY2hJ5bCk", "high-entropy-string"),
     ],
 )

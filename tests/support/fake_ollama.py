@@ -173,7 +173,7 @@ class FakeOllama:
         return name in self.models or f"{name}:latest" in self.models
 
 
-def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
+def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:  # noqa: C901
     class Handler(BaseHTTPRequestHandler):
         server_version = "fake-ollama"
         protocol_version = "HTTP/1.0"  # one request per connection, so stop() leaves nothing open

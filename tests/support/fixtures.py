@@ -32,8 +32,9 @@ def _memory(home: Path, *, linking: bool) -> object:
 
     config = Config()
     config.organise.linking = linking
-    memory, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(),
-                              config=config)
+    memory, _ = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     return memory
 
 
@@ -57,8 +58,9 @@ def linking_mem(isolated_home: Path) -> Iterator[object]:
     memory.close()  # type: ignore[attr-defined]
 
 
-def run_cli(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, input: str | bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run the installed ``veramem`` command for real, in a subprocess."""
     full_env = {**os.environ, **(env or {})}
     data = input.encode() if isinstance(input, str) else input
@@ -66,7 +68,10 @@ def run_cli(*args: str, input: str | bytes | None = None, env: dict[str, str] | 
         [str(VENV_BIN / "veramem"), *args], input=data, capture_output=True, env=full_env, timeout=timeout
     )
     return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
     )
 
 

@@ -21,8 +21,13 @@ FENCE_CLOSE = re.compile(r"^<<<END RECALLED-DATA ([0-9a-f]{16})>>>$", re.M)
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
-    return {"VERAMEM_HOME": str(home), "VERAMEM_PASSPHRASE": PASSPHRASE, "VERAMEM_NO_KEYRING": "1",
-            "PATH": os.environ.get("PATH", ""), **extra}
+    return {
+        "VERAMEM_HOME": str(home),
+        "VERAMEM_PASSPHRASE": PASSPHRASE,
+        "VERAMEM_NO_KEYRING": "1",
+        "PATH": os.environ.get("PATH", ""),
+        **extra,
+    }
 
 
 def session(home: Path, body: Callable[[ClientSession], Awaitable[Any]], **env: str) -> Any:

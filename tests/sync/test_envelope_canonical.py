@@ -18,7 +18,7 @@ KEY1 = AccountKey.generate(1)
 
 def _body() -> bytes:
     events = events_for(LAPTOP, 2)
-    events[1]["payload"] = {"n": 1.5, "k": 10, "t": "caf\u00e9 / \"quoted\"\n", "z": None, "b": True}
+    events[1]["payload"] = {"n": 1.5, "k": 10, "t": 'caf\u00e9 / "quoted"\n', "z": None, "b": True}
     return canonical_json(events)
 
 
@@ -51,7 +51,9 @@ def test_the_canonical_body_opens_and_both_canonical_encoders_agree_on_it() -> N
         ("a newline escaped as \\u000a", b"\\n", b"\\u000a"),
     ],
 )
-def test_another_spelling_of_a_signed_batch_is_refused_as_not_canonical(label: str, old: bytes, new: bytes) -> None:
+def test_another_spelling_of_a_signed_batch_is_refused_as_not_canonical(
+    label: str, old: bytes, new: bytes
+) -> None:
     body = _body()
     assert body.count(old) >= 1, label
     variant = body.replace(old, new, 1) if old != b"]" else body + b"\n"
@@ -61,7 +63,9 @@ def test_another_spelling_of_a_signed_batch_is_refused_as_not_canonical(label: s
 
 
 @pytest.mark.parametrize("body", [b"[1,", b"[010]", b'["\\ud800"]', b"[NaN]", b"[1e999]", b"[\xff]"])
-def test_a_signed_body_that_is_not_json_or_cannot_be_written_back_is_refused_as_not_valid_json(body: bytes) -> None:
+def test_a_signed_body_that_is_not_json_or_cannot_be_written_back_is_refused_as_not_valid_json(
+    body: bytes,
+) -> None:
     refusal = _refusal(body, count=1)
     assert refusal.reason is RejectReason.MALFORMED
     assert "not valid JSON" in refusal.message

@@ -44,38 +44,68 @@ class Device:
     # --- what a person does on this device (through the engine, no model needed) ---------
     def add(self, text: str, user: str = USER) -> str:
         with self.store.atomic() as conn:
-            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=user), device=self.ledger_device)[0]
-            item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=user),
-                                [Evidence(ep.id, text, 0, len(text), 1.0, "user")], device=self.ledger_device)
+            ep = episodes.insert(
+                conn, [EpisodeInput(content=text)], Scope(user_id=user), device=self.ledger_device
+            )[0]
+            item = items.insert(
+                conn,
+                MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=user),
+                [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
+                device=self.ledger_device,
+            )
         return item.id
 
     def update(self, memory_id: str, text: str) -> str | None:
         with self.store.atomic() as conn:
-            row = conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)
+            ).fetchone()
             if row is None or row[10] != "active":
                 return None
             old = items.row_to_item(row)
-            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=self.ledger_device)[0]
+            ep = episodes.insert(
+                conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=self.ledger_device
+            )[0]
             new = MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=USER)
-            return items.new_version(conn, old, new, [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
-                                     device=self.ledger_device).id
+            return items.new_version(
+                conn, old, new, [Evidence(ep.id, text, 0, len(text), 1.0, "user")], device=self.ledger_device
+            ).id
 
     def feedback(self, memory_id: str, reward: float) -> bool:
         with self.store.atomic() as conn:
-            row = conn.execute("SELECT uses, successes, failures FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
+            row = conn.execute(
+                "SELECT uses, successes, failures FROM memory_items WHERE id = ?", (memory_id,)
+            ).fetchone()
             if row is None:
                 return False
-            items.set_fields(conn, memory_id, device=self.ledger_device, op="memory.outcome", uses=int(row[0]) + 1,
-                             successes=float(row[1]) + max(reward, 0.0), failures=float(row[2]) + max(-reward, 0.0))
+            items.set_fields(
+                conn,
+                memory_id,
+                device=self.ledger_device,
+                op="memory.outcome",
+                uses=int(row[0]) + 1,
+                successes=float(row[1]) + max(reward, 0.0),
+                failures=float(row[2]) + max(-reward, 0.0),
+            )
         return True
 
     def retract(self, memory_id: str) -> bool:
         with self.store.atomic() as conn:
-            if conn.execute("SELECT 1 FROM memory_items WHERE id = ? AND status = 'active'",
-                            (memory_id,)).fetchone() is None:
+            if (
+                conn.execute(
+                    "SELECT 1 FROM memory_items WHERE id = ? AND status = 'active'", (memory_id,)
+                ).fetchone()
+                is None
+            ):
                 return False
-            items.set_fields(conn, memory_id, device=self.ledger_device, op="memory.retract", status="retracted",
-                             valid_to="2030-01-01T00:00:00.000000Z")
+            items.set_fields(
+                conn,
+                memory_id,
+                device=self.ledger_device,
+                op="memory.retract",
+                status="retracted",
+                valid_to="2030-01-01T00:00:00.000000Z",
+            )
         return True
 
     def forget(self, memory_id: str) -> list[str]:
@@ -83,11 +113,20 @@ class Device:
         if self.store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (memory_id,)) is None:
             return []
         plan = forget_mod.plan(self.store, memory_id)
-        texts = [r[0] for r in self.store.query(
-            f"SELECT text FROM memory_items WHERE id IN ({','.join('?' * len(plan.memories))})", plan.memories)]
-        texts += [r[0] for r in self.store.query(
-            f"SELECT content FROM episodes WHERE id IN ({','.join('?' * len(plan.episodes)) or 'NULL'})",
-            plan.episodes)]
+        texts = [
+            r[0]
+            for r in self.store.query(
+                f"SELECT text FROM memory_items WHERE id IN ({','.join('?' * len(plan.memories))})",
+                plan.memories,
+            )
+        ]
+        texts += [
+            r[0]
+            for r in self.store.query(
+                f"SELECT content FROM episodes WHERE id IN ({','.join('?' * len(plan.episodes)) or 'NULL'})",
+                plan.episodes,
+            )
+        ]
         forget_mod.forget(self.store, memory_id, device=self.ledger_device)
         return texts
 
@@ -115,23 +154,36 @@ class Device:
     def user_leftovers(self, user: str) -> dict[str, int]:
         """How many rows of ``user`` remain, per table that holds them."""
         return {
-            "memories": self.store.query_one("SELECT count(*) FROM memory_items WHERE user_id = ?", (user,))[0],
+            "memories": self.store.query_one("SELECT count(*) FROM memory_items WHERE user_id = ?", (user,))[
+                0
+            ],
             "episodes": self.store.query_one("SELECT count(*) FROM episodes WHERE user_id = ?", (user,))[0],
-            "grants": self.store.query_one("SELECT count(*) FROM grants WHERE subject = ? OR object = ?",
-                                           (user, user))[0],
-            "rejected_values": self.store.query_one("SELECT count(*) FROM rejected_values WHERE user_id = ?",
-                                                    (user,))[0],
+            "grants": self.store.query_one(
+                "SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)
+            )[0],
+            "rejected_values": self.store.query_one(
+                "SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)
+            )[0],
         }
 
     def unrecorded_rejections(self) -> list[str]:
         """Memories here marked rejected whose value the rejected-value ledger does not know."""
         out = []
         with self.store.read() as conn:
-            rows = conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE trust = 'rejected'").fetchall()
+            rows = conn.execute(
+                f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE trust = 'rejected'"
+            ).fetchall()
             for row in rows:
                 item = items.row_to_item(row)
-                if not rejections.is_rejected(conn, user_id=item.user_id, team_id=item.team_id, subject=item.subject,
-                                              predicate=item.predicate, value=item.value, text=item.text):
+                if not rejections.is_rejected(
+                    conn,
+                    user_id=item.user_id,
+                    team_id=item.team_id,
+                    subject=item.subject,
+                    predicate=item.predicate,
+                    value=item.value,
+                    text=item.text,
+                ):
                     out.append(item.id)
         return out
 

@@ -56,10 +56,20 @@ class Syncthing:
 
     def generate(self, binary: str) -> None:
         env = {**os.environ, "STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "HOME": str(self.home)}
-        subprocess.run([binary, "generate", f"--home={self.home}", "--no-default-folder"], env=env, check=True,
-                       capture_output=True, timeout=60)
-        out = subprocess.run([binary, f"--home={self.home}", "--device-id"], env=env, check=True,
-                             capture_output=True, timeout=60)
+        subprocess.run(
+            [binary, "generate", f"--home={self.home}", "--no-default-folder"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        out = subprocess.run(
+            [binary, f"--home={self.home}", "--device-id"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
         self.device_id = out.stdout.decode().strip()
 
     def configure(self, peer: Syncthing) -> None:
@@ -74,37 +84,81 @@ class Syncthing:
         assert options is not None
         for tag, value in {
             "listenAddress": f"tcp://127.0.0.1:{self.listen_port}",
-            "globalAnnounceEnabled": "false", "localAnnounceEnabled": "false", "relaysEnabled": "false",
-            "natEnabled": "false", "stunKeepaliveStartS": "0", "stunKeepaliveMinS": "0", "stunServer": "",
-            "urAccepted": "-1", "urSeen": "3", "startBrowser": "false", "autoUpgradeIntervalH": "0",
-            "crashReportingEnabled": "false", "announceLANAddresses": "false", "reconnectionIntervalS": "1",
+            "globalAnnounceEnabled": "false",
+            "localAnnounceEnabled": "false",
+            "relaysEnabled": "false",
+            "natEnabled": "false",
+            "stunKeepaliveStartS": "0",
+            "stunKeepaliveMinS": "0",
+            "stunServer": "",
+            "urAccepted": "-1",
+            "urSeen": "3",
+            "startBrowser": "false",
+            "autoUpgradeIntervalH": "0",
+            "crashReportingEnabled": "false",
+            "announceLANAddresses": "false",
+            "reconnectionIntervalS": "1",
         }.items():
             _set(options, tag, value)
-        other = ET.SubElement(root, "device", {"id": peer.device_id, "name": peer.name, "compression": "metadata",
-                                               "introducer": "false"})
+        other = ET.SubElement(
+            root,
+            "device",
+            {"id": peer.device_id, "name": peer.name, "compression": "metadata", "introducer": "false"},
+        )
         ET.SubElement(other, "address").text = f"tcp://127.0.0.1:{peer.listen_port}"
-        folder = ET.SubElement(root, "folder", {
-            "id": FOLDER_ID, "label": "veramem", "path": str(self.folder), "type": "sendreceive",
-            "rescanIntervalS": "2", "fsWatcherEnabled": "true", "fsWatcherDelayS": "1", "ignorePerms": "false",
-            "autoNormalize": "true"})
+        folder = ET.SubElement(
+            root,
+            "folder",
+            {
+                "id": FOLDER_ID,
+                "label": "veramem",
+                "path": str(self.folder),
+                "type": "sendreceive",
+                "rescanIntervalS": "2",
+                "fsWatcherEnabled": "true",
+                "fsWatcherDelayS": "1",
+                "ignorePerms": "false",
+                "autoNormalize": "true",
+            },
+        )
         for device_id in (self.device_id, peer.device_id):
             ET.SubElement(folder, "device", {"id": device_id, "introducedBy": ""})
         tree.write(path)
 
     def start(self, binary: str, log: Path) -> None:
-        env = {**os.environ, "STNODEFAULTFOLDER": "1", "STNOUPGRADE": "1", "STNORESTART": "1",
-               "HOME": str(self.home)}
+        env = {
+            **os.environ,
+            "STNODEFAULTFOLDER": "1",
+            "STNOUPGRADE": "1",
+            "STNORESTART": "1",
+            "HOME": str(self.home),
+        }
         handle = open(log, "wb")  # noqa: SIM115 - kept open for the child's lifetime
         self.process = subprocess.Popen(
-            [binary, "serve", f"--home={self.home}", "--no-browser", "--no-restart", "--no-upgrade",
-             "--no-default-folder", "--skip-port-probing"],
-            env=env, stdout=handle, stderr=subprocess.STDOUT)
+            [
+                binary,
+                "serve",
+                f"--home={self.home}",
+                "--no-browser",
+                "--no-restart",
+                "--no-upgrade",
+                "--no-default-folder",
+                "--skip-port-probing",
+            ],
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
         wait_for(self._ping, 60, f"{self.name}'s Syncthing REST API")
 
     def rest(self, path: str, method: str = "GET", body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.gui_port}{path}", data=data, method=method,
-                                         headers={"X-API-Key": self.api_key})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.gui_port}{path}",
+            data=data,
+            method=method,
+            headers={"X-API-Key": self.api_key},
+        )
         with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - loopback only
             text = response.read().decode()
         return json.loads(text) if text else None
@@ -153,8 +207,14 @@ def make_pair(root: Path) -> tuple[Syncthing, Syncthing]:
     for name in ("laptop", "phone"):
         (root / name / "st").mkdir(parents=True)
         (root / name / "shared").mkdir(parents=True)
-        node = Syncthing(name, root / name / "st", root / name / "shared", free_port(), free_port(),
-                         secrets.token_urlsafe(24))
+        node = Syncthing(
+            name,
+            root / name / "st",
+            root / name / "shared",
+            free_port(),
+            free_port(),
+            secrets.token_urlsafe(24),
+        )
         node.generate(binary)
         pair.append(node)
     a, b = pair

@@ -19,5 +19,7 @@ def test_a_synced_entry_names_the_agent_that_wrote_it_on_the_other_device(tmp_pa
     assert here[0].actor == {"kind": "agent", "id": "cursor", "channel": "sync", "origin_channel": "mcp"}
     assert "first via mcp" in here[0].actor_text
     episode = [e for e in ledger.entries(b.store) if e.op == "episode.add"][0]
-    assert episode.actor is not None and episode.actor["relayed"] == "user"  # the user's words, passed on by cursor
+    assert (
+        episode.actor is not None and episode.actor["relayed"] == "user"
+    )  # the user's words, passed on by cursor
     assert ledger.verify(b.store).ok

@@ -89,7 +89,7 @@ def test_a_batch_signed_by_another_paired_device_in_a_devices_name_is_refused(tr
     key = registry.current_key(c.store)
     header = data[:HEADER_SIZE]
     plain = envelope._batch_box(key, header).decrypt(data[HEADER_SIZE:])
-    body = plain[envelope.SIGNATURE_SIZE:]
+    body = plain[envelope.SIGNATURE_SIZE :]
     forged_sig = c.identity.sign(envelope._SIGNATURE_CONTEXT + header + body)
     placed = _place(b, a, second.name, envelope._seal(header, key, forged_sig + body, os.urandom))
     b.service.run()

@@ -55,27 +55,45 @@ def _landed(device: Device) -> dict[str, Any]:
     (per-item secrets and what they commit, wall-clock times of local rows, rowids)."""
     q = device.store.query
     state = replica.canonical_state(device.store)
-    state.update({
-        "sync_rows": q("SELECT row_id, state FROM sync_rows ORDER BY row_id"),
-        "sync_counters": q("SELECT * FROM sync_counters ORDER BY memory_id, device_id"),
-        "withheld": q("SELECT owner_kind, owner_id, reason, memory_id FROM withheld ORDER BY owner_kind, owner_id"),
-        "rejected": q("SELECT memory_id, scope, count(*) FROM rejected_values GROUP BY memory_id, scope "
-                      "ORDER BY memory_id, scope"),
-        "ledger": q("SELECT seq, device, op, target_kind, target_id, details FROM ledger ORDER BY seq"),
-        "entities": q("SELECT owner_kind, owner_id, entity FROM entities ORDER BY owner_kind, owner_id, entity"),
-        "embeddings": q("SELECT owner_kind, owner_id, model, vector FROM embeddings ORDER BY owner_kind, owner_id"),
-        "fts": {word: q("SELECT r.owner_kind, r.owner_id FROM episode_fts f JOIN fts_rows r ON r.rowid = f.rowid "
-                        "WHERE episode_fts MATCH ? UNION ALL SELECT r.owner_kind, r.owner_id FROM memory_fts f "
-                        "JOIN fts_rows r ON r.rowid = f.rowid WHERE memory_fts MATCH ? ORDER BY 1, 2",
-                        (word, word)) for word in ("lisbon", "bike", "dentist", "where", "token")},
-        "sync_tombstones": q("SELECT target_id, kind, origin, hlc FROM sync_tombstones ORDER BY target_id"),
-    })
+    state.update(
+        {
+            "sync_rows": q("SELECT row_id, state FROM sync_rows ORDER BY row_id"),
+            "sync_counters": q("SELECT * FROM sync_counters ORDER BY memory_id, device_id"),
+            "withheld": q(
+                "SELECT owner_kind, owner_id, reason, memory_id FROM withheld ORDER BY owner_kind, owner_id"
+            ),
+            "rejected": q(
+                "SELECT memory_id, scope, count(*) FROM rejected_values GROUP BY memory_id, scope "
+                "ORDER BY memory_id, scope"
+            ),
+            "ledger": q("SELECT seq, device, op, target_kind, target_id, details FROM ledger ORDER BY seq"),
+            "entities": q(
+                "SELECT owner_kind, owner_id, entity FROM entities ORDER BY owner_kind, owner_id, entity"
+            ),
+            "embeddings": q(
+                "SELECT owner_kind, owner_id, model, vector FROM embeddings ORDER BY owner_kind, owner_id"
+            ),
+            "fts": {
+                word: q(
+                    "SELECT r.owner_kind, r.owner_id FROM episode_fts f JOIN fts_rows r ON r.rowid = f.rowid "
+                    "WHERE episode_fts MATCH ? UNION ALL SELECT r.owner_kind, r.owner_id FROM memory_fts f "
+                    "JOIN fts_rows r ON r.rowid = f.rowid WHERE memory_fts MATCH ? ORDER BY 1, 2",
+                    (word, word),
+                )
+                for word in ("lisbon", "bike", "dentist", "where", "token")
+            },
+            "sync_tombstones": q(
+                "SELECT target_id, kind, origin, hlc FROM sync_tombstones ORDER BY target_id"
+            ),
+        }
+    )
     return state
 
 
 def _one_by_one(original: Any) -> Any:
-    def apply(conn: Any, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]],
-              now_ms: int) -> replica.Applied:
+    def apply(
+        conn: Any, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]], now_ms: int
+    ) -> replica.Applied:
         total = replica.Applied()
         for event in events:
             part = original(conn, me, ledger_device, sender, [event], now_ms)
@@ -85,13 +103,19 @@ def _one_by_one(original: Any) -> Any:
             total.removed += part.removed
             total.devices_changed |= part.devices_changed
         return total
+
     return apply
 
 
 def _session_add(device: Device, texts: list[str], session: str) -> None:
     """Turns of one session through the ingest path (vectors from a fake embedder)."""
-    store_episodes(device.store, HashEmbedder(), [EpisodeInput(content=t) for t in texts],
-                   Scope(user_id=USER, session_id=session), device=device.ledger_device)
+    store_episodes(
+        device.store,
+        HashEmbedder(),
+        [EpisodeInput(content=t) for t in texts],
+        Scope(user_id=USER, session_id=session),
+        device=device.ledger_device,
+    )
 
 
 step = st.one_of(
@@ -105,11 +129,13 @@ step = st.one_of(
     st.tuples(st.just("reject"), st.integers(0, 1), st.integers(0, 30)),
     st.tuples(st.just("forget"), st.integers(0, 1), st.integers(0, 30)),
     st.tuples(st.just("forget_user"), st.integers(0, 1)),
-    st.tuples(st.just("exchange"),),  # a and c run and see each other's files
+    st.tuples(
+        st.just("exchange"),
+    ),  # a and c run and see each other's files
 )
 
 
-def _do(steps: list[tuple[Any, ...]], a: Device, c: Device) -> None:
+def _do(steps: list[tuple[Any, ...]], a: Device, c: Device) -> None:  # noqa: C901
     counter = 0
     for action in steps:
         if action[0] == "exchange":
@@ -127,8 +153,11 @@ def _do(steps: list[tuple[Any, ...]], a: Device, c: Device) -> None:
         elif action[0] == "add_other":
             d.add(f"other user's fact {counter}: the dentist token{counter:03d}", user=OTHER_USER)
         elif action[0] == "session":
-            _session_add(d, [f"where is token{counter:03d}{i}? It is in Lisbon" for i in range(action[2])],
-                         f"s{counter}")
+            _session_add(
+                d,
+                [f"where is token{counter:03d}{i}? It is in Lisbon" for i in range(action[2])],
+                f"s{counter}",
+            )
         elif action[0] == "grant":
             d.grant(OTHER_USER, f"agent-{counter}")
         elif action[0] == "forget_user":
@@ -197,7 +226,8 @@ def test_a_device_that_only_receives_ends_with_the_senders_rows(pair: list[Devic
     assert b.service.run().applied_batches == 1
     assert replica.state_hash(b.store) == replica.state_hash(a.store)
     assert b.store.query("SELECT uses, successes, failures FROM memory_items WHERE id = ?", (first,)) == [
-        (2, 1.0, 0.25)]
+        (2, 1.0, 0.25)
+    ]
     assert b.unrecorded_rejections() == []
     assert ledger.verify(b.store).ok
 
@@ -245,8 +275,11 @@ def test_a_tombstone_earlier_in_a_batch_keeps_a_later_payload_of_that_row_out(pa
     (ref,) = batchfile.list_batches(a.folder, a.id)
     data = ref.path.read_bytes()
     header = read_header(data)
-    events = list(open_batch(data, {header.epoch: registry.current_key(a.store)}, {a.id: a.identity.verify_key},
-                             set(), {}).events)
+    events = list(
+        open_batch(
+            data, {header.epoch: registry.current_key(a.store)}, {a.id: a.identity.verify_key}, set(), {}
+        ).events
+    )
     payloads = [e for e in events if e["payload"]["entry"]["target"] == gone]
     forget_entry = {**payloads[0]["payload"]["entry"], "op": "forget", "details": {}}
     forget_event = {**payloads[0], "op": "forget", "payload": {"entry": forget_entry}}
@@ -265,18 +298,33 @@ def test_synced_turns_of_a_session_are_found_by_the_words_of_the_turn_before(pai
     """Each turn is indexed with the previous turn of its session; in one batch the previous turn is
     not written yet when the next one is indexed, and is found all the same."""
     a, b = pair
-    _session_add(a, ["Where did Maria move last spring?", "She went to Porto, near the river.",
-                     "And her brother stayed in Faro."], "s1")
+    _session_add(
+        a,
+        [
+            "Where did Maria move last spring?",
+            "She went to Porto, near the river.",
+            "And her brother stayed in Faro.",
+        ],
+        "s1",
+    )
     a.service.run()
     deliver(a, b)
     b.service.run()
 
     def matching(device: Device, word: str) -> list[str]:
-        return [r[0] for r in device.store.query(
-            "SELECT e.content FROM episode_fts f JOIN fts_rows r ON r.rowid = f.rowid JOIN episodes e "
-            "ON e.id = r.owner_id WHERE episode_fts MATCH ? ORDER BY e.turn_index", (word,))]
+        return [
+            r[0]
+            for r in device.store.query(
+                "SELECT e.content FROM episode_fts f JOIN fts_rows r ON r.rowid = f.rowid JOIN episodes e "
+                "ON e.id = r.owner_id WHERE episode_fts MATCH ? ORDER BY e.turn_index",
+                (word,),
+            )
+        ]
 
     assert matching(b, "maria") == ["Where did Maria move last spring?", "She went to Porto, near the river."]
-    assert matching(b, "porto") == matching(a, "porto") == ["She went to Porto, near the river.",
-                                                            "And her brother stayed in Faro."]
+    assert (
+        matching(b, "porto")
+        == matching(a, "porto")
+        == ["She went to Porto, near the river.", "And her brother stayed in Faro."]
+    )
     assert ledger.verify(b.store).ok

@@ -31,14 +31,22 @@ step = st.one_of(
     st.tuples(st.just("reject"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
     st.tuples(st.just("forget_user"), st.integers(0, DEVICES - 1)),
     st.tuples(st.just("update"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
-    st.tuples(st.just("feedback"), st.integers(0, DEVICES - 1), st.integers(0, 50),
-              st.sampled_from([1.0, 0.5, -1.0, -0.25])),
+    st.tuples(
+        st.just("feedback"),
+        st.integers(0, DEVICES - 1),
+        st.integers(0, 50),
+        st.sampled_from([1.0, 0.5, -1.0, -0.25]),
+    ),
     st.tuples(st.just("retract"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
     st.tuples(st.just("forget"), st.integers(0, DEVICES - 1), st.integers(0, 50)),
     st.tuples(st.just("run"), st.integers(0, DEVICES - 1)),
     # copy some of src's files (a random subset, in a random order) to dst; again later = duplicates
-    st.tuples(st.just("deliver"), st.integers(0, DEVICES - 1), st.integers(0, DEVICES - 1),
-              st.lists(st.integers(0, 40), max_size=6)),
+    st.tuples(
+        st.just("deliver"),
+        st.integers(0, DEVICES - 1),
+        st.integers(0, DEVICES - 1),
+        st.lists(st.integers(0, 40), max_size=6),
+    ),
 )
 
 
@@ -49,7 +57,7 @@ def _pick(device: Device, index: int) -> str | None:
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, min_size=4, max_size=18))
-def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(steps: list[tuple]) -> None:
+def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(steps: list[tuple]) -> None:  # noqa: C901
     with tempfile.TemporaryDirectory() as tmp:
         devices = make_devices(Path(tmp), ["a", "b", "c"])
         forgotten: list[str] = []
@@ -69,8 +77,12 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
                 elif kind == "reject" and (target := _pick(d, action[2])):
                     d.reject(target)
                 elif kind == "forget_user":
-                    forgotten_grants += [r[0] for r in d.store.query(
-                        "SELECT id FROM grants WHERE subject = ? OR object = ?", (OTHER_USER, OTHER_USER))]
+                    forgotten_grants += [
+                        r[0]
+                        for r in d.store.query(
+                            "SELECT id FROM grants WHERE subject = ? OR object = ?", (OTHER_USER, OTHER_USER)
+                        )
+                    ]
                     forgotten += d.forget_user(OTHER_USER)
                 elif kind == "update" and (target := _pick(d, action[2])):
                     counter += 1
@@ -104,8 +116,11 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
                     assert text not in store_text, (d.name, text)
                     assert text not in folder_text, (d.name, text)
                 assert d.unrecorded_rejections() == [], d.name
-                assert not [g for g in forgotten_grants
-                            if d.store.query_one("SELECT 1 FROM grants WHERE id = ?", (g,))], d.name
+                assert not [
+                    g
+                    for g in forgotten_grants
+                    if d.store.query_one("SELECT 1 FROM grants WHERE id = ?", (g,))
+                ], d.name
                 # Only the keys the folder still needs are kept.
                 assert status["keys_held"] == 1
         finally:

@@ -49,11 +49,19 @@ def _synced(a: Device, b: Device) -> int:
 def _rewrite_chain_from(store: Store, seq: int, details: dict[str, object]) -> None:
     """What a key holder can do: change entry ``seq`` and recompute every hash after it."""
     with store.atomic() as conn:
-        conn.execute("UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(details, sort_keys=True), seq))
-        prev = GENESIS_HASH if seq == 1 else conn.execute("SELECT hash FROM ledger WHERE seq = ?",
-                                                          (seq - 1,)).fetchone()[0]
-        rows = conn.execute("SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
-                            "FROM ledger WHERE seq >= ? ORDER BY seq", (seq,)).fetchall()
+        conn.execute(
+            "UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(details, sort_keys=True), seq)
+        )
+        prev = (
+            GENESIS_HASH
+            if seq == 1
+            else conn.execute("SELECT hash FROM ledger WHERE seq = ?", (seq - 1,)).fetchone()[0]
+        )
+        rows = conn.execute(
+            "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
+            "FROM ledger WHERE seq >= ? ORDER BY seq",
+            (seq,),
+        ).fetchall()
         for entry in (ledger._row_to_entry(r) for r in rows):
             digest = chain_hash(prev, entry.body())
             conn.execute("UPDATE ledger SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, entry.seq))
@@ -214,7 +222,8 @@ honest_step = st.one_of(
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(honest_step, min_size=6, max_size=16))
 def test_honest_devices_never_report_a_rolled_back_or_rewritten_ledger_whatever_the_delivery(
-        steps: list[tuple]) -> None:
+    steps: list[tuple],
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         devices = make_devices(Path(tmp), ["a", "b"])
         old_heads: dict[str, list[bytes]] = {d.id: [] for d in devices}
@@ -231,7 +240,9 @@ def test_honest_devices_never_report_a_rolled_back_or_rewritten_ledger_whatever_
                     old_heads[d.id].append(heads.head_path(d.folder, d.id).read_bytes())
                 elif kind == "deliver":
                     files = own_files(d)
-                    deliver(d, other, [files[i % len(files)] for i in action[2]] if files and action[2] else None)
+                    deliver(
+                        d, other, [files[i % len(files)] for i in action[2]] if files and action[2] else None
+                    )
                 elif kind == "stale_head" and old_heads[d.id]:
                     target = heads.head_path(other.folder, d.id)
                     target.parent.mkdir(parents=True, exist_ok=True)
@@ -240,7 +251,9 @@ def test_honest_devices_never_report_a_rolled_back_or_rewritten_ledger_whatever_
             for d in devices:
                 assert not d.service.run().ledger_heads
                 status = d.service.status()
-                assert status["own_chain_problem"] is None and all(c["problem"] is None for c in status["chains"])
+                assert status["own_chain_problem"] is None and all(
+                    c["problem"] is None for c in status["chains"]
+                )
         finally:
             for d in devices:
                 d.store.close()

@@ -43,8 +43,9 @@ def test_two_devices_rotating_at_once_settle_on_one_key_and_drop_the_rest(pair: 
         assert "Shared fact one." not in text and "Shared fact two." not in text
 
 
-def test_a_batch_reserved_before_a_crash_is_written_on_the_next_run(pair: list[Device],
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_reserved_before_a_crash_is_written_on_the_next_run(
+    pair: list[Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
     a, b = pair
     a.add("Written just before the power went out.")
 
@@ -67,14 +68,19 @@ def test_the_daemon_applies_a_file_soon_after_it_arrives(pair: list[Device]) -> 
     a, b = pair
     stop = threading.Event()
     applied = threading.Event()
-    thread = threading.Thread(target=b.service.daemon, args=(stop,), kwargs={
-        "scan_s": 120.0, "on_run": lambda r: applied.set() if r.applied_events else None})
+    thread = threading.Thread(
+        target=b.service.daemon,
+        args=(stop,),
+        kwargs={"scan_s": 120.0, "on_run": lambda r: applied.set() if r.applied_events else None},
+    )
     thread.start()
     try:
         a.add("Arrives while the daemon watches.")
         a.service.run()
         deliver(a, b)
-        assert applied.wait(20), "the daemon did not apply the arriving file (the periodic scan is 120 s away)"
+        assert applied.wait(20), (
+            "the daemon did not apply the arriving file (the periodic scan is 120 s away)"
+        )
     finally:
         stop.set()
         thread.join(10)
@@ -82,7 +88,9 @@ def test_the_daemon_applies_a_file_soon_after_it_arrives(pair: list[Device]) -> 
     assert state_hash(a.store) == state_hash(b.store)
 
 
-def test_sync_status_on_the_command_line_names_a_refused_file(cli, isolated_home: Path, tmp_path: Path) -> None:
+def test_sync_status_on_the_command_line_names_a_refused_file(
+    cli, isolated_home: Path, tmp_path: Path
+) -> None:
     folder = tmp_path / "shared"
     folder.mkdir()
     assert cli("init", "--json").returncode == 0

@@ -27,14 +27,20 @@ HOP_S = 90  # one file carried from one instance to the other
 def syncthings(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
     if shutil.which("syncthing") is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("syncthing is not installed, and CI must run the real-engine sync test "
-                        "(apt-get install -y syncthing).")
-        pytest.skip("syncthing is not installed (apt-get install -y syncthing); the real-engine sync test needs it")
+            pytest.fail(
+                "syncthing is not installed, and CI must run the real-engine sync test "
+                "(apt-get install -y syncthing)."
+            )
+        pytest.skip(
+            "syncthing is not installed (apt-get install -y syncthing); the real-engine sync test needs it"
+        )
     from sync_e2e_syncthing import make_pair, wait_for
 
     a, b = make_pair(tmp_path / "engines")
     try:
-        wait_for(lambda: a.connected_to(b) and b.connected_to(a), HOP_S, "the two Syncthing instances to connect")
+        wait_for(
+            lambda: a.connected_to(b) and b.connected_to(a), HOP_S, "the two Syncthing instances to connect"
+        )
         yield a, b
     finally:
         a.stop()
@@ -42,25 +48,34 @@ def syncthings(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
 
 
 def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
-        syncthings: tuple[Any, Any], tmp_path: Path) -> None:
+    syncthings: tuple[Any, Any], tmp_path: Path
+) -> None:
     from sync_e2e_syncthing import wait_for
 
     st_a, st_b = syncthings
-    laptop, _ = Memory.create(tmp_path / "laptop-home", passphrase=PASSPHRASE, use_keyring=False,
-                              embedder=HashEmbedder())
-    phone, _ = Memory.create(tmp_path / "phone-home", passphrase=PASSPHRASE, use_keyring=False,
-                             embedder=HashEmbedder())
+    laptop, _ = Memory.create(
+        tmp_path / "laptop-home", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
+    phone, _ = Memory.create(
+        tmp_path / "phone-home", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
     try:
         laptop.sync_init(st_a.folder, "laptop")
-        wait_for(lambda: (st_b.folder / batchfile.SYNC_DIR / batchfile.FORMAT_FILE).exists(), HOP_S,
-                 "the sync folder layout to reach the phone")
+        wait_for(
+            lambda: (st_b.folder / batchfile.SYNC_DIR / batchfile.FORMAT_FILE).exists(),
+            HOP_S,
+            "the sync folder layout to reach the phone",
+        )
 
         code = phone.sync_join_start(st_b.folder, "phone")
         joined: dict[str, Any] = {}
         joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=4 * HOP_S)))
         joiner.start()
-        wait_for(lambda: batchfile.list_pairing(st_a.folder, PairingKind.JOIN), HOP_S,
-                 "the join request to reach the laptop")
+        wait_for(
+            lambda: batchfile.list_pairing(st_a.folder, PairingKind.JOIN),
+            HOP_S,
+            "the join request to reach the laptop",
+        )
         approved = laptop.sync_approve(code, wait_s=3 * HOP_S)
         joiner.join(5 * HOP_S)
         assert approved["status"] == "added", approved
@@ -74,7 +89,9 @@ def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
             hits = phone.search("where is my bicycle locked", user_id="me").results
             return any("courtyard" in h.text for h in hits)
 
-        wait_for(found_on_phone, 2 * HOP_S, "the laptop's memory to be found by search on the phone", every=1.0)
+        wait_for(
+            found_on_phone, 2 * HOP_S, "the laptop's memory to be found by search on the phone", every=1.0
+        )
         memory_id = next(m.id for m in laptop.memories(user_id="me") if "courtyard" in m.text)
         assert phone.get(memory_id).text == laptop.get(memory_id).text
 
@@ -83,7 +100,10 @@ def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
 
         def gone_from_phone() -> bool:
             phone.sync_run()
-            return not phone.memories(user_id="me") and not phone.search("bicycle courtyard", user_id="me").results
+            return (
+                not phone.memories(user_id="me")
+                and not phone.search("bicycle courtyard", user_id="me").results
+            )
 
         wait_for(gone_from_phone, 2 * HOP_S, "the forget to reach the phone", every=1.0)
         assert laptop.verify().ok and phone.verify().ok

@@ -29,14 +29,19 @@ def devices(tmp_path: Path) -> Iterator[list[Device]]:
 def write_path_add(device: Device, text: str, user: str = USER) -> WriteOutcome:
     """Add a message the way ``Memory.add`` does: store the episode, then derive memories from it."""
     embedder = HashEmbedder()
-    stored = store_episodes(device.store, embedder, [EpisodeInput(content=text)], Scope(user_id=user),
-                            device=device.ledger_device)
-    writer = Writer(SearchEngine(device.store, embedder), embedder, RuleBasedLLM(), device=device.ledger_device)
+    stored = store_episodes(
+        device.store, embedder, [EpisodeInput(content=text)], Scope(user_id=user), device=device.ledger_device
+    )
+    writer = Writer(
+        SearchEngine(device.store, embedder), embedder, RuleBasedLLM(), device=device.ledger_device
+    )
     return writer.derive(stored)
 
 
 def _refused_as_rejected(outcome: WriteOutcome) -> bool:
-    return not outcome.added and not outcome.updated and any("rejected" in r["reason"] for r in outcome.rejected)
+    return (
+        not outcome.added and not outcome.updated and any("rejected" in r["reason"] for r in outcome.rejected)
+    )
 
 
 def test_a_value_rejected_on_one_device_cannot_be_reasserted_on_another(devices: list[Device]) -> None:
@@ -54,7 +59,8 @@ def test_a_value_rejected_on_one_device_cannot_be_reasserted_on_another(devices:
     assert b.store.query_one("SELECT count(*) FROM rejected_values")[0] > 0
     # The rejection keys are HMACs under each store's own secret: recorded locally, never copied.
     assert set(a.store.query("SELECT skeleton FROM rejected_values")).isdisjoint(
-        b.store.query("SELECT skeleton FROM rejected_values"))
+        b.store.query("SELECT skeleton FROM rejected_values")
+    )
     assert _refused_as_rejected(write_path_add(b, "I live in Berlin."))
     assert _refused_as_rejected(write_path_add(b, "I live in \u0412erlin."))  # a Cyrillic capital Ve
     # Another value is still welcome.
@@ -77,7 +83,9 @@ def test_a_rejection_holds_even_when_a_concurrent_change_wins_the_trust_field(de
     assert _refused_as_rejected(write_path_add(b, "My car is red."))
 
 
-def test_forgetting_a_user_erases_their_grants_rows_and_rejections_on_every_device(devices: list[Device]) -> None:
+def test_forgetting_a_user_erases_their_grants_rows_and_rejections_on_every_device(
+    devices: list[Device],
+) -> None:
     a, b, _ = devices
     keep = a.add("the kettle lives on the left shelf")
     mine = a.add("bob keeps his qxzsecretdiary in the drawer", user=OTHER_USER)
@@ -91,12 +99,25 @@ def test_forgetting_a_user_erases_their_grants_rows_and_rejections_on_every_devi
     a.forget_user(OTHER_USER)
     converge([a, b])
     for d in (a, b):
-        assert d.user_leftovers(OTHER_USER) == {"memories": 0, "episodes": 0, "grants": 0, "rejected_values": 0}
+        assert d.user_leftovers(OTHER_USER) == {
+            "memories": 0,
+            "episodes": 0,
+            "grants": 0,
+            "rejected_values": 0,
+        }
         assert d.store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (keep,)) is not None
         assert d.store.query_one("SELECT 1 FROM grants WHERE id = ?", (kept_grant,)) is not None
         assert ledger.verify(d.store).ok, d.name
-        tombs = {(r[0], r[1]) for r in d.store.query("SELECT target_kind, target_id FROM ledger WHERE op = 'forget'")}
-        assert {("memory", mine), ("memory", wrong), ("grant", gone_grant), ("rejection", f"rejection:{wrong}")} <= tombs
+        tombs = {
+            (r[0], r[1])
+            for r in d.store.query("SELECT target_kind, target_id FROM ledger WHERE op = 'forget'")
+        }
+        assert {
+            ("memory", mine),
+            ("memory", wrong),
+            ("grant", gone_grant),
+            ("rejection", f"rejection:{wrong}"),
+        } <= tombs
         # Tombstones carry ids only: the forgotten user is not named by any of them.
         assert not any(OTHER_USER in target for _, target in tombs)
     assert state_hash(a.store) == state_hash(b.store)
@@ -126,7 +147,8 @@ def test_a_grant_of_a_forgotten_user_arriving_late_is_not_brought_back(devices: 
 
 
 def test_forgetting_a_user_erases_a_version_another_user_wrote_of_their_memory_on_every_device(
-        devices: list[Device]) -> None:
+    devices: list[Device],
+) -> None:
     """Found by the convergence property test: b writes a new version of the other user's memory, then
     forgets that user; the whole chain goes on b too, so every device agrees."""
     _, b, _ = devices
@@ -134,6 +156,8 @@ def test_forgetting_a_user_erases_a_version_another_user_wrote_of_their_memory_o
     version = b.update(theirs, "revised fact now says tokenY")
     assert version is not None
     b.forget_user(OTHER_USER)
-    assert b.store.query_one("SELECT count(*) FROM memory_items WHERE id IN (?, ?)", (theirs, version))[0] == 0
+    assert (
+        b.store.query_one("SELECT count(*) FROM memory_items WHERE id IN (?, ?)", (theirs, version))[0] == 0
+    )
     converge(devices)
     assert len({state_hash(d.store) for d in devices}) == 1

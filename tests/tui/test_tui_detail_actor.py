@@ -14,7 +14,9 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_detail_ledger_says_an_agent_wrote_the_memory_and_a_person_pinned_it(mem: Memory) -> None:
-    mid = AgentAccess(mem, Identity("me", "cursor"), channel="mcp").add("I moved to Lisbon in March.")["added"][0]["id"]
+    mid = AgentAccess(mem, Identity("me", "cursor"), channel="mcp").add("I moved to Lisbon in March.")[
+        "added"
+    ][0]["id"]
     mem.pin(mid)
     app = app_on(mem)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -20,8 +20,11 @@ def _ids(table: MemoryTable) -> list[str]:
 
 
 async def _open_vim_memory(pilot, table: MemoryTable) -> str:  # type: ignore[no-untyped-def]
-    row = next(i for i, key in enumerate(table.rows) if str(key.value).startswith("mem_")
-               and "Vim" in str(table.get_row_at(i)[1]))
+    row = next(
+        i
+        for i, key in enumerate(table.rows)
+        if str(key.value).startswith("mem_") and "Vim" in str(table.get_row_at(i)[1])
+    )
     table.focus()
     table.move_cursor(row=row)
     await pilot.press("enter")

@@ -29,7 +29,9 @@ async def test_verify_on_an_intact_ledger_fills_the_bar_and_says_it_verifies(dem
         assert "verifies" in str(app.screen.query_one("#verify-result").render())
 
 
-async def test_verify_after_an_entry_was_edited_names_the_first_bad_entry_and_highlights_it(demo_mem: Memory) -> None:
+async def test_verify_after_an_entry_was_edited_names_the_first_bad_entry_and_highlights_it(
+    demo_mem: Memory,
+) -> None:
     with demo_mem.store.atomic() as conn:  # tamper the way an attacker with the key would
         conn.execute("UPDATE ledger SET details = '{\"forged\": true}' WHERE seq = 5")
     app = app_on(demo_mem)

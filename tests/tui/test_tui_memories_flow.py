@@ -31,7 +31,9 @@ async def test_the_list_shows_the_active_memories_once_the_store_is_open(demo_me
         assert not table.loading
 
 
-async def test_typing_a_query_searches_as_you_type_and_shows_the_matching_memory_first(demo_mem: Memory) -> None:
+async def test_typing_a_query_searches_as_you_type_and_shows_the_matching_memory_first(
+    demo_mem: Memory,
+) -> None:
     app = app_on(demo_mem)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -59,7 +61,9 @@ async def test_a_kind_filter_narrows_the_list_to_that_kind(demo_mem: Memory) -> 
         assert {str(table.get_row_at(i)[0]) for i in range(table.row_count)} == {"preference"}
 
 
-async def test_opening_a_memory_shows_its_fields_and_the_quote_highlighted_in_its_episode(demo_mem: Memory) -> None:
+async def test_opening_a_memory_shows_its_fields_and_the_quote_highlighted_in_its_episode(
+    demo_mem: Memory,
+) -> None:
     app = app_on(demo_mem)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -67,8 +71,11 @@ async def test_opening_a_memory_shows_its_fields_and_the_quote_highlighted_in_it
         await settle(pilot)
         await pilot.press("enter")  # leave the search field for the list
         table = app.screen.query_one(MemoryTable)
-        row = next(i for i, key in enumerate(table.rows) if key.value and key.value.startswith("mem_")
-                   and "Vim" in str(table.get_row_at(i)[1]))
+        row = next(
+            i
+            for i, key in enumerate(table.rows)
+            if key.value and key.value.startswith("mem_") and "Vim" in str(table.get_row_at(i)[1])
+        )
         table.move_cursor(row=row)
         await pilot.press("enter")  # open it
         await settle(pilot)
@@ -80,7 +87,7 @@ async def test_opening_a_memory_shows_its_fields_and_the_quote_highlighted_in_it
         evidence = views[0].evidence
         body = evidence_renderable(evidence).renderables[1]
         assert isinstance(body, Text)
-        marked = [body.plain[s.start:s.end] for s in body.spans if s.style == QUOTE_STYLE]
+        marked = [body.plain[s.start : s.end] for s in body.spans if s.style == QUOTE_STYLE]
         assert marked and marked[0] in evidence.episode.content and "Vim" in marked[0]
         assert screen.query_one("#detail-ledger").row_count >= 1  # the entry that added it
         await pilot.press("escape")

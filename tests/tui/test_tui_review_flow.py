@@ -14,7 +14,9 @@ from veramem_desktop.memory import Memory
 pytestmark = pytest.mark.anyio
 
 
-async def test_approving_the_highlighted_item_verifies_it_and_takes_it_off_the_queue(demo_mem: Memory) -> None:
+async def test_approving_the_highlighted_item_verifies_it_and_takes_it_off_the_queue(
+    demo_mem: Memory,
+) -> None:
     queue = demo_mem.review_queue()
     assert queue, "the demo has claims and a conflict waiting for review"
     app = app_on(demo_mem)

@@ -87,9 +87,18 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
         unlock,
     )
 
-    owners = [VeramemApp, memories.MemoriesScreen, memory_detail.MemoryDetailScreen, review.ReviewScreen,
-              ledger.LedgerScreen, forget.ForgetScreen, reject.RejectScreen, unlock.UnlockScreen,
-              help.HelpScreen, first_run.FirstRunScreen]
+    owners = [
+        VeramemApp,
+        memories.MemoriesScreen,
+        memory_detail.MemoryDetailScreen,
+        review.ReviewScreen,
+        ledger.LedgerScreen,
+        forget.ForgetScreen,
+        reject.RejectScreen,
+        unlock.UnlockScreen,
+        help.HelpScreen,
+        first_run.FirstRunScreen,
+    ]
     for owner in owners:
         for binding in owner.BINDINGS:
             assert binding.id and binding.tooltip, f"{owner.__name__}: {binding.key}"
@@ -136,9 +145,12 @@ async def test_a_failing_facade_call_becomes_one_notification_and_the_app_keeps_
 
 
 async def test_a_passphrase_store_without_the_passphrase_asks_for_it_and_refuses_a_wrong_one(
-    isolated_home: Path, monkeypatch: pytest.MonkeyPatch,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    created, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
+    created, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
     created.add("I keep bees on the roof.", session_id="bees")
     created.close()
     monkeypatch.delenv("VERAMEM_PASSPHRASE")
@@ -168,7 +180,8 @@ def test_start_up_timings_are_plausible_and_leave_the_memory_open(demo_mem: Memo
 
 
 async def test_sync_once_set_up_shows_this_device_the_folder_and_pending_events(
-    demo_mem: Memory, tmp_path: Path,
+    demo_mem: Memory,
+    tmp_path: Path,
 ) -> None:
     folder = tmp_path / "sync-folder"
     folder.mkdir()

@@ -49,7 +49,7 @@ def test_snapshot_memories_list(snap_mem: Memory, snap_compare: Any, size: tuple
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_memories_search(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"vim" typed in the search field; the summary says how many results and the route; the memory
+    """ "vim" typed in the search field; the summary says how many results and the route; the memory
     "User uses Vim for everything…" (or its source episode) is in the first rows."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
@@ -63,8 +63,10 @@ def test_snapshot_memories_search(snap_mem: Memory, snap_compare: Any, size: tup
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_snapshot_search_shows_each_hits_state(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"where do I live" typed in the search field: the first row is "User lives in Porto now, not Lisbon.",
+def test_snapshot_search_shows_each_hits_state(
+    snap_mem: Memory, snap_compare: Any, size: tuple[int, int]
+) -> None:
+    """ "where do I live" typed in the search field: the first row is "User lives in Porto now, not Lisbon.",
     badged "current" (green) in the State column; the Vim/Emacs memories are badged "in conflict" (yellow);
     messages are trust "raw", never "verified"."""
 
@@ -122,7 +124,7 @@ def test_snapshot_memory_detail(snap_mem: Memory, snap_compare: Any, size: tuple
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_episodes(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"2 Episodes" highlighted; on the left the five demo sessions, newest (demo-correction) first with
+    """ "2 Episodes" highlighted; on the left the five demo sessions, newest (demo-correction) first with
     message counts and dates; on the right its two messages: the user's correction about Porto and the
     assistant's reply, each with time and role."""
     assert snap_compare(app_on(snap_mem), terminal_size=size, press=["2"], run_before=settle)
@@ -130,7 +132,7 @@ def test_snapshot_episodes(snap_mem: Memory, snap_compare: Any, size: tuple[int,
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_ledger_verified(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"4 Ledger" highlighted; "N of N entries checked" with a full progress bar, a green line saying
+    """ "4 Ledger" highlighted; "N of N entries checked" with a full progress bar, a green line saying
     the ledger verifies, and the entries (number, time, operation, target)."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
@@ -163,7 +165,7 @@ def test_snapshot_ledger_tampered(snap_mem: Memory, snap_compare: Any, size: tup
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_sync_not_set_up(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"5 Sync" highlighted and a plain statement that sync is not set up on this device, with what
+    """ "5 Sync" highlighted and a plain statement that sync is not set up on this device, with what
     this screen will show once it is."""
     assert snap_compare(app_on(snap_mem), terminal_size=size, press=["5"], run_before=settle)
 
@@ -178,7 +180,7 @@ def test_snapshot_help(snap_mem: Memory, snap_compare: Any, size: tuple[int, int
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_first_run(snap_compare: Any, size: tuple[int, int]) -> None:
-    """"Welcome to VeraMem", the path of the store to be created (/nonexistent/veramem-snapshot/…),
+    """ "Welcome to VeraMem", the path of the store to be created (/nonexistent/veramem-snapshot/…),
     the choice of key keeping (OS keyring greyed out as none was found, Passphrase selected), two
     passphrase fields and a "Create the store" button."""
     app = VeramemApp(lambda _p: Memory("/nonexistent/veramem-snapshot"))
@@ -202,7 +204,7 @@ def test_snapshot_memories_list_light_theme(snap_mem: Memory, snap_compare: Any)
 
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_review_queue(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
-    """"3 Review" highlighted; "4 items waiting for you" and the queue: the assistant's claim that
+    """ "3 Review" highlighted; "4 items waiting for you" and the queue: the assistant's claim that
     conflicts with the user's own statement first, then the tool's calendar claim and the assistant's
     unendorsed/attested claims, each with why it waits. Footer: a Approve, x Reject."""
     assert snap_compare(app_on(snap_mem), terminal_size=size, press=["3"], run_before=settle)

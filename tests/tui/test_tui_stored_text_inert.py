@@ -58,7 +58,9 @@ async def test_the_detail_screen_shows_markup_and_escapes_as_written(hostile_mem
         text = shown_text(app.screen.query_one("#detail-text"))
         assert "[bold red]LOUD[/bold red]" in text and "[link=https://evil.example]" in text
         evidence = shown_text(app.screen.query_one(EvidenceView))
-        assert "[bold red]LOUD[/bold red]" in evidence and "␛[2K␍␛[1A" in evidence and "\\u202eevil" in evidence
+        assert (
+            "[bold red]LOUD[/bold red]" in evidence and "␛[2K␍␛[1A" in evidence and "\\u202eevil" in evidence
+        )
         assert not TERMINAL_ACTIVE.search(text + evidence)
 
 

@@ -28,8 +28,12 @@ def laptop_and_phone(tmp_path: Path) -> Iterator[tuple[Memory, Memory, Path]]:
     """Two real stores; the laptop has set up sync in a folder both of them see."""
     folder = tmp_path / "shared"
     folder.mkdir()
-    laptop, _ = Memory.create(tmp_path / "laptop", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
-    phone, _ = Memory.create(tmp_path / "phone", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder())
+    laptop, _ = Memory.create(
+        tmp_path / "laptop", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
+    phone, _ = Memory.create(
+        tmp_path / "phone", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
     laptop.sync_init(folder, "laptop")
     yield laptop, phone, folder
     laptop.close()

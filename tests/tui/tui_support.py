@@ -26,8 +26,9 @@ def fresh_app(home: Path, **kwargs: Any) -> VeramemApp:
         return Memory(home, passphrase=passphrase, embedder=HashEmbedder())
 
     def create(request: InitRequest) -> Any:
-        return Memory.create(home, passphrase=request.passphrase, use_keyring=request.use_keyring,
-                             embedder=HashEmbedder())
+        return Memory.create(
+            home, passphrase=request.passphrase, use_keyring=request.use_keyring, embedder=HashEmbedder()
+        )
 
     return VeramemApp(factory, create_memory=create, **kwargs)
 

@@ -21,7 +21,9 @@ def _memory(home: Path) -> Memory:
     config = Config()
     config.llm.backend = "rule-based"
     config.organise.linking = False
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config)
+    mem, _ = Memory.create(
+        home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), config=config
+    )
     return mem
 
 
@@ -31,8 +33,13 @@ def test_an_add_that_derives_memories_commits_once(isolated_home: Path) -> None:
         mem.add("warming up the store", session_id="s")
         statements: list[str] = []
         mem.store.conn.set_trace_callback(statements.append)
-        result = mem.add([{"role": "user", "content": "I keep bees on the roof."},
-                          {"role": "assistant", "content": "Bees on a roof sound lovely."}], session_id="s")
+        result = mem.add(
+            [
+                {"role": "user", "content": "I keep bees on the roof."},
+                {"role": "assistant", "content": "Bees on a roof sound lovely."},
+            ],
+            session_id="s",
+        )
         mem.store.conn.set_trace_callback(None)
         assert result.added and len(result.episodes) == 2
         assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == ["BEGIN IMMEDIATE", "COMMIT"]
@@ -42,9 +49,11 @@ def test_an_add_that_derives_memories_commits_once(isolated_home: Path) -> None:
 
 
 def test_a_derivation_that_fails_halfway_through_its_writes_keeps_the_episodes_and_nothing_else(
-        isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mem = _memory(isolated_home)
     try:
+
         def broken(*args: Any) -> None:  # fails after the memory's row and ledger entry were written
             raise RuntimeError("an indexing bug")
 
@@ -58,7 +67,9 @@ def test_a_derivation_that_fails_halfway_through_its_writes_keeps_the_episodes_a
         mem.close()
 
 
-def test_a_cache_refresh_waiting_for_the_store_never_holds_the_cache_from_a_writer(isolated_home: Path) -> None:
+def test_a_cache_refresh_waiting_for_the_store_never_holds_the_cache_from_a_writer(
+    isolated_home: Path,
+) -> None:
     """The linker's refresh and an add's derivation (which reads the cache inside its transaction) take
     the store's lock and the cache's in the same order, so neither can wait on the other forever."""
     mem = _memory(isolated_home)
@@ -83,8 +94,9 @@ def test_a_cache_refresh_waiting_for_the_store_never_holds_the_cache_from_a_writ
         assert querying.wait(5.0)
         with mem.store.atomic():
             writer_in.set()
-            reader = threading.Thread(target=cache.top, args=(HashEmbedder().embed(["bees"])[0], allowed, 1),
-                                      daemon=True)
+            reader = threading.Thread(
+                target=cache.top, args=(HashEmbedder().embed(["bees"])[0], allowed, 1), daemon=True
+            )
             reader.start()
             reader.join(5.0)
             stuck = reader.is_alive()

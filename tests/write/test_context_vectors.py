@@ -16,9 +16,13 @@ from veramem_desktop.core.ingest import context_vector
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
-TURNS = [("user", "I moved to Lisbon in March."), ("assistant", "Lisbon is lovely in spring."),
-         ("user", "My sister Ana lives in Porto, three hours north."), ("assistant", "Close enough to visit."),
-         ("user", "I keep bees on the roof of my flat.")]
+TURNS = [
+    ("user", "I moved to Lisbon in March."),
+    ("assistant", "Lisbon is lovely in spring."),
+    ("user", "My sister Ana lives in Porto, three hours north."),
+    ("assistant", "Close enough to visit."),
+    ("user", "I keep bees on the roof of my flat."),
+]
 
 
 class CountingEmbedder(HashEmbedder):
@@ -42,12 +46,15 @@ def _memory(home: Path, embedder: HashEmbedder) -> Memory:
 def _vectors(mem: Memory, kind: str, session: str) -> list[np.ndarray]:
     rows = mem.store.query(
         "SELECT v.vector FROM episodes e JOIN embeddings v ON v.owner_id = e.id AND v.owner_kind = ? "
-        "WHERE e.session_id = ? ORDER BY e.turn_index", (kind, session))
+        "WHERE e.session_id = ? ORDER BY e.turn_index",
+        (kind, session),
+    )
     return [np.frombuffer(bytes(r[0]), dtype=np.float32) for r in rows]
 
 
 def test_a_turns_context_vector_joins_its_neighbours_lines_and_is_rebuilt_when_the_next_turn_arrives(
-        isolated_home: Path) -> None:
+    isolated_home: Path,
+) -> None:
     embedder = CountingEmbedder()
     mem = _memory(isolated_home, embedder)
     try:
@@ -59,9 +66,11 @@ def test_a_turns_context_vector_joins_its_neighbours_lines_and_is_rebuilt_when_t
         lines = _vectors(mem, "episode", "s")
         ctx = _vectors(mem, "episode_ctx", "s")
         texts = [t for _, t in TURNS[:3]]
-        want = [context_vector(None, (lines[0], texts[0]), (lines[1], texts[1])),
-                context_vector((lines[0], texts[0]), (lines[1], texts[1]), (lines[2], texts[2])),  # rebuilt
-                context_vector((lines[1], texts[1]), (lines[2], texts[2]), None)]
+        want = [
+            context_vector(None, (lines[0], texts[0]), (lines[1], texts[1])),
+            context_vector((lines[0], texts[0]), (lines[1], texts[1]), (lines[2], texts[2])),  # rebuilt
+            context_vector((lines[1], texts[1]), (lines[2], texts[2]), None),
+        ]
         for got, expected in zip(ctx, want, strict=True):
             assert np.allclose(got, expected, atol=1e-6)
         assert float(ctx[1] @ lines[2]) > float(lines[1] @ lines[2])  # the rebuilt one leans to the new turn
@@ -78,14 +87,24 @@ def test_a_longer_message_weighs_more_in_its_neighbours_context_vector() -> None
 
 
 def test_an_imported_conversation_is_indexed_exactly_as_the_same_conversation_added(
-        isolated_home: Path, tmp_path: Path) -> None:
+    isolated_home: Path, tmp_path: Path
+) -> None:
     export = tmp_path / "chat.json"
-    export.write_text(json.dumps([{"role": r, "content": t, "session_id": "s", "time": f"2024-01-0{i + 1}T10:00:00Z"}
-                                  for i, (r, t) in enumerate(TURNS)]), encoding="utf-8")
+    export.write_text(
+        json.dumps(
+            [
+                {"role": r, "content": t, "session_id": "s", "time": f"2024-01-0{i + 1}T10:00:00Z"}
+                for i, (r, t) in enumerate(TURNS)
+            ]
+        ),
+        encoding="utf-8",
+    )
     imported = _memory(isolated_home / "a", HashEmbedder())
     added = _memory(isolated_home / "b", HashEmbedder())
     try:
-        assert imported.import_history(export, batch_size=2).stored == len(TURNS)  # sessions cut across batches
+        assert imported.import_history(export, batch_size=2).stored == len(
+            TURNS
+        )  # sessions cut across batches
         for i, (r, t) in enumerate(TURNS):
             added.add({"role": r, "content": t, "time": f"2024-01-0{i + 1}T10:00:00Z"}, session_id="s")
         for kind in ("episode", "episode_ctx"):

@@ -52,8 +52,22 @@ def citing_new(quote: str, text: str) -> FromRequest:
 
     def build(request: dict[str, Any]) -> JsonContent:
         ids = request["format"]["properties"]["memories"]["items"]["properties"]["message_id"]["enum"]
-        return JsonContent({"memories": [{"message_id": ids[0], "quote": quote, "text": text, "kind": "fact",
-                                          "subject": None, "predicate": None, "value": None, "importance": 0.6}]})
+        return JsonContent(
+            {
+                "memories": [
+                    {
+                        "message_id": ids[0],
+                        "quote": quote,
+                        "text": text,
+                        "kind": "fact",
+                        "subject": None,
+                        "predicate": None,
+                        "value": None,
+                        "importance": 0.6,
+                    }
+                ]
+            }
+        )
 
     return FromRequest(build)
 
@@ -71,17 +85,25 @@ def blocks(request_body: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_the_extraction_request_carries_the_sessions_earlier_turns_marked_as_context_only(
-        omem: Memory, ollama: FakeOllama) -> None:
-    ollama.script(NOTHING, NOTHING, NOTHING, citing_new("She works at a bakery there.", "Ana works at a bakery."))
-    omem.add([turn("My sister Ana moved to Lisbon last year.", 1), turn("That's lovely!", 2, "assistant")],
-             session_id="s1")
+    omem: Memory, ollama: FakeOllama
+) -> None:
+    ollama.script(
+        NOTHING, NOTHING, NOTHING, citing_new("She works at a bakery there.", "Ana works at a bakery.")
+    )
+    omem.add(
+        [turn("My sister Ana moved to Lisbon last year.", 1), turn("That's lovely!", 2, "assistant")],
+        session_id="s1",
+    )
     omem.add(turn("I had pizza in another chat.", 3), session_id="s2")
     omem.add(turn("Bob's own secret turn.", 4), session_id="s1", user_id="bob")
     result = omem.add(turn("She works at a bakery there.", 5), session_id="s1")
     assert [a["text"] for a in result.added] == ["Ana works at a bakery."]
     body = ollama.chat_requests[-1].body
     found = blocks(body)
-    assert [r["text"] for r in found["CONTEXT"]] == ["My sister Ana moved to Lisbon last year.", "That's lovely!"]
+    assert [r["text"] for r in found["CONTEXT"]] == [
+        "My sister Ana moved to Lisbon last year.",
+        "That's lovely!",
+    ]
     assert [r["role"] for r in found["CONTEXT"]] == ["user", "assistant"]
     assert all("id" not in r for r in found["CONTEXT"])  # nothing in a context turn can be cited
     assert [r["text"] for r in found["NEW"]] == ["She works at a bakery there."]
@@ -94,7 +116,9 @@ def test_the_extraction_request_carries_the_sessions_earlier_turns_marked_as_con
     assert "CONTEXT" not in blocks(ollama.chat_requests[0].body)
 
 
-def test_a_memory_quoting_only_a_context_turn_is_refused_and_reported(omem: Memory, ollama: FakeOllama) -> None:
+def test_a_memory_quoting_only_a_context_turn_is_refused_and_reported(
+    omem: Memory, ollama: FakeOllama
+) -> None:
     ollama.script(NOTHING, citing_new("My sister Ana moved to Lisbon last year.", "Ana moved to Lisbon."))
     omem.add(turn("My sister Ana moved to Lisbon last year.", 1), session_id="s1")
     result = omem.add(turn("She works at a bakery there.", 2), session_id="s1")
@@ -105,7 +129,8 @@ def test_a_memory_quoting_only_a_context_turn_is_refused_and_reported(omem: Memo
 
 
 def test_a_quote_in_the_new_message_is_kept_even_when_a_context_turn_says_it_too(
-        omem: Memory, ollama: FakeOllama) -> None:
+    omem: Memory, ollama: FakeOllama
+) -> None:
     ollama.script(NOTHING, citing_new("I live in Porto.", "User lives in Porto."))
     omem.add(turn("I live in Porto.", 1), session_id="s1")
     result = omem.add(turn("Yes, as I said: I live in Porto.", 2), session_id="s1")
@@ -133,8 +158,10 @@ def test_context_is_bounded_by_the_token_budget(isolated_home: Path, ollama: Fak
             mem.add(turn(f"Turn number {minute} says something of forty chars.", minute), session_id="s1")
         mem.add(turn("The last turn.", 9), session_id="s1")
         context = blocks(ollama.chat_requests[-1].body)["CONTEXT"]
-        assert [r["text"] for r in context] == ["Turn number 2 says something of forty chars.",
-                                               "Turn number 3 says something of forty chars."]
+        assert [r["text"] for r in context] == [
+            "Turn number 2 says something of forty chars.",
+            "Turn number 3 says something of forty chars.",
+        ]
     finally:
         mem.close()
 

@@ -23,7 +23,9 @@ def rmem(isolated_home: Path) -> Iterator[Memory]:
     mem.close()
 
 
-def _msg(content: str, role: str = "user", name: str | None = None, time: str = "2024-05-08T10:00:00Z") -> dict:
+def _msg(
+    content: str, role: str = "user", name: str | None = None, time: str = "2024-05-08T10:00:00Z"
+) -> dict:
     return {"role": role, "content": content, "time": time, **({"name": name} if name else {})}
 
 
@@ -43,8 +45,9 @@ def test_a_documents_byline_names_its_author(rmem: Memory) -> None:
     assert "According to document about.md: Ana Lopez moved to Lyon in 2021." in _texts(rmem, result)
 
 
-@pytest.mark.parametrize("fact", ["Tomatoes need six hours of sun.", "Owls hunt at night.",
-                                  "Copper conducts heat well."])
+@pytest.mark.parametrize(
+    "fact", ["Tomatoes need six hours of sun.", "Owls hunt at night.", "Copper conducts heat well."]
+)
 def test_a_general_fact_about_the_world_becomes_a_memory(rmem: Memory, fact: str) -> None:
     result = rmem.add([_msg(fact)])
     assert _texts(rmem, result) == [fact] and rmem.get(result.added[0]["id"]).subject is None
@@ -78,16 +81,31 @@ def test_a_preference_keeps_its_reason_and_its_key(rmem: Memory) -> None:
     assert (item.subject, item.predicate, item.value) == ("user", "preference:plan/train", "trains")
 
 
-@pytest.mark.parametrize(("content", "role"), [("Ana is my sister.", "user"), ("I have a sister named Ana.", "user"),
-                                               ("The user's sister is Ana.", "tool"), ("Ana is your sister.", "assistant")])
-def test_a_relationship_however_worded_gets_the_users_relation_key(rmem: Memory, content: str, role: str) -> None:
-    item = rmem.get(rmem.add([_msg(content, role=role, name="crm" if role == "tool" else None)]).added[0]["id"])
+@pytest.mark.parametrize(
+    ("content", "role"),
+    [
+        ("Ana is my sister.", "user"),
+        ("I have a sister named Ana.", "user"),
+        ("The user's sister is Ana.", "tool"),
+        ("Ana is your sister.", "assistant"),
+    ],
+)
+def test_a_relationship_however_worded_gets_the_users_relation_key(
+    rmem: Memory, content: str, role: str
+) -> None:
+    item = rmem.get(
+        rmem.add([_msg(content, role=role, name="crm" if role == "tool" else None)]).added[0]["id"]
+    )
     assert (item.subject, item.predicate, item.value) == ("user", "relation:sister", "Ana")
 
 
 def test_a_reply_is_remembered_with_the_question_it_answers(rmem: Memory) -> None:
-    result = rmem.add([_msg("Where do you usually work?", role="assistant"), _msg("Mostly from home, which I love.")])
-    assert _texts(rmem, result) == ["Mostly from home, which User loves. (in reply to Assistant: Where do you usually work?)"]
+    result = rmem.add(
+        [_msg("Where do you usually work?", role="assistant"), _msg("Mostly from home, which I love.")]
+    )
+    assert _texts(rmem, result) == [
+        "Mostly from home, which User loves. (in reply to Assistant: Where do you usually work?)"
+    ]
 
 
 def test_a_named_speakers_statement_names_them_when_its_words_do_not(rmem: Memory) -> None:

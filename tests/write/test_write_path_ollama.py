@@ -41,11 +41,20 @@ def omem(isolated_home: Path, ollama: FakeOllama) -> Iterator[Memory]:
     mem.close()
 
 
-def memo(quote: str, text: str, kind: str = "fact", key: tuple[str, str, str] | None = None,
-         message: int = 0) -> dict[str, Any]:
+def memo(
+    quote: str, text: str, kind: str = "fact", key: tuple[str, str, str] | None = None, message: int = 0
+) -> dict[str, Any]:
     subject, predicate, value = key or (None, None, None)
-    return {"message": message, "quote": quote, "text": text, "kind": kind, "subject": subject,
-            "predicate": predicate, "value": value, "importance": 0.6}
+    return {
+        "message": message,
+        "quote": quote,
+        "text": text,
+        "kind": kind,
+        "subject": subject,
+        "predicate": predicate,
+        "value": value,
+        "importance": 0.6,
+    }
 
 
 def extraction(*memories: dict[str, Any]) -> FromRequest:
@@ -87,7 +96,9 @@ def test_an_invented_quote_is_rejected_and_reported(omem: Memory, ollama: FakeOl
 
 def test_a_tool_claim_is_unendorsed_and_attributed(omem: Memory, ollama: FakeOllama) -> None:
     ollama.script(extraction(memo("Flight LX123 departs at 10:40", "Flight LX123 departs at 10:40.")))
-    result = omem.add([{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from B7."}])
+    result = omem.add(
+        [{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from B7."}]
+    )
     item = omem.get(result.added[0]["id"])
     assert item.authority == "unendorsed"
     assert item.text == "According to tool flights: Flight LX123 departs at 10:40."
@@ -95,8 +106,10 @@ def test_a_tool_claim_is_unendorsed_and_attributed(omem: Memory, ollama: FakeOll
 
 def test_an_assistant_claim_cannot_overwrite_the_users_fact(omem: Memory, ollama: FakeOllama) -> None:
     lisbon = _lisbon(omem, ollama)
-    ollama.script(extraction(memo("You live in Berlin.", "User lives in Berlin.", key=("user", "lives_in", "Berlin"))),
-                  reconcile("UPDATE", lisbon, "User lives in Berlin."))
+    ollama.script(
+        extraction(memo("You live in Berlin.", "User lives in Berlin.", key=("user", "lives_in", "Berlin"))),
+        reconcile("UPDATE", lisbon, "User lives in Berlin."),
+    )
     result = omem.add([{"role": "assistant", "content": "You live in Berlin."}])
     original = omem.get(lisbon)
     assert original.status == "active" and original.text == "User lives in Lisbon."
@@ -110,8 +123,10 @@ def test_an_assistant_claim_cannot_overwrite_the_users_fact(omem: Memory, ollama
 
 def test_an_update_keeps_history_and_as_of_returns_the_old_value(omem: Memory, ollama: FakeOllama) -> None:
     lisbon = _lisbon(omem, ollama)
-    ollama.script(extraction(memo("I moved to Porto.", "User lives in Porto.", key=("user", "lives_in", "Porto"))),
-                  reconcile("UPDATE", lisbon, "User lives in Porto."))
+    ollama.script(
+        extraction(memo("I moved to Porto.", "User lives in Porto.", key=("user", "lives_in", "Porto"))),
+        reconcile("UPDATE", lisbon, "User lives in Porto."),
+    )
     result = omem.add("I moved to Porto.")
     new_id = result.updated[0]["id"]
     chain = omem.history(new_id)
@@ -125,8 +140,10 @@ def test_an_update_keeps_history_and_as_of_returns_the_old_value(omem: Memory, o
 def test_delete_plus_add_of_a_close_memory_becomes_an_update(omem: Memory, ollama: FakeOllama) -> None:
     lisbon = _lisbon(omem, ollama)
     ollama.script(
-        extraction(memo("I don't live in Lisbon anymore.", "User no longer lives in Lisbon."),
-                   memo("Now I live in Porto.", "User lives in Porto.")),
+        extraction(
+            memo("I don't live in Lisbon anymore.", "User no longer lives in Lisbon."),
+            memo("Now I live in Porto.", "User lives in Porto."),
+        ),
         reconcile("DELETE", lisbon),
         reconcile("ADD", None),
     )
@@ -148,21 +165,33 @@ def test_a_near_identical_memory_becomes_noop_plus_evidence(omem: Memory, ollama
 
 def test_a_merged_memory_keeps_the_weakest_authority(omem: Memory, ollama: FakeOllama) -> None:
     lisbon = _lisbon(omem, ollama)
-    ollama.script(extraction(memo("you live in Lisbon, right", "User lives in Lisbon, per the assistant.")),
-                  reconcile("ADD", None))
+    ollama.script(
+        extraction(memo("you live in Lisbon, right", "User lives in Lisbon, per the assistant.")),
+        reconcile("ADD", None),
+    )
     second = omem.add([{"role": "assistant", "content": "So you live in Lisbon, right?"}]).added[0]["id"]
     with omem.store.atomic() as conn:
-        merged = items.merge(conn, [omem.get(lisbon), omem.get(second)], "User lives in Lisbon.", device="d",
-                             reason="near-duplicates")
+        merged = items.merge(
+            conn,
+            [omem.get(lisbon), omem.get(second)],
+            "User lives in Lisbon.",
+            device="d",
+            reason="near-duplicates",
+        )
     assert merged.authority == "attested"
     assert {e.episode.role for e in omem.detail(merged.id).evidence} == {"user", "assistant"}
     assert omem.verify().ok
 
 
 def test_relative_dates_resolve_against_the_message_time(omem: Memory, ollama: FakeOllama) -> None:
-    ollama.script(extraction(memo("Yesterday I went hiking with Ana.", "User went hiking with Ana yesterday.",
-                                  kind="event")))
-    result = omem.add([{"role": "user", "content": "Yesterday I went hiking with Ana.", "time": "2024-05-08T10:00:00Z"}])
+    ollama.script(
+        extraction(
+            memo("Yesterday I went hiking with Ana.", "User went hiking with Ana yesterday.", kind="event")
+        )
+    )
+    result = omem.add(
+        [{"role": "user", "content": "Yesterday I went hiking with Ana.", "time": "2024-05-08T10:00:00Z"}]
+    )
     assert "2024-05-07" in result.added[0]["text"] and "yesterday" not in result.added[0]["text"].lower()
 
 

@@ -94,17 +94,25 @@ def test_an_assistant_claim_cannot_overwrite_the_users_fact(rmem: Memory) -> Non
 
 
 def test_a_claim_contradicting_the_user_in_the_same_add_is_recorded_as_a_conflict(rmem: Memory) -> None:
-    result = rmem.add([_msg("My favourite editor is Vim."),
-                       _msg("Your favourite editor is Emacs.", role="assistant", time="2024-05-08T13:57:00Z")])
+    result = rmem.add(
+        [
+            _msg("My favourite editor is Vim."),
+            _msg("Your favourite editor is Emacs.", role="assistant", time="2024-05-08T13:57:00Z"),
+        ]
+    )
     assert len(result.added) == 2 and not result.updated
     said = next(rmem.get(a["id"]) for a in result.added if "Vim" in a["text"])
     claim = next(rmem.get(a["id"]) for a in result.added if "Emacs" in a["text"])
     assert claim.authority == "attested" and said.authority == "authorized" and said.status == "active"
     assert claim.metadata["conflicts_with"] == [said.id] and said.metadata["conflicts_with"] == [claim.id]
-    assert "contradicts the authorized memory" in next(a for a in result.added if a["id"] == claim.id)["reason"]
+    assert (
+        "contradicts the authorized memory" in next(a for a in result.added if a["id"] == claim.id)["reason"]
+    )
     assert {r.item.id for r in rmem.review_queue() if r.conflicts_with} == {said.id, claim.id}
     # Values that may sit side by side, or the same value, are no conflict.
-    both = rmem.add([_msg("I like tea."), _msg("You like coffee.", role="assistant", time="2024-05-08T13:58:00Z")])
+    both = rmem.add(
+        [_msg("I like tea."), _msg("You like coffee.", role="assistant", time="2024-05-08T13:58:00Z")]
+    )
     assert all(not rmem.get(a["id"]).metadata.get("conflicts_with") for a in both.added)
     assert rmem.verify().ok
 

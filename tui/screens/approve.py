@@ -37,7 +37,10 @@ def approval_summary(info: dict[str, Any]) -> tuple[str, SeverityLevel]:
     if status == "added":
         return f"{name} is now one of your devices.", "information"
     if status == "failed":
-        return f"{name} was not added: {info.get('message') or info.get('reason') or 'pairing failed'}", "error"
+        return (
+            f"{name} was not added: {info.get('message') or info.get('reason') or 'pairing failed'}",
+            "error",
+        )
     return f"{name} approved; {status or 'waiting for it to confirm'}.", "warning"
 
 

@@ -69,19 +69,25 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
             yield Static("Welcome to VeraMem", id="first-run-title")
             yield Static(
                 f"Your memory will live in one encrypted file on this computer:\n[b]{self.store_path}[/b]",
-                id="first-run-intro", markup=True,
+                id="first-run-intro",
+                markup=True,
             )
             with ContentSwitcher(initial="step-key", id="steps"):
                 with Vertical(id="step-key"):
                     yield Static("How should the store's key be kept?")
                     with RadioSet(id="key-mode"):
                         yield ChoiceButton(KEYRING_PROBING, id="mode-keyring", disabled=True)
-                        yield ChoiceButton("Passphrase: asked when the app opens", id="mode-passphrase", value=True)
+                        yield ChoiceButton(
+                            "Passphrase: asked when the app opens", id="mode-passphrase", value=True
+                        )
                     with Vertical(id="passphrase-fields"):
-                        yield Label(f"Passphrase ({MIN_PASSPHRASE}+ characters), then Enter", classes="field-label")
+                        yield Label(
+                            f"Passphrase ({MIN_PASSPHRASE}+ characters), then Enter", classes="field-label"
+                        )
                         yield FormInput(password=True, id="passphrase", next_on_enter="#passphrase-again")
-                        yield Label("The same passphrase again, then Enter to create the store",
-                                    classes="field-label")
+                        yield Label(
+                            "The same passphrase again, then Enter to create the store", classes="field-label"
+                        )
                         yield FormInput(password=True, id="passphrase-again")
                     yield Button("Create the store", id="create", variant="primary")
                     yield Static("", id="create-status")
@@ -118,7 +124,9 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
     def create(self, request: InitRequest) -> None:
         create = self.vapp.create_memory
         if create is None:
-            raise InvalidInputError("This app was started without a way to create a store; run `veramem init`.")
+            raise InvalidInputError(
+                "This app was started without a way to create a store; run `veramem init`."
+            )
         memory, new_key = create(request)
         self.post_result(self.Created(memory, new_key.recovery_code, new_key.mode))
 
@@ -173,7 +181,8 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
         if not use_keyring:
             try:
                 passphrase = check_passphrase(
-                    self.query_one("#passphrase", Input).value, self.query_one("#passphrase-again", Input).value
+                    self.query_one("#passphrase", Input).value,
+                    self.query_one("#passphrase-again", Input).value,
                 )
             except InvalidInputError as exc:
                 self.notify(exc.message, title=exc.title, severity="warning")
@@ -183,7 +192,9 @@ class FirstRunScreen(FacadeWorkers, Screen[Any]):
         status = self.query_one("#create-status", Static)
         status.display = True
         status.update(
-            "Creating the store…" if use_keyring else "Creating the store (stretching the passphrase takes a few seconds)…"
+            "Creating the store…"
+            if use_keyring
+            else "Creating the store (stretching the passphrase takes a few seconds)…"
         )
         self.create(InitRequest(use_keyring=use_keyring, passphrase=passphrase))
 

@@ -44,7 +44,11 @@ def _listed(title: str, ids: list[str], texts: dict[str, str], limit: int) -> li
     lines = ["", title]
     for item_id in ids[:limit]:
         text = texts.get(item_id)
-        lines.append(f"  {one_line(text, TEXT_WIDTH)}  {short_id(item_id, 6)}" if text else f"  {short_id(item_id, 12)}")
+        lines.append(
+            f"  {one_line(text, TEXT_WIDTH)}  {short_id(item_id, 6)}"
+            if text
+            else f"  {short_id(item_id, 12)}"
+        )
     if len(ids) > limit:
         lines.append(f"  … and {len(ids) - limit} more")
     return lines
@@ -60,8 +64,11 @@ def preview_summary(preview: Any) -> str:
     derived = list(getattr(preview, "derived", []) or [])
     if derived:
         parts.append(f"{plural(len(derived), 'derived item')} (summaries, merges, links, shared copies)")
-    for name, label in (("traces", "search trace"), ("grants", "access grant"),
-                        ("rejected_values", "rejected value")):
+    for name, label in (
+        ("traces", "search trace"),
+        ("grants", "access grant"),
+        ("rejected_values", "rejected value"),
+    ):
         count = int(getattr(preview, name, 0) or 0)
         if count:
             parts.append(plural(count, label))
@@ -102,7 +109,9 @@ class ForgetScreen(FacadeModal):
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="forget.cancel", tooltip="Keep everything; close this dialog"),
+        Binding(
+            "escape", "cancel", "Cancel", id="forget.cancel", tooltip="Keep everything; close this dialog"
+        ),
     ]
 
     @dataclass

@@ -25,8 +25,15 @@ def _bindings(owner: Any) -> list[Binding]:
 
 
 def binding_table(title: str, bindings: Iterable[Binding]) -> Table:
-    table = Table(title=title, title_justify="left", title_style="bold", show_header=False, box=None,
-                  padding=(0, 2), expand=True)
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        show_header=False,
+        box=None,
+        padding=(0, 2),
+        expand=True,
+    )
     table.add_column(style="bold", no_wrap=True, width=10)
     table.add_column(ratio=1)
     for b in bindings:
@@ -43,10 +50,18 @@ def help_renderable() -> Group:
     from veramem_desktop.tui.screens.review import ReviewScreen
 
     parts: list[Any] = [Text(INTRO + "\n")]
-    parts.append(binding_table("Everywhere", [*_bindings(VeramemApp),
-                                              Binding("ctrl+p", "", tooltip="Command palette: every action by name")]))
-    for title, owner in (("Memories", MemoriesScreen), ("A memory", MemoryDetailScreen),
-                         ("Review", ReviewScreen), ("Ledger", LedgerScreen)):
+    parts.append(
+        binding_table(
+            "Everywhere",
+            [*_bindings(VeramemApp), Binding("ctrl+p", "", tooltip="Command palette: every action by name")],
+        )
+    )
+    for title, owner in (
+        ("Memories", MemoriesScreen),
+        ("A memory", MemoryDetailScreen),
+        ("Review", ReviewScreen),
+        ("Ledger", LedgerScreen),
+    ):
         parts += [Text(""), binding_table(title, _bindings(owner))]
     return Group(*parts)
 
@@ -54,8 +69,14 @@ def help_renderable() -> Group:
 class HelpScreen(ModalScreen[None]):
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close", key_display="esc", id="help.close",
-                tooltip="Close the help"),
+        Binding(
+            "escape,question_mark,q",
+            "close",
+            "Close",
+            key_display="esc",
+            id="help.close",
+            tooltip="Close the help",
+        ),
     ]
 
     def compose(self) -> ComposeResult:

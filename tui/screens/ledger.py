@@ -20,10 +20,15 @@ AROUND_BAD = 40  # entries shown before a bad one
 
 
 def bad_entry_text(report: Any, entry: Any | None) -> str:
-    lines = [f"✗ The ledger does not verify. First bad entry: #{report.first_bad_seq}.", f"  {report.problem}"]
+    lines = [
+        f"✗ The ledger does not verify. First bad entry: #{report.first_bad_seq}.",
+        f"  {report.problem}",
+    ]
     if entry is not None:
-        lines.append(f"  #{entry.seq} {entry.op} on {entry.target_kind} {entry.target_id} at "
-                     f"{short_time(entry.ts)} from {short_id(entry.device)}")
+        lines.append(
+            f"  #{entry.seq} {entry.op} on {entry.target_kind} {entry.target_id} at "
+            f"{short_time(entry.ts)} from {short_id(entry.device)}"
+        )
     return "\n".join(lines)
 
 
@@ -33,8 +38,13 @@ class LedgerScreen(SectionScreen):
     SECTION = "ledger"
     CSS_PATH = "ledger.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("v", "verify", "Verify", id="ledger.verify",
-                tooltip="Recompute every hash in the chain and name the first entry that does not fit"),
+        Binding(
+            "v",
+            "verify",
+            "Verify",
+            id="ledger.verify",
+            tooltip="Recompute every hash in the chain and name the first entry that does not fit",
+        ),
     ]
 
     @dataclass
@@ -113,7 +123,9 @@ class LedgerScreen(SectionScreen):
         result.set_class(not report.ok, "bad")
         result.set_class(report.ok, "good")
         if report.ok:
-            result.update(f"✓ The ledger verifies: {plural(report.checked, 'entry', 'entries')} chain correctly.")
+            result.update(
+                f"✓ The ledger verifies: {plural(report.checked, 'entry', 'entries')} chain correctly."
+            )
         else:
             result.update(bad_entry_text(report, None))
             if report.first_bad_seq is not None:

@@ -27,12 +27,29 @@ class MemoriesScreen(SectionScreen):
     CSS_PATH = "memories.tcss"
     AUTO_FOCUS = "#memory-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_search", "Search", key_display="/", id="memories.search",
-                tooltip="Type to search your memories (hybrid: meaning, words, names)"),
-        Binding("f", "toggle_filters", "Filters", id="memories.filters",
-                tooltip="Show or hide the kind / status / authority / trust / user / agent filters"),
-        Binding("escape", "leave_search", "List", show=False, id="memories.leave-search",
-                tooltip="Leave the search field and go to the list"),
+        Binding(
+            "slash",
+            "focus_search",
+            "Search",
+            key_display="/",
+            id="memories.search",
+            tooltip="Type to search your memories (hybrid: meaning, words, names)",
+        ),
+        Binding(
+            "f",
+            "toggle_filters",
+            "Filters",
+            id="memories.filters",
+            tooltip="Show or hide the kind / status / authority / trust / user / agent filters",
+        ),
+        Binding(
+            "escape",
+            "leave_search",
+            "List",
+            show=False,
+            id="memories.leave-search",
+            tooltip="Leave the search field and go to the list",
+        ),
     ]
 
     @dataclass
@@ -70,15 +87,23 @@ class MemoriesScreen(SectionScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories.load")
     def list_memories(self, filters: Filters) -> None:
         items = self.memory.memories(
-            user_id=filters.user_id, kind=filters.kind, status=filters.status, authority=filters.authority,
-            trust=filters.trust, agent_id=filters.agent_id, limit=PAGE,
+            user_id=filters.user_id,
+            kind=filters.kind,
+            status=filters.status,
+            authority=filters.authority,
+            trust=filters.trust,
+            agent_id=filters.agent_id,
+            limit=PAGE,
         )
         self.post_result(self.Loaded(list(items), ""))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories.load")
     def search(self, query: str, filters: Filters) -> None:
         result = self.memory.search(
-            query, user_id=filters.user_id, agent_id=filters.agent_id, k=50,
+            query,
+            user_id=filters.user_id,
+            agent_id=filters.agent_id,
+            k=50,
             include_archived=filters.status in ("archived", None),
             include_rejected=filters.trust == "rejected",  # a person asking for rejected material
         )
@@ -97,7 +122,9 @@ class MemoriesScreen(SectionScreen):
             summary = f"{plural(len(message.rows), 'memory', 'memories')}"
         else:
             summary = "No memories here yet. Add some with `veramem add`, or load the demo (ctrl+p → demo)."
-        self.query_one("#memories-summary", Static).update(Text(summary))  # the query is typed text, not markup
+        self.query_one("#memories-summary", Static).update(
+            Text(summary)
+        )  # the query is typed text, not markup
 
     # ------------------------------------------------------------ input
     @on(Input.Changed, "#search")

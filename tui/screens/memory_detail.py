@@ -35,11 +35,28 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
         ("Confidence", f"{item.confidence:.2f}"),
         ("Valid", f"{short_time(item.valid_from)} → {short_time(item.valid_to) or 'now'}"),
         ("Learned", short_time(item.created_at)),
-        ("Version", f"{item.version}" + (f" (supersedes {short_id(item.supersedes)})" if item.supersedes else "")),
-        ("Outcomes", outcome_line(item.uses, item.successes, item.failures,
-                                  utility if isinstance(utility, (int, float)) else None)),
-        ("Scope", join_nonempty([f"user {item.user_id}" if item.user_id else None,
-                                 f"agent {item.agent_id}" if item.agent_id else None])),
+        (
+            "Version",
+            f"{item.version}" + (f" (supersedes {short_id(item.supersedes)})" if item.supersedes else ""),
+        ),
+        (
+            "Outcomes",
+            outcome_line(
+                item.uses,
+                item.successes,
+                item.failures,
+                utility if isinstance(utility, (int, float)) else None,
+            ),
+        ),
+        (
+            "Scope",
+            join_nonempty(
+                [
+                    f"user {item.user_id}" if item.user_id else None,
+                    f"agent {item.agent_id}" if item.agent_id else None,
+                ]
+            ),
+        ),
         ("Id", item.id),
     ] + keep_fields(item)
 
@@ -47,8 +64,12 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
 def keep_fields(item: Any) -> list[tuple[str, str]]:
     """A "Kept" row only for a pinned memory or one that expires (`veramem pin`, `add --until`)."""
     expires = (getattr(item, "metadata", None) or {}).get("expires_at")
-    said = join_nonempty(["pinned" if getattr(item, "pinned", False) else None,
-                          f"until {short_time(expires)}, then erased" if expires else None])
+    said = join_nonempty(
+        [
+            "pinned" if getattr(item, "pinned", False) else None,
+            f"until {short_time(expires)}, then erased" if expires else None,
+        ]
+    )
     return [("Kept", said)] if said else []
 
 
@@ -79,11 +100,23 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
     CSS_PATH = "memory_detail.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the list"),
-        Binding("d", "forget", "Forget", id="detail.forget",
-                tooltip="Erase this memory, its versions and evidence (shows exactly what first)"),
-        Binding("a", "approve", "Approve", id="detail.approve", tooltip="Mark this memory as verified by you"),
-        Binding("x", "reject", "Reject", id="detail.reject",
-                tooltip="Reject this value: it can never come back under the same subject"),
+        Binding(
+            "d",
+            "forget",
+            "Forget",
+            id="detail.forget",
+            tooltip="Erase this memory, its versions and evidence (shows exactly what first)",
+        ),
+        Binding(
+            "a", "approve", "Approve", id="detail.approve", tooltip="Mark this memory as verified by you"
+        ),
+        Binding(
+            "x",
+            "reject",
+            "Reject",
+            id="detail.reject",
+            tooltip="Reject this value: it can never come back under the same subject",
+        ),
     ]
 
     @dataclass
@@ -178,13 +211,22 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
             return
         self.query_one("#detail-text", Static).update(plain(episode.content))
         self.query_one(FieldTable).show(episode_fields(episode))
-        for hidden in ("#evidence-title", "#evidence", "#versions-title", "#versions", "#links-title", "#links"):
+        for hidden in (
+            "#evidence-title",
+            "#evidence",
+            "#versions-title",
+            "#versions",
+            "#links-title",
+            "#links",
+        ):
             self.query_one(hidden).display = False
         self.query_one("#ledger-title").display = False
         self.query_one(LedgerTable).display = False
 
     def on_memory_detail_screen_decided(self, message: Decided) -> None:
-        self.notify(f"{message.verb.capitalize()}: {one_line(message.item.text, 200)}", title="Review", markup=False)
+        self.notify(
+            f"{message.verb.capitalize()}: {one_line(message.item.text, 200)}", title="Review", markup=False
+        )
         self.vapp.store_changed.publish(message.verb)
         self.load()
 

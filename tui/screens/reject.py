@@ -37,8 +37,10 @@ class RejectScreen(FacadeModal):
             yield Static(f"Reject {short_id(self.memory_id, 12)}", classes="dialog-title")
             if self.text:
                 yield Static(f"“{one_line(self.text, 400)}”", classes="dialog-text", markup=False)
-            yield Static("Once rejected, this value is refused whenever an agent asserts it again.",
-                         classes="dialog-text")
+            yield Static(
+                "Once rejected, this value is refused whenever an agent asserts it again.",
+                classes="dialog-text",
+            )
             yield Input(placeholder="Why? (optional, kept with the rejection)", id="reject-reason")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="reject-cancel")

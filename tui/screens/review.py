@@ -25,10 +25,20 @@ class ReviewScreen(SectionScreen):
     SECTION = "review"
     CSS_PATH = "review.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve", id="review.approve",
-                tooltip="Approve the highlighted memory (refused if its value was rejected before)"),
-        Binding("x", "reject", "Reject", id="review.reject",
-                tooltip="Reject the highlighted memory with a reason; the value cannot come back"),
+        Binding(
+            "a",
+            "approve",
+            "Approve",
+            id="review.approve",
+            tooltip="Approve the highlighted memory (refused if its value was rejected before)",
+        ),
+        Binding(
+            "x",
+            "reject",
+            "Reject",
+            id="review.reject",
+            tooltip="Reject the highlighted memory with a reason; the value cannot come back",
+        ),
         Binding("enter", "open", "Open", show=False, id="review.open", tooltip="See evidence and history"),
     ]
 
@@ -66,7 +76,8 @@ class ReviewScreen(SectionScreen):
         table.loading = False
         summary = (
             f"{plural(len(message.queue), 'item')} waiting for you. a: approve · x: reject · Enter: open"
-            if message.queue else "Nothing to review: no candidates or conflicts are waiting."
+            if message.queue
+            else "Nothing to review: no candidates or conflicts are waiting."
         )
         self.query_one("#review-summary", Static).update(summary)
 

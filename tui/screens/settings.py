@@ -33,8 +33,11 @@ def model_rows(memory: Any, llm_name: str | None, embedder_name: str | None) -> 
         ("LLM in use", llm_name or "…"),
         ("Embedder", embedder_name or "…"),
         ("Embedder model", config.embedder.model_path or "bundled all-MiniLM-L6-v2 (int8 ONNX)"),
-        ("Identity", f"user {config.identity.user_id}" + (f", agent {config.identity.agent_id}"
-                                                          if config.identity.agent_id else "")),
+        (
+            "Identity",
+            f"user {config.identity.user_id}"
+            + (f", agent {config.identity.agent_id}" if config.identity.agent_id else ""),
+        ),
     ]
 
 
@@ -45,8 +48,11 @@ def store_rows(memory: Any, status: dict[str, Any]) -> list[tuple[str, str]]:
         ("Settings file", str(memory.paths.config_file)),
         ("Key kept in", str(status.get("key", ""))),
         ("Size", _size(status.get("size_bytes"))),
-        ("Holds", f"{counts.get('episodes', 0)} episodes, {counts.get('active_memories', 0)} active memories, "
-                  f"{counts.get('ledger', 0)} ledger entries"),
+        (
+            "Holds",
+            f"{counts.get('episodes', 0)} episodes, {counts.get('active_memories', 0)} active memories, "
+            f"{counts.get('ledger', 0)} ledger entries",
+        ),
     ]
 
 
@@ -91,7 +97,9 @@ class SettingsScreen(SectionScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="settings.models")
     def load_models(self) -> None:
         memory = self.memory
-        self.post_result(self.ModelsLoaded(getattr(memory, "llm_name", None), getattr(memory, "embedder_name", None)))
+        self.post_result(
+            self.ModelsLoaded(getattr(memory, "llm_name", None), getattr(memory, "embedder_name", None))
+        )
 
     def on_settings_screen_status_loaded(self, message: StatusLoaded) -> None:
         table = self.query_one("#settings-store", FieldTable)
@@ -100,5 +108,9 @@ class SettingsScreen(SectionScreen):
 
     def on_settings_screen_models_loaded(self, message: ModelsLoaded) -> None:
         self.query_one("#settings-models", FieldTable).show(
-            model_rows(self.memory, message.llm_name or "not reported yet", message.embedder_name or "not reported yet")
+            model_rows(
+                self.memory,
+                message.llm_name or "not reported yet",
+                message.embedder_name or "not reported yet",
+            )
         )

@@ -66,10 +66,20 @@ class SyncScreen(SectionScreen):
     SECTION = "sync"
     CSS_PATH = "sync.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "exchange", "Exchange now", id="sync.exchange",
-                tooltip="Send and receive pending events through the sync folder once"),
-        Binding("a", "approve", "Approve a device", id="sync.approve",
-                tooltip="Type the code a joining device shows and give it the sync key"),
+        Binding(
+            "r",
+            "exchange",
+            "Exchange now",
+            id="sync.exchange",
+            tooltip="Send and receive pending events through the sync folder once",
+        ),
+        Binding(
+            "a",
+            "approve",
+            "Approve a device",
+            id="sync.approve",
+            tooltip="Type the code a joining device shows and give it the sync key",
+        ),
     ]
 
     @dataclass
@@ -111,7 +121,9 @@ class SyncScreen(SectionScreen):
             self.query_one("#sync-state", Static).update(NOT_SET_UP)
             fields.display = False
             return
-        self.query_one("#sync-state", Static).update("Sync is set up. r: exchange now · a: approve a device joining with a code.")
+        self.query_one("#sync-state", Static).update(
+            "Sync is set up. r: exchange now · a: approve a device joining with a code."
+        )
         fields.display = True
         fields.show(sync_rows(status, message.pairing_code))
 
@@ -133,5 +145,8 @@ class SyncScreen(SectionScreen):
         if getattr(self, "set_up", False):
             self.app.push_screen(ApproveDeviceScreen())
         else:
-            self.notify("Sync is not set up on this device: run `veramem sync init FOLDER` first, "
-                        "or join an account with `veramem sync join FOLDER`.", severity="warning")
+            self.notify(
+                "Sync is not set up on this device: run `veramem sync init FOLDER` first, "
+                "or join an account with `veramem sync join FOLDER`.",
+                severity="warning",
+            )

@@ -13,16 +13,25 @@ from veramem_desktop.tui.formatting import find_quote, highlight_spans, join_non
 def evidence_renderable(evidence: Any) -> Group:
     """Header (role, source, session, time, match score) and the episode text with the quote marked."""
     episode = evidence.episode
-    span = find_quote(episode.content, evidence.quote, getattr(evidence, "span_start", None),
-                      getattr(evidence, "span_end", None))
+    span = find_quote(
+        episode.content,
+        evidence.quote,
+        getattr(evidence, "span_start", None),
+        getattr(evidence, "span_end", None),
+    )
     score = getattr(evidence, "score", None)
     header = Text(
-        one_line(join_nonempty([
-            episode.role + (f" ({episode.source_name})" if episode.source_name else ""),
-            f"session {episode.session_id}" if episode.session_id else None,
-            short_time(episode.event_time),
-            f"match {score:.2f}" if isinstance(score, (int, float)) else None,
-        ]), 200),
+        one_line(
+            join_nonempty(
+                [
+                    episode.role + (f" ({episode.source_name})" if episode.source_name else ""),
+                    f"session {episode.session_id}" if episode.session_id else None,
+                    short_time(episode.event_time),
+                    f"match {score:.2f}" if isinstance(score, (int, float)) else None,
+                ]
+            ),
+            200,
+        ),
         style="dim",
     )
     body = highlight_spans(episode.content, [span] if span else [])

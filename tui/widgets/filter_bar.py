@@ -39,8 +39,11 @@ class Filters:
 
 def _select(name: str, values: tuple[str, ...], value: str | None) -> Select[str]:
     return Select(
-        [(v, v) for v in values], prompt=f"any {name}", value=value if value is not None else Select.NULL,
-        id=f"filter-{name}", classes="filter",
+        [(v, v) for v in values],
+        prompt=f"any {name}",
+        value=value if value is not None else Select.NULL,
+        id=f"filter-{name}",
+        classes="filter",
     )
 
 

@@ -30,8 +30,12 @@ class LedgerTable(DataTable[Any]):
         self.clear()
         for entry in entries:
             style = "bold red" if entry.seq == bad_seq else ""
-            cells = [Text(str(entry.seq), style=style), Text(short_time(entry.ts), style=style),
-                     Text(entry.op, style=style), Text(short_id(entry.target_id), style=style)]
+            cells = [
+                Text(str(entry.seq), style=style),
+                Text(short_time(entry.ts), style=style),
+                Text(entry.op, style=style),
+                Text(short_id(entry.target_id), style=style),
+            ]
             if self.show_actor:
                 cells.append(Text(getattr(entry, "actor_text", "") or "—", style=style))
             self.add_row(*cells, key=str(entry.seq))

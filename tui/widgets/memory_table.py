@@ -13,22 +13,43 @@ from veramem_desktop.tui.formatting import cell
 
 #: (key, label, width); the memory text takes what is left. The trust column shows from ``WIDE`` cells
 #: on; the state badge always: whether a row is current, history, in conflict or rejected matters most
-COLUMNS = (("kind", "Kind", 10), ("text", "Memory", 0), ("authority", "Authority", 10), ("state", "State", 11))
+COLUMNS = (
+    ("kind", "Kind", 10),
+    ("text", "Memory", 0),
+    ("authority", "Authority", 10),
+    ("state", "State", 11),
+)
 TRUST_COLUMN = ("trust", "Trust", 9)
 WIDE = 110
 #: the state badge of a memory listed (not searched): what its status and trust say
-_ITEM_STATE = {"active": "current", "superseded": "superseded", "retracted": "retracted", "archived": "archived"}
+_ITEM_STATE = {
+    "active": "current",
+    "superseded": "superseded",
+    "retracted": "retracted",
+    "archived": "archived",
+}
 #: badge styles: what holds now green, history dim, conflicts and rejections marked
-_BADGE_STYLE = {"current": "green", "in_conflict": "bold yellow", "superseded": "dim", "retracted": "dim",
-                "archived": "dim", "rejected": "bold red", "held": "yellow", "raw": ""}
+_BADGE_STYLE = {
+    "current": "green",
+    "in_conflict": "bold yellow",
+    "superseded": "dim",
+    "retracted": "dim",
+    "archived": "dim",
+    "rejected": "bold red",
+    "held": "yellow",
+    "raw": "",
+}
 
 
 def state_of(row: Any) -> str:
     """A search hit's state as recall's truth stage found it; a listed memory's from its status and trust."""
     state = getattr(row, "state", None)
     if state is None:
-        state = "rejected" if getattr(row, "trust", "") == "rejected" else \
-            _ITEM_STATE.get(getattr(row, "status", ""), "")
+        state = (
+            "rejected"
+            if getattr(row, "trust", "") == "rejected"
+            else _ITEM_STATE.get(getattr(row, "status", ""), "")
+        )
     return str(state)
 
 
@@ -66,9 +87,13 @@ class MemoryTable(DataTable[Text]):
             self.add_column(label, key=key, width=col_width or text_width)
         for row in rows:
             # Every cell is a Text made visible: a DataTable reads a plain string as markup.
-            values = {"kind": cell(getattr(row, "kind", ""), 20), "text": cell(getattr(row, "text", ""), text_width),
-                      "authority": cell(getattr(row, "authority", "") or "", 20),
-                      "trust": cell(getattr(row, "trust", "") or "", 20), "state": badge(state_of(row))}
+            values = {
+                "kind": cell(getattr(row, "kind", ""), 20),
+                "text": cell(getattr(row, "text", ""), text_width),
+                "authority": cell(getattr(row, "authority", "") or "", 20),
+                "trust": cell(getattr(row, "trust", "") or "", 20),
+                "state": badge(state_of(row)),
+            }
             self.add_row(*(values[key] for key, _, _ in columns), key=row.id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -39,8 +39,13 @@ class ReviewTable(DataTable[Text]):
             item = entry.item
             self.items[item.id] = entry
             # Text cells: a DataTable reads a plain string as markup.
-            self.add_row(cell(item.kind, 20), cell(item.text, text_width), cell(item.authority, 20),
-                         Text(reason_text(entry.reason)), key=item.id)
+            self.add_row(
+                cell(item.kind, 20),
+                cell(item.text, text_width),
+                cell(item.authority, 20),
+                Text(reason_text(entry.reason)),
+                key=item.id,
+            )
 
     def current_id(self) -> str | None:
         if not self.row_count:

@@ -50,13 +50,15 @@ def timed_run(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     """(wall seconds, the program's peak RSS in MB, exit code) of one process run to its end."""
     if getattr(sys, "frozen", False):  # no interpreter to run the measuring process with
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, env=env,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True, env=env, check=True
+    ).stdout
     wall, peak, code = json.loads(out)
     mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
     return float(wall), float(mb), int(code)
@@ -71,8 +73,12 @@ def run_cli_section(ctx: BenchContext) -> Section:
         _fill(mem, 0, len(pool), pool, mem.embedder.embed(pool), np.random.default_rng(5))
     finally:
         mem.close()
-    env = {**os.environ, "VERAMEM_HOME": str(home), "VERAMEM_PASSPHRASE": BENCH_PASSPHRASE,
-           "VERAMEM_NO_KEYRING": "1"}
+    env = {
+        **os.environ,
+        "VERAMEM_HOME": str(home),
+        "VERAMEM_PASSPHRASE": BENCH_PASSPHRASE,
+        "VERAMEM_NO_KEYRING": "1",
+    }
     asked = questions(RUNS)
     ctx.progress(f"cli: {RUNS} cold `veramem search` runs, with the interpreter and `--help` as baselines")
     interpreter = [timed_run([sys.executable, "-c", "pass"], env) for _ in range(RUNS)]
@@ -86,15 +92,24 @@ def run_cli_section(ctx: BenchContext) -> Section:
     data = {
         "cli_search_cold_s": round(cold, 3),
         "cli_search": {
-            "memories": MEMORIES, "runs": RUNS, "failed": failed,
-            "p50_s": round(cold, 3), "max_s": round(max(w for w, _, _ in searches), 3),
+            "memories": MEMORIES,
+            "runs": RUNS,
+            "failed": failed,
+            "p50_s": round(cold, 3),
+            "max_s": round(max(w for w, _, _ in searches), 3),
             "rss_mb": round(rss, 1),
-            "python_start_s": round(base, 3), "help_s": round(help_s, 3),
+            "python_start_s": round(base, 3),
+            "help_s": round(help_s, 3),
             "help_rss_mb": round(max(p for _, p, _ in helps), 1),
             "ratio_to_python_start": round(cold / base, 1) if base else None,
         },
     }
-    rows = [("CLI search, cold process", f"{cold:.2f} s p50 ({RUNS} runs, {MEMORIES:,} memories; peak RSS "
-                                         f"{rss:.0f} MB; `--help` {help_s:.2f} s; bare python {base:.2f} s"
-                                         f"{'; FAILED ' + str(failed) if failed else ''})")]
+    rows = [
+        (
+            "CLI search, cold process",
+            f"{cold:.2f} s p50 ({RUNS} runs, {MEMORIES:,} memories; peak RSS "
+            f"{rss:.0f} MB; `--help` {help_s:.2f} s; bare python {base:.2f} s"
+            f"{'; FAILED ' + str(failed) if failed else ''})",
+        )
+    ]
     return Section(data, rows)

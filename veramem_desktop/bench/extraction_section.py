@@ -35,23 +35,59 @@ WRONG_SUBJECT_TARGET = 0.02
 PER_CELL = 10
 SEED = 18
 
-_CITIES = ["Porto", "Lyon", "Kraków", "Osaka", "Tucson", "Ghent", "Valdivia", "Bergen", "Leeds", "Mombasa", "Hobart", "Tartu"]
+_CITIES = [
+    "Porto",
+    "Lyon",
+    "Kraków",
+    "Osaka",
+    "Tucson",
+    "Ghent",
+    "Valdivia",
+    "Bergen",
+    "Leeds",
+    "Mombasa",
+    "Hobart",
+    "Tartu",
+]
 _NAMES = ["Ana", "Tomas", "Priya", "Kofi", "Mei", "Lars", "Ines", "Omar", "Zofia", "Diego", "Hana", "Ruben"]
 _COMPANIES = ["Tessera", "Brightline", "Kelmar", "Northwind", "Quillfeather", "Orbis", "Halcyon", "Lumen"]
 _OCCUPATIONS = ("nurse", "architect", "pharmacist", "carpenter", "translator", "electrician", "librarian")
 _FOODS = ("peanuts", "shellfish", "sesame", "kiwi", "soy")
 _RELATIONS = ("sister", "brother", "cousin", "aunt", "uncle", "daughter", "son", "neighbour", "best friend")
-_PAIRS = (("trains", "planes", "trains let me work on the way"), ("tea", "coffee", "coffee keeps me awake"),
-          ("window seats", "aisle seats", "I like watching the clouds"),
-          ("paper books", "e-readers", "screens tire my eyes"), ("mornings", "evenings", "I think more clearly early"),
-          ("hiking", "running", "my knees hurt when I run"))
-_REASON_WORD = {"trains": "work", "tea": "awake", "window seats": "clouds", "paper books": "screens",
-                "mornings": "clearly", "hiking": "knees"}
-_ACTIVITIES = (("learn", "Portuguese"), ("run", "a marathon"), ("visit", "Iceland"), ("build", "a treehouse"),
-               ("take", "a pottery course"), ("start", "a podcast"))
+_PAIRS = (
+    ("trains", "planes", "trains let me work on the way"),
+    ("tea", "coffee", "coffee keeps me awake"),
+    ("window seats", "aisle seats", "I like watching the clouds"),
+    ("paper books", "e-readers", "screens tire my eyes"),
+    ("mornings", "evenings", "I think more clearly early"),
+    ("hiking", "running", "my knees hurt when I run"),
+)
+_REASON_WORD = {
+    "trains": "work",
+    "tea": "awake",
+    "window seats": "clouds",
+    "paper books": "screens",
+    "mornings": "clearly",
+    "hiking": "knees",
+}
+_ACTIVITIES = (
+    ("learn", "Portuguese"),
+    ("run", "a marathon"),
+    ("visit", "Iceland"),
+    ("build", "a treehouse"),
+    ("take", "a pottery course"),
+    ("start", "a podcast"),
+)
 _WHEN_PAST = ("yesterday", "last week", "last Saturday", "in March", "two days ago")
 _WHEN_NEXT = ("next spring", "next month", "in the summer", "next year")
-_PLACES = ("the Louvre", "a jazz festival", "the botanical garden", "a climbing gym", "the coast", "a book fair")
+_PLACES = (
+    "the Louvre",
+    "a jazz festival",
+    "the botanical garden",
+    "a climbing gym",
+    "the coast",
+    "a book fair",
+)
 _PLANTS = ("Tomatoes", "Basil plants", "Lemon trees", "Peppers", "Strawberries")
 _NUMBER_WORDS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 _ANIMALS = ("Owls", "Bats", "Foxes", "Lynxes", "Hedgehogs")
@@ -77,29 +113,51 @@ def _user_says(kind: str, r: random.Random) -> tuple[str, tuple[str, ...], str]:
     """(first-person wording, values, about) for the user and a document's author."""
     city, name, rel = r.choice(_CITIES), r.choice(_NAMES), r.choice(_RELATIONS)
     if kind == "attribute":
-        return r.choice([
-            (f"I live in {city}.", (city,)),
-            (f"I work at {(c := r.choice(_COMPANIES))}.", (c,)),
-            (f"I'm {_a(o := r.choice(_OCCUPATIONS))} {o}.", (o,)),
-            (f"I'm allergic to {(f := r.choice(_FOODS))}.", (f,)),
-            (f"I'm {(age := str(r.randint(19, 88)))} years old.", (age,)),
-        ]) + ("user",)
+        return r.choice(
+            [
+                (f"I live in {city}.", (city,)),
+                (f"I work at {(c := r.choice(_COMPANIES))}.", (c,)),
+                (f"I'm {_a(o := r.choice(_OCCUPATIONS))} {o}.", (o,)),
+                (f"I'm allergic to {(f := r.choice(_FOODS))}.", (f,)),
+                (f"I'm {(age := str(r.randint(19, 88)))} years old.", (age,)),
+            ]
+        ) + ("user",)
     if kind == "preference":
         a, b, why = r.choice(_PAIRS)
         return f"I prefer {a} to {b} because {why}.", (a, _REASON_WORD[a]), "user"
     if kind == "plan":
         verb, what = r.choice(_ACTIVITIES)
-        return r.choice([f"I'm planning to {verb} {what} {r.choice(_WHEN_NEXT)}.",
-                         f"I want to {verb} {what} {r.choice(_WHEN_NEXT)}.",
-                         f"I will {verb} {what} {r.choice(_WHEN_NEXT)}."]), (what,), "user"
+        return (
+            r.choice(
+                [
+                    f"I'm planning to {verb} {what} {r.choice(_WHEN_NEXT)}.",
+                    f"I want to {verb} {what} {r.choice(_WHEN_NEXT)}.",
+                    f"I will {verb} {what} {r.choice(_WHEN_NEXT)}.",
+                ]
+            ),
+            (what,),
+            "user",
+        )
     if kind == "relationship":
-        return r.choice([(f"My {rel} {name} lives in {city}.", (rel, name)),
-                         (f"{name} is my {rel}.", (rel, name)),
-                         (f"My {rel}'s name is {name}.", (rel, name))]) + ("user",)
+        return r.choice(
+            [
+                (f"My {rel} {name} lives in {city}.", (rel, name)),
+                (f"{name} is my {rel}.", (rel, name)),
+                (f"My {rel}'s name is {name}.", (rel, name)),
+            ]
+        ) + ("user",)
     if kind == "event":
         place = r.choice(_PLACES)
-        return r.choice([f"I went to {place} {r.choice(_WHEN_PAST)}.",
-                         f"I visited {place} with {name} {r.choice(_WHEN_PAST)}."]), (place.split()[-1],), "user"
+        return (
+            r.choice(
+                [
+                    f"I went to {place} {r.choice(_WHEN_PAST)}.",
+                    f"I visited {place} with {name} {r.choice(_WHEN_PAST)}.",
+                ]
+            ),
+            (place.split()[-1],),
+            "user",
+        )
     return _world(r)
 
 
@@ -109,22 +167,38 @@ def _a(word: str) -> str:
 
 def _world(r: random.Random) -> tuple[str, tuple[str, ...], str]:
     city, n = r.choice(_CITIES), r.randint(3, 9)
-    return r.choice([
-        (f"{(p := r.choice(_PLANTS))} need {_NUMBER_WORDS[n]} hours of sun.", (p.split()[0], _NUMBER_WORDS[n])),
-        (f"The museum in {city} opens at {n} on weekdays.", ("museum", city)),
-        (f"The train from {city} takes {n} hours.", (city, f"{n} hours")),
-        (f"{city} gets most of its rain in winter.", (city, "rain")),
-        (f"{(a := r.choice(_ANIMALS))} hunt at night.", (a, "night")),
-        (f"The old bridge in {city} closes during storms.", ("bridge", city)),
-        (f"{(m := r.choice(_METALS))} conducts heat well.", (m, "heat")),
-    ]) + ("world",)
+    return r.choice(
+        [
+            (
+                f"{(p := r.choice(_PLANTS))} need {_NUMBER_WORDS[n]} hours of sun.",
+                (p.split()[0], _NUMBER_WORDS[n]),
+            ),
+            (f"The museum in {city} opens at {n} on weekdays.", ("museum", city)),
+            (f"The train from {city} takes {n} hours.", (city, f"{n} hours")),
+            (f"{city} gets most of its rain in winter.", (city, "rain")),
+            (f"{(a := r.choice(_ANIMALS))} hunt at night.", (a, "night")),
+            (f"The old bridge in {city} closes during storms.", ("bridge", city)),
+            (f"{(m := r.choice(_METALS))} conducts heat well.", (m, "heat")),
+        ]
+    ) + ("world",)
 
 
-_SECOND = [(r"\bI'm\b", "you're"), (r"\bI am\b", "you are"), (r"\bI\b", "you"), (r"\b[Mm]y\b", "your"),
-           (r"\bme\b", "you")]
-_THIRD = [(r"^I'm\b", "The user is"), (r"^I am\b", "The user is"),
-          (r"^I (\w+)", lambda m: f"The user {third_singular(m[1])}"), (r"^My\b", "The user's"),
-          (r"\bmy\b", "the user's"), (r"\bI\b", "they"), (r"\bme\b", "them")]
+_SECOND = [
+    (r"\bI'm\b", "you're"),
+    (r"\bI am\b", "you are"),
+    (r"\bI\b", "you"),
+    (r"\b[Mm]y\b", "your"),
+    (r"\bme\b", "you"),
+]
+_THIRD = [
+    (r"^I'm\b", "The user is"),
+    (r"^I am\b", "The user is"),
+    (r"^I (\w+)", lambda m: f"The user {third_singular(m[1])}"),
+    (r"^My\b", "The user's"),
+    (r"\bmy\b", "the user's"),
+    (r"\bI\b", "they"),
+    (r"\bme\b", "them"),
+]
 
 
 def _reworded(text: str, rules: list[tuple[str, Any]]) -> str:
@@ -133,8 +207,9 @@ def _reworded(text: str, rules: list[tuple[str, Any]]) -> str:
     return text[:1].upper() + text[1:]
 
 
-def generate(per_cell: int = PER_CELL, seed: int = SEED, roles: Sequence[str] = ROLES,
-             kinds: Sequence[str] = KINDS) -> list[Statement]:
+def generate(
+    per_cell: int = PER_CELL, seed: int = SEED, roles: Sequence[str] = ROLES, kinds: Sequence[str] = KINDS
+) -> list[Statement]:
     """``per_cell`` statements for each (role, kind), from templates with random names and values."""
     r = random.Random(seed)
     out: list[Statement] = []
@@ -143,22 +218,40 @@ def generate(per_cell: int = PER_CELL, seed: int = SEED, roles: Sequence[str] = 
             for _ in range(per_cell):
                 text, values, about = _user_says(kind, r)
                 if role == "user" or about == "world":
-                    out.append(Statement(role, kind, text, values, about,
-                                         name=r.choice(_TOOLS) if role == "tool" else
-                                         r.choice(_FILES) if role == "document" else None))
+                    out.append(
+                        Statement(
+                            role,
+                            kind,
+                            text,
+                            values,
+                            about,
+                            name=r.choice(_TOOLS)
+                            if role == "tool"
+                            else r.choice(_FILES)
+                            if role == "document"
+                            else None,
+                        )
+                    )
                 elif role == "assistant":
                     worded = _reworded(text, _SECOND) if r.random() < 0.5 else _reworded(text, _THIRD)
                     out.append(Statement(role, kind, worded, values, "user"))
                 elif role == "tool":
                     worded = _reworded(text, _THIRD)
                     if kind == "attribute" and r.random() < 0.3:  # a labelled line, as tools write them
-                        label, value = r.choice([("Home", r.choice(_CITIES)), ("Employer", r.choice(_COMPANIES))])
+                        label, value = r.choice(
+                            [("Home", r.choice(_CITIES)), ("Employer", r.choice(_COMPANIES))]
+                        )
                         worded, values = f"{label}: {value}", (value,)
                     out.append(Statement(role, kind, worded, values, "user", name=r.choice(_TOOLS)))
                 else:  # a document's first person is its author's, named in a byline or not
-                    author = f"{r.choice(_NAMES)} {r.choice(['Lopez', 'Berg', 'Okafor', 'Tanaka'])}" \
-                        if r.random() < 0.5 else None
-                    out.append(Statement(role, kind, text, values, "author", name=r.choice(_FILES), author=author))
+                    author = (
+                        f"{r.choice(_NAMES)} {r.choice(['Lopez', 'Berg', 'Okafor', 'Tanaka'])}"
+                        if r.random() < 0.5
+                        else None
+                    )
+                    out.append(
+                        Statement(role, kind, text, values, "author", name=r.choice(_FILES), author=author)
+                    )
     return out
 
 
@@ -185,16 +278,25 @@ def holds(statement: Statement, memory: Derived) -> bool:
 def wrong_subject(statement: Statement, memory: Derived) -> bool:
     """Whether ``memory`` says the statement of someone other than whom it was about."""
     body = _ATTRIBUTION.sub("", memory.text)
-    if statement.name and re.search(re.escape(statement.name.split(".")[0]), body, re.IGNORECASE) \
-            and statement.name.split(".")[0].casefold() not in statement.content.casefold():
+    if (
+        statement.name
+        and re.search(re.escape(statement.name.split(".")[0]), body, re.IGNORECASE)
+        and statement.name.split(".")[0].casefold() not in statement.content.casefold()
+    ):
         return True  # the file or the tool as the one who lives, prefers, plans …
     if statement.about == "user":
-        return _USER.search(body) is None or memory.subject not in (None, "user") \
+        return (
+            _USER.search(body) is None
+            or memory.subject not in (None, "user")
             or re.search(r"\b(?:Assistant|document's author)\b", body, re.IGNORECASE) is not None
+        )
     if statement.about == "author":
         author = statement.author or "the document's author"
-        return author.casefold() not in body.casefold() or _USER.search(body) is not None \
+        return (
+            author.casefold() not in body.casefold()
+            or _USER.search(body) is not None
             or memory.subject == "user"
+        )
     return memory.subject == "user" or _OTHERS.search(body) is not None  # the world is nobody's
 
 
@@ -206,8 +308,11 @@ class Tally:
     misses: list[str] = field(default_factory=list)
 
     def metrics(self) -> dict[str, Any]:
-        return {"n": self.cases, "coverage": round(self.covered / self.cases, 3) if self.cases else 0.0,
-                "wrong_subject": round(self.wrong / self.covered, 3) if self.covered else 0.0}
+        return {
+            "n": self.cases,
+            "coverage": round(self.covered / self.cases, 3) if self.cases else 0.0,
+            "wrong_subject": round(self.wrong / self.covered, 3) if self.covered else 0.0,
+        }
 
 
 def score(statements: Sequence[Statement], derive: Callable[[Statement], list[Derived]]) -> dict[str, Any]:
@@ -227,8 +332,10 @@ def score(statements: Sequence[Statement], derive: Callable[[Statement], list[De
                 t.misses.append(f"{st.role} {st.kind}: {st.content!r} -> {said}")
     out: dict[str, Any] = {key: t.metrics() for key, t in sorted(tallies.items())}
     out["failures"] = tallies["all"].misses if "all" in tallies else []
-    out["met"] = (out.get("all", {}).get("coverage", 0.0) >= COVERAGE_TARGET
-                  and out.get("all", {}).get("wrong_subject", 1.0) <= WRONG_SUBJECT_TARGET)
+    out["met"] = (
+        out.get("all", {}).get("coverage", 0.0) >= COVERAGE_TARGET
+        and out.get("all", {}).get("wrong_subject", 1.0) <= WRONG_SUBJECT_TARGET
+    )
     return out
 
 
@@ -244,8 +351,12 @@ def derive_with(mem: Any) -> Callable[[Statement], list[Derived]]:
             content = f"Author: {st.author}\n\n{st.content}" if st.author else st.content
             result = mem.add_document(content, name=st.name or "notes.md", user_id=user)
         else:
-            message = {"role": st.role, "content": st.content, "time": "2024-05-08T10:00:00Z",
-                       **({"name": st.name} if st.name else {})}
+            message = {
+                "role": st.role,
+                "content": st.content,
+                "time": "2024-05-08T10:00:00Z",
+                **({"name": st.name} if st.name else {}),
+            }
             result = mem.add([message], user_id=user)
         ids = [d["id"] for d in result.added + result.updated + result.unchanged]
         return [Derived(item.text, item.subject) for item in (mem.get(i) for i in ids)]
@@ -253,15 +364,22 @@ def derive_with(mem: Any) -> Callable[[Statement], list[Derived]]:
     return derive
 
 
-def run_extraction_section(ctx: BenchContext, *, per_cell: int = PER_CELL, roles: Sequence[str] = ROLES) -> Section:
+def run_extraction_section(
+    ctx: BenchContext, *, per_cell: int = PER_CELL, roles: Sequence[str] = ROLES
+) -> Section:
     from ..config import Config
     from ..memory import Memory
     from .runner import BENCH_PASSPHRASE
 
     config = Config()
     config.llm.backend = "rule-based"
-    mem, _ = Memory.create(Path(tempfile.mkdtemp(prefix="extraction-", dir=ctx.home)), passphrase=BENCH_PASSPHRASE, use_keyring=False,
-                           embedder=ctx.embedder, config=config)
+    mem, _ = Memory.create(
+        Path(tempfile.mkdtemp(prefix="extraction-", dir=ctx.home)),
+        passphrase=BENCH_PASSPHRASE,
+        use_keyring=False,
+        embedder=ctx.embedder,
+        config=config,
+    )
     statements = generate(per_cell, roles=roles)
     ctx.progress(f"extraction: {len(statements)} generated statements")
     started = time.perf_counter()
@@ -271,12 +389,20 @@ def run_extraction_section(ctx: BenchContext, *, per_cell: int = PER_CELL, roles
         mem.close()
     result["seconds"] = round(time.perf_counter() - started, 1)
     every = result["all"]
-    rows = [("extraction (rule-based)", f"{every['n']} generated statements, {result['seconds']} s: coverage "
-                                        f"{every['coverage']:.3f} (target ≥ {COVERAGE_TARGET}), wrong subject "
-                                        f"{every['wrong_subject']:.3f} (target ≤ {WRONG_SUBJECT_TARGET}), "
-                                        f"{'met' if result['met'] else 'NOT met'}")]
+    rows = [
+        (
+            "extraction (rule-based)",
+            f"{every['n']} generated statements, {result['seconds']} s: coverage "
+            f"{every['coverage']:.3f} (target ≥ {COVERAGE_TARGET}), wrong subject "
+            f"{every['wrong_subject']:.3f} (target ≤ {WRONG_SUBJECT_TARGET}), "
+            f"{'met' if result['met'] else 'NOT met'}",
+        )
+    ]
     for prefix in ("kind", "role"):
-        cells = [f"{key.split(':', 1)[1]} {m['coverage']:.2f}/{m['wrong_subject']:.2f}"
-                 for key, m in result.items() if key.startswith(prefix + ":")]
+        cells = [
+            f"{key.split(':', 1)[1]} {m['coverage']:.2f}/{m['wrong_subject']:.2f}"
+            for key, m in result.items()
+            if key.startswith(prefix + ":")
+        ]
         rows.append((f"  per {prefix} (coverage/wrong subject)", "   ".join(cells)))
     return Section({"extraction": result}, rows)

@@ -31,10 +31,17 @@ def _fill(mem: Memory, user: str, n: int, texts: list[str], vectors: np.ndarray)
         with mem.store.atomic() as conn:
             for i in range(lo, min(lo + BATCH, n)):
                 text, vec = texts[i % len(texts)], vectors[i % len(texts)]
-                ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=user), device=device)[0]
-                item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized",
-                                                     user_id=user, source="bench"),
-                                    [Evidence(ep.id, text, 0, len(text), 1.0, "user")], device=device)
+                ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=user), device=device)[
+                    0
+                ]
+                item = items.insert(
+                    conn,
+                    MemoryItem(
+                        id="", kind="fact", text=text, authority="authorized", user_id=user, source="bench"
+                    ),
+                    [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
+                    device=device,
+                )
                 index.index_memory(conn, model, item.id, text, vec)
                 ids.append(item.id)
     return ids
@@ -61,11 +68,20 @@ def run_forget_section(ctx: BenchContext) -> Section:
         verified = mem.verify().ok
     finally:
         mem.close()
-    data = {"forget": {"memory_ms": single, "user_items": USER_ITEMS, "user_s": round(user_s, 2),
-                       "ledger_verifies": verified}}
+    data = {
+        "forget": {
+            "memory_ms": single,
+            "user_items": USER_ITEMS,
+            "user_s": round(user_s, 2),
+            "ledger_verifies": verified,
+        }
+    }
     rows = [
-        ("forget one memory p50 / p95", f"{single['p50']:.1f} / {single['p95']:.1f} ms (with its episode, "
-                                        "evidence, indexes, tombstones and a truncating WAL checkpoint)"),
+        (
+            "forget one memory p50 / p95",
+            f"{single['p50']:.1f} / {single['p95']:.1f} ms (with its episode, "
+            "evidence, indexes, tombstones and a truncating WAL checkpoint)",
+        ),
         (f"forget a user of {USER_ITEMS:,} items", f"{user_s:.1f} s (ledger verifies: {verified})"),
     ]
     return Section(data, rows)

@@ -39,27 +39,50 @@ def locomo_as_chatgpt(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for number, session in sorted(by_session.items()):
             start = parse_time(session[0].when).timestamp() if session[0].when else 1_700_000_000.0
             conv_id = f"{sample['sample_id']}-s{number}"
-            mapping: dict[str, Any] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+            mapping: dict[str, Any] = {
+                "root": {"id": "root", "message": None, "parent": None, "children": []}
+            }
             parent = "root"
             for i, t in enumerate(session):
                 node = f"{conv_id}-{t.dia_id}"
                 role = "user" if t.speaker == speakers[0] else "assistant"
-                mapping[node] = {"id": node, "parent": parent, "children": [], "message": {
-                    "id": node, "author": {"role": role, "name": None}, "create_time": start + 60 * i,
-                    "content": {"content_type": "text", "parts": [t.text]}}}
+                mapping[node] = {
+                    "id": node,
+                    "parent": parent,
+                    "children": [],
+                    "message": {
+                        "id": node,
+                        "author": {"role": role, "name": None},
+                        "create_time": start + 60 * i,
+                        "content": {"content_type": "text", "parts": [t.text]},
+                    },
+                }
                 mapping[parent]["children"].append(node)
                 parent = node
-            out.append({"id": conv_id, "conversation_id": conv_id, "title": f"{sample['sample_id']} session {number}",
-                        "create_time": start, "mapping": mapping, "current_node": parent})
+            out.append(
+                {
+                    "id": conv_id,
+                    "conversation_id": conv_id,
+                    "title": f"{sample['sample_id']} session {number}",
+                    "create_time": start,
+                    "mapping": mapping,
+                    "current_node": parent,
+                }
+            )
     return out
 
 
 def run_import_section(ctx: BenchContext) -> Section:
     """Runs the import in a child process, so ``rss_mb`` is the import's own peak memory."""
-    path = ctx.options.locomo or Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo" / "locomo_dev.json"
+    path = (
+        ctx.options.locomo
+        or Path(__file__).resolve().parents[3] / "shared" / "bench" / "locomo" / "locomo_dev.json"
+    )
     if not path.exists():
-        return Section({"import_per_s": None, "import": {"skipped": f"no LoCoMo file at {path}"}},
-                       [("import throughput", f"skipped: no LoCoMo file at {path}")])
+        return Section(
+            {"import_per_s": None, "import": {"skipped": f"no LoCoMo file at {path}"}},
+            [("import throughput", f"skipped: no LoCoMo file at {path}")],
+        )
     export = ctx.home / "chatgpt-export" / "conversations.json"
     export.parent.mkdir(parents=True, exist_ok=True)
     export.write_text(json.dumps(locomo_as_chatgpt(load(path))), encoding="utf-8")
@@ -69,25 +92,40 @@ def run_import_section(ctx: BenchContext) -> Section:
     home = ctx.home / f"{ctx._count:02d}-import"
     mem, _ = Memory.create(home, passphrase=BENCH_PASSPHRASE, use_keyring=False, config=config)
     mem.close()
-    ctx.progress("import: the LoCoMo dev conversations as a ChatGPT export, through Memory.import_history "
-                 "(in a child process)")
+    ctx.progress(
+        "import: the LoCoMo dev conversations as a ChatGPT export, through Memory.import_history "
+        "(in a child process)"
+    )
     env = {**os.environ, "VERAMEM_PASSPHRASE": BENCH_PASSPHRASE, "VERAMEM_NO_KEYRING": "1"}
-    proc = subprocess.run([sys.executable, "-m", "veramem_desktop.bench.import_section", str(home), str(export)],
-                          capture_output=True, text=True, env=env, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "veramem_desktop.bench.import_section", str(home), str(export)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"the import bench failed: {proc.stderr.strip()[-500:]}")
     result = json.loads(proc.stdout)
     rate = result["import_per_s"]
-    return Section({"import_per_s": rate, "import": result},
-                   [("import throughput",
-                     f"{rate:.1f} messages/s through Memory.import_history ({result['messages']} LoCoMo messages "
-                     f"in {result['conversations']} ChatGPT-format conversations, batches of {result['batch']}, "
-                     f"rule-based, real embedding model; {result['memories']['added']} memories derived; "
-                     f"re-import stored {result['second_run_stored']}; peak RSS {result['rss_mb']:.0f} MB)"),
-                    ("  where the time goes",
-                     f"embedding {result['texts_embedded']:,} texts took {result['embedding_s']:.1f} of "
-                     f"{result['seconds']:.1f} s; everything else runs at {result['per_s_outside_embedding']:.0f} "
-                     "messages/s")])
+    return Section(
+        {"import_per_s": rate, "import": result},
+        [
+            (
+                "import throughput",
+                f"{rate:.1f} messages/s through Memory.import_history ({result['messages']} LoCoMo messages "
+                f"in {result['conversations']} ChatGPT-format conversations, batches of {result['batch']}, "
+                f"rule-based, real embedding model; {result['memories']['added']} memories derived; "
+                f"re-import stored {result['second_run_stored']}; peak RSS {result['rss_mb']:.0f} MB)",
+            ),
+            (
+                "  where the time goes",
+                f"embedding {result['texts_embedded']:,} texts took {result['embedding_s']:.1f} of "
+                f"{result['seconds']:.1f} s; everything else runs at {result['per_s_outside_embedding']:.0f} "
+                "messages/s",
+            ),
+        ],
+    )
 
 
 class _TimedEmbedder:
@@ -130,12 +168,20 @@ def _child(home: str, export: str) -> dict[str, Any]:
         seconds = time.perf_counter() - t0
         embed_s, texts = embedder.seconds, embedder.texts
         again = mem.import_history(export, batch_size=BATCH_SIZE)
-        return {"import_per_s": round(report.stored / seconds, 1), "messages": report.stored,
-                "conversations": report.sessions, "seconds": round(seconds, 2), "batch": BATCH_SIZE,
-                "embedding_s": round(embed_s, 2), "texts_embedded": texts,
-                "per_s_outside_embedding": round(report.stored / max(seconds - embed_s, 1e-9), 1),
-                "memories": report.memories, "second_run_stored": again.stored, "llm": mem.llm_name,
-                "rss_mb": peak_rss_mb()}
+        return {
+            "import_per_s": round(report.stored / seconds, 1),
+            "messages": report.stored,
+            "conversations": report.sessions,
+            "seconds": round(seconds, 2),
+            "batch": BATCH_SIZE,
+            "embedding_s": round(embed_s, 2),
+            "texts_embedded": texts,
+            "per_s_outside_embedding": round(report.stored / max(seconds - embed_s, 1e-9), 1),
+            "memories": report.memories,
+            "second_run_stored": again.stored,
+            "llm": mem.llm_name,
+            "rss_mb": peak_rss_mb(),
+        }
     finally:
         mem.close()
 

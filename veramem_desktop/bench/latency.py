@@ -43,7 +43,9 @@ def _timed(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
     return out
 
 
-def _fill(mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarray, rng: np.random.Generator) -> None:
+def _fill(
+    mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarray, rng: np.random.Generator
+) -> None:
     model = mem.embedder.name
     device = mem.device_id
     for lo in range(start, end, BATCH):
@@ -56,8 +58,14 @@ def _fill(mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarr
                     text = f"{texts[a]} {texts[b]}"
                     vec = vectors[a] + vectors[b]
                     vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
-                item = items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized",
-                                                     user_id=USER, source="bench"), [], device=device)
+                item = items.insert(
+                    conn,
+                    MemoryItem(
+                        id="", kind="fact", text=text, authority="authorized", user_id=USER, source="bench"
+                    ),
+                    [],
+                    device=device,
+                )
                 index.index_memory(conn, model, item.id, text, np.asarray(vec, dtype=np.float32))
 
 
@@ -66,15 +74,22 @@ def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
     scans exactly; below that once it ranks by its projection first (core/vectors.py)."""
     cache = mem.engine.caches["memory"]
     cache.refresh(mem.store)
-    ids = [r[0] for r in mem.store.query("SELECT owner_id FROM embeddings WHERE owner_kind = 'memory' AND model = ?",
-                                         (mem.embedder.name,))]
+    ids = [
+        r[0]
+        for r in mem.store.query(
+            "SELECT owner_id FROM embeddings WHERE owner_kind = 'memory' AND model = ?", (mem.embedder.name,)
+        )
+    ]
     positions = cache.positions(ids)
     kept = []
     for vector in mem.embedder.embed(list(asked)):
         fast = {i for i, _ in cache.top(vector, positions, 100)}
         exact = {i for i, _ in cache.top(vector, positions, 100, exact=True)}
         kept.append(len(fast & exact) / max(1, len(exact)))
-    return {"projected": cache.approximate, "recall@100_vs_exact": round(statistics.fmean(kept), 4) if kept else 1.0}
+    return {
+        "projected": cache.approximate,
+        "recall@100_vs_exact": round(statistics.fmean(kept), 4) if kept else 1.0,
+    }
 
 
 def _status_ms(mem: Memory, runs: int = 7) -> dict[str, float | int]:
@@ -91,9 +106,14 @@ def _status_ms(mem: Memory, runs: int = 7) -> dict[str, float | int]:
     t0 = time.perf_counter()
     full = mem.verify()
     full_ms = (time.perf_counter() - t0) * 1000
-    return {"first": round(first_ms, 1), "p50": round(statistics.median(repeats), 1),
-            "ledger_entries": int(info["counts"]["ledger"]), "full_verify": round(full_ms, 1),
-            "ok": bool(first["ledger"]["ok"] and info["ledger"]["ok"]), "full_verify_ok": full.ok}
+    return {
+        "first": round(first_ms, 1),
+        "p50": round(statistics.median(repeats), 1),
+        "ledger_entries": int(info["counts"]["ledger"]),
+        "full_verify": round(full_ms, 1),
+        "ok": bool(first["ledger"]["ok"] and info["ledger"]["ok"]),
+        "full_verify_ok": full.ok,
+    }
 
 
 def run_latency(ctx: BenchContext) -> Section:
@@ -127,24 +147,44 @@ def run_latency(ctx: BenchContext) -> Section:
             embed = percentiles(_timed(lambda q: emb.embed([q]), asked))
             agreement = _dense_agreement(mem, asked[:50])
             status = statuses[size] = _status_ms(mem)
-            data[str(size)] = {**full, "engine_p50": engine["p50"], "engine_p95": engine["p95"],
-                               "embed_p50": embed["p50"], "synthetic": max(0, size - len(pool)),
-                               "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0,
-                               "dense": agreement, "status_ms": status}
-            scan = (f"projected scan keeps {agreement['recall@100_vs_exact']:.3f} of the exact top 100"
-                    if agreement["projected"] else "exact scan")
-            rows.append((f"search p50 / p95 @ {size:,}",
-                         f"{full['p50']:.1f} / {full['p95']:.1f} ms via Memory.search (engine only "
-                         f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f}; "
-                         f"{scan})"))
+            data[str(size)] = {
+                **full,
+                "engine_p50": engine["p50"],
+                "engine_p95": engine["p95"],
+                "embed_p50": embed["p50"],
+                "synthetic": max(0, size - len(pool)),
+                "stored_per_s": round((size - done_before) / fill_s) if fill_s else 0,
+                "dense": agreement,
+                "status_ms": status,
+            }
+            scan = (
+                f"projected scan keeps {agreement['recall@100_vs_exact']:.3f} of the exact top 100"
+                if agreement["projected"]
+                else "exact scan"
+            )
+            rows.append(
+                (
+                    f"search p50 / p95 @ {size:,}",
+                    f"{full['p50']:.1f} / {full['p95']:.1f} ms via Memory.search (engine only "
+                    f"{engine['p50']:.1f} / {engine['p95']:.1f}; query embedding {embed['p50']:.1f}; "
+                    f"{scan})",
+                )
+            )
         for size, st in statuses.items():
-            rows.append((f"status @ {size:,}", f"{st['p50']:.1f} ms p50 (Memory.status, ledger of "
-                                               f"{st['ledger_entries']:,} entries checked from its checkpoint; "
-                                               f"first after the fill {st['first']:.0f} ms; full verify "
-                                               f"{st['full_verify']:.0f} ms)"))
+            rows.append(
+                (
+                    f"status @ {size:,}",
+                    f"{st['p50']:.1f} ms p50 (Memory.status, ledger of "
+                    f"{st['ledger_entries']:,} entries checked from its checkpoint; "
+                    f"first after the fill {st['first']:.0f} ms; full verify "
+                    f"{st['full_verify']:.0f} ms)",
+                )
+            )
         synthetic = [s for s in sizes if s > len(pool)]
-        note = (f"first {len(pool):,} memories embedded for real ({embed_per_s:.0f} texts/s); past that, two real "
-                "sentences joined with the normalised sum of their vectors; queries embedded for real")
+        note = (
+            f"first {len(pool):,} memories embedded for real ({embed_per_s:.0f} texts/s); past that, two real "
+            "sentences joined with the normalised sum of their vectors; queries embedded for real"
+        )
         rows.append(("  memories", note if synthetic else "all embedded for real"))
         return Section({"search_latency_ms": data, "search_latency_note": note}, rows)
     finally:
@@ -161,7 +201,7 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
         per_call: list[float] = []
         t0 = time.perf_counter()
         for i in range(0, len(chat), 2):
-            pair = [{"role": role, "content": text} for role, text in chat[i:i + 2]]
+            pair = [{"role": role, "content": text} for role, text in chat[i : i + 2]]
             t1 = time.perf_counter()
             mem.add(pair, user_id=USER, session_id=f"chat-{i // 40}")
             per_call.append((time.perf_counter() - t1) * 1000)
@@ -175,13 +215,28 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
         memories = int(mem.store.query_one("SELECT count(*) FROM memory_items")[0])
         call_p50 = round(statistics.median(per_call), 1)
         one_p50 = round(statistics.median(one), 1)
-        data = {"add_per_s": rate,
-                "add": {"messages": len(chat), "seconds": round(seconds, 2), "call_p50_ms": call_p50,
-                        "one_message_p50_ms": one_p50,
-                        "memories_derived": memories, "llm": str(getattr(mem, "llm_name", "none"))}}
-        return Section(data, [("add throughput", f"{rate:.1f} messages/s through Memory.add (2 per call, "
-                                                 f"p50 {call_p50} ms per call, no LLM; "
-                                                 f"{memories} memories derived)"),
-                     ("add one message", f"p50 {one_p50} ms per call ({len(one)} calls, one message each)")])
+        data = {
+            "add_per_s": rate,
+            "add": {
+                "messages": len(chat),
+                "seconds": round(seconds, 2),
+                "call_p50_ms": call_p50,
+                "one_message_p50_ms": one_p50,
+                "memories_derived": memories,
+                "llm": str(getattr(mem, "llm_name", "none")),
+            },
+        }
+        return Section(
+            data,
+            [
+                (
+                    "add throughput",
+                    f"{rate:.1f} messages/s through Memory.add (2 per call, "
+                    f"p50 {call_p50} ms per call, no LLM; "
+                    f"{memories} memories derived)",
+                ),
+                ("add one message", f"p50 {one_p50} ms per call ({len(one)} calls, one message each)"),
+            ],
+        )
     finally:
         mem.close()

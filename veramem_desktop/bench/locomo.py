@@ -52,11 +52,19 @@ def load(path: Path) -> list[dict[str, Any]]:
 def turns(sample: dict[str, Any]) -> Iterator[Turn]:
     """A conversation's turns in time order (sessions by number; date keys without turns ignored)."""
     conv = sample["conversation"]
-    numbers = sorted(int(m.group(1)) for key in conv if (m := _SESSION_KEY.fullmatch(key)) and isinstance(conv[key], list))
+    numbers = sorted(
+        int(m.group(1)) for key in conv if (m := _SESSION_KEY.fullmatch(key)) and isinstance(conv[key], list)
+    )
     for n in numbers:
         for t in conv[f"session_{n}"]:
-            yield Turn(n, conv.get(f"session_{n}_date_time"), str(t["speaker"]), str(t["dia_id"]), str(t["text"]),
-                       t.get("blip_caption") or None)
+            yield Turn(
+                n,
+                conv.get(f"session_{n}_date_time"),
+                str(t["speaker"]),
+                str(t["dia_id"]),
+                str(t["text"]),
+                t.get("blip_caption") or None,
+            )
 
 
 def clean_evidence(raw: Iterable[Any], known: set[str]) -> list[str]:
@@ -89,6 +97,7 @@ class Scores:
 
     def summary(self, ks: Sequence[int] = KS) -> dict[str, dict[str, float]]:
         """{"cat1-4": {...}, "all": {...}, "1": {...}, …, "5": {...}} with recall@k and n."""
+
         def agg(cats: Iterable[int]) -> dict[str, float]:
             out: dict[str, float] = {}
             n = 0
@@ -104,8 +113,11 @@ class Scores:
         return table
 
 
-def score(samples: Sequence[dict[str, Any]], retriever_for: Callable[[dict[str, Any]], Retriever],
-          ks: Sequence[int] = KS) -> Scores:
+def score(
+    samples: Sequence[dict[str, Any]],
+    retriever_for: Callable[[dict[str, Any]], Retriever],
+    ks: Sequence[int] = KS,
+) -> Scores:
     """Ask every question with valid evidence of every conversation and score the top max(ks)."""
     depth = max(ks)
     result = Scores()

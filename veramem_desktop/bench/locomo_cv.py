@@ -36,6 +36,7 @@ def merged(parts: Sequence[Scores]) -> Scores:
 def choose(training: Mapping[str, Mapping[str, Scores]], grid: Sequence[str], ks: Sequence[int] = KS) -> str:
     """The recipe of ``grid`` with the best criterion over the training conversations' questions
     (``training``: recipe -> conversation -> scores, holding only training conversations)."""
+
     def figure(name: str) -> float:
         value = merged(list(training[name].values())).summary(ks)[CRITERION[0]][CRITERION[1]]
         return -1.0 if math.isnan(value) else value
@@ -44,13 +45,18 @@ def choose(training: Mapping[str, Mapping[str, Scores]], grid: Sequence[str], ks
     return next(name for name in grid if figure(name) == best)
 
 
-def cross_validate(samples: Sequence[dict[str, Any]], retriever_for: Callable[[str, dict[str, Any]], Retriever],
-                   grid: Sequence[str], ks: Sequence[int] = KS) -> dict[str, Any]:
+def cross_validate(
+    samples: Sequence[dict[str, Any]],
+    retriever_for: Callable[[str, dict[str, Any]], Retriever],
+    grid: Sequence[str],
+    ks: Sequence[int] = KS,
+) -> dict[str, Any]:
     """Leave-one-conversation-out over ``samples``; ``retriever_for(recipe, sample)`` searches one
     conversation the recipe's way."""
     if len(samples) < 2:
         return {"skipped": "cross-validation needs at least two conversations"}
     ids = [str(s["sample_id"]) for s in samples]
+
     def asked(name: str) -> Callable[[dict[str, Any]], Retriever]:
         return lambda sample: retriever_for(name, sample)
 
@@ -61,21 +67,30 @@ def cross_validate(samples: Sequence[dict[str, Any]], retriever_for: Callable[[s
     return folds(per, ids, grid, ks)
 
 
-def folds(per: Mapping[str, Mapping[str, Scores]], ids: Sequence[str], grid: Sequence[str],
-          ks: Sequence[int] = KS) -> dict[str, Any]:
+def folds(
+    per: Mapping[str, Mapping[str, Scores]], ids: Sequence[str], grid: Sequence[str], ks: Sequence[int] = KS
+) -> dict[str, Any]:
     """Each conversation held out in turn: the recipe chosen on the others, its figures on the one held out."""
     rows: list[dict[str, Any]] = []
     for held in ids:
         training = {name: {cid: s for cid, s in per[name].items() if cid != held} for name in grid}
         chosen = choose(training, grid, ks)
         held_out = per[chosen][held].summary(ks)
-        rows.append({"held_out": held, "chosen": chosen,
-                     **{key: held_out[key] for key in REPORTED if key in held_out}})
+        rows.append(
+            {
+                "held_out": held,
+                "chosen": chosen,
+                **{key: held_out[key] for key in REPORTED if key in held_out},
+            }
+        )
     spread: dict[str, dict[str, dict[str, float]]] = {}
     for key in REPORTED:
         for k in ks:
             vals = [r[key][f"recall@{k}"] for r in rows if key in r and not math.isnan(r[key][f"recall@{k}"])]
             if vals:
                 spread.setdefault(key, {})[f"recall@{k}"] = {
-                    "mean": round(sum(vals) / len(vals), 4), "min": round(min(vals), 4), "max": round(max(vals), 4)}
+                    "mean": round(sum(vals) / len(vals), 4),
+                    "min": round(min(vals), 4),
+                    "max": round(max(vals), 4),
+                }
     return {"grid": list(grid), "criterion": "/".join(CRITERION), "folds": rows, "summary": spread}

@@ -19,8 +19,10 @@ from .locomo_cv import cross_validate
 
 #: recipes compared in one run (core/recall/recipes.py), and the ablations of the default's extras
 VARIANTS = ("hybrid", "bm25", "dense")
-ABLATION = {"recipe (bm25 2, dense 1, speaker 0.5, no extras)": "lean",
-            "hybrid without the entity channel": "no-entity"}
+ABLATION = {
+    "recipe (bm25 2, dense 1, speaker 0.5, no extras)": "lean",
+    "hybrid without the entity channel": "no-entity",
+}
 
 
 def ingest(mem: Memory, sample: dict[str, Any]) -> dict[str, str]:
@@ -31,15 +33,28 @@ def ingest(mem: Memory, sample: dict[str, Any]) -> dict[str, str]:
         by_session.setdefault(turn.session, []).append(turn)
     for number, session in by_session.items():
         when = iso(parse_time(session[0].when)) if session[0].when else None
-        messages = [{"content": locomo.turn_content(t), "role": "user", "name": t.speaker, "time": when,
-                     "metadata": {"dia_id": t.dia_id}} for t in session]
+        messages = [
+            {
+                "content": locomo.turn_content(t),
+                "role": "user",
+                "name": t.speaker,
+                "time": when,
+                "metadata": {"dia_id": t.dia_id},
+            }
+            for t in session
+        ]
         mem.add(messages, user_id=user, session_id=f"{user}/session_{number}")
     found = mem.episodes(user_id=user, limit=1_000_000, newest_first=False)
     return {e.id: str(e.metadata["dia_id"]) for e in found if "dia_id" in e.metadata}
 
 
-def retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], channels: tuple[str, ...] | None,
-              order: dict[str, int]) -> Retriever:
+def retriever(
+    engine: SearchEngine,
+    user: str,
+    dia_of: dict[str, str],
+    channels: tuple[str, ...] | None,
+    order: dict[str, int],
+) -> Retriever:
     caller = Caller(user)
 
     def search(question: str, k: int) -> Sequence[str]:
@@ -50,8 +65,9 @@ def retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], channels:
     return search
 
 
-def pipeline_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str],
-                       evidence: dict[str, list[str]]) -> Retriever:
+def pipeline_retriever(
+    engine: SearchEngine, user: str, dia_of: dict[str, str], evidence: dict[str, list[str]]
+) -> Retriever:
     """The whole recall pipeline on the raw route, as a person's search runs it: channels, truth,
     priors and time order; a memory the truth stage brings in counts as the turns its evidence cites."""
     caller = Caller(user)
@@ -80,8 +96,11 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
     mem.drain_links()
     order = {ep: i for mapping in dia.values() for i, ep in enumerate(mapping)}
     variants = {name: name for name in VARIANTS} | (ABLATION if ablation else {})
-    out: dict[str, Any] = {"file": str(path), "conversations": len(samples),
-                           "questions": sum(len(s.get("qa", [])) for s in samples)}
+    out: dict[str, Any] = {
+        "file": str(path),
+        "conversations": len(samples),
+        "questions": sum(len(s.get("qa", [])) for s in samples),
+    }
     for name, recipe_name in variants.items():
         engine = SearchEngine(mem.store, mem.embedder, recipe(recipe_name, mem.engine.config))
 
@@ -98,12 +117,18 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
     for mid, eid in mem.store.query("SELECT memory_id, episode_id FROM evidence"):
         evidence.setdefault(mid, []).append(eid)
     out["pipeline"] = locomo.score(
-        samples, lambda sample: pipeline_retriever(mem.engine, str(sample["sample_id"]),
-                                                   dia[str(sample["sample_id"])], evidence), KS).summary(KS)
+        samples,
+        lambda sample: pipeline_retriever(
+            mem.engine, str(sample["sample_id"]), dia[str(sample["sample_id"])], evidence
+        ),
+        KS,
+    ).summary(KS)
     if ablation:
         out["channels"] = channel_ablation(mem, samples, dia, order)
     if cv:
-        engines = {name: SearchEngine(mem.store, mem.embedder, recipe(name, mem.engine.config)) for name in CV_GRID}
+        engines = {
+            name: SearchEngine(mem.store, mem.embedder, recipe(name, mem.engine.config)) for name in CV_GRID
+        }
 
         def cv_retriever(name: str, sample: dict[str, Any]) -> Retriever:
             user = str(sample["sample_id"])
@@ -118,9 +143,19 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
 #: every channel of the engine, with the route it is measured on: the raw route (turns) for the
 #: channels that act on episodes, the facts route (memories, each counting as the turns its
 #: evidence cites) for those that act on memories only
-CHANNELS: dict[str, str] = {"dense": "raw", "bm25": "raw", "entity": "raw", "dense_ctx": "raw", "hyde": "raw",
-                            "speaker": "raw", "neighbours": "raw", "temporal": "raw", "hop": "raw",
-                            "memory_ctx": "facts", "links": "facts"}
+CHANNELS: dict[str, str] = {
+    "dense": "raw",
+    "bm25": "raw",
+    "entity": "raw",
+    "dense_ctx": "raw",
+    "hyde": "raw",
+    "speaker": "raw",
+    "neighbours": "raw",
+    "temporal": "raw",
+    "hop": "raw",
+    "memory_ctx": "facts",
+    "links": "facts",
+}
 #: the change that turns on a channel that is off by default
 _TURN_ON: dict[str, dict[str, Any]] = {
     "hyde": {"weights": {**SearchConfig().weights, "hyde": 1.0}},
@@ -143,8 +178,15 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
     return True
 
 
-def route_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evidence: dict[str, list[str]],
-                    channels: tuple[str, ...] | None, order: dict[str, int], route: str) -> Retriever:
+def route_retriever(
+    engine: SearchEngine,
+    user: str,
+    dia_of: dict[str, str],
+    evidence: dict[str, list[str]],
+    channels: tuple[str, ...] | None,
+    order: dict[str, int],
+    route: str,
+) -> Retriever:
     """Any route; a memory counts as the turns its evidence cites."""
     caller = Caller(user)
 
@@ -152,7 +194,7 @@ def route_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evi
         _, scores, _ = engine.rank(question, caller, route=route, channels=channels)
         out: list[str] = []
         for d in sorted(scores, key=lambda d: (-scores[d], order.get(d, 0), d)):
-            for ep in (evidence.get(d, []) if d.startswith("mem_") else [d]):
+            for ep in evidence.get(d, []) if d.startswith("mem_") else [d]:
                 turn = dia_of.get(ep)
                 if turn is not None and turn not in out:
                     out.append(turn)
@@ -163,8 +205,9 @@ def route_retriever(engine: SearchEngine, user: str, dia_of: dict[str, str], evi
     return search
 
 
-def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[str, dict[str, str]],
-                     order: dict[str, int]) -> dict[str, Any]:
+def channel_ablation(
+    mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[str, dict[str, str]], order: dict[str, int]
+) -> dict[str, Any]:
     """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
     evidence: dict[str, list[str]] = {}
@@ -182,11 +225,17 @@ def channel_ablation(mem: Memory, samples: Sequence[dict[str, Any]], dia: dict[s
             return route_retriever(engine, user, dia[user], evidence, channels, order, route)
 
         summary = locomo.score(samples, retriever_for, KS).summary(KS)
-        return {"cat1-4": summary["cat1-4"], "multi-hop": summary.get("1", {}), "temporal": summary.get("2", {})}
+        return {
+            "cat1-4": summary["cat1-4"],
+            "multi-hop": summary.get("1", {}),
+            "temporal": summary.get("2", {}),
+        }
 
     everything = tuple(CHANNELS) + ("links",)
-    out: dict[str, Any] = {"hybrid": {r: measure(base, None, r) for r in sorted(set(CHANNELS.values()))},
-                           "rows": {}}
+    out: dict[str, Any] = {
+        "hybrid": {r: measure(base, None, r) for r in sorted(set(CHANNELS.values()))},
+        "rows": {},
+    }
     for channel, route in CHANNELS.items():
         if channel == "hyde" and not has_model:
             out["rows"][channel] = {"route": route, "skipped": "no model answers here: the channel needs one"}

@@ -9,8 +9,14 @@ from .locomo import default_path
 from .locomo_run import run_locomo
 from .runner import BenchContext, Section
 
-_CATS = (("cat1-4", "cat 1-4"), ("1", "1 multi-hop"), ("2", "2 temporal"), ("3", "3 open-domain"),
-         ("4", "4 single-hop"), ("5", "5 adversarial"))
+_CATS = (
+    ("cat1-4", "cat 1-4"),
+    ("1", "1 multi-hop"),
+    ("2", "2 temporal"),
+    ("3", "3 open-domain"),
+    ("4", "4 single-hop"),
+    ("5", "5 adversarial"),
+)
 
 
 def run_locomo_section(ctx: BenchContext) -> Section:
@@ -26,22 +32,35 @@ def run_locomo_section(ctx: BenchContext) -> Section:
     finally:
         mem.close()
     result["seconds"] = round(time.perf_counter() - started, 1)
-    rows = [("locomo", f"{result['conversations']} conversations, {result['questions']} questions, "
-                       f"{result['seconds']} s (recall@5 / @10 / @20)")]
+    rows = [
+        (
+            "locomo",
+            f"{result['conversations']} conversations, {result['questions']} questions, "
+            f"{result['seconds']} s (recall@5 / @10 / @20)",
+        )
+    ]
     for key, label in _CATS:
         cells = []
         for variant in ("hybrid", "bm25", "dense"):
             r = result[variant].get(key)
-            cells.append(f"{variant} " + ("/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)) if r else "-"))
+            cells.append(
+                f"{variant} " + ("/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)) if r else "-")
+            )
         n = result["hybrid"].get(key, {}).get("n", 0)
         rows.append((f"  {label} (n={n})", "   ".join(cells)))
     if "pipeline" in result:
         p = result["pipeline"]
-        rows.append(("  hybrid through search (truth, priors, time order)",
-                     f"cat 1-4 {_triple(p.get('cat1-4', {}))}   multi-hop {_triple(p.get('1', {}))}   "
-                     f"temporal {_triple(p.get('2', {}))}"))
+        rows.append(
+            (
+                "  hybrid through search (truth, priors, time order)",
+                f"cat 1-4 {_triple(p.get('cat1-4', {}))}   multi-hop {_triple(p.get('1', {}))}   "
+                f"temporal {_triple(p.get('2', {}))}",
+            )
+        )
     for name, r in result.get("ablation", {}).items():
-        rows.append((f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20))))
+        rows.append(
+            (f"  ablation: {name}", "cat 1-4 " + "/".join(f"{r[f'recall@{k}']:.3f}" for k in (5, 10, 20)))
+        )
     rows += channel_rows(result.get("channels"))
     rows += cv_rows(result.get("cv"))
     return Section({"locomo": result}, rows)
@@ -53,8 +72,12 @@ def cv_rows(cv: dict[str, Any] | None) -> list[tuple[str, str]]:
         return []
     if "skipped" in cv:
         return [("  cross-validated", f"skipped: {cv['skipped']}")]
-    rows = [("  cross-validated (leave one conversation out)",
-             f"recipe chosen by {cv['criterion']} among {', '.join(cv['grid'])}")]
+    rows = [
+        (
+            "  cross-validated (leave one conversation out)",
+            f"recipe chosen by {cv['criterion']} among {', '.join(cv['grid'])}",
+        )
+    ]
     for key, label in _CATS:
         r = cv["summary"].get(key)
         if r:
@@ -74,9 +97,13 @@ def channel_rows(channels: dict[str, Any] | None) -> list[tuple[str, str]]:
     multi-hop, and the change in recall@10 against that route with every default channel."""
     if not channels:
         return []
-    rows = [(f"  channels ({route} route)", f"all defaults: cat 1-4 {_triple(r['cat1-4'])}   "
-                                             f"multi-hop {_triple(r['multi-hop'])}")
-            for route, r in channels["hybrid"].items()]
+    rows = [
+        (
+            f"  channels ({route} route)",
+            f"all defaults: cat 1-4 {_triple(r['cat1-4'])}   multi-hop {_triple(r['multi-hop'])}",
+        )
+        for route, r in channels["hybrid"].items()
+    ]
     for name, r in channels["rows"].items():
         if "skipped" in r:
             rows.append((f"    {name} ({r['route']})", f"not measured: {r['skipped']}"))
@@ -88,7 +115,11 @@ def channel_rows(channels: dict[str, Any] | None) -> list[tuple[str, str]]:
         if r.get("temporal") and base.get("temporal"):
             delta_t = r["temporal"]["recall@10"] - base["temporal"]["recall@10"]
             temporal = f"   temporal {_triple(r['temporal'])} (Δ@10 {delta_t:+.3f})"
-        rows.append((f"    {r['change']} {name} ({r['route']})",
-                     f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
-                     f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f}){temporal}"))
+        rows.append(
+            (
+                f"    {r['change']} {name} ({r['route']})",
+                f"cat 1-4 {_triple(r['cat1-4'])} (Δ@10 {delta:+.3f})   "
+                f"multi-hop {_triple(r['multi-hop'])} (Δ@10 {delta_mh:+.3f}){temporal}",
+            )
+        )
     return rows

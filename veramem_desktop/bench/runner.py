@@ -61,8 +61,12 @@ class BenchContext:
     def new_memory(self, name: str) -> Memory:
         """A fresh encrypted store (real SQLCipher) under the bench's temporary home."""
         self._count += 1
-        mem, _ = Memory.create(self.home / f"{self._count:02d}-{name}", passphrase=BENCH_PASSPHRASE,
-                               use_keyring=False, embedder=self.embedder)
+        mem, _ = Memory.create(
+            self.home / f"{self._count:02d}-{name}",
+            passphrase=BENCH_PASSPHRASE,
+            use_keyring=False,
+            embedder=self.embedder,
+        )
         return mem
 
 
@@ -78,8 +82,16 @@ def machine(ctx: BenchContext) -> Section:
         "onnxruntime": onnxruntime.__version__,
         "sqlite": sqlcipher3.sqlite_version,
     }
-    return Section({"machine": data}, [("machine", f"{data['cpu_model']} · {data['cpu_count']} cpu · "
-                                                   f"python {data['python']} · onnxruntime {data['onnxruntime']}")])
+    return Section(
+        {"machine": data},
+        [
+            (
+                "machine",
+                f"{data['cpu_model']} · {data['cpu_count']} cpu · "
+                f"python {data['python']} · onnxruntime {data['onnxruntime']}",
+            )
+        ],
+    )
 
 
 def peak_rss(ctx: BenchContext) -> Section:
@@ -110,7 +122,9 @@ def section_peak_rss_mb(reset: bool) -> float:
 
 def peak_rss_mb() -> float:
     raw = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return round(raw / (1024 * 1024) if sys.platform == "darwin" else raw / 1024, 1)  # bytes on macOS, KiB on Linux
+    return round(
+        raw / (1024 * 1024) if sys.platform == "darwin" else raw / 1024, 1
+    )  # bytes on macOS, KiB on Linux
 
 
 def _cpu_model() -> str:
@@ -216,8 +230,9 @@ def bench_home() -> Iterator[Path]:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def run(options: BenchOptions, progress: Callable[[str], None] = lambda _: None) -> tuple[dict[str, Any],
-                                                                                        list[tuple[str, str]]]:
+def run(
+    options: BenchOptions, progress: Callable[[str], None] = lambda _: None
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """Run the chosen sections; returns the JSON object and the table rows."""
     unknown = [s for s in options.only if s not in SECTIONS]
     if unknown:
@@ -238,8 +253,12 @@ def run(options: BenchOptions, progress: Callable[[str], None] = lambda _: None)
         data.update(section.data)
         rows.extend(section.rows)
         data["rss_mb"] = per_section
-        rows.append(("  peak RSS per section", ", ".join(f"{k} {v:.0f} MB" for k, v in per_section.items()
-                                                         if k != "machine")))
+        rows.append(
+            (
+                "  peak RSS per section",
+                ", ".join(f"{k} {v:.0f} MB" for k, v in per_section.items() if k != "machine"),
+            )
+        )
     return data, rows
 
 

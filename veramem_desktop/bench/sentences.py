@@ -7,28 +7,107 @@ from __future__ import annotations
 
 import random
 
-PEOPLE = ("Ana", "Rui", "Maya", "Tom", "Priya", "Kenji", "Lena", "Omar", "Sofia", "Jonas", "Aisha", "Marco",
-          "Elif", "Noah", "Chloe", "Diego", "Hana", "Felix", "Zara", "Ivan", "my sister", "my manager",
-          "my landlord", "the dentist", "our neighbour", "my brother", "the accountant", "my daughter")
+PEOPLE = (
+    "Ana",
+    "Rui",
+    "Maya",
+    "Tom",
+    "Priya",
+    "Kenji",
+    "Lena",
+    "Omar",
+    "Sofia",
+    "Jonas",
+    "Aisha",
+    "Marco",
+    "Elif",
+    "Noah",
+    "Chloe",
+    "Diego",
+    "Hana",
+    "Felix",
+    "Zara",
+    "Ivan",
+    "my sister",
+    "my manager",
+    "my landlord",
+    "the dentist",
+    "our neighbour",
+    "my brother",
+    "the accountant",
+    "my daughter",
+)
 ACTIONS = (
-    ("booked", "a table at", "book"), ("moved", "the meeting to", "move"), ("left", "the spare keys at", "leave"),
-    ("recommended", "the bakery near", "recommend"), ("found", "a cheaper flat in", "find"),
-    ("lost", "the umbrella at", "lose"), ("started", "pottery classes in", "start"),
-    ("bought", "a second-hand bike in", "buy"), ("painted", "the kitchen of the house in", "paint"),
-    ("planned", "a weekend trip to", "plan"), ("signed", "the lease for the studio in", "sign"),
-    ("cancelled", "the gym membership in", "cancel"), ("adopted", "a rescue dog from the shelter in", "adopt"),
-    ("hosted", "a birthday dinner in", "host"), ("fixed", "the leaking tap at the cottage in", "fix"),
-    ("sold", "the old piano to a school in", "sell"), ("ordered", "new glasses from the optician in", "order"),
-    ("visited", "the science museum in", "visit"), ("renewed", "the passport at the office in", "renew"),
+    ("booked", "a table at", "book"),
+    ("moved", "the meeting to", "move"),
+    ("left", "the spare keys at", "leave"),
+    ("recommended", "the bakery near", "recommend"),
+    ("found", "a cheaper flat in", "find"),
+    ("lost", "the umbrella at", "lose"),
+    ("started", "pottery classes in", "start"),
+    ("bought", "a second-hand bike in", "buy"),
+    ("painted", "the kitchen of the house in", "paint"),
+    ("planned", "a weekend trip to", "plan"),
+    ("signed", "the lease for the studio in", "sign"),
+    ("cancelled", "the gym membership in", "cancel"),
+    ("adopted", "a rescue dog from the shelter in", "adopt"),
+    ("hosted", "a birthday dinner in", "host"),
+    ("fixed", "the leaking tap at the cottage in", "fix"),
+    ("sold", "the old piano to a school in", "sell"),
+    ("ordered", "new glasses from the optician in", "order"),
+    ("visited", "the science museum in", "visit"),
+    ("renewed", "the passport at the office in", "renew"),
     ("joined", "a climbing club in", "join"),
 )
-PLACES = ("Lisbon", "Porto", "Berlin", "Kyoto", "Oslo", "Madrid", "Nairobi", "Toronto", "Dublin", "Seville",
-          "Prague", "Bristol", "Lyon", "Utrecht", "Valencia", "Bergen", "Graz", "Cork", "Malmo", "Turin")
-WHEN = ("on Monday", "last Friday", "in early March", "two weeks ago", "at the end of June", "on 8 May 2023",
-        "after the holidays", "before the wedding", "in the spring", "yesterday", "last autumn",
-        "on the 14th", "in 2021", "over the long weekend", "this morning")
-REASONS = ("because the old one broke", "to save money", "for the anniversary", "after a long search",
-           "on a friend's advice", "since the prices went up", "to be closer to work", "just for fun")
+PLACES = (
+    "Lisbon",
+    "Porto",
+    "Berlin",
+    "Kyoto",
+    "Oslo",
+    "Madrid",
+    "Nairobi",
+    "Toronto",
+    "Dublin",
+    "Seville",
+    "Prague",
+    "Bristol",
+    "Lyon",
+    "Utrecht",
+    "Valencia",
+    "Bergen",
+    "Graz",
+    "Cork",
+    "Malmo",
+    "Turin",
+)
+WHEN = (
+    "on Monday",
+    "last Friday",
+    "in early March",
+    "two weeks ago",
+    "at the end of June",
+    "on 8 May 2023",
+    "after the holidays",
+    "before the wedding",
+    "in the spring",
+    "yesterday",
+    "last autumn",
+    "on the 14th",
+    "in 2021",
+    "over the long weekend",
+    "this morning",
+)
+REASONS = (
+    "because the old one broke",
+    "to save money",
+    "for the anniversary",
+    "after a long search",
+    "on a friend's advice",
+    "since the prices went up",
+    "to be closer to work",
+    "just for fun",
+)
 
 
 def fact_sentences(count: int, seed: int = 7) -> list[str]:
@@ -60,8 +139,9 @@ def questions(count: int, seed: int = 11) -> list[str]:
     for _ in range(count):
         who, (verb, obj, base), place = rng.choice(PEOPLE), rng.choice(ACTIONS), rng.choice(PLACES)
         obj_short = " ".join(obj.split()[:3])
-        out.append(rng.choice(forms).format(who=who, base=base, verb=verb, obj=obj, obj_short=obj_short,
-                                            place=place))
+        out.append(
+            rng.choice(forms).format(who=who, base=base, verb=verb, obj=obj, obj_short=obj_short, place=place)
+        )
     return out
 
 
@@ -69,5 +149,7 @@ def conversation(count: int, seed: int = 5) -> list[tuple[str, str]]:
     """``count`` chat messages (role, text) alternating user and assistant."""
     facts = fact_sentences(count, seed)
     replies = ("Noted, I will remember that.", "Thanks for telling me.", "Got it.", "Understood, saved.")
-    return [("user", f"By the way: {f}") if i % 2 == 0 else ("assistant", replies[i % 4])
-            for i, f in enumerate(facts)]
+    return [
+        ("user", f"By the way: {f}") if i % 2 == 0 else ("assistant", replies[i % 4])
+        for i, f in enumerate(facts)
+    ]

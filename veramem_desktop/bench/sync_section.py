@@ -31,9 +31,14 @@ def _write(mem: Memory, texts: list[str]) -> None:
     with mem.store.atomic() as conn:
         for text in texts:
             ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=device)[0]
-            items.insert(conn, MemoryItem(id="", kind="fact", text=text, authority="authorized", user_id=USER,
-                                          source="bench"), [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
-                         device=device)
+            items.insert(
+                conn,
+                MemoryItem(
+                    id="", kind="fact", text=text, authority="authorized", user_id=USER, source="bench"
+                ),
+                [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
+                device=device,
+            )
 
 
 def _pair(a: Memory, b: Memory, ctx: BenchContext) -> None:
@@ -63,7 +68,9 @@ def _statements_per_event(a: Memory, b: Memory) -> tuple[float, int]:
         report = b.sync_run()
     finally:
         b.store.conn.set_trace_callback(None)
-    return (round(seen[0] / report.applied_events, 1) if report.applied_events else 0.0), report.applied_events
+    return (
+        round(seen[0] / report.applied_events, 1) if report.applied_events else 0.0
+    ), report.applied_events
 
 
 def run_sync_section(ctx: BenchContext) -> Section:
@@ -100,6 +107,12 @@ def run_sync_section(ctx: BenchContext) -> Section:
     finally:
         a.close()
         b.close()
+    delay_data = {
+        "p50": round(statistics.median(delays), 1) if delays else None,
+        "max": round(max(delays), 1) if delays else None,
+        "n": len(delays),
+        "missed": DELAY_SAMPLES - len(delays),
+    }
     data = {
         "events": applied.applied_events,
         "batches": applied.applied_batches,
@@ -107,18 +120,19 @@ def run_sync_section(ctx: BenchContext) -> Section:
         "apply_seconds": applied.seconds,
         "events_applied_per_s": round(rate, 1),
         "sql_statements_per_event": per_event,
-        "arrival_to_searchable_ms": {
-            "p50": round(statistics.median(delays), 1) if delays else None,
-            "max": round(max(delays), 1) if delays else None,
-            "n": len(delays),
-            "missed": DELAY_SAMPLES - len(delays),
-        },
+        "arrival_to_searchable_ms": delay_data,
     }
-    d = data["arrival_to_searchable_ms"]
+    d = delay_data
     rows = [
-        ("sync apply", f"{data['events_applied_per_s']:,.0f} events/s ({data['events']} events in "
-                       f"{data['batches']} files, {applied.seconds:.2f} s; export {exported.seconds:.2f} s; "
-                       f"{per_event} SQL statements per event over {counted})"),
-        ("sync arrival→searchable", f"p50 {d['p50']} ms, max {d['max']} ms (n={d['n']}, missed {d['missed']})"),
+        (
+            "sync apply",
+            f"{data['events_applied_per_s']:,.0f} events/s ({data['events']} events in "
+            f"{data['batches']} files, {applied.seconds:.2f} s; export {exported.seconds:.2f} s; "
+            f"{per_event} SQL statements per event over {counted})",
+        ),
+        (
+            "sync arrival→searchable",
+            f"p50 {d['p50']} ms, max {d['max']} ms (n={d['n']}, missed {d['missed']})",
+        ),
     ]
     return Section({"sync": data}, rows)

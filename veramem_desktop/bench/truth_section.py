@@ -84,8 +84,11 @@ def _ranking(t: _Tally, surface: str, sc: Scenario, texts: list[str]) -> None:
 
 def _leak(t: _Tally, surface: str, sc: Scenario, texts: Sequence[str]) -> None:
     if sc.rejected is not None:
-        t.add(f"{surface}.rejected_leak", any(holds(x, sc.rejected) for x in texts),
-              f"{surface} {sc.kind}/{sc.variant} {sc.user}")
+        t.add(
+            f"{surface}.rejected_leak",
+            any(holds(x, sc.rejected) for x in texts),
+            f"{surface} {sc.kind}/{sc.variant} {sc.user}",
+        )
 
 
 def _answer(t: _Tally, surface: str, sc: Scenario, text: str, cited: list[str]) -> None:
@@ -155,19 +158,28 @@ def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
     texts = [h["text"] for h in found["results"]]
     _ranking(t, "rest", sc, texts)
     said = client.post("/v1/answer", json={"question": sc.question}).json()
-    history = [client.get(f"/v1/memories/{h['id']}/history").text for h in found["results"][:3]
-               if h["id"].startswith("mem_")]
+    history = [
+        client.get(f"/v1/memories/{h['id']}/history").text
+        for h in found["results"][:3]
+        if h["id"].startswith("mem_")
+    ]
     episodes = client.get("/v1/episodes", params={"limit": 100}).text
-    _leak(t, "rest", sc, [*texts, *(h["text"] for h in found["shared"]), found.get("prompt_context", ""), *history,
-                          episodes])
+    _leak(
+        t,
+        "rest",
+        sc,
+        [*texts, *(h["text"] for h in found["shared"]), found.get("prompt_context", ""), *history, episodes],
+    )
     _answer(t, "rest", sc, said["answer"], [c["text"] for c in said["cited"]])
 
 
 def _texts(mem: Memory, ids: Sequence[str]) -> list[str]:
     found: dict[str, str] = {}
     for i in ids:
-        row = mem.store.query_one("SELECT text FROM memory_items WHERE id = ? UNION ALL "
-                                  "SELECT content FROM episodes WHERE id = ?", (i, i))
+        row = mem.store.query_one(
+            "SELECT text FROM memory_items WHERE id = ? UNION ALL SELECT content FROM episodes WHERE id = ?",
+            (i, i),
+        )
         if row is not None:
             found[i] = str(row[0])
     return [found[i] for i in ids if i in found]
@@ -184,8 +196,9 @@ def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
     _leak(t, "no-withholding", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))
 
 
-def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
-                      surfaces: Sequence[str] = SURFACES, ablate: bool = True) -> Section:
+def run_truth_section(
+    ctx: BenchContext, *, scenarios: int = 330, surfaces: Sequence[str] = SURFACES, ablate: bool = True
+) -> Section:
     from starlette.testclient import TestClient
 
     from ..rest import create_app
@@ -215,12 +228,21 @@ def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
         if "mcp" in surfaces:
             _mcp(mem, sc, t)
         if "rest" in surfaces:
-            with TestClient(create_app(mem, token, user_id=sc.user, agent_id="bench-agent"),
-                            base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"}) as client:
+            with TestClient(
+                create_app(mem, token, user_id=sc.user, agent_id="bench-agent"),
+                base_url="http://127.0.0.1",
+                headers={"Authorization": f"Bearer {token}"},
+            ) as client:
                 _rest(client, sc, t)
         for moment, value in sc.as_of:
-            first = next((m for m in mem.memories(user_id=sc.user, status=None, limit=100)
-                          if holds(m.text, sc.current)), None)
+            first = next(
+                (
+                    m
+                    for m in mem.memories(user_id=sc.user, status=None, limit=100)
+                    if holds(m.text, sc.current)
+                ),
+                None,
+            )
             got = mem.history(first.id, as_of=moment) if first is not None else []
             t.add("as_of_accuracy", bool(got) and holds(got[0].text, value), f"{sc.user} {moment}")
     mem.close()
@@ -228,12 +250,24 @@ def run_truth_section(ctx: BenchContext, *, scenarios: int = 330,
 
 
 def _section(t: _Tally, n: int, seconds: float) -> Section:
-    metrics = ("current_at_1", "stale_above_current", "claim_above_current", "rejected_leak", "answer_current")
-    data: dict[str, Any] = {"scenarios": n, "seconds": round(seconds, 1), "as_of_accuracy": t.rate("as_of_accuracy")}
+    metrics = (
+        "current_at_1",
+        "stale_above_current",
+        "claim_above_current",
+        "rejected_leak",
+        "answer_current",
+    )
+    data: dict[str, Any] = {
+        "scenarios": n,
+        "seconds": round(seconds, 1),
+        "as_of_accuracy": t.rate("as_of_accuracy"),
+    }
     for surface in SURFACES:
         data[surface] = {m: t.rate(f"{surface}.{m}") for m in metrics if t.rate(f"{surface}.{m}") is not None}
-    data["ablation"] = {name: {m: t.rate(f"{name}.{m}") for m in metrics if t.rate(f"{name}.{m}") is not None}
-                        for name in ("relevance-only", "no-withholding")}
+    data["ablation"] = {
+        name: {m: t.rate(f"{name}.{m}") for m in metrics if t.rate(f"{name}.{m}") is not None}
+        for name in ("relevance-only", "no-withholding")
+    }
     data["misses"] = {k: v for k, v in t.misses.items() if v and k.split(".")[0] in SURFACES}
     rows = [("truth scenarios", f"{n} (chains, rejections + restatements, repeated claims, dated imports)")]
     for surface in SURFACES:
@@ -241,11 +275,12 @@ def _section(t: _Tally, n: int, seconds: float) -> Section:
         if shown:
             rows.append((f"truth {surface}", shown))
     rows.append(("truth as_of_accuracy", f"{data['as_of_accuracy']}"))
-    labels = {"relevance-only": "  ablation: channels alone, no truth stage",
-              "no-withholding": "  ablation: rejected rows not withheld"}
+    labels = {
+        "relevance-only": "  ablation: channels alone, no truth stage",
+        "no-withholding": "  ablation: rejected rows not withheld",
+    }
     for name, label in labels.items():
         shown = " · ".join(f"{m} {v:.3f}" for m, v in data["ablation"][name].items())
         if shown:
             rows.append((label, shown))
     return Section({"truth": data}, rows)
-

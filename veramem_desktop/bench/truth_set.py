@@ -23,33 +23,92 @@ from dataclasses import dataclass, field
 #: per subject: a first statement, update phrasings, the assistant's echo, a third-person claim
 #: (tools, documents), a paraphrase, and the question
 SUBJECTS: dict[str, dict[str, object]] = {
-    "home": {"state": "I live in {v}.", "update": ["I live in {v} now.", "I moved to {v}.", "Actually, I live in {v}."],
-             "echo": "Noted, you live in {v}.", "claim": "The user lives in {v}.", "para": "I reside in {v}.",
-             "question": "Where do I live?"},
-    "employer": {"state": "I work at {v}.", "update": ["I work at {v} now.", "I now work at {v}.",
-                                                         "Correction: I work at {v}."],
-                 "echo": "Got it, you work at {v}.", "claim": "The user works at {v}.", "para": "I am working at {v}.",
-                 "question": "Where do I work?"},
-    "partner": {"state": "My partner is {v}.", "update": ["My partner is {v} now.", "Actually, my partner is {v}."],
-                "echo": "Noted, your partner is {v}.", "claim": "The user's partner is {v}.",
-                "para": "My partner's name is {v}.", "question": "Who is my partner?"},
-    "editor": {"state": "My editor is {v}.", "update": ["My editor is {v} now.", "Actually, my editor is {v}."],
-               "echo": "Okay, your editor is {v}.", "claim": "The user's editor is {v}.",
-               "para": "The editor I use is {v}.", "question": "Which editor do I use?"},
-    "diet": {"state": "My diet is {v}.", "update": ["My diet is {v} now.", "Actually, my diet is {v}."],
-             "echo": "Noted, your diet is {v}.", "claim": "The user's diet is {v}.", "para": "I follow a {v} diet.",
-             "question": "What is my diet?"},
-    "colour": {"state": "My favourite colour is {v}.", "update": ["My favourite colour is {v} now.",
-                                                                   "Actually, my favourite colour is {v}."],
-               "echo": "Lovely, your favourite colour is {v}.", "claim": "The user's favourite colour is {v}.",
-               "para": "The colour I like best is {v}.", "question": "What is my favourite colour?"},
-    "car": {"state": "My car is a {v}.", "update": ["My car is a {v} now.", "Actually, my car is a {v}."],
-            "echo": "Noted, your car is a {v}.", "claim": "The user's car is a {v}.", "para": "I drive a {v}.",
-            "question": "What car do I have?"},
+    "home": {
+        "state": "I live in {v}.",
+        "update": ["I live in {v} now.", "I moved to {v}.", "Actually, I live in {v}."],
+        "echo": "Noted, you live in {v}.",
+        "claim": "The user lives in {v}.",
+        "para": "I reside in {v}.",
+        "question": "Where do I live?",
+    },
+    "employer": {
+        "state": "I work at {v}.",
+        "update": ["I work at {v} now.", "I now work at {v}.", "Correction: I work at {v}."],
+        "echo": "Got it, you work at {v}.",
+        "claim": "The user works at {v}.",
+        "para": "I am working at {v}.",
+        "question": "Where do I work?",
+    },
+    "partner": {
+        "state": "My partner is {v}.",
+        "update": ["My partner is {v} now.", "Actually, my partner is {v}."],
+        "echo": "Noted, your partner is {v}.",
+        "claim": "The user's partner is {v}.",
+        "para": "My partner's name is {v}.",
+        "question": "Who is my partner?",
+    },
+    "editor": {
+        "state": "My editor is {v}.",
+        "update": ["My editor is {v} now.", "Actually, my editor is {v}."],
+        "echo": "Okay, your editor is {v}.",
+        "claim": "The user's editor is {v}.",
+        "para": "The editor I use is {v}.",
+        "question": "Which editor do I use?",
+    },
+    "diet": {
+        "state": "My diet is {v}.",
+        "update": ["My diet is {v} now.", "Actually, my diet is {v}."],
+        "echo": "Noted, your diet is {v}.",
+        "claim": "The user's diet is {v}.",
+        "para": "I follow a {v} diet.",
+        "question": "What is my diet?",
+    },
+    "colour": {
+        "state": "My favourite colour is {v}.",
+        "update": ["My favourite colour is {v} now.", "Actually, my favourite colour is {v}."],
+        "echo": "Lovely, your favourite colour is {v}.",
+        "claim": "The user's favourite colour is {v}.",
+        "para": "The colour I like best is {v}.",
+        "question": "What is my favourite colour?",
+    },
+    "car": {
+        "state": "My car is a {v}.",
+        "update": ["My car is a {v} now.", "Actually, my car is a {v}."],
+        "echo": "Noted, your car is a {v}.",
+        "claim": "The user's car is a {v}.",
+        "para": "I drive a {v}.",
+        "question": "What car do I have?",
+    },
 }
 RESTATEMENTS = ("verbatim", "case", "homoglyph", "tool", "document", "paraphrase")
-_SYLLABLES = ("bra", "cor", "del", "fen", "gal", "hir", "jov", "kel", "lum", "mar", "nov", "pel", "quin", "ros",
-              "sal", "tev", "ulm", "var", "wen", "yor", "zan", "tor", "vin", "gar", "bel", "dru")
+_SYLLABLES = (
+    "bra",
+    "cor",
+    "del",
+    "fen",
+    "gal",
+    "hir",
+    "jov",
+    "kel",
+    "lum",
+    "mar",
+    "nov",
+    "pel",
+    "quin",
+    "ros",
+    "sal",
+    "tev",
+    "ulm",
+    "var",
+    "wen",
+    "yor",
+    "zan",
+    "tor",
+    "vin",
+    "gar",
+    "bel",
+    "dru",
+)
 #: Latin letters and Cyrillic look-alikes
 _LOOKALIKE = {"a": "\u0430", "e": "\u0435", "o": "\u043e", "c": "\u0441", "p": "\u0440"}
 
@@ -135,13 +194,25 @@ def generate(n: int = 330, seed: int = 20261130) -> list[Scenario]:
                 steps.append(Step("user", _say(subject, "state" if j == 0 else "update", value, rng)))
                 if echo:
                     steps.append(Step("assistant", _say(subject, "echo", value, rng)))
-            out.append(Scenario(kind, "echo" if echo else "plain", user, subject, question, steps, values[-1],
-                                stale=values[:-1]))
+            out.append(
+                Scenario(
+                    kind,
+                    "echo" if echo else "plain",
+                    user,
+                    subject,
+                    question,
+                    steps,
+                    values[-1],
+                    stale=values[:-1],
+                )
+            )
         elif kind == "reject":
             good, bad = words(), words()
             variant = RESTATEMENTS[(i // len(kinds)) % len(RESTATEMENTS)]
-            steps += [Step("user", _say(subject, "state", good, rng)),
-                      Step("user", _say(subject, "update", bad, rng), reject=bad)]
+            steps += [
+                Step("user", _say(subject, "state", good, rng)),
+                Step("user", _say(subject, "update", bad, rng), reject=bad),
+            ]
             restated = {
                 "verbatim": Step("user", _say(subject, "state", bad, rng)),
                 "case": Step("user", _say(subject, "state", bad, rng).upper()),
@@ -158,15 +229,34 @@ def generate(n: int = 330, seed: int = 20261130) -> list[Scenario]:
             role = rng.choice(("tool", "assistant"))
             steps.append(Step("user", _say(subject, "state", mine, rng), approve=mine if approved else None))
             for _ in range(rng.randint(1, 6)):
-                steps.append(Step(role, _say(subject, "claim", theirs, rng), name="profile" if role == "tool" else None))
-            out.append(Scenario(kind, f"{role}{'-approved' if approved else ''}", user, subject, question, steps,
-                                mine, claims=[theirs]))
+                steps.append(
+                    Step(
+                        role, _say(subject, "claim", theirs, rng), name="profile" if role == "tool" else None
+                    )
+                )
+            out.append(
+                Scenario(
+                    kind,
+                    f"{role}{'-approved' if approved else ''}",
+                    user,
+                    subject,
+                    question,
+                    steps,
+                    mine,
+                    claims=[theirs],
+                )
+            )
         else:
             values = [words() for _ in range(3)]
             times = ["2024-01-10T09:00:00Z", "2024-06-01T09:00:00Z", "2025-02-01T09:00:00Z"]
             for j, (value, when) in enumerate(zip(values, times, strict=True)):
-                steps.append(Step("user", _say(subject, "state" if j == 0 else "update", value, rng), time=when))
+                steps.append(
+                    Step("user", _say(subject, "state" if j == 0 else "update", value, rng), time=when)
+                )
             as_of = [("2024-03-01", values[0]), ("2024-09-01", values[1]), ("2025-06-01", values[2])]
-            out.append(Scenario(kind, "import", user, subject, question, steps, values[-1], stale=values[:-1],
-                                as_of=as_of))
+            out.append(
+                Scenario(
+                    kind, "import", user, subject, question, steps, values[-1], stale=values[:-1], as_of=as_of
+                )
+            )
     return out

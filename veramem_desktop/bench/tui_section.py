@@ -21,9 +21,19 @@ def run_tui_section(ctx: BenchContext) -> Section:
         content = [measure_first_content(mem, (120, 40)) * 1000 for _ in range(RUNS)]
     finally:
         mem.close()
-    data = {"tui_start_ms": {"first_paint_p50": round(statistics.median(paint), 1),
-                             "first_content_p50": round(statistics.median(content), 1), "runs": RUNS}}
-    rows = [("TUI start to first paint / content", f"{statistics.median(paint):.0f} / "
-                                                    f"{statistics.median(content):.0f} ms (median of {RUNS}, "
-                                                    "app already imported)")]
+    data = {
+        "tui_start_ms": {
+            "first_paint_p50": round(statistics.median(paint), 1),
+            "first_content_p50": round(statistics.median(content), 1),
+            "runs": RUNS,
+        }
+    }
+    rows = [
+        (
+            "TUI start to first paint / content",
+            f"{statistics.median(paint):.0f} / "
+            f"{statistics.median(content):.0f} ms (median of {RUNS}, "
+            "app already imported)",
+        )
+    ]
     return Section(data, rows)

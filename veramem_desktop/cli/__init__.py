@@ -103,9 +103,16 @@ class VeramemGroup(click.Group):
             ctx.exit(int(ExitCode.FAILURE))
 
 
-@click.group(cls=VeramemGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=VeramemGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="veramem")
-@click.option("--home", envvar="VERAMEM_HOME", type=click.Path(file_okay=False), help="Keep everything under this folder.")
+@click.option(
+    "--home",
+    envvar="VERAMEM_HOME",
+    type=click.Path(file_okay=False),
+    help="Keep everything under this folder.",
+)
 @click.pass_context
 def cli(ctx: click.Context, home: str | None) -> None:
     """VeraMem Desktop: a private, verifiable memory for your AI agents.

@@ -41,16 +41,22 @@ def client_config(client: str, home: str | None, agent_id: str | None = None) ->
 
 WHERE = {
     "claude": "Claude Desktop: Settings → Developer → Edit Config (claude_desktop_config.json); merge into "
-              "\"mcpServers\" and restart Claude.",
-    "cursor": "Cursor: ~/.cursor/mcp.json (all projects) or .cursor/mcp.json in a project; merge into \"mcpServers\".",
+    '"mcpServers" and restart Claude.',
+    "cursor": 'Cursor: ~/.cursor/mcp.json (all projects) or .cursor/mcp.json in a project; merge into "mcpServers".',
 }
 
 
 @click.command()
-@click.option("--print-config", "print_config", type=click.Choice(["claude", "cursor"]),
-              help="Print the JSON to paste into the client's MCP settings, then exit.")
+@click.option(
+    "--print-config",
+    "print_config",
+    type=click.Choice(["claude", "cursor"]),
+    help="Print the JSON to paste into the client's MCP settings, then exit.",
+)
 @click.option("--user", "user_id", help="Act for this user (default: VERAMEM_USER_ID, else the config).")
-@click.option("--agent", "agent_id", help="Act as this agent, whose grants apply (default: VERAMEM_AGENT_ID).")
+@click.option(
+    "--agent", "agent_id", help="Act as this agent, whose grants apply (default: VERAMEM_AGENT_ID)."
+)
 @click.pass_context
 def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent_id: str | None) -> None:
     """Serve the memory to an MCP client over stdio (Claude Desktop, Cursor, …).
@@ -64,8 +70,11 @@ def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent
         click.echo(json.dumps(client_config(print_config, home, agent_id), indent=2))
         click.echo(WHERE[print_config], err=True)
         if not os.environ.get("VERAMEM_PASSPHRASE"):
-            click.echo("If your store uses a passphrase rather than the OS keyring, add \"VERAMEM_PASSPHRASE\" "
-                       "to \"env\" yourself.", err=True)
+            click.echo(
+                'If your store uses a passphrase rather than the OS keyring, add "VERAMEM_PASSPHRASE" '
+                'to "env" yourself.',
+                err=True,
+            )
         return
     import logging
 
@@ -77,25 +86,48 @@ def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent
     try:
         mem.store  # unlock now, so a missing key fails at start-up with a message on stderr  # noqa: B018
         identity = resolve_identity(mem.config, user_id, agent_id)
-        click.echo(f"veramem mcp: serving as user {identity.user_id!r}"
-                   f"{f' / agent {identity.agent_id!r}' if identity.agent_id else ''} on stdio", err=True)
+        click.echo(
+            f"veramem mcp: serving as user {identity.user_id!r}"
+            f"{f' / agent {identity.agent_id!r}' if identity.agent_id else ''} on stdio",
+            err=True,
+        )
         serve_stdio(AgentAccess(mem, identity), allow_forget=mem.config.mcp.allow_forget)
     finally:
         mem.close()
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Loopback address to bind (127.0.0.1, ::1 or localhost); other hosts are refused.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Loopback address to bind (127.0.0.1, ::1 or localhost); other hosts are refused.",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port."
+)
 @click.option("--show-token", is_flag=True, help="Print the API token (making it if needed), then exit.")
 @click.option("--user", "user_id", help="Act for this user (default: VERAMEM_USER_ID, else the config).")
-@click.option("--agent", "agent_id", help="Act as this agent, whose grants apply (default: VERAMEM_AGENT_ID).")
-@click.option("--max-body-mb", type=click.IntRange(1, 1024), default=20, show_default=True,
-              help="Largest request body accepted.")
+@click.option(
+    "--agent", "agent_id", help="Act as this agent, whose grants apply (default: VERAMEM_AGENT_ID)."
+)
+@click.option(
+    "--max-body-mb",
+    type=click.IntRange(1, 1024),
+    default=20,
+    show_default=True,
+    help="Largest request body accepted.",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, show_token: bool, user_id: str | None, agent_id: str | None,
-          max_body_mb: int) -> None:
+def serve(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    show_token: bool,
+    user_id: str | None,
+    agent_id: str | None,
+    max_body_mb: int,
+) -> None:
     """Serve the REST API and the web page on this computer only.
 
     Every /v1 request needs `Authorization: Bearer <token>`; the token is made on first
@@ -111,8 +143,11 @@ def serve(ctx: click.Context, host: str, port: int, show_token: bool, user_id: s
         click.echo(load_or_create_token(paths))
         return
     if not is_loopback(host):
-        raise click.BadParameter(f"{host} is not a loopback address; the API is served on this computer only "
-                                 "(127.0.0.1, ::1 or localhost).", param_hint="--host")
+        raise click.BadParameter(
+            f"{host} is not a loopback address; the API is served on this computer only "
+            "(127.0.0.1, ::1 or localhost).",
+            param_hint="--host",
+        )
     import socket
 
     import uvicorn
@@ -123,17 +158,24 @@ def serve(ctx: click.Context, host: str, port: int, show_token: bool, user_id: s
     try:
         mem.store  # unlock before binding, so a wrong key fails here  # noqa: B018
         token = load_or_create_token(paths)
-        app = create_app(mem, token, user_id=user_id, agent_id=agent_id, max_body_bytes=max_body_mb * 1024 * 1024)
+        app = create_app(
+            mem, token, user_id=user_id, agent_id=agent_id, max_body_bytes=max_body_mb * 1024 * 1024
+        )
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # asyncio sets TCP_NODELAY only then
+        sock = socket.socket(
+            family, socket.SOCK_STREAM, socket.IPPROTO_TCP
+        )  # asyncio sets TCP_NODELAY only then
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("::1" if family == socket.AF_INET6 else "127.0.0.1", port))
         sock.listen(128)  # connections queue from now on, so the printed address works at once
         bound = sock.getsockname()[1]
         shown = f"[::1]:{bound}" if family == socket.AF_INET6 else f"127.0.0.1:{bound}"
         click.echo(f"http://{shown}/")
-        click.echo(f"Serving VeraMem on http://{shown}/ (API under /v1, schema at /openapi.json). "
-                   f"Token: `veramem serve --show-token` (kept in {token_path(paths)}). Ctrl-C stops.", err=True)
+        click.echo(
+            f"Serving VeraMem on http://{shown}/ (API under /v1, schema at /openapi.json). "
+            f"Token: `veramem serve --show-token` (kept in {token_path(paths)}). Ctrl-C stops.",
+            err=True,
+        )
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -31,8 +31,10 @@ def _current_passphrase(mem: Memory) -> str | None:
     if not secret and interactive():
         secret = click.prompt("Current passphrase", hide_input=True, err=True)
     if not secret:
-        raise MissingKeyError("This store is locked with a passphrase: run the command in a terminal, "
-                              "or set VERAMEM_PASSPHRASE.")
+        raise MissingKeyError(
+            "This store is locked with a passphrase: run the command in a terminal, "
+            "or set VERAMEM_PASSPHRASE."
+        )
     return secret
 
 
@@ -41,8 +43,9 @@ def _new_passphrase() -> str:
     if not secret and interactive():
         secret = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True, err=True)
     if not secret:
-        raise MissingKeyError("Choose the new passphrase at the prompt (run in a terminal), "
-                              "or set VERAMEM_NEW_PASSPHRASE.")
+        raise MissingKeyError(
+            "Choose the new passphrase at the prompt (run in a terminal), or set VERAMEM_NEW_PASSPHRASE."
+        )
     return secret
 
 
@@ -80,20 +83,31 @@ def backup(ctx: click.Context, path: Path, overwrite: bool, as_json: bool) -> No
         emit_json(report.to_dict())
         return
     c = report.copy
-    click.echo(f"Backed up to {c.path} ({c.size_bytes / 1024:.0f} KiB, {c.pages} encrypted pages) in "
-               f"{report.seconds:.2f} s.")
-    click.echo(f"Checked: every page authenticates under the store's key; ledger verified ({c.ledger_entries} "
-               "entries).")
+    click.echo(
+        f"Backed up to {c.path} ({c.size_bytes / 1024:.0f} KiB, {c.pages} encrypted pages) in "
+        f"{report.seconds:.2f} s."
+    )
+    click.echo(
+        f"Checked: every page authenticates under the store's key; ledger verified ({c.ledger_entries} "
+        "entries)."
+    )
     click.echo("Note: `forget` cannot reach this copy; delete old backups to erase what you forget.")
 
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--force", is_flag=True,
-              help="Restore even if the store has newer (or synced) ledger entries than the backup.")
-@click.option("--recovery-code", "use_code", is_flag=True,
-              help="Open the backup with a recovery code (asked for, hidden): a backup made before a rekey, "
-                   "or a restore where the key information was lost.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Restore even if the store has newer (or synced) ledger entries than the backup.",
+)
+@click.option(
+    "--recovery-code",
+    "use_code",
+    is_flag=True,
+    help="Open the backup with a recovery code (asked for, hidden): a backup made before a rekey, "
+    "or a restore where the key information was lost.",
+)
 @json_option
 @click.pass_context
 def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json: bool) -> None:
@@ -110,46 +124,66 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
     mem = _memory(ctx)
     has_keyinfo = mem.paths.keyinfo.exists()
     if not use_code and not has_keyinfo:
-        raise MissingKeyError(f"There is no key information at {mem.paths.keyinfo}: restore with "
-                              "--recovery-code and the code of the store the backup was made from.")
+        raise MissingKeyError(
+            f"There is no key information at {mem.paths.keyinfo}: restore with "
+            "--recovery-code and the code of the store the backup was made from."
+        )
     live_key: bytes | None = None
     passphrase: str | None = None
     if has_keyinfo:
         live_key, passphrase = _load_key(mem)
     if use_code:
         code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
-            click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None)
+            click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
+        )
         if not code:
             raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
         backup_key = decode_recovery_code(code)
     else:
         assert live_key is not None
         backup_key = live_key
-    report = do_restore(mem.store_path, backup_key, path, force=force,
-                        rekey_to=live_key if live_key is not None and live_key != backup_key else None)
+    report = do_restore(
+        mem.store_path,
+        backup_key,
+        path,
+        force=force,
+        rekey_to=live_key if live_key is not None and live_key != backup_key else None,
+    )
     if not has_keyinfo:
         use_keyring = keyring_usable() and not os.environ.get("VERAMEM_NEW_PASSPHRASE")
-        adopt_key(mem.paths.keyinfo, backup_key, report.restored.store_id or "",
-                  passphrase=None if use_keyring else _new_passphrase(), use_keyring=use_keyring)
+        adopt_key(
+            mem.paths.keyinfo,
+            backup_key,
+            report.restored.store_id or "",
+            passphrase=None if use_keyring else _new_passphrase(),
+            use_keyring=use_keyring,
+        )
         report.notes.append("new key information was written for the restored store")
     if as_json:
         emit_json(report.to_dict())
         return
     r = report.restored
-    click.echo(f"Restored {path} to {mem.store_path}: ledger verified, {r.ledger_entries} entries "
-               f"(head {r.head_seq}).")
+    click.echo(
+        f"Restored {path} to {mem.store_path}: ledger verified, {r.ledger_entries} entries "
+        f"(head {r.head_seq})."
+    )
     for reason in report.forced:
         click.echo(f"forced: {reason}", err=True)
     if any("synced" in reason for reason in report.forced):
-        click.echo("This device's chain now forks from what the others hold: pair it again "
-                   "(`veramem sync join`) so they accept it.", err=True)
+        click.echo(
+            "This device's chain now forks from what the others hold: pair it again "
+            "(`veramem sync join`) so they accept it.",
+            err=True,
+        )
     for note in report.notes:
         click.echo(f"note: {note}", err=True)
 
 
 @click.command()
 @click.option("--to-keyring", is_flag=True, help="Move the key from its passphrase into the OS keyring.")
-@click.option("--to-passphrase", is_flag=True, help="Move the key out of the OS keyring, under a new passphrase.")
+@click.option(
+    "--to-passphrase", is_flag=True, help="Move the key out of the OS keyring, under a new passphrase."
+)
 @json_option
 @click.pass_context
 def passphrase(ctx: click.Context, to_keyring: bool, to_passphrase: bool, as_json: bool) -> None:
@@ -166,8 +200,9 @@ def passphrase(ctx: click.Context, to_keyring: bool, to_passphrase: bool, as_jso
     _need_store(mem)
     mode = read_keyinfo(mem.paths.keyinfo).mode
     if mode == "keyring" and not to_passphrase:
-        raise RefusedError("The key is in the OS keyring, not under a passphrase: use --to-passphrase to move it "
-                           "under one.")
+        raise RefusedError(
+            "The key is in the OS keyring, not under a passphrase: use --to-passphrase to move it under one."
+        )
     if mode == "passphrase" and to_passphrase:
         raise RefusedError("The key is under a passphrase already; run `veramem passphrase` to change it.")
     key, _ = _load_key(mem)
@@ -203,24 +238,32 @@ def rekey(ctx: click.Context, yes: bool, as_json: bool) -> None:
     _need_store(mem)
     secret = _current_passphrase(mem)
     if finish_pending_rekey(mem.store_path, mem.paths.keyinfo, passphrase=secret):
-        click.echo("An interrupted rekey had already re-encrypted the store; its new key is now in use. "
-                   "The recovery code shown then is the one that opens it.", err=True)
+        click.echo(
+            "An interrupted rekey had already re-encrypted the store; its new key is now in use. "
+            "The recovery code shown then is the one that opens it.",
+            err=True,
+        )
         return
     if not yes:
         if not interactive():
             raise click.UsageError("Re-encrypting the store needs --yes when not run in a terminal.")
-        click.confirm("Re-encrypt the store with a new key? Close other VeraMem programs first", abort=True,
-                      err=True)
+        click.confirm(
+            "Re-encrypt the store with a new key? Close other VeraMem programs first", abort=True, err=True
+        )
     key = KeyManager(mem.paths.keyinfo).load(passphrase=secret)
     report = do_rekey(mem.store_path, mem.paths.keyinfo, key, passphrase=secret)
     if as_json:
         emit_json(report.to_dict())
         return
-    click.echo(f"Re-encrypted {report.pages} pages with a new key in {report.seconds:.2f} s; "
-               f"{report.old_key_pages} pages still open with the old key.")
+    click.echo(
+        f"Re-encrypted {report.pages} pages with a new key in {report.seconds:.2f} s; "
+        f"{report.old_key_pages} pages still open with the old key."
+    )
     click.echo("")
     click.echo("New recovery code (shown once; write it down, the old one no longer works):")
     click.echo(f"    {report.recovery_code}")
     if report.synced:
         click.echo("")
-        click.echo("Synced devices need nothing: each keeps its own store key, and the sync key did not change.")
+        click.echo(
+            "Synced devices need nothing: each keeps its own store key, and the sync key did not change."
+        )

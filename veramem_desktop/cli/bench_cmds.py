@@ -21,24 +21,59 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
 
 
 @click.command()
-@click.option("--only", default="", metavar="SECTION[,SECTION]",
-              help="Run only these sections, e.g. latency,add,locomo,truth (machine and peak RSS are always "
-                   "reported); unknown names list the rest.")
-@click.option("--sizes", default="1000,10000,100000", callback=_int_list, show_default=True,
-              help="Store sizes (memories) for the search latency section.")
-@click.option("--queries", default=200, type=click.IntRange(1, 100_000), show_default=True,
-              help="Searches timed at each size.")
-@click.option("--locomo", "locomo_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="A LoCoMo JSON file (default: ../shared/bench/locomo/locomo_dev.json beside the repository).")
+@click.option(
+    "--only",
+    default="",
+    metavar="SECTION[,SECTION]",
+    help="Run only these sections, e.g. latency,add,locomo,truth (machine and peak RSS are always "
+    "reported); unknown names list the rest.",
+)
+@click.option(
+    "--sizes",
+    default="1000,10000,100000",
+    callback=_int_list,
+    show_default=True,
+    help="Store sizes (memories) for the search latency section.",
+)
+@click.option(
+    "--queries",
+    default=200,
+    type=click.IntRange(1, 100_000),
+    show_default=True,
+    help="Searches timed at each size.",
+)
+@click.option(
+    "--locomo",
+    "locomo_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A LoCoMo JSON file (default: ../shared/bench/locomo/locomo_dev.json beside the repository).",
+)
 @click.option("--no-ablation", is_flag=True, help="Skip the LoCoMo ablation of the recipe's extras.")
-@click.option("--cv", is_flag=True,
-              help="LoCoMo: also choose the recipe leave-one-conversation-out (on the other conversations only) "
-                   "and report the held-out recall's mean and spread.")
-@click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the JSON object to this file (e.g. to keep it beside the printed table).")
+@click.option(
+    "--cv",
+    is_flag=True,
+    help="LoCoMo: also choose the recipe leave-one-conversation-out (on the other conversations only) "
+    "and report the held-out recall's mean and spread.",
+)
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the JSON object to this file (e.g. to keep it beside the printed table).",
+)
 @json_option
-def bench(only: str, sizes: tuple[int, ...], queries: int, locomo_path: Path | None, no_ablation: bool, cv: bool,
-          save_path: Path | None, as_json: bool) -> None:
+def bench(
+    only: str,
+    sizes: tuple[int, ...],
+    queries: int,
+    locomo_path: Path | None,
+    no_ablation: bool,
+    cv: bool,
+    save_path: Path | None,
+    as_json: bool,
+) -> None:
     """Measure search latency, add throughput, peak memory and LoCoMo recall.
 
     Everything runs in a temporary encrypted store with the real embedding model; the
@@ -50,10 +85,12 @@ def bench(only: str, sizes: tuple[int, ...], queries: int, locomo_path: Path | N
     chosen = tuple(s.strip() for s in only.split(",") if s.strip())
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:
-        raise click.BadParameter(f"unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}",
-                                 param_hint="--only")
-    options = BenchOptions(only=chosen, sizes=sizes, queries=queries, locomo=locomo_path, ablation=not no_ablation,
-                           cv=cv)
+        raise click.BadParameter(
+            f"unknown section {', '.join(unknown)}; choose from {', '.join(SECTIONS)}", param_hint="--only"
+        )
+    options = BenchOptions(
+        only=chosen, sizes=sizes, queries=queries, locomo=locomo_path, ablation=not no_ablation, cv=cv
+    )
     data, rows = run(options, progress=lambda msg: click.echo(msg, err=True))
     if save_path is not None:
         save_path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

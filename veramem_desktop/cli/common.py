@@ -21,7 +21,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def json_option(fn: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")(fn)  # type: ignore[return-value]
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts instead of text.")(fn)
 
 
 def interactive() -> bool:
@@ -92,7 +92,10 @@ def read_bytes_text(data: bytes, where: str) -> tuple[str, int]:
     text = data.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") - data.count("\ufffd".encode())
     if bad:
-        click.echo(f"note: {where} had {bad} byte sequence(s) that are not UTF-8; they were replaced by U+FFFD.", err=True)
+        click.echo(
+            f"note: {where} had {bad} byte sequence(s) that are not UTF-8; they were replaced by U+FFFD.",
+            err=True,
+        )
     return text, bad
 
 

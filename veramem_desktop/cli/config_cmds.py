@@ -48,7 +48,9 @@ def config(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json({"file": str(paths.config_file), "settings": settings})
         return
-    click.echo(f"# {paths.config_file}" + ("" if paths.config_file.exists() else " (not written yet: defaults)"))
+    click.echo(
+        f"# {paths.config_file}" + ("" if paths.config_file.exists() else " (not written yet: defaults)")
+    )
     for name, value in settings.items():
         click.echo(f"{name} = {_shown(value)}")
 

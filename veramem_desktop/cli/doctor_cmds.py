@@ -30,7 +30,9 @@ def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
     mem.close()
     bad = [c for c in found if not c.ok] + [p for p in ran if not p.passed]
     if as_json:
-        emit_json({"checks": [c.to_dict() for c in found], "probes": [p.to_dict() for p in ran], "ok": not bad})
+        emit_json(
+            {"checks": [c.to_dict() for c in found], "probes": [p.to_dict() for p in ran], "ok": not bad}
+        )
     else:
         for c in found:
             click.echo(f"{'ok ' if c.ok else 'BAD'}  {c.name:9} {c.detail}")

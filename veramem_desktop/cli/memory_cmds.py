@@ -19,7 +19,9 @@ def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
         return None
     data = limits.parse_json(stripped, where)
     if not isinstance(data, list) or not all(isinstance(m, dict) for m in data):
-        raise InvalidInputError(f"{where}: a JSON message list must be a list of objects with \"role\" and \"content\".")
+        raise InvalidInputError(
+            f'{where}: a JSON message list must be a list of objects with "role" and "content".'
+        )
     return data
 
 
@@ -32,22 +34,46 @@ def _read_limited(handle: Any, where: str) -> str:
 
 @click.command()
 @click.argument("text", required=False)
-@click.option("--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the message(s) from a file.")
-@click.option("--role", default="user", show_default=True,
-              type=click.Choice(["user", "assistant", "system", "tool", "document"]), help="Role of plain-text input.")
+@click.option(
+    "--file", "file_", type=click.Path(exists=True, dir_okay=False), help="Read the message(s) from a file."
+)
+@click.option(
+    "--role",
+    default="user",
+    show_default=True,
+    type=click.Choice(["user", "assistant", "system", "tool", "document"]),
+    help="Role of plain-text input.",
+)
 @click.option("--name", help="Speaker or source name (tool name, file name).")
 @click.option("--user", "user_id", help="User the memory belongs to (default from config).")
 @click.option("--agent", "agent_id", help="Agent that is writing.")
 @click.option("--team", "team_id", help="Team scope.")
 @click.option("--session", "session_id", help="Conversation/session id.")
-@click.option("--until", "until", metavar="DATE",
-              help="Keep it until this time (a date keeps it through that day), then erase it like a forget.")
-@click.option("--for", "expires_in", metavar="DURATION", help="Keep it for this long (30m, 12h, 7d, 2w), then erase it.")
+@click.option(
+    "--until",
+    "until",
+    metavar="DATE",
+    help="Keep it until this time (a date keeps it through that day), then erase it like a forget.",
+)
+@click.option(
+    "--for", "expires_in", metavar="DURATION", help="Keep it for this long (30m, 12h, 7d, 2w), then erase it."
+)
 @json_option
 @click.pass_context
-def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name: str | None, user_id: str | None,
-        agent_id: str | None, team_id: str | None, session_id: str | None, until: str | None,
-        expires_in: str | None, as_json: bool) -> None:
+def add(  # noqa: C901
+    ctx: click.Context,
+    text: str | None,
+    file_: str | None,
+    role: str,
+    name: str | None,
+    user_id: str | None,
+    agent_id: str | None,
+    team_id: str | None,
+    session_id: str | None,
+    until: str | None,
+    expires_in: str | None,
+    as_json: bool,
+) -> None:
     """Store messages and derive memories from them.
 
     TEXT is plain text or a JSON list of messages ({"role", "content", "name"?, "time"?});
@@ -75,14 +101,40 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
     messages = _parse_messages(body, where)
     mem = open_memory(ctx)
     if messages is not None:
-        result = mem.add(messages, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
-                         role=role, name=name, until=until, expires_in=expires_in)
+        result = mem.add(
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id,
+            role=role,
+            name=name,
+            until=until,
+            expires_in=expires_in,
+        )
     elif role == "document":
-        result = mem.add_document(body, name=name or "document", user_id=user_id, agent_id=agent_id,
-                                  team_id=team_id, session_id=session_id, until=until, expires_in=expires_in)
+        result = mem.add_document(
+            body,
+            name=name or "document",
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id,
+            until=until,
+            expires_in=expires_in,
+        )
     else:
-        result = mem.add(body, user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id,
-                         role=role, name=name, until=until, expires_in=expires_in)
+        result = mem.add(
+            body,
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id,
+            role=role,
+            name=name,
+            until=until,
+            expires_in=expires_in,
+        )
     mem.close()
     for notice in result.notices:
         say(f"note: {notice}", err=True)
@@ -92,9 +144,16 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
     click.echo(f"Stored {len(result.episodes)} episode(s).")
     expires = result.episodes[0].metadata.get("expires_at") if result.episodes else None
     if expires:
-        click.echo(f"Kept until {expires[:16].replace('T', ' ')} UTC, then erased (`veramem pin ID` keeps a memory).")
-    for label, items in (("added", result.added), ("updated", result.updated), ("retracted", result.retracted),
-                         ("unchanged", result.unchanged), ("rejected", result.rejected)):
+        click.echo(
+            f"Kept until {expires[:16].replace('T', ' ')} UTC, then erased (`veramem pin ID` keeps a memory)."
+        )
+    for label, items in (
+        ("added", result.added),
+        ("updated", result.updated),
+        ("retracted", result.retracted),
+        ("unchanged", result.unchanged),
+        ("rejected", result.rejected),
+    ):
         for item in items:
             reason = f"  ({item['reason']})" if item.get("reason") else ""
             say(f"  {label:9} {item.get('id', '-')}  {clip(item.get('text', ''), 300)}{reason}")
@@ -107,12 +166,23 @@ def add(ctx: click.Context, text: str | None, file_: str | None, role: str, name
 @click.option("--include-rejected", is_flag=True, help="Also list messages that hold a rejected value.")
 @json_option
 @click.pass_context
-def episodes(ctx: click.Context, user_id: str | None, session_id: str | None, limit: int, include_rejected: bool,
-             as_json: bool) -> None:
+def episodes(
+    ctx: click.Context,
+    user_id: str | None,
+    session_id: str | None,
+    limit: int,
+    include_rejected: bool,
+    as_json: bool,
+) -> None:
     """List stored episodes (raw messages), newest first."""
     mem = open_memory(ctx)
-    rows = mem.episodes(user_id=user_id, session_id=session_id, limit=limit, newest_first=session_id is None,
-                        include_rejected=include_rejected)
+    rows = mem.episodes(
+        user_id=user_id,
+        session_id=session_id,
+        limit=limit,
+        newest_first=session_id is None,
+        include_rejected=include_rejected,
+    )
     mem.close()
     if as_json:
         emit_json([e.to_dict() for e in rows])
@@ -143,8 +213,11 @@ def _pin_command(pinned: bool) -> click.Command:
             return
         say(f"{'Pinned' if pinned else 'Unpinned'} {item.id}  {clip(item.text, 200)}")
 
-    command.help = ("Pin a memory: consolidation never archives, merges or moves it, and it does not expire."
-                    if pinned else "Unpin a memory: consolidation and its expiry (if any) apply to it again.")
+    command.help = (
+        "Pin a memory: consolidation never archives, merges or moves it, and it does not expire."
+        if pinned
+        else "Unpin a memory: consolidation and its expiry (if any) apply to it again."
+    )
     return command
 
 

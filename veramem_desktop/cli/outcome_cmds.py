@@ -14,8 +14,13 @@ from .common import emit_json, json_option, open_memory, say
 @click.command(context_settings={"ignore_unknown_options": True})  # so a negative REWARD is no option
 @click.argument("trace_id")
 @click.argument("reward", type=click.FloatRange(-1.0, 1.0))
-@click.option("--cited", "cited", multiple=True, metavar="MEMORY_ID",
-              help="A memory you relied on (repeatable); only ids the trace retrieved count.")
+@click.option(
+    "--cited",
+    "cited",
+    multiple=True,
+    metavar="MEMORY_ID",
+    help="A memory you relied on (repeatable); only ids the trace retrieved count.",
+)
 @json_option
 @click.pass_context
 def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str, ...], as_json: bool) -> None:
@@ -34,10 +39,16 @@ def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str,
         click.echo(f"Trace {trace_id} already had this reward; nothing changed.")
         return
     base = result["baseline"]
-    relative = f" (your mean so far {base:+.2f}, so it counts as {result['advantage']:+.2f})" if base is not None else ""
+    relative = (
+        f" (your mean so far {base:+.2f}, so it counts as {result['advantage']:+.2f})"
+        if base is not None
+        else ""
+    )
     click.echo(f"Reward {reward:+.2f} recorded for {trace_id}{relative}.")
-    click.echo(f"Credited {len(result['credited'])} memor{'y' if len(result['credited']) == 1 else 'ies'} "
-               f"({result['basis']}).")
+    click.echo(
+        f"Credited {len(result['credited'])} memor{'y' if len(result['credited']) == 1 else 'ies'} "
+        f"({result['basis']})."
+    )
     for c in result["credited"]:
         click.echo(f"  {c['id']}  utility {c['utility']:.2f}")
     if result["ignored_ids"]:
@@ -46,18 +57,26 @@ def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str,
     if learned.get("trained"):
         click.echo(f"Usage-learned ranking: trained on {learned['samples']} outcomes.")
     else:
-        click.echo(f"Usage-learned ranking: not trained yet ({learned.get('outcomes', 0)} outcomes; it needs 10 "
-                   "with both good and bad ones).")
+        click.echo(
+            f"Usage-learned ranking: not trained yet ({learned.get('outcomes', 0)} outcomes; it needs 10 "
+            "with both good and bad ones)."
+        )
 
 
-_LABELS = {"revise": "Revising", "archive": "Archiving", "merge": "Merging", "summarise": "Summarising",
-           "distil": "Distilling", "decay": "Decaying"}
+_LABELS = {
+    "revise": "Revising",
+    "archive": "Archiving",
+    "merge": "Merging",
+    "summarise": "Summarising",
+    "distil": "Distilling",
+    "decay": "Decaying",
+}
 
 
 @click.command()
 @json_option
 @click.pass_context
-def consolidate(ctx: click.Context, as_json: bool) -> None:
+def consolidate(ctx: click.Context, as_json: bool) -> None:  # noqa: C901
     """Archive unhelpful memories, merge near-duplicates, summarise sessions, distil experiences, decay strength.
 
     Prints what each stage found, wrote and skipped (and why). Exits 11 when a model
@@ -75,7 +94,8 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
             for bar in bars.values():
                 bar.render_finish()
             bars[stage] = click.progressbar(
-                length=max(total, 1), label=_LABELS.get(stage, stage).ljust(12), file=sys.stderr)
+                length=max(total, 1), label=_LABELS.get(stage, stage).ljust(12), file=sys.stderr
+            )
             done[stage] = 0
         bars[stage].update(n - done[stage])
         done[stage] = n
@@ -90,14 +110,18 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"Model: {report.model}")
         for name, stage in report.stages.items():
             skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(stage.skipped.items()))
-            click.echo(f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
-                       + (f"  reinforced {len(stage.reinforced)}" if stage.reinforced else "")
-                       + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else ""))
+            click.echo(
+                f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
+                + (f"  reinforced {len(stage.reinforced)}" if stage.reinforced else "")
+                + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else "")
+            )
         for notice in report.notices:
             say(f"note: {notice}", err=True)
         if report.model_failures:
-            click.echo(f"{report.model_failures} item(s) were left for the next run because the model failed.",
-                       err=True)
+            click.echo(
+                f"{report.model_failures} item(s) were left for the next run because the model failed.",
+                err=True,
+            )
     if report.model_failures:
         ctx.exit(int(ExitCode.MODEL_ERROR))
 
@@ -122,13 +146,21 @@ def export() -> None:
 
 @export.command(name="memories")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "markdown"]), default="jsonl", show_default=True,
-              help="jsonl can be imported again (`veramem import PATH`); markdown is for reading.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "markdown"]),
+    default="jsonl",
+    show_default=True,
+    help="jsonl can be imported again (`veramem import PATH`); markdown is for reading.",
+)
 @click.option("--user", "user_id", help="Only this user's memories.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @json_option
 @click.pass_context
-def export_memories(ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool) -> None:
+def export_memories(
+    ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool
+) -> None:
     """Every memory with its versions, validity, evidence quotes (and the episodes they quote),
     authority, trust and links.
 
@@ -143,10 +175,15 @@ def export_memories(ctx: click.Context, path: str, fmt: str, user_id: str | None
     if as_json:
         emit_json({"path": path, "format": fmt, **counts})
     else:
-        click.echo(f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
-                   f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}.")
-    click.echo(f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
-               "(mode 0600). Keep it somewhere private and delete it when done.", err=True)
+        click.echo(
+            f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
+            f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}."
+        )
+    click.echo(
+        f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
+        "(mode 0600). Keep it somewhere private and delete it when done.",
+        err=True,
+    )
 
 
 @export.command(name="traces")
@@ -172,22 +209,38 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
         n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
     mem.close()
     where = "stdout" if path == "-" else path
-    click.echo(f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
-               "keep it somewhere private and delete it when done.", err=True)
+    click.echo(
+        f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
+        "keep it somewhere private and delete it when done.",
+        err=True,
+    )
 
 
 @export.command(name="training")
 @click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--kind", "kind", type=click.Choice(["write", "answer", "all"]), default="all", show_default=True,
-              help="write: the memory manager's ADD/UPDATE/DELETE/NOOP decisions; answer: questions, what was "
-                   "retrieved and cited, the answer and its reward.")
+@click.option(
+    "--kind",
+    "kind",
+    type=click.Choice(["write", "answer", "all"]),
+    default="all",
+    show_default=True,
+    help="write: the memory manager's ADD/UPDATE/DELETE/NOOP decisions; answer: questions, what was "
+    "retrieved and cited, the answer and its reward.",
+)
 @click.option("--since", help="Only records made at or after this time (a date or an ISO time).")
 @click.option("--user", "user_id", help="Only this user's records.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @json_option
 @click.pass_context
-def export_training(ctx: click.Context, path: str, kind: str, since: str | None, user_id: str | None, force: bool,
-                    as_json: bool) -> None:
+def export_training(
+    ctx: click.Context,
+    path: str,
+    kind: str,
+    since: str | None,
+    user_id: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Write training records as JSON lines, in the schema of docs/schema/training-export.schema.json.
 
     A write record holds the new messages (and the earlier turns given as context), the
@@ -214,8 +267,15 @@ def export_training(ctx: click.Context, path: str, kind: str, since: str | None,
     where = "stdout" if path == "-" else path
     if as_json and path != "-":
         emit_json({"path": path, **counts})
-    held = f"; {counts['withheld']} left out (they hold withheld or rejected material)" if counts.get("withheld") else ""
-    click.echo(f"Exported {counts['write']} write decision(s) and {counts['answer']} answer(s) to {where}{held}. "
-               "This export is PLAINTEXT (unencrypted) because you asked for it"
-               + ("" if path == "-" else ", readable by you only (mode 0600)")
-               + "; keep it somewhere private and delete it when done.", err=True)
+    held = (
+        f"; {counts['withheld']} left out (they hold withheld or rejected material)"
+        if counts.get("withheld")
+        else ""
+    )
+    click.echo(
+        f"Exported {counts['write']} write decision(s) and {counts['answer']} answer(s) to {where}{held}. "
+        "This export is PLAINTEXT (unencrypted) because you asked for it"
+        + ("" if path == "-" else ", readable by you only (mode 0600)")
+        + "; keep it somewhere private and delete it when done.",
+        err=True,
+    )

@@ -14,7 +14,9 @@ from .common import clip, emit_json, json_option, open_memory, say
 @click.option("--k", "k", type=click.IntRange(1, 100), default=10, show_default=True)
 @json_option
 @click.pass_context
-def answer(ctx: click.Context, question: str, user_id: str | None, agent_id: str | None, k: int, as_json: bool) -> None:
+def answer(
+    ctx: click.Context, question: str, user_id: str | None, agent_id: str | None, k: int, as_json: bool
+) -> None:
     """Answer from stored memories only, citing them, or abstain."""
     mem = open_memory(ctx)
     result = mem.answer(question, user_id=user_id, agent_id=agent_id, k=k)
@@ -36,8 +38,13 @@ def answer(ctx: click.Context, question: str, user_id: str | None, agent_id: str
 
 @click.group(invoke_without_command=True)
 @click.option("--user", "user_id", help="Only this user's items.")
-@click.option("--within", default="7d", show_default=True, metavar="DURATION",
-              help="Show memories that expire within this long (30m, 12h, 7d, 2w).")
+@click.option(
+    "--within",
+    default="7d",
+    show_default=True,
+    metavar="DURATION",
+    help="Show memories that expire within this long (30m, 12h, 7d, 2w).",
+)
 @click.option("--expiring", is_flag=True, help="With --json: list what expires soon instead of the queue.")
 @json_option
 @click.pass_context
@@ -119,8 +126,15 @@ def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> No
 @click.option("--tau", type=float, default=0.5, show_default=True, help="Minimum utility to be eligible.")
 @json_option
 @click.pass_context
-def share(ctx: click.Context, user_id: str | None, consent: tuple[str, ...], visibility: str, team_id: str | None,
-          tau: float, as_json: bool) -> None:
+def share(
+    ctx: click.Context,
+    user_id: str | None,
+    consent: tuple[str, ...],
+    visibility: str,
+    team_id: str | None,
+    tau: float,
+    as_json: bool,
+) -> None:
     """Share eligible experiences and world facts: abstracted, PII- and canary-gated, unendorsed."""
     mem = open_memory(ctx)
     for memory_id in consent:
@@ -130,7 +144,9 @@ def share(ctx: click.Context, user_id: str | None, consent: tuple[str, ...], vis
     if as_json:
         emit_json(report.to_dict())
         return
-    say(f"Shared {len(report.shared)}, already in the pool {len(report.merged)}, kept local {len(report.refused)}.")
+    say(
+        f"Shared {len(report.shared)}, already in the pool {len(report.merged)}, kept local {len(report.refused)}."
+    )
     for s in report.shared:
         say(f"  shared {s['id']} → {s['shared_id']}")
     for r in report.refused:

@@ -22,20 +22,40 @@ def state_badge(hit: object) -> str:
 @click.option("--user", "user_id", help="Search as this user (default from config).")
 @click.option("--agent", "agent_id", help="Search as this agent (its grants apply).")
 @click.option("--k", "k", type=click.IntRange(1, 1000), default=None, help="How many results.")
-@click.option("--route", type=click.Choice(["facts", "raw", "summaries", "dual"]), help="Force a granularity.")
+@click.option(
+    "--route", type=click.Choice(["facts", "raw", "summaries", "dual"]), help="Force a granularity."
+)
 @click.option("--include-archived", is_flag=True, help="Include items in cold storage.")
-@click.option("--include-rejected", is_flag=True, help="Also show rejected material, labelled (never for an agent).")
+@click.option(
+    "--include-rejected", is_flag=True, help="Also show rejected material, labelled (never for an agent)."
+)
 @json_option
 @click.pass_context
-def search(ctx: click.Context, query: str, user_id: str | None, agent_id: str | None, k: int | None,
-           route: str | None, include_archived: bool, include_rejected: bool, as_json: bool) -> None:
+def search(
+    ctx: click.Context,
+    query: str,
+    user_id: str | None,
+    agent_id: str | None,
+    k: int | None,
+    route: str | None,
+    include_archived: bool,
+    include_rejected: bool,
+    as_json: bool,
+) -> None:
     """Hybrid search over memories and raw episodes (no LLM call).
 
     Each result says its state: current, superseded (by what), retracted, in conflict (with what), or
     raw (a message nothing was derived from); the current version of a subject comes first."""
     mem = open_memory(ctx)
-    result = mem.search(query, user_id=user_id, agent_id=agent_id, k=k, route=route, include_archived=include_archived,
-                        include_rejected=include_rejected)
+    result = mem.search(
+        query,
+        user_id=user_id,
+        agent_id=agent_id,
+        k=k,
+        route=route,
+        include_archived=include_archived,
+        include_rejected=include_rejected,
+    )
     mem.close()
     if as_json:
         emit_json(result.to_dict())
@@ -94,7 +114,9 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
 @click.option("--include-rejected", is_flag=True, help="Also show rejected versions and evidence.")
 @json_option
 @click.pass_context
-def history(ctx: click.Context, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool) -> None:
+def history(  # noqa: C901
+    ctx: click.Context, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool
+) -> None:
     """A memory's version chain with validity times, its evidence and its ledger entries."""
     mem = open_memory(ctx)
     if as_of:
@@ -115,21 +137,31 @@ def history(ctx: click.Context, memory_id: str, as_of: str | None, include_rejec
         return
     item = detail.item
     say(item.text)
-    say(f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
-               f"{item.confidence:.2f} · utility {item.utility:.2f}")
+    say(
+        f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
+        f"{item.confidence:.2f} · utility {item.utility:.2f}"
+    )
     if item.pinned or item.metadata.get("expires_at"):
-        say("  " + " · ".join((["pinned"] if item.pinned else [])
-                              + ([f"expires {item.metadata['expires_at'][:16]}"] if item.metadata.get("expires_at")
-                                 else [])))
+        say(
+            "  "
+            + " · ".join(
+                (["pinned"] if item.pinned else [])
+                + ([f"expires {item.metadata['expires_at'][:16]}"] if item.metadata.get("expires_at") else [])
+            )
+        )
     say("\nVersions:")
     for v in detail.versions:
         mark = "→" if v.id == item.id else " "
-        say(f" {mark} v{v.version} {v.id}  {v.status:10}  valid {v.valid_from[:19]} – "
-                   f"{(v.valid_to or 'now')[:19]}  {clip(v.text, 200)}")
+        say(
+            f" {mark} v{v.version} {v.id}  {v.status:10}  valid {v.valid_from[:19]} – "
+            f"{(v.valid_to or 'now')[:19]}  {clip(v.text, 200)}"
+        )
     say("\nEvidence:")
     for ev in detail.evidence:
         who = clip(ev.episode.source_name or ev.episode.role, 40)
-        say(f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{clip(ev.quote, 400)}”")
+        say(
+            f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{clip(ev.quote, 400)}”"
+        )
     if detail.conflicts:
         say("\nConflicts with: " + ", ".join(detail.conflicts))
     if detail.links:
@@ -163,8 +195,11 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
     if not as_json or not yes:
         out = sys.stderr if as_json else sys.stdout
         say(f"Forgetting {target} erases:", file=out)
-        say(f"  {len(plan.memories)} memory item(s) (all versions)"
-                   + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""), file=out)
+        say(
+            f"  {len(plan.memories)} memory item(s) (all versions)"
+            + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""),
+            file=out,
+        )
         say(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
         if plan.traces:
             say(f"  {plan.traces} trace(s) that named it (searches, answers, write decisions)", file=out)
@@ -187,5 +222,7 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
     else:
-        say(f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
-                   f"{report.erased_traces} trace(s). Tombstones written; the ledger still verifies.")
+        say(
+            f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
+            f"{report.erased_traces} trace(s). Tombstones written; the ledger still verifies."
+        )

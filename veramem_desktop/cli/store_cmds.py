@@ -14,10 +14,17 @@ from .common import emit_json, interactive, json_option, open_memory, say
 
 
 @click.command()
-@click.option("--passphrase", "use_passphrase", is_flag=True,
-              help="Protect the key with a passphrase instead of the OS keyring (asked for, hidden).")
-@click.option("--force", is_flag=True,
-              help="Start a new empty store even where one was made before (its files are kept aside, renamed).")
+@click.option(
+    "--passphrase",
+    "use_passphrase",
+    is_flag=True,
+    help="Protect the key with a passphrase instead of the OS keyring (asked for, hidden).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Start a new empty store even where one was made before (its files are kept aside, renamed).",
+)
 @json_option
 @click.pass_context
 def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -> None:
@@ -42,15 +49,23 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
                     "No OS keyring here, so the store needs a passphrase: run `veramem init` in a terminal, "
                     "or set VERAMEM_PASSPHRASE."
                 )
-            passphrase = click.prompt("Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True)
+            passphrase = click.prompt(
+                "Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True
+            )
     mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring, force=force)
     from ..setup import detect_and_record
 
     detected = detect_and_record(mem)
     mem.close()
     if as_json:
-        emit_json({"store": str(mem.store_path), "key": new_key.mode, "recovery_code": new_key.recovery_code,
-                   "llm": detected})
+        emit_json(
+            {
+                "store": str(mem.store_path),
+                "key": new_key.mode,
+                "recovery_code": new_key.recovery_code,
+                "llm": detected,
+            }
+        )
         return
     where = "the OS keyring" if new_key.mode == "keyring" else "your passphrase"
     click.echo(f"Created an encrypted store at {mem.store_path}")
@@ -63,8 +78,13 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
 
 
 @click.command()
-@click.option("--recovery-code", "use_code", is_flag=True, required=True,
-              help="Unlock with the recovery code shown at init (asked for, hidden).")
+@click.option(
+    "--recovery-code",
+    "use_code",
+    is_flag=True,
+    required=True,
+    help="Unlock with the recovery code shown at init (asked for, hidden).",
+)
 @click.pass_context
 def unlock(ctx: click.Context, use_code: bool) -> None:
     """Open the store with its recovery code and keep the key again."""
@@ -80,13 +100,16 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
     if not keyring_usable():
         new_passphrase = os.environ.get("VERAMEM_PASSPHRASE") or (
             click.prompt("Choose a new passphrase", hide_input=True, confirmation_prompt=True, err=True)
-            if interactive() else None
+            if interactive()
+            else None
         )
     mem.unlock_with_recovery_code(code, new_passphrase=new_passphrase)
     report = mem.verify()
     mem.close()
-    click.echo(f"Unlocked {mem.store_path}; the key is kept again. Ledger: {report.checked} entries, "
-               f"{'verified' if report.ok else 'NOT verified'}.")
+    click.echo(
+        f"Unlocked {mem.store_path}; the key is kept again. Ledger: {report.checked} entries, "
+        f"{'verified' if report.ok else 'NOT verified'}."
+    )
 
 
 @click.command()
@@ -105,7 +128,9 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
     problems = mem.store.integrity_problems()
     if problems:
         mem.close()
-        raise damaged(mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}")
+        raise damaged(
+            mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
+        )
     info = mem.status()
     mem.close()
     if as_json:
@@ -135,9 +160,13 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         if as_json:
             emit_json({"pages": pages, "ok": False})
         else:
-            click.echo(f"Store NOT whole: {mem.store_path} failed its page check ({len(problems)} problem(s); "
-                       f"first: {problems[0]}).")
-        raise damaged(mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}")
+            click.echo(
+                f"Store NOT whole: {mem.store_path} failed its page check ({len(problems)} problem(s); "
+                f"first: {problems[0]})."
+            )
+        raise damaged(
+            mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
+        )
     total = int(mem.store.query_one("SELECT count(*) FROM ledger")[0])
     if as_json or total < 5000:
         report = mem.verify()
@@ -155,12 +184,16 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         emit_json({**report.to_dict(), "pages": pages})
     elif report.ok:
         click.echo("Pages verified: every page of the store file passed its integrity check.")
-        click.echo(f"Ledger verified: {report.checked} entries checked, the chain is whole; {report.with_actor} "
-                   "name who acted and through which surface (older entries name none).")
+        click.echo(
+            f"Ledger verified: {report.checked} entries checked, the chain is whole; {report.with_actor} "
+            "name who acted and through which surface (older entries name none)."
+        )
     else:
         click.echo("Pages verified: every page of the store file passed its integrity check.")
-        click.echo(f"Ledger NOT verified: {report.checked} entries checked; first bad entry {report.first_bad_seq}: "
-                   f"{report.problem}.")
+        click.echo(
+            f"Ledger NOT verified: {report.checked} entries checked; first bad entry {report.first_bad_seq}: "
+            f"{report.problem}."
+        )
         if report.bad_actor:
             say(f"That entry says it was made by {report.bad_actor}; it cannot be trusted.")
     if not report.ok:

@@ -32,7 +32,9 @@ def init_cmd(ctx: click.Context, folder: str, name: str, as_json: bool) -> None:
         emit_json({**info, "exported_events": report.exported_events})
         return
     click.echo(f"This device ({info['name']}, {info['device']}) syncs through {info['folder']}.")
-    click.echo("On another device run `veramem sync join FOLDER`, then type its code here with `veramem sync approve`.")
+    click.echo(
+        "On another device run `veramem sync join FOLDER`, then type its code here with `veramem sync approve`."
+    )
 
 
 @sync.command("join")
@@ -49,18 +51,25 @@ def join_cmd(ctx: click.Context, folder: str, name: str, timeout: float, as_json
             emit_json({"code": code, "status": "waiting for approval"})
         else:
             click.echo(f"Pairing code: {code}")
-        click.echo(f"On a trusted device run `veramem sync approve {code}` (waiting up to {timeout:.0f} s)…", err=True)
+        click.echo(
+            f"On a trusted device run `veramem sync approve {code}` (waiting up to {timeout:.0f} s)…",
+            err=True,
+        )
         info = mem.sync_join_finish(timeout_s=timeout)
     if as_json:
         emit_json(info)
         return
-    click.echo(f"Joined: this device is {info['device']}, approved by {info['approved_by']}; "
-               f"{info['applied_events']} events applied.")
+    click.echo(
+        f"Joined: this device is {info['device']}, approved by {info['approved_by']}; "
+        f"{info['applied_events']} events applied."
+    )
 
 
 @sync.command("approve")
 @click.argument("code")
-@click.option("--wait", "wait_s", default=60.0, show_default=True, help="Seconds to wait for the new device to confirm.")
+@click.option(
+    "--wait", "wait_s", default=60.0, show_default=True, help="Seconds to wait for the new device to confirm."
+)
 @json_option
 @click.pass_context
 def approve_cmd(ctx: click.Context, code: str, wait_s: float, as_json: bool) -> None:
@@ -110,9 +119,11 @@ def remove_cmd(ctx: click.Context, device: str, as_json: bool) -> None:
 
 
 def _report_line(report: Any) -> str:
-    line = (f"sent {report.exported_events} events in {report.exported_batches} files, applied "
-            f"{report.applied_events} events from {report.applied_batches} files, erased {report.erased}, "
-            f"{len(report.refused)} refused, {len(report.waiting)} waiting")
+    line = (
+        f"sent {report.exported_events} events in {report.exported_batches} files, applied "
+        f"{report.applied_events} events from {report.applied_batches} files, erased {report.erased}, "
+        f"{len(report.refused)} refused, {len(report.waiting)} waiting"
+    )
     for h in report.ledger_heads:  # a ledger rolled back or rewritten: never left to a JSON field alone
         line += f"\nLEDGER {h['reason'].replace('_', ' ').upper()} on device {h['device']}: {h['message']}"
     return line
@@ -150,10 +161,16 @@ def daemon_cmd(ctx: click.Context, scan_s: float) -> None:
     with open_memory(ctx) as mem:
         click.echo(f"Watching {mem.sync_status().get('folder')}…", err=True)
         try:
-            mem.sync_daemon(stop, scan_s=scan_s,
-                            on_run=lambda r: click.echo(_report_line(r), err=True) if (
-                                r.applied_events or r.exported_events or r.refused or r.ledger_heads) else None,
-                            on_error=lambda e: click.echo(f"sync run failed: {e}", err=True))
+            mem.sync_daemon(
+                stop,
+                scan_s=scan_s,
+                on_run=lambda r: (
+                    click.echo(_report_line(r), err=True)
+                    if (r.applied_events or r.exported_events or r.refused or r.ledger_heads)
+                    else None
+                ),
+                on_error=lambda e: click.echo(f"sync run failed: {e}", err=True),
+            )
         except KeyboardInterrupt:
             stop.set()
 
@@ -172,9 +189,13 @@ def status_cmd(ctx: click.Context, as_json: bool) -> None:
     if not info.get("set_up"):
         click.echo("Sync is not set up. Run `veramem sync init FOLDER` or `veramem sync join FOLDER`.")
         return
-    click.echo(f"device {info['device']['id']} ({info['device']['name']}), folder {info['folder']}, "
-               f"key epoch {info['epoch']}")
-    click.echo(f"last exchange {info['last_exchange'] or 'never'}, {info['pending_events']} events not sent yet")
+    click.echo(
+        f"device {info['device']['id']} ({info['device']['name']}), folder {info['folder']}, "
+        f"key epoch {info['epoch']}"
+    )
+    click.echo(
+        f"last exchange {info['last_exchange'] or 'never'}, {info['pending_events']} events not sent yet"
+    )
     for d in info["devices"]:
         mark = " (this device)" if d["this_device"] else (" (removed)" if d["removed"] else "")
         click.echo(f"  {d['id']}  {d['name'] or '-'}{mark}")

@@ -17,8 +17,10 @@ from veramem_desktop.core.abstraction import FUNCTION_WORDS
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.rules.text import split_sentences
 
-_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-          r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?")
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\b\.?"
+)
 # In priority order: an earlier pattern's match is never cut by a later one.
 _VALUE_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("URL", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+[^\s<>\"'.,;:!?)]")),

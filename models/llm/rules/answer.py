@@ -58,8 +58,12 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         sentences.append(said)
         cited += ids
         covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
-    return AnswerDraft(text=" ".join(sentences), cited_ids=tuple(dict.fromkeys(cited)), abstained=False,
-                       sufficient=len(covered) / len(keys) >= 0.5 if keys else False)
+    return AnswerDraft(
+        text=" ".join(sentences),
+        cited_ids=tuple(dict.fromkeys(cited)),
+        abstained=False,
+        sufficient=len(covered) / len(keys) >= 0.5 if keys else False,
+    )
 
 
 def _stems(item: ContextItem) -> set[str]:
@@ -69,26 +73,36 @@ def _stems(item: ContextItem) -> set[str]:
     return content_stems(f"{item.text} {about}")
 
 
-def _subject(rows: list[tuple[int, int, int, ContextItem, set[str]]], keys: set[str],
-             by_id: dict[str, ContextItem]) -> tuple[str, list[str]]:
+def _subject(
+    rows: list[tuple[int, int, int, ContextItem, set[str]]], keys: set[str], by_id: dict[str, ContextItem]
+) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
     live = [m for m in members if m.state in _LIVE]
     if not live:  # only history matched: say so rather than present it as current
         item = members[0]
         return f"{_sentence(item, keys)} (this no longer holds)", [item.id]
-    head = max(live, key=lambda m: (_AUTHORITY_RANK.get(m.authority, 0), m.state == "current", -members.index(m)))
+    head = max(
+        live, key=lambda m: (_AUTHORITY_RANK.get(m.authority, 0), m.state == "current", -members.index(m))
+    )
     text = _sentence(head, keys)
     ids = [head.id]
     # What the current value replaced: the version it superseded directly, else the latest history.
-    stale = sorted((m for m in members if m.state in _STALE),
-                   key=lambda m: (m.superseded_by == head.id, m.time or ""), reverse=True)
+    stale = sorted(
+        (m for m in members if m.state in _STALE),
+        key=lambda m: (m.superseded_by == head.id, m.time or ""),
+        reverse=True,
+    )
     if stale:
         before = stale[0].value or _sentence(stale[0], keys).rstrip(".")
         since = f"since {head.time[:10]}; " if head.time else ""
         text = f"{text.rstrip('.')} ({since}before that, {before})."
         ids.append(stale[0].id)
-    lower = [m for m in live if m is not head and _AUTHORITY_RANK.get(m.authority, 0) < _AUTHORITY_RANK.get(head.authority, 0)]
+    lower = [
+        m
+        for m in live
+        if m is not head and _AUTHORITY_RANK.get(m.authority, 0) < _AUTHORITY_RANK.get(head.authority, 0)
+    ]
     conflicts = [by_id[c] for c in head.conflicts_with if c in by_id and by_id[c] is not head]
     for other in dict.fromkeys(conflicts + lower):
         verb = "a recorded conflict:" if other in conflicts else "another source:"
@@ -136,8 +150,10 @@ def _second_person(text: str) -> str:
     return text
 
 
-_INNER = [(re.compile(r"(?<= )" + pattern.pattern[1:]), replacement.replace("You", "you").replace("Your", "your"))
-          for pattern, replacement in _THIRD]
+_INNER = [
+    (re.compile(r"(?<= )" + pattern.pattern[1:]), replacement.replace("You", "you").replace("Your", "your"))
+    for pattern, replacement in _THIRD
+]
 
 
 def _best_sentence(text: str, keys: set[str]) -> str:

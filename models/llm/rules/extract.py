@@ -103,8 +103,10 @@ _KEYS_ABOUT_ADDRESSEE = frozenset({"assistant", "tool"})
 #: who "I" is in a document whose author it does not name: never the file
 DOCUMENT_AUTHOR = "the document's author"
 # A byline in a document: "Author: Ana Lopez", "By Ana Lopez", "Written by Ana Lopez".
-_BYLINE = re.compile(r"^\s*(?i:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
-                     re.MULTILINE)
+_BYLINE = re.compile(
+    r"^\s*(?i:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
+    re.MULTILINE,
+)
 # "The user lives in Madrid", as a tool or the assistant writes it, reads "User lives in Madrid".
 _THE_USER = re.compile(r"\b[Tt]he user\b")
 #: at most this many skipped sentences are quoted in the notice, each cut to this many characters
@@ -170,8 +172,9 @@ def extract(messages: Sequence[Message], context: Sequence[Message] = ()) -> lis
     return extract_with_skips(messages, context)[0]
 
 
-def extract_with_skips(messages: Sequence[Message],
-                       context: Sequence[Message] = ()) -> tuple[list[Candidate], list[Skipped]]:
+def extract_with_skips(
+    messages: Sequence[Message], context: Sequence[Message] = ()
+) -> tuple[list[Candidate], list[Skipped]]:
     """Candidates from ``messages`` and the sentences that gave none, with the reason. ``context`` (earlier
     turns) is never a source: its last message only says which question the first message answers."""
     out: list[Candidate] = []
@@ -197,9 +200,13 @@ def extract_with_skips(messages: Sequence[Message],
                 continue
             kind = classify(sentence)
             subject, predicate, value = _key(sentence, message.role)
-            text = normalise_explicit_dates(third_person(
-                resolve_leading_pronoun(sentence, before), speaker, addressee_is_user=message.role in _ADDRESSES_USER
-            ))
+            text = normalise_explicit_dates(
+                third_person(
+                    resolve_leading_pronoun(sentence, before),
+                    speaker,
+                    addressee_is_user=message.role in _ADDRESSES_USER,
+                )
+            )
             if message.role != "user":
                 text = _THE_USER.sub("User", text)
                 if subject == "user" and worded is not None:
@@ -235,12 +242,12 @@ def skipped_notice(skipped: Sequence[Skipped]) -> str | None:
     for s in skipped:
         by_reason[s.reason] = by_reason.get(s.reason, 0) + 1
     counts = ", ".join(f"{n} {reason}" for reason, n in sorted(by_reason.items(), key=lambda p: -p[1]))
-    quoted = "; ".join(
-        f'"{_cut(s.sentence)}" ({s.reason})' for s in skipped[:NOTICE_EXAMPLES]
-    )
+    quoted = "; ".join(f'"{_cut(s.sentence)}" ({s.reason})' for s in skipped[:NOTICE_EXAMPLES])
     more = f"; and {len(skipped) - NOTICE_EXAMPLES} more" if len(skipped) > NOTICE_EXAMPLES else ""
-    return (f"{len(skipped)} sentence(s) gave no memory ({counts}): {quoted}{more}; "
-            "the messages are stored whole and searchable")
+    return (
+        f"{len(skipped)} sentence(s) gave no memory ({counts}): {quoted}{more}; "
+        "the messages are stored whole and searchable"
+    )
 
 
 def _cut(sentence: str) -> str:

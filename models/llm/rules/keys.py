@@ -78,8 +78,11 @@ _ATTRIBUTES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:I'm|I am) (?P<value>\d{1,3}) years? old\b", re.IGNORECASE), "age"),
     (
         re.compile(
-            r"\bI (?:currently |now |still )?" + _NEG + r"(?:live|am living|'m living|reside|am residing|'m residing) in "
-            + _VALUE, re.I
+            r"\bI (?:currently |now |still )?"
+            + _NEG
+            + r"(?:live|am living|'m living|reside|am residing|'m residing) in "
+            + _VALUE,
+            re.I,
         ),
         "lives_in",
     ),
@@ -98,19 +101,28 @@ _ATTRIBUTES: list[tuple[re.Pattern[str], str]] = [
         ),
         "works_at",
     ),
-    (re.compile(r"\b(?:I'm|I am) (?:now |currently )?(?:employed|working) (?:at|by|for) " + _VALUE, re.I), "works_at"),
     (
-        re.compile(r"\bI(?:'ve| have)? (?:just |recently )?(?:got|found|started|took|accepted) (?:a |the |my )?"
-                   r"(?:new )?(?:job|position|role|work|working) (?:at|with|for) " + _VALUE, re.I),
+        re.compile(r"\b(?:I'm|I am) (?:now |currently )?(?:employed|working) (?:at|by|for) " + _VALUE, re.I),
+        "works_at",
+    ),
+    (
+        re.compile(
+            r"\bI(?:'ve| have)? (?:just |recently )?(?:got|found|started|took|accepted) (?:a |the |my )?"
+            r"(?:new )?(?:job|position|role|work|working) (?:at|with|for) " + _VALUE,
+            re.I,
+        ),
         "works_at",
     ),
     (re.compile(r"\bI work as (?:an? )?" + _VALUE, re.I), "occupation"),
     (re.compile(r"\b(?:I'm|I am) (?:now |happily )?married to " + _NAME), "relation:spouse"),
     (re.compile(r"\bI (?:now |currently )?drive (?:an? |the )?" + _VALUE, re.I), "car"),
     (
-        re.compile(r"\b(?:I'm|I am) (?:now |currently |strictly |fully )?(?:an? )?"
-                   r"(?P<value>vegan|vegetarian|pescatarian|pescetarian|carnivore|omnivore|flexitarian|keto|"
-                   r"gluten[- ]free|lactose[- ]free|dairy[- ]free|halal|kosher)\b", re.I),
+        re.compile(
+            r"\b(?:I'm|I am) (?:now |currently |strictly |fully )?(?:an? )?"
+            r"(?P<value>vegan|vegetarian|pescatarian|pescetarian|carnivore|omnivore|flexitarian|keto|"
+            r"gluten[- ]free|lactose[- ]free|dairy[- ]free|halal|kosher)\b",
+            re.I,
+        ),
         "diet",
     ),
     (
@@ -153,22 +165,36 @@ _MY_X_NAME_IS = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r")'
 _MY_X_NAME = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r"),? " + _NAME)
 _IS_PET = re.compile(r"^" + _PETS + r"$", re.IGNORECASE)
 # "Ana is my sister", "Rex is our dog": the name first, at the start of the statement.
-_NAME_IS_MY_X = re.compile(r"(?:^|[,;:]\s*)(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) is (?:my|our) "
-                           r"(?:(?:older|younger|little|big|twin|baby|new)\s+)?(?P<rel>" + RELATIONS + r"|" + _PETS
-                           + r")\b")
+_NAME_IS_MY_X = re.compile(
+    r"(?:^|[,;:]\s*)(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) is (?:my|our) "
+    r"(?:(?:older|younger|little|big|twin|baby|new)\s+)?(?P<rel>" + RELATIONS + r"|" + _PETS + r")\b"
+)
 # "I have a sister named Ana", "I've got a brother called Tom".
-_HAVE_X_NAMED = re.compile(r"\bI(?:'ve| have)? (?:have|got|have got) an? (?:(?:older|younger|little|big|twin)\s+)?"
-                           r"(?P<rel>" + RELATIONS + r") (?:named|called) " + _NAME)
+_HAVE_X_NAMED = re.compile(
+    r"\bI(?:'ve| have)? (?:have|got|have got) an? (?:(?:older|younger|little|big|twin)\s+)?"
+    r"(?P<rel>" + RELATIONS + r") (?:named|called) " + _NAME
+)
 _MY_X_IS = re.compile(
     r"\bmy (?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are) (?:now )?" + _VALUE, re.IGNORECASE
 )
 _IS_RELATION = re.compile(r"^" + RELATIONS + r"$", re.IGNORECASE)
 #: attribute words of "my X is Y" that name the same attribute as a listed statement
 _CANONICAL = {
-    "home": "lives_in", "address": "lives_in", "home address": "lives_in", "location": "lives_in",
-    "city": "lives_in", "home town": "lives_in", "hometown": "lives_in", "place": "lives_in",
-    "employer": "works_at", "company": "works_at", "workplace": "works_at", "firm": "works_at",
-    "job": "occupation", "profession": "occupation", "occupation": "occupation",
+    "home": "lives_in",
+    "address": "lives_in",
+    "home address": "lives_in",
+    "location": "lives_in",
+    "city": "lives_in",
+    "home town": "lives_in",
+    "hometown": "lives_in",
+    "place": "lives_in",
+    "employer": "works_at",
+    "company": "works_at",
+    "workplace": "works_at",
+    "firm": "works_at",
+    "job": "occupation",
+    "profession": "occupation",
+    "occupation": "occupation",
     "spouse": "relation:spouse",
 }
 
@@ -182,7 +208,8 @@ _CLAUSE_START = re.compile(
 _LEAD_WORDS = re.compile(
     r"^(?:(?:oh|yeah|yes|well|so|and|but|also|actually|btw|now|anyway|plus|noted|got it|okay|ok|sure|right|"
     r"great|lovely|alright|understood|correction|thanks|thank you|these days|nowadays|today|currently|lately|"
-    r"recently|since then|from now on|as of now|at the moment)\b[\s,!.:]*)*$", re.I
+    r"recently|since then|from now on|as of now|at the moment)\b[\s,!.:]*)*$",
+    re.I,
 )
 
 
@@ -296,15 +323,22 @@ _ATTR = r"(?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?)"
 #: a change of one attribute, worded as a change: "I switched my editor to Helix", "I now use Helix as my
 #: editor", "my editor changed to Helix"
 _CHANGED = [
-    re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved|upgraded|"
-               r"replaced) my " + _ATTR
-               + r" (?:over )?to " + _VALUE, re.I),
-    re.compile(r"\bI (?:now |currently |mostly |mainly )?use (?P<value>[^.,;!?]+?) as my " + _ATTR + r"\b", re.I),
+    re.compile(
+        r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved|upgraded|"
+        r"replaced) my " + _ATTR + r" (?:over )?to " + _VALUE,
+        re.I,
+    ),
+    re.compile(
+        r"\bI (?:now |currently |mostly |mainly )?use (?P<value>[^.,;!?]+?) as my " + _ATTR + r"\b", re.I
+    ),
     re.compile(r"\bmy " + _ATTR + r" (?:has )?(?:changed|switched) to " + _VALUE, re.I),
 ]
 #: a labelled line, as tools and documents write them: "Home: Porto", "user.city = Porto"
-_LABELLED = re.compile(r"^\s*(?:the )?(?:user(?:'s|\.|_| )\s*)?(?P<attr>[A-Za-z][A-Za-z ]{1,28}?)\s*[:=]\s*"
-                       r"(?P<value>[^.;!?\n]{1,60}?)\s*[.]?\s*$", re.I)
+_LABELLED = re.compile(
+    r"^\s*(?:the )?(?:user(?:'s|\.|_| )\s*)?(?P<attr>[A-Za-z][A-Za-z ]{1,28}?)\s*[:=]\s*"
+    r"(?P<value>[^.;!?\n]{1,60}?)\s*[.]?\s*$",
+    re.I,
+)
 
 
 def _changed(sentence: str) -> Key:

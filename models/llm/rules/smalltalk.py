@@ -205,8 +205,13 @@ def _statement_verb(text: str) -> bool:
     ws = words(text)
     for i in range(1, min(4, len(ws) - 1)):
         w, before = ws[i], ws[i - 1]
-        if (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is", "'s"))
-                and before not in _NOT_BEFORE_VERB and before not in _SOCIAL_WORDS):
+        if (
+            len(w) > 3
+            and w.endswith("s")
+            and not w.endswith(("ss", "us", "is", "'s"))
+            and before not in _NOT_BEFORE_VERB
+            and before not in _SOCIAL_WORDS
+        ):
             return True
     m = _BARE_VERB_AFTER_PLURAL.match(text)
     return m is not None and m["verb"] not in STOPWORDS and m["verb"] not in _SOCIAL_WORDS
@@ -230,7 +235,7 @@ def worth_keeping(sentence: str, role: str) -> bool:
     return skip_reason(sentence, role) is None
 
 
-def skip_reason(sentence: str, role: str) -> str | None:
+def skip_reason(sentence: str, role: str) -> str | None:  # noqa: C901
     """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
     if "?" in sentence:
         return "a question"
@@ -243,7 +248,9 @@ def skip_reason(sentence: str, role: str) -> str | None:
     if _OPENERS.match(body) and not _FIRST_PERSON.search(body):
         return "a greeting or thanks"
     if _ASSISTANT_FILLER.match(sentence) and (role != "user" or not _has_signal(body)):
-        return "an offer of help or a courtesy"  # a user's "Here's a photo of my painting" still says something
+        return (
+            "an offer of help or a courtesy"  # a user's "Here's a photo of my painting" still says something
+        )
     # the user talking about the other party ("You did great!") says nothing lasting about anyone
     if role == "user" and _SECOND_PERSON_START.match(body):
         return "said to the other party about them"

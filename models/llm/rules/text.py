@@ -69,8 +69,9 @@ _CLAUSE_MIN_WORDS = 3
 # and my aunt came" is one statement about two people).
 _SPEAKER_SUBJECT = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've)\b")
 # A later part pointing back ("… and I watch them daily") stays with what it points to.
-_POINTS_BACK = re.compile(r"\b(?:it|its|them|they|their|he|him|his|she|her|there|that|this|those|these|one)\b",
-                          re.IGNORECASE)
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|them|they|their|he|him|his|she|her|there|that|this|those|these|one)\b", re.IGNORECASE
+)
 
 
 def split_clauses(span: Span) -> list[Span]:
@@ -82,8 +83,12 @@ def split_clauses(span: Span) -> list[Span]:
     for m in _CLAUSE_BREAK.finditer(span.text):
         left = span.text[start - span.start : m.start()]
         right = span.text[m.end() :]
-        if (len(_WORD.findall(left)) >= _CLAUSE_MIN_WORDS and len(_WORD.findall(right)) >= _CLAUSE_MIN_WORDS
-                and _SPEAKER_SUBJECT.search(left) and not _POINTS_BACK.search(right)):
+        if (
+            len(_WORD.findall(left)) >= _CLAUSE_MIN_WORDS
+            and len(_WORD.findall(right)) >= _CLAUSE_MIN_WORDS
+            and _SPEAKER_SUBJECT.search(left)
+            and not _POINTS_BACK.search(right)
+        ):
             parts.append(Span(start, span.start + m.start(), left))
             start = span.start + m.end()
     if not parts:

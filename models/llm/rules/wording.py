@@ -140,7 +140,8 @@ _MALE = "brother father dad husband son uncle grandfather grandpa nephew boyfrie
 #: the pronoun each relation word takes; the others (friend, partner, boss, …) may take either
 _GENDER = {**dict.fromkeys(_FEMALE.split(), "she"), **dict.fromkeys(_MALE.split(), "he")}
 _RELATIVE = re.compile(
-    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|big|younger|older|elder|twin|late)\s+)?(?P<rel>" + RELATIONS
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:old|little|big|younger|older|elder|twin|late)\s+)?(?P<rel>"
+    + RELATIONS
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b)?"
 )
 _LEADING_PRONOUN = re.compile(r"^(?P<word>She|He|Her|His)\b(?P<rest>\s+\S)")
