@@ -29,7 +29,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from . import index, items, ledger, limits, rejections
 from .canonical import text_sha256
@@ -114,13 +114,19 @@ def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
             yield row_to_episode(r)
 
 
-def _open_private(path: Path, overwrite: bool) -> Any:
+def open_private(path: Path, *, overwrite: bool) -> TextIO:
+    """A plaintext file the person asked for, created readable by its owner only (mode 0600, also
+    when an existing file is overwritten); an existing file is kept unless ``overwrite``."""
     if path.is_dir():
         raise InvalidInputError(f"{path} is a folder; give a file name.")
-    if path.exists() and not overwrite:
-        raise InvalidInputError(f"{path} exists; use --force to overwrite it.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        raise InvalidInputError(f"{path} exists; choose another name, or overwrite it (--force).") from None
+    except OSError as exc:
+        raise InvalidInputError(f"Could not write {path}: {exc.strerror}.") from None
     os.fchmod(fd, 0o600)  # an existing file keeps its old mode through O_CREAT
     return os.fdopen(fd, "w", encoding="utf-8")
 
@@ -165,7 +171,7 @@ def export(
         "ids": "kept",
         "plaintext": True,
     }
-    with _open_private(path, overwrite) as out:
+    with open_private(path, overwrite=overwrite) as out:
         if fmt == "jsonl":
             out.write(_line(header))
             for ep in _episodes(store, episode_ids):

@@ -7,7 +7,6 @@ A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from .core import outcome as outcome_mod
 from .core import training as training_mod
 from .core.dates import parse_time
 from .core.errors import InvalidInputError
+from .core.transfer import open_private
 from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
@@ -134,19 +134,8 @@ class OutcomeMixin(FacadeParts):
         The file is plaintext (the one kind of file VeraMem writes outside the encrypted
         store, and only when asked); it is created readable by its owner only.
         """
-        target = Path(path)
-        if target.is_dir():
-            raise InvalidInputError(f"{target} is a folder; give a file name such as trajectories.jsonl.")
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
-        try:
-            fd = os.open(target, flags, 0o600)
-        except FileExistsError:
-            raise InvalidInputError(f"{target} exists; choose another name or allow overwriting.") from None
-        except OSError as exc:
-            raise InvalidInputError(f"Could not write {target}: {exc.strerror}.") from None
-        os.fchmod(fd, 0o600)  # also when an existing file was overwritten
         written = 0
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with open_private(Path(path), overwrite=overwrite) as handle:
             for record in self.trajectories(user_id=user_id):
                 handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
                 written += 1
@@ -179,18 +168,7 @@ class OutcomeMixin(FacadeParts):
         Returns how many of each were written and how many were left out because something in them is
         withheld or rejected. The file is PLAINTEXT, created readable by its owner only (mode 0600)."""
         chosen, moment = _training_kinds(kinds), _since(since)
-        target = Path(path)
-        if target.is_dir():
-            raise InvalidInputError(f"{target} is a folder; give a file name such as training.jsonl.")
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
-        try:
-            fd = os.open(target, flags, 0o600)
-        except FileExistsError:
-            raise InvalidInputError(f"{target} exists; choose another name or allow overwriting.") from None
-        except OSError as exc:
-            raise InvalidInputError(f"Could not write {target}: {exc.strerror}.") from None
-        os.fchmod(fd, 0o600)  # also when an existing file was overwritten
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with open_private(Path(path), overwrite=overwrite) as handle:
             counts = training_mod.write_jsonl(self.store, handle, kinds=chosen, since=moment, user_id=user_id)
         return counts.to_dict()
 

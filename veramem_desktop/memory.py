@@ -404,10 +404,10 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def _add(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
     ) -> AddResult:
-        if not self.llm.is_rule_based:  # a model takes seconds to answer: other writers are not kept waiting
-            return self._add_in(inputs, scope, notices, expires_at)
-        with self.store.atomic():  # one commit (one wait for the disk) for the episodes and what is derived;
-            return self._add_in(inputs, scope, notices, expires_at)  # derivation writes in a savepoint
+        # The episodes are committed (and their vectors computed) before derivation, in a transaction of
+        # their own: a write transaction holds the store's lock, and readers in this process (the REST and
+        # MCP servers, the TUI) must never wait for the embedding model or an LLM.
+        return self._add_in(inputs, scope, notices, expires_at)
 
     def _add_in(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None

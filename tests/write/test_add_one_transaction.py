@@ -1,5 +1,5 @@
-"""An add commits its episodes and what is derived from them in one transaction (one wait for the
-disk), keeps the episodes when derivation fails, and never deadlocks with a background cache refresh."""
+"""An add commits its episodes, then what is derived from them, never embedding inside a write transaction;
+it keeps the episodes when derivation fails, and never deadlocks with a background cache refresh."""
 
 from __future__ import annotations
 
@@ -27,11 +27,21 @@ def _memory(home: Path) -> Memory:
     return mem
 
 
-def test_an_add_that_derives_memories_commits_once(isolated_home: Path) -> None:
+def test_an_add_commits_its_episodes_then_what_is_derived_and_never_embeds_inside_a_write(
+    isolated_home: Path,
+) -> None:
     mem = _memory(isolated_home)
     try:
         mem.add("warming up the store", session_id="s")
         statements: list[str] = []
+        depths: list[int] = []
+        embed = mem.embedder.embed
+
+        def watched(texts: Any) -> Any:
+            depths.append(mem.store._depth)  # an open write transaction holds the store's lock
+            return embed(texts)
+
+        mem.embedder.embed = watched  # type: ignore[method-assign]
         mem.store.conn.set_trace_callback(statements.append)
         result = mem.add(
             [
@@ -42,7 +52,13 @@ def test_an_add_that_derives_memories_commits_once(isolated_home: Path) -> None:
         )
         mem.store.conn.set_trace_callback(None)
         assert result.added and len(result.episodes) == 2
-        assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == ["BEGIN IMMEDIATE", "COMMIT"]
+        # the episodes are committed first (readers see them at once), then what is derived from them
+        assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == [
+            "BEGIN IMMEDIATE",
+            "COMMIT",
+        ] * 2
+        # the model runs outside every write transaction, so readers in this process never wait for it
+        assert depths and set(depths) == {0}
         assert mem.verify().ok
     finally:
         mem.close()
