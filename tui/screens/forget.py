@@ -64,14 +64,14 @@ def preview_summary(preview: Any) -> str:
     derived = list(getattr(preview, "derived", []) or [])
     if derived:
         parts.append(f"{plural(len(derived), 'derived item')} (summaries, merges, links, shared copies)")
-    for name, label in (
-        ("traces", "search trace"),
-        ("grants", "access grant"),
-        ("rejected_values", "rejected value"),
+    for name, label, what in (
+        ("traces", "trace", " (searches, answers, write decisions)"),  # the CLI's wording too
+        ("grants", "access grant", ""),
+        ("rejected_values", "rejected value", ""),
     ):
         count = int(getattr(preview, name, 0) or 0)
         if count:
-            parts.append(plural(count, label))
+            parts.append(plural(count, label) + what)
     return f"This will erase {', '.join(parts[:-1])} and {parts[-1]}:"
 
 
