@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import InvalidInputError
-from .ids import parse_iso
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage.ids import parse_iso
 
 MAX_JSON_DEPTH = 32
 MAX_MESSAGES = 10_000

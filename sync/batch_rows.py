@@ -24,13 +24,14 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from veramem_desktop.core import ledger, rejections
-from veramem_desktop.core.episodes import EPISODE_COLUMNS
-from veramem_desktop.core.forget import rejection_target
-from veramem_desktop.core.items import ITEM_COLUMNS, MemoryItem
-from veramem_desktop.core.store import Connection
-from veramem_desktop.core.text import for_index
-from veramem_desktop.core.textproc import entities, episode_fts_text, speaker_line
+from veramem_desktop.core.lifecycle.forget import rejection_target
+from veramem_desktop.core.recall.query import entities, episode_fts_text, speaker_line
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS
+from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
+from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.storage.text import for_index
+from veramem_desktop.core.trust import rejections
 from veramem_desktop.sync import rows
 
 _IN = "IN (SELECT value FROM json_each(?))"  # one bound JSON array instead of one variable per id

@@ -32,8 +32,8 @@ from typing import Any
 
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
-from veramem_desktop.core.canonical import canonical_json
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage.canonical import canonical_json
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
 from veramem_desktop.sync.keys import (

@@ -39,9 +39,9 @@ from typing import Any
 
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
-from veramem_desktop.core.canonical import GENESIS_HASH
 from veramem_desktop.core.errors import SyncError
-from veramem_desktop.core.store import Connection, Store
+from veramem_desktop.core.storage.canonical import GENESIS_HASH
+from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import batchfile, registry
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError

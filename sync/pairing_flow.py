@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core import ledger
-from veramem_desktop.core.store import Connection, Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import batchfile, pairing, registry
 from veramem_desktop.sync.batchfile import PairingKind
 from veramem_desktop.sync.errors import PairingFailed, PairingFailure

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.errors import NotInitialisedError
-from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.store import Connection, Store
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync.hlc import HLC
 from veramem_desktop.sync.keys import AccountKey, DeviceIdentity, DevicePublic
 

@@ -29,13 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from veramem_desktop.core import forget as forget_mod
-from veramem_desktop.core import ledger
-from veramem_desktop.core.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.items import MemoryItem, content_of, row_to_item
-from veramem_desktop.core.store import Connection, Store
+from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json, chain_hash
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_item
+from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.envelope import make_event

@@ -24,9 +24,9 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
-from veramem_desktop.core.episodes import EPISODE_COLUMNS
-from veramem_desktop.core.items import ITEM_COLUMNS
-from veramem_desktop.core.store import Connection
+from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS
+from veramem_desktop.core.storage.items import ITEM_COLUMNS
+from veramem_desktop.core.storage.store import Connection
 
 ITEM_FIELDS = [c.strip() for c in ITEM_COLUMNS.split(",")]
 EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]

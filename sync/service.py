@@ -31,11 +31,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core import ledger
-from veramem_desktop.core.actor import Actor
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, SyncError
-from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.sync import batchfile, heads, pairing, pairing_flow, registry, replica
 from veramem_desktop.sync.envelope import HEADER_SIZE, BatchHeader, open_batch, read_header, seal_batch
 from veramem_desktop.sync.errors import RejectReason, SyncRejected

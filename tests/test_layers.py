@@ -14,7 +14,7 @@ def _modules_after(statement: str) -> set[str]:
 
 def test_importing_the_engine_loads_no_ui_network_or_model_runtime() -> None:
     loaded = _modules_after(
-        "import veramem_desktop.core.store, veramem_desktop.core.ledger, veramem_desktop.core.episodes"
+        "import veramem_desktop.core.storage.store, veramem_desktop.core.storage.ledger, veramem_desktop.core.storage.episodes"
     )
     for forbidden in ("textual", "click", "onnxruntime", "httpx", "mcp", "ollama", "fastapi"):
         assert forbidden not in loaded, f"the engine pulled in {forbidden}"

@@ -51,13 +51,13 @@ def test_the_untouched_tree_keeps_every_import_contract(tmp_path: Path) -> None:
 
 # (what is planted, where, the contract that must report it)
 _VIOLATIONS = [
-    ("import click", "core/ids.py", "The engine imports no surface"),
-    ("import veramem_desktop.sync.hlc", "core/ids.py", "The engine imports no surface"),
+    ("import click", "core/storage/ids.py", "The engine imports no surface"),
+    ("import veramem_desktop.sync.hlc", "core/storage/ids.py", "The engine imports no surface"),
     ("import veramem_desktop.memory", "models/llm/errors.py", "Models and sync do not reach up"),
-    ("import veramem_desktop.core.store", "tui/formatting.py", "The TUI never opens the store"),
+    ("import veramem_desktop.core.storage.store", "tui/formatting.py", "The TUI never opens the store"),
     # an indirect chain that does not pass through the facade: tui -> backup -> sync -> core.store
     ("import veramem_desktop.backup", "tui/formatting.py", "The TUI never opens the store"),
-    ("import veramem_desktop.config", "core/ids.py", "Layers:"),
+    ("import veramem_desktop.config", "core/storage/ids.py", "Layers:"),
     ("import veramem_desktop.rest", "tui/formatting.py", "Layers:"),
     ("import veramem_desktop.memory", "facade_parts.py", "Layers:"),
 ]

@@ -18,8 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
-from veramem_desktop.core.display import visible
 from veramem_desktop.core.errors import MissingKeyError, NotInitialisedError, VeramemError
+from veramem_desktop.core.trust.display import visible
 from veramem_desktop.tui.commands import VeramemCommands
 from veramem_desktop.tui.demo_loader import load_demo_set, summarise
 from veramem_desktop.tui.screens.base import FacadeWorkers

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich.text import Text
-from veramem_desktop.core.display import visible, visible_line
+from veramem_desktop.core.trust.display import visible, visible_line
 
 #: the style of a quote inside its source episode; reverse video reads well in both themes
 QUOTE_STYLE = "bold reverse"

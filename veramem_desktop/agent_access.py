@@ -23,12 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.trust.actor import Actor
+
 from .config import Config
-from .core import access
-from .core.access import Caller
-from .core.actor import Actor
-from .core.errors import InvalidInputError, NotFoundError, RefusedError
-from .core.ids import now_iso
 from .memory import Memory
 
 #: Roles an agent may write. System, document and shared evidence stay with the human surfaces.

@@ -35,10 +35,17 @@ from typing import Any
 import nacl.utils
 import sqlcipher3
 
+from veramem_desktop.core.errors import (
+    InvalidInputError,
+    NotAStoreError,
+    RefusedError,
+    StoreBusyError,
+    WrongKeyError,
+)
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.store import BUSY_TIMEOUT_MS, Connection, Store
+
 from . import keys
-from .core import ledger
-from .core.errors import InvalidInputError, NotAStoreError, RefusedError, StoreBusyError, WrongKeyError
-from .core.store import BUSY_TIMEOUT_MS, Connection, Store
 from .pages import PAGE, RESERVE, SALT
 from .sync.batchfile import fsync_dir
 

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .core import write_context
-from .core.episodes import Episode
-from .core.errors import ModelError
-from .core.llm import LLM, Candidate, Message, context_budget
-from .core.store import Store
-from .core.write import to_messages
+from veramem_desktop.core.errors import ModelError
+from veramem_desktop.core.llm import LLM, Candidate, Message, context_budget
+from veramem_desktop.core.storage.episodes import Episode
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.write import context as write_context
+from veramem_desktop.core.write.derive import to_messages
 
 #: messages of one session per extraction call
 PER_CALL = 8

@@ -14,7 +14,7 @@ from typing import Any
 
 import platformdirs
 
-from .core.errors import InvalidInputError
+from veramem_desktop.core.errors import InvalidInputError
 
 APP = "veramem"
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .core.errors import VeramemError
+from veramem_desktop.core.errors import VeramemError
 
 
 @dataclass
@@ -42,9 +42,10 @@ RESTORE = (
 def file_checks(mem: Any) -> list[Check]:
     """The store file, its key information and its WAL, read without opening the store
     (opening would fold the WAL into the store and drop what is damaged in it)."""
-    from .core import wal
-    from .core.errors import KeyFileDamagedError
-    from .core.store import file_problem
+    from veramem_desktop.core.errors import KeyFileDamagedError
+    from veramem_desktop.core.storage import wal
+    from veramem_desktop.core.storage.store import file_problem
+
     from .keys import read_keyinfo
 
     store, keyfile = mem.store_path, mem.paths.keyinfo

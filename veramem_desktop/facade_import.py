@@ -3,7 +3,7 @@
 A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
 ``config``, ``device_id``, ``_scope`` and ``_llm_notices``.
 
-The bulk write path: messages are read as a stream (``core/importing.py``) and written in
+The bulk write path: messages are read as a stream (``core/transfer/chats.py``) and written in
 batches of ``batch_size``. One batch is one transaction: its episodes with their vectors
 (embedded together), the memories derived from them by ``Writer.derive``, their ledger
 entries and their place in the linking queue commit together or not at all. Linking
@@ -25,23 +25,25 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.llm import Candidate
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
+from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.transfer import memories as transfer
+from veramem_desktop.core.transfer.chats import Problem, Record, open_source
+from veramem_desktop.core.write.dates import parse_time, resolve_relative_dates
+from veramem_desktop.core.write.derive import WriteOutcome, Writer
+from veramem_desktop.core.write.ingest import line_of, store_episodes
+
 from .bulk_extract import extract_in_batches
-from .core import episodes as episodes_mod
-from .core import limits, transfer
-from .core import links as links_mod
-from .core.dates import parse_time, resolve_relative_dates
-from .core.episodes import Episode, EpisodeInput, Scope
-from .core.errors import InvalidInputError
-from .core.ids import iso
-from .core.importing import Problem, Record, open_source
-from .core.ingest import line_of, store_episodes
-from .core.llm import Candidate
-from .core.protocols import Embedder
-from .core.write import WriteOutcome, Writer
 from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
-    from .core.llm import LLM
+    from veramem_desktop.core.llm import LLM
 
 #: messages per transaction (and per extraction call) with the rule-based backend
 BATCH_SIZE = 128

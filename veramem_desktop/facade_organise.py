@@ -18,9 +18,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .core import budgets as budgets_mod
-from .core import links as links_mod
-from .core.recall import SearchConfig
+from veramem_desktop.core.lifecycle import budgets as budgets_mod
+from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.recall import SearchConfig
+
 from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ class OrganiseMixin(FacadeParts):
     def links(self, memory_id: str) -> list[dict[str, Any]]:
         """Every typed edge touching a memory (supports, extends, contrasts, related, prerequisite,
         and the cold-storage edges subsumes and fused), with the other end and the direction."""
-        from .core import items as items_mod
+        from veramem_desktop.core.storage import items as items_mod
 
         items_mod.get(self.store, memory_id)  # a clear error for an unknown id
         return links_mod.links_of(self.store, memory_id)
@@ -131,7 +132,7 @@ class OrganiseMixin(FacadeParts):
         self, linker: links_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
     ) -> None:
         """The background linker's changes are the system's, on the consolidate channel, in the ledger."""
-        from .core.actor import Actor
+        from veramem_desktop.core.trust.actor import Actor
 
         with self.store.acting.scope(Actor.system("linker", "consolidate"), system=True):
             self._linker_run(linker, stop, budget)

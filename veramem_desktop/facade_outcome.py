@@ -12,18 +12,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .core import consolidate as consolidate_mod
-from .core import links as links_mod
-from .core import outcome as outcome_mod
-from .core import training as training_mod
-from .core.dates import parse_time
-from .core.errors import InvalidInputError
-from .core.transfer import open_private
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
+from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.lifecycle import outcome as outcome_mod
+from veramem_desktop.core.transfer import training as training_mod
+from veramem_desktop.core.transfer.memories import open_private
+from veramem_desktop.core.write.dates import parse_time
+
 from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
-    from .core.budgets import BudgetConfig
-    from .core.llm import LLM
+    from veramem_desktop.core.lifecycle.budgets import BudgetConfig
+    from veramem_desktop.core.llm import LLM
 
 
 class OutcomeMixin(FacadeParts):
@@ -61,8 +62,8 @@ class OutcomeMixin(FacadeParts):
         now: datetime | None = None,
         config: consolidate_mod.ConsolidateConfig | None = None,
     ) -> consolidate_mod.ConsolidateReport:
-        """Erase what has expired (core/expiry.py), then consolidate as the system (channel consolidate)."""
-        from .core.actor import Actor
+        """Erase what has expired (core/lifecycle/expiry.py), then consolidate as the system (channel consolidate)."""
+        from veramem_desktop.core.trust.actor import Actor
 
         self.expire(now)  # type: ignore[attr-defined]  # Memory.expire
         with self.store.acting.scope(Actor.system("consolidate", "consolidate"), system=True):

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.llm import LLM
+    from veramem_desktop.core.protocols import Embedder
+    from veramem_desktop.core.recall import SearchEngine
+    from veramem_desktop.core.storage.store import Store
+
     from .config import Config
-    from .core.llm import LLM
-    from .core.protocols import Embedder
-    from .core.recall import SearchEngine
-    from .core.store import Store
 
 
 class FacadeParts:

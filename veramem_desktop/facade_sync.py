@@ -12,10 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .core.errors import InvalidInputError
+from veramem_desktop.core.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from .core.store import Store
+    from veramem_desktop.core.storage.store import Store
+
     from .sync.pairing import JoinerSession
     from .sync.service import RunReport, SyncService
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core.llm import LLM
+from veramem_desktop.core.llm import LLM
 
 _SYSTEM = (
     "You write one short declarative sentence that would answer the question, as a person's "

@@ -26,14 +26,14 @@ import nacl.pwhash
 import nacl.secret
 import nacl.utils
 
-from .core.errors import (
+from veramem_desktop.core.errors import (
     InvalidInputError,
     KeyFileDamagedError,
     MissingKeyError,
     NotInitialisedError,
     WrongKeyError,
 )
-from .core.ids import now_iso
+from veramem_desktop.core.storage.ids import now_iso
 
 KEYRING_SERVICE = "veramem-desktop"
 FORMAT = 1

@@ -4,7 +4,7 @@ Built on the official SDK's ``MCPServer``. Each tool's docstring is the contract
 calling agent reads. Tools act as one caller fixed at start-up (see
 :mod:`veramem_desktop.agent_access`); none takes a user id, and none approves,
 rejects or raises trust. Recalled text comes back fenced as untrusted data
-(:mod:`veramem_desktop.core.fence`). Over stdio, stdout carries protocol frames only;
+(:mod:`veramem_desktop.core.recall.fence`). Over stdio, stdout carries protocol frames only;
 logs go to stderr and never carry memory content.
 """
 
@@ -20,10 +20,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import VeramemError
+from veramem_desktop.core.recall import fence
+
 from . import __version__
 from .agent_access import AgentAccess
-from .core import fence, limits
-from .core.errors import VeramemError
 
 INSTRUCTIONS = """\
 VeraMem is the user's private, long-term memory on their own computer.

@@ -23,21 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from .config import Config, Paths, load_config, resolve_paths, save_config
-from .core import episodes as episodes_mod
-from .core import expiry as expiry_mod
-from .core import forget as forget_mod
-from .core import grants as grants_mod
-from .core import items as items_mod
-from .core import ledger, limits
-from .core import rejections as rejections_mod
-from .core import review as review_mod
-from .core.access import Caller
-from .core.actor import Actor
-from .core.answer import Answerer, AnswerResult
-from .core.dates import parse_time, resolve_relative_dates
-from .core.episodes import Episode, EpisodeInput, Scope
-from .core.errors import (
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import (
     InvalidInputError,
     NotFoundError,
     NotInitialisedError,
@@ -45,16 +32,31 @@ from .core.errors import (
     VeramemError,
     WrongKeyError,
 )
-from .core.ids import iso, new_id
-from .core.ingest import recompute_context, store_episodes
-from .core.items import MemoryItem
-from .core.llm import LLM
-from .core.protocols import Embedder
-from .core.recall import ROUTES, SearchEngine, SearchResult
-from .core.sharing import Sharer, ShareReport, may_act_on
-from .core.store import Store, file_problem
-from .core.text import storable
-from .core.write import Writer
+from veramem_desktop.core.lifecycle import expiry as expiry_mod
+from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_on
+from veramem_desktop.core.llm import LLM
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import ROUTES, SearchEngine, SearchResult
+from veramem_desktop.core.recall.answer import Answerer, AnswerResult
+from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage import grants as grants_mod
+from veramem_desktop.core.storage import items as items_mod
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
+from veramem_desktop.core.storage.ids import iso, new_id
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Store, file_problem
+from veramem_desktop.core.storage.text import storable
+from veramem_desktop.core.trust import rejections as rejections_mod
+from veramem_desktop.core.trust import review as review_mod
+from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.write.dates import parse_time, resolve_relative_dates
+from veramem_desktop.core.write.derive import Writer
+from veramem_desktop.core.write.ingest import recompute_context, store_episodes
+
+from .config import Config, Paths, load_config, resolve_paths, save_config
 from .facade_import import ImportMixin
 from .facade_organise import OrganiseMixin
 from .facade_outcome import OutcomeMixin
@@ -528,7 +530,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         expires_in: str | None = None,
     ) -> AddResult:
         """Split a document into chunks, each an episode with role ``document`` named after the file."""
-        from .core.chunking import chunk_document
+        from veramem_desktop.core.write.chunking import chunk_document
 
         chunks = chunk_document(text)
         if not chunks:
@@ -578,7 +580,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         self, user_id: str | None = None, agent_id: str | None = None, *, include_rejected: bool = False
     ) -> Caller:
         """Who is asking. ``include_rejected`` is a person's request to see rejected material too; an agent
-        never gets it (core/access.py ignores it whenever an agent id is set)."""
+        never gets it (core/trust/access.py ignores it whenever an agent id is set)."""
         ident = self.config.identity
         return Caller(
             user_id or ident.user_id,
@@ -752,7 +754,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             )
 
     def may_act_on(self, item: MemoryItem) -> bool:
-        """Whether an agent may act on ``item``: the one action gate (core/action_gate.py), with its open
+        """Whether an agent may act on ``item``: the one action gate (core/trust/action_gate.py), with its open
         conflicts read from the store (a partner that is active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
         open_conflict = (

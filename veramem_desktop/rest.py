@@ -34,11 +34,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import VeramemError
+from veramem_desktop.core.recall import fence
+
 from . import __version__
 from .agent_access import AgentAccess
 from .config import Paths
-from .core import fence, limits
-from .core.errors import VeramemError
 
 logger = logging.getLogger("veramem.rest")
 MAX_BODY_BYTES = limits.MAX_REQUEST_BYTES
@@ -227,7 +229,7 @@ async def _send_error(send: Send, status: int, title: str, message: str) -> None
 # ---------------------------------------------------------------- the app
 def _check_id(value: str, what: str) -> str:
     if not _ID.match(value):
-        from .core.errors import NotFoundError
+        from veramem_desktop.core.errors import NotFoundError
 
         raise NotFoundError(f"No {what} {value[:100]!r}.")
     return value
@@ -348,7 +350,9 @@ def _page(app: FastAPI) -> None:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> HTMLResponse:
-        from .core.display import js_rules  # the page shows stored text by the same rules as the CLI and TUI
+        from veramem_desktop.core.trust.display import (
+            js_rules,  # the page shows stored text by the same rules as the CLI and TUI
+        )
 
         page = resources.files("veramem_desktop").joinpath("web/index.html").read_text("utf-8")
         page = page.replace("/*DISPLAY_RULES*/", js_rules(), 1)

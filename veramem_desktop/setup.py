@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from .config import Config, save_config
 
 if TYPE_CHECKING:
-    from .core.llm import LLM
+    from veramem_desktop.core.llm import LLM
+
     from .memory import Memory
     from .models.llm.settings import LLMSettings
 

@@ -4,9 +4,9 @@
 say how; ``Hit`` and ``SearchResult`` (hits.py) are what comes back.
 """
 
-from .engine import SearchEngine
-from .hits import STALE, STATES, Hit, SearchResult
-from .recipes import MEMORY_KINDS_BY_ROUTE, RECIPES, ROUTES, SearchConfig, recipe
+from veramem_desktop.core.recall.engine import SearchEngine
+from veramem_desktop.core.recall.hits import STALE, STATES, Hit, SearchResult
+from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, RECIPES, ROUTES, SearchConfig, recipe
 
 __all__ = [
     "MEMORY_KINDS_BY_ROUTE",

@@ -15,18 +15,24 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-
-from .. import access
-from ..access import Caller
-from ..fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
-from ..ids import iso
-from ..links import LINK_TYPES
-from ..protocols import Embedder
-from ..store import Store
-from ..textproc import asked_time, content_terms, entities, fts_match, names_in, route_for
-from ..vectors import VectorCache
-from . import hops, periods
-from .recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
+from veramem_desktop.core.lifecycle.links import LINK_TYPES
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import hops, periods
+from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
+from veramem_desktop.core.recall.query import (
+    asked_time,
+    content_terms,
+    entities,
+    fts_match,
+    names_in,
+    route_for,
+)
+from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
+from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.access import Caller
 
 
 class Channels:
@@ -685,7 +691,9 @@ class _VersionView:
     def __init__(self, store: Store, version: int) -> None:
         self._store = store
         self._version = version
-        self.lock = store.lock  # a refresh takes the store's lock before the cache's (core/vectors.py)
+        self.lock = (
+            store.lock
+        )  # a refresh takes the store's lock before the cache's (core/storage/vectors.py)
 
     def data_version(self) -> int:
         return self._version

@@ -7,7 +7,7 @@
 4. priors and rank: utility, recency, trust and usage added; current truth first; time bounds;
 5. shared items in their own block, then the trace (its id comes back for ``feedback``).
 
-Fencing and answering come after, in core/answer.py.
+Fencing and answering come after, in core/recall/answer.py.
 """
 
 from __future__ import annotations
@@ -17,17 +17,18 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from .. import access, learned
-from ..access import Caller
-from ..ids import iso, new_id
-from ..protocols import Embedder
-from ..store import Store
-from ..textproc import temporal_intent
-from ..vectors import VectorCache
-from . import rank, truth
-from .channels import Channels
-from .hits import Hit, SearchResult
-from .recipes import SearchConfig
+from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import rank, truth
+from veramem_desktop.core.recall.channels import Channels
+from veramem_desktop.core.recall.hits import Hit, SearchResult
+from veramem_desktop.core.recall.query import temporal_intent
+from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.storage.ids import iso, new_id
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.access import Caller
 
 
 class SearchEngine:

@@ -29,12 +29,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-
-from ..access import Caller
-from ..textproc import STOPWORDS, content_terms, entities
+from veramem_desktop.core.recall.query import STOPWORDS, content_terms, entities
+from veramem_desktop.core.trust.access import Caller
 
 if TYPE_CHECKING:
-    from .channels import Channels
+    from veramem_desktop.core.recall.channels import Channels
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None
 FollowUp = Callable[[str, Sequence[str]], "str | None"]

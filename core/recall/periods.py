@@ -13,9 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from ..dates import MONTHS, normalise_explicit_dates, parse_time, resolve_relative_dates
-from ..errors import InvalidInputError
-from ..textproc import AskedTime
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.recall.query import AskedTime
+from veramem_desktop.core.write.dates import (
+    MONTHS,
+    normalise_explicit_dates,
+    parse_time,
+    resolve_relative_dates,
+)
 
 _MONTH_NUM = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_NUM.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})

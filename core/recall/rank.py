@@ -6,16 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from .. import learned
-from ..dates import parse_bound
-from ..fusion import prior
-from ..ids import iso, parse_iso
-from ..items import ROLE_AUTHORITY
-from ..store import Store
-from ..textproc import TemporalIntent
-from .channels import chunks
-from .hits import Hit
-from .recipes import SearchConfig
+from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.recall.channels import chunks
+from veramem_desktop.core.recall.fusion import prior
+from veramem_desktop.core.recall.hits import Hit
+from veramem_desktop.core.recall.query import TemporalIntent
+from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.storage.ids import iso, parse_iso
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.write.dates import parse_bound
 
 
 def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[str, float]:

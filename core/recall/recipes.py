@@ -34,7 +34,7 @@ class SearchConfig:
     memory_candidates: int = 100
     rrf_k: int = 60
     #: "memory_ctx" ranks memories by their context-enriched vectors (the memory between the turns
-    #: around its source, written by the linker, core/links.py); "hyde" ranks by a model's hypothetical
+    #: around its source, written by the linker, core/lifecycle/links.py); "hyde" ranks by a model's hypothetical
     #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
     weights: dict[str, float] = field(
         default_factory=lambda: {
@@ -93,11 +93,11 @@ class SearchConfig:
     link_seeds: int = 20
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
-    #: share of the ranking prior given to the usage-learned score once it is trained (core/learned.py)
+    #: share of the ranking prior given to the usage-learned score once it is trained (core/lifecycle/learned.py)
     learned_share: float = 0.35
     shared_k: int = 3
     #: vector caches larger than this rank by a 128-dimensional projection first and score exactly
-    #: only the best 10·n rows (core/vectors.py); ``veramem bench`` reports what that keeps of the exact top 100
+    #: only the best 10·n rows (core/storage/vectors.py); ``veramem bench`` reports what that keeps of the exact top 100
     dense_exact_up_to: int = 50_000
     #: with the facts route, raw episodes fill in when fewer memories than this share of k are found
     raw_fill_share: float = 0.5

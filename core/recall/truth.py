@@ -15,7 +15,7 @@ Then, for each subject the hits touch, the current memory of the highest authori
 brought in (through the access predicate) when relevance missed it, and ranks first among
 that subject's hits; what is stale, and every claim of lower authority, ranks below it, however
 many times it was repeated. Rejected values never get here: the access predicate withheld
-them in SQL (core/access.py).
+them in SQL (core/trust/access.py).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..action_gate import may_act
-from ..items import AUTHORITY_RANK
-from ..llm import multi_valued
-from ..store import Store
-from .channels import chunks
-from .hits import STALE, Hit
+from veramem_desktop.core.llm import multi_valued
+from veramem_desktop.core.recall.channels import chunks
+from veramem_desktop.core.recall.hits import STALE, Hit
+from veramem_desktop.core.storage.items import AUTHORITY_RANK
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust.action_gate import may_act
 
 Fetch = Callable[[list[str]], list[Hit]]
 
@@ -260,7 +260,7 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
             h.conflicts_with = list(row.conflicts)
             h.subject = row.predicate
             h.value = row.value
-        h.actionable = may_act(h.authority, h.state)  # the one action gate (core/action_gate.py)
+        h.actionable = may_act(h.authority, h.state)  # the one action gate (core/trust/action_gate.py)
     found = {h.id: groups.find(h.id) for h in hits}
     labels: dict[object, str] = {}
     for h in hits:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from veramem_desktop.core.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import (
     DEFAULT_CONTEXT_TOKENS,
@@ -26,6 +25,7 @@ from veramem_desktop.core.llm import (
     Neighbour,
     Notice,
 )
+from veramem_desktop.core.write.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.models.llm import prompts
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.prompts import TaskPrompt

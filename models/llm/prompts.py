@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veramem_desktop.core.dates import parse_time
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import ContextItem, Message, Neighbour
+from veramem_desktop.core.write.dates import parse_time
 
 Schema = dict[str, Any]
 

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from veramem_desktop.core.llm import AnswerDraft, Candidate, Decision, Kind, LinkType, LinkVerdict, Op
-from veramem_desktop.core.quotes import locate
+from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.prompts import EXTRACT_KINDS, LINK_TYPES, OPS

@@ -13,7 +13,7 @@ from mcp import ClientSession
 from mcp.client.client import Client
 from support.fixtures import PASSPHRASE, run_cli
 from support.mcp_stdio import call, session
-from veramem_desktop.core.action_gate import may_act
+from veramem_desktop.core.trust.action_gate import may_act
 
 from veramem_desktop.agent_access import AgentAccess, Identity
 from veramem_desktop.mcp_server import build_server

@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core import fence
+from veramem_desktop.core.recall import fence
 
 ANGLES = "<>\uff1c\uff1e\u2039\u203a\u00ab\u00bb\u3008\u3009\u27e8\u27e9"
 #: Text biased towards fence look-alikes: delimiters, the marker words, newlines and any nonce-like hex.

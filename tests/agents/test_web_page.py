@@ -183,7 +183,7 @@ def test_escapes_and_bidi_overrides_in_a_memory_are_shown_as_visible_stand_ins(
 
 
 def test_the_page_applies_the_same_display_rules_as_the_cli_and_terminal_app(live: Any, browser: Any) -> None:
-    from veramem_desktop.core.display import visible
+    from veramem_desktop.core.trust.display import visible
 
     samples = [
         "\x1b]0;title\x07 bell",

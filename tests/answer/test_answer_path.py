@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from veramem_desktop.core.answer import Answerer
 from veramem_desktop.core.errors import RefusedError
-from veramem_desktop.core.fence import fence
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
+from veramem_desktop.core.recall.answer import Answerer
+from veramem_desktop.core.recall.fence import fence
 
 from veramem_desktop.memory import Memory
 

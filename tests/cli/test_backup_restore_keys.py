@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE, run_cli
-from veramem_desktop.core import ledger
 from veramem_desktop.core.errors import ExitCode, WrongKeyError
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.store import Store
 
 from veramem_desktop.backup import authentic_pages, check_copy
 from veramem_desktop.config import Config, resolve_paths

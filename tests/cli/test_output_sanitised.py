@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from veramem_desktop.core.display import JOINERS
+from veramem_desktop.core.trust.display import JOINERS
 
 from veramem_desktop.cli import cli
 

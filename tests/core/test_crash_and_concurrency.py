@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from veramem_desktop.core import episodes
-from veramem_desktop.core.canonical import text_sha256
+from veramem_desktop.core.storage import episodes
+from veramem_desktop.core.storage.canonical import text_sha256
 
 from veramem_desktop.memory import Memory
 

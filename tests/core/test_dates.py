@@ -8,14 +8,14 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core.dates import (
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.write.dates import (
     HOLIDAYS,
     MONTHS,
     normalise_explicit_dates,
     parse_time,
     resolve_relative_dates,
 )
-from veramem_desktop.core.errors import InvalidInputError
 
 WED = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)  # a Wednesday
 anchors = st.datetimes(

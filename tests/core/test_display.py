@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core.display import JOINERS, visible, visible_line
+from veramem_desktop.core.trust.display import JOINERS, visible, visible_line
 
 
 @pytest.mark.parametrize(

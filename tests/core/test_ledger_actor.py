@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from support.fixtures import run_cli
-from veramem_desktop.core import ledger
-from veramem_desktop.core.actor import Actor
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.trust.actor import Actor
 
 from veramem_desktop.agent_access import AgentAccess, Identity
 from veramem_desktop.memory import Memory

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from veramem_desktop.core import ledger
-from veramem_desktop.core.canonical import chain_hash, commitment
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.canonical import chain_hash, commitment
+from veramem_desktop.core.storage.store import Store
 
 
 def _store(tmp_path: Path) -> Store:

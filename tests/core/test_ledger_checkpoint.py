@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veramem_desktop.core import ledger
+from veramem_desktop.core.storage import ledger
 
 from veramem_desktop.memory import Memory
 

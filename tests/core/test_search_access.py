@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import grants, index, items
-from veramem_desktop.core.access import Caller
-from veramem_desktop.core.items import MemoryItem
 from veramem_desktop.core.recall import ROUTES, SearchEngine
+from veramem_desktop.core.storage import grants, index, items
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.trust.access import Caller
 
 from veramem_desktop.memory import Memory
 

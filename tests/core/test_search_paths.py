@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from veramem_desktop.core import index, items
-from veramem_desktop.core.items import MemoryItem
-from veramem_desktop.core.textproc import route_for, temporal_intent
+from veramem_desktop.core.recall.query import route_for, temporal_intent
+from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage.items import MemoryItem
 
 from veramem_desktop.memory import Memory
 

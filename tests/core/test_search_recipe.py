@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from veramem_desktop.core.fusion import expand_neighbours, speaker_bonus
-from veramem_desktop.core.ingest import context_vector
-from veramem_desktop.core.textproc import content_terms, context_text, names_in
+from veramem_desktop.core.recall.fusion import expand_neighbours, speaker_bonus
+from veramem_desktop.core.recall.query import content_terms, context_text, names_in
+from veramem_desktop.core.write.ingest import context_vector
 
 from veramem_desktop.memory import Memory
 

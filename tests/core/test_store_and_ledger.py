@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from veramem_desktop.core import episodes, ledger
-from veramem_desktop.core.episodes import EpisodeInput, Scope
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, WrongKeyError
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import episodes, ledger
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.store import Store
 
 from veramem_desktop.memory import Memory
 

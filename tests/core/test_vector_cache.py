@@ -4,8 +4,8 @@ ones, coherent with every write and erasure either way."""
 from __future__ import annotations
 
 import numpy as np
-from veramem_desktop.core import index
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.storage import index
+from veramem_desktop.core.storage.vectors import VectorCache
 
 from veramem_desktop.memory import Memory
 

@@ -12,7 +12,7 @@ import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE, run_cli
 from veramem_desktop.core.errors import ExitCode
-from veramem_desktop.core.wal import FRAME_HEADER_BYTES, HEADER_BYTES, read_wal
+from veramem_desktop.core.storage.wal import FRAME_HEADER_BYTES, HEADER_BYTES, read_wal
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

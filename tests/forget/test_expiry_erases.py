@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from support.fixtures import run_cli
-from veramem_desktop.core import expiry
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
+from veramem_desktop.core.lifecycle import expiry
 
 from veramem_desktop.keys import KeyManager
 from veramem_desktop.pages import plaintext_of_store

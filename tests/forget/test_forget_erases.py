@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from veramem_desktop.core import index, items
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.items import Evidence, MemoryItem
-from veramem_desktop.core.provenance import provenance_of
+from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
+from veramem_desktop.core.trust.provenance import provenance_of
 
 from veramem_desktop.keys import KeyManager
 from veramem_desktop.memory import Memory

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import re
 
-from veramem_desktop.core import forget as forget_mod
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.storage.store import Store
 
 from veramem_desktop.memory import Memory
 
-#: what an id looks like (core/ids.py: a short prefix, "_", then Crockford base32)
+#: what an id looks like (core/storage/ids.py: a short prefix, "_", then Crockford base32)
 ID = re.compile(r"^[a-z]+_[0-9A-Z]{26}$")
 
 
@@ -99,8 +99,8 @@ def test_forget_erases_every_trace_naming_the_item_among_many_that_do_not(mem: M
 
 def test_forget_looks_traces_up_by_the_index_not_by_reading_them() -> None:
     import sqlcipher3
-    from veramem_desktop.core.schema import MIGRATIONS
-    from veramem_desktop.core.store import _split_sql
+    from veramem_desktop.core.storage.schema import MIGRATIONS
+    from veramem_desktop.core.storage.store import _split_sql
 
     conn = sqlcipher3.connect(":memory:")
     for migration in MIGRATIONS:
@@ -109,7 +109,7 @@ def test_forget_looks_traces_up_by_the_index_not_by_reading_them() -> None:
     sql = "SELECT DISTINCT trace_id FROM trace_refs WHERE ref_id IN (SELECT value FROM json_each(?))"
     plan = " | ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, ("[]",)))
     assert "SEARCH trace_refs USING PRIMARY KEY (ref_id=?)" in plan and "traces " not in plan + " "
-    # a user forget and feedback's baseline (core/outcome.py) read a user's traces through an index too
+    # a user forget and feedback's baseline (core/lifecycle/outcome.py) read a user's traces through an index too
     for by_user in (
         "SELECT id FROM traces WHERE user_id = ?",
         "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",

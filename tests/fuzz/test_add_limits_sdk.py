@@ -11,8 +11,8 @@ import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
 from veramem_desktop.core import limits
-from veramem_desktop.core.episodes import EpisodeInput
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage.episodes import EpisodeInput
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
@@ -123,7 +123,7 @@ def test_an_add_that_stores_episodes_but_cannot_derive_says_so_and_keeps_them(is
 
 
 def test_stored_times_keep_four_digit_years_so_string_order_is_time_order() -> None:
-    from veramem_desktop.core.ids import iso, parse_iso
+    from veramem_desktop.core.storage.ids import iso, parse_iso
 
     early, late = datetime(999, 12, 31, tzinfo=UTC), datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
     assert iso(early) == "0999-12-31T00:00:00.000000Z" and iso(early) < iso(late)

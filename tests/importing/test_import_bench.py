@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.fixtures import run_cli
-from veramem_desktop.core.importing import detect
+from veramem_desktop.core.transfer.chats import detect
 
 from veramem_desktop.bench.import_section import locomo_as_chatgpt
 from veramem_desktop.memory import Memory

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import links as links_mod
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.lifecycle import links as links_mod
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

@@ -8,8 +8,8 @@ from typing import Any
 
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import ledger
 from veramem_desktop.core.llm import LLM
+from veramem_desktop.core.storage import ledger
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

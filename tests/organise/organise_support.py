@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import index, items
-from veramem_desktop.core.episodes import EpisodeInput, Scope
-from veramem_desktop.core.ingest import store_episodes
-from veramem_desktop.core.items import ROLE_AUTHORITY, Evidence, MemoryItem
-from veramem_desktop.core.links import Linker, LinkReport, enqueue
+from veramem_desktop.core.lifecycle.links import Linker, LinkReport, enqueue
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.store import Store
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.write.ingest import store_episodes
 
 DEVICE = "dev_test"
 
@@ -72,7 +72,7 @@ def put(
 
 
 def link_all(store: Store, embedder: HashEmbedder, llm: LLM | None = None, **config: Any) -> LinkReport:
-    from veramem_desktop.core.links import LinkConfig
+    from veramem_desktop.core.lifecycle.links import LinkConfig
 
     cache = VectorCache("memory", embedder.name, embedder.dim)
     return Linker(store, embedder, llm, cache, device=DEVICE, config=LinkConfig(**config)).drain()

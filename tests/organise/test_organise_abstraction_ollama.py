@@ -13,7 +13,7 @@ from organise_support import put
 from support.fake_embedder import HashEmbedder
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent, running_fake_ollama
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core.ids import now_iso
+from veramem_desktop.core.storage.ids import now_iso
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

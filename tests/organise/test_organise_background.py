@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.links import enqueue
+from veramem_desktop.core.lifecycle.links import enqueue
 from veramem_desktop.core.llm import LinkVerdict
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 

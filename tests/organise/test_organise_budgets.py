@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from veramem_desktop.core.budgets import Budget, BudgetConfig, keep, plan, tokens, value
-from veramem_desktop.core.items import MemoryItem
+from veramem_desktop.core.lifecycle.budgets import Budget, BudgetConfig, keep, plan, tokens, value
+from veramem_desktop.core.storage.items import MemoryItem
 
 from veramem_desktop.memory import Memory
 
@@ -85,7 +85,7 @@ def test_cold_items_leave_default_search_and_return_with_include_archived(mem: M
     mem.config.organise.linking = False  # only the budget decides here
     kept = mem.add("I keep the spare key under the blue flowerpot.").added[0]["id"]
     with mem.store.atomic() as conn:
-        from veramem_desktop.core.items import set_fields
+        from veramem_desktop.core.storage.items import set_fields
 
         set_fields(conn, kept, device="d", op="memory.pin", pinned=True)
     tool = mem.add("The spare key is under the blue flowerpot by the door.", role="tool", name="notes").added

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from consolidation_support import entries, one, open_memory, rate, rows, sources
-from veramem_desktop.core.abstraction import problems
+from veramem_desktop.core.lifecycle.abstraction import problems
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.models.llm.rules.abstract import abstract_experience, slot_values
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from organise_support import DEVICE, link_all, links, open_store, put, status
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import forget, ledger
-from veramem_desktop.core.consolidate import consolidate
-from veramem_desktop.core.links import enqueue
-from veramem_desktop.core.store import Store
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.lifecycle import forget
+from veramem_desktop.core.lifecycle.consolidate import consolidate
+from veramem_desktop.core.lifecycle.links import enqueue
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 E = HashEmbedder()

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from organise_support import link_all, links, open_store, put, status
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import ledger
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.links import generality, pending_count, rule_type
+from veramem_desktop.core.lifecycle.links import generality, pending_count, rule_type
 from veramem_desktop.core.llm import LinkVerdict
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 

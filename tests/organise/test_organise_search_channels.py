@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from organise_support import DEVICE, link_all, open_store, put
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.access import Caller
-from veramem_desktop.core.links import add_link
+from veramem_desktop.core.lifecycle.links import add_link
 from veramem_desktop.core.recall import SearchConfig, SearchEngine
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust.access import Caller
 
 E = HashEmbedder()
 
@@ -67,8 +67,8 @@ def test_cold_memories_are_not_reached_through_links_unless_archived_ones_are_as
 
 
 def test_the_context_vector_finds_a_memory_by_the_words_around_its_source(store: Store) -> None:
-    from veramem_desktop.core.episodes import EpisodeInput, Scope
-    from veramem_desktop.core.ingest import store_episodes
+    from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+    from veramem_desktop.core.write.ingest import store_episodes
 
     scope = Scope(user_id="ann", session_id="s1")
     store_episodes(

@@ -7,11 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core import index, items
-from veramem_desktop.core.episodes import EpisodeInput, Scope
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.ingest import store_episodes
-from veramem_desktop.core.items import ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.llm import (
     AnswerDraft,
     Candidate,
@@ -22,7 +18,11 @@ from veramem_desktop.core.llm import (
     Neighbour,
 )
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.write.ingest import store_episodes
 
 DEVICE = "dev_test"
 

@@ -14,11 +14,11 @@ from outcome_support import DEVICE, ScriptedLLM, derived_sources, open_store, pu
 from support.fake_embedder import HashEmbedder
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent, RawContent, running_fake_ollama
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import items
-from veramem_desktop.core.consolidate import ConsolidateReport, consolidate
-from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.store import Store
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

@@ -11,10 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from outcome_support import DEVICE, ScriptedLLM, open_store, put, snapshot
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import decay, items, ledger
-from veramem_desktop.core.consolidate import ConsolidateReport, consolidate
-from veramem_desktop.core.store import Store
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.lifecycle import decay
+from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
+from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcome_support import DEVICE, derived_sources, open_store, put
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core import items
-from veramem_desktop.core.consolidate import consolidate, scope_of
-from veramem_desktop.core.ids import now_iso
-from veramem_desktop.core.store import Store
-from veramem_desktop.core.vectors import VectorCache
+from veramem_desktop.core.lifecycle.consolidate import consolidate, scope_of
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 TEXTS = ["Ann likes green tea.", "The office moved to Delft.", "The team meets on Mondays at nine."]

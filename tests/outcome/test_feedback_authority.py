@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from veramem_desktop.core import items, ledger
-from veramem_desktop.core.outcome import archive_counters
+from veramem_desktop.core.lifecycle.outcome import archive_counters
+from veramem_desktop.core.storage import items, ledger
 
 from veramem_desktop.memory import Memory
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from veramem_desktop.core import items, ledger
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
+from veramem_desktop.core.storage import items, ledger
 
 from veramem_desktop.memory import Memory
 

@@ -6,8 +6,9 @@ Not collected yet (no ``test_`` prefix): rename it to ``test_learned_in_search.p
 
 from __future__ import annotations
 
-from veramem_desktop.core import items, learned
-from veramem_desktop.core.learned import LearnedModel
+from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.lifecycle.learned import LearnedModel
+from veramem_desktop.core.storage import items
 
 from veramem_desktop.memory import Memory
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core import learned
-from veramem_desktop.core.learned import Features, LearnedModel
+from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.lifecycle.learned import Features, LearnedModel
 
 from veramem_desktop.memory import Memory
 

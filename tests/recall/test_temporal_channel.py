@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 from veramem_desktop.core.recall import SearchConfig, SearchEngine
 from veramem_desktop.core.recall.periods import Period, resolve, stated_days
-from veramem_desktop.core.textproc import AskedTime, asked_time
+from veramem_desktop.core.recall.query import AskedTime, asked_time
 
 from veramem_desktop.memory import Memory
 

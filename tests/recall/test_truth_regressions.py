@@ -171,7 +171,7 @@ def test_natural_language_time_bounds_filter_and_an_unreadable_one_is_reported(r
 
 
 def test_last_summer_is_the_start_of_the_latest_summer_begun() -> None:
-    from veramem_desktop.core.dates import parse_bound
+    from veramem_desktop.core.write.dates import parse_bound
 
     now = datetime(2026, 11, 30, tzinfo=UTC)
     assert parse_bound("last summer", now) == datetime(2026, 6, 1, tzinfo=UTC)
@@ -182,7 +182,7 @@ def test_last_summer_is_the_start_of_the_latest_summer_begun() -> None:
 
 def test_reading_time_bounds_leaves_relative_dates_in_messages_resolved() -> None:
     """The bound parser shares the date module's number words ("a few", "a couple of")."""
-    from veramem_desktop.core.dates import parse_bound, resolve_relative_dates
+    from veramem_desktop.core.write.dates import parse_bound, resolve_relative_dates
 
     now = datetime(2026, 11, 30, tzinfo=UTC)
     assert resolve_relative_dates("I went there a few days ago.", now) == "I went there around 2026-11-27."
@@ -217,8 +217,8 @@ def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> Non
 def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_value_as_current(
     rmem: Memory,
 ) -> None:
-    from veramem_desktop.core.answer import Answerer
     from veramem_desktop.core.llm import AnswerDraft, ContextItem
+    from veramem_desktop.core.recall.answer import Answerer
 
     rmem.add("I live in Berlin.")
     rmem.add("I live in Munich now.")

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from support.fixtures import run_cli
-from veramem_desktop.core import items
-from veramem_desktop.core.items import MemoryItem
-from veramem_desktop.core.pii import canary_leaks, find_pii
-from veramem_desktop.core.sharing import may_act_on
+from veramem_desktop.core.lifecycle.sharing import may_act_on
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.trust.pii import canary_leaks, find_pii
 
 from veramem_desktop.memory import Memory
 
@@ -71,7 +71,7 @@ def _fact(mem: Memory, text: str, **fields: object) -> MemoryItem:
         "successes": 3.0,
     }
     base.update(fields)
-    from veramem_desktop.core import index
+    from veramem_desktop.core.storage import index
 
     with mem.store.atomic() as conn:
         item = items.insert(conn, MemoryItem(id="", text=text, **base), [], device="d")  # type: ignore[arg-type]
@@ -128,7 +128,7 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
         "text"
     ]
     # and when an abstraction leaves personal data in, the gate refuses it
-    from veramem_desktop.core.sharing import Sharer
+    from veramem_desktop.core.lifecycle.sharing import Sharer
 
     class Verbatim:
         def abstract_experience(self, text: str) -> str:
@@ -174,8 +174,8 @@ def test_an_unendorsed_tool_memory_never_passes_the_action_gate(mem: Memory) -> 
     ],
 )
 def test_each_secret_kind_is_caught_and_named(text: str, kind: str) -> None:
-    from veramem_desktop.core.secret_scan import find_secrets
-    from veramem_desktop.core.sharing import gate
+    from veramem_desktop.core.lifecycle.sharing import gate
+    from veramem_desktop.core.trust.secret_scan import find_secrets
 
     assert kind in find_secrets(text)
     reason = gate(text, [])
@@ -198,7 +198,7 @@ def test_each_secret_kind_is_caught_and_named(text: str, kind: str) -> None:
     ],
 )
 def test_prose_about_secrets_without_one_is_not_refused(text: str) -> None:
-    from veramem_desktop.core.secret_scan import find_secrets
+    from veramem_desktop.core.trust.secret_scan import find_secrets
 
     assert find_secrets(text) == []
 
@@ -258,7 +258,7 @@ def test_share_consent_refuses_a_stated_wifi_password_and_names_the_kind(mem: Me
 
 
 def test_a_secret_in_the_source_is_refused_even_when_the_abstraction_hides_it(mem: Memory) -> None:
-    from veramem_desktop.core.sharing import Sharer
+    from veramem_desktop.core.lifecycle.sharing import Sharer
 
     class Paraphrase:
         def abstract_experience(self, text: str) -> str:
@@ -285,8 +285,8 @@ def test_share_consent_through_the_cli_keeps_the_wifi_password_local(isolated_ho
 
 def test_without_its_secret_detectors_the_gate_shares_nothing() -> None:
     """A build that lost detect-secrets' plugins must fail closed, not share unchecked text."""
-    from veramem_desktop.core.secret_scan import SecretScanner
-    from veramem_desktop.core.sharing import gate
+    from veramem_desktop.core.lifecycle.sharing import gate
+    from veramem_desktop.core.trust.secret_scan import SecretScanner
 
     crippled = SecretScanner()
     crippled._plugins, crippled.ready = [], False
@@ -298,7 +298,7 @@ def test_without_its_secret_detectors_the_gate_shares_nothing() -> None:
 def test_no_secret_or_personal_data_kind_reaches_the_pool(mem: Memory) -> None:
     """One shareable experience per kind, abstracted verbatim (the worst case): none is shared, and
     each refusal names the kind it found."""
-    from veramem_desktop.core.sharing import Sharer
+    from veramem_desktop.core.lifecycle.sharing import Sharer
 
     class Verbatim:
         def abstract_experience(self, text: str) -> str:

@@ -6,7 +6,7 @@ once, so these cases pin down what that single pass must still refuse."""
 from __future__ import annotations
 
 import pytest
-from veramem_desktop.core.canonical import canonical_json as core_canonical_json
+from veramem_desktop.core.storage.canonical import canonical_json as core_canonical_json
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.keys import AccountKey, DeviceIdentity, canonical_json
 

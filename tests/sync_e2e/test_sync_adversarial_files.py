@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from sync_e2e_helpers import Device, deliver, make_devices, own_files
-from veramem_desktop.core import ledger
+from veramem_desktop.core.storage import ledger
 from veramem_desktop.sync import batchfile, envelope, registry
 from veramem_desktop.sync.envelope import HEADER_SIZE
 from veramem_desktop.sync.replica import state_hash

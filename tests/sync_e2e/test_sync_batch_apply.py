@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import OTHER_USER, USER, Device, deliver, make_devices
-from veramem_desktop.core import ledger
-from veramem_desktop.core.canonical import GENESIS_HASH, chain_hash
-from veramem_desktop.core.episodes import EpisodeInput, Scope
-from veramem_desktop.core.ingest import store_episodes
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.sync import batchfile, registry, replica
 from veramem_desktop.sync.envelope import make_event, open_batch, read_header, seal_batch
 from veramem_desktop.sync.hlc import HLC

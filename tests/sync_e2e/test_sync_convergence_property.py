@@ -19,7 +19,7 @@ from sync_e2e_helpers import (
     make_devices,
     own_files,
 )
-from veramem_desktop.core import ledger
+from veramem_desktop.core.storage import ledger
 from veramem_desktop.sync.replica import state_hash
 
 DEVICES = 3

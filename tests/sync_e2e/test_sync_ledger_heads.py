@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sync_e2e_helpers import Device, converge, deliver, make_devices, own_files
-from veramem_desktop.core import ledger
-from veramem_desktop.core.canonical import GENESIS_HASH, chain_hash
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.sync import heads, registry
 from veramem_desktop.sync.errors import SyncRejected
 from veramem_desktop.sync.service import SyncService

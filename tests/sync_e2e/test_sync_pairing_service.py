@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from veramem_desktop.core.store import Store
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.sync import batchfile, pairing, registry
 from veramem_desktop.sync.batchfile import PairingKind
 from veramem_desktop.sync.errors import PairingFailed, PairingFailure

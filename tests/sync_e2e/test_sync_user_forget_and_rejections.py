@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import OTHER_USER, USER, Device, converge, deliver, make_devices, own_files
-from veramem_desktop.core import items, ledger
-from veramem_desktop.core.episodes import EpisodeInput, Scope
-from veramem_desktop.core.ingest import store_episodes
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.write import WriteOutcome, Writer
+from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.write.derive import WriteOutcome, Writer
+from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.sync.replica import state_hash
 

@@ -26,7 +26,7 @@ def demo_mem(mem: Memory) -> Iterator[Memory]:
 
 
 class _Counter:
-    """Stands in for ``os`` inside ``veramem_desktop.core.ids``: random bytes from a counter."""
+    """Stands in for ``os`` inside ``veramem_desktop.core.storage.ids``: random bytes from a counter."""
 
     def __init__(self) -> None:
         self.n = 0
@@ -43,7 +43,7 @@ def frozen_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     The clock stands still at 2024-11-01 09:00 UTC (a ticking one would depend on how many
     times other threads read it); ids stay ordered by their counter part.
     """
-    from veramem_desktop.core import ids
+    from veramem_desktop.core.storage import ids
 
     moment = datetime(2024, 11, 1, 9, 0, tzinfo=UTC)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import index
+from veramem_desktop.core.storage import index
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

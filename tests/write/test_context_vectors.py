@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core.ingest import context_vector
+from veramem_desktop.core.write.ingest import context_vector
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

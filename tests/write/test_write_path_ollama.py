@@ -17,7 +17,7 @@ from support.fake_ollama import (
     running_fake_ollama,
 )
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import items
+from veramem_desktop.core.storage import items
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory

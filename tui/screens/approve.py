@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.widgets import Button, Static
-from veramem_desktop.core.display import visible
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.trust.display import visible
 from veramem_desktop.tui.screens.base import FacadeModal
 from veramem_desktop.tui.widgets.form_input import FormInput
 

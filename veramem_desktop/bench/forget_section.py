@@ -11,9 +11,10 @@ import time
 
 import numpy as np
 
-from ..core import episodes, index, items
-from ..core.episodes import EpisodeInput, Scope
-from ..core.items import Evidence, MemoryItem
+from veramem_desktop.core.storage import episodes, index, items
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
+
 from ..memory import Memory
 from .latency import percentiles
 from .runner import BenchContext, Section

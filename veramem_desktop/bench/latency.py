@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..core import index, items
-from ..core.items import MemoryItem
+from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage.items import MemoryItem
+
 from ..memory import Memory
 from .runner import BenchContext, Section
 from .sentences import conversation, fact_sentences, questions
@@ -71,7 +72,7 @@ def _fill(
 
 def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
     """How much of the exact top 100 by cosine the memory vector cache returns: 1.0 while it
-    scans exactly; below that once it ranks by its projection first (core/vectors.py)."""
+    scans exactly; below that once it ranks by its projection first (core/storage/vectors.py)."""
     cache = mem.engine.caches["memory"]
     cache.refresh(mem.store)
     ids = [

@@ -7,11 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.access import Caller
-from ..core.dates import parse_time
-from ..core.ids import iso
-from ..core.recall import SearchConfig, SearchEngine, recipe
-from ..core.recall.recipes import CV_GRID, RECIPES
+from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
+from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES
+from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.write.dates import parse_time
+
 from ..memory import Memory
 from . import locomo
 from .locomo import KS, Retriever, Turn

@@ -13,9 +13,10 @@ import statistics
 import threading
 import time
 
-from ..core import episodes, items
-from ..core.episodes import EpisodeInput, Scope
-from ..core.items import Evidence, MemoryItem
+from veramem_desktop.core.storage import episodes, items
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
+
 from ..memory import Memory
 from .runner import BenchContext, Section
 from .sentences import fact_sentences

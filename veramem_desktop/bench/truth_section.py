@@ -26,7 +26,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.normalize import phrase_words
+from veramem_desktop.core.trust.normalize import phrase_words
+
 from ..memory import Memory
 from .runner import BenchContext, Section
 from .truth_set import Scenario, generate
@@ -188,7 +189,7 @@ def _texts(mem: Memory, ids: Sequence[str]) -> list[str]:
 def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
     """What the truth stage buys: the same question ranked by the channels alone (relevance, memories
     and messages together), and with withheld rows left in (as a person asking for rejected material)."""
-    from ..core.access import Caller
+    from veramem_desktop.core.trust.access import Caller
 
     _, scores, _ = mem.engine.rank(sc.question, Caller(sc.user), route="dual")
     _ranking(t, "relevance-only", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))

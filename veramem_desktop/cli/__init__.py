@@ -16,9 +16,10 @@ from typing import Any
 
 import click
 
+from veramem_desktop.core.errors import ExitCode, VeramemError
+from veramem_desktop.core.trust.display import visible
+
 from .. import __version__
-from ..core.display import visible
-from ..core.errors import ExitCode, VeramemError
 
 #: command name -> "module:attribute"; loaded on first use.
 COMMANDS: dict[str, str] = {
@@ -132,8 +133,9 @@ def _damage_error(ctx: click.Context, exc: Exception) -> VeramemError | None:
         return None
     from pathlib import Path
 
+    from veramem_desktop.core.storage.store import damaged, is_damage
+
     from ..config import load_config, resolve_paths
-    from ..core.store import damaged, is_damage
 
     if not is_damage(exc):
         return None

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import click
 
-from ..core.errors import MissingKeyError, RefusedError
+from veramem_desktop.core.errors import MissingKeyError, RefusedError
+
 from ..keys import KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
 from ..memory import Memory
 from .common import emit_json, interactive, json_option
@@ -56,7 +57,7 @@ def _load_key(mem: Memory) -> tuple[bytes, str | None]:
 
 def _need_store(mem: Memory) -> None:
     if not mem.exists():
-        from ..core.errors import NotInitialisedError
+        from veramem_desktop.core.errors import NotInitialisedError
 
         raise NotInitialisedError(f"There is no VeraMem store at {mem.store_path}. Run `veramem init` first.")
 

@@ -13,8 +13,9 @@ from typing import Any, TypeVar
 
 import click
 
-from ..core.display import visible, visible_line
-from ..core.errors import ExitCode
+from veramem_desktop.core.errors import ExitCode
+from veramem_desktop.core.trust.display import visible, visible_line
+
 from ..memory import Memory
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..core.errors import ExitCode
+from veramem_desktop.core.errors import ExitCode
+
 from .common import emit_json, json_option, open_memory
 
 #: checks whose failure means the store's files are damaged or missing (exit 6, like every command)

@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from ..core.errors import ExitCode
-from ..core.importing import FORMATS
+from veramem_desktop.core.errors import ExitCode
+from veramem_desktop.core.transfer.chats import FORMATS
+
 from .common import emit_json, json_option, open_memory
 
 #: characters of each message shown by a dry run

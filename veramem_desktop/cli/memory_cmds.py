@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
-from ..core import limits
-from ..core.errors import InvalidInputError
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import InvalidInputError
+
 from .common import clip, emit_json, json_option, open_memory, read_bytes_text, say
 
 

@@ -56,7 +56,7 @@ def review(ctx: click.Context, user_id: str | None, within: str, expiring: bool,
     """
     if ctx.invoked_subcommand is not None:
         return
-    from ..core.expiry import parse_duration
+    from veramem_desktop.core.lifecycle.expiry import parse_duration
 
     span = parse_duration(within)
     mem = open_memory(ctx)

@@ -188,7 +188,7 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
     """
     import sys
 
-    from ..core.errors import ExitCode
+    from veramem_desktop.core.errors import ExitCode
 
     mem = open_memory(ctx)
     plan = mem.forget_preview(target)

@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from ..core.errors import ExitCode, MissingKeyError
-from ..core.store import damaged
+from veramem_desktop.core.errors import ExitCode, MissingKeyError
+from veramem_desktop.core.storage.store import damaged
+
 from ..keys import keyring_usable
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory, say

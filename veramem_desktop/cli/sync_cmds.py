@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from ..core.errors import ExitCode
+from veramem_desktop.core.errors import ExitCode
+
 from .common import emit_json, json_option, open_memory, path_arg
 
 

@@ -6,14 +6,14 @@ and names of people, places and organisations written with capitals) become
 keeps the method and none of the person's particulars. A slot always replaces a whole
 value: a question or function word ("What", "The") is never one, a name keeps all its
 words, and a date or number is never cut ("May 2024", not "May 20" and "24"). Consolidation
-checks the result again (core/abstraction.py) before storing it.
+checks the result again (core/lifecycle/abstraction.py) before storing it.
 """
 
 from __future__ import annotations
 
 import re
 
-from veramem_desktop.core.abstraction import FUNCTION_WORDS
+from veramem_desktop.core.lifecycle.abstraction import FUNCTION_WORDS
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.rules.text import split_sentences
 

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from veramem_desktop.core.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate, Kind, Message
+from veramem_desktop.core.write.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
 from veramem_desktop.models.llm.rules.keys import (
     NO_KEY,
     Key,

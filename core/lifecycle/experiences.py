@@ -1,0 +1,262 @@
+"""Consolidation's distil stage: experiences from well-rated traces, reinforced rather than copied.
+
+A trace rewarded at least ``experience_reward`` is a unit per scope of the memories it used
+(only the asker's own, active ones). Units that ask the same question (core/lifecycle/rules.py
+``question_key``: case, spacing, punctuation and look-alike characters aside) in one scope,
+resting on memories of one authority, are one experience:
+
+- when an experience already stands for that question, it is reinforced: its ``support``
+  (how many well-rated traces it stands for) rises, its retrieval strength is restored, the
+  traces and any new source memories are added (``derivations``), and the ledger records a
+  ``memory.reinforce`` entry naming the traces and the sources added. No model call.
+- otherwise the model abstracts one of them (the question and the memories that answered it)
+  into the slot template; the reply is checked (core/lifecycle/abstraction.py) and a garbled one is
+  refused (``garbled_abstraction``) and reported in the notices. When the new text is as
+  good as an experience already stored in the scope (cosine ≥ ``experience_cosine``), that
+  one is reinforced instead; else a new experience is written, with the group's support.
+
+Counters: each unit is written (the one that made a new experience), reinforced, or skipped
+by reason, so ``found == written + reinforced + skipped``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from veramem_desktop.core.errors import ModelError
+from veramem_desktop.core.lifecycle import abstraction
+from veramem_desktop.core.lifecycle.rules import ScopeKey, StageCount, question_key, scope_of
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Connection
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.lifecycle.consolidate import Consolidator
+
+
+@dataclass
+class Unit:
+    trace_id: str
+    query: str
+    members: list[MemoryItem]
+
+    @property
+    def scope(self) -> ScopeKey:
+        return scope_of(self.members[0])
+
+    @property
+    def authority(self) -> str:
+        return items.weakest([m.authority for m in self.members])
+
+
+def traces_of(item: MemoryItem) -> list[str]:
+    """The traces an experience stands for (older experiences recorded one, as ``from_trace``)."""
+    found = list(item.metadata.get("from_traces", []))
+    if item.metadata.get("from_trace") and item.metadata["from_trace"] not in found:
+        found.insert(0, item.metadata["from_trace"])
+    return found
+
+
+def story(query: str, members: list[MemoryItem]) -> str:
+    """What the model abstracts: the question, then the memories that answered it."""
+    return f"Someone asked: {query.strip()}\nThese memories answered it well. " + " ".join(
+        m.text.strip().rstrip(".") + "." for m in members
+    )
+
+
+def abstract(con: Consolidator, text: str) -> tuple[str | None, str, str]:
+    """(abstraction, skip reason, notice) from the model: None with a reason when it failed, was
+    empty or too long, or is garbled (a slot that does not replace a whole value)."""
+    try:
+        reply = con.llm.abstract_experience(text)
+    except ModelError as exc:
+        return None, "model_failed", f"the model failed ({exc.message}); left for the next run"
+    reply = reply.strip() if isinstance(reply, str) else ""
+    if not reply or len(reply) > con.config.summary_max_chars:
+        return (
+            None,
+            "model_junk",
+            f"the model's reply was {'empty' if not reply else 'too long'}; left for the next run",
+        )
+    wrong = abstraction.problems(reply, text)
+    if wrong:
+        return None, "garbled_abstraction", f"the abstraction was refused: {'; '.join(wrong)}"
+    return reply, "", ""
+
+
+def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  # noqa: C901
+    cfg = con.config
+    done: set[tuple[Any, ...]] = set()
+    standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
+    for e in con.active("kind = 'experience' AND source = 'derived'", statuses="('archived', 'active')"):
+        for tid in traces_of(e):
+            done.add((tid, *scope_of(e)))
+        for key in e.metadata.get("questions", []):
+            slot = (scope_of(e), e.authority, key)
+            if slot not in standing or e.status == "active":
+                standing[slot] = e
+    traces = con.store.query(
+        "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? ORDER BY rewarded_at, id",
+        (cfg.experience_reward,),
+    )
+    groups: dict[tuple[Any, ...], list[Unit]] = {}
+    for tid, user_id, query, returned, cited in traces:
+        ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
+        found = items.get_many(con.store, ids)
+        own = [
+            found[i]
+            for i in ids
+            if i in found
+            and found[i].user_id == user_id
+            and found[i].status == "active"
+            and found[i].trust != "rejected"
+        ]
+        count.found += max(1, len({scope_of(m) for m in own}))
+        if not own:
+            count.skip("no_own_memories")
+            continue
+        by_scope: dict[ScopeKey, list[MemoryItem]] = {}
+        for m in own:
+            by_scope.setdefault(scope_of(m), []).append(m)
+        for scope, members in by_scope.items():
+            if (tid, *scope) in done:
+                count.skip("already_distilled")
+                continue
+            unit = Unit(tid, query, members[: cfg.experience_max_items])
+            groups.setdefault((scope, unit.authority, question_key(query)), []).append(unit)
+    for n, (key, units) in enumerate(groups.items(), start=1):
+        target = standing.get(key)
+        if target is not None:
+            _reinforce_all(con, count, target, units, key[2])
+        else:
+            made = _distil_group(con, count, notices, units, key[2])
+            if made is not None:
+                standing[key] = made
+        con.tick("distil", n, len(groups))
+
+
+def _distil_group(
+    con: Consolidator, count: StageCount, notices: list[str], units: list[Unit], qkey: str
+) -> MemoryItem | None:
+    """One model call for a group of units asking one question: a new experience, or the
+    reinforcement of an equivalent one the model's text matches."""
+    first = units[0]
+    source_text = story(first.query, first.members)
+    text, reason, why = abstract(con, source_text)
+    if text is None:
+        count.skip(reason, len(units))
+        notices.append(f"trace {first.trace_id} experience: {why}")
+        return None
+    vector = con.embedder.embed([text])[0]
+    similar = _most_similar(con, first, vector)
+    if similar is not None:
+        _reinforce_all(con, count, similar, units, qkey)
+        return None
+    with con.store.atomic() as conn:
+        if not con.still_active(conn, first.members):
+            count.skip("changed_meanwhile", len(units))
+            return None
+        support = [u.trace_id for u in units]
+        item = con.write_derived(
+            conn,
+            first.members,
+            "experience",
+            text,
+            {"from_traces": support, "questions": [qkey], "support": len(support)},
+            None,
+            f"distilled from trace {first.trace_id}",
+            vector=vector,
+        )
+        added = _extend_sources(conn, item, [m for u in units[1:] for m in u.members])
+        count.wrote(item.id)
+        for _ in units[1:]:
+            count.reinforce(item.id)
+        if len(units) > 1:
+            items.set_fields(
+                conn,
+                item.id,
+                device=con.device,
+                op="memory.reinforce",
+                details={"traces": support[1:], "support": len(support), "sources_added": added},
+            )
+    return item
+
+
+def _most_similar(con: Consolidator, unit: Unit, vector: Any) -> MemoryItem | None:
+    """An active experience of the unit's scope and authority whose text is as good as ``vector``."""
+    user, team, agent, visibility = unit.scope
+    ids = [
+        r[0]
+        for r in con.store.query(
+            "SELECT id FROM memory_items WHERE kind = 'experience' AND source = 'derived' AND status = 'active' "
+            "AND trust != 'rejected' AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ? "
+            "AND authority = ?",
+            (user, team, agent, visibility, unit.authority),
+        )
+    ]
+    if not ids:
+        return None
+    con.vectors.refresh(con.store)
+    best = con.vectors.top(vector, con.vectors.positions(ids), 1)
+    if not best or best[0][1] < con.config.experience_cosine:
+        return None
+    return items.get_many(con.store, [best[0][0]]).get(best[0][0])
+
+
+def _reinforce_all(
+    con: Consolidator, count: StageCount, target: MemoryItem, units: list[Unit], qkey: str
+) -> None:
+    """Fold ``units`` into ``target``: support, strength, traces, questions and sources, one ledger entry."""
+    with con.store.atomic() as conn:
+        row = conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
+        ).fetchone()
+        current = items.row_to_item(row) if row is not None else None
+        if current is None or current.status not in ("active", "archived") or current.trust == "rejected":
+            count.skip("changed_meanwhile", len(units))
+            return
+        added = _extend_sources(conn, current, [m for u in units for m in u.members])
+        traces = [u.trace_id for u in units]
+        support = int(current.metadata.get("support", max(1, len(traces_of(current))))) + len(units)
+        questions = sorted({*current.metadata.get("questions", []), qkey})
+        items.set_fields(
+            conn,
+            current.id,
+            device=con.device,
+            op="memory.reinforce",
+            retrieval_strength=1.0,
+            last_used_at=now_iso(),
+            metadata={
+                "support": support,
+                "from_traces": [*traces_of(current), *traces],
+                "questions": questions,
+                "from_trace": None,
+            },
+            details={"traces": traces, "support": support, "sources_added": added},
+        )
+        for _ in units:
+            count.reinforce(current.id)
+
+
+def _extend_sources(conn: Connection, item: MemoryItem, members: list[MemoryItem]) -> list[str]:
+    """Record ``members`` as sources of ``item`` (so forgetting any of them reaches it); returns
+    the ids that were not sources yet."""
+    have = {r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
+    added = [i for i in dict.fromkeys(m.id for m in members) if i not in have]
+    conn.executemany(
+        "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
+        [(item.id, a) for a in added],
+    )
+    return added
+
+
+def question_of(con: Consolidator, item: MemoryItem) -> str | None:
+    """The question an experience answered, from the first of its traces still stored."""
+    for tid in traces_of(item):
+        row = con.store.query_one("SELECT query FROM traces WHERE id = ?", (tid,))
+        if row is not None and row[0]:
+            return str(row[0])
+    return None

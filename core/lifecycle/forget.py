@@ -1,0 +1,417 @@
+"""Forget: erase a memory, an episode or a whole user, and everything built from them.
+
+What goes: every version of the memory; the episodes its evidence stands in; every
+memory left without evidence by that; everything derived from erased items
+(merges, summaries, experiences, fused items, shared copies — through the
+``derivations`` table and, for a user, the HMAC provenance of shared items); their
+evidence rows, FTS entries, vectors, entities, links, traces that named them,
+per-item secrets, and for a user, grants and rejected values. The ledger keeps one
+tombstone per erased id with a commitment under a secret that is then erased, and
+still verifies. A user's grants and rejected values get tombstones too (kind
+``grant`` with the grant id, kind ``rejection`` with :func:`rejection_target` of the
+rejected memory's id), so a synced device can erase the same rows without the
+tombstone ever naming the user. ``secure_delete`` and FTS5 secure-delete overwrite what was freed,
+and a truncating checkpoint folds the WAL so no old frame keeps a copy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from veramem_desktop.core.errors import InvalidInputError, NotFoundError
+from veramem_desktop.core.recall.query import episode_fts_text
+from veramem_desktop.core.storage import index, ledger
+from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, row_to_episode
+from veramem_desktop.core.storage.items import set_fields
+from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust.provenance import provenance_of
+from veramem_desktop.core.write.ingest import line_of
+
+#: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
+REJECTION_PREFIX = "rejection:"
+
+
+@dataclass
+class ForgetPlan:
+    target: str
+    kind: str  # "memory" | "episode" | "user"
+    memories: list[str] = field(default_factory=list)
+    episodes: list[str] = field(default_factory=list)
+    derived: list[str] = field(
+        default_factory=list
+    )  # memories erased because they were built from erased ones
+    restored: list[str] = field(
+        default_factory=list
+    )  # cold memories that come back: what stood for them is erased
+    evidence: int = 0
+    traces: int = 0
+    grants: int = 0
+    rejected_values: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ForgetReport:
+    target: str
+    kind: str
+    erased_memories: int
+    erased_episodes: int
+    erased_traces: int
+    tombstones: list[int]
+    #: surviving turns whose context vectors held erased words and were dropped (recompute them)
+    stale_context: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ids(conn: Connection, sql: str, params: Any = ()) -> set[str]:
+    return {r[0] for r in conn.execute(sql, params).fetchall()}
+
+
+def _marks(values: set[str] | list[str]) -> str:
+    return ",".join("?" * len(values))
+
+
+def _closure(
+    conn: Connection, memories: set[str], episodes: set[str], keep_cited: bool = False
+) -> tuple[set[str], set[str], set[str]]:
+    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived).
+
+    ``keep_cited`` (expiry): an erased memory's episode stays when a memory that stays cites it."""
+    derived: set[str] = set()
+    initial = set(memories)
+    while True:
+        before = (len(memories), len(episodes))
+        sourced = memories - derived
+        if sourced:
+            # the episodes the erased memories' evidence stands in (not those of an item erased only
+            # because it was built from erased ones: its other sources and their words remain)
+            found_eps = _ids(
+                conn,
+                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
+                list(sourced),
+            )
+            if keep_cited and found_eps:
+                found_eps -= _ids(
+                    conn,
+                    f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
+                    f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
+                    [*found_eps, *memories],
+                )
+            episodes |= found_eps
+        if memories:
+            # everything derived from an erased memory
+            found = _ids(
+                conn,
+                f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
+                list(memories),
+            )
+            derived |= found - memories
+            memories |= found
+        if episodes:
+            # memories whose every piece of evidence is erased
+            touched = _ids(
+                conn,
+                f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
+                list(episodes),
+            )
+            for mid in touched - memories:
+                left = conn.execute(
+                    f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
+                    [mid, *episodes],
+                ).fetchone()[0]
+                kind = conn.execute(
+                    "SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
+                    "FROM memory_items WHERE id = ?",
+                    (mid,),
+                ).fetchone()
+                # derived kinds and fused memories go with any of their evidence; plain facts only
+                # when nothing is left
+                if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
+                    memories.add(mid)
+                    if mid not in initial:
+                        derived.add(mid)
+        if (len(memories), len(episodes)) == before:
+            return memories, episodes, derived
+
+
+def plan(store: Store, target: str) -> ForgetPlan:
+    """Exactly what ``forget(target)`` would erase. ``target``: mem_…, ep_… or user:<id>."""
+    with store.atomic() as conn:  # a write lock only because the provenance key may be created
+        return _plan(conn, target)
+
+
+def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan:
+    memories: set[str] = set()
+    episodes: set[str] = set()
+    if target.startswith("user:"):
+        user = target[5:]
+        if not user:
+            raise InvalidInputError("Name the user to forget, e.g. user:alice.")
+        kind = "user"
+        # Every version of a memory of the user's is that memory, whoever wrote the version: the whole
+        # chain goes (as forgetting one memory erases all its versions, and as synced devices do).
+        memories = _ids(
+            conn,
+            "SELECT id FROM memory_items WHERE root_id IN "
+            "(SELECT root_id FROM memory_items WHERE user_id = ?)",
+            (user,),
+        )
+        episodes = _ids(conn, "SELECT id FROM episodes WHERE user_id = ?", (user,))
+        memories |= _ids(
+            conn, "SELECT id FROM memory_items WHERE provenance = ?", (provenance_of(conn, user),)
+        )
+        if (
+            not memories
+            and not episodes
+            and not conn.execute(
+                "SELECT 1 FROM traces WHERE user_id = ? UNION SELECT 1 FROM grants WHERE subject = ? OR object = ?",
+                (user, user, user),
+            ).fetchone()
+        ):
+            raise NotFoundError(f"Nothing is stored for user {user!r}.")
+    elif target.startswith("mem_"):
+        kind = "memory"
+        row = conn.execute("SELECT root_id FROM memory_items WHERE id = ?", (target,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory {target} (it may already be forgotten).")
+        memories = _ids(conn, "SELECT id FROM memory_items WHERE root_id = ?", (row[0],))
+    elif target.startswith("ep_"):
+        kind = "episode"
+        if conn.execute("SELECT 1 FROM episodes WHERE id = ?", (target,)).fetchone() is None:
+            raise NotFoundError(f"No episode {target} (it may already be forgotten).")
+        episodes = {target}
+    else:
+        raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
+    memories, episodes, derived = _closure(conn, memories, episodes, keep_cited)
+    result = ForgetPlan(
+        target, kind, sorted(memories), sorted(episodes), sorted(derived), _restorable(conn, memories)
+    )
+    if memories or episodes:
+        ids = list(memories) + list(episodes)
+        result.evidence = conn.execute(
+            f"SELECT count(*) FROM evidence WHERE memory_id IN ({_marks(memories) or 'NULL'}) "
+            f"OR episode_id IN ({_marks(episodes) or 'NULL'})",
+            [*memories, *episodes],
+        ).fetchone()[0]
+        result.traces = len(_traces_touching(conn, ids))
+    if kind == "user":
+        user = target[5:]
+        result.traces += conn.execute("SELECT count(*) FROM traces WHERE user_id = ?", (user,)).fetchone()[0]
+        result.grants = conn.execute(
+            "SELECT count(*) FROM grants WHERE subject = ? OR object = ?", (user, user)
+        ).fetchone()[0]
+        result.rejected_values = conn.execute(
+            "SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)
+        ).fetchone()[0]
+    return result
+
+
+def _restorable(conn: Connection, memories: set[str]) -> list[str]:
+    """Cold memories sent there by an erased one (a broader memory or a fused one, through a
+    ``subsumes`` or ``fused`` link) that survive: with that memory gone, they stand again."""
+    if not memories:
+        return []
+    rows = conn.execute(
+        f"SELECT DISTINCT l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.type IN ('subsumes', 'fused') "
+        f"AND l.src IN ({_marks(memories)}) AND m.status = 'archived' "
+        "AND json_extract(m.metadata, '$.cold_by') = l.src",
+        list(memories),
+    ).fetchall()
+    return sorted(r[0] for r in rows if r[0] not in memories)
+
+
+def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
+    """Traces (search, answer, write decisions) naming any of ``ids`` in their returned or cited ids.
+
+    Looked up in ``trace_refs`` (kept by triggers on ``traces``, schema migration 5) by its index on
+    the id, so the cost follows the traces that name ``ids``, not how many traces the store keeps."""
+    if not ids:
+        return set()
+    return _ids(
+        conn,
+        "SELECT DISTINCT trace_id FROM trace_refs WHERE ref_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(set(ids))),),
+    )
+
+
+def forget(  # noqa: C901
+    store: Store, target: str, *, device: str, reason: str | None = None, keep_cited_episodes: bool = False
+) -> ForgetReport:
+    """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
+
+    ``reason`` goes into each tombstone (``expired`` for core/lifecycle/expiry.py); ``keep_cited_episodes``
+    keeps an episode that a surviving memory still cites (expiry erases one memory, not the
+    conversation others were drawn from)."""
+    with store.atomic() as conn:
+        p = _plan(conn, target, keep_cited_episodes)
+        traces = _traces_touching(conn, p.memories + p.episodes)
+        tombstones = []
+        if p.kind == "user":
+            user = target[5:]
+            traces |= _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
+            for gid in sorted(
+                _ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))
+            ):
+                tombstones.append(erase_grant(conn, gid, device=device))
+            # Rejections are found by the memory that was rejected: the user's own rows, and any rejected
+            # memory of the user (another device may have recorded the same value under that memory's id).
+            rejected = _ids(
+                conn,
+                "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
+                (user,),
+            )
+            if p.memories:
+                rejected |= _ids(
+                    conn,
+                    f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN ({_marks(p.memories)})",
+                    p.memories,
+                )
+            for mid in sorted(rejected):
+                tombstones.append(erase_rejections(conn, mid, device=device))
+            conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
+        for kind, ids in (("memory", p.memories), ("episode", p.episodes)):
+            for oid in ids:
+                commit = ledger.commit_to(conn, oid, {"forgotten": oid})
+                entry = ledger.append(
+                    conn,
+                    op="forget",
+                    target_kind=kind,
+                    target_id=oid,
+                    commitment_hex=commit,
+                    device=device,
+                    details={"reason": reason} if reason else None,
+                )
+                tombstones.append(entry.seq)
+        for mid in p.restored:
+            set_fields(
+                conn,
+                mid,
+                device=device,
+                op="memory.restore",
+                status="active",
+                metadata={"cold": None, "cold_by": None},
+                details={"reason": "what stood for it was forgotten"},
+            )
+        for mid in p.memories:
+            index.remove_owner(conn, "memory", mid)
+            conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (mid,))
+            conn.execute("DELETE FROM evidence WHERE memory_id = ?", (mid,))
+            conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (mid, mid))
+            conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))
+            conn.execute("DELETE FROM mentions WHERE memory_id = ?", (mid,))
+            conn.execute("DELETE FROM withheld WHERE owner_kind = 'memory' AND owner_id = ?", (mid,))
+            conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
+            ledger.erase_secret(conn, mid)
+        touched = _neighbours_of(conn, p.episodes)
+        for eid in p.episodes:
+            index.remove_owner(conn, "episode", eid)
+            conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
+            conn.execute("DELETE FROM mentions WHERE episode_id = ?", (eid,))
+            conn.execute("DELETE FROM withheld WHERE owner_kind = 'episode' AND owner_id = ?", (eid,))
+            conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
+            ledger.erase_secret(conn, eid)
+        stale_context = _repair_neighbours(conn, touched)
+        if traces:
+            conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
+        # Versions that survive must not point at erased ones.
+        if p.memories:
+            conn.execute(
+                f"UPDATE memory_items SET supersedes = NULL WHERE supersedes IN ({_marks(p.memories)})",
+                p.memories,
+            )
+    for table in ("memory_fts", "episode_fts"):
+        with store.atomic() as conn:
+            conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    store.checkpoint()
+    return ForgetReport(
+        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
+    )
+
+
+def _neighbours_of(conn: Connection, erased: list[str]) -> set[tuple[str, int]]:
+    """(session, turn) of every erased turn whose session may keep other turns."""
+    if not erased:
+        return set()
+    rows = conn.execute(
+        f"SELECT session_id, turn_index FROM episodes WHERE id IN ({_marks(erased)}) "
+        "AND session_id IS NOT NULL",
+        erased,
+    ).fetchall()
+    return {(r[0], int(r[1])) for r in rows}
+
+
+def _repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[str]:
+    """The turns around an erased one held its words: the next turn's full-text row (it starts with
+    the previous turn's line) and the context vectors of the turns on both sides. The full-text row
+    is rebuilt from the turns that remain; the context vectors are dropped (they are derived from
+    the erased words) and their owners returned so the caller can recompute them with the model."""
+    stale: set[str] = set()
+    for session, turn in sorted(touched):
+        before = conn.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index < ? "
+            "ORDER BY turn_index DESC LIMIT 1",
+            (session, turn),
+        ).fetchone()
+        after = conn.execute(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index > ? "
+            "ORDER BY turn_index LIMIT 1",
+            (session, turn),
+        ).fetchone()
+        for row in (before, after):
+            if row is not None:
+                stale.add(row[0])
+                conn.execute(
+                    "DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],)
+                )
+        if after is not None:
+            nxt = row_to_episode(after)
+            prev_line = None
+            if before is not None:
+                prev = row_to_episode(before)
+                prev_line = line_of(prev.role, prev.source_name, prev.content)
+            found = conn.execute(
+                "SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?", (nxt.id,)
+            ).fetchone()
+            if found is not None:
+                conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (found[0],))
+                conn.execute(
+                    "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+                    (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)),
+                )
+    return sorted(stale)
+
+
+def rejection_target(memory_id: str) -> str:
+    """The tombstone target that stands for the rejected values recorded for ``memory_id``."""
+    return REJECTION_PREFIX + memory_id
+
+
+def erase_grant(conn: Connection, grant_id: str, *, device: str) -> int:
+    """Delete one grant and leave its tombstone (kind ``grant``); returns the ledger seq.
+    Used by a user forget, and on a synced device when that tombstone arrives."""
+    commit = ledger.commit_to(conn, grant_id, {"forgotten": grant_id})
+    entry = ledger.append(
+        conn, op="forget", target_kind="grant", target_id=grant_id, commitment_hex=commit, device=device
+    )
+    conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
+    ledger.erase_secret(conn, grant_id)
+    return entry.seq
+
+
+def erase_rejections(conn: Connection, memory_id: str, *, device: str) -> int:
+    """Delete the rejected values recorded for ``memory_id`` and leave their tombstone (kind
+    ``rejection``); returns the ledger seq. Only a user forget erases rejections."""
+    target = rejection_target(memory_id)
+    commit = ledger.commit_to(conn, target, {"forgotten": target})
+    entry = ledger.append(
+        conn, op="forget", target_kind="rejection", target_id=target, commitment_hex=commit, device=device
+    )
+    conn.execute("DELETE FROM rejected_values WHERE memory_id = ?", (memory_id,))
+    ledger.erase_secret(conn, target)
+    return entry.seq

@@ -1,0 +1,204 @@
+"""Consolidation's revise stage: summaries and experiences follow what they were built on.
+
+A summary or experience that consolidation wrote (``source = 'derived'``) records its sources
+in ``derivations``. When one of them has since been superseded, retracted, rejected or
+forgotten, the derived text may state what is no longer true, so it is dealt with before
+anything else runs:
+
+- its sources now are the ones that still stand (active or in cold storage, not rejected)
+  plus the current version of each superseded one (same memory, or what it was merged into);
+- a summary with at least ``min_session_items`` of them, or an experience with at least one
+  and a question still on record (its traces), is written again from them by the model: a new
+  version (the old one becomes superseded), with derivations to the new sources;
+- otherwise, or when the model fails or its abstraction is garbled, it is retired: status
+  ``retracted`` with ``valid_to`` (so no search serves it, archived or not), the reason in its
+  metadata and in the ledger (ids only), and what it had sent to cold storage comes back.
+
+Forgetting already erases every derived item of a forgotten source (core/lifecycle/forget.py); a source
+row that is missing is treated as forgotten all the same.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from veramem_desktop.core.errors import ModelError
+from veramem_desktop.core.lifecycle import experiences
+from veramem_desktop.core.lifecycle.rules import DERIVED_KINDS, StageCount, scope_of
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
+from veramem_desktop.core.storage.store import Connection
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.lifecycle.consolidate import Consolidator
+
+_BASE_KINDS = ("fact", "preference", "event")
+
+
+def why_stale(source: MemoryItem | None) -> str | None:
+    """What happened to a source since the derived item was written (None: it still stands)."""
+    if source is None:
+        return "forgotten"
+    if source.trust == "rejected":
+        return "rejected"
+    if source.status in ("superseded", "retracted"):
+        return source.status
+    return None
+
+
+def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
+    marks = ",".join("?" * len(DERIVED_KINDS))
+    derived = con.active(
+        f"kind IN ({marks}) AND source = 'derived'", DERIVED_KINDS, statuses="('active', 'archived')"
+    )
+    if not derived:
+        return
+    sources: dict[str, list[str]] = {}
+    for chunk in _chunks([d.id for d in derived], 500):
+        for did, sid in con.store.query(
+            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY source_id",
+            chunk,
+        ):
+            sources.setdefault(did, []).append(sid)
+    rows = items.get_many(con.store, sorted({s for ids in sources.values() for s in ids}))
+    stale: list[tuple[MemoryItem, list[str], dict[str, str]]] = []
+    for d in derived:
+        gone = {s: why for s in sources.get(d.id, []) if (why := why_stale(rows.get(s))) is not None}
+        if gone:
+            stale.append((d, sources.get(d.id, []), gone))
+    count.found = len(stale)
+    for n, (item, source_ids, gone) in enumerate(stale, start=1):
+        standing = _standing(con, item, [rows[s] for s in source_ids if s in rows], gone)
+        what = ", ".join(f"{s} {why}" for s, why in sorted(gone.items()))
+        text, problem = _rewrite(con, item, standing)
+        with con.store.atomic() as conn:
+            if not _unchanged(conn, item):
+                count.skip("changed_meanwhile")
+            elif text is not None and _all_stand(conn, standing):
+                metadata = dict(item.metadata)
+                if item.kind == "summary":
+                    metadata["sources"] = sorted(s.id for s in standing)
+                new = con.write_derived(
+                    conn, standing, item.kind, text, metadata, item, f"revised: its source {what}"
+                )
+                count.wrote(new.id)
+                notices.append(f"{item.kind} {item.id} revised as {new.id}: its source {what}")
+            else:
+                retire(conn, item, device=con.device, reason=f"its source {what}")
+                count.wrote(item.id)
+                notices.append(
+                    f"{item.kind} {item.id} retired: its source {what}" + (f"; {problem}" if problem else "")
+                )
+        con.tick("revise", n, len(stale))
+
+
+def _standing(
+    con: Consolidator, item: MemoryItem, sources: list[MemoryItem], gone: dict[str, str]
+) -> list[MemoryItem]:
+    """The sources that still stand, with the current version of each superseded one, in time order."""
+    out: dict[str, MemoryItem] = {s.id: s for s in sources if s.id not in gone}
+    for sid, why in gone.items():
+        if why != "superseded":
+            continue
+        successor = _successor(con, sid)
+        if successor is not None and scope_of(successor) == scope_of(item):
+            out.setdefault(successor.id, successor)
+    return sorted(out.values(), key=lambda m: (m.valid_from, m.id))
+
+
+def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
+    """What stands for a superseded memory now: the active version of its chain, else the active
+    memory it was merged into."""
+    row = con.store.query_one(
+        f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE root_id = (SELECT root_id FROM memory_items WHERE id = ?) "
+        "AND status = 'active' AND trust != 'rejected' ORDER BY version DESC LIMIT 1",
+        (source_id,),
+    )
+    if row is None:
+        marks = ",".join("?" * len(_BASE_KINDS))
+        row = con.store.query_one(
+            f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN (SELECT derived_id FROM derivations WHERE "
+            f"source_id = ?) AND kind IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
+            (source_id, *_BASE_KINDS),
+        )
+    return items.row_to_item(row) if row is not None else None
+
+
+def _rewrite(con: Consolidator, item: MemoryItem, standing: list[MemoryItem]) -> tuple[str | None, str]:
+    """The derived text written again from ``standing`` (None, with why, when it cannot be)."""
+    cfg = con.config
+    if item.kind == "summary":
+        if len(standing) < cfg.min_session_items:
+            return None, ""
+        try:
+            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]])
+        except ModelError as exc:
+            return None, f"the model failed ({exc.message})"
+        text = text.strip() if isinstance(text, str) else ""
+        if not text or len(text) > cfg.summary_max_chars:
+            return None, "the model's summary was unusable"
+        if items.weakest([s.authority for s in standing]) != "authorized":
+            text = f"According to this session's sources: {text}"
+        return text, ""
+    question = experiences.question_of(con, item)
+    if not standing or question is None:
+        return None, ""
+    members = standing[: cfg.experience_max_items]
+    abstracted, _, why = experiences.abstract(con, experiences.story(question, members))
+    return abstracted, ("" if abstracted is not None else why)
+
+
+def _unchanged(conn: Connection, item: MemoryItem) -> bool:
+    row = conn.execute("SELECT status FROM memory_items WHERE id = ?", (item.id,)).fetchone()
+    return row is not None and row[0] == item.status
+
+
+def _all_stand(conn: Connection, members: list[MemoryItem]) -> bool:
+    if not members:
+        return False
+    marks = ",".join("?" * len(members))
+    row = conn.execute(
+        f"SELECT count(*) FROM memory_items WHERE id IN ({marks}) AND status IN ('active', 'archived') "
+        "AND trust != 'rejected'",
+        [m.id for m in members],
+    ).fetchone()
+    return int(row[0]) == len(members)
+
+
+def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> None:
+    """Take a derived item out of every search for good, and bring back what it had sent to cold storage."""
+    items.set_fields(
+        conn,
+        item.id,
+        device=device,
+        op="memory.retire",
+        status="retracted",
+        valid_to=now_iso(),
+        metadata={"retired": reason},
+        details={"reason": "a source changed"},
+    )
+    chain = [
+        r[0]
+        for r in conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (item.root_id,)).fetchall()
+    ]
+    marks = ",".join("?" * len(chain))
+    for (mid,) in conn.execute(
+        f"SELECT id FROM memory_items WHERE status = 'archived' AND trust != 'rejected' "
+        f"AND json_extract(metadata, '$.cold_by') IN ({marks})",
+        chain,
+    ).fetchall():
+        items.set_fields(
+            conn,
+            mid,
+            device=device,
+            op="memory.restore",
+            status="active",
+            metadata={"cold": None, "cold_by": None},
+            details={"reason": "what stood for it was retired"},
+        )
+
+
+def _chunks(values: list[str], size: int) -> list[list[str]]:
+    return [values[i : i + size] for i in range(0, len(values), size)]

@@ -1,0 +1,239 @@
+"""The answer path: retrieve → select → answer from those only → strip uncited ids →
+abstain when unsupported, climbing the sufficiency ladder first:
+dual channel → source episodes of the retrieved facts → neighbouring turns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from veramem_desktop.core.errors import ModelError
+from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
+from veramem_desktop.core.recall import STALE, Hit, SearchEngine
+from veramem_desktop.core.recall.fence import fence
+from veramem_desktop.core.storage.ids import iso, new_id
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY
+from veramem_desktop.core.trust.access import Caller
+
+LADDER = ("dual", "source_episodes", "neighbouring_turns")
+
+
+@dataclass
+class AnswerResult:
+    question: str
+    text: str
+    cited: list[Hit]
+    abstained: bool
+    trace_id: str
+    ladder: list[str] = field(default_factory=list)
+    context_dropped: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "cited": [h.to_dict() for h in self.cited],
+            "trace_id": self.trace_id,
+            "ladder": self.ladder,
+            "context_dropped": self.context_dropped,
+            "notices": self.notices,
+        }
+
+
+def _attrs(hit: Hit) -> dict[str, object]:
+    return {
+        "kind": hit.kind,
+        "authority": hit.authority,
+        "source": hit.source,
+        "time": (hit.time or "")[:10],
+        "state": hit.state,
+        "superseded_by": hit.superseded_by,
+        "conflicts_with": "+".join(hit.conflicts_with),
+    }
+
+
+def _context(pool: dict[str, Hit]) -> list[Hit]:
+    """What the answer may use, best first: an episode whose own memory is also in the pool is left out
+    (the memory says it, with its state), so nothing is said twice."""
+    ordered = sorted(pool.values(), key=lambda h: -h.score)
+    present = set(pool)
+    return [h for h in ordered if not (h.kind == "episode" and present & set(h.derived))]
+
+
+def _presented_stale(cited: list[str], pool: dict[str, Hit]) -> list[str]:
+    """Cited items that are history while what replaced them is in the pool and was not cited: an answer
+    relying on them presents a superseded or retracted statement as current."""
+    return [
+        i
+        for i in cited
+        if pool[i].state in STALE and pool[i].superseded_by in pool and pool[i].superseded_by not in cited
+    ]
+
+
+class Answerer:
+    def __init__(self, engine: SearchEngine, llm: LLM, *, budget_tokens: int = 2000) -> None:
+        self.engine = engine
+        self.store = engine.store
+        self.llm = llm
+        self.budget = budget_tokens
+
+    def answer(self, question: str, caller: Caller, *, k: int = 10) -> AnswerResult:
+        notices: list[str] = []
+        first = self.engine.search(question, caller, k=k, write_trace=False)
+        pool: dict[str, Hit] = {h.id: h for h in first.results}
+        for h in first.shared:  # shared items may inform, labelled, never displacing the caller's own
+            pool.setdefault(h.id, h)
+        steps = [f"retrieve:{first.route}"]
+        draft, dropped = self._ask(question, pool, notices)
+        for step in LADDER:
+            if draft is not None and not draft.abstained and draft.sufficient:
+                break
+            added = self._climb(step, question, caller, pool, k)
+            steps.append(step)
+            if not added:
+                continue
+            self._annotate(pool)
+            draft, dropped = self._ask(question, pool, notices)
+        text, cited_ids, abstained = "", [], True
+        if draft is not None:
+            cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
+            stale = _presented_stale(cited_ids, pool)
+            if stale:  # refused like an invented citation
+                notices.append(
+                    f"the answer relied on {', '.join(stale)}, which no longer hold; they were not cited"
+                )
+                cited_ids = [i for i in cited_ids if i not in stale]
+            # Still not enough once the whole ladder is climbed: abstain rather than half-answer.
+            abstained = draft.abstained or not cited_ids or not draft.sufficient
+            text = draft.text
+        if abstained:
+            text = (
+                text
+                if draft is not None and draft.abstained and text
+                else "The stored memories do not say; I cannot answer that from memory."
+            )
+            cited_ids = []
+        cited = [pool[i] for i in cited_ids]
+        trace_id = new_id("tr")
+        with self.store.atomic() as conn:
+            conn.execute(
+                "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids,"
+                " answer, abstained, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    trace_id,
+                    "answer",
+                    iso(datetime.now(UTC)),
+                    caller.user_id,
+                    caller.agent_id,
+                    question,
+                    first.route,
+                    json.dumps(list(pool)),
+                    json.dumps(cited_ids),
+                    text,
+                    int(abstained),
+                    json.dumps({"ladder": steps, "dropped": dropped}),
+                ),
+            )
+        return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
+
+    def _annotate(self, pool: dict[str, Hit]) -> None:
+        """Label what the ladder added (its state, what it speaks about) like search labels its hits."""
+        for h in self.engine.annotate(list(pool.values())):
+            pool[h.id] = h
+
+    def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
+        ordered = _context(pool)
+        fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
+        items = [
+            ContextItem(
+                h.id,
+                h.text,
+                h.kind,
+                h.authority,
+                h.time,
+                h.state,
+                h.superseded_by,
+                tuple(h.conflicts_with),
+                h.group,
+                tuple(h.derived),
+                h.value,
+                h.source,
+                h.subject,
+            )
+            for h in ordered
+            if h.id in fenced.included
+        ]
+        if not items:
+            return None, fenced.dropped
+        try:
+            return self.llm.answer(question, items, fenced.text), fenced.dropped
+        except ModelError as exc:
+            notices.append(f"the answer model failed ({exc.message})")
+            return None, fenced.dropped
+
+    def _climb(self, step: str, question: str, caller: Caller, pool: dict[str, Hit], k: int) -> int:
+        before = len(pool)
+        if step == "dual":
+            result = self.engine.search(question, caller, k=k, route="dual", write_trace=False)
+            for h in result.results:
+                pool.setdefault(h.id, h)
+        elif step == "source_episodes":
+            mem_ids = [i for i in pool if i.startswith("mem_")]
+            if mem_ids:
+                marks = ",".join("?" * len(mem_ids))
+                ep_ids = [
+                    r[0]
+                    for r in self.store.query(
+                        f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks})", mem_ids
+                    )
+                ]
+                self._add_episodes(ep_ids, caller, pool, score=0.0)
+        elif step == "neighbouring_turns":
+            ep_ids = [i for i in pool if i.startswith("ep_")]
+            neighbours: list[str] = []
+            for eid in ep_ids:
+                row = self.store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (eid,))
+                if row is None or row[0] is None:
+                    continue
+                neighbours += [
+                    r[0]
+                    for r in self.store.query(
+                        "SELECT id FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)",
+                        (row[0], row[1] - 1, row[1] + 1),
+                    )
+                ]
+            self._add_episodes(neighbours, caller, pool, score=-0.01)
+        return len(pool) - before
+
+    def _add_episodes(self, ids: list[str], caller: Caller, pool: dict[str, Hit], score: float) -> None:
+        from veramem_desktop.core.trust.access import episode_predicate, params
+
+        for eid in ids:
+            if eid in pool:
+                continue
+            row = self.store.query_one(
+                f"SELECT e.id, e.content, e.role, e.event_time, e.user_id, e.session_id, e.source_name FROM episodes e "
+                f"WHERE e.id = :id AND {episode_predicate('e')}",
+                {**params(caller, iso(datetime.now(UTC))), "id": eid},
+            )
+            if row is None:  # the access predicate applies to every rung of the ladder
+                continue
+            authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
+            pool[eid] = Hit(
+                row[0],
+                "episode",
+                row[1],
+                score,
+                authority,
+                "raw",
+                "active",
+                row[3],
+                row[4],
+                row[5],
+                row[6] or row[2],
+            )

@@ -1,0 +1,267 @@
+"""Episodes: immutable, hashed raw evidence, stored before anything is derived."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.canonical import text_sha256
+from veramem_desktop.core.storage.ids import iso, new_id, now_iso, parse_iso
+from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.storage.text import for_index, storable
+from veramem_desktop.core.trust import rejections
+
+ROLES = ("user", "assistant", "system", "tool", "document", "shared")
+
+
+@dataclass(frozen=True)
+class EpisodeInput:
+    content: str
+    role: str = "user"
+    name: str | None = None
+    time: str | datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Episode:
+    id: str
+    content: str
+    sha256: str
+    role: str
+    source_name: str | None
+    user_id: str | None
+    agent_id: str | None
+    team_id: str | None
+    session_id: str | None
+    turn_index: int
+    event_time: str
+    created_at: str
+    metadata: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Who an add belongs to."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    team_id: str | None = None
+    session_id: str | None = None
+
+
+EPISODE_COLUMNS = (
+    "id, content, sha256, role, source_name, user_id, agent_id, team_id, session_id, turn_index, "
+    "event_time, created_at, metadata"
+)
+
+
+def row_to_episode(row: Any) -> Episode:
+    return Episode(
+        id=row[0],
+        content=row[1],
+        sha256=row[2],
+        role=row[3],
+        source_name=row[4],
+        user_id=row[5],
+        agent_id=row[6],
+        team_id=row[7],
+        session_id=row[8],
+        turn_index=int(row[9]),
+        event_time=row[10],
+        created_at=row[11],
+        metadata=json.loads(row[12] or "{}"),
+    )
+
+
+def _event_time(value: str | datetime | None, default: str, parse: Any) -> str:
+    if value is None or value == "":
+        return default
+    if isinstance(value, datetime):
+        return iso(value)
+    try:
+        return iso(parse(str(value)))
+    except (ValueError, TypeError, OverflowError):
+        raise InvalidInputError(
+            f"Could not read the time {str(value)[:60]!r}. Use ISO 8601, e.g. 2024-05-08T13:56:00Z."
+        ) from None
+
+
+def validate(inputs: Sequence[EpisodeInput]) -> list[str]:
+    """Check inputs against :mod:`.limits` before anything is written; returns notices about
+    repaired text (unpaired surrogates in content become U+FFFD)."""
+    limits.check_count(len(inputs))
+    notices = []
+    for i, item in enumerate(inputs):
+        where = f"Message {i + 1}"
+        if not isinstance(item, EpisodeInput):
+            raise InvalidInputError(f'{where} must be text or an object with "role" and "content".')
+        limits.check_content(item.content, where)
+        limits.check_role(item.role, where, ROLES)
+        limits.check_line(item.name, "name", where, limit=limits.MAX_NAME_CHARS)
+        limits.check_time(item.time, where)
+        limits.check_metadata(item.metadata, where)
+        _, replaced = storable(item.content)
+        if replaced:
+            notices.append(
+                f"message {i + 1}: {replaced} character(s) that were not valid Unicode were replaced by U+FFFD"
+            )
+    return notices
+
+
+def insert(
+    conn: Connection,
+    inputs: Sequence[EpisodeInput],
+    scope: Scope,
+    *,
+    device: str,
+    parse_time: Any = parse_iso,
+    fts_texts: Sequence[str] | None = None,
+) -> list[Episode]:
+    """Store episodes (inside the caller's transaction): hash, insert, index text, ledger.
+
+    ``fts_texts`` (one per input) is what the full-text index gets instead of
+    :func:`index_text`, e.g. the turn with the previous turn of its session.
+    """
+    if fts_texts is not None and len(fts_texts) != len(inputs):
+        raise ValueError(f"fts_texts has {len(fts_texts)} texts for {len(inputs)} episodes")
+    now = now_iso()
+    start = 0
+    if scope.session_id is not None:
+        row = conn.execute(
+            "SELECT coalesce(max(turn_index) + 1, 0) FROM episodes WHERE session_id = ?", (scope.session_id,)
+        ).fetchone()
+        start = int(row[0])
+    stored: list[Episode] = []
+    for i, item in enumerate(inputs):
+        content, _ = storable(item.content)
+        episode = Episode(
+            id=new_id("ep"),
+            content=content,
+            sha256=text_sha256(content),
+            role=item.role,
+            source_name=item.name,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            team_id=scope.team_id,
+            session_id=scope.session_id,
+            turn_index=start + i,
+            event_time=_event_time(item.time, now, parse_time),
+            created_at=now,
+            metadata=dict(item.metadata),
+        )
+        conn.execute(
+            f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                episode.id,
+                episode.content,
+                episode.sha256,
+                episode.role,
+                episode.source_name,
+                episode.user_id,
+                episode.agent_id,
+                episode.team_id,
+                episode.session_id,
+                episode.turn_index,
+                episode.event_time,
+                episode.created_at,
+                json.dumps(episode.metadata, sort_keys=True),
+            ),
+        )
+        cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (episode.id,))
+        conn.execute(
+            "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
+            (
+                cur.lastrowid,
+                index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0]),
+            ),
+        )
+        ledger.append(
+            conn,
+            op="episode.add",
+            target_kind="episode",
+            target_id=episode.id,
+            commitment_hex=ledger.commit_to(
+                conn, episode.id, {"sha256": episode.sha256, "role": episode.role}
+            ),
+            device=device,
+            details={"session": episode.session_id} if episode.session_id else {},
+            speaker_role=episode.role,  # a user message an agent wrote is recorded as relayed by it
+        )
+        stored.append(episode)
+    # A message that restates a rejected value is stored (episodes are the record) but never recalled.
+    rejections.withhold_if_rejected(
+        conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in stored]
+    )
+    return stored
+
+
+def index_text(episode: Episode) -> str:
+    """What the full-text index sees of an episode: the speaker's name and the words."""
+    speaker = episode.source_name or episode.role
+    return for_index(f"{speaker}: {episode.content}")
+
+
+def get(store: Store, episode_id: str) -> Episode | None:
+    row = store.query_one(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id = ?", (episode_id,))
+    return None if row is None else row_to_episode(row)
+
+
+def get_many(store: Store, ids: Sequence[str]) -> dict[str, Episode]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = store.query(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks})", list(ids))
+    return {r[0]: row_to_episode(r) for r in rows}
+
+
+def list_episodes(
+    store: Store,
+    *,
+    user_id: str | None = None,
+    session_id: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+    newest_first: bool = True,
+    include_rejected: bool = False,
+) -> list[Episode]:
+    """Episodes, newest first; those holding a rejected value only when ``include_rejected`` (a person asking)."""
+    where, params = [], []
+    if not include_rejected:
+        where.append(
+            "NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = 'episode' AND w.owner_id = episodes.id)"
+        )
+    if user_id is not None:
+        where.append("user_id = ?")
+        params.append(user_id)
+    if session_id is not None:
+        where.append("session_id = ?")
+        params.append(session_id)
+    sql = f"SELECT {EPISODE_COLUMNS} FROM episodes"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    order = "DESC" if newest_first else "ASC"
+    sql += f" ORDER BY event_time {order}, turn_index {order}, rowid {order} LIMIT ? OFFSET ?"
+    return [row_to_episode(r) for r in store.query(sql, [*params, limit, offset])]
+
+
+def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]]:
+    sql = "SELECT session_id, count(*), min(event_time), max(event_time) FROM episodes"
+    params: list[Any] = []
+    if user_id is not None:
+        sql += " WHERE user_id = ?"
+        params.append(user_id)
+    sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
+    return [
+        {"session_id": r[0], "episodes": int(r[1]), "first": r[2], "last": r[3]}
+        for r in store.query(sql, params)
+    ]

@@ -1,0 +1,64 @@
+"""Search indexes written beside each memory and episode: vectors and entities.
+
+(The full-text rows are written by ``items.insert`` and ``episodes.insert``.)
+Vectors are computed before the write transaction opens (the model is slow) and
+stored inside it, so the index never lags the rows it describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from veramem_desktop.core.protocols import Embedder, Vectors
+from veramem_desktop.core.recall.query import entities
+from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.storage.vectors import to_blob
+
+#: The vector variants each kind of owner may have (keys of the embeddings table).
+VECTOR_KINDS = {"memory": ("memory", "memory_ctx"), "episode": ("episode", "episode_ctx")}
+
+
+def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return embedder.embed(list(texts))
+
+
+def store_vectors(
+    conn: Connection, owner_kind: str, model: str, ids: Sequence[str], vectors: Vectors
+) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings(owner_kind, owner_id, model, vector) VALUES (?,?,?,?)",
+        [(owner_kind, i, model, to_blob(v)) for i, v in zip(ids, vectors, strict=True)],
+    )
+
+
+def store_entities(conn: Connection, owner_kind: str, owner_id: str, text: str) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO entities(owner_kind, owner_id, entity) VALUES (?,?,?)",
+        [(owner_kind, owner_id, e) for e in sorted(entities(text))],
+    )
+
+
+def remove_owner(conn: Connection, owner_kind: str, owner_id: str) -> None:
+    """Erase every index row of one owner (vectors of every variant, entities, FTS)."""
+    kinds = VECTOR_KINDS[owner_kind]
+    conn.execute(
+        f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(kinds))}) AND owner_id = ?",
+        (*kinds, owner_id),
+    )
+    conn.execute("DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id))
+    row = conn.execute(
+        "SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+    ).fetchone()
+    if row is not None:
+        table = "memory_fts" if owner_kind == "memory" else "episode_fts"
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM fts_rows WHERE rowid = ?", (row[0],))
+
+
+def index_memory(conn: Connection, model: str, item_id: str, text: str, vector: Vectors) -> None:
+    """Vectors and entities of one memory item (its FTS row is written with the item)."""
+    store_vectors(conn, "memory", model, [item_id], vector.reshape(1, -1))
+    store_entities(conn, "memory", item_id, text)

@@ -1,0 +1,243 @@
+"""Training records: write decisions and answers, in the schema of
+``docs/schema/training-export.schema.json``.
+
+Two kinds of record, the shapes used to fine-tune a memory manager and an answer
+agent with outcome rewards (GRPO, as in Memory-R1):
+
+- ``write``: the new messages (and earlier turns given as context), the candidate
+  memory, the neighbours offered with their texts, the operation proposed and the one
+  applied, the guard that changed it, the resulting memory, and every later reward
+  that reached that memory through feedback on a search or answer.
+- ``answer``: the question, the items retrieved with their texts, the ids cited, the
+  answer, and its reward.
+
+Nothing withheld, rejected or forgotten is written: forgotten rows and the records that
+named them are gone (core/lifecycle/forget.py), and a record is left out when any memory or
+episode it holds is withheld or rejected now, or when any of its texts holds a value a
+person rejected in that scope. How many were left out is reported.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.write import decisions
+
+SCHEMA = "veramem.training/1"
+KINDS = ("write", "answer")
+PAGE = 500
+
+
+@dataclass
+class ExportCounts:
+    write: int = 0
+    answer: int = 0
+    #: records left out because something in them is withheld or rejected now
+    withheld: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"write": self.write, "answer": self.answer, "withheld": self.withheld}
+
+
+def records(
+    store: Store,
+    *,
+    kinds: tuple[str, ...] = KINDS,
+    since: datetime | None = None,
+    user_id: str | None = None,
+    counts: ExportCounts | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Training records, oldest first. ``since``: only those made at or after it."""
+    wanted = [k for k in kinds if k in KINDS]
+    counts = counts if counts is not None else ExportCounts()
+    if not wanted:
+        return
+    trace_kinds = [decisions.KIND if k == "write" else "answer" for k in wanted]
+    rewards = _rewards_by_memory(store) if "write" in wanted else {}
+    sql = (
+        f"SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, "
+        f"abstained, reward, rewarded_at, metadata FROM traces WHERE kind IN ({','.join('?' * len(trace_kinds))})"
+    )
+    params: list[Any] = list(trace_kinds)
+    if user_id is not None:
+        sql += " AND user_id = ?"
+        params.append(user_id)
+    if since is not None:
+        sql += " AND created_at >= ?"
+        params.append(iso(since))
+    after = ("", "")
+    while True:
+        page = store.query(
+            sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, PAGE]
+        )
+        if not page:
+            return
+        with store.read() as conn:
+            built = [(_write(conn, r, rewards) if r[1] == decisions.KIND else _answer(conn, r)) for r in page]
+        for record in built:
+            if record is None:
+                counts.withheld += 1
+                continue
+            if record["kind"] == "write":
+                counts.write += 1
+            else:
+                counts.answer += 1
+            yield record
+        after = (page[-1][2], page[-1][0])
+
+
+def _rewards_by_memory(store: Store) -> dict[str, list[dict[str, Any]]]:
+    """Every rewarded trace's reward, listed under each memory it credited (and the version it came through)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for tid, reward, at, meta in store.query(
+        "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
+    ):
+        info = json.loads(meta or "{}").get("feedback", {})
+        for credited in info.get("credited", []):
+            entry = {
+                "trace_id": tid,
+                "reward": float(reward),
+                "advantage": info.get("advantage"),
+                "by": info.get("by"),
+                "rewarded_at": at,
+            }
+            for mid in {credited.get("id"), credited.get("via")} - {None}:
+                out.setdefault(str(mid), []).append(entry)
+    return out
+
+
+def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+    d = json.loads(row[13] or "{}").get("decision")
+    if not isinstance(d, dict):
+        return None
+    episodes = _episodes(conn, [*d["messages"], *d["context"]])
+    memory_ids = [n["id"] for n in d["neighbours"]] + ([d["memory"]["id"]] if d.get("memory") else [])
+    if _blocked(conn, memory_ids, list(episodes)):
+        return None
+    messages = [episodes[i] for i in d["messages"] if i in episodes]
+    context = [episodes[i] for i in d["context"] if i in episodes]
+    texts = (
+        [m["text"] for m in messages + context]
+        + [d["candidate"]["text"], d["candidate"]["quote"]]
+        + [n["text"] for n in d["neighbours"]]
+        + [t for t in (d["proposed"].get("text"), (d.get("memory") or {}).get("text")) if t]
+    )
+    if any(rejections.holding(conn, user_id=row[3], team_id=d.get("team_id"), texts=texts)):
+        return None
+    memory = d.get("memory")
+    return {
+        "schema": SCHEMA,
+        "kind": "write",
+        "id": row[0],
+        "created_at": row[2],
+        "user_id": row[3],
+        "agent_id": row[4],
+        "session_id": d.get("session_id"),
+        "messages": messages,
+        "context": context,
+        "candidate": d["candidate"],
+        "neighbours": d["neighbours"],
+        "proposed": d["proposed"],
+        "operation": d["operation"],
+        "target_id": d["target_id"],
+        "guard": d["guard"],
+        "reason": d["reason"],
+        "outcome": d["outcome"],
+        "memory": memory,
+        "retired": d.get("retired", []),
+        "rewards": list(rewards.get(memory["id"], [])) if memory else [],
+    }
+
+
+def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
+    ids = json.loads(row[7] or "[]")
+    cited = json.loads(row[8] or "[]")
+    mem_ids = [i for i in ids if i.startswith("mem_")]
+    ep_ids = [i for i in ids if i.startswith("ep_")]
+    if _blocked(conn, mem_ids, ep_ids):
+        return None
+    found: dict[str, dict[str, Any]] = {}
+    for i in range(0, len(mem_ids), PAGE):
+        chunk = mem_ids[i : i + PAGE]
+        for mid, kind, text, authority, status in conn.execute(
+            f"SELECT id, kind, text, authority, status FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall():
+            found[mid] = {"id": mid, "kind": kind, "text": text, "authority": authority, "status": status}
+    for eid, ep in _episodes(conn, ep_ids).items():
+        found[eid] = {
+            "id": eid,
+            "kind": "episode",
+            "text": ep["text"],
+            "authority": None,
+            "status": "raw",
+            "role": ep["role"],
+        }
+    retrieved = [found[i] for i in ids if i in found]
+    texts = [row[5], row[9] or ""] + [r["text"] for r in retrieved]
+    if any(rejections.holding(conn, user_id=row[3], team_id=None, texts=texts)):
+        return None
+    feedback = json.loads(row[13] or "{}").get("feedback", {})
+    return {
+        "schema": SCHEMA,
+        "kind": "answer",
+        "id": row[0],
+        "created_at": row[2],
+        "user_id": row[3],
+        "agent_id": row[4],
+        "question": row[5],
+        "route": row[6],
+        "retrieved": retrieved,
+        "cited_ids": [c for c in cited if c in found],
+        "answer": row[9],
+        "abstained": None if row[10] is None else bool(row[10]),
+        "reward": row[11],
+        "advantage": feedback.get("advantage"),
+        "rewarded_at": row[12],
+    }
+
+
+def _episodes(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    unique = list(dict.fromkeys(ids))
+    for i in range(0, len(unique), PAGE):
+        chunk = unique[i : i + PAGE]
+        for eid, role, name, time, content in conn.execute(
+            f"SELECT id, role, source_name, event_time, content FROM episodes WHERE id IN "
+            f"({','.join('?' * len(chunk))})",
+            chunk,
+        ).fetchall():
+            out[eid] = {"id": eid, "role": role, "name": name, "time": time, "text": content}
+    return out
+
+
+def _blocked(conn: Connection, memory_ids: list[str], episode_ids: list[str]) -> bool:
+    """Whether any of these rows is withheld from recall or holds a rejected memory."""
+    if rejections.withheld_ids(conn, "memory", memory_ids) or rejections.withheld_ids(
+        conn, "episode", episode_ids
+    ):
+        return True
+    for i in range(0, len(memory_ids), PAGE):
+        chunk = memory_ids[i : i + PAGE]
+        if conn.execute(
+            f"SELECT 1 FROM memory_items WHERE trust = 'rejected' AND id IN ({','.join('?' * len(chunk))}) "
+            "LIMIT 1",
+            chunk,
+        ).fetchone():
+            return True
+    return False
+
+
+def write_jsonl(store: Store, handle: Any, **options: Any) -> ExportCounts:
+    """Write :func:`records` to ``handle`` as JSON lines; returns the counts."""
+    counts = ExportCounts()
+    for record in records(store, counts=counts, **options):
+        handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+    return counts

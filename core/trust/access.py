@@ -1,0 +1,96 @@
+"""The access predicate: who may see which memory or episode, as SQL.
+
+Every candidate channel (dense, BM25, entity, raw episodes) puts this predicate in
+its own SQL, so nothing a caller may not see is ever scored. Grants are read at
+query time, so revoking one hides items retroactively.
+
+- A memory is visible when it is active (or archived, when asked for), not
+  rejected, and: private and the caller's own; or team-visible and the caller is
+  a current member of its team; or public. Preferences are only ever seen by their
+  owner, whatever their visibility says.
+- When an agent calls: if the user has granted agents explicitly (user_agent
+  edges), the agent must hold a current grant; if the agent has resource grants
+  (agent_resource edges), it sees items written by no agent, by itself, or by the
+  agents/resources it was granted.
+- An episode is visible to its own user (and the agent rules above).
+- Rows that hold a rejected value, or resemble one while a person has not decided
+  (the ``withheld`` table, core/trust/rejections.py), and rejected memories are recalled by
+  no one, except a person who asks for rejected material (never an agent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+_ACTIVE = "{g}.granted_at <= :now AND ({g}.revoked_at IS NULL OR {g}.revoked_at > :now)"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: the user, the agent acting for them, and the time of the question."""
+
+    user_id: str
+    agent_id: str | None = None
+    #: a person asking to see rejected material too (``--include-rejected``); ignored for agents
+    include_rejected: bool = False
+
+    @property
+    def shows_rejected(self) -> bool:
+        return self.include_rejected and self.agent_id is None
+
+
+def _agent_clause(alias: str) -> str:
+    active_ua = _ACTIVE.format(g="ua")
+    active_ar = _ACTIVE.format(g="ar")
+    return f"""(
+        :agent IS NULL
+        OR (
+            (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
+             OR EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller
+                        AND ua.object = :agent AND {active_ua}))
+            AND
+            (NOT EXISTS (SELECT 1 FROM grants ar WHERE ar.kind = 'agent_resource' AND ar.subject = :agent)
+             OR {alias}.agent_id IS NULL OR {alias}.agent_id = :agent
+             OR EXISTS (SELECT 1 FROM grants ar WHERE ar.kind = 'agent_resource' AND ar.subject = :agent
+                        AND ar.object = {alias}.agent_id AND {active_ar}))
+        )
+    )"""
+
+
+def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str:
+    """SQL boolean over ``memory_items AS alias``; bind it with :func:`params`."""
+    statuses = "('active', 'archived')" if include_archived else "('active')"
+    active_tm = _ACTIVE.format(g="tm")
+    return f"""(
+        {alias}.status IN {statuses}
+        AND ((:show_rejected = 0 AND {alias}.trust != 'rejected' AND {_not_withheld("memory", alias)})
+             OR :show_rejected = 1)
+        AND (
+            ({alias}.user_id = :caller AND ({alias}.visibility = 'private' OR {alias}.kind = 'preference'))
+            OR ({alias}.kind != 'preference' AND {alias}.visibility = 'public')
+            OR ({alias}.kind != 'preference' AND {alias}.visibility = 'team' AND {alias}.team_id IN (
+                    SELECT tm.object FROM grants tm WHERE tm.kind = 'team_member' AND tm.subject = :caller AND {active_tm}))
+        )
+        AND {_agent_clause(alias)}
+    )"""
+
+
+def episode_predicate(alias: str = "e") -> str:
+    return (
+        f"({alias}.user_id = :caller AND (:show_rejected = 1 OR {_not_withheld('episode', alias)}) "
+        f"AND {_agent_clause(alias)})"
+    )
+
+
+def _not_withheld(kind: str, alias: str) -> str:
+    return f"NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = '{kind}' AND w.owner_id = {alias}.id)"
+
+
+def params(caller: Caller, now: str) -> dict[str, Any]:
+    return {
+        "caller": caller.user_id,
+        "agent": caller.agent_id,
+        "now": now,
+        "show_rejected": int(caller.shows_rejected),
+    }

@@ -1,0 +1,189 @@
+"""Trust and review: candidates and conflicts, approved or rejected by a person only.
+
+Approval is never offered to agents (no MCP tool, no REST endpoint). It raises trust,
+never authority, and refuses a value that was rejected before. Rejection records the
+value in the rejected-value ledger so it cannot return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from veramem_desktop.core.errors import NotFoundError, RefusedError
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust import rejections
+
+
+@dataclass
+class ReviewItem:
+    item: MemoryItem
+    reason: str
+    conflicts_with: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"item": self.item.to_dict(), "reason": self.reason, "conflicts_with": self.conflicts_with}
+
+
+def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list[ReviewItem]:
+    """Active candidates that need a person: conflicts first, then lower-authority claims."""
+    sql = (
+        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust = 'candidate' "
+        "AND (authority != 'authorized' OR metadata LIKE '%conflicts_with%' "
+        "OR id IN (SELECT owner_id FROM withheld WHERE owner_kind = 'memory' AND reason = 'resembles'))"
+    )
+    params: list[Any] = []
+    if user_id is not None:
+        sql += " AND user_id = ?"
+        params.append(user_id)
+    sql += " ORDER BY created_at DESC LIMIT ?"
+    out = []
+    for row in store.query(sql, [*params, limit]):
+        item = items.row_to_item(row)
+        conflicts = list(item.metadata.get("conflicts_with", []))
+        resembles = item.metadata.get("resembles_rejected")
+        reason = (
+            f"resembles a rejected value ({resembles}); held out of recall until you decide"
+            if resembles
+            else f"conflicts with {', '.join(conflicts)}"
+            if conflicts
+            else f"{item.authority} claim (from {item.source}) not yet reviewed"
+        )
+        out.append(ReviewItem(item, reason, conflicts))
+    out.sort(key=lambda r: (not r.conflicts_with,))
+    return out
+
+
+def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
+    with store.atomic() as conn:
+        row = conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory {memory_id}.")
+        item = items.row_to_item(row)
+        if item.trust == "rejected":
+            raise RefusedError(f"{memory_id} was rejected; a rejected value cannot be approved.")
+        if rejections.is_rejected(
+            conn,
+            user_id=item.user_id,
+            team_id=item.team_id,
+            subject=item.subject,
+            predicate=item.predicate,
+            value=item.value,
+            text=item.text,
+        ):
+            raise RefusedError(
+                f"{memory_id} states a value that was rejected before for the same subject; "
+                "it cannot be approved."
+            )
+        if rejections.is_withheld(conn, "memory", memory_id) == "rejected" or any(
+            rejections.holding(conn, user_id=item.user_id, team_id=item.team_id, texts=[item.text])
+        ):
+            raise RefusedError(f"{memory_id} holds a value that was rejected before; it cannot be approved.")
+        if item.status != "active":
+            raise RefusedError(f"{memory_id} is {item.status}; only an active memory can be approved.")
+        rejections.release(conn, "memory", memory_id)  # a person decided it is not the rejected value
+        return items.set_fields(conn, memory_id, device=device, op="memory.approve", trust="verified")
+
+
+@dataclass
+class Rejection:
+    """What a rejection changed: the memory, the equivalent memories retracted with it, the rows now
+    withheld from recall, and the earlier version reinstated when the rejected one had replaced it."""
+
+    item: MemoryItem
+    retracted: list[str]
+    withheld: list[str]
+    reinstated: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.item.to_dict(),
+            "retracted_with_it": self.retracted,
+            "withheld": self.withheld,
+            "reinstated": self.reinstated,
+        }
+
+
+def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Rejection:
+    with store.atomic() as conn:
+        row = conn.execute(
+            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(f"No memory {memory_id}.")
+        item = items.row_to_item(row)
+        withheld = rejections.record(conn, item)
+        rejected = items.set_fields(
+            conn,
+            memory_id,
+            device=device,
+            op="memory.reject",
+            trust="rejected",
+            confidence=0.0,
+            metadata={"rejected_reason": reason} if reason else {},
+        )
+        # Memories that say the same (a tool's or an assistant's copy, stored before or after) go with it.
+        retracted = []
+        for other in withheld:
+            if other == memory_id or not other.startswith("mem_"):
+                continue
+            current = conn.execute("SELECT status, trust FROM memory_items WHERE id = ?", (other,)).fetchone()
+            if current is not None and current[0] == "active":
+                items.set_fields(
+                    conn,
+                    other,
+                    device=device,
+                    op="memory.retract",
+                    status="retracted",
+                    valid_to=now_iso(),
+                    metadata={"retracted_by_rejection": memory_id},
+                    details={"rejection": memory_id},
+                )
+                retracted.append(other)
+        reinstated = _reinstate(conn, item, device=device)
+        return Rejection(
+            rejected, retracted, [w for w in withheld if w not in retracted and w != memory_id], reinstated
+        )
+
+
+def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
+    """A rejected version that had replaced an earlier one: the earlier value is current again (a person
+    said the change was wrong), unless it was rejected or withheld itself."""
+    if item.status != "active" or not item.supersedes:
+        return None
+    prev = conn.execute(
+        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (item.supersedes,)
+    ).fetchone()
+    if prev is None:
+        return None
+    before = items.row_to_item(prev)
+    if (
+        before.status != "superseded"
+        or before.trust == "rejected"
+        or rejections.is_withheld(conn, "memory", before.id) is not None
+    ):
+        return None
+    items.set_fields(
+        conn,
+        item.id,
+        device=device,
+        op="memory.retract",
+        status="retracted",
+        valid_to=now_iso(),
+        details={"rejected": True},
+    )
+    items.set_fields(
+        conn,
+        before.id,
+        device=device,
+        op="memory.reinstate",
+        status="active",
+        valid_to=None,
+        details={"reason": f"{item.id}, which replaced it, was rejected"},
+    )
+    return before.id

@@ -1,0 +1,149 @@
+"""Storing episodes together with their search indexes (full text, vectors and entities).
+
+Vectors are computed before the write transaction (the model is slow); the rows,
+their vectors and entities are then written in one transaction. Each turn's line is
+"speaker: words". Each turn gets:
+
+- a full-text row of the previous turn of its session and the turn ('prev + this'),
+  so a reply is found by the words of the question it answers;
+- a vector of its own line ('episode'), the one text the model embeds per turn;
+- a context vector ('episode_ctx'): the previous, own and next line vectors summed,
+  each weighted by its message's length in characters (the neighbours' cut at 400, the
+  turn's at 1,200), then normalised. Mean pooling over the three lines joined would
+  weigh each line by its length in the same way, so this stands in for embedding that
+  joined text (three times as many tokens as the line) without running the model
+  again. When a new turn arrives, the previous turn's context vector is rebuilt from
+  the stored line vectors to include it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from veramem_desktop.core.protocols import Embedder, Vectors
+from veramem_desktop.core.recall.query import episode_fts_text, speaker_line
+from veramem_desktop.core.storage import episodes, index
+from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.text import for_index, storable
+
+#: characters of a neighbour's and of the turn's own message that weigh in its context vector
+NEIGHBOUR_CHARS = 400
+OWN_CHARS = 1200
+
+
+def line_of(role: str, name: str | None, content: str) -> str:
+    """A turn's line: the speaker (its name, else its role) and the words."""
+    return for_index(speaker_line(name or role, content))
+
+
+Lined = tuple[Vectors, str]  # a line's vector and its message's text
+
+
+def context_vector(prev: Lined | None, own: Lined, nxt: Lined | None) -> Vectors:
+    """A turn's context vector (unit length) from the line vectors of the turn and its neighbours,
+    each weighted by its message's length (see the module's docstring)."""
+    total = min(len(own[1]), OWN_CHARS) * np.asarray(own[0], dtype=np.float32)
+    for other in (prev, nxt):
+        if other is not None:
+            total = total + min(len(other[1]), NEIGHBOUR_CHARS) * other[0]
+    norm = float(np.linalg.norm(total))
+    return (total / norm).astype(np.float32) if norm > 0 else np.asarray(own[0], dtype=np.float32)
+
+
+def stored_line_vectors(store: Store, embedder: Embedder, eps: Sequence[Episode]) -> dict[str, Vectors]:
+    """The line vectors of ``eps`` as stored ('episode'); any missing (another model's store) are embedded."""
+    if not eps:
+        return {}
+    marks = ",".join("?" * len(eps))
+    found = {
+        r[0]: np.frombuffer(bytes(r[1]), dtype=np.float32)
+        for r in store.query(
+            f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = 'episode' AND model = ? AND owner_id IN ({marks})",
+            (embedder.name, *[e.id for e in eps]),
+        )
+    }
+    missing = [e for e in eps if e.id not in found or found[e.id].shape != (embedder.dim,)]
+    if missing:
+        vectors = index.embed_texts(embedder, [line_of(e.role, e.source_name, e.content) for e in missing])
+        found.update({e.id: v for e, v in zip(missing, vectors, strict=True)})
+    return found
+
+
+def store_episodes(
+    store: Store, embedder: Embedder, inputs: Sequence[EpisodeInput], scope: Scope, *, device: str
+) -> list[Episode]:
+    prev: Episode | None = None
+    prev_prev: Episode | None = None
+    if scope.session_id is not None:
+        last_two = episodes.list_episodes(store, session_id=scope.session_id, limit=2, newest_first=True)
+        prev = last_two[0] if last_two else None
+        prev_prev = last_two[1] if len(last_two) > 1 else None
+    own = [line_of(i.role, i.name, i.content) for i in inputs]
+    before = ([line_of(prev.role, prev.source_name, prev.content)] if prev else [None]) + own[:-1]
+    fts_texts = [episode_fts_text(line, p) for line, p in zip(own, before, strict=True)]
+    vectors = index.embed_texts(embedder, own)
+    # Without a session, the messages of one add are still one conversation, in order.
+    earlier = stored_line_vectors(store, embedder, [e for e in (prev_prev, prev) if e is not None])
+    lined: list[Lined] = [(v, storable(i.content)[0]) for v, i in zip(vectors, inputs, strict=True)]
+    chain: list[Lined | None] = [(earlier[prev.id], prev.content) if prev else None, *lined, None]
+    contexts = (
+        np.stack([context_vector(chain[j - 1], lined[j - 1], chain[j + 1]) for j in range(1, len(chain) - 1)])
+        if inputs
+        else vectors
+    )
+    n = len(own)
+    with store.atomic() as conn:
+        stored = episodes.insert(conn, inputs, scope, device=device, fts_texts=fts_texts)
+        ids = [e.id for e in stored]
+        index.store_vectors(conn, "episode", embedder.name, ids, vectors[:n])
+        index.store_vectors(conn, "episode_ctx", embedder.name, ids, contexts)
+        if prev is not None and n:
+            prev_ctx = context_vector(
+                (earlier[prev_prev.id], prev_prev.content) if prev_prev else None,
+                (earlier[prev.id], prev.content),
+                lined[0],
+            )
+            index.store_vectors(conn, "episode_ctx", embedder.name, [prev.id], prev_ctx.reshape(1, -1))
+        for ep, text in zip(stored, own, strict=True):
+            index.store_entities(conn, "episode", ep.id, text)
+    return stored
+
+
+def recompute_context(store: Store, embedder: Embedder, episode_ids: Sequence[str]) -> int:
+    """Rebuild the context vectors of ``episode_ids`` from the turns that surround them now
+    (after a forget dropped the ones that held erased words). Returns how many were rebuilt."""
+    cols = episodes.EPISODE_COLUMNS
+    triples: list[tuple[Episode | None, Episode, Episode | None]] = []
+    for eid in episode_ids:
+        row = store.query_one(f"SELECT {cols} FROM episodes WHERE id = ?", (eid,))
+        if row is None:
+            continue
+        ep = episodes.row_to_episode(row)
+        around = []
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            found = store.query_one(
+                f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index {op} ? "
+                f"ORDER BY turn_index {order} LIMIT 1",
+                (ep.session_id, ep.turn_index),
+            )
+            around.append(episodes.row_to_episode(found) if found is not None else None)
+        triples.append((around[0], ep, around[1]))
+    if triples:
+        lines = stored_line_vectors(
+            store, embedder, list({e.id: e for t in triples for e in t if e}.values())
+        )
+        vectors = np.stack(
+            [
+                context_vector(
+                    (lines[p.id], p.content) if p else None,
+                    (lines[ep.id], ep.content),
+                    (lines[n.id], n.content) if n else None,
+                )
+                for p, ep, n in triples
+            ]
+        )
+        with store.atomic() as conn:
+            index.store_vectors(conn, "episode_ctx", embedder.name, [ep.id for _, ep, _ in triples], vectors)
+    return len(triples)
