@@ -74,8 +74,8 @@ def _embedder() -> str:
 
 @check("confusables table")
 def _confusables() -> str:
-    # core/normalize.py reads confusable_homoglyphs/confusables.json through importlib.resources.
-    from veramem_desktop.core.normalize import skeleton
+    # core/trust/normalize.py reads confusable_homoglyphs/confusables.json through importlib.resources.
+    from veramem_desktop.core.trust.normalize import skeleton
 
     cyrillic = "p\u0430yp\u0430l"  # two Cyrillic a's
     if skeleton(cyrillic) != skeleton("paypal"):
@@ -86,7 +86,7 @@ def _confusables() -> str:
 @check("dateparser data")
 def _dates() -> str:
     # A free-form written date goes through dateparser, which loads its language data by name.
-    from veramem_desktop.core.dates import _dateparser_absolute
+    from veramem_desktop.core.write.dates import _dateparser_absolute
 
     parsed = _dateparser_absolute("Tuesday, the 7th of May 2024")
     if parsed is None or (parsed.year, parsed.month, parsed.day) != (2024, 5, 7):
@@ -199,8 +199,8 @@ def _web() -> str:
 def _sharing_gate() -> str:
     # detect-secrets plugins, phonenumbers region metadata and python-stdnum data files are all
     # loaded by name or from files: a build without them would share secrets unchecked.
-    from veramem_desktop.core.pii import find_pii
-    from veramem_desktop.core.secret_scan import SecretScanner
+    from veramem_desktop.core.trust.pii import find_pii
+    from veramem_desktop.core.trust.secret_scan import SecretScanner
 
     scanner = SecretScanner()
     found = scanner.find("The office wifi password is hunter2. Key AKIAIOSFODNN7EXAMPLE.")
