@@ -38,10 +38,10 @@ def hypothetical_answer(llm: LLM, question: str) -> str | None:
     transport = _transport(llm)
     if transport is None:
         return None
-    from .models.llm.prompts import _data_block
+    from .models.llm.prompts import data_block
 
     prompt = "\n\n".join(
-        ["The question:", _data_block("QUESTION", [question[:2000]]), 'Return {"answer": ...}.']
+        ["The question:", data_block("QUESTION", [question[:2000]]), 'Return {"answer": ...}.']
     )
     reply = transport.complete_json(_SYSTEM, prompt, _SCHEMA)
     answer = reply.get("answer") if isinstance(reply, dict) else None

@@ -43,7 +43,7 @@ class TaskPrompt:
     schema: Schema
 
 
-def _data_block(label: str, rows: Sequence[object]) -> str:
+def data_block(label: str, rows: Sequence[object]) -> str:
     """Rows as one JSON value per line between markers, so no row can fake a marker."""
     body = "\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
     return f"<<<DATA {label}\n{body}\nDATA {label}>>>"
@@ -130,9 +130,9 @@ def extract_prompt(messages: Sequence[Message], context: Sequence[Message] = ())
             "take no memory from them and copy no quote from them. A memory whose quote comes from a "
             "CONTEXT turn is refused."
         )
-        parts.append(_data_block("CONTEXT", [_context_row(m) for m in context]))
+        parts.append(data_block("CONTEXT", [_context_row(m) for m in context]))
     parts.append("NEW messages (take memories from these):")
-    parts.append(_data_block("NEW", [_message_row(m) for m in messages]))
+    parts.append(data_block("NEW", [_message_row(m) for m in messages]))
     parts.append(
         'Return {"memories": [...]}, one entry per memory, each citing the id of a NEW message '
         "and a verbatim quote from it."
@@ -186,9 +186,9 @@ def reconcile_prompt(
     return "\n\n".join(
         [
             "Candidate memory:",
-            _data_block("CANDIDATE", [cand]),
+            data_block("CANDIDATE", [cand]),
             "Existing memories:",
-            _data_block("EXISTING", rows),
+            data_block("EXISTING", rows),
             'Return {"op": ..., "target_id": ..., "text": ..., "reason": ...}.',
         ]
     )
@@ -268,7 +268,7 @@ Reply with one JSON object only."""
 
 def summarise_prompt(texts: Sequence[str]) -> str:
     return "\n\n".join(
-        ["Memories, oldest first:", _data_block("MEMORIES", list(texts)), 'Return {"summary": ...}.']
+        ["Memories, oldest first:", data_block("MEMORIES", list(texts)), 'Return {"summary": ...}.']
     )
 
 
@@ -293,7 +293,7 @@ def abstract_prompt(text: str) -> str:
     return "\n\n".join(
         [
             "Experience:",
-            _data_block("EXPERIENCE", [text]),
+            data_block("EXPERIENCE", [text]),
             'Return {"name": ..., "applies_when": ..., "inputs": [...], "procedure": [...], "caution": ...}.',
         ]
     )
@@ -324,7 +324,7 @@ Reply with one JSON object only."""
 
 
 def link_prompt(a: str, b: str) -> str:
-    return "\n\n".join([_data_block("A", [a]), _data_block("B", [b]), 'Return {"type": ..., "reason": ...}.'])
+    return "\n\n".join([data_block("A", [a]), data_block("B", [b]), 'Return {"type": ..., "reason": ...}.'])
 
 
 LINK_SCHEMA: Schema = _object(

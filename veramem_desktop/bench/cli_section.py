@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from .latency import USER, _fill
+from .latency import USER, fill_store
 from .runner import BENCH_PASSPHRASE, BenchContext, Section
 from .sentences import fact_sentences, questions
 
@@ -70,7 +70,7 @@ def run_cli_section(ctx: BenchContext) -> Section:
     try:
         pool = fact_sentences(MEMORIES)
         ctx.progress(f"cli: storing {len(pool):,} memories embedded for real")
-        _fill(mem, 0, len(pool), pool, mem.embedder.embed(pool), np.random.default_rng(5))
+        fill_store(mem, 0, len(pool), pool, mem.embedder.embed(pool), np.random.default_rng(5))
     finally:
         mem.close()
     env = {

@@ -44,7 +44,7 @@ def _timed(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
     return out
 
 
-def _fill(
+def fill_store(
     mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarray, rng: np.random.Generator
 ) -> None:
     model = mem.embedder.name
@@ -137,7 +137,7 @@ def run_latency(ctx: BenchContext) -> Section:
         for size in sizes:
             ctx.progress(f"latency: storing {size - have:,} memories (total {size:,})")
             t0 = time.perf_counter()
-            _fill(mem, have, size, pool, vectors, rng)
+            fill_store(mem, have, size, pool, vectors, rng)
             fill_s = time.perf_counter() - t0
             done_before, have = have, size
             for q in asked[:5]:  # warm the caches and the model

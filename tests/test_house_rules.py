@@ -1,0 +1,246 @@
+"""House rules a reader can rely on, checked on the tree (issue 20, part 1).
+
+- No engine module is over 400 lines: a module a newcomer opens fits in one sitting.
+- The engine's modules import each other without a cycle (imports made only for type
+  checking count too: a cycle there still means two modules that cannot be read apart).
+- No private name (``_x``) is imported from another module or reached as ``module._x``:
+  what a module shares, it names publicly.
+
+Each rule is a small function over a folder, so the tests below also plant a violation in a
+scratch tree and see it reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "veramem_desktop"
+# Folder on disk → the package it is installed as (pyproject's package-dir mapping).
+MAPPED = {"veramem_desktop": PACKAGE, "core": f"{PACKAGE}.core", "models": f"{PACKAGE}.models"}
+MAPPED |= {"sync": f"{PACKAGE}.sync", "tui": f"{PACKAGE}.tui"}
+MAX_LINES = 400
+
+
+def _modules(root: Path, folder: str) -> Iterator[tuple[str, Path]]:
+    """(dotted name, path) of every module under ``root/folder``."""
+    base = MAPPED[folder]
+    for path in sorted((root / folder).rglob("*.py")):
+        parts = path.relative_to(root / folder).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield ".".join((base, *parts)), path
+
+
+def long_modules(root: Path) -> set[str]:
+    """Engine modules over the line limit."""
+    return {
+        name for name, path in _modules(root, "core") if len(path.read_text("utf-8").splitlines()) > MAX_LINES
+    }
+
+
+def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(
+    root: Path, folders: tuple[str, ...]
+) -> Iterator[tuple[str, Path, ast.ImportFrom | ast.Import, str]]:
+    """Every import statement with the absolute module it names."""
+    for folder in folders:
+        for name, path in _modules(root, folder):
+            tree = ast.parse(path.read_text("utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    yield name, path, node, _resolve(name, node, path.name == "__init__.py")
+                elif isinstance(node, ast.Import):
+                    for alias in node.names:
+                        yield name, path, node, alias.name
+
+
+def core_cycles(root: Path) -> list[list[str]]:
+    """Groups of engine modules that import each other, directly or round a loop."""
+    known = {name for name, _ in _modules(root, "core")}
+    graph: dict[str, set[str]] = {name: set() for name in known}
+    for name, _, node, target in _imports(root, ("core",)):
+        targets = {target}
+        if isinstance(node, ast.ImportFrom):
+            targets |= {f"{target}.{alias.name}" for alias in node.names}
+        graph[name] |= {t for t in targets if t in known and t != name and not name.startswith(t + ".")}
+    return _strongly_connected(graph)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative; only groups of two or more."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def private_reaches(root: Path) -> set[str]:
+    """``module: name`` for each private name taken from another module of the project."""
+    found = set()
+    for name, path, node, target in _imports(root, tuple(MAPPED)):
+        if isinstance(node, ast.ImportFrom) and target.startswith(PACKAGE):
+            found |= {f"{name}: {target}.{a.name}" for a in node.names if _private(a.name)}
+    for folder in MAPPED:
+        for name, path in _modules(root, folder):
+            tree = ast.parse(path.read_text("utf-8"))
+            local = _project_module_aliases(tree)
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in local
+                    and _private(node.attr)
+                ):
+                    found.add(f"{name}: {node.value.id}.{node.attr}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _project_module_aliases(tree: ast.Module) -> set[str]:
+    """Local names bound to the project's modules by ``from pkg import module`` or ``import pkg.module as m``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(PACKAGE)):
+            names |= {a.asname or a.name for a in node.names if a.name[:1].islower()}
+        elif isinstance(node, ast.Import):
+            names |= {a.asname for a in node.names if a.asname and a.name.startswith(PACKAGE)}
+    return names
+
+
+# Today's debt, each entry to be paid and removed; an entry that no longer holds fails the test.
+LONG_ALLOWED: set[str] = {
+    f"{PACKAGE}.core.{m}"
+    for m in (
+        "lifecycle.consolidate",
+        "lifecycle.forget",
+        "lifecycle.links",
+        "recall.channels",
+        "storage.items",
+        "storage.ledger",
+        "storage.schema",
+        "transfer.chats",
+        "transfer.memories",
+        "write.dates",
+        "write.derive",
+    )
+}
+CYCLES_ALLOWED: list[list[str]] = [
+    [f"{PACKAGE}.core.{m}" for m in ("storage.items", "storage.ledger", "trust.rejections")],
+    [f"{PACKAGE}.core.lifecycle.{m}" for m in ("consolidate", "experiences", "merge", "revise")],
+    [f"{PACKAGE}.core.recall.{m}" for m in ("channels", "hops")],
+    [f"{PACKAGE}.core.write.{m}" for m in ("decisions", "derive")],
+]
+PRIVATE_ALLOWED: set[str] = {
+    f"{PACKAGE}.core.write.decisions: {PACKAGE}.core.write.derive._Planned",
+    f"{PACKAGE}.sync.replica: ledger._row_to_entry",
+}
+
+
+def test_no_engine_module_is_over_the_line_limit() -> None:
+    found = long_modules(ROOT)
+    assert found - LONG_ALLOWED == set(), f"over {MAX_LINES} lines: split by what a reader follows"
+    assert LONG_ALLOWED - found == set(), "these are short now: remove them from LONG_ALLOWED"
+
+
+def test_engine_modules_import_each_other_without_a_cycle() -> None:
+    found = core_cycles(ROOT)
+    assert [c for c in found if c not in CYCLES_ALLOWED] == []
+    assert [c for c in CYCLES_ALLOWED if c not in found] == [], "gone: remove from CYCLES_ALLOWED"
+
+
+def test_no_private_name_is_taken_from_another_module() -> None:
+    found = private_reaches(ROOT)
+    assert found - PRIVATE_ALLOWED == set(), "make the shared name public where it belongs"
+    assert PRIVATE_ALLOWED - found == set(), "gone: remove from PRIVATE_ALLOWED"
+
+
+def _scratch(tmp: Path, files: dict[str, str]) -> Path:
+    for folder in MAPPED:
+        (tmp / folder).mkdir(parents=True, exist_ok=True)
+        (tmp / folder / "__init__.py").write_text("")
+    for rel, text in files.items():
+        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / rel).write_text(text)
+    return tmp
+
+
+def test_a_planted_long_module_is_reported(tmp_path: Path) -> None:
+    root = _scratch(
+        tmp_path, {"core/storage/big.py": "x = 1\n" * (MAX_LINES + 1), "core/storage/ok.py": "x = 1\n"}
+    )
+    assert long_modules(root) == {"veramem_desktop.core.storage.big"}
+
+
+def test_a_planted_cycle_is_reported_even_through_a_package_import(tmp_path: Path) -> None:
+    root = _scratch(
+        tmp_path,
+        {
+            "core/write/__init__.py": "",
+            "core/write/a.py": "from veramem_desktop.core.write import b\n",
+            "core/write/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import X\n",
+            "core/write/c.py": "from veramem_desktop.core.write.a import Y\n",
+        },
+    )
+    assert core_cycles(root) == [["veramem_desktop.core.write.a", "veramem_desktop.core.write.b"]]
+
+
+def test_a_planted_private_import_and_private_attribute_are_reported(tmp_path: Path) -> None:
+    root = _scratch(
+        tmp_path,
+        {
+            "core/one.py": "def _helper(): ...\n",
+            "sync/two.py": "from veramem_desktop.core.one import _helper\n",
+            "tui/three.py": "from veramem_desktop.core import one\none._helper()\nimport os\nos._exit\n",
+        },
+    )
+    assert private_reaches(root) == {
+        "veramem_desktop.sync.two: veramem_desktop.core.one._helper",
+        "veramem_desktop.tui.three: one._helper",
+    }
