@@ -77,51 +77,25 @@ def core_cycles(root: Path) -> list[list[str]]:
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Tarjan's algorithm, iterative; only groups of two or more."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, edges = work[-1]
-            step = next(edges, None)
-            if step is not None:
-                if step not in index:
-                    index[step] = low[step] = len(index)
-                    stack.append(step)
-                    on_stack.add(step)
-                    work.append((step, iter(sorted(graph[step]))))
-                elif step in on_stack:
-                    low[node] = min(low[node], index[step])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1:
-                    found.append(sorted(group))
-    return found
+    """Groups of two or more modules each reachable from the others (the graph is small: search from each)."""
+    reach = {node: _reachable(graph, node) for node in graph}
+    groups = {tuple(sorted(n for n in reach[node] if node in reach[n])) for node in graph}
+    return sorted(list(g) for g in groups if len(g) > 1)
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for step in graph[todo.pop()] - seen:
+            seen.add(step)
+            todo.append(step)
+    return seen
 
 
 def private_reaches(root: Path) -> set[str]:
     """``module: name`` for each private name taken from another module of the project."""
     found = set()
-    for name, path, node, target in _imports(root, tuple(MAPPED)):
+    for name, _path, node, target in _imports(root, tuple(MAPPED)):
         if isinstance(node, ast.ImportFrom) and target.startswith(PACKAGE):
             found |= {f"{name}: {target}.{a.name}" for a in node.names if _private(a.name)}
     for folder in MAPPED:
