@@ -138,7 +138,6 @@ LONG_ALLOWED: set[str] = {
         "recall.channels",
         "storage.items",
         "storage.ledger",
-        "storage.schema",
         "transfer.chats",
         "transfer.memories",
         "write.dates",
