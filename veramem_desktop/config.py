@@ -15,6 +15,7 @@ from typing import Any
 import platformdirs
 
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.recall.recipes import SearchConfig
 
 APP = "veramem"
 
@@ -91,18 +92,6 @@ class MCPSettings:
 
 
 @dataclass
-class SearchSettings:
-    k: int = 10
-    utility_lambda: float = 0.2
-    learned_share: float = 0.35
-    #: one hop along memory links (0 turns it off), the context-enriched memory channel's weight,
-    #: and the hypothetical-answer channel's weight (needs a model; 0 keeps search free of model calls)
-    link_decay: float = 0.0
-    context_weight: float = 0.0
-    hyde_weight: float = 0.0
-
-
-@dataclass
 class OrganiseSettings:
     """Background linking, and the per-source budgets beyond which memories go to cold storage."""
 
@@ -123,7 +112,8 @@ class Config:
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
     identity: IdentitySettings = field(default_factory=IdentitySettings)
     mcp: MCPSettings = field(default_factory=MCPSettings)
-    search: SearchSettings = field(default_factory=SearchSettings)
+    #: the engine's own search config; the file's ``[search]`` table holds its ``SETTINGS`` keys
+    search: SearchConfig = field(default_factory=SearchConfig)
     organise: OrganiseSettings = field(default_factory=OrganiseSettings)
     store_path: str = ""
     sync_folder: str = ""
@@ -132,9 +122,16 @@ class Config:
         return _to_dict(self)
 
 
+def _keys(obj: Any) -> list[str]:
+    """The setting names of a section: those it declares in ``SETTINGS`` (a type used beyond the
+    settings file, such as the engine's search config), else all its fields."""
+    declared = getattr(type(obj), "SETTINGS", None)
+    return list(declared) if declared is not None else [f.name for f in fields(obj)]
+
+
 def _to_dict(obj: Any) -> Any:
     if is_dataclass(obj):
-        return {f.name: _to_dict(getattr(obj, f.name)) for f in fields(obj)}
+        return {key: _to_dict(getattr(obj, key)) for key in _keys(obj)}
     return obj
 
 
@@ -164,7 +161,7 @@ def _check(name: str, value: Any, where: str) -> None:
 
 
 def _apply(obj: Any, data: dict[str, Any], where: str, prefix: str = "") -> None:
-    known = {f.name: f for f in fields(obj)}
+    known = _keys(obj)
     for key, value in data.items():
         if key not in known:
             raise InvalidInputError(

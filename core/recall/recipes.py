@@ -6,7 +6,7 @@ recall path carries a weight of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 MEMORY_KINDS_BY_ROUTE = {
     "facts": ("fact", "preference", "event", "experience"),
@@ -25,7 +25,23 @@ class SearchConfig:
     channels, whose full-text rows hold the previous turn too (measured on LoCoMo's dev
     conversations: BM25 3, dense 1, context dense 1, speaker rule 1, neighbour decay 0.1,
     200 candidates per channel).
+
+    The same type is the ``[search]`` table of the settings file (veramem_desktop/config.py):
+    :attr:`SETTINGS` names the keys a person may set there, in the file's order, so each
+    setting and its default are declared here once.
     """
+
+    #: the keys of the settings file's ``[search]`` table: one hop along memory links (0 turns it
+    #: off), the context-enriched memory channel's weight, and the hypothetical-answer channel's
+    #: weight (needs a model; 0 keeps search free of model calls)
+    SETTINGS: ClassVar[tuple[str, ...]] = (
+        "k",
+        "utility_lambda",
+        "learned_share",
+        "link_decay",
+        "context_weight",
+        "hyde_weight",
+    )
 
     k: int = 10
     #: candidates per episode channel (LoCoMo recall still grew up to 200)
@@ -103,6 +119,24 @@ class SearchConfig:
     raw_fill_share: float = 0.5
     #: the channels that run (None: every channel the weights name); see :data:`RECIPES`
     channels: tuple[str, ...] | None = None
+
+    @property
+    def context_weight(self) -> float:
+        """The weight of the context-enriched memory channel (``weights["memory_ctx"]``)."""
+        return self.weights.get("memory_ctx", 0.0)
+
+    @context_weight.setter
+    def context_weight(self, value: float) -> None:
+        self.weights = {**self.weights, "memory_ctx": value}
+
+    @property
+    def hyde_weight(self) -> float:
+        """The weight of the hypothetical-answer channel (``weights["hyde"]``)."""
+        return self.weights.get("hyde", 0.0)
+
+    @hyde_weight.setter
+    def hyde_weight(self, value: float) -> None:
+        self.weights = {**self.weights, "hyde": value}
 
 
 @dataclass(frozen=True)

@@ -237,5 +237,28 @@ class VectorCache:
         return len(self._pos)
 
 
+#: the kinds of vectors the store holds: memories, messages, and each with its context
+KINDS = ("memory", "episode", "episode_ctx", "memory_ctx")
+
+
+class VectorIndex:
+    """One cache per kind of stored vector (:data:`KINDS`) for one embedding model.
+
+    The composition root builds one per open store and passes it to everything that reads
+    vectors: search, the write path (neighbours of a candidate), the linker and consolidation,
+    so each vector is loaded into memory once per process."""
+
+    def __init__(self, model: str, dim: int, *, exact_up_to: int = 50_000) -> None:
+        self.caches = {kind: VectorCache(kind, model, dim, exact_up_to=exact_up_to) for kind in KINDS}
+
+    def __getitem__(self, kind: str) -> VectorCache:
+        return self.caches[kind]
+
+    @property
+    def memory(self) -> VectorCache:
+        """The memories' vectors (what the write path, the linker and consolidation compare)."""
+        return self.caches["memory"]
+
+
 def to_blob(vector: Matrix) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
