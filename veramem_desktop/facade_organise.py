@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from veramem_desktop.core.lifecycle import budgets as budgets_mod
+from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.recall import SearchConfig
 
@@ -83,13 +84,13 @@ class OrganiseMixin(FacadeParts):
     def links_pending(self) -> int:
         return links_mod.pending_count(self.store)
 
-    def _linker(self) -> links_mod.Linker:
+    def _linker(self) -> linker_mod.Linker:
         engine = self.engine
-        return links_mod.Linker(
+        return linker_mod.Linker(
             self.store, self.embedder, self.llm, engine.caches["memory"], device=self.device_id
         )
 
-    def drain_links(self, *, limit: int | None = None) -> links_mod.LinkReport:
+    def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport:
         """Link what is queued now, in this thread (used by consolidate and tests)."""
         return self._linker().drain(limit=limit, on_error=_log_failure)
 
@@ -129,7 +130,7 @@ class OrganiseMixin(FacadeParts):
             self._linker_thread.start()
 
     def _linker_as_system(
-        self, linker: links_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
+        self, linker: linker_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
     ) -> None:
         """The background linker's changes are the system's, on the consolidate channel, in the ledger."""
         from veramem_desktop.core.trust.actor import Actor
@@ -138,7 +139,7 @@ class OrganiseMixin(FacadeParts):
             self._linker_run(linker, stop, budget)
 
     def _linker_run(
-        self, linker: links_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
+        self, linker: linker_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
     ) -> None:
         try:
             while True:

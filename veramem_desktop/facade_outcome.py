@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
+from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
+from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle import outcome as outcome_mod
 from veramem_desktop.core.transfer import training as training_mod
@@ -33,7 +35,7 @@ class OutcomeMixin(FacadeParts):
         @staticmethod
         def _llm_notices(llm: LLM) -> list[str]: ...
 
-        def drain_links(self, *, limit: int | None = None) -> links_mod.LinkReport: ...
+        def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport: ...
 
         def budget_config(self) -> BudgetConfig: ...
 
@@ -58,9 +60,9 @@ class OutcomeMixin(FacadeParts):
     def consolidate(
         self,
         *,
-        progress: consolidate_mod.Progress | None = None,
+        progress: consolidator_mod.Progress | None = None,
         now: datetime | None = None,
-        config: consolidate_mod.ConsolidateConfig | None = None,
+        config: consolidator_mod.ConsolidateConfig | None = None,
     ) -> consolidate_mod.ConsolidateReport:
         """Erase what has expired (core/lifecycle/expiry.py), then consolidate as the system (channel consolidate)."""
         from veramem_desktop.core.trust.actor import Actor
@@ -80,9 +82,9 @@ class OutcomeMixin(FacadeParts):
     def _consolidate(
         self,
         *,
-        progress: consolidate_mod.Progress | None,
+        progress: consolidator_mod.Progress | None,
         now: datetime | None,
-        config: consolidate_mod.ConsolidateConfig | None,
+        config: consolidator_mod.ConsolidateConfig | None,
     ) -> consolidate_mod.ConsolidateReport:
         """Link what is queued, archive, merge near-duplicates, fuse clusters, summarise sessions,
         distil experiences, keep each source within its budget, decay strength; link what was made.
@@ -95,7 +97,7 @@ class OutcomeMixin(FacadeParts):
         self.drain_links()  # what earlier adds left queued
         self.engine.caches["memory"].refresh(self.store)
         if config is None:
-            config = consolidate_mod.ConsolidateConfig(budgets=self.budget_config())
+            config = consolidator_mod.ConsolidateConfig(budgets=self.budget_config())
         report = consolidate_mod.consolidate(
             self.store,
             self.embedder,

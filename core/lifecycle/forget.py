@@ -21,13 +21,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
-from veramem_desktop.core.recall.query import episode_fts_text
+from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
-from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, row_to_episode
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust.provenance import provenance_of
-from veramem_desktop.core.write.ingest import line_of
 
 #: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
 REJECTION_PREFIX = "rejection:"
@@ -308,7 +306,7 @@ def forget(  # noqa: C901
             conn.execute("DELETE FROM withheld WHERE owner_kind = 'memory' AND owner_id = ?", (mid,))
             conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
             ledger.erase_secret(conn, mid)
-        touched = _neighbours_of(conn, p.episodes)
+        touched = neighbours_of(conn, p.episodes)
         for eid in p.episodes:
             index.remove_owner(conn, "episode", eid)
             conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
@@ -316,7 +314,7 @@ def forget(  # noqa: C901
             conn.execute("DELETE FROM withheld WHERE owner_kind = 'episode' AND owner_id = ?", (eid,))
             conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
             ledger.erase_secret(conn, eid)
-        stale_context = _repair_neighbours(conn, touched)
+        stale_context = repair_neighbours(conn, touched)
         if traces:
             conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
         # Versions that survive must not point at erased ones.
@@ -332,59 +330,6 @@ def forget(  # noqa: C901
     return ForgetReport(
         target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
     )
-
-
-def _neighbours_of(conn: Connection, erased: list[str]) -> set[tuple[str, int]]:
-    """(session, turn) of every erased turn whose session may keep other turns."""
-    if not erased:
-        return set()
-    rows = conn.execute(
-        f"SELECT session_id, turn_index FROM episodes WHERE id IN ({_marks(erased)}) "
-        "AND session_id IS NOT NULL",
-        erased,
-    ).fetchall()
-    return {(r[0], int(r[1])) for r in rows}
-
-
-def _repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[str]:
-    """The turns around an erased one held its words: the next turn's full-text row (it starts with
-    the previous turn's line) and the context vectors of the turns on both sides. The full-text row
-    is rebuilt from the turns that remain; the context vectors are dropped (they are derived from
-    the erased words) and their owners returned so the caller can recompute them with the model."""
-    stale: set[str] = set()
-    for session, turn in sorted(touched):
-        before = conn.execute(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index < ? "
-            "ORDER BY turn_index DESC LIMIT 1",
-            (session, turn),
-        ).fetchone()
-        after = conn.execute(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND turn_index > ? "
-            "ORDER BY turn_index LIMIT 1",
-            (session, turn),
-        ).fetchone()
-        for row in (before, after):
-            if row is not None:
-                stale.add(row[0])
-                conn.execute(
-                    "DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],)
-                )
-        if after is not None:
-            nxt = row_to_episode(after)
-            prev_line = None
-            if before is not None:
-                prev = row_to_episode(before)
-                prev_line = line_of(prev.role, prev.source_name, prev.content)
-            found = conn.execute(
-                "SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?", (nxt.id,)
-            ).fetchone()
-            if found is not None:
-                conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (found[0],))
-                conn.execute(
-                    "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                    (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)),
-                )
-    return sorted(stale)
 
 
 def rejection_target(memory_id: str) -> str:

@@ -25,16 +25,20 @@ from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.lifecycle import links
 from veramem_desktop.core.lifecycle.conflicts import open_conflicts
-from veramem_desktop.core.lifecycle.rules import StageCount, conflict_inside, scope_of, values_disagree
+from veramem_desktop.core.lifecycle.rules import (
+    BASE_KINDS,
+    StageCount,
+    conflict_inside,
+    scope_of,
+    values_disagree,
+)
 from veramem_desktop.core.recall.query import entities
 from veramem_desktop.core.storage import index, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.consolidate import Consolidator
-
-_KINDS = ("fact", "preference", "event")
+    from veramem_desktop.core.lifecycle.consolidator import Consolidator
 
 
 def lost_facts(sources: list[str], fused: str) -> set[str]:
@@ -52,12 +56,12 @@ def lost_facts(sources: list[str], fused: str) -> set[str]:
 def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime) -> None:
     cfg = con.config
     since = iso(now - timedelta(days=cfg.fuse_days))
-    marks = ",".join("?" * len(_KINDS))
+    marks = ",".join("?" * len(BASE_KINDS))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
     for item in con.active(
         f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
         "AND json_extract(metadata, '$.fused_from') IS NULL",
-        (*_KINDS, since),
+        (*BASE_KINDS, since),
     ):
         groups.setdefault((*scope_of(item), item.kind), []).append(item)
     con.vectors.refresh(con.store)

@@ -24,16 +24,14 @@ from typing import TYPE_CHECKING
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import experiences
-from veramem_desktop.core.lifecycle.rules import DERIVED_KINDS, StageCount, scope_of
+from veramem_desktop.core.lifecycle.rules import BASE_KINDS, DERIVED_KINDS, StageCount, scope_of
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
 from veramem_desktop.core.storage.store import Connection
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.consolidate import Consolidator
-
-_BASE_KINDS = ("fact", "preference", "event")
+    from veramem_desktop.core.lifecycle.consolidator import Consolidator
 
 
 def why_stale(source: MemoryItem | None) -> str | None:
@@ -117,11 +115,11 @@ def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
         (source_id,),
     )
     if row is None:
-        marks = ",".join("?" * len(_BASE_KINDS))
+        marks = ",".join("?" * len(BASE_KINDS))
         row = con.store.query_one(
             f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN (SELECT derived_id FROM derivations WHERE "
             f"source_id = ?) AND kind IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
-            (source_id, *_BASE_KINDS),
+            (source_id, *BASE_KINDS),
         )
     return items.row_to_item(row) if row is not None else None
 

@@ -1,6 +1,7 @@
-"""Pure rules that consolidation's stages share (core/lifecycle/consolidate.py, core/lifecycle/merge.py,
-core/lifecycle/experiences.py, core/lifecycle/revise.py): scopes, disagreeing values, and the key under which two
-questions count as the same question. No SQL here."""
+"""Pure rules that consolidation's stages share (core/lifecycle/stages.py, core/lifecycle/merge.py,
+core/lifecycle/experiences.py, core/lifecycle/revise.py): what a stage counts, scopes, the kinds
+it works on, disagreeing values, and the key under which two questions count as the same
+question. No SQL here."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.trust.normalize import skeleton
 
 ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
+
+#: the kinds drawn from conversations, that consolidation merges, fuses and summarises
+BASE_KINDS = ("fact", "preference", "event")
 
 #: the kinds consolidation builds from others (and revises or retires when a source changes)
 DERIVED_KINDS = ("summary", "experience")

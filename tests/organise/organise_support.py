@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.lifecycle.links import Linker, LinkReport, enqueue
+from veramem_desktop.core.lifecycle.linker import Linker, LinkReport
+from veramem_desktop.core.lifecycle.links import enqueue
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import index, items
@@ -72,7 +73,7 @@ def put(
 
 
 def link_all(store: Store, embedder: HashEmbedder, llm: LLM | None = None, **config: Any) -> LinkReport:
-    from veramem_desktop.core.lifecycle.links import LinkConfig
+    from veramem_desktop.core.lifecycle.linker import LinkConfig
 
     cache = VectorCache("memory", embedder.name, embedder.dim)
     return Linker(store, embedder, llm, cache, device=DEVICE, config=LinkConfig(**config)).drain()

@@ -9,7 +9,8 @@ import pytest
 from organise_support import link_all, links, open_store, put, status
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.lifecycle.links import generality, pending_count, rule_type
+from veramem_desktop.core.lifecycle.linker import generality, rule_type
+from veramem_desktop.core.lifecycle.links import pending_count
 from veramem_desktop.core.llm import LinkVerdict
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.storage.store import Store
