@@ -50,7 +50,7 @@ class SearchConfig:
     memory_candidates: int = 100
     rrf_k: int = 60
     #: "memory_ctx" ranks memories by their context-enriched vectors (the memory between the turns
-    #: around its source, written by the linker, core/lifecycle/links.py); "hyde" ranks by a model's hypothetical
+    #: around its source, written by the linker, core/lifecycle/linker.py); "hyde" ranks by a model's hypothetical
     #: answer. Both are off (0) by default: see ``veramem bench``'s channel rows for what they add.
     weights: dict[str, float] = field(
         default_factory=lambda: {
