@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from veramem_desktop.config import Config, dump_config, load_config, resolve_paths, set_setting
 from veramem_desktop.core.recall import SearchConfig
+
+from veramem_desktop.config import Config, dump_config, load_config, resolve_paths, set_setting
 
 #: the [search] table as the code before this change wrote it (every key, non-default values)
 OLD_SEARCH_TABLE = """# VeraMem Desktop settings
