@@ -132,7 +132,6 @@ def _project_module_aliases(tree: ast.Module) -> set[str]:
 LONG_ALLOWED: set[str] = {
     f"{PACKAGE}.core.{m}"
     for m in (
-        "recall.channels",
         "storage.items",
         "storage.ledger",
         "transfer.chats",
@@ -143,7 +142,6 @@ LONG_ALLOWED: set[str] = {
 }
 CYCLES_ALLOWED: list[list[str]] = [
     [f"{PACKAGE}.core.{m}" for m in ("storage.items", "storage.ledger", "trust.rejections")],
-    [f"{PACKAGE}.core.recall.{m}" for m in ("channels", "hops")],
     [f"{PACKAGE}.core.write.{m}" for m in ("decisions", "derive")],
 ]
 PRIVATE_ALLOWED: set[str] = {

@@ -15,7 +15,8 @@ store), and ranks again:
 The rankings are fused into one more channel of weight ``hop_weight``. Every ranking is made by
 the channels' own SQL, so the access predicate holds in each one, and what comes out is relevance
 only: the truth stage runs after it as after the first hop. The pure parts (choosing the words and
-names, moving the vector) are here; the channels run the queries.
+names, moving the vector) are here; the channels run the queries (core/recall/lexical.py and
+core/recall/dense.py, handed in by core/recall/channels.py).
 """
 
 from __future__ import annotations
@@ -25,15 +26,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+from veramem_desktop.core.recall.dense import Dense
+from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import STOPWORDS, content_terms, entities
 from veramem_desktop.core.trust.access import Caller
-
-if TYPE_CHECKING:
-    from veramem_desktop.core.recall.channels import Channels
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None
 FollowUp = Callable[[str, Sequence[str]], "str | None"]
@@ -134,11 +133,13 @@ def fuse(
 
 
 def second_hop(
-    ch: Channels,
     scores: dict[str, float],
     question: str,
     caller: Caller,
     *,
+    lexical: Lexical,
+    dense: Dense,
+    follow_up: FollowUp | None,
     units: Sequence[str],
     kinds: tuple[str, ...],
     include_archived: bool,
@@ -147,8 +148,10 @@ def second_hop(
     drop: frozenset[str],
     qvec: npt.NDArray[np.float32] | None,
 ) -> dict[str, float]:
-    """The second hop over ``scores`` (the first hop's fused relevance), per unit; see the module."""
-    cfg = ch.config
+    """The second hop over ``scores`` (the first hop's fused relevance), per unit; see the module.
+    ``lexical`` and ``dense`` are the first hop's channels, ``follow_up`` the model's question (or None)."""
+    cfg = lexical.config
+    candidates = lexical.candidates
     rankings: list[list[str]] = []
     asked = content_terms(question)
     for unit in units:
@@ -156,49 +159,51 @@ def second_hop(
         seeds = sorted((d for d in scores if d.startswith(prefix)), key=lambda d: (-scores[d], d))[
             : cfg.hop_seeds
         ]
-        texts = ch._texts(unit, seeds, caller, include_archived, moment)
+        texts = candidates.texts(unit, seeds, caller, include_archived, moment)
         found = [texts[d] for d in seeds if d in texts]
         if not found:
             continue
-        rows = ch._row_count(unit)
-        everything = ch._row_count("memory") + ch._row_count("episode")
+        rows = lexical.row_count(unit)
+        everything = lexical.row_count("memory") + lexical.row_count("episode")
         exp = expand(
             question,
             found,
             drop=drop if unit == "episode" else frozenset(),
-            df=partial(ch._term_df, f"{unit}_fts", rows),
+            df=partial(lexical.term_df, f"{unit}_fts", rows),
             rows=rows,
             max_terms=cfg.hop_terms,
             max_names=cfg.hop_names,
-            name_df=partial(_swap, ch._entity_df, everything),
+            name_df=partial(_swap, lexical.entity_df, everything),
             max_name_df=cfg.entity_max_df,
         )
         parts = cfg.hop_parts
         if "bm25" in parts and exp.terms:
             rankings.append(
-                ch._bm25(
+                lexical.bm25(
                     unit, " ".join([*asked, *exp.terms]), caller, kinds, include_archived, moment, depth[unit]
                 )
             )
         if "entity" in parts and exp.names:
             rankings.append(
-                ch._entity(unit, "", caller, kinds, include_archived, moment, depth[unit], names=exp.names)
+                lexical.entity(
+                    unit, "", caller, kinds, include_archived, moment, depth[unit], names=exp.names
+                )
             )
         if "dense" in parts and qvec is not None and cfg.hop_beta > 0:
             cache = "episode" if unit == "episode" else "memory"
-            vecs = [v for d in seeds if d in texts and (v := ch.caches[cache].vector(d)) is not None]
+            vecs = [v for d in seeds if d in texts and (v := dense.caches[cache].vector(d)) is not None]
             if vecs:
-                allowed = ch._allowed_ids(unit, caller, kinds, include_archived, moment)
-                rankings.append(ch._dense(cache, moved(qvec, vecs, cfg.hop_beta), allowed, depth[unit]))
-        if "model" in parts and ch.follow_up is not None:
-            sub = _ask(ch.follow_up, question, found)
+                allowed = candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
+                rankings.append(dense.rank(cache, moved(qvec, vecs, cfg.hop_beta), allowed, depth[unit]))
+        if "model" in parts and follow_up is not None:
+            sub = _ask(follow_up, question, found)
             if sub:
-                rankings.append(ch._bm25(unit, sub, caller, kinds, include_archived, moment, depth[unit]))
+                rankings.append(lexical.bm25(unit, sub, caller, kinds, include_archived, moment, depth[unit]))
                 if qvec is not None:
-                    allowed = ch._allowed_ids(unit, caller, kinds, include_archived, moment)
-                    svec = ch.embedder.embed([sub])[0]
+                    allowed = candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
+                    svec = dense.embedder.embed([sub])[0]
                     rankings.append(
-                        ch._dense("episode" if unit == "episode" else "memory", svec, allowed, depth[unit])
+                        dense.rank("episode" if unit == "episode" else "memory", svec, allowed, depth[unit])
                     )
     return fuse(scores, rankings, cfg.hop_weight, cfg.rrf_k)
 

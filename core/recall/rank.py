@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.recall.channels import chunks
+from veramem_desktop.core.recall.candidates import chunks
 from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent

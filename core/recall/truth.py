@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from veramem_desktop.core.llm import multi_valued
-from veramem_desktop.core.recall.channels import chunks
+from veramem_desktop.core.recall.candidates import chunks
 from veramem_desktop.core.recall.hits import STALE, Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store

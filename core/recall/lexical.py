@@ -1,0 +1,140 @@
+"""The BM25 and entity channels: which of a question's words and names are worth ranking by, and
+the rows that hold them.
+
+A word or name that most rows hold says little yet costs the ranking a walk over every row it
+matches, so each is weighed by its document frequency first: counted over the whole full-text or
+entity index (counts only: no row leaves them) and kept until the index grows or shrinks by a
+tenth. The ranked rows themselves come from core/recall/candidates.py, whose SQL carries the
+access predicate.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+
+from veramem_desktop.core.recall.candidates import Candidates
+from veramem_desktop.core.recall.query import content_terms, entities, fts_match
+from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.trust.access import Caller
+
+
+class Lexical:
+    """The full-text (BM25) and entity channels of one store, with the row counts and document
+    frequencies they weigh words and names by."""
+
+    def __init__(self, candidates: Candidates, config: SearchConfig) -> None:
+        self.candidates = candidates
+        self.store = candidates.store
+        self.config = config
+        self._lock = threading.Lock()
+        self._dfs: dict[str, tuple[int, dict[str, int]]] = {}
+        self._fts_rows: dict[str, tuple[int, int]] = {}
+
+    def row_count(self, unit: str) -> int:
+        """Full-text rows of the unit (memories or episodes), counted once per store version."""
+        version = self.candidates.version()
+        with self._lock:
+            cached = self._fts_rows.get(unit)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        rows = int(self.store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?", (unit,))[0])
+        with self._lock:
+            self._fts_rows[unit] = (version, rows)
+        return rows
+
+    def _df(self, space: str, size: int, key: str, count: Callable[[], int]) -> int:
+        """A document frequency, counted once and kept until the ``space`` it was counted in has
+        grown or shrunk by a tenth: it only decides whether a word or name is too common to rank."""
+        with self._lock:
+            known, counts = self._dfs.get(space, (0, {}))
+            if not (known <= size <= known * 1.1):
+                known, counts = size, {}
+                self._dfs[space] = (known, counts)
+            hit = counts.get(key)
+        if hit is None:
+            hit = counts[key] = count()
+        return hit
+
+    def _matching(self, table: str, term: str) -> int:
+        """How many full-text rows of ``table`` hold the word (a count over the whole index)."""
+        return int(
+            self.store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),))[
+                0
+            ]
+        )
+
+    def match(self, unit: str, query: str, drop: frozenset[str] = frozenset()) -> str | None:
+        """The full-text query for ``query``: its content words OR-ed.
+
+        In a large store, words matching more than ``term_max_df`` rows (or 0.5% of them) say
+        little (low idf) yet cost the ranking a walk over every row they match, so they are left
+        out; when every word is that common, their co-occurrence is what still says something,
+        and only rows with all of them are ranked."""
+        terms = [t for t in content_terms(query) if t not in drop][:32]
+        rows = self.row_count(unit)
+        limit = max(self.config.term_max_df, rows // 200)
+        if rows <= limit or rows < self.config.term_prune_min_rows:
+            return fts_match(terms)
+        table = f"{unit}_fts"
+        dfs = {t: self._df(table, rows, t, partial(self._matching, table, t)) for t in terms}
+        selective = [t for t in terms if 0 < dfs[t] <= limit]
+        if selective:
+            return fts_match(selective)
+        return fts_match([t for t in terms if dfs[t] > 0], "AND")
+
+    def bm25(
+        self,
+        unit: str,
+        query: str,
+        caller: Caller,
+        kinds: tuple[str, ...],
+        include_archived: bool,
+        now: str,
+        n: int,
+        drop: frozenset[str] = frozenset(),
+    ) -> list[str]:
+        """The rows the caller may see that hold the query's words (see :meth:`match`), best BM25 first."""
+        match = self.match(unit, query, drop)
+        if match is None:
+            return []
+        return self.candidates.bm25(unit, match, caller, kinds, include_archived, now, n)
+
+    def entity(
+        self,
+        unit: str,
+        query: str,
+        caller: Caller,
+        kinds: tuple[str, ...],
+        include_archived: bool,
+        now: str,
+        n: int,
+        drop: frozenset[str] = frozenset(),
+        *,
+        names: tuple[str, ...] | None = None,
+    ) -> list[str]:
+        """Rows carrying the query's entities (or the given ``names``), most matches first."""
+        rows = self.row_count("memory") + self.row_count("episode")
+        asked = set(names) if names is not None else entities(query)
+        names = tuple(e for e in sorted(asked - drop) if self.entity_df(e, rows) <= self.config.entity_max_df)
+        if not names:
+            return []
+        return self.candidates.entity(unit, names, caller, kinds, include_archived, now, n)
+
+    def term_df(self, table: str, rows: int, term: str) -> int:
+        """How many full-text rows of ``table`` hold the word (counted once, see :meth:`_df`)."""
+        return self._df(table, rows, term, partial(self._matching, table, term))
+
+    def entity_df(self, entity: str, rows: int) -> int:
+        """How many of the ``rows`` (memories and episodes together) carry the entity (an index-only count)."""
+        return self._df(
+            "entities",
+            rows,
+            entity,
+            lambda: int(
+                self.store.query_one(
+                    "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,)
+                )[0]
+            ),
+        )
