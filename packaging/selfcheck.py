@@ -86,9 +86,9 @@ def _confusables() -> str:
 @check("dateparser data")
 def _dates() -> str:
     # A free-form written date goes through dateparser, which loads its language data by name.
-    from veramem_desktop.core.write.dates import _dateparser_absolute
+    from veramem_desktop.core.write.times import dateparser_absolute
 
-    parsed = _dateparser_absolute("Tuesday, the 7th of May 2024")
+    parsed = dateparser_absolute("Tuesday, the 7th of May 2024")
     if parsed is None or (parsed.year, parsed.month, parsed.day) != (2024, 5, 7):
         raise ValueError(f"dateparser returned {parsed!r}")
     return "free-form date parsed"

@@ -136,16 +136,12 @@ LONG_ALLOWED: set[str] = {
         "storage.ledger",
         "transfer.chats",
         "transfer.memories",
-        "write.dates",
-        "write.derive",
     )
 }
 CYCLES_ALLOWED: list[list[str]] = [
     [f"{PACKAGE}.core.{m}" for m in ("storage.items", "storage.ledger", "trust.rejections")],
-    [f"{PACKAGE}.core.write.{m}" for m in ("decisions", "derive")],
 ]
 PRIVATE_ALLOWED: set[str] = {
-    f"{PACKAGE}.core.write.decisions: {PACKAGE}.core.write.derive._Planned",
     f"{PACKAGE}.sync.replica: ledger._row_to_entry",
 }
 

@@ -35,9 +35,11 @@ from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.transfer import memories as transfer
 from veramem_desktop.core.transfer.chats import Problem, Record, open_source
-from veramem_desktop.core.write.dates import parse_time, resolve_relative_dates
-from veramem_desktop.core.write.derive import WriteOutcome, Writer
+from veramem_desktop.core.write.dates import resolve_relative_dates
+from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
+from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.times import parse_time
 
 from .bulk_extract import extract_in_batches
 from .facade_parts import FacadeParts

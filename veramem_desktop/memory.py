@@ -52,9 +52,10 @@ from veramem_desktop.core.trust import rejections as rejections_mod
 from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
-from veramem_desktop.core.write.dates import parse_time, resolve_relative_dates
+from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import recompute_context, store_episodes
+from veramem_desktop.core.write.times import parse_time
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .facade_import import ImportMixin

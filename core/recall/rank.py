@@ -15,7 +15,7 @@ from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.write.dates import parse_bound
+from veramem_desktop.core.write.times import parse_bound
 
 
 def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[str, float]:

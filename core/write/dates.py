@@ -2,8 +2,9 @@
 
 "Yesterday" in a message written on 2024-05-08 means 2024-05-07 whenever the memory is
 read, so every relative expression is rewritten to an explicit date computed from the
-anchor the caller passes in (the message time), never from the wall clock. Explicit
-dates are normalised to ISO 8601 where the reading is unambiguous. All functions are pure.
+anchor the caller passes in (the message time), never from the wall clock. All functions
+are pure. Dates written out in full are normalised in core/write/written_dates.py; times
+given by users and bounds named in questions are read in core/write/times.py.
 
 Granularity follows the expression: a day becomes ``2024-05-07``, a week
 ``the week of 2024-04-29`` (its Monday), a month ``April 2024``, a year ``2023``;
@@ -14,30 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta
 
-from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.write.written_dates import MONTH_NUM, MONTH_RE, MONTHS, NUMBER_RE, parse_count
 
-MONTHS = (
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
-)  # fmt: skip
-_MONTH_NUM = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
-_MONTH_NUM.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
-_MONTH_NUM["sept"] = 9
-_MONTH_RE = (
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
-)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_RE = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-
-_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3,
-}  # fmt: skip
-_NUMBER_RE = r"(?:\d{1,3}|a couple of|a couple|couple of|a few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 
 # Prepositions that stay in front of a resolved date ("since last week" -> "since the week of …").
 # Others ("on", "in", "at", "during") are replaced by the connective that fits the granularity.
@@ -146,11 +129,6 @@ Resolved = tuple[str, str]  # (connective such as "on"/"in"/"around", the explic
 _Handler = Callable[[re.Match[str], date, str], "Resolved | None"]
 
 
-def _count(raw: str) -> int:
-    raw = raw.lower()
-    return int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
-
-
 def _is_approx(raw: str) -> bool:
     return raw.lower() in ("a few", "few")
 
@@ -165,7 +143,7 @@ def _in_future(m: re.Match[str], day: date, sentence: str) -> Resolved | None:
 
 
 def _shift(m: re.Match[str], day: date, sign: int) -> Resolved:
-    n, unit = _count(m["n"]), m["unit"].lower()
+    n, unit = parse_count(m["n"]), m["unit"].lower()
     if unit.startswith("fortnight"):
         n, unit = 2 * n, "week"
     approx = "around " if _is_approx(m["n"]) else ""
@@ -244,7 +222,7 @@ def _holiday(m: re.Match[str], day: date, _sentence: str) -> Resolved:
 
 def _month_name(m: re.Match[str], day: date, sentence: str) -> Resolved:
     which = (m["which"] or "").lower()
-    month = _MONTH_NUM[m["month"].lower().rstrip(".")]
+    month = MONTH_NUM[m["month"].lower().rstrip(".")]
     part = f"{m['part'].lower()} " if m["part"] else ""
     if which in ("last", "this past", "past"):
         year = day.year if month < day.month else day.year - 1
@@ -272,8 +250,8 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
         ),
         _named_day,
     ),
-    (re.compile(_PREP_RE + r"\b(?P<n>" + _NUMBER_RE + r")\s+" + _UNITS + r"\s+ago\b", re.IGNORECASE), _ago),
-    (re.compile(r"\bin\s+(?P<n>" + _NUMBER_RE + r")\s+" + _UNITS + r"\b(?!['’])", re.IGNORECASE), _in_future),
+    (re.compile(_PREP_RE + r"\b(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"\s+ago\b", re.IGNORECASE), _ago),
+    (re.compile(r"\bin\s+(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"\b(?!['’])", re.IGNORECASE), _in_future),
     (
         re.compile(_PREP_RE + _WHICH + r"\s+(?P<weekday>" + _WEEKDAY_RE + r")\b(?!['’])", re.IGNORECASE),
         _weekday,
@@ -289,7 +267,7 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (
         re.compile(
             r"(?:\b(?P<prep>since|until|till|by|before|after|from|through|in|during)\s+|" + _WHICH + r"\s+)"
-            r"(?P<part>early|mid|late)?-?\s*(?P<month>" + _MONTH_RE + r")\b(?!['’])(?!\.?\s*,?\s*\d)",
+            r"(?P<part>early|mid|late)?-?\s*(?P<month>" + MONTH_RE + r")\b(?!['’])(?!\.?\s*,?\s*\d)",
             re.IGNORECASE,
         ),
         _month_name,
@@ -338,168 +316,3 @@ def _substitute(pattern: re.Pattern[str], handler: _Handler, day: date, text: st
         return out
 
     return pattern.sub(render, text)
-
-
-# --- explicit dates ---------------------------------------------------------------------------
-
-_ORD = r"(?:st|nd|rd|th)?"
-_MDY = re.compile(
-    r"\b(?P<month>" + _MONTH_RE + r")\.?\s+(?P<day>\d{1,2})" + _ORD + r",?\s+(?P<year>\d{4})\b", re.IGNORECASE
-)
-_DMY = re.compile(
-    r"\b(?:the\s+)?(?P<day>\d{1,2})"
-    + _ORD
-    + r"(?:\s+of)?\s+(?P<month>"
-    + _MONTH_RE
-    + r")\.?,?\s+(?P<year>\d{4})\b",
-    re.IGNORECASE,
-)
-_YMD_NUM = re.compile(r"\b(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<day>\d{1,2})\b")
-_XYZ_NUM = re.compile(r"\b(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<year>\d{4})\b")
-
-
-def _iso(year: int, month: int, day: int) -> str | None:
-    try:
-        return date(year, month, day).isoformat()
-    except ValueError:
-        return None
-
-
-def _named(m: re.Match[str]) -> str:
-    iso = _iso(int(m["year"]), _MONTH_NUM[m["month"].lower()], int(m["day"]))
-    return iso or m.group(0)
-
-
-def _numeric_dmy_or_mdy(m: re.Match[str]) -> str:
-    a, b, year = int(m["a"]), int(m["b"]), int(m["year"])
-    if a > 12 >= b:
-        iso = _iso(year, b, a)  # 13/05/2023 can only be day/month
-    elif b > 12 >= a:
-        iso = _iso(year, a, b)  # 05/13/2023 can only be month/day
-    elif a == b:
-        iso = _iso(year, a, b)
-    else:
-        iso = None  # 05/08/2023: May 8 or 5 August, so it stays as written
-    return iso or m.group(0)
-
-
-def normalise_explicit_dates(text: str) -> str:
-    """Turn unambiguous written dates ("May 8th, 2023", "8 May 2023", "13/05/2023") into ISO."""
-    text = _MDY.sub(_named, text)
-    text = _DMY.sub(_named, text)
-    text = _YMD_NUM.sub(lambda m: _iso(int(m["year"]), int(m["month"]), int(m["day"])) or m.group(0), text)
-    return _XYZ_NUM.sub(_numeric_dmy_or_mdy, text)
-
-
-# --- user-given times -------------------------------------------------------------------------
-
-_CLOCK_ON_DATE = re.compile(
-    r"^\s*(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?\s*(?P<ampm>[ap])\.?\s*m\.?\s+on\s+(?P<date>.+?)\s*$",
-    re.IGNORECASE,
-)
-
-
-def _written_date(value: str) -> date | None:
-    for pattern in (_DMY, _MDY):
-        m = pattern.fullmatch(value.strip().rstrip("."))
-        if m:
-            iso = _iso(int(m["year"]), _MONTH_NUM[m["month"].lower()], int(m["day"]))
-            return date.fromisoformat(iso) if iso else None
-    return None
-
-
-def parse_time(value: str, default_tz: tzinfo = UTC) -> datetime:
-    """Read a user-given time: ISO 8601, LoCoMo's "1:56 pm on 8 May, 2023", or a written date.
-
-    A time without a zone gets ``default_tz``. A value missing its day, month or year is
-    refused rather than completed from today's date, so the result never depends on the clock.
-    """
-    raw = value.strip()
-    result: datetime | None = None
-    try:
-        result = datetime.fromisoformat(raw)
-    except ValueError:
-        m = _CLOCK_ON_DATE.match(raw)
-        if m:
-            day = _written_date(m["date"])
-            hour = int(m["h"])
-            if day is not None and 1 <= hour <= 12:
-                hour = hour % 12 + (12 if m["ampm"].lower() == "p" else 0)
-                result = datetime(day.year, day.month, day.day, hour, int(m["mi"] or 0))
-        elif (only_date := _written_date(raw)) is not None:
-            result = datetime(only_date.year, only_date.month, only_date.day)
-        else:
-            result = _dateparser_absolute(raw)
-    if result is None:
-        raise InvalidInputError(
-            f"Could not read the time {value!r}. Give an ISO 8601 time such as 2024-05-01T13:56:00+00:00, "
-            "a date such as 2024-05-01, or a time like '1:56 pm on 8 May, 2023'."
-        )
-    return result if result.tzinfo is not None else result.replace(tzinfo=default_tz)
-
-
-def _dateparser_absolute(raw: str) -> datetime | None:
-    """Free-form absolute times through dateparser, with relative parsing switched off."""
-    import dateparser  # imported here: it loads language data, which only this path needs
-
-    settings = {"REQUIRE_PARTS": ["day", "month", "year"], "PARSERS": ["custom-formats", "absolute-time"]}
-    try:
-        found: datetime | None = dateparser.parse(raw, languages=["en"], settings=settings)
-        return found
-    except (ValueError, OverflowError):
-        return None
-
-
-_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
-_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}
-_SEASON = re.compile(
-    r"^(?:(?P<which>last|this|next)\s+)?(?P<season>spring|summer|autumn|fall|winter)"
-    r"(?:\s+(?:of\s+)?(?P<year>\d{4}))?$",
-    re.I,
-)
-_LAST_N = re.compile(
-    r"^(?:the\s+)?(?:last|past)\s+(?:(?P<n>" + _NUMBER_RE + r")\s+)?"
-    r"(?P<unit>day|week|fortnight|month|year)s?$",
-    re.I,
-)
-
-
-def parse_bound(phrase: str, now: datetime) -> datetime | None:
-    """The moment a time bound in a question names, read against ``now``, or None when it cannot be read.
-
-    "March 2024", "2024-03-01", "last summer" (the start of the most recent summer that has begun; a
-    bound is the start of the period it names), "the last two weeks" (now less two weeks), "yesterday",
-    "3 days ago"; anything else dateparser reads with ``now`` as its base, preferring the past."""
-    raw = " ".join(phrase.strip().rstrip("?.!").split())
-    if not raw:
-        return None
-    now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
-    if m := _LAST_N.match(raw):
-        count = _count(m["n"].lower()) if m["n"] else 1
-        return now - timedelta(days=count * _UNIT_DAYS[m["unit"].lower()])
-    if m := _SEASON.match(raw):
-        month = _SEASON_START[m["season"].lower()]
-        if m["year"]:
-            return datetime(int(m["year"]), month, 1, tzinfo=UTC)
-        year = now.year if (now.month, now.day) >= (month, 1) else now.year - 1  # the latest one begun
-        ongoing = now < datetime(year, month, 1, tzinfo=UTC) + timedelta(days=92)
-        which = (m["which"] or "").lower()
-        year += {"last": -1 if ongoing else 0, "next": 1}.get(which, 0)
-        return datetime(year, month, 1, tzinfo=UTC)
-    try:
-        return parse_time(raw)
-    except InvalidInputError:
-        pass
-    import dateparser  # imported here: it loads language data, which only this path needs
-
-    settings = {
-        "RELATIVE_BASE": now.replace(tzinfo=None),
-        "PREFER_DATES_FROM": "past",
-        "PREFER_DAY_OF_MONTH": "first",
-        "RETURN_AS_TIMEZONE_AWARE": False,
-    }
-    try:
-        found = dateparser.parse(raw, languages=["en"], settings=settings)
-    except (ValueError, OverflowError):
-        return None
-    return found.replace(tzinfo=UTC) if found is not None else None

@@ -30,7 +30,7 @@ from veramem_desktop.core.storage.store import Connection
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode
-    from veramem_desktop.core.write.derive import WriteOutcome, _Planned
+    from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 KIND = "write"
 ROUTE = "write"
@@ -44,14 +44,14 @@ class Recorder:
     follows the apply loop (which outcome entries each plan produced), then writes the rows."""
 
     def __init__(
-        self, planned: Sequence[_Planned], episodes: Sequence[Episode], context: Sequence[Episode] = ()
+        self, planned: Sequence[Planned], episodes: Sequence[Episode], context: Sequence[Episode] = ()
     ) -> None:
         self.proposed: dict[int, Decision] = {id(p): p.decision for p in planned}
         self.messages = [e.id for e in episodes]
         self.context = [e.id for e in context][-MAX_MESSAGES:]
-        self.produced: list[tuple[_Planned, list[tuple[str, dict[str, Any]]]]] = []
+        self.produced: list[tuple[Planned, list[tuple[str, dict[str, Any]]]]] = []
 
-    def follow(self, planned: Sequence[_Planned], out: WriteOutcome) -> Iterator[_Planned]:
+    def follow(self, planned: Sequence[Planned], out: WriteOutcome) -> Iterator[Planned]:
         """Yield each plan; when the loop comes back for the next, note the entries it added to ``out``."""
         for plan in planned:
             before = {name: len(getattr(out, name)) for name in _LISTS}
@@ -93,7 +93,7 @@ class Recorder:
             )
         return len(self.produced)
 
-    def _record(self, plan: _Planned, entries: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    def _record(self, plan: Planned, entries: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         proposed = self.proposed.get(id(plan), plan.decision)
         final = plan.decision
         outcome, main = (entries[0][0], entries[0][1]) if entries else ("unchanged", None)

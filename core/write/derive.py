@@ -3,77 +3,39 @@ dates → rejected values → reconcile with same-scope neighbours → guards �
 
 One extraction call per batch. Authority always comes from the role of the
 message a quote was found in, never from a model. Every change is in the ledger.
+
+This module plans: it checks each candidate's quote against the message it cites, takes
+authority from that message's role, resolves dates, refuses rejected values and asks for a
+decision against the nearest memories of the same scope. The batch guards
+(core/write/guards.py) then see the plan as a whole, and core/write/versions.py applies it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.llm import (
-    LLM,
-    Candidate,
-    Decision,
-    Message,
-    Neighbour,
-    context_budget,
-    multi_valued,
-)
+from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour, context_budget
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import index, items, ledger
+from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
-from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
-from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write import decisions
+from veramem_desktop.core.write import decisions, guards, versions
+from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
 MAX_CANDIDATES = 200
 NEIGHBOURS = 5
-NOOP_COSINE = 0.95
-UPDATE_COSINE = 0.75
 #: a candidate this close to a rejected memory of its scope (and not about another subject) is a
 #: paraphrase of the rejected value: stored, held out of recall, and put to a person in review
 RESEMBLES_COSINE = 0.9
-CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
-SOURCE_BY_ROLE = {
-    "user": "user",
-    "system": "user",
-    "assistant": "agent",
-    "tool": "tool",
-    "document": "document",
-    "shared": "shared",
-}
-
-
-@dataclass
-class WriteOutcome:
-    added: list[dict[str, Any]] = field(default_factory=list)
-    updated: list[dict[str, Any]] = field(default_factory=list)
-    retracted: list[dict[str, Any]] = field(default_factory=list)
-    unchanged: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Planned:
-    candidate: Candidate
-    episode: Episode
-    evidence: Evidence
-    authority: str
-    text: str
-    vector: Vectors
-    neighbours: list[tuple[MemoryItem, float]]
-    decision: Decision
-    folded: bool = False  # a DELETE absorbed by an UPDATE of the same memory in this batch
-    resembles: str | None = None  # the rejected memory this candidate paraphrases
 
 
 def attributed(text: str, role: str, name: str | None) -> str:
@@ -174,7 +136,7 @@ class Writer:
         if not checked:
             return out
         vectors = self.embedder.embed([t for *_, t in checked])
-        planned: list[_Planned] = []
+        planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
             with self.store.read() as conn:
                 if self._rejections_in_scope(ep) and rejections.is_rejected(
@@ -222,15 +184,17 @@ class Writer:
                     final = self.resolve_dates(final, parse_iso(ep.event_time))
                 final = attributed(final, ep.role, ep.source_name)
             planned.append(
-                _Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
+                Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
             )
         recorder = decisions.Recorder(
             planned, episodes, context
         )  # keeps what was proposed, before the guards
-        self._pair_delete_add(planned)
+        guards.pair_delete_add(planned)
         for plan in planned:
-            self._guard_duplicate(plan)
-        self._apply(planned, out, recorder)
+            guards.guard_duplicate(plan)
+        versions.apply(
+            self.store, planned, out, recorder, embedder_name=self.embedder.name, device=self.device
+        )
         return out
 
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
@@ -301,329 +265,3 @@ class Writer:
         cache = self.engine.caches["memory"]
         cache.refresh(self.store)
         return cache.positions(scope_ids)
-
-    # ------------------------------------------------------------ guards
-    def _pair_delete_add(self, planned: list[_Planned]) -> None:
-        """Batch guards: a DELETE of m with an ADD of f (cos(m, f) > 0.75) is an UPDATE of m to f;
-        a DELETE of m beside an UPDATE of m in the same batch is folded into that update."""
-        updated = {p.decision.target_id for p in planned if p.decision.op == "UPDATE"}
-        deletes = []
-        for p in planned:
-            if p.decision.op == "DELETE" and p.decision.target_id in updated:
-                p.folded = True
-            elif p.decision.op == "DELETE":
-                deletes.append(p)
-        for add in [p for p in planned if p.decision.op == "ADD"]:
-            for dele in deletes:
-                target = dele.decision.target_id
-                cos = next((c for m, c in add.neighbours if m.id == target), None)
-                if target and cos is not None and cos > UPDATE_COSINE:
-                    add.decision = Decision(
-                        "UPDATE", target, add.text, f"DELETE+ADD with cosine {cos:.2f} > 0.75"
-                    )
-                    dele.folded = True
-                    deletes.remove(dele)
-                    break
-
-    @staticmethod
-    def _batch_conflicts(planned: list[_Planned]) -> list[tuple[_Planned, _Planned]]:
-        """Batch guard: two new memories of one add that give one scope's single-valued attribute
-        two values from sources of different authority ("I use Vim" from the user, "your editor is
-        Emacs" from the assistant, sent together) conflict just as if the first had been stored
-        before: (lower, higher) pairs, for the conflict to be recorded on both."""
-
-        def key(p: _Planned) -> tuple[object, ...] | None:
-            c = p.candidate
-            if (
-                p.decision.op != "ADD"
-                or p.folded
-                or c.kind == "event"
-                or not (c.subject and c.predicate and c.value)
-                or multi_valued(c.predicate)
-            ):
-                return None
-            return (
-                p.episode.user_id,
-                p.episode.team_id,
-                c.subject.casefold().strip(),
-                c.predicate.casefold().strip(),
-            )
-
-        pairs = []
-        keyed = [(k, p) for p in planned if (k := key(p)) is not None]
-        for i, (ka, a) in enumerate(keyed):
-            for kb, b in keyed[i + 1 :]:
-                ra, rb = AUTHORITY_RANK[a.authority], AUTHORITY_RANK[b.authority]
-                if ka != kb or ra == rb or _norm(a.candidate.value or "") == _norm(b.candidate.value or ""):
-                    continue
-                pairs.append((a, b) if ra < rb else (b, a))
-        return pairs
-
-    def _guard_duplicate(self, plan: _Planned) -> None:
-        """Cosine > 0.95 with an existing memory means NOOP plus the new evidence (unless it changes a value)."""
-        if not plan.neighbours or plan.decision.op not in ("ADD", "UPDATE"):
-            return
-        best, cos = plan.neighbours[0]
-        same_value = plan.decision.op == "ADD" or _norm(best.text) == _norm(plan.text)
-        if cos > NOOP_COSINE and same_value:
-            plan.decision = Decision(
-                "NOOP", best.id, None, f"cosine {cos:.2f} > 0.95 with an existing memory"
-            )
-
-    # ------------------------------------------------------------ apply
-    def _apply(  # noqa: C901
-        self, planned: list[_Planned], out: WriteOutcome, recorder: decisions.Recorder | None = None
-    ) -> None:
-        emb_name = self.embedder.name
-        conflicts = self._batch_conflicts(planned)
-        fresh: dict[int, MemoryItem] = {}
-        with self.store.atomic() as conn:
-            for plan in recorder.follow(planned, out) if recorder is not None else planned:
-                if plan.folded:
-                    out.unchanged.append(
-                        {
-                            "text": plan.text,
-                            "episode_id": plan.episode.id,
-                            "reason": "its retraction is part of an update in the same message",
-                        }
-                    )
-                    continue
-                op, target_id = plan.decision.op, plan.decision.target_id
-                target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
-                if (
-                    op in ("UPDATE", "DELETE")
-                    and target is not None
-                    and AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
-                ):
-                    item = self._add(conn, plan, emb_name, conflicts_with=target.id)
-                    self._mark_conflict(conn, target, item.id)
-                    out.added.append(
-                        _summary(
-                            item,
-                            f"kept separately: a {plan.authority} claim cannot "
-                            f"{op.lower()} the {target.authority} memory {target.id}; "
-                            "conflict recorded on both",
-                        )
-                    )
-                    continue
-                if plan.resembles is not None:
-                    item = self._add(conn, plan, emb_name, resembles=plan.resembles)
-                    out.added.append(
-                        _summary(
-                            item,
-                            f"held for review: it resembles the rejected memory "
-                            f"{plan.resembles}, so no agent recalls it until you decide",
-                        )
-                    )
-                    continue
-                if op == "ADD" or target is None:
-                    same = _same_in_batch(plan, planned, fresh)
-                    if same is not None:  # said again in this add (the assistant's echo): one memory
-                        if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
-                            items.add_evidence(conn, same.id, plan.evidence)
-                        else:
-                            _mention(conn, plan.episode.id, same.id)
-                        out.unchanged.append(_summary(same, "said again in the same add"))
-                        continue
-                    item = fresh[id(plan)] = self._add(conn, plan, emb_name)
-                    out.added.append(_summary(item, plan.decision.reason or "new"))
-                elif op == "UPDATE":
-                    current = items.row_to_item(
-                        conn.execute(
-                            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
-                        ).fetchone()
-                    )
-                    if current.status != "active":
-                        item = self._add(conn, plan, emb_name)
-                        out.added.append(_summary(item, "its target changed in this batch; kept as new"))
-                        continue
-                    new = self._item(plan)
-                    item = items.new_version(
-                        conn, current, new, [plan.evidence], device=self.device, reason=plan.decision.reason
-                    )
-                    index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
-                    out.updated.append(
-                        {**_summary(item, plan.decision.reason or "updated"), "previous": target.id}
-                    )
-                    self._retire_restatements(conn, current, item, plan, out)
-                elif op == "DELETE":
-                    item = items.set_fields(
-                        conn,
-                        target.id,
-                        device=self.device,
-                        op="memory.retract",
-                        status="retracted",
-                        valid_to=plan.episode.event_time,
-                        metadata={"retracted_by": plan.episode.id},
-                        details={"evidence": plan.episode.id},
-                    )
-                    out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
-                else:  # NOOP
-                    if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
-                        items.add_evidence(conn, target.id, plan.evidence)
-                        ledger.append(
-                            conn,
-                            op="memory.evidence",
-                            target_kind="memory",
-                            target_id=target.id,
-                            commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
-                            device=self.device,
-                            details={"evidence": plan.episode.id},
-                        )
-                        out.unchanged.append(
-                            _summary(target, (plan.decision.reason or "already known") + "; evidence added")
-                        )
-                    else:
-                        _mention(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
-                        out.unchanged.append(_summary(target, "already known from a higher-authority source"))
-            for low, high in conflicts:
-                if id(low) in fresh and id(high) in fresh:
-                    lower, higher = fresh[id(low)], fresh[id(high)]
-                    self._mark_conflict(conn, higher, lower.id)
-                    self._mark_conflict(conn, lower, higher.id)
-                    for entry in out.added:
-                        if entry["id"] == lower.id:
-                            entry["reason"] = (
-                                f"kept separately: it contradicts the {higher.authority} memory "
-                                f"{higher.id} added with it; conflict recorded on both"
-                            )
-            if recorder is not None:  # the decisions, for the training export (core/write/decisions.py)
-                recorder.write(conn)
-
-    def _retire_restatements(
-        self, conn: Connection, old: MemoryItem, new: MemoryItem, plan: _Planned, out: WriteOutcome
-    ) -> None:
-        """Other current memories of no higher authority that state the value just replaced (an echo
-        kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
-        c = plan.candidate
-        if not (c.subject and c.predicate and old.value) or multi_valued(c.predicate):
-            return
-        rows = conn.execute(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
-            "AND user_id IS ? AND team_id IS ? AND lower(subject) = lower(?) AND lower(predicate) = lower(?) "
-            "AND id != ?",
-            (old.user_id, old.team_id, c.subject, c.predicate, new.id),
-        ).fetchall()
-        for row in rows:
-            other = items.row_to_item(row)
-            if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or _norm(
-                other.value or ""
-            ) != _norm(old.value):
-                continue
-            items.set_fields(
-                conn,
-                other.id,
-                device=self.device,
-                op="memory.supersede",
-                status="superseded",
-                valid_to=new.valid_from,
-                metadata={"superseded_by": new.id},
-                details={"superseded_by": new.id},
-            )
-            out.retracted.append(_summary(other, f"it restated {old.value!r}, which {new.id} replaced"))
-
-    def _item(self, plan: _Planned) -> MemoryItem:
-        ep, cand = plan.episode, plan.candidate
-        return MemoryItem(
-            id="",
-            kind=cand.kind,
-            text=plan.text,
-            authority=plan.authority,
-            user_id=ep.user_id,
-            agent_id=ep.agent_id,
-            team_id=ep.team_id,
-            session_id=ep.session_id,
-            subject=cand.subject,
-            predicate=cand.predicate,
-            value=cand.value,
-            valid_from=ep.event_time,
-            confidence=CONFIDENCE[plan.authority],
-            importance=min(max(cand.importance, 0.0), 1.0),
-            source=SOURCE_BY_ROLE.get(ep.role, "user"),
-            metadata={"source_name": ep.source_name} if ep.source_name else {},
-        )
-
-    def _add(
-        self,
-        conn: Connection,
-        plan: _Planned,
-        emb_name: str,
-        conflicts_with: str | None = None,
-        resembles: str | None = None,
-    ) -> MemoryItem:
-        new = self._item(plan)
-        if conflicts_with:
-            new = replace(
-                new,
-                metadata={**new.metadata, "conflicts_with": [conflicts_with]},
-                confidence=max(0.1, new.confidence - 0.1),
-            )
-        if resembles:
-            new = replace(new, metadata={**new.metadata, "resembles_rejected": resembles})
-        details = {
-            **({"conflicts_with": conflicts_with} if conflicts_with else {}),
-            **({"resembles_rejected": resembles} if resembles else {}),
-        }
-        item = items.insert(conn, new, [plan.evidence], device=self.device, details=details or None)
-        if resembles:
-            rejections.withhold(conn, "memory", item.id, "resembles", resembles)
-        index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
-        return item
-
-    def _mark_conflict(self, conn: Connection, target: MemoryItem, other_id: str) -> None:
-        current = items.row_to_item(
-            conn.execute(
-                f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
-            ).fetchone()
-        )
-        conflicts = sorted({*current.metadata.get("conflicts_with", []), other_id})
-        items.set_fields(
-            conn,
-            target.id,
-            device=self.device,
-            op="memory.conflict",
-            metadata={"conflicts_with": conflicts},
-            confidence=max(0.1, current.confidence - 0.1),
-            details={"conflicts_with": other_id},
-        )
-
-
-def _same_in_batch(
-    plan: _Planned, planned: list[_Planned], fresh: dict[int, MemoryItem]
-) -> MemoryItem | None:
-    """A memory added earlier in this batch that states the same value of the same attribute."""
-    c = plan.candidate
-    if not (c.subject and c.predicate and c.value):
-        return None
-    for other in planned:
-        item = fresh.get(id(other))
-        o = other.candidate
-        if (
-            item is not None
-            and other.episode.user_id == plan.episode.user_id
-            and (o.subject or "").casefold() == c.subject.casefold()
-            and (o.predicate or "").casefold() == c.predicate.casefold()
-            and _norm(o.value or "") == _norm(c.value)
-        ):
-            return item
-    return None
-
-
-def _mention(conn: Connection, episode_id: str, memory_id: str) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id)
-    )
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".")
-
-
-def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
-    return {
-        "id": item.id,
-        "text": item.text,
-        "kind": item.kind,
-        "authority": item.authority,
-        "reason": reason,
-    }

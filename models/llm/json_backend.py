@@ -25,7 +25,9 @@ from veramem_desktop.core.llm import (
     Neighbour,
     Notice,
 )
-from veramem_desktop.core.write.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
+from veramem_desktop.core.write.dates import resolve_relative_dates
+from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.write.written_dates import normalise_explicit_dates
 from veramem_desktop.models.llm import prompts
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.prompts import TaskPrompt

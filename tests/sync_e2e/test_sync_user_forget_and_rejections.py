@@ -12,8 +12,9 @@ from sync_e2e_helpers import OTHER_USER, USER, Device, converge, deliver, make_d
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import items, ledger
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
-from veramem_desktop.core.write.derive import WriteOutcome, Writer
+from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
+from veramem_desktop.core.write.plan import WriteOutcome
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.sync.replica import state_hash
 

@@ -11,7 +11,7 @@ from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.write.dates import parse_time
+from veramem_desktop.core.write.times import parse_time
 
 from ..memory import Memory
 from . import locomo

@@ -19,7 +19,9 @@ from datetime import datetime
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate, Kind, Message
-from veramem_desktop.core.write.dates import normalise_explicit_dates, parse_time, resolve_relative_dates
+from veramem_desktop.core.write.dates import resolve_relative_dates
+from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.write.written_dates import normalise_explicit_dates
 from veramem_desktop.models.llm.rules.keys import (
     NO_KEY,
     Key,

@@ -1,0 +1,281 @@
+"""Applying one add's plan: new memories, new versions, retractions and evidence.
+
+Everything an add changes is written in one transaction, each change with its ledger entry
+(through core/storage/items.py): an ADD inserts a memory with its evidence and vector; an
+UPDATE writes a new version that supersedes the current one (the old one keeps its
+``valid_to``), and retires the other current memories that restated the replaced value; a
+DELETE retracts; a NOOP adds the new evidence to the memory already stored.
+
+Authority is never raised: a lower-authority plan that would update or retract a
+higher-authority memory is stored separately, attributed, and the conflict is recorded on
+both; a lower-authority repeat of a stored memory is kept as a mention, not as evidence. A
+paraphrase of a rejected memory is stored withheld, for a person to decide in review. The
+batch guards (core/write/guards.py) say which plans of one add conflict or repeat each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from veramem_desktop.core.llm import multi_valued
+from veramem_desktop.core.storage import index, items, ledger
+from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
+from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.write import decisions
+from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
+from veramem_desktop.core.write.plan import Planned, WriteOutcome, norm
+
+CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
+SOURCE_BY_ROLE = {
+    "user": "user",
+    "system": "user",
+    "assistant": "agent",
+    "tool": "tool",
+    "document": "document",
+    "shared": "shared",
+}
+
+
+def apply(  # noqa: C901
+    store: Store,
+    planned: list[Planned],
+    out: WriteOutcome,
+    recorder: decisions.Recorder | None = None,
+    *,
+    embedder_name: str,
+    device: str,
+) -> None:
+    """Apply ``planned`` in one transaction, reporting each memory touched in ``out``; ``recorder``
+    follows the loop and writes the decisions in the same transaction."""
+    conflicts = batch_conflicts(planned)
+    fresh: dict[int, MemoryItem] = {}
+    with store.atomic() as conn:
+        for plan in recorder.follow(planned, out) if recorder is not None else planned:
+            if plan.folded:
+                out.unchanged.append(
+                    {
+                        "text": plan.text,
+                        "episode_id": plan.episode.id,
+                        "reason": "its retraction is part of an update in the same message",
+                    }
+                )
+                continue
+            op, target_id = plan.decision.op, plan.decision.target_id
+            target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
+            if (
+                op in ("UPDATE", "DELETE")
+                and target is not None
+                and AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
+            ):
+                item = _add(conn, plan, embedder_name, device=device, conflicts_with=target.id)
+                _mark_conflict(conn, target, item.id, device=device)
+                out.added.append(
+                    _summary(
+                        item,
+                        f"kept separately: a {plan.authority} claim cannot "
+                        f"{op.lower()} the {target.authority} memory {target.id}; "
+                        "conflict recorded on both",
+                    )
+                )
+                continue
+            if plan.resembles is not None:
+                item = _add(conn, plan, embedder_name, device=device, resembles=plan.resembles)
+                out.added.append(
+                    _summary(
+                        item,
+                        f"held for review: it resembles the rejected memory "
+                        f"{plan.resembles}, so no agent recalls it until you decide",
+                    )
+                )
+                continue
+            if op == "ADD" or target is None:
+                same = same_in_batch(plan, planned, fresh)
+                if same is not None:  # said again in this add (the assistant's echo): one memory
+                    if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
+                        items.add_evidence(conn, same.id, plan.evidence)
+                    else:
+                        _mention(conn, plan.episode.id, same.id)
+                    out.unchanged.append(_summary(same, "said again in the same add"))
+                    continue
+                item = fresh[id(plan)] = _add(conn, plan, embedder_name, device=device)
+                out.added.append(_summary(item, plan.decision.reason or "new"))
+            elif op == "UPDATE":
+                current = items.row_to_item(
+                    conn.execute(
+                        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
+                    ).fetchone()
+                )
+                if current.status != "active":
+                    item = _add(conn, plan, embedder_name, device=device)
+                    out.added.append(_summary(item, "its target changed in this batch; kept as new"))
+                    continue
+                new = _item(plan)
+                item = items.new_version(
+                    conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason
+                )
+                index.index_memory(conn, embedder_name, item.id, item.text, plan.vector)
+                out.updated.append(
+                    {**_summary(item, plan.decision.reason or "updated"), "previous": target.id}
+                )
+                _retire_restatements(conn, current, item, plan, out, device=device)
+            elif op == "DELETE":
+                item = items.set_fields(
+                    conn,
+                    target.id,
+                    device=device,
+                    op="memory.retract",
+                    status="retracted",
+                    valid_to=plan.episode.event_time,
+                    metadata={"retracted_by": plan.episode.id},
+                    details={"evidence": plan.episode.id},
+                )
+                out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
+            else:  # NOOP
+                if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
+                    items.add_evidence(conn, target.id, plan.evidence)
+                    ledger.append(
+                        conn,
+                        op="memory.evidence",
+                        target_kind="memory",
+                        target_id=target.id,
+                        commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
+                        device=device,
+                        details={"evidence": plan.episode.id},
+                    )
+                    out.unchanged.append(
+                        _summary(target, (plan.decision.reason or "already known") + "; evidence added")
+                    )
+                else:
+                    _mention(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
+                    out.unchanged.append(_summary(target, "already known from a higher-authority source"))
+        for low, high in conflicts:
+            if id(low) in fresh and id(high) in fresh:
+                lower, higher = fresh[id(low)], fresh[id(high)]
+                _mark_conflict(conn, higher, lower.id, device=device)
+                _mark_conflict(conn, lower, higher.id, device=device)
+                for entry in out.added:
+                    if entry["id"] == lower.id:
+                        entry["reason"] = (
+                            f"kept separately: it contradicts the {higher.authority} memory "
+                            f"{higher.id} added with it; conflict recorded on both"
+                        )
+        if recorder is not None:  # the decisions, for the training export (core/write/decisions.py)
+            recorder.write(conn)
+
+
+def _retire_restatements(
+    conn: Connection, old: MemoryItem, new: MemoryItem, plan: Planned, out: WriteOutcome, *, device: str
+) -> None:
+    """Other current memories of no higher authority that state the value just replaced (an echo
+    kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
+    c = plan.candidate
+    if not (c.subject and c.predicate and old.value) or multi_valued(c.predicate):
+        return
+    rows = conn.execute(
+        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
+        "AND user_id IS ? AND team_id IS ? AND lower(subject) = lower(?) AND lower(predicate) = lower(?) "
+        "AND id != ?",
+        (old.user_id, old.team_id, c.subject, c.predicate, new.id),
+    ).fetchall()
+    for row in rows:
+        other = items.row_to_item(row)
+        if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or norm(
+            other.value or ""
+        ) != norm(old.value):
+            continue
+        items.set_fields(
+            conn,
+            other.id,
+            device=device,
+            op="memory.supersede",
+            status="superseded",
+            valid_to=new.valid_from,
+            metadata={"superseded_by": new.id},
+            details={"superseded_by": new.id},
+        )
+        out.retracted.append(_summary(other, f"it restated {old.value!r}, which {new.id} replaced"))
+
+
+def _item(plan: Planned) -> MemoryItem:
+    ep, cand = plan.episode, plan.candidate
+    return MemoryItem(
+        id="",
+        kind=cand.kind,
+        text=plan.text,
+        authority=plan.authority,
+        user_id=ep.user_id,
+        agent_id=ep.agent_id,
+        team_id=ep.team_id,
+        session_id=ep.session_id,
+        subject=cand.subject,
+        predicate=cand.predicate,
+        value=cand.value,
+        valid_from=ep.event_time,
+        confidence=CONFIDENCE[plan.authority],
+        importance=min(max(cand.importance, 0.0), 1.0),
+        source=SOURCE_BY_ROLE.get(ep.role, "user"),
+        metadata={"source_name": ep.source_name} if ep.source_name else {},
+    )
+
+
+def _add(
+    conn: Connection,
+    plan: Planned,
+    emb_name: str,
+    *,
+    device: str,
+    conflicts_with: str | None = None,
+    resembles: str | None = None,
+) -> MemoryItem:
+    new = _item(plan)
+    if conflicts_with:
+        new = replace(
+            new,
+            metadata={**new.metadata, "conflicts_with": [conflicts_with]},
+            confidence=max(0.1, new.confidence - 0.1),
+        )
+    if resembles:
+        new = replace(new, metadata={**new.metadata, "resembles_rejected": resembles})
+    details = {
+        **({"conflicts_with": conflicts_with} if conflicts_with else {}),
+        **({"resembles_rejected": resembles} if resembles else {}),
+    }
+    item = items.insert(conn, new, [plan.evidence], device=device, details=details or None)
+    if resembles:
+        rejections.withhold(conn, "memory", item.id, "resembles", resembles)
+    index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
+    return item
+
+
+def _mark_conflict(conn: Connection, target: MemoryItem, other_id: str, *, device: str) -> None:
+    current = items.row_to_item(
+        conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone()
+    )
+    conflicts = sorted({*current.metadata.get("conflicts_with", []), other_id})
+    items.set_fields(
+        conn,
+        target.id,
+        device=device,
+        op="memory.conflict",
+        metadata={"conflicts_with": conflicts},
+        confidence=max(0.1, current.confidence - 0.1),
+        details={"conflicts_with": other_id},
+    )
+
+
+def _mention(conn: Connection, episode_id: str, memory_id: str) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id)
+    )
+
+
+def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "text": item.text,
+        "kind": item.kind,
+        "authority": item.authority,
+        "reason": reason,
+    }
