@@ -26,7 +26,7 @@ from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
 from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
 
@@ -34,8 +34,16 @@ from veramem_desktop.core.trust.access import Caller
 class SearchEngine:
     """Recall over one store: the channels, then hydrate, truth and ranking."""
 
-    def __init__(self, store: Store, embedder: Embedder, config: SearchConfig | None = None) -> None:
-        self.channels = Channels(store, embedder, config)
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: SearchConfig | None = None,
+        vectors: VectorIndex | None = None,
+    ) -> None:
+        """``vectors``: the store's vector caches, owned by whoever builds the engine so that the write path,
+        the linker and consolidation read the same ones (a private set is made when none is given)."""
+        self.channels = Channels(store, embedder, config, vectors)
         self.store = store
         self._learned = learned.ModelCache()
 
@@ -51,6 +59,10 @@ class SearchEngine:
     @property
     def config(self) -> SearchConfig:
         return self.channels.config
+
+    @property
+    def vectors(self) -> VectorIndex:
+        return self.channels.vectors
 
     @property
     def caches(self) -> dict[str, VectorCache]:
