@@ -5,9 +5,9 @@ fixed when the server starts (flags, ``VERAMEM_USER_ID`` / ``VERAMEM_AGENT_ID``,
 the config's identity) and every call goes through :class:`AgentAccess`, which
 
 - searches and answers as that caller, so the access predicate and grants apply;
-- checks, before any call that names an id (detail, history, forget, feedback), that
-  the caller may see it, with the same SQL predicate search uses; and may erase only
-  what the caller owns;
+- passes that caller to every call that names an id (detail, history, forget,
+  feedback), so the engine checks it may see the id with the same predicate search
+  uses (core/trust/reads.py), and may erase only what the caller owns;
 - lets agents write only user, assistant and tool messages;
 - offers nothing that approves, rejects or raises trust: those are human acts;
 - records every change it makes in the ledger as the agent's (or, with no agent id, the
@@ -23,9 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
-from veramem_desktop.core.storage.ids import now_iso
-from veramem_desktop.core.trust import access
+from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
 
@@ -68,50 +66,6 @@ class AgentAccess:
     def caller(self) -> Caller:
         return Caller(self.identity.user_id, self.identity.agent_id)
 
-    # ------------------------------------------------------------ checks
-    def _params(self) -> dict[str, Any]:
-        return access.params(self.caller, now_iso())
-
-    def memory_visible(self, memory_id: str) -> bool:
-        """True when any version in the item's chain is one the caller may see (archived included)."""
-        pred = access.memory_predicate("m", include_archived=True)
-        row = self.memory.store.query_one(
-            f"SELECT 1 FROM memory_items m WHERE m.root_id = "
-            f"(SELECT root_id FROM memory_items WHERE id = :target) AND {pred} LIMIT 1",
-            {**self._params(), "target": memory_id},
-        )
-        return row is not None
-
-    def memory_owned(self, memory_id: str) -> bool:
-        row = self.memory.store.query_one(
-            "SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id}
-        )
-        return row is not None and row[0] == self.identity.user_id and self.memory_visible(memory_id)
-
-    def episode_visible(self, episode_id: str) -> bool:
-        row = self.memory.store.query_one(
-            f"SELECT 1 FROM episodes e WHERE e.id = :target AND {access.episode_predicate('e')}",
-            {**self._params(), "target": episode_id},
-        )
-        return row is not None
-
-    def _require_memory(self, memory_id: str) -> None:
-        if (
-            not isinstance(memory_id, str)
-            or not memory_id.startswith("mem_")
-            or not self.memory_visible(memory_id)
-        ):
-            raise NotFoundError(f"No memory {memory_id!r} that this caller can see.")
-
-    def _require_forgettable(self, target: str) -> None:
-        if isinstance(target, str) and target.startswith("ep_"):
-            if not self.episode_visible(target):
-                raise NotFoundError(f"No episode {target!r} that this caller can see.")
-            return
-        self._require_memory(target)
-        if not self.memory_owned(target):
-            raise RefusedError(f"{target} belongs to someone else; only its owner can forget it.")
-
     # ------------------------------------------------------------ write
     def add(
         self,
@@ -142,26 +96,18 @@ class AgentAccess:
         return result.to_dict()
 
     def feedback(self, trace_id: str, reward: float) -> dict[str, Any]:
-        row = self.memory.store.query_one(
-            "SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id}
-        )
-        if row is None or row[0] != self.identity.user_id or (row[1] or None) != self.identity.agent_id:
-            raise NotFoundError(
-                f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
-            )
+        self.memory.require_trace(trace_id, caller=self.caller)
         with self.memory.acting_as(self.actor):
             return dict(
                 self.memory.feedback(trace_id, reward, by="agent")
             )  # an agent's word, never the person's
 
     def forget_preview(self, target: str) -> dict[str, Any]:
-        self._require_forgettable(target)
-        return self.memory.forget_preview(target).to_dict()
+        return self.memory.forget_preview(target, caller=self.caller).to_dict()
 
     def forget(self, target: str) -> dict[str, Any]:
-        self._require_forgettable(target)
         with self.memory.acting_as(self.actor):
-            return self.memory.forget(target).to_dict()
+            return self.memory.forget(target, caller=self.caller).to_dict()
 
     # ------------------------------------------------------------ read
     def search(
@@ -182,33 +128,21 @@ class AgentAccess:
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
-        self._require_memory(memory_id)
-        return [v.to_dict() for v in self.memory.history(memory_id)]  # rejected versions are left out
+        # rejected versions are left out: an agent never sees rejected material
+        return [v.to_dict() for v in self.memory.history(memory_id, caller=self.caller)]
 
     def detail(self, memory_id: str) -> dict[str, Any]:
-        """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld."""
-        self._require_memory(memory_id)
-        data: dict[str, Any] = json.loads(
-            json.dumps(self.memory.detail(memory_id, include_rejected=False).to_dict(), default=str)
-        )
-        kept, hidden = [], 0
-        for ev in data.get("evidence", []):
-            episode = ev.get("episode") or {}
-            if self.episode_visible(str(episode.get("id", ""))):
-                kept.append(ev)
-            else:
-                hidden += 1
-        data["evidence"] = kept
-        data["evidence_withheld"] = hidden
+        """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld
+        (``evidence_withheld`` counts it)."""
+        found = self.memory.detail(memory_id, include_rejected=False, caller=self.caller)
+        data: dict[str, Any] = json.loads(json.dumps(found.to_dict(), default=str))
         return data
 
     def episodes(
         self, *, session_id: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[dict[str, Any]]:
-        eps = self.memory.episodes(
-            user_id=self.identity.user_id, session_id=session_id, limit=limit, offset=offset
-        )
-        return [e.to_dict() for e in eps if self.identity.agent_id is None or self.episode_visible(e.id)]
+        eps = self.memory.episodes_seen_by(self.caller, session_id=session_id, limit=limit, offset=offset)
+        return [e.to_dict() for e in eps]
 
     def status(self) -> dict[str, Any]:
         return self.memory.status()

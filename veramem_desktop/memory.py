@@ -26,7 +26,6 @@ from typing import Any, TypeAlias
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import (
     InvalidInputError,
-    NotFoundError,
     NotInitialisedError,
     StoreDamagedError,
     VeramemError,
@@ -48,7 +47,7 @@ from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store, file_problem
 from veramem_desktop.core.storage.text import storable
-from veramem_desktop.core.trust import rejections as rejections_mod
+from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
@@ -167,6 +166,8 @@ class MemoryDetail:
     ledger: list[ledger.LedgerEntry]
     links: list[dict[str, Any]]
     conflicts: list[str]
+    #: pieces of evidence left out because they stand in messages the caller may not see (None: the person)
+    evidence_withheld: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,6 +177,7 @@ class MemoryDetail:
             "ledger": [e.to_dict() for e in self.ledger],
             "links": self.links,
             "conflicts": self.conflicts,
+            **({} if self.evidence_withheld is None else {"evidence_withheld": self.evidence_withheld}),
         }
 
 
@@ -620,8 +622,9 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         )
 
     # ------------------------------------------------------------ memories
-    def get(self, memory_id: str) -> MemoryItem:
-        return items_mod.get(self.store, memory_id)
+    def get(self, memory_id: str, *, caller: Caller | None = None) -> MemoryItem:
+        """The memory ``memory_id``, as ``caller`` (the person by default) may read it."""
+        return reads.get(self.store, self._reader(caller), memory_id)
 
     def memories(
         self,
@@ -649,36 +652,33 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         )
 
     def history(
-        self, memory_id: str, *, as_of: str | datetime | None = None, include_rejected: bool = False
+        self,
+        memory_id: str,
+        *,
+        as_of: str | datetime | None = None,
+        include_rejected: bool = False,
+        caller: Caller | None = None,
     ) -> list[MemoryItem]:
         """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none).
-        Rejected versions, and versions holding a rejected value, only with ``include_rejected``."""
+        Rejected versions, and versions holding a rejected value, only with ``include_rejected`` (a person
+        only). ``caller``: who reads (the person by default; an agent surface passes its own)."""
+        reader = self._reader(caller, include_rejected)
         if as_of is None:
-            return self._without_rejected(items_mod.history(self.store, memory_id), include_rejected)
+            return reads.history(self.store, reader, memory_id)
         moment = iso(as_of) if isinstance(as_of, datetime) else iso(parse_time(as_of))
-        found = items_mod.as_of(self.store, memory_id, moment)
-        return self._without_rejected([found] if found is not None else [], include_rejected)
+        return reads.as_of(self.store, reader, memory_id, moment)
 
-    def _without_rejected(self, versions: list[MemoryItem], include_rejected: bool) -> list[MemoryItem]:
-        if include_rejected or not versions:
-            return versions
-        with self.store.read() as conn:
-            held = rejections_mod.withheld_ids(conn, "memory", [v.id for v in versions])
-        return [v for v in versions if v.trust != "rejected" and v.id not in held]
-
-    def detail(self, memory_id: str, *, include_rejected: bool = True) -> MemoryDetail:
+    def detail(
+        self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
+    ) -> MemoryDetail:
         """A memory with its evidence inside the source episodes, its versions, ledger entries and links.
         Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
-        holding a rejected value are left out."""
-        item = items_mod.get(self.store, memory_id)
-        if not self._without_rejected([item], include_rejected):
-            raise NotFoundError(f"No memory {memory_id} that may be shown: it was rejected.")
-        versions = self._without_rejected(items_mod.history(self.store, memory_id), include_rejected)
-        evidence = items_mod.evidence_for(self.store, memory_id)
-        if not include_rejected:
-            with self.store.read() as conn:
-                held = rejections_mod.withheld_ids(conn, "episode", [e.episode_id for e in evidence])
-            evidence = [e for e in evidence if e.episode_id not in held]
+        holding a rejected value are left out. ``caller``: who reads (the person by default); evidence in
+        messages an agent caller may not see is left out and counted in ``evidence_withheld``."""
+        reader = self._reader(caller, include_rejected)
+        item = reads.get_shown(self.store, reader, memory_id)
+        versions = reads.history(self.store, reader, memory_id)
+        evidence, withheld = reads.evidence(self.store, reader, memory_id)
         eps = episodes_mod.get_many(self.store, [e.episode_id for e in evidence])
         views = [
             EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
@@ -691,7 +691,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
         links = self.links(memory_id)
         return MemoryDetail(
-            item, views, versions, entries, links, list(item.metadata.get("conflicts_with", []))
+            item,
+            views,
+            versions,
+            entries,
+            links,
+            list(item.metadata.get("conflicts_with", [])),
+            None if reader.keyholder else withheld,
         )
 
     # ------------------------------------------------------------ answer
@@ -819,13 +825,14 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         return expiry_mod.upcoming(self.store, now or datetime.now(UTC), within, user_id=user_id)
 
     # ------------------------------------------------------------ forget
-    def forget_preview(self, target: str) -> forget_mod.ForgetPlan:
+    def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
         """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return forget_mod.plan(self.store, target)
+        return reads.forget_plan(self.store, self._reader(caller), target)
 
-    def forget(self, target: str) -> forget_mod.ForgetReport:
-        """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them."""
-        report = forget_mod.forget(self.store, target, device=self.device_id)
+    def forget(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetReport:
+        """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them.
+        ``caller``: who erases (the person by default, who may erase anything; an agent only what it owns)."""
+        report = reads.forget(self.store, self._reader(caller), target, device=self.device_id)
         # The neighbours' context vectors held the erased words; rebuild them from what remains.
         recompute_context(self.store, self.embedder, report.stale_context)
         return report
@@ -903,3 +910,21 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             }
         )
         return info
+
+    # ------------------------------------------------------------ callers
+    def _reader(self, caller: Caller | None, include_rejected: bool = False) -> Caller:
+        """Who reads or erases by id: ``caller``, or the person (the config's user) at their own store; with
+        ``include_rejected``, a person asking to see rejected material too (an agent never does)."""
+        if caller is None:
+            return Caller.person(self.config.identity.user_id or "user", include_rejected=include_rejected)
+        return replace(caller, include_rejected=include_rejected)
+
+    def episodes_seen_by(
+        self, caller: Caller, *, session_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> list[Episode]:
+        """The caller's user's messages, newest first, that ``caller`` may see (an agent surface's listing)."""
+        return reads.episodes(self.store, caller, session_id=session_id, limit=limit, offset=offset)
+
+    def require_trace(self, trace_id: str, *, caller: Caller) -> None:
+        """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
+        reads.require_trace(self.store, caller, trace_id)

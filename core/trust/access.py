@@ -13,6 +13,8 @@ query time, so revoking one hides items retroactively.
   (agent_resource edges), it sees items written by no agent, by itself, or by the
   agents/resources it was granted.
 - An episode is visible to its own user (and the agent rules above).
+- A read or erase that names an id applies the same predicate (core/trust/reads.py); the
+  person holding the store's key (:meth:`Caller.person`) may name any row.
 - Rows that hold a rejected value, or resemble one while a person has not decided
   (the ``withheld`` table, core/trust/rejections.py), and rejected memories are recalled by
   no one, except a person who asks for rejected material (never an agent).
@@ -34,6 +36,15 @@ class Caller:
     agent_id: str | None = None
     #: a person asking to see rejected material too (``--include-rejected``); ignored for agents
     include_rejected: bool = False
+    #: the person who holds the store's key, at a surface of their own (CLI, TUI, SDK): a read or erase
+    #: by id (core/trust/reads.py) may reach every row of the file, whoever it was recorded for; recall
+    #: still answers for ``user_id`` alone. Never set for an agent surface (MCP, REST).
+    keyholder: bool = False
+
+    @classmethod
+    def person(cls, user_id: str, *, include_rejected: bool = False) -> Caller:
+        """The person at their own store (see ``keyholder``)."""
+        return cls(user_id, None, include_rejected, keyholder=True)
 
     @property
     def shows_rejected(self) -> bool:

@@ -1,0 +1,198 @@
+"""Reads and erases by id, as one caller may make them: where a read that names an id meets the access predicate.
+
+Search and answer put the predicate (core/trust/access.py) in every channel's SQL. A read
+that names an id (a memory, its versions and evidence, a message, a trace) and a forget
+ask here first, with the same predicate:
+
+- The person holding the store's key (:meth:`Caller.person`: CLI, TUI, SDK) may name any
+  row of the file; a missing one is reported by the read itself.
+- Any other caller (an agent surface: MCP, REST) sees a memory when some version of its
+  chain passes the predicate (archived included), a message when it passes the episode
+  predicate, a trace when it made it; it may erase a memory it sees and owns, or a message
+  it sees. What it may not see is "not found", so an id never confirms that a row exists;
+  evidence in messages it may not see is left out and counted.
+- Rejected versions, and memories, versions and evidence holding a rejected value, are left
+  out unless the caller shows rejected material (a person asking, never an agent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from veramem_desktop.core.errors import NotFoundError, RefusedError
+from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.episodes import Episode
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust import access, rejections
+from veramem_desktop.core.trust.access import Caller
+
+
+# ---------------------------------------------------------------- checks
+def _params(caller: Caller, **extra: Any) -> dict[str, Any]:
+    return {**access.params(caller, now_iso()), **extra}
+
+
+def memory_visible(store: Store, caller: Caller, memory_id: str) -> bool:
+    """True when any version in the item's chain is one the caller may see (archived included)."""
+    if caller.keyholder:
+        return store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (memory_id,)) is not None
+    pred = access.memory_predicate("m", include_archived=True)
+    row = store.query_one(
+        f"SELECT 1 FROM memory_items m WHERE m.root_id = "
+        f"(SELECT root_id FROM memory_items WHERE id = :target) AND {pred} LIMIT 1",
+        _params(caller, target=memory_id),
+    )
+    return row is not None
+
+
+def memory_owned(store: Store, caller: Caller, memory_id: str) -> bool:
+    """The caller may see the memory and it was recorded for the caller's user."""
+    row = store.query_one("SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id})
+    return row is not None and row[0] == caller.user_id and memory_visible(store, caller, memory_id)
+
+
+def episode_visible(store: Store, caller: Caller, episode_id: str) -> bool:
+    """The caller may see the message ``episode_id``."""
+    return bool(visible_episode_ids(store, caller, [episode_id]))
+
+
+def visible_episode_ids(store: Store, caller: Caller, episode_ids: Sequence[str]) -> set[str]:
+    """Which of ``episode_ids`` the caller may see."""
+    wanted = sorted({str(i) for i in episode_ids})
+    if not wanted:
+        return set()
+    if caller.keyholder:
+        pred, params = "1", {}
+    else:
+        pred, params = access.episode_predicate("e"), _params(caller)
+    found: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        names = {f"id{n}": value for n, value in enumerate(chunk)}
+        marks = ",".join(f":{name}" for name in names)
+        rows = store.query(
+            f"SELECT e.id FROM episodes e WHERE e.id IN ({marks}) AND {pred}", {**params, **names}
+        )
+        found |= {r[0] for r in rows}
+    return found
+
+
+def require_memory(store: Store, caller: Caller, memory_id: str) -> None:
+    """NotFoundError unless the caller may see ``memory_id`` (the person's reads report a missing id themselves)."""
+    if caller.keyholder:
+        return
+    if (
+        not isinstance(memory_id, str)
+        or not memory_id.startswith("mem_")
+        or not memory_visible(store, caller, memory_id)
+    ):
+        raise NotFoundError(f"No memory {memory_id!r} that this caller can see.")
+
+
+def require_forgettable(store: Store, caller: Caller, target: str) -> None:
+    """NotFoundError or RefusedError unless the caller may erase ``target`` (mem_…, ep_… or user:<id>)."""
+    if caller.keyholder:
+        return
+    if isinstance(target, str) and target.startswith("ep_"):
+        if not episode_visible(store, caller, target):
+            raise NotFoundError(f"No episode {target!r} that this caller can see.")
+        return
+    require_memory(store, caller, target)
+    if not memory_owned(store, caller, target):
+        raise RefusedError(f"{target} belongs to someone else; only its owner can forget it.")
+
+
+def require_trace(store: Store, caller: Caller, trace_id: str) -> None:
+    """NotFoundError unless the trace was written for this caller (its user, and its agent or none)."""
+    if caller.keyholder:
+        return
+    row = store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
+    if row is None or row[0] != caller.user_id or (row[1] or None) != caller.agent_id:
+        raise NotFoundError(
+            f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
+        )
+
+
+# ---------------------------------------------------------------- reads
+def shown(store: Store, caller: Caller, versions: list[MemoryItem]) -> list[MemoryItem]:
+    """``versions`` without rejected ones and ones holding a rejected value, unless the caller shows them."""
+    if caller.shows_rejected or not versions:
+        return versions
+    with store.read() as conn:
+        held = rejections.withheld_ids(conn, "memory", [v.id for v in versions])
+    return [v for v in versions if v.trust != "rejected" and v.id not in held]
+
+
+def get(store: Store, caller: Caller, memory_id: str) -> MemoryItem:
+    """The memory ``memory_id`` (any status) when the caller may see its chain."""
+    require_memory(store, caller, memory_id)
+    return items.get(store, memory_id)
+
+
+def get_shown(store: Store, caller: Caller, memory_id: str) -> MemoryItem:
+    """As :func:`get`, and not found when it is rejected or holds a rejected value (unless the caller shows those)."""
+    item = get(store, caller, memory_id)
+    if not shown(store, caller, [item]):
+        raise NotFoundError(f"No memory {memory_id} that may be shown: it was rejected.")
+    return item
+
+
+def history(store: Store, caller: Caller, memory_id: str) -> list[MemoryItem]:
+    """Every version of the memory's chain the caller may be shown, oldest first."""
+    require_memory(store, caller, memory_id)
+    return shown(store, caller, items.history(store, memory_id))
+
+
+def as_of(store: Store, caller: Caller, memory_id: str, moment: str) -> list[MemoryItem]:
+    """The one version valid at ``moment`` (ISO string), when the caller may be shown it; else none."""
+    require_memory(store, caller, memory_id)
+    found = items.as_of(store, memory_id, moment)
+    return shown(store, caller, [found] if found is not None else [])
+
+
+def evidence(store: Store, caller: Caller, memory_id: str) -> tuple[list[Evidence], int]:
+    """(the memory's evidence the caller may see, how many pieces stand in messages it may not see).
+
+    Evidence in a message holding a rejected value is left out (and not counted) unless the caller shows rejected
+    material; the memory's own visibility is the caller's to check first (:func:`get`)."""
+    found = items.evidence_for(store, memory_id)
+    if not caller.shows_rejected:
+        with store.read() as conn:
+            held = rejections.withheld_ids(conn, "episode", [e.episode_id for e in found])
+        found = [e for e in found if e.episode_id not in held]
+    if caller.keyholder:
+        return found, 0
+    seen = visible_episode_ids(store, caller, [e.episode_id for e in found])
+    kept = [e for e in found if e.episode_id in seen]
+    return kept, len(found) - len(kept)
+
+
+def episodes(
+    store: Store, caller: Caller, *, session_id: str | None = None, limit: int = 50, offset: int = 0
+) -> list[Episode]:
+    """The caller's user's messages, newest first, that the caller may see."""
+    found = episodes_mod.list_episodes(
+        store, user_id=caller.user_id, session_id=session_id, limit=limit, offset=offset
+    )
+    if caller.keyholder or caller.agent_id is None:
+        return found
+    seen = visible_episode_ids(store, caller, [e.id for e in found])
+    return [e for e in found if e.id in seen]
+
+
+# ---------------------------------------------------------------- erase
+def forget_plan(store: Store, caller: Caller, target: str) -> forget_mod.ForgetPlan:
+    """What ``forget`` would erase, when the caller may erase ``target``."""
+    require_forgettable(store, caller, target)
+    return forget_mod.plan(store, target)
+
+
+def forget(store: Store, caller: Caller, target: str, *, device: str) -> forget_mod.ForgetReport:
+    """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it."""
+    require_forgettable(store, caller, target)
+    return forget_mod.forget(store, target, device=device)
