@@ -1,11 +1,13 @@
 """The task-level LLM interface the engine calls, and the values that cross it.
 
-The engine asks for a task (extract, reconcile, answer, summarise, abstract, link)
-and receives validated values. A backend (``models/``) turns each task into a
-prompt and a JSON schema, calls its model and validates the reply; the rule-based
-backend computes the same values deterministically. Any failure of a backend is a
+The engine asks for a task (extract, reconcile, answer, summarise, abstract, link,
+hypothesise) and receives a :class:`Reply`: the validated value and the notices of that
+call. A backend (``models/``) turns each task into a prompt and a JSON schema, calls its
+model and validates the reply; the rule-based backend computes the same values
+deterministically. Any failure of a backend is a
 :class:`~veramem_desktop.core.errors.ModelError`; the facade wraps a real model
-with the rule-based one so the engine always gets an answer, plus a notice.
+with the rule-based one so the engine always gets an answer, plus a notice. What a
+backend is and can do is declared in its :class:`Capabilities`, never probed.
 
 Nothing here decides authority: roles, authority and trust are set by the engine
 from the episodes, never from a model's reply.
@@ -14,8 +16,8 @@ from the episodes, never from a model's reply.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 Kind = Literal["fact", "preference", "event", "experience", "summary"]
 Op = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
@@ -137,70 +139,98 @@ class LinkVerdict:
     reason: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Notice:
-    """Something a user should know about a model call (a fallback, a retry)."""
+    """Something a user should know about one model call (a fallback, a retry, what was skipped)."""
 
     backend: str
     task: str
     message: str
 
-
-@dataclass
-class LLMInfo:
-    name: str  # e.g. "ollama:llama3.2", "rule-based"
-    is_rule_based: bool = False
-    notices: list[Notice] = field(default_factory=list)
+    def line(self) -> str:
+        """The notice as one line of a result's ``notices``: backend, task, then what happened."""
+        return f"{self.backend} {self.task}: {self.message}"
 
 
-#: tokens of a session's earlier turns given to an extraction model as context (a backend may set
-#: its own ``context_tokens``; the rule-based backend reads none, so none are fetched for it)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Reply(Generic[T]):
+    """What one task call returns: the validated value and the notices of that call only.
+
+    Notices travel with the reply, never on the backend, so two callers (an add and the
+    background linker) can never see each other's.
+    """
+
+    value: T
+    notices: tuple[Notice, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The notices as lines for a result's ``notices``."""
+        return [n.line() for n in self.notices]
+
+    def unwrap(self, notices: list[str]) -> T:
+        """The value, after appending this call's notices (as lines) to ``notices``."""
+        notices += self.lines()
+        return self.value
+
+
+#: tokens of a session's earlier turns given to an extraction model as context by default
 DEFAULT_CONTEXT_TOKENS = 1000
 
 
-def context_budget(llm: object) -> int:
-    """How many tokens of earlier turns ``llm`` takes as context for extraction (0: none)."""
-    if getattr(llm, "is_rule_based", False):
-        return 0
-    value = getattr(llm, "context_tokens", DEFAULT_CONTEXT_TOKENS)
-    return (
-        max(0, int(value))
-        if isinstance(value, int) and not isinstance(value, bool)
-        else DEFAULT_CONTEXT_TOKENS
-    )
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend is and can do, declared once instead of probed."""
+
+    name: str  # e.g. "ollama:llama3.2", "rule-based"
+    #: computed by deterministic rules (no model): links and the like are left to the engine's own rules
+    rule_based: bool = False
+    #: one extraction call reads several messages well, so a bulk import sends them in batches
+    batch_extraction: bool = False
+    #: tokens of a session's earlier turns given to extraction as context (0: none are fetched)
+    context_tokens: int = 0
 
 
 @runtime_checkable
 class LLM(Protocol):
-    """One backend. Every method raises ``ModelError`` when the model fails."""
+    """One backend. Every task returns a :class:`Reply` or raises ``ModelError`` when the model fails."""
 
     @property
-    def name(self) -> str: ...
+    def capabilities(self) -> Capabilities: ...
 
-    @property
-    def is_rule_based(self) -> bool: ...
+    def without_fallback(self) -> LLM:
+        """This backend with no fallback behind it, whose failures raise ``ModelError`` (a backend
+        without a fallback is itself)."""
+        ...
 
-    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> Reply[list[Candidate]]:
         """Propose memories from ``messages``. ``context`` holds earlier turns of the session, for
         understanding references only: no candidate may cite or quote them."""
         ...
 
-    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Reply[Decision]:
         """Choose ADD / UPDATE / DELETE / NOOP for one candidate against its neighbours."""
         ...
 
-    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> Reply[AnswerDraft]:
         """Answer from ``items`` only (``fenced_context`` is their prompt block)."""
         ...
 
-    def summarise(self, texts: Sequence[str]) -> str:
+    def summarise(self, texts: Sequence[str]) -> Reply[str]:
         """A short summary keeping the time order and every distinct fact."""
         ...
 
-    def abstract_experience(self, text: str) -> str:
+    def abstract_experience(self, text: str) -> Reply[str]:
         """Rewrite into the slot template with every user value replaced by a ``{slot}``."""
         ...
 
-    def link(self, a: str, b: str) -> LinkVerdict:
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
         """How memory ``b`` relates to memory ``a``."""
+        ...
+
+    def hypothesise(self, question: str) -> Reply[str | None]:
+        """One declarative sentence that would answer ``question``, as a memory would state it, for
+        the hypothetical-answer search channel; None when the backend writes none (rule-based)."""
         ...

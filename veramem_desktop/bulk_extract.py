@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.llm import LLM, Candidate, Message, context_budget
+from veramem_desktop.core.llm import LLM, Candidate, Message
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.write import context as write_context
@@ -53,11 +53,11 @@ def extract_in_batches(
     if per_call < 1 or at_once < 1:
         raise ValueError("per_call and at_once must be at least 1")
     parts = chunks(episodes, per_call)
-    budget = context_budget(llm)
+    budget = llm.capabilities.context_tokens
     contexts = [write_context.preceding_turns(store, part, budget) for part in parts]
     # A call of several messages goes to the model alone (not through a fallback that would answer
     # for all of them with the simpler extractor): its failure is what sends each message on its own.
-    whole = getattr(llm, "primary", llm)
+    whole = llm.without_fallback()
     with ThreadPoolExecutor(max_workers=min(at_once, len(parts)) or 1, thread_name_prefix="extract") as pool:
         results = list(pool.map(lambda job: _one_call(llm, whole, *job), zip(parts, contexts, strict=True)))
     out = Extracted()
@@ -72,7 +72,8 @@ def _one_call(llm: LLM, whole: LLM, part: list[Episode], context: list[Episode])
     if len(part) == 1:
         return _alone(llm, part[0], earlier)
     try:
-        return Extracted(list(whole.extract(messages, earlier)))
+        reply = whole.extract(messages, earlier)
+        return Extracted(list(reply.value), reply.lines())
     except ModelError as exc:
         out = Extracted(
             notices=[
@@ -89,7 +90,8 @@ def _one_call(llm: LLM, whole: LLM, part: list[Episode], context: list[Episode])
 
 def _alone(llm: LLM, episode: Episode, earlier: Sequence[Message]) -> Extracted:
     try:
-        return Extracted(list(llm.extract(to_messages([episode]), earlier)))
+        reply = llm.extract(to_messages([episode]), earlier)
+        return Extracted(list(reply.value), reply.lines())
     except ModelError as exc:
         return Extracted(
             notices=[

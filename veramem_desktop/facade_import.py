@@ -1,7 +1,7 @@
 """Importing chat history and exporting memories, on the ``Memory`` facade.
 
 A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
-``config``, ``device_id``, ``_scope`` and ``_llm_notices``.
+``config``, ``device_id`` and ``_scope``.
 
 The bulk write path: messages are read as a stream (``core/transfer/chats.py``) and written in
 batches of ``batch_size``. One batch is one transaction: its episodes with their vectors
@@ -43,9 +43,6 @@ from veramem_desktop.core.write.times import parse_time
 
 from .bulk_extract import extract_in_batches
 from .facade_parts import FacadeParts
-
-if TYPE_CHECKING:
-    from veramem_desktop.core.llm import LLM
 
 #: messages per transaction (and per extraction call) with the rule-based backend
 BATCH_SIZE = 128
@@ -125,9 +122,6 @@ class ImportMixin(FacadeParts):
             self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
         ) -> Scope: ...
 
-        @staticmethod
-        def _llm_notices(llm: LLM) -> list[str]: ...
-
         def _start_linker(self) -> None: ...
 
     def import_history(  # noqa: C901
@@ -177,7 +171,9 @@ class ImportMixin(FacadeParts):
             )
         )
         if batch_size is None:
-            batch_size = MODEL_BATCH_SIZE if llm is not None and not llm.is_rule_based else BATCH_SIZE
+            batch_size = (
+                MODEL_BATCH_SIZE if llm is not None and llm.capabilities.batch_extraction else BATCH_SIZE
+            )
         batch: list[Record] = []
 
         def flush() -> None:
@@ -218,8 +214,6 @@ class ImportMixin(FacadeParts):
             src.close()
             report.sessions = len(sessions)
             report.seconds = time.perf_counter() - started
-        if llm is not None:
-            report.notices += self._llm_notices(llm)
         if not dry_run and report.stored and self.config.organise.linking:
             self._start_linker()  # what the batches queued is linked in the background
         return report
@@ -277,7 +271,9 @@ class ImportMixin(FacadeParts):
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
                 stored += store_episodes(self.store, memo, inputs, scope, device=self.device_id)
             extracted = (
-                None if writer.llm.is_rule_based else extract_in_batches(writer.llm, self.store, stored)
+                extract_in_batches(writer.llm, self.store, stored)
+                if writer.llm.capabilities.batch_extraction
+                else None
             )
             outcome = _derive(writer, stored, None if extracted is None else extracted.candidates)
             if extracted is not None:

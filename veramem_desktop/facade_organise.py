@@ -66,9 +66,7 @@ class OrganiseMixin(FacadeParts):
         first use (so building the engine never starts a model); None without a JSON model."""
 
         def hypothesise(question: str) -> str | None:
-            from .hypothesis import hypothetical_answer
-
-            return hypothetical_answer(self.llm, question)
+            return self.llm.hypothesise(question).value
 
         return hypothesise
 

@@ -1,7 +1,7 @@
 """The outcome loop on the ``Memory`` facade: feedback, consolidation and trajectory export.
 
 A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
-``device_id`` and ``_llm_notices``.
+and ``device_id``.
 """
 
 from __future__ import annotations
@@ -26,14 +26,10 @@ from .facade_parts import FacadeParts
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.budgets import BudgetConfig
-    from veramem_desktop.core.llm import LLM
 
 
 class OutcomeMixin(FacadeParts):
     if TYPE_CHECKING:
-
-        @staticmethod
-        def _llm_notices(llm: LLM) -> list[str]: ...
 
         def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport: ...
 
@@ -92,8 +88,7 @@ class OutcomeMixin(FacadeParts):
         The model is asked directly (not through its rule-based fallback), so a model failure
         leaves that cluster for the next run and is counted as such in the report.
         """
-        llm = self.llm
-        primary: LLM = getattr(llm, "primary", llm)
+        primary = self.llm.without_fallback()
         self.drain_links()  # what earlier adds left queued
         self.engine.caches["memory"].refresh(self.store)
         if config is None:
@@ -117,11 +112,6 @@ class OutcomeMixin(FacadeParts):
             with self.store.atomic() as conn:
                 links_mod.enqueue(conn, made)
             self.drain_links()
-        report.notices += self._llm_notices(llm)
-        drain = getattr(primary, "notices", None)  # retries a JSON backend noted
-        if isinstance(drain, list):
-            report.notices += [f"{n.backend} {n.task}: {n.message}" for n in drain]
-            drain.clear()
         return report
 
     def trajectories(self, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:

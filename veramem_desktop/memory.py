@@ -438,8 +438,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             if expires_at is not None:
                 with self.store.atomic() as conn:
                     expiry_mod.note(conn, expires_at)
-            return AddResult(episodes=stored, notices=notices + self._llm_notices(llm))
-        notices += outcome.notices + self._llm_notices(llm)
+            return AddResult(episodes=stored, notices=notices)
+        notices += outcome.notices  # the model's own notices come with each call's reply
         if expires_at is not None:
             with self.store.atomic() as conn:
                 # new memories only: an update is a new version of a memory kept without an expiry, and
@@ -510,15 +510,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
 
     @property
     def llm_name(self) -> str:
-        return str(self.llm.name)
-
-    @staticmethod
-    def _llm_notices(llm: LLM) -> list[str]:
-        """Fallback notices a model backend collected during the last call, taken once."""
-        drain = getattr(llm, "drain_notices", None)
-        if drain is None:
-            return []
-        return [f"{n.backend} {n.task}: {n.message}" for n in drain()]
+        return self.llm.capabilities.name
 
     def add_document(
         self,
@@ -709,10 +701,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             raise InvalidInputError("The question is empty.")
         question, _ = storable(question[:10_000])
         self.expire_if_due()
-        llm = self.llm
-        result = Answerer(self.engine, llm).answer(question, self.caller(user_id, agent_id), k=k)
-        result.notices += self._llm_notices(llm)
-        return result
+        return Answerer(self.engine, self.llm).answer(question, self.caller(user_id, agent_id), k=k)
 
     # ------------------------------------------------------------ review (a person's act only)
     def review_queue(self, *, user_id: str | None = None) -> list[review_mod.ReviewItem]:

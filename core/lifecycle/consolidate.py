@@ -104,7 +104,7 @@ def consolidate(
     """Run every stage once; see the module docstring."""
     con = Consolidator(store, embedder, llm, vectors, device=device, config=config, progress=progress)
     moment = now or datetime.now(UTC)
-    report = ConsolidateReport(model=str(con.llm.name))
+    report = ConsolidateReport(model=con.llm.capabilities.name)
     revise.revise(con, report.stages["revise"], report.notices)
     stages.archive(con, report.stages["archive"], moment)
     stages.merge(con, report.stages["merge"])

@@ -20,7 +20,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import decay
 from veramem_desktop.core.lifecycle.budgets import BudgetConfig
 from veramem_desktop.core.lifecycle.rules import StageCount
-from veramem_desktop.core.llm import LLM
+from veramem_desktop.core.llm import LLM, Reply
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import index, items
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, Evidence, MemoryItem
@@ -158,10 +158,12 @@ class Consolidator:
         index.index_memory(conn, self.embedder.name, item.id, item.text, vector)
         return item
 
-    def ask(self, call: Callable[[], str], count: StageCount, notices: list[str], what: str) -> str | None:
+    def ask(
+        self, call: Callable[[], Reply[str]], count: StageCount, notices: list[str], what: str
+    ) -> str | None:
         """One model call; a failure or an unusable reply is counted and noted, never raised."""
         try:
-            text = call()
+            text = call().unwrap(notices)
         except ModelError as exc:
             count.skip("model_failed")
             notices.append(f"{what}: the model failed ({exc.message}); left for the next run")

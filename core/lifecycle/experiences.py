@@ -71,7 +71,7 @@ def abstract(con: Consolidator, text: str) -> tuple[str | None, str, str]:
     """(abstraction, skip reason, notice) from the model: None with a reason when it failed, was
     empty or too long, or is garbled (a slot that does not replace a whole value)."""
     try:
-        reply = con.llm.abstract_experience(text)
+        reply = con.llm.abstract_experience(text).value
     except ModelError as exc:
         return None, "model_failed", f"the model failed ({exc.message}); left for the next run"
     reply = reply.strip() if isinstance(reply, str) else ""

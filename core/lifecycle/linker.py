@@ -136,7 +136,7 @@ class Linker:
     ) -> None:
         self.store = store
         self.embedder = embedder
-        self.llm = None if llm is None or llm.is_rule_based else llm
+        self.llm = None if llm is None or llm.capabilities.rule_based else llm
         self.vectors = vectors
         self.device = device
         self.config = config or LinkConfig()
@@ -283,7 +283,7 @@ class Linker:
                 return general
         if self.llm is not None:
             try:
-                verdict = self.llm.link(other.text, item.text).type
+                verdict = self.llm.link(other.text, item.text).value.type  # a background job: no one to tell
                 return verdict if verdict in LINK_TYPES else "none"
             except ModelError:
                 pass  # the rules below decide instead

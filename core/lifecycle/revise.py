@@ -131,7 +131,7 @@ def _rewrite(con: Consolidator, item: MemoryItem, standing: list[MemoryItem]) ->
         if len(standing) < cfg.min_session_items:
             return None, ""
         try:
-            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]])
+            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]]).value
         except ModelError as exc:
             return None, f"the model failed ({exc.message})"
         text = text.strip() if isinstance(text, str) else ""

@@ -138,7 +138,7 @@ class Sharer:
         scanner: SecretScanner,
     ) -> str | None:
         try:
-            abstract = self.llm.abstract_experience(item.text)
+            abstract = self.llm.abstract_experience(item.text).value
         except ModelError as exc:
             return f"abstraction failed ({exc.message})"
         if abstraction.problems(abstract, item.text):  # the reason names no value: it is logged

@@ -171,7 +171,7 @@ class Answerer:
         if not items:
             return None, fenced.dropped
         try:
-            return self.llm.answer(question, items, fenced.text), fenced.dropped
+            return self.llm.answer(question, items, fenced.text).unwrap(notices), fenced.dropped
         except ModelError as exc:
             notices.append(f"the answer model failed ({exc.message})")
             return None, fenced.dropped

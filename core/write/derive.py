@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour, context_budget
+from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import items
@@ -85,9 +85,11 @@ class Writer:
             if (
                 not context
             ):  # the session's earlier turns, so the model can resolve references (reference only)
-                context = write_context.preceding_turns(self.store, episodes, context_budget(self.llm))
+                context = write_context.preceding_turns(
+                    self.store, episodes, self.llm.capabilities.context_tokens
+                )
             try:
-                candidates = self.llm.extract(to_messages(episodes), to_messages(context))
+                candidates = self.llm.extract(to_messages(episodes), to_messages(context)).unwrap(out.notices)
             except ModelError as exc:
                 out.notices.append(
                     f"extraction failed ({exc.message}); the episodes are stored and searchable"
@@ -165,7 +167,7 @@ class Writer:
             try:
                 # With nothing similar in scope there is nothing to reconcile: no model call.
                 decision = (
-                    self.llm.reconcile(replace(cand, text=text), offered)
+                    self.llm.reconcile(replace(cand, text=text), offered).unwrap(out.notices)
                     if offered
                     else Decision("ADD", reason="nothing stored says this")
                 )

@@ -18,12 +18,14 @@ from veramem_desktop.core.llm import (
     DEFAULT_CONTEXT_TOKENS,
     AnswerDraft,
     Candidate,
+    Capabilities,
     ContextItem,
     Decision,
     LinkVerdict,
     Message,
     Neighbour,
     Notice,
+    Reply,
 )
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.times import parse_time
@@ -35,6 +37,7 @@ from veramem_desktop.models.llm.validate import (
     parse_abstract,
     parse_answer,
     parse_extract,
+    parse_hypothesis,
     parse_link,
     parse_reconcile,
     parse_summary,
@@ -72,21 +75,21 @@ class JsonLLM:
         self.retries = retries
         #: tokens of a session's earlier turns an extraction prompt carries as context (0: none)
         self.context_tokens = context_tokens
-        self.notices: list[Notice] = []  # one per retry, for the facade to show
 
     @property
-    def name(self) -> str:
-        return self.transport.name
+    def capabilities(self) -> Capabilities:
+        return Capabilities(
+            self.transport.name, rule_based=False, batch_extraction=True, context_tokens=self.context_tokens
+        )
 
-    @property
-    def is_rule_based(self) -> bool:
-        return False
+    def without_fallback(self) -> JsonLLM:
+        return self
 
     # --- the protocol -------------------------------------------------------------------------
 
-    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> Reply[list[Candidate]]:
         if not messages:
-            return []
+            return Reply([])
         ids = [m.id for m in messages]
         context = prompts.within_budget(context, self.context_tokens)
         request = TaskPrompt(
@@ -95,26 +98,27 @@ class JsonLLM:
             prompts.extract_prompt(messages, context),
             prompts.extract_schema(ids),
         )
-        candidates = self._call(request, lambda reply: parse_extract(reply, set(ids)))
+        reply = self._call(request, lambda answer: parse_extract(answer, set(ids)))
         by_id = {m.id: m for m in messages}
         candidates, refused = refuse_context_quotes(
-            candidates, {m.id: m.content for m in messages}, [m.content for m in context]
+            reply.value, {m.id: m.content for m in messages}, [m.content for m in context]
         )
+        notices = reply.notices
         if refused:
             cited = ", ".join(sorted({c.message_id for c in refused}))
-            self.notices.append(
+            notices += (
                 Notice(
-                    self.name,
+                    self.transport.name,
                     "extract",
                     f"Refused {len(refused)} memory(ies) citing {cited} whose quote comes only from earlier "
                     "turns given as context; context is for understanding references, not a source.",
-                )
+                ),
             )
-        return [_dates_made_explicit(c, by_id[c.message_id]) for c in candidates]
+        return Reply([_dates_made_explicit(c, by_id[c.message_id]) for c in candidates], notices)
 
-    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Reply[Decision]:
         if not neighbours:
-            return Decision(op="ADD", reason="no existing memory in scope")
+            return Reply(Decision(op="ADD", reason="no existing memory in scope"))
         key = {"subject": candidate.subject, "predicate": candidate.predicate, "value": candidate.value}
         ids = [n.id for n in neighbours]
         request = TaskPrompt(
@@ -125,9 +129,9 @@ class JsonLLM:
         )
         return self._call(request, lambda reply: parse_reconcile(reply, set(ids)))
 
-    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> Reply[AnswerDraft]:
         if not items:
-            return AnswerDraft(text="No stored memory answers this.", abstained=True, sufficient=False)
+            return Reply(AnswerDraft(text="No stored memory answers this.", abstained=True, sufficient=False))
         ids = [i.id for i in items]
         request = TaskPrompt(
             "answer",
@@ -137,15 +141,15 @@ class JsonLLM:
         )
         return self._call(request, lambda reply: parse_answer(reply, set(ids)))
 
-    def summarise(self, texts: Sequence[str]) -> str:
+    def summarise(self, texts: Sequence[str]) -> Reply[str]:
         if not texts:
-            return ""
+            return Reply("")
         request = TaskPrompt(
             "summarise", prompts.SUMMARISE_SYSTEM, prompts.summarise_prompt(texts), prompts.SUMMARISE_SCHEMA
         )
         return self._call(request, parse_summary)
 
-    def abstract_experience(self, text: str) -> str:
+    def abstract_experience(self, text: str) -> Reply[str]:
         request = TaskPrompt(
             "abstract_experience",
             prompts.ABSTRACT_SYSTEM,
@@ -154,26 +158,43 @@ class JsonLLM:
         )
         return self._call(request, parse_abstract)
 
-    def link(self, a: str, b: str) -> LinkVerdict:
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
         request = TaskPrompt("link", prompts.LINK_SYSTEM, prompts.link_prompt(a, b), prompts.LINK_SCHEMA)
         return self._call(request, parse_link)
 
+    def hypothesise(self, question: str) -> Reply[str | None]:
+        request = TaskPrompt(
+            "hypothesise",
+            prompts.HYPOTHESISE_SYSTEM,
+            prompts.hypothesise_prompt(question),
+            prompts.HYPOTHESISE_SCHEMA,
+        )
+        # asked once: a search waits for it, and a channel without a hypothesis only adds nothing
+        return self._call(request, parse_hypothesis, attempts=1)
+
     # --- one task, with bounded retries -------------------------------------------------------
 
-    def _call(self, request: TaskPrompt, parse: Callable[[dict[str, Any]], T]) -> T:
+    def _call(
+        self, request: TaskPrompt, parse: Callable[[dict[str, Any]], T], *, attempts: int | None = None
+    ) -> Reply[T]:
+        """The parsed reply, with one notice per unusable reply that was asked again for."""
         prompt = request.prompt
-        attempts = self.retries + 1
+        attempts = self.retries + 1 if attempts is None else attempts
+        notices: list[Notice] = []
         for attempt in range(1, attempts + 1):
             try:
-                return parse(self.transport.complete_json(request.system, prompt, request.schema))
+                value = parse(self.transport.complete_json(request.system, prompt, request.schema))
+                return Reply(value, tuple(notices))
             except MalformedReplyError as error:
                 if attempt == attempts:
                     raise MalformedReplyError(
-                        f"{self.name} gave no usable {request.task} reply in {attempts} "
+                        f"{self.transport.name} gave no usable {request.task} reply in {attempts} "
                         f"attempt{'s' if attempts > 1 else ''}. Last problem: {error.message}"
                     ) from error
-                self.notices.append(
-                    Notice(self.name, request.task, f"Unusable reply, asking again: {error.message}")
+                notices.append(
+                    Notice(
+                        self.transport.name, request.task, f"Unusable reply, asking again: {error.message}"
+                    )
                 )
                 prompt = (
                     f"{request.prompt}\n\nYour previous reply could not be used: {error.message} "

@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from veramem_desktop.core.llm import (
     AnswerDraft,
     Candidate,
+    Capabilities,
     ContextItem,
     Decision,
     LinkVerdict,
     Message,
     Neighbour,
     Notice,
+    Reply,
 )
 from veramem_desktop.models.llm.rules import abstract, answer, extract, link, reconcile, summarise
 
@@ -27,39 +29,35 @@ class RuleBasedLLM:
 
     def __init__(self, *, summary_chars: int = summarise.MAX_CHARS) -> None:
         self.summary_chars = summary_chars
-        self.notices: list[Notice] = []
 
     @property
-    def name(self) -> str:
-        return "rule-based"
+    def capabilities(self) -> Capabilities:
+        # no context is fetched for it: the extractor's rules read at most the turn before
+        return Capabilities("rule-based", rule_based=True, batch_extraction=False, context_tokens=0)
 
-    @property
-    def is_rule_based(self) -> bool:
-        return True
+    def without_fallback(self) -> RuleBasedLLM:
+        return self
 
-    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> Reply[list[Candidate]]:
         # context is never a source: its last turn only says which question the first message answers
         candidates, skipped = extract.extract_with_skips(messages, context)
         notice = extract.skipped_notice(skipped)
-        self.notices = [Notice(self.name, "extract", notice)] if notice else []  # the last call's only
-        return candidates
+        return Reply(candidates, (Notice("rule-based", "extract", notice),) if notice else ())
 
-    def drain_notices(self) -> list[Notice]:
-        """What the last extraction skipped and why, taken once."""
-        drained, self.notices = self.notices, []
-        return drained
+    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Reply[Decision]:
+        return Reply(reconcile.reconcile(candidate, neighbours))
 
-    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
-        return reconcile.reconcile(candidate, neighbours)
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> Reply[AnswerDraft]:
+        return Reply(answer.answer(question, items))  # works on the items; the fenced text is for models
 
-    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
-        return answer.answer(question, items)  # works on the items; the fenced text is for models
+    def summarise(self, texts: Sequence[str]) -> Reply[str]:
+        return Reply(summarise.summarise(texts, self.summary_chars))
 
-    def summarise(self, texts: Sequence[str]) -> str:
-        return summarise.summarise(texts, self.summary_chars)
+    def abstract_experience(self, text: str) -> Reply[str]:
+        return Reply(abstract.abstract_experience(text))
 
-    def abstract_experience(self, text: str) -> str:
-        return abstract.abstract_experience(text)
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
+        return Reply(link.link(a, b))
 
-    def link(self, a: str, b: str) -> LinkVerdict:
-        return link.link(a, b)
+    def hypothesise(self, question: str) -> Reply[str | None]:
+        return Reply(None)  # rules cannot invent a plausible answer: the channel adds nothing

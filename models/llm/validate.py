@@ -182,3 +182,10 @@ def parse_link(reply: Mapping[str, Any]) -> LinkVerdict:
     if kind not in LINK_TYPES:
         raise _bad(task, f"has type {kind!r}; expected one of {', '.join(LINK_TYPES)}")
     return LinkVerdict(type=cast(LinkType, kind), reason=_text(reply, "reason", task, required=False) or "")
+
+
+def parse_hypothesis(reply: Mapping[str, Any]) -> str | None:
+    """The hypothetical answer, cut to 500 characters; None when the reply holds no usable sentence
+    (the search channel then adds nothing, so a missing answer is not worth asking again for)."""
+    answer = reply.get("answer")
+    return answer.strip()[:500] if isinstance(answer, str) and answer.strip() else None

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 from veramem_desktop.core.errors import RefusedError
-from veramem_desktop.core.llm import AnswerDraft, ContextItem
+from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, AnswerDraft, Capabilities, ContextItem, Reply
 from veramem_desktop.core.recall.answer import Answerer
 from veramem_desktop.core.recall.fence import fence
 
@@ -16,16 +16,15 @@ from veramem_desktop.memory import Memory
 class ScriptedAnswers:
     """An LLM whose answers are scripted per call; it records what it was shown."""
 
-    name = "scripted"
-    is_rule_based = False
+    capabilities = Capabilities("scripted", batch_extraction=True, context_tokens=DEFAULT_CONTEXT_TOKENS)
 
     def __init__(self, drafts: Sequence[AnswerDraft]) -> None:
         self.drafts = list(drafts)
         self.seen: list[tuple[list[str], str]] = []
 
-    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> Reply[AnswerDraft]:
         self.seen.append(([i.id for i in items], fenced_context))
-        return self.drafts.pop(0) if self.drafts else AnswerDraft("", (), True, False)
+        return Reply(self.drafts.pop(0) if self.drafts else AnswerDraft("", (), True, False))
 
 
 def test_an_answer_cites_what_it_relied_on(mem: Memory) -> None:

@@ -12,6 +12,7 @@ from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.llm import Capabilities
 from veramem_desktop.core.storage.episodes import EpisodeInput
 
 from veramem_desktop.config import Config
@@ -94,8 +95,7 @@ def test_json_depth_is_measured_before_parsing_and_ignores_brackets_inside_strin
 class _BrokenLLM:
     """A backend that fails inside extraction with an error no surface expects."""
 
-    name = "broken"
-    is_rule_based = True
+    capabilities = Capabilities("broken", rule_based=True)
 
     def extract(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")

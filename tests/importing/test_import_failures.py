@@ -9,6 +9,7 @@ from typing import Any
 from import_support import write_json
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 from veramem_desktop.bulk_extract import PER_CALL
@@ -19,7 +20,7 @@ from veramem_desktop.memory import Memory
 class TrippingLLM(RuleBasedLLM):
     """The rule-based backend, except that any extraction including a "TRIP" message raises."""
 
-    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> list[Any]:
+    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> Reply[list[Any]]:
         if any("TRIP" in m.content for m in messages):
             raise RuntimeError("an extractor bug")
         return super().extract(messages, context)
@@ -103,10 +104,10 @@ class CountingModel(RuleBasedLLM):
         self.calls: list[int] = []
 
     @property
-    def is_rule_based(self) -> bool:
-        return False
+    def capabilities(self) -> Capabilities:
+        return Capabilities("scripted model", batch_extraction=True, context_tokens=DEFAULT_CONTEXT_TOKENS)
 
-    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> list[Any]:
+    def extract(self, messages: Sequence[Any], context: Sequence[Any] = ()) -> Reply[list[Any]]:
         self.calls.append(len(messages))
         return super().extract(messages, context)
 

@@ -54,36 +54,39 @@ def test_hosted_backends_count_as_available_when_their_settings_are_present() ->
 def test_auto_chooses_ollama_when_it_runs_and_wraps_it_in_the_fallback() -> None:
     with running_fake_ollama() as server:
         llm = choose_backend(LLMSettings(ollama_host=server.url), env=NO_ENV)
-        assert isinstance(llm, FallbackLLM) and llm.name == "ollama:llama3.2 (rule-based fallback)"
+        assert (
+            isinstance(llm, FallbackLLM) and llm.capabilities.name == "ollama:llama3.2 (rule-based fallback)"
+        )
         server.script(JsonContent({"summary": "from ollama"}))
-        assert llm.summarise(["x"]) == "from ollama"
+        assert llm.summarise(["x"]).value == "from ollama"
 
 
 def test_auto_takes_the_first_installed_model_when_llama32_is_missing() -> None:
     with running_fake_ollama(models=["qwen2.5:3b"]) as server:
         llm = choose_backend(LLMSettings(ollama_host=server.url), env=NO_ENV)
-    assert llm.name.startswith("ollama:qwen2.5:3b ")
+    assert llm.capabilities.name.startswith("ollama:qwen2.5:3b ")
 
 
 def test_a_configured_model_is_used_as_given() -> None:
     with running_fake_ollama(models=["qwen2.5:3b"]) as server:
         llm = choose_backend(LLMSettings(ollama_host=server.url, ollama_model="mistral"), env=NO_ENV)
-    assert llm.name.startswith("ollama:mistral ")
+    assert llm.capabilities.name.startswith("ollama:mistral ")
 
 
 def test_auto_falls_to_a_configured_hosted_backend_then_to_rules() -> None:
     down = closed_port_url()
-    assert choose_backend(LLMSettings(ollama_host=down, anthropic_api_key="k"), env=NO_ENV).name == (
-        "anthropic:claude-3-5-haiku-latest (rule-based fallback)"
-    )
+    assert choose_backend(
+        LLMSettings(ollama_host=down, anthropic_api_key="k"), env=NO_ENV
+    ).capabilities.name == ("anthropic:claude-3-5-haiku-latest (rule-based fallback)")
     assert isinstance(choose_backend(LLMSettings(ollama_host=down), env=NO_ENV), RuleBasedLLM)
 
 
 def test_an_explicit_ollama_choice_is_kept_even_when_it_is_down_so_notices_explain_it() -> None:
     llm = choose_backend(LLMSettings(backend="ollama", ollama_host=closed_port_url()), env=NO_ENV)
     assert isinstance(llm, FallbackLLM) and isinstance(llm.primary, JsonLLM)
-    assert llm.summarise(["User lives in Berlin."]) == "User lives in Berlin."
-    assert "refused the connection" in llm.notices[0].message
+    reply = llm.summarise(["User lives in Berlin."])
+    assert reply.value == "User lives in Berlin."
+    assert "refused the connection" in reply.notices[0].message
 
 
 def test_an_explicit_hosted_choice_without_its_settings_is_a_clear_error() -> None:

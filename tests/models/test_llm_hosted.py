@@ -1,4 +1,6 @@
-"""The OpenAI-compatible and Anthropic transports, against httpx's in-process mock transport."""
+"""The OpenAI-compatible and Anthropic transports, against httpx's in-process mock transport: the
+requests they send and how each HTTP failure reads. Every task over each of them, through real
+HTTP, is in ``test_llm_contract.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ import httpx
 import pytest
 from veramem_desktop.models.llm.anthropic import API_VERSION, AnthropicTransport
 from veramem_desktop.models.llm.errors import BackendUnavailableError, MalformedReplyError
-from veramem_desktop.models.llm.json_backend import JsonLLM
 from veramem_desktop.models.llm.openai_compat import OpenAICompatTransport
 
 SCHEMA = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
@@ -120,13 +121,6 @@ def test_connection_and_timeout_failures_say_what_happened() -> None:
         OpenAICompatTransport("http://127.0.0.1:9", "m", http_client=client(stall, [])).complete_json(
             "s", "p", SCHEMA
         )
-
-
-def test_a_json_backend_over_openai_runs_a_task() -> None:
-    http = client(lambda r: openai_reply('{"type": "related", "reason": "topic"}'), [])
-    llm = JsonLLM(OpenAICompatTransport("https://llm.example/v1", "gpt-x", api_key=KEY, http_client=http))
-    assert llm.link("a", "b").type == "related"
-    assert llm.name == "openai:gpt-x"
 
 
 # --- Anthropic --------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ def test_a_context_message_id_is_not_an_acceptable_source() -> None:
 
 def test_optional_extract_fields_may_be_absent_or_null_and_importance_is_clamped() -> None:
     llm, _ = backend({"memories": [{**GOOD_MEMORY, "subject": None, "importance": 7}]})
-    [c] = llm.extract([MSG])
+    [c] = llm.extract([MSG]).value
     assert (c.subject, c.predicate, c.value, c.importance) == (None, None, None, 1.0)
 
 
@@ -135,7 +135,7 @@ def test_a_reconcile_reply_with_a_bad_op_or_target_is_refused(reply: dict[str, A
 
 def test_an_add_ignores_any_target_and_lowercase_ops_are_read() -> None:
     llm, _ = backend({"op": "add", "target_id": "n1", "text": None, "reason": "new"})
-    decision = llm.reconcile(CAND, NB)
+    decision = llm.reconcile(CAND, NB).value
     assert (decision.op, decision.target_id, decision.reason) == ("ADD", None, "new")
 
 
@@ -165,7 +165,7 @@ def test_an_answer_reply_citing_unknown_ids_or_nothing_is_refused(reply: dict[st
 
 def test_an_abstention_cites_nothing_and_is_never_sufficient() -> None:
     llm, _ = backend({"cited_ids": ["i1"], "answer": "Not stored.", "abstained": True, "sufficient": True})
-    draft = llm.answer("Where?", ITEMS, "<fenced/>")
+    draft = llm.answer("Where?", ITEMS, "<fenced/>").value
     assert (draft.abstained, draft.cited_ids, draft.sufficient) == (True, (), False)
 
 
@@ -189,9 +189,9 @@ def test_an_abstention_cites_nothing_and_is_never_sufficient() -> None:
 def test_other_task_replies_are_checked_too(call: str, reply: dict[str, Any], said: str) -> None:
     llm, _ = backend(reply, retries=0)
     run = {
-        "summarise": lambda: llm.summarise(["x"]),
-        "link": lambda: llm.link("a", "b"),
-        "abstract": lambda: llm.abstract_experience("x"),
+        "summarise": lambda: llm.summarise(["x"]).value,
+        "link": lambda: llm.link("a", "b").value,
+        "abstract": lambda: llm.abstract_experience("x").value,
     }[call]
     with pytest.raises(MalformedReplyError, match=said):
         run()
@@ -204,7 +204,11 @@ def test_retries_are_bounded_by_the_setting() -> None:
     llm, transport = backend({}, {}, {}, retries=2)
     with pytest.raises(MalformedReplyError, match="in 3 attempts"):
         llm.summarise(["x"])
-    assert len(transport.calls) == 3 and len(llm.notices) == 2
+    assert len(transport.calls) == 3
+    llm, transport = backend({}, {}, {"summary": "third time"}, retries=2)
+    reply = llm.summarise(["x"])
+    assert reply.value == "third time" and len(transport.calls) == 3
+    assert [n.message.startswith("Unusable reply, asking again") for n in reply.notices] == [True, True]
 
 
 def test_with_no_retries_one_bad_reply_is_enough_to_fail() -> None:
@@ -223,10 +227,10 @@ def test_an_unreachable_model_is_not_asked_again() -> None:
 
 def test_tasks_with_nothing_to_ask_make_no_call() -> None:
     llm, transport = backend()
-    assert llm.extract([]) == []
-    assert llm.reconcile(CAND, []).op == "ADD"
-    assert llm.answer("Where?", [], "").abstained
-    assert llm.summarise([]) == ""
+    assert llm.extract([]).value == []
+    assert llm.reconcile(CAND, []).value.op == "ADD"
+    assert llm.answer("Where?", [], "").value.abstained
+    assert llm.summarise([]).value == ""
     assert transport.calls == []
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core.llm import LLM, Candidate, ContextItem, Message, Neighbour
+from veramem_desktop.core.llm import LLM, Candidate, Capabilities, ContextItem, Message, Neighbour
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 MAY_8 = "2024-05-08T13:56:00+00:00"
@@ -25,14 +25,17 @@ def msg(
 
 
 def one(llm: RuleBasedLLM, content: str, **kwargs: str) -> Candidate:
-    found = llm.extract([msg(content, **kwargs)])
+    found = llm.extract([msg(content, **kwargs)]).value
     assert len(found) == 1, found
     return found[0]
 
 
 def test_it_implements_the_llm_protocol_and_says_it_is_rule_based(llm: RuleBasedLLM) -> None:
     assert isinstance(llm, LLM)
-    assert llm.is_rule_based and llm.name == "rule-based"
+    assert llm.capabilities == Capabilities(
+        "rule-based", rule_based=True, batch_extraction=False, context_tokens=0
+    )
+    assert llm.without_fallback() is llm and llm.hypothesise("Where does the user live?").value is None
 
 
 # --- extract ----------------------------------------------------------------------------------
@@ -46,7 +49,7 @@ def test_each_quote_is_an_exact_substring_of_its_message(llm: RuleBasedLLM) -> N
         ),
         msg("Wow, cool!\nI’m allergic to peanuts… I live in Berlin (near Dr. Weber's clinic).", id="b"),
     ]
-    found = llm.extract(messages)
+    found = llm.extract(messages).value
     by_id = {m.id: m.content for m in messages}
     assert len(found) == 4
     for candidate in found:
@@ -56,7 +59,7 @@ def test_each_quote_is_an_exact_substring_of_its_message(llm: RuleBasedLLM) -> N
 @given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=5))
 def test_quotes_are_exact_substrings_whatever_the_text(parts: list[str]) -> None:
     content = " ".join(parts)
-    for candidate in RuleBasedLLM().extract([msg(content)]):
+    for candidate in RuleBasedLLM().extract([msg(content)]).value:
         assert candidate.quote in content
         assert candidate.message_id == "m1"
 
@@ -74,7 +77,7 @@ def test_quotes_are_exact_substrings_whatever_the_text(parts: list[str]) -> None
     ],
 )
 def test_questions_greetings_fillers_and_fragments_give_nothing(llm: RuleBasedLLM, content: str) -> None:
-    assert llm.extract([msg(content)]) == []
+    assert llm.extract([msg(content)]).value == []
 
 
 @pytest.mark.parametrize(
@@ -93,7 +96,7 @@ def test_questions_greetings_fillers_and_fragments_give_nothing(llm: RuleBasedLL
     ],
 )
 def test_reactions_exclamations_and_sign_offs_give_nothing(llm: RuleBasedLLM, content: str) -> None:
-    assert llm.extract([msg(content)]) == []
+    assert llm.extract([msg(content)]).value == []
 
 
 @pytest.mark.parametrize(
@@ -109,18 +112,18 @@ def test_reactions_exclamations_and_sign_offs_give_nothing(llm: RuleBasedLLM, co
     ],
 )
 def test_statements_wrapped_in_small_talk_are_kept(llm: RuleBasedLLM, content: str, role: str) -> None:
-    assert [c.quote for c in llm.extract([msg(content, role=role)])] == [content]
+    assert [c.quote for c in llm.extract([msg(content, role=role)]).value] == [content]
 
 
 def test_assistant_offers_of_help_give_nothing_but_its_statements_are_kept(llm: RuleBasedLLM) -> None:
     found = llm.extract(
         [msg("Sure, I can help with that! Your flight to Rome is booked for tomorrow.", role="assistant")]
-    )
+    ).value
     assert [c.text for c in found] == ["User's flight to Rome is booked for 2024-05-09."]
 
 
 def test_context_messages_are_never_a_source(llm: RuleBasedLLM) -> None:
-    found = llm.extract([msg("I live in Lisbon.")], context=[msg("I work at Google.", id="old")])
+    found = llm.extract([msg("I live in Lisbon.")], context=[msg("I work at Google.", id="old")]).value
     assert [c.message_id for c in found] == ["m1"]
 
 
@@ -258,7 +261,7 @@ def test_the_memory_text_is_in_the_third_person(llm: RuleBasedLLM, content: str,
 def test_labels_and_acknowledgements_are_not_part_of_the_memory(
     llm: RuleBasedLLM, content: str, role: str, text: str
 ) -> None:
-    found = llm.extract([msg(content, role=role)])
+    found = llm.extract([msg(content, role=role)]).value
     assert found[-1].text == text
     assert all(c.quote in content for c in found)  # the quote is still exactly what was said
 
@@ -285,7 +288,7 @@ def test_labels_and_acknowledgements_are_not_part_of_the_memory(
 def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(
     llm: RuleBasedLLM, content: str, text: str
 ) -> None:
-    last = llm.extract([msg(content)])[-1]
+    last = llm.extract([msg(content)]).value[-1]
     assert last.text == text
     assert last.quote == content[content.rindex(last.quote) :] and last.quote[:2] in ("Sh", "He")
 
@@ -311,7 +314,7 @@ def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(
 def test_two_statements_in_one_sentence_become_two_memories(
     llm: RuleBasedLLM, content: str, texts: list[str]
 ) -> None:
-    found = llm.extract([msg(content, time="2024-10-02T20:30:00Z")])
+    found = llm.extract([msg(content, time="2024-10-02T20:30:00Z")]).value
     assert [c.text for c in found] == texts
     for c in found:
         assert c.quote in content  # each part quoted exactly as said
@@ -337,7 +340,7 @@ def test_two_messages_resolve_the_same_words_against_their_own_times(llm: RuleBa
             msg("I ran a marathon last week.", id="a", time="2023-01-10T09:00:00Z"),
             msg("I ran a marathon last week.", id="b", time="2024-06-20T09:00:00Z"),
         ]
-    )
+    ).value
     assert [c.text for c in found] == [
         "User ran a marathon in the week of 2023-01-02.",
         "User ran a marathon in the week of 2024-06-10.",
@@ -383,7 +386,7 @@ def test_a_new_value_for_the_same_subject_and_predicate_updates_that_memory(llm:
             nb("x", "User likes Berlin.", 0.8),
             nb("old", "User lives in Berlin.", 0.7, ("user", "lives_in", "Berlin")),
         ],
-    )
+    ).value
     assert (decision.op, decision.target_id, decision.text) == ("UPDATE", "old", "User lives in Lisbon.")
 
 
@@ -398,7 +401,7 @@ def test_a_dated_event_is_history_and_a_new_state_is_added_beside_it(llm: RuleBa
         "lives_in",
         "Lisbon",
     )
-    decision = llm.reconcile(cand("User lives in Porto now.", ("user", "lives_in", "Porto")), [moved])
+    decision = llm.reconcile(cand("User lives in Porto now.", ("user", "lives_in", "Porto")), [moved]).value
     assert decision.op == "ADD"
 
 
@@ -406,7 +409,7 @@ def test_a_second_value_of_a_multi_valued_predicate_is_added(llm: RuleBasedLLM) 
     decision = llm.reconcile(
         cand("User is allergic to shellfish.", ("user", "allergic_to", "shellfish")),
         [nb("p", "User is allergic to peanuts.", 0.8, ("user", "allergic_to", "peanuts"))],
-    )
+    ).value
     assert decision.op == "ADD" and decision.target_id is None
 
 
@@ -414,15 +417,15 @@ def test_a_second_pet_or_sibling_is_added_but_a_new_mother_replaces(llm: RuleBas
     pet = llm.reconcile(
         cand("User has a cat named Tom.", ("user", "pet", "Tom")),
         [nb("rex", "User has a dog named Rex.", 0.7, ("user", "pet", "Rex"))],
-    )
+    ).value
     sister = llm.reconcile(
         cand("User's sister is Eva.", ("user", "relation:sister", "Eva")),
         [nb("ana", "User's sister is Ana.", 0.7, ("user", "relation:sister", "Ana"))],
-    )
+    ).value
     mother = llm.reconcile(
         cand("User's mother is Eva.", ("user", "relation:mother", "Eva")),
         [nb("ana", "User's mother is Ana.", 0.7, ("user", "relation:mother", "Ana"))],
-    )
+    ).value
     assert (pet.op, sister.op, (mother.op, mother.target_id)) == ("ADD", "ADD", ("UPDATE", "ana"))
 
 
@@ -430,7 +433,7 @@ def test_disliking_what_was_liked_updates_it(llm: RuleBasedLLM) -> None:
     decision = llm.reconcile(
         cand("User hates sushi.", ("user", "dislikes", "sushi")),
         [nb("s", "User loves sushi.", 0.7, ("user", "likes", "sushi"))],
-    )
+    ).value
     assert (decision.op, decision.target_id) == ("UPDATE", "s")
 
 
@@ -442,12 +445,12 @@ def test_a_negation_of_a_neighbour_deletes_it(llm: RuleBasedLLM, quote: str) -> 
     decision = llm.reconcile(
         cand("User no longer lives in Berlin.", quote=quote),
         [nb("cat", "User has a cat.", 0.3), nb("berlin", "User lives in Berlin.", 0.7)],
-    )
+    ).value
     assert (decision.op, decision.target_id) == ("DELETE", "berlin")
 
 
 def test_a_negation_with_nothing_to_negate_is_added(llm: RuleBasedLLM) -> None:
-    decision = llm.reconcile(cand("User no longer eats meat."), [nb("cat", "User has a cat.", 0.2)])
+    decision = llm.reconcile(cand("User no longer eats meat."), [nb("cat", "User has a cat.", 0.2)]).value
     assert decision.op == "ADD"
 
 
@@ -455,7 +458,7 @@ def test_a_near_identical_neighbour_means_noop(llm: RuleBasedLLM) -> None:
     decision = llm.reconcile(
         cand("User has a cat named Tom."),
         [nb("a", "User has a dog.", 0.6), nb("b", "User has a cat named Tom", 0.97)],
-    )
+    ).value
     assert (decision.op, decision.target_id) == ("NOOP", "b")
 
 
@@ -463,12 +466,12 @@ def test_the_same_attribute_and_value_means_noop_even_worded_differently(llm: Ru
     decision = llm.reconcile(
         cand("User is based in Berlin.", ("user", "lives_in", "Berlin")),
         [nb("b", "User lives in Berlin.", 0.8, ("user", "lives_in", "berlin"))],
-    )
+    ).value
     assert (decision.op, decision.target_id) == ("NOOP", "b")
 
 
 def test_something_new_is_added(llm: RuleBasedLLM) -> None:
-    decision = llm.reconcile(cand("User plays the cello."), [nb("a", "User lives in Berlin.", 0.4)])
+    decision = llm.reconcile(cand("User plays the cello."), [nb("a", "User lives in Berlin.", 0.4)]).value
     assert (decision.op, decision.target_id) == ("ADD", None)
 
 
@@ -482,37 +485,37 @@ ITEMS = [
 
 
 def test_an_extractive_answer_cites_the_supporting_items_and_quotes_them(llm: RuleBasedLLM) -> None:
-    draft = llm.answer("Which foods is the user allergic to?", ITEMS, "<fenced>")
+    draft = llm.answer("Which foods is the user allergic to?", ITEMS, "<fenced>").value
     assert draft.cited_ids == ("m-peanut",)
     assert draft.text == "You are allergic to peanuts."  # the user's memory, said to them
     assert not draft.abstained and draft.sufficient
 
 
 def test_words_meet_through_simple_stemming(llm: RuleBasedLLM) -> None:
-    draft = llm.answer("Where does the user live?", ITEMS, "")
+    draft = llm.answer("Where does the user live?", ITEMS, "").value
     assert draft.cited_ids == ("m-berlin",)
 
 
 @given(st.text(max_size=80))
 def test_an_answer_cites_only_ids_of_the_given_items(question: str) -> None:
-    draft = RuleBasedLLM().answer(question, ITEMS, "")
+    draft = RuleBasedLLM().answer(question, ITEMS, "").value
     assert set(draft.cited_ids) <= {i.id for i in ITEMS}
     assert draft.abstained == (draft.cited_ids == ())
 
 
 def test_it_abstains_when_no_item_shares_a_key_word(llm: RuleBasedLLM) -> None:
-    draft = llm.answer("What is the user's favourite film?", ITEMS, "")
+    draft = llm.answer("What is the user's favourite film?", ITEMS, "").value
     assert draft.abstained and not draft.sufficient and draft.cited_ids == ()
 
 
 def test_it_abstains_with_no_items(llm: RuleBasedLLM) -> None:
-    assert llm.answer("Where does the user live?", [], "").abstained
+    assert llm.answer("Where does the user live?", [], "").value.abstained
 
 
 def test_an_answer_covering_few_of_the_key_words_is_marked_insufficient(llm: RuleBasedLLM) -> None:
     draft = llm.answer(
         "Which orchestra conducted by Karajan did the user play cello in during 1985?", ITEMS, ""
-    )
+    ).value
     assert draft.cited_ids == ("m-cello",) and not draft.sufficient
 
 
@@ -523,7 +526,7 @@ def test_among_equally_matching_items_what_the_user_said_comes_first(llm: RuleBa
         ),
         ContextItem("m-said", "User uses Vim for everything.", "fact", "authorized", None),
     ]
-    draft = llm.answer("Which editor does the user use?", items, "")
+    draft = llm.answer("Which editor does the user use?", items, "").value
     assert draft.cited_ids == ("m-said", "m-claim")
     assert draft.text.startswith("You use Vim")
 
@@ -538,7 +541,7 @@ def test_from_a_long_item_the_answer_takes_its_best_sentence(llm: RuleBasedLLM) 
         )
     ]
     assert (
-        llm.answer("What is the name of the greyhound?", items, "").text
+        llm.answer("What is the name of the greyhound?", items, "").value.text
         == "I adopted a greyhound called Pixel."
     )
 
@@ -554,17 +557,19 @@ def test_a_summary_keeps_time_order_and_every_distinct_fact_once(llm: RuleBasedL
             "User moved to Berlin in 2020",
             "User got a cat.",
         ]
-    )
+    ).value
     assert summary == "User moved to Berlin in 2020. User lives in Berlin. User got a cat."
 
 
 def test_a_summary_prefers_the_fuller_of_two_overlapping_statements(llm: RuleBasedLLM) -> None:
-    assert llm.summarise(["User has a cat.", "User has a cat named Tom."]) == "User has a cat named Tom."
+    assert (
+        llm.summarise(["User has a cat.", "User has a cat named Tom."]).value == "User has a cat named Tom."
+    )
 
 
 def test_a_summary_is_bounded(llm: RuleBasedLLM) -> None:
     texts = [f"Fact number {i} is about topic {i * 7}." for i in range(200)]
-    summary = RuleBasedLLM(summary_chars=300).summarise(texts)
+    summary = RuleBasedLLM(summary_chars=300).summarise(texts).value
     assert len(summary) <= 300 + len(" (+200 more)")
     assert summary.startswith("Fact number 0 ") and re.search(r"\(\+\d+ more\)$", summary)
 
@@ -575,7 +580,7 @@ def test_an_abstracted_experience_follows_the_slot_template_and_hides_user_value
         "Sent the receipt to ana@example.com and saved https://air.example/b/XY12. "
         "Make sure the passport name matches."
     )
-    out = llm.abstract_experience(text)
+    out = llm.abstract_experience(text).value
     lines = out.split("\n")
     assert lines[0].startswith("## ")
     assert [line.split(":")[0] for line in lines[1:]] == ["Applies when", "Inputs", "Procedure", "Caution"]
@@ -596,7 +601,7 @@ def test_an_abstracted_experience_follows_the_slot_template_and_hides_user_value
 
 
 def test_the_same_value_always_gets_the_same_slot(llm: RuleBasedLLM) -> None:
-    out = llm.abstract_experience("Called Bob Marley first. Then Bob Marley called back.")
+    out = llm.abstract_experience("Called Bob Marley first. Then Bob Marley called back.").value
     assert "Called {slot_1} first" in out and "Then {slot_1} called back" in out
     assert "{slot_2}" not in out
 
@@ -612,13 +617,13 @@ def test_the_same_value_always_gets_the_same_slot(llm: RuleBasedLLM) -> None:
     ],
 )
 def test_links_follow_shared_words_and_negation(llm: RuleBasedLLM, a: str, b: str, kind: str) -> None:
-    assert llm.link(a, b).type == kind
+    assert llm.link(a, b).value.type == kind
 
 
 def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
     messages = [msg("I moved to Lisbon two weeks ago. I love fado.")]
-    assert llm.extract(messages) == RuleBasedLLM().extract(messages)
-    assert llm.answer("Where?", ITEMS, "") == RuleBasedLLM().answer("Where?", ITEMS, "")
+    assert llm.extract(messages).value == RuleBasedLLM().extract(messages).value
+    assert llm.answer("Where?", ITEMS, "").value == RuleBasedLLM().answer("Where?", ITEMS, "").value
 
 
 @pytest.mark.parametrize(

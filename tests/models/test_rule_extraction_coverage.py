@@ -43,17 +43,21 @@ def test_the_notice_counts_reasons_and_quotes_a_few_sentences_cut_short() -> Non
     assert skipped_notice([]) is None
 
 
-def test_the_backend_hands_over_the_last_extractions_notice_once() -> None:
+def test_the_extractions_notice_comes_with_its_reply_and_the_next_reply_has_only_its_own() -> None:
     llm = RuleBasedLLM()
-    llm.extract([_m("Hello there! I live in Porto.")])
-    (notice,) = llm.drain_notices()
-    assert notice.task == "extract" and '"Hello there!"' in notice.message and not llm.drain_notices()
+    (notice,) = llm.extract([_m("Hello there! I live in Porto.")]).notices
+    assert notice.task == "extract" and '"Hello there!"' in notice.message
+    assert llm.extract([_m("I live in Porto.")]).notices == ()
 
 
 def test_a_question_in_the_context_is_what_the_first_message_replies_to_but_never_a_source() -> None:
-    found = RuleBasedLLM().extract(
-        [_m("Mostly the old harbour walks.")],
-        context=[_m("What do you like most about the city?", role="assistant", id="c1")],
+    found = (
+        RuleBasedLLM()
+        .extract(
+            [_m("Mostly the old harbour walks.")],
+            context=[_m("What do you like most about the city?", role="assistant", id="c1")],
+        )
+        .value
     )
     assert [(c.message_id, c.text) for c in found] == [
         ("m1", "Mostly the old harbour walks. (in reply to Assistant: What do you like most about the city?)")
@@ -61,8 +65,10 @@ def test_a_question_in_the_context_is_what_the_first_message_replies_to_but_neve
 
 
 def test_a_statement_with_a_key_stands_alone_without_the_question() -> None:
-    found = RuleBasedLLM().extract(
-        [_m("Where do you live?", role="assistant", id="a"), _m("I live in Porto.")]
+    found = (
+        RuleBasedLLM()
+        .extract([_m("Where do you live?", role="assistant", id="a"), _m("I live in Porto.")])
+        .value
     )
     assert [c.text for c in found] == ["User lives in Porto."]
 
@@ -75,5 +81,5 @@ def test_a_statement_with_a_key_stands_alone_without_the_question() -> None:
     ],
 )
 def test_a_documents_first_person_is_its_author(content: str, text: str) -> None:
-    found = RuleBasedLLM().extract([_m(content, role="document", name="notes.md")])
+    found = RuleBasedLLM().extract([_m(content, role="document", name="notes.md")]).value
     assert found[-1].text == text and found[-1].subject is None

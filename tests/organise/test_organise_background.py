@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle.links import enqueue
-from veramem_desktop.core.llm import LinkVerdict
+from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 from veramem_desktop.memory import Memory
@@ -26,15 +26,15 @@ class GatedLLM(RuleBasedLLM):
         self.fail = fail
 
     @property
-    def is_rule_based(self) -> bool:
-        return False
+    def capabilities(self) -> Capabilities:
+        return Capabilities("gated model", batch_extraction=True, context_tokens=DEFAULT_CONTEXT_TOKENS)
 
-    def link(self, a: str, b: str) -> LinkVerdict:
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
         self.entered.set()
         if self.fail:
             raise RuntimeError("the linker broke")
         assert self.gate.wait(30), "the test never opened the gate"
-        return LinkVerdict("supports")
+        return Reply(LinkVerdict("supports"))
 
 
 def _open(home: Path, llm: RuleBasedLLM) -> Memory:

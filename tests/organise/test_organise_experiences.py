@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from consolidation_support import entries, one, open_memory, rate, rows, sources
 from veramem_desktop.core.lifecycle.abstraction import problems
+from veramem_desktop.core.llm import Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.models.llm.rules.abstract import abstract_experience, slot_values
 
@@ -113,8 +114,8 @@ def test_rule_based_slots_replace_whole_values_only(text: str, expected: str) ->
 class GarblingLLM(RuleBasedLLM):
     """The rule-based backend, except that its abstractions cut values the way a weak model does."""
 
-    def abstract_experience(self, text: str) -> str:
-        return (
+    def abstract_experience(self, text: str) -> Reply[str]:
+        return Reply(
             "## {slot_1} do I work as\nApplies when: Someone asked: {slot_1} do I work as?\n"
             "Inputs: {slot_1}, {slot_2}\nProcedure: 1. User moved to Porto in {slot_2}24.\nCaution: none"
         )
@@ -155,7 +156,7 @@ class GarblesWhenSharing(RuleBasedLLM):
 
     garble = False
 
-    def abstract_experience(self, text: str) -> str:
+    def abstract_experience(self, text: str) -> Reply[str]:
         if self.garble:
             return GarblingLLM().abstract_experience(text)
         return super().abstract_experience(text)

@@ -11,7 +11,7 @@ from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle.linker import generality, rule_type
 from veramem_desktop.core.lifecycle.links import pending_count
-from veramem_desktop.core.llm import LinkVerdict
+from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
@@ -36,14 +36,14 @@ class VerdictLLM(RuleBasedLLM):
         self.asked: list[tuple[str, str]] = []
 
     @property
-    def is_rule_based(self) -> bool:
-        return False
+    def capabilities(self) -> Capabilities:
+        return Capabilities("verdict model", batch_extraction=True, context_tokens=DEFAULT_CONTEXT_TOKENS)
 
-    def link(self, a: str, b: str) -> LinkVerdict:
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
         self.asked.append((a, b))
         if self.verdict is None:
             raise ModelError("scripted failure")
-        return LinkVerdict(self.verdict)  # type: ignore[arg-type]
+        return Reply(LinkVerdict(self.verdict))  # type: ignore[arg-type]
 
 
 def test_generality_needs_every_word_of_the_narrower_one_and_the_same_polarity() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from consolidation_support import entries, one, open_memory, rate, rows, searched_ids, sources
+from veramem_desktop.core.llm import Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 from veramem_desktop.memory import Memory
@@ -79,11 +80,11 @@ class ParaphrasingLLM(RuleBasedLLM):
     """Rule-based, except that summaries and abstractions reword instead of quoting (as a model
     does), so a rejected value's words are not in them and only their sources tell."""
 
-    def summarise(self, texts: Sequence[str]) -> str:
-        return f"A session of {len(texts)} things the person said about their life."
+    def summarise(self, texts: Sequence[str]) -> Reply[str]:
+        return Reply(f"A session of {len(texts)} things the person said about their life.")
 
-    def abstract_experience(self, text: str) -> str:
-        return (
+    def abstract_experience(self, text: str) -> Reply[str]:
+        return Reply(
             "## Answering a question about the person\nApplies when: the person asks about themselves\n"
             "Inputs: none\nProcedure: 1. Look up what they said. 2. Answer from it.\nCaution: none"
         )

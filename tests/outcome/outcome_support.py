@@ -9,13 +9,17 @@ from typing import Any
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import (
+    DEFAULT_CONTEXT_TOKENS,
+    LLM,
     AnswerDraft,
     Candidate,
+    Capabilities,
     ContextItem,
     Decision,
     LinkVerdict,
     Message,
     Neighbour,
+    Reply,
 )
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import index, items
@@ -102,35 +106,37 @@ class ScriptedLLM:
         self.calls: list[tuple[str, str]] = []
 
     @property
-    def name(self) -> str:
-        return "scripted"
+    def capabilities(self) -> Capabilities:
+        return Capabilities("scripted", batch_extraction=True, context_tokens=DEFAULT_CONTEXT_TOKENS)
 
-    @property
-    def is_rule_based(self) -> bool:
-        return False
+    def without_fallback(self) -> LLM:
+        return self
 
-    def _reply(self, task: str, text: str) -> str:
+    def _reply(self, task: str, text: str) -> Reply[str]:
         self.calls.append((task, text))
         if "FAIL" in text:
             raise ModelError(f"scripted failure of {task}")
         if "JUNK" in text:
-            return "   "
-        return f"{task}: {text[:80]}"
+            return Reply("   ")
+        return Reply(f"{task}: {text[:80]}")
 
-    def summarise(self, texts: Sequence[str]) -> str:
+    def summarise(self, texts: Sequence[str]) -> Reply[str]:
         return self._reply("summarise", " | ".join(texts))
 
-    def abstract_experience(self, text: str) -> str:
+    def abstract_experience(self, text: str) -> Reply[str]:
         return self._reply("abstract", text)
 
-    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> list[Candidate]:
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> Reply[list[Candidate]]:
         raise ModelError("not scripted")
 
-    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
+    def reconcile(self, candidate: Candidate, neighbours: Sequence[Neighbour]) -> Reply[Decision]:
         raise ModelError("not scripted")
 
-    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> AnswerDraft:
+    def answer(self, question: str, items: Sequence[ContextItem], fenced_context: str) -> Reply[AnswerDraft]:
         raise ModelError("not scripted")
 
-    def link(self, a: str, b: str) -> LinkVerdict:
+    def link(self, a: str, b: str) -> Reply[LinkVerdict]:
         raise ModelError("not scripted")
+
+    def hypothesise(self, question: str) -> Reply[str | None]:
+        return Reply(None)

@@ -218,7 +218,7 @@ def test_the_truth_bench_counts_a_stale_value_ranked_first_as_a_failure() -> Non
 def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_value_as_current(
     rmem: Memory,
 ) -> None:
-    from veramem_desktop.core.llm import AnswerDraft, ContextItem
+    from veramem_desktop.core.llm import AnswerDraft, ContextItem, Reply
     from veramem_desktop.core.recall.answer import Answerer
 
     rmem.add("I live in Berlin.")
@@ -230,10 +230,10 @@ def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_val
 
         name = "scripted"
 
-        def answer(self, question: str, items: list[ContextItem], fenced: str) -> AnswerDraft:
+        def answer(self, question: str, items: list[ContextItem], fenced: str) -> Reply[AnswerDraft]:
             shown.append((list(items), fenced))
             stale = next(i.id for i in items if i.state == "superseded")
-            return AnswerDraft("You live in Berlin.", (stale,), False, True)
+            return Reply(AnswerDraft("You live in Berlin.", (stale,), False, True))
 
     result = Answerer(rmem.engine, StaleModel()).answer("where do I live", rmem.caller())  # type: ignore[arg-type]
     items, fenced = shown[0]

@@ -129,10 +129,11 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
     ]
     # and when an abstraction leaves personal data in, the gate refuses it
     from veramem_desktop.core.lifecycle.sharing import Sharer
+    from veramem_desktop.core.llm import Reply
 
     class Verbatim:
-        def abstract_experience(self, text: str) -> str:
-            return text
+        def abstract_experience(self, text: str) -> Reply[str]:
+            return Reply(text)
 
     again = Sharer(mem.engine, mem.embedder, Verbatim(), device="d").share("me", only=[pii.id])  # type: ignore[arg-type]
     assert "email" in again.refused[0]["reason"] and not again.shared
@@ -259,10 +260,11 @@ def test_share_consent_refuses_a_stated_wifi_password_and_names_the_kind(mem: Me
 
 def test_a_secret_in_the_source_is_refused_even_when_the_abstraction_hides_it(mem: Memory) -> None:
     from veramem_desktop.core.lifecycle.sharing import Sharer
+    from veramem_desktop.core.llm import Reply
 
     class Paraphrase:
-        def abstract_experience(self, text: str) -> str:
-            return "Procedure: connect to the office network with the usual credentials."
+        def abstract_experience(self, text: str) -> Reply[str]:
+            return Reply("Procedure: connect to the office network with the usual credentials.")
 
     item = _fact(mem, "Connect to the office network with password Tr0ub4dor&3 at the door.")
     report = Sharer(mem.engine, mem.embedder, Paraphrase(), device="d").share("me", only=[item.id])  # type: ignore[arg-type]
@@ -299,10 +301,11 @@ def test_no_secret_or_personal_data_kind_reaches_the_pool(mem: Memory) -> None:
     """One shareable experience per kind, abstracted verbatim (the worst case): none is shared, and
     each refusal names the kind it found."""
     from veramem_desktop.core.lifecycle.sharing import Sharer
+    from veramem_desktop.core.llm import Reply
 
     class Verbatim:
-        def abstract_experience(self, text: str) -> str:
-            return text
+        def abstract_experience(self, text: str) -> Reply[str]:
+            return Reply(text)
 
     samples = {
         "password": "Join the office network; the wifi password is hunter2.",

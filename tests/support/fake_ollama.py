@@ -1,4 +1,5 @@
-"""A real HTTP server on loopback that speaks the parts of the Ollama API the client uses.
+"""A real HTTP server on loopback that speaks the parts of the Ollama API the client uses,
+and the OpenAI-compatible and Anthropic endpoints the hosted transports call.
 
 It answers ``GET /api/tags``, ``GET /api/version`` and ``POST /api/chat`` (streaming or
 not, as the request's ``stream`` asks) the way Ollama does, from a script: a queue of
@@ -11,6 +12,12 @@ Shapes follow the ``ollama`` client in the venv (``ollama/_client.py``, ``_types
 it POSTs ``{"model", "messages", "tools", "stream", "format", "options"}`` to
 ``/api/chat`` and reads ``message.content`` from the JSON body, and it turns an HTTP
 error into ``ResponseError`` using the body's ``"error"`` field.
+
+The same script answers ``POST /v1/chat/completions`` (an OpenAI-compatible reply,
+``choices[0].message.content``) and ``POST /v1/messages`` (an Anthropic reply, a list of
+``content`` blocks), each with its API's error body, so one scripted server stands for
+every backend: ``url`` for Ollama, ``openai_url`` and ``anthropic_url`` for the others.
+``Truncated`` content ends the reply the way each API says a reply hit its token limit.
 
     with running_fake_ollama() as server:
         server.script(JsonContent({"summary": "..."}), HttpStatus(500))
@@ -31,6 +38,8 @@ from typing import Any
 import pytest
 
 CREATED_AT = "2024-05-08T13:56:00.000000Z"  # fixed, so recorded replies are reproducible
+#: the model endpoints, by path, and the API each speaks
+API_PATHS = {"/api/chat": "ollama", "/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
 
 
 # --- the script -------------------------------------------------------------------------------
@@ -46,6 +55,14 @@ class JsonContent:
 @dataclass(frozen=True)
 class RawContent:
     """Reply with ``text`` as the message content, verbatim (for malformed JSON)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Truncated:
+    """Reply with ``text`` as the content of a reply cut at the token limit (done_reason "length",
+    finish_reason "length", stop_reason "max_tokens")."""
 
     text: str
 
@@ -81,7 +98,7 @@ class FromRequest:
     build: Any  # Callable[[dict[str, Any]], Reply]
 
 
-Reply = JsonContent | RawContent | RawBody | HttpStatus | Delay | FromRequest
+Reply = JsonContent | RawContent | Truncated | RawBody | HttpStatus | Delay | FromRequest
 
 
 @dataclass(frozen=True)
@@ -109,6 +126,8 @@ class FakeOllama:
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        self.openai_url = f"{self.url}/v1"  # an OpenAI-compatible base URL
+        self.anthropic_url = self.url  # an Anthropic base URL (the transport adds /v1/messages)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-ollama", daemon=True
         )
@@ -159,7 +178,8 @@ class FakeOllama:
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path == "/api/chat"]
+        """The model requests, whichever API they came through."""
+        return [r for r in self.requests if r.path in API_PATHS]
 
     def _record(self, request: RecordedRequest) -> None:
         with self._lock:
@@ -197,22 +217,23 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:  # noqa: C90
             except ValueError:
                 body = None
             fake._record(RecordedRequest("POST", self.path, dict(self.headers.items()), body))
-            if self.path != "/api/chat":
+            api = API_PATHS.get(self.path)
+            if api is None:
                 self._send_json(404, {"error": f"no route for POST {self.path}"})
                 return
             if not isinstance(body, dict) or not body.get("model"):
-                self._send_json(400, {"error": "model is required"})
+                self._send_error(api, 400, "model is required")
                 return
-            if not fake._has_model(body["model"]):
+            if api == "ollama" and not fake._has_model(body["model"]):
                 self._send_json(404, {"error": f'model "{body["model"]}" not found, try pulling it first'})
                 return
             reply = fake._next_reply()
             if reply is None:
-                self._send_json(500, {"error": "fake ollama: no scripted reply left for this request"})
+                self._send_error(api, 500, "fake server: no scripted reply left for this request")
                 return
-            self._send_reply(reply, body)
+            self._send_reply(api, reply, body)
 
-        def _send_reply(self, reply: Reply, request: dict[str, Any]) -> None:
+        def _send_reply(self, api: str, reply: Reply, request: dict[str, Any]) -> None:
             if isinstance(reply, FromRequest):
                 reply = reply.build(request)
             while isinstance(reply, Delay):
@@ -220,20 +241,41 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:  # noqa: C90
                     return  # the server is stopping: drop the connection
                 reply = reply.then
             if isinstance(reply, HttpStatus):
-                self._send_json(reply.status, {"error": reply.error})
+                self._send_error(api, reply.status, reply.error)
             elif isinstance(reply, RawBody):
                 self._send(200, reply.body.encode(), reply.content_type)
             else:
                 content = json.dumps(reply.value) if isinstance(reply, JsonContent) else reply.text
-                self._send_chat(request, content)
+                cut = isinstance(reply, Truncated)
+                if api == "openai":
+                    finish = "length" if cut else "stop"
+                    message = {"role": "assistant", "content": content}
+                    self._send_json(
+                        200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+                    )
+                elif api == "anthropic":
+                    stop = "max_tokens" if cut else "end_turn"
+                    blocks = [{"type": "text", "text": content}]
+                    self._send_json(200, {"type": "message", "content": blocks, "stop_reason": stop})
+                else:
+                    self._send_chat(request, content, "length" if cut else "stop")
 
-        def _send_chat(self, request: dict[str, Any], content: str) -> None:
+        def _send_error(self, api: str, status: int, error: str) -> None:
+            """An error body the way each API writes one (the clients read the message from it)."""
+            if api == "openai":
+                self._send_json(status, {"error": {"message": error, "type": "server_error"}})
+            elif api == "anthropic":
+                self._send_json(status, {"type": "error", "error": {"type": "api_error", "message": error}})
+            else:
+                self._send_json(status, {"error": error})
+
+        def _send_chat(self, request: dict[str, Any], content: str, done_reason: str = "stop") -> None:
             final = {
                 "model": request["model"],
                 "created_at": CREATED_AT,
                 "message": {"role": "assistant", "content": content},
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": done_reason,
                 "total_duration": 1_000_000,
                 "prompt_eval_count": 10,
                 "eval_count": 10,
