@@ -31,6 +31,7 @@ from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.transfer import memories as transfer
@@ -227,12 +228,7 @@ class ImportMixin(FacadeParts):
         for rec in batch:
             keys = known.get(rec.session_id)
             if keys is None:
-                rows = self.store.query(
-                    "SELECT json_extract(metadata, '$.import_key') FROM episodes WHERE session_id = ? AND "
-                    "user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL",
-                    (rec.session_id, base.user_id),
-                )
-                keys = known[rec.session_id] = {r[0] for r in rows}
+                keys = known[rec.session_id] = lookups.import_keys(self.store, rec.session_id, base.user_id)
                 while len(known) > KEY_CACHE_SESSIONS:
                     known.popitem(last=False)
             else:

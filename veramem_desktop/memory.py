@@ -41,7 +41,7 @@ from veramem_desktop.core.recall.answer import Answerer, AnswerResult
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import grants as grants_mod
 from veramem_desktop.core.storage import items as items_mod
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, lookups, stats
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import MemoryItem
@@ -753,16 +753,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         """Whether an agent may act on ``item``: the one action gate (core/trust/action_gate.py), with its open
         conflicts read from the store (a partner that is active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        open_conflict = (
-            bool(partners)
-            and self.store.query_one(
-                f"SELECT 1 FROM memory_items WHERE id IN ({','.join('?' * len(partners))}) AND status = 'active' "
-                "AND trust != 'rejected' LIMIT 1",
-                partners,
-            )
-            is not None
-        )
-        return may_act_on(item, open_conflict=open_conflict)
+        return may_act_on(item, open_conflict=lookups.any_current(self.store, partners))
 
     # ------------------------------------------------------------ pins and expiry
     def pin(self, memory_id: str) -> MemoryItem:
@@ -882,11 +873,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         if not info["exists"]:
             return info
         store = self.store
-        counts = {}
-        for table in ("episodes", "memory_items", "ledger", "traces"):
-            counts[table] = int(store.query_one(f"SELECT count(*) FROM {table}")[0])
-        active = store.query_one("SELECT count(*) FROM memory_items WHERE status = 'active'")
-        counts["active_memories"] = int(active[0])
+        counts = stats.status_counts(store)
         report = ledger.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
         info.update(
             {
@@ -917,3 +904,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def require_trace(self, trace_id: str, *, caller: Caller) -> None:
         """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
         reads.require_trace(self.store, caller, trace_id)
+
+    def ledger_length(self) -> int:
+        """How many entries the ledger holds (what `verify` will check)."""
+        return stats.ledger_length(self.store)

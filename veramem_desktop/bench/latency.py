@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage import index, items, lookups, stats
 from veramem_desktop.core.storage.items import MemoryItem
 
 from ..memory import Memory
@@ -75,12 +75,7 @@ def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
     scans exactly; below that once it ranks by its projection first (core/storage/vectors.py)."""
     cache = mem.engine.caches["memory"]
     cache.refresh(mem.store)
-    ids = [
-        r[0]
-        for r in mem.store.query(
-            "SELECT owner_id FROM embeddings WHERE owner_kind = 'memory' AND model = ?", (mem.embedder.name,)
-        )
-    ]
+    ids = lookups.embedded_ids(mem.store, "memory", mem.embedder.name)
     positions = cache.positions(ids)
     kept = []
     for vector in mem.embedder.embed(list(asked)):
@@ -213,7 +208,7 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
             mem.add([{"role": role, "content": text}], user_id=USER, session_id=f"one-{i // 20}")
             one.append((time.perf_counter() - t1) * 1000)
         rate = round(len(chat) / seconds, 1)
-        memories = int(mem.store.query_one("SELECT count(*) FROM memory_items")[0])
+        memories = stats.memory_count(mem.store)
         call_p50 = round(statistics.median(per_call), 1)
         one_p50 = round(statistics.median(one), 1)
         data = {

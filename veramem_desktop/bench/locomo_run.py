@@ -9,6 +9,7 @@ from typing import Any
 
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES
+from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.write.times import parse_time
@@ -114,9 +115,7 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
             out[name] = scores.summary(KS)
         else:
             out.setdefault("ablation", {})[name] = scores.summary(KS)["cat1-4"]
-    evidence: dict[str, list[str]] = {}
-    for mid, eid in mem.store.query("SELECT memory_id, episode_id FROM evidence"):
-        evidence.setdefault(mid, []).append(eid)
+    evidence = lookups.evidence_map(mem.store)
     out["pipeline"] = locomo.score(
         samples,
         lambda sample: pipeline_retriever(
@@ -211,9 +210,7 @@ def channel_ablation(
 ) -> dict[str, Any]:
     """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
-    evidence: dict[str, list[str]] = {}
-    for memory_id, episode_id in mem.store.query("SELECT memory_id, episode_id FROM evidence ORDER BY id"):
-        evidence.setdefault(memory_id, []).append(episode_id)
+    evidence = lookups.evidence_map(mem.store)
     base = mem.engine.config
     has_model = mem.engine.hypothesise is not None and _probe(mem.engine)
 

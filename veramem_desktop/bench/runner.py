@@ -72,7 +72,8 @@ class BenchContext:
 
 def machine(ctx: BenchContext) -> Section:
     import onnxruntime
-    import sqlcipher3
+
+    from veramem_desktop.core.storage.stats import sqlite_version
 
     data = {
         "cpu_count": os.cpu_count(),
@@ -80,7 +81,7 @@ def machine(ctx: BenchContext) -> Section:
         "platform": platform.platform(),
         "python": platform.python_version(),
         "onnxruntime": onnxruntime.__version__,
-        "sqlite": sqlcipher3.sqlite_version,
+        "sqlite": sqlite_version(),
     }
     return Section(
         {"machine": data},

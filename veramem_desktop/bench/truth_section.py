@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.trust.normalize import phrase_words
 
 from ..memory import Memory
@@ -175,14 +176,7 @@ def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
 
 
 def _texts(mem: Memory, ids: Sequence[str]) -> list[str]:
-    found: dict[str, str] = {}
-    for i in ids:
-        row = mem.store.query_one(
-            "SELECT text FROM memory_items WHERE id = ? UNION ALL SELECT content FROM episodes WHERE id = ?",
-            (i, i),
-        )
-        if row is not None:
-            found[i] = str(row[0])
+    found = lookups.texts_of(mem.store, ids)
     return [found[i] for i in ids if i in found]
 
 

@@ -168,7 +168,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
-    total = int(mem.store.query_one("SELECT count(*) FROM ledger")[0])
+    total = mem.ledger_length()
     if as_json or total < 5000:
         report = mem.verify()
     else:
