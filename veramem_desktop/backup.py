@@ -1,7 +1,7 @@
 """Backups, restores and a new store key.
 
-A backup is an online copy made with SQLite's backup API through ``sqlcipher3``: the
-source is read in one step inside a WAL read transaction, so it is a consistent
+A backup is an online copy made with SQLite's backup API (core/storage/copies.py runs every
+statement on the files, here and below): the source is read in one step inside a WAL read transaction, so it is a consistent
 snapshot while other processes keep writing, and the copy is written through a
 connection keyed with the same raw key, so every page of it is encrypted. Before the
 copy takes its final name it is checked (:func:`check_copy`): each raw page must
@@ -33,17 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import nacl.utils
-import sqlcipher3
 
-from veramem_desktop.core.errors import (
-    InvalidInputError,
-    NotAStoreError,
-    RefusedError,
-    StoreBusyError,
-    WrongKeyError,
-)
-from veramem_desktop.core.storage import ledger
-from veramem_desktop.core.storage.store import BUSY_TIMEOUT_MS, Connection, Store
+from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, RefusedError, WrongKeyError
+from veramem_desktop.core.storage import copies, ledger
+from veramem_desktop.core.storage.store import Connection, Store
 
 from . import keys
 from .pages import PAGE, RESERVE, SALT
@@ -55,9 +48,6 @@ _HMAC_KDF_ITER = 2
 _IV = 16
 _MAC = 64
 _PLAIN_HEADER = b"SQLite format 3\x00"
-#: how long a rekey or restore waits for other programs' transactions before refusing
-EXCLUSIVE_WAIT_MS = 2_000
-_META_EXPORTED = "sync_exported_seq"  # sync/registry.py META_EXPORTED (the shell does not import sync here)
 
 
 # ---------------------------------------------------------------- raw pages
@@ -92,70 +82,6 @@ def authentic_pages(path: Path, key: bytes) -> tuple[int, int, int | None]:
     return good, count, first_bad
 
 
-# ---------------------------------------------------------------- connections
-def _connect(path: Path, key: bytes) -> Connection:
-    """A connection to ``path`` keyed with ``key`` and probed (typed errors, nothing printed)."""
-    old_umask = os.umask(0o077)
-    try:
-        conn = sqlcipher3.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-        )
-    finally:
-        os.umask(old_umask)
-    conn.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is reported here, not on stderr
-    conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlcipher3.DatabaseError as exc:
-        conn.close()
-        if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
-            raise WrongKeyError(
-                f"{path} does not open with this store's key: it is damaged, not a VeraMem "
-                "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code)."
-            ) from None
-        raise NotAStoreError(f"{path} could not be opened: {exc}") from None
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return conn
-
-
-def _exclusive(path: Path, key: bytes) -> Connection:
-    """A connection that holds the store for itself, or StoreBusyError while another one has it open.
-
-    In WAL mode every open connection keeps a shared lock, idle or not, so taking the
-    exclusive one fails while the terminal app, an MCP server or the sync daemon has the
-    store open. A rekey or a restore under them would leave them writing pages under the
-    old key, or into a file that is no longer the store.
-    """
-    conn = _connect(path, key)
-    conn.execute(f"PRAGMA busy_timeout = {EXCLUSIVE_WAIT_MS}")
-    try:
-        conn.execute("PRAGMA locking_mode = EXCLUSIVE").fetchall()
-        conn.execute("BEGIN EXCLUSIVE")
-        conn.execute("COMMIT")
-    except sqlcipher3.OperationalError as exc:
-        conn.close()
-        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            raise StoreBusyError(
-                "Another VeraMem program has the store open (the terminal app, an MCP or REST "
-                "server, the sync daemon): close it and run this again. Nothing was changed."
-            ) from None
-        raise NotAStoreError(f"{path} could not be locked: {exc}") from None
-    return conn
-
-
-def _meta(conn: Connection, key: str) -> str | None:
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    except sqlcipher3.DatabaseError:
-        return None
-    return None if row is None else str(row[0])
-
-
-def _hash_at(conn: Connection, seq: int) -> str | None:
-    row = conn.execute("SELECT hash FROM ledger WHERE seq = ?", (seq,)).fetchone()
-    return None if row is None else str(row[0])
-
-
 # ---------------------------------------------------------------- checking a copy
 @dataclass
 class CopyCheck:
@@ -176,18 +102,17 @@ class CopyCheck:
 
 
 def _state(conn: Connection, path: Path) -> CopyCheck:
-    head = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
-    count = int(conn.execute("SELECT count(*) FROM ledger").fetchone()[0])
+    head = copies.ledger_head(conn)
     return CopyCheck(
         path=str(path),
         size_bytes=path.stat().st_size,
         pages=path.stat().st_size // PAGE,
-        ledger_entries=count,
-        head_seq=int(head[0]) if head else 0,
-        head_hash=str(head[1]) if head else "",
-        store_id=_meta(conn, "store_id"),
-        device_id=_meta(conn, "device_id"),
-        exported_seq=int(_meta(conn, _META_EXPORTED) or 0),
+        ledger_entries=head.entries,
+        head_seq=head.head_seq,
+        head_hash=head.head_hash,
+        store_id=head.store_id,
+        device_id=head.device_id,
+        exported_seq=head.exported_seq,
     )
 
 
@@ -200,31 +125,27 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
         header = handle.read(len(_PLAIN_HEADER))
     if header == _PLAIN_HEADER:
         raise RefusedError(f"{path} is a plaintext SQLite file, not an encrypted VeraMem store.")
-    conn = _connect(path, key)
+    conn = copies.connect(path, key)
     try:
-        good, count, first_bad = authentic_pages(path, key)
-        if first_bad is not None:
-            raise NotAStoreError(
-                f"{path} is damaged: page {first_bad} of {count} does not authenticate under the "
-                f"store's key ({good} pages do).",
-                title="Backup damaged",
-            )
-        problems = [r[0] for r in conn.execute("PRAGMA cipher_integrity_check").fetchall()]
-        if problems:
-            raise NotAStoreError(f"{path} is damaged: {problems[0]}.", title="Backup damaged")
-        integrity = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-        if integrity != ["ok"]:
-            raise NotAStoreError(f"{path} is damaged: {integrity[0]}.", title="Backup damaged")
-        store = Store(conn, path)
-        report = ledger.verify(store)
-        if not report.ok:
-            raise NotAStoreError(
-                f"The ledger of {path} does not verify: entry {report.first_bad_seq}: {report.problem}.",
-                title="Backup damaged",
-            )
-        return _state(conn, path)
-    except sqlcipher3.DatabaseError as exc:
-        raise NotAStoreError(f"{path} is damaged: {exc}.", title="Backup damaged") from None
+        with copies.reading_copy(path):
+            good, count, first_bad = authentic_pages(path, key)
+            if first_bad is not None:
+                raise NotAStoreError(
+                    f"{path} is damaged: page {first_bad} of {count} does not authenticate under the "
+                    f"store's key ({good} pages do).",
+                    title="Backup damaged",
+                )
+            problems = copies.page_problems(conn)
+            if problems:
+                raise NotAStoreError(f"{path} is damaged: {problems[0]}.", title="Backup damaged")
+            store = Store(conn, path)
+            report = ledger.verify(store)
+            if not report.ok:
+                raise NotAStoreError(
+                    f"The ledger of {path} does not verify: entry {report.first_bad_seq}: {report.problem}.",
+                    title="Backup damaged",
+                )
+            return _state(conn, path)
     finally:
         conn.close()
 
@@ -272,21 +193,11 @@ def backup(store_path: Path, key: bytes, dest: Path, *, overwrite: bool = False)
         raise InvalidInputError(f"The folder {dest.parent} does not exist.")
     partial = dest.with_name(f".{dest.name}.partial")
     _remove(partial)
-    source = _connect(Path(store_path), key)
     try:
-        target = _connect(partial, key)
-        try:
-            # pages=-1: one step, inside one read transaction of the source (a consistent snapshot;
-            # in WAL mode the other processes' writers are not blocked meanwhile).
-            source.backup(target, pages=-1)
-            target.execute("PRAGMA journal_mode = DELETE").fetchall()  # one self-contained file
-        finally:
-            target.close()
-    except sqlcipher3.Error as exc:
+        copies.write_copy(Path(store_path), partial, key)
+    except NotAStoreError:
         _remove(partial)
-        raise NotAStoreError(f"The backup could not be written: {exc}.") from None
-    finally:
-        source.close()
+        raise
     try:
         os.chmod(partial, 0o600)
         _fsync_file(partial)
@@ -324,12 +235,13 @@ def current_state(store_path: Path, key: bytes) -> CopyCheck | None:
     if not Path(store_path).exists():
         return None
     try:
-        conn = _connect(Path(store_path), key)
+        conn = copies.connect(Path(store_path), key)
     except (WrongKeyError, NotAStoreError):
         return None
     try:
-        return _state(conn, Path(store_path))
-    except sqlcipher3.DatabaseError:
+        with copies.reading_copy(Path(store_path)):
+            return _state(conn, Path(store_path))
+    except NotAStoreError:
         return None
     finally:
         conn.close()
@@ -362,15 +274,15 @@ def restore_problems(
             "be lost"
         )
     if state.head_seq and current.head_seq >= state.head_seq:
-        conn = _connect(Path(store_path), live_key)
+        conn = copies.connect(Path(store_path), live_key)
         try:
-            diverged = _hash_at(conn, state.head_seq) != state.head_hash
+            diverged = copies.ledger_hash_at(conn, state.head_seq) != state.head_hash
         finally:
             conn.close()
     elif current.head_seq:
-        conn = _connect(source, backup_key or live_key)
+        conn = copies.connect(source, backup_key or live_key)
         try:
-            diverged = _hash_at(conn, current.head_seq) != current.head_hash
+            diverged = copies.ledger_hash_at(conn, current.head_seq) != current.head_hash
         finally:
             conn.close()
     else:
@@ -403,7 +315,7 @@ def restore(
             "Restore refused, nothing was changed: " + "; ".join(problems) + ". Restore anyway with --force."
         )
     replaced = current_state(store_path, live_key)
-    held = _exclusive(store_path, live_key) if replaced is not None else None
+    held = copies.hold_exclusive(store_path, live_key) if replaced is not None else None
     try:
         return _replace(store_path, source, key, live_key, rekey_to, state, replaced, held, problems, started)
     finally:
@@ -438,11 +350,7 @@ def _replace(  # noqa: C901
     try:
         os.chmod(staged, 0o600)
         if rekey_to is not None and rekey_to != key:
-            conn = _connect(staged, key)
-            try:
-                conn.execute(f"PRAGMA rekey = \"x'{rekey_to.hex()}'\"")
-            finally:
-                conn.close()
+            copies.rekey_file(staged, key, rekey_to)
         _fsync_file(staged)
         check_copy(staged, live_key)
     except BaseException:
@@ -451,10 +359,7 @@ def _replace(  # noqa: C901
     aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
     if store_path.exists():
         if held is not None:  # fold the WAL in, so the file set aside is whole on its own
-            try:
-                held.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-            except sqlcipher3.Error:
-                pass
+            copies.fold_wal_quietly(held)
             held.close()  # the last connection: nothing writes to the old file from here on
         for suffix in ("", "-wal", "-shm"):
             part = Path(str(store_path) + suffix)
@@ -516,28 +421,19 @@ def rekey(
     new_key = nacl.utils.random(32)
     keys.stage_new_key(keyinfo_path, new_key, passphrase=passphrase)
     try:
-        conn = _exclusive(store_path, old_key)
+        conn = copies.hold_exclusive(store_path, old_key)
     except BaseException:
         keys.discard_staged_key(keyinfo_path)
         raise
     try:
-        synced = (
-            conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_identity'").fetchone() is not None
-            and conn.execute("SELECT 1 FROM sync_identity").fetchone() is not None
-        )
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        conn.execute(f"PRAGMA rekey = \"x'{new_key.hex()}'\"")
-        # Fold the WAL (frames written during the rekey) into the file and truncate it to nothing.
-        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    except sqlcipher3.Error as exc:
+        done = copies.rekey_held(conn, new_key)
+    except NotAStoreError:
         conn.close()
         keys.discard_staged_key(keyinfo_path)
-        raise NotAStoreError(
-            f"The store could not be re-encrypted ({exc}); it is unchanged, under its old key."
-        ) from None
+        raise
     conn.close()
     keys.commit_new_key(keyinfo_path, new_key)
-    if busy and int(busy[0]):
+    if done.wal_busy:
         raise RefusedError(
             "The store was re-encrypted and the new key is in use, but another process kept the "
             "WAL busy: close every VeraMem process and run `veramem verify`."
@@ -549,7 +445,7 @@ def rekey(
         pages,
         good_new,
         good_old,
-        synced,
+        done.synced,
         round(time.monotonic() - started, 3),
     )
 
@@ -560,7 +456,7 @@ def finish_pending_rekey(store_path: Path, keyinfo_path: Path, *, passphrase: st
     if staged is None:
         return False
     try:
-        _connect(Path(store_path), staged).close()
+        copies.connect(Path(store_path), staged).close()
     except (WrongKeyError, NotAStoreError):
         keys.discard_staged_key(keyinfo_path)  # the rekey never happened: the old key is still the key
         return False

@@ -321,8 +321,9 @@ def _forget_pages(mem: Any) -> str:
 def _ledger_edit(mem: Any) -> str:
     mem.add(["first line for the ledger", "second line for the ledger"], user_id="probe5")
     assert mem.verify().ok, "the fresh ledger does not verify"
-    with mem.store.atomic() as conn:
-        conn.execute("UPDATE ledger SET commitment = 'forged' WHERE seq = 2")
+    from veramem_desktop.core.storage.tamper import forge_commitment
+
+    forge_commitment(mem.store, 2)
     report = mem.verify()
     assert not report.ok, "an in-place edit of the ledger went unnoticed"
     return f"edited entry 2 in place; verify reports entry {report.first_bad_seq}: {report.problem}"
