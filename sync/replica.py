@@ -106,7 +106,7 @@ def export_events(
     """The next events of this device, after the export cursor (inside the caller's transaction)."""
     after = int(registry.get_meta(conn, registry.META_EXPORTED) or 0)
     entries = [
-        ledger._row_to_entry(r)
+        ledger.row_to_entry(r)
         for r in conn.execute(
             "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash FROM ledger "
             "WHERE seq > ? ORDER BY seq LIMIT ?",

@@ -35,7 +35,7 @@ from typing import Any
 import nacl.utils
 
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, RefusedError, WrongKeyError
-from veramem_desktop.core.storage import copies, ledger
+from veramem_desktop.core.storage import copies, ledger_verify
 from veramem_desktop.core.storage.store import Connection, Store
 
 from . import keys
@@ -139,7 +139,7 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
             if problems:
                 raise NotAStoreError(f"{path} is damaged: {problems[0]}.", title="Backup damaged")
             store = Store(conn, path)
-            report = ledger.verify(store)
+            report = ledger_verify.verify(store)
             if not report.ok:
                 raise NotAStoreError(
                     f"The ledger of {path} does not verify: entry {report.first_bad_seq}: {report.problem}.",
@@ -370,7 +370,7 @@ def _replace(  # noqa: C901
     try:
         store = Store.open(store_path, live_key)  # runs any newer migrations
         try:
-            report = ledger.verify(store)
+            report = ledger_verify.verify(store)
         finally:
             store.close()
         if not report.ok:

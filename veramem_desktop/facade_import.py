@@ -34,8 +34,9 @@ from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
-from veramem_desktop.core.transfer import memories as transfer
-from veramem_desktop.core.transfer.chats import Problem, Record, open_source
+from veramem_desktop.core.transfer import memory_export, memory_import
+from veramem_desktop.core.transfer.chats import open_source
+from veramem_desktop.core.transfer.records import Problem, Record
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
@@ -297,7 +298,7 @@ class ImportMixin(FacadeParts):
         authority, trust and links, as JSON lines or Markdown. PLAINTEXT, created with mode 0600."""
         if format not in ("jsonl", "markdown"):
             raise InvalidInputError(f"Unknown export format {format!r}; use jsonl or markdown.")
-        return transfer.export(
+        return memory_export.export(
             self.store,
             Path(path).expanduser(),
             fmt=format,
@@ -309,7 +310,7 @@ class ImportMixin(FacadeParts):
     def _import_archive(
         self, path: Path, report: ImportReport, *, dry_run: bool, started: float
     ) -> ImportReport:
-        result = transfer.import_archive(
+        result = memory_import.import_archive(
             self.store, self.embedder, path, device=self.device_id, dry_run=dry_run
         )
         report.read, report.stored, report.already_stored = result.read, result.stored, result.already_stored

@@ -19,7 +19,7 @@ from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle import outcome as outcome_mod
 from veramem_desktop.core.transfer import training as training_mod
-from veramem_desktop.core.transfer.memories import open_private
+from veramem_desktop.core.transfer.plaintext import open_private
 from veramem_desktop.core.write.times import parse_time
 
 from .facade_parts import FacadeParts

@@ -41,7 +41,7 @@ from veramem_desktop.core.recall.answer import Answerer, AnswerResult
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import grants as grants_mod
 from veramem_desktop.core.storage import items as items_mod
-from veramem_desktop.core.storage import ledger, lookups, stats
+from veramem_desktop.core.storage import ledger, ledger_verify, lookups, stats
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import MemoryItem
@@ -859,8 +859,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def sessions(self, *, user_id: str | None = None) -> list[dict[str, Any]]:
         return episodes_mod.sessions(self.store, user_id=user_id)
 
-    def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger.VerifyReport:
-        return ledger.verify(self.store, progress)
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger_verify.VerifyReport:
+        return ledger_verify.verify(self.store, progress)
 
     def ledger_entries(
         self, *, target_id: str | None = None, limit: int | None = None
@@ -874,7 +874,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             return info
         store = self.store
         counts = stats.status_counts(store)
-        report = ledger.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
+        report = ledger_verify.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
         info.update(
             {
                 "key": self._keys.describe()["mode"],

@@ -6,13 +6,7 @@ same transaction as the change they record. The commitment is an HMAC under a
 per-item secret (``item_secrets``) that is erased with the item, so after a
 ``forget`` nobody can confirm a guess of what was erased, yet the chain verifies.
 
-:func:`verify` binds the state to the chain as well: every memory row's content
-(``items.content_of``) must match the commitment of its last ledger entry that commits
-to content (recomputed under its secret), and every episode's content must match its
-``sha256`` and the commitment of its ``episode.add`` entry. So an edit of a row with the
-store's key, made without VeraMem, is named. A key holder who also rewrites the chain
-from that entry on passes here; paired devices catch that, since each keeps the others'
-signed ledger heads (sync/heads.py).
+core/storage/ledger_verify.py recomputes the chain and compares the stored rows with it.
 
 Each entry also names who acted and through which surface (``details["actor"]``, see
 core/trust/actor.py): inside what the hash covers, so an edited actor breaks the chain.
@@ -23,11 +17,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash, commitment, text_sha256
+from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash, commitment
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust.actor import Actor, describe
@@ -79,32 +73,6 @@ class LedgerEntry:
             "actor_kind": actor.get("kind"),
             "channel": actor.get("channel"),
             "relayed": actor.get("relayed"),
-        }
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    ok: bool
-    checked: int
-    total: int
-    first_bad_seq: int | None = None
-    problem: str | None = None
-    rows_checked: int = 0  # memories and episodes compared with their ledger entries
-    bad_row: str | None = None  # the first row whose content does not match its ledger entry
-    with_actor: int = 0  # entries checked that name who acted (older entries name none)
-    bad_actor: str | None = None  # who the first bad entry says acted (as written, perhaps forged)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "checked": self.checked,
-            "total": self.total,
-            "first_bad_seq": self.first_bad_seq,
-            "problem": self.problem,
-            "rows_checked": self.rows_checked,
-            "bad_row": self.bad_row,
-            "with_actor": self.with_actor,
-            "bad_actor": self.bad_actor,
         }
 
 
@@ -330,7 +298,9 @@ class Appender:
         )
 
 
-def _row_to_entry(row: Any) -> LedgerEntry:
+# --------------------------------------------------------------- reading entries
+def row_to_entry(row: Any) -> LedgerEntry:
+    """The entry a ledger row holds, its columns in the order of :data:`LEDGER_COLUMNS`."""
     try:
         details = json.loads(row[7])
     except (TypeError, ValueError):
@@ -349,11 +319,12 @@ def _row_to_entry(row: Any) -> LedgerEntry:
     )
 
 
-_COLUMNS = "seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash"
+#: the ledger's columns, in the order :func:`row_to_entry` reads them
+LEDGER_COLUMNS = "seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash"
 
 
 def entries(store: Store, *, target_id: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
-    sql = f"SELECT {_COLUMNS} FROM ledger"
+    sql = f"SELECT {LEDGER_COLUMNS} FROM ledger"
     params: list[Any] = []
     if target_id is not None:
         sql += " WHERE target_id = ? OR details LIKE ?"
@@ -362,259 +333,4 @@ def entries(store: Store, *, target_id: str | None = None, limit: int | None = N
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
-    return [_row_to_entry(r) for r in store.query(sql, params)]
-
-
-def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
-    after = -1
-    while True:
-        rows = store.query(
-            f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
-        )
-        if not rows:
-            return
-        for row in rows:
-            yield _row_to_entry(row)
-        after = int(rows[-1][0])
-
-
-def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Recompute the chain, then compare every memory and episode with its last ledger entry;
-    report the first entry (or row) that does not fit."""
-    report = verify_chain(store, progress)
-    if not report.ok:
-        return report
-    rows, bad = verify_state(store)
-    if bad is not None:
-        return VerifyReport(
-            False, report.checked, report.total, bad.seq, bad.problem, rows, bad.row, report.with_actor
-        )
-    return VerifyReport(True, report.checked, report.total, rows_checked=rows, with_actor=report.with_actor)
-
-
-def verify_chain(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Recompute the chain; report the first entry that does not fit."""
-    total = int(store.query_one("SELECT count(*) FROM ledger")[0])
-    prev = GENESIS_HASH
-    expected_seq = 1
-    checked = with_actor = 0
-    for entry in _iter_rows(store):
-        who = entry.actor_text or None
-        if entry.seq != expected_seq:
-            return VerifyReport(
-                False,
-                checked,
-                total,
-                entry.seq,
-                f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
-                with_actor=with_actor,
-            )
-        if entry.prev_hash != prev:
-            return VerifyReport(
-                False,
-                checked,
-                total,
-                entry.seq,
-                f"entry {entry.seq} does not follow entry {entry.seq - 1} (entries removed, reordered or replaced)",
-                with_actor=with_actor,
-                bad_actor=who,
-            )
-        if chain_hash(prev, entry.body()) != entry.hash:
-            return VerifyReport(
-                False,
-                checked,
-                total,
-                entry.seq,
-                f"entry {entry.seq} was altered after it was written",
-                with_actor=with_actor,
-                bad_actor=who,
-            )
-        with_actor += who is not None
-        prev = entry.hash
-        expected_seq += 1
-        checked += 1
-        if progress is not None and checked % 500 == 0:
-            progress(checked, total)
-    if progress is not None:
-        progress(checked, total)
-    head = store.get_meta("ledger_head")
-    if head:
-        head_seq, _, head_hash = head.partition(":")
-        if int(head_seq) > checked:
-            return VerifyReport(
-                False,
-                checked,
-                total,
-                checked + 1,
-                f"the ledger ends at entry {checked} but entry {head_seq} was written: entries were cut off the end",
-                with_actor=with_actor,
-            )
-    return VerifyReport(True, checked, total, with_actor=with_actor)
-
-
-# --------------------------------------------------------------- state against the chain
-#: memory entries whose commitment covers something else than the memory's content (an
-#: evidence quote) where they are written; the same op applied from another device
-#: (``origin`` in its details, see sync/replica.py) commits to the content
-_NOT_CONTENT_OPS = ("memory.evidence",)
-_STATE_PAGE = 2000
-
-
-@dataclass(frozen=True)
-class BadRow:
-    row: str
-    seq: int | None
-    problem: str
-
-
-def _last_content_entry(alias: str, kind: str) -> str:
-    """SQL for the seq of the last ledger entry of row ``alias.id`` that commits to its content."""
-    skip = ",".join(f"'{op}'" for op in _NOT_CONTENT_OPS)
-    return (
-        f"(SELECT max(seq) FROM ledger WHERE target_id = {alias}.id AND target_kind = '{kind}' AND op != 'forget' "
-        f"AND (op NOT IN ({skip}) OR instr(details, '\"origin\":') > 0))"
-    )
-
-
-def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
-    """(rows checked, the first bad row or None): memories by id, then episodes by id, a page at a time."""
-    from veramem_desktop.core.storage.items import MemoryItem, content_of  # items imports this module
-
-    checked = 0
-    after = ""
-    while True:
-        page = store.query(
-            f"SELECT m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value, s.secret, l.seq, l.commitment "
-            f"FROM memory_items m LEFT JOIN item_secrets s ON s.item_id = m.id "
-            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('m', 'memory')} "
-            f"WHERE m.id > ? ORDER BY m.id LIMIT ?",
-            (after, _STATE_PAGE),
-        )
-        for mid, kind, text, authority, status, trust, value, secret, seq, commit in page:
-            checked += 1
-            if seq is None:
-                return checked, BadRow(
-                    mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem"
-                )
-            item = MemoryItem(
-                id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust, value=value
-            )
-            if secret is None or commitment(bytes(secret), content_of(item)) != commit:
-                return checked, BadRow(
-                    mid,
-                    int(seq),
-                    f"memory {mid} does not match its last ledger entry {seq}: "
-                    "its text, kind, authority, status, trust or value was changed outside VeraMem",
-                )
-        if len(page) < _STATE_PAGE:
-            break
-        after = page[-1][0]
-    after = ""
-    while True:
-        page = store.query(
-            f"SELECT e.id, e.content, e.sha256, e.role, s.secret, l.seq, l.commitment "
-            f"FROM episodes e LEFT JOIN item_secrets s ON s.item_id = e.id "
-            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('e', 'episode')} "
-            f"WHERE e.id > ? ORDER BY e.id LIMIT ?",
-            (after, _STATE_PAGE),
-        )
-        for eid, content, digest, role, secret, seq, commit in page:
-            checked += 1
-            if seq is None:
-                return checked, BadRow(
-                    eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem"
-                )
-            if text_sha256(content) != digest:
-                return checked, BadRow(
-                    eid,
-                    int(seq),
-                    f"episode {eid} does not match its sha256: its content was changed outside VeraMem",
-                )
-            if secret is None or commitment(bytes(secret), {"sha256": digest, "role": role}) != commit:
-                return checked, BadRow(
-                    eid,
-                    int(seq),
-                    f"episode {eid} does not match its ledger entry {seq}: its "
-                    "hash or role was changed outside VeraMem",
-                )
-        if len(page) < _STATE_PAGE:
-            break
-        after = page[-1][0]
-    return checked, None
-
-
-# --------------------------------------------------------------- incremental check (status)
-#: meta key of the last entry a chain check reached: "seq:hash"
-CHECKPOINT_META = "ledger_verified"
-
-
-def verify_from_checkpoint(store: Store) -> VerifyReport:  # noqa: C901
-    """Check the chain from the last verified entry on, and move the checkpoint forward.
-
-    Cheap enough for every ``status``: the checkpointed entry must still carry the hash
-    it had, then only the entries after it are recomputed. It does not re-read what was
-    verified before; ``verify`` (the full check) does. ``checked`` is the number of
-    entries the chain now covers (those verified earlier and those recomputed now).
-    """
-    total = int(store.query_one("SELECT count(*) FROM ledger")[0])
-    text = store.get_meta(CHECKPOINT_META) or ""
-    seq_text, _, start_hash = text.partition(":")
-    start_seq = int(seq_text) if seq_text.isdigit() else 0
-    prev = GENESIS_HASH
-    if start_seq:
-        row = store.query_one("SELECT hash FROM ledger WHERE seq = ?", (start_seq,))
-        if row is None or str(row[0]) != start_hash:
-            return VerifyReport(
-                False,
-                0,
-                total,
-                start_seq,
-                f"entry {start_seq}, verified earlier, was changed or removed since",
-            )
-        prev = start_hash
-    expected_seq = start_seq + 1
-    after, batch = start_seq, 2000
-    while True:
-        rows = store.query(
-            f"SELECT {_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
-        )
-        for row in rows:
-            entry = _row_to_entry(row)
-            if entry.seq != expected_seq:
-                return VerifyReport(
-                    False,
-                    expected_seq - 1,
-                    total,
-                    entry.seq,
-                    f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
-                )
-            if entry.prev_hash != prev or chain_hash(prev, entry.body()) != entry.hash:
-                return VerifyReport(
-                    False,
-                    expected_seq - 1,
-                    total,
-                    entry.seq,
-                    f"entry {entry.seq} was altered, removed or reordered after it was written",
-                )
-            prev, expected_seq = entry.hash, expected_seq + 1
-        if len(rows) < batch:
-            break
-        after = int(rows[-1][0])
-    last = expected_seq - 1
-    if total != last:
-        return VerifyReport(
-            False, last, total, None, f"the ledger holds {total} entries but its chain numbers {last}"
-        )
-    head = store.get_meta("ledger_head")
-    if head and int(head.partition(":")[0] or 0) > last:
-        return VerifyReport(
-            False,
-            last,
-            total,
-            last + 1,
-            f"the ledger ends at entry {last} but entry {head.partition(':')[0]} was written: "
-            "entries were cut off the end",
-        )
-    if last > start_seq:
-        store.set_meta(CHECKPOINT_META, f"{last}:{prev}")
-    return VerifyReport(True, last, total)
+    return [row_to_entry(r) for r in store.query(sql, params)]

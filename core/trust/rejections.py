@@ -24,14 +24,34 @@ import hmac
 import os
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.trust.normalize import normalise, phrase_words, skeleton
 
-if TYPE_CHECKING:
-    from veramem_desktop.core.storage.items import MemoryItem
+
+class RejectedMemory(Protocol):
+    """What a rejection reads of the memory rejected (a core/storage/items.MemoryItem).
+
+    Named by its fields rather than imported: items imports this module, to withhold what it inserts.
+    """
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def team_id(self) -> str | None: ...
+    @property
+    def subject(self) -> str | None: ...
+    @property
+    def predicate(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def text(self) -> str: ...
+
 
 TEXT_KEY = ("*", "text")
 #: (subject, predicate) of a phrase key; its ``norm_value`` column holds the first word's digest
@@ -80,7 +100,7 @@ def phrase_of(value: str | None) -> list[str] | None:
     return words
 
 
-def record(conn: Connection, item: MemoryItem) -> list[str]:
+def record(conn: Connection, item: RejectedMemory) -> list[str]:
     """Record ``item``'s value as rejected in its scope and withhold what holds it; returns the ids withheld.
 
     Runs where a person rejects and on every device a rejection is synced to: the keys, the phrase and
@@ -132,7 +152,7 @@ def record(conn: Connection, item: MemoryItem) -> list[str]:
     return withheld
 
 
-def _withhold_holders(conn: Connection, item: MemoryItem, words: list[str]) -> list[str]:
+def _withhold_holders(conn: Connection, item: RejectedMemory, words: list[str]) -> list[str]:
     """Withhold every episode and memory of ``item``'s scope whose text holds the phrase ``words``."""
     out = []
     for kind, sql in (

@@ -14,7 +14,7 @@ import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE, run_cli
 from veramem_desktop.core.errors import ExitCode, WrongKeyError
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger_verify
 from veramem_desktop.core.storage.store import Store
 
 from veramem_desktop.backup import authentic_pages, check_copy
@@ -90,7 +90,7 @@ def test_a_backup_taken_while_another_process_writes_opens_and_verifies(
         assert check.head_seq == report["head_seq"]
         store = Store.open(target, key)
         try:
-            assert ledger.verify(store).ok
+            assert ledger_verify.verify(store).ok
         finally:
             store.close()
         heads.append(check.head_seq)

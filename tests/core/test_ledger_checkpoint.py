@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger_verify
 
 from veramem_desktop.memory import Memory
 
@@ -17,7 +17,7 @@ def test_status_moves_the_checkpoint_forward_and_recomputes_only_newer_entries(m
     first = mem.status()["ledger"]
     total = _entries(mem)
     assert first["ok"] and first["checked"] == first["total"] == total
-    assert mem.store.get_meta(ledger.CHECKPOINT_META).startswith(f"{total}:")
+    assert mem.store.get_meta(ledger_verify.CHECKPOINT_META).startswith(f"{total}:")
     mem.add("One more note after the checkpoint.", session_id="s")
     second = mem.status()["ledger"]
     assert second["ok"] and second["checked"] == _entries(mem) > total

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, WrongKeyError
-from veramem_desktop.core.storage import episodes, ledger
+from veramem_desktop.core.storage import episodes, ledger, ledger_verify
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 
@@ -163,7 +163,7 @@ def test_any_text_round_trips_exactly_with_its_hash(mem: Memory, text: str) -> N
     back = mem.episode(ep.id)
     assert back.content == text
     assert back.sha256 == hashlib.sha256(text.encode()).hexdigest()
-    assert ledger.verify(mem.store).ok
+    assert ledger_verify.verify(mem.store).ok
 
 
 # ----------------------------------------------------------- state bound to the ledger (issue 16)
@@ -227,7 +227,7 @@ def test_a_memory_row_with_no_ledger_entry_is_named(mem: Memory) -> None:
         ):
             conn.execute("UPDATE ledger SET seq = ? WHERE seq = ?", (new_seq, old))
         for entry in [
-            ledger._row_to_entry(r)
+            ledger.row_to_entry(r)
             for r in conn.execute(
                 "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash "
                 "FROM ledger ORDER BY seq"

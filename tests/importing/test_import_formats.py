@@ -10,7 +10,8 @@ import pytest
 from import_support import T0, chatgpt_conversation, chatgpt_export, claude_export, write_json, write_zip
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.storage.ids import iso
-from veramem_desktop.core.transfer.chats import Problem, Record, detect, open_source
+from veramem_desktop.core.transfer.chats import detect, open_source
+from veramem_desktop.core.transfer.records import Problem, Record
 
 from veramem_desktop.memory import Memory
 

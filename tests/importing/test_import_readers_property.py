@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from import_support import chatgpt_conversation
 from veramem_desktop.core.storage.ids import iso
-from veramem_desktop.core.transfer.chats import Record, chatgpt_items, open_source
+from veramem_desktop.core.transfer.chatgpt import chatgpt_items
+from veramem_desktop.core.transfer.chats import open_source
+from veramem_desktop.core.transfer.records import Record
 
 texts = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=80).filter(
     lambda t: t.strip()

@@ -12,7 +12,7 @@ from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle import forget
 from veramem_desktop.core.lifecycle.consolidate import consolidate
 from veramem_desktop.core.lifecycle.links import enqueue
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
@@ -49,7 +49,7 @@ def test_forgetting_a_memory_erases_its_links_and_its_place_in_the_queue(store: 
     forget.forget(store, a.id, device=DEVICE)
     assert all(a.id not in pair[:2] for pair in links(store))
     assert store.query_one("SELECT count(*) FROM pending_links WHERE memory_id = ?", (a.id,))[0] == 0
-    assert status(store, b.id) == status(store, c.id) == "active" and ledger.verify(store).ok
+    assert status(store, b.id) == status(store, c.id) == "active" and ledger_verify.verify(store).ok
 
 
 def test_fusion_keeps_time_order_and_every_fact_with_union_evidence_and_cold_sources(store: Store) -> None:
@@ -79,7 +79,7 @@ def test_forgetting_one_sources_episode_erases_the_fused_memory_and_brings_the_o
     assert links(store) == []  # every fused link went with the fused memory
     assert DAYS[2] not in str(store.query("SELECT text FROM memory_items"))  # nothing keeps its words
     restores = [e for e in ledger.entries(store) if e.op == "memory.restore"]
-    assert sorted(e.target_id for e in restores) == plan.restored and ledger.verify(store).ok
+    assert sorted(e.target_id for e in restores) == plan.restored and ledger_verify.verify(store).ok
 
 
 def test_forgetting_a_broader_memory_brings_the_one_it_sent_to_cold_storage_back(store: Store) -> None:

@@ -12,7 +12,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle.linker import generality, rule_type
 from veramem_desktop.core.lifecycle.links import pending_count
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
@@ -70,7 +70,7 @@ def test_without_a_model_related_memories_are_linked_by_similarity_and_each_link
     assert [(e.details["src"], e.details["dst"], e.details["type"]) for e in entries] == [
         (a.id, b.id, "related")
     ]
-    assert "tennis" not in str(entries[0].to_dict()) and ledger.verify(store).ok  # ids only
+    assert "tennis" not in str(entries[0].to_dict()) and ledger_verify.verify(store).ok  # ids only
 
 
 def test_a_model_decides_the_link_type_and_a_failing_model_falls_back_to_similarity(store: Store) -> None:

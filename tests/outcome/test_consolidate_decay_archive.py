@@ -13,7 +13,7 @@ from outcome_support import DEVICE, ScriptedLLM, open_store, put, snapshot
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle import decay
 from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
-from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage import items, ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
 
@@ -69,7 +69,7 @@ def test_decay_changes_retrieval_strength_and_nothing_else(store: Store) -> None
     assert report.stages["decay"].found == 4 and report.stages["decay"].skipped == {"pinned": 1}
     assert report.stages["archive"].found == 0  # no outcome yet: nothing is "low utility"
     ops = [e.op for e in ledger.entries(store) if e.target_id == plain.id]
-    assert ops[-1] == "memory.decay" and ledger.verify(store).ok
+    assert ops[-1] == "memory.decay" and ledger_verify.verify(store).ok
 
 
 def test_a_second_decay_at_the_same_moment_has_nothing_to_do(store: Store) -> None:

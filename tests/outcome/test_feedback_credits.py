@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
-from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage import items, ledger_verify
 
 from veramem_desktop.memory import Memory
 
@@ -142,7 +142,7 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
     }
     fb = [e for e in mem.ledger_entries() if e.op == "trace.feedback"]
     assert fb[0].target_id == trace_id and fb[0].details["credited"] == [c["id"] for c in out["credited"]]
-    assert ledger.verify(mem.store).ok
+    assert ledger_verify.verify(mem.store).ok
     row = mem.store.query_one("SELECT reward, rewarded_at, cited_ids FROM traces WHERE id = ?", (trace_id,))
     assert row[0] == -0.5 and row[1] and ranked[2][0] in row[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sync_e2e_helpers import converge, make_devices
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.trust.actor import Actor
 
 
@@ -22,4 +22,4 @@ def test_a_synced_entry_names_the_agent_that_wrote_it_on_the_other_device(tmp_pa
     assert (
         episode.actor is not None and episode.actor["relayed"] == "user"
     )  # the user's words, passed on by cursor
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok

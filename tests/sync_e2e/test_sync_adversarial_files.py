@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from sync_e2e_helpers import Device, deliver, make_devices, own_files
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger_verify
 from veramem_desktop.sync import batchfile, envelope, registry
 from veramem_desktop.sync.envelope import HEADER_SIZE
 from veramem_desktop.sync.replica import state_hash
@@ -55,7 +55,7 @@ def _assert_reported(b: Device, path: Path, reason: str, *, waiting: bool = Fals
 
 def _assert_nothing_lost(b: Device, before: set[str]) -> None:
     assert _memories(b) == before
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok
 
 
 def _genuine_batch_still_applies(a: Device, b: Device, path: Path, before: set[str]) -> None:

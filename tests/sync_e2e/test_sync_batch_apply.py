@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import OTHER_USER, USER, Device, deliver, make_devices
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger_verify
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
@@ -203,7 +203,7 @@ def test_a_batch_lands_the_same_rows_as_its_events_applied_one_by_one(steps: lis
             finally:
                 mp.undo()
             assert _landed(b) == _landed(twin)
-            assert ledger.verify(b.store).ok and ledger.verify(twin.store).ok
+            assert ledger_verify.verify(b.store).ok and ledger_verify.verify(twin.store).ok
         finally:
             for d in (a, c, b, twin):
                 d.store.close()
@@ -229,7 +229,7 @@ def test_a_device_that_only_receives_ends_with_the_senders_rows(pair: list[Devic
         (2, 1.0, 0.25)
     ]
     assert b.unrecorded_rejections() == []
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok
 
 
 def test_applying_a_batch_reads_each_table_a_few_times_not_once_per_event(pair: list[Device]) -> None:
@@ -251,7 +251,7 @@ def test_applying_a_batch_reads_each_table_a_few_times_not_once_per_event(pair: 
     # lookup per id, the ledger head per entry). Now the reads are per batch, the writes per row.
     assert len(selects) < 60, sorted(selects)[:20]
     assert len(mine) / report.applied_events < 12
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok
 
 
 def _resealed(a: Device, events: list[dict[str, Any]], batch_seq: int) -> bytes:
@@ -291,7 +291,7 @@ def test_a_tombstone_earlier_in_a_batch_keeps_a_later_payload_of_that_row_out(pa
     assert report.applied_events == len(events) + 1 and not report.refused
     assert b.memory_ids() == [kept]
     assert b.store.query_one("SELECT 1 FROM sync_tombstones WHERE target_id = ?", (gone,)) is not None
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok
 
 
 def test_synced_turns_of_a_session_are_found_by_the_words_of_the_turn_before(pair: list[Device]) -> None:
@@ -327,4 +327,4 @@ def test_synced_turns_of_a_session_are_found_by_the_words_of_the_turn_before(pai
         == matching(a, "porto")
         == ["She went to Porto, near the river.", "And her brother stayed in Faro."]
     )
-    assert ledger.verify(b.store).ok
+    assert ledger_verify.verify(b.store).ok

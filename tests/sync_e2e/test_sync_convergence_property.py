@@ -19,7 +19,7 @@ from sync_e2e_helpers import (
     make_devices,
     own_files,
 )
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger_verify
 from veramem_desktop.sync.replica import state_hash
 
 DEVICES = 3
@@ -105,7 +105,7 @@ def test_three_devices_converge_and_forget_everywhere_whatever_the_delivery(step
             hashes = {d.name: state_hash(d.store) for d in devices}
             assert len(set(hashes.values())) == 1, hashes
             for d in devices:
-                report = ledger.verify(d.store)
+                report = ledger_verify.verify(d.store)
                 assert report.ok, (d.name, report)
                 status = d.service.status()
                 assert status["refused"] == [] and status["waiting"] == [], status

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sync_e2e_helpers import Device, converge, deliver, make_devices, own_files
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.sync import heads, registry
@@ -62,7 +62,7 @@ def _rewrite_chain_from(store: Store, seq: int, details: dict[str, object]) -> N
             "FROM ledger WHERE seq >= ? ORDER BY seq",
             (seq,),
         ).fetchall()
-        for entry in (ledger._row_to_entry(r) for r in rows):
+        for entry in (ledger.row_to_entry(r) for r in rows):
             digest = chain_hash(prev, entry.body())
             conn.execute("UPDATE ledger SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, entry.seq))
             prev = digest
@@ -73,7 +73,7 @@ def test_a_rewritten_ledger_head_is_reported_by_the_peer_on_the_next_sync(pair: 
     a, b = pair
     last = _synced(a, b)
     _rewrite_chain_from(a.store, last, {"forged": True})
-    assert ledger.verify_chain(a.store).ok  # the chain alone cannot tell
+    assert ledger_verify.verify_chain(a.store).ok  # the chain alone cannot tell
     a.service.run()
     deliver(a, b)
     report = b.service.run()
@@ -105,7 +105,7 @@ def test_a_rolled_back_ledger_is_reported_by_the_peer_on_the_next_sync(pair: lis
         conn.execute("DELETE FROM ledger WHERE seq > ?", (keep,))
         digest = conn.execute("SELECT hash FROM ledger WHERE seq = ?", (keep,)).fetchone()[0]
         conn.execute("UPDATE meta SET value = ? WHERE key = 'ledger_head'", (f"{keep}:{digest}",))
-    assert ledger.verify_chain(a.store).ok
+    assert ledger_verify.verify_chain(a.store).ok
     a.service.run()
     deliver(a, b)
     report = b.service.run()
@@ -141,7 +141,7 @@ def test_devices_that_sync_normally_never_report_a_head_problem(tmp_path: Path) 
             status = d.service.status()
             assert status["own_chain_problem"] is None and all(c["problem"] is None for c in status["chains"])
             assert not d.service.run().ledger_heads
-            assert ledger.verify(d.store).ok
+            assert ledger_verify.verify(d.store).ok
     finally:
         for d in devices:
             d.store.close()
@@ -197,7 +197,7 @@ def test_a_store_restored_from_an_older_copy_is_reported_by_the_peer_on_the_next
             shutil.copy2(f, tmp_path / f.name)
         a.store = Store.open(path, key)  # the older copy, whole: its own verify passes
         a.service = SyncService(a.store, "dev_a")
-        assert ledger.verify(a.store).ok
+        assert ledger_verify.verify(a.store).ok
         a.service.run()
         deliver(a, b)
         report = b.service.run()

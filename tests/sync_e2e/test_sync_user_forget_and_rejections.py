@@ -10,7 +10,7 @@ import pytest
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import OTHER_USER, USER, Device, converge, deliver, make_devices, own_files
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage import items, ledger_verify
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -108,7 +108,7 @@ def test_forgetting_a_user_erases_their_grants_rows_and_rejections_on_every_devi
         }
         assert d.store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (keep,)) is not None
         assert d.store.query_one("SELECT 1 FROM grants WHERE id = ?", (kept_grant,)) is not None
-        assert ledger.verify(d.store).ok, d.name
+        assert ledger_verify.verify(d.store).ok, d.name
         tombs = {
             (r[0], r[1])
             for r in d.store.query("SELECT target_kind, target_id FROM ledger WHERE op = 'forget'")
@@ -144,7 +144,7 @@ def test_a_grant_of_a_forgotten_user_arriving_late_is_not_brought_back(devices: 
     assert len({state_hash(d.store) for d in (a, b, c)}) == 1
     for d in (a, b, c):
         assert d.user_leftovers(OTHER_USER)["grants"] == 0, d.name
-        assert ledger.verify(d.store).ok
+        assert ledger_verify.verify(d.store).ok
 
 
 def test_forgetting_a_user_erases_a_version_another_user_wrote_of_their_memory_on_every_device(

@@ -1,14 +1,4 @@
-"""Memory export (JSON lines or Markdown) and the import of that JSON back into a store.
-
-The JSON-lines file, one object per line:
-
-1. a header ``{"type": "veramem.memories", "version": 1, "exported_at", "store_id", "ids": "kept"}``;
-2. ``{"type": "episode", …}``: every episode a memory quotes, whole, so quotes still verify;
-3. ``{"type": "memory", "root_id", "versions": [...]}``: one line per version chain, oldest
-   version first, each version with every field of the memory (validity, authority, trust,
-   status, counters, metadata), its ``evidence`` (episode id, verbatim quote, span, score,
-   role) and ``derived_from`` (the memories a merge, summary or experience was built from);
-4. ``{"type": "link", "src", "dst", "type", "score", "created_at"}``: typed edges.
+"""The import of a memory export (core/transfer/memory_export.py) back into a store.
 
 Ids are kept: an import recreates the same memories, versions, evidence and links under
 the same ids, so a memory found in an old export, a trace or a note can still be looked up,
@@ -18,18 +8,16 @@ What an import trusts from the file and what it checks: every episode's text mus
 sha256; every quote must be found in its episode (a chain with a quote that is not is
 refused whole, as in the write path); a memory's authority is never above what the roles
 of its evidence give (invariant 3); a rejected memory's value is recorded as rejected
-again. Vectors are not exported (they would leak the text's meaning and are rebuilt from
-the text). Every row written appends to the ledger in the same transaction.
+again. Every row written appends to the ledger in the same transaction.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
@@ -37,230 +25,21 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import context_text, episode_fts_text
 from veramem_desktop.core.storage import index, items, ledger
 from veramem_desktop.core.storage.canonical import text_sha256
-from veramem_desktop.core.storage.episodes import (
-    EPISODE_COLUMNS,
-    Episode,
-    EpisodeInput,
-    row_to_episode,
-    validate,
-)
+from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
-from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE, Problem, read_archive
+from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
+from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
+from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write.ingest import line_of
 
-VERSION = 1
-CHUNK = 256
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
 
 
-# ------------------------------------------------------------------ export
-def _memory_ids(store: Store, user_id: str | None) -> list[tuple[str, str]]:
-    sql = "SELECT id, root_id FROM memory_items"
-    params: list[Any] = []
-    if user_id is not None:
-        sql += " WHERE user_id = ?"
-        params.append(user_id)
-    return [(r[0], r[1]) for r in store.query(sql + " ORDER BY root_id, version, created_at", params)]
-
-
-def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[str, Any]]]:
-    """Version chains, each a list of versions (dicts with evidence and derivations), oldest first."""
-    chain: list[dict[str, Any]] = []
-    root = None
-    for lo in range(0, len(ids), CHUNK):
-        part = [i for i, _ in ids[lo : lo + CHUNK]]
-        rows = items.get_many(store, part)
-        marks = ",".join("?" * len(part))
-        evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in store.query(
-            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-            f"WHERE memory_id IN ({marks}) ORDER BY id",
-            part,
-        ):
-            evidence.setdefault(r[0], []).append(
-                {
-                    "episode_id": r[1],
-                    "quote": r[2],
-                    "span_start": r[3],
-                    "span_end": r[4],
-                    "score": r[5],
-                    "role": r[6],
-                }
-            )
-        derived: dict[str, list[str]] = {}
-        for r in store.query(
-            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN ({marks}) ORDER BY source_id",
-            part,
-        ):
-            derived.setdefault(r[0], []).append(r[1])
-        for mid, rid in ids[lo : lo + CHUNK]:
-            if rid != root and chain:
-                yield chain
-                chain = []
-            root = rid
-            data = rows[mid].to_dict()
-            data.pop("utility", None)
-            chain.append({**data, "evidence": evidence.get(mid, []), "derived_from": derived.get(mid, [])})
-    if chain:
-        yield chain
-
-
-def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
-    for lo in range(0, len(ids), CHUNK):
-        part = list(ids[lo : lo + CHUNK])
-        marks = ",".join("?" * len(part))
-        for r in store.query(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks}) "
-            "ORDER BY session_id, turn_index, event_time",
-            part,
-        ):
-            yield row_to_episode(r)
-
-
-def open_private(path: Path, *, overwrite: bool) -> TextIO:
-    """A plaintext file the person asked for, created readable by its owner only (mode 0600, also
-    when an existing file is overwritten); an existing file is kept unless ``overwrite``."""
-    if path.is_dir():
-        raise InvalidInputError(f"{path} is a folder; give a file name.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if overwrite else os.O_EXCL)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except FileExistsError:
-        raise InvalidInputError(f"{path} exists; choose another name, or overwrite it (--force).") from None
-    except OSError as exc:
-        raise InvalidInputError(f"Could not write {path}: {exc.strerror}.") from None
-    os.fchmod(fd, 0o600)  # an existing file keeps its old mode through O_CREAT
-    return os.fdopen(fd, "w", encoding="utf-8")
-
-
-def export(
-    store: Store,
-    path: Path,
-    *,
-    fmt: str,
-    user_id: str | None,
-    overwrite: bool,
-    store_id: str | None,
-    now: str | None = None,
-) -> dict[str, int]:
-    """Write the export; returns counts of memories (chains), versions, episodes and links."""
-    from veramem_desktop.core.storage.ids import now_iso
-
-    ids = _memory_ids(store, user_id)
-    mem_ids = [i for i, _ in ids]
-    episode_ids = sorted(
-        {
-            r[0]
-            for lo in range(0, len(mem_ids), CHUNK)
-            for r in store.query(
-                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({','.join('?' * len(mem_ids[lo : lo + CHUNK]))})",
-                mem_ids[lo : lo + CHUNK],
-            )
-        }
-    )
-    wanted = set(mem_ids)
-    link_rows = [
-        r
-        for r in store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
-        if r[0] in wanted and r[1] in wanted
-    ]
-    counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
-    header = {
-        "type": ARCHIVE_TYPE,
-        "version": VERSION,
-        "exported_at": now or now_iso(),
-        "store_id": store_id,
-        "ids": "kept",
-        "plaintext": True,
-    }
-    with open_private(path, overwrite=overwrite) as out:
-        if fmt == "jsonl":
-            out.write(_line(header))
-            for ep in _episodes(store, episode_ids):
-                out.write(_line({"type": "episode", **ep.to_dict()}))
-                counts["episodes"] += 1
-            for chain in _chains(store, ids):
-                out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
-                counts["memories"] += 1
-                counts["versions"] += len(chain)
-            for r in link_rows:
-                out.write(
-                    _line(
-                        {
-                            "type": "link",
-                            "src": r[0],
-                            "dst": r[1],
-                            "link_type": r[2],
-                            "score": r[3],
-                            "created_at": r[4],
-                        }
-                    )
-                )
-                counts["links"] += 1
-        else:
-            episodes = {e.id: e for e in _episodes(store, episode_ids)}
-            counts["episodes"] = len(episodes)
-            links: dict[str, list[tuple[str, str, str]]] = {}
-            for r in link_rows:
-                links.setdefault(r[0], []).append(("→", r[2], r[1]))
-                links.setdefault(r[1], []).append(("←", r[2], r[0]))
-            out.write(
-                f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
-                "encrypted.\n"
-            )
-            for chain in _chains(store, ids):
-                out.write(_markdown(chain, episodes, links))
-                counts["memories"] += 1
-                counts["versions"] += len(chain)
-            counts["links"] = len(link_rows)
-    return counts
-
-
-def _line(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def _markdown(
-    chain: list[dict[str, Any]], episodes: dict[str, Episode], links: dict[str, list[tuple[str, str, str]]]
-) -> str:
-    last = chain[-1]
-    lines = [
-        f"\n## {last['text']}\n",
-        f"- id `{last['id']}` · {last['kind']} · {last['status']} · authority {last['authority']} · "
-        f"trust {last['trust']} · user {last['user_id'] or '-'}",
-    ]
-    lines.append(
-        f"- valid from {last['valid_from']}" + (f" to {last['valid_to']}" if last["valid_to"] else "")
-    )
-    if len(chain) > 1:
-        lines.append("\n### Versions\n")
-        for v in chain:
-            until = f" to {v['valid_to']}" if v["valid_to"] else ""
-            lines.append(
-                f"{v['version']}. {v['text']} ({v['status']}; valid from {v['valid_from']}{until}; "
-                f"`{v['id']}`)"
-            )
-    quoted = [(v["version"], e) for v in chain for e in v["evidence"]]
-    if quoted:
-        lines.append("\n### Evidence\n")
-        for version, e in quoted:
-            ep = episodes.get(e["episode_id"])
-            where = f"{ep.source_name or ep.role}, {ep.event_time}" if ep else e["role"]
-            lines.append(f"> {e['quote']}\n\n— {where} (version {version}, episode `{e['episode_id']}`)\n")
-    edges = [edge for v in chain for edge in links.get(v["id"], [])]
-    if edges:
-        lines.append("\n### Links\n")
-        lines += [f"- {arrow} {kind} `{other}`" for arrow, kind, other in edges]
-    return "\n".join(lines) + "\n"
-
-
-# ------------------------------------------------------------------ import
 @dataclass
 class ArchiveResult:
     read: int = 0
@@ -310,6 +89,20 @@ def import_archive(
     _flush_memories(store, embedder, pending_mems, result, device, dry_run)
     _flush_links(store, pending_links, result, device, dry_run)
     return result
+
+
+def read_archive(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
+    """The lines of a ``veramem export memories`` file as (line number, object or Problem)."""
+    with path.open("rb") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                yield n, Problem(f"line {n}", "is not valid JSON")
+                continue
+            yield n, obj if isinstance(obj, dict) else Problem(f"line {n}", "is not a JSON object")
 
 
 def _exists(store: Store, table: str, ids: Sequence[str]) -> set[str]:

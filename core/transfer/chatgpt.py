@@ -1,0 +1,89 @@
+"""The reader of a ChatGPT data export (``conversations.json`` or the export's zip).
+
+Each conversation's ``mapping`` tree is followed from ``current_node`` up to the root and
+reversed, so edited-away branches are left out; roles come from ``author.role``, text
+from the string ``content.parts`` (other parts are skipped), times from ``create_time``
+(epoch seconds; when null, the conversation's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from veramem_desktop.core.transfer.records import ROLES, Item, Problem, Record, epoch_to_iso, import_key
+
+
+def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C901
+    conv_id = conv.get("conversation_id") or conv.get("id")
+    where = f"conversation {index + 1}"
+    if not conv_id:
+        yield Problem(where, "has no id")
+        return
+    where = f"conversation {index + 1} ({conv_id})"
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict) or not mapping:
+        yield Problem(where, 'has no message tree ("mapping")')
+        return
+    try:
+        conv_time = epoch_to_iso(conv.get("create_time"))
+    except (TypeError, ValueError, OverflowError, OSError):
+        conv_time = None
+    title = conv.get("title") if isinstance(conv.get("title"), str) else None
+    node_id = conv.get("current_node")
+    if node_id not in mapping:  # no current node: the newest leaf
+        leaves = [k for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
+        node_id = max(leaves, key=lambda k: _node_time(mapping[k]), default=None)
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    while node_id is not None and node_id in mapping and node_id not in seen:
+        seen.add(node_id)
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            yield Problem(f"{where}, node {node_id}", "is not a JSON object")
+            break
+        path.append(node)
+        node_id = node.get("parent")
+    session = f"chatgpt:{conv_id}"
+    for node in reversed(path):
+        msg = node.get("message")
+        if not isinstance(msg, dict):
+            continue  # the tree's root holds no message
+        msg_id = msg.get("id") or node.get("id")
+        pos = f"{where}, message {msg_id}"
+        author: dict[str, Any] = msg["author"] if isinstance(msg.get("author"), dict) else {}
+        role = author.get("role")
+        if role not in ROLES:
+            yield Problem(pos, f"has the role {role!r}, not one of {', '.join(ROLES)}")
+            continue
+        meta_in = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        if meta_in and meta_in.get("is_visually_hidden_from_conversation"):
+            yield Problem(pos, "is hidden in ChatGPT (a system prompt or context)", "empty")
+            continue
+        content: dict[str, Any] = msg["content"] if isinstance(msg.get("content"), dict) else {}
+        parts = content.get("parts")
+        texts = [p for p in parts if isinstance(p, str) and p.strip()] if isinstance(parts, list) else []
+        text = "\n\n".join(texts).strip()
+        if not text:
+            yield Problem(pos, "has no text", "empty")
+            continue
+        try:
+            when = epoch_to_iso(msg.get("create_time")) or conv_time
+        except (TypeError, ValueError, OverflowError, OSError):
+            yield Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
+            continue
+        meta: dict[str, Any] = {
+            "source": "chatgpt",
+            "conversation_id": str(conv_id),
+            "message_id": str(msg_id),
+        }
+        if title:
+            meta["title"] = title
+        name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
+        yield Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
+
+
+def _node_time(node: Any) -> float:
+    msg = node.get("message") if isinstance(node, dict) else None
+    value = msg.get("create_time") if isinstance(msg, dict) else None
+    return float(value) if isinstance(value, (int, float)) else 0.0

@@ -1,0 +1,215 @@
+"""Memory export: JSON lines (read back by core/transfer/memory_import.py) or Markdown.
+
+The JSON-lines file, one object per line:
+
+1. a header ``{"type": "veramem.memories", "version": 1, "exported_at", "store_id", "ids": "kept"}``;
+2. ``{"type": "episode", …}``: every episode a memory quotes, whole, so quotes still verify;
+3. ``{"type": "memory", "root_id", "versions": [...]}``: one line per version chain, oldest
+   version first, each version with every field of the memory (validity, authority, trust,
+   status, counters, metadata), its ``evidence`` (episode id, verbatim quote, span, score,
+   role) and ``derived_from`` (the memories a merge, summary or experience was built from);
+4. ``{"type": "link", "src", "dst", "type", "score", "created_at"}``: typed edges.
+
+Vectors are not exported (they would leak the text's meaning and are rebuilt from the text).
+The file is plaintext, opened through core/transfer/plaintext.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
+from veramem_desktop.core.transfer.plaintext import open_private
+
+VERSION = 1
+CHUNK = 256
+
+
+def _memory_ids(store: Store, user_id: str | None) -> list[tuple[str, str]]:
+    sql = "SELECT id, root_id FROM memory_items"
+    params: list[Any] = []
+    if user_id is not None:
+        sql += " WHERE user_id = ?"
+        params.append(user_id)
+    return [(r[0], r[1]) for r in store.query(sql + " ORDER BY root_id, version, created_at", params)]
+
+
+def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[str, Any]]]:
+    """Version chains, each a list of versions (dicts with evidence and derivations), oldest first."""
+    chain: list[dict[str, Any]] = []
+    root = None
+    for lo in range(0, len(ids), CHUNK):
+        part = [i for i, _ in ids[lo : lo + CHUNK]]
+        rows = items.get_many(store, part)
+        marks = ",".join("?" * len(part))
+        evidence: dict[str, list[dict[str, Any]]] = {}
+        for r in store.query(
+            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
+            f"WHERE memory_id IN ({marks}) ORDER BY id",
+            part,
+        ):
+            evidence.setdefault(r[0], []).append(
+                {
+                    "episode_id": r[1],
+                    "quote": r[2],
+                    "span_start": r[3],
+                    "span_end": r[4],
+                    "score": r[5],
+                    "role": r[6],
+                }
+            )
+        derived: dict[str, list[str]] = {}
+        for r in store.query(
+            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN ({marks}) ORDER BY source_id",
+            part,
+        ):
+            derived.setdefault(r[0], []).append(r[1])
+        for mid, rid in ids[lo : lo + CHUNK]:
+            if rid != root and chain:
+                yield chain
+                chain = []
+            root = rid
+            data = rows[mid].to_dict()
+            data.pop("utility", None)
+            chain.append({**data, "evidence": evidence.get(mid, []), "derived_from": derived.get(mid, [])})
+    if chain:
+        yield chain
+
+
+def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
+    for lo in range(0, len(ids), CHUNK):
+        part = list(ids[lo : lo + CHUNK])
+        marks = ",".join("?" * len(part))
+        for r in store.query(
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks}) "
+            "ORDER BY session_id, turn_index, event_time",
+            part,
+        ):
+            yield row_to_episode(r)
+
+
+def export(
+    store: Store,
+    path: Path,
+    *,
+    fmt: str,
+    user_id: str | None,
+    overwrite: bool,
+    store_id: str | None,
+    now: str | None = None,
+) -> dict[str, int]:
+    """Write the export; returns counts of memories (chains), versions, episodes and links."""
+    from veramem_desktop.core.storage.ids import now_iso
+
+    ids = _memory_ids(store, user_id)
+    mem_ids = [i for i, _ in ids]
+    episode_ids = sorted(
+        {
+            r[0]
+            for lo in range(0, len(mem_ids), CHUNK)
+            for r in store.query(
+                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({','.join('?' * len(mem_ids[lo : lo + CHUNK]))})",
+                mem_ids[lo : lo + CHUNK],
+            )
+        }
+    )
+    wanted = set(mem_ids)
+    link_rows = [
+        r
+        for r in store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
+        if r[0] in wanted and r[1] in wanted
+    ]
+    counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
+    header = {
+        "type": ARCHIVE_TYPE,
+        "version": VERSION,
+        "exported_at": now or now_iso(),
+        "store_id": store_id,
+        "ids": "kept",
+        "plaintext": True,
+    }
+    with open_private(path, overwrite=overwrite) as out:
+        if fmt == "jsonl":
+            out.write(_line(header))
+            for ep in _episodes(store, episode_ids):
+                out.write(_line({"type": "episode", **ep.to_dict()}))
+                counts["episodes"] += 1
+            for chain in _chains(store, ids):
+                out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
+                counts["memories"] += 1
+                counts["versions"] += len(chain)
+            for r in link_rows:
+                out.write(
+                    _line(
+                        {
+                            "type": "link",
+                            "src": r[0],
+                            "dst": r[1],
+                            "link_type": r[2],
+                            "score": r[3],
+                            "created_at": r[4],
+                        }
+                    )
+                )
+                counts["links"] += 1
+        else:
+            episodes = {e.id: e for e in _episodes(store, episode_ids)}
+            counts["episodes"] = len(episodes)
+            links: dict[str, list[tuple[str, str, str]]] = {}
+            for r in link_rows:
+                links.setdefault(r[0], []).append(("→", r[2], r[1]))
+                links.setdefault(r[1], []).append(("←", r[2], r[0]))
+            out.write(
+                f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
+                "encrypted.\n"
+            )
+            for chain in _chains(store, ids):
+                out.write(_markdown(chain, episodes, links))
+                counts["memories"] += 1
+                counts["versions"] += len(chain)
+            counts["links"] = len(link_rows)
+    return counts
+
+
+def _line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _markdown(
+    chain: list[dict[str, Any]], episodes: dict[str, Episode], links: dict[str, list[tuple[str, str, str]]]
+) -> str:
+    last = chain[-1]
+    lines = [
+        f"\n## {last['text']}\n",
+        f"- id `{last['id']}` · {last['kind']} · {last['status']} · authority {last['authority']} · "
+        f"trust {last['trust']} · user {last['user_id'] or '-'}",
+    ]
+    lines.append(
+        f"- valid from {last['valid_from']}" + (f" to {last['valid_to']}" if last["valid_to"] else "")
+    )
+    if len(chain) > 1:
+        lines.append("\n### Versions\n")
+        for v in chain:
+            until = f" to {v['valid_to']}" if v["valid_to"] else ""
+            lines.append(
+                f"{v['version']}. {v['text']} ({v['status']}; valid from {v['valid_from']}{until}; "
+                f"`{v['id']}`)"
+            )
+    quoted = [(v["version"], e) for v in chain for e in v["evidence"]]
+    if quoted:
+        lines.append("\n### Evidence\n")
+        for version, e in quoted:
+            ep = episodes.get(e["episode_id"])
+            where = f"{ep.source_name or ep.role}, {ep.event_time}" if ep else e["role"]
+            lines.append(f"> {e['quote']}\n\n— {where} (version {version}, episode `{e['episode_id']}`)\n")
+    edges = [edge for v in chain for edge in links.get(v["id"], [])]
+    if edges:
+        lines.append("\n### Links\n")
+        lines += [f"- {arrow} {kind} `{other}`" for arrow, kind, other in edges]
+    return "\n".join(lines) + "\n"
