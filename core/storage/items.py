@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import derivations, ledger
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
@@ -113,15 +113,14 @@ def row_to_item(row: Sequence[Any]) -> MemoryItem:
 
 
 def _item_params(item: MemoryItem) -> list[Any]:
-    values = []
-    for name in _FIELDS:
-        value = getattr(item, name)
-        if name == "metadata":
-            value = json.dumps(value, sort_keys=True)
-        elif name in ("shareable", "pinned"):
-            value = int(value)
-        values.append(value)
-    return values
+    return [_stored(name, getattr(item, name)) for name in _FIELDS]
+
+
+def _stored(name: str, value: Any) -> Any:
+    """A field's value as its column holds it: metadata as JSON text, flags as integers."""
+    if name == "metadata":
+        return json.dumps(value, sort_keys=True)
+    return int(value) if isinstance(value, bool) else value
 
 
 def content_of(item: MemoryItem) -> dict[str, Any]:
@@ -209,10 +208,7 @@ def set_fields(
         changes["metadata"] = {**item.metadata, **changes["metadata"]}
     updated = replace(item, **changes)
     sets = ", ".join(f"{k} = ?" for k in changes)
-    params = [
-        json.dumps(v, sort_keys=True) if k == "metadata" else (int(v) if isinstance(v, bool) else v)
-        for k, v in changes.items()
-    ]
+    params = [_stored(k, v) for k, v in changes.items()]
     conn.execute(f"UPDATE memory_items SET {sets} WHERE id = ?", [*params, item_id])
     ledger.append(
         conn,
@@ -288,10 +284,13 @@ def get_many(store: Store, ids: Sequence[str]) -> dict[str, MemoryItem]:
 
 
 def evidence_for(store: Store, memory_id: str) -> list[Evidence]:
-    rows = store.query(
-        "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ? ORDER BY id",
-        (memory_id,),
-    )
+    return _evidence(store.query(_EVIDENCE_OF, (memory_id,)))
+
+
+_EVIDENCE_OF = "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ? ORDER BY id"
+
+
+def _evidence(rows: Sequence[Any]) -> list[Evidence]:
     return [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
 
 
@@ -355,11 +354,7 @@ def merge(
         raise ValueError("a merge needs at least two memories")
     evidence: list[Evidence] = []
     for src in sources:
-        rows = conn.execute(
-            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ?",
-            (src.id,),
-        ).fetchall()
-        evidence += [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
+        evidence += _evidence(conn.execute(_EVIDENCE_OF, (src.id,)).fetchall())
     authority = weakest(
         [ROLE_AUTHORITY.get(e.role, "unendorsed") for e in evidence] + [s.authority for s in sources]
     )
@@ -399,7 +394,5 @@ def merge(
             valid_to=now,
             details={"merged_into": item.id},
         )
-        conn.execute(
-            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src.id)
-        )
+    derivations.add(conn, item.id, [s.id for s in sources])
     return item

@@ -288,3 +288,17 @@ def withheld_ids(conn: Connection, owner_kind: str, ids: Sequence[str]) -> set[s
             ).fetchall()
         }
     return out
+
+
+def scope_has_values(conn: Connection, scope: str) -> bool:
+    """Whether any value is rejected in ``scope`` (:func:`scope_of`); where none is, nothing is withheld."""
+    return (
+        conn.execute("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)).fetchone() is not None
+    )
+
+
+def has_values_of(conn: Connection, memory_id: str) -> bool:
+    """Whether rejected values recorded from the memory ``memory_id`` are here."""
+    return (
+        conn.execute("SELECT 1 FROM rejected_values WHERE memory_id = ?", (memory_id,)).fetchone() is not None
+    )

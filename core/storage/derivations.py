@@ -1,0 +1,41 @@
+"""Derivations: which memory was made from which (a merge, a summary, a shared copy, an experience).
+
+An edge ``derived_id ← source_id`` lets ``forget`` reach everything made from what it erases.
+Edges are a set: adding one that is already there changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from veramem_desktop.core.storage.store import Connection, Store
+
+_ADD = "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)"
+
+
+def add(conn: Connection, derived_id: str, source_ids: Sequence[str]) -> None:
+    """Record that ``derived_id`` was made from each of ``source_ids``."""
+    conn.executemany(_ADD, [(derived_id, source) for source in source_ids])
+
+
+def add_pairs(conn: Connection, pairs: Iterable[Sequence[str]]) -> None:
+    """Record many ``(derived_id, source_id)`` edges in one statement."""
+    conn.executemany(_ADD, pairs)
+
+
+def sources_of(conn: Connection, derived_id: str) -> list[str]:
+    """What ``derived_id`` was made from, in id order."""
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id", (derived_id,)
+        ).fetchall()
+    ]
+
+
+def all_pairs(store: Store) -> list[tuple[str, str]]:
+    """Every edge as ``(derived_id, source_id)``, ordered (the replicated state devices compare)."""
+    return [
+        (str(r[0]), str(r[1]))
+        for r in store.query("SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id")
+    ]

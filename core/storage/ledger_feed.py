@@ -1,0 +1,49 @@
+"""The ledger read as a feed, for replication: its head, the entries after a seq, what has an entry.
+
+core/storage/ledger.py appends and reads entries for a person; sync reads it in seq order to
+export this device's entries to its other devices, to sign its head, and to know which
+episodes already have their own entry here. All inside the caller's transaction or read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from veramem_desktop.core.storage.canonical import GENESIS_HASH
+from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
+from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, LedgerEntry, row_to_entry
+from veramem_desktop.core.storage.store import Connection
+
+
+def head(conn: Connection) -> tuple[int, str]:
+    """(seq, hash) of the last entry; ``(0, GENESIS_HASH)`` for an empty ledger."""
+    row = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+
+
+def hash_at(conn: Connection, seq: int) -> str | None:
+    """The hash of entry ``seq``, if there is one."""
+    row = conn.execute("SELECT hash FROM ledger WHERE seq = ?", (seq,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def entries_after(conn: Connection, seq: int, limit: int) -> list[LedgerEntry]:
+    """At most ``limit`` entries after ``seq``, in order."""
+    return [
+        row_to_entry(r)
+        for r in conn.execute(
+            f"SELECT {LEDGER_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+        ).fetchall()
+    ]
+
+
+def episodes_recorded(conn: Connection, episode_ids: Iterable[str]) -> set[str]:
+    """Those of ``episode_ids`` that have an entry here other than a forget (an ``episode.add``)."""
+    return {
+        str(r[0])
+        for r in conn.execute(
+            f"SELECT DISTINCT target_id FROM ledger WHERE target_id {IN_IDS} AND target_kind = 'episode' "
+            "AND op != 'forget'",
+            (ids_param(episode_ids),),
+        )
+    }
