@@ -67,11 +67,11 @@ def story(query: str, members: list[MemoryItem]) -> str:
     )
 
 
-def abstract(con: Consolidator, text: str) -> tuple[str | None, str, str]:
+def abstract(con: Consolidator, text: str, notices: list[str]) -> tuple[str | None, str, str]:
     """(abstraction, skip reason, notice) from the model: None with a reason when it failed, was
     empty or too long, or is garbled (a slot that does not replace a whole value)."""
     try:
-        reply = con.llm.abstract_experience(text).value
+        reply = con.llm.abstract_experience(text).unwrap(notices)  # a retry's notice, if any
     except ModelError as exc:
         return None, "model_failed", f"the model failed ({exc.message}); left for the next run"
     reply = reply.strip() if isinstance(reply, str) else ""
@@ -145,7 +145,7 @@ def _distil_group(
     reinforcement of an equivalent one the model's text matches."""
     first = units[0]
     source_text = story(first.query, first.members)
-    text, reason, why = abstract(con, source_text)
+    text, reason, why = abstract(con, source_text, notices)
     if text is None:
         count.skip(reason, len(units))
         notices.append(f"trace {first.trace_id} experience: {why}")

@@ -70,7 +70,7 @@ def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     for n, (item, source_ids, gone) in enumerate(stale, start=1):
         standing = _standing(con, item, [rows[s] for s in source_ids if s in rows], gone)
         what = ", ".join(f"{s} {why}" for s, why in sorted(gone.items()))
-        text, problem = _rewrite(con, item, standing)
+        text, problem = _rewrite(con, item, standing, notices)
         with con.store.atomic() as conn:
             if not _unchanged(conn, item):
                 count.skip("changed_meanwhile")
@@ -124,14 +124,16 @@ def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
     return items.row_to_item(row) if row is not None else None
 
 
-def _rewrite(con: Consolidator, item: MemoryItem, standing: list[MemoryItem]) -> tuple[str | None, str]:
+def _rewrite(
+    con: Consolidator, item: MemoryItem, standing: list[MemoryItem], notices: list[str]
+) -> tuple[str | None, str]:
     """The derived text written again from ``standing`` (None, with why, when it cannot be)."""
     cfg = con.config
     if item.kind == "summary":
         if len(standing) < cfg.min_session_items:
             return None, ""
         try:
-            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]]).value
+            text = con.llm.summarise([s.text for s in standing[-cfg.max_session_items :]]).unwrap(notices)
         except ModelError as exc:
             return None, f"the model failed ({exc.message})"
         text = text.strip() if isinstance(text, str) else ""
@@ -144,7 +146,7 @@ def _rewrite(con: Consolidator, item: MemoryItem, standing: list[MemoryItem]) ->
     if not standing or question is None:
         return None, ""
     members = standing[: cfg.experience_max_items]
-    abstracted, _, why = experiences.abstract(con, experiences.story(question, members))
+    abstracted, _, why = experiences.abstract(con, experiences.story(question, members), notices)
     return abstracted, ("" if abstracted is not None else why)
 
 
