@@ -11,15 +11,20 @@ __version__ = "0.1.0"
 __all__ = ["AddResult", "Memory", "__version__", "limit_blas_threads"]
 
 if TYPE_CHECKING:
-    from .memory import AddResult, Memory
+    from .memory import Memory
+    from .services.writes import AddResult
 
 
 def __getattr__(name: str) -> Any:
     # Loaded on first use so `veramem --help` stays instant.
-    if name in ("Memory", "AddResult"):
-        from . import memory
+    if name == "Memory":
+        from .memory import Memory
 
-        return getattr(memory, name)
+        return Memory
+    if name == "AddResult":
+        from .services.writes import AddResult
+
+        return AddResult
     raise AttributeError(name)
 
 

@@ -1,8 +1,10 @@
 """The ``Memory`` facade: the one service API used by the CLI, TUI, MCP, REST and SDK.
 
 It is the composition root: it resolves paths and settings, unlocks the store,
-builds the embedder and the LLM backend, and passes them to the engine. Every
-surface calls these methods and nothing below them.
+builds the embedder, the LLM backend, the one vector index and the search engine, and
+gives each service of the open store (veramem_desktop/services/: writes, import, the
+organiser with its background linker, consolidation, outcomes, sync) exactly the parts it
+uses. Every surface calls these methods and nothing below them.
 
     from veramem_desktop import Memory
     with Memory() as mem:
@@ -12,27 +14,28 @@ surface calls these methods and nothing below them.
 
 from __future__ import annotations
 
-import json
-import logging
+import copy
 import os
 import threading
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import (
     InvalidInputError,
     NotInitialisedError,
     StoreDamagedError,
-    VeramemError,
     WrongKeyError,
 )
+from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
+from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_on
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
@@ -47,97 +50,28 @@ from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store, file_problem
 from veramem_desktop.core.storage.text import storable
+from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
-from veramem_desktop.core.write.dates import resolve_relative_dates
-from veramem_desktop.core.write.derive import Writer
-from veramem_desktop.core.write.ingest import recompute_context, store_episodes
+from veramem_desktop.core.write.ingest import recompute_context
 from veramem_desktop.core.write.times import parse_time
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
-from .facade_import import ImportMixin
-from .facade_organise import OrganiseMixin
-from .facade_outcome import OutcomeMixin
-from .facade_sync import SyncMixin
 from .keys import KeyManager, NewKey, PassphraseSource
+from .services.consolidation import Consolidation
+from .services.device_sync import DeviceSync
+from .services.importer import Importer, ImportProgress, ImportReport
+from .services.organiser import Organiser
+from .services.outcomes import Outcomes
+from .services.writes import AddResult, MessageLike, Writes, scope_for, to_inputs
 
-#: meta key: episodes whose derivation failed, to be derived again by consolidate (ids only)
-PENDING_DERIVATION = "pending_derivation"
+if TYPE_CHECKING:
+    from veramem_desktop.core.lifecycle.budgets import BudgetConfig
+    from veramem_desktop.core.transfer.records import Record
 
-MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
-
-
-@dataclass
-class AddResult:
-    """What an add stored and derived, each with its reason."""
-
-    episodes: list[Episode] = field(default_factory=list)
-    added: list[dict[str, Any]] = field(default_factory=list)
-    updated: list[dict[str, Any]] = field(default_factory=list)
-    retracted: list[dict[str, Any]] = field(default_factory=list)
-    unchanged: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "episodes": [
-                {
-                    "id": e.id,
-                    "role": e.role,
-                    "session_id": e.session_id,
-                    "event_time": e.event_time,
-                    "sha256": e.sha256,
-                }
-                for e in self.episodes
-            ],
-            "added": self.added,
-            "updated": self.updated,
-            "retracted": self.retracted,
-            "unchanged": self.unchanged,
-            "rejected": self.rejected,
-            "notices": self.notices,
-        }
-
-
-def to_inputs(
-    messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None
-) -> list[EpisodeInput]:
-    """Accept a string, a message dict, an EpisodeInput, or a list of them.
-
-    Values are passed on as given: :func:`episodes.validate` checks every field against
-    the limits in ``core/limits.py`` (types included), so nothing is coerced here.
-    """
-    if isinstance(messages, (str, dict, EpisodeInput)):
-        items: Sequence[Any] = [messages]
-    elif isinstance(messages, (list, tuple)):
-        items = messages
-    else:
-        raise InvalidInputError("Messages must be text, a message object, or a list of them.")
-    limits.check_count(len(items))
-    out: list[EpisodeInput] = []
-    for i, item in enumerate(items):
-        if isinstance(item, EpisodeInput):
-            out.append(item)
-        elif isinstance(item, str):
-            out.append(EpisodeInput(content=item, role=role, name=name))
-        elif isinstance(item, dict):
-            if "content" not in item:
-                raise InvalidInputError(f'Message {i + 1} has no "content".')
-            out.append(
-                EpisodeInput(
-                    content=item["content"],
-                    role=item.get("role", role),
-                    name=item.get("name", name),
-                    time=item.get("time"),
-                    metadata=limits.check_metadata(item.get("metadata"), f"Message {i + 1}"),
-                )
-            )
-        else:
-            raise InvalidInputError(f'Message {i + 1} must be text or an object with "role" and "content".')
-    return out
+    from .sync.service import RunReport, SyncService
 
 
 @dataclass
@@ -181,7 +115,7 @@ class MemoryDetail:
         }
 
 
-class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
+class Memory:
     """One person's memory store. Thread-safe; open it once per process."""
 
     def __init__(
@@ -207,6 +141,10 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         self._embedder = embedder
         self._llm = llm
         self._engine: SearchEngine | None = None
+        #: the one cache of stored vectors, shared by search, the write path, the linker and consolidation
+        self._vectors: VectorIndex | None = None
+        self._organiser: Organiser | None = None
+        self._sync: DeviceSync | None = None
 
     # ------------------------------------------------------------ lifecycle
     @property
@@ -351,9 +289,13 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
                 self._store.acting.default = self._actor()
 
     def close(self) -> None:
-        self._stop_linker()  # a short grace period; what is left stays queued for the next process
+        organiser = self._organiser
+        if organiser is not None:
+            organiser.stop()  # a short grace period; what is left stays queued for the next process
         with self._open_lock:
             self._engine = None
+            self._vectors = None
+            self._organiser = None
             if self._store is not None:
                 self._store.close()
                 self._store = None
@@ -371,13 +313,7 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
     def _scope(
         self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
     ) -> Scope:
-        ident = self.config.identity
-        return Scope(
-            user_id=user_id if user_id is not None else ident.user_id,
-            agent_id=agent_id if agent_id is not None else (ident.agent_id or None),
-            team_id=team_id if team_id is not None else (ident.team_id or None),
-            session_id=session_id,
-        )
+        return scope_for(self.config.identity, user_id, agent_id, team_id, session_id)
 
     # ------------------------------------------------------------ write
     def add(
@@ -403,101 +339,8 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         scope = self._scope(user_id, agent_id, team_id, session_id)
         expires_at = expiry_mod.resolve(until, expires_in, datetime.now(UTC))
         with self.store.acting.scope(self._actor(scope.user_id)):
-            result = self._add(inputs, scope, notices, expires_at)
+            result = self._writes().add(inputs, scope, notices, expires_at)
         return result
-
-    def _add(
-        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
-    ) -> AddResult:
-        # The episodes are committed (and their vectors computed) before derivation, in a transaction of
-        # their own: a write transaction holds the store's lock, and readers in this process (the REST and
-        # MCP servers, the TUI) must never wait for the embedding model or an LLM.
-        return self._add_in(inputs, scope, notices, expires_at)
-
-    def _add_in(
-        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
-    ) -> AddResult:
-        if expires_at is not None:
-            inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
-        stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device_id)
-        llm = self.llm
-        writer = Writer(
-            self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates
-        )
-        try:
-            outcome = writer.derive(stored)
-        except Exception as exc:  # the episodes are committed: say what happened rather than lose the result
-            if not isinstance(exc, VeramemError):
-                logging.getLogger("veramem").error("deriving memories failed: %s", type(exc).__name__)
-            reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
-            self._defer_derivation([e.id for e in stored])
-            notices.append(
-                f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
-                "searchable as raw messages, and are derived again at the next `veramem consolidate`"
-            )
-            if expires_at is not None:
-                with self.store.atomic() as conn:
-                    expiry_mod.note(conn, expires_at)
-            return AddResult(episodes=stored, notices=notices)
-        notices += outcome.notices  # the model's own notices come with each call's reply
-        if expires_at is not None:
-            with self.store.atomic() as conn:
-                # new memories only: an update is a new version of a memory kept without an expiry, and
-                # erasing it would erase that memory's whole history
-                expiry_mod.mark(conn, [d["id"] for d in outcome.added], expires_at, device=self.device_id)
-                expiry_mod.note(conn, expires_at)  # the episodes expire even when nothing was derived
-            if outcome.updated:
-                notices.append(
-                    f"{len(outcome.updated)} updated memory(ies) keep no expiry: each is a new version "
-                    "of a memory that had none (forget it to erase it sooner)"
-                )
-        self._queue_links([d["id"] for d in outcome.added + outcome.updated])  # linked in the background
-        return AddResult(
-            episodes=stored,
-            added=outcome.added,
-            updated=outcome.updated,
-            retracted=outcome.retracted,
-            unchanged=outcome.unchanged,
-            rejected=outcome.rejected,
-            notices=notices,
-        )
-
-    def _defer_derivation(self, episode_ids: Sequence[str]) -> None:
-        """Remember episodes whose derivation failed (ids only), for :meth:`rederive_pending`."""
-        try:
-            pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
-            self.store.set_meta(PENDING_DERIVATION, json.dumps(sorted({*pending, *episode_ids})))
-        except Exception as exc:  # the add has already told the caller the episodes are stored
-            logging.getLogger("veramem").warning(
-                "could not queue episodes for derivation (%s)", type(exc).__name__
-            )
-
-    def rederive_pending(self) -> dict[str, Any]:
-        """Derive memories from the episodes an earlier add stored but could not derive from (run by
-        ``consolidate``); those that fail again stay queued. Returns what was tried and derived."""
-        pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
-        if not pending:
-            return {"tried": 0, "derived": 0, "still_pending": 0}
-        found = episodes_mod.get_many(self.store, pending)
-        episodes = [found[i] for i in pending if i in found]  # forgotten ones are simply gone
-        writer = Writer(
-            self.engine, self.embedder, self.llm, device=self.device_id, resolve_dates=resolve_relative_dates
-        )
-        left: list[str] = []
-        derived = 0
-        for episode in episodes:
-            try:
-                outcome = writer.derive([episode])
-            except Exception as exc:
-                logging.getLogger("veramem").warning(
-                    "deriving %s failed again (%s)", episode.id, type(exc).__name__
-                )
-                left.append(episode.id)
-                continue
-            derived += len(outcome.added) + len(outcome.updated)
-            self._queue_links([d["id"] for d in outcome.added + outcome.updated])
-        self.store.set_meta(PENDING_DERIVATION, json.dumps(left))
-        return {"tried": len(episodes), "derived": derived, "still_pending": len(left)}
 
     @property
     def llm(self) -> LLM:
@@ -565,11 +408,24 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
         with self._open_lock:
             engine = self._engine
         if engine is None:
-            engine = SearchEngine(self.store, self.embedder, self._search_config())
-            engine.hypothesise = self._hypothesiser()
+            store, embedder = self.store, self.embedder
+            search = copy.deepcopy(self.config.search)  # a recipe set on the engine leaves the settings alone
+            vectors = VectorIndex(embedder.name, embedder.dim, exact_up_to=search.dense_exact_up_to)
+            engine = SearchEngine(store, embedder, search, vectors)
+            engine.hypothesise = self._hypothesise
             with self._open_lock:
-                self._engine = self._engine or engine
+                if self._engine is None:
+                    self._engine, self._vectors = engine, vectors
         return self._engine  # type: ignore[return-value]
+
+    def _index(self) -> VectorIndex:
+        """The open store's vector index (built with the engine, which searches with it)."""
+        return self.engine.vectors
+
+    def _hypothesise(self, question: str) -> str | None:
+        """The "hyde" channel's source: one hypothetical answer sentence from the model, resolved on
+        first use (so building the engine never starts a model); None without a JSON model."""
+        return self.llm.hypothesise(question).value
 
     def caller(
         self, user_id: str | None = None, agent_id: str | None = None, *, include_rejected: bool = False
@@ -582,6 +438,269 @@ class Memory(OrganiseMixin, OutcomeMixin, SyncMixin, ImportMixin):
             agent_id if agent_id is not None else (ident.agent_id or None),
             include_rejected,
         )
+
+    # ------------------------------------------------------------ services of the open store
+    def _organising(self) -> Organiser:
+        """The open store's organiser (links, budgets, the background linker), made on first use."""
+        store, device = self.store, self.device_id
+        with self._open_lock:
+            if self._organiser is None or self._organiser.store is not store:  # reopened since
+                self._organiser = Organiser(
+                    store, self.config.organise, device=device, make_linker=self._make_linker
+                )
+            return self._organiser
+
+    def _make_linker(self) -> linker_mod.Linker:
+        return linker_mod.Linker(
+            self.store, self.embedder, self.llm, self._index().memory, device=self.device_id
+        )
+
+    def _writes(self) -> Writes:
+        """The add path over the open store's engine and models (the LLM is resolved once episodes are kept)."""
+        return Writes(
+            self.store,
+            self.engine,
+            self.embedder,
+            lambda: self.llm,
+            device=self.device_id,
+            organiser=self._organising(),
+        )
+
+    def _importer(self) -> Importer:
+        return Importer(
+            self.store,
+            embedder=lambda: self.embedder,
+            writer=lambda: self._writes().writer(),
+            identity=self.config.identity,
+            linking=self.config.organise.linking,
+            device=self.device_id,
+            organiser=self._organising(),
+        )
+
+    def _outcomes(self) -> Outcomes:
+        return Outcomes(self.store, device=self.device_id)
+
+    def _device_sync(self) -> DeviceSync:
+        store, device = self.store, self.device_id
+        with self._open_lock:
+            if self._sync is None:
+                self._sync = DeviceSync(store, device=device)
+            elif self._sync.store is not store:  # reopened since
+                self._sync = self._sync.reopened(store, device=device)
+            return self._sync
+
+    # ------------------------------------------------------------ import and export
+    def import_history(
+        self,
+        path: str | Path,
+        *,
+        format: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+        since: str | datetime | None = None,
+        dry_run: bool = False,
+        batch_size: int | None = None,
+        progress: ImportProgress | None = None,
+        on_record: Callable[[Record], None] | None = None,
+    ) -> ImportReport:
+        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
+
+        ``since`` keeps only messages at or after that time; ``dry_run`` stores nothing and
+        calls ``on_record`` with each message that would be stored. Messages already stored
+        by an earlier import are skipped. Unreadable records are listed in the report with
+        their position and skipped. ``batch_size`` (messages per transaction) defaults to
+        128 with the rule-based backend and 16 with a model.
+        """
+        return self._importer().import_history(
+            path,
+            format=format,
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id,
+            since=since,
+            dry_run=dry_run,
+            batch_size=batch_size,
+            progress=progress,
+            on_record=on_record,
+        )
+
+    def export_memories(
+        self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None, overwrite: bool = False
+    ) -> dict[str, int]:
+        """Write every memory with its versions, validity, evidence (and the episodes quoted),
+        authority, trust and links, as JSON lines or Markdown. PLAINTEXT, created with mode 0600."""
+        return self._importer().export_memories(path, format=format, user_id=user_id, overwrite=overwrite)
+
+    # ------------------------------------------------------------ links and budgets
+    def links(self, memory_id: str) -> list[dict[str, Any]]:
+        """Every typed edge touching a memory (supports, extends, contrasts, related, prerequisite,
+        and the cold-storage edges subsumes and fused), with the other end and the direction."""
+        return self._organising().links(memory_id)
+
+    def links_pending(self) -> int:
+        return self._organising().links_pending()
+
+    def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport:
+        """Link what is queued now, in this thread (used by consolidate and tests)."""
+        return self._organising().drain_links(limit=limit)
+
+    def wait_for_links(self, timeout: float = 10.0) -> bool:
+        """Wait until the background linker is idle; True when it is."""
+        organiser = self._organiser
+        return True if organiser is None else organiser.wait_for_links(timeout)
+
+    def budget_config(self) -> BudgetConfig:
+        return self._organising().budget_config()
+
+    def enforce_budgets(self) -> list[str]:
+        """Move what exceeds each source's budget to cold storage now; returns their ids."""
+        return self._organising().enforce_budgets()
+
+    # ------------------------------------------------------------ outcome loop
+    def feedback(
+        self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None, by: str | None = None
+    ) -> dict[str, Any]:
+        """Say how well a search or answer went (reward in [-1, 1]).
+
+        Credits the memories named in ``cited_ids`` (only ids that trace retrieved count),
+        else the ones the answer cited, else all it retrieved. Returns what was credited.
+
+        ``by`` is whose word it is: ``"person"`` (the CLI and TUI say so) or ``"agent"``
+        (MCP and REST always); left out, it is an agent's when the trace was made for an
+        agent (``agent_id``), else the person's. An agent's feedback moves ranking only:
+        it never gets a person's own fact archived.
+        """
+        return self._outcomes().feedback(trace_id, reward, cited_ids=cited_ids, by=by)
+
+    def consolidate(
+        self,
+        *,
+        progress: consolidator_mod.Progress | None = None,
+        now: datetime | None = None,
+        config: consolidator_mod.ConsolidateConfig | None = None,
+    ) -> consolidate_mod.ConsolidateReport:
+        """Erase what has expired (core/lifecycle/expiry.py), then consolidate as the system (channel consolidate)."""
+        self.expire(now)
+        writes = self._writes()
+        consolidation = Consolidation(
+            self.store,
+            self.embedder,
+            self.llm,
+            self._index().memory,
+            device=self.device_id,
+            organiser=writes.organiser,
+            writes=writes,
+        )
+        return consolidation.run(progress=progress, now=now, config=config)
+
+    def rederive_pending(self) -> dict[str, Any]:
+        """Derive memories from the episodes an earlier add stored but could not derive from (run by
+        ``consolidate``); those that fail again stay queued. Returns what was tried and derived."""
+        return self._writes().rederive_pending()
+
+    def trajectories(self, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """One record per trace, oldest first (see ``export_trajectories``)."""
+        return self._outcomes().trajectories(user_id=user_id)
+
+    def export_trajectories(
+        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
+    ) -> int:
+        """Write every trace as one JSON line (PLAINTEXT, created readable by its owner only); returns the
+        number of records."""
+        return self._outcomes().export_trajectories(path, user_id=user_id, overwrite=overwrite)
+
+    def training_records(
+        self,
+        *,
+        kinds: Sequence[str] = ("write", "answer"),
+        since: str | datetime | None = None,
+        user_id: str | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Write-decision and answer records, oldest first, in the schema of
+        ``docs/schema/training-export.schema.json`` (see ``export_training``)."""
+        return self._outcomes().training_records(kinds=kinds, since=since, user_id=user_id)
+
+    def export_training(
+        self,
+        path: str | Path,
+        *,
+        kinds: Sequence[str] = ("write", "answer"),
+        since: str | datetime | None = None,
+        user_id: str | None = None,
+        overwrite: bool = False,
+    ) -> dict[str, int]:
+        """Write the training records as JSON lines (PLAINTEXT, mode 0600); returns how many of each were
+        written and how many were left out because something in them is withheld or rejected."""
+        return self._outcomes().export_training(
+            path, kinds=kinds, since=since, user_id=user_id, overwrite=overwrite
+        )
+
+    # ------------------------------------------------------------ sync
+    @property
+    def sync(self) -> SyncService:
+        return self._device_sync().service
+
+    def sync_init(self, folder: str | Path, name: str = "") -> dict[str, Any]:
+        """Make this the first device of a sync account using ``folder`` (a folder a file-sync engine replicates)."""
+        return self._device_sync().init(folder, name)
+
+    def sync_join_start(self, folder: str | Path, name: str = "") -> str:
+        """Ask to join through ``folder``; returns the one-time code to type on a trusted device."""
+        return self._device_sync().join_start(folder, name)
+
+    def sync_pairing_code(self) -> str | None:
+        """The code of the join started by ``sync_join_start`` and not finished yet, if any."""
+        return self._device_sync().pairing_code()
+
+    def sync_join_finish(
+        self, *, timeout_s: float = 600.0, stop: Callable[[], bool] = lambda: False
+    ) -> dict[str, Any]:
+        """Wait for the approval of the join started by ``sync_join_start``, then exchange once."""
+        return self._device_sync().join_finish(timeout_s=timeout_s, stop=stop)
+
+    def sync_approve(self, code: str, *, wait_s: float = 30.0) -> dict[str, Any]:
+        """Approve the new device showing ``code`` (a human act: CLI or TUI only)."""
+        return self.sync.approve(code, wait_s=wait_s)
+
+    def sync_devices(self) -> list[dict[str, Any]]:
+        return self.sync.devices()
+
+    def sync_remove(self, device_id: str) -> dict[str, Any]:
+        """Remove a device and rotate the sync key so it cannot read anything written after."""
+        return self.sync.remove(device_id)
+
+    def sync_run(self) -> RunReport:
+        """Exchange once with the sync folder."""
+        return self.sync.run()
+
+    def sync_daemon(
+        self,
+        stop: threading.Event,
+        *,
+        scan_s: float = 30.0,
+        on_run: Callable[[RunReport], None] = lambda _r: None,
+        on_error: Callable[[Exception], None] = lambda _e: None,
+    ) -> None:
+        """Exchange whenever files arrive and every ``scan_s`` seconds until ``stop`` is set (blocks); the
+        linker drains what earlier adds and applied events queued."""
+        organiser = self._organising()
+        organiser.start_linker()
+        self._device_sync().daemon(
+            stop, scan_s=scan_s, on_run=organiser.after_sync(on_run), on_error=on_error
+        )
+
+    def sync_status(self) -> dict[str, Any]:
+        """Devices, last exchange, pending events, refused and waiting files with reasons, broken chains."""
+        return self.sync.status()
+
+    def sync_state_hash(self) -> str:
+        """A hash of the replicated state; equal on devices that have exchanged everything."""
+        from .sync.replica import state_hash
+
+        return state_hash(self.store)
 
     # ------------------------------------------------------------ search
     def search(

@@ -244,7 +244,7 @@ def test_a_big_export_is_streamed_one_conversation_at_a_time(tmp_path: Path) -> 
 def test_a_batch_spanning_more_sessions_than_are_cached_still_skips_what_is_stored(
     mem: Memory, tmp_path: Path
 ) -> None:
-    from veramem_desktop.facade_import import KEY_CACHE_SESSIONS
+    from veramem_desktop.services.importer import KEY_CACHE_SESSIONS
 
     n = KEY_CACHE_SESSIONS + 20
     path = tmp_path / "many.jsonl"

@@ -11,7 +11,8 @@ import pytest
 from support.fixtures import PASSPHRASE
 
 from veramem_desktop.config import Config
-from veramem_desktop.memory import AddResult, Memory
+from veramem_desktop.memory import Memory
+from veramem_desktop.services.writes import AddResult
 
 
 @pytest.fixture

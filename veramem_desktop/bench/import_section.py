@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
-from ..facade_import import BATCH_SIZE
 from ..memory import Memory
+from ..services.importer import BATCH_SIZE
 from .locomo import load, turns
 from .runner import BENCH_PASSPHRASE, BenchContext, Section, peak_rss_mb
 

@@ -1,7 +1,4 @@
-"""Importing chat history and exporting memories, on the ``Memory`` facade.
-
-A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
-``config``, ``device_id`` and ``_scope``.
+"""Importing chat history and exporting memories, for one open store.
 
 The bulk write path: messages are read as a stream (``core/transfer/chats.py``) and written in
 batches of ``batch_size``. One batch is one transaction: its episodes with their vectors
@@ -21,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,17 +31,19 @@ from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer import memory_export, memory_import
 from veramem_desktop.core.transfer.chats import open_source
 from veramem_desktop.core.transfer.records import Problem, Record
-from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
 from veramem_desktop.core.write.times import parse_time
 
-from .bulk_extract import extract_in_batches
-from .facade_parts import FacadeParts
+from ..bulk_extract import extract_in_batches
+from ..config import IdentitySettings
+from .organiser import Organiser
+from .writes import scope_for
 
 #: messages per transaction (and per extraction call) with the rule-based backend
 BATCH_SIZE = 128
@@ -117,14 +116,28 @@ class ImportReport:
         }
 
 
-class ImportMixin(FacadeParts):
-    if TYPE_CHECKING:
+class Importer:
+    """Imports into (and exports from) one open store. ``embedder`` and ``writer`` are built on first use:
+    a dry run needs neither, and a memory export needs no model at all."""
 
-        def _scope(
-            self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
-        ) -> Scope: ...
-
-        def _start_linker(self) -> None: ...
+    def __init__(
+        self,
+        store: Store,
+        *,
+        embedder: Callable[[], Embedder],
+        writer: Callable[[], Writer],
+        identity: IdentitySettings,
+        linking: bool,
+        device: str,
+        organiser: Organiser,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.writer = writer
+        self.identity = identity
+        self.linking = linking
+        self.device = device
+        self.organiser = organiser
 
     def import_history(  # noqa: C901
         self,
@@ -161,17 +174,11 @@ class ImportMixin(FacadeParts):
         started = time.perf_counter()
         if src.format == "memories":
             return self._import_archive(source_path, report, dry_run=dry_run, started=started)
-        base = self._scope(user_id, agent_id, team_id, None)
+        base = scope_for(self.identity, user_id, agent_id, team_id, None)
         known: OrderedDict[str, set[str]] = OrderedDict()
         sessions: set[str] = set()
-        llm = None if dry_run else self.llm
-        writer = (
-            None
-            if llm is None
-            else Writer(
-                self.engine, self.embedder, llm, device=self.device_id, resolve_dates=resolve_relative_dates
-            )
-        )
+        writer = None if dry_run else self.writer()
+        llm = None if writer is None else writer.llm
         if batch_size is None:
             batch_size = (
                 MODEL_BATCH_SIZE if llm is not None and llm.capabilities.batch_extraction else BATCH_SIZE
@@ -216,8 +223,8 @@ class ImportMixin(FacadeParts):
             src.close()
             report.sessions = len(sessions)
             report.seconds = time.perf_counter() - started
-        if not dry_run and report.stored and self.config.organise.linking:
-            self._start_linker()  # what the batches queued is linked in the background
+        if not dry_run and report.stored and self.linking:
+            self.organiser.start_linker()  # what the batches queued is linked in the background
         return report
 
     # ------------------------------------------------------------ batches
@@ -260,13 +267,13 @@ class ImportMixin(FacadeParts):
                 groups.append((rec.session_id, [inp]))
         # The episodes' vectors are computed before the transaction opens, so the store's write
         # lock is held only for the writing and the derivation.
-        memo = _Memo(self.embedder)
+        memo = _Memo(self.embedder())
         memo.prefetch([t for session, inputs in groups for t in self._episode_texts(session, inputs)])
         with self.store.atomic() as conn:
             stored = []
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
-                stored += store_episodes(self.store, memo, inputs, scope, device=self.device_id)
+                stored += store_episodes(self.store, memo, inputs, scope, device=self.device)
             extracted = (
                 extract_in_batches(writer.llm, self.store, stored)
                 if writer.llm.capabilities.batch_extraction
@@ -276,7 +283,7 @@ class ImportMixin(FacadeParts):
             if extracted is not None:
                 outcome.notices[:0] = extracted.notices
             new_ids = [d["id"] for d in outcome.added + outcome.updated]
-            if new_ids and self.config.organise.linking:
+            if new_ids and self.linking:
                 links_mod.enqueue(conn, new_ids)
         report.stored += len(stored)
         for name in report.memories:
@@ -311,7 +318,7 @@ class ImportMixin(FacadeParts):
         self, path: Path, report: ImportReport, *, dry_run: bool, started: float
     ) -> ImportReport:
         result = memory_import.import_archive(
-            self.store, self.embedder, path, device=self.device_id, dry_run=dry_run
+            self.store, self.embedder(), path, device=self.device, dry_run=dry_run
         )
         report.read, report.stored, report.already_stored = result.read, result.stored, result.already_stored
         report.memories = {

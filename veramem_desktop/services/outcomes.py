@@ -1,8 +1,5 @@
-"""The outcome loop on the ``Memory`` facade: feedback, consolidation and trajectory export.
-
-A mixin: ``Memory`` inherits it and provides ``store``, ``engine``, ``embedder``, ``llm``,
-and ``device_id``.
-"""
+"""The outcome loop's records for one open store: feedback on searches and answers, and the
+trajectory and training exports built from them (consolidation is in consolidation.py)."""
 
 from __future__ import annotations
 
@@ -10,30 +7,22 @@ import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
-from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
-from veramem_desktop.core.lifecycle import linker as linker_mod
-from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle import outcome as outcome_mod
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer import training as training_mod
 from veramem_desktop.core.transfer.plaintext import open_private
 from veramem_desktop.core.write.times import parse_time
 
-from .facade_parts import FacadeParts
 
-if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.budgets import BudgetConfig
+class Outcomes:
+    """Feedback and the exports of one open store (no model is needed for any of them)."""
 
-
-class OutcomeMixin(FacadeParts):
-    if TYPE_CHECKING:
-
-        def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport: ...
-
-        def budget_config(self) -> BudgetConfig: ...
+    def __init__(self, store: Store, *, device: str) -> None:
+        self.store = store
+        self.device = device
 
     def feedback(
         self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None, by: str | None = None
@@ -49,70 +38,9 @@ class OutcomeMixin(FacadeParts):
         it never gets a person's own fact archived.
         """
         result = outcome_mod.feedback(
-            self.store, trace_id, reward, device=self.device_id, cited_ids=cited_ids, by=by
+            self.store, trace_id, reward, device=self.device, cited_ids=cited_ids, by=by
         )
         return result.to_dict()
-
-    def consolidate(
-        self,
-        *,
-        progress: consolidator_mod.Progress | None = None,
-        now: datetime | None = None,
-        config: consolidator_mod.ConsolidateConfig | None = None,
-    ) -> consolidate_mod.ConsolidateReport:
-        """Erase what has expired (core/lifecycle/expiry.py), then consolidate as the system (channel consolidate)."""
-        from veramem_desktop.core.trust.actor import Actor
-
-        self.expire(now)  # type: ignore[attr-defined]  # Memory.expire
-        with self.store.acting.scope(Actor.system("consolidate", "consolidate"), system=True):
-            rederived = self.rederive_pending()  # type: ignore[attr-defined]  # Memory.rederive_pending
-            report = self._consolidate(progress=progress, now=now, config=config)
-        if rederived["tried"]:
-            report.notices.append(
-                f"derived again from {rederived['tried']} message(s) an earlier add could not "
-                f"derive from: {rederived['derived']} memory(ies); {rederived['still_pending']} "
-                "still waiting"
-            )
-        return report
-
-    def _consolidate(
-        self,
-        *,
-        progress: consolidator_mod.Progress | None,
-        now: datetime | None,
-        config: consolidator_mod.ConsolidateConfig | None,
-    ) -> consolidate_mod.ConsolidateReport:
-        """Link what is queued, archive, merge near-duplicates, fuse clusters, summarise sessions,
-        distil experiences, keep each source within its budget, decay strength; link what was made.
-
-        The model is asked directly (not through its rule-based fallback), so a model failure
-        leaves that cluster for the next run and is counted as such in the report.
-        """
-        primary = self.llm.without_fallback()
-        self.drain_links()  # what earlier adds left queued
-        self.engine.caches["memory"].refresh(self.store)
-        if config is None:
-            config = consolidator_mod.ConsolidateConfig(budgets=self.budget_config())
-        report = consolidate_mod.consolidate(
-            self.store,
-            self.embedder,
-            primary,
-            self.engine.caches["memory"],
-            device=self.device_id,
-            config=config,
-            progress=progress,
-            now=now,
-        )
-        made = [
-            i
-            for stage in ("revise", "merge", "fuse", "summarise", "distil")
-            for i in report.stages[stage].ids
-        ]
-        if made:  # the new memories are linked now: consolidation is the idle-time job
-            with self.store.atomic() as conn:
-                links_mod.enqueue(conn, made)
-            self.drain_links()
-        return report
 
     def trajectories(self, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
         """One record per trace, oldest first (see ``export_trajectories``)."""

@@ -1,0 +1,70 @@
+"""Sync between the person's devices, for one open store: the ``sync_*`` calls of the facade over
+:mod:`veramem_desktop.sync.service`.
+
+Pairing a new device takes two calls on it, so the one-time code can be shown in
+between: ``join_start`` (returns the code; the session stays in this object's memory
+only) and ``join_finish`` (waits for the approval).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage.store import Store
+
+if TYPE_CHECKING:
+    from ..sync.pairing import JoinerSession
+    from ..sync.service import RunReport, SyncService
+
+
+class DeviceSync:
+    """The sync service of one open store, and the join this device has started (if any)."""
+
+    def __init__(self, store: Store, *, device: str) -> None:
+        from ..sync.service import SyncService  # loaded only when sync is used
+
+        self.store = store
+        self.service: SyncService = SyncService(store, device)
+        self._join: tuple[Path, JoinerSession] | None = None
+
+    def reopened(self, store: Store, *, device: str) -> DeviceSync:
+        """The same for ``store`` (the facade's store was closed and opened again), keeping a join in progress."""
+        again = DeviceSync(store, device=device)
+        again._join = self._join
+        return again
+
+    def init(self, folder: str | Path, name: str = "") -> dict[str, Any]:
+        return self.service.init(folder, name)
+
+    def join_start(self, folder: str | Path, name: str = "") -> str:
+        session = self.service.start_join(folder, name)
+        self._join = (Path(folder), session)
+        return session.code.display()
+
+    def pairing_code(self) -> str | None:
+        return None if self._join is None else self._join[1].code.display()
+
+    def join_finish(
+        self, *, timeout_s: float = 600.0, stop: Callable[[], bool] = lambda: False
+    ) -> dict[str, Any]:
+        if self._join is None:
+            raise InvalidInputError("No join in progress; start one with `veramem sync join FOLDER`.")
+        folder, session = self._join
+        try:
+            return self.service.finish_join(folder, session, timeout_s=timeout_s, stop=stop)
+        finally:
+            self._join = None
+
+    def daemon(
+        self,
+        stop: threading.Event,
+        *,
+        scan_s: float,
+        on_run: Callable[[RunReport], None],
+        on_error: Callable[[Exception], None],
+    ) -> None:
+        self.service.daemon(stop, scan_s=scan_s, on_run=on_run, on_error=on_error)

@@ -1,0 +1,230 @@
+"""The add path of one open store: messages stored as episodes, then memories derived from them.
+
+The episodes are committed (and their vectors computed) before derivation, in a transaction of
+their own: a write transaction holds the store's lock, and readers in this process (the REST and
+MCP servers, the TUI) must never wait for the embedding model or an LLM. An add whose derivation
+fails keeps its episodes and queues them (ids only) for ``consolidate`` to derive again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeAlias
+
+from veramem_desktop.core import limits
+from veramem_desktop.core.errors import InvalidInputError, VeramemError
+from veramem_desktop.core.lifecycle import expiry as expiry_mod
+from veramem_desktop.core.llm import LLM
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.write.dates import resolve_relative_dates
+from veramem_desktop.core.write.derive import Writer
+from veramem_desktop.core.write.ingest import store_episodes
+
+from ..config import IdentitySettings
+from .organiser import Organiser
+
+#: meta key: episodes whose derivation failed, to be derived again by consolidate (ids only)
+PENDING_DERIVATION = "pending_derivation"
+
+MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
+
+logger = logging.getLogger("veramem")
+
+
+@dataclass
+class AddResult:
+    """What an add stored and derived, each with its reason."""
+
+    episodes: list[Episode] = field(default_factory=list)
+    added: list[dict[str, Any]] = field(default_factory=list)
+    updated: list[dict[str, Any]] = field(default_factory=list)
+    retracted: list[dict[str, Any]] = field(default_factory=list)
+    unchanged: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "episodes": [
+                {
+                    "id": e.id,
+                    "role": e.role,
+                    "session_id": e.session_id,
+                    "event_time": e.event_time,
+                    "sha256": e.sha256,
+                }
+                for e in self.episodes
+            ],
+            "added": self.added,
+            "updated": self.updated,
+            "retracted": self.retracted,
+            "unchanged": self.unchanged,
+            "rejected": self.rejected,
+            "notices": self.notices,
+        }
+
+
+def to_inputs(
+    messages: MessageLike | Sequence[MessageLike], *, role: str = "user", name: str | None = None
+) -> list[EpisodeInput]:
+    """Accept a string, a message dict, an EpisodeInput, or a list of them.
+
+    Values are passed on as given: :func:`episodes.validate` checks every field against
+    the limits in ``core/limits.py`` (types included), so nothing is coerced here.
+    """
+    if isinstance(messages, (str, dict, EpisodeInput)):
+        items: Sequence[Any] = [messages]
+    elif isinstance(messages, (list, tuple)):
+        items = messages
+    else:
+        raise InvalidInputError("Messages must be text, a message object, or a list of them.")
+    limits.check_count(len(items))
+    out: list[EpisodeInput] = []
+    for i, item in enumerate(items):
+        if isinstance(item, EpisodeInput):
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(EpisodeInput(content=item, role=role, name=name))
+        elif isinstance(item, dict):
+            if "content" not in item:
+                raise InvalidInputError(f'Message {i + 1} has no "content".')
+            out.append(
+                EpisodeInput(
+                    content=item["content"],
+                    role=item.get("role", role),
+                    name=item.get("name", name),
+                    time=item.get("time"),
+                    metadata=limits.check_metadata(item.get("metadata"), f"Message {i + 1}"),
+                )
+            )
+        else:
+            raise InvalidInputError(f'Message {i + 1} must be text or an object with "role" and "content".')
+    return out
+
+
+def scope_for(
+    identity: IdentitySettings,
+    user_id: str | None,
+    agent_id: str | None,
+    team_id: str | None,
+    session_id: str | None,
+) -> Scope:
+    """Where messages go: the ids given, else the settings' identity (an agent or team left empty is none)."""
+    return Scope(
+        user_id=user_id if user_id is not None else identity.user_id,
+        agent_id=agent_id if agent_id is not None else (identity.agent_id or None),
+        team_id=team_id if team_id is not None else (identity.team_id or None),
+        session_id=session_id,
+    )
+
+
+class Writes:
+    """Adds to one open store. ``llm`` is asked for the backend only once the episodes are stored (finding
+    a model server may fail; the messages are kept all the same)."""
+
+    def __init__(
+        self,
+        store: Store,
+        engine: SearchEngine,
+        embedder: Embedder,
+        llm: Callable[[], LLM],
+        *,
+        device: str,
+        organiser: Organiser,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.embedder = embedder
+        self.llm = llm
+        self.device = device
+        self.organiser = organiser
+
+    def writer(self) -> Writer:
+        """The engine's write path over this store's engine, embedder and LLM."""
+        return Writer(
+            self.engine, self.embedder, self.llm(), device=self.device, resolve_dates=resolve_relative_dates
+        )
+
+    def add(
+        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None
+    ) -> AddResult:
+        """Store ``inputs`` (validated already) in ``scope``, then derive; ``notices`` are the validation's."""
+        if expires_at is not None:
+            inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
+        stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device)
+        writer = self.writer()
+        try:
+            outcome = writer.derive(stored)
+        except Exception as exc:  # the episodes are committed: say what happened rather than lose the result
+            if not isinstance(exc, VeramemError):
+                logger.error("deriving memories failed: %s", type(exc).__name__)
+            reason = exc.message if isinstance(exc, VeramemError) else f"unexpected {type(exc).__name__}"
+            self.defer_derivation([e.id for e in stored])
+            notices.append(
+                f"no memories were derived ({reason}); the {len(stored)} episode(s) are stored and "
+                "searchable as raw messages, and are derived again at the next `veramem consolidate`"
+            )
+            if expires_at is not None:
+                with self.store.atomic() as conn:
+                    expiry_mod.note(conn, expires_at)
+            return AddResult(episodes=stored, notices=notices)
+        notices += outcome.notices  # the model's own notices come with each call's reply
+        if expires_at is not None:
+            with self.store.atomic() as conn:
+                # new memories only: an update is a new version of a memory kept without an expiry, and
+                # erasing it would erase that memory's whole history
+                expiry_mod.mark(conn, [d["id"] for d in outcome.added], expires_at, device=self.device)
+                expiry_mod.note(conn, expires_at)  # the episodes expire even when nothing was derived
+            if outcome.updated:
+                notices.append(
+                    f"{len(outcome.updated)} updated memory(ies) keep no expiry: each is a new version "
+                    "of a memory that had none (forget it to erase it sooner)"
+                )
+        self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])  # in the background
+        return AddResult(
+            episodes=stored,
+            added=outcome.added,
+            updated=outcome.updated,
+            retracted=outcome.retracted,
+            unchanged=outcome.unchanged,
+            rejected=outcome.rejected,
+            notices=notices,
+        )
+
+    def defer_derivation(self, episode_ids: Sequence[str]) -> None:
+        """Remember episodes whose derivation failed (ids only), for :meth:`rederive_pending`."""
+        try:
+            pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
+            self.store.set_meta(PENDING_DERIVATION, json.dumps(sorted({*pending, *episode_ids})))
+        except Exception as exc:  # the add has already told the caller the episodes are stored
+            logger.warning("could not queue episodes for derivation (%s)", type(exc).__name__)
+
+    def rederive_pending(self) -> dict[str, Any]:
+        """Derive memories from the episodes an earlier add stored but could not derive from (run by
+        ``consolidate``); those that fail again stay queued. Returns what was tried and derived."""
+        pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
+        if not pending:
+            return {"tried": 0, "derived": 0, "still_pending": 0}
+        found = episodes_mod.get_many(self.store, pending)
+        episodes = [found[i] for i in pending if i in found]  # forgotten ones are simply gone
+        writer = self.writer()
+        left: list[str] = []
+        derived = 0
+        for episode in episodes:
+            try:
+                outcome = writer.derive([episode])
+            except Exception as exc:
+                logger.warning("deriving %s failed again (%s)", episode.id, type(exc).__name__)
+                left.append(episode.id)
+                continue
+            derived += len(outcome.added) + len(outcome.updated)
+            self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])
+        self.store.set_meta(PENDING_DERIVATION, json.dumps(left))
+        return {"tried": len(episodes), "derived": derived, "still_pending": len(left)}
