@@ -24,7 +24,8 @@ Each reader checks two things (:func:`check`):
 
 Problems are recorded (``sync_chains.problem`` for a peer, a meta key for this device),
 listed by ``sync status`` and returned in the run report. Pure checks over values; the
-file IO is in :func:`write` and :func:`read`.
+file IO is in :func:`write` and :func:`read`. This device's ledger is read through
+core/storage/ledger_feed.py; the SQL here is on sync's own ``sync_chains`` table only.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from typing import Any
 from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 from veramem_desktop.core.errors import SyncError
-from veramem_desktop.core.storage.canonical import GENESIS_HASH
+from veramem_desktop.core.storage import ledger_feed
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import batchfile, registry
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
@@ -103,14 +104,9 @@ class Problem:
 # --- this device's statement -------------------------------------------------------------
 
 
-def ledger_head(conn: Connection) -> tuple[int, str]:
-    row = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
-    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
-
-
 def build(conn: Connection, me: str, now_ms: int) -> Head:
     """This device's head now (ticks its clock; call inside a write transaction)."""
-    seq, digest = ledger_head(conn)
+    seq, digest = ledger_feed.head(conn)
     batch = int(registry.get_meta(conn, registry.META_NEXT_BATCH) or 1) - 1
     stamp = registry.clock(conn, me).tick(now_ms)
     registry.set_clock(conn, stamp)
@@ -300,7 +296,7 @@ def check(store: Store, folder: Path, me: str) -> list[Problem]:
         for r in store.query("SELECT device_id, seq, hash, problem FROM sync_chains")
     }
     with store.read() as conn:
-        own_seq, _ = ledger_head(conn)
+        own_seq, _ = ledger_feed.head(conn)
     found: list[Problem] = []
     own: Problem | None = None
     witnessed = False
@@ -326,15 +322,16 @@ def check(store: Store, folder: Path, me: str) -> list[Problem]:
         saw = head.seen.get(me)
         if saw is not None and own is None:
             witnessed = True
-            row = store.query_one("SELECT hash FROM ledger WHERE seq = ?", (saw[0],))
-            own = check_own(head, me, {saw[0]: str(row[0])} if row else {}, own_seq)
+            with store.read() as conn:
+                digest = ledger_feed.hash_at(conn, saw[0])
+            own = check_own(head, me, {saw[0]: digest} if digest is not None else {}, own_seq)
     if own is not None:
         found.append(own)
         with store.atomic() as conn:
             registry.set_meta(conn, META_OWN_PROBLEM, own.message)
     elif witnessed and own_problem(store):  # every peer that saw this chain finds it whole again
         with store.atomic() as conn:
-            conn.execute("DELETE FROM meta WHERE key = ?", (META_OWN_PROBLEM,))
+            registry.delete_meta(conn, META_OWN_PROBLEM)
     return found
 
 

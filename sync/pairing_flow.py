@@ -156,7 +156,7 @@ def cleanup_own_request(store: Store, folder: Path, now_ms: int) -> None:
         batchfile.remove_pairing(folder, PairingKind.JOIN, info["id"])
         batchfile.remove_pairing(folder, PairingKind.CONFIRM, info["id"])
         with store.atomic() as conn:
-            conn.execute("DELETE FROM meta WHERE key = ?", (registry.META_OWN_REQUEST,))
+            registry.delete_meta(conn, registry.META_OWN_REQUEST)
 
 
 def first_device(store: Store, folder: Path, identity: DeviceIdentity, ledger_device: str) -> AccountKey:

@@ -6,6 +6,11 @@ that were refused. Secrets never leave the store except as the sealed key grants
 the protocol defines.
 
 Functions take a ``Connection`` (inside the caller's transaction) or a ``Store``.
+
+Sync owns the ``sync_*`` tables, and its own keys of the store's shared ``meta`` table (each
+named ``sync_…``; ``get_meta``, ``set_meta`` and ``delete_meta`` here are the only SQL on it in
+sync/). Every other table belongs to the engine: sync reads and writes those through core's
+repositories (core/storage/).
 """
 
 from __future__ import annotations
@@ -205,6 +210,10 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
         "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, value),
     )
+
+
+def delete_meta(conn: Connection, key: str) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
 
 
 def clock(conn: Connection | Store, device_id: str) -> HLC:

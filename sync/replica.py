@@ -19,10 +19,16 @@ rejected values).
 
 Rejected values are never shipped: they are HMACs under a per-store secret. A device
 that receives a memory marked rejected records the rejection itself, from the row.
+
+The engine's rows are read and written through its repositories (core/storage/: item_rows,
+episode_rows, grants, derivations, index_rows, ledger_feed, and landing for a batch); the
+SQL here is on sync's own tables only (``sync_tombstones``, ``sync_chains``, ``sync_outbox``
+with ``sync_outbox_targets``).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -31,11 +37,20 @@ from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.lifecycle import forget as forget_mod
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import (
+    derivations,
+    episode_rows,
+    grants,
+    index_rows,
+    item_rows,
+    ledger,
+    ledger_feed,
+)
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import rejections
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.envelope import make_event
@@ -105,14 +120,7 @@ def export_events(
 ) -> Exported | None:
     """The next events of this device, after the export cursor (inside the caller's transaction)."""
     after = int(registry.get_meta(conn, registry.META_EXPORTED) or 0)
-    entries = [
-        ledger.row_to_entry(r)
-        for r in conn.execute(
-            "SELECT seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash FROM ledger "
-            "WHERE seq > ? ORDER BY seq LIMIT ?",
-            (after, limit),
-        ).fetchall()
-    ]
+    entries = ledger_feed.entries_after(conn, after, limit)
     if not entries:
         return None
     clock = Clock(conn, me, now_ms)
@@ -161,10 +169,10 @@ def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock)
     if op.startswith("memory.") and entry.target_kind == "memory":
         return _memory_payload(conn, target, me, clock)
     if op == "episode.add":
-        row = rows.episode_row(conn, target)
-        return None if row is None else {"episode": row, "vectors": rows.vectors_of(conn, target)}
+        row = episode_rows.row(conn, target)
+        return None if row is None else {"episode": row, "vectors": _vectors_of(conn, target)}
     if op in ("grant.add", "grant.revoke"):
-        grant = rows.grant_row(conn, target)
+        grant = grants.row(conn, target)
         if grant is None:
             return None
         state = rows.capture(conn, target, grant, rows.GRANT_LWW, clock.tick)
@@ -178,21 +186,16 @@ def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock)
 
 
 def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> dict[str, Any] | None:
-    row = rows.memory_row(conn, memory_id)
+    row = item_rows.row(conn, memory_id)
     if row is None:
         return None
-    evidence = rows.evidence_rows(conn, memory_id)
+    evidence = item_rows.evidence_rows(conn, memory_id)
     episodes = []
     for episode_id in sorted({e["episode_id"] for e in evidence}):
-        ep = rows.episode_row(conn, episode_id)
+        ep = episode_rows.row(conn, episode_id)
         if ep is not None:  # shipped along: the memory may arrive before the episode's own event
-            episodes.append({"episode": ep, "vectors": rows.vectors_of(conn, episode_id)})
-    sources = [
-        r[0]
-        for r in conn.execute(
-            "SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id", (memory_id,)
-        ).fetchall()
-    ]
+            episodes.append({"episode": ep, "vectors": _vectors_of(conn, episode_id)})
+    sources = derivations.sources_of(conn, memory_id)
     fields = rows.capture(conn, memory_id, row, rows.MEMORY_LWW, clock.tick)
     counters = rows.own_counters(conn, memory_id, me, row, clock.tick)
     return {
@@ -200,10 +203,18 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
         "evidence": evidence,
         "episodes": episodes,
         "derived_from": sources,
-        "vectors": rows.vectors_of(conn, memory_id),
+        "vectors": _vectors_of(conn, memory_id),
         "fields": fields,
         "counters": {me: counters},
     }
+
+
+def _vectors_of(conn: Connection, owner_id: str) -> list[list[str]]:
+    """The owner's vectors as they travel: [vector kind, model, base64 of the blob]."""
+    return [
+        [kind, model, base64.b64encode(blob).decode("ascii")]
+        for kind, model, blob in index_rows.vectors_of(conn, owner_id)
+    ]
 
 
 def _ids_in(data: dict[str, Any]) -> set[str]:
@@ -471,7 +482,7 @@ def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock)
     added = batch.add_evidence(memory_id, evidence)
     batch.add_derivations(memory_id, list(data.get("derived_from", [])))
     changed = batch.merge_fields(
-        "memory_items", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW, clock.tick
+        "memory", memory_id, current, data.get("fields", {}), rows.MEMORY_LWW, clock.tick
     )
     counters_before = [current[c] for c in rows.COUNTERS]
     current = batch.memory(memory_id)
@@ -498,19 +509,13 @@ def _apply_grant(batch: BatchRows, data: dict[str, Any], clock: Clock) -> bool:
     grant = data["grant"]
     if batch.tombstoned([grant["id"]]):
         return False
-    conn = batch.conn
-    current = rows.grant_row(conn, grant["id"])
+    current = batch.grant(grant["id"])
     inserted = current is None
     if current is None:
-        conn.execute(
-            f"INSERT INTO grants({', '.join(rows.GRANT_FIELDS)}) VALUES (?,?,?,?,?,?)",
-            [grant[f] for f in rows.GRANT_FIELDS],
-        )
+        current = batch.insert_grant(grant)
         batch.adopt_state(grant["id"], data.get("fields", {}), rows.GRANT_LWW)
-        current = rows.grant_row(conn, grant["id"])
-        assert current is not None
     changed = batch.merge_fields(
-        "grants", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW, clock.tick
+        "grant", grant["id"], current, data.get("fields", {}), rows.GRANT_LWW, clock.tick
     )
     return inserted or changed
 
@@ -551,8 +556,8 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
         if kind in ("grant", "rejection"):
             erased += _enforce_row_tombstone(store, target, kind, ledger_device)
             continue
-        table = {"memory": "memory_items", "episode": "episodes"}.get(kind)
-        if table is None or store.query_one(f"SELECT 1 FROM {table} WHERE id = ?", (target,)) is None:
+        exists = {"memory": item_rows.exists, "episode": episode_rows.exists}.get(kind)
+        if exists is None or not exists(store, target):
             continue
         try:
             plan = forget_mod.plan(store, target)
@@ -582,16 +587,18 @@ def enforce_tombstones(store: Store, ledger_device: str) -> int:
 def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: str) -> int:
     """Erase the grant, or the rejected values of the memory, a tombstone names (1 if something went)."""
     prefix = forget_mod.REJECTION_PREFIX
+    probe: Callable[[Connection, str], bool]
     if kind == "grant":
-        probe, key = "SELECT 1 FROM grants WHERE id = ?", target
+        probe, key = grants.exists, target
     elif target.startswith(prefix):
-        probe, key = "SELECT 1 FROM rejected_values WHERE memory_id = ?", target[len(prefix) :]
+        probe, key = rejections.has_values_of, target[len(prefix) :]
     else:
         return 0
-    if store.query_one(probe, (key,)) is None:  # the usual case: erased already; no write lock taken
-        return 0
+    with store.read() as conn:
+        if not probe(conn, key):  # the usual case: erased already; no write lock taken
+            return 0
     with store.atomic() as conn:
-        if conn.execute(probe, (key,)).fetchone() is None:  # erased meanwhile by another process
+        if not probe(conn, key):  # erased meanwhile by another process
             return 0
         if kind == "grant":
             forget_mod.erase_grant(conn, key, device=ledger_device)
@@ -636,19 +643,16 @@ def scrub(conn: Connection, events: Sequence[dict[str, Any]]) -> list[dict[str, 
 def canonical_state(store: Store) -> dict[str, Any]:
     """The replicated state as plain data (local-only tables like traces and indexes left out)."""
 
-    def table(sql: str) -> list[list[Any]]:
-        return [[round(v, 6) if isinstance(v, float) else v for v in r] for r in store.query(sql)]
+    def table(found: Sequence[Sequence[Any]]) -> list[list[Any]]:
+        return [[round(v, 6) if isinstance(v, float) else v for v in r] for r in found]
 
     return {
-        "episodes": table(f"SELECT {', '.join(rows.EPISODE_FIELDS)} FROM episodes ORDER BY id"),
-        "memories": table(f"SELECT {', '.join(rows.ITEM_FIELDS)} FROM memory_items ORDER BY id"),
-        "evidence": table(
-            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-            "ORDER BY memory_id, episode_id, span_start, span_end, quote"
-        ),
-        "grants": table(f"SELECT {', '.join(rows.GRANT_FIELDS)} FROM grants ORDER BY id"),
-        "derivations": table("SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id"),
-        "tombstones": table("SELECT target_id FROM sync_tombstones ORDER BY target_id"),
+        "episodes": table(episode_rows.all_rows(store)),
+        "memories": table(item_rows.all_rows(store)),
+        "evidence": table(item_rows.all_evidence(store)),
+        "grants": table(grants.all_rows(store)),
+        "derivations": table(derivations.all_pairs(store)),
+        "tombstones": table(store.query("SELECT target_id FROM sync_tombstones ORDER BY target_id")),
     }
 
 

@@ -11,27 +11,21 @@
   on two devices adds up instead of one overwriting the other.
 - Evidence is a set (union); vectors are shipped so the receiver needs no model.
 
-This module reads rows for export and holds the merge rules as plain functions;
-sync/batch_rows.py lands a whole batch with them. Everything runs inside the
-caller's transaction.
+This module holds the merge rules as plain functions over values, and sync's own record of
+each row: ``sync_rows`` (per-field clocks) and ``sync_counters`` (per-device counter shares),
+the only tables it holds SQL for. The rows themselves are read and written by the engine's
+repositories (core/storage/item_rows.py, episode_rows.py, grants.py, landing.py);
+sync/batch_rows.py lands a whole batch. Everything runs inside the caller's transaction.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeGuard
 
-from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS
-from veramem_desktop.core.storage.items import ITEM_COLUMNS
 from veramem_desktop.core.storage.store import Connection
-
-ITEM_FIELDS = [c.strip() for c in ITEM_COLUMNS.split(",")]
-EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
-GRANT_FIELDS = ["id", "kind", "subject", "object", "granted_at", "revoked_at"]
-EVIDENCE_FIELDS = ["episode_id", "quote", "span_start", "span_end", "score", "role", "created_at"]
 
 #: fields that change after insert, resolved by clock (counters are handled apart)
 MEMORY_LWW = (
@@ -55,39 +49,6 @@ Tick = Callable[[], str]
 """Returns a fresh clock value of this device (encoded HLC) each call."""
 
 
-# --- reading rows ------------------------------------------------------------------------
-
-
-def memory_row(conn: Connection, memory_id: str) -> dict[str, Any] | None:
-    row = conn.execute(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
-    return None if row is None else dict(zip(ITEM_FIELDS, row, strict=True))
-
-
-def episode_row(conn: Connection, episode_id: str) -> dict[str, Any] | None:
-    row = conn.execute(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id = ?", (episode_id,)).fetchone()
-    return None if row is None else dict(zip(EPISODE_FIELDS, row, strict=True))
-
-
-def grant_row(conn: Connection, grant_id: str) -> dict[str, Any] | None:
-    row = conn.execute(f"SELECT {', '.join(GRANT_FIELDS)} FROM grants WHERE id = ?", (grant_id,)).fetchone()
-    return None if row is None else dict(zip(GRANT_FIELDS, row, strict=True))
-
-
-def evidence_rows(conn: Connection, memory_id: str) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        f"SELECT {', '.join(EVIDENCE_FIELDS)} FROM evidence WHERE memory_id = ? ORDER BY id", (memory_id,)
-    ).fetchall()
-    return [dict(zip(EVIDENCE_FIELDS, r, strict=True)) for r in rows]
-
-
-def vectors_of(conn: Connection, owner_id: str) -> list[list[str]]:
-    rows = conn.execute(
-        "SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
-        (owner_id,),
-    ).fetchall()
-    return [[r[0], r[1], base64.b64encode(bytes(r[2])).decode("ascii")] for r in rows]
-
-
 # --- per-field clocks --------------------------------------------------------------------
 
 
@@ -104,10 +65,15 @@ _STATE_JSON = json.JSONEncoder(sort_keys=True)  # as json.dumps(state, sort_keys
 
 
 def save_state(conn: Connection, row_id: str, state: dict[str, list[Any]]) -> None:
-    conn.execute(SAVE_STATE_SQL, (row_id, dump_state(state)))
+    conn.execute(_SAVE_STATE_SQL, (row_id, dump_state(state)))
 
 
-SAVE_STATE_SQL = (
+def save_states(conn: Connection, states: dict[str, dict[str, list[Any]]]) -> None:
+    """Write many rows' clocks in one statement."""
+    conn.executemany(_SAVE_STATE_SQL, [(row_id, dump_state(state)) for row_id, state in states.items()])
+
+
+_SAVE_STATE_SQL = (
     "INSERT INTO sync_rows(row_id, state) VALUES (?, ?) ON CONFLICT(row_id) DO UPDATE SET "
     "state = excluded.state"
 )
@@ -178,23 +144,33 @@ def own_counters(
     conn: Connection, memory_id: str, device: str, current: dict[str, Any], tick: Tick
 ) -> list[Any]:
     """This device's share: the total minus every other device's share (stored, stamped if changed)."""
-    shares = {
+    shares = load_shares(conn, memory_id)
+    own = own_share(current, [v for d, v in shares.items() if d != device])
+    row = shares.get(device)
+    if row is not None and [int(row[0]), float(row[1]), float(row[2])] == own:
+        return [*own, row[3]]
+    stamp = tick()
+    conn.execute(_SAVE_SHARE_SQL, (memory_id, device, own[0], own[1], own[2], stamp))
+    return [*own, stamp]
+
+
+def load_shares(conn: Connection, memory_id: str) -> dict[str, list[Any]]:
+    """Every device's share of a memory's counters: device -> [uses, successes, failures, clock]."""
+    return {
         str(r[0]): list(r[1:])
         for r in conn.execute(
             "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?",
             (memory_id,),
         )
     }
-    own = own_share(current, [v for d, v in shares.items() if d != device])
-    row = shares.get(device)
-    if row is not None and [int(row[0]), float(row[1]), float(row[2])] == own:
-        return [*own, row[3]]
-    stamp = tick()
-    conn.execute(SAVE_SHARE_SQL, (memory_id, device, own[0], own[1], own[2], stamp))
-    return [*own, stamp]
 
 
-SAVE_SHARE_SQL = (
+def save_shares(conn: Connection, shares: Sequence[Sequence[Any]]) -> None:
+    """Write many shares, each (memory id, device id, uses, successes, failures, clock), in one statement."""
+    conn.executemany(_SAVE_SHARE_SQL, shares)
+
+
+_SAVE_SHARE_SQL = (
     "INSERT OR REPLACE INTO sync_counters(memory_id, device_id, uses, successes, failures, hlc) "
     "VALUES (?,?,?,?,?,?)"
 )

@@ -18,6 +18,9 @@ One exchange (:meth:`SyncService.run`):
 Refused files are recorded with their reason for ``status``; files that are normal
 while a file-sync engine is still copying (partial, out of order, key or device not
 known yet) are listed as waiting and retried on every run.
+
+The SQL here is on sync's own tables only (``sync_outbox``, ``sync_outbox_targets``,
+``sync_refusals``, ``sync_chains``); the engine's tables are reached through core.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, SyncError
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import ledger, ledger_feed
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.actor import Actor
@@ -630,7 +633,8 @@ class SyncService:
             return {"set_up": False}
         identity, folder = registry.load_identity(self.store)
         exported = int(registry.get_meta(self.store, registry.META_EXPORTED) or 0)
-        last_seq = int(self.store.query_one("SELECT coalesce(max(seq), 0) FROM ledger")[0])
+        with self.store.read() as conn:
+            last_seq, _ = ledger_feed.head(conn)
         found = registry.refusals(self.store)
         current = registry.current_key(self.store)
         strays: list[str] = []
