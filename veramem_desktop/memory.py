@@ -462,6 +462,7 @@ class Memory:
             self.engine,
             self.embedder,
             lambda: self.llm,
+            vectors=self._index().memory,
             device=self.device_id,
             organiser=self._organising(),
         )

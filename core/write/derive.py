@@ -24,6 +24,7 @@ from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
+from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
@@ -57,10 +58,20 @@ def to_messages(episodes: Sequence[Episode]) -> list[Message]:
 
 class Writer:
     def __init__(
-        self, engine: SearchEngine, embedder: Embedder, llm: LLM, *, device: str, resolve_dates: Any = None
+        self,
+        engine: SearchEngine,
+        embedder: Embedder,
+        llm: LLM,
+        *,
+        device: str,
+        resolve_dates: Any = None,
+        vectors: VectorCache | None = None,
     ) -> None:
+        """``vectors``: the memories' vector cache the neighbours are found in, the one the composition root
+        shares with search, the linker and consolidation (the engine's own when not given)."""
         self.engine = engine
         self.store = engine.store
+        self.vectors: VectorCache = vectors if vectors is not None else engine.vectors.memory
         self.embedder = embedder
         self.llm = llm
         self.device = device
@@ -211,7 +222,7 @@ class Writer:
         )
         if not rows:
             return None
-        cache = self.engine.caches["memory"]
+        cache = self.vectors
         cache.refresh(self.store)
         for mid, subject, predicate in rows:
             if cand.subject and subject and (cand.subject, cand.predicate) != (subject, predicate):
@@ -223,7 +234,7 @@ class Writer:
 
     def _neighbours(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """Top-k active memories in the same scope (same user and team) only, plus same-key memories."""
-        cache = self.engine.caches["memory"]
+        cache = self.vectors
         allowed = self._once(("scope", ep.user_id, ep.team_id), lambda: self._scope_positions(ep))
         found = dict(cache.top(vec, allowed, NEIGHBOURS)) if allowed.size else {}
         if cand.subject and cand.predicate:
@@ -264,6 +275,6 @@ class Writer:
                 (ep.user_id, ep.team_id),
             )
         ]
-        cache = self.engine.caches["memory"]
+        cache = self.vectors
         cache.refresh(self.store)
         return cache.positions(scope_ids)

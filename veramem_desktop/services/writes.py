@@ -23,6 +23,7 @@ from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -136,20 +137,27 @@ class Writes:
         embedder: Embedder,
         llm: Callable[[], LLM],
         *,
+        vectors: VectorCache,
         device: str,
         organiser: Organiser,
     ) -> None:
         self.store = store
         self.engine = engine
+        self.vectors = vectors
         self.embedder = embedder
         self.llm = llm
         self.device = device
         self.organiser = organiser
 
     def writer(self) -> Writer:
-        """The engine's write path over this store's engine, embedder and LLM."""
+        """The engine's write path over this store's engine, embedder, LLM and the memories' shared vectors."""
         return Writer(
-            self.engine, self.embedder, self.llm(), device=self.device, resolve_dates=resolve_relative_dates
+            self.engine,
+            self.embedder,
+            self.llm(),
+            device=self.device,
+            resolve_dates=resolve_relative_dates,
+            vectors=self.vectors,
         )
 
     def add(
