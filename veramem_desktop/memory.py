@@ -343,7 +343,9 @@ class Memory:
         return result
 
     @property
-    def llm(self) -> LLM:
+    def _backend(self) -> LLM:
+        """The LLM backend, built from the settings on first use (finding a model server can take a while).
+        Not part of the facade: surfaces reach the model through its calls (add, answer, consolidate)."""
         with self._open_lock:
             if self._llm is None:
                 from .setup import make_llm
@@ -353,7 +355,7 @@ class Memory:
 
     @property
     def llm_name(self) -> str:
-        return self.llm.capabilities.name
+        return self._backend.capabilities.name
 
     def add_document(
         self,
@@ -425,7 +427,7 @@ class Memory:
     def _hypothesise(self, question: str) -> str | None:
         """The "hyde" channel's source: one hypothetical answer sentence from the model, resolved on
         first use (so building the engine never starts a model); None without a JSON model."""
-        return self.llm.hypothesise(question).value
+        return self._backend.hypothesise(question).value
 
     def caller(
         self, user_id: str | None = None, agent_id: str | None = None, *, include_rejected: bool = False
@@ -452,7 +454,7 @@ class Memory:
 
     def _make_linker(self) -> linker_mod.Linker:
         return linker_mod.Linker(
-            self.store, self.embedder, self.llm, self._index().memory, device=self.device_id
+            self.store, self.embedder, self._backend, self._index().memory, device=self.device_id
         )
 
     def _writes(self) -> Writes:
@@ -461,7 +463,7 @@ class Memory:
             self.store,
             self.engine,
             self.embedder,
-            lambda: self.llm,
+            lambda: self._backend,
             vectors=self._index().memory,
             device=self.device_id,
             organiser=self._organising(),
@@ -589,7 +591,7 @@ class Memory:
         consolidation = Consolidation(
             self.store,
             self.embedder,
-            self.llm,
+            self._backend,
             self._index().memory,
             device=self.device_id,
             organiser=writes.organiser,
@@ -821,7 +823,7 @@ class Memory:
             raise InvalidInputError("The question is empty.")
         question, _ = storable(question[:10_000])
         self.expire_if_due()
-        return Answerer(self.engine, self.llm).answer(question, self.caller(user_id, agent_id), k=k)
+        return Answerer(self.engine, self._backend).answer(question, self.caller(user_id, agent_id), k=k)
 
     # ------------------------------------------------------------ review (a person's act only)
     def review_queue(self, *, user_id: str | None = None) -> list[review_mod.ReviewItem]:
@@ -852,7 +854,7 @@ class Memory:
             raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
         if visibility == "team" and not team_id:
             raise InvalidInputError("Sharing with a team needs the team id.")
-        llm = self.llm
+        llm = self._backend
         return Sharer(self.engine, self.embedder, llm, device=self.device_id).share(
             self.caller(user_id).user_id,
             visibility=visibility,

@@ -17,6 +17,7 @@ from support.fake_ollama import (
     running_fake_ollama,
 )
 from support.fixtures import PASSPHRASE
+from support.internals import llm_of
 from veramem_desktop.core.storage import items
 
 from veramem_desktop.config import Config
@@ -209,7 +210,7 @@ def test_relative_dates_resolve_against_the_message_time(omem: Memory, ollama: F
 def test_a_failing_model_gives_a_clear_notice_the_rule_based_result_and_keeps_the_episodes(
     omem: Memory, ollama: FakeOllama, reply: Any, said: str
 ) -> None:
-    _ = omem.llm  # choose the backend while the server is up
+    llm_of(omem)  # choose the backend while the server is up
     if reply is None:
         ollama.stop()
     else:
