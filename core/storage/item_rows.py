@@ -82,6 +82,7 @@ def set_row_fields(conn: Connection, memory_id: str, changes: dict[str, Any]) ->
 #: memory_items columns by type affinity (the rest are TEXT)
 _REAL = frozenset({"confidence", "retrieval_strength", "importance", "successes", "failures"})
 _INTEGER = frozenset({"version", "uses", "shareable", "pinned"})
+_AFFINITY: dict[str, type] = {**dict.fromkeys(_REAL, float), **dict.fromkeys(_INTEGER, int)}
 
 
 def as_stored(values: dict[str, Any]) -> dict[str, Any] | None:
@@ -90,12 +91,14 @@ def as_stored(values: dict[str, Any]) -> dict[str, Any] | None:
     Knowing this spares reading rows back with ``RETURNING``: that opens a statement journal, and
     FTS5 flushes its pending index at every one (a segment per row instead of one per transaction)."""
     out: dict[str, Any] = {}
+    affinity = _AFFINITY.get
     for name, value in values.items():
-        if value is None or (isinstance(value, str) and name not in _REAL and name not in _INTEGER):
+        column = affinity(name)
+        if value is None or (column is None and isinstance(value, str)):
             out[name] = value
-        elif name in _REAL and isinstance(value, int | float):
+        elif column is float and isinstance(value, int | float):
             out[name] = float(value)
-        elif name in _INTEGER and isinstance(value, int):
+        elif column is int and isinstance(value, int):
             out[name] = int(value)
         else:
             return None

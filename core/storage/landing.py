@@ -16,6 +16,7 @@ a query when asked for, so a missed id costs time, never a wrong answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from veramem_desktop.core.recall.query import entities, episode_fts_text, speaker_line
@@ -167,12 +168,10 @@ class Landing:
         have = self._evidence_of(memory_id)
         added = 0
         for ev in evidence:
-            key = tuple(ev[f] for f in item_rows.EVIDENCE_KEY)
+            key = _EVIDENCE_KEY(ev)
             if key not in have:
                 have.add(key)
-                self._pending.add(
-                    item_rows.insert_evidence, [memory_id, *(ev[f] for f in item_rows.EVIDENCE_FIELDS)]
-                )
+                self._pending.add(item_rows.insert_evidence, [memory_id, *_EVIDENCE_VALUES(ev)])
                 added += 1
         return added
 
@@ -266,3 +265,5 @@ class _Pending:
 
 
 _ITEM_INDEX = {name: i for i, name in enumerate(item_rows.ITEM_FIELDS)}
+_EVIDENCE_KEY = itemgetter(*item_rows.EVIDENCE_KEY)  # a tuple of the key's values
+_EVIDENCE_VALUES = itemgetter(*item_rows.EVIDENCE_FIELDS)
