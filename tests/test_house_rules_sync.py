@@ -6,7 +6,7 @@ Sync keeps SQL only on the tables it owns, ``sync_*``, and on its own ``sync_…
 shared ``meta`` table, in sync/registry.py alone.
 
 The check reads every string in sync/'s code (docstrings left out: they may name a table) and
-takes the table after FROM, INTO, UPDATE and JOIN; a table named at run time (``FROM {table}``)
+takes the table after FROM, INTO, UPDATE and JOIN (in any case); a table named at run time (``FROM {table}``)
 is refused too, since it could be any. The rule is a function over a folder, so the tests below
 also plant each kind of violation in a scratch tree and see it reported.
 """
@@ -24,7 +24,7 @@ META_HOLDER = "registry.py"  # the one sync module that reads and writes sync's 
 
 _CREATE = re.compile(r"CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
 _RUNTIME = "\x00"  # stands for a formatted value in an f-string
-_TABLE_AFTER = re.compile(r"\b(?:FROM|INTO|UPDATE|JOIN)\s+(\w+|\x00)")
+_TABLE_AFTER = re.compile(r"\b(?:FROM|INTO|UPDATE|JOIN)\s+(\w+|\x00)", re.IGNORECASE)
 
 
 def schema_tables(root: Path) -> set[str]:
@@ -126,6 +126,7 @@ def test_planted_sql_on_engine_tables_is_reported_and_sync_tables_are_not(tmp_pa
         tmp_path,
         {
             "sync/plain.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
+            "sync/lower.py": 'Q = "delete from memory_fts where rowid = ?"\n',
             "sync/joined.py": 'Q = ("SELECT 1 FROM sync_rows r "\n     "JOIN memory_fts f ON f.rowid = r.row_id")\n',
             "sync/formatted.py": 'COLS = "id"\nQ = f"INSERT INTO memory_items({COLS}) VALUES (?)"\n',
             "sync/runtime.py": 'def f(table):\n    return f"UPDATE {table} SET x = 1"\n',
@@ -137,6 +138,7 @@ def test_planted_sql_on_engine_tables_is_reported_and_sync_tables_are_not(tmp_pa
     )
     assert sync_sql_on_engine_tables(root) == {
         "sync/plain.py: memory_items",
+        "sync/lower.py: memory_fts",
         "sync/joined.py: memory_fts",
         "sync/formatted.py: memory_items",
         "sync/runtime.py: a table named at run time",
