@@ -8,11 +8,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["AddResult", "Memory", "__version__", "limit_blas_threads"]
+__all__ = [
+    "AddResult",
+    "EvidenceView",
+    "ImportReport",
+    "Memory",
+    "MemoryDetail",
+    "__version__",
+    "limit_blas_threads",
+]
+
+#: the SDK's result types, defined in the engine, by the module that holds each
+RESULT_TYPES = {
+    "AddResult": "veramem_desktop.core.write.results",
+    "EvidenceView": "veramem_desktop.core.trust.detail",
+    "ImportReport": "veramem_desktop.core.transfer.import_report",
+    "MemoryDetail": "veramem_desktop.core.trust.detail",
+}
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.transfer.import_report import ImportReport
+    from veramem_desktop.core.trust.detail import EvidenceView, MemoryDetail
+    from veramem_desktop.core.write.results import AddResult
+
     from .memory import Memory
-    from .services.writes import AddResult
 
 
 def __getattr__(name: str) -> Any:
@@ -21,10 +40,10 @@ def __getattr__(name: str) -> Any:
         from .memory import Memory
 
         return Memory
-    if name == "AddResult":
-        from .services.writes import AddResult
+    if name in RESULT_TYPES:
+        from importlib import import_module
 
-        return AddResult
+        return getattr(import_module(RESULT_TYPES[name]), name)
     raise AttributeError(name)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.write.results import AddResult
     from veramem_desktop.memory import Memory
-    from veramem_desktop.services.writes import AddResult
 
 #: (session id, messages) in the order they happened
 DEMO_CONVERSATIONS: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = (

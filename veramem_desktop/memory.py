@@ -19,7 +19,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,68 +51,31 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store, file_problem
 from veramem_desktop.core.storage.text import storable
 from veramem_desktop.core.storage.vectors import VectorIndex
+from veramem_desktop.core.transfer.import_report import ImportReport
+from veramem_desktop.core.trust import detail as detail_mod
 from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.trust.detail import MemoryDetail
 from veramem_desktop.core.write.ingest import recompute_context
+from veramem_desktop.core.write.results import AddResult
 from veramem_desktop.core.write.times import parse_time
 
 from .config import Config, Paths, load_config, resolve_paths, save_config
 from .keys import KeyManager, NewKey, PassphraseSource
 from .services.consolidation import Consolidation
 from .services.device_sync import DeviceSync
-from .services.importer import Importer, ImportProgress, ImportReport
+from .services.importer import Importer, ImportProgress
 from .services.organiser import Organiser
 from .services.outcomes import Outcomes
-from .services.writes import AddResult, MessageLike, Writes, scope_for, to_inputs
+from .services.writes import MessageLike, Writes, scope_for, to_inputs
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.budgets import BudgetConfig
     from veramem_desktop.core.transfer.records import Record
 
     from .sync.service import RunReport, SyncService
-
-
-@dataclass
-class EvidenceView:
-    episode: Episode
-    quote: str
-    span_start: int
-    span_end: int
-    score: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "episode": self.episode.to_dict(),
-            "quote": self.quote,
-            "span_start": self.span_start,
-            "span_end": self.span_end,
-            "score": self.score,
-        }
-
-
-@dataclass
-class MemoryDetail:
-    item: MemoryItem
-    evidence: list[EvidenceView]
-    versions: list[MemoryItem]
-    ledger: list[ledger.LedgerEntry]
-    links: list[dict[str, Any]]
-    conflicts: list[str]
-    #: pieces of evidence left out because they stand in messages the caller may not see (None: the person)
-    evidence_withheld: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "item": self.item.to_dict(),
-            "evidence": [e.to_dict() for e in self.evidence],
-            "versions": [v.to_dict() for v in self.versions],
-            "ledger": [e.to_dict() for e in self.ledger],
-            "links": self.links,
-            "conflicts": self.conflicts,
-            **({} if self.evidence_withheld is None else {"evidence_withheld": self.evidence_withheld}),
-        }
 
 
 class Memory:
@@ -789,30 +752,7 @@ class Memory:
         Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
         holding a rejected value are left out. ``caller``: who reads (the person by default); evidence in
         messages an agent caller may not see is left out and counted in ``evidence_withheld``."""
-        reader = self._reader(caller, include_rejected)
-        item = reads.get_shown(self.store, reader, memory_id)
-        versions = reads.history(self.store, reader, memory_id)
-        evidence, withheld = reads.evidence(self.store, reader, memory_id)
-        eps = episodes_mod.get_many(self.store, [e.episode_id for e in evidence])
-        views = [
-            EvidenceView(eps[e.episode_id], e.quote, e.span_start, e.span_end, e.score)
-            for e in evidence
-            if e.episode_id in eps
-        ]
-        entries: list[ledger.LedgerEntry] = []
-        for version in versions:
-            entries += ledger.entries(self.store, target_id=version.id)
-        entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
-        links = self.links(memory_id)
-        return MemoryDetail(
-            item,
-            views,
-            versions,
-            entries,
-            links,
-            list(item.metadata.get("conflicts_with", [])),
-            None if reader.keyholder else withheld,
-        )
+        return detail_mod.detail(self.store, self._reader(caller, include_rejected), memory_id)
 
     # ------------------------------------------------------------ answer
     def answer(

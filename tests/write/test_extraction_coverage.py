@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from support.fixtures import PASSPHRASE
+from veramem_desktop.core.write.results import AddResult
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
-from veramem_desktop.services.writes import AddResult
 
 
 @pytest.fixture

@@ -1,10 +1,13 @@
 """The services of one open store, each built by the ``Memory`` facade (the composition root) with
 exactly the parts it uses:
 
-- writes.py: ``Writes``, the add path (episodes, then derivation), and ``AddResult``;
+- writes.py: ``Writes``, the add path (episodes, then derivation);
 - importer.py: ``Importer``, chat history and memory exports in and out, in batches;
 - organiser.py: ``Organiser``, links, budgets and the one background linker thread;
 - consolidation.py: ``Consolidation``, the idle-time job of the outcome loop;
 - outcomes.py: ``Outcomes``, feedback and the trajectory and training exports;
 - device_sync.py: ``DeviceSync``, sync between the person's devices and pairing.
+
+What they return is typed in the engine: ``AddResult`` (core/write/results.py), ``ImportReport``
+(core/transfer/import_report.py), ``MemoryDetail`` and ``EvidenceView`` (core/trust/detail.py).
 """

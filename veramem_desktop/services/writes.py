@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from veramem_desktop.core import limits
@@ -21,12 +21,13 @@ from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
+from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
+from veramem_desktop.core.write.results import AddResult
 
 from ..config import IdentitySettings
 from .organiser import Organiser
@@ -37,39 +38,6 @@ PENDING_DERIVATION = "pending_derivation"
 MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
 
 logger = logging.getLogger("veramem")
-
-
-@dataclass
-class AddResult:
-    """What an add stored and derived, each with its reason."""
-
-    episodes: list[Episode] = field(default_factory=list)
-    added: list[dict[str, Any]] = field(default_factory=list)
-    updated: list[dict[str, Any]] = field(default_factory=list)
-    retracted: list[dict[str, Any]] = field(default_factory=list)
-    unchanged: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "episodes": [
-                {
-                    "id": e.id,
-                    "role": e.role,
-                    "session_id": e.session_id,
-                    "event_time": e.event_time,
-                    "sha256": e.sha256,
-                }
-                for e in self.episodes
-            ],
-            "added": self.added,
-            "updated": self.updated,
-            "retracted": self.retracted,
-            "unchanged": self.unchanged,
-            "rejected": self.rejected,
-            "notices": self.notices,
-        }
 
 
 def to_inputs(
