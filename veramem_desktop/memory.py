@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import os
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -27,9 +26,6 @@ from typing import TYPE_CHECKING, Any
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import (
     InvalidInputError,
-    NotInitialisedError,
-    StoreDamagedError,
-    WrongKeyError,
 )
 from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
 from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
@@ -46,9 +42,9 @@ from veramem_desktop.core.storage import grants as grants_mod
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import ledger, ledger_verify, lookups, stats
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
-from veramem_desktop.core.storage.ids import iso, new_id
+from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
-from veramem_desktop.core.storage.store import Store, file_problem
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.text import storable
 from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.transfer.import_report import ImportReport
@@ -62,11 +58,12 @@ from veramem_desktop.core.write.ingest import recompute_context
 from veramem_desktop.core.write.results import AddResult
 from veramem_desktop.core.write.times import parse_time
 
-from .config import Config, Paths, load_config, resolve_paths, save_config
+from .config import Config, Paths, load_config, resolve_paths
 from .keys import KeyManager, NewKey, PassphraseSource
 from .services.consolidation import Consolidation
 from .services.device_sync import DeviceSync
 from .services.importer import Importer, ImportProgress
+from .services.opening import Opening
 from .services.organiser import Organiser
 from .services.outcomes import Outcomes
 from .services.writes import MessageLike, Writes, scope_for, to_inputs
@@ -99,6 +96,7 @@ class Memory:
         self.config: Config = config if config is not None else load_config(self.paths)
         self._passphrase = passphrase
         self._keys = KeyManager(self.paths.keyinfo, passphrase_source)
+        self._opening = Opening(self.paths, self.config, self._keys)
         self._store: Store | None = None
         self._open_lock = threading.Lock()
         self._embedder = embedder
@@ -112,7 +110,7 @@ class Memory:
     # ------------------------------------------------------------ lifecycle
     @property
     def store_path(self) -> Path:
-        return Path(self.config.store_path) if self.config.store_path else self.paths.store
+        return self._opening.store_path
 
     def exists(self) -> bool:
         """True when a store was made here: its file, its key information or the settings say so.
@@ -120,33 +118,7 @@ class Memory:
         Such a store is opened or refused (damaged, emptied, missing file), never replaced
         by a new empty one; only ``veramem init --force`` starts again.
         """
-        return bool(self._evidence())
-
-    def _evidence(self) -> list[str]:
-        """What says a store was made here (file names and settings), empty for a fresh home."""
-        found = [str(p) for p in (self.store_path, self.paths.keyinfo) if p.exists()]
-        if self.config.llm.detected:  # recorded by `veramem init` only
-            found.append(f"the settings ({self.paths.config_file}), written by `veramem init`")
-        if self.config.sync_folder:
-            found.append(f"the sync set-up ({self.config.sync_folder})")
-        return found
-
-    def _missing_part(self) -> str:
-        """Why a store that was made here cannot be opened as files stand, or "" when both files are there."""
-        if self.store_path.exists() and self.paths.keyinfo.exists():
-            return ""
-        if self.paths.keyinfo.exists():
-            return f"its file {self.store_path} is missing, though its key information {self.paths.keyinfo} is there"
-        if self.store_path.exists():
-            return (
-                f"its key information {self.paths.keyinfo} is missing (`veramem unlock --recovery-code` "
-                "writes it again)"
-            )
-        said = " and ".join(e for e in self._evidence())
-        return (
-            f"its file {self.store_path} and its key information are missing, though {said} say so "
-            "(is the folder on a drive that is not mounted?)"
-        )
+        return bool(self._opening.evidence())
 
     @classmethod
     def create(
@@ -165,67 +137,16 @@ class Memory:
         are kept aside (renamed ``….replaced-<time>``) and a new empty store is made.
         """
         mem = cls(home, passphrase=passphrase, config=config, **kwargs)
-        evidence = mem._evidence()
-        if evidence and not force:
-            missing = mem._missing_part()
-            problem = file_problem(mem.store_path) if not missing else ""
-            if not missing and not problem:
-                raise InvalidInputError(f"A store already exists at {mem.store_path}. Nothing was changed.")
-            raise StoreDamagedError(
-                f"A store was made here before, but {missing or f'{mem.store_path} is damaged ({problem})'}. "
-                "Nothing was changed. Restore it from a backup (`veramem restore PATH`) or a synced device, or run "
-                "`veramem init --force` "
-                "to start a new empty store (the old files are kept aside)."
-            )
-        mem.paths.ensure()
-        if force:
-            mem._keep_aside()
-        new_key = mem._keys.create(passphrase=passphrase, use_keyring=use_keyring)
-        store = Store.open(mem.store_path, new_key.key, create=True)
-        store.set_meta("device_id", new_id("dev"))
-        store.set_meta("store_id", mem._keys.describe()["store_id"])
+        store, new_key = mem._opening.create(passphrase=passphrase, use_keyring=use_keyring, force=force)
         mem._store = store
         store.acting.default = mem._actor()
-        save_config(mem.paths, mem.config)
         return mem, new_key
-
-    def _keep_aside(self) -> list[Path]:
-        """Rename the store's files (and its WAL) to ``<name>.replaced-<UTC time>``; returns the new names."""
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        moved = []
-        wal, shm = (self.store_path.with_name(self.store_path.name + s) for s in ("-wal", "-shm"))
-        for path in (self.store_path, wal, shm, self.paths.keyinfo):
-            if path.exists():
-                target = path.with_name(f"{path.name}.replaced-{stamp}")
-                path.rename(target)
-                moved.append(target)
-        return moved
 
     @property
     def store(self) -> Store:
         with self._open_lock:
             if self._store is None:
-                if not self.exists():
-                    raise NotInitialisedError(
-                        f"There is no VeraMem store at {self.store_path}. Run `veramem init` to create one."
-                    )
-                missing = self._missing_part()
-                if missing:
-                    raise StoreDamagedError(
-                        f"A store was made here, but {missing}. Nothing was changed. Restore it from a backup "
-                        "(`veramem restore PATH`) or a "
-                        "synced device, or run `veramem init --force` to start a new empty store."
-                    )
-                key = self._keys.load(passphrase=self._passphrase)
-                try:
-                    self._store = Store.open(self.store_path, key)
-                except WrongKeyError:
-                    # The key was confirmed against the key information, so the file is at fault.
-                    raise StoreDamagedError(
-                        f"{self.store_path} is not a VeraMem store or is damaged: the key is right but the file "
-                        "does not decrypt. Nothing was changed. Restore it from a backup (`veramem restore PATH`) "
-                        "or a synced device."
-                    ) from None
+                self._store = self._opening.open(self._passphrase)
                 self._store.acting.default = self._actor()
             return self._store
 
@@ -238,17 +159,10 @@ class Memory:
         return self.store.acting.scope(actor)
 
     def unlock_with_recovery_code(self, code: str, *, new_passphrase: str | None = None) -> None:
-        def open_store(key: bytes) -> str:  # confirms the code when the key information is damaged
-            store = Store.open(self.store_path, key)
-            try:
-                return store.get_meta("store_id") or str(uuid.uuid4())
-            finally:
-                store.close()
-
-        key = self._keys.recover(code, new_passphrase=new_passphrase, open_store=open_store)
+        key = self._opening.recover(code, new_passphrase=new_passphrase)
         with self._open_lock:
             if self._store is None:
-                self._store = Store.open(self.store_path, key)
+                self._store = self._opening.open_with(key)
                 self._store.acting.default = self._actor()
 
     def close(self) -> None:

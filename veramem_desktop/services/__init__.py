@@ -1,6 +1,7 @@
-"""The services of one open store, each built by the ``Memory`` facade (the composition root) with
+"""The services of one store, each built by the ``Memory`` facade (the composition root) with
 exactly the parts it uses:
 
+- opening.py: ``Opening``, finding, making and opening the store of one home (and its key);
 - writes.py: ``Writes``, the add path (episodes, then derivation);
 - importer.py: ``Importer``, chat history and memory exports in and out, in batches;
 - organiser.py: ``Organiser``, links, budgets and the one background linker thread;
