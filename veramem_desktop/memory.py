@@ -15,7 +15,6 @@ uses. Every surface calls these methods and nothing below them.
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
@@ -32,7 +31,7 @@ from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import linker as linker_mod
-from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_on
+from veramem_desktop.core.lifecycle.sharing import ShareReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import ROUTES, SearchEngine, SearchResult
@@ -40,7 +39,7 @@ from veramem_desktop.core.recall.answer import Answerer, AnswerResult
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import grants as grants_mod
 from veramem_desktop.core.storage import items as items_mod
-from veramem_desktop.core.storage import ledger, ledger_verify, lookups, stats
+from veramem_desktop.core.storage import ledger, ledger_verify, stats
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
@@ -54,13 +53,13 @@ from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.trust.detail import MemoryDetail
-from veramem_desktop.core.write.ingest import recompute_context
 from veramem_desktop.core.write.results import AddResult
 from veramem_desktop.core.write.times import parse_time
 
 from .config import Config, Paths, load_config, resolve_paths
 from .keys import KeyManager, NewKey, PassphraseSource
 from .services.consolidation import Consolidation
+from .services.curation import Curation, check_share_target
 from .services.device_sync import DeviceSync
 from .services.importer import Importer, ImportProgress
 from .services.opening import Opening
@@ -106,6 +105,7 @@ class Memory:
         self._vectors: VectorIndex | None = None
         self._organiser: Organiser | None = None
         self._sync: DeviceSync | None = None
+        self._curated: Curation | None = None
 
     # ------------------------------------------------------------ lifecycle
     @property
@@ -356,6 +356,21 @@ class Memory:
             device=self.device_id,
             organiser=self._organising(),
         )
+
+    def _curation(self) -> Curation:
+        """Pins, expiry, erasure and sharing of the open store (made on first use, and again once the store
+        is reopened); the embedder, engine and LLM are resolved when a call needs them."""
+        store, curation = self.store, self._curated
+        if curation is None or curation.store is not store:
+            curation = self._curated = Curation(
+                store,
+                device=self.device_id,
+                channel=self.channel,
+                embedder=lambda: self.embedder,
+                engine=lambda: self.engine,
+                llm=lambda: self._backend,
+            )
+        return curation
 
     def _outcomes(self) -> Outcomes:
         return Outcomes(self.store, device=self.device_id)
@@ -704,12 +719,8 @@ class Memory:
         only: list[str] | None = None,
     ) -> ShareReport:
         """Share eligible experiences and world facts, abstracted and gated, as unendorsed pool items."""
-        if visibility not in ("team", "public"):
-            raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
-        if visibility == "team" and not team_id:
-            raise InvalidInputError("Sharing with a team needs the team id.")
-        llm = self._backend
-        return Sharer(self.engine, self.embedder, llm, device=self.device_id).share(
+        check_share_target(visibility, team_id)
+        return self._curation().share(
             self.caller(user_id).user_id,
             visibility=visibility,
             team_id=team_id,
@@ -720,55 +731,29 @@ class Memory:
 
     def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
         """The owner's consent to share one memory (a person's act)."""
-        with self.store.atomic() as conn:
-            return items_mod.set_fields(
-                conn, memory_id, device=self.device_id, op="memory.consent", shareable=shareable
-            )
+        return self._curation().mark_shareable(memory_id, shareable)
 
     def may_act_on(self, item: MemoryItem) -> bool:
         """Whether an agent may act on ``item``: the one action gate (core/trust/action_gate.py), with its open
         conflicts read from the store (a partner that is active and not rejected keeps the conflict open)."""
-        partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        return may_act_on(item, open_conflict=lookups.any_current(self.store, partners))
+        return self._curation().may_act_on(item)
 
     # ------------------------------------------------------------ pins and expiry
     def pin(self, memory_id: str) -> MemoryItem:
         """Keep a memory: consolidation never archives, fuses or moves it, and it does not expire."""
-        return self._set_pinned(memory_id, True)
+        return self._curation().set_pinned(memory_id, True)
 
     def unpin(self, memory_id: str) -> MemoryItem:
         """Let consolidation (and an expiry set on it) treat the memory like any other again."""
-        return self._set_pinned(memory_id, False)
-
-    def _set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:
-        item = items_mod.get(self.store, memory_id)
-        if item.pinned == pinned:
-            return item
-        with self.store.atomic() as conn:
-            updated = items_mod.set_fields(
-                conn,
-                memory_id,
-                device=self.device_id,
-                op="memory.pin" if pinned else "memory.unpin",
-                pinned=pinned,
-            )
-        expiry_mod.refresh_next(self.store, datetime.now(UTC))
-        return updated
+        return self._curation().set_pinned(memory_id, False)
 
     def expire_if_due(self, now: datetime | None = None) -> expiry_mod.ExpiryReport | None:
         """Erase what has expired when the earliest recorded expiry has passed (one meta read otherwise)."""
-        moment = now or datetime.now(UTC)
-        if not expiry_mod.due(self.store, moment):
-            return None
-        return self.expire(moment)
+        return self._curation().expire_if_due(now)
 
     def expire(self, now: datetime | None = None) -> expiry_mod.ExpiryReport:
         """Erase every memory and message whose time has passed, like a forget, as the system."""
-        with self.store.acting.scope(Actor.system("expiry", self.channel), system=True):
-            report = expiry_mod.expire(self.store, now or datetime.now(UTC), device=self.device_id)
-        if report.stale_context:
-            recompute_context(self.store, self.embedder, sorted(set(report.stale_context)))
-        return report
+        return self._curation().expire(now)
 
     def expiring(
         self,
@@ -788,10 +773,7 @@ class Memory:
     def forget(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them.
         ``caller``: who erases (the person by default, who may erase anything; an agent only what it owns)."""
-        report = reads.forget(self.store, self._reader(caller), target, device=self.device_id)
-        # The neighbours' context vectors held the erased words; rebuild them from what remains.
-        recompute_context(self.store, self.embedder, report.stale_context)
-        return report
+        return self._curation().forget(self._reader(caller), target)
 
     # ------------------------------------------------------------ grants
     def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:
@@ -845,23 +827,9 @@ class Memory:
 
     def status(self) -> dict[str, Any]:
         """Where the store is, what it holds, and whether its ledger verifies."""
-        info: dict[str, Any] = {"store": str(self.store_path), "exists": self.exists()}
-        if not info["exists"]:
-            return info
-        store = self.store
-        counts = stats.status_counts(store)
-        report = ledger_verify.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
-        info.update(
-            {
-                "key": self._keys.describe()["mode"],
-                "schema_version": store.schema_version(),
-                "size_bytes": os.path.getsize(self.store_path),
-                "counts": counts,
-                "ledger": report.to_dict(),
-                "device_id": self.device_id,
-            }
-        )
-        return info
+        if not self.exists():
+            return {"store": str(self.store_path), "exists": False}
+        return self._opening.status(self.store, self.device_id)
 
     # ------------------------------------------------------------ callers
     def _reader(self, caller: Caller | None, include_rejected: bool = False) -> Caller:

@@ -10,9 +10,11 @@ wrong key.
 
 from __future__ import annotations
 
+import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from veramem_desktop.core.errors import (
     InvalidInputError,
@@ -20,6 +22,7 @@ from veramem_desktop.core.errors import (
     StoreDamagedError,
     WrongKeyError,
 )
+from veramem_desktop.core.storage import ledger_verify, stats
 from veramem_desktop.core.storage.ids import new_id
 from veramem_desktop.core.storage.store import Store, file_problem
 
@@ -143,3 +146,18 @@ class Opening:
     def open_with(self, key: bytes) -> Store:
         """The store opened with ``key`` (one that :meth:`recover` gave)."""
         return Store.open(self.store_path, key)
+
+    def status(self, store: Store, device_id: str) -> dict[str, Any]:
+        """Where the open ``store`` is, what it holds, and whether its ledger verifies (see ``Memory.status``)."""
+        counts = stats.status_counts(store)
+        report = ledger_verify.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
+        return {
+            "store": str(self.store_path),
+            "exists": True,
+            "key": self.keys.describe()["mode"],
+            "schema_version": store.schema_version(),
+            "size_bytes": os.path.getsize(self.store_path),
+            "counts": counts,
+            "ledger": report.to_dict(),
+            "device_id": device_id,
+        }

@@ -1,0 +1,135 @@
+"""What becomes of memories after they are written, for one open store: pins, expiry, erasure,
+consent to share and sharing, and the gate on what an agent may act on.
+
+Erasing (a forget or an expiry) leaves the neighbours' context vectors holding the erased
+words, so each is followed by rebuilding those vectors from what remains. The embedder, the
+search engine and the LLM are asked for only when a call needs them (``Memory`` resolves them
+on first use: finding a model can take a while).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.lifecycle import expiry as expiry_mod
+from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_on
+from veramem_desktop.core.llm import LLM
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import items as items_mod
+from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.trust import reads
+from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.write.ingest import recompute_context
+
+
+class Curation:
+    """Pins, expiry, erasure and sharing of one open store, recorded as made on ``device`` through
+    ``channel``."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        device: str,
+        channel: str,
+        embedder: Callable[[], Embedder],
+        engine: Callable[[], SearchEngine],
+        llm: Callable[[], LLM],
+    ) -> None:
+        self.store = store
+        self.device = device
+        self.channel = channel
+        self.embedder = embedder
+        self.engine = engine
+        self.llm = llm
+
+    # ------------------------------------------------------------ pins
+    def set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:
+        """Pin or unpin a memory (a pinned one is never archived, fused, moved or expired)."""
+        item = items_mod.get(self.store, memory_id)
+        if item.pinned == pinned:
+            return item
+        with self.store.atomic() as conn:
+            updated = items_mod.set_fields(
+                conn,
+                memory_id,
+                device=self.device,
+                op="memory.pin" if pinned else "memory.unpin",
+                pinned=pinned,
+            )
+        expiry_mod.refresh_next(self.store, datetime.now(UTC))
+        return updated
+
+    # ------------------------------------------------------------ expiry and erasure
+    def expire_if_due(self, now: datetime | None = None) -> expiry_mod.ExpiryReport | None:
+        """Erase what has expired when the earliest recorded expiry has passed (one meta read otherwise)."""
+        moment = now or datetime.now(UTC)
+        if not expiry_mod.due(self.store, moment):
+            return None
+        return self.expire(moment)
+
+    def expire(self, now: datetime | None = None) -> expiry_mod.ExpiryReport:
+        """Erase every memory and message whose time has passed, like a forget, as the system."""
+        with self.store.acting.scope(Actor.system("expiry", self.channel), system=True):
+            report = expiry_mod.expire(self.store, now or datetime.now(UTC), device=self.device)
+        if report.stale_context:
+            recompute_context(self.store, self.embedder(), sorted(set(report.stale_context)))
+        return report
+
+    def forget(self, reader: Caller, target: str) -> forget_mod.ForgetReport:
+        """Erase ``target`` and all that was built from it, as ``reader`` may (see ``Memory.forget``)."""
+        report = reads.forget(self.store, reader, target, device=self.device)
+        # The neighbours' context vectors held the erased words; rebuild them from what remains.
+        recompute_context(self.store, self.embedder(), report.stale_context)
+        return report
+
+    # ------------------------------------------------------------ consent, sharing and the action gate
+    def mark_shareable(self, memory_id: str, shareable: bool) -> MemoryItem:
+        """The owner's consent to share one memory (a person's act)."""
+        with self.store.atomic() as conn:
+            return items_mod.set_fields(
+                conn, memory_id, device=self.device, op="memory.consent", shareable=shareable
+            )
+
+    def may_act_on(self, item: MemoryItem) -> bool:
+        """The one action gate, with ``item``'s open conflicts read from the store (a partner that is
+        active and not rejected keeps the conflict open)."""
+        partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
+        return may_act_on(item, open_conflict=lookups.any_current(self.store, partners))
+
+    def share(
+        self,
+        user_id: str,
+        *,
+        visibility: str,
+        team_id: str | None,
+        tau: float,
+        team_policy: bool,
+        only: list[str] | None,
+    ) -> ShareReport:
+        """Share ``user_id``'s eligible experiences and world facts (see ``Memory.share_experiences``)."""
+        check_share_target(visibility, team_id)
+        llm = self.llm()
+        return Sharer(self.engine(), self.embedder(), llm, device=self.device).share(
+            user_id,
+            visibility=visibility,
+            team_id=team_id,
+            tau=tau,
+            team_policy=team_policy,
+            only=only,
+        )
+
+
+def check_share_target(visibility: str, team_id: str | None) -> None:
+    """InvalidInputError unless shared items go to a team (named) or to everyone (before anything opens)."""
+    if visibility not in ("team", "public"):
+        raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
+    if visibility == "team" and not team_id:
+        raise InvalidInputError("Sharing with a team needs the team id.")
