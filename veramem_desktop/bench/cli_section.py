@@ -70,7 +70,7 @@ def run_cli_section(ctx: BenchContext) -> Section:
     try:
         pool = fact_sentences(MEMORIES)
         ctx.progress(f"cli: storing {len(pool):,} memories embedded for real")
-        fill_store(mem, 0, len(pool), pool, mem.embedder.embed(pool), np.random.default_rng(5))
+        fill_store(mem, 0, len(pool), pool, ctx.embedder.embed(pool), np.random.default_rng(5))
     finally:
         mem.close()
     env = {

@@ -11,10 +11,6 @@ import time
 
 import numpy as np
 
-from veramem_desktop.core.storage import episodes, index, items
-from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
-from veramem_desktop.core.storage.items import Evidence, MemoryItem
-
 from ..memory import Memory
 from .latency import percentiles
 from .runner import BenchContext, Section
@@ -26,25 +22,15 @@ BATCH = 1_000
 
 
 def _fill(mem: Memory, user: str, n: int, texts: list[str], vectors: np.ndarray) -> list[str]:
+    """``n`` memories of ``user``, each with its own episode as evidence and its vector, BATCH per transaction."""
     ids: list[str] = []
-    device, model = mem.device_id, mem.embedder.name
     for lo in range(0, n, BATCH):
-        with mem.store.atomic() as conn:
-            for i in range(lo, min(lo + BATCH, n)):
-                text, vec = texts[i % len(texts)], vectors[i % len(texts)]
-                ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=user), device=device)[
-                    0
-                ]
-                item = items.insert(
-                    conn,
-                    MemoryItem(
-                        id="", kind="fact", text=text, authority="authorized", user_id=user, source="bench"
-                    ),
-                    [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
-                    device=device,
-                )
-                index.index_memory(conn, model, item.id, text, vec)
-                ids.append(item.id)
+        batch = range(lo, min(lo + BATCH, n))
+        ids += mem.add_prepared(
+            [texts[i % len(texts)] for i in batch],
+            user_id=user,
+            vectors=[vectors[i % len(texts)] for i in batch],
+        )
     return ids
 
 

@@ -4,8 +4,14 @@ Embedding 100k texts with the real model would take minutes on a laptop, so a po
 of real fact sentences is embedded with the real model, and memories past the pool
 are stored as two pool sentences joined, with the normalised sum of their two
 vectors. They are written through the real schema (memory_items, FTS, vectors,
-entities, ledger) by ``items.insert`` and ``index.index_memory`` in large
-transactions. Queries are real questions, embedded for real on every search.
+entities, ledger) by ``Memory.add_prepared`` in large transactions. Queries are real
+questions, embedded for real on every search.
+
+The bench holds the embedding model itself (``BenchContext.embedder``, shared by every
+section's store) and embeds with it; what it measures below the facade (the engine without
+a trace, the memory vector cache against an exact scan) it measures on the engine the facade
+builds for measurement (``Memory.search_engine``), reading that engine's store through core's
+lookups.
 """
 
 from __future__ import annotations
@@ -16,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from veramem_desktop.core.storage import index, items, lookups, stats
-from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import lookups
 
 from ..memory import Memory
 from .runner import BenchContext, Section
@@ -47,38 +53,32 @@ def _timed(fn: Callable[[str], object], queries: Sequence[str]) -> list[float]:
 def fill_store(
     mem: Memory, start: int, end: int, texts: list[str], vectors: np.ndarray, rng: np.random.Generator
 ) -> None:
-    model = mem.embedder.name
-    device = mem.device_id
+    """Memories ``start`` to ``end`` of USER, without evidence, one transaction per BATCH."""
     for lo in range(start, end, BATCH):
-        with mem.store.atomic() as conn:
-            for i in range(lo, min(lo + BATCH, end)):
-                if i < len(texts):
-                    text, vec = texts[i], vectors[i]
-                else:  # a synthetic memory: two real sentences, the normalised sum of their vectors
-                    a, b = (int(x) for x in rng.integers(0, len(texts), size=2))
-                    text = f"{texts[a]} {texts[b]}"
-                    vec = vectors[a] + vectors[b]
-                    vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
-                item = items.insert(
-                    conn,
-                    MemoryItem(
-                        id="", kind="fact", text=text, authority="authorized", user_id=USER, source="bench"
-                    ),
-                    [],
-                    device=device,
-                )
-                index.index_memory(conn, model, item.id, text, np.asarray(vec, dtype=np.float32))
+        batch: list[str] = []
+        batch_vectors: list[np.ndarray] = []
+        for i in range(lo, min(lo + BATCH, end)):
+            if i < len(texts):
+                text, vec = texts[i], vectors[i]
+            else:  # a synthetic memory: two real sentences, the normalised sum of their vectors
+                a, b = (int(x) for x in rng.integers(0, len(texts), size=2))
+                text = f"{texts[a]} {texts[b]}"
+                vec = vectors[a] + vectors[b]
+                vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
+            batch.append(text)
+            batch_vectors.append(np.asarray(vec, dtype=np.float32))
+        mem.add_prepared(batch, user_id=USER, vectors=batch_vectors, with_messages=False)
 
 
-def _dense_agreement(mem: Memory, asked: Sequence[str]) -> dict[str, object]:
+def _dense_agreement(engine: SearchEngine, asked: Sequence[str]) -> dict[str, object]:
     """How much of the exact top 100 by cosine the memory vector cache returns: 1.0 while it
     scans exactly; below that once it ranks by its projection first (core/storage/vectors.py)."""
-    cache = mem.engine.caches["memory"]
-    cache.refresh(mem.store)
-    ids = lookups.embedded_ids(mem.store, "memory", mem.embedder.name)
+    cache = engine.caches["memory"]
+    cache.refresh(engine.store)
+    ids = lookups.embedded_ids(engine.store, "memory", engine.embedder.name)
     positions = cache.positions(ids)
     kept = []
-    for vector in mem.embedder.embed(list(asked)):
+    for vector in engine.embedder.embed(list(asked)):
         fast = {i for i, _ in cache.top(vector, positions, 100)}
         exact = {i for i, _ in cache.top(vector, positions, 100, exact=True)}
         kept.append(len(fast & exact) / max(1, len(exact)))
@@ -116,7 +116,7 @@ def run_latency(ctx: BenchContext) -> Section:
     sizes = sorted(set(ctx.options.sizes))
     mem = ctx.new_memory("latency")
     try:
-        emb = mem.embedder
+        emb = ctx.embedder
         pool = fact_sentences(min(POOL, max(sizes)))
         ctx.progress(f"latency: embedding {len(pool)} real sentences")
         t0 = time.perf_counter()
@@ -125,6 +125,7 @@ def run_latency(ctx: BenchContext) -> Section:
         asked = questions(ctx.options.queries)
         rng = np.random.default_rng(3)
         caller = mem.caller(USER)
+        measured = mem.search_engine()  # ranks as Memory.search does, on its vector index
         data: dict[str, dict[str, object]] = {}
         statuses: dict[int, dict[str, float | int]] = {}
         rows: list[tuple[str, str]] = []
@@ -139,9 +140,9 @@ def run_latency(ctx: BenchContext) -> Section:
                 mem.search(q, user_id=USER)
             ctx.progress(f"latency: {len(asked)} searches at {size:,}")
             full = percentiles(_timed(lambda q: mem.search(q, user_id=USER), asked))
-            engine = percentiles(_timed(lambda q: mem.engine.search(q, caller, write_trace=False), asked))
+            engine = percentiles(_timed(lambda q: measured.search(q, caller, write_trace=False), asked))
             embed = percentiles(_timed(lambda q: emb.embed([q]), asked))
-            agreement = _dense_agreement(mem, asked[:50])
+            agreement = _dense_agreement(measured, asked[:50])
             status = statuses[size] = _status_ms(mem)
             data[str(size)] = {
                 **full,
@@ -208,7 +209,7 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
             mem.add([{"role": role, "content": text}], user_id=USER, session_id=f"one-{i // 20}")
             one.append((time.perf_counter() - t1) * 1000)
         rate = round(len(chat) / seconds, 1)
-        memories = stats.memory_count(mem.store)
+        memories = mem.memory_count()
         call_p50 = round(statistics.median(per_call), 1)
         one_p50 = round(statistics.median(one), 1)
         data = {

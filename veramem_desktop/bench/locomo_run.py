@@ -1,4 +1,8 @@
-"""The LoCoMo section: ingest through ``Memory.add``, ask through the engine's raw route."""
+"""The LoCoMo section: ingest through ``Memory.add``, ask through the engine's raw route.
+
+The recipes, routes and channels are compared on engines the facade builds for measurement
+(``Memory.search_engine``); which turns a memory's evidence cites is read from that engine's
+store through core's lookups."""
 
 from __future__ import annotations
 
@@ -103,8 +107,9 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
         "conversations": len(samples),
         "questions": sum(len(s.get("qa", [])) for s in samples),
     }
+    base = mem.search_engine()
     for name, recipe_name in variants.items():
-        engine = SearchEngine(mem.store, mem.embedder, recipe(recipe_name, mem.engine.config))
+        engine = mem.search_engine(recipe(recipe_name, base.config))
 
         def retriever_for(sample: dict[str, Any], engine: SearchEngine = engine) -> Retriever:
             user = str(sample["sample_id"])
@@ -115,20 +120,18 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
             out[name] = scores.summary(KS)
         else:
             out.setdefault("ablation", {})[name] = scores.summary(KS)["cat1-4"]
-    evidence = lookups.evidence_map(mem.store)
+    evidence = lookups.evidence_map(base.store)
     out["pipeline"] = locomo.score(
         samples,
         lambda sample: pipeline_retriever(
-            mem.engine, str(sample["sample_id"]), dia[str(sample["sample_id"])], evidence
+            base, str(sample["sample_id"]), dia[str(sample["sample_id"])], evidence
         ),
         KS,
     ).summary(KS)
     if ablation:
         out["channels"] = channel_ablation(mem, samples, dia, order)
     if cv:
-        engines = {
-            name: SearchEngine(mem.store, mem.embedder, recipe(name, mem.engine.config)) for name in CV_GRID
-        }
+        engines = {name: mem.search_engine(recipe(name, base.config)) for name in CV_GRID}
 
         def cv_retriever(name: str, sample: dict[str, Any]) -> Retriever:
             user = str(sample["sample_id"])
@@ -210,13 +213,14 @@ def channel_ablation(
 ) -> dict[str, Any]:
     """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
-    evidence = lookups.evidence_map(mem.store)
-    base = mem.engine.config
-    has_model = mem.engine.hypothesise is not None and _probe(mem.engine)
+    own = mem.search_engine()
+    evidence = lookups.evidence_map(own.store)
+    base = own.config
+    has_model = own.hypothesise is not None and _probe(own)
 
     def measure(config: SearchConfig, channels: tuple[str, ...] | None, route: str) -> dict[str, Any]:
-        engine = SearchEngine(mem.store, mem.embedder, config)
-        engine.hypothesise = mem.engine.hypothesise
+        engine = mem.search_engine(config)
+        engine.hypothesise = own.hypothesise
 
         def retriever_for(sample: dict[str, Any]) -> Retriever:
             user = str(sample["sample_id"])

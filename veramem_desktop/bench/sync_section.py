@@ -3,8 +3,8 @@ arrival in the folder to its events being found by search on the receiving devic
 
 Two real stores pair through one shared folder (no file-sync engine in between, so the
 delay measured is VeraMem's own: the watchdog noticing the file, opening it, applying it,
-and the search index seeing the rows). Memories are written through the engine's own
-functions (episode, memory item with evidence, FTS, ledger), without a model.
+and the search index seeing the rows). Memories are written by ``Memory.add_prepared``
+(episode, memory item with evidence, FTS, ledger), without a model.
 """
 
 from __future__ import annotations
@@ -12,10 +12,6 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-
-from veramem_desktop.core.storage import episodes, items
-from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
-from veramem_desktop.core.storage.items import Evidence, MemoryItem
 
 from ..memory import Memory
 from .runner import BenchContext, Section
@@ -28,18 +24,7 @@ USER = "bench"
 
 
 def _write(mem: Memory, texts: list[str]) -> None:
-    device = mem.device_id
-    with mem.store.atomic() as conn:
-        for text in texts:
-            ep = episodes.insert(conn, [EpisodeInput(content=text)], Scope(user_id=USER), device=device)[0]
-            items.insert(
-                conn,
-                MemoryItem(
-                    id="", kind="fact", text=text, authority="authorized", user_id=USER, source="bench"
-                ),
-                [Evidence(ep.id, text, 0, len(text), 1.0, "user")],
-                device=device,
-            )
+    mem.add_prepared(texts, user_id=USER)  # one transaction, each with its episode as evidence, no vectors
 
 
 def _pair(a: Memory, b: Memory, ctx: BenchContext) -> None:
@@ -58,19 +43,11 @@ def _statements_per_event(a: Memory, b: Memory) -> tuple[float, int]:
     FTS5's own statements do not), in an exchange of COUNTED_MEMORIES memories."""
     _write(a, fact_sentences(COUNTED_MEMORIES))
     a.sync_run()
-    seen: list[int] = [0]
-
-    def count(sql: str) -> None:
-        if not sql.startswith("--"):
-            seen[0] += 1
-
-    b.store.conn.set_trace_callback(count)
-    try:
+    with b.counting_statements() as seen:
         report = b.sync_run()
-    finally:
-        b.store.conn.set_trace_callback(None)
+        statements = seen()
     return (
-        round(seen[0] / report.applied_events, 1) if report.applied_events else 0.0
+        round(statements / report.applied_events, 1) if report.applied_events else 0.0
     ), report.applied_events
 
 

@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.trust.normalize import phrase_words
 
@@ -175,8 +176,9 @@ def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
     _answer(t, "rest", sc, said["answer"], [c["text"] for c in said["cited"]])
 
 
-def _texts(mem: Memory, ids: Sequence[str]) -> list[str]:
-    found = lookups.texts_of(mem.store, ids)
+def _texts(engine: SearchEngine, ids: Sequence[str]) -> list[str]:
+    """The texts of ranked ids, read from the store of the engine that ranked them (its rows as they are)."""
+    found = lookups.texts_of(engine.store, ids)
     return [found[i] for i in ids if i in found]
 
 
@@ -185,10 +187,11 @@ def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
     and messages together), and with withheld rows left in (as a person asking for rejected material)."""
     from veramem_desktop.core.trust.access import Caller
 
-    _, scores, _ = mem.engine.rank(sc.question, Caller(sc.user), route="dual")
-    _ranking(t, "relevance-only", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))
-    _, scores, _ = mem.engine.rank(sc.question, Caller(sc.user, include_rejected=True), route="dual")
-    _leak(t, "no-withholding", sc, _texts(mem, sorted(scores, key=lambda d: -scores[d])[:10]))
+    engine = mem.search_engine()  # ranks as Memory.search does, before its truth stage
+    _, scores, _ = engine.rank(sc.question, Caller(sc.user), route="dual")
+    _ranking(t, "relevance-only", sc, _texts(engine, sorted(scores, key=lambda d: -scores[d])[:10]))
+    _, scores, _ = engine.rank(sc.question, Caller(sc.user, include_rejected=True), route="dual")
+    _leak(t, "no-withholding", sc, _texts(engine, sorted(scores, key=lambda d: -scores[d])[:10]))
 
 
 def run_truth_section(

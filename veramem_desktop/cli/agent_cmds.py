@@ -84,7 +84,7 @@ def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     mem = Memory(home)  # no passphrase source: never prompt on the protocol's stdin
     try:
-        mem.store  # unlock now, so a missing key fails at start-up with a message on stderr  # noqa: B018
+        mem.unlock()  # now, so a missing key fails at start-up with a message on stderr
         identity = resolve_identity(mem.config, user_id, agent_id)
         click.echo(
             f"veramem mcp: serving as user {identity.user_id!r}"
@@ -156,7 +156,7 @@ def serve(
 
     mem = open_memory(ctx)
     try:
-        mem.store  # unlock before binding, so a wrong key fails here  # noqa: B018
+        mem.unlock()  # before binding, so a wrong key fails here
         token = load_or_create_token(paths)
         app = create_app(
             mem, token, user_id=user_id, agent_id=agent_id, max_body_bytes=max_body_mb * 1024 * 1024

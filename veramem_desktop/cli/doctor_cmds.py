@@ -27,7 +27,7 @@ def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
 
     mem = open_memory(ctx)
     found = checks(mem)
-    ran = run_probes(mem.embedder) if probes else []
+    ran = run_probes(mem) if probes else []
     mem.close()
     bad = [c for c in found if not c.ok] + [p for p in ran if not p.passed]
     if as_json:

@@ -126,7 +126,7 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
             click.echo(f"No store yet at {mem.store_path}.")
             click.echo("Create one with `veramem init`.")
         ctx.exit(int(ExitCode.NOT_INITIALISED))
-    problems = mem.store.integrity_problems()
+    problems = mem.integrity_problems()
     if problems:
         mem.close()
         raise damaged(
@@ -154,7 +154,7 @@ def verify(ctx: click.Context, as_json: bool) -> None:
     """Check every page of the store file (exit 6), then recompute the ledger's hash chain
     and name the first bad entry (exit 7)."""
     mem = open_memory(ctx)
-    problems = mem.store.integrity_problems()
+    problems = mem.integrity_problems()
     pages = {"ok": not problems, "problems": problems}
     if problems:
         mem.close()
