@@ -22,7 +22,7 @@ from veramem_desktop.core.lifecycle.budgets import BudgetConfig
 from veramem_desktop.core.lifecycle.rules import StageCount
 from veramem_desktop.core.llm import LLM, Reply
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage import derivations, index, items
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
@@ -149,10 +149,7 @@ class Consolidator:
                 op=f"memory.{kind}",
                 details={"sources": [s.id for s in sources], "reason": op_reason},
             )
-        conn.executemany(
-            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-            [(item.id, s.id) for s in sources],
-        )
+        derivations.add(conn, item.id, [s.id for s in sources])
         if vector is None:
             vector = self.embedder.embed([item.text])[0]
         index.index_memory(conn, self.embedder.name, item.id, item.text, vector)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.lifecycle.rules import ScopeKey, StageCount, question_key, scope_of
-from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage import derivations, items
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
@@ -246,10 +246,7 @@ def _extend_sources(conn: Connection, item: MemoryItem, members: list[MemoryItem
     the ids that were not sources yet."""
     have = {r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
     added = [i for i in dict.fromkeys(m.id for m in members) if i not in have]
-    conn.executemany(
-        "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-        [(item.id, a) for a in added],
-    )
+    derivations.add(conn, item.id, added)
     return added
 
 

@@ -33,7 +33,7 @@ from veramem_desktop.core.lifecycle.rules import (
     values_disagree,
 )
 from veramem_desktop.core.recall.query import entities
-from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage import derivations, index, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 
@@ -135,10 +135,7 @@ def _write(con: Consolidator, sources: list[MemoryItem], text: str, count: Stage
             op="memory.fuse",
             details={"sources": [s.id for s in sources]},
         )
-        conn.executemany(
-            "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-            [(fused.id, s.id) for s in sources],
-        )
+        derivations.add(conn, fused.id, [s.id for s in sources])
         index.index_memory(conn, con.embedder.name, fused.id, fused.text, vector)
         for s in sources:
             links.send_cold(conn, s.id, device=con.device, reason="fused", by=fused.id)

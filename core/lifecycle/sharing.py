@@ -17,7 +17,7 @@ from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage import derivations, index, items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.trust.action_gate import may_act, memory_state
 from veramem_desktop.core.trust.pii import canary_leaks, find_pii
@@ -167,10 +167,7 @@ class Sharer:
             prov = provenance_of(conn, user_id)
             if best and best[0][1] > POOL_DUPLICATE_COSINE:
                 # Independent reconciliation: the pool already holds this experience.
-                conn.execute(
-                    "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                    (best[0][0], item.id),
-                )
+                derivations.add(conn, best[0][0], [item.id])
                 report.merged.append({"id": item.id, "pool_item": best[0][0], "cosine": round(best[0][1], 3)})
                 return None
             shared = items.insert(
@@ -192,7 +189,7 @@ class Sharer:
                 device=self.device,
                 op="memory.share",
             )
-            conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (shared.id, item.id))
+            derivations.add_first(conn, shared.id, item.id)
             index.index_memory(conn, self.embedder.name, shared.id, abstract, vector)
         report.shared.append({"id": item.id, "shared_id": shared.id, "text": abstract})
         return None

@@ -18,6 +18,11 @@ def add(conn: Connection, derived_id: str, source_ids: Sequence[str]) -> None:
     conn.executemany(_ADD, [(derived_id, source) for source in source_ids])
 
 
+def add_first(conn: Connection, derived_id: str, source_id: str) -> None:
+    """Record the first source of ``derived_id``, a memory made just now (an edge already there is an error)."""
+    conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (derived_id, source_id))
+
+
 def add_pairs(conn: Connection, pairs: Iterable[Sequence[str]]) -> None:
     """Record many ``(derived_id, source_id)`` edges in one statement."""
     conn.executemany(_ADD, pairs)
