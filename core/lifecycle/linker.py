@@ -35,7 +35,15 @@ from typing import Any
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict
-from veramem_desktop.core.lifecycle.links import LINK_TYPES, MAX_ATTEMPTS, add_link, pending, send_cold
+from veramem_desktop.core.lifecycle.links import (
+    LINK_TYPES,
+    MAX_ATTEMPTS,
+    add_link,
+    dequeue,
+    note_failure,
+    pending,
+    send_cold,
+)
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import content_terms, context_text
@@ -164,11 +172,7 @@ class Linker:
                 except Exception as exc:  # fail open: the add already succeeded; retry later
                     report.failed.append(memory_id)
                     with self.store.atomic() as conn:
-                        conn.execute(
-                            "UPDATE pending_links SET attempts = attempts + 1, last_error = ? "
-                            "WHERE memory_id = ?",
-                            (type(exc).__name__, memory_id),
-                        )
+                        note_failure(conn, memory_id, type(exc).__name__)
                     if on_error is not None:
                         on_error(memory_id, exc)
                 report.processed += 1
@@ -179,7 +183,7 @@ class Linker:
         item = items.row_to_item(row) if row is not None else None
         if item is None or item.status != "active" or item.trust == "rejected":
             with self.store.atomic() as conn:
-                conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (memory_id,))
+                dequeue(conn, memory_id)
             return
         ctx_vec = self.embedder.embed([self.context_of(item)])[0]
         self.vectors.refresh(self.store)
@@ -225,7 +229,7 @@ class Linker:
                     verdict = "extends" if verdict == "subsumes" else "supports"
                 if verdict in LINK_TYPES:
                     self._link(conn, item.id, other.id, verdict, cos, report)
-            conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (item.id,))
+            dequeue(conn, item.id)
 
     # -------------------------------------------------------------- parts
     def context_of(self, item: MemoryItem) -> str:

@@ -43,6 +43,19 @@ def enqueue(conn: Connection, memory_ids: Sequence[str]) -> None:
     )
 
 
+def dequeue(conn: Connection, memory_id: str) -> None:
+    """Take a memory off the queue (it is linked, or no longer needs linking)."""
+    conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (memory_id,))
+
+
+def note_failure(conn: Connection, memory_id: str, error: str) -> None:
+    """Count a failed attempt on a queued memory, keeping the error's name (it stays queued)."""
+    conn.execute(
+        "UPDATE pending_links SET attempts = attempts + 1, last_error = ? WHERE memory_id = ?",
+        (error, memory_id),
+    )
+
+
 def pending(store: Store, *, limit: int = 100, max_attempts: int = MAX_ATTEMPTS) -> list[str]:
     rows = store.query(
         "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
@@ -75,6 +88,14 @@ def add_link(conn: Connection, src: str, dst: str, link_type: str, score: float,
         details={"src": src, "dst": dst, "type": link_type},
     )
     return True
+
+
+def keep_created_at(conn: Connection, src: str, dst: str, link_type: str, created_at: str) -> None:
+    """Give an edge the time it was made elsewhere (an imported edge keeps its exported time)."""
+    conn.execute(
+        "UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
+        (created_at, src, dst, link_type),
+    )
 
 
 def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
