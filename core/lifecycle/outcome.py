@@ -34,7 +34,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage import items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -213,10 +213,7 @@ def feedback(
             "outcomes": outcomes,
         }
         new_cited = cited if cited else (given if basis == "given" else [])
-        conn.execute(
-            "UPDATE traces SET reward = ?, rewarded_at = ?, cited_ids = ?, metadata = ? WHERE id = ?",
-            (r, stamp, json.dumps(new_cited), json.dumps(meta, sort_keys=True), trace_id),
-        )
+        traces.set_feedback(conn, trace_id, r, stamp, json.dumps(new_cited), json.dumps(meta, sort_keys=True))
         ledger.append(
             conn,
             op="trace.feedback",

@@ -14,6 +14,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine
 from veramem_desktop.core.recall.fence import fence
+from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.trust.access import Caller
@@ -121,23 +122,19 @@ class Answerer:
         cited = [pool[i] for i in cited_ids]
         trace_id = new_id("tr")
         with self.store.atomic() as conn:
-            conn.execute(
-                "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids,"
-                " answer, abstained, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    trace_id,
-                    "answer",
-                    iso(datetime.now(UTC)),
-                    caller.user_id,
-                    caller.agent_id,
-                    question,
-                    first.route,
-                    json.dumps(list(pool)),
-                    json.dumps(cited_ids),
-                    text,
-                    int(abstained),
-                    json.dumps({"ladder": steps, "dropped": dropped}),
-                ),
+            traces.insert_answer(
+                conn,
+                trace_id,
+                iso(datetime.now(UTC)),
+                caller.user_id,
+                caller.agent_id,
+                question,
+                first.route,
+                json.dumps(list(pool)),
+                json.dumps(cited_ids),
+                text,
+                abstained,
+                json.dumps({"ladder": steps, "dropped": dropped}),
             )
         return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
 

@@ -24,6 +24,7 @@ from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
@@ -196,20 +197,17 @@ class SearchEngine:
             before = self.store.data_version()
             # A trace is telemetry, not memory: it is committed without waiting for the disk.
             with self.store.atomic(durable=False) as conn:
-                conn.execute(
-                    "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata)"
-                    " VALUES (?,?,?,?,?,?,?,?,?)",
-                    (
-                        trace_id,
-                        kind,
-                        iso(datetime.now(UTC)),
-                        caller.user_id,
-                        caller.agent_id,
-                        query,
-                        route,
-                        json.dumps([h.id for h in hits]),
-                        json.dumps(meta),
-                    ),
+                traces.insert(
+                    conn,
+                    trace_id,
+                    kind,
+                    iso(datetime.now(UTC)),
+                    caller.user_id,
+                    caller.agent_id,
+                    query,
+                    route,
+                    json.dumps([h.id for h in hits]),
+                    json.dumps(meta),
                 )
             after = self.store.data_version()
         self.channels.note_trace(before, after)

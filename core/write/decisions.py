@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.llm import Decision
+from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
 
@@ -76,20 +77,17 @@ class Recorder:
                     *record["retired"],
                 }
             )
-            conn.execute(
-                "INSERT INTO traces(id, kind, created_at, user_id, agent_id, query, route, returned_ids, metadata) "
-                "VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    new_id("wd"),
-                    KIND,
-                    stamp,
-                    ep.user_id,
-                    ep.agent_id,
-                    record["candidate"]["text"],
-                    ROUTE,
-                    json.dumps(refs),
-                    json.dumps({"decision": record}, sort_keys=True),
-                ),
+            traces.insert(
+                conn,
+                new_id("wd"),
+                KIND,
+                stamp,
+                ep.user_id,
+                ep.agent_id,
+                record["candidate"]["text"],
+                ROUTE,
+                json.dumps(refs),
+                json.dumps({"decision": record}, sort_keys=True),
             )
         return len(self.produced)
 
