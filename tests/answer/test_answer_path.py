@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from support.internals import engine_of, store_of
 from veramem_desktop.core.errors import RefusedError
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, AnswerDraft, Capabilities, ContextItem, Reply
 from veramem_desktop.core.recall.answer import Answerer
@@ -32,7 +33,7 @@ def test_an_answer_cites_what_it_relied_on(mem: Memory) -> None:
     result = mem.answer("Where does my sister Ana live?")
     assert not result.abstained and added in [h.id for h in result.cited]
     assert "Porto" in result.text
-    row = mem.store.query_one(
+    row = store_of(mem).query_one(
         "SELECT kind, cited_ids, abstained FROM traces WHERE id = ?", (result.trace_id,)
     )
     assert row[0] == "answer" and added in row[1] and row[2] == 0
@@ -43,14 +44,14 @@ def test_citations_never_include_an_id_that_was_not_retrieved(mem: Memory) -> No
     llm = ScriptedAnswers(
         [AnswerDraft("Serviced in October.", (real, "mem_invented", "ep_nope"), False, True)]
     )
-    result = Answerer(mem.engine, llm).answer("When was the boiler serviced?", mem.caller())
+    result = Answerer(engine_of(mem), llm).answer("When was the boiler serviced?", mem.caller())
     assert [h.id for h in result.cited] == [real]
 
 
 def test_an_answer_whose_citations_are_all_invented_abstains(mem: Memory) -> None:
     mem.add("The boiler was serviced in October.")
     llm = ScriptedAnswers([AnswerDraft("It was March.", ("mem_invented",), False, True)] * 4)
-    result = Answerer(mem.engine, llm).answer("When was the boiler serviced?", mem.caller())
+    result = Answerer(engine_of(mem), llm).answer("When was the boiler serviced?", mem.caller())
     assert result.abstained and not result.cited
 
 
@@ -66,13 +67,13 @@ def test_the_ladder_is_climbed_in_order_until_sufficient(mem: Memory) -> None:
         session_id="g",
     )
     llm = ScriptedAnswers([AnswerDraft("", (), True, False)] * 3 + [AnswerDraft("x", (), True, False)])
-    result = Answerer(mem.engine, llm).answer("when do the tulips bloom?", mem.caller(), k=1)
+    result = Answerer(engine_of(mem), llm).answer("when do the tulips bloom?", mem.caller(), k=1)
     assert result.ladder == ["retrieve:facts", "dual", "source_episodes", "neighbouring_turns"]
     assert result.abstained
     stops_early = ScriptedAnswers([AnswerDraft("", (), True, False), AnswerDraft("April", (), False, True)])
     first_id = mem.search("when do the tulips bloom?", route="dual", k=1).results[0].id
     stops_early.drafts[1] = AnswerDraft("April", (first_id,), False, True)
-    result = Answerer(mem.engine, stops_early).answer("when do the tulips bloom?", mem.caller(), k=1)
+    result = Answerer(engine_of(mem), stops_early).answer("when do the tulips bloom?", mem.caller(), k=1)
     assert result.ladder == ["retrieve:facts", "dual"] and not result.abstained
 
 
@@ -80,7 +81,7 @@ def test_a_draft_still_insufficient_after_the_whole_ladder_is_an_abstention(mem:
     real = mem.add("My favourite editor is Vim.").added[0]["id"]
     half = AnswerDraft("Your favourite editor is Vim.", (real,), False, False)  # cites, but does not answer
     llm = ScriptedAnswers([half] * 4)
-    result = Answerer(mem.engine, llm).answer("What is my favourite football team?", mem.caller())
+    result = Answerer(engine_of(mem), llm).answer("What is my favourite football team?", mem.caller())
     assert result.ladder == ["retrieve:facts", "dual", "source_episodes", "neighbouring_turns"]
     assert result.abstained and not result.cited and "Vim" not in result.text
     # The same question through the rule-based backend: one word in common is not an answer.
@@ -104,7 +105,7 @@ def test_a_prompt_injection_in_a_memory_comes_back_fenced_and_neutralised(mem: M
     )
     mem.add([{"role": "tool", "name": "web", "content": attack}])
     llm = ScriptedAnswers([AnswerDraft("", (), True, False)] * 4)
-    Answerer(mem.engine, llm).answer("what did the web tool say about instructions?", mem.caller())
+    Answerer(engine_of(mem), llm).answer("what did the web tool say about instructions?", mem.caller())
     _, block = llm.seen[0]
     assert block.count("<<<END RECALLED-DATA") == block.count(
         "<<<RECALLED-DATA"
@@ -137,7 +138,7 @@ def test_a_rejected_fact_is_absent_from_search_answers_and_prompts(rejected: tup
         hits = mem.search(text, k=100, route=route)
         assert item not in {h.id for h in hits.results + hits.shared}
     llm = ScriptedAnswers([AnswerDraft("", (), True, False)] * 4)
-    Answerer(mem.engine, llm).answer(text, mem.caller(), k=100)
+    Answerer(engine_of(mem), llm).answer(text, mem.caller(), k=100)
     assert llm.seen, "the answer path asked the model"
     assert all(item not in ids and text not in block for ids, block in llm.seen)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.internals import embedder_of, engine_of
 from veramem_desktop.core.recall import SearchConfig
 
 from veramem_desktop.config import Config, dump_config, load_config, resolve_paths, set_setting
@@ -60,9 +61,9 @@ def test_the_facade_searches_with_the_configured_settings(mem: object, isolated_
     config = Config()
     config.search.k = 7
     config.search.context_weight = 0.25
-    other = Memory(isolated_home, config=config, embedder=mem.embedder)  # type: ignore[attr-defined]
+    other = Memory(isolated_home, config=config, embedder=embedder_of(mem))  # type: ignore[attr-defined]
     try:
-        engine_config = other.engine.config
+        engine_config = engine_of(other).config
         assert engine_config.k == 7 and engine_config.weights["memory_ctx"] == 0.25
         engine_config.k = 3  # a recipe set on the engine (the bench does) leaves the settings alone
         assert config.search.k == 7

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from support.fixtures import PASSPHRASE, run_cli
+from support.internals import store_of
 from veramem_desktop.core.errors import ExitCode
 
 
@@ -122,7 +123,7 @@ def test_verify_exit_code_names_the_bad_entry(isolated_home: Path) -> None:
     from veramem_desktop.memory import Memory
 
     mem = Memory(isolated_home)
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute("UPDATE ledger SET commitment = 'ff' WHERE seq = 2")
     mem.close()
     proc = run_cli("verify")

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.internals import store_of
 from veramem_desktop.core.storage import episodes
 from veramem_desktop.core.storage.canonical import text_sha256
 
@@ -35,7 +36,7 @@ def _assert_whole(home: Path) -> set[str]:
     try:
         report = mem.verify()
         assert report.ok, report.problem
-        store = mem.store
+        store = store_of(mem)
         rows = store.query(f"SELECT {episodes.EPISODE_COLUMNS} FROM episodes")
         ledgered = {r[0] for r in store.query("SELECT target_id FROM ledger WHERE op = 'episode.add'")}
         indexed = {r[0] for r in store.query("SELECT owner_id FROM fts_rows WHERE owner_kind = 'episode'")}

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from support.fixtures import run_cli
+from support.internals import store_of
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.trust.actor import Actor
 
@@ -61,19 +62,19 @@ def test_consolidation_acts_as_the_system_whoever_started_it(mem: Any) -> None:
 
 def test_editing_the_recorded_actor_breaks_verify_at_that_entry(mem: Any) -> None:
     mem.add("I live in Porto.")
-    seq, details = mem.store.query_one("SELECT seq, details FROM ledger ORDER BY seq LIMIT 1")
+    seq, details = store_of(mem).query_one("SELECT seq, details FROM ledger ORDER BY seq LIMIT 1")
     forged = json.loads(details)
     forged["actor"] = {"kind": "agent", "id": "mallory", "channel": "mcp"}
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute("UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(forged, sort_keys=True), seq))
     report = mem.verify()
     assert not report.ok and report.first_bad_seq == seq
 
 
 def test_entries_written_without_an_actor_still_verify_and_show_none(mem: Any) -> None:
-    mem.store.acting.default = None  # as a ledger written before actors were recorded
+    store_of(mem).acting.default = None  # as a ledger written before actors were recorded
     mem.grant("user_agent", "me", "cursor")
-    mem.store.acting.default = Actor.user("me", "sdk")
+    store_of(mem).acting.default = Actor.user("me", "sdk")
     mem.add("I like espresso.")
     actors = _actors(mem)
     assert None in actors and any(a is not None for a in actors)
@@ -88,7 +89,7 @@ def test_an_unknown_channel_is_refused_when_the_facade_is_built(isolated_home: A
 
 
 def test_append_takes_an_explicit_actor_over_the_one_acting(mem: Any) -> None:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         entry = ledger.append(
             conn,
             op="note",
@@ -112,15 +113,15 @@ def test_cli_history_shows_who_did_each_change_in_text_and_json() -> None:
 
 
 def test_verify_counts_the_entries_naming_an_actor_and_names_the_actor_of_a_forged_entry(mem: Any) -> None:
-    mem.store.acting.default = None
+    store_of(mem).acting.default = None
     mem.grant("user_agent", "me", "cursor")  # written as before actors were recorded
-    mem.store.acting.default = Actor.user("me", "sdk")
+    store_of(mem).acting.default = Actor.user("me", "sdk")
     mem.add("I live in Porto.")
     report = mem.verify()
     assert report.ok and report.with_actor == report.checked - 1 and report.to_dict()["with_actor"] > 0
-    seq, details = mem.store.query_one("SELECT seq, details FROM ledger WHERE op = 'memory.add'")
+    seq, details = store_of(mem).query_one("SELECT seq, details FROM ledger WHERE op = 'memory.add'")
     forged = {**json.loads(details), "actor": {"kind": "agent", "id": "mallory", "channel": "rest"}}
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute("UPDATE ledger SET details = ? WHERE seq = ?", (json.dumps(forged), seq))
     bad = mem.verify()
     assert not bad.ok and bad.first_bad_seq == seq and bad.bad_actor == "agent mallory via rest"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.internals import store_of
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.trust.access import Caller
@@ -19,7 +20,7 @@ AGENT = Caller("alice", "cursor")
 def _team_memory_of_bob(mem: Any) -> str:
     """A memory of bob's, visible to his team t1, of which alice is a member; its message stays bob's."""
     memory_id = mem.add("I moved to Lisbon in March.", user_id="bob", team_id="t1").added[0]["id"]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         items.set_fields(conn, memory_id, device=mem.device_id, op="memory.visibility", visibility="team")
     mem.grant("team_member", "alice", "t1")
     return str(memory_id)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.fake_embedder import HashEmbedder
+from support.internals import embedder_of, store_of
 from veramem_desktop.core.recall import ROUTES, SearchEngine
 from veramem_desktop.core.storage import grants, index, items
 from veramem_desktop.core.storage.items import MemoryItem
@@ -109,7 +110,7 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
     include_archived: bool,
 ) -> None:
     mem = engine_mem
-    store = mem.store
+    store = store_of(mem)
     with store.atomic() as conn:
         for table in ("memory_items", "grants", "embeddings", "entities", "fts_rows"):
             conn.execute(f"DELETE FROM {table}")
@@ -199,8 +200,8 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
 
 
 def test_revoking_team_membership_hides_team_items_retroactively(mem: Memory) -> None:
-    emb = mem.embedder
-    with mem.store.atomic() as conn:
+    emb = embedder_of(mem)
+    with store_of(mem).atomic() as conn:
         item = items.insert(
             conn,
             MemoryItem(
@@ -230,7 +231,7 @@ def test_episodes_are_private_to_their_user(mem: Memory) -> None:
 
 
 def test_a_preference_marked_public_stays_private(mem: Memory) -> None:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         item = items.insert(
             conn,
             MemoryItem(

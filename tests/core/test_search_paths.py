@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall.query import route_for, temporal_intent
 from veramem_desktop.core.storage import index, items
 from veramem_desktop.core.storage.items import MemoryItem
@@ -17,10 +18,10 @@ from veramem_desktop.memory import Memory
 
 
 def _put(mem: Memory, text: str, **fields: object) -> MemoryItem:
-    emb = mem.embedder
+    emb = embedder_of(mem)
     base = {"kind": "fact", "authority": "authorized", "user_id": "me"}
     base.update(fields)
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         item = items.insert(conn, MemoryItem(id="", text=text, **base), [], device="d")  # type: ignore[arg-type]
         index.index_memory(conn, emb.name, item.id, text, emb.embed([text])[0])
     return item
@@ -76,7 +77,7 @@ def test_temporal_questions_come_back_in_time_order(mem: Memory) -> None:
 
 def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
     old = _put(mem, "I live in Lisbon", subject="user", predicate="lives_in", value="Lisbon")
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         new = items.new_version(
             conn,
             old,
@@ -84,7 +85,9 @@ def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
             [],
             device="d",
         )
-        index.index_memory(conn, mem.embedder.name, new.id, new.text, mem.embedder.embed([new.text])[0])
+        index.index_memory(
+            conn, embedder_of(mem).name, new.id, new.text, embedder_of(mem).embed([new.text])[0]
+        )
     ids = [h.id for h in mem.search("where do I live now, latest?").results]
     assert new.id in ids and old.id not in ids
 
@@ -111,7 +114,7 @@ def test_shared_items_come_in_their_own_block_and_never_displace_own_results(mem
 def test_every_search_writes_a_trace_with_what_it_returned(mem: Memory) -> None:
     item = _put(mem, "the wifi password is on the fridge")
     result = mem.search("wifi password")
-    row = mem.store.query_one(
+    row = store_of(mem).query_one(
         "SELECT query, route, returned_ids, kind FROM traces WHERE id = ?", (result.trace_id,)
     )
     assert row[0] == "wifi password" and row[1] == result.route and row[3] == "search"
@@ -122,13 +125,13 @@ def test_an_added_item_is_found_at_once_and_an_erased_one_never_again(mem: Memor
     assert not mem.search("quokka sanctuary").results
     item = _put(mem, "visited the quokka sanctuary on Rottnest")
     assert mem.search("quokka sanctuary").results[0].id == item.id
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         index.remove_owner(conn, "memory", item.id)
         conn.execute("DELETE FROM memory_items WHERE id = ?", (item.id,))
     for channels in (("dense",), ("bm25",), ("entity",), None):
-        _, scores, _ = mem.engine.rank("quokka sanctuary Rottnest", mem.caller(), channels=channels)
+        _, scores, _ = engine_of(mem).rank("quokka sanctuary Rottnest", mem.caller(), channels=channels)
         assert item.id not in scores
-    assert mem.engine.caches["memory"].vector(item.id) is None
+    assert engine_of(mem).caches["memory"].vector(item.id) is None
 
 
 def test_an_item_added_by_another_process_is_found_on_the_next_search(
@@ -146,7 +149,7 @@ def test_an_item_added_by_another_process_is_found_on_the_next_search(
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
     hits = mem.search("pangolin garden", route="raw").results
     assert hits and "pangolin" in hits[0].text
-    assert mem.engine.caches["episode"].vector(hits[0].id) is not None
+    assert engine_of(mem).caches["episode"].vector(hits[0].id) is not None
 
 
 def test_bad_queries_get_clear_errors(mem: Memory) -> None:
@@ -167,7 +170,7 @@ def test_words_too_common_to_rank_are_left_out_of_the_full_text_query(mem: Memor
     for i in range(6):
         _put(mem, f"grocery coupons {i}")
     rare = _put(mem, "weekly grocery list with saffron")
-    engine = mem.engine
+    engine = engine_of(mem)
     engine.config.term_max_df = 5
     engine.config.term_prune_min_rows = 0
     _, scores, _ = engine.rank("weekly saffron", mem.caller(), route="facts", channels=("bm25",))
@@ -181,7 +184,7 @@ def test_words_too_common_to_rank_are_left_out_of_the_full_text_query(mem: Memor
 
 def test_a_search_embeds_its_query_once_even_when_raw_turns_fill_in(mem: Memory) -> None:
     mem.add("The boiler was serviced by Kofi in March", session_id="s")
-    engine = mem.engine
+    engine = engine_of(mem)
     inner = engine.embedder
     seen: list[str] = []
 

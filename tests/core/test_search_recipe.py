@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall.fusion import expand_neighbours, speaker_bonus
 from veramem_desktop.core.recall.query import content_terms, context_text, names_in
 from veramem_desktop.core.write.ingest import context_vector
@@ -43,14 +44,14 @@ def test_a_reply_is_found_by_the_words_of_the_question_it_answers(mem: Memory) -
     ids = _chat(
         mem, "s1", [("Ana", "Which marathon are you training for?"), ("Rui", "The one in Porto, in October.")]
     )
-    _, scores, _ = mem.engine.rank("marathon training", mem.caller("me"), route="raw", channels=("bm25",))
+    _, scores, _ = engine_of(mem).rank("marathon training", mem.caller("me"), route="raw", channels=("bm25",))
     assert ids[1] in scores, "the reply's full-text row holds the question before it"
 
 
 def test_the_previous_turn_of_another_session_is_not_indexed_with_a_turn(mem: Memory) -> None:
     _chat(mem, "s1", [("Ana", "Which marathon are you training for?")])
     other = _chat(mem, "s2", [("Rui", "The weather is lovely today.")])
-    _, scores, _ = mem.engine.rank("marathon", mem.caller("me"), route="raw", channels=("bm25",))
+    _, scores, _ = engine_of(mem).rank("marathon", mem.caller("me"), route="raw", channels=("bm25",))
     assert other[0] not in scores
 
 
@@ -67,12 +68,12 @@ def test_neighbour_expansion_gives_adjacent_turns_a_share_and_adds_them() -> Non
 
 def test_a_question_naming_one_speaker_prefers_that_speakers_turns(mem: Memory) -> None:
     ids = _chat(mem, "s1", [("Ana", "I love hiking in the mountains."), ("Rui", "I love hiking by the sea.")])
-    _, scores, _ = mem.engine.rank(
+    _, scores, _ = engine_of(mem).rank(
         "Where does Ana love hiking?", mem.caller("me"), route="raw", channels=("bm25", "speaker")
     )
     assert scores[ids[0]] > scores[ids[1]]
-    assert mem.engine.speaker_names(mem.caller("me"), "2030-01-01T00:00:00Z") == ("Ana", "Rui")
-    assert mem.engine.speaker_names(mem.caller("someone-else"), "2030-01-01T00:00:00Z") == ()
+    assert engine_of(mem).speaker_names(mem.caller("me"), "2030-01-01T00:00:00Z") == ("Ana", "Rui")
+    assert engine_of(mem).speaker_names(mem.caller("someone-else"), "2030-01-01T00:00:00Z") == ()
 
 
 def test_neighbours_of_a_found_turn_become_candidates_in_the_full_ranking(mem: Memory) -> None:
@@ -85,7 +86,7 @@ def test_neighbours_of_a_found_turn_become_candidates_in_the_full_ranking(mem: M
             ("Ana", "Finally, it took weeks."),
         ],
     )
-    _, scores, _ = mem.engine.rank(
+    _, scores, _ = engine_of(mem).rank(
         "quetzal feather", mem.caller("me"), route="raw", channels=("bm25", "neighbours")
     )
     assert ids[2] in scores and scores[ids[2]] < scores[ids[1]]
@@ -94,17 +95,19 @@ def test_neighbours_of_a_found_turn_become_candidates_in_the_full_ranking(mem: M
 def test_erasing_a_turn_removes_its_words_from_its_neighbours_indexes(mem: Memory) -> None:
     ids = _chat(mem, "s1", [("Ana", "Morning."), ("Rui", "My locker code is zanzibar."), ("Ana", "Noted.")])
     caller = mem.caller("me")
-    before_ctx = mem.engine.caches["episode_ctx"]
-    _, scores, _ = mem.engine.rank("zanzibar", caller, route="raw", channels=("bm25",))
+    before_ctx = engine_of(mem).caches["episode_ctx"]
+    _, scores, _ = engine_of(mem).rank("zanzibar", caller, route="raw", channels=("bm25",))
     assert ids[2] in scores  # the next turn's row held the erased turn's line
     report = mem.forget(ids[1])
     assert set(report.stale_context) == {ids[0], ids[2]}
-    _, scores, _ = mem.engine.rank("zanzibar", caller, route="raw", channels=("bm25",))
+    _, scores, _ = engine_of(mem).rank("zanzibar", caller, route="raw", channels=("bm25",))
     assert not scores
-    _, scores, _ = mem.engine.rank("Noted", caller, route="raw", channels=("bm25",))
+    _, scores, _ = engine_of(mem).rank("Noted", caller, route="raw", channels=("bm25",))
     assert ids[2] in scores
-    lines = mem.embedder.embed(["Ana: Morning.", "Ana: Noted."])  # rebuilt from the two lines that are left
+    lines = embedder_of(mem).embed(
+        ["Ana: Morning.", "Ana: Noted."]
+    )  # rebuilt from the two lines that are left
     expected = context_vector((lines[0], "Morning."), (lines[1], "Noted."), None)
-    before_ctx.refresh(mem.store)
+    before_ctx.refresh(store_of(mem))
     got = before_ctx.vector(ids[2])
     assert got is not None and float(got @ expected) > 0.999

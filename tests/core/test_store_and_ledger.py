@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, WrongKeyError
 from veramem_desktop.core.storage import episodes, ledger, ledger_verify
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
@@ -40,7 +41,7 @@ def test_wrong_passphrase_is_refused_and_the_store_is_untouched(mem: Memory, iso
     before = hashlib.sha256(mem.store_path.read_bytes()).hexdigest()
     other = Memory(isolated_home, passphrase="not the passphrase")
     with pytest.raises(WrongKeyError, match="Wrong passphrase"):
-        _ = other.store
+        _ = store_of(other)
     assert hashlib.sha256(mem.store_path.read_bytes()).hexdigest() == before
 
 
@@ -64,7 +65,7 @@ def _ledger_with_entries(mem: Memory, n: int = 6) -> Store:
     mem.add([f"message number {i}" for i in range(n)], session_id="t")
     report = mem.verify()
     assert report.ok and report.checked >= n
-    return mem.store
+    return store_of(mem)
 
 
 def test_verify_catches_a_payload_edited_in_place(mem: Memory) -> None:
@@ -108,7 +109,7 @@ def test_verify_catches_entries_cut_off_the_end(mem: Memory) -> None:
 
 def test_an_episode_cannot_be_altered(mem: Memory) -> None:
     ep = mem.add("the original words").episodes[0]
-    with pytest.raises(Exception, match="immutable"), mem.store.atomic() as conn:
+    with pytest.raises(Exception, match="immutable"), store_of(mem).atomic() as conn:
         conn.execute("UPDATE episodes SET content = 'rewritten' WHERE id = ?", (ep.id,))
     assert mem.episode(ep.id).content == "the original words"
     assert mem.episode(ep.id).sha256 == hashlib.sha256(b"the original words").hexdigest()
@@ -121,7 +122,7 @@ def test_ledger_entries_hold_no_content(mem: Memory) -> None:
 
 
 def test_migrations_are_idempotent(mem: Memory) -> None:
-    store = mem.store
+    store = store_of(mem)
     version = store.schema_version()
     assert store.migrate() == 0
     assert store.schema_version() == version
@@ -158,12 +159,12 @@ def test_odd_text_round_trips(mem: Memory) -> None:
     )
 )
 def test_any_text_round_trips_exactly_with_its_hash(mem: Memory, text: str) -> None:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         ep = episodes.insert(conn, [EpisodeInput(text)], Scope(user_id="u"), device="d")[0]
     back = mem.episode(ep.id)
     assert back.content == text
     assert back.sha256 == hashlib.sha256(text.encode()).hexdigest()
-    assert ledger_verify.verify(mem.store).ok
+    assert ledger_verify.verify(store_of(mem)).ok
 
 
 # ----------------------------------------------------------- state bound to the ledger (issue 16)
@@ -181,7 +182,7 @@ def test_editing_memory_text_with_the_key_makes_verify_exit_7_naming_the_row(iso
     assert run_cli("add", "My dentist is Dr Lee.").returncode == 0
     mem = Memory(isolated_home)
     [target] = [m.id for m in mem.memories() if "Porto" in m.text]
-    with mem.store.atomic() as conn:  # someone holding the key edits the row, not the ledger
+    with store_of(mem).atomic() as conn:  # someone holding the key edits the row, not the ledger
         conn.execute("UPDATE memory_items SET text = 'User lives in Lisbon.' WHERE id = ?", (target,))
     mem.close()
     result = run_cli("verify")
@@ -199,7 +200,7 @@ def test_editing_memory_text_with_the_key_makes_verify_exit_7_naming_the_row(iso
 def test_editing_a_memory_field_the_ledger_commits_to_is_named(mem: Memory, column: str, value: str) -> None:
     target = _memory_id(mem)
     assert mem.verify().ok and mem.verify().rows_checked >= 2
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute(f"UPDATE memory_items SET {column} = ? WHERE id = ?", (value, target))
     report = mem.verify()
     last = [e.seq for e in mem.ledger_entries(target_id=target) if e.target_id == target][-1]
@@ -208,14 +209,14 @@ def test_editing_a_memory_field_the_ledger_commits_to_is_named(mem: Memory, colu
 
 def test_counters_and_strength_are_not_content_and_do_not_break_verify(mem: Memory) -> None:
     target = _memory_id(mem)
-    with mem.store.atomic() as conn:  # what sync merges without a content change
+    with store_of(mem).atomic() as conn:  # what sync merges without a content change
         conn.execute("UPDATE memory_items SET uses = 3, retrieval_strength = 0.2 WHERE id = ?", (target,))
     assert mem.verify().ok
 
 
 def test_a_memory_row_with_no_ledger_entry_is_named(mem: Memory) -> None:
     target = _memory_id(mem)
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute("DELETE FROM ledger WHERE target_id = ?", (target,))
         conn.execute("DELETE FROM meta WHERE key = 'ledger_head'")
         # the chain itself is rebuilt consistently, as a key holder could
@@ -248,12 +249,12 @@ def test_a_memory_row_with_no_ledger_entry_is_named(mem: Memory) -> None:
 
 def test_editing_an_episode_with_the_key_is_named(mem: Memory) -> None:
     ep = mem.add("the original words").episodes[0]
-    with mem.store.atomic() as conn:  # the immutability trigger is no lock against the key holder
+    with store_of(mem).atomic() as conn:  # the immutability trigger is no lock against the key holder
         conn.execute("DROP TRIGGER episodes_are_immutable")
         conn.execute("UPDATE episodes SET content = 'rewritten words' WHERE id = ?", (ep.id,))
     report = mem.verify()
     assert not report.ok and report.bad_row == ep.id and "sha256" in (report.problem or "")
-    with mem.store.atomic() as conn:  # the hash recomputed too: the ledger's commitment still differs
+    with store_of(mem).atomic() as conn:  # the hash recomputed too: the ledger's commitment still differs
         conn.execute(
             "UPDATE episodes SET sha256 = ? WHERE id = ?",
             (hashlib.sha256(b"rewritten words").hexdigest(), ep.id),
@@ -275,5 +276,6 @@ def test_every_write_path_leaves_a_store_whose_rows_match_their_ledger(mem: Memo
     report = mem.verify()
     assert report.ok, report.problem
     assert report.rows_checked == (
-        len(mem.store.query("SELECT id FROM memory_items")) + len(mem.store.query("SELECT id FROM episodes"))
+        len(store_of(mem).query("SELECT id FROM memory_items"))
+        + len(store_of(mem).query("SELECT id FROM episodes"))
     )

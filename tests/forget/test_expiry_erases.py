@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from support.fixtures import run_cli
+from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 from veramem_desktop.core.lifecycle import expiry
 
@@ -65,7 +66,7 @@ def test_an_episode_another_memory_cites_is_kept_when_a_memory_expires(mem: Any)
     again = mem.add("I live in Porto. My wifi password is qxzwifitemp.", session_id="s", expires_in="1d")
     expiring = [a["id"] for a in again.added]
     assert expiring
-    with mem.store.atomic() as conn:  # the same message is also evidence for the lasting memory
+    with store_of(mem).atomic() as conn:  # the same message is also evidence for the lasting memory
         conn.execute(
             "INSERT INTO evidence(memory_id, episode_id, quote, span_start, span_end, score, role, "
             "created_at) VALUES (?, ?, 'I live in Porto.', 0, 16, 1.0, 'user', '2026-01-01')",
@@ -92,16 +93,16 @@ def test_a_pinned_memory_does_not_expire_and_unpinning_lets_it(mem: Any) -> None
 def test_search_erases_what_has_expired_before_it_looks(mem: Any) -> None:
     mid = mem.add("My locker code is qxzlockerpast.", expires_in="1d").added[0]["id"]
     past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
-    with mem.store.atomic() as conn:  # as if the day had passed
+    with store_of(mem).atomic() as conn:  # as if the day had passed
         expiry.mark(
             conn, [mid], expiry.resolve(past, None, datetime.now(UTC) - timedelta(hours=1)) or "", device="d"
         )
-    assert expiry.due(mem.store, datetime.now(UTC))
+    assert expiry.due(store_of(mem), datetime.now(UTC))
     result = mem.search("qxzlockerpast locker", route="dual", k=50)
     assert not [h for h in result.results if "qxzlockerpast" in h.text.lower()]
     with pytest.raises(NotFoundError):
         mem.get(mid)
-    assert not expiry.due(mem.store, datetime.now(UTC))
+    assert not expiry.due(store_of(mem), datetime.now(UTC))
 
 
 def test_review_lists_what_expires_soon_soonest_first(mem: Any) -> None:
@@ -145,7 +146,7 @@ def test_expiry_through_the_sdk_sets_the_time_on_the_memory_and_its_episode(mem:
     when = datetime.now(UTC) + timedelta(days=2)
     result = mem.add("I am in Berlin this week.", until=when)
     assert mem.get(result.added[0]["id"]).metadata["expires_at"] == result.episodes[0].metadata["expires_at"]
-    assert mem.store.get_meta(expiry.META_NEXT) == result.episodes[0].metadata["expires_at"]
+    assert store_of(mem).get_meta(expiry.META_NEXT) == result.episodes[0].metadata["expires_at"]
 
 
 def test_a_message_nothing_was_derived_from_expires_too(mem: Any) -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.internals import embedder_of, store_of
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.storage import index, items
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
@@ -64,7 +65,7 @@ def test_tombstones_hold_only_ids_and_commitments(mem: Memory) -> None:
         assert set(t.details) <= {"actor"} and len(t.commitment) == 64
         assert t.actor == {"kind": "user", "id": "me", "channel": "sdk"}
     # the secret behind the commitments is gone
-    assert mem.store.query_one("SELECT 1 FROM item_secrets WHERE item_id = ?", (added,)) is None
+    assert store_of(mem).query_one("SELECT 1 FROM item_secrets WHERE item_id = ?", (added,)) is None
 
 
 def test_preview_lists_exactly_what_goes(mem: Memory) -> None:
@@ -87,14 +88,14 @@ def _derived(
     user: str = "me",
     **extra: object,
 ) -> MemoryItem:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         item = items.insert(
             conn,
             MemoryItem(id="", kind=kind, text=text, authority="authorized", user_id=user, **extra),
             evidence,
             device="d",
         )  # type: ignore[arg-type]
-        index.index_memory(conn, mem.embedder.name, item.id, text, mem.embedder.embed([text])[0])
+        index.index_memory(conn, embedder_of(mem).name, item.id, text, embedder_of(mem).embed([text])[0])
         for src in sources:
             conn.execute("INSERT INTO derivations(derived_id, source_id) VALUES (?, ?)", (item.id, src))
     return item
@@ -116,7 +117,7 @@ def test_summaries_and_experiences_built_from_an_episode_go_with_it(mem: Memory)
 
 
 def test_a_users_shared_contributions_go_with_the_user(mem: Memory) -> None:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         prov = provenance_of(conn, "carol")
     shared = _derived(
         mem,
@@ -142,18 +143,18 @@ def test_traces_that_returned_a_forgotten_item_are_dropped(mem: Memory) -> None:
     trace = mem.search("bike lock combination").trace_id
     other = mem.search("bike lock combination", user_id="bob").trace_id  # bob cannot see it
     mem.forget(item)
-    ids = {r[0] for r in mem.store.query("SELECT id FROM traces")}
+    ids = {r[0] for r in store_of(mem).query("SELECT id FROM traces")}
     assert trace not in ids and other in ids
-    for (returned,) in mem.store.query("SELECT returned_ids FROM traces"):
+    for (returned,) in store_of(mem).query("SELECT returned_ids FROM traces"):
         assert item not in json.loads(returned)
 
 
 @pytest.mark.slow
 def test_forgetting_a_user_with_ten_thousand_items_completes(mem: Memory, isolated_home: Path) -> None:
-    emb = mem.embedder
+    emb = embedder_of(mem)
     texts = [f"bulk fact number {i} about topic {i % 97}" for i in range(10_000)]
     vectors = emb.embed(texts)
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         for text, vector in zip(texts, vectors, strict=True):
             item = items.insert(
                 conn,
@@ -164,7 +165,7 @@ def test_forgetting_a_user_with_ten_thousand_items_completes(mem: Memory, isolat
             index.index_memory(conn, emb.name, item.id, text, vector)
     report = mem.forget("user:bulk")
     assert report.erased_memories == 10_000
-    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE user_id = 'bulk'")[0] == 0
+    assert store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE user_id = 'bulk'")[0] == 0
     assert mem.verify().ok
 
 

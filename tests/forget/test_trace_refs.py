@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from support.internals import store_of
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.storage.store import Store
 
@@ -41,19 +42,19 @@ def test_every_trace_writer_leaves_exactly_the_ids_it_names_in_trace_refs(mem: M
     found = mem.search("where do I live")  # a search trace
     answer = mem.answer("Where do I live?")  # an answer trace, with cited ids
     mem.feedback(found.trace_id, 1.0, cited_ids=[found.results[0].id])  # feedback rewrites cited_ids
-    kinds = {r[0] for r in mem.store.query("SELECT DISTINCT kind FROM traces")}
+    kinds = {r[0] for r in store_of(mem).query("SELECT DISTINCT kind FROM traces")}
     assert {"write", "answer"} <= kinds and len(kinds) >= 3
-    assert answer.trace_id in {t for _, t in _refs(mem.store)}
-    assert _refs(mem.store) == _named(mem.store) and _refs(mem.store)
+    assert answer.trace_id in {t for _, t in _refs(store_of(mem))}
+    assert _refs(store_of(mem)) == _named(store_of(mem)) and _refs(store_of(mem))
 
 
 def test_trace_refs_hold_only_ids_never_text(mem: Memory) -> None:
     mem.add("My locker code is qxzrefslocker and my dog is called Bolinha.", session_id="s")
     mem.search("qxzrefslocker locker code")
     mem.answer("What is my locker code?")
-    columns = [r[1] for r in mem.store.query("PRAGMA table_info(trace_refs)")]
+    columns = [r[1] for r in store_of(mem).query("PRAGMA table_info(trace_refs)")]
     assert columns == ["ref_id", "trace_id"]
-    rows = mem.store.query("SELECT ref_id, trace_id FROM trace_refs")
+    rows = store_of(mem).query("SELECT ref_id, trace_id FROM trace_refs")
     assert rows
     for ref_id, trace_id in rows:
         assert ID.match(ref_id) and ID.match(trace_id), (ref_id, trace_id)
@@ -61,15 +62,15 @@ def test_trace_refs_hold_only_ids_never_text(mem: Memory) -> None:
 
 
 def test_refs_go_with_their_trace_and_follow_a_change_of_its_ids(mem: Memory) -> None:
-    _insert_trace(mem.store, "wd_A", ["mem_1", "ep_1"])
-    _insert_trace(mem.store, "wd_B", ["mem_1"])
-    with mem.store.atomic() as conn:
+    _insert_trace(store_of(mem), "wd_A", ["mem_1", "ep_1"])
+    _insert_trace(store_of(mem), "wd_B", ["mem_1"])
+    with store_of(mem).atomic() as conn:
         conn.execute("UPDATE traces SET cited_ids = ? WHERE id = 'wd_B'", (json.dumps(["mem_2"]),))
         conn.execute("UPDATE traces SET returned_ids = '[]' WHERE id = 'wd_A'")
-    assert _refs(mem.store) == {("mem_1", "wd_B"), ("mem_2", "wd_B")}
-    with mem.store.atomic() as conn:
+    assert _refs(store_of(mem)) == {("mem_1", "wd_B"), ("mem_2", "wd_B")}
+    with store_of(mem).atomic() as conn:
         conn.execute("DELETE FROM traces WHERE id = 'wd_B'")
-    assert _refs(mem.store) == set()
+    assert _refs(store_of(mem)) == set()
 
 
 def test_forget_erases_every_trace_naming_the_item_among_many_that_do_not(mem: Memory) -> None:
@@ -77,7 +78,7 @@ def test_forget_erases_every_trace_naming_the_item_among_many_that_do_not(mem: M
     mid, eid = item.added[0]["id"], item.episodes[0].id
     trace = mem.search("bike lock combination").trace_id
     # write records of other memories, and two that name the item only in the middle of their list
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.executemany(
             "INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
             "VALUES (?, 'write', '2026-01-01T00:00:00Z', 'x', 'write', ?)",
@@ -89,12 +90,12 @@ def test_forget_erases_every_trace_naming_the_item_among_many_that_do_not(mem: M
         )
     plan = mem.forget_preview(mid)
     report = mem.forget(mid)
-    left = {r[0] for r in mem.store.query("SELECT id FROM traces")}
+    left = {r[0] for r in store_of(mem).query("SELECT id FROM traces")}
     assert not {trace, "wd_names_mem", "wd_names_ep"} & left
     assert sum(1 for t in left if t.startswith("wd_other")) == 2000
     assert report.erased_traces == plan.traces >= 3
-    assert not [r for r in _refs(mem.store) if r[0] in (mid, eid)]
-    assert _refs(mem.store) == _named(mem.store)
+    assert not [r for r in _refs(store_of(mem)) if r[0] in (mid, eid)]
+    assert _refs(store_of(mem)) == _named(store_of(mem))
 
 
 def test_forget_looks_traces_up_by_the_index_not_by_reading_them() -> None:
@@ -129,7 +130,7 @@ def test_the_migration_fills_trace_refs_from_traces_stored_before_it(mem: Memory
     mem.add("I live in Lisbon.", session_id="s")
     mem.search("where do I live")
     # a store as it was before migration 5, with a trace whose list is not JSON
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         for name in ("trace_refs_on_insert", "trace_refs_on_update", "trace_refs_on_delete"):
             conn.execute(f"DROP TRIGGER {name}")
         conn.execute("DROP TABLE trace_refs")
@@ -139,10 +140,10 @@ def test_the_migration_fills_trace_refs_from_traces_stored_before_it(mem: Memory
             "INSERT INTO traces(id, kind, created_at, query, route, returned_ids) "
             "VALUES ('tr_broken', 'search', 'now', 'q', 'dense', 'not json')"
         )
-    expected = _named_valid(mem.store)
-    assert mem.store.migrate() == 1
-    assert _refs(mem.store) == expected and expected
-    assert mem.store.migrate() == 0
+    expected = _named_valid(store_of(mem))
+    assert store_of(mem).migrate() == 1
+    assert _refs(store_of(mem)) == expected and expected
+    assert store_of(mem).migrate() == 0
 
 
 def _named_valid(store: Store) -> set[tuple[str, str]]:

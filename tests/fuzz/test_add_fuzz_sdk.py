@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support.internals import store_of
 from veramem_desktop.core.errors import ExitCode, VeramemError
 
 from veramem_desktop.memory import Memory
@@ -57,4 +58,4 @@ def test_no_generated_add_payload_crashes_loses_memory_or_breaks_the_ledger(fuzz
     assert report.ok, report.to_dict()
     assert all(fuzz_mem.get(i).status == "active" for i in seed_items)
     assert fuzz_mem.episode(seed_episode) is not None
-    assert fuzz_mem.store.integrity_problems() == []
+    assert store_of(fuzz_mem).integrity_problems() == []

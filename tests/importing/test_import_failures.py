@@ -9,6 +9,7 @@ from typing import Any
 from import_support import write_json
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import store_of
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
@@ -84,7 +85,7 @@ def test_episode_vectors_are_computed_before_the_write_transaction_opens(
         isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=embedder, config=config
     )
     try:
-        embedder.store = mem.store
+        embedder.store = store_of(mem)
         mem.add({"role": "user", "content": "We start from here."}, session_id="import:chat.json")
         embedder.inside.clear()
         lines = ["I keep bees.", "My sister lives in Porto.", "I play the cello.", "I drink my coffee black."]

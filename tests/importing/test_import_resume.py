@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from import_support import T0, chatgpt_conversation, write_json
 from support.fixtures import PASSPHRASE, VENV_BIN
+from support.internals import store_of
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
@@ -66,14 +67,14 @@ def _state(home: Path) -> dict[str, Any]:
     try:
         episodes = sorted(
             tuple(r)
-            for r in mem.store.query(
+            for r in store_of(mem).query(
                 "SELECT session_id, turn_index, sha256, role, event_time, json_extract(metadata, '$.import_key') "
                 "FROM episodes"
             )
         )
         memories = sorted(
             tuple(r)
-            for r in mem.store.query(
+            for r in store_of(mem).query(
                 "SELECT session_id, text, kind, status, authority, valid_from, version FROM memory_items"
             )
         )
@@ -106,7 +107,7 @@ def test_an_import_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_o
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
-            if int(watcher.store.query_one("SELECT count(*) FROM episodes")[0]) >= 2 * int(BATCH):
+            if int(store_of(watcher).query_one("SELECT count(*) FROM episodes")[0]) >= 2 * int(BATCH):
                 break
             time.sleep(0.02)
         assert proc.poll() is None, f"the import ended (exit {proc.returncode}) before it could be killed"

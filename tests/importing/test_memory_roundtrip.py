@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import links as links_mod
 
@@ -27,7 +28,7 @@ def _fresh(home: Path) -> Memory:
 
 
 def _snapshot(mem: Memory) -> dict[str, Any]:
-    store = mem.store
+    store = store_of(mem)
     items = {m.id: m.to_dict() for m in mem.memories(status=None, limit=10_000)}
     evidence = sorted(
         tuple(r)
@@ -57,7 +58,7 @@ def _history(mem: Memory) -> None:
     mem.add("I live in Lisbon. I have a dog called Rex.", session_id="s2")
     mem.add("My brother's name is Tom.", session_id="s3")
     first, second = sorted(m.id for m in mem.memories(limit=100))[:2]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         links_mod.add_link(conn, first, second, "supports", 0.81, device=mem.device_id)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import store_of
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.storage import ledger
 
@@ -54,19 +55,22 @@ def rows(mem: Memory, where: str = "1", params: tuple[Any, ...] = ()) -> list[tu
     """(id, kind, status, text) of the memories matching ``where``."""
     return [
         (r[0], r[1], r[2], r[3])
-        for r in mem.store.query(
+        for r in store_of(mem).query(
             f"SELECT id, kind, status, text FROM memory_items WHERE {where} ORDER BY created_at, id", params
         )
     ]
 
 
 def entries(mem: Memory, op: str, target: str | None = None) -> list[ledger.LedgerEntry]:
-    return [e for e in ledger.entries(mem.store) if e.op == op and (target is None or e.target_id == target)]
+    return [
+        e for e in ledger.entries(store_of(mem)) if e.op == op and (target is None or e.target_id == target)
+    ]
 
 
 def sources(mem: Memory, derived_id: str) -> set[str]:
     return {
-        r[0] for r in mem.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))
+        r[0]
+        for r in store_of(mem).query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))
     }
 
 

@@ -13,6 +13,7 @@ from organise_support import put
 from support.fake_embedder import HashEmbedder
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent, running_fake_ollama
 from support.fixtures import PASSPHRASE
+from support.internals import embedder_of, store_of
 from veramem_desktop.core.storage.ids import now_iso
 
 from veramem_desktop.config import Config
@@ -51,7 +52,7 @@ def omem(isolated_home: Path) -> Iterator[tuple[Memory, FakeOllama]]:
 
 
 def _rated_trace(mem: Memory, query: str, cited: list[str]) -> None:
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute(
             "INSERT INTO traces(id, kind, created_at, user_id, query, route, returned_ids, cited_ids, reward, "
             "rewarded_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -75,7 +76,7 @@ def test_a_models_abstraction_is_stored_only_when_every_slot_replaces_a_whole_va
     omem: tuple[Memory, FakeOllama], reply: dict[str, Any], stored: bool
 ) -> None:
     mem, server = omem
-    moved = put(mem.store, mem.embedder, "Ann moved to Porto in 2024.", session=None, queue=False)
+    moved = put(store_of(mem), embedder_of(mem), "Ann moved to Porto in 2024.", session=None, queue=False)
     _rated_trace(mem, "What do I work as?", [moved.id])
     server.script(FromRequest(lambda _request: JsonContent(reply)))
     report = mem.consolidate()
@@ -88,4 +89,4 @@ def test_a_models_abstraction_is_stored_only_when_every_slot_replaces_a_whole_va
         assert distil.written == 0 and distil.skipped == {"garbled_abstraction": 1}
         [notice] = [n for n in report.notices if "abstraction was refused" in n]
         assert "'What'" in notice and "cuts a word or number" in notice
-        assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE kind = 'experience'")[0] == 0
+        assert store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE kind = 'experience'")[0] == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.fake_embedder import HashEmbedder
+from support.internals import store_of
 from veramem_desktop.core.lifecycle.links import enqueue
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
@@ -76,7 +77,7 @@ def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(
         added = result.added[0]["id"]
         assert mem.get(added).status == "active" and mem.links(added) == []
         assert added in {h.id for h in mem.search("squash on Mondays", route="facts").results}
-        row = mem.store.query_one(
+        row = store_of(mem).query_one(
             "SELECT attempts, last_error FROM pending_links WHERE memory_id = ?", (added,)
         )
         assert row == (1, "RuntimeError")
@@ -91,7 +92,7 @@ def test_what_a_closed_process_left_queued_is_linked_by_the_next_consolidate(iso
     mem.config.organise.linking = False  # as if the process had exited before the linker ran
     a = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
     b = mem.add("Ann plays squash on Mondays.").added[0]["id"]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         enqueue(conn, [a, b])
     mem.close()
     again = Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder(), llm=RuleBasedLLM())

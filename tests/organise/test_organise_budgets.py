@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.internals import store_of
 from veramem_desktop.core.lifecycle.budgets import Budget, BudgetConfig, keep, plan, tokens, value
 from veramem_desktop.core.storage.items import MemoryItem
 
@@ -84,7 +85,7 @@ def test_each_source_has_its_own_budget_per_person() -> None:
 def test_cold_items_leave_default_search_and_return_with_include_archived(mem: Memory) -> None:
     mem.config.organise.linking = False  # only the budget decides here
     kept = mem.add("I keep the spare key under the blue flowerpot.").added[0]["id"]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         from veramem_desktop.core.storage.items import set_fields
 
         set_fields(conn, kept, device="d", op="memory.pin", pinned=True)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import engine_of
 from veramem_desktop.core.storage import vectors
 
 from veramem_desktop.memory import Memory
@@ -34,6 +35,6 @@ def test_search_writes_links_and_consolidation_build_one_set_of_vector_caches(
         mem.drain_links()
         mem.consolidate()
         assert sorted(built) == sorted(vectors.KINDS)  # one cache of each kind, for everything
-        assert mem.engine.caches["memory"] is mem.engine.vectors.memory
+        assert engine_of(mem).caches["memory"] is engine_of(mem).vectors.memory
     finally:
         mem.close()

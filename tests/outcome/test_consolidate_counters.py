@@ -14,6 +14,7 @@ from outcome_support import DEVICE, ScriptedLLM, derived_sources, open_store, pu
 from support.fake_embedder import HashEmbedder
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent, RawContent, running_fake_ollama
 from support.fixtures import PASSPHRASE
+from support.internals import embedder_of, store_of
 from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.ids import now_iso
@@ -155,7 +156,7 @@ def test_the_facade_asks_the_model_itself_so_a_failure_is_counted_not_hidden_by_
         llm=FallbackLLM(ScriptedLLM()),
     )
     try:
-        _fill(mem.store, mem.embedder)  # type: ignore[arg-type]
+        _fill(store_of(mem), embedder_of(mem))  # type: ignore[arg-type]
         report = mem.consolidate()
         assert report.reconciles and report.model_failures == 3
         assert report.stages["summarise"].written == 1
@@ -206,7 +207,7 @@ def _scripted_reply(request: dict[str, Any]) -> Any:
 def test_counters_reconcile_through_a_real_ollama_speaking_server_with_malformed_replies(
     omem: Memory, ollama: FakeOllama
 ) -> None:
-    ids = _fill(omem.store, omem.embedder)  # type: ignore[arg-type]
+    ids = _fill(store_of(omem), embedder_of(omem))  # type: ignore[arg-type]
     ollama.script(*[FromRequest(_scripted_reply) for _ in range(10)])
     report = omem.consolidate()
     assert report.reconciles, report.to_dict()
@@ -214,10 +215,10 @@ def test_counters_reconcile_through_a_real_ollama_speaking_server_with_malformed
     assert _counts(report, "distil") == (3, 1, {"model_failed": 1, "no_own_memories": 1})
     assert len(ollama.chat_requests) == 5  # three sessions big enough to summarise, two experiences
     [summary_id] = report.stages["summarise"].ids
-    assert items.get(omem.store, summary_id).text == "Ann got ready for a trip to Oslo."
+    assert items.get(store_of(omem), summary_id).text == "Ann got ready for a trip to Oslo."
     [experience_id] = report.stages["distil"].ids
-    assert "Trip preparation" in items.get(omem.store, experience_id).text
-    assert derived_sources(omem.store)[experience_id] == sorted(ids["s-ok"])
+    assert "Trip preparation" in items.get(store_of(omem), experience_id).text
+    assert derived_sources(store_of(omem))[experience_id] == sorted(ids["s-ok"])
     assert report.model.startswith("ollama")
 
 

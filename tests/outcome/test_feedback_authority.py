@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from support.internals import store_of
 from veramem_desktop.core.lifecycle.outcome import archive_counters
 from veramem_desktop.core.storage import items, ledger
 
@@ -49,7 +50,7 @@ def test_agent_feedback_then_consolidate_keeps_the_persons_authorized_fact_activ
     # usage may still lower how easily it comes up
     after = [h for h in mem.search(QUESTION, agent_id="bot", route="facts").results if h.id == target]
     assert after and after[0].score < before
-    feedback_entries = [e for e in ledger.entries(mem.store) if e.op == "trace.feedback"]
+    feedback_entries = [e for e in ledger.entries(store_of(mem)) if e.op == "trace.feedback"]
     assert len(feedback_entries) == 8 and all(
         e.details["by"] == "agent" and e.details["agent"] == "bot" for e in feedback_entries
     )

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.storage import items, ledger_verify
 
@@ -92,8 +93,8 @@ def test_credit_for_a_superseded_memory_goes_to_its_current_version(mem: Memory)
     mem.add(TEAS)
     trace_id, ranked = _memories_ranked(mem)
     old = mem.get(ranked[0][0])
-    evidence = items.evidence_for(mem.store, old.id)
-    with mem.store.atomic() as conn:
+    evidence = items.evidence_for(store_of(mem), old.id)
+    with store_of(mem).atomic() as conn:
         new = items.new_version(
             conn, old, replace(old, text=old.text + " Every day."), evidence, device="dev_test"
         )
@@ -120,7 +121,7 @@ def test_a_reward_outside_minus_one_to_one_is_refused_with_a_clear_message(mem: 
     trace_id, _ = _memories_ranked(mem)
     with pytest.raises(InvalidInputError, match="between -1 and 1"):
         mem.feedback(trace_id, reward)
-    assert mem.store.query_one("SELECT reward FROM traces WHERE id = ?", (trace_id,))[0] is None
+    assert store_of(mem).query_one("SELECT reward FROM traces WHERE id = ?", (trace_id,))[0] is None
 
 
 def test_an_unknown_trace_is_not_found(mem: Memory) -> None:
@@ -142,8 +143,10 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
     }
     fb = [e for e in mem.ledger_entries() if e.op == "trace.feedback"]
     assert fb[0].target_id == trace_id and fb[0].details["credited"] == [c["id"] for c in out["credited"]]
-    assert ledger_verify.verify(mem.store).ok
-    row = mem.store.query_one("SELECT reward, rewarded_at, cited_ids FROM traces WHERE id = ?", (trace_id,))
+    assert ledger_verify.verify(store_of(mem)).ok
+    row = store_of(mem).query_one(
+        "SELECT reward, rewarded_at, cited_ids FROM traces WHERE id = ?", (trace_id,)
+    )
     assert row[0] == -0.5 and row[1] and ranked[2][0] in row[2]
 
 
@@ -151,7 +154,7 @@ def test_a_helpful_use_restores_retrieval_strength_and_an_unhelpful_one_does_not
     mem.add(TEAS)
     trace_id, ranked = _memories_ranked(mem)
     a, b = ranked[0][0], ranked[1][0]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         for memory_id in (a, b):
             items.set_fields(conn, memory_id, device="dev_test", op="memory.decay", retrieval_strength=0.4)
     mem.feedback(trace_id, 1.0, cited_ids=[a])

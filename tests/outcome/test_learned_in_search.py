@@ -6,6 +6,7 @@ Not collected yet (no ``test_`` prefix): rename it to ``test_learned_in_search.p
 
 from __future__ import annotations
 
+from support.internals import engine_of, store_of
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.lifecycle.learned import LearnedModel
 from veramem_desktop.core.storage import items
@@ -25,13 +26,13 @@ def test_the_learned_score_moves_ranking_only_once_a_model_is_stored(mem: Memory
     mem.add(["I like green tea.", "I like black tea."])
     static = _ranked(mem)
     top, second = static[0], static[1]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         items.set_fields(conn, top, device="dev_test", op="memory.importance", importance=0.0)
         items.set_fields(conn, second, device="dev_test", op="memory.importance", importance=1.0)
     assert _ranked(mem) == static  # importance alone is not in the static prior
-    mem.store.set_meta(learned.META_KEY, IMPORTANCE_MODEL.to_json())
+    store_of(mem).set_meta(learned.META_KEY, IMPORTANCE_MODEL.to_json())
     assert _ranked(mem)[:2] == [second, top]
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         conn.execute("DELETE FROM meta WHERE key = ?", (learned.META_KEY,))
     assert _ranked(mem) == static
 
@@ -39,9 +40,9 @@ def test_the_learned_score_moves_ranking_only_once_a_model_is_stored(mem: Memory
 def test_a_share_of_zero_keeps_the_static_ranking(mem: Memory) -> None:
     mem.add(["I like green tea.", "I like black tea."])
     static = _ranked(mem)
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         items.set_fields(conn, static[0], device="dev_test", op="memory.importance", importance=0.0)
         items.set_fields(conn, static[1], device="dev_test", op="memory.importance", importance=1.0)
-    mem.store.set_meta(learned.META_KEY, IMPORTANCE_MODEL.to_json())
-    mem.engine.config.learned_share = 0.0  # type: ignore[attr-defined]
+    store_of(mem).set_meta(learned.META_KEY, IMPORTANCE_MODEL.to_json())
+    engine_of(mem).config.learned_share = 0.0  # type: ignore[attr-defined]
     assert _ranked(mem) == static

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.internals import store_of
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.lifecycle.learned import Features, LearnedModel
 
@@ -146,27 +147,27 @@ def test_feedback_trains_the_model_only_once_ten_outcomes_exist_and_the_cache_se
     results = _feedback_rounds(mem, rewards[:9])
     assert all(not r["learned"]["trained"] for r in results)
     assert [r["learned"]["outcomes"] for r in results] == list(range(1, 10))
-    assert mem.store.get_meta(learned.META_KEY) is None
-    assert cache.get(mem.store) is None
+    assert store_of(mem).get_meta(learned.META_KEY) is None
+    assert cache.get(store_of(mem)) is None
     [tenth] = _feedback_rounds(mem, rewards[9:10])
     assert tenth["learned"]["trained"] is True and tenth["learned"]["samples"] == 10
-    stored = learned.load(mem.store)
+    stored = learned.load(store_of(mem))
     assert stored is not None and stored.samples == 10
-    assert cache.get(mem.store) == stored
+    assert cache.get(store_of(mem)) == stored
 
 
 def test_the_model_cache_reads_the_store_only_when_its_version_moved(mem: Memory) -> None:
     cache = learned.ModelCache()
-    assert cache.get(mem.store) is None
+    assert cache.get(store_of(mem)) is None
     model = LearnedModel((1.0, 0.0, 0.0, 0.0), 0.0, 10, 5, "t")
-    mem.store.set_meta(learned.META_KEY, model.to_json())
-    assert cache.get(mem.store) == model
+    store_of(mem).set_meta(learned.META_KEY, model.to_json())
+    assert cache.get(store_of(mem)) == model
     other = LearnedModel((2.0, 0.0, 0.0, 0.0), 0.0, 11, 5, "t")
-    version = mem.store.data_version()
-    with mem.store.atomic() as conn:  # written behind the cache's back, then reported as the old version
+    version = store_of(mem).data_version()
+    with store_of(mem).atomic() as conn:  # written behind the cache's back, then reported as the old version
         conn.execute("UPDATE meta SET value = ? WHERE key = ?", (other.to_json(), learned.META_KEY))
-    assert cache.get(mem.store, version) == model
-    assert cache.get(mem.store) == other
+    assert cache.get(store_of(mem), version) == model
+    assert cache.get(store_of(mem)) == other
 
 
 def test_after_the_first_fit_the_model_is_refitted_once_outcomes_grew_by_ten(mem: Memory) -> None:
@@ -175,4 +176,4 @@ def test_after_the_first_fit_the_model_is_refitted_once_outcomes_grew_by_ten(mem
     results = _feedback_rounds(mem, rewards)
     samples = [r["learned"].get("samples") for r in results]
     assert samples[9:] == [10] * 10 + [20] * 3
-    assert learned.load(mem.store) is not None and learned.load(mem.store).samples == 20  # type: ignore[union-attr]
+    assert learned.load(store_of(mem)) is not None and learned.load(store_of(mem)).samples == 20  # type: ignore[union-attr]

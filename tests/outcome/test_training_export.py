@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from support.fixtures import run_cli
+from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 
 from veramem_desktop.memory import Memory
@@ -123,7 +124,7 @@ def test_forget_erases_a_decision_records_text(mem: Memory, tmp_path: Path) -> N
     mem.add("I like oolong tea.", user_id="bob")  # another scope: it never saw the code
     assert any("4242" in json.dumps(r) for r in export(mem, tmp_path, "before.jsonl"))
     mem.forget(secret["id"])
-    rows = mem.store.query("SELECT query, returned_ids, metadata FROM traces")
+    rows = store_of(mem).query("SELECT query, returned_ids, metadata FROM traces")
     assert rows and not any("4242" in " ".join(str(c) for c in row) for row in rows)
     after = export(mem, tmp_path, "after.jsonl")
     assert after and not any("4242" in json.dumps(r) for r in after)
@@ -133,7 +134,7 @@ def test_expiry_erases_a_decision_records_text(mem: Memory, tmp_path: Path) -> N
     mem.add("Park in bay 17 today.", expires_in="1h")
     mem.add("I like oolong tea.", user_id="bob")
     mem.expire(datetime.now(UTC) + timedelta(hours=2))
-    rows = mem.store.query("SELECT query, metadata FROM traces")
+    rows = store_of(mem).query("SELECT query, metadata FROM traces")
     assert rows and not any("bay 17" in " ".join(str(c) for c in row) for row in rows)
     assert not any("bay 17" in json.dumps(r) for r in export(mem, tmp_path))
 
@@ -192,4 +193,4 @@ def test_forgetting_a_message_or_a_user_erases_the_decision_records_that_name_th
     assert [r["user_id"] for r in export(mem, tmp_path, "a.jsonl")] == ["bob", "carol"]
     mem.forget("user:bob")
     assert [r["user_id"] for r in export(mem, tmp_path, "b.jsonl")] == ["carol"]
-    assert not any("318" in str(row) for row in mem.store.query("SELECT query, metadata FROM traces"))
+    assert not any("318" in str(row) for row in store_of(mem).query("SELECT query, metadata FROM traces"))

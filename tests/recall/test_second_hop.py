@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall import SearchEngine, recipe
 from veramem_desktop.core.recall.hops import expand, fuse, moved
 
@@ -30,7 +31,9 @@ def _say(mem: Memory, text: str, session: str = "s1", user: str = "me", who: str
 
 
 def _engine(mem: Memory, **change: object) -> SearchEngine:
-    return SearchEngine(mem.store, mem.embedder, replace(recipe("hybrid", mem.engine.config), **change))
+    return SearchEngine(
+        store_of(mem), embedder_of(mem), replace(recipe("hybrid", engine_of(mem).config), **change)
+    )
 
 
 def _ranked(

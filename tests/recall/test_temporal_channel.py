@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall import SearchConfig, SearchEngine
 from veramem_desktop.core.recall.periods import Period, resolve, stated_days
 from veramem_desktop.core.recall.query import AskedTime, asked_time
@@ -20,7 +21,7 @@ def _say(mem: Memory, session: str, when: str, text: str, user: str = "me", who:
 
 
 def _rank(mem: Memory, query: str, channels: tuple[str, ...], user: str = "me") -> list[str]:
-    _, scores, _ = mem.engine.rank(query, mem.caller(user), route="raw", channels=channels)
+    _, scores, _ = engine_of(mem).rank(query, mem.caller(user), route="raw", channels=channels)
     return sorted(scores, key=lambda d: -scores[d])
 
 
@@ -141,7 +142,7 @@ def test_the_channel_is_off_at_weight_zero_and_counts_from_the_callers_own_sessi
     question = "What soup did Ana cook last year?"  # the latest session of "me" is in 2023: last year is 2022
     assert _rank(rmem, question, ("bm25",))[0] == newer
     assert _rank(rmem, question, ("bm25", "temporal"))[0] == older
-    off = SearchEngine(rmem.store, rmem.embedder, SearchConfig(temporal_weight=0.0))
+    off = SearchEngine(store_of(rmem), embedder_of(rmem), SearchConfig(temporal_weight=0.0))
     _, with_off, _ = off.rank(question, rmem.caller("me"), route="raw", channels=("bm25", "temporal"))
     _, plain, _ = off.rank(question, rmem.caller("me"), route="raw", channels=("bm25",))
     assert with_off == plain

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from support.internals import engine_of
+
 from veramem_desktop.bench.truth_section import holds
 from veramem_desktop.memory import Memory
 
@@ -59,7 +61,9 @@ def test_a_person_sees_rejected_material_only_when_they_ask(rmem: Memory) -> Non
     assert shown and all(h.state == "rejected" for h in shown if holds(h.text, "Porlamo"))
     assert rmem.history(wrong) == [] and rmem.history(wrong, include_rejected=True)[0].trust == "rejected"
     # An agent never gets it, even when it asks.
-    assert not rmem.engine.search("Porlamo", rmem.caller(agent_id="cursor", include_rejected=True)).results
+    assert (
+        not engine_of(rmem).search("Porlamo", rmem.caller(agent_id="cursor", include_rejected=True)).results
+    )
 
 
 def test_an_equivalent_memory_stored_before_the_rejection_is_retracted_with_it(rmem: Memory) -> None:
@@ -235,7 +239,7 @@ def test_a_models_answer_sees_each_items_state_and_cannot_present_a_replaced_val
             stale = next(i.id for i in items if i.state == "superseded")
             return Reply(AnswerDraft("You live in Berlin.", (stale,), False, True))
 
-    result = Answerer(rmem.engine, StaleModel()).answer("where do I live", rmem.caller())  # type: ignore[arg-type]
+    result = Answerer(engine_of(rmem), StaleModel()).answer("where do I live", rmem.caller())  # type: ignore[arg-type]
     items, fenced = shown[0]
     assert "state=superseded" in fenced and "state=current" in fenced
     assert any(i.state == "superseded" and i.superseded_by for i in items)

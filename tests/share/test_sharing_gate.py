@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.fixtures import run_cli
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.lifecycle.sharing import may_act_on
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.items import MemoryItem
@@ -62,7 +63,7 @@ def test_the_canary_catches_a_two_word_leak() -> None:
 
 
 def _fact(mem: Memory, text: str, **fields: object) -> MemoryItem:
-    emb = mem.embedder
+    emb = embedder_of(mem)
     base: dict[str, object] = {
         "kind": "experience",
         "authority": "authorized",
@@ -73,7 +74,7 @@ def _fact(mem: Memory, text: str, **fields: object) -> MemoryItem:
     base.update(fields)
     from veramem_desktop.core.storage import index
 
-    with mem.store.atomic() as conn:
+    with store_of(mem).atomic() as conn:
         item = items.insert(conn, MemoryItem(id="", text=text, **base), [], device="d")  # type: ignore[arg-type]
         index.index_memory(conn, emb.name, item.id, text, emb.embed([text])[0])
     return item
@@ -135,10 +136,10 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
         def abstract_experience(self, text: str) -> Reply[str]:
             return Reply(text)
 
-    again = Sharer(mem.engine, mem.embedder, Verbatim(), device="d").share("me", only=[pii.id])  # type: ignore[arg-type]
+    again = Sharer(engine_of(mem), embedder_of(mem), Verbatim(), device="d").share("me", only=[pii.id])  # type: ignore[arg-type]
     assert "email" in again.refused[0]["reason"] and not again.shared
     assert (
-        mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 1
+        store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 1
     )  # only the abstracted copy
 
 
@@ -254,7 +255,7 @@ def test_share_consent_refuses_a_stated_wifi_password_and_names_the_kind(mem: Me
     report = mem.share_experiences()
     assert not report.shared and [r["id"] for r in report.refused] == [tip.id]
     assert report.refused[0]["reason"] == "secret found: password"
-    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0
+    assert store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0
     assert mem.search("office wifi password", user_id="bob").shared == []
 
 
@@ -267,7 +268,7 @@ def test_a_secret_in_the_source_is_refused_even_when_the_abstraction_hides_it(me
             return Reply("Procedure: connect to the office network with the usual credentials.")
 
     item = _fact(mem, "Connect to the office network with password Tr0ub4dor&3 at the door.")
-    report = Sharer(mem.engine, mem.embedder, Paraphrase(), device="d").share("me", only=[item.id])  # type: ignore[arg-type]
+    report = Sharer(engine_of(mem), embedder_of(mem), Paraphrase(), device="d").share("me", only=[item.id])  # type: ignore[arg-type]
     assert not report.shared and "password" in report.refused[0]["reason"]
 
 
@@ -324,9 +325,9 @@ def test_no_secret_or_personal_data_kind_reaches_the_pool(mem: Memory) -> None:
         "url-with-query": "Track the order at https://shop.example/orders?customer=4821 weekly.",
     }
     ids = {kind: _fact(mem, text).id for kind, text in samples.items()}
-    report = Sharer(mem.engine, mem.embedder, Verbatim(), device="d").share("me")  # type: ignore[arg-type]
+    report = Sharer(engine_of(mem), embedder_of(mem), Verbatim(), device="d").share("me")  # type: ignore[arg-type]
     assert report.shared == [] and report.merged == []
     reasons = {r["id"]: r["reason"] for r in report.refused}
     for kind, memory_id in ids.items():
         assert kind in reasons[memory_id], (kind, reasons[memory_id])
-    assert mem.store.query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0
+    assert store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0

@@ -8,13 +8,14 @@ from __future__ import annotations
 import sys
 import time
 
+from support.internals import store_of
 from veramem_desktop.memory import Memory
 
 
 def main() -> None:
     home, seconds, tag = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     mem = Memory(home)
-    _ = mem.store
+    _ = store_of(mem)
     print("ready", flush=True)
     deadline = time.monotonic() + seconds
     i = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.internals import store_of
 from textual.widgets import ProgressBar
 from tui_support import app_on, settle
 from veramem_desktop.tui.screens.ledger import LedgerScreen
@@ -32,7 +33,7 @@ async def test_verify_on_an_intact_ledger_fills_the_bar_and_says_it_verifies(dem
 async def test_verify_after_an_entry_was_edited_names_the_first_bad_entry_and_highlights_it(
     demo_mem: Memory,
 ) -> None:
-    with demo_mem.store.atomic() as conn:  # tamper the way an attacker with the key would
+    with store_of(demo_mem).atomic() as conn:  # tamper the way an attacker with the key would
         conn.execute("UPDATE ledger SET details = '{\"forged\": true}' WHERE seq = 5")
     app = app_on(demo_mem)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support.internals import store_of
 from textual.pilot import Pilot
 from tui_support import app_on, fill, settle
 from veramem_desktop.tui.app import VeramemApp
@@ -150,7 +151,7 @@ def test_snapshot_ledger_tampered(snap_mem: Memory, snap_compare: Any, size: tup
     """After entry 5 was edited in the file: a red, bold "The ledger does not verify. First bad entry:
     #5." with the reason ("altered after it was written") and the entry's operation and target; the
     table shows entries up to #5, with #5 in red under the cursor."""
-    with snap_mem.store.atomic() as conn:
+    with store_of(snap_mem).atomic() as conn:
         conn.execute("UPDATE ledger SET details = '{\"forged\": true}' WHERE seq = 5")
 
     async def run_before(pilot: Pilot[Any]) -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.storage import index
 
 from veramem_desktop.config import Config
@@ -35,14 +36,14 @@ def test_an_add_commits_its_episodes_then_what_is_derived_and_never_embeds_insid
         mem.add("warming up the store", session_id="s")
         statements: list[str] = []
         depths: list[int] = []
-        embed = mem.embedder.embed
+        embed = embedder_of(mem).embed
 
         def watched(texts: Any) -> Any:
-            depths.append(mem.store._depth)  # an open write transaction holds the store's lock
+            depths.append(store_of(mem)._depth)  # an open write transaction holds the store's lock
             return embed(texts)
 
-        mem.embedder.embed = watched  # type: ignore[method-assign]
-        mem.store.conn.set_trace_callback(statements.append)
+        embedder_of(mem).embed = watched  # type: ignore[method-assign]
+        store_of(mem).conn.set_trace_callback(statements.append)
         result = mem.add(
             [
                 {"role": "user", "content": "I keep bees on the roof."},
@@ -50,7 +51,7 @@ def test_an_add_commits_its_episodes_then_what_is_derived_and_never_embeds_insid
             ],
             session_id="s",
         )
-        mem.store.conn.set_trace_callback(None)
+        store_of(mem).conn.set_trace_callback(None)
         assert result.added and len(result.episodes) == 2
         # the episodes are committed first (readers see them at once), then what is derived from them
         assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == [
@@ -77,7 +78,9 @@ def test_a_derivation_that_fails_halfway_through_its_writes_keeps_the_episodes_a
         result = mem.add("I keep bees on the roof.", session_id="s")
         assert not result.added and any("RuntimeError" in n for n in result.notices)
         assert [e.content for e in mem.episodes(limit=5)] == ["I keep bees on the roof."]
-        assert mem.store.query_one("SELECT count(*) FROM memory_items")[0] == 0  # the savepoint undid them
+        assert (
+            store_of(mem).query_one("SELECT count(*) FROM memory_items")[0] == 0
+        )  # the savepoint undid them
         assert mem.verify().ok
     finally:
         mem.close()
@@ -91,12 +94,12 @@ def test_a_cache_refresh_waiting_for_the_store_never_holds_the_cache_from_a_writ
     mem = _memory(isolated_home)
     try:
         mem.add("I keep bees on the roof.", session_id="s")
-        cache = mem.engine.caches["memory"]
-        cache.refresh(mem.store)
+        cache = engine_of(mem).caches["memory"]
+        cache.refresh(store_of(mem))
         allowed = np.arange(len(cache), dtype=np.int64)
         mem.add("My sister lives in Porto.", session_id="s")  # the cache is stale again
         querying, writer_in = threading.Event(), threading.Event()
-        real_query = mem.store.query
+        real_query = store_of(mem).query
 
         def query(sql: str, params: Any = ()) -> Any:
             if threading.current_thread().name == "refresher" and not querying.is_set():
@@ -104,11 +107,13 @@ def test_a_cache_refresh_waiting_for_the_store_never_holds_the_cache_from_a_writ
                 writer_in.wait(1.0)  # let the writer take the store, as it may at this moment
             return real_query(sql, params)
 
-        mem.store.query = query  # type: ignore[method-assign]
-        refresher = threading.Thread(target=cache.refresh, args=(mem.store,), name="refresher", daemon=True)
+        store_of(mem).query = query  # type: ignore[method-assign]
+        refresher = threading.Thread(
+            target=cache.refresh, args=(store_of(mem),), name="refresher", daemon=True
+        )
         refresher.start()
         assert querying.wait(5.0)
-        with mem.store.atomic():
+        with store_of(mem).atomic():
             writer_in.set()
             reader = threading.Thread(
                 target=cache.top, args=(HashEmbedder().embed(["bees"])[0], allowed, 1), daemon=True

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
+from support.internals import store_of
 from veramem_desktop.core.write.ingest import context_vector
 
 from veramem_desktop.config import Config
@@ -44,7 +45,7 @@ def _memory(home: Path, embedder: HashEmbedder) -> Memory:
 
 
 def _vectors(mem: Memory, kind: str, session: str) -> list[np.ndarray]:
-    rows = mem.store.query(
+    rows = store_of(mem).query(
         "SELECT v.vector FROM episodes e JOIN embeddings v ON v.owner_id = e.id AND v.owner_kind = ? "
         "WHERE e.session_id = ? ORDER BY e.turn_index",
         (kind, session),

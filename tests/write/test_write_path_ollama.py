@@ -17,7 +17,7 @@ from support.fake_ollama import (
     running_fake_ollama,
 )
 from support.fixtures import PASSPHRASE
-from support.internals import llm_of
+from support.internals import llm_of, store_of
 from veramem_desktop.core.storage import items
 
 from veramem_desktop.config import Config
@@ -171,7 +171,7 @@ def test_a_merged_memory_keeps_the_weakest_authority(omem: Memory, ollama: FakeO
         reconcile("ADD", None),
     )
     second = omem.add([{"role": "assistant", "content": "So you live in Lisbon, right?"}]).added[0]["id"]
-    with omem.store.atomic() as conn:
+    with store_of(omem).atomic() as conn:
         merged = items.merge(
             conn,
             [omem.get(lisbon), omem.get(second)],
