@@ -8,8 +8,8 @@ the protocol defines.
 Functions take a ``Connection`` (inside the caller's transaction) or a ``Store``.
 
 Sync owns the ``sync_*`` tables, and its own keys of the store's shared ``meta`` table (each
-named ``sync_…``; ``get_meta``, ``set_meta`` and ``delete_meta`` here are the only SQL on it in
-sync/). Every other table belongs to the engine: sync reads and writes those through core's
+named ``sync_…``; ``get_meta`` here is the only SQL on it in sync/, and ``set_meta`` and
+``delete_meta`` write through core/storage/meta.py, which owns the table's writes). Every other table belongs to the engine: sync reads and writes those through core's
 repositories (core/storage/).
 """
 
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.errors import NotInitialisedError
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync.hlc import HLC
@@ -206,14 +207,11 @@ def get_meta(conn: Connection | Store, key: str) -> str | None:
 
 
 def set_meta(conn: Connection, key: str, value: str) -> None:
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (key, value),
-    )
+    meta.put(conn, key, value)
 
 
 def delete_meta(conn: Connection, key: str) -> None:
-    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+    meta.delete(conn, key)
 
 
 def clock(conn: Connection | Store, device_id: str) -> HLC:

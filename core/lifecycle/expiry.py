@@ -23,6 +23,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
@@ -93,11 +94,7 @@ def note(conn: Connection, expires_at: str) -> None:
     """Record that something expires at ``expires_at`` (keeps the earliest)."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_NEXT,)).fetchone()
     if row is None or not row[0] or expires_at < str(row[0]):
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
-            "excluded.value",
-            (META_NEXT, expires_at),
-        )
+        meta.put(conn, META_NEXT, expires_at)
 
 
 def due(store: Store, now: datetime) -> bool:
@@ -113,10 +110,7 @@ def _recompute_next(conn: Connection, now_text: str) -> None:
         "WHERE json_extract(metadata, '$.expires_at') > ?) WHERE t IS NOT NULL",
         (now_text,),
     ).fetchone()
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (META_NEXT, str(row[0]) if row and row[0] else ""),
-    )
+    meta.put(conn, META_NEXT, str(row[0]) if row and row[0] else "")
 
 
 def refresh_next(store: Store, now: datetime) -> None:

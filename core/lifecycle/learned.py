@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.ids import now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -173,13 +174,6 @@ def outcomes_from(metadata_rows: Sequence[str]) -> tuple[npt.NDArray[np.float64]
     return np.asarray(xs, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(ys, dtype=np.float64)
 
 
-def _set_meta(conn: Connection, key: str, value: str) -> None:
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (key, value),
-    )
-
-
 def _tally(conn: Connection) -> tuple[int, int, int]:
     """(outcomes, positive outcomes, outcomes the last fit saw) as counted in ``meta``."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (TALLY_KEY,)).fetchone()
@@ -191,7 +185,7 @@ def _tally(conn: Connection) -> tuple[int, int, int]:
 
 
 def _save_tally(conn: Connection, outcomes: int, positives: int, trained: int) -> None:
-    _set_meta(conn, TALLY_KEY, json.dumps({"outcomes": outcomes, "positives": positives, "trained": trained}))
+    meta.put(conn, TALLY_KEY, json.dumps({"outcomes": outcomes, "positives": positives, "trained": trained}))
 
 
 def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
@@ -203,9 +197,9 @@ def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
     x, y = outcomes_from([r[0] for r in rows])
     model = train(x, y)
     if model is None:
-        conn.execute("DELETE FROM meta WHERE key = ?", (META_KEY,))
+        meta.delete(conn, META_KEY)
     else:
-        _set_meta(conn, META_KEY, model.to_json())
+        meta.put(conn, META_KEY, model.to_json())
     # the tally restarts from what training saw (forget may have erased outcomes since)
     _save_tally(conn, int(y.shape[0]), int(y.sum()), int(y.shape[0]))
     return model, int(y.shape[0])

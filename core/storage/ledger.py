@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, chain_hash, commitment
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -150,10 +151,7 @@ def append(
             digest,
         ),
     )
-    conn.execute(
-        "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (f"{seq}:{digest}",),
-    )
+    meta.put(conn, "ledger_head", f"{seq}:{digest}")
     return LedgerEntry(**{**entry.__dict__, "hash": digest})
 
 
@@ -292,10 +290,7 @@ class Appender:
             self._rows,
         )
         self._rows.clear()
-        self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('ledger_head', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (f"{self.seq}:{self.head}",),
-        )
+        meta.put(self.conn, "ledger_head", f"{self.seq}:{self.head}")
 
 
 # --------------------------------------------------------------- reading entries

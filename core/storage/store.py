@@ -19,6 +19,7 @@ from typing import Any
 
 import sqlcipher3
 from veramem_desktop.core.errors import NotAStoreError, StoreBusyError, StoreDamagedError, WrongKeyError
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.schema import MIGRATIONS
 from veramem_desktop.core.trust.actor import Acting
@@ -363,10 +364,7 @@ class Store:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.atomic() as conn:
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+            meta.put(conn, key, value)
 
 
 def _split_sql(script: str) -> list[str]:

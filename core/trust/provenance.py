@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import os
 
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.store import Connection
 
 
@@ -18,7 +19,7 @@ def _key(conn: Connection) -> bytes:
     if row is not None:
         return bytes.fromhex(row[0])
     key = os.urandom(32)
-    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('provenance_key', ?)", (key.hex(),))
+    meta.add_once(conn, "provenance_key", key.hex())
     return bytes.fromhex(conn.execute("SELECT value FROM meta WHERE key = 'provenance_key'").fetchone()[0])
 
 

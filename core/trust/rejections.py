@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.trust.normalize import normalise, phrase_words, skeleton
@@ -70,7 +71,7 @@ def _secret(conn: Connection) -> bytes:
     if row is not None:
         return bytes.fromhex(row[0])
     key = os.urandom(32)
-    conn.execute("INSERT INTO meta(key, value) VALUES ('rejection_key', ?)", (key.hex(),))
+    meta.add(conn, "rejection_key", key.hex())
     return key
 
 
