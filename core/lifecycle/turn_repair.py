@@ -9,6 +9,7 @@ context vectors are dropped, their owners returned so the caller can recompute t
 from __future__ import annotations
 
 from veramem_desktop.core.recall.query import episode_fts_text
+from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, row_to_episode
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.write.ingest import line_of
@@ -46,9 +47,7 @@ def repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[s
         for row in (before, after):
             if row is not None:
                 stale.add(row[0])
-                conn.execute(
-                    "DELETE FROM embeddings WHERE owner_kind = 'episode_ctx' AND owner_id = ?", (row[0],)
-                )
+                index_rows.remove_vector(conn, "episode_ctx", row[0])
         if after is not None:
             nxt = row_to_episode(after)
             prev_line = None
@@ -59,9 +58,9 @@ def repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[s
                 "SELECT rowid FROM fts_rows WHERE owner_kind = 'episode' AND owner_id = ?", (nxt.id,)
             ).fetchone()
             if found is not None:
-                conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (found[0],))
-                conn.execute(
-                    "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                    (found[0], episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line)),
+                index_rows.rewrite_episode_fts(
+                    conn,
+                    found[0],
+                    episode_fts_text(line_of(nxt.role, nxt.source_name, nxt.content), prev_line),
                 )
     return sorted(stale)

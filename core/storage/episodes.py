@@ -10,7 +10,7 @@ from typing import Any
 
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage import index_rows, ledger
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.ids import iso, new_id, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -177,13 +177,11 @@ def insert(
                 json.dumps(episode.metadata, sort_keys=True),
             ),
         )
-        cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (episode.id,))
-        conn.execute(
-            "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-            (
-                cur.lastrowid,
-                index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0]),
-            ),
+        index_rows.add_fts(
+            conn,
+            "episode",
+            episode.id,
+            index_text(episode) if fts_texts is None else for_index(storable(fts_texts[i])[0]),
         )
         ledger.append(
             conn,

@@ -1,8 +1,9 @@
 """Search indexes written beside each memory and episode: vectors and entities.
 
-(The full-text rows are written by ``items.insert`` and ``episodes.insert``.)
+(The full-text rows are written with the item, by ``items.insert`` and ``episodes.insert``.)
 Vectors are computed before the write transaction opens (the model is slow) and
-stored inside it, so the index never lags the rows it describes.
+stored inside it, so the index never lags the rows it describes. This module computes what
+goes in the index; :mod:`.index_rows` holds the statements that write it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall.query import entities
+from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.storage.vectors import to_blob
 
@@ -28,34 +30,18 @@ def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
 def store_vectors(
     conn: Connection, owner_kind: str, model: str, ids: Sequence[str], vectors: Vectors
 ) -> None:
-    conn.executemany(
-        "INSERT OR REPLACE INTO embeddings(owner_kind, owner_id, model, vector) VALUES (?,?,?,?)",
-        [(owner_kind, i, model, to_blob(v)) for i, v in zip(ids, vectors, strict=True)],
+    index_rows.replace_vectors(
+        conn, [(owner_kind, i, model, to_blob(v)) for i, v in zip(ids, vectors, strict=True)]
     )
 
 
 def store_entities(conn: Connection, owner_kind: str, owner_id: str, text: str) -> None:
-    conn.executemany(
-        "INSERT OR IGNORE INTO entities(owner_kind, owner_id, entity) VALUES (?,?,?)",
-        [(owner_kind, owner_id, e) for e in sorted(entities(text))],
-    )
+    index_rows.insert_entities(conn, [(owner_kind, owner_id, e) for e in sorted(entities(text))])
 
 
 def remove_owner(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """Erase every index row of one owner (vectors of every variant, entities, FTS)."""
-    kinds = VECTOR_KINDS[owner_kind]
-    conn.execute(
-        f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(kinds))}) AND owner_id = ?",
-        (*kinds, owner_id),
-    )
-    conn.execute("DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id))
-    row = conn.execute(
-        "SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
-    ).fetchone()
-    if row is not None:
-        table = "memory_fts" if owner_kind == "memory" else "episode_fts"
-        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (row[0],))
-        conn.execute("DELETE FROM fts_rows WHERE rowid = ?", (row[0],))
+    index_rows.remove_owner_rows(conn, owner_kind, VECTOR_KINDS[owner_kind], owner_id)
 
 
 def index_memory(conn: Connection, model: str, item_id: str, text: str, vector: Vectors) -> None:

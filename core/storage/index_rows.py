@@ -1,9 +1,15 @@
-"""Search index rows of episodes and memories made on another device, written in bulk.
+"""Search index rows: every statement that writes the search indexes.
 
-:mod:`.index` indexes what this device writes (FTS rows with the item, vectors and entities
-beside it). Rows that arrive from another device carry their vectors (the receiver needs no
-model) and are indexed here, many at once: FTS rows with the rowids the caller gives them,
-entity rows and vector rows, each a list of values for one ``executemany``.
+The full-text tables (``fts_rows`` naming what each rowid indexes, ``episode_fts`` and
+``memory_fts``), ``entities`` and ``embeddings`` are written here only: a new episode's or
+memory's full-text row (:func:`add_fts`, called by ``episodes.insert``, ``items.insert`` and the
+import of an export), the vectors and entities :mod:`.index` computes for what this device
+writes, a turn's full-text row rewritten and its neighbours' context vectors dropped when
+``forget`` erases a turn (core/lifecycle/turn_repair.py), and an owner's rows erased with it.
+
+Rows that arrive from another device carry their vectors (the receiver needs no model) and are
+indexed here, many at once: FTS rows with the rowids the caller gives them, entity rows and
+vector rows, each a list of values for one ``executemany``.
 """
 
 from __future__ import annotations
@@ -14,6 +20,45 @@ from typing import Any
 from veramem_desktop.core.storage.store import Connection
 
 FTS_TABLES = {"episode": "episode_fts", "memory": "memory_fts"}
+
+
+def add_fts(conn: Connection, owner_kind: str, owner_id: str, text: str) -> None:
+    """The full-text row of one new episode or memory: its owner row (a new rowid) and its text."""
+    cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES (?, ?)", (owner_kind, owner_id))
+    conn.execute(f"INSERT INTO {FTS_TABLES[owner_kind]}(rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+
+
+def rewrite_episode_fts(conn: Connection, rowid: int, text: str) -> None:
+    """Replace the full-text row ``rowid`` of an episode with ``text`` (its owner row is kept)."""
+    conn.execute("DELETE FROM episode_fts WHERE rowid = ?", (rowid,))
+    conn.execute("INSERT INTO episode_fts(rowid, text) VALUES (?, ?)", (rowid, text))
+
+
+def replace_vectors(conn: Connection, values: Sequence[Sequence[Any]]) -> None:
+    """``(vector kind, owner_id, model, blob)`` rows computed here (one already there is replaced)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO embeddings(owner_kind, owner_id, model, vector) VALUES (?,?,?,?)", values
+    )
+
+
+def remove_vector(conn: Connection, vector_kind: str, owner_id: str) -> None:
+    """Erase one vector variant of one owner (e.g. a turn's context vector, to be recomputed)."""
+    conn.execute("DELETE FROM embeddings WHERE owner_kind = ? AND owner_id = ?", (vector_kind, owner_id))
+
+
+def remove_owner_rows(conn: Connection, owner_kind: str, vector_kinds: Sequence[str], owner_id: str) -> None:
+    """Erase every index row of one owner: its vectors of ``vector_kinds``, its entities, its full-text row."""
+    conn.execute(
+        f"DELETE FROM embeddings WHERE owner_kind IN ({','.join('?' * len(vector_kinds))}) AND owner_id = ?",
+        (*vector_kinds, owner_id),
+    )
+    conn.execute("DELETE FROM entities WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id))
+    row = conn.execute(
+        "SELECT rowid FROM fts_rows WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
+    ).fetchone()
+    if row is not None:
+        conn.execute(f"DELETE FROM {FTS_TABLES[owner_kind]} WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM fts_rows WHERE rowid = ?", (row[0],))
 
 
 def last_fts_rowid(conn: Connection) -> int:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.storage import derivations, ledger
+from veramem_desktop.core.storage import derivations, index_rows, ledger
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
@@ -161,8 +161,7 @@ def insert(
     conn.execute(f"INSERT INTO memory_items({ITEM_COLUMNS}) VALUES ({marks})", _item_params(item))
     for ev in evidence:
         add_evidence(conn, item.id, ev, now=now)
-    cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('memory', ?)", (item.id,))
-    conn.execute("INSERT INTO memory_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, for_index(item.text)))
+    index_rows.add_fts(conn, "memory", item.id, for_index(item.text))
     ledger.append(
         conn,
         op=op,
