@@ -23,7 +23,15 @@ from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import context_text, episode_fts_text
-from veramem_desktop.core.storage import index, items, ledger
+from veramem_desktop.core.storage import (
+    derivations,
+    episode_rows,
+    index,
+    index_rows,
+    item_rows,
+    items,
+    ledger,
+)
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
@@ -158,31 +166,31 @@ def _flush_episodes(
     vectors = index.embed_texts(embedder, lines + [context_text(None, line, None) for line in lines])
     with store.atomic() as conn:
         for ep in eps:
-            conn.execute(
-                f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    ep.id,
-                    ep.content,
-                    ep.sha256,
-                    ep.role,
-                    ep.source_name,
-                    ep.user_id,
-                    ep.agent_id,
-                    ep.team_id,
-                    ep.session_id,
-                    int(ep.turn_index),
-                    ep.event_time,
-                    ep.created_at,
-                    json.dumps(ep.metadata or {}, sort_keys=True),
-                ),
+            episode_rows.insert_rows(
+                conn,
+                [
+                    (
+                        ep.id,
+                        ep.content,
+                        ep.sha256,
+                        ep.role,
+                        ep.source_name,
+                        ep.user_id,
+                        ep.agent_id,
+                        ep.team_id,
+                        ep.session_id,
+                        int(ep.turn_index),
+                        ep.event_time,
+                        ep.created_at,
+                        json.dumps(ep.metadata or {}, sort_keys=True),
+                    )
+                ],
             )
-            cur = conn.execute("INSERT INTO fts_rows(owner_kind, owner_id) VALUES ('episode', ?)", (ep.id,))
-            conn.execute(
-                "INSERT INTO episode_fts(rowid, text) VALUES (?, ?)",
-                (
-                    cur.lastrowid,
-                    for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content), None)),
-                ),
+            index_rows.add_fts(
+                conn,
+                "episode",
+                ep.id,
+                for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content), None)),
             )
             ledger.append(
                 conn,
@@ -256,11 +264,7 @@ def _flush_memories(
         for (item, evidence, derived), vec in zip(flat, vectors, strict=True):
             written = _insert_exact(conn, item, evidence, device)
             index.index_memory(conn, embedder.name, item.id, item.text, vec)
-            for source in derived:
-                conn.execute(
-                    "INSERT OR IGNORE INTO derivations(derived_id, source_id) VALUES (?, ?)",
-                    (item.id, source),
-                )
+            derivations.add(conn, item.id, derived)
             if written.trust == "rejected":
                 rejections.record(conn, written)
     result.memories += len(todo)
@@ -281,7 +285,7 @@ def _insert_exact(
         details={"imported": True, "status": item.status, "trust": item.trust},
     )
     if item.updated_at:
-        conn.execute("UPDATE memory_items SET updated_at = ? WHERE id = ?", (item.updated_at, item.id))
+        item_rows.set_row_fields(conn, item.id, {"updated_at": item.updated_at})
         written = replace(written, updated_at=item.updated_at)
     return written
 
@@ -342,7 +346,7 @@ def _check_chain(
 def _flush_links(
     store: Store, pending: list[tuple[int, dict[str, Any]]], result: ArchiveResult, device: str, dry_run: bool
 ) -> None:
-    from veramem_desktop.core.lifecycle.links import add_link
+    from veramem_desktop.core.lifecycle.links import add_link, keep_created_at
 
     if not pending:
         return
@@ -367,10 +371,7 @@ def _flush_links(
                 continue
             add_link(conn, src, dst, kind, float(obj.get("score") or 0.0), device=device)
             if isinstance(obj.get("created_at"), str):  # kept as exported, like the memories' times
-                conn.execute(
-                    "UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
-                    (obj["created_at"], src, dst, kind),
-                )
+                keep_created_at(conn, src, dst, kind, obj["created_at"])
             result.links += 1
             result.stored += 1
     pending.clear()
