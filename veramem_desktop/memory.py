@@ -144,7 +144,9 @@ class Memory:
         return mem, new_key
 
     @property
-    def store(self) -> Store:
+    def _store_handle(self) -> Store:
+        """The open store, opened (its key loaded) on first use. Not part of the facade: the services
+        are given it here, surfaces go through the facade's calls."""
         with self._open_lock:
             if self._store is None:
                 self._store = self._opening.open(self._passphrase)
@@ -157,7 +159,7 @@ class Memory:
 
     def acting_as(self, actor: Actor) -> Any:
         """A block in which this thread's changes are recorded as ``actor``'s (an agent surface uses it)."""
-        return self.store.acting.scope(actor)
+        return self._store_handle.acting.scope(actor)
 
     def unlock_with_recovery_code(self, code: str, *, new_passphrase: str | None = None) -> None:
         key = self._opening.recover(code, new_passphrase=new_passphrase)
@@ -186,7 +188,7 @@ class Memory:
 
     @property
     def device_id(self) -> str:
-        return self.store.get_meta("device_id") or "dev_local"
+        return self._store_handle.get_meta("device_id") or "dev_local"
 
     def _scope(
         self, user_id: str | None, agent_id: str | None, team_id: str | None, session_id: str | None
@@ -216,7 +218,7 @@ class Memory:
         limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
         scope = self._scope(user_id, agent_id, team_id, session_id)
         expires_at = expiry_mod.resolve(until, expires_in, datetime.now(UTC))
-        with self.store.acting.scope(self._actor(scope.user_id)):
+        with self._store_handle.acting.scope(self._actor(scope.user_id)):
             result = self._writes().add(inputs, scope, notices, expires_at)
         return result
 
@@ -265,7 +267,9 @@ class Memory:
 
     # ------------------------------------------------------------ models
     @property
-    def embedder(self) -> Embedder:
+    def _embedder_handle(self) -> Embedder:
+        """The embedding model, built from the settings on first use. Not part of the facade: surfaces reach
+        it through the facade's calls (`embedder_name`, `load_embedder`)."""
         with self._open_lock:
             if self._embedder is None:
                 from .models.embedder import OnnxEmbedder, default_embedder
@@ -281,14 +285,16 @@ class Memory:
 
     @property
     def embedder_name(self) -> str:
-        return str(self.embedder.name)
+        return str(self._embedder_handle.name)
 
     @property
-    def engine(self) -> SearchEngine:
+    def _engine_handle(self) -> SearchEngine:
+        """The search engine of `search` and `answer`, built with the one vector index on first use. Not
+        part of the facade (a measurement gets an engine of its own from `search_engine`)."""
         with self._open_lock:
             engine = self._engine
         if engine is None:
-            store, embedder = self.store, self.embedder
+            store, embedder = self._store_handle, self._embedder_handle
             search = copy.deepcopy(self.config.search)  # a recipe set on the engine leaves the settings alone
             vectors = VectorIndex(embedder.name, embedder.dim, exact_up_to=search.dense_exact_up_to)
             engine = SearchEngine(store, embedder, search, vectors)
@@ -300,7 +306,7 @@ class Memory:
 
     def _index(self) -> VectorIndex:
         """The open store's vector index (built with the engine, which searches with it)."""
-        return self.engine.vectors
+        return self._engine_handle.vectors
 
     def _hypothesise(self, question: str) -> str | None:
         """The "hyde" channel's source: one hypothetical answer sentence from the model, resolved on
@@ -322,7 +328,7 @@ class Memory:
     # ------------------------------------------------------------ services of the open store
     def _organising(self) -> Organiser:
         """The open store's organiser (links, budgets, the background linker), made on first use."""
-        store, device = self.store, self.device_id
+        store, device = self._store_handle, self.device_id
         with self._open_lock:
             if self._organiser is None or self._organiser.store is not store:  # reopened since
                 self._organiser = Organiser(
@@ -332,15 +338,19 @@ class Memory:
 
     def _make_linker(self) -> linker_mod.Linker:
         return linker_mod.Linker(
-            self.store, self.embedder, self._backend, self._index().memory, device=self.device_id
+            self._store_handle,
+            self._embedder_handle,
+            self._backend,
+            self._index().memory,
+            device=self.device_id,
         )
 
     def _writes(self) -> Writes:
         """The add path over the open store's engine and models (the LLM is resolved once episodes are kept)."""
         return Writes(
-            self.store,
-            self.engine,
-            self.embedder,
+            self._store_handle,
+            self._engine_handle,
+            self._embedder_handle,
             lambda: self._backend,
             vectors=self._index().memory,
             device=self.device_id,
@@ -349,8 +359,8 @@ class Memory:
 
     def _importer(self) -> Importer:
         return Importer(
-            self.store,
-            embedder=lambda: self.embedder,
+            self._store_handle,
+            embedder=lambda: self._embedder_handle,
             writer=lambda: self._writes().writer(),
             identity=self.config.identity,
             linking=self.config.organise.linking,
@@ -361,23 +371,23 @@ class Memory:
     def _curation(self) -> Curation:
         """Pins, expiry, erasure and sharing of the open store (made on first use, and again once the store
         is reopened); the embedder, engine and LLM are resolved when a call needs them."""
-        store, curation = self.store, self._curated
+        store, curation = self._store_handle, self._curated
         if curation is None or curation.store is not store:
             curation = self._curated = Curation(
                 store,
                 device=self.device_id,
                 channel=self.channel,
-                embedder=lambda: self.embedder,
-                engine=lambda: self.engine,
+                embedder=lambda: self._embedder_handle,
+                engine=lambda: self._engine_handle,
                 llm=lambda: self._backend,
             )
         return curation
 
     def _outcomes(self) -> Outcomes:
-        return Outcomes(self.store, device=self.device_id)
+        return Outcomes(self._store_handle, device=self.device_id)
 
     def _device_sync(self) -> DeviceSync:
-        store, device = self.store, self.device_id
+        store, device = self._store_handle, self.device_id
         with self._open_lock:
             if self._sync is None:
                 self._sync = DeviceSync(store, device=device)
@@ -482,8 +492,8 @@ class Memory:
         self.expire(now)
         writes = self._writes()
         consolidation = Consolidation(
-            self.store,
-            self.embedder,
+            self._store_handle,
+            self._embedder_handle,
             self._backend,
             self._index().memory,
             device=self.device_id,
@@ -596,7 +606,7 @@ class Memory:
         """A hash of the replicated state; equal on devices that have exchanged everything."""
         from .sync.replica import state_hash
 
-        return state_hash(self.store)
+        return state_hash(self._store_handle)
 
     # ------------------------------------------------------------ search
     def search(
@@ -620,7 +630,7 @@ class Memory:
             raise InvalidInputError("k must be between 1 and 1000.")
         query, _ = storable(query[:10_000])
         self.expire_if_due()
-        return self.engine.search(
+        return self._engine_handle.search(
             query,
             self.caller(user_id, agent_id, include_rejected=include_rejected),
             k=k,
@@ -631,7 +641,7 @@ class Memory:
     # ------------------------------------------------------------ memories
     def get(self, memory_id: str, *, caller: Caller | None = None) -> MemoryItem:
         """The memory ``memory_id``, as ``caller`` (the person by default) may read it."""
-        return reads.get(self.store, self._reader(caller), memory_id)
+        return reads.get(self._store_handle, self._reader(caller), memory_id)
 
     def memories(
         self,
@@ -647,7 +657,7 @@ class Memory:
     ) -> list[MemoryItem]:
         """Memory items, newest first, filtered by any of the given fields (None means any)."""
         return items_mod.list_items(
-            self.store,
+            self._store_handle,
             user_id=user_id,
             kind=kind,
             status=status,
@@ -671,9 +681,9 @@ class Memory:
         only). ``caller``: who reads (the person by default; an agent surface passes its own)."""
         reader = self._reader(caller, include_rejected)
         if as_of is None:
-            return reads.history(self.store, reader, memory_id)
+            return reads.history(self._store_handle, reader, memory_id)
         moment = iso(as_of) if isinstance(as_of, datetime) else iso(parse_time(as_of))
-        return reads.as_of(self.store, reader, memory_id, moment)
+        return reads.as_of(self._store_handle, reader, memory_id, moment)
 
     def detail(
         self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
@@ -682,7 +692,7 @@ class Memory:
         Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
         holding a rejected value are left out. ``caller``: who reads (the person by default); evidence in
         messages an agent caller may not see is left out and counted in ``evidence_withheld``."""
-        return detail_mod.detail(self.store, self._reader(caller, include_rejected), memory_id)
+        return detail_mod.detail(self._store_handle, self._reader(caller, include_rejected), memory_id)
 
     # ------------------------------------------------------------ answer
     def answer(
@@ -693,20 +703,22 @@ class Memory:
             raise InvalidInputError("The question is empty.")
         question, _ = storable(question[:10_000])
         self.expire_if_due()
-        return Answerer(self.engine, self._backend).answer(question, self.caller(user_id, agent_id), k=k)
+        return Answerer(self._engine_handle, self._backend).answer(
+            question, self.caller(user_id, agent_id), k=k
+        )
 
     # ------------------------------------------------------------ review (a person's act only)
     def review_queue(self, *, user_id: str | None = None) -> list[review_mod.ReviewItem]:
-        return review_mod.queue(self.store, user_id=user_id)
+        return review_mod.queue(self._store_handle, user_id=user_id)
 
     def approve(self, memory_id: str) -> MemoryItem:
         """Mark a memory verified. For people only: never exposed to agents (MCP/REST)."""
-        return review_mod.approve(self.store, memory_id, device=self.device_id)
+        return review_mod.approve(self._store_handle, memory_id, device=self.device_id)
 
     def reject(self, memory_id: str, reason: str = "") -> review_mod.Rejection:
         """Reject a memory: it, the memories saying the same and the messages holding its value are hidden
         from every recall, its value can never return, and an earlier version it replaced is current again."""
-        return review_mod.reject(self.store, memory_id, device=self.device_id, reason=reason)
+        return review_mod.reject(self._store_handle, memory_id, device=self.device_id, reason=reason)
 
     # ------------------------------------------------------------ sharing
     def share_experiences(
@@ -764,12 +776,12 @@ class Memory:
         now: datetime | None = None,
     ) -> list[dict[str, Any]]:
         """Active memories that expire within ``within``, soonest first."""
-        return expiry_mod.upcoming(self.store, now or datetime.now(UTC), within, user_id=user_id)
+        return expiry_mod.upcoming(self._store_handle, now or datetime.now(UTC), within, user_id=user_id)
 
     # ------------------------------------------------------------ forget
     def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
         """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return reads.forget_plan(self.store, self._reader(caller), target)
+        return reads.forget_plan(self._store_handle, self._reader(caller), target)
 
     def forget(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or `user:<id>`, and all that was built from them.
@@ -779,16 +791,16 @@ class Memory:
     # ------------------------------------------------------------ grants
     def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:
         """Add an access edge: user_agent (user → agent), agent_resource (agent → agent/resource), team_member (user → team)."""
-        with self.store.atomic() as conn:
+        with self._store_handle.atomic() as conn:
             return grants_mod.grant(conn, kind, subject, object, device=self.device_id)
 
     def revoke(self, kind: str, subject: str, object: str) -> int:
         """End an access edge now; items it exposed are hidden at once, retroactively."""
-        with self.store.atomic() as conn:
+        with self._store_handle.atomic() as conn:
             return grants_mod.revoke(conn, kind, subject, object, device=self.device_id)
 
     def grants(self, *, include_revoked: bool = False) -> list[grants_mod.Grant]:
-        return grants_mod.list_grants(self.store, include_revoked=include_revoked)
+        return grants_mod.list_grants(self._store_handle, include_revoked=include_revoked)
 
     # ------------------------------------------------------------ read
     def episodes(
@@ -803,7 +815,7 @@ class Memory:
     ) -> list[Episode]:
         """Episodes; those holding a rejected value only with ``include_rejected`` (a person asking)."""
         return episodes_mod.list_episodes(
-            self.store,
+            self._store_handle,
             user_id=user_id,
             session_id=session_id,
             limit=limit,
@@ -813,24 +825,24 @@ class Memory:
         )
 
     def episode(self, episode_id: str) -> Episode | None:
-        return episodes_mod.get(self.store, episode_id)
+        return episodes_mod.get(self._store_handle, episode_id)
 
     def sessions(self, *, user_id: str | None = None) -> list[dict[str, Any]]:
-        return episodes_mod.sessions(self.store, user_id=user_id)
+        return episodes_mod.sessions(self._store_handle, user_id=user_id)
 
     def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger_verify.VerifyReport:
-        return ledger_verify.verify(self.store, progress)
+        return ledger_verify.verify(self._store_handle, progress)
 
     def ledger_entries(
         self, *, target_id: str | None = None, limit: int | None = None
     ) -> list[ledger.LedgerEntry]:
-        return ledger.entries(self.store, target_id=target_id, limit=limit)
+        return ledger.entries(self._store_handle, target_id=target_id, limit=limit)
 
     def status(self) -> dict[str, Any]:
         """Where the store is, what it holds, and whether its ledger verifies."""
         if not self.exists():
             return {"store": str(self.store_path), "exists": False}
-        return self._opening.status(self.store, self.device_id)
+        return self._opening.status(self._store_handle, self.device_id)
 
     # ------------------------------------------------------------ callers
     def _reader(self, caller: Caller | None, include_rejected: bool = False) -> Caller:
@@ -844,31 +856,31 @@ class Memory:
         self, caller: Caller, *, session_id: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[Episode]:
         """The caller's user's messages, newest first, that ``caller`` may see (an agent surface's listing)."""
-        return reads.episodes(self.store, caller, session_id=session_id, limit=limit, offset=offset)
+        return reads.episodes(self._store_handle, caller, session_id=session_id, limit=limit, offset=offset)
 
     def require_trace(self, trace_id: str, *, caller: Caller) -> None:
         """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
-        reads.require_trace(self.store, caller, trace_id)
+        reads.require_trace(self._store_handle, caller, trace_id)
 
     def ledger_length(self) -> int:
         """How many entries the ledger holds (what `verify` will check)."""
-        return stats.ledger_length(self.store)
+        return stats.ledger_length(self._store_handle)
 
     # ------------------------------------------------------------ checks and measurement (doctor, bench)
     def unlock(self) -> None:
         """Open the store now, loading its key, so a missing or wrong key fails here (a server calls it
         before it starts serving) rather than at the first request."""
-        self.store  # noqa: B018  (opening is the point)
+        self._store_handle  # noqa: B018  (opening is the point)
 
     def integrity_problems(self, limit: int = 20) -> list[str]:
         """Every page of the store file checked (``PRAGMA cipher_integrity_check``): the problems found (at
         most ``limit``), none when the file is whole."""
-        return self.store.integrity_problems(limit)
+        return self._store_handle.integrity_problems(limit)
 
     def load_embedder(self) -> tuple[str, int]:
         """Load the embedding model now (a bundled model's sha256 is verified before use); its name and
         dimensions."""
-        embedder = self.embedder
+        embedder = self._embedder_handle
         load = getattr(embedder, "load", None)  # the ONNX model loads lazily; a test double may not
         if load is not None:
             load()
@@ -877,11 +889,11 @@ class Memory:
     def create_beside(self, home: str | Path, **kwargs: Any) -> tuple[Memory, NewKey]:
         """``Memory.create`` at ``home`` with this facade's embedding model, loaded once for both: how
         throwaway stores are made next to an open one (the doctor's probes)."""
-        return type(self).create(home, embedder=self.embedder, **kwargs)
+        return type(self).create(home, embedder=self._embedder_handle, **kwargs)
 
     def memory_count(self) -> int:
         """How many memory rows the store holds, every status and version included."""
-        return stats.memory_count(self.store)
+        return stats.memory_count(self._store_handle)
 
     def add_prepared(
         self,
@@ -899,9 +911,9 @@ class Memory:
         from veramem_desktop.core.storage import index
         from veramem_desktop.core.storage.items import Evidence
 
-        device, model = self.device_id, self.embedder.name if vectors is not None else ""
+        device, model = self.device_id, self._embedder_handle.name if vectors is not None else ""
         ids: list[str] = []
-        with self.store.atomic() as conn:
+        with self._store_handle.atomic() as conn:
             for i, text in enumerate(texts):
                 evidence: list[Evidence] = []
                 if with_messages:
@@ -928,7 +940,7 @@ class Memory:
             if not sql.startswith("--"):
                 seen[0] += 1
 
-        conn = self.store.conn
+        conn = self._store_handle.conn
         conn.set_trace_callback(count)
         try:
             yield lambda: seen[0]
@@ -942,8 +954,10 @@ class Memory:
         those settings with vector caches of its own and no model (set its ``hypothesise`` to give it one).
         Surfaces recall through `search` and `answer`."""
         if config is not None:
-            return SearchEngine(self.store, self.embedder, config)
-        own = self.engine
-        engine = SearchEngine(self.store, self.embedder, copy.deepcopy(own.config), own.vectors)
+            return SearchEngine(self._store_handle, self._embedder_handle, config)
+        own = self._engine_handle
+        engine = SearchEngine(
+            self._store_handle, self._embedder_handle, copy.deepcopy(own.config), own.vectors
+        )
         engine.hypothesise = own.hypothesise
         return engine

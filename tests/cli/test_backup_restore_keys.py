@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE, run_cli
+from support.internals import store_of
 from veramem_desktop.core.errors import ExitCode, WrongKeyError
 from veramem_desktop.core.storage import ledger_verify
 from veramem_desktop.core.storage.store import Store
@@ -186,7 +187,7 @@ def test_after_a_passphrase_change_the_old_one_fails_and_the_new_one_opens(isola
     proc = run_cli("passphrase", env={"VERAMEM_NEW_PASSPHRASE": NEW_PASSPHRASE})
     assert proc.returncode == 0, proc.stderr
     with pytest.raises(WrongKeyError):
-        _ = Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder()).store
+        _ = store_of(Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder()))
     old = run_cli("status", env={"VERAMEM_PASSPHRASE": PASSPHRASE})
     assert old.returncode == ExitCode.WRONG_KEY
     new = run_cli("status", "--json", env={"VERAMEM_PASSPHRASE": NEW_PASSPHRASE})

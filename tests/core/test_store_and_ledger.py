@@ -52,7 +52,7 @@ def test_a_file_that_is_not_a_store_is_named_as_such(mem: Memory, isolated_home:
         Path(str(path) + suffix).unlink(missing_ok=True)
     path.write_bytes(b"this is not a database at all" * 200)
     with pytest.raises(NotAStoreError, match="not a VeraMem store"):
-        _ = Memory(isolated_home).store
+        _ = store_of(Memory(isolated_home))
 
 
 def test_raw_open_with_a_wrong_key_fails_at_once(mem: Memory) -> None:

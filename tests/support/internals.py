@@ -18,17 +18,17 @@ from veramem_desktop.memory import Memory
 
 def store_of(mem: Memory) -> Store:
     """The facade's store, opened (its key loaded) if it was not yet."""
-    return mem.store
+    return mem._store_handle
 
 
 def engine_of(mem: Memory) -> SearchEngine:
     """The facade's own search engine (the one ``search`` and ``answer`` use), built if it was not yet."""
-    return mem.engine
+    return mem._engine_handle
 
 
 def embedder_of(mem: Memory) -> Embedder:
     """The facade's embedding model, built from its settings if it was not yet."""
-    return mem.embedder
+    return mem._embedder_handle
 
 
 def llm_of(mem: Memory) -> LLM:
