@@ -24,9 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core import limits
-from veramem_desktop.core.errors import (
-    InvalidInputError,
-)
 from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
 from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
@@ -35,7 +32,7 @@ from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle.sharing import ShareReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import ROUTES, SearchConfig, SearchEngine, SearchResult
+from veramem_desktop.core.recall import SearchConfig, SearchEngine, SearchResult
 from veramem_desktop.core.recall.answer import Answerer, AnswerResult
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import grants as grants_mod
@@ -45,7 +42,6 @@ from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.storage.text import storable
 from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.trust import detail as detail_mod
@@ -66,7 +62,8 @@ from .services.importer import Importer, ImportProgress
 from .services.opening import Opening
 from .services.organiser import Organiser
 from .services.outcomes import Outcomes
-from .services.writes import MessageLike, Writes, scope_for, to_inputs
+from .services.recall import checked_query, checked_question
+from .services.writes import MessageLike, Writes, document_inputs, scope_for, to_inputs
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.budgets import BudgetConfig
@@ -250,13 +247,8 @@ class Memory:
         expires_in: str | None = None,
     ) -> AddResult:
         """Split a document into chunks, each an episode with role ``document`` named after the file."""
-        from veramem_desktop.core.write.chunking import chunk_document
-
-        chunks = chunk_document(text)
-        if not chunks:
-            raise InvalidInputError(f"{name} has no text to add.")
         return self.add(
-            [EpisodeInput(content=c, role="document", name=name) for c in chunks],
+            document_inputs(text, name),
             user_id=user_id,
             agent_id=agent_id,
             team_id=team_id,
@@ -622,13 +614,7 @@ class Memory:
     ) -> SearchResult:
         """Hybrid search (no LLM call). Writes a trace; its id is in the result for `feedback`.
         ``include_rejected`` (a person only, never an agent) shows rejected material too, labelled."""
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInputError("The search query is empty.")
-        if route is not None and route not in ROUTES:
-            raise InvalidInputError(f"Unknown route {route!r}; use one of {', '.join(ROUTES)}.")
-        if k is not None and not 1 <= k <= 1000:
-            raise InvalidInputError("k must be between 1 and 1000.")
-        query, _ = storable(query[:10_000])
+        query = checked_query(query, route, k)
         self.expire_if_due()
         return self._engine_handle.search(
             query,
@@ -699,9 +685,7 @@ class Memory:
         self, question: str, *, user_id: str | None = None, agent_id: str | None = None, k: int = 10
     ) -> AnswerResult:
         """Answer from memory only, citing what it relied on, or abstain."""
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidInputError("The question is empty.")
-        question, _ = storable(question[:10_000])
+        question = checked_question(question)
         self.expire_if_due()
         return Answerer(self._engine_handle, self._backend).answer(
             question, self.caller(user_id, agent_id), k=k

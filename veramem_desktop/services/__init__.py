@@ -7,6 +7,7 @@ exactly the parts it uses:
 - organiser.py: ``Organiser``, links, budgets and the one background linker thread;
 - consolidation.py: ``Consolidation``, the idle-time job of the outcome loop;
 - curation.py: ``Curation``, pins, expiry, erasure, consent to share, sharing and the action gate;
+- recall.py: the checks a search query or a question passes before recall runs on it;
 - outcomes.py: ``Outcomes``, feedback and the trajectory and training exports;
 - device_sync.py: ``DeviceSync``, sync between the person's devices and pairing.
 

@@ -24,6 +24,7 @@ from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -76,6 +77,15 @@ def to_inputs(
         else:
             raise InvalidInputError(f'Message {i + 1} must be text or an object with "role" and "content".')
     return out
+
+
+def document_inputs(text: str, name: str) -> list[EpisodeInput]:
+    """A document's chunks, each a message with role ``document`` named after the file (InvalidInputError
+    when it has no text)."""
+    chunks = chunk_document(text)
+    if not chunks:
+        raise InvalidInputError(f"{name} has no text to add.")
+    return [EpisodeInput(content=c, role="document", name=name) for c in chunks]
 
 
 def scope_for(
