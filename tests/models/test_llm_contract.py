@@ -51,7 +51,7 @@ from veramem_desktop.models.llm.openai_compat import OpenAICompatTransport
 from veramem_desktop.models.llm.prompts import EXTRACT_KINDS, LINK_TYPES, OPS
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
-TIMEOUT = 1.0  # seconds; each slow-server case waits this long per call (a loaded machine needs room)
+TIMEOUT = 1.5  # seconds; each slow-server case waits this long per call (a loaded machine needs room)
 BACKENDS = ("rule-based", "ollama", "openai", "anthropic")
 MODELS = BACKENDS[1:]
 
