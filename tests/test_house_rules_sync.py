@@ -15,61 +15,19 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from pathlib import Path
+
+from tests.support.code_strings import RUNTIME, schema_tables, strings
 
 ROOT = Path(__file__).resolve().parents[1]
 SYNC_OWNED = re.compile(r"^sync_\w+$")
 META_HOLDER = "registry.py"  # the one sync module that reads and writes sync's keys of ``meta``
 
-_CREATE = re.compile(r"CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
-_RUNTIME = "\x00"  # stands for a formatted value in an f-string
 _TABLE_AFTER = re.compile(r"\b(?:FROM|INTO|UPDATE|JOIN)\s+(\w+|\x00)", re.IGNORECASE)
-
-
-def schema_tables(root: Path) -> set[str]:
-    """Every table the engine's schema creates."""
-    found: set[str] = set()
-    for path in sorted((root / "core").rglob("*.py")):
-        for text in _strings(ast.parse(path.read_text("utf-8"))):
-            found |= set(_CREATE.findall(text))
-    return found
 
 
 def engine_tables(root: Path) -> set[str]:
     return {t for t in schema_tables(root) if not SYNC_OWNED.match(t)}
-
-
-def _docstrings(tree: ast.Module) -> set[int]:
-    """ids of the string nodes that are docstrings (of the module, a class or a function)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
-def _strings(tree: ast.Module) -> Iterator[str]:
-    """Every string of the code, an f-string with its formatted values as one marker character."""
-    skip = _docstrings(tree)
-    inside_fstrings = {
-        id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            yield "".join(
-                p.value if isinstance(p, ast.Constant) and isinstance(p.value, str) else _RUNTIME
-                for p in node.values
-            )
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and id(node) not in skip
-            and id(node) not in inside_fstrings
-        ):
-            yield node.value
 
 
 def sync_sql_on_engine_tables(root: Path) -> set[str]:
@@ -78,9 +36,9 @@ def sync_sql_on_engine_tables(root: Path) -> set[str]:
     found: set[str] = set()
     for path in sorted((root / "sync").rglob("*.py")):
         rel = path.relative_to(root).as_posix()
-        for text in _strings(ast.parse(path.read_text("utf-8"))):
+        for text in strings(ast.parse(path.read_text("utf-8"))):
             for table in _TABLE_AFTER.findall(text):
-                if table == _RUNTIME:
+                if table == RUNTIME:
                     found.add(f"{rel}: a table named at run time")
                 elif table == "meta" and path.name == META_HOLDER:
                     continue

@@ -24,8 +24,10 @@ import ast
 import functools
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
+
+from tests.support.code_strings import RUNTIME as _RUNTIME
+from tests.support.code_strings import schema_tables, strings
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("core", "sync")
@@ -123,64 +125,19 @@ RUNTIME = {
     "core/lifecycle/forget.py": frozenset({"memory_fts", "episode_fts"}),  # the full-text tables' optimize
 }
 
-_CREATE = re.compile(r"CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
-_RUNTIME = "\x00"  # stands for a formatted value in an f-string
 _WRITE = re.compile(
     r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(\w+|\x00)",
     re.IGNORECASE,
 )
 
 
-def _docstrings(tree: ast.Module) -> set[int]:
-    """ids of the string nodes that are docstrings (of the module, a class or a function)."""
-    out: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                out.add(id(first.value))
-    return out
-
-
-def _strings(tree: ast.Module) -> Iterator[str]:
-    """Every string of the code, an f-string with its formatted values as one marker character."""
-    skip = _docstrings(tree)
-    inside_fstrings = {
-        id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for part in node.values
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.JoinedStr):
-            yield "".join(
-                p.value if isinstance(p, ast.Constant) and isinstance(p.value, str) else _RUNTIME
-                for p in node.values
-            )
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and id(node) not in skip
-            and id(node) not in inside_fstrings
-        ):
-            yield node.value
-
-
 @functools.cache
 def _code_strings(root: Path) -> dict[str, list[str]]:
     """module (path under ``root``) -> every string of its code, each module parsed once."""
     return {
-        path.relative_to(root).as_posix(): list(_strings(ast.parse(path.read_text("utf-8"))))
+        path.relative_to(root).as_posix(): list(strings(ast.parse(path.read_text("utf-8"))))
         for folder in FOLDERS
         for path in sorted((root / folder).rglob("*.py"))
-    }
-
-
-def schema_tables(root: Path) -> set[str]:
-    """Every table the schema in core/ creates."""
-    return {
-        table
-        for rel, texts in _code_strings(root).items()
-        if rel.startswith("core/")
-        for text in texts
-        for table in _CREATE.findall(text)
     }
 
 
