@@ -27,14 +27,16 @@ run: $(STAMP)
 # import-linter and mypy read packages from the file system, so the package-dir mapping is
 # laid out as one tree in .lint/ first; mypy then sees veramem_desktop.core as the shell imports it.
 # The same checks run before each commit with `pre-commit install` (.pre-commit-config.yaml).
+# LINT_DIR=/tmp/x puts that tree elsewhere, so two checkouts' or two people's runs do not share it.
+LINT_DIR ?= .lint
 lint: $(TEST_STAMP)
-	rm -rf .lint && mkdir -p .lint/veramem_desktop
-	cp -r veramem_desktop/. .lint/veramem_desktop/
-	for d in core models sync tui; do cp -r $$d .lint/veramem_desktop/$$d; done
-	cd .lint && PYTHONPATH=. ../$(BIN)/lint-imports ../pyproject.toml
+	rm -rf $(LINT_DIR) && mkdir -p $(LINT_DIR)/veramem_desktop
+	cp -r veramem_desktop/. $(LINT_DIR)/veramem_desktop/
+	for d in core models sync tui; do cp -r $$d $(LINT_DIR)/veramem_desktop/$$d; done
+	cd $(LINT_DIR) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports $(CURDIR)/pyproject.toml
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	cd .lint && ../$(BIN)/mypy --config-file ../pyproject.toml -p veramem_desktop
+	cd $(LINT_DIR) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml -p veramem_desktop
 
 ## make test: lint, then the whole suite (every marker runs)
 test: lint
