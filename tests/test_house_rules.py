@@ -5,6 +5,8 @@
   checking count too: a cycle there still means two modules that cannot be read apart).
 - No private name (``_x``) is imported from another module or reached as ``module._x``:
   what a module shares, it names publicly.
+- No SQL statement in core/recall/: recall ranks, fuses and orders; core/storage/'s repositories
+  (item_reads, episode_reads, index_reads) hold the statements, the access predicate in each.
 
 Each rule is a small function over a folder, so the tests below also plant a violation in a
 scratch tree and see it reported.
@@ -13,8 +15,12 @@ scratch tree and see it reported.
 from __future__ import annotations
 
 import ast
+import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+
+from tests.support.code_strings import RUNTIME, schema_tables, strings
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "veramem_desktop"
@@ -182,4 +188,69 @@ def test_a_planted_private_import_and_private_attribute_are_reported(tmp_path: P
     assert private_reaches(root) == {
         "veramem_desktop.sync.two: veramem_desktop.core.one._helper",
         "veramem_desktop.tui.three: one._helper",
+    }
+
+
+# ------------------------------------------------------------------ SQL in recall
+#: a string holding an SQL statement or a piece of one, in any case (a formatted value shows as a marker)
+RECALL_SQL = re.compile(
+    r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
+    r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\()",
+    re.IGNORECASE | re.DOTALL,
+)
+#: a table of the schema (or one named at run time) after FROM, JOIN, INTO or UPDATE: a statement's tail
+RECALL_TABLE = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(\w+|\x00)", re.IGNORECASE)
+
+
+def sql_in_recall(root: Path) -> set[str]:
+    """``module: what`` for each SQL statement, or piece of one, among the strings of core/recall/'s code
+    (docstrings left out): recall ranks, fuses and orders; core/storage/'s repositories hold the statements."""
+    tables = schema_tables(root) | {RUNTIME}
+    found = set()
+    for path in sorted((root / "core" / "recall").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for text in strings(ast.parse(path.read_text("utf-8"))):
+            match = RECALL_SQL.search(text)
+            if match is not None:
+                found.add(f"{rel}: {' '.join(match.group(0).split()[:2]).upper()}")
+            found |= {f"{rel}: {kw.upper()} {t}" for kw, t in RECALL_TABLE.findall(text) if t in tables}
+    return found
+
+
+def test_recall_holds_no_sql_statement() -> None:
+    assert sql_in_recall(ROOT) == set(), "put the statement in its table family's repository (core/storage/)"
+
+
+def test_sql_planted_in_a_scratch_copy_of_recall_is_reported(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "core", tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    assert sql_in_recall(tmp_path) == set()
+    planted = {
+        "truth.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
+        "rank.py": 'Q = "select id from episodes where id = ?"\n',
+        "lexical.py": 'def f(table):\n    return f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"\n',
+        "candidates.py": 'Q = "WITH f AS MATERIALIZED (SELECT rowid FROM memory_fts) "\n',
+        "answer.py": 'def f(pred):\n    return f" UNION SELECT l.dst FROM links l WHERE {pred}"\n',
+        "engine.py": 'TAIL = " FROM memory_items m WHERE m.id = ?"\n',
+        "hops.py": 'Q = "UPDATE memory_items SET uses = uses + 1"\n',
+        # allowed: prose in a docstring, and words that only look like SQL
+        "dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_reads.py."""\n',
+        "fusion.py": 'NOTE = "selected turns from a session; an update with the newest"\n',
+    }
+    for name, code in planted.items():
+        path = tmp_path / "core" / "recall" / name
+        path.write_text(path.read_text("utf-8") + "\n\n" + code)
+    assert sql_in_recall(tmp_path) == {
+        "core/recall/truth.py: SELECT ID",
+        "core/recall/truth.py: FROM memory_items",
+        "core/recall/rank.py: SELECT ID",
+        "core/recall/rank.py: FROM episodes",
+        "core/recall/lexical.py: SELECT COUNT(*)",
+        "core/recall/lexical.py: FROM \x00",
+        "core/recall/candidates.py: WITH F",
+        "core/recall/candidates.py: FROM memory_fts",
+        "core/recall/answer.py: SELECT L.DST",
+        "core/recall/answer.py: FROM links",
+        "core/recall/engine.py: FROM memory_items",
+        "core/recall/hops.py: UPDATE MEMORY_ITEMS",
+        "core/recall/hops.py: UPDATE memory_items",
     }

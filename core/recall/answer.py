@@ -14,7 +14,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine
 from veramem_desktop.core.recall.fence import fence
-from veramem_desktop.core.storage import traces
+from veramem_desktop.core.storage import episode_reads, item_reads, traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.trust.access import Caller
@@ -182,42 +182,24 @@ class Answerer:
         elif step == "source_episodes":
             mem_ids = [i for i in pool if i.startswith("mem_")]
             if mem_ids:
-                marks = ",".join("?" * len(mem_ids))
-                ep_ids = [
-                    r[0]
-                    for r in self.store.query(
-                        f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks})", mem_ids
-                    )
-                ]
+                ep_ids = item_reads.cited_episode_ids(self.store, mem_ids)
                 self._add_episodes(ep_ids, caller, pool, score=0.0)
         elif step == "neighbouring_turns":
             ep_ids = [i for i in pool if i.startswith("ep_")]
             neighbours: list[str] = []
             for eid in ep_ids:
-                row = self.store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (eid,))
+                row = episode_reads.session_place(self.store, eid)
                 if row is None or row[0] is None:
                     continue
-                neighbours += [
-                    r[0]
-                    for r in self.store.query(
-                        "SELECT id FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)",
-                        (row[0], row[1] - 1, row[1] + 1),
-                    )
-                ]
+                neighbours += episode_reads.turn_ids(self.store, row[0], (row[1] - 1, row[1] + 1))
             self._add_episodes(neighbours, caller, pool, score=-0.01)
         return len(pool) - before
 
     def _add_episodes(self, ids: list[str], caller: Caller, pool: dict[str, Hit], score: float) -> None:
-        from veramem_desktop.core.trust.access import episode_predicate, params
-
         for eid in ids:
             if eid in pool:
                 continue
-            row = self.store.query_one(
-                f"SELECT e.id, e.content, e.role, e.event_time, e.user_id, e.session_id, e.source_name FROM episodes e "
-                f"WHERE e.id = :id AND {episode_predicate('e')}",
-                {**params(caller, iso(datetime.now(UTC))), "id": eid},
-            )
+            row = episode_reads.visible_hit_row(self.store, eid, caller, iso(datetime.now(UTC)))
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
             authority = ROLE_AUTHORITY.get(row[2], "unendorsed")

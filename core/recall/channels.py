@@ -5,7 +5,8 @@ after (core/recall/).
 
 This module is the orchestration; the parts are beside it:
 
-- core/recall/candidates.py: the access-checked SQL of every channel, and the store version the
+- core/recall/candidates.py: the access-checked reads of every channel (their SQL in
+  core/storage/item_reads.py, episode_reads.py and index_reads.py), and the store version the
   caches follow;
 - core/recall/dense.py: the dense channel (vector caches, the question's embedding, "hyde");
 - core/recall/lexical.py: the BM25 and entity channels (which words and names are worth ranking);

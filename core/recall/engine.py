@@ -24,11 +24,10 @@ from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import traces
+from veramem_desktop.core.storage import item_reads, traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
-from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
 
 
@@ -170,15 +169,7 @@ class SearchEngine:
         """Hydrate memories the truth stage asks for, through the caller's access predicate."""
 
         def fetch(ids: list[str]) -> list[Hit]:
-            marks = ",".join(f":i{n}" for n in range(len(ids)))
-            allowed = [
-                r[0]
-                for r in self.store.query(
-                    f"SELECT m.id FROM memory_items m WHERE m.id IN ({marks}) AND "
-                    f"{access.memory_predicate('m', include_archived=include_archived)}",
-                    {**access.params(caller, iso(moment)), **{f"i{n}": i for n, i in enumerate(ids)}},
-                )
-            ]
+            allowed = item_reads.visible_among(self.store, ids, caller, include_archived, iso(moment))
             return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model)
 
         return fetch

@@ -4,8 +4,8 @@ the rows that hold them.
 A word or name that most rows hold says little yet costs the ranking a walk over every row it
 matches, so each is weighed by its document frequency first: counted over the whole full-text or
 entity index (counts only: no row leaves them) and kept until the index grows or shrinks by a
-tenth. The ranked rows themselves come from core/recall/candidates.py, whose SQL carries the
-access predicate.
+tenth (the counts are read through core/storage/index_reads.py). The ranked rows themselves come
+from core/recall/candidates.py, whose reads carry the access predicate in their SQL.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from functools import partial
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.query import content_terms, entities, fts_match
 from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.storage import index_reads
 from veramem_desktop.core.trust.access import Caller
 
 
@@ -39,7 +40,7 @@ class Lexical:
             cached = self._fts_rows.get(unit)
         if cached is not None and cached[0] == version:
             return cached[1]
-        rows = int(self.store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?", (unit,))[0])
+        rows = index_reads.fts_row_count(self.store, unit)
         with self._lock:
             self._fts_rows[unit] = (version, rows)
         return rows
@@ -59,11 +60,7 @@ class Lexical:
 
     def _matching(self, table: str, term: str) -> int:
         """How many full-text rows of ``table`` hold the word (a count over the whole index)."""
-        return int(
-            self.store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_match([term]),))[
-                0
-            ]
-        )
+        return index_reads.fts_match_count(self.store, table, fts_match([term]))
 
     def match(self, unit: str, query: str, drop: frozenset[str] = frozenset()) -> str | None:
         """The full-text query for ``query``: its content words OR-ed.
@@ -132,9 +129,5 @@ class Lexical:
             "entities",
             rows,
             entity,
-            lambda: int(
-                self.store.query_one(
-                    "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,)
-                )[0]
-            ),
+            lambda: index_reads.entity_count(self.store, entity),
         )

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.recall.candidates import chunks
 from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
 from veramem_desktop.core.recall.recipes import SearchConfig
+from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
@@ -46,75 +46,62 @@ def hydrate(
     """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added)."""
     ids = list(scores)
     hits: list[Hit] = []
-    for chunk in chunks([i for i in ids if i.startswith("mem_")], 500):
-        rows = store.query(
-            "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
-            "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
-            f"FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
+    for r in item_reads.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
+        age = (now - parse_iso(r[6])).total_seconds() / 86400
+        util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
+        bonus = prior(
+            utility_value=util,
+            age_days=age,
+            trust=r[4],
+            retrieval_strength=float(r[12]),
+            utility_lambda=config.utility_lambda,
+            recency_weight=config.recency_weight,
         )
-        for r in rows:
-            age = (now - parse_iso(r[6])).total_seconds() / 86400
-            util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
-            bonus = prior(
-                utility_value=util,
-                age_days=age,
-                trust=r[4],
-                retrieval_strength=float(r[12]),
-                utility_lambda=config.utility_lambda,
-                recency_weight=config.recency_weight,
+        if model is not None:
+            feats = learned.features(
+                importance=float(r[14]),
+                confidence=float(r[15]),
+                uses=int(r[16]),
+                last_used_at=r[17],
+                valid_from=r[6],
+                now=now,
             )
-            if model is not None:
-                feats = learned.features(
-                    importance=float(r[14]),
-                    confidence=float(r[15]),
-                    uses=int(r[16]),
-                    last_used_at=r[17],
-                    valid_from=r[6],
-                    now=now,
-                )
-                bonus = learned.blend(bonus, feats, model, config.learned_share)
-            hits.append(
-                Hit(
-                    r[0],
-                    r[1],
-                    r[2],
-                    scores[r[0]],
-                    r[3],
-                    r[4],
-                    r[5],
-                    r[6],
-                    r[7],
-                    r[8],
-                    r[9],
-                    ranks.get(r[0], {}),
-                    r[13],
-                    prior=bonus,
-                )
+            bonus = learned.blend(bonus, feats, model, config.learned_share)
+        hits.append(
+            Hit(
+                r[0],
+                r[1],
+                r[2],
+                scores[r[0]],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                r[8],
+                r[9],
+                ranks.get(r[0], {}),
+                r[13],
+                prior=bonus,
             )
-    for chunk in chunks([i for i in ids if i.startswith("ep_")], 500):
-        rows = store.query(
-            "SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes "
-            f"WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
         )
-        for r in rows:
-            hits.append(
-                Hit(
-                    r[0],
-                    "episode",
-                    r[1],
-                    scores[r[0]],
-                    ROLE_AUTHORITY.get(r[2], "unendorsed"),
-                    "raw",
-                    "active",
-                    r[3],
-                    r[4],
-                    r[5],
-                    r[6] or r[2],
-                    ranks.get(r[0], {}),
-                )
+    for r in episode_reads.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
+        hits.append(
+            Hit(
+                r[0],
+                "episode",
+                r[1],
+                scores[r[0]],
+                ROLE_AUTHORITY.get(r[2], "unendorsed"),
+                "raw",
+                "active",
+                r[3],
+                r[4],
+                r[5],
+                r[6] or r[2],
+                ranks.get(r[0], {}),
             )
+        )
     return hits
 
 

@@ -4,7 +4,7 @@ more channel of weight ``temporal_weight``.
 
 The period is resolved against the latest turn the caller may see (core/recall/periods.py holds
 the date rules); an event the question names is dated by the turn that best matches it. Every row
-read here comes through core/recall/candidates.py, whose SQL carries the access predicate.
+read here comes through core/recall/candidates.py, whose reads carry the access predicate in their SQL.
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from veramem_desktop.core.llm import multi_valued
-from veramem_desktop.core.recall.candidates import chunks
 from veramem_desktop.core.recall.hits import STALE, Hit
+from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.action_gate import may_act
@@ -64,60 +64,25 @@ class _Row:
         )
 
 
-def _in(values: Sequence[str]) -> str:
-    return ",".join("?" * len(values))
-
-
 def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
     out: dict[str, _Row] = {}
-    for chunk in chunks(sorted(ids), 500):
-        for r in store.query(
-            "SELECT m.id, m.status, m.trust, m.subject, m.predicate, m.user_id, m.team_id, m.root_id, m.authority, "
-            "m.metadata, (SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
-            f"FROM memory_items m WHERE m.id IN ({_in(chunk)})",
-            chunk,
-        ):
-            meta = json.loads(r[9] or "{}")
-            out[r[0]] = _Row(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                tuple(meta.get("conflicts_with", [])),
-                r[10],
-                r[11],
-                meta.get("superseded_by"),
-            )
-    return out
-
-
-def _related(store: Store, episode_ids: list[str]) -> dict[str, list[str]]:
-    """The memories each episode is evidence of or restates."""
-    out: dict[str, list[str]] = {}
-    for chunk in chunks(episode_ids, 500):
-        for eid, mid in store.query(
-            f"SELECT episode_id, memory_id FROM evidence WHERE episode_id IN ({_in(chunk)}) "
-            f"UNION SELECT episode_id, memory_id FROM mentions WHERE episode_id IN ({_in(chunk)})",
-            chunk + chunk,
-        ):
-            out.setdefault(eid, []).append(mid)
-    return out
-
-
-def _withheld_episodes(store: Store, episode_ids: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for chunk in chunks(episode_ids, 500):
-        for eid, reason in store.query(
-            f"SELECT owner_id, reason FROM withheld WHERE owner_kind = 'episode' "
-            f"AND owner_id IN ({_in(chunk)})",
-            chunk,
-        ):
-            out[eid] = reason
+    for r in item_reads.truth_rows(store, ids):
+        meta = json.loads(r[9] or "{}")
+        out[r[0]] = _Row(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            r[8],
+            tuple(meta.get("conflicts_with", [])),
+            r[10],
+            r[11],
+            meta.get("superseded_by"),
+        )
     return out
 
 
@@ -130,13 +95,8 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:  # noqa:
         return out
     roots = sorted({r.root_id for r in stale})
     active_of_root: dict[str, str] = {}
-    for chunk in chunks(roots, 500):
-        for root, mid in store.query(
-            f"SELECT root_id, id FROM memory_items WHERE status = 'active' "
-            f"AND trust != 'rejected' AND root_id IN ({_in(chunk)})",
-            chunk,
-        ):
-            active_of_root.setdefault(root, mid)
+    for root, mid in item_reads.active_by_root(store, roots):
+        active_of_root.setdefault(root, mid)
     for r in stale:
         if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
             out[r.id] = active_of_root[r.root_id]
@@ -148,11 +108,7 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:  # noqa:
             continue
         source = r.id
         for _ in range(4):
-            row = store.query_one(
-                "SELECT d.derived_id, m.status FROM derivations d JOIN memory_items m "
-                "ON m.id = d.derived_id WHERE d.source_id = ? ORDER BY m.created_at DESC LIMIT 1",
-                (source,),
-            )
+            row = item_reads.newest_derived(store, source)
             if row is None:
                 break
             source = row[0]
@@ -171,14 +127,7 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
         if r.key is None or (r.user_id, r.subject, r.predicate) in asked:
             continue
         asked.add((r.user_id, r.subject, r.predicate))
-        found |= {
-            m[0]
-            for m in store.query(
-                "SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? AND predicate = ? "
-                "AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20",
-                (r.user_id, r.subject, r.predicate, r.team_id),
-            )
-        }
+        found |= set(item_reads.key_holders(store, r.user_id, r.subject, r.predicate, r.team_id))
     return found
 
 
@@ -219,8 +168,8 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
     Returns the hits (those brought in last) and the subject group of each."""
     episode_ids = [h.id for h in hits if h.kind == "episode"]
-    related = _related(store, episode_ids)
-    withheld_eps = _withheld_episodes(store, episode_ids)
+    related = item_reads.memories_of_episodes(store, episode_ids)
+    withheld_eps = episode_reads.withheld_reasons(store, episode_ids)
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
     rows = _rows(store, wanted)
     current = _current_of(store, rows)
