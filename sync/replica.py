@@ -21,7 +21,7 @@ Rejected values are never shipped: they are HMACs under a per-store secret. A de
 that receives a memory marked rejected records the rejection itself, from the row.
 
 The engine's rows are read and written through its repositories (core/storage/: item_rows,
-episode_rows, grants, derivations, index_rows, ledger_feed, and landing for a batch); the
+episode_rows, grants, derivations, index_rows, ledger_feed, rejection_rows, and landing for a batch); the
 SQL here is on sync's own tables only (``sync_tombstones``, ``sync_chains``, ``sync_outbox``
 with ``sync_outbox_targets``).
 """
@@ -45,12 +45,12 @@ from veramem_desktop.core.storage import (
     item_rows,
     ledger,
     ledger_feed,
+    rejection_rows,
 )
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import rejections
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.envelope import make_event
@@ -591,7 +591,7 @@ def _enforce_row_tombstone(store: Store, target: str, kind: str, ledger_device: 
     if kind == "grant":
         probe, key = grants.exists, target
     elif target.startswith(prefix):
-        probe, key = rejections.has_values_of, target[len(prefix) :]
+        probe, key = rejection_rows.has_values_of, target[len(prefix) :]
     else:
         return 0
     with store.read() as conn:

@@ -55,9 +55,9 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "grants": ("core/storage/grants.py",),
     "links": ("core/lifecycle/links.py",),
     "pending_links": ("core/lifecycle/links.py",),
-    "mentions": ("core/write/versions.py",),
-    "rejected_values": ("core/trust/rejections.py",),
-    "withheld": ("core/trust/rejections.py",),
+    "mentions": ("core/storage/mention_rows.py",),
+    "rejected_values": ("core/storage/rejection_rows.py",),
+    "withheld": ("core/storage/rejection_rows.py",),
     # sync's own tables
     "sync_identity": ("sync/registry.py",),
     "sync_keys": ("sync/registry.py",),
@@ -203,7 +203,7 @@ def test_the_engines_writes_are_found_where_they_are() -> None:
     assert {"memory_items", "evidence"} <= found["core/storage/item_rows.py"]  # f-string statements
     assert _RUNTIME in found["core/storage/index_rows.py"]
     assert "sync_rows" in found["sync/rows.py"]
-    assert "core/recall/engine.py" not in found and "core/write/versions.py" in found
+    assert "core/recall/engine.py" not in found and found["core/storage/mention_rows.py"] == {"mentions"}
 
 
 def _scratch_copy(tmp: Path) -> Path:

@@ -9,7 +9,8 @@ writes, a turn's full-text row rewritten and its neighbours' context vectors dro
 
 Rows that arrive from another device carry their vectors (the receiver needs no model) and are
 indexed here, many at once: FTS rows with the rowids the caller gives them, entity rows and
-vector rows, each a list of values for one ``executemany``.
+vector rows, each a list of values for one ``executemany``. The write path reads back the line
+vectors it stored (:func:`stored_vectors`) to build a turn's context vector.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.storage.store import Connection, Store
 
 FTS_TABLES = {"episode": "episode_fts", "memory": "memory_fts"}
 
@@ -96,4 +97,19 @@ def vectors_of(conn: Connection, owner_id: str) -> list[tuple[str, str, bytes]]:
             "SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
             (owner_id,),
         ).fetchall()
+    ]
+
+
+def stored_vectors(
+    store: Store, vector_kind: str, model: str, owner_ids: Sequence[str]
+) -> list[tuple[str, bytes]]:
+    """``(owner_id, blob)`` of the ``vector_kind`` vectors from ``model`` of those of ``owner_ids`` (one ``?``
+    per id) that have one."""
+    marks = ",".join("?" * len(owner_ids))
+    return [
+        (r[0], r[1])
+        for r in store.query(
+            f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = ? AND model = ? AND owner_id IN ({marks})",
+            (vector_kind, model, *owner_ids),
+        )
     ]

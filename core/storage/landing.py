@@ -20,7 +20,14 @@ from operator import itemgetter
 from typing import Any
 
 from veramem_desktop.core.recall.query import entities, episode_fts_text, speaker_line
-from veramem_desktop.core.storage import derivations, episode_rows, index_rows, item_rows, ledger_feed
+from veramem_desktop.core.storage import (
+    derivations,
+    episode_rows,
+    index_rows,
+    item_rows,
+    ledger_feed,
+    rejection_rows,
+)
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.storage.text import for_index
@@ -209,7 +216,7 @@ class Landing:
         (it would find nothing there); whether a scope holds one is read once per batch."""
         scope = rejections.scope_of(user_id, team_id)
         if scope not in self._rejected_scopes:
-            self._rejected_scopes[scope] = rejections.scope_has_values(self.conn, scope)
+            self._rejected_scopes[scope] = rejection_rows.scope_has_values(self.conn, scope)
         if self._rejected_scopes[scope]:
             rejections.withhold_if_rejected(self.conn, kind, [(owner_id, user_id, team_id, text)])
 

@@ -1,9 +1,9 @@
-"""The ``meta`` table's writes: one value per key, for the store's own settings and state.
+"""The ``meta`` table: one value per key, for the store's own settings and state.
 
-Each key belongs to one module, which reads it and decides its value (the ledger's head, the
-next expiry, the learned ranking model, the per-store secrets of provenance and rejections,
-sync's ``sync_…`` keys); every write of any key goes through the functions here, in the
-caller's transaction. ``Store.get_meta`` and ``Store.set_meta`` are the store-level forms.
+Each key belongs to one module, which decides its value (the ledger's head, the next expiry,
+the learned ranking model, the per-store secrets of provenance and rejections, sync's
+``sync_…`` keys); every write of any key, and a read inside the caller's transaction, goes
+through the functions here. ``Store.get_meta`` and ``Store.set_meta`` are the store-level forms.
 
 ``conn`` is a store connection (``Connection`` of core/storage/store.py, which is ``Any``); it
 is not imported from there because the store writes ``meta`` through this module.
@@ -12,6 +12,12 @@ is not imported from there because the store writes ``meta`` through this module
 from __future__ import annotations
 
 from typing import Any
+
+
+def get(conn: Any, key: str) -> str | None:
+    """The value of ``key``, or None when it is not there."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def put(conn: Any, key: str, value: str) -> None:

@@ -5,12 +5,17 @@ returned or referred to; an answer trace adds the ids it cited, its text and whe
 abstained; feedback later sets the reward and the ids it credited. Lists and metadata are
 stored as JSON text, which the callers encode (each keeps its own key order).
 
-The rows are erased by ``forget`` (core/lifecycle/forget.py) with what they refer to.
+Besides the writes, who a trace was made for (core/trust/reads.py) and the pages the training
+export reads (core/transfer/training.py) are read here. The rows are erased by ``forget``
+(core/lifecycle/forget.py) with what they refer to.
 """
 
 from __future__ import annotations
 
-from veramem_desktop.core.storage.store import Connection
+from collections.abc import Sequence
+from typing import Any
+
+from veramem_desktop.core.storage.store import Connection, Store
 
 
 def insert(
@@ -76,3 +81,49 @@ def set_feedback(
         "UPDATE traces SET reward = ?, rewarded_at = ?, cited_ids = ?, metadata = ? WHERE id = ?",
         (reward, rewarded_at, cited_ids, metadata, trace_id),
     )
+
+
+def made_for(store: Store, trace_id: str) -> tuple[str | None, str | None] | None:
+    """``(user_id, agent_id)`` the trace was written for, or None when there is no such trace."""
+    row = store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
+    return None if row is None else (row[0], row[1])
+
+
+#: the columns of a trace as :func:`page_of_kinds` gives them, in this order
+RECORD_COLUMNS = (
+    "id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, "
+    "abstained, reward, rewarded_at, metadata"
+)
+
+
+def page_of_kinds(
+    store: Store,
+    kinds: Sequence[str],
+    *,
+    user_id: str | None,
+    since: str | None,
+    after: tuple[str, str],
+    limit: int,
+) -> list[Any]:
+    """Up to ``limit`` traces of ``kinds`` (``user_id``'s only and made at or after ``since``, when given)
+    that come after ``after`` (``(created_at, id)``) in ``(created_at, id)`` order, as rows of
+    ``RECORD_COLUMNS``."""
+    sql = f"SELECT {RECORD_COLUMNS} FROM traces WHERE kind IN ({','.join('?' * len(kinds))})"
+    params: list[Any] = list(kinds)
+    if user_id is not None:
+        sql += " AND user_id = ?"
+        params.append(user_id)
+    if since is not None:
+        sql += " AND created_at >= ?"
+        params.append(since)
+    return store.query(
+        sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
+    )
+
+
+def rewarded(store: Store) -> list[tuple[str, float, str, str | None]]:
+    """``(id, reward, rewarded_at, metadata)`` of every trace given a reward, in the order they were given."""
+    rows = store.query(
+        "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
+    )
+    return [(r[0], r[1], r[2], r[3]) for r in rows]

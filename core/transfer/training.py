@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from veramem_desktop.core.storage import episode_queries, item_queries, rejection_rows, traces
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import rejections
@@ -61,22 +62,10 @@ def records(
         return
     trace_kinds = [decisions.KIND if k == "write" else "answer" for k in wanted]
     rewards = _rewards_by_memory(store) if "write" in wanted else {}
-    sql = (
-        f"SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, "
-        f"abstained, reward, rewarded_at, metadata FROM traces WHERE kind IN ({','.join('?' * len(trace_kinds))})"
-    )
-    params: list[Any] = list(trace_kinds)
-    if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
-    if since is not None:
-        sql += " AND created_at >= ?"
-        params.append(iso(since))
+    start = iso(since) if since is not None else None
     after = ("", "")
     while True:
-        page = store.query(
-            sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, PAGE]
-        )
+        page = traces.page_of_kinds(store, trace_kinds, user_id=user_id, since=start, after=after, limit=PAGE)
         if not page:
             return
         with store.read() as conn:
@@ -96,9 +85,7 @@ def records(
 def _rewards_by_memory(store: Store) -> dict[str, list[dict[str, Any]]]:
     """Every rewarded trace's reward, listed under each memory it credited (and the version it came through)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for tid, reward, at, meta in store.query(
-        "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
-    ):
+    for tid, reward, at, meta in traces.rewarded(store):
         info = json.loads(meta or "{}").get("feedback", {})
         for credited in info.get("credited", []):
             entry = {
@@ -166,10 +153,7 @@ def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
     found: dict[str, dict[str, Any]] = {}
     for i in range(0, len(mem_ids), PAGE):
         chunk = mem_ids[i : i + PAGE]
-        for mid, kind, text, authority, status in conn.execute(
-            f"SELECT id, kind, text, authority, status FROM memory_items WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall():
+        for mid, kind, text, authority, status in item_queries.briefs(conn, chunk):
             found[mid] = {"id": mid, "kind": kind, "text": text, "authority": authority, "status": status}
     for eid, ep in _episodes(conn, ep_ids).items():
         found[eid] = {
@@ -209,28 +193,20 @@ def _episodes(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
     unique = list(dict.fromkeys(ids))
     for i in range(0, len(unique), PAGE):
         chunk = unique[i : i + PAGE]
-        for eid, role, name, time, content in conn.execute(
-            f"SELECT id, role, source_name, event_time, content FROM episodes WHERE id IN "
-            f"({','.join('?' * len(chunk))})",
-            chunk,
-        ).fetchall():
+        for eid, role, name, time, content in episode_queries.briefs(conn, chunk):
             out[eid] = {"id": eid, "role": role, "name": name, "time": time, "text": content}
     return out
 
 
 def _blocked(conn: Connection, memory_ids: list[str], episode_ids: list[str]) -> bool:
     """Whether any of these rows is withheld from recall or holds a rejected memory."""
-    if rejections.withheld_ids(conn, "memory", memory_ids) or rejections.withheld_ids(
+    if rejection_rows.withheld_ids(conn, "memory", memory_ids) or rejection_rows.withheld_ids(
         conn, "episode", episode_ids
     ):
         return True
     for i in range(0, len(memory_ids), PAGE):
         chunk = memory_ids[i : i + PAGE]
-        if conn.execute(
-            f"SELECT 1 FROM memory_items WHERE trust = 'rejected' AND id IN ({','.join('?' * len(chunk))}) "
-            "LIMIT 1",
-            chunk,
-        ).fetchone():
+        if item_queries.any_rejected(conn, chunk):
             return True
     return False
 

@@ -15,12 +15,14 @@ from veramem_desktop.core.storage.store import Connection
 
 
 def _key(conn: Connection) -> bytes:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'provenance_key'").fetchone()
-    if row is not None:
-        return bytes.fromhex(row[0])
+    stored = meta.get(conn, "provenance_key")
+    if stored is not None:
+        return bytes.fromhex(stored)
     key = os.urandom(32)
     meta.add_once(conn, "provenance_key", key.hex())
-    return bytes.fromhex(conn.execute("SELECT value FROM meta WHERE key = 'provenance_key'").fetchone()[0])
+    kept = meta.get(conn, "provenance_key")  # this key, or the one another process added first
+    assert kept is not None
+    return bytes.fromhex(kept)
 
 
 def provenance_of(conn: Connection, user_id: str) -> str:

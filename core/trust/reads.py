@@ -18,42 +18,37 @@ ask here first, with the same predicate:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.storage import (
+    episode_queries,
+    item_queries,
+    item_rows,
+    items,
+    rejection_rows,
+    traces,
+)
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import access, rejections
 from veramem_desktop.core.trust.access import Caller
 
 
 # ---------------------------------------------------------------- checks
-def _params(caller: Caller, **extra: Any) -> dict[str, Any]:
-    return {**access.params(caller, now_iso()), **extra}
-
-
 def memory_visible(store: Store, caller: Caller, memory_id: str) -> bool:
     """True when any version in the item's chain is one the caller may see (archived included)."""
     if caller.keyholder:
-        return store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (memory_id,)) is not None
-    pred = access.memory_predicate("m", include_archived=True)
-    row = store.query_one(
-        f"SELECT 1 FROM memory_items m WHERE m.root_id = "
-        f"(SELECT root_id FROM memory_items WHERE id = :target) AND {pred} LIMIT 1",
-        _params(caller, target=memory_id),
-    )
-    return row is not None
+        return item_rows.exists(store, memory_id)
+    return item_queries.chain_visible(store, memory_id, caller, now_iso())
 
 
 def memory_owned(store: Store, caller: Caller, memory_id: str) -> bool:
     """The caller may see the memory and it was recorded for the caller's user."""
-    row = store.query_one("SELECT user_id FROM memory_items WHERE id = :target", {"target": memory_id})
-    return row is not None and row[0] == caller.user_id and memory_visible(store, caller, memory_id)
+    owner = item_queries.user_of(store, memory_id)
+    return owner is not None and owner == caller.user_id and memory_visible(store, caller, memory_id)
 
 
 def episode_visible(store: Store, caller: Caller, episode_id: str) -> bool:
@@ -67,19 +62,8 @@ def visible_episode_ids(store: Store, caller: Caller, episode_ids: Sequence[str]
     if not wanted:
         return set()
     if caller.keyholder:
-        pred, params = "1", {}
-    else:
-        pred, params = access.episode_predicate("e"), _params(caller)
-    found: set[str] = set()
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        names = {f"id{n}": value for n, value in enumerate(chunk)}
-        marks = ",".join(f":{name}" for name in names)
-        rows = store.query(
-            f"SELECT e.id FROM episodes e WHERE e.id IN ({marks}) AND {pred}", {**params, **names}
-        )
-        found |= {r[0] for r in rows}
-    return found
+        return episode_queries.existing_ids(store, wanted)
+    return episode_queries.visible_ids(store, wanted, caller, now_iso())
 
 
 def require_memory(store: Store, caller: Caller, memory_id: str) -> None:
@@ -111,8 +95,8 @@ def require_trace(store: Store, caller: Caller, trace_id: str) -> None:
     """NotFoundError unless the trace was written for this caller (its user, and its agent or none)."""
     if caller.keyholder:
         return
-    row = store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
-    if row is None or row[0] != caller.user_id or (row[1] or None) != caller.agent_id:
+    made_for = traces.made_for(store, trace_id)
+    if made_for is None or made_for[0] != caller.user_id or (made_for[1] or None) != caller.agent_id:
         raise NotFoundError(
             f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
         )
@@ -124,7 +108,7 @@ def shown(store: Store, caller: Caller, versions: list[MemoryItem]) -> list[Memo
     if caller.shows_rejected or not versions:
         return versions
     with store.read() as conn:
-        held = rejections.withheld_ids(conn, "memory", [v.id for v in versions])
+        held = rejection_rows.withheld_ids(conn, "memory", [v.id for v in versions])
     return [v for v in versions if v.trust != "rejected" and v.id not in held]
 
 
@@ -163,7 +147,7 @@ def evidence(store: Store, caller: Caller, memory_id: str) -> tuple[list[Evidenc
     found = items.evidence_for(store, memory_id)
     if not caller.shows_rejected:
         with store.read() as conn:
-            held = rejections.withheld_ids(conn, "episode", [e.episode_id for e in found])
+            held = rejection_rows.withheld_ids(conn, "episode", [e.episode_id for e in found])
         found = [e for e in found if e.episode_id not in held]
     if caller.keyholder:
         return found, 0

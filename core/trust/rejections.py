@@ -26,8 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from veramem_desktop.core.storage import meta
-from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage import meta, rejection_rows, scope_texts
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.trust.normalize import normalise, phrase_words, skeleton
 
@@ -67,9 +66,9 @@ def scope_of(user_id: str | None, team_id: str | None) -> str:
 
 
 def _secret(conn: Connection) -> bytes:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'rejection_key'").fetchone()
-    if row is not None:
-        return bytes.fromhex(row[0])
+    stored = meta.get(conn, "rejection_key")
+    if stored is not None:
+        return bytes.fromhex(stored)
     key = os.urandom(32)
     meta.add(conn, "rejection_key", key.hex())
     return key
@@ -107,46 +106,37 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
     Runs where a person rejects and on every device a rejection is synced to: the keys, the phrase and
     the withheld rows are all computed locally from the item."""
     scope = scope_of(item.user_id, item.team_id)
-    done = conn.execute(
-        "SELECT 1 FROM withheld WHERE owner_kind = 'memory' AND owner_id = ? AND memory_id = ?",
-        (item.id, item.id),
-    ).fetchone()
-    if done is not None:
+    if rejection_rows.is_recorded(conn, item.id):
         return []  # recorded before (a synced change applied again): new rows are checked as they arrive
     for subject, predicate, skel in keys_for(conn, item.subject, item.predicate, item.value, item.text):
-        conn.execute(
-            "INSERT OR IGNORE INTO rejected_values(user_id, subject, predicate, scope, norm_value, skeleton, memory_id, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            (item.user_id, subject, predicate, scope, "", skel, item.id, now_iso()),
+        rejection_rows.add_value(
+            conn,
+            user_id=item.user_id,
+            subject=subject,
+            predicate=predicate,
+            scope=scope,
+            norm_value="",
+            skeleton=skel,
+            memory_id=item.id,
         )
     words = phrase_of(item.value)
     if words is not None:
         secret = _secret(conn)
-        conn.execute(
-            "INSERT OR IGNORE INTO rejected_values(user_id, subject, predicate, scope, norm_value, skeleton, memory_id, created_at)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            (
-                item.user_id,
-                _digest(secret, PHRASE_KEY[0]),
-                _digest(secret, PHRASE_KEY[1]),
-                scope,
-                _digest(secret, words[0]),
-                _digest(secret, " ".join(words)),
-                item.id,
-                now_iso(),
-            ),
+        rejection_rows.add_value(
+            conn,
+            user_id=item.user_id,
+            subject=_digest(secret, PHRASE_KEY[0]),
+            predicate=_digest(secret, PHRASE_KEY[1]),
+            scope=scope,
+            norm_value=_digest(secret, words[0]),
+            skeleton=_digest(secret, " ".join(words)),
+            memory_id=item.id,
         )
     withheld = [item.id]
-    conn.execute(
-        "INSERT OR REPLACE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
-        "VALUES ('memory', ?, 'rejected', ?, ?)",
-        (item.id, item.id, now_iso()),
-    )
+    rejection_rows.withhold_rejected(conn, item.id)
     # The messages the value was taken from hold it, whatever words it has.
-    for (episode_id,) in conn.execute(
-        "SELECT episode_id FROM evidence WHERE memory_id = ?", (item.id,)
-    ).fetchall():
-        withhold(conn, "episode", episode_id, "rejected", item.id)
+    for episode_id in scope_texts.quoted_episode_ids(conn, item.id):
+        rejection_rows.withhold(conn, "episode", episode_id, "rejected", item.id)
         withheld.append(episode_id)
     if words is not None:
         withheld += _withhold_holders(conn, item, words)
@@ -156,16 +146,15 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
 def _withhold_holders(conn: Connection, item: RejectedMemory, words: list[str]) -> list[str]:
     """Withhold every episode and memory of ``item``'s scope whose text holds the phrase ``words``."""
     out = []
-    for kind, sql in (
-        ("episode", "SELECT id, content FROM episodes WHERE user_id IS ? AND team_id IS ?"),
-        ("memory", "SELECT id, text FROM memory_items WHERE user_id IS ? AND team_id IS ?"),
-    ):
-        for owner_id, text in conn.execute(sql, (item.user_id, item.team_id)).fetchall():
+    for kind, texts in (("episode", scope_texts.episode_texts), ("memory", scope_texts.memory_texts)):
+        for owner_id, text in texts(conn, item.user_id, item.team_id):
             # The skeleton of ASCII text is the text lower-cased with 0, 1 and | read as o, l and l: one that
             # lacks the first word that way cannot hold the phrase. Other text is compared by skeleton.
             if text.isascii() and words[0] not in _ascii_skeleton(text):
                 continue
-            if _contains(phrase_words(text), words) and withhold(conn, kind, owner_id, "rejected", item.id):
+            if _contains(phrase_words(text), words) and rejection_rows.withhold(
+                conn, kind, owner_id, "rejected", item.id
+            ):
                 out.append(owner_id)
     return out
 
@@ -179,43 +168,17 @@ def _contains(haystack: Sequence[str], needle: Sequence[str]) -> bool:
     return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
 
 
-def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memory_id: str | None) -> bool:
-    """Hold a row out of recall (True when it was not held already)."""
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO withheld(owner_kind, owner_id, reason, memory_id, created_at) "
-        "VALUES (?,?,?,?,?)",
-        (owner_kind, owner_id, reason, memory_id, now_iso()),
-    )
-    return bool(cur.rowcount > 0)
-
-
-def release(conn: Connection, owner_kind: str, owner_id: str) -> None:
-    """A person approved a row that only resembled a rejected value: it may be recalled again."""
-    conn.execute(
-        "DELETE FROM withheld WHERE owner_kind = ? AND owner_id = ? AND reason = 'resembles'",
-        (owner_kind, owner_id),
-    )
-
-
-def is_withheld(conn: Connection, owner_kind: str, owner_id: str) -> str | None:
-    row = conn.execute(
-        "SELECT reason FROM withheld WHERE owner_kind = ? AND owner_id = ?", (owner_kind, owner_id)
-    ).fetchone()
-    return str(row[0]) if row is not None else None
-
-
 def holding(
     conn: Connection, *, user_id: str | None, team_id: str | None, texts: Sequence[str]
 ) -> list[bool]:
     """For each text, whether it holds a value rejected in this scope (any role, any subject)."""
     scope = scope_of(user_id, team_id)
-    if conn.execute("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)).fetchone() is None:
+    if not rejection_rows.scope_has_values(conn, scope):
         return [False] * len(texts)  # nothing rejected here: no text is read
     secret = _secret(conn)
-    rows = conn.execute(
-        "SELECT norm_value, skeleton FROM rejected_values WHERE scope = ? AND subject = ? AND predicate = ?",
-        (scope, _digest(secret, PHRASE_KEY[0]), _digest(secret, PHRASE_KEY[1])),
-    ).fetchall()
+    rows = rejection_rows.phrase_keys(
+        conn, scope, _digest(secret, PHRASE_KEY[0]), _digest(secret, PHRASE_KEY[1])
+    )
     if not rows:
         return [False] * len(texts)
     heads = {r[0] for r in rows}
@@ -247,7 +210,7 @@ def withhold_if_rejected(
     returns the ids withheld. Called wherever episodes and memories are inserted, synced ones included."""
     out = []
     for owner_id, user_id, team_id, text in rows:
-        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0] and withhold(
+        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0] and rejection_rows.withhold(
             conn, owner_kind, owner_id, "rejected", None
         ):
             out.append(owner_id)
@@ -267,39 +230,6 @@ def is_rejected(
     """Whether a candidate restates a rejected value: its own keys, or the rejected words inside its text."""
     scope = scope_of(user_id, team_id)
     for subj, pred, skel in keys_for(conn, subject, predicate, value, text):
-        row = conn.execute(
-            "SELECT 1 FROM rejected_values WHERE subject = ? AND predicate = ? AND scope = ? AND skeleton = ?",
-            (subj, pred, scope, skel),
-        ).fetchone()
-        if row is not None:
+        if rejection_rows.has_key(conn, subject=subj, predicate=pred, scope=scope, skeleton=skel):
             return True
     return any(holding(conn, user_id=user_id, team_id=team_id, texts=[text, value or ""]))
-
-
-def withheld_ids(conn: Connection, owner_kind: str, ids: Sequence[str]) -> set[str]:
-    """Which of ``ids`` are held out of recall."""
-    out: set[str] = set()
-    for i in range(0, len(ids), 500):
-        chunk = list(ids[i : i + 500])
-        out |= {
-            r[0]
-            for r in conn.execute(
-                f"SELECT owner_id FROM withheld WHERE owner_kind = ? AND owner_id IN ({','.join('?' * len(chunk))})",
-                [owner_kind, *chunk],
-            ).fetchall()
-        }
-    return out
-
-
-def scope_has_values(conn: Connection, scope: str) -> bool:
-    """Whether any value is rejected in ``scope`` (:func:`scope_of`); where none is, nothing is withheld."""
-    return (
-        conn.execute("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)).fetchone() is not None
-    )
-
-
-def has_values_of(conn: Connection, memory_id: str) -> bool:
-    """Whether rejected values recorded from the memory ``memory_id`` are here."""
-    return (
-        conn.execute("SELECT 1 FROM rejected_values WHERE memory_id = ?", (memory_id,)).fetchone() is not None
-    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
-from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage import item_queries, items, rejection_rows
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
@@ -30,19 +30,8 @@ class ReviewItem:
 
 def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list[ReviewItem]:
     """Active candidates that need a person: conflicts first, then lower-authority claims."""
-    sql = (
-        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust = 'candidate' "
-        "AND (authority != 'authorized' OR metadata LIKE '%conflicts_with%' "
-        "OR id IN (SELECT owner_id FROM withheld WHERE owner_kind = 'memory' AND reason = 'resembles'))"
-    )
-    params: list[Any] = []
-    if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
-    sql += " ORDER BY created_at DESC LIMIT ?"
     out = []
-    for row in store.query(sql, [*params, limit]):
-        item = items.row_to_item(row)
+    for item in item_queries.review_queue(store, user_id=user_id, limit=limit):
         conflicts = list(item.metadata.get("conflicts_with", []))
         resembles = item.metadata.get("resembles_rejected")
         reason = (
@@ -59,12 +48,9 @@ def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list
 
 def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
     with store.atomic() as conn:
-        row = conn.execute(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)
-        ).fetchone()
-        if row is None:
+        item = item_queries.find(conn, memory_id)
+        if item is None:
             raise NotFoundError(f"No memory {memory_id}.")
-        item = items.row_to_item(row)
         if item.trust == "rejected":
             raise RefusedError(f"{memory_id} was rejected; a rejected value cannot be approved.")
         if rejections.is_rejected(
@@ -80,13 +66,13 @@ def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
                 f"{memory_id} states a value that was rejected before for the same subject; "
                 "it cannot be approved."
             )
-        if rejections.is_withheld(conn, "memory", memory_id) == "rejected" or any(
+        if rejection_rows.is_withheld(conn, "memory", memory_id) == "rejected" or any(
             rejections.holding(conn, user_id=item.user_id, team_id=item.team_id, texts=[item.text])
         ):
             raise RefusedError(f"{memory_id} holds a value that was rejected before; it cannot be approved.")
         if item.status != "active":
             raise RefusedError(f"{memory_id} is {item.status}; only an active memory can be approved.")
-        rejections.release(conn, "memory", memory_id)  # a person decided it is not the rejected value
+        rejection_rows.release(conn, "memory", memory_id)  # a person decided it is not the rejected value
         return items.set_fields(conn, memory_id, device=device, op="memory.approve", trust="verified")
 
 
@@ -111,12 +97,9 @@ class Rejection:
 
 def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Rejection:
     with store.atomic() as conn:
-        row = conn.execute(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,)
-        ).fetchone()
-        if row is None:
+        item = item_queries.find(conn, memory_id)
+        if item is None:
             raise NotFoundError(f"No memory {memory_id}.")
-        item = items.row_to_item(row)
         withheld = rejections.record(conn, item)
         rejected = items.set_fields(
             conn,
@@ -132,7 +115,7 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
         for other in withheld:
             if other == memory_id or not other.startswith("mem_"):
                 continue
-            current = conn.execute("SELECT status, trust FROM memory_items WHERE id = ?", (other,)).fetchone()
+            current = item_queries.status_and_trust(conn, other)
             if current is not None and current[0] == "active":
                 items.set_fields(
                     conn,
@@ -156,16 +139,13 @@ def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
     said the change was wrong), unless it was rejected or withheld itself."""
     if item.status != "active" or not item.supersedes:
         return None
-    prev = conn.execute(
-        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (item.supersedes,)
-    ).fetchone()
-    if prev is None:
+    before = item_queries.find(conn, item.supersedes)
+    if before is None:
         return None
-    before = items.row_to_item(prev)
     if (
         before.status != "superseded"
         or before.trust == "rejected"
-        or rejections.is_withheld(conn, "memory", before.id) is not None
+        or rejection_rows.is_withheld(conn, "memory", before.id) is not None
     ):
         return None
     items.set_fields(

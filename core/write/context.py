@@ -17,10 +17,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from veramem_desktop.core.recall.fence import approx_tokens
-from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from veramem_desktop.core.storage import episode_queries, rejection_rows
+from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import rejections
 
 #: most earlier turns read for one add, whatever the budget
 MAX_TURNS = 64
@@ -40,14 +40,17 @@ def preceding_turns(
     start = min(e.turn_index for e in episodes if e.session_id == first.session_id)
     moment = iso(now or datetime.now(UTC))
     with store.read() as conn:
-        rows = conn.execute(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE session_id = ? AND user_id IS ? AND team_id IS ? "
-            "AND turn_index < ? AND coalesce(json_extract(metadata, '$.expires_at') > ?, 1) "
-            "ORDER BY turn_index DESC, event_time DESC LIMIT ?",
-            (first.session_id, first.user_id, first.team_id, start, moment, MAX_TURNS),
-        ).fetchall()
-        found = [row_to_episode(r) for r in rows if r[0] not in batch]
-        held = rejections.withheld_ids(conn, "episode", [e.id for e in found])
+        earlier = episode_queries.earlier_turns(
+            conn,
+            session_id=first.session_id,
+            user_id=first.user_id,
+            team_id=first.team_id,
+            before_turn=start,
+            moment=moment,
+            limit=MAX_TURNS,
+        )
+        found = [e for e in earlier if e.id not in batch]
+        held = rejection_rows.withheld_ids(conn, "episode", [e.id for e in found])
     chosen: list[Episode] = []
     used = 0
     for ep in found:

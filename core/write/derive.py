@@ -20,7 +20,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage import item_queries, items, rejection_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
@@ -215,10 +215,7 @@ class Writer:
         about a different subject), or None."""
         rows = self._once(
             ("rejected memories", ep.user_id, ep.team_id),
-            lambda: self.store.query(
-                "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
-                (ep.user_id, ep.team_id),
-            ),
+            lambda: item_queries.rejected_keys(self.store, ep.user_id, ep.team_id),
         )
         if not rows:
             return None
@@ -238,10 +235,8 @@ class Writer:
         allowed = self._once(("scope", ep.user_id, ep.team_id), lambda: self._scope_positions(ep))
         found = dict(cache.top(vec, allowed, NEIGHBOURS)) if allowed.size else {}
         if cand.subject and cand.predicate:
-            for (mid,) in self.store.query(
-                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND user_id IS ? "
-                "AND team_id IS ? AND subject = ? AND predicate = ?",
-                (ep.user_id, ep.team_id, cand.subject, cand.predicate),
+            for mid in item_queries.current_ids_with_key(
+                self.store, ep.user_id, ep.team_id, cand.subject, cand.predicate
             ):
                 if mid not in found:
                     other = cache.vector(mid)
@@ -261,20 +256,13 @@ class Writer:
         return bool(
             self._once(
                 ("rejections", scope),
-                lambda: self.store.query("SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1", (scope,)),
+                lambda: rejection_rows.any_in_scope(self.store, scope),
             )
         )
 
     def _scope_positions(self, ep: Episode) -> Any:
         """The memory cache's positions of the active memories of the episode's scope (user and team)."""
-        scope_ids = [
-            r[0]
-            for r in self.store.query(
-                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND kind != 'summary' "
-                "AND user_id IS ? AND team_id IS ?",
-                (ep.user_id, ep.team_id),
-            )
-        ]
+        scope_ids = item_queries.current_ids_in_scope(self.store, ep.user_id, ep.team_id)
         cache = self.vectors
         cache.refresh(self.store)
         return cache.positions(scope_ids)

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall.query import episode_fts_text, speaker_line
-from veramem_desktop.core.storage import episodes, index
+from veramem_desktop.core.storage import episode_queries, episodes, index, index_rows
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.text import for_index, storable
@@ -56,13 +56,9 @@ def stored_line_vectors(store: Store, embedder: Embedder, eps: Sequence[Episode]
     """The line vectors of ``eps`` as stored ('episode'); any missing (another model's store) are embedded."""
     if not eps:
         return {}
-    marks = ",".join("?" * len(eps))
     found = {
-        r[0]: np.frombuffer(bytes(r[1]), dtype=np.float32)
-        for r in store.query(
-            f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = 'episode' AND model = ? AND owner_id IN ({marks})",
-            (embedder.name, *[e.id for e in eps]),
-        )
+        owner_id: np.frombuffer(bytes(blob), dtype=np.float32)
+        for owner_id, blob in index_rows.stored_vectors(store, "episode", embedder.name, [e.id for e in eps])
     }
     missing = [e for e in eps if e.id not in found or found[e.id].shape != (embedder.dim,)]
     if missing:
@@ -114,21 +110,15 @@ def store_episodes(
 def recompute_context(store: Store, embedder: Embedder, episode_ids: Sequence[str]) -> int:
     """Rebuild the context vectors of ``episode_ids`` from the turns that surround them now
     (after a forget dropped the ones that held erased words). Returns how many were rebuilt."""
-    cols = episodes.EPISODE_COLUMNS
     triples: list[tuple[Episode | None, Episode, Episode | None]] = []
     for eid in episode_ids:
-        row = store.query_one(f"SELECT {cols} FROM episodes WHERE id = ?", (eid,))
-        if row is None:
+        ep = episodes.get(store, eid)
+        if ep is None:
             continue
-        ep = episodes.row_to_episode(row)
-        around = []
-        for op, order in (("<", "DESC"), (">", "ASC")):
-            found = store.query_one(
-                f"SELECT {cols} FROM episodes WHERE session_id = ? AND turn_index {op} ? "
-                f"ORDER BY turn_index {order} LIMIT 1",
-                (ep.session_id, ep.turn_index),
-            )
-            around.append(episodes.row_to_episode(found) if found is not None else None)
+        around = [
+            episode_queries.turn_beside(store, ep.session_id, ep.turn_index, after=after)
+            for after in (False, True)
+        ]
         triples.append((around[0], ep, around[1]))
     if triples:
         lines = stored_line_vectors(

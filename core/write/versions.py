@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.llm import multi_valued
-from veramem_desktop.core.storage import index, items, ledger
+from veramem_desktop.core.storage import index, item_queries, items, ledger, mention_rows, rejection_rows
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.write import decisions
 from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
 from veramem_desktop.core.write.plan import Planned, WriteOutcome, norm
@@ -96,17 +96,13 @@ def apply(  # noqa: C901
                     if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
                         items.add_evidence(conn, same.id, plan.evidence)
                     else:
-                        _mention(conn, plan.episode.id, same.id)
+                        mention_rows.add(conn, plan.episode.id, same.id)
                     out.unchanged.append(_summary(same, "said again in the same add"))
                     continue
                 item = fresh[id(plan)] = _add(conn, plan, embedder_name, device=device)
                 out.added.append(_summary(item, plan.decision.reason or "new"))
             elif op == "UPDATE":
-                current = items.row_to_item(
-                    conn.execute(
-                        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
-                    ).fetchone()
-                )
+                current = _current(conn, target.id)
                 if current.status != "active":
                     item = _add(conn, plan, embedder_name, device=device)
                     out.added.append(_summary(item, "its target changed in this batch; kept as new"))
@@ -148,7 +144,9 @@ def apply(  # noqa: C901
                         _summary(target, (plan.decision.reason or "already known") + "; evidence added")
                     )
                 else:
-                    _mention(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
+                    mention_rows.add(
+                        conn, plan.episode.id, target.id
+                    )  # an echo: recalled with what it repeats
                     out.unchanged.append(_summary(target, "already known from a higher-authority source"))
         for low, high in conflicts:
             if id(low) in fresh and id(high) in fresh:
@@ -173,14 +171,14 @@ def _retire_restatements(
     c = plan.candidate
     if not (c.subject and c.predicate and old.value) or multi_valued(c.predicate):
         return
-    rows = conn.execute(
-        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
-        "AND user_id IS ? AND team_id IS ? AND lower(subject) = lower(?) AND lower(predicate) = lower(?) "
-        "AND id != ?",
-        (old.user_id, old.team_id, c.subject, c.predicate, new.id),
-    ).fetchall()
-    for row in rows:
-        other = items.row_to_item(row)
+    for other in item_queries.current_with_key(
+        conn,
+        user_id=old.user_id,
+        team_id=old.team_id,
+        subject=c.subject,
+        predicate=c.predicate,
+        other_than=new.id,
+    ):
         if AUTHORITY_RANK[other.authority] > AUTHORITY_RANK[plan.authority] or norm(
             other.value or ""
         ) != norm(old.value):
@@ -244,15 +242,21 @@ def _add(
     }
     item = items.insert(conn, new, [plan.evidence], device=device, details=details or None)
     if resembles:
-        rejections.withhold(conn, "memory", item.id, "resembles", resembles)
+        rejection_rows.withhold(conn, "memory", item.id, "resembles", resembles)
     index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
     return item
 
 
+def _current(conn: Connection, memory_id: str) -> MemoryItem:
+    """The memory as this transaction sees it (it was read when the add was planned)."""
+    found = item_queries.find(conn, memory_id)
+    if found is None:
+        raise NotFoundError(f"No memory {memory_id}.")
+    return found
+
+
 def _mark_conflict(conn: Connection, target: MemoryItem, other_id: str, *, device: str) -> None:
-    current = items.row_to_item(
-        conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)).fetchone()
-    )
+    current = _current(conn, target.id)
     conflicts = sorted({*current.metadata.get("conflicts_with", []), other_id})
     items.set_fields(
         conn,
@@ -262,12 +266,6 @@ def _mark_conflict(conn: Connection, target: MemoryItem, other_id: str, *, devic
         metadata={"conflicts_with": conflicts},
         confidence=max(0.1, current.confidence - 0.1),
         details={"conflicts_with": other_id},
-    )
-
-
-def _mention(conn: Connection, episode_id: str, memory_id: str) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO mentions(episode_id, memory_id) VALUES (?, ?)", (episode_id, memory_id)
     )
 
 
