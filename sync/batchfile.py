@@ -131,8 +131,9 @@ def batch_path(folder: Path, device_id: str, epoch: int, batch_seq: int) -> Path
 # --- writing ----------------------------------------------------------------------------
 
 
-def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> Path:
-    """Write ``data`` to ``path`` so readers see all of it or none of it."""
+def atomic_write(path: Path, data: bytes, *, replace: bool = True, sync_dir: bool = True) -> Path:
+    """Write ``data`` to ``path`` so readers see all of it or none of it. With ``sync_dir=False`` the
+    rename is made durable by the caller's own :func:`fsync_dir` of the folder (once for many files)."""
     path = Path(path)
     if not replace and path.exists():
         raise SyncError(f"{path.name} already exists in the sync folder; it was not overwritten.")
@@ -147,7 +148,8 @@ def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> Path:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
     return path
 
 
@@ -165,12 +167,15 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_batch(folder: Path, device_id: str, epoch: int, batch_seq: int, data: bytes) -> Path:
-    """Write this device's batch under its own folder; a batch file is never overwritten."""
+def write_batch(
+    folder: Path, device_id: str, epoch: int, batch_seq: int, data: bytes, *, sync_dir: bool = True
+) -> Path:
+    """Write this device's batch under its own folder; a batch file is never overwritten
+    (``sync_dir`` as for :func:`atomic_write`)."""
     check_folder(folder)
     target = batch_path(folder, device_id, epoch, batch_seq)
     target.parent.mkdir(parents=True, exist_ok=True)
-    return atomic_write(target, data, replace=False)
+    return atomic_write(target, data, replace=False, sync_dir=sync_dir)
 
 
 def remove_batch(ref: BatchRef) -> None:

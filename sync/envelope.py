@@ -27,7 +27,7 @@ import os
 import struct
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nacl.exceptions import CryptoError
@@ -93,17 +93,25 @@ class OpenedBatch:
     epoch: int
     batch_seq: int
     events: tuple[dict[str, Any], ...]
+    #: each event's clock, read while checking it (so applying does not read it again)
+    clocks: tuple[HLC, ...] = field(default=(), compare=False)
 
 
 def make_event(device: str, seq: int, hlc: HLC, op: str, payload: dict[str, Any]) -> dict[str, Any]:
     """An event as it travels: who made it, its per-device number, its clock, what it does."""
-    event = {"device": device, "seq": seq, "hlc": hlc.encode(), "op": op, "payload": payload}
+    event = event_for_sealing(device, seq, hlc, op, payload)
     check_event(event, device)
     return event
 
 
-def check_event(event: object, sender: str) -> None:
-    """Refuse an event that is malformed or claims another device than ``sender``."""
+def event_for_sealing(device: str, seq: int, hlc: HLC, op: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The event of :func:`make_event` without checking it here: for events that go straight into
+    :func:`seal_batch`, which checks every event it seals."""
+    return {"device": device, "seq": seq, "hlc": hlc.encode(), "op": op, "payload": payload}
+
+
+def check_event(event: object, sender: str) -> HLC:
+    """Refuse an event that is malformed or claims another device than ``sender``; returns its clock."""
     if not isinstance(event, dict) or event.keys() != EVENT_FIELDS:
         raise SyncRejected(RejectReason.MALFORMED, f"An event from device {sender} has the wrong fields.")
     if event["device"] != sender:
@@ -133,18 +141,22 @@ def check_event(event: object, sender: str) -> None:
         raise SyncRejected(
             RejectReason.MALFORMED, f"An event from device {sender} has a payload that is not an object."
         )
+    return clock
 
 
-def _check_events(events: Sequence[object], sender: str) -> None:
+def _check_events(events: Sequence[object], sender: str) -> list[HLC]:
+    """Check every event and their order; returns their clocks."""
     previous = 0
+    clocks = []
     for event in events:
-        check_event(event, sender)
+        clocks.append(check_event(event, sender))
         assert isinstance(event, dict)
         if event["seq"] <= previous:
             raise SyncRejected(
                 RejectReason.MALFORMED, f"Events in a batch from device {sender} are not in sequence order."
             )
         previous = event["seq"]
+    return clocks
 
 
 def _batch_box(account_key: AccountKey, header: bytes) -> SecretBox:
@@ -277,7 +289,7 @@ def open_batch(
         raise SyncRejected(
             RejectReason.BAD_SIGNATURE, f"A batch claiming to be from device {sender} has a forged signature."
         )
-    events = _parse_body(body, sender, header.count)
+    events, clocks = _parse_body(body, sender, header.count)
     last = seen.get(sender, 0)
     if header.batch_seq <= last:
         raise SyncRejected(
@@ -289,10 +301,10 @@ def open_batch(
             RejectReason.GAP,
             f"Batch {header.batch_seq} of device {sender} arrived before batch {last + 1}; it will be read later.",
         )
-    return OpenedBatch(sender, header.epoch, header.batch_seq, tuple(events))
+    return OpenedBatch(sender, header.epoch, header.batch_seq, tuple(events), tuple(clocks))
 
 
-def _parse_body(body: bytes, sender: str, count: int) -> list[dict[str, Any]]:
+def _parse_body(body: bytes, sender: str, count: int) -> tuple[list[dict[str, Any]], list[HLC]]:
     # Only the canonical encoding is accepted, so one batch has one meaning (no
     # duplicate keys, no alternative spellings of the same value, no NaN). The one
     # encoder of core.canonical writes the same bytes as sync.keys.canonical_json
@@ -307,6 +319,6 @@ def _parse_body(body: bytes, sender: str, count: int) -> list[dict[str, Any]]:
         raise SyncRejected(RejectReason.MALFORMED, f"A batch of device {sender} is not canonical JSON.")
     if len(events) != count:
         raise SyncRejected(RejectReason.MALFORMED, f"A batch of device {sender} has the wrong event count.")
-    _check_events(events, sender)
+    clocks = _check_events(events, sender)
     checked: list[dict[str, Any]] = events
-    return checked
+    return checked, clocks

@@ -26,6 +26,7 @@ MAX_COUNTER = 16**COUNTER_HEX_DIGITS - 1
 DEFAULT_MAX_DRIFT_MS = 60 * 60 * 1000
 
 _DEVICE_RE = re.compile(r"[0-9a-z]{1,64}")
+_ENCODING = f"%0{WALL_DIGITS}d-%0{COUNTER_HEX_DIGITS}x-%s"  # wall-counter-device, fixed widths
 _ENCODED_RE = re.compile(
     rf"(?P<wall>[0-9]{{{WALL_DIGITS}}})-(?P<counter>[0-9a-f]{{{COUNTER_HEX_DIGITS}}})-(?P<device>[0-9a-z]{{1,64}})"
 )
@@ -54,6 +55,16 @@ class HLC:
             raise ClockError(RejectReason.MALFORMED, f"Clock device id {self.device!r} is not valid.")
 
     @classmethod
+    def _known_valid(cls, wall_ms: int, counter: int, device: str) -> HLC:
+        """A timestamp whose parts are already known to be in range (read by the encoding's pattern, or
+        derived from a valid clock), made without checking them again."""
+        clock = object.__new__(cls)
+        object.__setattr__(clock, "wall_ms", wall_ms)
+        object.__setattr__(clock, "counter", counter)
+        object.__setattr__(clock, "device", device)
+        return clock
+
+    @classmethod
     def zero(cls, device: str) -> HLC:
         """The clock of a device that has not ticked yet."""
         return cls(0, 0, device)
@@ -61,7 +72,7 @@ class HLC:
     def tick(self, now_ms: int) -> HLC:
         """The next timestamp for a local event: later than ``self`` and not behind ``now_ms``."""
         if now_ms > self.wall_ms:
-            return HLC(min(now_ms, MAX_WALL_MS), 0, self.device)
+            return HLC._known_valid(min(now_ms, MAX_WALL_MS), 0, self.device)
         return self._bump(self.wall_ms, self.counter)
 
     def receive(self, remote: HLC, now_ms: int, *, max_drift_ms: int = DEFAULT_MAX_DRIFT_MS) -> HLC:
@@ -86,12 +97,12 @@ class HLC:
         if counter >= MAX_COUNTER:
             if wall >= MAX_WALL_MS:
                 raise ClockError(RejectReason.MALFORMED, "The clock has reached its largest value.")
-            return HLC(wall + 1, 0, self.device)
-        return HLC(wall, counter + 1, self.device)
+            return HLC._known_valid(wall + 1, 0, self.device)
+        return HLC._known_valid(wall, counter + 1, self.device)
 
     def encode(self) -> str:
         """A string whose sort order is the clock order (``wall-counter-device``)."""
-        return f"{self.wall_ms:0{WALL_DIGITS}d}-{self.counter:0{COUNTER_HEX_DIGITS}x}-{self.device}"
+        return _ENCODING % (self.wall_ms, self.counter, self.device)
 
     def __str__(self) -> str:
         return self.encode()
@@ -102,4 +113,6 @@ class HLC:
         match = _ENCODED_RE.fullmatch(text) if isinstance(text, str) else None
         if match is None:
             raise ClockError(RejectReason.MALFORMED, f"{text!r} is not a sync clock value.")
-        return cls(int(match["wall"]), int(match["counter"], 16), match["device"])
+        wall, counter, device = match.groups()
+        # The pattern bounds every part: at most WALL_DIGITS digits, COUNTER_HEX_DIGITS hex digits, a valid device id.
+        return cls._known_valid(int(wall), int(counter, 16), device)

@@ -53,7 +53,7 @@ from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_it
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
-from veramem_desktop.sync.envelope import make_event
+from veramem_desktop.sync.envelope import event_for_sealing
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
 from veramem_desktop.sync.keys import DevicePublic
@@ -136,7 +136,7 @@ def export_events(
             if data is not None:
                 payload["data"] = data
                 out.targets |= _ids_in(data) | {entry.target_id}
-        out.events.append(make_event(me, entry.seq, at, entry.op, payload))
+        out.events.append(event_for_sealing(me, entry.seq, at, entry.op, payload))  # checked by seal_batch
     clock.save()
     registry.set_meta(conn, registry.META_EXPORTED, str(out.last_seq))
     return out
@@ -227,13 +227,21 @@ def _ids_in(data: dict[str, Any]) -> set[str]:
 
 
 def apply_events(
-    conn: Connection, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]], now_ms: int
+    conn: Connection,
+    me: str,
+    ledger_device: str,
+    sender: str,
+    events: Sequence[dict[str, Any]],
+    now_ms: int,
+    clocks: Sequence[HLC] = (),
 ) -> Applied:
     """Apply one opened batch of ``sender`` (inside the caller's transaction).
 
     What the events name is read up front in a few queries (sync/batch_rows.py); the events
     then apply in order, each with the same guards as ever. When the sender's chain breaks
-    part-way, what applied before the break is written (and kept by the caller's commit)."""
+    part-way, what applied before the break is written (and kept by the caller's commit).
+    ``clocks`` are the events' clocks as opening the batch read them (``OpenedBatch.clocks``);
+    without them each event's clock is read here."""
     clock = Clock(conn, me, now_ms)
     result = Applied()
     chain = conn.execute(
@@ -242,11 +250,11 @@ def apply_events(
     head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
     batch = BatchRows(conn, events)
     try:
-        for event in events:
+        for i, event in enumerate(events):
             entry = _check_entry(event, sender, head_seq, head_hash)
             head_seq, head_hash = entry.seq, entry.hash
             try:
-                clock.receive(HLC.parse(event["hlc"]))
+                clock.receive(clocks[i] if clocks else HLC.parse(event["hlc"]))
             except ClockError as exc:
                 raise SyncRejected(RejectReason.MALFORMED, exc.message) from None
             data = event["payload"].get("data")

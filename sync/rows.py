@@ -109,7 +109,12 @@ def _is_pair(pair: Any) -> TypeGuard[list[Any]]:
 def adopted(remote: dict[str, Any], fields: tuple[str, ...]) -> dict[str, list[Any]]:
     """A row just inserted from another device starts with that device's clocks (not fresh local ones,
     which would make its values look newer than later changes made elsewhere)."""
-    return {name: remote[name] for name in fields if _is_pair(remote.get(name))}
+    adopted: dict[str, list[Any]] = {}
+    for name in fields:
+        pair = remote.get(name)
+        if _is_pair(pair):
+            adopted[name] = pair
+    return adopted
 
 
 def take_newer(

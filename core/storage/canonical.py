@@ -29,7 +29,7 @@ def commitment(secret: bytes, content: Any) -> str:
 
     Once the secret is erased, nobody can test a guess of the content against it.
     """
-    return hmac.new(secret, canonical_json(content), hashlib.sha256).hexdigest()
+    return hmac.digest(secret, canonical_json(content), "sha256").hex()
 
 
 def chain_hash(prev_hash: str, entry: dict[str, Any]) -> str:

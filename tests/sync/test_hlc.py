@@ -124,3 +124,20 @@ def test_a_full_counter_borrows_a_millisecond_and_keeps_the_encoding_width() -> 
 def test_out_of_range_clock_values_cannot_be_built(wall: int, counter: int, device: str) -> None:
     with pytest.raises(ClockError):
         HLC(wall, counter, device)
+
+
+@given(
+    st.integers(min_value=0, max_value=10**15 - 1),
+    st.integers(min_value=0, max_value=MAX_COUNTER),
+    st.text(alphabet="0123456789abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=64),
+)
+def test_a_parsed_clock_is_the_one_the_checked_constructor_builds(
+    wall: int, counter: int, device: str
+) -> None:
+    """parse builds clocks without checking their parts again (its pattern bounds them): the result, at
+    the limits of every part too, is the clock the constructor builds and checks."""
+    text = f"{wall:015d}-{counter:08x}-{device}"
+    parsed = HLC.parse(text)
+    assert parsed == HLC(wall, counter, device)
+    assert parsed.encode() == text
+    assert parsed.tick(0) == HLC(wall, counter, device).tick(0)

@@ -92,8 +92,15 @@ def _landed(device: Device) -> dict[str, Any]:
 
 def _one_by_one(original: Any) -> Any:
     def apply(
-        conn: Any, me: str, ledger_device: str, sender: str, events: Sequence[dict[str, Any]], now_ms: int
+        conn: Any,
+        me: str,
+        ledger_device: str,
+        sender: str,
+        events: Sequence[dict[str, Any]],
+        now_ms: int,
+        clocks: Sequence[HLC] = (),
     ) -> replica.Applied:
+        del clocks  # the reference reads each event's clock itself, as a single event's apply does
         total = replica.Applied()
         for event in events:
             part = original(conn, me, ledger_device, sender, [event], now_ms)
