@@ -270,22 +270,19 @@ class _Named:
 
     def _data(self, data: dict[str, Any]) -> None:
         memory, episode, grant = data.get("memory"), data.get("episode"), data.get("grant")
+        others: list[Any] = list(_list(data.get("derived_from")))
         if isinstance(memory, dict):
             mid = memory.get("id")
             self._add(self.memories, mid)
             if isinstance(mid, str):
                 self.others.add(rejection_target(mid))
-            self._add(self.others, memory.get("root_id"))
-            self._add(self.others, memory.get("supersedes"))
+            others += (memory.get("root_id"), memory.get("supersedes"))
         if isinstance(episode, dict):
             self._add(self.episodes, episode.get("id"))
         if isinstance(grant, dict):
-            self._add(self.others, grant.get("id"))
-        for source in _list(data.get("derived_from")):
-            self._add(self.others, source)
-        for ev in _list(data.get("evidence")):
-            if isinstance(ev, dict):
-                self._add(self.others, ev.get("episode_id"))
+            others.append(grant.get("id"))
+        others += [ev.get("episode_id") for ev in _list(data.get("evidence")) if isinstance(ev, dict)]
+        self.others.update(v for v in others if isinstance(v, str) and v)
         for ep in _list(data.get("episodes")):
             if isinstance(ep, dict) and isinstance(ep.get("episode"), dict):
                 self._add(self.episodes, ep["episode"].get("id"))

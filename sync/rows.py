@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 from veramem_desktop.core.storage.store import Connection
 
@@ -102,17 +102,13 @@ def capture(
     return state
 
 
-def _is_pair(pair: Any) -> TypeGuard[list[Any]]:
-    return isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], str)
-
-
 def adopted(remote: dict[str, Any], fields: tuple[str, ...]) -> dict[str, list[Any]]:
     """A row just inserted from another device starts with that device's clocks (not fresh local ones,
     which would make its values look newer than later changes made elsewhere)."""
     adopted: dict[str, list[Any]] = {}
     for name in fields:
         pair = remote.get(name)
-        if _is_pair(pair):
+        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], str):  # [value, clock]
             adopted[name] = pair
     return adopted
 
@@ -126,7 +122,7 @@ def take_newer(
     taken = False
     for name in fields:
         pair = remote.get(name)
-        if not _is_pair(pair):
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[1], str)):  # [value, clock]
             continue
         if name not in state or pair[1] > state[name][1]:  # encoded clocks sort like the clocks
             if state.get(name) != pair:
