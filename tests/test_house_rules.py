@@ -5,6 +5,9 @@
   checking count too: a cycle there still means two modules that cannot be read apart).
 - No private name (``_x``) is imported from another module or reached as ``module._x``:
   what a module shares, it names publicly.
+- No SQL in core/lifecycle/ outside forget.py and turn_repair.py (forget erases from every
+  table, so one place knows them all): the lifecycle decides, core/storage/'s repositories
+  hold the statements.
 - No SQL statement in core/recall/: recall ranks, fuses and orders; core/storage/'s repositories
   (item_reads, episode_reads, index_reads) hold the statements, the access predicate in each.
 
@@ -188,6 +191,82 @@ def test_a_planted_private_import_and_private_attribute_are_reported(tmp_path: P
     assert private_reaches(root) == {
         "veramem_desktop.sync.two: veramem_desktop.core.one._helper",
         "veramem_desktop.tui.three: one._helper",
+    }
+
+
+# ------------------------------------------------------------------ SQL in the lifecycle
+#: the lifecycle modules that may hold SQL: forget erases from every table that holds user text (one
+#: place knows them all), and turn_repair is its helper
+LIFECYCLE_SQL_HOLDERS = frozenset({"forget.py", "turn_repair.py"})
+#: a string holding an SQL statement, in any case (a formatted value shows as a marker, see code_strings)
+LIFECYCLE_SQL = re.compile(
+    r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
+    r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*\()",
+    re.IGNORECASE | re.DOTALL,
+)
+#: calls that run SQL, whatever holds the statement
+LIFECYCLE_DB_CALLS = frozenset({"execute", "executemany", "executescript", "query", "query_one"})
+
+
+def sql_in_lifecycle(root: Path) -> set[str]:
+    """``module: what`` for each SQL statement (a string of the code, docstrings left out) and each
+    call that runs SQL in core/lifecycle/, outside :data:`LIFECYCLE_SQL_HOLDERS`."""
+    found = set()
+    for path in sorted((root / "core" / "lifecycle").rglob("*.py")):
+        if path.name in LIFECYCLE_SQL_HOLDERS:
+            continue
+        rel = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text("utf-8"))
+        for text in strings(tree):
+            match = LIFECYCLE_SQL.search(text)
+            if match is not None:
+                found.add(f"{rel}: {match.group(0).split()[0].upper()}")
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in LIFECYCLE_DB_CALLS
+            ):
+                found.add(f"{rel}: .{node.func.attr}()")
+    return found
+
+
+def test_the_lifecycle_holds_no_sql_outside_forget() -> None:
+    assert sql_in_lifecycle(ROOT) == set(), (
+        "put the statement in its table family's repository (core/storage/)"
+    )
+
+
+def test_sql_planted_in_a_scratch_copy_of_the_lifecycle_is_reported(tmp_path: Path) -> None:
+    shutil.copytree(
+        ROOT / "core" / "lifecycle",
+        tmp_path / "core" / "lifecycle",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    assert sql_in_lifecycle(tmp_path) == set()
+    planted = {
+        "linker.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
+        "expiry.py": 'Q = "delete from pending_links where memory_id = ?"\n',
+        "revise.py": 'def f(table):\n    return f"UPDATE {table} SET status = ?"\n',
+        "budgets.py": 'Q = ("INSERT OR IGNORE INTO links(src) "\n     "VALUES (?)")\n',
+        "outcome.py": "def f(conn, sql):\n    return conn.execute(sql)\n",
+        "sharing.py": "def f(store, sql):\n    return store.query_one(sql)\n",
+        # allowed: forget's own statements, prose in a docstring, and words that only look like SQL
+        "forget.py": 'Q = "DELETE FROM meta WHERE key = ?"\n',
+        "turn_repair.py": 'Q = "SELECT 1 FROM episodes"\n',
+        "stages.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_scans.py."""\n',
+        "consolidate.py": 'NOTE = "an update in the same batch; selected memories from a session"\n',
+    }
+    for name, code in planted.items():
+        path = tmp_path / "core" / "lifecycle" / name
+        path.write_text(path.read_text("utf-8") + "\n\n" + code)
+    assert sql_in_lifecycle(tmp_path) == {
+        "core/lifecycle/linker.py: SELECT",
+        "core/lifecycle/expiry.py: DELETE",
+        "core/lifecycle/revise.py: UPDATE",
+        "core/lifecycle/budgets.py: INSERT",
+        "core/lifecycle/outcome.py: .execute()",
+        "core/lifecycle/sharing.py: .query_one()",
     }
 
 

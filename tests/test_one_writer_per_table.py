@@ -53,8 +53,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "item_secrets": ("core/storage/ledger.py",),
     "schema_migrations": ("core/storage/store.py",),
     "grants": ("core/storage/grants.py",),
-    "links": ("core/lifecycle/links.py",),
-    "pending_links": ("core/lifecycle/links.py",),
+    "links": ("core/storage/link_rows.py",),
+    "pending_links": ("core/storage/link_rows.py",),
     "mentions": ("core/storage/mention_rows.py",),
     "rejected_values": ("core/storage/rejection_rows.py",),
     "withheld": ("core/storage/rejection_rows.py",),
@@ -259,7 +259,7 @@ def test_planted_reads_docstrings_and_an_owners_own_writes_are_not_reported(tmp_
         "core/recall/answer.py",
         'def f():\n    """Writes INSERT INTO traces through core/storage/traces.py."""',
     )
-    _plant(root, "core/lifecycle/links.py", 'Q = "DELETE FROM pending_links WHERE memory_id = ?"')
+    _plant(root, "core/storage/link_rows.py", 'Q = "DELETE FROM pending_links WHERE memory_id = ?"')
     _plant(root, "core/lifecycle/forget.py", 'Q = "DELETE FROM traces WHERE id = ?"')
     _plant(root, "core/write/plan.py", 'NOTE = "an update in the same batch"')
     assert foreign_writes(root) == set()

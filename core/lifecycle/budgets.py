@@ -18,8 +18,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict, open_conflicts
-from veramem_desktop.core.storage import items
-from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
+from veramem_desktop.core.storage import item_scans, items
+from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 
 #: the sources that have budgets (derived and shared items have none)
@@ -97,28 +97,17 @@ def plan(
 
 def over_budget(store: Store, budgets: Mapping[str, Budget]) -> bool:
     """A cheap check (two aggregates per source) before loading anything."""
-    marks = ",".join("?" * len(budgets))
-    rows = store.query(
-        "SELECT source, count(*), sum((length(text) + 3) / 4) FROM memory_items WHERE status = 'active' "
-        f"AND trust != 'rejected' AND source IN ({marks}) GROUP BY user_id, source",
-        list(budgets),
-    )
+    rows = item_scans.source_usage(store, list(budgets))
     return any(int(n) > budgets[s].items or int(t or 0) > budgets[s].tokens for s, n, t in rows)
 
 
 def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
-    marks = ",".join("?" * len(budgets))
-    rows = store.query(
-        f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust != 'rejected' "
-        f"AND source IN ({marks}) ORDER BY valid_from, id",
-        list(budgets),
-    )
-    return [items.row_to_item(r) for r in rows]
+    return item_scans.active_of_sources(store, list(budgets))
 
 
 def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
     """Move one planned memory to cold storage if it is still active, unpinned and in no open conflict."""
-    row = conn.execute("SELECT status, pinned FROM memory_items WHERE id = ?", (item.id,)).fetchone()
+    row = item_scans.status_and_pinned(conn, item.id)
     if row is None or row[0] != "active" or row[1] or in_open_conflict(conn, item.id):
         return False
     items.set_fields(

@@ -14,20 +14,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from veramem_desktop.core.storage import item_scans
 from veramem_desktop.core.storage.store import Connection
 
-#: memories that record a conflict and still stand (cold storage included: archiving is not settling),
-#: with their recorded partners (json)
-_RECORDS = (
-    "SELECT id, json_extract(metadata, '$.conflicts_with') FROM memory_items "
-    "WHERE metadata LIKE '%conflicts_with%' AND status IN ('active', 'archived') AND trust != 'rejected'"
-)
 
-
-def _pairs(conn: Connection, where: str = "", params: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(memory, partner) for each recorded conflict whose two sides both still stand."""
+def _pairs(conn: Connection, memory_id: str | None = None) -> list[tuple[str, str]]:
+    """(memory, partner) for each recorded conflict (of ``memory_id``'s own record, when given) whose
+    two sides both still stand (cold storage included: archiving is not settling)."""
     recorded: list[tuple[str, str]] = []
-    for mid, partners in conn.execute(_RECORDS + where, params).fetchall():
+    for mid, partners in item_scans.conflict_records(conn, memory_id):
         try:
             found = json.loads(partners) if partners else []
         except ValueError:
@@ -39,14 +34,7 @@ def _pairs(conn: Connection, where: str = "", params: tuple[str, ...] = ()) -> l
     live: set[str] = set()
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        live |= {
-            r[0]
-            for r in conn.execute(
-                f"SELECT id FROM memory_items WHERE id IN ({','.join('?' * len(chunk))}) "
-                "AND status IN ('active', 'archived') AND trust != 'rejected'",
-                chunk,
-            ).fetchall()
-        }
+        live |= item_scans.standing_ids(conn, chunk)
     return [(m, p) for m, p in recorded if p in live]
 
 
@@ -66,4 +54,4 @@ def open_conflicts(conn: Connection, ids: Iterable[str] | None = None) -> set[st
 def in_open_conflict(conn: Connection, memory_id: str) -> bool:
     """One memory, by its own record (the write path records a conflict on both sides): an indexed
     lookup, cheap enough for the linker to ask before every move to cold storage."""
-    return bool(_pairs(conn, " AND id = ?", (memory_id,)))
+    return bool(_pairs(conn, memory_id))

@@ -1,7 +1,7 @@
 """The ``Consolidator``: what every consolidation stage works with.
 
 Its settings (``ConsolidateConfig``), the store, the embedder, the model and the memory vector
-cache, and the helpers the stages share: reading the active memories, the union of sources'
+cache, and the helpers the stages share: the union of sources'
 evidence, writing a derived memory with its derivations and index entry, one model call that
 never raises, clustering by cosine and a check that sources are still active. The stages
 themselves are functions over it (core/lifecycle/stages.py, core/lifecycle/revise.py,
@@ -22,8 +22,8 @@ from veramem_desktop.core.lifecycle.budgets import BudgetConfig
 from veramem_desktop.core.lifecycle.rules import StageCount
 from veramem_desktop.core.llm import LLM, Reply
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import derivations, index, items
-from veramem_desktop.core.storage.items import ITEM_COLUMNS, Evidence, MemoryItem
+from veramem_desktop.core.storage import derivations, index, item_scans, items
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
 
@@ -82,28 +82,16 @@ class Consolidator:
         if self.progress is not None:
             self.progress(stage, done, total)
 
-    def active(
-        self, where: str = "", params: Sequence[Any] = (), *, statuses: str = "('active')"
-    ) -> list[MemoryItem]:
-        sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status IN {statuses} AND trust != 'rejected'"
-        if where:
-            sql += f" AND {where}"
-        return [items.row_to_item(r) for r in self.store.query(sql + " ORDER BY valid_from, id", params)]
-
     def evidence_of(self, conn: Connection, sources: Sequence[MemoryItem]) -> list[Evidence]:
         """The union of the sources' evidence, each quote once."""
         seen: set[tuple[str, int, int]] = set()
         out: list[Evidence] = []
         for src in sources:
-            for r in conn.execute(
-                "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
-                "WHERE memory_id = ? ORDER BY id",
-                (src.id,),
-            ).fetchall():
-                key = (r[0], int(r[2]), int(r[3]))
+            for ev in item_scans.evidence_on(conn, src.id):
+                key = (ev.episode_id, ev.span_start, ev.span_end)
                 if key not in seen:
                     seen.add(key)
-                    out.append(Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]))
+                    out.append(ev)
         return out
 
     def write_derived(
@@ -206,9 +194,4 @@ class Consolidator:
 
     @staticmethod
     def still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
-        marks = ",".join("?" * len(members))
-        row = conn.execute(
-            f"SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN ({marks})",
-            [m.id for m in members],
-        ).fetchone()
-        return int(row[0]) == len(members)
+        return item_scans.count_active(conn, [m.id for m in members]) == len(members)

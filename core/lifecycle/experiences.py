@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.lifecycle.rules import ScopeKey, StageCount, question_key, scope_of
-from veramem_desktop.core.storage import derivations, items
+from veramem_desktop.core.storage import derivations, item_scans, items, traces
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
@@ -91,19 +91,17 @@ def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  #
     cfg = con.config
     done: set[tuple[Any, ...]] = set()
     standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
-    for e in con.active("kind = 'experience' AND source = 'derived'", statuses="('archived', 'active')"):
+    for e in item_scans.standing(
+        con.store, statuses=("archived", "active"), kinds=("experience",), derived=True
+    ):
         for tid in traces_of(e):
             done.add((tid, *scope_of(e)))
         for key in e.metadata.get("questions", []):
             slot = (scope_of(e), e.authority, key)
             if slot not in standing or e.status == "active":
                 standing[slot] = e
-    traces = con.store.query(
-        "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? ORDER BY rewarded_at, id",
-        (cfg.experience_reward,),
-    )
     groups: dict[tuple[Any, ...], list[Unit]] = {}
-    for tid, user_id, query, returned, cited in traces:
+    for tid, user_id, query, returned, cited in traces.rewarded_at_least(con.store, cfg.experience_reward):
         ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
         found = items.get_many(con.store, ids)
         own = [
@@ -188,15 +186,7 @@ def _distil_group(
 def _most_similar(con: Consolidator, unit: Unit, vector: Any) -> MemoryItem | None:
     """An active experience of the unit's scope and authority whose text is as good as ``vector``."""
     user, team, agent, visibility = unit.scope
-    ids = [
-        r[0]
-        for r in con.store.query(
-            "SELECT id FROM memory_items WHERE kind = 'experience' AND source = 'derived' AND status = 'active' "
-            "AND trust != 'rejected' AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ? "
-            "AND authority = ?",
-            (user, team, agent, visibility, unit.authority),
-        )
-    ]
+    ids = item_scans.experience_ids(con.store, user, team, agent, visibility, unit.authority)
     if not ids:
         return None
     con.vectors.refresh(con.store)
@@ -211,10 +201,7 @@ def _reinforce_all(
 ) -> None:
     """Fold ``units`` into ``target``: support, strength, traces, questions and sources, one ledger entry."""
     with con.store.atomic() as conn:
-        row = conn.execute(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (target.id,)
-        ).fetchone()
-        current = items.row_to_item(row) if row is not None else None
+        current = item_scans.read(conn, target.id)
         if current is None or current.status not in ("active", "archived") or current.trust == "rejected":
             count.skip("changed_meanwhile", len(units))
             return
@@ -244,7 +231,7 @@ def _reinforce_all(
 def _extend_sources(conn: Connection, item: MemoryItem, members: list[MemoryItem]) -> list[str]:
     """Record ``members`` as sources of ``item`` (so forgetting any of them reaches it); returns
     the ids that were not sources yet."""
-    have = {r[0] for r in conn.execute("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))}
+    have = set(derivations.sources_of(conn, item.id))
     added = [i for i in dict.fromkeys(m.id for m in members) if i not in have]
     derivations.add(conn, item.id, added)
     return added
@@ -253,7 +240,7 @@ def _extend_sources(conn: Connection, item: MemoryItem, members: list[MemoryItem
 def question_of(con: Consolidator, item: MemoryItem) -> str | None:
     """The question an experience answered, from the first of its traces still stored."""
     for tid in traces_of(item):
-        row = con.store.query_one("SELECT query FROM traces WHERE id = ?", (tid,))
-        if row is not None and row[0]:
-            return str(row[0])
+        query = traces.query_of(con.store, tid)
+        if query:
+            return query
     return None

@@ -23,7 +23,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import forget as forget_mod
-from veramem_desktop.core.storage import meta
+from veramem_desktop.core.storage import expiry_rows, meta
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
@@ -92,8 +92,8 @@ def mark(conn: Connection, memory_ids: list[str], expires_at: str, *, device: st
 
 def note(conn: Connection, expires_at: str) -> None:
     """Record that something expires at ``expires_at`` (keeps the earliest)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_NEXT,)).fetchone()
-    if row is None or not row[0] or expires_at < str(row[0]):
+    current = meta.get(conn, META_NEXT)
+    if not current or expires_at < current:
         meta.put(conn, META_NEXT, expires_at)
 
 
@@ -104,13 +104,7 @@ def due(store: Store, now: datetime) -> bool:
 
 
 def _recompute_next(conn: Connection, now_text: str) -> None:
-    row = conn.execute(
-        "SELECT min(t) FROM (SELECT json_extract(metadata, '$.expires_at') AS t FROM memory_items WHERE pinned = 0 "
-        "UNION ALL SELECT json_extract(metadata, '$.expires_at') FROM episodes "
-        "WHERE json_extract(metadata, '$.expires_at') > ?) WHERE t IS NOT NULL",
-        (now_text,),
-    ).fetchone()
-    meta.put(conn, META_NEXT, str(row[0]) if row and row[0] else "")
+    meta.put(conn, META_NEXT, expiry_rows.earliest_after(conn, now_text) or "")
 
 
 def refresh_next(store: Store, now: datetime) -> None:
@@ -139,31 +133,18 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
     """Erase what has expired by ``now`` (see the module docstring); returns what went."""
     now_text = iso(now)
     report = ExpiryReport()
-    roots = store.query(
-        "SELECT root_id, min(id) FROM memory_items WHERE pinned = 0 AND json_extract(metadata, '$.expires_at') <= ? "
-        "GROUP BY root_id ORDER BY root_id",
-        (now_text,),
-    )
-    for _root, mid in roots:
-        if store.query_one("SELECT 1 FROM memory_items WHERE id = ?", (mid,)) is None:
+    for root, mid in expiry_rows.expired_chains(store, now_text):
+        if not expiry_rows.memory_exists(store, mid):
             continue  # erased along with an earlier one
         # a pinned version of the same memory keeps the whole memory
-        if (
-            store.query_one("SELECT 1 FROM memory_items WHERE root_id = ? AND pinned = 1", (_root,))
-            is not None
-        ):
+        if expiry_rows.chain_pinned(store, root):
             continue
         done = forget_mod.forget(store, mid, device=device, reason="expired", keep_cited_episodes=True)
         report.memories.append(mid)
         report.erased_memories += done.erased_memories
         report.erased_episodes += done.erased_episodes
         report.stale_context += done.stale_context
-    episodes = store.query(
-        "SELECT e.id FROM episodes e WHERE json_extract(e.metadata, '$.expires_at') <= ? "
-        "AND NOT EXISTS (SELECT 1 FROM evidence v WHERE v.episode_id = e.id) ORDER BY e.id",
-        (now_text,),
-    )
-    for (eid,) in episodes:
+    for eid in expiry_rows.expired_uncited_episodes(store, now_text):
         done = forget_mod.forget(store, eid, device=device, reason="expired")
         report.episodes.append(eid)
         report.erased_memories += done.erased_memories
@@ -177,15 +158,7 @@ def upcoming(
     store: Store, now: datetime, within: timedelta, *, user_id: str | None = None
 ) -> list[dict[str, Any]]:
     """Active memories that expire before ``now + within`` (soonest first), for ``review``."""
-    sql = (
-        "SELECT id, kind, text, json_extract(metadata, '$.expires_at') AS t, pinned FROM memory_items "
-        "WHERE status = 'active' AND t IS NOT NULL AND t <= ?"
-    )
-    params: list[Any] = [iso(now + within)]
-    if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
-    rows = store.query(sql + " ORDER BY t, id", params)
+    rows = expiry_rows.active_expiring(store, iso(now + within), user_id)
     return [
         {
             "id": r[0],

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from veramem_desktop.core.storage import meta
+from veramem_desktop.core.storage import meta, traces
 from veramem_desktop.core.storage.ids import now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -157,7 +157,9 @@ def blend(static_prior: float, f: Features | None, model: LearnedModel | None, s
 
 
 # ------------------------------------------------------------------ persistence
-def outcomes_from(metadata_rows: Sequence[str]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+def outcomes_from(
+    metadata_rows: Sequence[str | None],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """The labelled outcomes kept in traces' metadata (``feedback.outcomes``)."""
     xs: list[list[float]] = []
     ys: list[float] = []
@@ -176,9 +178,9 @@ def outcomes_from(metadata_rows: Sequence[str]) -> tuple[npt.NDArray[np.float64]
 
 def _tally(conn: Connection) -> tuple[int, int, int]:
     """(outcomes, positive outcomes, outcomes the last fit saw) as counted in ``meta``."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (TALLY_KEY,)).fetchone()
+    raw = meta.get(conn, TALLY_KEY)
     try:
-        data = json.loads(row[0]) if row else {}
+        data = json.loads(raw) if raw is not None else {}
         return int(data.get("outcomes", 0)), int(data.get("positives", 0)), int(data.get("trained", 0))
     except (ValueError, TypeError, AttributeError):
         return 0, 0, 0
@@ -190,11 +192,7 @@ def _save_tally(conn: Connection, outcomes: int, positives: int, trained: int) -
 
 def retrain(conn: Connection) -> tuple[LearnedModel | None, int]:
     """Fit on the most recent outcomes and keep the weights in ``meta``. Returns (model, outcomes)."""
-    rows = conn.execute(
-        "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?",
-        (MAX_SAMPLES,),
-    ).fetchall()
-    x, y = outcomes_from([r[0] for r in rows])
+    x, y = outcomes_from(traces.recent_outcomes(conn, MAX_SAMPLES))
     model = train(x, y)
     if model is None:
         meta.delete(conn, META_KEY)
@@ -212,8 +210,8 @@ def record(conn: Connection, labels: Sequence[int]) -> tuple[LearnedModel | None
     outcomes, positives, trained = _tally(conn)
     outcomes += len(labels)
     positives += sum(1 for v in labels if v)
-    current = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    model = LearnedModel.from_json(current[0]) if current else None
+    current = meta.get(conn, META_KEY)
+    model = LearnedModel.from_json(current) if current is not None else None
     grown = outcomes - trained >= max(MIN_OUTCOMES, min(trained, MAX_SAMPLES) // 10)
     if labels and outcomes >= MIN_OUTCOMES and 0 < positives < outcomes and (model is None or grown):
         return retrain(conn)

@@ -47,8 +47,8 @@ from veramem_desktop.core.lifecycle.links import (
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import content_terms, context_text
-from veramem_desktop.core.storage import index, items, ledger
-from veramem_desktop.core.storage.items import AUTHORITY_RANK, ITEM_COLUMNS, Evidence, MemoryItem
+from veramem_desktop.core.storage import episode_rows, index, item_scans, items, ledger, link_rows
+from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust.normalize import skeleton
@@ -179,8 +179,7 @@ class Linker:
         return report
 
     def link_one(self, memory_id: str, report: LinkReport) -> None:  # noqa: C901
-        row = self.store.query_one(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (memory_id,))
-        item = items.row_to_item(row) if row is not None else None
+        item = item_scans.find(self.store, memory_id)
         if item is None or item.status != "active" or item.trust == "rejected":
             with self.store.atomic() as conn:
                 dequeue(conn, memory_id)
@@ -195,7 +194,9 @@ class Linker:
         with self.store.atomic() as conn:
             index.store_vectors(conn, CTX_KIND, self.embedder.name, [item.id], ctx_vec.reshape(1, -1))
             for other, cos, verdict in verdicts:
-                if not _both_active(conn, item.id, other.id) or _linked(conn, item.id, other.id):
+                if item_scans.count_active(conn, (item.id, other.id)) != 2 or link_rows.pair_linked(
+                    conn, item.id, other.id
+                ):
                     continue  # one edge per pair, whichever of the two was linked first
                 if (
                     verdict == "subsumes"
@@ -234,34 +235,21 @@ class Linker:
     # -------------------------------------------------------------- parts
     def context_of(self, item: MemoryItem) -> str:
         """The memory's text between the turns before and after its first source episode."""
-        ev = self.store.query_one(
-            "SELECT episode_id FROM evidence WHERE memory_id = ? ORDER BY id LIMIT 1", (item.id,)
-        )
-        if ev is None:
+        episode_id = item_scans.first_episode(self.store, item.id)
+        if episode_id is None:
             return item.text
-        src = self.store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (ev[0],))
+        src = episode_rows.position(self.store, episode_id)
         if src is None or src[0] is None:
             return item.text
         around = {
             int(r[0]): f"{r[2] or r[1]}: {r[3]}"
-            for r in self.store.query(
-                "SELECT turn_index, role, source_name, content FROM episodes WHERE session_id = ? "
-                "AND turn_index IN (?, ?)",
-                (src[0], int(src[1]) - 1, int(src[1]) + 1),
-            )
+            for r in episode_rows.turns_at(self.store, src[0], (int(src[1]) - 1, int(src[1]) + 1))
         }
         return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))
 
     def _neighbours(self, item: MemoryItem, vec: Any) -> list[tuple[MemoryItem, float]]:
         cfg = self.config
-        scope_ids = [
-            r[0]
-            for r in self.store.query(
-                "SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND id != ? "
-                "AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ?",
-                (item.id, *scope_key(item)),
-            )
-        ]
+        scope_ids = item_scans.scope_peers(self.store, item.id, *scope_key(item))
         if not scope_ids:
             return []
         found = [
@@ -303,20 +291,10 @@ class Linker:
         self, conn: Connection, target: MemoryItem, narrower: MemoryItem, report: LinkReport
     ) -> None:
         """The broader memory gains the narrower one's evidence and a little confidence."""
-        have = {
-            (r[0], int(r[1]), int(r[2]))
-            for r in conn.execute(
-                "SELECT episode_id, span_start, span_end FROM evidence WHERE memory_id = ?", (target.id,)
-            ).fetchall()
-        }
-        for r in conn.execute(
-            "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence "
-            "WHERE memory_id = ? ORDER BY id",
-            (narrower.id,),
-        ).fetchall():
-            if (r[0], int(r[2]), int(r[3])) in have:
+        have = item_scans.evidence_spans(conn, target.id)
+        for ev in item_scans.evidence_on(conn, narrower.id):
+            if (ev.episode_id, ev.span_start, ev.span_end) in have:
                 continue
-            ev = Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5])
             items.add_evidence(conn, target.id, ev)
             ledger.append(
                 conn,
@@ -336,22 +314,6 @@ class Linker:
             details={"by": narrower.id},
         )
         report.reinforced.append(target.id)
-
-
-def _both_active(conn: Connection, a: str, b: str) -> bool:
-    row = conn.execute(
-        "SELECT count(*) FROM memory_items WHERE status = 'active' AND id IN (?, ?)", (a, b)
-    ).fetchone()
-    return int(row[0]) == 2
-
-
-def _linked(conn: Connection, a: str, b: str) -> bool:
-    return (
-        conn.execute(
-            "SELECT 1 FROM links WHERE (src = ? AND dst = ?) OR (src = ? AND dst = ?) LIMIT 1", (a, b, b, a)
-        ).fetchone()
-        is not None
-    )
 
 
 def _values_differ(a: MemoryItem, b: MemoryItem) -> bool:

@@ -9,6 +9,8 @@ A new memory is queued in ``pending_links`` by the facade right after an add; a
 background worker drains the queue through the linker (core/lifecycle/linker.py), which
 decides each memory's edges, so an add never waits for it.
 
+The rows of both tables are read and written through core/storage/link_rows.py.
+
 Cold storage is a status change (``archived``) that records why and for whom. Cold items
 are never deleted here; ``forget`` brings back those whose general memory it erased (see
 core/lifecycle/forget.py).
@@ -20,9 +22,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict
-from veramem_desktop.core.storage import items, ledger
+from veramem_desktop.core.storage import item_scans, items, ledger, link_rows
 from veramem_desktop.core.storage.ids import now_iso
-from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
+from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 
 #: the types a model or the rules may give a pair of memories
@@ -36,47 +38,32 @@ MAX_ATTEMPTS = 5
 # ------------------------------------------------------------------ the queue and edges
 def enqueue(conn: Connection, memory_ids: Sequence[str]) -> None:
     """Queue memories for linking (call in the transaction that made them, or right after)."""
-    now = now_iso()
-    conn.executemany(
-        "INSERT OR IGNORE INTO pending_links(memory_id, queued_at) VALUES (?, ?)",
-        [(m, now) for m in memory_ids],
-    )
+    link_rows.queue(conn, memory_ids, now_iso())
 
 
 def dequeue(conn: Connection, memory_id: str) -> None:
     """Take a memory off the queue (it is linked, or no longer needs linking)."""
-    conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (memory_id,))
+    link_rows.unqueue(conn, memory_id)
 
 
 def note_failure(conn: Connection, memory_id: str, error: str) -> None:
     """Count a failed attempt on a queued memory, keeping the error's name (it stays queued)."""
-    conn.execute(
-        "UPDATE pending_links SET attempts = attempts + 1, last_error = ? WHERE memory_id = ?",
-        (error, memory_id),
-    )
+    link_rows.count_failure(conn, memory_id, error)
 
 
 def pending(store: Store, *, limit: int = 100, max_attempts: int = MAX_ATTEMPTS) -> list[str]:
-    rows = store.query(
-        "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
-        (max_attempts, limit),
-    )
-    return [r[0] for r in rows]
+    return link_rows.queued(store, limit=limit, max_attempts=max_attempts)
 
 
 def pending_count(store: Store) -> int:
-    return int(store.query_one("SELECT count(*) FROM pending_links")[0])
+    return link_rows.queued_count(store)
 
 
 def add_link(conn: Connection, src: str, dst: str, link_type: str, score: float, *, device: str) -> bool:
     """One typed edge, recorded in the ledger (ids and a commitment under the source's secret)."""
     if src == dst:
         return False
-    cur = conn.execute(
-        "INSERT OR IGNORE INTO links(src, dst, type, score, created_at) VALUES (?,?,?,?,?)",
-        (src, dst, link_type, round(float(score), 4), now_iso()),
-    )
-    if cur.rowcount == 0:
+    if not link_rows.insert(conn, src, dst, link_type, round(float(score), 4), now_iso()):
         return False
     ledger.append(
         conn,
@@ -92,19 +79,12 @@ def add_link(conn: Connection, src: str, dst: str, link_type: str, score: float,
 
 def keep_created_at(conn: Connection, src: str, dst: str, link_type: str, created_at: str) -> None:
     """Give an edge the time it was made elsewhere (an imported edge keeps its exported time)."""
-    conn.execute(
-        "UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
-        (created_at, src, dst, link_type),
-    )
+    link_rows.set_created_at(conn, src, dst, link_type, created_at)
 
 
 def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
     """Every edge touching ``memory_id``, each with the direction seen from it."""
-    rows = store.query(
-        "SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
-        "ORDER BY created_at, src, dst",
-        (memory_id, memory_id),
-    )
+    rows = link_rows.touching(store, memory_id)
     return [
         {
             "src": r[0],
@@ -121,10 +101,9 @@ def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
 
 def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: str) -> MemoryItem | None:
     """Move an active, unpinned memory to cold storage (archived), saying why and for whom."""
-    row = conn.execute(f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-    if row is None:
+    item = item_scans.read(conn, item_id)
+    if item is None:
         return None
-    item = items.row_to_item(row)
     if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):
         return None  # a claim in an open conflict stays in view until a person settles it
     return items.set_fields(

@@ -33,7 +33,7 @@ from veramem_desktop.core.lifecycle.rules import (
     values_disagree,
 )
 from veramem_desktop.core.recall.query import entities
-from veramem_desktop.core.storage import derivations, index, items
+from veramem_desktop.core.storage import derivations, index, item_scans, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 
@@ -56,12 +56,9 @@ def lost_facts(sources: list[str], fused: str) -> set[str]:
 def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime) -> None:
     cfg = con.config
     since = iso(now - timedelta(days=cfg.fuse_days))
-    marks = ",".join("?" * len(BASE_KINDS))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in con.active(
-        f"kind IN ({marks}) AND pinned = 0 AND created_at >= ? "
-        "AND json_extract(metadata, '$.fused_from') IS NULL",
-        (*BASE_KINDS, since),
+    for item in item_scans.standing(
+        con.store, kinds=BASE_KINDS, unpinned=True, created_since=since, unfused=True
     ):
         groups.setdefault((*scope_of(item), item.kind), []).append(item)
     con.vectors.refresh(con.store)

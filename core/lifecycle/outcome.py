@@ -34,7 +34,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.storage import items, ledger, traces
+from veramem_desktop.core.storage import item_scans, items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -110,23 +110,16 @@ def check_reward(reward: object) -> float:
 
 def baseline(conn: Connection, user_id: str | None, *, excluding: str) -> float | None:
     """The user's mean reward over earlier rewarded traces, or None before the first."""
-    row = conn.execute(
-        "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",
-        (user_id, excluding),
-    ).fetchone()
-    return float(row[1]) if row and int(row[0]) > 0 else None
+    count, mean = traces.reward_tally(conn, user_id, excluding=excluding)
+    return float(mean) if count > 0 and mean is not None else None
 
 
 def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
     """The current version of ``item``'s chain when it was superseded; else the item itself."""
     if item.status != "superseded":
         return item
-    row = conn.execute(
-        f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE root_id = ? AND status = 'active' "
-        "ORDER BY version DESC LIMIT 1",
-        (item.root_id,),
-    ).fetchone()
-    return items.row_to_item(row) if row is not None else item
+    head = item_scans.active_head(conn, item.root_id)
+    return head if head is not None else item
 
 
 def check_giver(by: object) -> str:
@@ -159,11 +152,7 @@ def feedback(
     moment = now or datetime.now(UTC)
     stamp = iso(moment)
     with store.atomic() as conn:
-        row = conn.execute(
-            "SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
-            "WHERE id = ? AND kind != 'write'",
-            (trace_id,),
-        ).fetchone()
+        row = traces.feedback_target(conn, trace_id)
         if row is None:  # a write decision's record (core/write/decisions.py) takes no reward of its own
             raise NotFoundError(f"No trace {trace_id!r}; use the trace_id a search or answer returned.")
         user_id, returned, cited = row[0], json.loads(row[1] or "[]"), json.loads(row[2] or "[]")
@@ -253,10 +242,10 @@ def _credit(
     for mid in ids:
         if not mid.startswith("mem_"):
             continue  # episodes carry no counters
-        row = conn.execute(f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE id = ?", (mid,)).fetchone()
-        if row is None:
+        found = item_scans.read(conn, mid)
+        if found is None:
             continue  # forgotten since the trace was written
-        item = _head(conn, items.row_to_item(row))
+        item = _head(conn, found)
         if item.id in seen:
             continue
         seen.add(item.id)
@@ -307,26 +296,14 @@ def _credit(
 def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
     """One record per trace, oldest first: what was asked, retrieved, cited, answered, rewarded and written."""
     writes: dict[str, list[dict[str, Any]]] = {}
-    for seq, op, target, details in store.query(
-        "SELECT seq, op, target_id, details FROM ledger WHERE op IN ('memory.outcome', 'trace.feedback') ORDER BY seq"
-    ):
+    for seq, op, target, details in ledger.outcome_entries(store):
         info = json.loads(details or "{}")
         trace = target if op == "trace.feedback" else info.get("trace")
         if trace:
             writes.setdefault(trace, []).append({"seq": seq, "op": op, "target": target, "details": info})
-    sql = (
-        "SELECT id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, abstained, "
-        "reward, rewarded_at, metadata FROM traces WHERE kind != 'write'"
-    )  # write decisions: core/transfer/training.py
-    params: list[Any] = []
-    if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
     after = ("", "")
     while True:
-        page = store.query(
-            sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT 500", [*params, *after]
-        )
+        page = traces.trajectory_page(store, user_id, after, 500)
         if not page:
             return
         for r in page:

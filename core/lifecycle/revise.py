@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import experiences
 from veramem_desktop.core.lifecycle.rules import BASE_KINDS, DERIVED_KINDS, StageCount, scope_of
-from veramem_desktop.core.storage import items
+from veramem_desktop.core.storage import derivations, item_scans, items
 from veramem_desktop.core.storage.ids import now_iso
-from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem
+from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
 
 if TYPE_CHECKING:
@@ -46,19 +46,14 @@ def why_stale(source: MemoryItem | None) -> str | None:
 
 
 def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
-    marks = ",".join("?" * len(DERIVED_KINDS))
-    derived = con.active(
-        f"kind IN ({marks}) AND source = 'derived'", DERIVED_KINDS, statuses="('active', 'archived')"
+    derived = item_scans.standing(
+        con.store, statuses=("active", "archived"), kinds=DERIVED_KINDS, derived=True
     )
     if not derived:
         return
     sources: dict[str, list[str]] = {}
     for chunk in _chunks([d.id for d in derived], 500):
-        for did, sid in con.store.query(
-            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
-            f"({','.join('?' * len(chunk))}) ORDER BY source_id",
-            chunk,
-        ):
+        for did, sid in derivations.pairs_of(con.store, chunk):
             sources.setdefault(did, []).append(sid)
     rows = items.get_many(con.store, sorted({s for ids in sources.values() for s in ids}))
     stale: list[tuple[MemoryItem, list[str], dict[str, str]]] = []
@@ -109,19 +104,10 @@ def _standing(
 def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
     """What stands for a superseded memory now: the active version of its chain, else the active
     memory it was merged into."""
-    row = con.store.query_one(
-        f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE root_id = (SELECT root_id FROM memory_items WHERE id = ?) "
-        "AND status = 'active' AND trust != 'rejected' ORDER BY version DESC LIMIT 1",
-        (source_id,),
-    )
-    if row is None:
-        marks = ",".join("?" * len(BASE_KINDS))
-        row = con.store.query_one(
-            f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE id IN (SELECT derived_id FROM derivations WHERE "
-            f"source_id = ?) AND kind IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
-            (source_id, *BASE_KINDS),
-        )
-    return items.row_to_item(row) if row is not None else None
+    current = item_scans.standing_version(con.store, source_id)
+    if current is None:
+        current = item_scans.merged_into(con.store, source_id, BASE_KINDS)
+    return current
 
 
 def _rewrite(
@@ -151,20 +137,14 @@ def _rewrite(
 
 
 def _unchanged(conn: Connection, item: MemoryItem) -> bool:
-    row = conn.execute("SELECT status FROM memory_items WHERE id = ?", (item.id,)).fetchone()
-    return row is not None and row[0] == item.status
+    status = item_scans.status_of(conn, item.id)
+    return status is not None and status == item.status
 
 
 def _all_stand(conn: Connection, members: list[MemoryItem]) -> bool:
     if not members:
         return False
-    marks = ",".join("?" * len(members))
-    row = conn.execute(
-        f"SELECT count(*) FROM memory_items WHERE id IN ({marks}) AND status IN ('active', 'archived') "
-        "AND trust != 'rejected'",
-        [m.id for m in members],
-    ).fetchone()
-    return int(row[0]) == len(members)
+    return item_scans.count_standing(conn, [m.id for m in members]) == len(members)
 
 
 def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> None:
@@ -179,16 +159,8 @@ def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> N
         metadata={"retired": reason},
         details={"reason": "a source changed"},
     )
-    chain = [
-        r[0]
-        for r in conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (item.root_id,)).fetchall()
-    ]
-    marks = ",".join("?" * len(chain))
-    for (mid,) in conn.execute(
-        f"SELECT id FROM memory_items WHERE status = 'archived' AND trust != 'rejected' "
-        f"AND json_extract(metadata, '$.cold_by') IN ({marks})",
-        chain,
-    ).fetchall():
+    chain = item_scans.chain_ids(conn, item.root_id)
+    for mid in item_scans.cold_by_any(conn, chain):
         items.set_fields(
             conn,
             mid,

@@ -17,7 +17,7 @@ from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import derivations, index, items
+from veramem_desktop.core.storage import derivations, index, item_scans, items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.trust.action_gate import may_act, memory_state
 from veramem_desktop.core.trust.pii import canary_leaks, find_pii
@@ -109,12 +109,7 @@ class Sharer:
         only: list[str] | None = None,
     ) -> ShareReport:
         report = ShareReport()
-        rows = self.store.query(
-            f"SELECT {items.ITEM_COLUMNS} FROM memory_items WHERE user_id = ? AND status = 'active' "
-            "AND (source != 'shared' OR source IS NULL)",
-            (user_id,),
-        )
-        mine = [items.row_to_item(r) for r in rows]
+        mine = item_scans.own_active(self.store, user_id)
         candidates = [m for m in mine if only is None or m.id in only]
         scanner: SecretScanner | None = None
         for item in candidates:
@@ -143,23 +138,13 @@ class Sharer:
             return f"abstraction failed ({exc.message})"
         if abstraction.problems(abstract, item.text):  # the reason names no value: it is logged
             return "abstraction refused: a placeholder does not replace a whole name, number or date"
-        sources = {
-            r[0]
-            for r in self.store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (item.id,))
-        }
+        sources = derivations.source_ids(self.store, item.id)
         private = [m.text for m in mine if m.id != item.id and m.id not in sources]
         refused = gate(abstract, private, scanner=scanner, source=item.text)
         if refused is not None:
             return refused
         vector = self.embedder.embed([abstract])[0]
-        pool_ids = [
-            r[0]
-            for r in self.store.query(
-                "SELECT id FROM memory_items WHERE source = 'shared' AND status = 'active' AND visibility = ? "
-                "AND team_id IS ?",
-                (visibility, team_id),
-            )
-        ]
+        pool_ids = item_scans.shared_pool(self.store, visibility, team_id)
         cache = self.engine.caches["memory"]
         cache.refresh(self.store)
         best = cache.top(vector, cache.positions(pool_ids), 1) if pool_ids else []

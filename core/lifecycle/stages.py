@@ -23,7 +23,7 @@ from veramem_desktop.core.lifecycle.rules import (
     scope_of,
     values_disagree,
 )
-from veramem_desktop.core.storage import index, items
+from veramem_desktop.core.storage import index, item_scans, items
 from veramem_desktop.core.storage.items import MemoryItem
 
 
@@ -33,7 +33,7 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
     found: list[tuple[MemoryItem, str | None]] = []
     with con.store.read() as conn:
         held = open_conflicts(conn)
-    for item in con.active():
+    for item in item_scans.standing(con.store):
         reason = _archive_reason(item, item.uses, item.utility, cfg, now)
         if reason is None:
             continue
@@ -70,9 +70,8 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
 # ---------------------------------------------------------------- 2. merge
 def merge(con: Consolidator, count: StageCount) -> None:
     cfg = con.config
-    marks = ",".join("?" * len(BASE_KINDS))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in con.active(f"kind IN ({marks}) AND pinned = 0", BASE_KINDS):
+    for item in item_scans.standing(con.store, kinds=BASE_KINDS, unpinned=True):
         groups.setdefault((*scope_of(item), item.kind, item.authority), []).append(item)
     con.vectors.refresh(con.store)
     clusters: list[list[MemoryItem]] = []
@@ -113,13 +112,14 @@ def merge(con: Consolidator, count: StageCount) -> None:
 # ---------------------------------------------------------------- 4. summarise
 def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     cfg = con.config
-    marks = ",".join("?" * len(BASE_KINDS))
     sessions: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in con.active(f"kind IN ({marks}) AND session_id IS NOT NULL", BASE_KINDS):
+    for item in item_scans.standing(con.store, kinds=BASE_KINDS, in_session=True):
         sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
     existing: dict[tuple[Any, ...], MemoryItem] = {}
     # an archived summary still stands for its sources: it is not written again
-    for s in con.active("kind = 'summary' AND session_id IS NOT NULL", statuses="('archived', 'active')"):
+    for s in item_scans.standing(
+        con.store, statuses=("archived", "active"), kinds=("summary",), in_session=True
+    ):
         key = (s.session_id, *scope_of(s))
         if key not in existing or s.status == "active":
             existing[key] = s
@@ -182,7 +182,7 @@ def budget(con: Consolidator, count: StageCount) -> None:
 def decay(con: Consolidator, count: StageCount, now: datetime) -> None:
     cfg = con.config
     plan: list[tuple[MemoryItem, float | None]] = []
-    for item in con.active():
+    for item in item_scans.standing(con.store):
         if item.pinned:
             plan.append((item, None))
             continue

@@ -38,6 +38,26 @@ def sources_of(conn: Connection, derived_id: str) -> list[str]:
     ]
 
 
+def source_ids(store: Store, derived_id: str) -> set[str]:
+    """What ``derived_id`` was made from, read on its own (outside a transaction)."""
+    return {
+        r[0] for r in store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))
+    }
+
+
+def pairs_of(store: Store, derived_ids: Sequence[str]) -> list[tuple[str, str]]:
+    """``(derived_id, source_id)`` of the edges of ``derived_ids`` (one ``?`` each: pass a few hundred at a
+    time), ordered by source."""
+    return [
+        (r[0], r[1])
+        for r in store.query(
+            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
+            f"({','.join('?' * len(derived_ids))}) ORDER BY source_id",
+            list(derived_ids),
+        )
+    ]
+
+
 def all_pairs(store: Store) -> list[tuple[str, str]]:
     """Every edge as ``(derived_id, source_id)``, ordered (the replicated state devices compare)."""
     return [

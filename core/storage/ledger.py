@@ -329,3 +329,15 @@ def entries(store: Store, *, target_id: str | None = None, limit: int | None = N
         sql += " LIMIT ?"
         params.append(limit)
     return [row_to_entry(r) for r in store.query(sql, params)]
+
+
+def outcome_entries(store: Store) -> list[tuple[int, str, str | None, str | None]]:
+    """``(seq, op, target id, details as JSON)`` of every outcome entry (``memory.outcome``,
+    ``trace.feedback``), in ledger order: what feedback wrote, for the trajectories export."""
+    return [
+        (r[0], r[1], r[2], r[3])
+        for r in store.query(
+            "SELECT seq, op, target_id, details FROM ledger WHERE op IN ('memory.outcome', 'trace.feedback') "
+            "ORDER BY seq"
+        )
+    ]

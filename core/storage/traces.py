@@ -5,9 +5,10 @@ returned or referred to; an answer trace adds the ids it cited, its text and whe
 abstained; feedback later sets the reward and the ids it credited. Lists and metadata are
 stored as JSON text, which the callers encode (each keeps its own key order).
 
-Besides the writes, who a trace was made for (core/trust/reads.py) and the pages the training
-export reads (core/transfer/training.py) are read here. The rows are erased by ``forget``
-(core/lifecycle/forget.py) with what they refer to.
+Besides the writes, who a trace was made for (core/trust/reads.py), the pages the training
+export reads (core/transfer/training.py), and what the outcome loop reads (feedback, the learned
+ranking model, experiences and the trajectories export, core/lifecycle/) are read here. The rows
+are erased by ``forget`` (core/lifecycle/forget.py) with what they refer to.
 """
 
 from __future__ import annotations
@@ -127,3 +128,66 @@ def rewarded(store: Store) -> list[tuple[str, float, str, str | None]]:
         "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
     )
     return [(r[0], r[1], r[2], r[3]) for r in rows]
+
+
+def feedback_target(conn: Connection, trace_id: str) -> tuple[Any, ...] | None:
+    """``(user_id, returned_ids, cited_ids, reward, metadata, agent_id)`` of a search or answer trace,
+    or None when there is none (a write decision's trace takes no reward)."""
+    row = conn.execute(
+        "SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
+        "WHERE id = ? AND kind != 'write'",
+        (trace_id,),
+    ).fetchone()
+    return None if row is None else tuple(row)
+
+
+def reward_tally(conn: Connection, user_id: str | None, *, excluding: str) -> tuple[int, float | None]:
+    """(how many, mean reward) of the user's rewarded traces other than ``excluding``."""
+    row = conn.execute(
+        "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",
+        (user_id, excluding),
+    ).fetchone()
+    return int(row[0]), row[1]
+
+
+def recent_outcomes(conn: Connection, limit: int) -> list[str | None]:
+    """The metadata (JSON text) of the ``limit`` most recently rewarded traces, newest first."""
+    rows = conn.execute(
+        "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def rewarded_at_least(
+    store: Store, reward: float
+) -> list[tuple[str, str | None, str, str | None, str | None]]:
+    """``(id, user_id, query, returned_ids, cited_ids)`` of the traces rewarded ``reward`` or more,
+    in the order they were rewarded."""
+    return [
+        (r[0], r[1], r[2], r[3], r[4])
+        for r in store.query(
+            "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? "
+            "ORDER BY rewarded_at, id",
+            (reward,),
+        )
+    ]
+
+
+def query_of(store: Store, trace_id: str) -> str | None:
+    """The query (or question) of a trace, or None when the trace is gone or has none."""
+    row = store.query_one("SELECT query FROM traces WHERE id = ?", (trace_id,))
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def trajectory_page(store: Store, user_id: str | None, after: tuple[str, str], limit: int) -> list[Any]:
+    """Up to ``limit`` search and answer traces (of ``user_id`` when given) after ``after``
+    (created_at, id), in that order, as rows of ``RECORD_COLUMNS``."""
+    sql = f"SELECT {RECORD_COLUMNS} FROM traces WHERE kind != 'write'"  # write decisions: core/transfer/training.py
+    params: list[Any] = []
+    if user_id is not None:
+        sql += " AND user_id = ?"
+        params.append(user_id)
+    return store.query(
+        sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
+    )

@@ -1,0 +1,102 @@
+"""The link graph's rows: typed edges between memories (``links``) and the linking queue (``pending_links``).
+
+Every statement on the two tables is here except forget's erasure (core/lifecycle/forget.py).
+What an edge means, when one is made and what is ledgered with it is decided by the lifecycle
+(core/lifecycle/links.py and the linker, core/lifecycle/linker.py), which calls these functions
+in its own transactions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from veramem_desktop.core.storage.store import Connection, Store
+
+
+# ------------------------------------------------------------------ the queue
+def queue(conn: Connection, memory_ids: Sequence[str], queued_at: str) -> None:
+    """Queue memories for linking at ``queued_at`` (one already queued keeps its place)."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO pending_links(memory_id, queued_at) VALUES (?, ?)",
+        [(m, queued_at) for m in memory_ids],
+    )
+
+
+def unqueue(conn: Connection, memory_id: str) -> None:
+    """Take a memory off the queue."""
+    conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (memory_id,))
+
+
+def count_failure(conn: Connection, memory_id: str, error: str) -> None:
+    """One more failed attempt on a queued memory, keeping the error's name."""
+    conn.execute(
+        "UPDATE pending_links SET attempts = attempts + 1, last_error = ? WHERE memory_id = ?",
+        (error, memory_id),
+    )
+
+
+def queued(store: Store, *, limit: int, max_attempts: int) -> list[str]:
+    """Queued memories tried fewer than ``max_attempts`` times, oldest first, at most ``limit``."""
+    rows = store.query(
+        "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
+        (max_attempts, limit),
+    )
+    return [r[0] for r in rows]
+
+
+def queued_count(store: Store) -> int:
+    """How many memories are queued, whatever their attempts."""
+    return int(store.query_one("SELECT count(*) FROM pending_links")[0])
+
+
+# ------------------------------------------------------------------ edges
+def insert(conn: Connection, src: str, dst: str, link_type: str, score: float, created_at: str) -> bool:
+    """Add one edge; False when the same edge (source, destination, type) is already there."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO links(src, dst, type, score, created_at) VALUES (?,?,?,?,?)",
+        (src, dst, link_type, score, created_at),
+    )
+    return bool(cur.rowcount != 0)
+
+
+def set_created_at(conn: Connection, src: str, dst: str, link_type: str, created_at: str) -> None:
+    """Give an edge another creation time."""
+    conn.execute(
+        "UPDATE links SET created_at = ? WHERE src = ? AND dst = ? AND type = ?",
+        (created_at, src, dst, link_type),
+    )
+
+
+def touching(store: Store, memory_id: str) -> list[Any]:
+    """``(src, dst, type, score, created_at)`` of every edge from or to ``memory_id``, oldest first."""
+    return store.query(
+        "SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
+        "ORDER BY created_at, src, dst",
+        (memory_id, memory_id),
+    )
+
+
+def pair_linked(conn: Connection, a: str, b: str) -> bool:
+    """True when an edge of any type joins ``a`` and ``b``, in either direction."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM links WHERE (src = ? AND dst = ?) OR (src = ? AND dst = ?) LIMIT 1", (a, b, b, a)
+        ).fetchone()
+        is not None
+    )
+
+
+def every_edge(store: Store) -> list[Any]:
+    """``(src, dst, type, score, created_at)`` of every edge, by source, destination and type (the memory export)."""
+    return store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
+
+
+def has_edge(conn: Connection, src: str, dst: str, link_type: str) -> bool:
+    """True when the edge (source, destination, type) is here (the import of an export)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?", (src, dst, link_type)
+        ).fetchone()
+        is not None
+    )
