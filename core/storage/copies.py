@@ -10,15 +10,14 @@ rekey. Database errors become typed errors here, so the shell never sees the dri
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import sqlcipher3
-from veramem_desktop.core.errors import NotAStoreError, StoreBusyError, WrongKeyError
-from veramem_desktop.core.storage.store import BUSY_TIMEOUT_MS, Connection
+from veramem_desktop.core.errors import NotAStoreError, StoreBusyError
+from veramem_desktop.core.storage.store import BUSY_TIMEOUT_MS, Connection, connect_keyed
 
 #: how long a rekey or restore waits for other programs' transactions before refusing
 EXCLUSIVE_WAIT_MS = 2_000
@@ -28,26 +27,18 @@ EXPORTED_SEQ_KEY = "sync_exported_seq"
 
 
 def connect(path: Path, key: bytes) -> Connection:
-    """A connection to ``path`` keyed with ``key`` and probed (typed errors, nothing printed)."""
-    old_umask = os.umask(0o077)
-    try:
-        conn = sqlcipher3.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-        )
-    finally:
-        os.umask(old_umask)
-    conn.execute("PRAGMA cipher_log_level = NONE")  # a wrong key is reported here, not on stderr
-    conn.execute(f"PRAGMA key = \"x'{key.hex()}'\"")
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlcipher3.DatabaseError as exc:
-        conn.close()
-        if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
-            raise WrongKeyError(
-                f"{path} does not open with this store's key: it is damaged, not a VeraMem "
-                "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code)."
-            ) from None
-        raise NotAStoreError(f"{path} could not be opened: {exc}") from None
+    """A connection to ``path`` keyed with ``key`` and probed (typed errors, nothing printed): the store's
+    keyed connect, where a file that does not decrypt may be a copy made under another key, and any
+    other failure says the file could not be opened."""
+    conn = connect_keyed(
+        path,
+        key,
+        wrong_key=(
+            f"{path} does not open with this store's key: it is damaged, not a VeraMem "
+            "store, or was made under another key (before a `veramem rekey`: restore it with --recovery-code and that key's code)."
+        ),
+        report_damage=False,
+    )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 

@@ -95,8 +95,14 @@ def _check_path(path: Path, *, create: bool) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def _connect_keyed(path: Path, key: bytes) -> sqlcipher3.Connection:
-    """A connection with the key set and proved: a wrong key or a foreign file fails here, not later."""
+def connect_keyed(path: Path, key: bytes, *, wrong_key: str, report_damage: bool) -> sqlcipher3.Connection:
+    """A connection with the key set and proved: a wrong key or a foreign file fails here, not later.
+
+    A key that does not decrypt the file raises :class:`WrongKeyError` with the message ``wrong_key``
+    (the store and a backup or staged copy tell the user different things). With ``report_damage``, a
+    file the probe finds damaged raises the one damage message (:func:`damaged`); without it, and for
+    any other failure, :class:`NotAStoreError` says the file could not be opened.
+    """
     old_umask = os.umask(0o077)
     try:
         conn = sqlcipher3.connect(
@@ -115,11 +121,8 @@ def _connect_keyed(path: Path, key: bytes) -> sqlcipher3.Connection:
     except sqlcipher3.DatabaseError as exc:
         conn.close()
         if "not a database" in str(exc).lower() or "encrypted" in str(exc).lower():
-            raise WrongKeyError(
-                f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
-                "or the file is not a VeraMem store."
-            ) from None
-        if is_damage(exc):
+            raise WrongKeyError(wrong_key) from None
+        if report_damage and is_damage(exc):
             raise damaged(path, str(exc)) from None
         raise NotAStoreError(f"{path} could not be opened: {exc}") from None
     return conn
@@ -153,7 +156,15 @@ class Store:
         if len(key) != 32:
             raise WrongKeyError("The store key must be 32 bytes.")
         _check_path(path, create=create)
-        conn = _connect_keyed(path, key)
+        conn = connect_keyed(
+            path,
+            key,
+            wrong_key=(
+                f"{path} could not be decrypted with this key: the passphrase or key is wrong, "
+                "or the file is not a VeraMem store."
+            ),
+            report_damage=True,
+        )
         try:
             for pragma in (
                 f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
