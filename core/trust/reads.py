@@ -1,8 +1,8 @@
 """Reads and erases by id, as one caller may make them: where a read that names an id meets the access predicate.
 
 Search and answer put the predicate (core/trust/access.py) in every channel's SQL. A read
-that names an id (a memory, its versions and evidence, a message, a trace) and a forget
-ask here first, with the same predicate:
+that names an id (a memory, its versions, evidence, links and ledger entries, a message, a
+trace) and a forget ask here first, with the same predicate:
 
 - The person holding the store's key (:meth:`Caller.person`: CLI, TUI, SDK) may name any
   row of the file; a missing one is reported by the read itself.
@@ -18,14 +18,17 @@ ask here first, with the same predicate:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.storage import (
     episode_queries,
     item_queries,
     item_rows,
     items,
+    ledger,
     rejection_rows,
     traces,
 )
@@ -180,3 +183,45 @@ def forget(store: Store, caller: Caller, target: str, *, device: str) -> forget_
     """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it."""
     require_forgettable(store, caller, target)
     return forget_mod.forget(store, target, device=device)
+
+
+# ---------------------------------------------------------------- reads by id that name a message, links or the ledger
+def target_visible(store: Store, caller: Caller, target_id: str | None) -> bool:
+    """The caller may see the memory (mem_…) or message (ep_…) ``target_id``; any other target is not its to see."""
+    if caller.keyholder:
+        return True
+    if isinstance(target_id, str) and target_id.startswith("mem_"):
+        return memory_visible(store, caller, target_id)
+    if isinstance(target_id, str) and target_id.startswith("ep_"):
+        return episode_visible(store, caller, target_id)
+    return False
+
+
+def episode(store: Store, caller: Caller, episode_id: str) -> Episode | None:
+    """The message ``episode_id`` when the caller may see it; None when it is missing or the caller may not see
+    it (so an id never confirms that a message exists)."""
+    if not target_visible(store, caller, episode_id):
+        return None
+    return episodes_mod.get(store, episode_id)
+
+
+def links(store: Store, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+    """Every edge touching the memory (core/lifecycle/links.py) when the caller may see it (NotFoundError when
+    it may not, or there is none); edges whose other end the caller may not see are left out."""
+    get(store, caller, memory_id)
+    found = links_mod.links_of(store, memory_id)
+    return [link for link in found if target_visible(store, caller, link["other"])]
+
+
+def ledger_entries(
+    store: Store, caller: Caller, *, target_id: str | None = None, limit: int | None = None
+) -> list[ledger.LedgerEntry]:
+    """Ledger entries in order (those about ``target_id`` when given, at most ``limit`` read). The person reads
+    the whole ledger; any other caller only the entries of a memory or message it may see (NotFoundError for
+    any other target, RefusedError without one), less those about something else it may not see."""
+    if not caller.keyholder and target_id is None:
+        raise RefusedError("The whole ledger is the person's to read; name a memory or message.")
+    if not target_visible(store, caller, target_id):
+        raise NotFoundError(f"No memory or message {target_id!r} that this caller can see.")
+    found = ledger.entries(store, target_id=target_id, limit=limit)
+    return [e for e in found if e.target_id == target_id or target_visible(store, caller, e.target_id)]

@@ -1,9 +1,10 @@
-"""Consolidation of one open store, the idle-time job of the outcome loop: derive again what an add
-could not, link what is queued, then the engine's stages (core/lifecycle/consolidate.py), then link
-what they made."""
+"""Consolidation of one open store, the idle-time job of the outcome loop: erase what has expired
+(core/lifecycle/expiry.py), derive again what an add could not, link what is queued, then the engine's
+stages (core/lifecycle/consolidate.py), then link what they made."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
@@ -20,18 +21,20 @@ from .writes import Writes
 
 class Consolidation:
     """Consolidates one store with its embedder, its LLM and the memories' vectors (the ones search and the
-    write path share); the organiser links, the write path derives again."""
+    write path share); ``expire`` erases what has expired first, the organiser links, the write path
+    derives again. The LLM is asked for once what has expired is erased."""
 
     def __init__(
         self,
         store: Store,
         embedder: Embedder,
-        llm: LLM,
+        llm: Callable[[], LLM],
         vectors: VectorCache,
         *,
         device: str,
         organiser: Organiser,
         writes: Writes,
+        expire: Callable[[datetime | None], object],
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -40,6 +43,7 @@ class Consolidation:
         self.device = device
         self.organiser = organiser
         self.writes = writes
+        self.expire = expire
 
     def run(
         self,
@@ -48,7 +52,9 @@ class Consolidation:
         now: datetime | None = None,
         config: consolidator_mod.ConsolidateConfig | None = None,
     ) -> consolidate_mod.ConsolidateReport:
-        """Consolidate as the system (channel consolidate), after deriving again what earlier adds could not."""
+        """Erase what has expired, then consolidate as the system (channel consolidate), after deriving again
+        what earlier adds could not."""
+        self.expire(now)
         with self.store.acting.scope(Actor.system("consolidate", "consolidate"), system=True):
             rederived = self.writes.rederive_pending()
             report = self._consolidate(progress=progress, now=now, config=config)
@@ -73,7 +79,7 @@ class Consolidation:
         The model is asked directly (not through its rule-based fallback), so a model failure
         leaves that cluster for the next run and is counted as such in the report.
         """
-        primary = self.llm.without_fallback()
+        primary = self.llm().without_fallback()
         self.organiser.drain_links()  # what earlier adds left queued
         self.vectors.refresh(self.store)
         if config is None:

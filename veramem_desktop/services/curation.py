@@ -1,16 +1,18 @@
 """What becomes of memories after they are written, for one open store: pins, expiry, erasure,
-consent to share and sharing, and the gate on what an agent may act on.
+consent to share and sharing, the memories about to expire, and the gate on what an agent may act on.
 
 Erasing (a forget or an expiry) leaves the neighbours' context vectors holding the erased
-words, so each is followed by rebuilding those vectors from what remains. The embedder, the
-search engine and the LLM are asked for only when a call needs them (``Memory`` resolves them
-on first use: finding a model can take a while).
+words, so each is followed by rebuilding those vectors from what remains. The store (and so its
+device id), the embedder, the search engine and the LLM are asked for only when a call needs them
+(``Memory`` resolves them on first use: finding a model can take a while), so a request is checked
+before anything opens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
@@ -30,14 +32,13 @@ from veramem_desktop.core.write.ingest import recompute_context
 
 
 class Curation:
-    """Pins, expiry, erasure and sharing of one open store, recorded as made on ``device`` through
-    ``channel``."""
+    """Pins, expiry, erasure and sharing of one store, recorded as made on ``device`` through ``channel``."""
 
     def __init__(
         self,
-        store: Store,
+        store: Callable[[], Store],
         *,
-        device: str,
+        device: Callable[[], str],
         channel: str,
         embedder: Callable[[], Embedder],
         engine: Callable[[], SearchEngine],
@@ -53,56 +54,73 @@ class Curation:
     # ------------------------------------------------------------ pins
     def set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:
         """Pin or unpin a memory (a pinned one is never archived, fused, moved or expired)."""
-        item = items_mod.get(self.store, memory_id)
+        store = self.store()
+        item = items_mod.get(store, memory_id)
         if item.pinned == pinned:
             return item
-        with self.store.atomic() as conn:
+        device = self.device()
+        with store.atomic() as conn:
             updated = items_mod.set_fields(
                 conn,
                 memory_id,
-                device=self.device,
+                device=device,
                 op="memory.pin" if pinned else "memory.unpin",
                 pinned=pinned,
             )
-        expiry_mod.refresh_next(self.store, datetime.now(UTC))
+        expiry_mod.refresh_next(store, datetime.now(UTC))
         return updated
 
     # ------------------------------------------------------------ expiry and erasure
     def expire_if_due(self, now: datetime | None = None) -> expiry_mod.ExpiryReport | None:
         """Erase what has expired when the earliest recorded expiry has passed (one meta read otherwise)."""
         moment = now or datetime.now(UTC)
-        if not expiry_mod.due(self.store, moment):
+        if not expiry_mod.due(self.store(), moment):
             return None
         return self.expire(moment)
 
     def expire(self, now: datetime | None = None) -> expiry_mod.ExpiryReport:
         """Erase every memory and message whose time has passed, like a forget, as the system."""
-        with self.store.acting.scope(Actor.system("expiry", self.channel), system=True):
-            report = expiry_mod.expire(self.store, now or datetime.now(UTC), device=self.device)
+        store = self.store()
+        with store.acting.scope(Actor.system("expiry", self.channel), system=True):
+            report = expiry_mod.expire(store, now or datetime.now(UTC), device=self.device())
         if report.stale_context:
-            recompute_context(self.store, self.embedder(), sorted(set(report.stale_context)))
+            recompute_context(store, self.embedder(), sorted(set(report.stale_context)))
         return report
 
+    def expiring(
+        self,
+        within: timedelta = timedelta(days=7),
+        *,
+        user_id: str | None = None,
+        now: datetime | None = None,
+    ) -> list[dict[str, Any]]:
+        """Active memories (of ``user_id``, or anyone's) that expire within ``within``, soonest first."""
+        return expiry_mod.upcoming(self.store(), now or datetime.now(UTC), within, user_id=user_id)
+
     def forget(self, reader: Caller, target: str) -> forget_mod.ForgetReport:
-        """Erase ``target`` and all that was built from it, as ``reader`` may (see ``Memory.forget``)."""
-        report = reads.forget(self.store, reader, target, device=self.device)
+        """Erase a memory (every version), an episode, or ``user:<id>`` (``target``), and all that was built
+        from them, as ``reader`` may: the person may erase anything, an agent caller only what it may see and
+        its user owns (core/trust/reads.py)."""
+        store = self.store()
+        report = reads.forget(store, reader, target, device=self.device())
         # The neighbours' context vectors held the erased words; rebuild them from what remains.
-        recompute_context(self.store, self.embedder(), report.stale_context)
+        recompute_context(store, self.embedder(), report.stale_context)
         return report
 
     # ------------------------------------------------------------ consent, sharing and the action gate
     def mark_shareable(self, memory_id: str, shareable: bool) -> MemoryItem:
         """The owner's consent to share one memory (a person's act)."""
-        with self.store.atomic() as conn:
+        store, device = self.store(), self.device()
+        with store.atomic() as conn:
             return items_mod.set_fields(
-                conn, memory_id, device=self.device, op="memory.consent", shareable=shareable
+                conn, memory_id, device=device, op="memory.consent", shareable=shareable
             )
 
     def may_act_on(self, item: MemoryItem) -> bool:
         """The one action gate, with ``item``'s open conflicts read from the store (a partner that is
         active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        return may_act_on(item, open_conflict=lookups.any_current(self.store, partners))
+        return may_act_on(item, open_conflict=lookups.any_current(self.store(), partners))
 
     def share(
         self,
@@ -114,10 +132,11 @@ class Curation:
         team_policy: bool,
         only: list[str] | None,
     ) -> ShareReport:
-        """Share ``user_id``'s eligible experiences and world facts (see ``Memory.share_experiences``)."""
+        """Share ``user_id``'s eligible experiences and world facts, abstracted and gated, as unendorsed pool
+        items (to a team, named, or to everyone: checked before anything opens)."""
         check_share_target(visibility, team_id)
         llm = self.llm()
-        return Sharer(self.engine(), self.embedder(), llm, device=self.device).share(
+        return Sharer(self.engine(), self.embedder(), llm, device=self.device()).share(
             user_id,
             visibility=visibility,
             team_id=team_id,

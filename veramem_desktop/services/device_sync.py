@@ -19,6 +19,7 @@ from veramem_desktop.core.storage.store import Store
 if TYPE_CHECKING:
     from ..sync.pairing import JoinerSession
     from ..sync.service import RunReport, SyncService
+    from .organiser import Organiser
 
 
 class DeviceSync:
@@ -66,5 +67,15 @@ class DeviceSync:
         scan_s: float,
         on_run: Callable[[RunReport], None],
         on_error: Callable[[Exception], None],
+        organiser: Organiser,
     ) -> None:
-        self.service.daemon(stop, scan_s=scan_s, on_run=on_run, on_error=on_error)
+        """Exchange whenever files arrive and every ``scan_s`` seconds until ``stop`` is set (blocks); the
+        organiser's linker drains what earlier adds and applied events queued."""
+        organiser.start_linker()
+        self.service.daemon(stop, scan_s=scan_s, on_run=organiser.after_sync(on_run), on_error=on_error)
+
+    def state_hash(self) -> str:
+        """A hash of the replicated state; equal on devices that have exchanged everything."""
+        from ..sync.replica import state_hash
+
+        return state_hash(self.store)

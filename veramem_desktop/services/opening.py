@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -147,8 +148,13 @@ class Opening:
         """The store opened with ``key`` (one that :meth:`recover` gave)."""
         return Store.open(self.store_path, key)
 
-    def status(self, store: Store, device_id: str) -> dict[str, Any]:
-        """Where the open ``store`` is, what it holds, and whether its ledger verifies (see ``Memory.status``)."""
+    def status(self, opened: Callable[[], tuple[Store, str]]) -> dict[str, Any]:
+        """Where the store is, what it holds, and whether its ledger verifies (incrementally, from its
+        checkpoint: ``verify`` re-checks everything). ``opened`` opens it and gives its device id, asked for
+        only when a store was made here; for a fresh home the report says it does not exist."""
+        if not self.evidence():
+            return {"store": str(self.store_path), "exists": False}
+        store, device_id = opened()
         counts = stats.status_counts(store)
         report = ledger_verify.verify_from_checkpoint(store)  # incremental; `verify` re-checks everything
         return {

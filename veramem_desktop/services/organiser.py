@@ -13,12 +13,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veramem_desktop.core.lifecycle import budgets as budgets_mod
 from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
-from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.actor import Actor
 
@@ -69,13 +68,9 @@ class Organiser:
             }
         )
 
-    # ------------------------------------------------------------ links
-    def links(self, memory_id: str) -> list[dict[str, Any]]:
-        """Every typed edge touching a memory, with the other end and the direction."""
-        items_mod.get(self.store, memory_id)  # a clear error for an unknown id
-        return links_mod.links_of(self.store, memory_id)
-
+    # ------------------------------------------------------------ links (reading them is services/reading.py's)
     def links_pending(self) -> int:
+        """How many memories wait for the linker."""
         return links_mod.pending_count(self.store)
 
     def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport:
@@ -177,6 +172,12 @@ class Organiser:
             on_run(report)
 
         return ran
+
+
+def wait_idle(organiser: Organiser | None, timeout: float = 10.0) -> bool:
+    """Wait until ``organiser``'s background linker is idle; True when it is (and when there is no
+    organiser yet: nothing was linked in the background)."""
+    return True if organiser is None else organiser.wait_for_links(timeout)
 
 
 def _log_failure(memory_id: str, exc: BaseException) -> None:

@@ -12,6 +12,7 @@ import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from veramem_desktop.core import limits
@@ -24,6 +25,7 @@ from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
@@ -214,3 +216,70 @@ class Writes:
             self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])
         self.store.set_meta(PENDING_DERIVATION, json.dumps(left))
         return {"tried": len(episodes), "derived": derived, "still_pending": len(left)}
+
+
+class Adding:
+    """``Memory.add`` and ``add_document``: the messages, where they go and their expiry are checked before
+    anything opens (``writes`` builds the add path over the open store); the add is recorded as made by
+    ``actor(user_id)``, the person the messages are for."""
+
+    def __init__(
+        self,
+        identity: IdentitySettings,
+        *,
+        actor: Callable[[str | None], Actor],
+        writes: Callable[[], Writes],
+    ) -> None:
+        self.identity = identity
+        self.actor = actor
+        self.writes = writes
+
+    def add(
+        self,
+        messages: MessageLike | Sequence[MessageLike],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+        role: str = "user",
+        name: str | None = None,
+        until: str | datetime | None = None,
+        expires_in: str | None = None,
+    ) -> AddResult:
+        """Store messages as episodes, then derive memories from them.
+
+        ``until`` (a time, or a date: kept through that day) or ``expires_in`` ("7d", "12h", "2w"): the
+        messages and what is derived from them are erased like a forget once that time passes."""
+        inputs = to_inputs(messages, role=role, name=name)
+        notices = episodes_mod.validate(inputs)
+        limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
+        scope = scope_for(self.identity, user_id, agent_id, team_id, session_id)
+        expires_at = expiry_mod.resolve(until, expires_in, datetime.now(UTC))
+        writes = self.writes()
+        with writes.store.acting.scope(self.actor(scope.user_id)):
+            return writes.add(inputs, scope, notices, expires_at)
+
+    def add_document(
+        self,
+        text: str,
+        *,
+        name: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        team_id: str | None = None,
+        session_id: str | None = None,
+        until: str | datetime | None = None,
+        expires_in: str | None = None,
+    ) -> AddResult:
+        """Split a document into chunks, each an episode with role ``document`` named after the file (in a
+        session of its own, ``doc:<name>``, unless one is given)."""
+        return self.add(
+            document_inputs(text, name),
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id or f"doc:{name}",
+            until=until,
+            expires_in=expires_in,
+        )
