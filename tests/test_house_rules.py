@@ -8,6 +8,9 @@
 - No SQL in core/lifecycle/ outside forget.py and turn_repair.py (forget erases from every
   table, so one place knows them all): the lifecycle decides, core/storage/'s repositories
   hold the statements.
+- No SQL in core/trust/, core/write/ or core/transfer/ but the access predicate (core/trust/access.py,
+  a boolean the repositories put in their statements): each statement is in its table family's
+  repository (core/storage/).
 - No SQL statement in core/recall/: recall ranks, fuses and orders; core/storage/'s repositories
   (item_reads, episode_reads, index_reads) hold the statements, the access predicate in each.
 
@@ -332,4 +335,94 @@ def test_sql_planted_in_a_scratch_copy_of_recall_is_reported(tmp_path: Path) -> 
         "core/recall/engine.py: FROM memory_items",
         "core/recall/hops.py: UPDATE MEMORY_ITEMS",
         "core/recall/hops.py: UPDATE memory_items",
+    }
+
+
+# ------------------------------------------------------------------ SQL in trust, the write path and transfer
+#: the stages that decide and run no SQL of their own: core/storage/'s repositories hold the statements
+STAGE_FOLDERS = ("core/trust", "core/write", "core/transfer")
+#: the one module there that holds SQL text: the access predicate, a boolean that the repositories put in
+#: their own statements (invariant 6); it is no statement and runs nothing
+STAGE_SQL_HOLDERS = frozenset({"core/trust/access.py"})
+#: a string holding an SQL statement or a piece of one, in any case (a formatted value shows as a marker)
+STAGE_SQL = re.compile(
+    r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
+    r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\()",
+    re.IGNORECASE | re.DOTALL,
+)
+#: a table of the schema after FROM, JOIN, INTO or UPDATE in any case, or a table named at run time after
+#: one in capitals (prose such as ``f"valid from {start}"`` is no statement): a statement's tail
+STAGE_TABLE = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(\w+|\x00)", re.IGNORECASE)
+#: calls that run SQL, whatever holds the statement
+STAGE_DB_CALLS = frozenset({"execute", "executemany", "executescript", "query", "query_one"})
+
+
+def sql_in_stages(root: Path) -> set[str]:
+    """``module: what`` for each SQL statement or piece of one (a string of the code, docstrings left out)
+    and each call that runs SQL in core/trust/, core/write/ and core/transfer/, outside
+    :data:`STAGE_SQL_HOLDERS`."""
+    tables = schema_tables(root)
+    found = set()
+    for folder in STAGE_FOLDERS:
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in STAGE_SQL_HOLDERS:
+                continue
+            tree = ast.parse(path.read_text("utf-8"))
+            for text in strings(tree):
+                match = STAGE_SQL.search(text)
+                if match is not None:
+                    found.add(f"{rel}: {match.group(0).split()[0].upper()}")
+                found |= {
+                    f"{rel}: {kw.upper()} {t}"
+                    for kw, t in STAGE_TABLE.findall(text)
+                    if t in tables or (t == RUNTIME and kw.isupper())
+                }
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in STAGE_DB_CALLS
+                ):
+                    found.add(f"{rel}: .{node.func.attr}()")
+    return found
+
+
+def test_trust_write_and_transfer_hold_no_sql_statement() -> None:
+    assert sql_in_stages(ROOT) == set(), "put the statement in its table family's repository (core/storage/)"
+
+
+def test_sql_planted_in_a_scratch_copy_of_trust_write_and_transfer_is_reported(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "core", tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    assert sql_in_stages(tmp_path) == set()
+    planted = {
+        "trust/rejections.py": 'Q = "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1"\n',
+        "trust/review.py": 'TAIL = " AND id IN (SELECT owner_id FROM withheld w WHERE w.reason = ?)"\n',
+        "write/derive.py": 'Q = "select id from memory_items where trust = ?"\n',
+        "write/versions.py": 'Q = ("INSERT OR IGNORE INTO mentions(episode_id, memory_id) "\n     "VALUES (?, ?)")\n',
+        "write/context.py": "def f(conn, sql):\n    return conn.execute(sql).fetchall()\n",
+        "transfer/training.py": 'def f(table):\n    return f"SELECT id FROM {table} WHERE id = ?"\n',
+        "transfer/memory_import.py": "def f(store, sql):\n    return store.query_one(sql)\n",
+        # allowed: the access predicate's own SQL, prose in a docstring, and words that only look like SQL
+        "trust/access.py": 'P = "NOT EXISTS (SELECT 1 FROM grants g WHERE g.subject = :caller)"\n',
+        "trust/reads.py": 'def f():\n    """Reads SELECT id FROM episodes through core/storage/episode_queries.py."""\n',
+        "transfer/memory_export.py": 'NOTE = "selected turns from a session; an update to the newest"\n',
+        "transfer/chats.py": 'def f(start):\n    return f"valid from {start}; imported into {start}"\n',
+    }
+    for name, code in planted.items():
+        path = tmp_path / "core" / name
+        path.write_text(path.read_text("utf-8") + "\n\n" + code)
+    assert sql_in_stages(tmp_path) == {
+        "core/trust/rejections.py: SELECT",
+        "core/trust/rejections.py: FROM rejected_values",
+        "core/trust/review.py: SELECT",
+        "core/trust/review.py: FROM withheld",
+        "core/write/derive.py: SELECT",
+        "core/write/derive.py: FROM memory_items",
+        "core/write/versions.py: INSERT",
+        "core/write/versions.py: INTO mentions",
+        "core/write/context.py: .execute()",
+        "core/transfer/training.py: SELECT",
+        "core/transfer/training.py: FROM \x00",
+        "core/transfer/memory_import.py: .query_one()",
     }

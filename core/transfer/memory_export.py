@@ -21,23 +21,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core.storage import items
-from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from veramem_desktop.core.storage import derivations, episode_queries, item_queries, items, link_rows
+from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.plaintext import open_private
 
 VERSION = 1
 CHUNK = 256
-
-
-def _memory_ids(store: Store, user_id: str | None) -> list[tuple[str, str]]:
-    sql = "SELECT id, root_id FROM memory_items"
-    params: list[Any] = []
-    if user_id is not None:
-        sql += " WHERE user_id = ?"
-        params.append(user_id)
-    return [(r[0], r[1]) for r in store.query(sql + " ORDER BY root_id, version, created_at", params)]
 
 
 def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[str, Any]]]:
@@ -47,13 +38,8 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
     for lo in range(0, len(ids), CHUNK):
         part = [i for i, _ in ids[lo : lo + CHUNK]]
         rows = items.get_many(store, part)
-        marks = ",".join("?" * len(part))
         evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in store.query(
-            "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-            f"WHERE memory_id IN ({marks}) ORDER BY id",
-            part,
-        ):
+        for r in item_queries.evidence_rows(store, part):
             evidence.setdefault(r[0], []).append(
                 {
                     "episode_id": r[1],
@@ -65,11 +51,8 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
                 }
             )
         derived: dict[str, list[str]] = {}
-        for r in store.query(
-            f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN ({marks}) ORDER BY source_id",
-            part,
-        ):
-            derived.setdefault(r[0], []).append(r[1])
+        for derived_id, source_id in derivations.pairs_of(store, part):
+            derived.setdefault(derived_id, []).append(source_id)
         for mid, rid in ids[lo : lo + CHUNK]:
             if rid != root and chain:
                 yield chain
@@ -84,14 +67,7 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
 
 def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
     for lo in range(0, len(ids), CHUNK):
-        part = list(ids[lo : lo + CHUNK])
-        marks = ",".join("?" * len(part))
-        for r in store.query(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks}) "
-            "ORDER BY session_id, turn_index, event_time",
-            part,
-        ):
-            yield row_to_episode(r)
+        yield from episode_queries.in_session_order(store, ids[lo : lo + CHUNK])
 
 
 def export(
@@ -107,24 +83,17 @@ def export(
     """Write the export; returns counts of memories (chains), versions, episodes and links."""
     from veramem_desktop.core.storage.ids import now_iso
 
-    ids = _memory_ids(store, user_id)
+    ids = item_queries.chain_order(store, user_id)
     mem_ids = [i for i, _ in ids]
     episode_ids = sorted(
         {
-            r[0]
+            episode_id
             for lo in range(0, len(mem_ids), CHUNK)
-            for r in store.query(
-                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({','.join('?' * len(mem_ids[lo : lo + CHUNK]))})",
-                mem_ids[lo : lo + CHUNK],
-            )
+            for episode_id in item_queries.quoted_episodes(store, mem_ids[lo : lo + CHUNK])
         }
     )
     wanted = set(mem_ids)
-    link_rows = [
-        r
-        for r in store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
-        if r[0] in wanted and r[1] in wanted
-    ]
+    edges = [r for r in link_rows.every_edge(store) if r[0] in wanted and r[1] in wanted]
     counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
     header = {
         "type": ARCHIVE_TYPE,
@@ -144,7 +113,7 @@ def export(
                 out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
-            for r in link_rows:
+            for r in edges:
                 out.write(
                     _line(
                         {
@@ -162,7 +131,7 @@ def export(
             episodes = {e.id: e for e in _episodes(store, episode_ids)}
             counts["episodes"] = len(episodes)
             links: dict[str, list[tuple[str, str, str]]] = {}
-            for r in link_rows:
+            for r in edges:
                 links.setdefault(r[0], []).append(("→", r[2], r[1]))
                 links.setdefault(r[1], []).append(("←", r[2], r[0]))
             out.write(
@@ -173,7 +142,7 @@ def export(
                 out.write(_markdown(chain, episodes, links))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
-            counts["links"] = len(link_rows)
+            counts["links"] = len(edges)
     return counts
 
 

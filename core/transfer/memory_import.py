@@ -25,12 +25,15 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import context_text, episode_fts_text
 from veramem_desktop.core.storage import (
     derivations,
+    episode_queries,
     episode_rows,
     index,
     index_rows,
+    item_queries,
     item_rows,
     items,
     ledger,
+    link_rows,
 )
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
@@ -113,15 +116,6 @@ def read_archive(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
             yield n, obj if isinstance(obj, dict) else Problem(f"line {n}", "is not a JSON object")
 
 
-def _exists(store: Store, table: str, ids: Sequence[str]) -> set[str]:
-    if not ids:
-        return set()
-    return {
-        r[0]
-        for r in store.query(f"SELECT id FROM {table} WHERE id IN ({','.join('?' * len(ids))})", list(ids))
-    }
-
-
 def _flush_episodes(
     store: Store,
     embedder: Embedder,
@@ -132,7 +126,7 @@ def _flush_episodes(
 ) -> None:
     if not pending:
         return
-    have = _exists(store, "episodes", [str(o.get("id")) for _, o in pending])
+    have = episode_queries.existing_ids(store, [str(o.get("id")) for _, o in pending])
     eps: list[Episode] = []
     for n, obj in pending:
         try:
@@ -249,7 +243,7 @@ def _flush_memories(
         if checked is not None:
             chains.append(checked)
     pending.clear()
-    have = _exists(store, "memory_items", [item.id for chain in chains for item, _, _ in chain])
+    have = item_queries.existing_ids(store, [item.id for chain in chains for item, _, _ in chain])
     todo = [[v for v in chain if v[0].id not in have] for chain in chains]
     result.already_stored += sum(len(c) for c in chains) - sum(len(c) for c in todo)
     todo = [c for c in todo if c]
@@ -307,9 +301,9 @@ def _check_chain(
             return None
         found: list[Evidence] = []
         for ev in evidence:
-            row = store.query_one(
-                "SELECT content, role FROM episodes WHERE id = ?", (ev.episode_id,)
-            ) or result.dry_episodes.get(ev.episode_id)
+            row = episode_queries.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
+                ev.episode_id
+            )
             if row is not None and row[0][ev.span_start : ev.span_end] == ev.quote and ev.quote.strip():
                 found.append(replace(ev, role=row[1]))  # the quote stands where the export says
                 continue
@@ -356,17 +350,14 @@ def _flush_links(
         pending.clear()
         return
     ids = {str(o.get(k)) for _, o in pending for k in ("src", "dst")}
-    have = _exists(store, "memory_items", sorted(ids))
+    have = item_queries.existing_ids(store, sorted(ids))
     with store.atomic() as conn:
         for n, obj in pending:
             src, dst, kind = str(obj.get("src")), str(obj.get("dst")), obj.get("link_type")
             if src not in have or dst not in have or not isinstance(kind, str):
                 result.problems.append(Problem(f"line {n}", "is a link between memories that are not stored"))
                 continue
-            known = conn.execute(
-                "SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?", (src, dst, kind)
-            ).fetchone()
-            if known is not None:
+            if link_rows.has_edge(conn, src, dst, kind):
                 result.already_stored += 1
                 continue
             add_link(conn, src, dst, kind, float(obj.get("score") or 0.0), device=device)
