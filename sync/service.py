@@ -49,7 +49,6 @@ from veramem_desktop.sync.keys import (
     open_key_grant,
     seal_key_grant,
 )
-from veramem_desktop.sync.read_ahead import OpenInputs, ReadAhead
 
 log = logging.getLogger(__name__)
 
@@ -320,13 +319,9 @@ class SyncService:
             if ref.device_id != me:
                 by_device.setdefault(ref.device_id, []).append(ref)
         live_paths: set[str] = set()
-        ahead = ReadAhead()
-        try:
-            for device_id, refs in sorted(by_device.items()):
-                live_paths |= {str(r.path) for r in refs}
-                removed_now += self._import_device(identity, device_id, refs, report, ahead)
-        finally:
-            ahead.close()
+        for device_id, refs in sorted(by_device.items()):
+            live_paths |= {str(r.path) for r in refs}
+            removed_now += self._import_device(identity, device_id, refs, report)
         # Refusals of files that are gone (replaced, rewritten, deleted) are no longer news.
         with self.store.atomic() as conn:
             stale = [
@@ -338,12 +333,7 @@ class SyncService:
         return removed_now
 
     def _import_device(
-        self,
-        identity: DeviceIdentity,
-        device_id: str,
-        refs: list[batchfile.BatchRef],
-        report: RunReport,
-        ahead: ReadAhead,
+        self, identity: DeviceIdentity, device_id: str, refs: list[batchfile.BatchRef], report: RunReport
     ) -> list[str]:
         removed_now: list[str] = []
         while True:
@@ -374,11 +364,9 @@ class SyncService:
                     )
                 return removed_now
             applied = False
-            # the file the next round will try first, opened ahead while this one applies
-            following = sorted((r for r in refs if r.batch_seq == next_seq + 1), key=lambda r: -r.epoch)[:1]
             for ref in candidates:
                 try:
-                    result = self._apply_file(identity, ref, seen, removed, ahead, following)
+                    result = self._apply_file(identity, ref, seen, removed)
                 except SyncRejected as exc:
                     self._note(
                         report,
@@ -408,21 +396,21 @@ class SyncService:
         ref: batchfile.BatchRef,
         seen: dict[str, int],
         removed: dict[str, int | None],
-        ahead: ReadAhead,
-        following: list[batchfile.BatchRef],
     ) -> replica.Applied:
-        opened = ahead.open(self._open_inputs(ref, seen, removed))
+        data = batchfile.read_batch(ref)
+        header = read_header(data)
+        key = registry.key_for(self.store, header.epoch, header.key_id)
+        keys = {key.epoch: key} if key is not None else {}
+        devices = registry.devices(self.store)
+        trusted = {d.public.device_id: d.public.verify_key for d in devices}
+        gone = {d for d, upto in removed.items() if upto is not None and seen.get(d, 0) >= upto}
+        opened = open_batch(data, keys, trusted, gone, seen, expected_device=ref.device_id)
         if opened.batch_seq != ref.batch_seq or opened.epoch != ref.epoch:
             raise SyncRejected(
                 RejectReason.MISPLACED,
                 f"A batch of device {ref.device_id} was stored under "
                 f"another batch's name ({ref.path.name}); it was refused.",
             )
-        for later in following:  # as it will be opened once this one is applied, if nothing else changes
-            try:
-                ahead.start(self._open_inputs(later, {**seen, ref.device_id: opened.batch_seq}, removed))
-            except (SyncRejected, SyncError):
-                pass  # it is opened (and refused) in its turn
         with self.store.atomic() as conn:
             if registry.seen(conn).get(ref.device_id, 0) >= opened.batch_seq:  # another process applied it
                 return replica.Applied()
@@ -452,19 +440,6 @@ class SyncService:
                 )
             raise failure
         return result
-
-    def _open_inputs(
-        self, ref: batchfile.BatchRef, seen: dict[str, int], removed: dict[str, int | None]
-    ) -> OpenInputs:
-        """What opening ``ref`` reads: its bytes, the key its header names, the trusted and removed devices."""
-        data = batchfile.read_batch(ref)
-        header = read_header(data)
-        key = registry.key_for(self.store, header.epoch, header.key_id)
-        keys = {key.epoch: key} if key is not None else {}
-        devices = registry.devices(self.store)
-        trusted = {d.public.device_id: d.public.verify_key for d in devices}
-        gone = {d for d, upto in removed.items() if upto is not None and seen.get(d, 0) >= upto}
-        return OpenInputs(data, keys, trusted, frozenset(gone), dict(seen), ref.device_id)
 
     def _note(
         self,

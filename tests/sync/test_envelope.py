@@ -387,3 +387,13 @@ def test_a_refusal_is_a_typed_sync_error_with_a_message_and_exit_code(
     assert caught.value.exit_code is ExitCode.SYNC_ERROR
     assert caught.value.reason_code == "bad_magic"
     assert "not a VeraMem batch" in str(caught.value)
+
+
+def test_an_opened_batch_carries_each_events_clock_as_its_encoding_reads(
+    laptop: DeviceIdentity, key1: AccountKey
+) -> None:
+    """Opening reads every event's clock once (checking it); applying takes them from the opened batch."""
+    events = events_for(laptop, 5)
+    opened = open_as(seal_batch(laptop, key1, 1, events), [laptop], [key1])
+    assert list(opened.clocks) == [HLC.parse(e["hlc"]) for e in events]
+    assert all(c.device == laptop.device_id for c in opened.clocks)
