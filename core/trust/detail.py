@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.storage.episodes import Episode
@@ -74,14 +73,14 @@ def detail(store: Store, reader: Caller, memory_id: str) -> MemoryDetail:
     ]
     entries: list[ledger.LedgerEntry] = []
     for version in versions:
-        entries += ledger.entries(store, target_id=version.id)
+        entries += reads.ledger_entries(store, reader, target_id=version.id)
     entries = sorted({e.seq: e for e in entries}.values(), key=lambda e: e.seq)
     return MemoryDetail(
         item,
         views,
         versions,
         entries,
-        links_mod.links_of(store, memory_id),
+        reads.links(store, reader, memory_id),
         list(item.metadata.get("conflicts_with", [])),
         None if reader.keyholder else withheld,
     )

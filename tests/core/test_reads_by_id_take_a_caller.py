@@ -65,3 +65,17 @@ def test_an_agent_reads_the_ledger_entries_of_its_own_users_memory_only(mem: Any
     with pytest.raises(RefusedError, match="whole ledger"):
         mem.ledger_entries(caller=AGENT)
     assert len(mem.ledger_entries()) > len(entries)  # the person reads the whole ledger
+
+
+def test_an_agents_detail_of_its_own_memory_shows_no_edge_to_another_users_memory(mem: Any) -> None:
+    own = mem.add("I like green tea.", user_id="alice").added[0]["id"]
+    also_own = mem.add("I drink tea every morning.", user_id="alice").added[0]["id"]
+    theirs = mem.add("My locker code is 4417.", user_id="bob").added[0]["id"]
+    mem.wait_for_links()
+    with store_of(mem).atomic() as conn:
+        links_mod.add_link(conn, own, also_own, "related", 0.9, device=mem.device_id)
+        links_mod.add_link(conn, own, theirs, "related", 0.9, device=mem.device_id)
+    agent = mem.detail(own, include_rejected=False, caller=AGENT)
+    assert also_own in {x["other"] for x in agent.links} and theirs not in {x["other"] for x in agent.links}
+    assert theirs in {x["other"] for x in mem.detail(own).links}  # the person sees every edge
+    assert agent.ledger == mem.detail(own).ledger  # its own memory's entries, all of them
