@@ -16,7 +16,7 @@ query time, so revoking one hides items retroactively.
 - A read or erase that names an id applies the same predicate (core/trust/reads.py); the
   person holding the store's key (:meth:`Caller.person`) may name any row.
 - Rows that hold a rejected value, or resemble one while a person has not decided
-  (the ``withheld`` table, core/trust/rejections.py), and rejected memories are recalled by
+  (the ``withheld`` table: core/trust/rejections.py decides, core/storage/rejection_rows.py keeps it), and rejected memories are recalled by
   no one, except a person who asks for rejected material (never an agent).
 """
 
