@@ -131,8 +131,8 @@ def run_import_section(ctx: BenchContext) -> Section:
 
 class TimedEmbedder:
     """The real embedder, with the wall time during which at least one embedding runs counted
-    (the import embeds on a worker thread and on its writing thread at once; overlapping calls
-    count once) and the texts embedded (the ``Embedder`` protocol)."""
+    (calls that overlap, from several threads, count once, so it never exceeds the import's own
+    time) and the texts embedded (the ``Embedder`` protocol)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner

@@ -8,12 +8,6 @@ itself runs in the background once the import is done. A message whose import ke
 already stored (in its session, for that user) is skipped, so a second run adds nothing
 and a run after an interrupted one (even a killed one) stores exactly what was missing.
 Batch boundaries depend only on the source, so the resumed run forms the same batches.
-
-While one batch is written, the next one's lines are embedded on a worker thread (onnxruntime
-releases the GIL), so the model and the Python work of writing (extraction, planning, SQL) keep
-both cores busy. Only vectors are computed ahead: the batches are still written one at a time, in
-source order, each in its own transaction, and every message and memory of the import is stored
-with its vectors (searchable by the dense channel) when ``import_history`` returns.
 """
 
 from __future__ import annotations
@@ -21,7 +15,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -131,19 +124,9 @@ class Importer:
                 MODEL_BATCH_SIZE if llm is not None and llm.capabilities.batch_extraction else BATCH_SIZE
             )
         batch: list[Record] = []
-        # The batch whose lines are being embedded ahead, not written yet, and its import keys by session.
-        pending: list[tuple[list[Record], Future[dict[str, Any]]]] = []
-        in_flight: dict[str, set[str]] = {}
-        ahead = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-embed")
-
-        def write_pending() -> None:
-            if pending and writer is not None:
-                records, vectors = pending.pop()
-                self._write_batch(records, base, writer, report, vectors.result())
-                in_flight.clear()
 
         def flush() -> None:
-            fresh = self._unseen(batch, base, known, report, in_flight)
+            fresh = self._unseen(batch, base, known, report)
             sessions.update(r.session_id for r in fresh)
             if dry_run:
                 for rec in fresh:
@@ -151,11 +134,7 @@ class Importer:
                     if on_record is not None:
                         on_record(rec)
             elif fresh and writer is not None:
-                vectors = ahead.submit(_line_vectors, self.embedder(), fresh)
-                write_pending()  # the previous batch, while this one's lines are embedded
-                pending.append((fresh, vectors))
-                for rec in fresh:
-                    in_flight.setdefault(rec.session_id, set()).add(rec.key)
+                self._write_batch(fresh, base, writer, report)
             for rec in fresh:  # a session no longer cached is read again from the store when next seen
                 if rec.session_id in known:
                     known[rec.session_id].add(rec.key)
@@ -180,12 +159,7 @@ class Importer:
                 if len(batch) >= batch_size:
                     flush()
             flush()
-            if pending:
-                write_pending()
-                if progress is not None:
-                    progress(src.done(), src.total, src.unit, report.counts())
         finally:
-            ahead.shutdown(wait=True, cancel_futures=True)
             src.close()
             report.sessions = len(sessions)
             report.seconds = time.perf_counter() - started
@@ -195,22 +169,14 @@ class Importer:
 
     # ------------------------------------------------------------ batches
     def _unseen(
-        self,
-        batch: Sequence[Record],
-        base: Scope,
-        known: OrderedDict[str, set[str]],
-        report: ImportReport,
-        in_flight: dict[str, set[str]],
+        self, batch: Sequence[Record], base: Scope, known: OrderedDict[str, set[str]], report: ImportReport
     ) -> list[Record]:
-        """The records of ``batch`` whose import keys are not stored yet, nor in the batch about to be
-        written (``in_flight``, by session), nor earlier in ``batch``."""
+        """The records of ``batch`` whose import keys are not stored yet (nor earlier in the batch)."""
         fresh: list[Record] = []
         for rec in batch:
             keys = known.get(rec.session_id)
-            if keys is None:  # what is stored, and what the batch not written yet will store
-                keys = known[rec.session_id] = lookups.import_keys(
-                    self.store, rec.session_id, base.user_id
-                ) | in_flight.get(rec.session_id, set())
+            if keys is None:
+                keys = known[rec.session_id] = lookups.import_keys(self.store, rec.session_id, base.user_id)
                 while len(known) > KEY_CACHE_SESSIONS:
                     known.popitem(last=False)
             else:
@@ -222,17 +188,10 @@ class Importer:
         return fresh
 
     def _write_batch(
-        self,
-        records: Sequence[Record],
-        base: Scope,
-        writer: Writer,
-        report: ImportReport,
-        line_vectors: dict[str, Any],
+        self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport
     ) -> None:
         """One transaction: the batch's episodes (grouped by session, in order), what is derived
-        from them, and their place in the linking queue. ``line_vectors``: the vectors of the
-        records' lines (``_line_vectors``), computed before the transaction opens, so the store's
-        write lock is held only for the writing and the derivation."""
+        from them, and their place in the linking queue."""
         groups: list[tuple[str, list[EpisodeInput]]] = []
         for rec in records:
             inp = EpisodeInput(
@@ -246,7 +205,10 @@ class Importer:
                 groups[-1][1].append(inp)
             else:
                 groups.append((rec.session_id, [inp]))
-        memo = _Memo(self.embedder(), line_vectors)
+        # The episodes' vectors are computed before the transaction opens, so the store's write
+        # lock is held only for the writing and the derivation.
+        memo = _Memo(self.embedder())
+        memo.prefetch([t for session, inputs in groups for t in self._episode_texts(session, inputs)])
         with self.store.atomic() as conn:
             stored = []
             for session, inputs in groups:
@@ -269,6 +231,11 @@ class Importer:
         for notice in outcome.notices:
             if notice not in report.notices and len(report.notices) < 50:
                 report.notices.append(notice)
+
+    def _episode_texts(self, session: str, inputs: Sequence[EpisodeInput]) -> list[str]:
+        """The texts ``store_episodes`` will embed for ``inputs``: each turn's line (context vectors are
+        built from line vectors, the previous stored turn's read from the store)."""
+        return [line_of(i.role, i.name, i.content) for i in inputs]
 
     # ------------------------------------------------------------ memory export and import
     def export_memories(
@@ -307,20 +274,12 @@ class Importer:
         return report
 
 
-def _line_vectors(embedder: Embedder, records: Sequence[Record]) -> dict[str, Any]:
-    """The vectors of the texts ``store_episodes`` will embed for ``records``, by text: each turn's
-    line (context vectors are built from line vectors, the previous stored turn's read from the
-    store). Runs on the import's worker thread: it reads nothing from the store."""
-    texts = list(dict.fromkeys(line_of(r.role, r.name, r.content) for r in records))
-    return dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
-
-
 class _Memo:
-    """An embedder that answers from vectors computed ahead and embeds the rest."""
+    """An embedder that answers from vectors computed ahead (``prefetch``) and embeds the rest."""
 
-    def __init__(self, inner: Embedder, vectors: dict[str, Any]) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
-        self.vectors = dict(vectors)
+        self.vectors: dict[str, Any] = {}
 
     @property
     def name(self) -> str:

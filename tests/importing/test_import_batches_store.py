@@ -1,11 +1,9 @@
-"""The bulk import embeds the next batch's lines on a worker thread while it writes the current
-batch, and that changes nothing in what is stored: no message twice, every message and memory with
-its vectors when the import returns, the vectors those texts get when embedded on their own."""
+"""What the bulk import stores, batch after batch: no message twice (even when a session's keys
+left the cache), and every message and memory with its vectors when the import returns, the
+vectors those texts get when embedded on their own."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,39 +29,6 @@ FACTS = [
 ]
 
 
-class GatedEmbedder:
-    """The hash embedder, noting which thread asks. The first embedding asked for by the writing
-    thread (the memories of the first batch) waits until the worker has started on the second
-    batch's lines, and records whether that happened within a few seconds."""
-
-    def __init__(self) -> None:
-        self.inner = HashEmbedder()
-        self.armed = False
-        self.worker_calls = 0
-        self.second_batch_started = threading.Event()
-        self.writer_saw_second_batch: bool | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        if self.armed:
-            if threading.current_thread().name.startswith("import-embed"):
-                with self._lock:
-                    self.worker_calls += 1
-                    if self.worker_calls >= 2:
-                        self.second_batch_started.set()
-            elif self.writer_saw_second_batch is None:
-                self.writer_saw_second_batch = self.second_batch_started.wait(timeout=5)
-        return self.inner.embed(texts)
-
-
 def _open(home: Path, embedder: Any) -> Memory:
     config = Config()
     config.llm.backend = "rule-based"
@@ -82,25 +47,10 @@ def _export(tmp_path: Path, conversations: list[tuple[str, list[str]]]) -> Path:
     return write_json(tmp_path / "export" / "conversations.json", convs)
 
 
-def test_the_next_batch_is_embedded_while_the_current_one_is_written(tmp_path: Path) -> None:
-    embedder = GatedEmbedder()
-    mem = _open(tmp_path / "home", embedder)
-    try:
-        export = _export(tmp_path, [("a", FACTS[:4]), ("b", FACTS[4:])])
-        embedder.armed = True
-        report = mem.import_history(export, batch_size=2)
-    finally:
-        mem.close()
-    assert report.stored == 8
-    assert embedder.writer_saw_second_batch is True
-    assert embedder.worker_calls == 4  # each batch's lines, embedded ahead, once
-
-
 def test_a_conversation_repeated_in_the_batch_after_it_is_stored_once_even_when_its_keys_left_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # With one session cached, the repeat's session is read again from the store while the batch
-    # that holds its first copy is still being embedded ahead, not written yet.
+    # With one session cached, the repeat's session is read again from the store.
     monkeypatch.setattr("veramem_desktop.services.importer.KEY_CACHE_SESSIONS", 1)
     mem = _open(tmp_path / "home", HashEmbedder())
     try:
