@@ -39,7 +39,7 @@ from veramem_desktop.core.storage import ledger, ledger_feed
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.actor import Actor
-from veramem_desktop.sync import batchfile, heads, pairing, pairing_flow, registry, replica
+from veramem_desktop.sync import batchfile, gc_pause, heads, pairing, pairing_flow, registry, replica
 from veramem_desktop.sync.envelope import HEADER_SIZE, BatchHeader, open_batch, read_header, seal_batch
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.keys import (
@@ -252,7 +252,7 @@ class SyncService:
         more = True
         while more:
             # Up to EXPORT_BATCHES_PER_COMMIT batches are reserved in one transaction, then written.
-            with self.store.atomic() as conn:
+            with gc_pause.paused(), self.store.atomic() as conn:
                 for _ in range(EXPORT_BATCHES_PER_COMMIT):
                     exported = replica.export_events(conn, me, self.now_ms())
                     if exported is None:
@@ -308,7 +308,14 @@ class SyncService:
             if written:
                 batchfile.fsync_dir(batchfile.device_dir(folder, identity.device_id))
                 with self.store.atomic() as conn:
-                    conn.executemany("UPDATE sync_outbox SET sealed = NULL WHERE batch_seq = ?", written)
+                    # What this frees is ciphertext, the very bytes now in the folder's files: zeroing the
+                    # freed pages (half the page writes of an export) would hide nothing, so FAST here
+                    # (cells on b-tree pages are still zeroed; freed overflow pages are not rewritten).
+                    conn.execute("PRAGMA secure_delete = FAST")
+                    try:
+                        conn.executemany("UPDATE sync_outbox SET sealed = NULL WHERE batch_seq = ?", written)
+                    finally:
+                        conn.execute("PRAGMA secure_delete = ON")
 
     # ----------------------------------------------------------------- import
     def _import(self, identity: DeviceIdentity, folder: Path, report: RunReport) -> list[str]:
@@ -366,7 +373,8 @@ class SyncService:
             applied = False
             for ref in candidates:
                 try:
-                    result = self._apply_file(identity, ref, seen, removed)
+                    with gc_pause.paused():  # the batch's events are many small objects with no cycles
+                        result = self._apply_file(identity, ref, seen, removed)
                 except SyncRejected as exc:
                     self._note(
                         report,

@@ -9,11 +9,28 @@ from typing import Any
 
 # One encoder for every call (json.dumps with these options builds a new one each time); it keeps no state.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+# The C encoder that _CANONICAL.encode builds on every call, with the same arguments in the same order
+# (json.encoder.JSONEncoder.iterencode); called directly it skips the Python set-up around it, about
+# a quarter of the time of encoding a ledger entry. None where the json module has no C speedups.
+_C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 
 
 def canonical_json(value: Any) -> bytes:
     """Deterministic JSON: sorted keys, no spaces, UTF-8, no NaN."""
-    return _CANONICAL.encode(value).encode("utf-8")
+    if _C_ENCODER is None or isinstance(value, str):
+        return _CANONICAL.encode(value).encode("utf-8")
+    encode = _C_ENCODER(
+        {},  # a fresh markers dict per call, as _CANONICAL builds it: circular references still raise
+        _CANONICAL.default,
+        json.encoder.encode_basestring,  # ensure_ascii=False
+        None,  # no indent
+        _CANONICAL.key_separator,
+        _CANONICAL.item_separator,
+        True,  # sort_keys
+        False,  # skipkeys
+        False,  # allow_nan
+    )
+    return "".join(encode(value, 0)).encode("utf-8")
 
 
 def sha256_hex(data: bytes) -> str:
