@@ -38,7 +38,9 @@ def iso(moment: datetime) -> str:
 
 
 def now_iso() -> str:
-    return iso(datetime.now(UTC))
+    # iso() of an aware UTC moment, without its conversion to UTC (about 40% less; sync apply stamps
+    # every ledger entry it writes, issue 17)
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_iso(value: str) -> datetime:
