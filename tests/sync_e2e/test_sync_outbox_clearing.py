@@ -1,16 +1,22 @@
 """Clearing a reserved batch from the outbox once its file is written (issue 17): what is freed is the
 sealed file's own bytes, ciphertext, so the freed pages are not zeroed, and the store's secure delete
-is on again for everything after it."""
+is on again for everything after it; after a forget no decrypted page or WAL frame of the exporting
+store holds the text its outbox carried."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sync_e2e_helpers
 from sync_e2e_helpers import Device, deliver, make_devices
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.sync import batchfile
 from veramem_desktop.sync.replica import state_hash
+
+from veramem_desktop.pages import plaintext_of_store
 
 SECRET_TEXT = "The locker code is 7391 and only Mara knows it."
 
@@ -59,3 +65,34 @@ def test_secure_delete_is_on_again_after_an_exchange_clears_the_outbox(pair: lis
     assert report.exported_batches >= 1
     assert a.store.query("SELECT count(*) FROM sync_outbox WHERE sealed IS NOT NULL")[0][0] == 0
     assert _secure_delete(a) == 1
+
+
+def test_after_a_forget_no_page_of_the_exporting_store_holds_the_text_its_outbox_carried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys: dict[str, bytes] = {}
+    real_open = Store.open
+
+    class Recording:
+        @staticmethod
+        def open(path: Path, key: bytes, **kwargs: Any) -> Store:
+            keys[str(path)] = key
+            return real_open(path, key, **kwargs)
+
+    monkeypatch.setattr(sync_e2e_helpers, "Store", Recording)
+    a, b = make_devices(tmp_path, ["a", "b"])
+    monkeypatch.undo()
+    try:
+        memory_id = a.add("My locker code is qxzoutboxmarker and I keep it secret.")
+        a.service.run()  # reserved (sealed into the outbox), written, then cleared without zeroing
+        deliver(a, b)
+        b.service.run()
+        db = tmp_path / "a.db"
+        assert b"qxzoutboxmarker" in plaintext_of_store(db, keys[str(db)]).lower()  # the scan sees live rows
+        a.forget(memory_id)
+        a.service.run()  # the key rotates, files carrying it are rewritten, the old key is erased
+        a.store.checkpoint()
+        assert b"qxzoutboxmarker" not in plaintext_of_store(db, keys[str(db)]).lower()
+    finally:
+        a.store.close()
+        b.store.close()
