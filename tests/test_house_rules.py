@@ -5,14 +5,10 @@
   checking count too: a cycle there still means two modules that cannot be read apart).
 - No private name (``_x``) is imported from another module or reached as ``module._x``:
   what a module shares, it names publicly.
-- No SQL in core/lifecycle/ outside forget.py and turn_repair.py (forget erases from every
-  table, so one place knows them all): the lifecycle decides, core/storage/'s repositories
-  hold the statements.
-- No SQL in core/trust/, core/write/ or core/transfer/ but the access predicate (core/trust/access.py,
-  a boolean the repositories put in their statements): each statement is in its table family's
-  repository (core/storage/).
-- No SQL statement in core/recall/: recall ranks, fuses and orders; core/storage/'s repositories
-  (item_reads, episode_reads, index_reads) hold the statements, the access predicate in each.
+- SQL lives in core/storage/'s repositories, one per table family: the rest of core decides and
+  calls them. The only SQL text elsewhere is forget's (core/lifecycle/forget.py and its helper
+  turn_repair.py: forget erases from every table, so one place knows them all) and the access
+  predicate (core/trust/access.py, a boolean the repositories put in their own statements).
 
 Each rule is a small function over a folder, so the tests below also plant a violation in a
 scratch tree and see it reported.
@@ -197,232 +193,103 @@ def test_a_planted_private_import_and_private_attribute_are_reported(tmp_path: P
     }
 
 
-# ------------------------------------------------------------------ SQL in the lifecycle
-#: the lifecycle modules that may hold SQL: forget erases from every table that holds user text (one
-#: place knows them all), and turn_repair is its helper
-LIFECYCLE_SQL_HOLDERS = frozenset({"forget.py", "turn_repair.py"})
+# ------------------------------------------------------------------ SQL lives in core/storage/
+#: the modules outside core/storage/ that may hold SQL text: forget erases from every table that holds
+#: user text (one place knows them all) and turn_repair is its helper; the access predicate is a boolean
+#: the repositories put in their own statements (invariant 6): no statement, and it runs nothing
+SQL_HOLDERS = frozenset({"core/lifecycle/forget.py", "core/lifecycle/turn_repair.py", "core/trust/access.py"})
 #: a string holding an SQL statement, in any case (a formatted value shows as a marker, see code_strings)
-LIFECYCLE_SQL = re.compile(
-    r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
-    r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*\()",
-    re.IGNORECASE | re.DOTALL,
-)
-#: calls that run SQL, whatever holds the statement
-LIFECYCLE_DB_CALLS = frozenset({"execute", "executemany", "executescript", "query", "query_one"})
-
-
-def sql_in_lifecycle(root: Path) -> set[str]:
-    """``module: what`` for each SQL statement (a string of the code, docstrings left out) and each
-    call that runs SQL in core/lifecycle/, outside :data:`LIFECYCLE_SQL_HOLDERS`."""
-    found = set()
-    for path in sorted((root / "core" / "lifecycle").rglob("*.py")):
-        if path.name in LIFECYCLE_SQL_HOLDERS:
-            continue
-        rel = path.relative_to(root).as_posix()
-        tree = ast.parse(path.read_text("utf-8"))
-        for text in strings(tree):
-            match = LIFECYCLE_SQL.search(text)
-            if match is not None:
-                found.add(f"{rel}: {match.group(0).split()[0].upper()}")
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in LIFECYCLE_DB_CALLS
-            ):
-                found.add(f"{rel}: .{node.func.attr}()")
-    return found
-
-
-def test_the_lifecycle_holds_no_sql_outside_forget() -> None:
-    assert sql_in_lifecycle(ROOT) == set(), (
-        "put the statement in its table family's repository (core/storage/)"
-    )
-
-
-def test_sql_planted_in_a_scratch_copy_of_the_lifecycle_is_reported(tmp_path: Path) -> None:
-    shutil.copytree(
-        ROOT / "core" / "lifecycle",
-        tmp_path / "core" / "lifecycle",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    assert sql_in_lifecycle(tmp_path) == set()
-    planted = {
-        "linker.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
-        "expiry.py": 'Q = "delete from pending_links where memory_id = ?"\n',
-        "revise.py": 'def f(table):\n    return f"UPDATE {table} SET status = ?"\n',
-        "budgets.py": 'Q = ("INSERT OR IGNORE INTO links(src) "\n     "VALUES (?)")\n',
-        "outcome.py": "def f(conn, sql):\n    return conn.execute(sql)\n",
-        "sharing.py": "def f(store, sql):\n    return store.query_one(sql)\n",
-        # allowed: forget's own statements, prose in a docstring, and words that only look like SQL
-        "forget.py": 'Q = "DELETE FROM meta WHERE key = ?"\n',
-        "turn_repair.py": 'Q = "SELECT 1 FROM episodes"\n',
-        "stages.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_scans.py."""\n',
-        "consolidate.py": 'NOTE = "an update in the same batch; selected memories from a session"\n',
-    }
-    for name, code in planted.items():
-        path = tmp_path / "core" / "lifecycle" / name
-        path.write_text(path.read_text("utf-8") + "\n\n" + code)
-    assert sql_in_lifecycle(tmp_path) == {
-        "core/lifecycle/linker.py: SELECT",
-        "core/lifecycle/expiry.py: DELETE",
-        "core/lifecycle/revise.py: UPDATE",
-        "core/lifecycle/budgets.py: INSERT",
-        "core/lifecycle/outcome.py: .execute()",
-        "core/lifecycle/sharing.py: .query_one()",
-    }
-
-
-# ------------------------------------------------------------------ SQL in recall
-#: a string holding an SQL statement or a piece of one, in any case (a formatted value shows as a marker)
-RECALL_SQL = re.compile(
-    r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
-    r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\()",
-    re.IGNORECASE | re.DOTALL,
-)
-#: a table of the schema (or one named at run time) after FROM, JOIN, INTO or UPDATE: a statement's tail
-RECALL_TABLE = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(\w+|\x00)", re.IGNORECASE)
-
-
-def sql_in_recall(root: Path) -> set[str]:
-    """``module: what`` for each SQL statement, or piece of one, among the strings of core/recall/'s code
-    (docstrings left out): recall ranks, fuses and orders; core/storage/'s repositories hold the statements."""
-    tables = schema_tables(root) | {RUNTIME}
-    found = set()
-    for path in sorted((root / "core" / "recall").rglob("*.py")):
-        rel = path.relative_to(root).as_posix()
-        for text in strings(ast.parse(path.read_text("utf-8"))):
-            match = RECALL_SQL.search(text)
-            if match is not None:
-                found.add(f"{rel}: {' '.join(match.group(0).split()[:2]).upper()}")
-            found |= {f"{rel}: {kw.upper()} {t}" for kw, t in RECALL_TABLE.findall(text) if t in tables}
-    return found
-
-
-def test_recall_holds_no_sql_statement() -> None:
-    assert sql_in_recall(ROOT) == set(), "put the statement in its table family's repository (core/storage/)"
-
-
-def test_sql_planted_in_a_scratch_copy_of_recall_is_reported(tmp_path: Path) -> None:
-    shutil.copytree(ROOT / "core", tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    assert sql_in_recall(tmp_path) == set()
-    planted = {
-        "truth.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
-        "rank.py": 'Q = "select id from episodes where id = ?"\n',
-        "lexical.py": 'def f(table):\n    return f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"\n',
-        "candidates.py": 'Q = "WITH f AS MATERIALIZED (SELECT rowid FROM memory_fts) "\n',
-        "answer.py": 'def f(pred):\n    return f" UNION SELECT l.dst FROM links l WHERE {pred}"\n',
-        "engine.py": 'TAIL = " FROM memory_items m WHERE m.id = ?"\n',
-        "hops.py": 'Q = "UPDATE memory_items SET uses = uses + 1"\n',
-        # allowed: prose in a docstring, and words that only look like SQL
-        "dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_reads.py."""\n',
-        "fusion.py": 'NOTE = "selected turns from a session; an update with the newest"\n',
-    }
-    for name, code in planted.items():
-        path = tmp_path / "core" / "recall" / name
-        path.write_text(path.read_text("utf-8") + "\n\n" + code)
-    assert sql_in_recall(tmp_path) == {
-        "core/recall/truth.py: SELECT ID",
-        "core/recall/truth.py: FROM memory_items",
-        "core/recall/rank.py: SELECT ID",
-        "core/recall/rank.py: FROM episodes",
-        "core/recall/lexical.py: SELECT COUNT(*)",
-        "core/recall/lexical.py: FROM \x00",
-        "core/recall/candidates.py: WITH F",
-        "core/recall/candidates.py: FROM memory_fts",
-        "core/recall/answer.py: SELECT L.DST",
-        "core/recall/answer.py: FROM links",
-        "core/recall/engine.py: FROM memory_items",
-        "core/recall/hops.py: UPDATE MEMORY_ITEMS",
-        "core/recall/hops.py: UPDATE memory_items",
-    }
-
-
-# ------------------------------------------------------------------ SQL in trust, the write path and transfer
-#: the stages that decide and run no SQL of their own: core/storage/'s repositories hold the statements
-STAGE_FOLDERS = ("core/trust", "core/write", "core/transfer")
-#: the one module there that holds SQL text: the access predicate, a boolean that the repositories put in
-#: their own statements (invariant 6); it is no statement and runs nothing
-STAGE_SQL_HOLDERS = frozenset({"core/trust/access.py"})
-#: a string holding an SQL statement or a piece of one, in any case (a formatted value shows as a marker)
-STAGE_SQL = re.compile(
+SQL_STATEMENT = re.compile(
     r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
     r"|DELETE\s+FROM|PRAGMA\s+\w+|WITH\s+(?:RECURSIVE\s+)?\w+\s+AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\()",
     re.IGNORECASE | re.DOTALL,
 )
 #: a table of the schema after FROM, JOIN, INTO or UPDATE in any case, or a table named at run time after
 #: one in capitals (prose such as ``f"valid from {start}"`` is no statement): a statement's tail
-STAGE_TABLE = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(\w+|\x00)", re.IGNORECASE)
+SQL_TABLE = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(\w+|\x00)", re.IGNORECASE)
 #: calls that run SQL, whatever holds the statement
-STAGE_DB_CALLS = frozenset({"execute", "executemany", "executescript", "query", "query_one"})
+DB_CALLS = frozenset({"execute", "executemany", "executescript", "query", "query_one"})
 
 
-def sql_in_stages(root: Path) -> set[str]:
-    """``module: what`` for each SQL statement or piece of one (a string of the code, docstrings left out)
-    and each call that runs SQL in core/trust/, core/write/ and core/transfer/, outside
-    :data:`STAGE_SQL_HOLDERS`."""
+def sql_outside_storage(root: Path) -> set[str]:
+    """``module: what`` for each SQL statement or piece of one (a string of the code, docstrings left
+    out) and each call that runs SQL in core/, outside core/storage/ and :data:`SQL_HOLDERS`."""
     tables = schema_tables(root)
     found = set()
-    for folder in STAGE_FOLDERS:
-        for path in sorted((root / folder).rglob("*.py")):
-            rel = path.relative_to(root).as_posix()
-            if rel in STAGE_SQL_HOLDERS:
-                continue
-            tree = ast.parse(path.read_text("utf-8"))
-            for text in strings(tree):
-                match = STAGE_SQL.search(text)
-                if match is not None:
-                    found.add(f"{rel}: {match.group(0).split()[0].upper()}")
-                found |= {
-                    f"{rel}: {kw.upper()} {t}"
-                    for kw, t in STAGE_TABLE.findall(text)
-                    if t in tables or (t == RUNTIME and kw.isupper())
-                }
-            for node in ast.walk(tree):
-                if (
-                    isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in STAGE_DB_CALLS
-                ):
-                    found.add(f"{rel}: .{node.func.attr}()")
+    for path in sorted((root / "core").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("core/storage/") or rel in SQL_HOLDERS:
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        for text in strings(tree):
+            match = SQL_STATEMENT.search(text)
+            if match is not None:
+                found.add(f"{rel}: {match.group(0).split()[0].upper()}")
+            found |= {
+                f"{rel}: {kw.upper()} {t}"
+                for kw, t in SQL_TABLE.findall(text)
+                if t in tables or (t == RUNTIME and kw.isupper())
+            }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in DB_CALLS
+            ):
+                found.add(f"{rel}: .{node.func.attr}()")
     return found
 
 
-def test_trust_write_and_transfer_hold_no_sql_statement() -> None:
-    assert sql_in_stages(ROOT) == set(), "put the statement in its table family's repository (core/storage/)"
+def test_sql_lives_in_the_storage_repositories() -> None:
+    assert sql_outside_storage(ROOT) == set(), (
+        "put the statement in its table family's repository (core/storage/)"
+    )
 
 
-def test_sql_planted_in_a_scratch_copy_of_trust_write_and_transfer_is_reported(tmp_path: Path) -> None:
+def test_sql_planted_outside_storage_is_reported(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "core", tmp_path / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    assert sql_in_stages(tmp_path) == set()
+    assert sql_outside_storage(tmp_path) == set()
     planted = {
-        "trust/rejections.py": 'Q = "SELECT 1 FROM rejected_values WHERE scope = ? LIMIT 1"\n',
+        "lifecycle/linker.py": 'Q = "SELECT id FROM memory_items WHERE id = ?"\n',
+        "lifecycle/expiry.py": 'Q = "delete from pending_links where memory_id = ?"\n',
+        "lifecycle/revise.py": 'def f(table):\n    return f"UPDATE {table} SET status = ?"\n',
+        "lifecycle/outcome.py": "def f(conn, sql):\n    return conn.execute(sql)\n",
+        "recall/lexical.py": 'def f(table):\n    return f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"\n',
+        "recall/candidates.py": 'Q = "WITH f AS MATERIALIZED (SELECT rowid FROM memory_fts) "\n',
+        "recall/engine.py": 'TAIL = " FROM memory_items m WHERE m.id = ?"\n',
         "trust/review.py": 'TAIL = " AND id IN (SELECT owner_id FROM withheld w WHERE w.reason = ?)"\n',
-        "write/derive.py": 'Q = "select id from memory_items where trust = ?"\n',
         "write/versions.py": 'Q = ("INSERT OR IGNORE INTO mentions(episode_id, memory_id) "\n     "VALUES (?, ?)")\n',
-        "write/context.py": "def f(conn, sql):\n    return conn.execute(sql).fetchall()\n",
-        "transfer/training.py": 'def f(table):\n    return f"SELECT id FROM {table} WHERE id = ?"\n',
         "transfer/memory_import.py": "def f(store, sql):\n    return store.query_one(sql)\n",
-        # allowed: the access predicate's own SQL, prose in a docstring, and words that only look like SQL
+        "llm.py": 'Q = "PRAGMA user_version"\n',
+        # allowed: the holders' own SQL and the repositories', prose in a docstring, and words that only
+        # look like SQL
+        "lifecycle/forget.py": 'Q = "DELETE FROM meta WHERE key = ?"\n',
         "trust/access.py": 'P = "NOT EXISTS (SELECT 1 FROM grants g WHERE g.subject = :caller)"\n',
-        "trust/reads.py": 'def f():\n    """Reads SELECT id FROM episodes through core/storage/episode_queries.py."""\n',
+        "storage/meta.py": 'Q = "SELECT value FROM meta WHERE key = ?"\n',
+        "recall/dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_reads.py."""\n',
         "transfer/memory_export.py": 'NOTE = "selected turns from a session; an update to the newest"\n',
         "transfer/chats.py": 'def f(start):\n    return f"valid from {start}; imported into {start}"\n',
     }
     for name, code in planted.items():
         path = tmp_path / "core" / name
         path.write_text(path.read_text("utf-8") + "\n\n" + code)
-    assert sql_in_stages(tmp_path) == {
-        "core/trust/rejections.py: SELECT",
-        "core/trust/rejections.py: FROM rejected_values",
+    assert sql_outside_storage(tmp_path) == {
+        "core/lifecycle/linker.py: SELECT",
+        "core/lifecycle/linker.py: FROM memory_items",
+        "core/lifecycle/expiry.py: DELETE",
+        "core/lifecycle/expiry.py: FROM pending_links",
+        "core/lifecycle/revise.py: UPDATE",
+        "core/lifecycle/revise.py: UPDATE \x00",
+        "core/lifecycle/outcome.py: .execute()",
+        "core/recall/lexical.py: SELECT",
+        "core/recall/lexical.py: FROM \x00",
+        "core/recall/candidates.py: WITH",
+        "core/recall/candidates.py: FROM memory_fts",
+        "core/recall/engine.py: FROM memory_items",
         "core/trust/review.py: SELECT",
         "core/trust/review.py: FROM withheld",
-        "core/write/derive.py: SELECT",
-        "core/write/derive.py: FROM memory_items",
         "core/write/versions.py: INSERT",
         "core/write/versions.py: INTO mentions",
-        "core/write/context.py: .execute()",
-        "core/transfer/training.py: SELECT",
-        "core/transfer/training.py: FROM \x00",
         "core/transfer/memory_import.py: .query_one()",
+        "core/llm.py: PRAGMA",
     }

@@ -13,14 +13,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
 
 
@@ -56,7 +55,7 @@ class Dense:
         """Cosine over the allowed rows only; their matrix positions are cached with the allowed set."""
         cache = self.caches[cache_kind]
         version = self.candidates.version()
-        cache.refresh(cast(Store, _VersionView(self.candidates.store, version)))
+        cache.refresh(self.candidates.store, version)
         key = (cache_kind, *allowed[0])
         with self._lock:
             hit = self._positions.get(key)
@@ -94,26 +93,6 @@ class Dense:
         except Exception:  # the channel is optional; search never fails for it
             return None
         return self.embedder.embed([text])[0] if text and text.strip() else None
-
-
-class _VersionView:
-    """The store as a vector cache sees it, at the engine's version (see ``SearchEngine._version``)."""
-
-    def __init__(self, store: Store, version: int) -> None:
-        self._store = store
-        self._version = version
-        self.lock = (
-            store.lock
-        )  # a refresh takes the store's lock before the cache's (core/storage/vectors.py)
-
-    def data_version(self) -> int:
-        return self._version
-
-    def query(self, sql: str, params: Any = ()) -> list[Any]:
-        return self._store.query(sql, params)
-
-    def query_one(self, sql: str, params: Any = ()) -> Any:
-        return self._store.query_one(sql, params)
 
 
 _EMBED_POOL: ThreadPoolExecutor | None = None

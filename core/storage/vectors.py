@@ -65,8 +65,11 @@ class VectorCache:
         self._version: int | None = None
 
     # ------------------------------------------------------------------ refresh
-    def refresh(self, store: Store) -> None:
-        version = store.data_version()
+    def refresh(self, store: Store, version: int | None = None) -> None:
+        """Load what changed since the last refresh. ``version`` is the store's data version as the
+        caller already read it (search reads it once per query, see ``SearchEngine._version``);
+        without it the store is asked."""
+        version = store.data_version() if version is None else version
         # The store's lock first, as a writer holding it takes this cache's lock next (Writer.derive
         # inside a transaction): the other order lets a refresh and a write wait on each other forever.
         with store.lock, self._lock:
