@@ -208,17 +208,12 @@ def document_files(path: Path) -> list[Path]:
 
 
 # ------------------------------------------------------------------ detection
-def detect(path: Path) -> str:  # noqa: C901
+def detect(path: Path) -> str:
     """The format of ``path`` (see the module's docstring), or a clear error."""
     if not path.exists():
         raise InvalidInputError(f"{path} does not exist.")
     if path.is_dir():
-        inner = path / "conversations.json"
-        if inner.is_file():
-            return detect(inner)
-        if not document_files(path):
-            raise InvalidInputError(f"{path} holds no conversations.json and no Markdown or text files.")
-        return "documents"
+        return _detect_folder(path)
     if path.suffix.lower() in DOCUMENT_SUFFIXES:
         return "documents"
     if zipfile.is_zipfile(path):
@@ -226,17 +221,35 @@ def detect(path: Path) -> str:  # noqa: C901
     with path.open("rb") as f:
         head = f.read(4096).lstrip()
     if head.startswith(b"{"):
-        first = _first_line(path)
-        if isinstance(first, dict) and first.get("type") == ARCHIVE_TYPE:
-            return "memories"
-        if isinstance(first, dict) and ("content" in first or "role" in first):
-            return "messages"
+        kind = _detect_json_lines(path)
+        if kind is not None:
+            return kind
     if head.startswith(b"["):
         return _detect_json(path)
     raise InvalidInputError(
         f"Could not tell what {path} is. Import takes a ChatGPT or Claude export (conversations.json or its zip), "
         "a JSON or JSON-lines list of messages, a memory export, or a folder of Markdown/text files."
     )
+
+
+def _detect_folder(path: Path) -> str:
+    """A folder is an unzipped export when it holds conversations.json, else a folder of documents."""
+    inner = path / "conversations.json"
+    if inner.is_file():
+        return detect(inner)
+    if not document_files(path):
+        raise InvalidInputError(f"{path} holds no conversations.json and no Markdown or text files.")
+    return "documents"
+
+
+def _detect_json_lines(path: Path) -> str | None:
+    """What the first JSON line says the file holds ("memories" or "messages"), or None when it says neither."""
+    first = _first_line(path)
+    if isinstance(first, dict) and first.get("type") == ARCHIVE_TYPE:
+        return "memories"
+    if isinstance(first, dict) and ("content" in first or "role" in first):
+        return "messages"
+    return None
 
 
 def _first_line(path: Path) -> Any:

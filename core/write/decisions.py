@@ -157,11 +157,18 @@ class Recorder:
         }
 
 
-def guard_of(  # noqa: C901
+def guard_of(
     proposed: Decision, final: Decision, folded: bool, outcome: str, entry: dict[str, Any] | None
 ) -> str | None:
     """Which guard of the write path changed what was proposed, or None when none did."""
-    reason = str((entry or {}).get("reason", ""))
+    by_operation = _guard_by_operation(proposed, final, folded)
+    if by_operation is not None:
+        return by_operation
+    return _guard_by_reason(final, str((entry or {}).get("reason", "")))
+
+
+def _guard_by_operation(proposed: Decision, final: Decision, folded: bool) -> str | None:
+    """The guard that shows in how the operation changed from proposed to final, or None."""
     if folded:
         return "folded_into_update"  # a DELETE of a memory the same add updates
     if proposed.reason.startswith("the model named"):
@@ -170,6 +177,11 @@ def guard_of(  # noqa: C901
         return "delete_add_pair"  # DELETE + ADD of a close memory is an UPDATE
     if final.op == "NOOP" and proposed.op != "NOOP":
         return "duplicate"  # cosine > 0.95 with an existing memory
+    return None
+
+
+def _guard_by_reason(final: Decision, reason: str) -> str | None:
+    """The guard named by the reason the write path logged for the final decision, or None."""
     if reason.startswith("kept separately: a "):
         return "authority"  # a lower authority cannot update or delete a higher one
     if reason.startswith("kept separately: it contradicts"):

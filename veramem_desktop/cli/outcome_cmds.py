@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from veramem_desktop.core.errors import ExitCode
 
 from .common import emit_json, json_option, open_memory, say
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport
 
 
 @click.command(context_settings={"ignore_unknown_options": True})  # so a negative REWARD is no option
@@ -77,7 +80,7 @@ _LABELS = {
 @click.command()
 @json_option
 @click.pass_context
-def consolidate(ctx: click.Context, as_json: bool) -> None:  # noqa: C901
+def consolidate(ctx: click.Context, as_json: bool) -> None:
     """Archive unhelpful memories, merge near-duplicates, summarise sessions, distil experiences, decay strength.
 
     Prints what each stage found, wrote and skipped (and why). Exits 11 when a model
@@ -108,23 +111,28 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:  # noqa: C901
     if as_json:
         emit_json(report.to_dict())
     else:
-        click.echo(f"Model: {report.model}")
-        for name, stage in report.stages.items():
-            skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(stage.skipped.items()))
-            click.echo(
-                f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
-                + (f"  reinforced {len(stage.reinforced)}" if stage.reinforced else "")
-                + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else "")
-            )
-        for notice in report.notices:
-            say(f"note: {notice}", err=True)
-        if report.model_failures:
-            click.echo(
-                f"{report.model_failures} item(s) were left for the next run because the model failed.",
-                err=True,
-            )
+        _print_consolidation(report)
     if report.model_failures:
         ctx.exit(int(ExitCode.MODEL_ERROR))
+
+
+def _print_consolidation(report: ConsolidateReport) -> None:
+    """The consolidation report as text: a line per stage on stdout, notices and model failures on stderr."""
+    click.echo(f"Model: {report.model}")
+    for name, stage in report.stages.items():
+        skipped = ", ".join(f"{reason} {n}" for reason, n in sorted(stage.skipped.items()))
+        click.echo(
+            f"{name:10} found {stage.found:5}  wrote {stage.written:5}"
+            + (f"  reinforced {len(stage.reinforced)}" if stage.reinforced else "")
+            + (f"  skipped {sum(stage.skipped.values())} ({skipped})" if skipped else "")
+        )
+    for notice in report.notices:
+        say(f"note: {notice}", err=True)
+    if report.model_failures:
+        click.echo(
+            f"{report.model_failures} item(s) were left for the next run because the model failed.",
+            err=True,
+        )
 
 
 class _ExportGroup(click.Group):

@@ -235,7 +235,7 @@ def worth_keeping(sentence: str, role: str) -> bool:
     return skip_reason(sentence, role) is None
 
 
-def skip_reason(sentence: str, role: str) -> str | None:  # noqa: C901
+def skip_reason(sentence: str, role: str) -> str | None:
     """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
     if "?" in sentence:
         return "a question"
@@ -243,6 +243,16 @@ def skip_reason(sentence: str, role: str) -> str | None:  # noqa: C901
         return "too short to state anything"
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
+    courtesy = _courtesy_reason(sentence, body, role)
+    if courtesy is not None:
+        return courtesy
+    if _has_signal(body):
+        return None
+    return _signal_less_reason(sentence, body)
+
+
+def _courtesy_reason(sentence: str, body: str, role: str) -> str | None:
+    """Why the sentence is only social (filler, greeting, courtesy, words about the other party), or None."""
     if not [w for w in content_words(body) if w not in _FILLER_WORDS]:
         return "small talk"
     if _OPENERS.match(body) and not _FIRST_PERSON.search(body):
@@ -254,8 +264,11 @@ def skip_reason(sentence: str, role: str) -> str | None:  # noqa: C901
     # the user talking about the other party ("You did great!") says nothing lasting about anyone
     if role == "user" and _SECOND_PERSON_START.match(body):
         return "said to the other party about them"
-    if _has_signal(body):
-        return None
+    return None
+
+
+def _signal_less_reason(sentence: str, body: str) -> str | None:
+    """Why a sentence with no signal of a fact is still skipped (reaction, social words, fragment), or None."""
     if _OPENERS.match(body) or _REACTION.match(body):
         return "a reaction to the other party"
     if not [w for w in content_words(body) if w not in _SOCIAL_WORDS]:
