@@ -161,8 +161,17 @@ def _last_content_entry(alias: str, kind: str) -> str:
     )
 
 
-def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
+def verify_state(store: Store) -> tuple[int, BadRow | None]:
     """(rows checked, the first bad row or None): memories by id, then episodes by id, a page at a time."""
+    memories, bad = _verify_memories(store)
+    if bad is not None:
+        return memories, bad
+    episodes, bad = _verify_episodes(store)
+    return memories + episodes, bad
+
+
+def _verify_memories(store: Store) -> tuple[int, BadRow | None]:
+    """(memories checked, the first whose content does not match its last content entry, or None)."""
     checked = 0
     after = ""
     while True:
@@ -173,25 +182,47 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
             f"WHERE m.id > ? ORDER BY m.id LIMIT ?",
             (after, _STATE_PAGE),
         )
-        for mid, kind, text, authority, status, trust, value, secret, seq, commit in page:
+        for row in page:
             checked += 1
-            if seq is None:
-                return checked, BadRow(
-                    mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem"
-                )
-            item = MemoryItem(
-                id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust, value=value
-            )
-            if secret is None or commitment(bytes(secret), content_of(item)) != commit:
-                return checked, BadRow(
-                    mid,
-                    int(seq),
-                    f"memory {mid} does not match its last ledger entry {seq}: "
-                    "its text, kind, authority, status, trust or value was changed outside VeraMem",
-                )
+            bad = _bad_memory_row(*row)
+            if bad is not None:
+                return checked, bad
         if len(page) < _STATE_PAGE:
-            break
+            return checked, None
         after = page[-1][0]
+
+
+def _bad_memory_row(
+    mid: str,
+    kind: str,
+    text: str,
+    authority: str,
+    status: str,
+    trust: str,
+    value: Any,
+    secret: bytes | None,
+    seq: int | None,
+    commit: str | None,
+) -> BadRow | None:
+    """The memory row as a BadRow when it has no ledger entry or does not match its commitment, else None."""
+    if seq is None:
+        return BadRow(mid, None, f"memory {mid} has no ledger entry: it was written outside VeraMem")
+    item = MemoryItem(
+        id=mid, kind=kind, text=text, authority=authority, status=status, trust=trust, value=value
+    )
+    if secret is None or commitment(bytes(secret), content_of(item)) != commit:
+        return BadRow(
+            mid,
+            int(seq),
+            f"memory {mid} does not match its last ledger entry {seq}: "
+            "its text, kind, authority, status, trust or value was changed outside VeraMem",
+        )
+    return None
+
+
+def _verify_episodes(store: Store) -> tuple[int, BadRow | None]:
+    """(episodes checked, the first whose content does not match its sha256 or its commitment, or None)."""
+    checked = 0
     after = ""
     while True:
         page = store.query(
@@ -201,29 +232,36 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
             f"WHERE e.id > ? ORDER BY e.id LIMIT ?",
             (after, _STATE_PAGE),
         )
-        for eid, content, digest, role, secret, seq, commit in page:
+        for row in page:
             checked += 1
-            if seq is None:
-                return checked, BadRow(
-                    eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem"
-                )
-            if text_sha256(content) != digest:
-                return checked, BadRow(
-                    eid,
-                    int(seq),
-                    f"episode {eid} does not match its sha256: its content was changed outside VeraMem",
-                )
-            if secret is None or commitment(bytes(secret), {"sha256": digest, "role": role}) != commit:
-                return checked, BadRow(
-                    eid,
-                    int(seq),
-                    f"episode {eid} does not match its ledger entry {seq}: its "
-                    "hash or role was changed outside VeraMem",
-                )
+            bad = _bad_episode_row(*row)
+            if bad is not None:
+                return checked, bad
         if len(page) < _STATE_PAGE:
-            break
+            return checked, None
         after = page[-1][0]
-    return checked, None
+
+
+def _bad_episode_row(
+    eid: str, content: str, digest: str, role: str, secret: bytes | None, seq: int | None, commit: str | None
+) -> BadRow | None:
+    """The episode row as a BadRow when it has no ledger entry, does not match its sha256 or its commitment."""
+    if seq is None:
+        return BadRow(eid, None, f"episode {eid} has no ledger entry: it was written outside VeraMem")
+    if text_sha256(content) != digest:
+        return BadRow(
+            eid,
+            int(seq),
+            f"episode {eid} does not match its sha256: its content was changed outside VeraMem",
+        )
+    if secret is None or commitment(bytes(secret), {"sha256": digest, "role": role}) != commit:
+        return BadRow(
+            eid,
+            int(seq),
+            f"episode {eid} does not match its ledger entry {seq}: its "
+            "hash or role was changed outside VeraMem",
+        )
+    return None
 
 
 # --------------------------------------------------------------- incremental check (status)
@@ -231,7 +269,7 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:  # noqa: C901
 CHECKPOINT_META = "ledger_verified"
 
 
-def verify_from_checkpoint(store: Store) -> VerifyReport:  # noqa: C901
+def verify_from_checkpoint(store: Store) -> VerifyReport:
     """Check the chain from the last verified entry on, and move the checkpoint forward.
 
     Cheap enough for every ``status``: the checkpointed entry must still carry the hash
@@ -263,27 +301,45 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:  # noqa: C901
         )
         for row in rows:
             entry = row_to_entry(row)
-            if entry.seq != expected_seq:
-                return VerifyReport(
-                    False,
-                    expected_seq - 1,
-                    total,
-                    entry.seq,
-                    f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
-                )
-            if entry.prev_hash != prev or chain_hash(prev, entry.body()) != entry.hash:
-                return VerifyReport(
-                    False,
-                    expected_seq - 1,
-                    total,
-                    entry.seq,
-                    f"entry {entry.seq} was altered, removed or reordered after it was written",
-                )
+            broken = _broken_link(entry, expected_seq, prev, total)
+            if broken is not None:
+                return broken
             prev, expected_seq = entry.hash, expected_seq + 1
         if len(rows) < batch:
             break
         after = int(rows[-1][0])
     last = expected_seq - 1
+    cut = _count_or_end_problem(store, last, total)
+    if cut is not None:
+        return cut
+    if last > start_seq:
+        store.set_meta(CHECKPOINT_META, f"{last}:{prev}")
+    return VerifyReport(True, last, total)
+
+
+def _broken_link(entry: LedgerEntry, expected_seq: int, prev: str, total: int) -> VerifyReport | None:
+    """The failed report when ``entry`` is not the next entry of the chain after ``prev``, else None."""
+    if entry.seq != expected_seq:
+        return VerifyReport(
+            False,
+            expected_seq - 1,
+            total,
+            entry.seq,
+            f"entry {expected_seq} is missing (found {entry.seq} next): an entry was deleted",
+        )
+    if entry.prev_hash != prev or chain_hash(prev, entry.body()) != entry.hash:
+        return VerifyReport(
+            False,
+            expected_seq - 1,
+            total,
+            entry.seq,
+            f"entry {entry.seq} was altered, removed or reordered after it was written",
+        )
+    return None
+
+
+def _count_or_end_problem(store: Store, last: int, total: int) -> VerifyReport | None:
+    """The failed report when the chain ending at ``last`` misses entries counted or written, else None."""
     if total != last:
         return VerifyReport(
             False, last, total, None, f"the ledger holds {total} entries but its chain numbers {last}"
@@ -298,6 +354,4 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:  # noqa: C901
             f"the ledger ends at entry {last} but entry {head.partition(':')[0]} was written: "
             "entries were cut off the end",
         )
-    if last > start_seq:
-        store.set_meta(CHECKPOINT_META, f"{last}:{prev}")
-    return VerifyReport(True, last, total)
+    return None
