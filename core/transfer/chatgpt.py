@@ -14,7 +14,7 @@ from typing import Any
 from veramem_desktop.core.transfer.records import ROLES, Item, Problem, Record, epoch_to_iso, import_key
 
 
-def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C901
+def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     conv_id = conv.get("conversation_id") or conv.get("id")
     where = f"conversation {index + 1}"
     if not conv_id:
@@ -30,7 +30,20 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: 
     except (TypeError, ValueError, OverflowError, OSError):
         conv_time = None
     title = conv.get("title") if isinstance(conv.get("title"), str) else None
-    node_id = conv.get("current_node")
+    path, broken = _current_branch(mapping, conv.get("current_node"), where)
+    if broken is not None:
+        yield broken
+    session = f"chatgpt:{conv_id}"
+    for node in reversed(path):
+        item = _message_item(node, where, session, str(conv_id), conv_time, title)
+        if item is not None:
+            yield item
+
+
+def _current_branch(
+    mapping: dict[str, Any], node_id: Any, where: str
+) -> tuple[list[dict[str, Any]], Problem | None]:
+    """The nodes from the current node (or the newest leaf) up to the root, and the problem that cut the walk short."""
     if node_id not in mapping:  # no current node: the newest leaf
         leaves = [k for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
         node_id = max(leaves, key=lambda k: _node_time(mapping[k]), default=None)
@@ -40,47 +53,47 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: 
         seen.add(node_id)
         node = mapping[node_id]
         if not isinstance(node, dict):
-            yield Problem(f"{where}, node {node_id}", "is not a JSON object")
-            break
+            return path, Problem(f"{where}, node {node_id}", "is not a JSON object")
         path.append(node)
         node_id = node.get("parent")
-    session = f"chatgpt:{conv_id}"
-    for node in reversed(path):
-        msg = node.get("message")
-        if not isinstance(msg, dict):
-            continue  # the tree's root holds no message
-        msg_id = msg.get("id") or node.get("id")
-        pos = f"{where}, message {msg_id}"
-        author: dict[str, Any] = msg["author"] if isinstance(msg.get("author"), dict) else {}
-        role = author.get("role")
-        if role not in ROLES:
-            yield Problem(pos, f"has the role {role!r}, not one of {', '.join(ROLES)}")
-            continue
-        meta_in = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
-        if meta_in and meta_in.get("is_visually_hidden_from_conversation"):
-            yield Problem(pos, "is hidden in ChatGPT (a system prompt or context)", "empty")
-            continue
-        content: dict[str, Any] = msg["content"] if isinstance(msg.get("content"), dict) else {}
-        parts = content.get("parts")
-        texts = [p for p in parts if isinstance(p, str) and p.strip()] if isinstance(parts, list) else []
-        text = "\n\n".join(texts).strip()
-        if not text:
-            yield Problem(pos, "has no text", "empty")
-            continue
-        try:
-            when = epoch_to_iso(msg.get("create_time")) or conv_time
-        except (TypeError, ValueError, OverflowError, OSError):
-            yield Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
-            continue
-        meta: dict[str, Any] = {
-            "source": "chatgpt",
-            "conversation_id": str(conv_id),
-            "message_id": str(msg_id),
-        }
-        if title:
-            meta["title"] = title
-        name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
-        yield Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
+    return path, None
+
+
+def _message_item(
+    node: dict[str, Any], where: str, session: str, conv_id: str, conv_time: str | None, title: str | None
+) -> Item | None:
+    """The record of the node's message, the problem that keeps it out, or None for a node with no message."""
+    msg = node.get("message")
+    if not isinstance(msg, dict):
+        return None  # the tree's root holds no message
+    msg_id = msg.get("id") or node.get("id")
+    pos = f"{where}, message {msg_id}"
+    author: dict[str, Any] = msg["author"] if isinstance(msg.get("author"), dict) else {}
+    role = author.get("role")
+    if role not in ROLES:
+        return Problem(pos, f"has the role {role!r}, not one of {', '.join(ROLES)}")
+    meta_in = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+    if meta_in and meta_in.get("is_visually_hidden_from_conversation"):
+        return Problem(pos, "is hidden in ChatGPT (a system prompt or context)", "empty")
+    content: dict[str, Any] = msg["content"] if isinstance(msg.get("content"), dict) else {}
+    parts = content.get("parts")
+    texts = [p for p in parts if isinstance(p, str) and p.strip()] if isinstance(parts, list) else []
+    text = "\n\n".join(texts).strip()
+    if not text:
+        return Problem(pos, "has no text", "empty")
+    try:
+        when = epoch_to_iso(msg.get("create_time")) or conv_time
+    except (TypeError, ValueError, OverflowError, OSError):
+        return Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
+    meta: dict[str, Any] = {
+        "source": "chatgpt",
+        "conversation_id": conv_id,
+        "message_id": str(msg_id),
+    }
+    if title:
+        meta["title"] = title
+    name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
+    return Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
 
 
 def _node_time(node: Any) -> float:
