@@ -14,7 +14,7 @@ from veramem_desktop.core.transfer.records import Item, Problem, Record, import_
 _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 
 
-def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C901
+def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     conv_id = conv.get("uuid") or conv.get("id")
     where = f"conversation {index + 1}"
     if not conv_id:
@@ -32,42 +32,51 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:  # noqa: C
         conv_time = None
     session = f"claude:{conv_id}"
     for n, msg in enumerate(messages):
-        pos = f"{where}, message {n + 1}"
-        if not isinstance(msg, dict):
-            yield Problem(pos, "is not a JSON object")
-            continue
-        role = _SENDERS.get(str(msg.get("sender")))
-        if role is None:
-            yield Problem(pos, f"has the sender {msg.get('sender')!r}, not human or assistant")
-            continue
-        blocks = msg.get("content")
-        texts = []
-        if isinstance(blocks, list):
-            texts = [
-                b["text"]
-                for b in blocks
-                if isinstance(b, dict)
-                and b.get("type") == "text"
-                and isinstance(b.get("text"), str)
-                and b["text"].strip()
-            ]
-        text = "\n\n".join(texts).strip()
-        if not text and isinstance(msg.get("text"), str):
-            text = msg["text"].strip()
-        if not text:
-            yield Problem(pos, "has no text", "empty")
-            continue
-        try:
-            when = text_to_iso(msg.get("created_at")) or conv_time
-        except (TypeError, ValueError, OverflowError):
-            yield Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
-            continue
-        msg_id = msg.get("uuid") or f"#{n}"
-        meta: dict[str, Any] = {
-            "source": "claude",
-            "conversation_id": str(conv_id),
-            "message_id": str(msg_id),
-        }
-        if title:
-            meta["title"] = title
-        yield Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
+        yield _message_item(msg, n, where, session, str(conv_id), conv_time, title)
+
+
+def _message_item(
+    msg: Any, n: int, where: str, session: str, conv_id: str, conv_time: str | None, title: str | None
+) -> Item:
+    """The record of message ``n`` of a conversation, or the problem that keeps it out."""
+    pos = f"{where}, message {n + 1}"
+    if not isinstance(msg, dict):
+        return Problem(pos, "is not a JSON object")
+    role = _SENDERS.get(str(msg.get("sender")))
+    if role is None:
+        return Problem(pos, f"has the sender {msg.get('sender')!r}, not human or assistant")
+    text = _message_text(msg)
+    if not text:
+        return Problem(pos, "has no text", "empty")
+    try:
+        when = text_to_iso(msg.get("created_at")) or conv_time
+    except (TypeError, ValueError, OverflowError):
+        return Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
+    msg_id = msg.get("uuid") or f"#{n}"
+    meta: dict[str, Any] = {
+        "source": "claude",
+        "conversation_id": conv_id,
+        "message_id": str(msg_id),
+    }
+    if title:
+        meta["title"] = title
+    return Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
+
+
+def _message_text(msg: dict[str, Any]) -> str:
+    """The message's text blocks joined, or its plain ``text`` when it has no text block."""
+    blocks = msg.get("content")
+    texts = []
+    if isinstance(blocks, list):
+        texts = [
+            b["text"]
+            for b in blocks
+            if isinstance(b, dict)
+            and b.get("type") == "text"
+            and isinstance(b.get("text"), str)
+            and b["text"].strip()
+        ]
+    text = "\n\n".join(texts).strip()
+    if not text and isinstance(msg.get("text"), str):
+        text = msg["text"].strip()
+    return text
