@@ -87,8 +87,25 @@ def abstract(con: Consolidator, text: str, notices: list[str]) -> tuple[str | No
     return reply, "", ""
 
 
-def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  # noqa: C901
-    cfg = con.config
+def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:
+    done, standing = _standing_experiences(con)
+    groups = _units_to_distil(con, count, done)
+    for n, (key, units) in enumerate(groups.items(), start=1):
+        target = standing.get(key)
+        if target is not None:
+            _reinforce_all(con, count, target, units, key[2])
+        else:
+            made = _distil_group(con, count, notices, units, key[2])
+            if made is not None:
+                standing[key] = made
+        con.tick("distil", n, len(groups))
+
+
+def _standing_experiences(
+    con: Consolidator,
+) -> tuple[set[tuple[Any, ...]], dict[tuple[Any, ...], MemoryItem]]:
+    """(the (trace, scope) pairs already distilled, the experience standing for each (scope, authority,
+    question key)): an active experience wins over an archived one."""
     done: set[tuple[Any, ...]] = set()
     standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
     for e in item_scans.standing(
@@ -100,18 +117,17 @@ def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  #
             slot = (scope_of(e), e.authority, key)
             if slot not in standing or e.status == "active":
                 standing[slot] = e
+    return done, standing
+
+
+def _units_to_distil(
+    con: Consolidator, count: StageCount, done: set[tuple[Any, ...]]
+) -> dict[tuple[Any, ...], list[Unit]]:
+    """The well-rewarded traces' units not distilled yet, grouped by (scope, authority, question key)."""
+    cfg = con.config
     groups: dict[tuple[Any, ...], list[Unit]] = {}
     for tid, user_id, query, returned, cited in traces.rewarded_at_least(con.store, cfg.experience_reward):
-        ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
-        found = items.get_many(con.store, ids)
-        own = [
-            found[i]
-            for i in ids
-            if i in found
-            and found[i].user_id == user_id
-            and found[i].status == "active"
-            and found[i].trust != "rejected"
-        ]
+        own = _own_active_memories(con, user_id, cited, returned)
         count.found += max(1, len({scope_of(m) for m in own}))
         if not own:
             count.skip("no_own_memories")
@@ -125,15 +141,23 @@ def distil(con: Consolidator, count: StageCount, notices: list[str]) -> None:  #
                 continue
             unit = Unit(tid, query, members[: cfg.experience_max_items])
             groups.setdefault((scope, unit.authority, question_key(query)), []).append(unit)
-    for n, (key, units) in enumerate(groups.items(), start=1):
-        target = standing.get(key)
-        if target is not None:
-            _reinforce_all(con, count, target, units, key[2])
-        else:
-            made = _distil_group(con, count, notices, units, key[2])
-            if made is not None:
-                standing[key] = made
-        con.tick("distil", n, len(groups))
+    return groups
+
+
+def _own_active_memories(
+    con: Consolidator, user_id: str | None, cited: str | None, returned: str | None
+) -> list[MemoryItem]:
+    """The trace's cited memories (else those it returned) that are the user's own, active and not rejected."""
+    ids = [i for i in (json.loads(cited or "[]") or json.loads(returned or "[]")) if i.startswith("mem_")]
+    found = items.get_many(con.store, ids)
+    return [
+        found[i]
+        for i in ids
+        if i in found
+        and found[i].user_id == user_id
+        and found[i].status == "active"
+        and found[i].trust != "rejected"
+    ]
 
 
 def _distil_group(
