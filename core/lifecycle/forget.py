@@ -238,7 +238,7 @@ def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
     )
 
 
-def forget(  # noqa: C901
+def forget(
     store: Store, target: str, *, device: str, reason: str | None = None, keep_cited_episodes: bool = False
 ) -> ForgetReport:
     """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
@@ -249,30 +249,9 @@ def forget(  # noqa: C901
     with store.atomic() as conn:
         p = _plan(conn, target, keep_cited_episodes)
         traces = _traces_touching(conn, p.memories + p.episodes)
-        tombstones = []
+        tombstones: list[int] = []
         if p.kind == "user":
-            user = target[5:]
-            traces |= _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
-            for gid in sorted(
-                _ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))
-            ):
-                tombstones.append(erase_grant(conn, gid, device=device))
-            # Rejections are found by the memory that was rejected: the user's own rows, and any rejected
-            # memory of the user (another device may have recorded the same value under that memory's id).
-            rejected = _ids(
-                conn,
-                "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
-                (user,),
-            )
-            if p.memories:
-                rejected |= _ids(
-                    conn,
-                    f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN ({_marks(p.memories)})",
-                    p.memories,
-                )
-            for mid in sorted(rejected):
-                tombstones.append(erase_rejections(conn, mid, device=device))
-            conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
+            traces |= _erase_user_grants_and_rejections(conn, target[5:], p.memories, device, tombstones)
         for kind, ids in (("memory", p.memories), ("episode", p.episodes)):
             for oid in ids:
                 commit = ledger.commit_to(conn, oid, {"forgotten": oid})
@@ -297,23 +276,10 @@ def forget(  # noqa: C901
                 details={"reason": "what stood for it was forgotten"},
             )
         for mid in p.memories:
-            index.remove_owner(conn, "memory", mid)
-            conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (mid,))
-            conn.execute("DELETE FROM evidence WHERE memory_id = ?", (mid,))
-            conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (mid, mid))
-            conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))
-            conn.execute("DELETE FROM mentions WHERE memory_id = ?", (mid,))
-            conn.execute("DELETE FROM withheld WHERE owner_kind = 'memory' AND owner_id = ?", (mid,))
-            conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
-            ledger.erase_secret(conn, mid)
+            _delete_memory(conn, mid)
         touched = neighbours_of(conn, p.episodes)
         for eid in p.episodes:
-            index.remove_owner(conn, "episode", eid)
-            conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
-            conn.execute("DELETE FROM mentions WHERE episode_id = ?", (eid,))
-            conn.execute("DELETE FROM withheld WHERE owner_kind = 'episode' AND owner_id = ?", (eid,))
-            conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
-            ledger.erase_secret(conn, eid)
+            _delete_episode(conn, eid)
         stale_context = repair_neighbours(conn, touched)
         if traces:
             conn.execute(f"DELETE FROM traces WHERE id IN ({_marks(traces)})", list(traces))
@@ -330,6 +296,56 @@ def forget(  # noqa: C901
     return ForgetReport(
         target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
     )
+
+
+def _erase_user_grants_and_rejections(
+    conn: Connection, user: str, memories: list[str], device: str, tombstones: list[int]
+) -> set[str]:
+    """For a user forget: erase the user's grants and rejections (their tombstones appended to
+    ``tombstones``) and return the user's traces."""
+    traces = _ids(conn, "SELECT id FROM traces WHERE user_id = ?", (user,))
+    for gid in sorted(_ids(conn, "SELECT id FROM grants WHERE subject = ? OR object = ?", (user, user))):
+        tombstones.append(erase_grant(conn, gid, device=device))
+    # Rejections are found by the memory that was rejected: the user's own rows, and any rejected
+    # memory of the user (another device may have recorded the same value under that memory's id).
+    rejected = _ids(
+        conn,
+        "SELECT memory_id FROM rejected_values WHERE user_id = ? AND memory_id IS NOT NULL",
+        (user,),
+    )
+    if memories:
+        rejected |= _ids(
+            conn,
+            f"SELECT id FROM memory_items WHERE trust = 'rejected' AND id IN ({_marks(memories)})",
+            memories,
+        )
+    for mid in sorted(rejected):
+        tombstones.append(erase_rejections(conn, mid, device=device))
+    conn.execute("DELETE FROM rejected_values WHERE user_id = ?", (user,))
+    return traces
+
+
+def _delete_memory(conn: Connection, mid: str) -> None:
+    """Delete a memory row, what hangs on it and its secret (its tombstone is already written)."""
+    index.remove_owner(conn, "memory", mid)
+    conn.execute("DELETE FROM pending_links WHERE memory_id = ?", (mid,))
+    conn.execute("DELETE FROM evidence WHERE memory_id = ?", (mid,))
+    conn.execute("DELETE FROM links WHERE src = ? OR dst = ?", (mid, mid))
+    conn.execute("DELETE FROM derivations WHERE derived_id = ? OR source_id = ?", (mid, mid))
+    conn.execute("DELETE FROM mentions WHERE memory_id = ?", (mid,))
+    conn.execute("DELETE FROM withheld WHERE owner_kind = 'memory' AND owner_id = ?", (mid,))
+    conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
+    ledger.erase_secret(conn, mid)
+
+
+def _delete_episode(conn: Connection, eid: str) -> None:
+    """Delete an episode row, what hangs on it and its secret (its tombstone is already written)."""
+    index.remove_owner(conn, "episode", eid)
+    conn.execute("DELETE FROM evidence WHERE episode_id = ?", (eid,))
+    conn.execute("DELETE FROM mentions WHERE episode_id = ?", (eid,))
+    conn.execute("DELETE FROM withheld WHERE owner_kind = 'episode' AND owner_id = ?", (eid,))
+    conn.execute("DELETE FROM episodes WHERE id = ?", (eid,))
+    ledger.erase_secret(conn, eid)
 
 
 def rejection_target(memory_id: str) -> str:
