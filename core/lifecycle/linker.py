@@ -178,7 +178,7 @@ class Linker:
                 report.processed += 1
         return report
 
-    def link_one(self, memory_id: str, report: LinkReport) -> None:  # noqa: C901
+    def link_one(self, memory_id: str, report: LinkReport) -> None:
         item = item_scans.find(self.store, memory_id)
         if item is None or item.status != "active" or item.trust == "rejected":
             with self.store.atomic() as conn:
@@ -194,43 +194,46 @@ class Linker:
         with self.store.atomic() as conn:
             index.store_vectors(conn, CTX_KIND, self.embedder.name, [item.id], ctx_vec.reshape(1, -1))
             for other, cos, verdict in verdicts:
-                if item_scans.count_active(conn, (item.id, other.id)) != 2 or link_rows.pair_linked(
-                    conn, item.id, other.id
-                ):
-                    continue  # one edge per pair, whichever of the two was linked first
-                if (
-                    verdict == "subsumes"
-                    and AUTHORITY_RANK[item.authority] >= AUTHORITY_RANK[other.authority]
-                ):
-                    if (
-                        send_cold(conn, other.id, device=self.device, reason="subsumed", by=item.id)
-                        is not None
-                    ):
-                        report.cold.append(other.id)
-                        self._link(conn, item.id, other.id, "subsumes", cos, report)
-                        continue
-                    verdict = "extends"
-                if (
-                    verdict == "subsumed"
-                    and AUTHORITY_RANK[item.authority] <= AUTHORITY_RANK[other.authority]
-                ):
-                    if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[
-                        other.authority
-                    ] and not in_open_conflict(conn, item.id):
-                        self._reinforce(conn, other, item, report)  # never lower-authority evidence on it
-                    if (
-                        send_cold(conn, item.id, device=self.device, reason="subsumed", by=other.id)
-                        is not None
-                    ):
-                        report.cold.append(item.id)
-                        self._link(conn, other.id, item.id, "subsumes", cos, report)
-                        break  # the new memory is cold now: its other neighbours keep their own links
-                    verdict = "supports"
-                if verdict in ("subsumes", "subsumed"):  # the authority guard: only a link
-                    verdict = "extends" if verdict == "subsumes" else "supports"
-                if verdict in LINK_TYPES:
-                    self._link(conn, item.id, other.id, verdict, cos, report)
+                if self._link_pair(conn, item, other, cos, verdict, report):
+                    break  # the new memory is cold now: its other neighbours keep their own links
             dequeue(conn, item.id)
+
+    def _link_pair(
+        self,
+        conn: Connection,
+        item: MemoryItem,
+        other: MemoryItem,
+        cos: float,
+        verdict: str,
+        report: LinkReport,
+    ) -> bool:
+        """Link the new memory ``item`` with one neighbour as ``verdict`` says, under the authority guard
+        (a subsumed memory goes cold). True when ``item`` itself went cold, so its other neighbours are left."""
+        if item_scans.count_active(conn, (item.id, other.id)) != 2 or link_rows.pair_linked(
+            conn, item.id, other.id
+        ):
+            return False  # one edge per pair, whichever of the two was linked first
+        if verdict == "subsumes" and AUTHORITY_RANK[item.authority] >= AUTHORITY_RANK[other.authority]:
+            if send_cold(conn, other.id, device=self.device, reason="subsumed", by=item.id) is not None:
+                report.cold.append(other.id)
+                self._link(conn, item.id, other.id, "subsumes", cos, report)
+                return False
+            verdict = "extends"
+        if verdict == "subsumed" and AUTHORITY_RANK[item.authority] <= AUTHORITY_RANK[other.authority]:
+            if AUTHORITY_RANK[item.authority] == AUTHORITY_RANK[other.authority] and not in_open_conflict(
+                conn, item.id
+            ):
+                self._reinforce(conn, other, item, report)  # never lower-authority evidence on it
+            if send_cold(conn, item.id, device=self.device, reason="subsumed", by=other.id) is not None:
+                report.cold.append(item.id)
+                self._link(conn, other.id, item.id, "subsumes", cos, report)
+                return True
+            verdict = "supports"
+        if verdict in ("subsumes", "subsumed"):  # the authority guard: only a link
+            verdict = "extends" if verdict == "subsumes" else "supports"
+        if verdict in LINK_TYPES:
+            self._link(conn, item.id, other.id, verdict, cos, report)
+        return False
 
     # -------------------------------------------------------------- parts
     def context_of(self, item: MemoryItem) -> str:
