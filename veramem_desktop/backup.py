@@ -323,7 +323,7 @@ def restore(
             held.close()
 
 
-def _replace(  # noqa: C901
+def _replace(
     store_path: Path,
     source: Path,
     key: bytes,
@@ -340,8 +340,28 @@ def _replace(  # noqa: C901
     if store_path.exists() and replaced is None:
         notes.append("the store being replaced did not open (damaged or under another key)")
     staged = store_path.with_name(f".{store_path.name}.restoring")
+    _stage(source, staged, key, live_key, rekey_to)
+    aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
+    if store_path.exists():
+        _set_aside(store_path, aside, held)
+    os.replace(staged, store_path)
+    fsync_dir(store_path.parent)
+    _verify_or_put_back(store_path, aside, live_key)
+    # The replaced store is erased only now that the restored one opened and verified: a copy left
+    # behind would keep whatever `forget` erases later.
+    _remove(aside)
+    restored = current_state(store_path, live_key) or state
+    restored.path = str(store_path)
+    return RestoreReport(restored, replaced, problems, notes, round(time.monotonic() - started, 3))
+
+
+def _stage(source: Path, staged: Path, key: bytes, live_key: bytes, rekey_to: bytes | None) -> None:
+    """Copy the backup to ``staged`` (mode 0600), re-encrypt it if asked, sync it and check it opens.
+
+    A staged copy that fails any step is removed.
+    """
     _remove(staged)
-    store_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    staged.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     old_umask = os.umask(0o077)
     try:
         shutil.copyfile(source, staged)
@@ -356,17 +376,22 @@ def _replace(  # noqa: C901
     except BaseException:
         _remove(staged)
         raise
-    aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
-    if store_path.exists():
-        if held is not None:  # fold the WAL in, so the file set aside is whole on its own
-            copies.fold_wal_quietly(held)
-            held.close()  # the last connection: nothing writes to the old file from here on
-        for suffix in ("", "-wal", "-shm"):
-            part = Path(str(store_path) + suffix)
-            if part.exists():
-                os.replace(part, Path(str(aside) + suffix))
-    os.replace(staged, store_path)
-    fsync_dir(store_path.parent)
+
+
+def _set_aside(store_path: Path, aside: Path, held: Connection | None) -> None:
+    """Move the live store's files (main, -wal, -shm) to ``aside``, its WAL folded in first when held."""
+    if held is not None:  # fold the WAL in, so the file set aside is whole on its own
+        copies.fold_wal_quietly(held)
+        held.close()  # the last connection: nothing writes to the old file from here on
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(str(store_path) + suffix)
+        if part.exists():
+            os.replace(part, Path(str(aside) + suffix))
+
+
+def _verify_or_put_back(store_path: Path, aside: Path, live_key: bytes) -> None:
+    """Open the restored store (running newer migrations) and verify its ledger; on any failure, put the
+    store set aside back in its place and raise."""
     try:
         store = Store.open(store_path, live_key)  # runs any newer migrations
         try:
@@ -385,12 +410,6 @@ def _replace(  # noqa: C901
             if part.exists():
                 os.replace(part, Path(str(store_path) + suffix))
         raise
-    # The replaced store is erased only now that the restored one opened and verified: a copy left
-    # behind would keep whatever `forget` erases later.
-    _remove(aside)
-    restored = current_state(store_path, live_key) or state
-    restored.path = str(store_path)
-    return RestoreReport(restored, replaced, problems, notes, round(time.monotonic() - started, 3))
 
 
 # ---------------------------------------------------------------- rekey
