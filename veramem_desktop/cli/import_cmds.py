@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,9 @@ from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.transfer.chats import FORMATS
 
 from .common import emit_json, json_option, open_memory
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.transfer.import_report import ImportReport
 
 #: characters of each message shown by a dry run
 PREVIEW = 200
@@ -42,7 +45,7 @@ PREVIEW = 200
 )
 @json_option
 @click.pass_context
-def import_(  # noqa: C901
+def import_(
     ctx: click.Context,
     path: str,
     fmt: str | None,
@@ -131,39 +134,49 @@ def import_(  # noqa: C901
             data["would_store"] = planned
         emit_json(data)
     else:
-        verb = "Would store" if dry_run else "Stored"
-        unit = "record(s)" if report.format == "memories" else "message(s)"
+        _print_import_summary(report, dry_run)
+    _print_import_problems(report)
+    if report.bad and report.read == 0:  # nothing in PATH could be read at all
+        ctx.exit(int(ExitCode.INVALID_INPUT))
+
+
+def _print_import_summary(report: ImportReport, dry_run: bool) -> None:
+    """What the import stored (or would store), skipped and derived, and how fast, as text."""
+    verb = "Would store" if dry_run else "Stored"
+    unit = "record(s)" if report.format == "memories" else "message(s)"
+    click.echo(
+        f"{verb} {report.stored:,} {unit} from {report.path} ({report.format}"
+        + (f", {report.sessions:,} session(s)" if report.sessions else "")
+        + ")."
+    )
+    skipped = [
+        (report.already_stored, "already stored"),
+        (report.before_since, "before --since"),
+        (report.empty, "without text"),
+        (report.bad, "unreadable"),
+    ]
+    if any(n for n, _ in skipped):
+        click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")
+    m = report.memories
+    if not dry_run and report.format != "memories" and report.stored:
         click.echo(
-            f"{verb} {report.stored:,} {unit} from {report.path} ({report.format}"
-            + (f", {report.sessions:,} session(s)" if report.sessions else "")
-            + ")."
+            f"Memories: {m['added']:,} added, {m['updated']:,} updated, {m['retracted']:,} retracted, "
+            f"{m['rejected']:,} rejected. Linking continues in the background."
         )
-        skipped = [
-            (report.already_stored, "already stored"),
-            (report.before_since, "before --since"),
-            (report.empty, "without text"),
-            (report.bad, "unreadable"),
-        ]
-        if any(n for n, _ in skipped):
-            click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")
-        m = report.memories
-        if not dry_run and report.format != "memories" and report.stored:
-            click.echo(
-                f"Memories: {m['added']:,} added, {m['updated']:,} updated, {m['retracted']:,} retracted, "
-                f"{m['rejected']:,} rejected. Linking continues in the background."
-            )
-        elif report.format == "memories":
-            click.echo(
-                f"{m['added']:,} memories ({m['versions']:,} versions), {m['episodes']:,} episodes, "
-                f"{m['links']:,} links."
-            )
-        if report.stored and not dry_run:
-            click.echo(f"{report.per_s:,.1f} per second over {report.seconds:.1f} s.", err=True)
+    elif report.format == "memories":
+        click.echo(
+            f"{m['added']:,} memories ({m['versions']:,} versions), {m['episodes']:,} episodes, "
+            f"{m['links']:,} links."
+        )
+    if report.stored and not dry_run:
+        click.echo(f"{report.per_s:,.1f} per second over {report.seconds:.1f} s.", err=True)
+
+
+def _print_import_problems(report: ImportReport) -> None:
+    """The records skipped as unreadable (the first ones by position) and the import's notices, on stderr."""
     for p in report.problems:
         click.echo(f"skipped {p['position']}: {p['reason']}", err=True)
     if report.bad > len(report.problems):
         click.echo(f"… and {report.bad - len(report.problems):,} more unreadable record(s).", err=True)
     for notice in report.notices:
         click.echo(f"note: {notice}", err=True)
-    if report.bad and report.read == 0:  # nothing in PATH could be read at all
-        ctx.exit(int(ExitCode.INVALID_INPUT))
