@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +11,9 @@ from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 
 from .common import clip, emit_json, json_option, open_memory, read_bytes_text, say
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.write.results import AddResult
 
 
 def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
@@ -31,6 +34,50 @@ def _read_limited(handle: Any, where: str) -> str:
     limits.check_size(data, where)
     body, _ = read_bytes_text(data, where)
     return body
+
+
+def _input_of(
+    text: str | None, file_: str | None, role: str, name: str | None
+) -> tuple[str, str, str | None]:
+    """(body, where it came from, speaker name) of the add's input: TEXT, "-" or piped standard input, or --file.
+
+    A document read from a file is named after the file unless --name says otherwise.
+    """
+    if file_ and text:
+        raise click.UsageError("Give TEXT or --file, not both.")
+    if file_:
+        with open(file_, "rb") as handle:
+            body = _read_limited(handle, file_)
+        if name is None and role == "document":
+            from pathlib import Path
+
+            name = Path(file_).name
+        return body, file_, name
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        return _read_limited(sys.stdin.buffer, "standard input"), "standard input", name
+    if text is not None:
+        return text, "the argument", name
+    raise click.UsageError("Nothing to add: give TEXT, - (standard input) or --file.")
+
+
+def _print_added(result: AddResult) -> None:
+    """What an add stored, kept until and decided, one line per memory, as text."""
+    click.echo(f"Stored {len(result.episodes)} episode(s).")
+    expires = result.episodes[0].metadata.get("expires_at") if result.episodes else None
+    if expires:
+        click.echo(
+            f"Kept until {expires[:16].replace('T', ' ')} UTC, then erased (`veramem pin ID` keeps a memory)."
+        )
+    for label, items in (
+        ("added", result.added),
+        ("updated", result.updated),
+        ("retracted", result.retracted),
+        ("unchanged", result.unchanged),
+        ("rejected", result.rejected),
+    ):
+        for item in items:
+            reason = f"  ({item['reason']})" if item.get("reason") else ""
+            say(f"  {label:9} {item.get('id', '-')}  {clip(item.get('text', ''), 300)}{reason}")
 
 
 @click.command()
@@ -61,7 +108,7 @@ def _read_limited(handle: Any, where: str) -> str:
 )
 @json_option
 @click.pass_context
-def add(  # noqa: C901
+def add(
     ctx: click.Context,
     text: str | None,
     file_: str | None,
@@ -82,23 +129,7 @@ def add(  # noqa: C901
     is split into chunks, each an episode). With --until or --for, the messages and the
     memories they add are erased (tombstones stay in the ledger) once that time passes.
     """
-    if file_ and text:
-        raise click.UsageError("Give TEXT or --file, not both.")
-    if file_:
-        with open(file_, "rb") as handle:
-            body = _read_limited(handle, file_)
-        where = file_
-        if name is None and role == "document":
-            from pathlib import Path
-
-            name = Path(file_).name
-    elif text == "-" or (text is None and not sys.stdin.isatty()):
-        body = _read_limited(sys.stdin.buffer, "standard input")
-        where = "standard input"
-    elif text is not None:
-        body, where = text, "the argument"
-    else:
-        raise click.UsageError("Nothing to add: give TEXT, - (standard input) or --file.")
+    body, where, name = _input_of(text, file_, role, name)
     messages = _parse_messages(body, where)
     mem = open_memory(ctx)
     if messages is not None:
@@ -142,22 +173,7 @@ def add(  # noqa: C901
     if as_json:
         emit_json(result.to_dict())
         return
-    click.echo(f"Stored {len(result.episodes)} episode(s).")
-    expires = result.episodes[0].metadata.get("expires_at") if result.episodes else None
-    if expires:
-        click.echo(
-            f"Kept until {expires[:16].replace('T', ' ')} UTC, then erased (`veramem pin ID` keeps a memory)."
-        )
-    for label, items in (
-        ("added", result.added),
-        ("updated", result.updated),
-        ("retracted", result.retracted),
-        ("unchanged", result.unchanged),
-        ("rejected", result.rejected),
-    ):
-        for item in items:
-            reason = f"  ({item['reason']})" if item.get("reason") else ""
-            say(f"  {label:9} {item.get('id', '-')}  {clip(item.get('text', ''), 300)}{reason}")
+    _print_added(result)
 
 
 @click.command()
