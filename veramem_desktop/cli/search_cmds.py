@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from .common import clip, emit_json, json_option, open_memory, say
+
+if TYPE_CHECKING:
+    from veramem_desktop.core.trust.detail import MemoryDetail
 
 
 def state_badge(hit: object) -> str:
@@ -114,7 +119,7 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
 @click.option("--include-rejected", is_flag=True, help="Also show rejected versions and evidence.")
 @json_option
 @click.pass_context
-def history(  # noqa: C901
+def history(
     ctx: click.Context, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool
 ) -> None:
     """A memory's version chain with validity times, its evidence and its ledger entries."""
@@ -135,6 +140,11 @@ def history(  # noqa: C901
     if as_json:
         emit_json(detail.to_dict())
         return
+    _print_detail(detail)
+
+
+def _print_detail(detail: MemoryDetail) -> None:
+    """The memory, its versions, evidence, conflicts, links and ledger entries as text."""
     item = detail.item
     say(item.text)
     say(
@@ -162,6 +172,12 @@ def history(  # noqa: C901
         say(
             f"  {ev.episode.id} ({who}, {ev.episode.event_time[:19]}, match {ev.score:.2f}): “{clip(ev.quote, 400)}”"
         )
+    _print_relations(detail)
+
+
+def _print_relations(detail: MemoryDetail) -> None:
+    """The memory's conflicts, links and ledger entries as text."""
+    item = detail.item
     if detail.conflicts:
         say("\nConflicts with: " + ", ".join(detail.conflicts))
     if detail.links:
