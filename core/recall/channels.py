@@ -24,6 +24,7 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import hops
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
+from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
 from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import content_terms, entities, names_in, route_for
@@ -108,7 +109,7 @@ class Channels:
         """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
 
         ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde",
-        "speaker", "neighbours", "temporal" (these three act on episodes), "memory_ctx" and "links" (on memories),
+        "speaker", "neighbours", "temporal", "focus" (these four act on episodes), "memory_ctx" and "links" (on memories),
         and "hop" (the second hop, core/recall/hops.py); by default all of them run (memory_ctx, hyde, links
         and hop do no work at weight or decay 0).
         """
@@ -131,6 +132,7 @@ class Channels:
                 "temporal",
                 "hop",
                 "substance",
+                "focus",
             }
         )
         # The query is embedded on another thread while the lexical channels run here: the model
@@ -139,7 +141,7 @@ class Channels:
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
         speakers: tuple[str, ...] = ()
-        if "episode" in units and {"entity", "speaker", "hop"} & use | (
+        if "episode" in units and {"entity", "speaker", "hop", "focus"} & use | (
             {"bm25"} if cfg.bm25_without_speakers else set()
         ):
             speakers = self.speaker_names(caller, moment)
@@ -199,6 +201,8 @@ class Channels:
             scores = self._episode_rules(scores, query, caller, moment, use, speakers)
             if "temporal" in use and cfg.temporal_weight:
                 scores = date_fit(scores, query, caller, moment, lexical=self.lexical, config=cfg)
+            if "focus" in use and cfg.focus_weights:
+                scores = self._focus(scores, query, rankings, speakers)
         if "episode" in units and "substance" in use and cfg.short_turn_factor < 1.0:
             scores = self._substance(scores, caller, moment)
         if "hop" in use and cfg.hop_weight:
@@ -264,6 +268,23 @@ class Channels:
                 )
                 scores = {**scores, **grown}
         return scores
+
+    def _focus(
+        self,
+        scores: dict[str, float],
+        query: str,
+        rankings: dict[str, list[str]],
+        speakers: tuple[str, ...],
+    ) -> dict[str, float]:
+        """Speaker focus (core/recall/focus.py): for a question that gathers or supposes about one named
+        speaker, that speaker's turns in the episode channels' rankings count as channels of their own."""
+        weights = self.config.focus_weights.get(question_kind(query) or "", {})
+        named = names_in(query, speakers) if weights else []
+        if len(named) != 1:
+            return scores
+        own = {c: rankings[f"episode:{c}"] for c in weights if f"episode:{c}" in rankings}
+        ids = sorted({d for ranked in own.values() for d in ranked})
+        return focus(scores, own, self.candidates.speakers_of(ids), named[0], weights, self.config.rrf_k)
 
     def _substance(self, scores: dict[str, float], caller: Caller, moment: str) -> dict[str, float]:
         """Short turns that say little of their own ("Thanks, see you soon!") rarely hold what a question

@@ -82,6 +82,10 @@ class SearchConfig:
     #: turns whose session or stated date fits it are ranked, in their fused order, in one more channel
     #: of this weight (0 turns it off); see ``veramem bench``'s channel rows
     temporal_weight: float = 1.0
+    #: speaker focus (core/recall/focus.py): for a question about one named speaker that gathers instances
+    #: of a kind ("gather") or supposes what they would do ("suppose"), that speaker's turns in the episode
+    #: channels named here ("bm25", "dense") count as channels of these weights (empty: off)
+    focus_weights: dict[str, dict[str, float]] = field(default_factory=dict)
     #: the second hop (core/recall/hops.py): the best ``hop_seeds`` candidates of the first hop give the
     #: words (``hop_terms``) and names (``hop_names``) to rank by again, and move the query vector towards
     #: theirs by ``hop_beta``; its rankings (``hop_parts``: "bm25", "entity", "dense", "model") count as one
@@ -139,6 +143,10 @@ class SearchConfig:
         self.weights = {**self.weights, "hyde": value}
 
 
+#: the speaker-focus weights the "speaker-focus" recipe sets (see ``SearchConfig.focus_weights``)
+FOCUS_WEIGHTS: dict[str, dict[str, float]] = {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
+
+
 @dataclass(frozen=True)
 class Recipe:
     """A named way to search: which channels run (None: every channel the weights name) and what it
@@ -181,6 +189,12 @@ RECIPES: dict[str, Recipe] = {
         None,
         {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")},
     ),
+    "speaker-focus": Recipe(
+        "temporal-2 with speaker focus: the named speaker's own turns by BM25 (weight 2) for gathering"
+        " questions and by embeddings (weight 3) for supposing ones",
+        None,
+        {"temporal_weight": 2.0, "focus_weights": FOCUS_WEIGHTS},
+    ),
     "speaker-terms": Recipe(
         "hybrid with a named speaker kept in the messages' full-text query",
         None,
@@ -203,6 +217,7 @@ CV_GRID: tuple[str, ...] = (
     "hop",
     "speaker-terms",
     "short-turns",
+    "speaker-focus",
 )
 
 

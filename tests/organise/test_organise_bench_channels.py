@@ -58,6 +58,7 @@ def test_every_channel_gets_a_row_and_no_default_channel_costs_recall(mem: Memor
             not (name == "links" and base.link_decay == 0)
             and base.weights.get(name, 1.0) > 0
             and not (name == "hop" and base.hop_weight == 0)
+            and not (name == "focus" and not base.focus_weights)
         )
         assert row["change"] == ("without" if default_on else "with")
         assert row["multi-hop"]["n"] == 1 and row["cat1-4"]["n"] == 2

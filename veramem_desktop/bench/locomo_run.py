@@ -156,6 +156,7 @@ CHANNELS: dict[str, str] = {
     "neighbours": "raw",
     "temporal": "raw",
     "hop": "raw",
+    "focus": "raw",
     "memory_ctx": "facts",
     "links": "facts",
 }
@@ -166,6 +167,7 @@ _TURN_ON: dict[str, dict[str, Any]] = {
     "memory_ctx": {"weights": {**SearchConfig().weights, "memory_ctx": 1.0}},
     "temporal": {"temporal_weight": 1.0},
     "hop": {"hop_weight": RECIPES["hop"].change.get("hop_weight", 1.0)},
+    "focus": {"focus_weights": RECIPES["speaker-focus"].change["focus_weights"]},
 }
 
 
@@ -178,6 +180,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return config.temporal_weight > 0
     if channel == "hop":
         return config.hop_weight > 0
+    if channel == "focus":
+        return bool(config.focus_weights)
     return True
 
 

@@ -1,0 +1,53 @@
+"""Speaker focus has its own ablation row in the LoCoMo bench, with the multi-hop category beside it,
+and a recipe that ``--cv`` can choose per fold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from veramem_desktop.core.recall import recipe
+from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES, SearchConfig
+
+from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
+from veramem_desktop.bench.locomo_section import channel_rows
+from veramem_desktop.memory import Memory
+
+
+def _file(path: Path) -> Path:
+    said = [
+        ("Tom", "My hobbies are many, hobbies all week long."),
+        ("Maya", "I took up pottery last month, it calms me."),
+        ("Tom", "The weather was grey all week."),
+        ("Maya", "Swimming with the kids on Sunday was lovely."),
+    ]
+    session = [{"speaker": who, "dia_id": f"D1:{i}", "text": t} for i, (who, t) in enumerate(said, start=1)]
+    sample = {
+        "sample_id": "conv-focus",
+        "conversation": {
+            "speaker_a": "Maya",
+            "speaker_b": "Tom",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": session,
+        },
+        "qa": [{"question": "What hobbies does Maya have?", "evidence": ["D1:2", "D1:4"], "category": 1}],
+    }
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    return path
+
+
+def test_speaker_focus_has_its_own_ablation_row_with_the_multi_hop_category(
+    mem: Memory, tmp_path: Path
+) -> None:
+    assert CHANNELS["focus"] == "raw"
+    result = run_locomo(mem, _file(tmp_path / "focus.json"), ablation=True)
+    row = result["channels"]["rows"]["focus"]
+    assert row["change"] == "with" and row["multi-hop"]["n"] == 1
+    line = dict(channel_rows(result["channels"]))["    with focus (raw)"]
+    assert "multi-hop " in line and "Δ@10" in line
+
+
+def test_the_cv_grid_holds_the_speaker_focus_recipe_and_the_default_has_it_off() -> None:
+    assert "speaker-focus" in RECIPES and "speaker-focus" in CV_GRID
+    assert SearchConfig().focus_weights == {}
+    assert recipe("speaker-focus").focus_weights == {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
