@@ -47,7 +47,7 @@ def _checksum(data: bytes, big_endian: bool, s0: int = 0, s1: int = 0) -> tuple[
     return s0, s1
 
 
-def read_wal(data: bytes) -> WalReport:  # noqa: C901
+def read_wal(data: bytes) -> WalReport:
     """Check a WAL's header and frame chain the way SQLite's recovery does."""
     size = len(data)
     if size == 0:
@@ -55,44 +55,19 @@ def read_wal(data: bytes) -> WalReport:  # noqa: C901
     if size < HEADER_BYTES:
         return WalReport(size, torn_bytes=size, problem=f"the WAL is {size} bytes, shorter than its header")
     magic, _version, page_size, _seq, salt1, salt2, c0, c1 = struct.unpack(">8I", data[:HEADER_BYTES])
-    if magic not in _MAGIC:
-        return WalReport(size, problem="the WAL header is not a WAL header")
     big = magic & 1 == 1
-    if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
-        return WalReport(size, problem=f"the WAL header gives an impossible page size ({page_size})")
-    if _checksum(data[:24], big) != (c0, c1):
-        frames = (size - HEADER_BYTES) // (FRAME_HEADER_BYTES + page_size)
-        return WalReport(
-            size,
-            page_size,
-            dropped_frames=frames,
-            problem=f"the WAL header fails its checksum, so all {frames} frame(s) in it would be dropped",
-        )
+    bad_header = _header_problem(data, magic, page_size, big, (c0, c1))
+    if bad_header is not None:
+        return bad_header
     frame_size = FRAME_HEADER_BYTES + page_size
     whole = (size - HEADER_BYTES) // frame_size
     torn = (size - HEADER_BYTES) % frame_size
-    s = (c0, c1)
-    valid = used = transactions = 0
-    broken_at, broken_commit = -1, 0
-    for n in range(whole):
-        off = HEADER_BYTES + n * frame_size
-        pgno, commit, fs1, fs2, f0, f1 = struct.unpack(">6I", data[off : off + FRAME_HEADER_BYTES])
-        if (fs1, fs2) != (salt1, salt2):
-            break  # a frame left from an earlier generation: SQLite stops here, as it should
-        s = _checksum(data[off : off + 8], big, *s)
-        s = _checksum(data[off + FRAME_HEADER_BYTES : off + frame_size], big, *s)
-        if pgno == 0 or s != (f0, f1):
-            broken_at, broken_commit = n, commit
-            break
-        valid = n + 1
-        if commit:
-            used, transactions = valid, transactions + 1
+    used, transactions, broken_at, broken_commit = _walk_frames(
+        data, whole, frame_size, big, (salt1, salt2), (c0, c1)
+    )
     dropped = 0
     if broken_at >= 0:
-        for n in range(broken_at, whole):
-            off = HEADER_BYTES + n * frame_size
-            if struct.unpack(">2I", data[off + 8 : off + 16]) == (salt1, salt2):
-                dropped += 1
+        dropped = _frames_of_this_generation(data, broken_at, whole, frame_size, (salt1, salt2))
     problem = ""
     # One bad frame at the very end that commits nothing is a write a crash cut short (the
     # transaction never committed); anything else loses transactions that did.
@@ -104,6 +79,59 @@ def read_wal(data: bytes) -> WalReport:  # noqa: C901
     elif broken_at >= 0:
         torn += frame_size
     return WalReport(size, page_size, used, transactions, dropped, torn, problem)
+
+
+def _header_problem(
+    data: bytes, magic: int, page_size: int, big: bool, checksum: tuple[int, int]
+) -> WalReport | None:
+    """The report of a WAL whose header SQLite would not accept (magic, page size, checksum), else None."""
+    size = len(data)
+    if magic not in _MAGIC:
+        return WalReport(size, problem="the WAL header is not a WAL header")
+    if page_size < 512 or page_size > 65536 or page_size & (page_size - 1):
+        return WalReport(size, problem=f"the WAL header gives an impossible page size ({page_size})")
+    if _checksum(data[:24], big) != checksum:
+        frames = (size - HEADER_BYTES) // (FRAME_HEADER_BYTES + page_size)
+        return WalReport(
+            size,
+            page_size,
+            dropped_frames=frames,
+            problem=f"the WAL header fails its checksum, so all {frames} frame(s) in it would be dropped",
+        )
+    return None
+
+
+def _walk_frames(
+    data: bytes, whole: int, frame_size: int, big: bool, salts: tuple[int, int], s: tuple[int, int]
+) -> tuple[int, int, int, int]:
+    """Follow the checksum chain over the frames of this generation: (frames up to the last commit,
+    transactions committed, the first bad frame or -1, that frame's commit field)."""
+    valid = used = transactions = 0
+    for n in range(whole):
+        off = HEADER_BYTES + n * frame_size
+        pgno, commit, fs1, fs2, f0, f1 = struct.unpack(">6I", data[off : off + FRAME_HEADER_BYTES])
+        if (fs1, fs2) != salts:
+            break  # a frame left from an earlier generation: SQLite stops here, as it should
+        s = _checksum(data[off : off + 8], big, *s)
+        s = _checksum(data[off + FRAME_HEADER_BYTES : off + frame_size], big, *s)
+        if pgno == 0 or s != (f0, f1):
+            return used, transactions, n, commit
+        valid = n + 1
+        if commit:
+            used, transactions = valid, transactions + 1
+    return used, transactions, -1, 0
+
+
+def _frames_of_this_generation(
+    data: bytes, broken_at: int, whole: int, frame_size: int, salts: tuple[int, int]
+) -> int:
+    """How many frames from ``broken_at`` on carry this WAL's salts (SQLite drops them all)."""
+    dropped = 0
+    for n in range(broken_at, whole):
+        off = HEADER_BYTES + n * frame_size
+        if struct.unpack(">2I", data[off + 8 : off + 16]) == salts:
+            dropped += 1
+    return dropped
 
 
 def wal_path(store_path: Path) -> Path:
