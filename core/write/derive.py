@@ -39,6 +39,10 @@ NEIGHBOURS = 5
 RESEMBLES_COSINE = 0.9
 
 
+#: a candidate whose quote was found: (candidate, the episode it cites, evidence, authority, text)
+_Checked = tuple[Candidate, Episode, Evidence, str, str]
+
+
 def attributed(text: str, role: str, name: str | None) -> str:
     """Source-attributed wording for lower-authority claims."""
     if role in ("user", "system"):
@@ -79,7 +83,7 @@ class Writer:
         self._scoped: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------ plan
-    def derive(  # noqa: C901
+    def derive(
         self,
         episodes: Sequence[Episode],
         *,
@@ -113,8 +117,29 @@ class Writer:
                 "every episode is stored whole and searchable"
             )
             candidates = candidates[:MAX_CANDIDATES]
+        checked = self._check_quotes(candidates, episodes, out)
+        if not checked:
+            return out
+        planned = self._plan(checked, out)
+        recorder = decisions.Recorder(
+            planned, episodes, context
+        )  # keeps what was proposed, before the guards
+        guards.pair_delete_add(planned)
+        for plan in planned:
+            guards.guard_duplicate(plan)
+        versions.apply(
+            self.store, planned, out, recorder, embedder_name=self.embedder.name, device=self.device
+        )
+        return out
+
+    def _check_quotes(
+        self, candidates: list[Candidate], episodes: Sequence[Episode], out: WriteOutcome
+    ) -> list[_Checked]:
+        """The candidates whose quote is found in the message of this add they cite, with their evidence,
+        the authority of that message's role and their text (dates resolved, attributed); the others
+        go to ``out.rejected`` with the reason."""
         by_id = {e.id: e for e in episodes}
-        checked: list[tuple[Candidate, Episode, Evidence, str, str]] = []
+        checked: list[_Checked] = []
         for cand in candidates:
             ep = by_id.get(cand.message_id)
             if ep is None:
@@ -146,8 +171,11 @@ class Writer:
                 ep.id, ep.content[match.start : match.end], match.start, match.end, match.score, ep.role
             )
             checked.append((cand, ep, evidence, authority, text))
-        if not checked:
-            return out
+        return checked
+
+    def _plan(self, checked: list[_Checked], out: WriteOutcome) -> list[Planned]:
+        """Each checked candidate not restating a rejected value, with its neighbours in scope and the
+        decision taken against them (the model's wording re-attributed, never its authority)."""
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
@@ -191,24 +219,18 @@ class Writer:
                 )
             final = text
             if decision.text and decision.text.strip():
-                # The model may reword; attribution and date resolution are ours to apply, never its.
-                final = decision.text.strip()
-                if self.resolve_dates is not None:
-                    final = self.resolve_dates(final, parse_iso(ep.event_time))
-                final = attributed(final, ep.role, ep.source_name)
+                final = self._reworded(decision.text, ep)
             planned.append(
                 Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
             )
-        recorder = decisions.Recorder(
-            planned, episodes, context
-        )  # keeps what was proposed, before the guards
-        guards.pair_delete_add(planned)
-        for plan in planned:
-            guards.guard_duplicate(plan)
-        versions.apply(
-            self.store, planned, out, recorder, embedder_name=self.embedder.name, device=self.device
-        )
-        return out
+        return planned
+
+    def _reworded(self, model_text: str, ep: Episode) -> str:
+        """The model's rewording of a memory: attribution and date resolution are ours to apply, never its."""
+        final = model_text.strip()
+        if self.resolve_dates is not None:
+            final = self.resolve_dates(final, parse_iso(ep.event_time))
+        return attributed(final, ep.role, ep.source_name)
 
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:
         """The rejected memory of the same scope that ``cand`` paraphrases (close in meaning, and not
