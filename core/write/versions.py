@@ -38,7 +38,7 @@ SOURCE_BY_ROLE = {
 }
 
 
-def apply(  # noqa: C901
+def apply(
     store: Store,
     planned: list[Planned],
     out: WriteOutcome,
@@ -53,114 +53,173 @@ def apply(  # noqa: C901
     fresh: dict[int, MemoryItem] = {}
     with store.atomic() as conn:
         for plan in recorder.follow(planned, out) if recorder is not None else planned:
-            if plan.folded:
-                out.unchanged.append(
-                    {
-                        "text": plan.text,
-                        "episode_id": plan.episode.id,
-                        "reason": "its retraction is part of an update in the same message",
-                    }
-                )
-                continue
-            op, target_id = plan.decision.op, plan.decision.target_id
-            target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
-            if (
-                op in ("UPDATE", "DELETE")
-                and target is not None
-                and AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
-            ):
-                item = _add(conn, plan, embedder_name, device=device, conflicts_with=target.id)
-                _mark_conflict(conn, target, item.id, device=device)
-                out.added.append(
-                    _summary(
-                        item,
-                        f"kept separately: a {plan.authority} claim cannot "
-                        f"{op.lower()} the {target.authority} memory {target.id}; "
-                        "conflict recorded on both",
-                    )
-                )
-                continue
-            if plan.resembles is not None:
-                item = _add(conn, plan, embedder_name, device=device, resembles=plan.resembles)
-                out.added.append(
-                    _summary(
-                        item,
-                        f"held for review: it resembles the rejected memory "
-                        f"{plan.resembles}, so no agent recalls it until you decide",
-                    )
-                )
-                continue
-            if op == "ADD" or target is None:
-                same = same_in_batch(plan, planned, fresh)
-                if same is not None:  # said again in this add (the assistant's echo): one memory
-                    if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
-                        items.add_evidence(conn, same.id, plan.evidence)
-                    else:
-                        mention_rows.add(conn, plan.episode.id, same.id)
-                    out.unchanged.append(_summary(same, "said again in the same add"))
-                    continue
-                item = fresh[id(plan)] = _add(conn, plan, embedder_name, device=device)
-                out.added.append(_summary(item, plan.decision.reason or "new"))
-            elif op == "UPDATE":
-                current = _current(conn, target.id)
-                if current.status != "active":
-                    item = _add(conn, plan, embedder_name, device=device)
-                    out.added.append(_summary(item, "its target changed in this batch; kept as new"))
-                    continue
-                new = _item(plan)
-                item = items.new_version(
-                    conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason
-                )
-                index.index_memory(conn, embedder_name, item.id, item.text, plan.vector)
-                out.updated.append(
-                    {**_summary(item, plan.decision.reason or "updated"), "previous": target.id}
-                )
-                _retire_restatements(conn, current, item, plan, out, device=device)
-            elif op == "DELETE":
-                item = items.set_fields(
-                    conn,
-                    target.id,
-                    device=device,
-                    op="memory.retract",
-                    status="retracted",
-                    valid_to=plan.episode.event_time,
-                    metadata={"retracted_by": plan.episode.id},
-                    details={"evidence": plan.episode.id},
-                )
-                out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
-            else:  # NOOP
-                if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
-                    items.add_evidence(conn, target.id, plan.evidence)
-                    ledger.append(
-                        conn,
-                        op="memory.evidence",
-                        target_kind="memory",
-                        target_id=target.id,
-                        commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
-                        device=device,
-                        details={"evidence": plan.episode.id},
-                    )
-                    out.unchanged.append(
-                        _summary(target, (plan.decision.reason or "already known") + "; evidence added")
-                    )
-                else:
-                    mention_rows.add(
-                        conn, plan.episode.id, target.id
-                    )  # an echo: recalled with what it repeats
-                    out.unchanged.append(_summary(target, "already known from a higher-authority source"))
+            _apply_one(conn, plan, planned, fresh, out, embedder_name=embedder_name, device=device)
         for low, high in conflicts:
             if id(low) in fresh and id(high) in fresh:
-                lower, higher = fresh[id(low)], fresh[id(high)]
-                _mark_conflict(conn, higher, lower.id, device=device)
-                _mark_conflict(conn, lower, higher.id, device=device)
-                for entry in out.added:
-                    if entry["id"] == lower.id:
-                        entry["reason"] = (
-                            f"kept separately: it contradicts the {higher.authority} memory "
-                            f"{higher.id} added with it; conflict recorded on both"
-                        )
+                _mark_batch_conflict(conn, fresh[id(low)], fresh[id(high)], out, device=device)
         if recorder is not None:  # the decisions, for the training export (core/write/decisions.py)
             recorder.write(conn)
+
+
+def _apply_one(
+    conn: Connection,
+    plan: Planned,
+    planned: list[Planned],
+    fresh: dict[int, MemoryItem],
+    out: WriteOutcome,
+    *,
+    embedder_name: str,
+    device: str,
+) -> None:
+    """Apply one plan of the add: folded away, kept apart, or its operation (ADD, UPDATE, DELETE, NOOP)."""
+    if plan.folded:
+        out.unchanged.append(
+            {
+                "text": plan.text,
+                "episode_id": plan.episode.id,
+                "reason": "its retraction is part of an update in the same message",
+            }
+        )
+        return
+    op, target_id = plan.decision.op, plan.decision.target_id
+    target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
+    if _kept_apart(conn, plan, op, target, out, embedder_name=embedder_name, device=device):
+        return
+    if op == "ADD" or target is None:
+        _apply_add(conn, plan, planned, fresh, out, embedder_name=embedder_name, device=device)
+    elif op == "UPDATE":
+        _apply_update(conn, plan, target, out, embedder_name=embedder_name, device=device)
+    elif op == "DELETE":
+        item = items.set_fields(
+            conn,
+            target.id,
+            device=device,
+            op="memory.retract",
+            status="retracted",
+            valid_to=plan.episode.event_time,
+            metadata={"retracted_by": plan.episode.id},
+            details={"evidence": plan.episode.id},
+        )
+        out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
+    else:  # NOOP
+        _apply_noop(conn, plan, target, out, device=device)
+
+
+def _kept_apart(
+    conn: Connection,
+    plan: Planned,
+    op: str,
+    target: MemoryItem | None,
+    out: WriteOutcome,
+    *,
+    embedder_name: str,
+    device: str,
+) -> bool:
+    """Store the plan as a memory of its own when it may not touch its target (lower authority: the
+    conflict is recorded on both) or resembles a rejected memory (held for review). True when it was."""
+    if (
+        op in ("UPDATE", "DELETE")
+        and target is not None
+        and AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
+    ):
+        item = _add(conn, plan, embedder_name, device=device, conflicts_with=target.id)
+        _mark_conflict(conn, target, item.id, device=device)
+        out.added.append(
+            _summary(
+                item,
+                f"kept separately: a {plan.authority} claim cannot "
+                f"{op.lower()} the {target.authority} memory {target.id}; "
+                "conflict recorded on both",
+            )
+        )
+        return True
+    if plan.resembles is not None:
+        item = _add(conn, plan, embedder_name, device=device, resembles=plan.resembles)
+        out.added.append(
+            _summary(
+                item,
+                f"held for review: it resembles the rejected memory "
+                f"{plan.resembles}, so no agent recalls it until you decide",
+            )
+        )
+        return True
+    return False
+
+
+def _apply_add(
+    conn: Connection,
+    plan: Planned,
+    planned: list[Planned],
+    fresh: dict[int, MemoryItem],
+    out: WriteOutcome,
+    *,
+    embedder_name: str,
+    device: str,
+) -> None:
+    """A new memory, unless the same add already said it (then evidence, or a mention when lower)."""
+    same = same_in_batch(plan, planned, fresh)
+    if same is not None:  # said again in this add (the assistant's echo): one memory
+        if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
+            items.add_evidence(conn, same.id, plan.evidence)
+        else:
+            mention_rows.add(conn, plan.episode.id, same.id)
+        out.unchanged.append(_summary(same, "said again in the same add"))
+        return
+    item = fresh[id(plan)] = _add(conn, plan, embedder_name, device=device)
+    out.added.append(_summary(item, plan.decision.reason or "new"))
+
+
+def _apply_update(
+    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, embedder_name: str, device: str
+) -> None:
+    """A new version superseding the target (and the restatements of its value), or a new memory
+    when the target changed earlier in this batch."""
+    current = _current(conn, target.id)
+    if current.status != "active":
+        item = _add(conn, plan, embedder_name, device=device)
+        out.added.append(_summary(item, "its target changed in this batch; kept as new"))
+        return
+    new = _item(plan)
+    item = items.new_version(conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason)
+    index.index_memory(conn, embedder_name, item.id, item.text, plan.vector)
+    out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})
+    _retire_restatements(conn, current, item, plan, out, device=device)
+
+
+def _apply_noop(
+    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, device: str
+) -> None:
+    """Already known: the plan's evidence on the target, or a mention when its source is of lower authority."""
+    if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
+        items.add_evidence(conn, target.id, plan.evidence)
+        ledger.append(
+            conn,
+            op="memory.evidence",
+            target_kind="memory",
+            target_id=target.id,
+            commitment_hex=ledger.commit_to(conn, target.id, plan.evidence.to_dict()),
+            device=device,
+            details={"evidence": plan.episode.id},
+        )
+        out.unchanged.append(_summary(target, (plan.decision.reason or "already known") + "; evidence added"))
+    else:
+        mention_rows.add(conn, plan.episode.id, target.id)  # an echo: recalled with what it repeats
+        out.unchanged.append(_summary(target, "already known from a higher-authority source"))
+
+
+def _mark_batch_conflict(
+    conn: Connection, lower: MemoryItem, higher: MemoryItem, out: WriteOutcome, *, device: str
+) -> None:
+    """Two memories new in this add that contradict each other: the conflict on both, and the lower's
+    report says why it was kept separately."""
+    _mark_conflict(conn, higher, lower.id, device=device)
+    _mark_conflict(conn, lower, higher.id, device=device)
+    for entry in out.added:
+        if entry["id"] == lower.id:
+            entry["reason"] = (
+                f"kept separately: it contradicts the {higher.authority} memory "
+                f"{higher.id} added with it; conflict recorded on both"
+            )
 
 
 def _retire_restatements(
