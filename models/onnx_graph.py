@@ -137,7 +137,7 @@ class _Tensor:
     other_storage: bool = False  # typed data fields or external data: left alone
 
 
-def _read_node(encoded: memoryview, value: memoryview) -> _Node:  # noqa: C901
+def _read_node(encoded: memoryview, value: memoryview) -> _Node:
     node = _Node(encoded)
     for number, _, item, _ in _fields(value):
         if number == 1:
@@ -149,20 +149,25 @@ def _read_node(encoded: memoryview, value: memoryview) -> _Node:  # noqa: C901
         elif number == 7:
             node.domain = _text(item)
         elif number == 5 and isinstance(item, memoryview):
-            name, integer, kind, graph = "", None, 0, False
-            for a_number, _, a_item, _ in _fields(item):
-                if a_number == 1:
-                    name = _text(a_item)
-                elif a_number == 3 and isinstance(a_item, int):
-                    integer = a_item - (1 << 64) if a_item >= 1 << 63 else a_item
-                elif a_number == 20 and isinstance(a_item, int):
-                    kind = a_item
-                elif a_number in _ATTR_GRAPH_FIELDS:
-                    graph = True
-            node.has_subgraph |= graph or kind in _ATTR_GRAPH_TYPES
-            if kind == _ATTR_INT and integer is not None:
-                node.ints[name] = integer
+            _read_attribute(node, item)
     return node
+
+
+def _read_attribute(node: _Node, item: memoryview) -> None:
+    """Note on ``node`` whether the attribute holds a subgraph, and its value when it is an int."""
+    name, integer, kind, graph = "", None, 0, False
+    for a_number, _, a_item, _ in _fields(item):
+        if a_number == 1:
+            name = _text(a_item)
+        elif a_number == 3 and isinstance(a_item, int):
+            integer = a_item - (1 << 64) if a_item >= 1 << 63 else a_item
+        elif a_number == 20 and isinstance(a_item, int):
+            kind = a_item
+        elif a_number in _ATTR_GRAPH_FIELDS:
+            graph = True
+    node.has_subgraph |= graph or kind in _ATTR_GRAPH_TYPES
+    if kind == _ATTR_INT and integer is not None:
+        node.ints[name] = integer
 
 
 def _read_tensor(encoded: memoryview, value: memoryview) -> _Tensor:
@@ -268,47 +273,74 @@ def rewrite_dequantised_weights(model: bytes) -> Rewrite | None:
         return None
 
 
-def _rewrite(model: memoryview) -> Rewrite | None:  # noqa: C901
+@dataclass
+class _Graph:
+    """The parts of a GraphProto the rewrite reads; every other field is kept as it was."""
+
+    nodes: list[_Node] = field(default_factory=list)
+    tensors: dict[str, _Tensor] = field(default_factory=dict)
+    kept_fields: list[memoryview] = field(default_factory=list)
+    inputs: set[str] = field(default_factory=set)
+    outputs: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Plan:
+    """What the rewrite changes: nodes dropped or replaced, initialisers removed or added."""
+
+    dropped: set[int] = field(default_factory=set)
+    replaced: dict[int, bytes] = field(default_factory=dict)
+    removed_tensors: set[str] = field(default_factory=set)
+    added: list[tuple[int, list[Piece]]] = field(default_factory=list)
+    gathered: list[str] = field(default_factory=list)
+    dequantised: list[str] = field(default_factory=list)
+
+
+def _rewrite(model: memoryview) -> Rewrite | None:
     graphs = [
         (value, encoded) for number, kind, value, encoded in _fields(model) if number == 7 and kind == _LEN
     ]
     if len(graphs) != 1:
         return None
-    graph = graphs[0][0]
-    assert isinstance(graph, memoryview)
-    nodes: list[_Node] = []
-    tensors: dict[str, _Tensor] = {}
-    kept_fields: list[memoryview] = []
-    graph_outputs: set[str] = set()
-    graph_inputs: set[str] = set()
-    for number, _, value, encoded in _fields(graph):
-        if number == 1 and isinstance(value, memoryview):
-            nodes.append(_read_node(encoded, value))
-        elif number == 5 and isinstance(value, memoryview):
-            tensor = _read_tensor(encoded, value)
-            tensors[tensor.name] = tensor
-        else:
-            if number in (11, 12) and isinstance(value, memoryview):  # graph inputs, outputs: ValueInfoProto
-                named = {_text(v) for n, _, v, _ in _fields(value) if n == 1}
-                (graph_inputs if number == 11 else graph_outputs).update(named)
-            kept_fields.append(encoded)
-    if any(node.has_subgraph for node in nodes):
+    graph_bytes = graphs[0][0]
+    assert isinstance(graph_bytes, memoryview)
+    graph = _read_graph(graph_bytes)
+    if any(node.has_subgraph for node in graph.nodes):
         return None
+    plan = _plan_rewrite(graph)
+    if not plan.dropped:
+        return None
+    return _assemble(model, graph, plan)
+
+
+def _read_graph(value: memoryview) -> _Graph:
+    graph = _Graph()
+    for number, _, item, encoded in _fields(value):
+        if number == 1 and isinstance(item, memoryview):
+            graph.nodes.append(_read_node(encoded, item))
+        elif number == 5 and isinstance(item, memoryview):
+            tensor = _read_tensor(encoded, item)
+            graph.tensors[tensor.name] = tensor
+        else:
+            if number in (11, 12) and isinstance(item, memoryview):  # graph inputs, outputs: ValueInfoProto
+                named = {_text(v) for n, _, v, _ in _fields(item) if n == 1}
+                (graph.inputs if number == 11 else graph.outputs).update(named)
+            graph.kept_fields.append(encoded)
+    return graph
+
+
+def _plan_rewrite(graph: _Graph) -> _Plan:
+    """For each Cast+Mul dequantised weight: its Gather picks int8 rows, or it becomes float32 here."""
+    nodes, tensors = graph.nodes, graph.tensors
     readers = Counter(name for node in nodes for name in node.inputs)
     producer = {out: node for node in nodes for out in node.outputs}
     users: dict[str, list[_Node]] = {}
     for node in nodes:
         for name in node.inputs:
             users.setdefault(name, []).append(node)
-
-    dropped: set[int] = set()
-    replaced: dict[int, bytes] = {}
-    removed_tensors: set[str] = set()
-    added: list[tuple[int, list[Piece]]] = []
-    gathered: list[str] = []
-    dequantised: list[str] = []
+    plan = _Plan()
     for mul in nodes:
-        found = _dequant_pattern(mul, producer, tensors, readers, graph_outputs | graph_inputs)
+        found = _dequant_pattern(mul, producer, tensors, readers, graph.outputs | graph.inputs)
         if found is None:
             continue
         cast, q, scale = found
@@ -320,33 +352,10 @@ def _rewrite(model: memoryview) -> Rewrite | None:  # noqa: C901
             len(scale.dims) == len(q.dims) and scale_rows == q_rows and all(d == 1 for d in scale.dims[1:])
         )
         gather = consumers[0] if len(consumers) == 1 else None
-        if (
-            gather is not None
-            and gather.op_type == "Gather"
-            and gather.domain in ("", "ai.onnx")
-            and gather.inputs[0] == weight
-            and gather.ints.get("axis", 0) == 0
-            and len(q.dims) >= 1
-            and (per_row or scale.dims in ([], [1]) or all(d == 1 for d in scale.dims))
-        ):
-            ids = gather.inputs[1]
-            picked_q, picked_s, as_float = (f"{weight}__rows_q", f"{weight}__rows_scale", f"{weight}__rows_f")
-            parts = [
-                _encode_node("Gather", [q.name, ids], [picked_q], f"{weight}__gather_q", {"axis": 0}),
-                _encode_node("Cast", [picked_q], [as_float], f"{weight}__cast", {"to": _FLOAT}),
-            ]
-            if per_row and q_rows != 1:
-                parts.append(
-                    _encode_node(
-                        "Gather", [scale.name, ids], [picked_s], f"{weight}__gather_scale", {"axis": 0}
-                    )
-                )
-                parts.append(_encode_node("Mul", [as_float, picked_s], gather.outputs, f"{weight}__mul"))
-            else:
-                parts.append(_encode_node("Mul", [as_float, scale.name], gather.outputs, f"{weight}__mul"))
-            replaced[id(gather)] = b"".join(parts)
-            dropped.update((id(cast), id(mul)))
-            gathered.append(weight)
+        if gather is not None and _gathers_rows(gather, weight, q, scale, per_row):
+            plan.replaced[id(gather)] = _gather_int8_rows(gather, weight, q, scale, per_row and q_rows != 1)
+            plan.dropped.update((id(cast), id(mul)))
+            plan.gathered.append(weight)
         else:
             q_values, s_values = _array(q, np.int8), _array(scale, np.float32)
             shape = list(np.broadcast_shapes(tuple(q.dims), tuple(scale.dims)))
@@ -359,28 +368,64 @@ def _rewrite(model: memoryview) -> Rewrite | None:  # noqa: C901
                 )  # onnxruntime's Cast then Mul, in float32
                 return weights
 
-            added.append(_float_initialiser(weight, shape, make))
-            dropped.update((id(cast), id(mul)))
-            removed_tensors.update((q.name, scale.name))
-            dequantised.append(weight)
-    if not dropped:
-        return None
+            plan.added.append(_float_initialiser(weight, shape, make))
+            plan.dropped.update((id(cast), id(mul)))
+            plan.removed_tensors.update((q.name, scale.name))
+            plan.dequantised.append(weight)
+    return plan
+
+
+def _gathers_rows(gather: _Node, weight: str, q: _Tensor, scale: _Tensor, per_row: bool) -> bool:
+    """Whether ``gather`` (the weight's only reader) picks whole rows of it with a scale that follows."""
+    return (
+        gather.op_type == "Gather"
+        and gather.domain in ("", "ai.onnx")
+        and gather.inputs[0] == weight
+        and gather.ints.get("axis", 0) == 0
+        and len(q.dims) >= 1
+        and (per_row or scale.dims in ([], [1]) or all(d == 1 for d in scale.dims))
+    )
+
+
+def _gather_int8_rows(gather: _Node, weight: str, q: _Tensor, scale: _Tensor, scale_per_row: bool) -> bytes:
+    """The nodes that replace ``gather``: pick the int8 rows (and their scales), then Cast and Mul them."""
+    ids = gather.inputs[1]
+    picked_q, picked_s, as_float = (f"{weight}__rows_q", f"{weight}__rows_scale", f"{weight}__rows_f")
+    parts = [
+        _encode_node("Gather", [q.name, ids], [picked_q], f"{weight}__gather_q", {"axis": 0}),
+        _encode_node("Cast", [picked_q], [as_float], f"{weight}__cast", {"to": _FLOAT}),
+    ]
+    if scale_per_row:
+        parts.append(
+            _encode_node("Gather", [scale.name, ids], [picked_s], f"{weight}__gather_scale", {"axis": 0})
+        )
+        parts.append(_encode_node("Mul", [as_float, picked_s], gather.outputs, f"{weight}__mul"))
+    else:
+        parts.append(_encode_node("Mul", [as_float, scale.name], gather.outputs, f"{weight}__mul"))
+    return b"".join(parts)
+
+
+def _assemble(model: memoryview, graph: _Graph, plan: _Plan) -> Rewrite:
+    """The model's pieces with the graph rewritten as ``plan`` says (the float32 weights made when written)."""
+    nodes, dropped, replaced = graph.nodes, plan.dropped, plan.replaced
     # An int8 or scale tensor still read elsewhere (a Gather rewrite reads them) is kept.
     still_read = {
         name for node in nodes if id(node) not in dropped and id(node) not in replaced for name in node.inputs
     }
     for parts_bytes in replaced.values():
         still_read.update(_node_inputs(parts_bytes))
-    removed_tensors -= still_read | graph_inputs  # an initialiser listed as an input stays
+    removed_tensors = plan.removed_tensors - (
+        still_read | graph.inputs
+    )  # an initialiser listed as an input stays
 
-    body: list[Piece] = list(kept_fields)
+    body: list[Piece] = list(graph.kept_fields)
     for node in nodes:
         if id(node) in dropped:
             continue
         body.append(replaced.get(id(node), node.encoded))
-    body.extend(t.encoded for name, t in tensors.items() if name not in removed_tensors)
-    size = sum(len(p) for p in body if not callable(p)) + sum(length for length, _ in added)
-    body.extend(piece for _, made in added for piece in made)
+    body.extend(t.encoded for name, t in graph.tensors.items() if name not in removed_tensors)
+    size = sum(len(p) for p in body if not callable(p)) + sum(length for length, _ in plan.added)
+    body.extend(piece for _, made in plan.added for piece in made)
 
     pieces: list[Piece] = []
     total = 0
@@ -393,7 +438,7 @@ def _rewrite(model: memoryview) -> Rewrite | None:  # noqa: C901
         else:
             pieces.append(encoded)
             total += len(encoded)
-    return Rewrite(pieces, total, gathered, dequantised)
+    return Rewrite(pieces, total, plan.gathered, plan.dequantised)
 
 
 def _node_inputs(encoded_nodes: bytes) -> set[str]:
