@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer import memory_export, memory_import
 from veramem_desktop.core.transfer.chats import open_source
 from veramem_desktop.core.transfer.import_report import ImportReport
-from veramem_desktop.core.transfer.records import Problem, Record
+from veramem_desktop.core.transfer.records import Item, Problem, Record
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
@@ -79,7 +79,7 @@ class Importer:
         self.device = device
         self.organiser = organiser
 
-    def import_history(  # noqa: C901
+    def import_history(
         self,
         path: str | Path,
         *,
@@ -106,9 +106,7 @@ class Importer:
         if batch_size is not None and batch_size < 1:
             raise InvalidInputError("batch_size must be at least 1.")
         limits.check_scope(user_id=user_id, agent_id=agent_id, team_id=team_id, session_id=session_id)
-        since_iso = None
-        if since is not None:
-            since_iso = iso(since) if isinstance(since, datetime) else iso(parse_time(str(since)))
+        since_iso = _since_iso(since)
         src = open_source(source_path, format, session_id=session_id)
         report = ImportReport(str(source_path), src.format, dry_run=dry_run)
         started = time.perf_counter()
@@ -128,36 +126,18 @@ class Importer:
         def flush() -> None:
             fresh = self._unseen(batch, base, known, report)
             sessions.update(r.session_id for r in fresh)
-            if dry_run:
-                for rec in fresh:
-                    report.stored += 1
-                    if on_record is not None:
-                        on_record(rec)
-            elif fresh and writer is not None:
-                self._write_batch(fresh, base, writer, report)
-            for rec in fresh:  # a session no longer cached is read again from the store when next seen
-                if rec.session_id in known:
-                    known[rec.session_id].add(rec.key)
+            self._store_fresh(fresh, base, writer, report, on_record)
+            _remember_keys(fresh, known)
             batch.clear()
             if progress is not None:
                 progress(src.done(), src.total, src.unit, report.counts())
 
         try:
             for item in src.items():
-                if isinstance(item, Problem):
-                    report.problem(item)
-                    continue
-                report.read += 1
-                if since_iso is not None and item.time is not None and item.time < since_iso:
-                    report.before_since += 1
-                    continue
-                checked = _checked(item)
-                if isinstance(checked, Problem):
-                    report.problem(checked)
-                    continue
-                batch.append(item)
-                if len(batch) >= batch_size:
-                    flush()
+                if _admitted(item, since_iso, report):
+                    batch.append(item)
+                    if len(batch) >= batch_size:
+                        flush()
             flush()
         finally:
             src.close()
@@ -186,6 +166,20 @@ class Importer:
                 continue
             fresh.append(rec)
         return fresh
+
+    def _store_fresh(
+        self,
+        fresh: Sequence[Record],
+        base: Scope,
+        writer: Writer | None,
+        report: ImportReport,
+        on_record: Callable[[Record], None] | None,
+    ) -> None:
+        """Store a batch's new records (``writer`` None: a dry run, which only counts and shows them)."""
+        if writer is None:
+            _count_would_store(fresh, report, on_record)
+        elif fresh:
+            self._write_batch(fresh, base, writer, report)
 
     def _write_batch(
         self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport
@@ -297,6 +291,48 @@ class _Memo:
     def embed(self, texts: Sequence[str]) -> Any:
         self.prefetch(texts)
         return np.stack([self.vectors[t] for t in texts]) if texts else self.inner.embed([])
+
+
+def _since_iso(since: str | datetime | None) -> str | None:
+    """``--since`` as the canonical UTC text records' times are compared with, or None."""
+    if since is None:
+        return None
+    return iso(since) if isinstance(since, datetime) else iso(parse_time(str(since)))
+
+
+def _admitted(item: Item, since_iso: str | None, report: ImportReport) -> TypeGuard[Record]:
+    """Whether ``item`` goes into a batch: a readable record, not before ``since``, within the limits.
+    Counts it in ``report`` (read, before --since, or the problem that keeps it out)."""
+    if isinstance(item, Problem):
+        report.problem(item)
+        return False
+    report.read += 1
+    if since_iso is not None and item.time is not None and item.time < since_iso:
+        report.before_since += 1
+        return False
+    checked = _checked(item)
+    if isinstance(checked, Problem):
+        report.problem(checked)
+        return False
+    return True
+
+
+def _remember_keys(fresh: Sequence[Record], known: OrderedDict[str, set[str]]) -> None:
+    """Add the batch's import keys to the sessions still cached (one no longer cached is read again
+    from the store when next seen)."""
+    for rec in fresh:
+        if rec.session_id in known:
+            known[rec.session_id].add(rec.key)
+
+
+def _count_would_store(
+    fresh: Sequence[Record], report: ImportReport, on_record: Callable[[Record], None] | None
+) -> None:
+    """A dry run's batch: each new record counted as stored and shown to ``on_record``."""
+    for rec in fresh:
+        report.stored += 1
+        if on_record is not None:
+            on_record(rec)
 
 
 def _checked(rec: Record) -> Record | Problem:
