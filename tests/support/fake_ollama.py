@@ -193,118 +193,124 @@ class FakeOllama:
         return name in self.models or f"{name}:latest" in self.models
 
 
-def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:  # noqa: C901
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "fake-ollama"
-        protocol_version = "HTTP/1.0"  # one request per connection, so stop() leaves nothing open
+class _FakeOllamaHandler(BaseHTTPRequestHandler):
+    """Serves one request for the server ``fake`` (bound by :func:`_handler_for`)."""
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
-            pass
+    fake: FakeOllama
+    server_version = "fake-ollama"
+    protocol_version = "HTTP/1.0"  # one request per connection, so stop() leaves nothing open
 
-        def do_GET(self) -> None:
-            fake._record(RecordedRequest("GET", self.path, dict(self.headers.items()), None))
-            if self.path == "/api/tags":
-                self._send_json(200, {"models": [_model_entry(m) for m in fake.models]})
-            elif self.path == "/api/version":
-                self._send_json(200, {"version": fake.version})
-            else:
-                self._send_json(404, {"error": f"no route for GET {self.path}"})
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        pass
 
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            fake._record(RecordedRequest("POST", self.path, dict(self.headers.items()), body))
-            api = API_PATHS.get(self.path)
-            if api is None:
-                self._send_json(404, {"error": f"no route for POST {self.path}"})
-                return
-            if not isinstance(body, dict) or not body.get("model"):
-                self._send_error(api, 400, "model is required")
-                return
-            if api == "ollama" and not fake._has_model(body["model"]):
-                self._send_json(404, {"error": f'model "{body["model"]}" not found, try pulling it first'})
-                return
-            reply = fake._next_reply()
-            if reply is None:
-                self._send_error(api, 500, "fake server: no scripted reply left for this request")
-                return
-            self._send_reply(api, reply, body)
+    def do_GET(self) -> None:
+        self.fake._record(RecordedRequest("GET", self.path, dict(self.headers.items()), None))
+        if self.path == "/api/tags":
+            self._send_json(200, {"models": [_model_entry(m) for m in self.fake.models]})
+        elif self.path == "/api/version":
+            self._send_json(200, {"version": self.fake.version})
+        else:
+            self._send_json(404, {"error": f"no route for GET {self.path}"})
 
-        def _send_reply(self, api: str, reply: Reply, request: dict[str, Any]) -> None:
-            if isinstance(reply, FromRequest):
-                reply = reply.build(request)
-            while isinstance(reply, Delay):
-                if fake._stopping.wait(reply.seconds):
-                    return  # the server is stopping: drop the connection
-                reply = reply.then
-            if isinstance(reply, HttpStatus):
-                self._send_error(api, reply.status, reply.error)
-            elif isinstance(reply, RawBody):
-                self._send(200, reply.body.encode(), reply.content_type)
-            else:
-                content = json.dumps(reply.value) if isinstance(reply, JsonContent) else reply.text
-                cut = isinstance(reply, Truncated)
-                if api == "openai":
-                    finish = "length" if cut else "stop"
-                    message = {"role": "assistant", "content": content}
-                    self._send_json(
-                        200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
-                    )
-                elif api == "anthropic":
-                    stop = "max_tokens" if cut else "end_turn"
-                    blocks = [{"type": "text", "text": content}]
-                    self._send_json(200, {"type": "message", "content": blocks, "stop_reason": stop})
-                else:
-                    self._send_chat(request, content, "length" if cut else "stop")
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        self.fake._record(RecordedRequest("POST", self.path, dict(self.headers.items()), body))
+        api = API_PATHS.get(self.path)
+        if api is None:
+            self._send_json(404, {"error": f"no route for POST {self.path}"})
+            return
+        if not isinstance(body, dict) or not body.get("model"):
+            self._send_error(api, 400, "model is required")
+            return
+        if api == "ollama" and not self.fake._has_model(body["model"]):
+            self._send_json(404, {"error": f'model "{body["model"]}" not found, try pulling it first'})
+            return
+        reply = self.fake._next_reply()
+        if reply is None:
+            self._send_error(api, 500, "fake server: no scripted reply left for this request")
+            return
+        self._send_reply(api, reply, body)
 
-        def _send_error(self, api: str, status: int, error: str) -> None:
-            """An error body the way each API writes one (the clients read the message from it)."""
-            if api == "openai":
-                self._send_json(status, {"error": {"message": error, "type": "server_error"}})
-            elif api == "anthropic":
-                self._send_json(status, {"type": "error", "error": {"type": "api_error", "message": error}})
-            else:
-                self._send_json(status, {"error": error})
+    def _send_reply(self, api: str, reply: Reply, request: dict[str, Any]) -> None:
+        if isinstance(reply, FromRequest):
+            reply = reply.build(request)
+        while isinstance(reply, Delay):
+            if self.fake._stopping.wait(reply.seconds):
+                return  # the server is stopping: drop the connection
+            reply = reply.then
+        if isinstance(reply, HttpStatus):
+            self._send_error(api, reply.status, reply.error)
+        elif isinstance(reply, RawBody):
+            self._send(200, reply.body.encode(), reply.content_type)
+        else:
+            content = json.dumps(reply.value) if isinstance(reply, JsonContent) else reply.text
+            self._send_content(api, request, content, cut=isinstance(reply, Truncated))
 
-        def _send_chat(self, request: dict[str, Any], content: str, done_reason: str = "stop") -> None:
-            final = {
-                "model": request["model"],
-                "created_at": CREATED_AT,
-                "message": {"role": "assistant", "content": content},
-                "done": True,
-                "done_reason": done_reason,
-                "total_duration": 1_000_000,
-                "prompt_eval_count": 10,
-                "eval_count": 10,
-            }
-            if request.get("stream", True) is False:
-                self._send_json(200, final)
-                return
-            # Ollama's default: newline-delimited JSON chunks, the last one with done=true.
-            first = {**final, "done": False, "message": {"role": "assistant", "content": content}}
-            for key in ("done_reason", "total_duration", "prompt_eval_count", "eval_count"):
-                first.pop(key)
-            last = {**final, "message": {"role": "assistant", "content": ""}}
-            lines = (json.dumps(first) + "\n" + json.dumps(last) + "\n").encode()
-            self._send(200, lines, "application/x-ndjson")
+    def _send_content(self, api: str, request: dict[str, Any], content: str, *, cut: bool) -> None:
+        """The model's answer ``content`` the way each API sends one (``cut``: stopped at the token limit)."""
+        if api == "openai":
+            finish = "length" if cut else "stop"
+            message = {"role": "assistant", "content": content}
+            self._send_json(200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}]})
+        elif api == "anthropic":
+            stop = "max_tokens" if cut else "end_turn"
+            blocks = [{"type": "text", "text": content}]
+            self._send_json(200, {"type": "message", "content": blocks, "stop_reason": stop})
+        else:
+            self._send_chat(request, content, "length" if cut else "stop")
 
-        def _send_json(self, status: int, payload: Any) -> None:
-            self._send(status, json.dumps(payload).encode(), "application/json; charset=utf-8")
+    def _send_error(self, api: str, status: int, error: str) -> None:
+        """An error body the way each API writes one (the clients read the message from it)."""
+        if api == "openai":
+            self._send_json(status, {"error": {"message": error, "type": "server_error"}})
+        elif api == "anthropic":
+            self._send_json(status, {"type": "error", "error": {"type": "api_error", "message": error}})
+        else:
+            self._send_json(status, {"error": error})
 
-        def _send(self, status: int, data: bytes, content_type: str) -> None:
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (a timeout test): nothing left to do
+    def _send_chat(self, request: dict[str, Any], content: str, done_reason: str = "stop") -> None:
+        final = {
+            "model": request["model"],
+            "created_at": CREATED_AT,
+            "message": {"role": "assistant", "content": content},
+            "done": True,
+            "done_reason": done_reason,
+            "total_duration": 1_000_000,
+            "prompt_eval_count": 10,
+            "eval_count": 10,
+        }
+        if request.get("stream", True) is False:
+            self._send_json(200, final)
+            return
+        # Ollama's default: newline-delimited JSON chunks, the last one with done=true.
+        first = {**final, "done": False, "message": {"role": "assistant", "content": content}}
+        for key in ("done_reason", "total_duration", "prompt_eval_count", "eval_count"):
+            first.pop(key)
+        last = {**final, "message": {"role": "assistant", "content": ""}}
+        lines = (json.dumps(first) + "\n" + json.dumps(last) + "\n").encode()
+        self._send(200, lines, "application/x-ndjson")
 
-    return Handler
+    def _send_json(self, status: int, payload: Any) -> None:
+        self._send(status, json.dumps(payload).encode(), "application/json; charset=utf-8")
+
+    def _send(self, status: int, data: bytes, content_type: str) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing left to do
+
+
+def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
+    """The handler class of ``fake``'s server (the server builds one handler per request)."""
+    return type("Handler", (_FakeOllamaHandler,), {"fake": fake})
 
 
 def _model_entry(name: str) -> dict[str, Any]:
