@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,45 +142,48 @@ step = st.one_of(
 )
 
 
-def _do(steps: list[tuple[Any, ...]], a: Device, c: Device) -> None:  # noqa: C901
+#: the steps a device takes on its own: (device, the step's number, the step) -> None
+_UNTARGETED: dict[str, Callable[[Device, int, tuple[Any, ...]], object]] = {
+    "add": lambda d, n, _: d.add(f"fact {n}: the token{n:03d} bike is in Lisbon"),
+    "add_other": lambda d, n, _: d.add(f"other user's fact {n}: the dentist token{n:03d}", user=OTHER_USER),
+    "session": lambda d, n, action: _session_add(
+        d, [f"where is token{n:03d}{i}? It is in Lisbon" for i in range(action[2])], f"s{n}"
+    ),
+    "grant": lambda d, n, _: d.grant(OTHER_USER, f"agent-{n}"),
+    "forget_user": lambda d, n, _: d.forget_user(OTHER_USER),
+}
+#: the steps on one of the device's memories: (device, memory id, the step's number, the step) -> None
+_TARGETED: dict[str, Callable[[Device, str, int, tuple[Any, ...]], object]] = {
+    "update": lambda d, target, n, _: d.update(target, f"revised {n}: the token{n:03d} bike moved to Lisbon"),
+    "feedback": lambda d, target, n, action: d.feedback(target, action[3]),
+    "retract": lambda d, target, n, _: d.retract(target),
+    "reject": lambda d, target, n, _: d.reject(target),
+    "forget": lambda d, target, n, _: d.forget(target),
+}
+
+
+def _exchange(a: Device, c: Device) -> None:
+    """a and c run and see each other's files."""
+    for src, dst in ((a, c), (c, a)):
+        src.service.run()
+        deliver(src, dst)
+        dst.service.run()
+
+
+def _do(steps: list[tuple[Any, ...]], a: Device, c: Device) -> None:
     counter = 0
     for action in steps:
         if action[0] == "exchange":
-            for src, dst in ((a, c), (c, a)):
-                src.service.run()
-                deliver(src, dst)
-                dst.service.run()
+            _exchange(a, c)
             continue
         d = (a, c)[action[1]]
         ids = d.memory_ids()
         target = ids[action[2] % len(ids)] if len(action) > 2 and ids else None
         counter += 1
-        if action[0] == "add":
-            d.add(f"fact {counter}: the token{counter:03d} bike is in Lisbon")
-        elif action[0] == "add_other":
-            d.add(f"other user's fact {counter}: the dentist token{counter:03d}", user=OTHER_USER)
-        elif action[0] == "session":
-            _session_add(
-                d,
-                [f"where is token{counter:03d}{i}? It is in Lisbon" for i in range(action[2])],
-                f"s{counter}",
-            )
-        elif action[0] == "grant":
-            d.grant(OTHER_USER, f"agent-{counter}")
-        elif action[0] == "forget_user":
-            d.forget_user(OTHER_USER)
-        elif target is None:
-            continue
-        elif action[0] == "update":
-            d.update(target, f"revised {counter}: the token{counter:03d} bike moved to Lisbon")
-        elif action[0] == "feedback":
-            d.feedback(target, action[3])
-        elif action[0] == "retract":
-            d.retract(target)
-        elif action[0] == "reject":
-            d.reject(target)
-        elif action[0] == "forget":
-            d.forget(target)
+        if action[0] in _UNTARGETED:
+            _UNTARGETED[action[0]](d, counter, action)
+        elif target is not None:  # a step on a memory when the device holds none is skipped
+            _TARGETED[action[0]](d, target, counter, action)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
