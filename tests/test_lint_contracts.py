@@ -7,6 +7,7 @@ the planted violation's doing.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -120,6 +121,45 @@ def test_ruff_format_check_refuses_an_unformatted_file(tmp_path: Path) -> None:
 def test_the_whole_tree_is_formatted_and_within_the_complexity_limit() -> None:
     assert _run("ruff", "format", "--check", ".", cwd=ROOT).returncode == 0
     assert _run("ruff", "check", "--select", "C901", ".", cwd=ROOT).returncode == 0
+
+
+#: functions still over the complexity limit, each excused by a C901 noqa on its line. It may only go
+#: down: the 4 left are in core/recall/ (channels.rank, periods.resolve, truth.annotate, truth._current_of),
+#: which was being reworked while the other 25 were split (issue 20).
+C901_EXCUSED = 4
+_C901_NOQA = re.compile(r"#\s*noqa:[^#\n]*\bC901\b")
+_SOURCE_FOLDERS = ("core", "models", "sync", "tui", "veramem_desktop", "tests")
+
+
+def _c901_excuses(root: Path) -> list[str]:
+    """``path:line`` of every line under ``root``'s source folders that excuses a function from C901."""
+    return [
+        f"{path.relative_to(root)}:{n}"
+        for folder in _SOURCE_FOLDERS
+        for path in sorted((root / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if _C901_NOQA.search(line)
+    ]
+
+
+def test_no_more_functions_are_excused_from_the_complexity_limit_than_are_left() -> None:
+    excused = _c901_excuses(ROOT)
+    assert len(excused) <= C901_EXCUSED, (
+        f"{len(excused)} functions carry a C901 noqa, {C901_EXCUSED} may: split the new one instead",
+        excused,
+    )
+
+
+def test_the_excuse_count_sees_a_planted_c901_noqa_in_either_spelling(tmp_path: Path) -> None:
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "plain.py").write_text("def plain() -> None:  # noqa: E501\n    pass\n")
+    assert _c901_excuses(tmp_path) == []
+    code = "C" + "901"  # spelled apart, so this file holds no excuse of its own
+    planted = (
+        f"def a() -> None:  # noqa: {code}\n    pass\n\n\ndef b() -> None:  # noqa: E501, {code}\n    pass\n"
+    )
+    (tmp_path / "core" / "planted.py").write_text(planted)
+    assert _c901_excuses(tmp_path) == ["core/planted.py:1", "core/planted.py:5"]
 
 
 @pytest.mark.parametrize(
