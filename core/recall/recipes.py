@@ -17,6 +17,11 @@ MEMORY_KINDS_BY_ROUTE = {
 ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)
 
 
+#: the speaker-focus weights (see ``SearchConfig.focus_weights``): the LoCoMo folds chose them on every
+#: held-out conversation (``veramem bench --cv``), so they are the default
+FOCUS_WEIGHTS: dict[str, dict[str, float]] = {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
+
+
 @dataclass
 class SearchConfig:
     """Search expressed as data: channel weights, sizes and prior strengths.
@@ -80,12 +85,14 @@ class SearchConfig:
     short_turn_top: int = 60
     #: when a question names a time ("in May 2023", "the week before Alice's birthday"), the candidate
     #: turns whose session or stated date fits it are ranked, in their fused order, in one more channel
-    #: of this weight (0 turns it off); see ``veramem bench``'s channel rows
-    temporal_weight: float = 1.0
+    #: of this weight (0 turns it off; 2, as the LoCoMo folds chose); see ``veramem bench``'s channel rows
+    temporal_weight: float = 2.0
     #: speaker focus (core/recall/focus.py): for a question about one named speaker that gathers instances
     #: of a kind ("gather") or supposes what they would do ("suppose"), that speaker's turns in the episode
     #: channels named here ("bm25", "dense") count as channels of these weights (empty: off)
-    focus_weights: dict[str, dict[str, float]] = field(default_factory=dict)
+    focus_weights: dict[str, dict[str, float]] = field(
+        default_factory=lambda: {kind: dict(weights) for kind, weights in FOCUS_WEIGHTS.items()}
+    )
     #: the second hop (core/recall/hops.py): the best ``hop_seeds`` candidates of the first hop give the
     #: words (``hop_terms``) and names (``hop_names``) to rank by again, and move the query vector towards
     #: theirs by ``hop_beta``; its rankings (``hop_parts``: "bm25", "entity", "dense", "model") count as one
@@ -143,10 +150,6 @@ class SearchConfig:
         self.weights = {**self.weights, "hyde": value}
 
 
-#: the speaker-focus weights the "speaker-focus" recipe sets (see ``SearchConfig.focus_weights``)
-FOCUS_WEIGHTS: dict[str, dict[str, float]] = {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
-
-
 @dataclass(frozen=True)
 class Recipe:
     """A named way to search: which channels run (None: every channel the weights name) and what it
@@ -183,18 +186,13 @@ RECIPES: dict[str, Recipe] = {
         {"episode_weights": {**SearchConfig().episode_weights, "dense_ctx": 0.0}},
     ),
     "no-temporal": Recipe("hybrid without the date-fit channel", None, {"temporal_weight": 0.0}),
-    "temporal-2": Recipe("hybrid with the date-fit channel at weight 2", None, {"temporal_weight": 2.0}),
+    "temporal-1": Recipe("hybrid with the date-fit channel at weight 1", None, {"temporal_weight": 1.0}),
     "hop": Recipe(
         "hybrid with the second hop: the names and rare words of the first hop's best turns asked again",
         None,
         {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")},
     ),
-    "speaker-focus": Recipe(
-        "temporal-2 with speaker focus: the named speaker's own turns by BM25 (weight 2) for gathering"
-        " questions and by embeddings (weight 3) for supposing ones",
-        None,
-        {"temporal_weight": 2.0, "focus_weights": FOCUS_WEIGHTS},
-    ),
+    "no-focus": Recipe("hybrid without speaker focus", None, {"focus_weights": {}}),
     "speaker-terms": Recipe(
         "hybrid with a named speaker kept in the messages' full-text query",
         None,
@@ -213,11 +211,11 @@ CV_GRID: tuple[str, ...] = (
     "no-entity",
     "no-dense-ctx",
     "no-temporal",
-    "temporal-2",
+    "temporal-1",
     "hop",
     "speaker-terms",
     "short-turns",
-    "speaker-focus",
+    "no-focus",
 )
 
 

@@ -1,5 +1,6 @@
-"""Speaker focus has its own ablation row in the LoCoMo bench, with the multi-hop category beside it,
-and a recipe that ``--cv`` can choose per fold."""
+"""Speaker focus has its own ablation row in the LoCoMo bench, with the multi-hop category beside it;
+it is on by default (the folds chose it on every held-out conversation), and ``--cv`` can still
+choose the recipe without it per fold."""
 
 from __future__ import annotations
 
@@ -42,12 +43,17 @@ def test_speaker_focus_has_its_own_ablation_row_with_the_multi_hop_category(
     assert CHANNELS["focus"] == "raw"
     result = run_locomo(mem, _file(tmp_path / "focus.json"), ablation=True)
     row = result["channels"]["rows"]["focus"]
-    assert row["change"] == "with" and row["multi-hop"]["n"] == 1
-    line = dict(channel_rows(result["channels"]))["    with focus (raw)"]
+    assert row["change"] == "without" and row["multi-hop"]["n"] == 1
+    line = dict(channel_rows(result["channels"]))["    without focus (raw)"]
     assert "multi-hop " in line and "Δ@10" in line
 
 
-def test_the_cv_grid_holds_the_speaker_focus_recipe_and_the_default_has_it_off() -> None:
-    assert "speaker-focus" in RECIPES and "speaker-focus" in CV_GRID
-    assert SearchConfig().focus_weights == {}
-    assert recipe("speaker-focus").focus_weights == {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
+def test_speaker_focus_is_on_by_default_and_the_cv_grid_can_choose_it_off() -> None:
+    assert SearchConfig().focus_weights == {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
+    assert SearchConfig().temporal_weight == 2.0
+    assert "no-focus" in RECIPES and "no-focus" in CV_GRID and "hybrid" in CV_GRID
+    assert recipe("no-focus").focus_weights == {}
+    # each config holds its own weights: changing one never changes the defaults
+    config = SearchConfig()
+    config.focus_weights["gather"]["bm25"] = 9.0
+    assert SearchConfig().focus_weights["gather"]["bm25"] == 2.0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
-from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES
+from veramem_desktop.core.recall.recipes import CV_GRID, FOCUS_WEIGHTS, RECIPES
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.trust.access import Caller
@@ -167,7 +167,7 @@ _TURN_ON: dict[str, dict[str, Any]] = {
     "memory_ctx": {"weights": {**SearchConfig().weights, "memory_ctx": 1.0}},
     "temporal": {"temporal_weight": 1.0},
     "hop": {"hop_weight": RECIPES["hop"].change.get("hop_weight", 1.0)},
-    "focus": {"focus_weights": RECIPES["speaker-focus"].change["focus_weights"]},
+    "focus": {"focus_weights": FOCUS_WEIGHTS},
 }
 
 
