@@ -70,52 +70,85 @@ def _day(text: str) -> date | None:
         return None
 
 
-def resolve(  # noqa: C901
+def _named_day(asked: AskedTime, anchor: date) -> Period | None:
+    """A written day ("on October 13, 2023"): that one day, None when it does not read as a date."""
+    day = _day(asked.value)
+    return Period(day, day + timedelta(days=1)) if day else None
+
+
+def _named_month(asked: AskedTime, anchor: date) -> Period:
+    """A month ("in May 2023", "in June"): without a year, the latest such month up to the anchor's."""
+    month_word, _, year_word = asked.value.lower().partition(" ")
+    month = _MONTH_NUM[month_word]
+    if year_word:
+        return _month_span(int(year_word), month)
+    year = anchor.year if month <= anchor.month else anchor.year - 1  # the latest such month
+    return _month_span(year, month)
+
+
+def _named_year(asked: AskedTime, anchor: date) -> Period:
+    """A year ("in 2023"): the whole calendar year."""
+    year = int(asked.value.lower())
+    return Period(date(year, 1, 1), date(year + 1, 1, 1))
+
+
+def _season(asked: AskedTime, anchor: date) -> Period:
+    """A season ("this summer", "last summer"): the latest such season begun by the anchor ("last" the one
+    before it while it is still going on), 92 days from its first month."""
+    which, _, season = asked.value.lower().rpartition(" ")
+    month = _SEASONS[season]
+    year = anchor.year if anchor.month >= month else anchor.year - 1  # the latest one begun
+    if which == "last" and anchor < date(year, month, 1) + timedelta(days=92):
+        year -= 1  # the one before the season still going on
+    start = date(year, month, 1)
+    return Period(start, start + timedelta(days=92))
+
+
+def _last_unit(asked: AskedTime, anchor: date) -> Period:
+    """Last week, month or year: the calendar unit before the anchor's (weeks start on Monday)."""
+    unit = asked.value.lower()
+    if unit == "year":
+        return Period(date(anchor.year - 1, 1, 1), date(anchor.year, 1, 1))
+    if unit == "month":
+        first = anchor.replace(day=1)
+        previous = (first - timedelta(days=1)).replace(day=1)
+        return Period(previous, first)
+    monday = anchor - timedelta(days=anchor.weekday())
+    return Period(monday - timedelta(days=7), monday)
+
+
+def _counted_from(asked: AskedTime, find_event: Callable[[str], date | None] | None) -> Period | None:
+    """A span counted from a day ("two weeks before August 11, 2023", or after): up to that many days
+    on that side of it, the day read as a date or else dated by ``find_event``; None when neither can."""
+    count_word, unit, what = asked.value.split("|")
+    day = _day(what) or (find_event(what) if find_event else None)
+    if day is None:
+        return None
+    days = (int(count_word) if count_word.isdigit() else _NUMBERS.get(count_word, 1)) * _UNIT_DAYS[unit]
+    if asked.kind == "before":
+        return Period(day - timedelta(days=days + 3), day + timedelta(days=1))
+    return Period(day, day + timedelta(days=days + 4))
+
+
+#: how each kind of asked time is read against the anchor ("before" and "after" need ``find_event``)
+_READ_AGAINST_ANCHOR: dict[str, Callable[[AskedTime, date], Period | None]] = {
+    "day": _named_day,
+    "month": _named_month,
+    "year": _named_year,
+    "season": _season,
+    "last": _last_unit,
+}
+
+
+def resolve(
     asked: AskedTime, anchor: date, find_event: Callable[[str], date | None] | None = None
 ) -> Period | None:
     """The span of days ``asked`` names, counted from ``anchor`` where it is relative; None when unread.
     ``find_event`` dates an event a span is counted from ("the week before Alice's birthday")."""
-    kind, value = asked.kind, asked.value.lower()
-    if kind == "day":
-        day = _day(asked.value)
-        return Period(day, day + timedelta(days=1)) if day else None
-    if kind == "month":
-        month_word, _, year_word = value.partition(" ")
-        month = _MONTH_NUM[month_word]
-        if year_word:
-            return _month_span(int(year_word), month)
-        year = anchor.year if month <= anchor.month else anchor.year - 1  # the latest such month
-        return _month_span(year, month)
-    if kind == "year":
-        return Period(date(int(value), 1, 1), date(int(value) + 1, 1, 1))
-    if kind == "season":
-        which, _, season = value.rpartition(" ")
-        month = _SEASONS[season]
-        year = anchor.year if anchor.month >= month else anchor.year - 1  # the latest one begun
-        if which == "last" and anchor < date(year, month, 1) + timedelta(days=92):
-            year -= 1  # the one before the season still going on
-        start = date(year, month, 1)
-        return Period(start, start + timedelta(days=92))
-    if kind == "last":  # last week / month / year, from the anchor
-        unit = value
-        if unit == "year":
-            return Period(date(anchor.year - 1, 1, 1), date(anchor.year, 1, 1))
-        if unit == "month":
-            first = anchor.replace(day=1)
-            previous = (first - timedelta(days=1)).replace(day=1)
-            return Period(previous, first)
-        monday = anchor - timedelta(days=anchor.weekday())
-        return Period(monday - timedelta(days=7), monday)
-    if kind in ("before", "after"):  # "two weeks before August 11, 2023": up to that many days before it
-        count_word, unit, what = asked.value.split("|")
-        day = _day(what) or (find_event(what) if find_event else None)
-        if day is None:
-            return None
-        days = (int(count_word) if count_word.isdigit() else _NUMBERS.get(count_word, 1)) * _UNIT_DAYS[unit]
-        if kind == "before":
-            return Period(day - timedelta(days=days + 3), day + timedelta(days=1))
-        return Period(day, day + timedelta(days=days + 4))
-    return None
+    if asked.kind in ("before", "after"):
+        return _counted_from(asked, find_event)
+    read = _READ_AGAINST_ANCHOR.get(asked.kind)
+    return read(asked, anchor) if read else None
 
 
 _MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r") (\d{4})\b")
