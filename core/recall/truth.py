@@ -86,36 +86,52 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
     return out
 
 
-def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:  # noqa: C901
+def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
     """For each memory no longer current, the memory that stands for it now: the active version of its
     chain, else what it was merged or fused into (followed a few steps)."""
     stale = [r for r in rows.values() if r.status in ("superseded", "retracted")]
     out: dict[str, str] = {}
     if not stale:
         return out
-    roots = sorted({r.root_id for r in stale})
-    active_of_root: dict[str, str] = {}
-    for root, mid in item_reads.active_by_root(store, roots):
-        active_of_root.setdefault(root, mid)
+    active_of_root = _active_of_roots(store, stale)
     for r in stale:
-        if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
-            out[r.id] = active_of_root[r.root_id]
-            continue
-        if r.superseded_by is not None:  # a restatement retired with the value it repeated
-            out[r.id] = r.superseded_by
-            continue
-        if r.status != "superseded":
-            continue
-        source = r.id
-        for _ in range(4):
-            row = item_reads.newest_derived(store, source)
-            if row is None:
-                break
-            source = row[0]
-            if row[1] == "active":
-                out[r.id] = source
-                break
+        now = _standing_for(store, r, active_of_root)
+        if now is not None:
+            out[r.id] = now
     return out
+
+
+def _active_of_roots(store: Store, stale: Sequence[_Row]) -> dict[str, str]:
+    """The active version of each chain the ``stale`` rows belong to (the first one read per root)."""
+    active_of_root: dict[str, str] = {}
+    for root, mid in item_reads.active_by_root(store, sorted({r.root_id for r in stale})):
+        active_of_root.setdefault(root, mid)
+    return active_of_root
+
+
+def _standing_for(store: Store, r: _Row, active_of_root: dict[str, str]) -> str | None:
+    """What stands for the stale ``r`` now: its chain's active version, else the value a restatement
+    repeated, else (only when superseded) what it was merged or fused into; None when nothing does."""
+    if r.root_id in active_of_root and active_of_root[r.root_id] != r.id:
+        return active_of_root[r.root_id]
+    if r.superseded_by is not None:  # a restatement retired with the value it repeated
+        return r.superseded_by
+    if r.status != "superseded":
+        return None
+    return _merged_into(store, r.id)
+
+
+def _merged_into(store: Store, source: str) -> str | None:
+    """The active memory ``source`` was merged or fused into, following its newest derivation at most
+    four steps; None when the trail ends (or runs on) before an active one."""
+    for _ in range(4):
+        row = item_reads.newest_derived(store, source)
+        if row is None:
+            return None
+        source = row[0]
+        if row[1] == "active":
+            return source
+    return None
 
 
 def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
@@ -163,7 +179,7 @@ class _Groups:
             self.parent[ra] = rb
 
 
-def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:  # noqa: C901
+def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:
     """Label each hit with its state and subject, and bring in the current memory of every subject the
     hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
     Returns the hits (those brought in last) and the subject group of each."""
@@ -173,19 +189,40 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
     rows = _rows(store, wanted)
     current = _current_of(store, rows)
-    present = {h.id for h in hits}
-    missing = (set(current.values()) | _holders(store, list(rows.values()))) - present
-    if missing:
-        extra = fetch(sorted(missing))
-        for h in extra:
-            h.channels = {**h.channels, "truth": 1}
-        hits = hits + extra
-        rows |= _rows(store, {h.id for h in extra} - rows.keys())
+    hits = _bring_in_current(store, hits, rows, current, fetch)
     # Partners of conflicts are read too, to tell an open conflict from a settled one.
     partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
     if partners:
         rows |= _rows(store, partners)
+    groups = _subject_groups(rows, current, related)
+    for h in hits:
+        _label_hit(h, rows, current, related, withheld_eps)
+    found = {h.id: groups.find(h.id) for h in hits}
+    labels: dict[object, str] = {}
+    for h in hits:
+        h.group = labels.setdefault(found[h.id], f"g{len(labels) + 1}")
+    return hits, found
 
+
+def _bring_in_current(
+    store: Store, hits: list[Hit], rows: dict[str, _Row], current: dict[str, str], fetch: Fetch
+) -> list[Hit]:
+    """The hits plus, last, the current memories (and holders of the same single-valued attributes)
+    relevance missed, marked as brought in by the truth channel; their rows are added to ``rows``."""
+    present = {h.id for h in hits}
+    missing = (set(current.values()) | _holders(store, list(rows.values()))) - present
+    if not missing:
+        return hits
+    extra = fetch(sorted(missing))
+    for h in extra:
+        h.channels = {**h.channels, "truth": 1}
+    rows |= _rows(store, {h.id for h in extra} - rows.keys())
+    return hits + extra
+
+
+def _subject_groups(rows: dict[str, _Row], current: dict[str, str], related: dict[str, list[str]]) -> _Groups:
+    """One group per subject: a memory joins its chain, its single-valued attribute, its conflict partners
+    and what stands for it now; a message joins the memories made from it."""
     groups = _Groups()
     for r in rows.values():
         groups.union(r.id, ("root", r.root_id))
@@ -198,23 +235,28 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     for eid, mids in related.items():
         for mid in mids:
             groups.union(eid, mid)
+    return groups
 
-    for h in hits:
-        if h.kind == "episode":
-            _label_episode(h, related.get(h.id, []), rows, current, withheld_eps.get(h.id))
-        elif h.id in rows:
-            row = rows[h.id]
-            h.state = _memory_state(row, rows)
-            h.superseded_by = current.get(h.id)
-            h.conflicts_with = list(row.conflicts)
-            h.subject = row.predicate
-            h.value = row.value
-        h.actionable = may_act(h.authority, h.state)  # the one action gate (core/trust/action_gate.py)
-    found = {h.id: groups.find(h.id) for h in hits}
-    labels: dict[object, str] = {}
-    for h in hits:
-        h.group = labels.setdefault(found[h.id], f"g{len(labels) + 1}")
-    return hits, found
+
+def _label_hit(
+    h: Hit,
+    rows: dict[str, _Row],
+    current: dict[str, str],
+    related: dict[str, list[str]],
+    withheld_eps: dict[str, str],
+) -> None:
+    """Set the hit's state, subject and value from its row (a message's from the memories made from it),
+    then whether it may be acted on."""
+    if h.kind == "episode":
+        _label_episode(h, related.get(h.id, []), rows, current, withheld_eps.get(h.id))
+    elif h.id in rows:
+        row = rows[h.id]
+        h.state = _memory_state(row, rows)
+        h.superseded_by = current.get(h.id)
+        h.conflicts_with = list(row.conflicts)
+        h.subject = row.predicate
+        h.value = row.value
+    h.actionable = may_act(h.authority, h.state)  # the one action gate (core/trust/action_gate.py)
 
 
 def _label_episode(
