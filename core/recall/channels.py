@@ -20,6 +20,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
 
+import numpy as np
+import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import hops
 from veramem_desktop.core.recall.candidates import Candidates
@@ -95,7 +97,7 @@ class Channels:
         return self.candidates.speaker_names(caller, now)
 
     # ------------------------------------------------------------ ranking
-    def rank(  # noqa: C901
+    def rank(
         self,
         query: str,
         caller: Caller,
@@ -119,53 +121,18 @@ class Channels:
             raise ValueError(f"unknown route {route!r}")
         cfg = self.config
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
-        channels = channels if channels is not None else cfg.channels
-        use = (
-            set(channels)
-            if channels is not None
-            else {
-                *cfg.weights,
-                *cfg.episode_weights,
-                "speaker",
-                "neighbours",
-                "links",
-                "temporal",
-                "hop",
-                "substance",
-                "focus",
-            }
-        )
+        use = self._channels_in_use(channels)
         # The query is embedded on another thread while the lexical channels run here: the model
         # and SQLite both release the GIL, so on two cores the two costs overlap.
         embedding = self.dense.embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
-        speakers: tuple[str, ...] = ()
-        if "episode" in units and {"entity", "speaker", "hop", "focus"} & use | (
-            {"bm25"} if cfg.bm25_without_speakers else set()
-        ):
-            speakers = self.speaker_names(caller, moment)
+        speakers = self._speakers_needed(units, use, caller, moment)
         # Every turn carries its speaker's name, so a speaker named in the query is no entity
         # to match among episodes; the speaker rule below uses it instead.
         speaker_words = frozenset(w for name in speakers for w in entities(name) | {name.casefold()})
-        lexical: dict[str, list[str]] = {}
-        for unit in units:
-            if "bm25" in use:
-                lexical[f"{unit}:bm25"] = self.lexical.bm25(
-                    unit,
-                    query,
-                    caller,
-                    kinds,
-                    include_archived,
-                    moment,
-                    depth[unit],
-                    speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset(),
-                )
-            if "entity" in use:
-                drop = speaker_words if unit == "episode" else frozenset()
-                lexical[f"{unit}:entity"] = self.lexical.entity(
-                    unit, query, caller, kinds, include_archived, moment, depth[unit], drop
-                )
+        scope = (caller, kinds, include_archived, moment)
+        lexical = self._lexical_rankings(units, use, query, scope, depth, speaker_words)
         qvec = embedding.result()[0] if embedding is not None else None
         hvec = (
             self.dense.hypothesis(self.hypothesise, query)
@@ -174,37 +141,13 @@ class Channels:
         )
         rankings: dict[str, list[str]] = {}
         for unit in units:
-            if "dense" in use and qvec is not None:
-                allowed = self.candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
-                rankings[f"{unit}:dense"] = self.dense.rank(unit, qvec, allowed, depth[unit])
-                if unit == "episode" and "dense_ctx" in use:
-                    rankings["episode:dense_ctx"] = self.dense.rank("episode_ctx", qvec, allowed, depth[unit])
-            if (
-                unit == "memory"
-                and "memory_ctx" in use
-                and cfg.weights.get("memory_ctx", 0.0) > 0
-                and qvec is not None
-            ):
-                allowed = self.candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
-                ctx_ranked = self.dense.rank("memory_ctx", qvec, allowed, depth[unit])
-                if ctx_ranked:  # only once the linker has written context vectors
-                    rankings["memory:memory_ctx"] = ctx_ranked
-            if hvec is not None:
-                allowed = self.candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
-                rankings[f"{unit}:hyde"] = self.dense.rank(unit, hvec, allowed, depth[unit])
+            rankings.update(self._dense_rankings(unit, use, qvec, hvec, scope, depth[unit]))
             for channel in ("bm25", "entity"):
                 if f"{unit}:{channel}" in lexical:
                     rankings[f"{unit}:{channel}"] = lexical[f"{unit}:{channel}"]
         weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
-        if "episode" in units:
-            scores = self._episode_rules(scores, query, caller, moment, use, speakers)
-            if "temporal" in use and cfg.temporal_weight:
-                scores = date_fit(scores, query, caller, moment, lexical=self.lexical, config=cfg)
-            if "focus" in use and cfg.focus_weights:
-                scores = self._focus(scores, query, rankings, speakers)
-        if "episode" in units and "substance" in use and cfg.short_turn_factor < 1.0:
-            scores = self._substance(scores, caller, moment)
+        scores = self._episode_passes(scores, query, caller, moment, use, units, rankings, speakers)
         if "hop" in use and cfg.hop_weight:
             scores = hops.second_hop(
                 scores,
@@ -227,11 +170,126 @@ class Channels:
             weights, [c for c in rankings if c.startswith(units[0] + ":")] if units else [], cfg.rrf_k
         )
         scores = {d: s / scale for d, s in scores.items()}
-        ranks: dict[str, dict[str, int]] = {}
-        for name, ranked in rankings.items():
-            for r, d in enumerate(ranked, start=1):
-                ranks.setdefault(d, {})[name.split(":", 1)[1]] = r
-        return route, scores, ranks
+        return route, scores, _ranks_by_id(rankings)
+
+    def _channels_in_use(self, channels: tuple[str, ...] | None) -> set[str]:
+        """The channels asked for, else the recipe's, else every channel the weights name plus the rules."""
+        cfg = self.config
+        channels = channels if channels is not None else cfg.channels
+        if channels is not None:
+            return set(channels)
+        return {
+            *cfg.weights,
+            *cfg.episode_weights,
+            "speaker",
+            "neighbours",
+            "links",
+            "temporal",
+            "hop",
+            "substance",
+            "focus",
+        }
+
+    def _speakers_needed(
+        self, units: list[str], use: set[str], caller: Caller, moment: str
+    ) -> tuple[str, ...]:
+        """The speaker names, read only when episodes are ranked by a channel that sets speakers apart."""
+        if "episode" in units and {"entity", "speaker", "hop", "focus"} & use | (
+            {"bm25"} if self.config.bm25_without_speakers else set()
+        ):
+            return self.speaker_names(caller, moment)
+        return ()
+
+    def _lexical_rankings(
+        self,
+        units: list[str],
+        use: set[str],
+        query: str,
+        scope: tuple[Caller, tuple[str, ...], bool, str],
+        depth: dict[str, int],
+        speaker_words: frozenset[str],
+    ) -> dict[str, list[str]]:
+        """The BM25 and entity rankings per unit ("unit:channel"); among episodes the speakers' own names
+        are no entity (nor, with ``bm25_without_speakers``, a BM25 term)."""
+        caller, kinds, include_archived, moment = scope
+        cfg = self.config
+        lexical: dict[str, list[str]] = {}
+        for unit in units:
+            if "bm25" in use:
+                lexical[f"{unit}:bm25"] = self.lexical.bm25(
+                    unit,
+                    query,
+                    caller,
+                    kinds,
+                    include_archived,
+                    moment,
+                    depth[unit],
+                    speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset(),
+                )
+            if "entity" in use:
+                drop = speaker_words if unit == "episode" else frozenset()
+                lexical[f"{unit}:entity"] = self.lexical.entity(
+                    unit, query, caller, kinds, include_archived, moment, depth[unit], drop
+                )
+        return lexical
+
+    def _dense_rankings(
+        self,
+        unit: str,
+        use: set[str],
+        qvec: npt.NDArray[np.float32] | None,
+        hvec: npt.NDArray[np.float32] | None,
+        scope: tuple[Caller, tuple[str, ...], bool, str],
+        depth: int,
+    ) -> dict[str, list[str]]:
+        """One unit's vector rankings, in fusion order: dense, the episodes' context vectors, the memories'
+        context vectors (once the linker has written some, at a weight above 0), then "hyde"."""
+        cfg = self.config
+        out: dict[str, list[str]] = {}
+        if "dense" in use and qvec is not None:
+            allowed = self.candidates.allowed_ids(unit, *scope)
+            out[f"{unit}:dense"] = self.dense.rank(unit, qvec, allowed, depth)
+            if unit == "episode" and "dense_ctx" in use:
+                out["episode:dense_ctx"] = self.dense.rank("episode_ctx", qvec, allowed, depth)
+        if (
+            unit == "memory"
+            and "memory_ctx" in use
+            and cfg.weights.get("memory_ctx", 0.0) > 0
+            and qvec is not None
+        ):
+            allowed = self.candidates.allowed_ids(unit, *scope)
+            ctx_ranked = self.dense.rank("memory_ctx", qvec, allowed, depth)
+            if ctx_ranked:  # only once the linker has written context vectors
+                out["memory:memory_ctx"] = ctx_ranked
+        if hvec is not None:
+            allowed = self.candidates.allowed_ids(unit, *scope)
+            out[f"{unit}:hyde"] = self.dense.rank(unit, hvec, allowed, depth)
+        return out
+
+    def _episode_passes(
+        self,
+        scores: dict[str, float],
+        query: str,
+        caller: Caller,
+        moment: str,
+        use: set[str],
+        units: list[str],
+        rankings: dict[str, list[str]],
+        speakers: tuple[str, ...],
+    ) -> dict[str, float]:
+        """When episodes are ranked: the speaker and neighbour rules, the date fit, speaker focus, then
+        the short-turn discount, each where it is in use and weighted."""
+        if "episode" not in units:
+            return scores
+        cfg = self.config
+        scores = self._episode_rules(scores, query, caller, moment, use, speakers)
+        if "temporal" in use and cfg.temporal_weight:
+            scores = date_fit(scores, query, caller, moment, lexical=self.lexical, config=cfg)
+        if "focus" in use and cfg.focus_weights:
+            scores = self._focus(scores, query, rankings, speakers)
+        if "substance" in use and cfg.short_turn_factor < 1.0:
+            scores = self._substance(scores, caller, moment)
+        return scores
 
     def _weight(self, name: str) -> float:
         unit, channel = name.split(":", 1)
@@ -322,6 +380,15 @@ class Channels:
             if dst not in chosen:
                 gift[dst] = max(gift.get(dst, 0.0), self.config.link_decay * scores[src])
         return {**scores, **{d: scores.get(d, 0.0) + g for d, g in gift.items()}}
+
+
+def _ranks_by_id(rankings: dict[str, list[str]]) -> dict[str, dict[str, int]]:
+    """Each id's 1-based rank in every channel that ranked it, by channel name without its unit."""
+    ranks: dict[str, dict[str, int]] = {}
+    for name, ranked in rankings.items():
+        for r, d in enumerate(ranked, start=1):
+            ranks.setdefault(d, {})[name.split(":", 1)[1]] = r
+    return ranks
 
 
 @lru_cache(maxsize=8192)
