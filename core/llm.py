@@ -121,6 +121,8 @@ class ContextItem:
     source: str | None = None
     #: the attribute it states ("lives_in", "relation:partner"), when known
     subject: str | None = None
+    #: for a retracted item: the message (episode id) whose statement retired it
+    retracted_by: str | None = None
 
 
 @dataclass(frozen=True)

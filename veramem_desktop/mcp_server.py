@@ -68,6 +68,7 @@ def _hit_attrs(hit: Any, block: str | None = None) -> dict[str, object]:
         "trust": hit.trust,
         "state": hit.state,
         "superseded_by": hit.superseded_by,
+        "retracted_by": hit.retracted_by,
         "conflicts_with": "+".join(hit.conflicts_with),
         "derived": "+".join(hit.derived),
         "may_act": str(bool(hit.actionable)).lower(),
@@ -283,7 +284,8 @@ def _read_tools(tool: Register, agent: AgentAccess) -> None:
         assistant said it; unendorsed = a tool, document or someone else), time, trust
         (verified = the user approved this memory; candidate = not reviewed; raw = a message
         as it was said) and state: current (what memory holds now), superseded (replaced by
-        the item in superseded_by: history, not true now), retracted, in_conflict (contradicted
+        the item in superseded_by: history, not true now), retracted (no longer true: the
+        message in retracted_by said so, and superseded_by names what it said instead), in_conflict (contradicted
         by the items in conflicts_with; tell the user rather than pick one) or raw (a message
         nothing was derived from). An episode lists in `derived` the memories taken from it.
         For each subject the current item of the highest authority comes first.

@@ -54,25 +54,32 @@ def _attrs(hit: Hit) -> dict[str, object]:
         "time": (hit.time or "")[:10],
         "state": hit.state,
         "superseded_by": hit.superseded_by,
+        "retracted_by": hit.retracted_by,
         "conflicts_with": "+".join(hit.conflicts_with),
     }
 
 
 def _context(pool: dict[str, Hit]) -> list[Hit]:
     """What the answer may use, best first: an episode whose own memory is also in the pool is left out
-    (the memory says it, with its state), so nothing is said twice."""
+    (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
+    the pool stays, so that the answer can cite the statement that retired it."""
     ordered = sorted(pool.values(), key=lambda h: -h.score)
     present = set(pool)
-    return [h for h in ordered if not (h.kind == "episode" and present & set(h.derived))]
+    retiring = {h.retracted_by for h in ordered}
+    return [
+        h for h in ordered if not (h.kind == "episode" and present & set(h.derived) and h.id not in retiring)
+    ]
 
 
 def _presented_stale(cited: list[str], pool: dict[str, Hit]) -> list[str]:
-    """Cited items that are history while what replaced them is in the pool and was not cited: an answer
-    relying on them presents a superseded or retracted statement as current."""
+    """Cited items that are history while what replaced them, or the message that retracted them, is in
+    the pool and was not cited: an answer relying on them presents a superseded or retracted statement
+    as current."""
     return [
         i
         for i in cited
-        if pool[i].state in STALE and pool[i].superseded_by in pool and pool[i].superseded_by not in cited
+        if pool[i].state in STALE
+        and any(r in pool and r not in cited for r in (pool[i].superseded_by, pool[i].retracted_by))
     ]
 
 
@@ -161,6 +168,7 @@ class Answerer:
                 h.value,
                 h.source,
                 h.subject,
+                h.retracted_by,
             )
             for h in ordered
             if h.id in fenced.included

@@ -24,7 +24,7 @@ from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import item_reads, traces
+from veramem_desktop.core.storage import episode_reads, item_reads, traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
@@ -166,10 +166,20 @@ class SearchEngine:
         cfg: SearchConfig,
         model: learned.LearnedModel | None,
     ) -> truth.Fetch:
-        """Hydrate memories the truth stage asks for, through the caller's access predicate."""
+        """Hydrate memories (and messages) the truth stage asks for, through the caller's access predicate."""
 
         def fetch(ids: list[str]) -> list[Hit]:
-            allowed = item_reads.visible_among(self.store, ids, caller, include_archived, iso(moment))
+            mems = [i for i in ids if not i.startswith("ep_")]
+            allowed = (
+                item_reads.visible_among(self.store, mems, caller, include_archived, iso(moment))
+                if mems
+                else []
+            )
+            allowed += [
+                i
+                for i in ids
+                if i.startswith("ep_") and episode_reads.visible_hit_row(self.store, i, caller, iso(moment))
+            ]
             return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model)
 
         return fetch

@@ -33,7 +33,11 @@ class Hit:
     #: the ranking prior (utility, recency, trust, usage) added to the relevance score
     prior: float = 0.0
     state: str = "current"
+    #: what stands for a stale hit now: its chain's active version, what it was merged into, or the
+    #: memory made from the statement that retracted it
     superseded_by: str | None = None
+    #: for a retracted hit: the message (episode id) whose statement retired it
+    retracted_by: str | None = None
     conflicts_with: list[str] = field(default_factory=list)
     #: for an episode: the memories derived from it (its evidence) or that it restates
     derived: list[str] = field(default_factory=list)

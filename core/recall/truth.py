@@ -4,9 +4,10 @@ Relevance alone would serve a corrected or replaced statement as if it were true
 message "I live in Berlin." matches "where do I live" better than the memory "User lives in
 Munich now." that replaced it. This stage knows, for every hit:
 
-- its state: a memory's own (current, superseded and by what, retracted, archived, in
-  conflict and with what); an episode's from the memories derived from it or that it
-  restates (current when one of them is, superseded when all of them are, raw when none);
+- its state: a memory's own (current, superseded and by what, retracted and by which message,
+  archived, in conflict and with what); an episode's from the memories derived from it or that it
+  restates (current when one of them is, superseded when all of them are, raw when none; a
+  message whose retraction of a memory still holds is current);
 - its subject: memories with one subject/predicate (a single-valued attribute of a user),
   versions of one memory, merges and their sources, and both sides of a recorded conflict
   speak about one thing, and an episode speaks about what its memories speak about.
@@ -14,8 +15,10 @@ Munich now." that replaced it. This stage knows, for every hit:
 Then, for each subject the hits touch, the current memory of the highest authority is
 brought in (through the access predicate) when relevance missed it, and ranks first among
 that subject's hits; what is stale, and every claim of lower authority, ranks below it, however
-many times it was repeated. Rejected values never get here: the access predicate withheld
-them in SQL (core/trust/access.py).
+many times it was repeated. A memory a message retracted speaks about one thing with that message
+and the memories made from it: they are brought in, the most relevant of them stands for it, and
+they rank above it (core/recall/retired.py). Rejected values never get here: the access predicate
+withheld them in SQL (core/trust/access.py).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 from veramem_desktop.core.llm import multi_valued
 from veramem_desktop.core.recall.hits import STALE, Hit
+from veramem_desktop.core.recall.retired import retiring_above_retired
 from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store
@@ -49,6 +53,8 @@ class _Row:
     withheld: str | None
     value: str | None
     superseded_by: str | None = None
+    #: the message (episode id) whose statement retracted this memory
+    retracted_by: str | None = None
 
     @property
     def key(self) -> tuple[str, ...] | None:
@@ -82,6 +88,7 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
             r[10],
             r[11],
             meta.get("superseded_by"),
+            meta.get("retracted_by") if r[1] == "retracted" else None,
         )
     return out
 
@@ -147,6 +154,10 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
     return found
 
 
+def _live(row: _Row, rows: dict[str, _Row]) -> bool:
+    return _memory_state(row, rows) in ("current", "in_conflict")
+
+
 def _memory_state(row: _Row, rows: dict[str, _Row]) -> str:
     if row.trust == "rejected" or row.withheld == "rejected":
         return "rejected"
@@ -189,14 +200,23 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
     rows = _rows(store, wanted)
     current = _current_of(store, rows)
-    hits = _bring_in_current(store, hits, rows, current, fetch)
+    retired, made = _retirements(store, rows, current)
+    related = {**made, **related}
+    also = set(retired.values()) | {m for ms in made.values() for m in ms}
+    hits = _bring_in_current(store, hits, rows, current, fetch, also)
+    _stand_ins(hits, {stale: made.get(message, []) for stale, message in retired.items()}, rows, current)
     # Partners of conflicts are read too, to tell an open conflict from a settled one.
     partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
     if partners:
         rows |= _rows(store, partners)
     groups = _subject_groups(rows, current, related)
+    for stale, message in retired.items():
+        groups.union(stale, message)
     for h in hits:
         _label_hit(h, rows, current, related, withheld_eps)
+        if h.state == "raw" and h.kind == "episode" and h.id in retired.values() and not h.derived:
+            h.state = "current"  # it says a memory stopped being true, and that still holds
+            h.actionable = may_act(h.authority, h.state)
     found = {h.id: groups.find(h.id) for h in hits}
     labels: dict[object, str] = {}
     for h in hits:
@@ -205,19 +225,58 @@ def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], di
 
 
 def _bring_in_current(
-    store: Store, hits: list[Hit], rows: dict[str, _Row], current: dict[str, str], fetch: Fetch
+    store: Store,
+    hits: list[Hit],
+    rows: dict[str, _Row],
+    current: dict[str, str],
+    fetch: Fetch,
+    also: set[str],
 ) -> list[Hit]:
-    """The hits plus, last, the current memories (and holders of the same single-valued attributes)
-    relevance missed, marked as brought in by the truth channel; their rows are added to ``rows``."""
+    """The hits plus, last, the current memories, holders of the same single-valued attributes and ``also``
+    (retracting messages, memories made from them) relevance missed, marked as brought in by the truth
+    channel (``fetch`` keeps what the caller may see); their rows are added to ``rows``."""
     present = {h.id for h in hits}
-    missing = (set(current.values()) | _holders(store, list(rows.values()))) - present
+    missing = (set(current.values()) | _holders(store, list(rows.values())) | also) - present
     if not missing:
         return hits
     extra = fetch(sorted(missing))
     for h in extra:
         h.channels = {**h.channels, "truth": 1}
-    rows |= _rows(store, {h.id for h in extra} - rows.keys())
+    rows |= _rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys())
     return hits + extra
+
+
+def _retirements(
+    store: Store, rows: dict[str, _Row], current: dict[str, str]
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The retracted memories among ``rows`` whose retraction a message stated, each with that message
+    (its episode id), and the memories made from each such message. Their rows are added to ``rows`` and
+    what stands for those of them that are stale to ``current``."""
+    retired = {r.id: r.retracted_by for r in rows.values() if r.retracted_by is not None}
+    if not retired:
+        return {}, {}
+    made = item_reads.memories_of_episodes(store, sorted(set(retired.values())))
+    new = {m for ms in made.values() for m in ms} - rows.keys()
+    if new:
+        fresh = _rows(store, new)
+        rows |= fresh
+        current |= _current_of(store, fresh)
+    return retired, made
+
+
+def _stand_ins(
+    hits: list[Hit], made_for: dict[str, list[str]], rows: dict[str, _Row], current: dict[str, str]
+) -> None:
+    """What stands for each retracted memory nothing else stands for: the live memory (or what stands for
+    it) made from the message that retracted it (``made_for``), the most relevant hit of them."""
+    score = {h.id: h.score for h in hits}
+    for stale, made in made_for.items():
+        if stale in current:
+            continue
+        live = [current.get(m, m) for m in made if m != stale]
+        live = [m for m in dict.fromkeys(live) if m in score and m in rows and _live(rows[m], rows)]
+        if live:
+            current[stale] = max(live, key=lambda m: score[m])
 
 
 def _subject_groups(rows: dict[str, _Row], current: dict[str, str], related: dict[str, list[str]]) -> _Groups:
@@ -253,6 +312,7 @@ def _label_hit(
         row = rows[h.id]
         h.state = _memory_state(row, rows)
         h.superseded_by = current.get(h.id)
+        h.retracted_by = row.retracted_by
         h.conflicts_with = list(row.conflicts)
         h.subject = row.predicate
         h.value = row.value
@@ -286,6 +346,7 @@ def _label_episode(
             else "raw"
         )
         hit.superseded_by = next((current[m] for m in stale if m in current), None)
+        hit.retracted_by = next((rows[m].retracted_by for m in stale if rows[m].retracted_by), None)
 
 
 def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
@@ -301,11 +362,13 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         live = [h for h in members if h.state in ("current", "in_conflict")]
         if len(members) < 2 or not live:
             continue
+        standing = {h.superseded_by for h in members if h.retracted_by}  # stands for what a message retracted
         head = max(
             live,
             key=lambda h: (
                 AUTHORITY_RANK.get(h.authority, 0),
                 h.state == "current",
+                h.id in standing,
                 h.trust == "verified",
                 h.kind != "episode",
                 h.score,
@@ -331,4 +394,5 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         floor = head.score
         for h in below:
             h.score = floor = min(h.score, floor - 1e-4)
+    retiring_above_retired(hits)  # what retracted a hit, above it (core/recall/retired.py)
     return sorted(hits, key=lambda h: -h.score)

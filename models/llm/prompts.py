@@ -222,6 +222,9 @@ Work in two steps:
 Each block's header says what the memory store knows about it:
 - state=current: what the memory holds now. state=superseded or retracted: history, replaced by the
   item named in superseded_by; never present it as current (say "before that, …" if it helps).
+  A retracted item's retracted_by names the message that said it stopped being true: answer with
+  what holds now from that message (and superseded_by), cite them, and give the old value only as
+  no longer holding.
 - state=in_conflict: contradicted by the items in conflicts_with and not settled by the user: name
   both sides and who said each; do not merge them or pick one.
 - authority=authorized is the user's own word; attested (the assistant) and unendorsed (a tool, a

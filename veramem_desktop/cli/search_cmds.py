@@ -17,6 +17,8 @@ def state_badge(hit: object) -> str:
     state = getattr(hit, "state", "current")
     if state == "superseded" and getattr(hit, "superseded_by", None):
         state = f"superseded by {hit.superseded_by}"  # type: ignore[attr-defined]
+    elif state == "retracted" and getattr(hit, "retracted_by", None):
+        state = f"retracted by {hit.retracted_by}"  # type: ignore[attr-defined]
     elif state == "in_conflict" and getattr(hit, "conflicts_with", None):
         state = f"in conflict with {', '.join(hit.conflicts_with)}"  # type: ignore[attr-defined]
     return f"{getattr(hit, 'trust', '')} · {state}"

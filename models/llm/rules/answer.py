@@ -5,7 +5,9 @@ about (core/recall/truth.py). For each subject, the answer states the current it
 highest authority once, word for word (the user's own third-person memory turned to "you"),
 with its date and what it replaced when history is known; it attributes claims of lower
 authority to their source, names a recorded conflict instead of merging it, and never says an
-episode and the memory derived from it both. Only ids of the given items are ever cited; with
+episode and the memory derived from it both. When only a retracted item matched, what holds now is
+what the message that retracted it says (the memory made from it, else the message itself): that is
+stated and cited with the message, and the old value only as no longer holding. Only ids of the given items are ever cited; with
 no item sharing a key word with the question, it abstains.
 """
 
@@ -78,14 +80,20 @@ def _subject(
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
-    live = [m for m in members if m.state in _LIVE]
+    live = [m for m in members if m.state in _LIVE] or _retiring(members, by_id)
     if not live:  # only history matched: say so rather than present it as current
         item = members[0]
         return f"{_sentence(item, keys)} (this no longer holds)", [item.id]
     head = max(
-        live, key=lambda m: (_AUTHORITY_RANK.get(m.authority, 0), m.state == "current", -members.index(m))
+        live,
+        key=lambda m: (
+            _AUTHORITY_RANK.get(m.authority, 0),
+            m.state == "current",
+            -(members + live).index(m),
+        ),
     )
-    text = _sentence(head, keys)
+    retractions = {m.retracted_by for m in members}
+    text = _said(head, keys) if head.id in retractions else _sentence(head, keys)
     ids = [head.id]
     # What the current value replaced: the version it superseded directly, else the latest history.
     stale = sorted(
@@ -95,8 +103,11 @@ def _subject(
     )
     if stale:
         before = stale[0].value or _sentence(stale[0], keys).rstrip(".")
-        since = f"since {head.time[:10]}; " if head.time else ""
-        text = f"{text.rstrip('.')} ({since}before that, {before})."
+        since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
+        gone = ", which no longer holds" if stale[0].state == "retracted" else ""
+        text = f"{text.rstrip('.')} ({since}before that, {before}{gone})."
+        # the statement that retired it is cited with it
+        ids += [i for i in (stale[0].retracted_by,) if i in by_id and i not in ids]
         ids.append(stale[0].id)
     lower = [
         m
@@ -109,6 +120,27 @@ def _subject(
         text += f" ({verb} {_attributed(other, keys)})"
         ids.append(other.id)
     return text, ids
+
+
+def _retiring(members: list[ContextItem], by_id: dict[str, ContextItem]) -> list[ContextItem]:
+    """What holds now for retracted members: the memory made from the message that retracted one, else
+    that message itself, best member first."""
+    found: list[ContextItem] = []
+    for m in members:
+        if m.state != "retracted":
+            continue
+        for other in (by_id.get(m.superseded_by or ""), by_id.get(m.retracted_by or "")):
+            if other is not None and other.state in _LIVE and other not in found:
+                found.append(other)
+    return found
+
+
+def _said(item: ContextItem, keys: set[str]) -> str:
+    """A message that retracted something, as the user's own words: 'You said on 2024-05-01: "…"'."""
+    if item.kind != "episode":
+        return _sentence(item, keys)
+    when = f" on {item.time[:10]}" if item.time else ""
+    return f'You said{when}: "{item.text.strip()}"'
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
