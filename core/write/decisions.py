@@ -28,6 +28,7 @@ from veramem_desktop.core.llm import Decision
 from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.write.correcting import REASON as CORRECTION
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode
@@ -194,4 +195,6 @@ def _guard_by_reason(final: Decision, reason: str) -> str | None:
         return "target_changed"
     if final.op == "NOOP" and reason.startswith("already known from a higher-authority"):
         return "authority"
+    if final.reason.startswith(CORRECTION):
+        return "correction"  # a correction makes a new version of the memory it corrects
     return None

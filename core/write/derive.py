@@ -28,7 +28,7 @@ from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write import decisions, guards, versions
+from veramem_desktop.core.write import correcting, decisions, guards, versions
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
@@ -175,55 +175,81 @@ class Writer:
 
     def _plan(self, checked: list[_Checked], out: WriteOutcome) -> list[Planned]:
         """Each checked candidate not restating a rejected value, with its neighbours in scope and the
-        decision taken against them (the model's wording re-attributed, never its authority)."""
+        decision taken against them (the model's wording re-attributed, never its authority). A
+        candidate that corrects a stored memory is planned as its new version first
+        (core/write/correcting.py), so the checks below see the corrected value."""
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
-            with self.store.read() as conn:
-                if self._rejections_in_scope(ep) and rejections.is_rejected(
-                    conn,
-                    user_id=ep.user_id,
-                    team_id=ep.team_id,
-                    subject=cand.subject,
-                    predicate=cand.predicate,
-                    value=cand.value,
-                    text=text,
-                ):
-                    out.rejected.append(
-                        {
-                            "text": text,
-                            "episode_id": ep.id,
-                            "reason": "this value was rejected before for the same subject; it cannot return",
-                        }
-                    )
-                    continue
+            corrected = correcting.correct(
+                cand, text, ep, lambda c=cand, e=ep, v=vec: self._pool(e, c, v), lambda e=ep: self._recent(e)
+            )
+            if corrected is not None:
+                cand, text = corrected.candidate, corrected.candidate.text
+                vec = self.embedder.embed([text])[0]
+            if self._restates_rejected(ep, cand, text, out):
+                continue
             resembles = self._resembles_rejected(ep, cand, vec)
             neighbours = self._neighbours(ep, cand, vec)
-            offered = [
-                Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
-                for m, cos in neighbours
-            ]
-            try:
-                # With nothing similar in scope there is nothing to reconcile: no model call.
-                decision = (
-                    self.llm.reconcile(replace(cand, text=text), offered).unwrap(out.notices)
-                    if offered
-                    else Decision("ADD", reason="nothing stored says this")
-                )
-            except ModelError as exc:
-                out.notices.append(f"reconciliation failed ({exc.message}); kept as a new memory")
-                decision = Decision("ADD", reason="reconciliation failed")
-            if decision.op != "ADD" and decision.target_id not in {m.id for m, _ in neighbours}:
-                decision = Decision(
-                    "ADD", reason=f"the model named {decision.target_id!r}, which was not offered"
-                )
+            if corrected is not None:
+                if corrected.target.id not in {m.id for m, _ in neighbours}:
+                    neighbours.append((corrected.target, corrected.cosine))
+                decision = corrected.decision
+            else:
+                decision = self._decided(cand, text, neighbours, out)
             final = text
             if decision.text and decision.text.strip():
-                final = self._reworded(decision.text, ep)
+                final = self._reworded(decision.text, ep) if corrected is None else decision.text
             planned.append(
                 Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
             )
         return planned
+
+    def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: WriteOutcome) -> bool:
+        """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""
+        with self.store.read() as conn:
+            if not self._rejections_in_scope(ep) or not rejections.is_rejected(
+                conn,
+                user_id=ep.user_id,
+                team_id=ep.team_id,
+                subject=cand.subject,
+                predicate=cand.predicate,
+                value=cand.value,
+                text=text,
+            ):
+                return False
+        out.rejected.append(
+            {
+                "text": text,
+                "episode_id": ep.id,
+                "reason": "this value was rejected before for the same subject; it cannot return",
+            }
+        )
+        return True
+
+    def _decided(
+        self, cand: Candidate, text: str, neighbours: list[tuple[MemoryItem, float]], out: WriteOutcome
+    ) -> Decision:
+        """Reconciliation's decision against the neighbours (by the model, or the rule-based reconciler)."""
+        offered = [
+            Neighbour(m.id, m.text, cos, m.authority, m.kind, m.subject, m.predicate, m.value)
+            for m, cos in neighbours
+        ]
+        try:
+            # With nothing similar in scope there is nothing to reconcile: no model call.
+            decision = (
+                self.llm.reconcile(replace(cand, text=text), offered).unwrap(out.notices)
+                if offered
+                else Decision("ADD", reason="nothing stored says this")
+            )
+        except ModelError as exc:
+            out.notices.append(f"reconciliation failed ({exc.message}); kept as a new memory")
+            decision = Decision("ADD", reason="reconciliation failed")
+        if decision.op != "ADD" and decision.target_id not in {m.id for m, _ in neighbours}:
+            decision = Decision(
+                "ADD", reason=f"the model named {decision.target_id!r}, which was not offered"
+            )
+        return decision
 
     def _reworded(self, model_text: str, ep: Episode) -> str:
         """The model's rewording of a memory: attribution and date resolution are ours to apply, never its."""
@@ -253,9 +279,13 @@ class Writer:
 
     def _neighbours(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """Top-k active memories in the same scope (same user and team) only, plus same-key memories."""
+        return self._nearest(ep, cand, vec, NEIGHBOURS)
+
+    def _nearest(self, ep: Episode, cand: Candidate, vec: Vectors, n: int) -> list[tuple[MemoryItem, float]]:
+        """The ``n`` active memories of the scope nearest to ``vec``, plus those with the candidate's key."""
         cache = self.vectors
         allowed = self._once(("scope", ep.user_id, ep.team_id), lambda: self._scope_positions(ep))
-        found = dict(cache.top(vec, allowed, NEIGHBOURS)) if allowed.size else {}
+        found = dict(cache.top(vec, allowed, n)) if allowed.size else {}
         if cand.subject and cand.predicate:
             for mid in item_queries.current_ids_with_key(
                 self.store, ep.user_id, ep.team_id, cand.subject, cand.predicate
@@ -265,6 +295,23 @@ class Writer:
                     found[mid] = float(other @ vec) if other is not None else 0.0
         rows = items.get_many(self.store, list(found))
         return sorted(((rows[i], c) for i, c in found.items() if i in rows), key=lambda p: -p[1])
+
+    def _pool(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
+        """The memories a correction may concern: the nearest of the scope by meaning, and those with
+        the candidate's key (read only when a candidate reads as a correction)."""
+        return self._once(("pool", id(cand)), lambda: self._nearest(ep, cand, vec, correcting.POOL))
+
+    def _recent(self, ep: Episode) -> list[MemoryItem]:
+        """The newest current memories of the episode's scope, newest first (ids grow with time)."""
+
+        def load() -> list[MemoryItem]:
+            ids = sorted(item_queries.current_ids_in_scope(self.store, ep.user_id, ep.team_id))[
+                -correcting.POOL :
+            ]
+            rows = items.get_many(self.store, ids)
+            return [rows[i] for i in reversed(ids) if i in rows]
+
+        return list(self._once(("recent", ep.user_id, ep.team_id), load))
 
     def _once(self, key: tuple[Any, ...], load: Callable[[], Any]) -> Any:
         """``load()``, read once per derive: nothing is written while its candidates are planned."""
