@@ -1,0 +1,116 @@
+"""Opening a batch decides "is this body canonical JSON?" through orjson where orjson can vouch for the
+answer (sync/canonical_read.py), and through json's decoder and core's canonical encoder otherwise. The
+fast answer must never differ from the plain one: whatever it accepts, the plain check accepts, with the
+same value, and orjson's own spellings of small floats (which are not Python's) are refused as before."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from veramem_desktop.core.storage.canonical import canonical_json
+from veramem_desktop.sync.canonical_read import value_if_canonical
+from veramem_desktop.sync.errors import RejectReason, SyncRejected
+from veramem_desktop.sync.keys import AccountKey, DeviceIdentity
+
+from tests.sync.test_envelope import events_for, forge, open_as
+
+LAPTOP = DeviceIdentity.generate("laptop")
+KEY1 = AccountKey.generate(1)
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.floats(min_value=1e-10, max_value=1e-3)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _plain(body: bytes) -> Any | None:
+    """The plain check: the decoded value when the body is canonical JSON, else None."""
+    try:
+        value = json.loads(body.decode("utf-8"))
+        return value if canonical_json(value) == body else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same types in the same order (1 and 1.0 differ, as do key orders)."""
+    return repr(a) == repr(b)
+
+
+def _open(events: list[dict[str, Any]], body: bytes) -> list[dict[str, Any]]:
+    forged = forge(LAPTOP, KEY1, claimed_device=LAPTOP.device_id, body=body, count=len(events))
+    return list(open_as(forged, [LAPTOP], [KEY1]).events)
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_values)
+def test_a_canonical_body_is_read_as_the_plain_decoder_reads_it(value: Any) -> None:
+    body = canonical_json([value])
+    fast = value_if_canonical(body)
+    assert fast is None or _same(fast, json.loads(body))
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_values)
+def test_what_the_fast_path_accepts_in_orjsons_spelling_the_plain_check_accepts_too(value: Any) -> None:
+    try:
+        body = orjson.dumps([value], option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits: orjson does not write it
+        return
+    fast = value_if_canonical(body)
+    if fast is not None:
+        plain = _plain(body)
+        assert plain is not None and _same(fast, plain)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    json_values, st.integers(min_value=0), st.sampled_from([b" ", b"\\u0041", b"0", b"e1", b"-", b".", b","])
+)
+def test_a_respelled_body_is_vouched_for_only_when_the_plain_check_accepts_it(
+    value: Any, at: int, inserted: bytes
+) -> None:
+    body = canonical_json([value])
+    cut = at % (len(body) + 1)
+    variant = body[:cut] + inserted + body[cut:]
+    fast = value_if_canonical(variant)
+    if fast is not None:
+        plain = _plain(variant)
+        assert plain is not None and _same(fast, plain)
+
+
+@pytest.mark.parametrize("small", [1e-5, 4.9e-5, 1e-6, 2.5e-7, -3.5e-8, 1.7e-9])
+def test_a_small_float_in_orjsons_spelling_is_refused_as_not_canonical(small: float) -> None:
+    events = events_for(LAPTOP, 1)
+    events[0]["payload"] = {"n": small}
+    orjson_body = orjson.dumps(events, option=orjson.OPT_SORT_KEYS)
+    assert orjson_body != canonical_json(
+        events
+    )  # orjson writes 0.00001 / 2.5e-7 where Python writes 1e-05 / 2.5e-07
+    assert value_if_canonical(orjson_body) is None
+    with pytest.raises(SyncRejected) as caught:
+        _open(events, orjson_body)
+    assert caught.value.reason is RejectReason.MALFORMED
+    assert "not canonical JSON" in caught.value.message
+    # the same float in the canonical spelling opens, with the same value
+    assert _open(events, canonical_json(events))[0]["payload"]["n"] == small
+
+
+def test_an_ordinary_batch_is_vouched_for_by_the_fast_path() -> None:
+    events = events_for(LAPTOP, 3)
+    events[1]["payload"] = {"n": 0.7, "k": 10, "t": 'caf\u00e9 / "quoted"\n\u2028', "z": None, "b": True}
+    body = canonical_json(events)
+    fast = value_if_canonical(body)
+    assert fast is not None and _same(fast, json.loads(body))
+    assert _same(_open(events, body), json.loads(body))
