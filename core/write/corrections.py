@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Form = Literal["statement", "bare"]
@@ -35,6 +35,16 @@ _LEAD = re.compile(
     r"\b[\s,:;!.\u2014\u2013-]*)+",
     re.IGNORECASE,
 )
+#: openings that say the sentence corrects something ("oh", "well" and "rather" do not)
+_SIGNAL = re.compile(
+    r"\b(?:no|nope|sorry|wait|actually|oops|correction|to be clear|to clarify|correct|corrected|my bad|"
+    r"my mistake)\b",
+    re.IGNORECASE,
+)
+#: shapes that are corrections by their form alone
+_SIGNALLED_SHAPES = frozenset({"meant", "lead_not", "no_longer"})
+#: a correction is a short sentence: longer ones are not read (and no pattern runs over long text)
+MAX_SENTENCE_CHARS = 300
 #: "not to mention", "not only", "not sure" …: "not" that corrects nothing
 _IDIOM = re.compile(
     r"^(?:to mention|only|just|merely|simply|even|sure|that|least|bad|yet|necessarily|quite|exactly|"
@@ -97,6 +107,7 @@ class Correction:
     right: str | None
     form: Form
     shape: Shape
+    signalled: bool = False  # opened by "actually", "sorry", "correction" …, or a correction by its form
 
 
 def read(quote: str) -> Correction | None:
@@ -110,11 +121,15 @@ def read(quote: str) -> Correction | None:
 
 
 def _read_sentence(sentence: str) -> Correction | None:
-    body = _LEAD.sub("", sentence).strip()
+    if len(sentence) > MAX_SENTENCE_CHARS:
+        return None
+    lead = _LEAD.match(sentence)
+    body = sentence[lead.end() :].strip() if lead else sentence.strip()
     for reader in (_meant, _lead_not, _not_but, _no_longer, _tail_not):
         found = reader(body)
         if found is not None:
-            return found
+            signalled = bool(lead and _SIGNAL.search(lead.group(0))) or found.shape in _SIGNALLED_SHAPES
+            return replace(found, signalled=signalled or found.form == "bare")
     return None
 
 
@@ -132,7 +147,10 @@ def _lead_not(body: str) -> Correction | None:
     m = _LEAD_NOT.match(body)
     if not m or _IDIOM.match(m["wrong"]):
         return None
-    return _made(_value(m["wrong"]), m["right"], "lead_not")
+    found = _made(_value(m["wrong"]), m["right"], "lead_not")
+    return (
+        found if found is not None and found.form == "bare" else None
+    )  # "Not easy, but I …" is no correction
 
 
 def _not_but(body: str) -> Correction | None:
@@ -143,7 +161,10 @@ def _not_but(body: str) -> Correction | None:
     if head and not _IT_WAS_HEAD.match(head):  # "I moved not to Lisbon but to Porto": a statement
         wrong = _value(m["wrong"])
         return Correction(wrong, None, "statement", "not_but") if wrong else None
-    return _made(_value(m["wrong"]), m["right"], "not_but")
+    found = _made(_value(m["wrong"]), m["right"], "not_but")
+    return (
+        found if found is not None and found.form == "bare" else None
+    )  # "Not easy, but I …" is no correction
 
 
 def _no_longer(body: str) -> Correction | None:

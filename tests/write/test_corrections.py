@@ -170,3 +170,21 @@ def test_a_models_correction_is_versioned_by_the_engine_without_asking_the_model
     assert mem.get(lisbon).status == "superseded" and ollama.pending == 0
     assert len(ollama.chat_requests) == 2  # two extractions: the decision was the engine's
     assert mem.verify().ok
+
+
+def test_a_contrast_that_restates_nothing_of_the_memory_holding_y_changes_nothing(rmem: Memory) -> None:
+    london = _say(rmem, "I love London.", "2024-05-08T10:00:00Z").added[0]["id"]  # type: ignore[attr-defined]
+    result = _say(rmem, "This summer I went to Paris, not London.", "2024-06-01T09:00:00Z")
+    assert not result.updated and not result.retracted, result  # type: ignore[attr-defined]
+    assert rmem.get(london).status == "active"
+
+
+def test_a_correction_cannot_bring_back_a_rejected_value(rmem: Memory) -> None:
+    lisbon = _lisbon(rmem)
+    porto = _say(rmem, "I live in Porto.", "2024-05-09T10:00:00Z").added[0]["id"]  # type: ignore[attr-defined]
+    rmem.reject(porto, "wrong city")
+    result = _say(rmem, "Not Lisbon — Porto.", "2024-06-01T09:00:00Z")
+    assert not result.updated and [r["reason"] for r in result.rejected] == [  # type: ignore[attr-defined]
+        "this value was rejected before for the same subject; it cannot return"
+    ]
+    assert rmem.get(lisbon).status == "active"
