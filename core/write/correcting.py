@@ -39,6 +39,11 @@ from veramem_desktop.core.write.corrections import Correction
 POOL = 50
 #: the reason of every decision this step makes (core/write/decisions.py names the guard by it)
 REASON = "a correction"
+_COMMON_TEXT = """
+    the and but not was were are has had have for with from into onto about user said this that
+    these those they them their his her its our your you who what when where which will would
+"""
+_COMMON = frozenset(_COMMON_TEXT.split())
 _CORRECTABLE = frozenset({"fact", "preference", "event"})
 _ATTRIBUTION = re.compile(r"^According to [^:]{1,80}:\s*")
 _SAID = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) said:\s")
@@ -53,12 +58,13 @@ _NOT_SUBJECTS = frozenset(_NOT_SUBJECTS_TEXT.split())
 @dataclass(frozen=True)
 class Corrected:
     """The plan for a correcting candidate: the memory it corrects (with its cosine to the candidate),
-    the candidate as the new version states it, and the decision."""
+    the candidate as the new version states it, the decision, and the wrong value it takes back."""
 
     target: MemoryItem
     cosine: float
     candidate: Candidate
     decision: Decision
+    wrong: str
 
 
 def who(text: str) -> str | None:
@@ -104,6 +110,8 @@ def correct(
     items = [m for m, _ in pool() if _correctable(m, subject)]
     for wrong in _wrongs(found):
         holders = [m for m in items if corrections.holds(_words(m), m.value, wrong)]
+        if not found.signalled:  # "I went to Paris, not London": only what it restates, not any London
+            holders = [m for m in holders if _restates(m, cand, text, subject, wrong)]
         if holders:
             target = max(holders, key=lambda m: _fit(m, cand, text, cosines.get(m.id, 0.0)))
             return _planned(found, wrong, target, cosines.get(target.id, 0.0), cand, text)
@@ -155,7 +163,7 @@ def _planned(
     if not new_text or corrections.holds(new_text, None, wrong):
         return None
     reason = f"{REASON}: {wrong!r} was wrong"
-    return Corrected(target, cosine, new, Decision("UPDATE", target.id, new_text, reason))
+    return Corrected(target, cosine, new, Decision("UPDATE", target.id, new_text, reason), wrong)
 
 
 def _wrongs(found: Correction) -> list[str]:
@@ -187,8 +195,16 @@ def _fit(m: MemoryItem, cand: Candidate, text: str, cosine: float) -> tuple[int,
     return (same_key, shared, cosine, m.id)
 
 
+def _restates(m: MemoryItem, cand: Candidate, text: str, subject: str, wrong: str) -> bool:
+    """Whether an unsignalled statement ("Caroline moved to Boston, not Denver") speaks of the same thing
+    as the memory: the same predicate, or a word in common beyond whom it is about and the wrong value."""
+    if cand.predicate and m.predicate == cand.predicate:
+        return True
+    return bool((_content(text) & _content(m.text)) - _content(subject) - _content(wrong))
+
+
 def _content(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 3}
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _COMMON}
 
 
 def _words(m: MemoryItem) -> str:

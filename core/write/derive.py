@@ -201,7 +201,18 @@ class Writer:
             if decision.text and decision.text.strip():
                 final = self._reworded(decision.text, ep) if corrected is None else decision.text
             planned.append(
-                Planned(cand, ep, evidence, authority, final, vec, neighbours, decision, resembles=resembles)
+                Planned(
+                    cand,
+                    ep,
+                    evidence,
+                    authority,
+                    final,
+                    vec,
+                    neighbours,
+                    decision,
+                    resembles=resembles,
+                    corrects=corrected.wrong if corrected is not None else None,
+                )
             )
         return planned
 

@@ -40,6 +40,7 @@ class Planned:
     decision: Decision
     folded: bool = False  # a DELETE absorbed by an UPDATE of the same memory in this batch
     resembles: str | None = None  # the rejected memory this candidate paraphrases
+    corrects: str | None = None  # the wrong value this candidate corrects (core/write/correcting.py)
 
 
 def norm(text: str) -> str:

@@ -180,6 +180,8 @@ def _apply_update(
         out.added.append(_summary(item, "its target changed in this batch; kept as new"))
         return
     new = _item(plan)
+    if plan.corrects is not None:  # the old value was a mistake, not a former state
+        new = replace(new, metadata={**new.metadata, "corrects": {"id": current.id, "wrong": plan.corrects}})
     item = items.new_version(conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason)
     index.index_memory(conn, embedder_name, item.id, item.text, plan.vector)
     out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})

@@ -49,6 +49,7 @@ def test_a_correction_supersedes_the_memory_holding_the_wrong_value(rmem: Memory
         ("active", "User moved to Porto."),  # the statement, without its "not Lisbon" tail
     ]
     assert chain[0].valid_to == chain[1].valid_from and chain[1].valid_from.startswith("2024-06-01T09:00:00")
+    assert chain[1].metadata["corrects"] == {"id": lisbon, "wrong": "Lisbon"}  # a mistake, not a former state
     assert {"memory.supersede", "memory.update"} <= {e.op for e in rmem.ledger_entries()}
     assert rmem.verify().ok
 
