@@ -71,6 +71,8 @@ def test_a_bare_correction_keeps_what_it_does_not_change(rmem: Memory) -> None:
     assert updated["previous"] == lisbon and updated["text"] == "User moved to Porto in March 2024."
     assert rmem.get(lisbon).status == "superseded"
     assert rmem.get(updated["id"]).value == "Porto"
+    (record,) = [r for r in rmem.training_records(kinds=("write",)) if r["operation"] == "UPDATE"]
+    assert record["guard"] == "correction"  # the training export says which rule decided
 
 
 def test_i_meant_corrects_the_speakers_last_value(rmem: Memory) -> None:
