@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from veramem_desktop.bench.runner import BenchContext, BenchOptions, bench_home
 from veramem_desktop.bench.truth_section import SURFACES, run_truth_section
-from veramem_desktop.bench.truth_set import generate
+from veramem_desktop.bench.truth_set import RETRACTIONS, generate, retractions
 
 
 def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatement() -> None:
@@ -26,10 +26,31 @@ def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatemen
 
 def test_the_truth_section_reports_each_metric_on_each_surface_and_its_ablations() -> None:
     with bench_home() as home:
-        section = run_truth_section(BenchContext(BenchOptions(), home, lambda _: None), scenarios=14)
+        section = run_truth_section(
+            BenchContext(BenchOptions(), home, lambda _: None), scenarios=14, retracted=7
+        )
     data = section.data["truth"]
     for surface in SURFACES:
         assert data[surface]["rejected_leak"] == 0.0, data[surface]
     assert data["search"]["current_at_1"] == 1.0 and data["answer"]["answer_current"] == 1.0
     assert data["ablation"]["no-withholding"]["rejected_leak"] > 0  # the ablation can show a leak
     assert any(label.startswith("truth mcp") for label, _ in section.rows)
+    # The retractions are counted apart: a retracted value never ranks above what holds now.
+    retracted = data["retractions"]
+    assert retracted["scenarios"] == 7 and data["scenarios"] == 14
+    for surface in ("search", "mcp", "rest"):
+        assert retracted[surface]["stale_above_current"] == 0.0, retracted
+    assert retracted["answer"]["answer_current"] == 1.0, retracted
+    assert any(label == "truth retractions search" for label, _ in section.rows)
+
+
+def test_the_retraction_set_is_generated_in_many_wordings_and_the_old_value_is_stale() -> None:
+    first, again = retractions(70), retractions(70)
+    assert [[st.content for st in s.steps] for s in first] == [[st.content for st in s.steps] for s in again]
+    assert {s.kind for s in first} == {"retract"} and {s.subject for s in first} == set(RETRACTIONS)
+    assert len({s.variant.split("-")[0] for s in first}) >= 20  # of 27: negation x new value x joiner
+    for s in first:
+        said = s.steps[-1].content
+        assert s.stale[0] in said and s.current in said and said.index(s.stale[0]) < said.index(s.current)
+    # The scenarios above are not moved by the retractions: they are a set of their own.
+    assert "retract" not in {s.kind for s in generate(330)}

@@ -1,6 +1,6 @@
 """The truth section: does recall agree with what the memory knows, on every surface?
 
-Runs the generated set (truth_set.py) through ``Memory.add`` with the rule-based backend, a
+Runs the generated sets (truth_set.py: the scenarios and the retractions) through ``Memory.add`` with the rule-based backend, a
 person's approvals and rejections through ``Memory.approve`` / ``Memory.reject``, then asks each
 scenario's question through the SDK (search, answer), the MCP server (its tools over an in-process
 MCP client session) and the REST API (its app over HTTP, in process). Metrics, per surface:
@@ -32,7 +32,7 @@ from veramem_desktop.core.trust.normalize import phrase_words
 
 from ..memory import Memory
 from .runner import BenchContext, Section
-from .truth_set import Scenario, generate
+from .truth_set import Scenario, generate, retractions
 
 SURFACES = ("search", "answer", "mcp", "rest")
 #: metrics counting something that must not happen (their target is 0)
@@ -195,90 +195,112 @@ def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
 
 
 def run_truth_section(
-    ctx: BenchContext, *, scenarios: int = 330, surfaces: Sequence[str] = SURFACES, ablate: bool = True
+    ctx: BenchContext,
+    *,
+    scenarios: int = 330,
+    retracted: int = 70,
+    surfaces: Sequence[str] = SURFACES,
+    ablate: bool = True,
 ) -> Section:
+    """The generated scenarios, then the retractions (counted apart, so that each set's figures keep
+    their meaning), played into one store and asked on each surface."""
+    mem = ctx.new_memory("truth")
+    mem.config.llm.backend = "rule-based"
+    t, r = _Tally(), _Tally()
+    cases = [(t, sc) for sc in generate(scenarios)] + [(r, sc) for sc in retractions(retracted)]
+    started = time.perf_counter()
+    for n, (tally, sc) in enumerate(cases, 1):
+        if n % 50 == 0:
+            ctx.progress(f"truth: {n}/{len(cases)} scenarios")
+        _play(mem, sc)
+        _ask(mem, sc, tally, surfaces, ablate)
+    mem.close()
+    return _section(t, r, scenarios, retracted, time.perf_counter() - started)
+
+
+def _ask(mem: Memory, sc: Scenario, t: _Tally, surfaces: Sequence[str], ablate: bool) -> None:
+    """One scenario's question on each surface, and its "as of" questions."""
     from starlette.testclient import TestClient
 
     from ..rest import create_app
 
-    mem = ctx.new_memory("truth")
-    mem.config.llm.backend = "rule-based"
-    t = _Tally()
-    cases = generate(scenarios)
-    started = time.perf_counter()
     token = "bench-token-" + "x" * 16
-    for n, sc in enumerate(cases, 1):
-        if n % 50 == 0:
-            ctx.progress(f"truth: {n}/{len(cases)} scenarios")
-        _play(mem, sc)
-        if "search" in surfaces:
-            found = mem.search(sc.question, user_id=sc.user, k=10)
-            _ranking(t, "search", sc, [h.text for h in found.results])
-            _leak(t, "search", sc, [h.text for h in found.results + found.shared])
-            episodes = [e.content for e in mem.episodes(user_id=sc.user, limit=100)]
-            history = [v.text for h in found.results[:3] if h.kind != "episode" for v in mem.history(h.id)]
-            _leak(t, "search", sc, [*episodes, *history])
-            if ablate:
-                _ablations(mem, sc, t)
-        if "answer" in surfaces:
-            said = mem.answer(sc.question, user_id=sc.user)
-            _answer(t, "answer", sc, said.text, [h.text for h in said.cited])
-        if "mcp" in surfaces:
-            _mcp(mem, sc, t)
-        if "rest" in surfaces:
-            with TestClient(
-                create_app(mem, token, user_id=sc.user, agent_id="bench-agent"),
-                base_url="http://127.0.0.1",
-                headers={"Authorization": f"Bearer {token}"},
-            ) as client:
-                _rest(client, sc, t)
-        for moment, value in sc.as_of:
-            first = next(
-                (
-                    m
-                    for m in mem.memories(user_id=sc.user, status=None, limit=100)
-                    if holds(m.text, sc.current)
-                ),
-                None,
-            )
-            got = mem.history(first.id, as_of=moment) if first is not None else []
-            t.add("as_of_accuracy", bool(got) and holds(got[0].text, value), f"{sc.user} {moment}")
-    mem.close()
-    return _section(t, len(cases), time.perf_counter() - started)
+    if "search" in surfaces:
+        found = mem.search(sc.question, user_id=sc.user, k=10)
+        _ranking(t, "search", sc, [h.text for h in found.results])
+        _leak(t, "search", sc, [h.text for h in found.results + found.shared])
+        episodes = [e.content for e in mem.episodes(user_id=sc.user, limit=100)]
+        history = [v.text for h in found.results[:3] if h.kind != "episode" for v in mem.history(h.id)]
+        _leak(t, "search", sc, [*episodes, *history])
+        if ablate:
+            _ablations(mem, sc, t)
+    if "answer" in surfaces:
+        said = mem.answer(sc.question, user_id=sc.user)
+        _answer(t, "answer", sc, said.text, [h.text for h in said.cited])
+    if "mcp" in surfaces:
+        _mcp(mem, sc, t)
+    if "rest" in surfaces:
+        with TestClient(
+            create_app(mem, token, user_id=sc.user, agent_id="bench-agent"),
+            base_url="http://127.0.0.1",
+            headers={"Authorization": f"Bearer {token}"},
+        ) as client:
+            _rest(client, sc, t)
+    for moment, value in sc.as_of:
+        first = next(
+            (m for m in mem.memories(user_id=sc.user, status=None, limit=100) if holds(m.text, sc.current)),
+            None,
+        )
+        got = mem.history(first.id, as_of=moment) if first is not None else []
+        t.add("as_of_accuracy", bool(got) and holds(got[0].text, value), f"{sc.user} {moment}")
 
 
-def _section(t: _Tally, n: int, seconds: float) -> Section:
-    metrics = (
-        "current_at_1",
-        "stale_above_current",
-        "claim_above_current",
-        "rejected_leak",
-        "answer_current",
-    )
+_METRICS = ("current_at_1", "stale_above_current", "claim_above_current", "rejected_leak", "answer_current")
+_ABLATIONS = {
+    "relevance-only": "  ablation: channels alone, no truth stage",
+    "no-withholding": "  ablation: rejected rows not withheld",
+}
+
+
+def _rates(t: _Tally) -> dict[str, Any]:
+    """Each surface's and each ablation's metrics, and a few failing cases per metric."""
+    data: dict[str, Any] = {
+        s: {m: t.rate(f"{s}.{m}") for m in _METRICS if t.rate(f"{s}.{m}") is not None} for s in SURFACES
+    }
+    data["ablation"] = {
+        name: {m: t.rate(f"{name}.{m}") for m in _METRICS if t.rate(f"{name}.{m}") is not None}
+        for name in _ABLATIONS
+    }
+    data["misses"] = {k: v for k, v in t.misses.items() if v and k.split(".")[0] in SURFACES}
+    return data
+
+
+def _rows(data: dict[str, Any], prefix: str, after: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """One row per surface, then ``after``, then the ablations."""
+    rows = []
+    for surface in SURFACES:
+        shown = " · ".join(f"{m} {v:.3f}" for m, v in data[surface].items())
+        if shown:
+            rows.append((f"{prefix} {surface}", shown))
+    rows += after
+    for name, label in _ABLATIONS.items():
+        shown = " · ".join(f"{m} {v:.3f}" for m, v in data["ablation"][name].items())
+        if shown:
+            rows.append((label, shown))
+    return rows
+
+
+def _section(t: _Tally, r: _Tally, n: int, n_retracted: int, seconds: float) -> Section:
     data: dict[str, Any] = {
         "scenarios": n,
         "seconds": round(seconds, 1),
         "as_of_accuracy": t.rate("as_of_accuracy"),
+        **_rates(t),
+        "retractions": {"scenarios": n_retracted, **_rates(r)},
     }
-    for surface in SURFACES:
-        data[surface] = {m: t.rate(f"{surface}.{m}") for m in metrics if t.rate(f"{surface}.{m}") is not None}
-    data["ablation"] = {
-        name: {m: t.rate(f"{name}.{m}") for m in metrics if t.rate(f"{name}.{m}") is not None}
-        for name in ("relevance-only", "no-withholding")
-    }
-    data["misses"] = {k: v for k, v in t.misses.items() if v and k.split(".")[0] in SURFACES}
     rows = [("truth scenarios", f"{n} (chains, rejections + restatements, repeated claims, dated imports)")]
-    for surface in SURFACES:
-        shown = " · ".join(f"{m} {v:.3f}" for m, v in data[surface].items())
-        if shown:
-            rows.append((f"truth {surface}", shown))
-    rows.append(("truth as_of_accuracy", f"{data['as_of_accuracy']}"))
-    labels = {
-        "relevance-only": "  ablation: channels alone, no truth stage",
-        "no-withholding": "  ablation: rejected rows not withheld",
-    }
-    for name, label in labels.items():
-        shown = " · ".join(f"{m} {v:.3f}" for m, v in data["ablation"][name].items())
-        if shown:
-            rows.append((label, shown))
+    rows += _rows(data, "truth", [("truth as_of_accuracy", f"{data['as_of_accuracy']}")])
+    if n_retracted:
+        what = f"{n_retracted} (a value, then a message retracting it, in generated wordings)"
+        rows += [("truth retractions", what), *_rows(data["retractions"], "truth retractions", [])]
     return Section({"truth": data}, rows)

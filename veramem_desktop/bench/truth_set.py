@@ -9,7 +9,10 @@ were current before (stale), the value a person rejected, and the question asked
   case, with a look-alike letter, by a tool, in a document, or paraphrased;
 - ``claims``: the user's value (approved by the person or not), then a tool's or the assistant's
   different value repeated 1–6 times;
-- ``asof``: dated messages imported out of today's time, with "as of" questions between them.
+- ``asof``: dated messages imported out of today's time, with "as of" questions between them;
+- ``retract`` (``retractions``, a set of its own so the kinds above stay as they were): a value
+  stated, then a message saying it no longer holds and what holds instead, its wording put together
+  from a negation, a joiner and a new value's phrasing ("I don't work at X anymore; I joined Y.").
 
 Values are invented words, so no two scenarios share one and none is an English word. Every user
 also states one or two other subjects, so a question must find its own subject among several.
@@ -80,6 +83,43 @@ SUBJECTS: dict[str, dict[str, object]] = {
         "question": "What car do I have?",
     },
 }
+#: per subject: ways to say the value stopped being true ({old}), and ways to say what holds instead
+#: ({new}); a retraction message joins one of each
+RETRACTIONS: dict[str, tuple[list[str], list[str]]] = {
+    "home": (
+        ["I no longer live in {old}", "I don't live in {old} anymore", "I'm not living in {old} any more"],
+        ["I moved to {new} last month", "I'm in {new} these days", "I relocated to {new}"],
+    ),
+    "employer": (
+        ["I no longer work at {old}", "I don't work at {old} anymore", "I'm not working at {old} any more"],
+        ["I joined {new} last week", "I started at {new} in May", "I'm at {new} now"],
+    ),
+    "partner": (
+        ["{old} is no longer my partner", "I'm not with {old} anymore", "My partner is no longer {old}"],
+        ["I'm dating {new}", "I'm with {new} now", "I'm seeing {new} these days"],
+    ),
+    "editor": (
+        ["I no longer use {old}", "I don't use {old} anymore", "I'm not using {old} anymore"],
+        ["I switched to {new}", "I write code in {new} now", "I work in {new} now"],
+    ),
+    "diet": (
+        ["My diet is no longer {old}", "I don't eat {old} anymore", "I no longer eat {old}"],
+        ["I went {new}", "I eat {new} now", "I follow {new} these days"],
+    ),
+    "colour": (
+        [
+            "My favourite colour is no longer {old}",
+            "{old} is no longer my favourite colour",
+            "I no longer love {old}",
+        ],
+        ["I prefer {new} now", "I like {new} best", "{new} is what I like now"],
+    ),
+    "car": (
+        ["I no longer drive a {old}", "I don't have the {old} anymore", "I don't drive a {old} anymore"],
+        ["I bought a {new}", "I got a {new}", "I drive a {new} now"],
+    ),
+}
+_JOINERS = ("; ", ". ", ", and ")
 RESTATEMENTS = ("verbatim", "case", "homoglyph", "tool", "document", "paraphrase")
 _SYLLABLES = (
     "bra",
@@ -173,6 +213,43 @@ def _others(subject: str, words: _Words, rng: random.Random) -> list[Step]:
     """One or two other subjects the same user states, so the question must find its own."""
     others = [s for s in SUBJECTS if s != subject]
     return [Step("user", _say(s, "state", words(), rng)) for s in rng.sample(others, rng.choice((1, 2)))]
+
+
+def retraction(subject: str, old: str, new: str, rng: random.Random) -> tuple[str, str]:
+    """A message saying ``old`` no longer holds and ``new`` does, and the name of its wording."""
+    stops, holds = RETRACTIONS[subject]
+    i, j, k = rng.randrange(len(stops)), rng.randrange(len(holds)), rng.randrange(len(_JOINERS))
+    second = holds[j].format(new=new)
+    joiner = _JOINERS[k]
+    if joiner == ". ":
+        second = second[0].upper() + second[1:]
+    return f"{stops[i].format(old=old)}{joiner}{second}.", f"{i}{j}{k}"
+
+
+def retractions(n: int = 70, seed: int = 20261201) -> list[Scenario]:
+    """``n`` scenarios of kind ``retract``, the same for the same seed: a value, maybe echoed by the
+    assistant, maybe another subject's message after it, then its retraction naming what holds now."""
+    rng = random.Random(seed)
+    words = _Words(rng)
+    out: list[Scenario] = []
+    for i in range(n):
+        subject = rng.choice(list(RETRACTIONS))
+        old, new = words(), words()
+        steps = _others(subject, words, rng)
+        steps.append(Step("user", _say(subject, "state", old, rng)))
+        echo = rng.random() < 0.3
+        if echo:
+            steps.append(Step("assistant", _say(subject, "echo", old, rng)))
+        if rng.random() < 0.3:  # something else said between the value and its retraction
+            steps += _others(subject, words, rng)[:1]
+        said, wording = retraction(subject, old, new, rng)
+        steps.append(Step("user", said))
+        question = str(SUBJECTS[subject]["question"])
+        variant = f"{wording}{'-echo' if echo else ''}"
+        out.append(
+            Scenario("retract", variant, f"retract{i:04d}", subject, question, steps, new, stale=[old])
+        )
+    return out
 
 
 def generate(n: int = 330, seed: int = 20261130) -> list[Scenario]:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
-from veramem_desktop.models.llm.rules.text import content_stems, split_sentences
+from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
 MAX_SUBJECTS = 3
 ABSTAIN_TEXT = "No stored memory answers this."
@@ -123,11 +123,11 @@ def _subject(
 
 
 def _retiring(members: list[ContextItem], by_id: dict[str, ContextItem]) -> list[ContextItem]:
-    """What holds now for retracted members: the memory made from the message that retracted one, else
-    that message itself, best member first."""
+    """What holds now for stale members: what stands for one (its new version, the memory made from the
+    message that retracted it), else that message itself, best member first."""
     found: list[ContextItem] = []
     for m in members:
-        if m.state != "retracted":
+        if m.state not in _STALE:
             continue
         for other in (by_id.get(m.superseded_by or ""), by_id.get(m.retracted_by or "")):
             if other is not None and other.state in _LIVE and other not in found:
@@ -135,12 +135,20 @@ def _retiring(members: list[ContextItem], by_id: dict[str, ContextItem]) -> list
     return found
 
 
+# Where a message's statements part: "…; …", "… - …", "…, and …", "…, but …".
+_PARTS = re.compile(r"\s*;\s*|\s+[-–—]\s+|,\s*(?:and|but)\s+")
+
+
 def _said(item: ContextItem, keys: set[str]) -> str:
-    """A message that retracted something, as the user's own words: 'You said on 2024-05-01: "…"'."""
+    """A message that retracted something, as the user's own words: 'You said on 2024-05-01: "…"', the
+    parts of it that say what holds now when others only say what stopped ("Ana is no longer my
+    partner; I'm with Noor now." gives "I'm with Noor now.")."""
     if item.kind != "episode":
         return _sentence(item, keys)
+    parts = [p.strip() for s in split_sentences(item.text) for p in _PARTS.split(s.text) if p.strip()]
+    holding = [p for p in parts if not is_negated(p)]
     when = f" on {item.time[:10]}" if item.time else ""
-    return f'You said{when}: "{item.text.strip()}"'
+    return f'You said{when}: "{" ".join(holding) if holding else item.text.strip()}"'
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
