@@ -1,19 +1,24 @@
-"""Reading a batch body that must be canonical JSON, fast when it is.
+"""Canonical JSON for batch bodies, through orjson where orjson writes the same bytes.
 
-A batch body is accepted only when it is exactly ``canonical_json`` of what it decodes to
-(core/storage/canonical.py: sorted keys, no spaces, UTF-8, no NaN), so one batch has one
-meaning. The plain check decodes with :mod:`json` and encodes back with its C encoder; for a
-500-event body that encoding is the largest single cost of opening a batch.
+A batch body is ``canonical_json`` of its events (core/storage/canonical.py: sorted keys,
+no spaces, UTF-8, no NaN), and opening a batch accepts only that spelling, so one batch has
+one meaning. Done with :mod:`json`, writing and checking a 500-event body is the largest
+single cost of exporting and of opening a batch; orjson does both many times faster.
 
-:func:`value_if_canonical` gives the same answer much faster with orjson, where orjson can
-vouch for it: it decodes the body and encodes the value again with sorted keys, and the body
-is canonical when the bytes come back unchanged, because orjson and ``canonical_json`` write
-the same bytes for every value decoded from JSON (strings with the same escapes, keys in the
-same order, integers alike) except floats of decimal exponent -5 to -9, which orjson spells
-``0.00001`` or ``1e-7`` where Python writes ``1e-05`` and ``1e-07``. A body with any number
-in exponent form or starting ``0.0000`` is therefore left to the plain check, as is anything
-orjson refuses, so the fast path never accepts a body the plain check would refuse, and it
-returns the same value ``json.loads`` would (tests/sync/test_canonical_read.py holds both).
+orjson and ``canonical_json`` write the same bytes for every plain JSON value (strings with
+the same escapes, keys in the same order, integers alike) except floats of decimal exponent
+-5 to -9, which orjson spells ``0.00001`` or ``1e-7`` where Python writes ``1e-05`` and
+``1e-07``. So bytes from orjson stand only when they hold no number in exponent form and none
+starting ``0.0000``; everything else, and anything orjson refuses, goes the plain way:
+
+- :func:`value_if_canonical` (opening): the body decoded by orjson and encoded back must be
+  the same bytes; then it is canonical JSON of that value and ``json.loads`` reads the same
+  value. Otherwise it answers None and the caller runs the plain check.
+- :func:`canonical_bytes` (sealing): orjson's bytes when they decode back to a value equal to
+  the one given (which rules out what orjson writes but ``canonical_json`` refuses or writes
+  otherwise: NaN, tuples, dataclasses, enums, dates), else ``canonical_json`` itself.
+
+tests/sync/test_canonical_fast.py holds both to the plain functions.
 """
 
 from __future__ import annotations
@@ -22,13 +27,18 @@ import re
 from typing import Any
 
 import orjson
+from veramem_desktop.core.storage.canonical import canonical_json
 
-# Numbers whose orjson spelling may differ from Python's repr: any exponent form (a number
-# ends at , ] or } in a body without spaces), or a fraction with four zeros after "0."
-# (a number starts after : , or [). Strings holding the same bytes are left to the plain
-# check too, which costs time only.
-_EXPONENT = re.compile(rb"e[-+][0-9]+[,\]}]")
-_TINY_FRACTION = re.compile(rb"[:,\[]-?0\.0000")
+# Numbers whose orjson spelling may differ from Python's repr: any exponent form (in JSON
+# without spaces a number ends at , ] } or the end), or a fraction with four zeros after "0."
+# (a number starts at the start or after : , or [). Strings holding the same bytes take the
+# plain way too, which costs time only.
+_EXPONENT = re.compile(rb"e[-+][0-9]+(?:[,\]}]|\Z)")
+_TINY_FRACTION = re.compile(rb"(?:\A|[:,\[])-?0\.0000")
+
+
+def _may_be_respelled(data: bytes) -> bool:
+    return bool(_EXPONENT.search(data)) or (b"0.0000" in data and bool(_TINY_FRACTION.search(data)))
 
 
 def value_if_canonical(body: bytes) -> Any | None:
@@ -39,8 +49,18 @@ def value_if_canonical(body: bytes) -> Any | None:
         again = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (ValueError, TypeError):  # orjson's JSONDecodeError and JSONEncodeError among them
         return None
-    if again != body or value is None:
-        return None
-    if _EXPONENT.search(body) or (b"0.0000" in body and _TINY_FRACTION.search(body)):
+    if again != body or value is None or _may_be_respelled(body):
         return None
     return value
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """``canonical_json(value)``: the same bytes, and the same errors."""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        same = bool(orjson.loads(data) == value)
+    except (ValueError, TypeError):
+        same = False
+    if same and not _may_be_respelled(data):
+        return data
+    return canonical_json(value)

@@ -34,7 +34,7 @@ from nacl.exceptions import CryptoError
 from nacl.secret import SecretBox
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.storage.canonical import canonical_json
-from veramem_desktop.sync.canonical_read import value_if_canonical
+from veramem_desktop.sync.canonical_fast import canonical_bytes, value_if_canonical
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
 from veramem_desktop.sync.keys import (
@@ -181,7 +181,7 @@ def seal_batch(
     except SyncRejected as exc:
         raise InvalidInputError(f"Cannot seal this batch: {exc.message}") from None
     try:
-        body = canonical_json(list(events))
+        body = canonical_bytes(list(events))  # canonical_json's bytes and errors (sync/canonical_fast.py)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"Cannot seal this batch: an event is not plain JSON ({exc}).") from None
     header = BatchHeader(
@@ -311,7 +311,7 @@ def _parse_body(body: bytes, sender: str, count: int) -> tuple[list[dict[str, An
     # encoder of core.canonical writes the same bytes as sync.keys.canonical_json
     # (which signs key grants) without building an encoder per call; decoding and
     # encoding back once is the check, the events are then checked in one loop.
-    # sync/canonical_read.py answers the same question faster where it can vouch for a body.
+    # sync/canonical_fast.py answers the same question faster where it can vouch for a body.
     fast = value_if_canonical(body)
     if isinstance(fast, list):
         events: list[Any] = fast

@@ -347,7 +347,7 @@ def _tombstoned(conn: Connection, ids: Sequence[str | None]) -> set[str]:
 def _apply_tombstone(
     batch: BatchRows, entry: ledger.LedgerEntry, sender: str, stamp: str, result: Applied
 ) -> None:
-    batch.add_tombstone(entry.target_id, entry.target_kind, sender, stamp, now_iso())
+    batch.add_tombstone(entry.target_id, entry.target_kind, sender, stamp, batch.now)
     mark_dirty(batch.conn, [entry.target_id])
     batch.forget_state(entry.target_id)
     result.tombstones.append(entry.target_id)

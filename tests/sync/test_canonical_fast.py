@@ -1,11 +1,17 @@
-"""Opening a batch decides "is this body canonical JSON?" through orjson where orjson can vouch for the
-answer (sync/canonical_read.py), and through json's decoder and core's canonical encoder otherwise. The
-fast answer must never differ from the plain one: whatever it accepts, the plain check accepts, with the
-same value, and orjson's own spellings of small floats (which are not Python's) are refused as before."""
+"""Batch bodies are written and checked as canonical JSON through orjson where orjson gives the same
+answer (sync/canonical_fast.py), and through json's decoder and core's canonical encoder otherwise.
+
+Opening: whatever the fast check accepts, the plain check accepts, with the same value, and orjson's own
+spellings of small floats (which are not Python's) are refused as before. Sealing: the bytes, and the
+errors, are those of canonical_json for every value, including those orjson writes otherwise."""
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
+import math
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -13,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from veramem_desktop.core.storage.canonical import canonical_json
-from veramem_desktop.sync.canonical_read import value_if_canonical
+from veramem_desktop.sync.canonical_fast import canonical_bytes, value_if_canonical
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.keys import AccountKey, DeviceIdentity
 
@@ -114,3 +120,68 @@ def test_an_ordinary_batch_is_vouched_for_by_the_fast_path() -> None:
     fast = value_if_canonical(body)
     assert fast is not None and _same(fast, json.loads(body))
     assert _same(_open(events, body), json.loads(body))
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+def _outcome(encode: Any, value: Any) -> tuple[str, Any]:
+    try:
+        return "bytes", encode(value)
+    except Exception as exc:  # the kind of error is part of what must agree
+        return "error", type(exc)
+
+
+python_values = st.recursive(
+    json_values
+    | st.sampled_from(
+        [math.nan, math.inf, -math.inf, _Colour.RED, _Level.HIGH, _Point(1), datetime(2026, 1, 1, tzinfo=UTC)]
+    )
+    | st.integers(min_value=2**63 - 2, max_value=2**64 + 2)
+    | st.binary(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(tuple)
+        | st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=3) | st.integers(0, 3) | st.none() | st.booleans(), inner, max_size=3
+        )
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(python_values)
+def test_sealing_writes_the_bytes_and_raises_the_errors_of_canonical_json(value: Any) -> None:
+    assert _outcome(canonical_bytes, value) == _outcome(canonical_json, value)
+
+
+@pytest.mark.parametrize("small", [1e-5, 2.5e-7, -1.7e-9, 1e-300, 1e16, 1.5e300])
+def test_sealing_a_float_that_orjson_may_spell_otherwise_gives_pythons_spelling(small: float) -> None:
+    assert canonical_bytes([{"n": small}]) == canonical_json([{"n": small}])
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[math.nan], [(1, 2)], [_Colour.RED], [_Point(1)], [datetime(2026, 1, 1, tzinfo=UTC)], [{1: "a"}]],
+    ids=["nan", "tuple", "enum", "dataclass", "datetime", "int key"],
+)
+def test_sealing_what_orjson_writes_but_canonical_json_does_not_takes_the_plain_way(value: Any) -> None:
+    assert _outcome(canonical_bytes, value) == _outcome(canonical_json, value)
+
+
+@pytest.mark.parametrize("small", [6.103515625e-05, 1e-7])
+def test_a_lone_small_float_is_written_and_read_as_python_spells_it(small: float) -> None:
+    assert canonical_bytes(small) == canonical_json(small)
+    assert value_if_canonical(orjson.dumps(small)) is None
+    assert value_if_canonical(canonical_json(small)) in (None, small)
