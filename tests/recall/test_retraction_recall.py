@@ -146,3 +146,19 @@ def test_a_rejected_value_still_reaches_no_result_and_what_it_retracted_names_no
     assert shown and all(h.retracted_by is None for h in shown)
     answer = rmem.answer("Where do I live?")
     assert "Madrid" not in answer.text and not any(holds(h.text, "Madrid") for h in answer.cited)
+
+
+def test_the_cli_shows_the_retracting_statement_first_and_names_it_on_the_retired_message(
+    rmem: Memory,
+) -> None:
+    import re
+
+    from support.fixtures import run_cli
+
+    _retracted(rmem)  # the store is shared with the command, as with a running terminal app
+    found = run_cli("search", "where do I work?")
+    lines = [line for line in found.stdout.splitlines() if re.match(r"\s*\d+\. ", line)]
+    assert lines and "Globex" in lines[0] and "Acme as a data engineer" not in lines[0], found.stdout
+    assert "raw · retracted by ep_" in found.stdout
+    said = run_cli("answer", "where do I work?").stdout
+    assert said.startswith("You joined Globex") and "which no longer holds" in said, said
