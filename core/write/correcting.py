@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
-from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
 from veramem_desktop.core.write import corrections
 from veramem_desktop.core.write.corrections import Correction
 
@@ -113,7 +113,8 @@ def correct(
         if not found.signalled:  # "I went to Paris, not London": only what it restates, not any London
             holders = [m for m in holders if _restates(m, cand, text, subject, wrong)]
         if holders:
-            target = max(holders, key=lambda m: _fit(m, cand, text, cosines.get(m.id, 0.0)))
+            own = ROLE_AUTHORITY.get(ep.role, "unendorsed")
+            target = max(holders, key=lambda m: _fit(m, own, cand, text, cosines.get(m.id, 0.0)))
             return _planned(found, wrong, target, cosines.get(target.id, 0.0), cand, text)
     return None
 
@@ -187,12 +188,15 @@ def _correctable(m: MemoryItem, subject: str) -> bool:
     return about == subject
 
 
-def _fit(m: MemoryItem, cand: Candidate, text: str, cosine: float) -> tuple[int, int, float, str]:
-    """How well a memory holding the wrong value fits the correction: the same predicate, words in
-    common, closeness in meaning, then the newest."""
+def _fit(
+    m: MemoryItem, own: str, cand: Candidate, text: str, cosine: float
+) -> tuple[int, int, int, float, str]:
+    """How well a memory holding the wrong value fits the correction: the speaker's own authority (the
+    user's memory before the assistant's echo of it), the same predicate, words in common, closeness in
+    meaning, then the newest."""
     same_key = int(bool(cand.predicate) and m.predicate == cand.predicate)
     shared = len(_content(text) & _content(m.text))
-    return (same_key, shared, cosine, m.id)
+    return (int(m.authority == own), same_key, shared, cosine, m.id)
 
 
 def _restates(m: MemoryItem, cand: Candidate, text: str, subject: str, wrong: str) -> bool:
