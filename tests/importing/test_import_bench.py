@@ -63,5 +63,9 @@ def test_bench_import_section_reports_rate_memory_and_an_idempotent_second_run(
     assert data["import_per_s"] == section["import_per_s"] > 0
     assert (section["messages"], section["conversations"], section["second_run_stored"]) == (3, 2, 0)
     assert section["llm"] == "rule-based" and 0 < section["embedding_s"] <= section["seconds"]
+    assert 0 < section["embedding_cpu_s"] <= section["cpu_s"]
+    assert section["embedding_texts_per_cpu_s"] > 0
+    # one line per message, and the rest are the memories' texts
+    assert section["memory_texts_embedded"] == section["texts_embedded"] - section["messages"] > 0
     assert 20 < section["rss_mb"] < 8_000
     assert not list(isolated_home.glob("**/veramem.db")), "the bench wrote into the user's home"
