@@ -66,6 +66,9 @@ class Dense:
             with self._lock:
                 if len(self._positions) > 64:
                     self._positions.clear()
+                # A new minute's positions replace the last ones of the same caller (the minute ends the key).
+                for older in [k for k in self._positions if k[:-1] == key[:-1]]:
+                    del self._positions[older]
                 self._positions[key] = (version, positions)
         return [i for i, _ in cache.top(qvec, positions, n)]
 

@@ -19,13 +19,14 @@ Memory: once the cache holds more than ``exact_up_to`` rows it keeps the full ve
 half precision (77 MB instead of 154 at 100,000 rows): there they are only read for the
 few thousand rows rescored per query (or in chunks, for an exact scan), converted to
 float32 first, so a score moves by about 1e-5 at most. Rows are read from the store a
-few thousand at a time and written straight into the matrix, so loading 100,000 rows
-never holds them twice (it used to hold the rows, their joined bytes and the matrix at
-once: about 470 MB at 100,000 rows).
+few thousand at a time and written straight into a matrix sized once, in its final
+precision, for every pending row, so loading 100,000 rows never holds them twice (it used
+to hold the rows, their joined bytes and the matrix at once: about 470 MB at 100,000 rows).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
@@ -95,6 +96,7 @@ class VectorCache:
         for lo in range(0, self._size, SCORE_CHUNK):
             rows = self._rows(lo, min(lo + SCORE_CHUNK, self._size))
             gram += rows.T @ rows
+            del rows  # the next chunk is converted without this one still held
         values, vectors = np.linalg.eigh(gram)  # ascending
         keep = min(REDUCED_DIM, self.dim)
         energy = float(values[-keep:].sum() / max(float(values.sum()), 1e-12))
@@ -151,7 +153,8 @@ class VectorCache:
             vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
                 len(rows), self.dim
             )
-            for (_, owner_id, _), vec in zip(rows, vectors, strict=True):
+            for (_, stored_id, _), vec in zip(rows, vectors, strict=True):
+                owner_id = sys.intern(stored_id)  # one string per id, shared with the allowed sets
                 old = self._pos.get(owner_id)
                 if old is not None:  # replaced: the old slot is dead
                     self._ids[old] = None
@@ -170,8 +173,12 @@ class VectorCache:
             self._project(first, self._size)
 
     def _grow(self, needed: int) -> None:
-        """Room for ``needed`` rows; past ``exact_up_to`` rows the matrix is kept in half precision."""
-        half = needed > self.exact_up_to
+        """Room for ``needed`` rows; past ``exact_up_to`` rows the matrix is kept in half precision.
+
+        A half-precision matrix stays so until :meth:`_reset`: a load sizes it for all its pending
+        rows, then asks for room chunk by chunk with counts that start below ``exact_up_to``, which
+        must not turn it into a float32 matrix of the full capacity (and back, holding both)."""
+        half = needed > self.exact_up_to or self._matrix.dtype == np.float16
         if needed <= self._matrix.shape[0] and (self._matrix.dtype == np.float16) == half:
             return
         capacity = (
