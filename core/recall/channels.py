@@ -32,6 +32,7 @@ from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import content_terms, entities, names_in, route_for
 from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 from veramem_desktop.core.recall.temporal import date_fit
+from veramem_desktop.core.recall.topic import QueryVectors
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
@@ -110,11 +111,10 @@ class Channels:
     ) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
         """Fused relevance per id (memories and episodes), before priors. Returns (route, scores, ranks).
 
-        ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde",
-        "speaker", "neighbours", "temporal", "focus" (these four act on episodes), "memory_ctx" and "links" (on memories),
-        and "hop" (the second hop, core/recall/hops.py); by default all of them run (memory_ctx, hyde, links
-        and hop do no work at weight or decay 0).
-        """
+        ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde", "speaker",
+        "neighbours", "temporal", "focus" (these four act on episodes), "memory_ctx" and "links" (on memories),
+        "topic" (core/recall/topic.py) and "hop" (the second hop, core/recall/hops.py); by default all of them
+        run (memory_ctx, hyde, links and hop do no work at weight or decay 0)."""
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
         if route not in ROUTES:
@@ -122,18 +122,20 @@ class Channels:
         cfg = self.config
         depth = {"memory": n or cfg.memory_candidates, "episode": n or cfg.candidates}
         use = self._channels_in_use(channels)
-        # The query is embedded on another thread while the lexical channels run here: the model
-        # and SQLite both release the GIL, so on two cores the two costs overlap.
-        embedding = self.dense.embedding(query) if {"dense", "dense_ctx", "memory_ctx"} & use else None
         kinds = MEMORY_KINDS_BY_ROUTE[route]
         units = (["memory"] if kinds else []) + (["episode"] if route in ("raw", "dual") else [])
         speakers = self._speakers_needed(units, use, caller, moment)
         # Every turn carries its speaker's name, so a speaker named in the query is no entity
         # to match among episodes; the speaker rule below uses it instead.
         speaker_words = frozenset(w for name in speakers for w in entities(name) | {name.casefold()})
+        # The query (or its topic, core/recall/topic.py) is embedded on another thread while the lexical
+        # channels run here: the model and SQLite both release the GIL, so on two cores the costs overlap.
+        dense = [f"{u}:{c}" for u in units for c in ("dense", "dense_ctx", "memory_ctx") if c in use]
+        topic = cfg.topic_channels if "topic" in use else ()
+        vectors = QueryVectors(self.dense, query, dense, topic, speaker_words)
         scope = (caller, kinds, include_archived, moment)
         lexical = self._lexical_rankings(units, use, query, scope, depth, speaker_words)
-        qvec = embedding.result()[0] if embedding is not None else None
+        qvec = vectors.first()
         hvec = (
             self.dense.hypothesis(self.hypothesise, query)
             if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0
@@ -141,7 +143,7 @@ class Channels:
         )
         rankings: dict[str, list[str]] = {}
         for unit in units:
-            rankings.update(self._dense_rankings(unit, use, qvec, hvec, scope, depth[unit]))
+            rankings.update(self._dense_rankings(unit, use, vectors, hvec, scope, depth[unit]))
             for channel in ("bm25", "entity"):
                 if f"{unit}:{channel}" in lexical:
                     rankings[f"{unit}:{channel}"] = lexical[f"{unit}:{channel}"]
@@ -188,13 +190,14 @@ class Channels:
             "hop",
             "substance",
             "focus",
+            "topic",
         }
 
     def _speakers_needed(
         self, units: list[str], use: set[str], caller: Caller, moment: str
     ) -> tuple[str, ...]:
         """The speaker names, read only when episodes are ranked by a channel that sets speakers apart."""
-        if "episode" in units and {"entity", "speaker", "hop", "focus"} & use | (
+        if "episode" in units and {"entity", "speaker", "hop", "focus", "topic"} & use | (
             {"bm25"} if self.config.bm25_without_speakers else set()
         ):
             return self.speaker_names(caller, moment)
@@ -237,7 +240,7 @@ class Channels:
         self,
         unit: str,
         use: set[str],
-        qvec: npt.NDArray[np.float32] | None,
+        vectors: QueryVectors,
         hvec: npt.NDArray[np.float32] | None,
         scope: tuple[Caller, tuple[str, ...], bool, str],
         depth: int,
@@ -246,19 +249,18 @@ class Channels:
         context vectors (once the linker has written some, at a weight above 0), then "hyde"."""
         cfg = self.config
         out: dict[str, list[str]] = {}
-        if "dense" in use and qvec is not None:
+        if "dense" in use and (qvec := vectors.of(f"{unit}:dense")) is not None:
             allowed = self.candidates.allowed_ids(unit, *scope)
             out[f"{unit}:dense"] = self.dense.rank(unit, qvec, allowed, depth)
-            if unit == "episode" and "dense_ctx" in use:
-                out["episode:dense_ctx"] = self.dense.rank("episode_ctx", qvec, allowed, depth)
+            if unit == "episode" and (cvec := vectors.of("episode:dense_ctx")) is not None:
+                out["episode:dense_ctx"] = self.dense.rank("episode_ctx", cvec, allowed, depth)
         if (
             unit == "memory"
-            and "memory_ctx" in use
             and cfg.weights.get("memory_ctx", 0.0) > 0
-            and qvec is not None
+            and (mvec := vectors.of("memory:memory_ctx")) is not None
         ):
             allowed = self.candidates.allowed_ids(unit, *scope)
-            ctx_ranked = self.dense.rank("memory_ctx", qvec, allowed, depth)
+            ctx_ranked = self.dense.rank("memory_ctx", mvec, allowed, depth)
             if ctx_ranked:  # only once the linker has written context vectors
                 out["memory:memory_ctx"] = ctx_ranked
         if hvec is not None:

@@ -20,6 +20,9 @@ ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)
 #: the speaker-focus weights (see ``SearchConfig.focus_weights``): the LoCoMo folds chose them on every
 #: held-out conversation (``veramem bench --cv``), so they are the default
 FOCUS_WEIGHTS: dict[str, dict[str, float]] = {"gather": {"bm25": 2.0}, "suppose": {"dense": 3.0}}
+#: the dense channels asked by the question's topic (see ``SearchConfig.topic_channels``): the LoCoMo folds
+#: chose it on every held-out conversation (``veramem bench --cv``), so it is the default
+TOPIC_CHANNELS: tuple[str, ...] = ("episode:dense", "episode:dense_ctx")
 
 
 @dataclass
@@ -103,6 +106,10 @@ class SearchConfig:
     hop_names: int = 5
     hop_beta: float = 1.0
     hop_parts: tuple[str, ...] = ("bm25", "entity", "dense", "model")
+    #: the dense channels ("episode:dense", "episode:dense_ctx", "memory:dense", "memory:memory_ctx") asked by
+    #: the question's topic, its content words without the speakers' names (core/recall/topic.py), rather
+    #: than by the whole question: the messages' two, as the LoCoMo folds chose (recipe "no-topic" turns it off)
+    topic_channels: tuple[str, ...] = TOPIC_CHANNELS
     #: entities carried by more rows than this are left out of the entity channel: they say
     #: little (low idf) and counting their matches costs time that grows with the store
     entity_max_df: int = 500
@@ -193,6 +200,29 @@ RECIPES: dict[str, Recipe] = {
         {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")},
     ),
     "no-focus": Recipe("hybrid without speaker focus", None, {"focus_weights": {}}),
+    "no-topic": Recipe(
+        "hybrid whose message vectors are asked by the whole question, not by its topic",
+        None,
+        {"topic_channels": ()},
+    ),
+    "topic-lines": Recipe(
+        "hybrid whose message line vectors only (not their context vectors) are asked by the question's topic",
+        None,
+        {"topic_channels": ("episode:dense",)},
+    ),
+    "focus-dense": Recipe(
+        "hybrid whose gathering questions also focus on the named speaker's turns by dense ranking (weight 2)",
+        None,
+        {"focus_weights": {**FOCUS_WEIGHTS, "gather": {"bm25": 2.0, "dense": 2.0}}},
+    ),
+    "topic-lines-focus-dense": Recipe(
+        "topic-lines and focus-dense together",
+        None,
+        {
+            "topic_channels": ("episode:dense",),
+            "focus_weights": {**FOCUS_WEIGHTS, "gather": {"bm25": 2.0, "dense": 2.0}},
+        },
+    ),
     "speaker-terms": Recipe(
         "hybrid with a named speaker kept in the messages' full-text query",
         None,
@@ -216,6 +246,10 @@ CV_GRID: tuple[str, ...] = (
     "speaker-terms",
     "short-turns",
     "no-focus",
+    "no-topic",
+    "topic-lines",
+    "focus-dense",
+    "topic-lines-focus-dense",
 )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
-from veramem_desktop.core.recall.recipes import CV_GRID, FOCUS_WEIGHTS, RECIPES
+from veramem_desktop.core.recall.recipes import CV_GRID, FOCUS_WEIGHTS, RECIPES, TOPIC_CHANNELS
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.trust.access import Caller
@@ -157,6 +157,7 @@ CHANNELS: dict[str, str] = {
     "temporal": "raw",
     "hop": "raw",
     "focus": "raw",
+    "topic": "raw",
     "memory_ctx": "facts",
     "links": "facts",
 }
@@ -168,6 +169,7 @@ _TURN_ON: dict[str, dict[str, Any]] = {
     "temporal": {"temporal_weight": 1.0},
     "hop": {"hop_weight": RECIPES["hop"].change.get("hop_weight", 1.0)},
     "focus": {"focus_weights": FOCUS_WEIGHTS},
+    "topic": {"topic_channels": TOPIC_CHANNELS},
 }
 
 
@@ -182,6 +184,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return config.hop_weight > 0
     if channel == "focus":
         return bool(config.focus_weights)
+    if channel == "topic":
+        return bool(config.topic_channels)
     return True
 
 
