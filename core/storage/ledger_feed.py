@@ -7,8 +7,11 @@ episodes already have their own entry here. All inside the caller's transaction 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Any
 
+import orjson
 from veramem_desktop.core.storage.canonical import GENESIS_HASH
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
 from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, LedgerEntry, row_to_entry
@@ -28,13 +31,42 @@ def hash_at(conn: Connection, seq: int) -> str | None:
 
 
 def entries_after(conn: Connection, seq: int, limit: int) -> list[LedgerEntry]:
-    """At most ``limit`` entries after ``seq``, in order."""
+    """At most ``limit`` entries after ``seq``, in order (each as :func:`ledger.row_to_entry` reads it)."""
     return [
-        row_to_entry(r)
+        _feed_entry(r)
         for r in conn.execute(
             f"SELECT {LEDGER_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
         ).fetchall()
     ]
+
+
+def _feed_entry(row: Any) -> LedgerEntry:
+    """``row_to_entry(row)``, its details decoded by orjson (a fifth of json's time; an export reads
+    every entry). orjson reads JSON text as json does, except that it turns an integer past 64 bits
+    into a float and refuses NaN, infinities and lone surrogates: details holding a run of 19 digits,
+    and whatever orjson refuses, are read by ``row_to_entry`` itself."""
+    text = row[7]
+    if not isinstance(text, str) or _LONG_NUMBER.search(text):
+        return row_to_entry(row)
+    try:
+        details = orjson.loads(text)
+    except ValueError:  # orjson's JSONDecodeError
+        return row_to_entry(row)
+    return LedgerEntry(
+        seq=int(row[0]),
+        ts=row[1],
+        device=row[2],
+        op=row[3],
+        target_kind=row[4],
+        target_id=row[5],
+        commitment=row[6],
+        details=details,
+        prev_hash=row[8],
+        hash=row[9],
+    )
+
+
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
 
 
 def episodes_recorded(conn: Connection, episode_ids: Iterable[str]) -> set[str]:
