@@ -27,8 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
-from veramem_desktop.core.llm import Candidate, Decision
+from veramem_desktop.core.llm import Candidate, Decision, Kind
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
 from veramem_desktop.core.write import corrections
@@ -156,7 +157,7 @@ def _planned(
         new = replace(
             cand,
             text=new_text,
-            kind=target.kind,
+            kind=cast(Kind, target.kind),  # one of _CORRECTABLE
             subject=target.subject,
             predicate=target.predicate,
             value=value,

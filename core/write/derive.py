@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from veramem_desktop.core.errors import ModelError
@@ -182,7 +183,7 @@ class Writer:
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
             corrected = correcting.correct(
-                cand, text, ep, lambda c=cand, e=ep, v=vec: self._pool(e, c, v), lambda e=ep: self._recent(e)
+                cand, text, ep, partial(self._pool, ep, cand, vec), partial(self._recent, ep)
             )
             if corrected is not None:
                 cand, text = corrected.candidate, corrected.candidate.text
@@ -310,7 +311,7 @@ class Writer:
     def _pool(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """The memories a correction may concern: the nearest of the scope by meaning, and those with
         the candidate's key (read only when a candidate reads as a correction)."""
-        return self._once(("pool", id(cand)), lambda: self._nearest(ep, cand, vec, correcting.POOL))
+        return list(self._once(("pool", id(cand)), lambda: self._nearest(ep, cand, vec, correcting.POOL)))
 
     def _recent(self, ep: Episode) -> list[MemoryItem]:
         """The newest current memories of the episode's scope, newest first (ids grow with time)."""
