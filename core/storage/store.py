@@ -37,6 +37,9 @@ PAGE_SIZE = 4096
 _DAMAGE_WORDS = ("not a database", "malformed", "corrupt", "hmac", "invalid size", "unsupported file format")
 
 Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
+# A NULL parameter binds as NULL either way; with an adapter found at once the driver skips its two failing
+# attribute probes per NULL (each raising internally, about 4 us; a twentieth of a sync apply, issue 17).
+sqlcipher3.register_adapter(type(None), lambda value: value)
 
 
 class _ActingConnection(sqlcipher3.Connection):  # type: ignore[misc]
