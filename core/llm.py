@@ -123,6 +123,8 @@ class ContextItem:
     subject: str | None = None
     #: for a retracted item: the message (episode id) whose statement retired it
     retracted_by: str | None = None
+    #: for a version that corrects a mistake: the value the correction said was wrong
+    corrects: str | None = None
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ def _attrs(hit: Hit) -> dict[str, object]:
         "state": hit.state,
         "superseded_by": hit.superseded_by,
         "retracted_by": hit.retracted_by,
+        "corrects": hit.corrects,
         "conflicts_with": "+".join(hit.conflicts_with),
     }
 
@@ -169,6 +170,7 @@ class Answerer:
                 h.source,
                 h.subject,
                 h.retracted_by,
+                h.corrects,
             )
             for h in ordered
             if h.id in fenced.included

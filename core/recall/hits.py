@@ -38,6 +38,8 @@ class Hit:
     superseded_by: str | None = None
     #: for a retracted hit: the message (episode id) whose statement retired it
     retracted_by: str | None = None
+    #: for a version that corrects a mistake: the value the correction said was wrong
+    corrects: str | None = None
     conflicts_with: list[str] = field(default_factory=list)
     #: for an episode: the memories derived from it (its evidence) or that it restates
     derived: list[str] = field(default_factory=list)

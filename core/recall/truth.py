@@ -55,6 +55,8 @@ class _Row:
     superseded_by: str | None = None
     #: the message (episode id) whose statement retracted this memory
     retracted_by: str | None = None
+    #: for a version that corrects a mistake (core/write/correcting.py): the value it said was wrong
+    corrects: str | None = None
 
     @property
     def key(self) -> tuple[str, ...] | None:
@@ -89,6 +91,7 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
             r[11],
             meta.get("superseded_by"),
             meta.get("retracted_by") if r[1] == "retracted" else None,
+            (meta.get("corrects") or {}).get("wrong"),
         )
     return out
 
@@ -313,6 +316,7 @@ def _label_hit(
         h.state = _memory_state(row, rows)
         h.superseded_by = current.get(h.id)
         h.retracted_by = row.retracted_by
+        h.corrects = row.corrects
         h.conflicts_with = list(row.conflicts)
         h.subject = row.predicate
         h.value = row.value

@@ -225,6 +225,8 @@ Each block's header says what the memory store knows about it:
   A retracted item's retracted_by names the message that said it stopped being true: answer with
   what holds now from that message (and superseded_by), cite them, and give the old value only as
   no longer holding.
+- corrects names a value the speaker said was a mistake: it never held, so never give it as a former
+  value ("before that, …"); say it was corrected if it helps.
 - state=in_conflict: contradicted by the items in conflicts_with and not settled by the user: name
   both sides and who said each; do not merge them or pick one.
 - authority=authorized is the user's own word; attested (the assistant) and unendorsed (a tool, a

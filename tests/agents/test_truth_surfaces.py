@@ -73,3 +73,41 @@ def test_rest_never_returns_a_rejected_value_in_search_answer_history_or_episode
     assert hits[0]["id"] == corrected["munich"] and hits[0]["state"] == "current"
     assert {h["trust"] for h in hits if h["kind"] == "episode"} == {"raw"}
     assert all("superseded_by" in h and "derived" in h and "actionable" in h for h in hits)
+
+
+@pytest.fixture
+def mistaken(isolated_home: Path) -> dict[str, str]:
+    """Lisbon, then the person says that was a mistake: Porto, not Lisbon."""
+    config = Config()
+    config.llm.backend = "rule-based"
+    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
+    lisbon = mem.add("I moved to Lisbon in March 2024.").added[0]["id"]
+    porto = mem.add("Actually I moved to Porto, not Lisbon.").updated[0]["id"]
+    mem.close()
+    return {"lisbon": lisbon, "porto": porto}
+
+
+def test_a_corrected_mistake_reads_the_same_on_sdk_mcp_and_rest_and_is_never_a_former_value(
+    isolated_home: Path, mistaken: dict[str, str], make_server: Any
+) -> None:
+    async def body(s: ClientSession) -> dict[str, str]:
+        return {
+            "found": await call(s, "search", query="where did I move?", k=10),
+            "said": await call(s, "answer", question="Where did I move?"),
+        }
+
+    mcp = session(isolated_home, body)
+    mem = Memory(isolated_home, passphrase=PASSPHRASE)
+    sdk_hits = mem.search("where did I move?").results
+    sdk_said = mem.answer("Where did I move?").text
+    live = make_server(mem)
+    with live.client(headers=live.auth) as client:
+        rest_hits = client.post("/v1/search", json={"query": "where did I move?", "k": 10}).json()["results"]
+        rest_said = client.post("/v1/answer", json={"question": "Where did I move?"}).json()
+    mem.close()
+    assert sdk_hits[0].id == rest_hits[0]["id"] == ids_in(mcp["found"])[0] == mistaken["porto"]
+    assert sdk_hits[0].corrects == rest_hits[0]["corrects"] == "Lisbon"
+    assert "corrects=Lisbon" in mcp["found"].split(mistaken["porto"], 1)[1].split(">>>", 1)[0]
+    for said in (sdk_said, rest_said["answer"], mcp["said"]):
+        assert "Porto" in said and "not Lisbon" in said
+        assert "before that" not in said  # a mistake never held: it is no former value

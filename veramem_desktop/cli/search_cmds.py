@@ -21,6 +21,8 @@ def state_badge(hit: object) -> str:
         state = f"retracted by {hit.retracted_by}"  # type: ignore[attr-defined]
     elif state == "in_conflict" and getattr(hit, "conflicts_with", None):
         state = f"in conflict with {', '.join(hit.conflicts_with)}"  # type: ignore[attr-defined]
+    elif getattr(hit, "corrects", None):
+        state = f"{state}, corrects {hit.corrects!r}"  # type: ignore[attr-defined]
     return f"{getattr(hit, 'trust', '')} · {state}"
 
 

@@ -101,7 +101,12 @@ def _subject(
         key=lambda m: (m.superseded_by == head.id, m.time or ""),
         reverse=True,
     )
-    if stale:
+    if stale and head.corrects and stale[0].superseded_by == head.id:
+        # a mistake put right is no change of state: the old value never held
+        when = f" on {head.time[:10]}" if head.time else ""
+        text = f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
+        ids.append(stale[0].id)
+    elif stale:
         before = stale[0].value or _sentence(stale[0], keys).rstrip(".")
         since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
         gone = ", which no longer holds" if stale[0].state == "retracted" else ""
