@@ -199,6 +199,14 @@ class VectorCache:
         with self._lock:
             return np.fromiter((self._pos[i] for i in ids if i in self._pos), dtype=np.int64)
 
+    def held_positions(self) -> npt.NDArray[np.int64]:
+        """The positions of every row the cache holds (what :meth:`positions` gives for every stored
+        id, without building the list of ids)."""
+        with self._lock:
+            return np.fromiter(
+                (pos for pos, owner in enumerate(self._ids) if owner is not None), dtype=np.int64
+            )
+
     def top(
         self, query: Matrix, allowed: npt.NDArray[np.int64], n: int, *, exact: bool = False
     ) -> list[tuple[str, float]]:

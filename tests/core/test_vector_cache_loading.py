@@ -91,3 +91,17 @@ def test_a_load_past_exact_up_to_never_allocates_a_float32_matrix_of_every_row(m
     held = cache._matrix.nbytes + cache._reduced.nbytes
     float32_rows = rows * DIM * 4
     assert peak < held + float32_rows // 2, (peak / 1e6, held / 1e6)
+
+
+def test_held_positions_are_the_positions_of_every_stored_id_after_replacements(mem: Memory) -> None:
+    rng = np.random.default_rng(8)
+    basis = rng.standard_normal((40, DIM))
+    ids = _store(mem, 0, _vectors(rng, 300, basis))
+    cache = VectorCache("memory", MODEL, DIM)
+    cache.refresh(store_of(mem))
+    with store_of(mem).atomic() as conn:  # a replaced vector leaves a dead slot behind
+        index.store_vectors(conn, "memory", MODEL, ids[:5], _vectors(rng, 5, basis))
+    cache.refresh(store_of(mem))
+    held = cache.held_positions()
+    assert held.size == len(ids) < cache._size
+    assert sorted(held.tolist()) == sorted(cache.positions(ids).tolist())

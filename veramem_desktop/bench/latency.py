@@ -10,8 +10,7 @@ questions, embedded for real on every search.
 The bench holds the embedding model itself (``BenchContext.embedder``, shared by every
 section's store) and embeds with it; what it measures below the facade (the engine without
 a trace, the memory vector cache against an exact scan) it measures on the engine the facade
-builds for measurement (``Memory.search_engine``), reading that engine's store through core's
-lookups.
+builds for measurement (``Memory.search_engine``).
 """
 
 from __future__ import annotations
@@ -23,7 +22,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import lookups
 
 from ..memory import Memory
 from .runner import BenchContext, Section
@@ -75,8 +73,7 @@ def _dense_agreement(engine: SearchEngine, asked: Sequence[str]) -> dict[str, ob
     scans exactly; below that once it ranks by its projection first (core/storage/vectors.py)."""
     cache = engine.caches["memory"]
     cache.refresh(engine.store)
-    ids = lookups.embedded_ids(engine.store, "memory", engine.embedder.name)
-    positions = cache.positions(ids)
+    positions = cache.held_positions()  # every stored memory vector, without a list of 100k ids
     kept = []
     for vector in engine.embedder.embed(list(asked)):
         fast = {i for i, _ in cache.top(vector, positions, 100)}
