@@ -57,6 +57,15 @@ def attributed(text: str, role: str, name: str | None) -> str:
     return text if text.lower().startswith("according to") else prefix + text
 
 
+def keyed_to_speaker(cand: Candidate, ep: Episode) -> Candidate:
+    """A named person's first person is theirs: "I live in Boston" from Mel in a conversation of several
+    people keys Mel's home, never the user's, so it neither supersedes nor restates what the user (or
+    another speaker) said. Whatever extracted it: the key is the engine's, from the message's speaker."""
+    if ep.role != "user" or not ep.source_name or (cand.subject or "").casefold() != "user":
+        return cand
+    return replace(cand, subject=ep.source_name)
+
+
 def to_messages(episodes: Sequence[Episode]) -> list[Message]:
     return [Message(e.id, e.role, e.content, e.event_time, e.source_name) for e in episodes]
 
@@ -137,7 +146,8 @@ class Writer:
         self, candidates: list[Candidate], episodes: Sequence[Episode], out: WriteOutcome
     ) -> list[_Checked]:
         """The candidates whose quote is found in the message of this add they cite, with their evidence,
-        the authority of that message's role and their text (dates resolved, attributed); the others
+        the authority of that message's role, their text (dates resolved, attributed) and a named
+        speaker's key (:func:`keyed_to_speaker`); the others
         go to ``out.rejected`` with the reason."""
         by_id = {e.id: e for e in episodes}
         checked: list[_Checked] = []
@@ -168,6 +178,7 @@ class Writer:
             if self.resolve_dates is not None:
                 text = self.resolve_dates(text, parse_iso(ep.event_time))
             text = attributed(text, ep.role, ep.source_name)
+            cand = keyed_to_speaker(cand, ep)
             evidence = Evidence(
                 ep.id, ep.content[match.start : match.end], match.start, match.end, match.score, ep.role
             )
