@@ -39,3 +39,12 @@ def test_the_detail_says_a_memory_is_pinned_and_when_it_expires(mem: Memory) -> 
     assert kept.startswith("pinned") and "until" in kept and "erased" in kept
     plain = mem.add("I like espresso.").added[0]["id"]
     assert "Kept" not in dict(item_fields(mem.get(plain)))
+
+
+def test_the_detail_of_a_correction_names_the_value_that_was_a_mistake(mem: Memory) -> None:
+    from veramem_desktop.tui.screens.memory_detail import item_fields
+
+    lisbon = mem.add("I moved to Lisbon in March 2024.").added[0]["id"]
+    porto = mem.add("Actually I moved to Porto, not Lisbon.").updated[0]["id"]
+    assert dict(item_fields(mem.get(porto)))["Version"] == f"2 (corrects 'Lisbon' in mem_…{lisbon[-8:]})"
+    assert "corrects" not in dict(item_fields(mem.get(lisbon)))["Version"]

@@ -23,6 +23,14 @@ from veramem_desktop.tui.widgets.field_table import FieldTable
 from veramem_desktop.tui.widgets.ledger_table import LedgerTable
 
 
+def _version(item: Any) -> str:
+    """Its number and what it replaced; a correction says which value was a mistake."""
+    corrects = (getattr(item, "metadata", None) or {}).get("corrects") or {}
+    if corrects.get("wrong") and item.supersedes:
+        return f"{item.version} (corrects {corrects['wrong']!r} in {short_id(item.supersedes)})"
+    return f"{item.version}" + (f" (supersedes {short_id(item.supersedes)})" if item.supersedes else "")
+
+
 def item_fields(item: Any) -> list[tuple[str, str]]:
     """The label/value rows describing a MemoryItem."""
     utility = getattr(item, "utility", None)
@@ -35,10 +43,7 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
         ("Confidence", f"{item.confidence:.2f}"),
         ("Valid", f"{short_time(item.valid_from)} → {short_time(item.valid_to) or 'now'}"),
         ("Learned", short_time(item.created_at)),
-        (
-            "Version",
-            f"{item.version}" + (f" (supersedes {short_id(item.supersedes)})" if item.supersedes else ""),
-        ),
+        ("Version", _version(item)),
         (
             "Outcomes",
             outcome_line(
