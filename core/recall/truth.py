@@ -76,16 +76,10 @@ def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
     out: dict[str, _Row] = {}
     for r in item_reads.truth_rows(store, ids):
         meta = json.loads(r[9] or "{}")
+        # id, status, trust, subject, predicate, user_id, team_id, root_id, authority
+        head = (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
         out[r[0]] = _Row(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            r[6],
-            r[7],
-            r[8],
+            *head,
             tuple(meta.get("conflicts_with", [])),
             r[10],
             r[11],
