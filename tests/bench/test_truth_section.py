@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from veramem_desktop.bench.runner import BenchContext, BenchOptions, bench_home
 from veramem_desktop.bench.truth_section import SURFACES, run_truth_section
-from veramem_desktop.bench.truth_set import RETRACTIONS, generate, retractions
+from veramem_desktop.bench.truth_set import RETRACTIONS, SPEAKER_QUESTIONS, generate, retractions, speakers
 
 
 def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatement() -> None:
@@ -54,3 +54,38 @@ def test_the_retraction_set_is_generated_in_many_wordings_and_the_old_value_is_s
         assert s.stale[0] in said and s.current in said and said.index(s.stale[0]) < said.index(s.current)
     # The scenarios above are not moved by the retractions: they are a set of their own.
     assert "retract" not in {s.kind for s in generate(330)}
+
+
+def test_the_speakers_set_is_deterministic_and_crosses_every_way_of_speaking() -> None:
+    first, again = speakers(32), speakers(32)
+    assert [(s.user, s.current, [[st.content for st in a] for a in s.adds]) for s in first] == [
+        (s.user, s.current, [[st.content for st in a] for a in s.adds]) for s in again
+    ]
+    assert {s.variant for s in first} == {
+        f"{how}{same}{change}"
+        for how in ("one-add", "separate")
+        for same in ("", "-same")
+        for change in ("", "-change")
+    }
+    assert {s.subject for s in first} == set(SPEAKER_QUESTIONS)
+    assert all("" in s.current and 3 <= len(s.current) <= 4 for s in first)
+
+
+def test_no_speakers_memory_is_superseded_by_or_merged_with_another_speakers() -> None:
+    """Without core/write/derive.keyed_to_speaker both leaks are above 0 (the user's later value
+    supersedes a named speaker's; two speakers' same sentence is one memory)."""
+    with bench_home() as home:
+        section = run_truth_section(
+            BenchContext(BenchOptions(), home, lambda _: None),
+            scenarios=0,
+            retracted=0,
+            speaking=12,
+            surfaces=("search",),
+            ablate=False,
+        )
+    spoken = section.data["truth"]["speakers"]
+    assert spoken["store"] == {"other_speaker_superseded": 0.0, "merged_across_speakers": 0.0}, spoken[
+        "misses"
+    ]
+    assert spoken["scenarios"] == 12 and spoken["search"]["current_at_1"] > 0.5, spoken
+    assert any(label == "truth speakers store" for label, _ in section.rows)

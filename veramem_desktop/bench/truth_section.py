@@ -32,11 +32,19 @@ from veramem_desktop.core.trust.normalize import phrase_words
 
 from ..memory import Memory
 from .runner import BenchContext, Section
-from .truth_set import Scenario, generate, retractions
+from .truth_set import Scenario, generate, retractions, speakers
 
 SURFACES = ("search", "answer", "mcp", "rest")
 #: metrics counting something that must not happen (their target is 0)
-_BAD = frozenset({"stale_above_current", "claim_above_current", "rejected_leak"})
+_BAD = frozenset(
+    {
+        "stale_above_current",
+        "claim_above_current",
+        "rejected_leak",
+        "other_speaker_superseded",
+        "merged_across_speakers",
+    }
+)
 _BLOCK = re.compile(r"<<<RECALLED-DATA [0-9a-f]+[^>]*>>>\n(.*?)\n<<<END RECALLED-DATA [0-9a-f]+>>>", re.S)
 
 
@@ -199,11 +207,15 @@ def run_truth_section(
     *,
     scenarios: int = 330,
     retracted: int = 70,
+    speaking: int = 32,
     surfaces: Sequence[str] = SURFACES,
     ablate: bool = True,
 ) -> Section:
-    """The generated scenarios, then the retractions (counted apart, so that each set's figures keep
-    their meaning), played into one store and asked on each surface."""
+    """The generated scenarios, then the retractions, then the conversations of several named speakers
+    (each set counted apart, so that each set's figures keep their meaning), played into one store and
+    asked on each surface."""
+    from . import truth_speakers
+
     mem = ctx.new_memory("truth")
     mem.config.llm.backend = "rule-based"
     t, r = _Tally(), _Tally()
@@ -214,8 +226,17 @@ def run_truth_section(
             ctx.progress(f"truth: {n}/{len(cases)} scenarios")
         _play(mem, sc)
         _ask(mem, sc, tally, surfaces, ablate)
+    spoken = _Tally()
+    for conversation in speakers(speaking):
+        truth_speakers.play(mem, conversation)
+        truth_speakers.store_leaks(mem, conversation, spoken)
+        truth_speakers.ask(mem, conversation, spoken, surfaces)
     mem.close()
-    return _section(t, r, scenarios, retracted, time.perf_counter() - started)
+    section = _section(t, r, scenarios, retracted, time.perf_counter() - started)
+    if speaking:
+        section.data["truth"]["speakers"] = truth_speakers.rates(spoken, speaking)
+        section.rows.extend(truth_speakers.rows(section.data["truth"]["speakers"]))
+    return section
 
 
 def _ask(mem: Memory, sc: Scenario, t: _Tally, surfaces: Sequence[str], ablate: bool) -> None:

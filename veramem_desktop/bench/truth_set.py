@@ -337,3 +337,72 @@ def generate(n: int = 330, seed: int = 20261130) -> list[Scenario]:
                 )
             )
     return out
+
+
+#: ``speakers``: subjects and how a question about a named person or the user asks for them
+SPEAKER_QUESTIONS: dict[str, tuple[str, str]] = {
+    "home": ("Where does {n} live?", "Where do I live?"),
+    "employer": ("Where does {n} work?", "Where do I work?"),
+    "partner": ("Who is {n}'s partner?", "Who is my partner?"),
+    "car": ("What car does {n} have?", "What car do I have?"),
+}
+SPEAKER_NAMES = ("Mel", "Caroline", "Dario", "Priya", "Tomas", "Ines", "Kofi", "Hana")
+
+
+@dataclass
+class SpeakerScenario:
+    """Several people in one conversation (named speakers and the unnamed user, ``""``) each stating a
+    value of the same subject, some changing their own later; ``adds`` are the ``Memory.add`` calls."""
+
+    variant: str
+    user: str
+    subject: str
+    adds: list[list[Step]]
+    #: person ("" for the user) -> the value that holds for them at the end
+    current: dict[str, str]
+    #: person -> values of theirs that were replaced
+    stale: dict[str, list[str]] = field(default_factory=dict)
+
+    def question(self, person: str) -> str:
+        named, mine = SPEAKER_QUESTIONS[self.subject]
+        return named.format(n=person) if person else mine
+
+
+def speakers(n: int = 32, seed: int = 20261202) -> list[SpeakerScenario]:
+    """``n`` conversations of 2-3 named speakers and the user, the same for the same seed. Variants
+    cross how the statements arrive (``one-add``: one ``Memory.add``; ``separate``: one add each),
+    whether two named speakers say the very same sentence (``same``), and whether some speakers later
+    change their own value (``change``), each phrasing drawn from the subject's state/update forms."""
+    rng = random.Random(seed)
+    words = _Words(rng)
+    subjects = list(SPEAKER_QUESTIONS)
+    out: list[SpeakerScenario] = []
+    for i in range(n):
+        subject = subjects[(i + i // 8) % len(subjects)]  # every subject meets every variant in 32
+        together, same, change = i % 2 == 0, (i // 2) % 2 == 0, (i // 4) % 2 == 0
+        people = [*rng.sample(SPEAKER_NAMES, rng.choice((2, 3))), ""]
+        rng.shuffle(people)
+        first = {p: words() for p in people}
+        if same:  # two named speakers say the same sentence
+            a, b = [p for p in people if p][:2]
+            first[b] = first[a]
+        said = {p: Step("user", _say(subject, "state", first[p], rng), name=p or None) for p in people}
+        if same:
+            said[b] = Step("user", said[a].content, name=b)
+        adds = [[said[p] for p in people]] if together else [[said[p]] for p in people]
+        current, stale = dict(first), {p: list[str]() for p in people}
+        if change:
+            for p in rng.sample(people, rng.choice((1, 2))):
+                new = words()
+                adds.append([Step("user", _say(subject, "update", new, rng), name=p or None)])
+                stale[p].append(current[p])
+                current[p] = new
+        variant = "-".join(
+            [
+                "one-add" if together else "separate",
+                *(["same"] if same else []),
+                *(["change"] if change else []),
+            ]
+        )
+        out.append(SpeakerScenario(variant, f"speakers{i:04d}", subject, adds, current, stale))
+    return out
