@@ -14,6 +14,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine
 from veramem_desktop.core.recall.fence import fence
+from veramem_desktop.core.recall.rank import asker_first
 from veramem_desktop.core.storage import episode_reads, item_reads, traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
@@ -60,11 +61,12 @@ def _attrs(hit: Hit) -> dict[str, object]:
     }
 
 
-def _context(pool: dict[str, Hit]) -> list[Hit]:
-    """What the answer may use, best first: an episode whose own memory is also in the pool is left out
+def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
+    """What the answer may use, best first (the asker's own first for a first-person question, as search
+    orders it): an episode whose own memory is also in the pool is left out
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
     the pool stays, so that the answer can cite the statement that retired it."""
-    ordered = sorted(pool.values(), key=lambda h: -h.score)
+    ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
     present = set(pool)
     retiring = {h.retracted_by for h in ordered}
     return [
@@ -152,7 +154,7 @@ class Answerer:
             pool[h.id] = h
 
     def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
-        ordered = _context(pool)
+        ordered = _context(pool, question)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
         items = [
             ContextItem(

@@ -127,12 +127,13 @@ class SearchEngine:
             self.store, own, self._fetcher(caller, moment, include_archived, cfg, model)
         )
         shared, _ = truth.annotate(self.store, shared, lambda ids: [])
-        # 4. priors, then current truth first; history questions keep the time order instead
+        # 4. priors, then current truth first (the asker's own first for a first-person question);
+        #    history questions keep the time order instead
         rank.apply_priors(own)
         rank.apply_priors(shared)
         own = rank.within(own, bound)
         own = truth.order(own, groups) if intent.kind is None else sorted(own, key=lambda h: -h.score)
-        own = own[:k]
+        own = rank.asker_first(own, query)[:k]
         if intent.kind == "latest":
             own.sort(key=lambda h: h.time or "", reverse=True)
         elif intent.kind is not None:

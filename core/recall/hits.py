@@ -46,6 +46,8 @@ class Hit:
     #: what the hit speaks about ("lives_in") and the value it gives, when known
     subject: str | None = None
     value: str | None = None
+    #: whom it speaks of: "user" (the person whose memory this is), a named speaker, or None (unknown)
+    about: str | None = None
     #: hits about one subject share a group (an opaque label, stable within one result)
     group: str | None = None
     #: whether an agent may act on it: authorized, current, not rejected, not in open conflict

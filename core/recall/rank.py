@@ -3,6 +3,7 @@ ranking priors (utility, recency, trust, reachability, the usage-learned score),
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -134,3 +135,22 @@ def within(hits: list[Hit], bound: TimeBound | None) -> list[Hit]:
     if bound.kind == "since":
         return [h for h in hits if (h.time or "") >= bound.moment]
     return [h for h in hits if (h.time or "") < bound.moment]
+
+
+#: the asker's own first person in a question: "I", "me", "my", "mine", "myself"
+_FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def asker_first(hits: list[Hit], query: str) -> list[Hit]:
+    """A question in the asker's first person ("Where do I live?") that names nobody the hits speak of
+    is about the asker: hits about another named person (Mel's home, from Mel's own words in a
+    conversation of several people) go after the others, each part in its order. Nothing is dropped."""
+    if not _FIRST_PERSON.search(query):
+        return hits
+    other = [(h.about or "user").casefold() != "user" for h in hits]
+    words = set(re.findall(r"[\w'-]+", query.casefold()))
+    if any(set((h.about or "").casefold().split()) <= words for h, o in zip(hits, other, strict=True) if o):
+        return hits  # "What did I tell Mel?" is about Mel too
+    return [h for h, o in zip(hits, other, strict=True) if not o] + [
+        h for h, o in zip(hits, other, strict=True) if o
+    ]

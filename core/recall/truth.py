@@ -312,8 +312,7 @@ def _label_hit(
         h.retracted_by = row.retracted_by
         h.corrects = row.corrects
         h.conflicts_with = list(row.conflicts)
-        h.subject = row.predicate
-        h.value = row.value
+        h.subject, h.value, h.about = row.predicate, row.value, row.subject
     h.actionable = may_act(h.authority, h.state)  # the one action gate (core/trust/action_gate.py)
 
 
@@ -328,6 +327,7 @@ def _label_episode(
     states = {m: _memory_state(rows[m], rows) for m in mids if m in rows}
     about = next((rows[m] for m in mids if m in rows and rows[m].predicate), None)
     hit.subject, hit.value = (about.predicate, about.value) if about is not None else (None, None)
+    hit.about = about.subject if about is not None else None
     live = [m for m, s in states.items() if s in ("current", "in_conflict")]
     if not states or all(s in ("rejected", "held") for s in states.values()):
         hit.state = "raw"
