@@ -70,6 +70,7 @@ def _hit_attrs(hit: Any, block: str | None = None) -> dict[str, object]:
         "superseded_by": hit.superseded_by,
         "retracted_by": hit.retracted_by,
         "corrects": hit.corrects,
+        "about": hit.about,
         "conflicts_with": "+".join(hit.conflicts_with),
         "derived": "+".join(hit.derived),
         "may_act": str(bool(hit.actionable)).lower(),
