@@ -66,6 +66,8 @@ class Corrected:
     candidate: Candidate
     decision: Decision
     wrong: str
+    #: a change of state ("… now, not Lisbon"), not a mistake: the new version records no ``corrects``
+    change: bool = False
 
 
 def who(text: str) -> str | None:
@@ -109,6 +111,11 @@ def correct(
         return _meant(found, cand, text, subject, recent())
     cosines = {m.id: c for m, c in pool()}
     items = [m for m, _ in pool() if _correctable(m, subject)]
+    if found.change and found.shape != "no_longer":
+        # what holds now ("I live in Porto now, not Lisbon") never makes a dated event untrue: "moved to
+        # Lisbon in March" stays; one that says the old value stopped ("… not Lisbon anymore, I …") would
+        # retract it, so it becomes that memory's new version instead
+        items = [m for m in items if m.kind != "event"]
     for wrong in _wrongs(found):
         holders = [m for m in items if corrections.holds(_words(m), m.value, wrong)]
         if not found.signalled:  # "I went to Paris, not London": only what it restates, not any London
@@ -164,8 +171,9 @@ def _planned(
         )
     if not new_text or corrections.holds(new_text, None, wrong):
         return None
-    reason = f"{REASON}: {wrong!r} was wrong"
-    return Corrected(target, cosine, new, Decision("UPDATE", target.id, new_text, reason), wrong)
+    reason = f"{REASON}: {wrong!r} " + ("no longer holds" if found.change else "was wrong")
+    decision = Decision("UPDATE", target.id, new_text, reason)
+    return Corrected(target, cosine, new, decision, wrong, found.change)
 
 
 def _wrongs(found: Correction) -> list[str]:

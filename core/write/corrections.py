@@ -93,6 +93,9 @@ _TAIL_NOT = re.compile(r"^(?P<right>.+?)" + _TAIL + r"(?P<wrong>[^,;]+?)(?P<rest
 _IT_WAS_HEAD = re.compile(
     r"^(?:it|that|this|he|she|they)\s*(?:was|is|were|are|'s)(?:\s+(?:actually|really))?$", re.IGNORECASE
 )
+_NOW = re.compile(
+    r"\b(?:now|currently|these days|nowadays|at the moment|any\s?more|no longer)\b", re.IGNORECASE
+)
 _RETRACTION = re.compile(r"\bno longer\b|\bany\s?more\b", re.IGNORECASE)
 _WORD = re.compile(r"[\w'-]+")
 
@@ -108,6 +111,9 @@ class Correction:
     form: Form
     shape: Shape
     signalled: bool = False  # opened by "actually", "sorry", "correction" …, or a correction by its form
+    #: it says what holds now ("I live in Porto now, not Lisbon", "… not Lisbon anymore, I …"): the old
+    #: value held until then, so this is a change of state, not a mistake, and past events stay history
+    change: bool = False
 
 
 def read(quote: str) -> Correction | None:
@@ -129,7 +135,8 @@ def _read_sentence(sentence: str) -> Correction | None:
         found = reader(body)
         if found is not None:
             signalled = bool(lead and _SIGNAL.search(lead.group(0))) or found.shape in _SIGNALLED_SHAPES
-            return replace(found, signalled=signalled or found.form == "bare")
+            change = found.shape == "no_longer" or bool(_NOW.search(body))
+            return replace(found, signalled=signalled or found.form == "bare", change=change)
     return None
 
 

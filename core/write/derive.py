@@ -223,7 +223,7 @@ class Writer:
                     neighbours,
                     decision,
                     resembles=resembles,
-                    corrects=corrected.wrong if corrected is not None else None,
+                    corrects=corrected.wrong if corrected is not None and not corrected.change else None,
                 )
             )
         return planned

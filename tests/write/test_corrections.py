@@ -191,3 +191,17 @@ def test_a_correction_cannot_bring_back_a_rejected_value(rmem: Memory) -> None:
         "this value was rejected before for the same subject; it cannot return"
     ]
     assert rmem.get(lisbon).status == "active"
+
+
+def test_what_holds_now_is_a_change_that_leaves_a_dated_event_as_history(rmem: Memory) -> None:
+    lisbon = _lisbon(rmem)
+    _say(rmem, "Correction: I live in Porto now, not Lisbon.", "2024-10-02T20:30:00Z")
+    assert rmem.get(lisbon).status == "active"  # the move in March happened: no mistake, no new version
+    assert not any(v.metadata.get("corrects") for v in rmem.history(lisbon))
+
+
+def test_a_value_that_stopped_holding_is_a_former_value_not_a_mistake(rmem: Memory) -> None:
+    lisbon = _lisbon(rmem)
+    (updated,) = _say(rmem, "I don't live in Lisbon anymore, I live in Porto", "2024-06-01T09:00:00Z").updated  # type: ignore[attr-defined]
+    assert updated["previous"] == lisbon
+    assert "corrects" not in rmem.get(updated["id"]).metadata  # the answer may say "before that, Lisbon"
