@@ -294,12 +294,14 @@ class Appender:
 
 
 # --------------------------------------------------------------- reading entries
-def row_to_entry(row: Any) -> LedgerEntry:
-    """The entry a ledger row holds, its columns in the order of :data:`LEDGER_COLUMNS`."""
-    try:
-        details = json.loads(row[7])
-    except (TypeError, ValueError):
-        details = {"__unparseable__": str(row[7])}
+def row_to_entry(row: Any, details: Any = None) -> LedgerEntry:
+    """The entry a ledger row holds, its columns in the order of :data:`LEDGER_COLUMNS`; ``details``
+    when the caller has already decoded them (core/storage/ledger_feed.py)."""
+    if details is None:
+        try:
+            details = json.loads(row[7])
+        except (TypeError, ValueError):
+            details = {"__unparseable__": str(row[7])}
     return LedgerEntry(
         seq=int(row[0]),
         ts=row[1],

@@ -52,18 +52,7 @@ def _feed_entry(row: Any) -> LedgerEntry:
         details = orjson.loads(text)
     except ValueError:  # orjson's JSONDecodeError
         return row_to_entry(row)
-    return LedgerEntry(
-        seq=int(row[0]),
-        ts=row[1],
-        device=row[2],
-        op=row[3],
-        target_kind=row[4],
-        target_id=row[5],
-        commitment=row[6],
-        details=details,
-        prev_hash=row[8],
-        hash=row[9],
-    )
+    return row_to_entry(row, details)
 
 
 _LONG_NUMBER = re.compile(r"[0-9]{19}")
