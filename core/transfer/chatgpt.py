@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from veramem_desktop.core.transfer.records import ROLES, Item, Problem, Record, epoch_to_iso, import_key
+from veramem_desktop.core.transfer.records import (
+    ROLES,
+    Item,
+    Problem,
+    Record,
+    chat_meta,
+    epoch_to_iso,
+    import_key,
+)
 
 
 def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
@@ -85,13 +93,7 @@ def _message_item(
         when = epoch_to_iso(msg.get("create_time")) or conv_time
     except (TypeError, ValueError, OverflowError, OSError):
         return Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
-    meta: dict[str, Any] = {
-        "source": "chatgpt",
-        "conversation_id": conv_id,
-        "message_id": str(msg_id),
-    }
-    if title:
-        meta["title"] = title
+    meta = chat_meta("chatgpt", conv_id, msg_id, title)
     name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
     return Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from veramem_desktop.core.transfer.records import Item, Problem, Record, import_key, text_to_iso
+from veramem_desktop.core.transfer.records import Item, Problem, Record, chat_meta, import_key, text_to_iso
 
 _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 
@@ -53,13 +53,7 @@ def _message_item(
     except (TypeError, ValueError, OverflowError):
         return Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
     msg_id = msg.get("uuid") or f"#{n}"
-    meta: dict[str, Any] = {
-        "source": "claude",
-        "conversation_id": conv_id,
-        "message_id": str(msg_id),
-    }
-    if title:
-        meta["title"] = title
+    meta = chat_meta("claude", conv_id, msg_id, title)
     return Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
 
 

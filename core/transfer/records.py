@@ -50,6 +50,15 @@ def import_key(*parts: object) -> str:
     return hashlib.sha256(json.dumps([str(p) for p in parts], ensure_ascii=False).encode()).hexdigest()[:32]
 
 
+def chat_meta(source: str, conv_id: str, msg_id: object, title: str | None) -> dict[str, Any]:
+    """What an imported chat message keeps of where it came from: the export, its conversation and
+    message ids, and the conversation's title when it has one."""
+    meta: dict[str, Any] = {"source": source, "conversation_id": conv_id, "message_id": str(msg_id)}
+    if title:
+        meta["title"] = title
+    return meta
+
+
 def epoch_to_iso(value: Any) -> str | None:
     if value is None or value == "":
         return None
