@@ -4,42 +4,34 @@ in search and in the answer; a question that names one of them is left as releva
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from support.fixtures import PASSPHRASE
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.rank import asker_first
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
 @pytest.fixture
-def rmem(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.llm.backend = "rule-based"
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-    mem.add(
+def three_homes(rmem: Memory) -> Memory:
+    """Mel and Caroline say where they live in one conversation, then the user says where they live."""
+    rmem.add(
         [
             {"role": "user", "name": "Mel", "content": "I live in Chicago now."},
             {"role": "user", "name": "Caroline", "content": "I live in Denver."},
         ]
     )
-    mem.add("I live in Austin.")
-    yield mem
-    mem.close()
+    rmem.add("I live in Austin.")
+    return rmem
 
 
-def test_where_do_i_live_puts_the_askers_home_first_in_search_and_answer(rmem: Memory) -> None:
-    first = rmem.search("where do I live?").results[0]
+def test_where_do_i_live_puts_the_askers_home_first_in_search_and_answer(three_homes: Memory) -> None:
+    first = three_homes.search("where do I live?").results[0]
     assert "Austin" in first.text and first.about == "user"
-    assert rmem.answer("Where do I live?").text.startswith("You live in Austin")
+    assert three_homes.answer("Where do I live?").text.startswith("You live in Austin")
 
 
-def test_a_question_naming_another_speaker_is_about_them(rmem: Memory) -> None:
-    assert "Chicago" in rmem.search("where does Mel live?").results[0].text
+def test_a_question_naming_another_speaker_is_about_them(three_homes: Memory) -> None:
+    assert "Chicago" in three_homes.search("where does Mel live?").results[0].text
 
 
 def _hit(i: str, about: str | None, score: float) -> Hit:

@@ -18,15 +18,6 @@ from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
-@pytest.fixture
-def rmem(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.llm.backend = "rule-based"
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-    yield mem
-    mem.close()
-
-
 def _say(mem: Memory, content: str, time: str, name: str | None = None, role: str = "user") -> object:
     return mem.add([{"role": role, "content": content, "time": time, **({"name": name} if name else {})}])
 

@@ -2,24 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from support.fixtures import PASSPHRASE
-
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
-
-
-@pytest.fixture
-def rmem(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.llm.backend = "rule-based"
-    mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-    assert mem.llm_name == "rule-based"
-    yield mem
-    mem.close()
 
 
 def _msg(
