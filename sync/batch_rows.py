@@ -34,6 +34,7 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.landing import Landing, Vector
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.sync import rows
+from veramem_desktop.sync.canonical_fast import canonical_plain
 
 
 class BatchRows:
@@ -45,7 +46,7 @@ class BatchRows:
         #: when this batch is applied: the time of every ledger entry and tombstone it writes (one
         #: transaction, committed at once; reading the clock per entry cost about 2% of an apply)
         self.now = now_iso()
-        self.ledger = ledger.Appender(conn)
+        self.ledger = ledger.Appender(conn, encode=canonical_plain)  # values of the batch and of rows
         self.rows = Landing(conn)
         self._tombstones: set[str] = set()
         self._tomb_known: set[str] = set()

@@ -17,8 +17,11 @@ starting ``0.0000``; everything else, and anything orjson refuses, goes the plai
 - :func:`canonical_bytes` (sealing): orjson's bytes when they decode back to a value equal to
   the one given (which rules out what orjson writes but ``canonical_json`` refuses or writes
   otherwise: NaN, tuples, dataclasses, enums, dates), else ``canonical_json`` itself.
+- :func:`canonical_plain` (landing a batch: the chain hash of each received ledger entry, the
+  commitments and chain hashes of this device's own entries): ``canonical_json`` of a value made
+  of JSON's own types, as decoders and SQLite give them, without decoding the bytes back.
 
-tests/sync/test_canonical_fast.py holds both to the plain functions.
+tests/sync/test_canonical_fast.py holds all three to the plain functions.
 """
 
 from __future__ import annotations
@@ -64,3 +67,32 @@ def canonical_bytes(value: Any) -> bytes:
     if same and not _may_be_respelled(data):
         return data
     return canonical_json(value)
+
+
+# Dataclasses, dates and subclasses of str, int, float, dict and list raise here, and so go to
+# canonical_json (orjson would write them its own way). Enums are written by their value either way.
+_PLAIN_ONLY = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+
+
+def canonical_plain(value: Any) -> bytes:
+    """``canonical_json(value)`` (the same bytes and errors) for a value made only of dicts with str
+    keys, lists, tuples, str, int, float, bool and None: the values of a decoded batch, of SQLite
+    rows, and dicts built of them. Cheaper than :func:`canonical_bytes` for the many small values a
+    landed batch hashes: orjson's bytes are not decoded back, except when they hold a ``null``, which
+    is how orjson writes a NaN or an infinity (canonical_json refuses those). Not for other types
+    (orjson writes plain enums and UUIDs, which canonical_json refuses): use :func:`canonical_bytes`."""
+    try:
+        data = orjson.dumps(value, option=_PLAIN_ONLY)
+    except TypeError:  # orjson's JSONEncodeError: a type above, an integer over 64 bits, a lone surrogate
+        return canonical_json(value)
+    if (b"null" in data and orjson.loads(data) != value) or (
+        # the substrings _may_be_respelled's patterns need, looked for first (small values rarely hold one)
+        (b"e-" in data or b"e+" in data or b"0.0000" in data) and _may_be_respelled(data)
+    ):
+        return canonical_json(value)
+    return data

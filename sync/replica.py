@@ -53,6 +53,7 @@ from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_it
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
+from veramem_desktop.sync.canonical_fast import canonical_plain
 from veramem_desktop.sync.envelope import event_for_sealing
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.hlc import HLC, ClockError
@@ -302,7 +303,7 @@ def _check_entry(event: dict[str, Any], sender: str, head_seq: int, head_hash: s
             and entry.seq == event["seq"]
             and entry.op == event["op"]
             and isinstance(entry.target_id, str)
-            and chain_hash(entry.prev_hash, entry.body()) == entry.hash
+            and chain_hash(entry.prev_hash, entry.body(), canonical_plain) == entry.hash
         )
     except (KeyError, TypeError, ValueError):
         valid = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from typing import Any
 
 # One encoder for every call (json.dumps with these options builds a new one each time); it keeps no state.
@@ -41,17 +42,22 @@ def text_sha256(text: str) -> str:
     return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
-def commitment(secret: bytes, content: Any) -> str:
+Encoder = Callable[[Any], bytes]
+"""``canonical_json`` or another way to the same bytes (sync lands batches through orjson,
+sync/canonical_fast.canonical_plain)."""
+
+
+def commitment(secret: bytes, content: Any, encode: Encoder = canonical_json) -> str:
     """A keyed commitment to ``content``: HMAC-SHA256 under a per-item secret.
 
     Once the secret is erased, nobody can test a guess of the content against it.
     """
-    return hmac.digest(secret, canonical_json(content), "sha256").hex()
+    return hmac.digest(secret, encode(content), "sha256").hex()
 
 
-def chain_hash(prev_hash: str, entry: dict[str, Any]) -> str:
+def chain_hash(prev_hash: str, entry: dict[str, Any], encode: Encoder = canonical_json) -> str:
     """``sha256(prev_hash || canonical_json(entry))`` with ``prev_hash`` as raw bytes."""
-    return hashlib.sha256(bytes.fromhex(prev_hash) + canonical_json(entry)).hexdigest()
+    return hashlib.sha256(bytes.fromhex(prev_hash) + encode(entry)).hexdigest()
 
 
 GENESIS_HASH = "0" * 64

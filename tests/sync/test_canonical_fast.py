@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from veramem_desktop.core.storage.canonical import canonical_json
-from veramem_desktop.sync.canonical_fast import canonical_bytes, value_if_canonical
+from veramem_desktop.sync.canonical_fast import canonical_bytes, canonical_plain, value_if_canonical
 from veramem_desktop.sync.errors import RejectReason, SyncRejected
 from veramem_desktop.sync.keys import AccountKey, DeviceIdentity
 
@@ -185,3 +185,64 @@ def test_a_lone_small_float_is_written_and_read_as_python_spells_it(small: float
     assert canonical_bytes(small) == canonical_json(small)
     assert value_if_canonical(orjson.dumps(small)) is None
     assert value_if_canonical(canonical_json(small)) in (None, small)
+
+
+class _Text(str):
+    pass
+
+
+# What landing hashes: JSON's own types, and what canonical_plain must turn away to canonical_json (NaN
+# and the infinities, tuples, int and str enums, dataclasses, dates, subclasses, big integers, bytes,
+# keys that are not text). Plain enums and UUIDs are outside its contract (canonical_bytes takes those).
+plain_values = st.recursive(
+    json_values
+    | st.sampled_from(
+        [math.nan, math.inf, -math.inf, _Level.HIGH, _Point(1), datetime(2026, 1, 1, tzinfo=UTC), _Text("t")]
+    )
+    | st.floats()
+    | st.integers(min_value=2**63 - 2, max_value=2**64 + 2)
+    | st.binary(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(tuple)
+        | st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.text(max_size=3) | st.integers(0, 3) | st.none() | st.booleans(), inner, max_size=3
+        )
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(plain_values)
+def test_landing_hashes_the_bytes_and_raises_the_errors_of_canonical_json(value: Any) -> None:
+    assert _outcome(canonical_plain, value) == _outcome(canonical_json, value)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_landing_refuses_a_nan_or_infinity_that_orjson_would_write_as_null(bad: float) -> None:
+    value = {"details": {"n": bad}, "seq": 1}
+    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS) == b'{"details":{"n":null},"seq":1}'
+    with pytest.raises(ValueError):
+        canonical_plain(value)
+
+
+@pytest.mark.parametrize("small", [1e-5, 2.5e-7, -1.7e-9, 6.103515625e-05])
+def test_landing_hashes_a_small_float_in_pythons_spelling(small: float) -> None:
+    assert canonical_plain({"commit": "ab", "n": small}) == canonical_json({"commit": "ab", "n": small})
+
+
+def test_a_ledger_entry_as_landing_hashes_it_is_canonical_json() -> None:
+    entry = {
+        "seq": 4,
+        "ts": "2026-12-01T10:51:56.475912Z",
+        "device": "dev_01M8RKQ35A8C2D3JV7PKE84TQG",
+        "op": "memory.add",
+        "kind": "memory",
+        "target": "mem_01M8RKQ3NVN91PNY9BVEY986EC",
+        "commit": "ae99e96d9d9bd8fd376d207659fb0067151e57a5da65bdfed315b08d68ba2528",
+        "details": {"actor": {"channel": "sync", "id": "me", "kind": "user", "origin_channel": None}},
+    }
+    assert canonical_plain(entry) == canonical_json(entry)
+    content = {"text": 'Café \u2028 "quoted"', "kind": "fact", "status": "active", "value": None}
+    assert canonical_plain(content) == canonical_json(content)
