@@ -49,7 +49,7 @@ from veramem_desktop.core.storage import (
 )
 from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json, chain_hash
 from veramem_desktop.core.storage.ids import now_iso
-from veramem_desktop.core.storage.items import MemoryItem, content_of, row_to_item
+from veramem_desktop.core.storage.items import content_of_row, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
@@ -386,7 +386,7 @@ def _apply_data(
             if changed:
                 row = batch.memory(data["memory"]["id"])
                 assert row is not None
-                _record(batch, entry, sender, ledger_device, "memory", _content(row))
+                _record(batch, entry, sender, ledger_device, "memory", content_of_row(row))
             return changed
         if "episode" in data:
             changed = _apply_episode(batch, data)
@@ -414,21 +414,6 @@ def _apply_data(
             f"Event {entry.seq} of device {sender} has a malformed payload ({type(exc).__name__}).",
         ) from None
     return False
-
-
-def _content(row: dict[str, Any]) -> dict[str, Any]:
-    """What a memory's ledger commitment covers (``items.content_of``), from its row."""
-    return content_of(
-        MemoryItem(
-            id=row["id"],
-            kind=row["kind"],
-            text=row["text"],
-            authority=row["authority"],
-            status=row["status"],
-            trust=row["trust"],
-            value=row["value"],
-        )
-    )
 
 
 def _record_shipped_episodes(

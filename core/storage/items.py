@@ -123,16 +123,18 @@ def _stored(name: str, value: Any) -> Any:
     return int(value) if isinstance(value, bool) else value
 
 
+#: the fields a memory's ledger commitment covers (content_of, content_of_row)
+_COMMITTED = ("text", "kind", "authority", "status", "trust", "value")
+
+
 def content_of(item: MemoryItem) -> dict[str, Any]:
     """What a memory's ledger commitment covers."""
-    return {
-        "text": item.text,
-        "kind": item.kind,
-        "authority": item.authority,
-        "status": item.status,
-        "trust": item.trust,
-        "value": item.value,
-    }
+    return {name: getattr(item, name) for name in _COMMITTED}
+
+
+def content_of_row(row: dict[str, Any]) -> dict[str, Any]:
+    """:func:`content_of` of a memory row (column name -> value), without building the item."""
+    return {name: row[name] for name in _COMMITTED}
 
 
 def insert(
