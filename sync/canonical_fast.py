@@ -36,12 +36,20 @@ from veramem_desktop.core.storage.canonical import canonical_json
 # without spaces a number ends at , ] } or the end), or a fraction with four zeros after "0."
 # (a number starts at the start or after : , or [). Strings holding the same bytes take the
 # plain way too, which costs time only.
-_EXPONENT = re.compile(rb"e[-+][0-9]+(?:[,\]}]|\Z)")
+# The exponent is looked for as "e-" and "e+" apart: with a literal two-byte start the regex engine
+# skips from one to the next instead of trying a match at every "e" of the text (a batch body's
+# check takes about half the time); "+" is rare enough to be looked for first.
+_EXPONENT_NEGATIVE = re.compile(rb"e-[0-9]+(?:[,\]}]|\Z)")
+_EXPONENT_POSITIVE = re.compile(rb"e\+[0-9]+(?:[,\]}]|\Z)")
 _TINY_FRACTION = re.compile(rb"(?:\A|[:,\[])-?0\.0000")
 
 
 def _may_be_respelled(data: bytes) -> bool:
-    return bool(_EXPONENT.search(data)) or (b"0.0000" in data and bool(_TINY_FRACTION.search(data)))
+    return (
+        bool(_EXPONENT_NEGATIVE.search(data))
+        or (b"+" in data and bool(_EXPONENT_POSITIVE.search(data)))
+        or (b"0.0000" in data and bool(_TINY_FRACTION.search(data)))
+    )
 
 
 def value_if_canonical(body: bytes) -> Any | None:
