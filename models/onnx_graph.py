@@ -40,8 +40,13 @@ _I64: Final = 1
 _LEN: Final = 2
 _I32: Final = 5
 _INT8: Final = 3  # TensorProto.DataType
+_UINT8: Final = 2
+_INT64: Final = 7
 _FLOAT: Final = 1
 _ATTR_INT: Final = 2  # AttributeProto.AttributeType
+_ATTR_INTS: Final = 7
+#: the opset from which ReduceMax takes its axes as an input, not an attribute
+_REDUCE_AXES_INPUT_OPSET: Final = 18
 _ATTR_GRAPH_TYPES: Final = (5, 10)  # GRAPH, GRAPHS
 _ATTR_GRAPH_FIELDS: Final = (6, 11)  # g, graphs
 
@@ -200,7 +205,12 @@ def _array(tensor: _Tensor, dtype: type[np.generic]) -> np.ndarray:
 
 
 def _encode_node(
-    op_type: str, inputs: list[str], outputs: list[str], name: str, ints: dict[str, int] | None = None
+    op_type: str,
+    inputs: list[str],
+    outputs: list[str],
+    name: str,
+    ints: dict[str, int] | None = None,
+    int_lists: dict[str, list[int]] | None = None,
 ) -> bytes:
     out = b"".join(_len_field(1, x.encode()) for x in inputs)
     out += b"".join(_len_field(2, x.encode()) for x in outputs)
@@ -214,7 +224,19 @@ def _encode_node(
             + _encode_varint(_ATTR_INT)
         )
         out += _len_field(5, attribute)
+    for key, values in (int_lists or {}).items():
+        attribute = _len_field(1, key.encode())
+        attribute += b"".join(_key(8, _VARINT) + _encode_varint(v & ((1 << 64) - 1)) for v in values)
+        out += _len_field(5, attribute + _key(20, _VARINT) + _encode_varint(_ATTR_INTS))
     return _len_field(1, out)
+
+
+def _raw_initialiser(name: str, data_type: int, dims: list[int], raw: bytes) -> tuple[int, list[Piece]]:
+    """A small TensorProto with its values given: (encoded length, pieces)."""
+    body = b"".join(_key(1, _VARINT) + _encode_varint(d) for d in dims)
+    body += _key(2, _VARINT) + _encode_varint(data_type) + _len_field(8, name.encode()) + _len_field(9, raw)
+    encoded = _len_field(5, body)
+    return len(encoded), [encoded]
 
 
 def _float_initialiser(name: str, dims: list[int], make: Callable[[], np.ndarray]) -> tuple[int, list[Piece]]:
@@ -243,6 +265,7 @@ class Rewrite:
     size: int
     gathered: list[str]
     dequantised: list[str]
+    int8_matmuls: list[str] = field(default_factory=list)
 
     def to_bytes(self) -> bytes:
         return b"".join(_render(p) for p in self.pieces)
@@ -261,14 +284,21 @@ def _render(piece: Piece) -> bytes | memoryview:
     return piece() if callable(piece) else piece
 
 
-def rewrite_dequantised_weights(model: bytes) -> Rewrite | None:
+def rewrite_dequantised_weights(model: bytes, *, int8_matmul: bool = False) -> Rewrite | None:
     """The model with its ``Cast``+``Mul`` dequantised weights rewritten, or ``None``.
+
+    With ``int8_matmul``, a 2-D weight read only as the right-hand side of ``MatMul`` nodes
+    stays int8 and each such ``MatMul`` multiplies in integers (:func:`_int8_matmul_nodes`):
+    its left-hand side is quantised to 8 bits per row (per token), with that row's own
+    scale, so a text's vector never depends on the other texts of its batch. About twice the
+    texts per CPU second on the packaged MiniLM; the vectors move a little (cosine to the
+    float32 ones about 0.997), so they belong to another model id.
 
     ``None`` when the model has no such weight, or cannot be read by this module (then it
     is loaded as it is, and onnxruntime reports anything wrong with it).
     """
     try:
-        return _rewrite(memoryview(model))
+        return _rewrite(memoryview(model), int8_matmul)
     except (WireError, UnicodeDecodeError, ValueError):
         return None
 
@@ -294,9 +324,12 @@ class _Plan:
     added: list[tuple[int, list[Piece]]] = field(default_factory=list)
     gathered: list[str] = field(default_factory=list)
     dequantised: list[str] = field(default_factory=list)
+    #: MatMul nodes to run in int8: node id -> (the node, its int8 weight, the weight's scale)
+    int8_matmuls: dict[int, tuple[_Node, str, str]] = field(default_factory=dict)
+    int8_weights: list[str] = field(default_factory=list)
 
 
-def _rewrite(model: memoryview) -> Rewrite | None:
+def _rewrite(model: memoryview, int8_matmul: bool) -> Rewrite | None:
     graphs = [
         (value, encoded) for number, kind, value, encoded in _fields(model) if number == 7 and kind == _LEN
     ]
@@ -307,9 +340,11 @@ def _rewrite(model: memoryview) -> Rewrite | None:
     graph = _read_graph(graph_bytes)
     if any(node.has_subgraph for node in graph.nodes):
         return None
-    plan = _plan_rewrite(graph)
+    plan = _plan_rewrite(graph, int8_matmul)
     if not plan.dropped:
         return None
+    if plan.int8_matmuls:
+        _plan_int8_matmuls(graph, plan, _default_opset(model))
     return _assemble(model, graph, plan)
 
 
@@ -329,8 +364,9 @@ def _read_graph(value: memoryview) -> _Graph:
     return graph
 
 
-def _plan_rewrite(graph: _Graph) -> _Plan:
-    """For each Cast+Mul dequantised weight: its Gather picks int8 rows, or it becomes float32 here."""
+def _plan_rewrite(graph: _Graph, int8_matmul: bool) -> _Plan:
+    """For each Cast+Mul dequantised weight: its Gather picks int8 rows, its MatMuls multiply in
+    int8 (``int8_matmul``), or it becomes float32 here."""
     nodes, tensors = graph.nodes, graph.tensors
     readers = Counter(name for node in nodes for name in node.inputs)
     producer = {out: node for node in nodes for out in node.outputs}
@@ -356,6 +392,10 @@ def _plan_rewrite(graph: _Graph) -> _Plan:
             plan.replaced[id(gather)] = _gather_int8_rows(gather, weight, q, scale, per_row and q_rows != 1)
             plan.dropped.update((id(cast), id(mul)))
             plan.gathered.append(weight)
+        elif int8_matmul and _multiplies_as_int8(consumers, weight, q, scale):
+            plan.int8_matmuls.update({id(node): (node, q.name, scale.name) for node in consumers})
+            plan.dropped.update((id(cast), id(mul)))
+            plan.int8_weights.append(weight)
         else:
             q_values, s_values = _array(q, np.int8), _array(scale, np.float32)
             shape = list(np.broadcast_shapes(tuple(q.dims), tuple(scale.dims)))
@@ -373,6 +413,100 @@ def _plan_rewrite(graph: _Graph) -> _Plan:
             plan.removed_tensors.update((q.name, scale.name))
             plan.dequantised.append(weight)
     return plan
+
+
+def _multiplies_as_int8(consumers: list[_Node], weight: str, q: _Tensor, scale: _Tensor) -> bool:
+    """Whether every reader of the 2-D ``weight`` is a ``MatMul`` taking it as its right-hand side,
+    and its scale is one per output column (or one in all), so the scale can follow the product."""
+    if len(q.dims) != 2 or not consumers:
+        return False
+    scale_count = int(np.prod(scale.dims)) if scale.dims else 1
+    per_column = scale_count == q.dims[1] and all(d == 1 for d in scale.dims[:-1])
+    return (scale_count == 1 or per_column) and all(
+        node.op_type == "MatMul" and node.domain in ("", "ai.onnx") and node.inputs[1:] == [weight]
+        for node in consumers
+    )
+
+
+def _plan_int8_matmuls(graph: _Graph, plan: _Plan, opset: int) -> None:
+    """Replace the planned MatMuls in graph order; each left-hand side is quantised once, before the
+    first MatMul that reads it (the query, key and value projections share one)."""
+    constants = {
+        "veramem__q_eps": (_FLOAT, [], np.float32(1e-12).tobytes()),
+        "veramem__q_step": (_FLOAT, [], np.float32(1 / 127).tobytes()),
+        "veramem__q_shift": (_FLOAT, [], np.float32(128).tobytes()),
+        "veramem__q_zero": (_UINT8, [], np.uint8(128).tobytes()),
+        "veramem__q_axes": (_INT64, [1], np.int64(-1).tobytes()),
+    }
+    plan.added.extend(
+        _raw_initialiser(name, kind, dims, raw) for name, (kind, dims, raw) in constants.items()
+    )
+    quantised: dict[str, tuple[str, str]] = {}
+    for node in graph.nodes:
+        planned = plan.int8_matmuls.get(id(node))
+        if planned is None:
+            continue
+        _, q_name, scale_name = planned
+        lhs = node.inputs[0]
+        parts = b""
+        if lhs not in quantised:
+            quantised[lhs], parts = _quantise_rows(lhs, f"veramem__q{len(quantised)}", opset)
+        plan.replaced[id(node)] = parts + _int8_product(quantised[lhs], q_name, scale_name, node.outputs[0])
+
+
+def _quantise_rows(lhs: str, prefix: str, opset: int) -> tuple[tuple[str, str], bytes]:
+    """Nodes quantising ``lhs`` to uint8 (zero point 128) per row: (quantised, row scales), nodes.
+
+    Each row's scale is its largest magnitude over 127 (at least 1e-12 / 127), so every row
+    uses the whole 8-bit range and a row (a token) depends on no other."""
+    n = {key: f"{prefix}_{key}" for key in ("abs", "max", "floor", "scale", "div", "round", "shift", "q")}
+    if opset >= _REDUCE_AXES_INPUT_OPSET:
+        reduce = _encode_node(
+            "ReduceMax", [n["abs"], "veramem__q_axes"], [n["max"]], n["max"], {"keepdims": 1}
+        )
+    else:
+        reduce = _encode_node("ReduceMax", [n["abs"]], [n["max"]], n["max"], {"keepdims": 1}, {"axes": [-1]})
+    nodes = [
+        _encode_node("Abs", [lhs], [n["abs"]], n["abs"]),
+        reduce,
+        _encode_node("Max", [n["max"], "veramem__q_eps"], [n["floor"]], n["floor"]),
+        _encode_node("Mul", [n["floor"], "veramem__q_step"], [n["scale"]], n["scale"]),
+        _encode_node("Div", [lhs, n["scale"]], [n["div"]], n["div"]),
+        _encode_node("Round", [n["div"]], [n["round"]], n["round"]),
+        _encode_node("Add", [n["round"], "veramem__q_shift"], [n["shift"]], n["shift"]),
+        _encode_node("Cast", [n["shift"]], [n["q"]], n["q"], {"to": _UINT8}),
+    ]
+    return (n["q"], n["scale"]), b"".join(nodes)
+
+
+def _int8_product(lhs: tuple[str, str], q_name: str, scale_name: str, output: str) -> bytes:
+    """``output`` = (quantised rows × int8 weight) in int32, back to float32 by the row and column scales."""
+    (rows, row_scale), prefix = lhs, f"{output}__int8"
+    return b"".join(
+        (
+            _encode_node(
+                "MatMulInteger", [rows, q_name, "veramem__q_zero"], [f"{prefix}_i32"], f"{prefix}_i32"
+            ),
+            _encode_node("Cast", [f"{prefix}_i32"], [f"{prefix}_f"], f"{prefix}_f", {"to": _FLOAT}),
+            _encode_node("Mul", [f"{prefix}_f", row_scale], [f"{prefix}_rows"], f"{prefix}_rows"),
+            _encode_node("Mul", [f"{prefix}_rows", scale_name], [output], f"{prefix}_out"),
+        )
+    )
+
+
+def _default_opset(model: memoryview) -> int:
+    """The version of the default operator set the model imports (``ModelProto.opset_import``)."""
+    for number, _, value, _ in _fields(model):
+        if number == 8 and isinstance(value, memoryview):
+            domain, version = "", 0
+            for field_number, _, item, _ in _fields(value):
+                if field_number == 1:
+                    domain = _text(item)
+                elif field_number == 2 and isinstance(item, int):
+                    version = item
+            if domain in ("", "ai.onnx"):
+                return version
+    return 0
 
 
 def _gathers_rows(gather: _Node, weight: str, q: _Tensor, scale: _Tensor, per_row: bool) -> bool:
@@ -438,7 +572,7 @@ def _assemble(model: memoryview, graph: _Graph, plan: _Plan) -> Rewrite:
         else:
             pieces.append(encoded)
             total += len(encoded)
-    return Rewrite(pieces, total, plan.gathered, plan.dequantised)
+    return Rewrite(pieces, total, plan.gathered, plan.dequantised, plan.int8_weights)
 
 
 def _node_inputs(encoded_nodes: bytes) -> set[str]:

@@ -77,6 +77,9 @@ class EmbedderSettings:
     model_path: str = ""  # empty: the bundled all-MiniLM-L6-v2 int8
     tokenizer_path: str = ""
     sha256: str = ""
+    # int8 or float32 matrix products; empty: what the store's vectors were made with
+    # (float32 for stores made before int8 compute), int8 for a new store
+    compute: str = ""
 
 
 @dataclass

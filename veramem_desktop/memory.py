@@ -35,7 +35,7 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, SearchResult
 from veramem_desktop.core.recall.answer import AnswerResult
 from veramem_desktop.core.storage import grants as grants_mod
-from veramem_desktop.core.storage import ledger, ledger_verify
+from veramem_desktop.core.storage import ledger, ledger_verify, lookups
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
@@ -209,18 +209,14 @@ class Memory:
     def _embedder_handle(self) -> Embedder:
         """The embedding model, built from the settings on first use. Not part of the facade: surfaces reach
         it through the facade's calls (`embedder_name`, `load_embedder`)."""
-        with self._open_lock:
-            if self._embedder is None:
-                from .models.embedder import OnnxEmbedder, default_embedder
+        if self._embedder is None:  # built outside the lock: choosing it may open the store
+            from .services.embedding import build_embedder
 
-                cfg = self.config.embedder
-                if cfg.model_path:
-                    self._embedder = OnnxEmbedder(
-                        cfg.model_path, cfg.tokenizer_path or None, expected_sha256=cfg.sha256 or None
-                    )
-                else:
-                    self._embedder = default_embedder()
-            return self._embedder
+            built = build_embedder(self.config.embedder, lambda: lookups.vector_model(self._store_handle))
+            with self._open_lock:
+                if self._embedder is None:
+                    self._embedder = built
+        return self._embedder
 
     @property
     def embedder_name(self) -> str:

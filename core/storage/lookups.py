@@ -20,6 +20,12 @@ def embedded_ids(store: Store, owner_kind: str, model: str) -> list[str]:
     return [r[0] for r in rows]
 
 
+def vector_model(store: Store) -> str | None:
+    """The model id of one stored vector (a store's vectors come from one model), or ``None`` when it holds none."""
+    row = store.query_one("SELECT model FROM embeddings LIMIT 1")
+    return None if row is None else str(row[0])
+
+
 def evidence_map(store: Store) -> dict[str, list[str]]:
     """Every memory's evidence as the episode ids it stands in, in the order the evidence was recorded."""
     found: dict[str, list[str]] = {}

