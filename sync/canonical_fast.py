@@ -91,16 +91,36 @@ def canonical_plain(value: Any) -> bytes:
     """``canonical_json(value)`` (the same bytes and errors) for a value made only of dicts with str
     keys, lists, tuples, str, int, float, bool and None: the values of a decoded batch, of SQLite
     rows, and dicts built of them. Cheaper than :func:`canonical_bytes` for the many small values a
-    landed batch hashes: orjson's bytes are not decoded back, except when they hold a ``null``, which
-    is how orjson writes a NaN or an infinity (canonical_json refuses those). Not for other types
-    (orjson writes plain enums and UUIDs, which canonical_json refuses): use :func:`canonical_bytes`."""
+    landed batch hashes: orjson's bytes are not decoded back. Only a float can make them differ (a
+    NaN or an infinity, which orjson writes as null and canonical_json refuses, or a number orjson
+    spells otherwise), so a value holding none is taken as it is, without looking at the bytes.
+    Not for other types (orjson writes plain enums and UUIDs, which canonical_json refuses): use
+    :func:`canonical_bytes`."""
     try:
         data = orjson.dumps(value, option=_PLAIN_ONLY)
     except TypeError:  # orjson's JSONEncodeError: a type above, an integer over 64 bits, a lone surrogate
         return canonical_json(value)
-    if (b"null" in data and orjson.loads(data) != value) or (
-        # the substrings _may_be_respelled's patterns need, looked for first (small values rarely hold one)
-        (b"e-" in data or b"e+" in data or b"0.0000" in data) and _may_be_respelled(data)
+    if _without_floats(value) or not (
+        (b"null" in data and orjson.loads(data) != value) or _may_be_respelled(data)
     ):
-        return canonical_json(value)
-    return data
+        return data
+    return canonical_json(value)
+
+
+_NOT_FLOATS = frozenset({str, int, bool, type(None)})
+
+
+def _without_floats(value: Any) -> bool:
+    """True when ``value`` holds only str, int, bool and None in dicts, lists and tuples (orjson has
+    written it, so it is no deeper than orjson's limit of 255 levels)."""
+    kind = type(value)
+    if kind in _NOT_FLOATS:
+        return True
+    if kind is dict:
+        value = value.values()
+    elif kind is not list and kind is not tuple:
+        return False
+    for item in value:  # noqa: SIM110 (all() over a generator takes about twice as long here)
+        if type(item) not in _NOT_FLOATS and not _without_floats(item):
+            return False
+    return True
