@@ -29,6 +29,8 @@ from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.write.correcting import REASON as CORRECTION
+from veramem_desktop.core.write.retracting import OTHER_PERSON
+from veramem_desktop.core.write.retracting import REASON as RETRACTION
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode
@@ -197,4 +199,8 @@ def _guard_by_reason(final: Decision, reason: str) -> str | None:
         return "authority"
     if final.reason.startswith(CORRECTION):
         return "correction"  # a correction makes a new version of the memory it corrects
+    if final.reason.startswith(RETRACTION):
+        return "retraction"  # a retraction retracts the same person's memory of what stopped
+    if final.reason == OTHER_PERSON:
+        return "other_person"  # a DELETE never retracts another person's memory
     return None

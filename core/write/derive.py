@@ -29,7 +29,7 @@ from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write import correcting, decisions, guards, versions
+from veramem_desktop.core.write import correcting, decisions, guards, retracting, versions
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
@@ -193,9 +193,8 @@ class Writer:
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
-            corrected = correcting.correct(
-                cand, text, ep, partial(self._pool, ep, cand, vec), partial(self._recent, ep)
-            )
+            pool = partial(self._pool, ep, cand, vec)
+            corrected = correcting.correct(cand, text, ep, pool, partial(self._recent, ep))
             if corrected is not None:
                 cand, text = corrected.candidate, corrected.candidate.text
                 vec = self.embedder.embed([text])[0]
@@ -209,6 +208,7 @@ class Writer:
                 decision = corrected.decision
             else:
                 decision = self._decided(cand, text, neighbours, out)
+                decision = retracting.decided(cand, text, ep, pool, neighbours, decision)
             final = text
             if decision.text and decision.text.strip():
                 final = self._reworded(decision.text, ep) if corrected is None else decision.text
@@ -272,6 +272,9 @@ class Writer:
             decision = Decision(
                 "ADD", reason=f"the model named {decision.target_id!r}, which was not offered"
             )
+        target = next((m for m, _ in neighbours if m.id == decision.target_id), None)
+        if decision.op == "DELETE" and target is not None and retracting.other_person(text, target):
+            decision = Decision("ADD", reason=retracting.OTHER_PERSON)
         return decision
 
     def _reworded(self, model_text: str, ep: Episode) -> str:

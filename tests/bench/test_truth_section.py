@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from veramem_desktop.bench.runner import BenchContext, BenchOptions, bench_home
 from veramem_desktop.bench.truth_section import SURFACES, run_truth_section
-from veramem_desktop.bench.truth_set import RETRACTIONS, SPEAKER_QUESTIONS, generate, retractions, speakers
+from veramem_desktop.bench.truth_set import (
+    RETRACTIONS,
+    SPEAKER_QUESTIONS,
+    WORDINGS,
+    generate,
+    retractions,
+    speakers,
+    wordings,
+)
 
 
 def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatement() -> None:
@@ -27,7 +35,7 @@ def test_the_generated_set_is_deterministic_and_covers_every_kind_and_restatemen
 def test_the_truth_section_reports_each_metric_on_each_surface_and_its_ablations() -> None:
     with bench_home() as home:
         section = run_truth_section(
-            BenchContext(BenchOptions(), home, lambda _: None), scenarios=14, retracted=7
+            BenchContext(BenchOptions(), home, lambda _: None), scenarios=14, retracted=7, worded=0
         )
     data = section.data["truth"]
     for surface in SURFACES:
@@ -56,6 +64,38 @@ def test_the_retraction_set_is_generated_in_many_wordings_and_the_old_value_is_s
     assert "retract" not in {s.kind for s in generate(330)}
 
 
+def test_the_retraction_wordings_say_each_form_once_and_what_only_looks_like_one_keeps_the_value() -> None:
+    first, again = wordings(), wordings()
+    assert [[st.content for st in s.steps] for s in first] == [[st.content for st in s.steps] for s in again]
+    assert len(first) == sum(len(stops) + len(kept) for stops, kept in WORDINGS.values())
+    assert {s.subject for s in first} == set(WORDINGS) and {s.kind for s in first} == {"retract", "kept"}
+    for s in first:
+        said = s.steps[-1].content
+        if s.kind == "kept":  # the value still holds: nothing is stale
+            assert s.current in said and not s.stale
+        else:
+            assert s.stale[0] in said and s.current in said and said.index(s.stale[0]) < said.index(s.current)
+
+
+def test_no_retraction_wording_leaves_the_old_value_first_and_no_look_alike_retracts() -> None:
+    """Without core/write/retracting.py "I sold the X" leaves the X first (stale_above_current > 0);
+    without the same-person rule "Mel no longer works at X" retracts the user's X (false_retraction > 0)."""
+    with bench_home() as home:
+        section = run_truth_section(
+            BenchContext(BenchOptions(), home, lambda _: None),
+            scenarios=0,
+            retracted=0,
+            worded=35,
+            speaking=0,
+            surfaces=("search",),
+            ablate=False,
+        )
+    worded = section.data["truth"]["retraction_wordings"]
+    assert worded["store"]["false_retraction"] == 0.0, worded["misses"]
+    assert worded["search"]["stale_above_current"] == 0.0, worded["misses"]
+    assert any(label == "truth retraction wordings store" for label, _ in section.rows)
+
+
 def test_the_speakers_set_is_deterministic_and_crosses_every_way_of_speaking() -> None:
     first, again = speakers(32), speakers(32)
     assert [(s.user, s.current, [[st.content for st in a] for a in s.adds]) for s in first] == [
@@ -79,6 +119,7 @@ def test_no_speakers_memory_is_superseded_by_or_merged_with_another_speakers() -
             BenchContext(BenchOptions(), home, lambda _: None),
             scenarios=0,
             retracted=0,
+            worded=0,
             speaking=12,
             surfaces=("search",),
             ablate=False,

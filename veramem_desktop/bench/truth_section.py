@@ -1,6 +1,6 @@
 """The truth section: does recall agree with what the memory knows, on every surface?
 
-Runs the generated sets (truth_set.py: the scenarios and the retractions) through ``Memory.add`` with the rule-based backend, a
+Runs the generated sets (truth_set.py: the scenarios, the retractions and their other wordings) through ``Memory.add`` with the rule-based backend, a
 person's approvals and rejections through ``Memory.approve`` / ``Memory.reject``, then asks each
 scenario's question through the SDK (search, answer), the MCP server (its tools over an in-process
 MCP client session) and the REST API (its app over HTTP, in process). Metrics, per surface:
@@ -12,7 +12,9 @@ MCP client session) and the REST API (its app over HTTP, in process). Metrics, p
 - ``rejected_leak``: any text returned (results, shared block, answer, citations, history,
   episode lists) holds the rejected value;
 - ``answer_current``: the answer states the current value, and no stale value or claim before it;
-- ``as_of_accuracy``: ``history --as-of`` gives the value valid then (dated imports).
+- ``as_of_accuracy``: ``history --as-of`` gives the value valid then (dated imports);
+- ``false_retraction`` (retraction wordings): after a sentence that only looks like a retraction
+  ("Mel no longer works at X", "If I sold the X, …"), the user's memory of X was retracted.
 Two ablations beside them show what the truth stage buys: the channels' ranking alone, and the
 channels with rejected rows not withheld.
 A value is found in a text by the same skeleton the rejections use (look-alikes included).
@@ -32,7 +34,7 @@ from veramem_desktop.core.trust.normalize import phrase_words
 
 from ..memory import Memory
 from .runner import BenchContext, Section
-from .truth_set import Scenario, generate, retractions, speakers
+from .truth_set import Scenario, generate, retractions, speakers, wordings
 
 SURFACES = ("search", "answer", "mcp", "rest")
 #: metrics counting something that must not happen (their target is 0)
@@ -43,6 +45,7 @@ _BAD = frozenset(
         "rejected_leak",
         "other_speaker_superseded",
         "merged_across_speakers",
+        "false_retraction",
     }
 )
 _BLOCK = re.compile(r"<<<RECALLED-DATA [0-9a-f]+[^>]*>>>\n(.*?)\n<<<END RECALLED-DATA [0-9a-f]+>>>", re.S)
@@ -207,6 +210,7 @@ def run_truth_section(
     *,
     scenarios: int = 330,
     retracted: int = 70,
+    worded: int = 35,
     speaking: int = 32,
     surfaces: Sequence[str] = SURFACES,
     ablate: bool = True,
@@ -218,13 +222,16 @@ def run_truth_section(
 
     mem = ctx.new_memory("truth")
     mem.config.llm.backend = "rule-based"
-    t, r = _Tally(), _Tally()
+    t, r, w = _Tally(), _Tally(), _Tally()
     cases = [(t, sc) for sc in generate(scenarios)] + [(r, sc) for sc in retractions(retracted)]
+    cases += [(w, sc) for sc in wordings()[:worded]]
     started = time.perf_counter()
     for n, (tally, sc) in enumerate(cases, 1):
         if n % 50 == 0:
             ctx.progress(f"truth: {n}/{len(cases)} scenarios")
         _play(mem, sc)
+        if sc.kind == "kept":
+            _kept(mem, sc, tally)
         _ask(mem, sc, tally, surfaces, ablate)
     spoken = _Tally()
     for conversation in speakers(speaking):
@@ -233,10 +240,22 @@ def run_truth_section(
         truth_speakers.ask(mem, conversation, spoken, surfaces)
     mem.close()
     section = _section(t, r, scenarios, retracted, time.perf_counter() - started)
+    if worded:
+        _wordings_section(section, w, min(worded, len(wordings())))
     if speaking:
         section.data["truth"]["speakers"] = truth_speakers.rates(spoken, speaking)
         section.rows.extend(truth_speakers.rows(section.data["truth"]["speakers"]))
     return section
+
+
+def _kept(mem: Memory, sc: Scenario, t: _Tally) -> None:
+    """After a sentence that only looks like a retraction, the user's memory of the value is not retracted."""
+    retracted = [
+        m
+        for m in mem.memories(user_id=sc.user, status=None, limit=100)
+        if m.status == "retracted" and holds(m.text, sc.current)
+    ]
+    t.add("store.false_retraction", bool(retracted), f"store {sc.kind}/{sc.variant} {sc.user}")
 
 
 def _ask(mem: Memory, sc: Scenario, t: _Tally, surfaces: Sequence[str], ablate: bool) -> None:
@@ -325,3 +344,13 @@ def _section(t: _Tally, r: _Tally, n: int, n_retracted: int, seconds: float) -> 
         what = f"{n_retracted} (a value, then a message retracting it, in generated wordings)"
         rows += [("truth retractions", what), *_rows(data["retractions"], "truth retractions", [])]
     return Section({"truth": data}, rows)
+
+
+def _wordings_section(section: Section, w: _Tally, n: int) -> None:
+    """The retraction wordings set, counted apart: its surfaces' figures and the store's false retractions."""
+    data = {"scenarios": n, **_rates(w), "store": {"false_retraction": w.rate("store.false_retraction")}}
+    data["misses"].update({k: v for k, v in w.misses.items() if v and k.startswith("store.")})
+    section.data["truth"]["retraction_wordings"] = data
+    what = f"{n} (retractions in other words, and sentences that only look like one)"
+    store = ("truth retraction wordings store", f"false_retraction {data['store']['false_retraction']:.3f}")
+    section.rows += [("truth retraction wordings", what), *_rows(data, "truth retraction wordings", [store])]

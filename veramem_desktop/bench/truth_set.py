@@ -12,7 +12,10 @@ were current before (stale), the value a person rejected, and the question asked
 - ``asof``: dated messages imported out of today's time, with "as of" questions between them;
 - ``retract`` (``retractions``, a set of its own so the kinds above stay as they were): a value
   stated, then a message saying it no longer holds and what holds instead, its wording put together
-  from a negation, a joiner and a new value's phrasing ("I don't work at X anymore; I joined Y.").
+  from a negation, a joiner and a new value's phrasing ("I don't work at X anymore; I joined Y.");
+- ``wordings``: the retraction forms those leave out ("I sold the X", "I stopped using X", "I'm no
+  longer X"), and ``kept``: sentences that only look like one ("Mel no longer works at X", "If I sold
+  the X, …"), after which the value still holds.
 
 Values are invented words, so no two scenarios share one and none is an English word. Every user
 also states one or two other subjects, so a question must find its own subject among several.
@@ -117,6 +120,50 @@ RETRACTIONS: dict[str, tuple[list[str], list[str]]] = {
     "car": (
         ["I no longer drive a {old}", "I don't have the {old} anymore", "I don't drive a {old} anymore"],
         ["I bought a {new}", "I got a {new}", "I drive a {new} now"],
+    ),
+}
+#: ``wordings`` (a set of its own, so the retractions above stay as they were): per subject, the forms
+#: those leave out ({old}: a possession sold or given away, an activity stopped, a state or a liking
+#: no longer held), each joined to one of the subject's ways of saying what holds instead; then
+#: sentences that only look like a retraction (another person's, a question, a hypothetical, a stop
+#: by, a sale with a replacement), after which the value still holds
+WORDINGS: dict[str, tuple[list[str], list[str]]] = {
+    "home": (
+        ["I stopped living in {old}", "I'm not in {old} anymore"],
+        ["My sister no longer lives in {old}", "If I stopped living in {old}, I would miss it"],
+    ),
+    "employer": (
+        ["I quit {old}", "I stopped working at {old}", "I'm no longer at {old}"],
+        ["Mel no longer works at {old}", "I stopped by {old} to see a friend", "Should I quit {old}?"],
+    ),
+    "partner": (
+        ["I'm no longer with {old}", "I stopped seeing {old}"],
+        ["Mel is no longer with {old}", "If I stopped seeing {old}, I would be sad"],
+    ),
+    "editor": (
+        ["I stopped using {old}", "I gave up {old}", "I quit using {old}"],
+        ["Mel stopped using {old}", "Should I stop using {old}?"],
+    ),
+    "diet": (
+        ["I'm no longer {old}", "I'm not {old} anymore", "I stopped being {old}"],
+        ["My brother is no longer {old}", "If I stopped being {old}, I would eat more"],
+    ),
+    "colour": (
+        ["I don't like {old} anymore", "I've stopped liking {old}"],
+        ["Mel doesn't like {old} anymore", "I stopped by a shop painted {old}"],
+    ),
+    "car": (
+        [
+            "I sold the {old}",
+            "I got rid of my {old}",
+            "I gave away the {old}",
+            "I don't have the {old} anymore",
+        ],
+        [
+            "I sold my old {old} and bought a new one",
+            "If I sold the {old}, I would buy a bike",
+            "Mel sold the {old}",
+        ],
     ),
 }
 _JOINERS = ("; ", ". ", ", and ")
@@ -248,6 +295,43 @@ def retractions(n: int = 70, seed: int = 20261201) -> list[Scenario]:
         variant = f"{wording}{'-echo' if echo else ''}"
         out.append(
             Scenario("retract", variant, f"retract{i:04d}", subject, question, steps, new, stale=[old])
+        )
+    return out
+
+
+def wordings(seed: int = 20261203) -> list[Scenario]:
+    """Every wording of :data:`WORDINGS` once, the same for the same seed, each subject in turn: kind
+    ``retract`` (the value retracted and replaced; the old one is stale) or ``kept`` (a sentence that
+    only looks like a retraction; the value still holds)."""
+    rng = random.Random(seed)
+    words = _Words(rng)
+    out: list[Scenario] = []
+    forms = [
+        (s, kind, i)
+        for s, (stops, kept) in WORDINGS.items()
+        for kind, said in (("retract", stops), ("kept", kept))
+        for i in range(len(said))
+    ]
+    forms.sort(key=lambda f: (f[2], f[1], list(WORDINGS).index(f[0])))
+    for n, (subject, kind, i) in enumerate(forms):
+        old = words()
+        steps = _others(subject, words, rng)
+        steps.append(Step("user", _say(subject, "state", old, rng)))
+        question = str(SUBJECTS[subject]["question"])
+        stops, kept = WORDINGS[subject]
+        if kind == "kept":
+            steps.append(Step("user", kept[i].format(old=old) + ("" if kept[i].endswith("?") else ".")))
+            out.append(Scenario("kept", f"{subject}{i}", f"worded{n:04d}", subject, question, steps, old))
+            continue
+        new = words()
+        holds = RETRACTIONS[subject][1]
+        second = rng.choice(holds).format(new=new)
+        joiner = rng.choice(_JOINERS)
+        if joiner == ". ":
+            second = second[0].upper() + second[1:]
+        steps.append(Step("user", f"{stops[i].format(old=old)}{joiner}{second}."))
+        out.append(
+            Scenario("retract", f"{subject}{i}", f"worded{n:04d}", subject, question, steps, new, stale=[old])
         )
     return out
 

@@ -31,7 +31,7 @@ from veramem_desktop.models.llm.rules.keys import (
     labelled_wording,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
-from veramem_desktop.models.llm.rules.smalltalk import skip_reason
+from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
 from veramem_desktop.models.llm.rules.text import split_clauses, split_sentences
 from veramem_desktop.models.llm.rules.wording import resolve_leading_pronoun, third_person
 
@@ -161,6 +161,12 @@ def _question_before(message: Message, previous: Message | None) -> tuple[str, s
     return speaker_of(previous), spans[-1].text
 
 
+def _skipped(sentence: str, role: str) -> str | None:
+    """Why ``sentence`` gives no memory, or None; a short one with a key is kept ("I'm vegan.")."""
+    reason = skip_reason(sentence, role)
+    return None if reason == TOO_SHORT and _key(sentence, role) != NO_KEY else reason
+
+
 def _named(text: str, message: Message, speaker: str) -> str:
     """A named person's statement that does not name them says who said it ("Ana said: The kids were
     scared."): in a conversation of several people, a memory that loses its speaker loses its meaning."""
@@ -196,7 +202,7 @@ def extract_with_skips(
             seen.add(sentence)
             # a labelled line about the user ("Home: Porto") is short, yet says something
             worded = labelled_wording(sentence) if message.role != "user" else None
-            reason = skip_reason(sentence, message.role) if worded is None else None
+            reason = _skipped(sentence, message.role) if worded is None else None
             if reason is not None:
                 skipped.append(Skipped(message.id, sentence, reason))
                 continue

@@ -1,7 +1,7 @@
 """Rule-based reconciliation from the neighbours' keys and cosines.
 
-In order: a candidate that says something stopped being true retracts the neighbour it
-negates (DELETE); a new value for a neighbour's subject and single-valued predicate
+In order: a candidate that says something stopped being true (a retraction as the engine reads
+them, core/write/retractions.py) retracts the neighbour it negates (DELETE); a new value for a neighbour's subject and single-valued predicate
 replaces it (UPDATE), unless that neighbour is an event: "User moved to Lisbon in March"
 stays true after "User lives in Porto now", so the new state is added beside it; a
 near-identical neighbour (cosine above 0.95) or the same attribute and value means
@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import Candidate, Decision, Neighbour, multi_valued
+from veramem_desktop.core.write import retractions
 from veramem_desktop.models.llm.rules.text import NEGATION, content_stems, is_negated
 
 NOOP_COSINE = 0.95
@@ -34,8 +35,11 @@ def _same_subject(candidate: Candidate, neighbour: Neighbour) -> bool:
     return bool(candidate.subject) and _norm(candidate.subject) == _norm(neighbour.subject)
 
 
-def _negated_target(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Neighbour | None:
-    """The neighbour a negating candidate talks about: same attribute and value, else closest words."""
+def _negated_target(
+    candidate: Candidate, neighbours: Sequence[Neighbour], found: retractions.Retraction
+) -> Neighbour | None:
+    """The neighbour a retracting candidate talks about: same attribute and value, else closest words
+    among those that hold the thing that stopped ("my seat" is not "tennis")."""
     for n in neighbours:
         same_key = _same_subject(candidate, n) and _norm(candidate.predicate) in (
             _norm(n.predicate),
@@ -47,7 +51,8 @@ def _negated_target(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Ne
     best: tuple[float, Neighbour] | None = None
     for n in neighbours:
         overlap = len(words & content_stems(n.text)) / len(words) if words else 0.0
-        if (overlap >= NEGATES_OVERLAP or n.cosine >= NEGATES_COSINE) and not is_negated(n.text):
+        close = overlap >= NEGATES_OVERLAP or n.cosine >= NEGATES_COSINE
+        if close and not is_negated(n.text) and retractions.holds_thing(found, n.text):
             score = overlap + n.cosine
             if best is None or score > best[0]:
                 best = (score, n)
@@ -55,8 +60,9 @@ def _negated_target(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Ne
 
 
 def reconcile(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
-    if is_negated(candidate.quote) or is_negated(candidate.text):
-        target = _negated_target(candidate, neighbours)
+    found = retractions.read(candidate.quote) or retractions.read(candidate.text)
+    if found is not None:  # a retraction, in one of the forms core/write/retractions.py reads
+        target = _negated_target(candidate, neighbours, found)
         if target is not None:
             return Decision("DELETE", target.id, reason="the new statement says this is no longer true")
     by_cosine = sorted(neighbours, key=lambda n: n.cosine, reverse=True)

@@ -235,12 +235,16 @@ def worth_keeping(sentence: str, role: str) -> bool:
     return skip_reason(sentence, role) is None
 
 
+#: the reason given for a sentence of fewer than three words
+TOO_SHORT = "too short to state anything"
+
+
 def skip_reason(sentence: str, role: str) -> str | None:
     """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
     if "?" in sentence:
         return "a question"
     if len(words(sentence)) < 3:
-        return "too short to state anything"
+        return TOO_SHORT
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
     courtesy = _courtesy_reason(sentence, body, role)
