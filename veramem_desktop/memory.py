@@ -29,6 +29,7 @@ from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import linker as linker_mod
+from veramem_desktop.core.lifecycle.reembed import ReembedReport
 from veramem_desktop.core.lifecycle.sharing import ShareReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
@@ -52,6 +53,7 @@ from .keys import KeyManager, NewKey, PassphraseSource
 from .services.consolidation import Consolidation
 from .services.curation import Curation
 from .services.device_sync import DeviceSync
+from .services.embedding import build_embedder, reembed_store
 from .services.grants import Grants
 from .services.importer import Importer, ImportProgress
 from .services.measuring import Measuring, load_embedder
@@ -210,8 +212,6 @@ class Memory:
         """The embedding model, built from the settings on first use. Not part of the facade: surfaces reach
         it through the facade's calls (`embedder_name`, `load_embedder`)."""
         if self._embedder is None:  # built outside the lock: choosing it may open the store
-            from .services.embedding import build_embedder
-
             built = build_embedder(self.config.embedder, lambda: lookups.vector_model(self._store_handle))
             with self._open_lock:
                 if self._embedder is None:
@@ -414,6 +414,20 @@ class Memory:
             until=until,
             expires_in=expires_in,
         )
+
+    def reembed(
+        self, compute: str | None = None, progress: Callable[[str, int], None] | None = None
+    ) -> ReembedReport:
+        """Make every vector again with the configured model computing as ``compute`` (int8 by default)."""
+        return reembed_store(
+            self._store_handle, self.config.embedder, compute, self._adopt_embedder, progress
+        )
+
+    def _adopt_embedder(self, embedder: Embedder) -> None:
+        """Search and writes use ``embedder`` from now on (after a re-embedding); caches of the old
+        model's vectors are dropped."""
+        with self._open_lock:
+            self._embedder, self._engine, self._vectors = embedder, None, None
 
     def rederive_pending(self) -> dict[str, Any]:
         """Derive memories from the episodes an earlier add stored but could not derive from."""

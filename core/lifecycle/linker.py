@@ -184,7 +184,7 @@ class Linker:
             with self.store.atomic() as conn:
                 dequeue(conn, memory_id)
             return
-        ctx_vec = self.embedder.embed([self.context_of(item)])[0]
+        ctx_vec = self.embedder.embed([memory_context(self.store, item)])[0]
         self.vectors.refresh(self.store)
         vec = self.vectors.vector(item.id)
         if vec is None:
@@ -236,20 +236,6 @@ class Linker:
         return False
 
     # -------------------------------------------------------------- parts
-    def context_of(self, item: MemoryItem) -> str:
-        """The memory's text between the turns before and after its first source episode."""
-        episode_id = item_scans.first_episode(self.store, item.id)
-        if episode_id is None:
-            return item.text
-        src = episode_rows.position(self.store, episode_id)
-        if src is None or src[0] is None:
-            return item.text
-        around = {
-            int(r[0]): f"{r[2] or r[1]}: {r[3]}"
-            for r in episode_rows.turns_at(self.store, src[0], (int(src[1]) - 1, int(src[1]) + 1))
-        }
-        return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))
-
     def _neighbours(self, item: MemoryItem, vec: Any) -> list[tuple[MemoryItem, float]]:
         cfg = self.config
         scope_ids = item_scans.scope_peers(self.store, item.id, *scope_key(item))
@@ -324,3 +310,19 @@ def _values_differ(a: MemoryItem, b: MemoryItem) -> bool:
     if not (a.subject and a.predicate and a.value and b.value):
         return False
     return (a.subject, a.predicate) == (b.subject, b.predicate) and skeleton(a.value) != skeleton(b.value)
+
+
+def memory_context(store: Store, item: MemoryItem) -> str:
+    """The memory's text between the turns before and after its first source episode (what its
+    'memory_ctx' vector embeds)."""
+    episode_id = item_scans.first_episode(store, item.id)
+    if episode_id is None:
+        return item.text
+    src = episode_rows.position(store, episode_id)
+    if src is None or src[0] is None:
+        return item.text
+    around = {
+        int(r[0]): f"{r[2] or r[1]}: {r[3]}"
+        for r in episode_rows.turns_at(store, src[0], (int(src[1]) - 1, int(src[1]) + 1))
+    }
+    return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))

@@ -100,6 +100,35 @@ def vectors_of(conn: Connection, owner_id: str) -> list[tuple[str, str, bytes]]:
     ]
 
 
+def owners_without(
+    store: Store, vector_kind: str, model: str, limit: int, *, skip: Sequence[str] = ()
+) -> list[str]:
+    """Up to ``limit`` owners (not in ``skip``) holding a ``vector_kind`` vector from another model but
+    none from ``model``."""
+    rows = store.query(
+        "SELECT DISTINCT e.owner_id FROM embeddings e WHERE e.owner_kind = ? AND e.model != ? AND NOT EXISTS "
+        "(SELECT 1 FROM embeddings f WHERE f.owner_kind = e.owner_kind AND f.owner_id = e.owner_id "
+        f"AND f.model = ?) AND e.owner_id NOT IN ({','.join('?' * len(skip))}) LIMIT ?",
+        (vector_kind, model, model, *skip, limit),
+    )
+    return [r[0] for r in rows]
+
+
+def owners_with(store: Store, vector_kind: str, model: str, owner_ids: Sequence[str]) -> list[str]:
+    """Those of ``owner_ids`` that hold a ``vector_kind`` vector from ``model``."""
+    return [owner_id for owner_id, _ in stored_vectors(store, vector_kind, model, owner_ids)]
+
+
+def vector_models(store: Store) -> dict[str, int]:
+    """How many vectors each model holds in the store."""
+    return {r[0]: int(r[1]) for r in store.query("SELECT model, count(*) FROM embeddings GROUP BY model")}
+
+
+def remove_other_models(conn: Connection, model: str) -> int:
+    """Drop every vector not from ``model`` (after the store was re-embedded with it); how many."""
+    return int(conn.execute("DELETE FROM embeddings WHERE model != ?", (model,)).rowcount)
+
+
 def stored_vectors(
     store: Store, vector_kind: str, model: str, owner_ids: Sequence[str]
 ) -> list[tuple[str, bytes]]:

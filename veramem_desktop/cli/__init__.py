@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "status": "store_cmds:status",
     "config": "config_cmds:config",
     "verify": "store_cmds:verify",
+    "reindex": "store_cmds:reindex",
     "add": "memory_cmds:add",
     "episodes": "memory_cmds:episodes",
     "pin": "memory_cmds:pin",

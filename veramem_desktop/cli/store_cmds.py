@@ -1,4 +1,4 @@
-"""Commands about the store itself: init, unlock, status, verify."""
+"""Commands about the store itself: init, unlock, status, reindex, verify."""
 
 from __future__ import annotations
 
@@ -145,6 +145,39 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
     click.echo(f"Traces     {counts['traces']}")
     state = "verified" if led["ok"] else f"BROKEN at entry {led['first_bad_seq']}: {led['problem']}"
     click.echo(f"Ledger     {led['checked']} entries, {state}")
+
+
+@click.command()
+@click.option(
+    "--compute",
+    type=click.Choice(["int8", "float32"]),
+    default=None,
+    help="How the model's matrix products run (default: embedder.compute, else int8).",
+)
+@json_option
+@click.pass_context
+def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
+    """Make every search vector again with the configured embedding model, then drop the old ones.
+
+    Search compares a question only with vectors of its own model, so a store made before int8
+    compute (or whose model was changed) is moved here. Memories, messages and the ledger are not
+    touched; an interrupted run resumes where it stopped.
+    """
+    mem = open_memory(ctx)
+
+    def progress(kind: str, made: int) -> None:
+        if not as_json:
+            say(f"  {kind}: {made} vectors made", err=True)
+
+    try:
+        report = mem.reembed(compute, progress)
+    finally:
+        mem.close()
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    made = sum(report.made.values())
+    click.echo(f"Re-embedded with {report.model}: {made} vectors made, {report.removed} old vectors dropped.")
 
 
 @click.command()

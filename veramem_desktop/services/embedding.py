@@ -6,14 +6,21 @@ compares vectors of one id. A store whose vectors were made with float32 compute
 made before int8 compute) therefore keeps float32 compute unless ``embedder.compute`` says
 otherwise; a new store, or one with no vectors yet, computes in int8. A custom model
 (``embedder.model_path``) computes in float32 unless ``embedder.compute`` is ``int8``.
+
+``veramem reindex`` (:func:`reembed_store`) moves a store to another compute or model: every
+vector made again, then the old ones dropped (core/lifecycle/reembed.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from veramem_desktop.config import EmbedderSettings
+from veramem_desktop.core.lifecycle import reembed
+from veramem_desktop.core.lifecycle.reembed import ReembedReport
 from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.storage.store import Store
 
 
 def build_embedder(cfg: EmbedderSettings, stored_model: Callable[[], str | None]) -> Embedder:
@@ -30,3 +37,19 @@ def build_embedder(cfg: EmbedderSettings, stored_model: Callable[[], str | None]
         )
     compute = cfg.compute or ("float32" if stored_model() == FLOAT32_MODEL_ID else "int8")
     return OnnxEmbedder(compute=compute)
+
+
+def reembed_store(
+    store: Store,
+    cfg: EmbedderSettings,
+    compute: str | None,
+    adopt: Callable[[Embedder], None],
+    progress: Callable[[str, int], None] | None = None,
+) -> ReembedReport:
+    """Re-embed the store with the configured model computing as ``compute`` (default: ``cfg.compute``,
+    else int8), drop the other vectors, and hand the new embedder to ``adopt`` (the facade's caches)."""
+    target = replace(cfg, compute=compute or cfg.compute or "int8")
+    embedder = build_embedder(target, lambda: None)
+    report = reembed.reembed(store, embedder, progress)
+    adopt(embedder)
+    return report
