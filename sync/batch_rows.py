@@ -216,7 +216,7 @@ class BatchRows:
         self, *, op: str, kind: str, target: str, content: Any, device: str, details: dict[str, Any]
     ) -> None:
         """One ledger entry for a change this batch made (written at :meth:`finish`)."""
-        self.ledger.append(
+        self.ledger.add(
             op=op,
             target_kind=kind,
             target_id=target,

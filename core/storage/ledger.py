@@ -236,6 +236,43 @@ class Appender:
         ts: str | None = None,
     ) -> LedgerEntry:
         """As :func:`append` (the actor rules included), kept until :meth:`flush`."""
+        prev = self.head
+        kept = self.add(
+            op=op,
+            target_kind=target_kind,
+            target_id=target_id,
+            commitment_hex=commitment_hex,
+            device=device,
+            details=details,
+            ts=ts,
+        )
+        row = self._rows[-1]
+        return LedgerEntry(
+            seq=row[0],
+            ts=row[1],
+            device=device,
+            op=op,
+            target_kind=target_kind,
+            target_id=target_id,
+            commitment=commitment_hex,
+            details=kept,
+            prev_hash=prev,
+            hash=row[9],
+        )
+
+    def add(
+        self,
+        *,
+        op: str,
+        target_kind: str,
+        target_id: str,
+        commitment_hex: str,
+        device: str,
+        details: dict[str, Any] | None = None,
+        ts: str | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`append` without building the entry it returns, for callers that append thousands and
+        do not read them (sync apply); returns the details as kept (with the actor)."""
         details = dict(details or {})
         if "actor" not in details:
             acting = getattr(self.conn, "acting", None)
@@ -257,18 +294,6 @@ class Appender:
             },
             self._encode,
         )
-        entry = LedgerEntry(
-            seq=seq,
-            ts=ts,
-            device=device,
-            op=op,
-            target_kind=target_kind,
-            target_id=target_id,
-            commitment=commitment_hex,
-            details=details,
-            prev_hash=self.head,
-            hash=digest,
-        )
         self._rows.append(
             (
                 seq,
@@ -284,7 +309,7 @@ class Appender:
             )
         )
         self.seq, self.head = seq, digest
-        return entry
+        return details
 
     def flush(self) -> None:
         if self._new_secrets:
