@@ -29,7 +29,7 @@ from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write import correcting, decisions, guards, retracting, versions
+from veramem_desktop.core.write import correcting, decisions, guards, retracting, same_add, versions
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
@@ -193,8 +193,10 @@ class Writer:
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
-            pool = partial(self._pool, ep, cand, vec)
-            corrected = correcting.correct(cand, text, ep, pool, partial(self._recent, ep))
+            # the stored memories, and those planned earlier in this add (core/write/same_add.py)
+            pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
+            recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
+            corrected = correcting.correct(cand, text, ep, pool, recent)
             if corrected is not None:
                 cand, text = corrected.candidate, corrected.candidate.text
                 vec = self.embedder.embed([text])[0]
@@ -224,6 +226,7 @@ class Writer:
                     decision,
                     resembles=resembles,
                     corrects=corrected.wrong if corrected is not None and not corrected.change else None,
+                    revises=same_add.revised(decision.target_id, planned),
                 )
             )
         return planned

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.llm import multi_valued
+from veramem_desktop.core.llm import Decision, multi_valued
 from veramem_desktop.core.storage import index, item_queries, items, ledger, mention_rows, rejection_rows
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -81,8 +81,11 @@ def _apply_one(
             }
         )
         return
+    if plan.revises is not None:  # a memory planned earlier in this add (core/write/same_add.py)
+        _aim_at_revised(plan)
     op, target_id = plan.decision.op, plan.decision.target_id
-    target = next((m for m, _ in plan.neighbours if m.id == target_id), None)
+    target = plan.revises.made if plan.revises is not None else None
+    target = target or next((m for m, _ in plan.neighbours if m.id == target_id), None)
     if _kept_apart(conn, plan, op, target, out, embedder_name=embedder_name, device=device):
         return
     if op == "ADD" or target is None:
@@ -103,6 +106,16 @@ def _apply_one(
         out.retracted.append(_summary(item, plan.decision.reason or "retracted"))
     else:  # NOOP
         _apply_noop(conn, plan, target, out, device=device)
+
+
+def _aim_at_revised(plan: Planned) -> None:
+    """Point a plan that corrects or retracts a memory planned earlier in this add at the memory that
+    plan wrote; when it wrote none (a guard kept it as evidence of another), the plan adds its own."""
+    made = plan.revises.made if plan.revises is not None else None
+    if made is None:
+        plan.decision = Decision("ADD", reason="what it revises in this add was not written")
+    else:
+        plan.decision = replace(plan.decision, target_id=made.id)
 
 
 def _kept_apart(
@@ -165,7 +178,7 @@ def _apply_add(
             mention_rows.add(conn, plan.episode.id, same.id)
         out.unchanged.append(_summary(same, "said again in the same add"))
         return
-    item = fresh[id(plan)] = _add(conn, plan, embedder_name, device=device)
+    item = fresh[id(plan)] = plan.made = _add(conn, plan, embedder_name, device=device)
     out.added.append(_summary(item, plan.decision.reason or "new"))
 
 
@@ -182,7 +195,9 @@ def _apply_update(
     new = _item(plan)
     if plan.corrects is not None:  # the old value was a mistake, not a former state
         new = replace(new, metadata={**new.metadata, "corrects": {"id": current.id, "wrong": plan.corrects}})
-    item = items.new_version(conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason)
+    item = plan.made = items.new_version(
+        conn, current, new, [plan.evidence], device=device, reason=plan.decision.reason
+    )
     index.index_memory(conn, embedder_name, item.id, item.text, plan.vector)
     out.updated.append({**_summary(item, plan.decision.reason or "updated"), "previous": target.id})
     _retire_restatements(conn, current, item, plan, out, device=device)
