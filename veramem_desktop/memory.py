@@ -211,8 +211,15 @@ class Memory:
     def _embedder_handle(self) -> Embedder:
         """The embedding model, built from the settings on first use. Not part of the facade: surfaces reach
         it through the facade's calls (`embedder_name`, `load_embedder`)."""
-        if self._embedder is None:  # built outside the lock: choosing it may open the store
-            built = build_embedder(self.config.embedder, lambda: lookups.vector_model(self._store_handle))
+        if self._embedder is None:
+            # The choice reads the model of the store's vectors, and never opens the store for it (the
+            # doctor asks before opening a damaged one): one made before the store is open is not kept.
+            store = self._store
+            built = build_embedder(
+                self.config.embedder, lambda: lookups.vector_model(store) if store is not None else None
+            )
+            if store is None:
+                return built
             with self._open_lock:
                 if self._embedder is None:
                     self._embedder = built
@@ -220,8 +227,13 @@ class Memory:
 
     @property
     def embedder_name(self) -> str:
-        """The embedding model's name."""
-        return str(self._embedder_handle.name)
+        """The embedding model's name (the store is opened first: its vectors decide the compute)."""
+        return str(self._store_embedder().name)
+
+    def _store_embedder(self) -> Embedder:
+        """The embedder chosen with the store open, so it matches the store's vectors."""
+        self._store_handle  # noqa: B018  (opening is the point)
+        return self._embedder_handle
 
     def load_embedder(self) -> tuple[str, int]:
         """Load the embedding model now (services/measuring.py); its name and dimensions."""
@@ -846,6 +858,10 @@ class Memory:
     def integrity_problems(self, limit: int = 20) -> list[str]:
         """Every page of the store file checked: the problems found (at most ``limit``)."""
         return self._measuring().integrity_problems(limit)
+
+    def vector_models(self) -> dict[str, int]:
+        """How many search vectors each embedding model holds (more than one: `veramem reindex`)."""
+        return self._measuring().vector_models()
 
     def add_prepared(
         self,

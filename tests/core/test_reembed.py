@@ -68,3 +68,18 @@ def test_reindex_on_the_command_line_reports_what_it_made(isolated_home: Path) -
     assert report["model"] == DEFAULT_MODEL_ID and report["made"]["episode"] == len(MESSAGES)
     again = run_cli("reindex")
     assert again.returncode == 0 and "0 vectors made, 0 old vectors dropped" in again.stdout
+
+
+def test_doctor_names_vectors_of_another_model_and_the_reindex_that_mends_them(isolated_home: Path) -> None:
+    from veramem_desktop.doctor import checks
+
+    _float32_store(isolated_home)
+    with Memory(isolated_home, passphrase=PASSPHRASE, config=_config()) as mem:
+        assert next(c for c in checks(mem) if c.name == "vectors").ok  # one model, the one in use
+    config = _config()
+    config.embedder.compute = "int8"  # e.g. set after the store was made: its vectors are float32
+    with Memory(isolated_home, passphrase=PASSPHRASE, config=config) as mem:
+        vectors = next(c for c in checks(mem) if c.name == "vectors")
+        assert not vectors.ok and FLOAT32_MODEL_ID in vectors.detail and "veramem reindex" in vectors.fix
+        mem.reembed()
+        assert next(c for c in checks(mem) if c.name == "vectors").ok

@@ -112,8 +112,9 @@ def test_doctor_reads_a_whole_wal_as_transactions_not_yet_folded_in(
     isolated_home: Path, tmp_path: Path
 ) -> None:
     _live_store_with_wal(isolated_home, tmp_path / "copy")
-    code, checks = _doctor(tmp_path / "copy")
-    assert code == 0, checks
+    _, checks = _doctor(tmp_path / "copy")
+    # the test's hash embedder filled the store: its vectors are rightly named as another model's
+    assert [name for name, c in checks.items() if not c["ok"]] == ["vectors"], checks
     assert checks["wal"]["ok"] and "transaction(s) not yet folded" in str(checks["wal"]["detail"])
 
 

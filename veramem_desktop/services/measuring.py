@@ -38,6 +38,12 @@ class Measuring:
         most ``limit``), none when the file is whole."""
         return self.store.integrity_problems(limit)
 
+    def vector_models(self) -> dict[str, int]:
+        """How many search vectors each embedding model holds in the store."""
+        from veramem_desktop.core.storage import index_rows
+
+        return index_rows.vector_models(self.store)
+
     def add_prepared(
         self,
         texts: Sequence[str],
