@@ -24,23 +24,35 @@ _GATHER = re.compile(
     r"\bhow many\b|\bsome\b|\bboth\b|\bways\b|\b(?:kinds?|types?|sorts?) of\b|\bwhere (?:has|have)\b", re.I
 )
 _WH_NOUN = re.compile(r"^\s*(?:what|which|where|who)\s+([a-z+/-]+)", re.I)
+#: the noun phrase between what/which and the verb that follows it ("What martial arts has…", "Which
+#: European countries did…"): up to four words, the last of which is its head
+_AUX = r"(?:has|have|had|does|do|did|is|are|was|were|can|could|will|should)\b"
+_WH_PHRASE = re.compile(rf"^\s*(?:what|which)\s+(?!{_AUX})((?:[\w+/'-]+\s+){{0,3}}?[\w+/'-]+)\s+{_AUX}", re.I)
 _NOT_PLURAL = frozenset({"does", "has", "was"})
 _SUPPOSE = re.compile(r"\b(?:would|likely)\b|^\s*(?:could|might)\b", re.I)
 
 
 def question_kind(question: str) -> str | None:
-    """ "gather" for a question asking for instances of a kind (a plural after what/which, "how many",
-    "what kinds of", "some", "both"), "suppose" for one asking what someone would do or be, else None."""
+    """ "gather" for a question asking for instances of a kind (a plural after what/which, or heading the
+    noun phrase they open: "What martial arts has…"; "how many", "what kinds of", "some", "both"),
+    "suppose" for one asking what someone would do or be, else None."""
     if _SUPPOSE.search(question):
         return "suppose"
     if _GATHER.search(question):
         return "gather"
     m = _WH_NOUN.match(question)
-    if m:
-        word = m.group(1).lower()
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _NOT_PLURAL:
-            return "gather"
+    if m and _plural(m.group(1)):
+        return "gather"
+    m = _WH_PHRASE.match(question)
+    if m and any(_plural(part) for part in m.group(1).split()[-1].split("/")):
+        return "gather"
     return None
+
+
+def _plural(word: str) -> bool:
+    """Whether ``word`` reads as an English plural ("arts", "countries"; not "class", "status", "does")."""
+    word = word.lower()
+    return word.endswith("s") and not word.endswith(("ss", "us", "is")) and word not in _NOT_PLURAL
 
 
 def focus(

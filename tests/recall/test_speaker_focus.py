@@ -27,6 +27,16 @@ def test_questions_that_gather_or_suppose_are_told_apart_from_the_rest() -> None
     assert question_kind("What is Ana's address?") is None
 
 
+def test_the_noun_phrase_after_what_or_which_makes_a_gathering_question_when_its_head_is_plural() -> None:
+    assert question_kind("What martial arts has John done?") == "gather"
+    assert question_kind("Which European countries did Ana visit?") == "gather"
+    assert question_kind("What musical artists/bands has Ana seen?") == "gather"
+    assert question_kind("What writing class is Ana taking?") is None
+    assert question_kind("What is Ana's relationship status?") is None
+    # a verb right after "what" opens no noun phrase, whatever follows it
+    assert question_kind("What does John's kids' school teach?") is None
+
+
 def test_focus_ranks_only_the_named_speakers_turns_as_channels_of_their_weights() -> None:
     scores = {"a1": 0.5, "b1": 0.4}
     rankings = {"bm25": ["b1", "a1", "b2", "a2"], "dense": ["a2", "b1"]}
