@@ -419,7 +419,10 @@ class SyncService:
                 f"A batch of device {ref.device_id} was stored under "
                 f"another batch's name ({ref.path.name}); it was refused.",
             )
-        with self.store.atomic() as conn:
+        # Committed without waiting for the disk: a batch whose commit a power cut took is applied again
+        # from its file (its 'seen' mark goes with it), and the exchange ends with a durable commit, which
+        # makes this one durable too (the WAL is written and synced in order). See Store.atomic.
+        with self.store.atomic(durable=False) as conn:
             if registry.seen(conn).get(ref.device_id, 0) >= opened.batch_seq:  # another process applied it
                 return replica.Applied()
             try:

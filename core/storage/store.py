@@ -220,7 +220,7 @@ class Store:
 
         ``durable=False`` commits without waiting for the disk (``synchronous=NORMAL`` in WAL
         mode: atomic and never corrupt, but the last such commits can be lost in a power cut);
-        it is for telemetry such as search traces, never for memories.
+        for telemetry (traces) and work redone from its source if lost (sync batch files), not new memories.
         """
         with self.lock:
             if not durable and not self._depth:
