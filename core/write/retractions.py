@@ -52,8 +52,14 @@ _FUNCTION_NAMES = (
     r"(?:If|When|Whether|Should|Would|Could|Maybe|Perhaps|Unless|Once|Do|Does|Did|Is|Are|Can|Will|Why|What|"
     r"How|Where|Who|It|There|This|That|The|A|An|Not|No|Yes)"
 )
+#: words that end a possessive subject ("My diet | is no longer vegan")
+_NOT_NOUN = r"(?:am|is|are|was|were|no|not|never|do|does|did|have|has|had|stopped|quit|gave|sold)\b"
 _SUBJECT = (
-    r"(?P<subj>I|we|he|she|they|(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?[a-z]+|"
+    r"(?P<subj>I|we|he|she|they|(?i:my|our|his|her|their)\s+(?:(?!"
+    + _NOT_NOUN
+    + r")[a-z]+\s+)?(?!"
+    + _NOT_NOUN
+    + r")[a-z]+|"
     r"(?!" + _FUNCTION_NAMES + r"\b)[A-Z][a-z][\w'-]*(?:\s(?!I\b)[A-Z][\w'-]*)?)"
 )
 _BE = r"(?:am|is|are|was|were)"
@@ -74,7 +80,7 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
             + _BE
             + r")\s+not|(?:do|does|did)\s+not|never|can\s?not)\s+"
             + _ADVERB
-            + r"(?P<rest>.+?)\s*,?\s+any\s?more$"
+            + r"(?P<rest>.+?)\s*,?\s+any\s?more\b.*$"
         ),
     ),
     (

@@ -79,12 +79,13 @@ def test_the_retraction_wordings_say_each_form_once_and_what_only_looks_like_one
 
 def test_no_retraction_wording_leaves_the_old_value_first_and_no_look_alike_retracts() -> None:
     """Without core/write/retracting.py "I sold the X" leaves the X first (stale_above_current > 0);
-    without the same-person rule "Mel no longer works at X" retracts the user's X (false_retraction > 0)."""
+    without the same-person rule "Mel no longer works at X" retracts the user's X (false_retraction > 0);
+    the first retraction set's wordings ("My diet is no longer X", "I don't eat X anymore, and …") too."""
     with bench_home() as home:
         section = run_truth_section(
             BenchContext(BenchOptions(), home, lambda _: None),
             scenarios=0,
-            retracted=0,
+            retracted=70,
             worded=35,
             speaking=0,
             surfaces=("search",),
@@ -94,6 +95,8 @@ def test_no_retraction_wording_leaves_the_old_value_first_and_no_look_alike_retr
     assert worded["store"]["false_retraction"] == 0.0, worded["misses"]
     assert worded["search"]["stale_above_current"] == 0.0, worded["misses"]
     assert any(label == "truth retraction wordings store" for label, _ in section.rows)
+    retracted = section.data["truth"]["retractions"]
+    assert retracted["search"]["stale_above_current"] == 0.0, retracted["misses"]
 
 
 def test_the_speakers_set_is_deterministic_and_crosses_every_way_of_speaking() -> None:

@@ -113,6 +113,9 @@ def test_a_named_speakers_sale_retracts_only_their_own_possession(rmem: Memory) 
         ("Anna is no longer my partner.", "be", "my partner"),
         ("I don't drink coffee anymore.", "drink", "coffee"),
         ("I gave up coffee last month.", None, "coffee"),
+        ("My diet is no longer vegan. I eat fish now.", "be", "vegan"),
+        ("I don't eat meat anymore, and I follow keto these days.", "eat", "meat"),
+        ("As of March, I no longer work at Acme.", "work", "at Acme"),
     ],
 )
 def test_the_reader_finds_the_verb_that_stopped_and_its_object(
