@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .common import clip, emit_json, json_option, open_memory, say
+from .search_cmds import state_badge
 
 
 @click.command()
@@ -31,6 +32,7 @@ def answer(
         say("\nCited:")
         for hit in result.cited:
             say(f"  [{hit.id}] ({hit.kind}/{hit.authority}) {clip(hit.text, 100)}")
+            say(f"      {state_badge(hit)}")  # the state search shows for the same item
     elif result.abstained:
         say("(abstained: nothing stored supports an answer)")
     say(f"\ntrace {result.trace_id} · tried {' → '.join(result.ladder)}")
