@@ -127,8 +127,7 @@ def export_events(
     clock = Clock(conn, me, now_ms)
     out = Exported([], set(), entries[-1].seq, [])
     for entry in entries:
-        stamp = clock.tick()
-        at = clock.value  # the clock of this event (making the payload may tick it further)
+        stamp = clock.tick()  # the clock of this event, encoded (making the payload may tick it further)
         payload: dict[str, Any] = {"entry": entry.to_dict()}
         if entry.op == "forget":
             _note_forget(conn, entry.target_id, entry.target_kind, me, stamp, out)
@@ -137,7 +136,7 @@ def export_events(
             if data is not None:
                 payload["data"] = data
                 out.targets |= _ids_in(data) | {entry.target_id}
-        out.events.append(event_for_sealing(me, entry.seq, at, entry.op, payload))  # checked by seal_batch
+        out.events.append(event_for_sealing(me, entry.seq, stamp, entry.op, payload))  # checked by seal_batch
     clock.save()
     registry.set_meta(conn, registry.META_EXPORTED, str(out.last_seq))
     return out

@@ -64,21 +64,19 @@ def dump_state(state: dict[str, list[Any]]) -> str:
     orjson writes it (about a tenth of the time of json, on every memory a batch lands) unless a
     value is a float that is not finite, which orjson would write as null; json writes those (as
     ``NaN`` or ``Infinity``, which json reads back), and whatever else orjson refuses."""
-    if all(_plain_pair(pair) for pair in state.values()):
+    for pair in state.values():  # each a [value, clock] pair whose value is not a float that is not finite
+        if (
+            not isinstance(pair, list)
+            or not pair
+            or (isinstance(pair[0], float) and not math.isfinite(pair[0]))
+        ):
+            break
+    else:  # (a loop, not all() over a generator of calls: once per memory a batch lands)
         try:
             return orjson.dumps(state, option=orjson.OPT_SORT_KEYS).decode("utf-8")
         except TypeError:  # orjson's JSONEncodeError: a value it does not write
             pass
     return _STATE_JSON.encode(state)
-
-
-def _plain_pair(pair: Any) -> bool:
-    """A [value, clock] pair whose value is not a float that is not finite."""
-    return (
-        isinstance(pair, list)
-        and bool(pair)
-        and not (isinstance(pair[0], float) and not math.isfinite(pair[0]))
-    )
 
 
 _STATE_JSON = json.JSONEncoder(sort_keys=True)  # as json.dumps(state, sort_keys=True), built once
