@@ -7,7 +7,7 @@ query there that returns rows a caller could be shown carries the access predica
 - the BM25 and entity channels' candidates (the words and names to match come from
   core/recall/lexical.py);
 - the words of given rows, their speakers and neighbouring turns, the latest event time, the
-  dates of given turns, and the typed links from given memories.
+  dates of given turns, the typed links from given memories and the turns they cite.
 
 It also keeps the store's data version as the channels see it: this engine's own trace writes
 do not move it, so every cache built on it (here and in the dense and lexical channels) stays
@@ -129,6 +129,10 @@ class Candidates:
         if unit == "memory":
             return item_reads.memory_texts(self.store, ids, caller, include_archived, now)
         return episode_reads.episode_texts(self.store, ids, caller, now)
+
+    def cited_turns(self, memory_ids: list[str], caller: Caller, now: str) -> list[Any]:
+        """The rows (memory, episode) for each turn the given memories cite that the caller may see."""
+        return item_reads.cited_visible_turns(self.store, memory_ids, caller, now)
 
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import hops
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
+from veramem_desktop.core.recall.fact_votes import fact_votes
 from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
 from veramem_desktop.core.recall.lexical import Lexical
@@ -113,8 +114,8 @@ class Channels:
 
         ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde", "speaker",
         "neighbours", "temporal", "focus" (these four act on episodes), "memory_ctx" and "links" (on memories),
-        "topic" (core/recall/topic.py) and "hop" (the second hop, core/recall/hops.py); by default all of them
-        run (memory_ctx, hyde, links and hop do no work at weight or decay 0)."""
+        "topic" (core/recall/topic.py), "hop" (the second hop, core/recall/hops.py) and "fact_votes"
+        (core/recall/fact_votes.py); by default all run (memory_ctx, hyde, links, hop do no work at weight 0)."""
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
         if route not in ROUTES:
@@ -136,20 +137,17 @@ class Channels:
         scope = (caller, kinds, include_archived, moment)
         lexical = self._lexical_rankings(units, use, query, scope, depth, speaker_words)
         qvec = vectors.first()
-        hvec = (
-            self.dense.hypothesis(self.hypothesise, query)
-            if "hyde" in use and cfg.weights.get("hyde", 0.0) > 0
-            else None
-        )
+        want_hyde = "hyde" in use and cfg.weights.get("hyde", 0.0) > 0
+        hvec = self.dense.hypothesis(self.hypothesise, query) if want_hyde else None
         rankings: dict[str, list[str]] = {}
         for unit in units:
             rankings.update(self._dense_rankings(unit, use, vectors, hvec, scope, depth[unit]))
-            for channel in ("bm25", "entity"):
-                if f"{unit}:{channel}" in lexical:
-                    rankings[f"{unit}:{channel}"] = lexical[f"{unit}:{channel}"]
+            rankings.update({name: ranked for name, ranked in lexical.items() if name.startswith(f"{unit}:")})
         weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         scores = self._episode_passes(scores, query, caller, moment, use, units, rankings, speakers)
+        if "episode" in units and "fact_votes" in use:
+            scores = fact_votes(scores, query, scope, self.candidates, self.dense, qvec, cfg, rankings)
         if "hop" in use and cfg.hop_weight:
             scores = hops.second_hop(
                 scores,
@@ -191,6 +189,7 @@ class Channels:
             "substance",
             "focus",
             "topic",
+            "fact_votes",
         }
 
     def _speakers_needed(

@@ -106,6 +106,11 @@ class SearchConfig:
     hop_names: int = 5
     hop_beta: float = 1.0
     hop_parts: tuple[str, ...] = ("bm25", "entity", "dense", "model")
+    #: fact votes (core/recall/fact_votes.py): for a question of a kind in ``fact_kinds`` (core/recall/focus.py),
+    #: the turns cited by the memories nearest the messages' query vector count as one more episode channel
+    #: of this weight (0 turns it off)
+    fact_weight: float = 1.0
+    fact_kinds: tuple[str, ...] = ("gather",)
     #: the dense channels ("episode:dense", "episode:dense_ctx", "memory:dense", "memory:memory_ctx") asked by
     #: the question's topic, its content words without the speakers' names (core/recall/topic.py), rather
     #: than by the whole question: the messages' two, as the LoCoMo folds chose (recipe "no-topic" turns it off)
@@ -199,6 +204,8 @@ RECIPES: dict[str, Recipe] = {
         None,
         {"hop_weight": 1.0, "hop_parts": ("bm25", "entity", "model")},
     ),
+    "no-facts": Recipe("hybrid without fact votes for gathering questions", None, {"fact_weight": 0.0}),
+    "facts-2": Recipe("hybrid with fact votes at weight 2", None, {"fact_weight": 2.0}),
     "no-focus": Recipe("hybrid without speaker focus", None, {"focus_weights": {}}),
     "no-topic": Recipe(
         "hybrid whose message vectors are asked by the whole question, not by its topic",
@@ -246,6 +253,8 @@ CV_GRID: tuple[str, ...] = (
     "speaker-terms",
     "short-turns",
     "no-focus",
+    "no-facts",
+    "facts-2",
     "no-topic",
     "topic-lines",
     "focus-dense",

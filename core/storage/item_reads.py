@@ -4,7 +4,8 @@ Each read that returns rows a caller could be shown carries the access predicate
 (core/trust/access.py) in its own SQL, never as a post-filter (invariant 6):
 
 - the ids a caller may see (of some kinds, or among given ids), the words of given memories and
-  their typed links (the channels and the truth stage's fetch, core/recall/);
+  their typed links (the channels and the truth stage's fetch, core/recall/), and the turns given
+  memories cite (the fact votes, core/recall/fact_votes.py);
 - by id, for ids already ranked for a caller: the ranking rows of given memories
   (core/recall/rank.py); their states and subjects, the active version of their chains, what
   they were merged into, the active holders of one attribute, and the memories each episode is
@@ -48,6 +49,19 @@ def visible_among(
             {**access.params(caller, now), **{f"i{n}": i for n, i in enumerate(ids)}},
         )
     ]
+
+
+def cited_visible_turns(store: Store, memory_ids: list[str], caller: Caller, now: str) -> list[Any]:
+    """The rows (memory, episode) for each episode the given memories cite as evidence that the caller
+    may see, in the order the evidence was recorded (the fact votes, core/recall/fact_votes.py)."""
+    if not memory_ids:
+        return []
+    marks = ",".join(f":i{n}" for n in range(len(memory_ids)))
+    return store.query(
+        f"SELECT v.memory_id, v.episode_id FROM evidence v JOIN episodes e ON e.id = v.episode_id "
+        f"WHERE v.memory_id IN ({marks}) AND {access.episode_predicate('e')} ORDER BY v.id",
+        {**access.params(caller, now), **{f"i{n}": i for n, i in enumerate(memory_ids)}},
+    )
 
 
 def memory_texts(

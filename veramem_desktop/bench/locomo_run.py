@@ -158,6 +158,7 @@ CHANNELS: dict[str, str] = {
     "hop": "raw",
     "focus": "raw",
     "topic": "raw",
+    "fact_votes": "raw",
     "memory_ctx": "facts",
     "links": "facts",
 }
@@ -170,6 +171,7 @@ _TURN_ON: dict[str, dict[str, Any]] = {
     "hop": {"hop_weight": RECIPES["hop"].change.get("hop_weight", 1.0)},
     "focus": {"focus_weights": FOCUS_WEIGHTS},
     "topic": {"topic_channels": TOPIC_CHANNELS},
+    "fact_votes": {"fact_weight": 1.0},
 }
 
 
@@ -186,6 +188,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return bool(config.focus_weights)
     if channel == "topic":
         return bool(config.topic_channels)
+    if channel == "fact_votes":
+        return config.fact_weight > 0
     return True
 
 
