@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from veramem_desktop.core.lifecycle.linker import memory_context
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episodes, index, index_rows, items
+from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.write.ingest import line_of, recompute_context
 
@@ -86,18 +87,20 @@ def _episode_contexts(store: Store, embedder: Embedder, ids: list[str]) -> int:
 
 
 def _memory_texts(store: Store, embedder: Embedder, ids: list[str]) -> int:
-    found = items.get_many(store, ids)
-    kept = [found[i] for i in ids if i in found]
-    vectors = index.embed_texts(embedder, [item.text for item in kept])
-    with store.atomic() as conn:
-        index.store_vectors(conn, "memory", embedder.name, [item.id for item in kept], vectors)
-    return len(kept)
+    return _memory_vectors(store, embedder, ids, "memory", lambda item: item.text)
 
 
 def _memory_contexts(store: Store, embedder: Embedder, ids: list[str]) -> int:
+    return _memory_vectors(store, embedder, ids, "memory_ctx", lambda item: memory_context(store, item))
+
+
+def _memory_vectors(
+    store: Store, embedder: Embedder, ids: list[str], kind: str, text_of: Callable[[MemoryItem], str]
+) -> int:
+    """Embed what ``text_of`` gives for each memory of ``ids`` still there and store it as ``kind``."""
     found = items.get_many(store, ids)
     kept = [found[i] for i in ids if i in found]
-    vectors = index.embed_texts(embedder, [memory_context(store, item) for item in kept])
+    vectors = index.embed_texts(embedder, [text_of(item) for item in kept])
     with store.atomic() as conn:
-        index.store_vectors(conn, "memory_ctx", embedder.name, [item.id for item in kept], vectors)
+        index.store_vectors(conn, kind, embedder.name, [item.id for item in kept], vectors)
     return len(kept)
