@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 _GATHER = re.compile(
     r"\bhow many\b|\bsome\b|\bboth\b|\bways\b|\b(?:kinds?|types?|sorts?) of\b|\bwhere (?:has|have)\b", re.I
@@ -32,10 +33,12 @@ _NOT_PLURAL = frozenset({"does", "has", "was"})
 _SUPPOSE = re.compile(r"\b(?:would|likely)\b|^\s*(?:could|might)\b", re.I)
 
 
+@lru_cache(maxsize=1024)
 def question_kind(question: str) -> str | None:
     """ "gather" for a question asking for instances of a kind (a plural after what/which, or heading the
     noun phrase they open: "What martial arts has…"; "how many", "what kinds of", "some", "both"),
-    "suppose" for one asking what someone would do or be, else None."""
+    "suppose" for one asking what someone would do or be, else None. Cached: speaker focus and the fact
+    votes ask it of the same question."""
     if _SUPPOSE.search(question):
         return "suppose"
     if _GATHER.search(question):
