@@ -133,6 +133,8 @@ _RELATIONS_TEXT = """
     neighbor family dog cat pet
 """
 _RELATIONS = frozenset(_RELATIONS_TEXT.split())
+#: heads that name no thing of their own: what follows them does ("my job at Acme")
+_GENERIC = frozenset({"job", "position", "role", "post", "work", "place", "gig", "membership"})
 #: verbs of having: a possession given away retracts a memory that one has, owns, drives … it
 _HAVING = frozenset(
     {"have", "own", "get", "buy", "drive", "keep", "possess", "be", "adopt", "rent", "lease", "ride"}
@@ -278,10 +280,12 @@ def names(text: str, person: str) -> bool:
 
 
 def _head(thing: str) -> set[str]:
-    """The content words of a thing's head: without an opening preposition, up to the next one."""
+    """The content words of a thing's head: without an opening preposition, up to the next one; past a
+    word that names no thing of its own ("my job at Acme" -> Acme)."""
     rest = re.sub(r"^" + _PREPOSITION + r"\s+", "", thing.strip(), flags=re.IGNORECASE)
-    rest = re.split(r"\s+" + _PREPOSITION + r"\s+", rest, maxsplit=1, flags=re.IGNORECASE)[0]
-    return _content(rest)
+    head, *after = re.split(r"\s+" + _PREPOSITION + r"\s+", rest, maxsplit=1, flags=re.IGNORECASE)
+    words = _content(head)
+    return _head(after[0]) if words and words <= _GENERIC and after else words
 
 
 def _content(phrase: str) -> set[str]:

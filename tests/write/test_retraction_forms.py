@@ -39,6 +39,7 @@ RETRACTED = [
     ("I have a piano.", "I gave away the piano.", "Do I have a piano?", "piano"),
     ("I have a canoe.", "I got rid of my canoe.", "Do I have a canoe?", "canoe"),
     ("I play tennis.", "I quit playing tennis.", "What sport do I play?", "tennis"),
+    ("I work at Acme.", "I quit my job at Acme.", "Where do I work?", "Acme"),
     ("I drink coffee every morning.", "I gave up coffee.", "Do I drink coffee?", "coffee"),
     ("I use Notion for notes.", "I stopped using Notion.", "What do I use for notes?", "Notion"),
     ("I like jazz.", "I don't like jazz anymore.", "What music do I like?", "jazz"),
@@ -60,10 +61,8 @@ def test_a_retraction_in_other_words_retracts_the_memory_and_recall_says_so(
     stale = [h for h in hits if h.id == old]
     assert hits[0].id != old and hits[0].text != said, [(h.state, h.text) for h in hits]
     assert all(h.state == "retracted" and h.retracted_by for h in stale)
-    answer = rmem.answer(question).text
-    assert not answer.startswith(("You have", "You own", "You play", "You like", "You use", "You are")), (
-        answer
-    )
+    answer = rmem.answer(question).text  # what holds now: the retracting message's words, or nothing
+    assert answer.startswith("You said") and "no longer holds" in answer or value not in answer, answer
 
 
 KEPT = [
