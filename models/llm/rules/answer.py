@@ -83,7 +83,10 @@ def _subject(
     live = [m for m in members if m.state in _LIVE] or _retiring(members, by_id)
     if not live:  # only history matched: say so rather than present it as current
         item = members[0]
-        return f"{_sentence(item, keys)} (this no longer holds)", [item.id]
+        # cold storage keeps what a broader memory covers, or what was rarely used: nothing said it
+        # stopped holding, so the answer does not say so either
+        state = "kept in cold storage" if item.state == "archived" else "this no longer holds"
+        return f"{_sentence(item, keys)} ({state})", [item.id]
     head = max(
         live,
         key=lambda m: (
