@@ -5,16 +5,11 @@ is the engine's (core/write/correcting.py): the same with the rule-based backend
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-from support.fake_ollama import FakeOllama, FromRequest, JsonContent, running_fake_ollama
-from support.fixtures import PASSPHRASE
+from support.fake_ollama import FakeOllama, FromRequest, JsonContent
 from veramem_desktop.core.write.corrections import read
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
@@ -131,19 +126,6 @@ def _extracted(quote: str, text: str, kind: str, key: tuple[str, str, str]) -> F
         )
 
     return FromRequest(build)
-
-
-@pytest.fixture
-def omem(isolated_home: Path) -> Iterator[tuple[Memory, FakeOllama]]:
-    with running_fake_ollama() as server:
-        config = Config()
-        config.llm.backend = "ollama"
-        config.llm.host = server.url
-        config.llm.timeout_s = 1.0
-        config.llm.retries = 0
-        mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-        yield mem, server
-        mem.close()
 
 
 def test_a_models_correction_is_versioned_by_the_engine_without_asking_the_model(

@@ -10,17 +10,13 @@ candidate whatever model extracted it; the same person's rule also holds for a m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from support.fake_ollama import FakeOllama, FromRequest, JsonContent, running_fake_ollama
-from support.fixtures import PASSPHRASE
+from support.fake_ollama import FakeOllama, FromRequest, JsonContent
 from veramem_desktop.core.write import retractions
 
 from veramem_desktop.bench.truth_section import holds
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
@@ -141,19 +137,6 @@ def test_the_reader_reads_no_retraction_where_there_is_none(quote: str) -> None:
 
 
 # --- with a model: the reading and the same-person rule are the engine's ------------------------------
-
-
-@pytest.fixture
-def omem(isolated_home: Path) -> Iterator[tuple[Memory, FakeOllama]]:
-    with running_fake_ollama() as server:
-        config = Config()
-        config.llm.backend = "ollama"
-        config.llm.host = server.url
-        config.llm.timeout_s = 1.0
-        config.llm.retries = 0
-        mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-        yield mem, server
-        mem.close()
 
 
 def _extracted(quote: str, text: str) -> FromRequest:

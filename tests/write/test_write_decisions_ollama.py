@@ -4,16 +4,12 @@ against a real HTTP server on 127.0.0.1 speaking the Ollama API."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from jsonschema import Draft202012Validator
-from support.fake_ollama import FakeOllama, FromRequest, JsonContent, running_fake_ollama
-from support.fixtures import PASSPHRASE
+from support.fake_ollama import FakeOllama, FromRequest, JsonContent
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 SCHEMA = json.loads(
@@ -21,19 +17,6 @@ SCHEMA = json.loads(
         encoding="utf-8"
     )
 )
-
-
-@pytest.fixture
-def omem(isolated_home: Path) -> Iterator[tuple[Memory, FakeOllama]]:
-    with running_fake_ollama() as server:
-        config = Config()
-        config.llm.backend = "ollama"
-        config.llm.host = server.url
-        config.llm.timeout_s = 2.0
-        config.llm.retries = 0
-        mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
-        yield mem, server
-        mem.close()
 
 
 def extraction(quote: str, text: str, key: tuple[str, str, str]) -> FromRequest:
