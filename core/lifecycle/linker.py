@@ -29,7 +29,7 @@ memory it erased (see core/lifecycle/forget.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ from veramem_desktop.core.lifecycle.links import (
 )
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall.query import content_terms, context_text
+from veramem_desktop.core.recall.query import content_terms, context_text, words
 from veramem_desktop.core.storage import episode_rows, index, item_scans, items, ledger, link_rows
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -55,6 +55,9 @@ from veramem_desktop.core.trust.normalize import skeleton
 
 #: the vector variant holding a memory with its source episode's neighbouring turns
 CTX_KIND = "memory_ctx"
+
+#: how the engine writes a user's "I" in a memory ("User has a bike."): whom it speaks of, not content
+_USER_WORD = "user"
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|any ?more|stopped|quit)\b"
@@ -102,12 +105,15 @@ def negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
-def generality(a: str, b: str, *, min_terms: int = 2) -> str | None:
+def generality(a: str, b: str, *, min_terms: int = 2, about: Collection[str] = ()) -> str | None:
     """ "subsumes" when ``a`` states every content word of ``b`` and more, "subsumed" for the
-    reverse, else None. A difference in negation is a contrast, never subsumption."""
+    reverse, else None. A difference in negation is a contrast, never subsumption. The words of
+    ``about`` (whom both speak of) are not content: "User has a bike." says one thing, "bike", and
+    one shared word is too little to send it to cold storage."""
     if negated(a) != negated(b):
         return None
-    ta, tb = set(content_terms(a)), set(content_terms(b))
+    ignored = {w for name in about for w in words(name)}
+    ta, tb = set(content_terms(a)) - ignored, set(content_terms(b)) - ignored
     if min(len(ta), len(tb)) < min_terms:
         return None
     if tb < ta:
@@ -259,7 +265,8 @@ class Linker:
             return "contrasts"
         # a summary or experience restates its sources: it never sends them (or anything) to cold storage
         if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {"summary", "experience"}:
-            general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms)
+            about = {_USER_WORD, *(i.subject for i in (item, other) if i.subject)}
+            general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms, about=about)
             if general is not None:
                 return general
         if self.llm is not None:

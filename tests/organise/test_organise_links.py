@@ -16,6 +16,8 @@ from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
+from veramem_desktop.memory import Memory
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
@@ -148,3 +150,19 @@ def test_a_pinned_memory_is_never_sent_to_cold_storage_by_subsumption(store: Sto
     broad = put(store, E, "Ann plays tennis on Sundays with Tom at the club.")
     link_all(store, E)
     assert status(store, narrow.id) == "active" and links(store) == [(broad.id, narrow.id, "extends")]
+
+
+def test_whom_both_speak_of_is_not_a_content_word_so_one_shared_word_never_sends_a_memory_cold() -> None:
+    bought = "User sold User's old bike and bought a new one."
+    assert generality(bought, "User has a bike.") == "subsumes"  # "user" and "bike", read as content
+    assert generality(bought, "User has a bike.", about={"user"}) is None
+    assert (
+        generality("Ann plays tennis on Sundays with Tom.", "Ann plays tennis.", about={"Ann"}) == "subsumes"
+    )
+
+
+def test_selling_an_old_bike_and_buying_a_new_one_leaves_having_a_bike_in_place(rmem: Memory) -> None:
+    have = rmem.add([{"role": "user", "content": "I have a bike."}]).added[0]["id"]
+    rmem.add([{"role": "user", "content": "I sold my old bike and bought a new one."}])
+    assert rmem.wait_for_links(timeout=30)
+    assert rmem.get(have).status == "active"
