@@ -207,17 +207,32 @@ def checks(mem: Any) -> list[Check]:
 
 
 def _vectors_check(mem: Any, model: str) -> Check:
-    """Whether every search vector comes from the model search uses (another model's are not compared)."""
+    """Whether every message and memory has a vector of the model search uses (another model's are not
+    compared): those that hold only another model's (a synced device computing otherwise) are made again
+    in the background; vectors of other models kept beside are only named."""
+    behind = mem.vectors_behind()
     others = {name: n for name, n in mem.vector_models().items() if name != model}
-    if not others:
-        return Check("vectors", True, f"every search vector is from {model}")
     listed = ", ".join(f"{n} from {name}" for name, n in sorted(others.items()))
+    if not behind:
+        kept = f" ({listed} kept beside, for devices computing so)" if others else ""
+        return Check("vectors", True, f"every message and memory has a vector from {model}{kept}")
+    waiting = ", ".join(f"{n} {_OWNER_KINDS.get(kind, kind)}" for kind, n in behind.items())
     return Check(
         "vectors",
         False,
-        f"{listed}: search compares questions with {model} vectors only, so those are found by words only",
-        "run `veramem reindex` to make them again with the model in use",
+        f"{waiting} hold vectors of another model only ({listed}): search compares questions with {model} "
+        "vectors only, so those are found by words only until they are made again",
+        "they are made again in the background after the next add or sync exchange (the sync daemon does "
+        "it as they arrive); `veramem reindex` makes them all now",
     )
+
+
+_OWNER_KINDS = {
+    "episode": "messages",
+    "episode_ctx": "message contexts",
+    "memory": "memories",
+    "memory_ctx": "memory contexts",
+}
 
 
 def _store_checks(mem: Any) -> list[Check]:

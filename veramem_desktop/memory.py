@@ -317,7 +317,11 @@ class Memory:
         with self._open_lock:
             if self._organiser is None or self._organiser.store is not store:  # reopened since
                 self._organiser = Organiser(
-                    store, self.config.organise, device=device, make_linker=self._make_linker
+                    store,
+                    self.config.organise,
+                    device=device,
+                    make_linker=self._make_linker,
+                    embedder=lambda: self._embedder_handle,
                 )
             return self._organiser
 
@@ -734,6 +738,14 @@ class Memory:
         """Wait until the background linker is idle; True when it is."""
         return wait_idle(self._organiser, timeout)
 
+    def vectors_behind(self) -> dict[str, int]:
+        """Per vector kind, how many owners hold only vectors of another model (made again in the background)."""
+        return self._organising().vectors_behind()
+
+    def wait_for_vectors(self, timeout: float = 10.0) -> bool:
+        """Wait until the background pass making vectors of another model again is idle; True when it is."""
+        return self._organising().wait_for_vectors(timeout)
+
     def budget_config(self) -> BudgetConfig:
         """Each source's budget, from the [organise] settings."""
         return self._organising().budget_config()
@@ -830,8 +842,8 @@ class Memory:
         return self.sync.remove(device_id)
 
     def sync_run(self) -> RunReport:
-        """Exchange once with the sync folder."""
-        return self.sync.run()
+        """Exchange once with the sync folder (what it applied is linked and embedded in the background)."""
+        return self._device_sync().run(self._organising())
 
     def sync_daemon(
         self,

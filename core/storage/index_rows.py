@@ -114,6 +114,16 @@ def owners_without(
     return [r[0] for r in rows]
 
 
+def count_owners_without(store: Store, vector_kind: str, model: str) -> int:
+    """How many owners hold a ``vector_kind`` vector from another model but none from ``model``."""
+    row = store.query_one(
+        "SELECT count(DISTINCT e.owner_id) FROM embeddings e WHERE e.owner_kind = ? AND e.model != ? AND NOT EXISTS "
+        "(SELECT 1 FROM embeddings f WHERE f.owner_kind = e.owner_kind AND f.owner_id = e.owner_id AND f.model = ?)",
+        (vector_kind, model, model),
+    )
+    return 0 if row is None else int(row[0])
+
+
 def owners_with(store: Store, vector_kind: str, model: str, owner_ids: Sequence[str]) -> list[str]:
     """Those of ``owner_ids`` that hold a ``vector_kind`` vector from ``model``."""
     return [owner_id for owner_id, _ in stored_vectors(store, vector_kind, model, owner_ids)]

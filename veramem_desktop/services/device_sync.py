@@ -60,6 +60,12 @@ class DeviceSync:
         finally:
             self._join = None
 
+    def run(self, organiser: Organiser) -> RunReport:
+        """Exchange once; the organiser links and embeds what was applied, in the background."""
+        report = self.service.run()
+        organiser.noticed_sync(report)
+        return report
+
     def daemon(
         self,
         stop: threading.Event,

@@ -1,4 +1,5 @@
-"""Self-organisation of one open store: background linking, budgets and links.
+"""Self-organisation of one open store: background linking, budgets and links, and vectors of
+another model made again.
 
 Linking never delays an add: ``add`` queues the new memory ids (``pending_links``, a
 table, so the work survives the process) and wakes one background thread that drains
@@ -6,6 +7,14 @@ the queue. The thread fails open: an error is logged with the memory id and the
 error's class only, and the item stays queued for the next try. ``stop()`` (called by
 ``Memory.close``) gives the thread a short grace period; whatever is left is drained by
 the next add, ``consolidate`` or the sync daemon.
+
+Vectors: a synced device computing otherwise (another compute or model) ships vectors this
+device's search does not compare with. A second background thread makes them again with this
+store's embedder (core/lifecycle/reembed.py ``catch_up``: small batches, one short transaction
+each, resumable, the other model's vectors kept). It starts after a sync exchange that applied
+events (the daemon's and ``sync_run``'s), and once per open store with the first add, import or
+daemon start, which covers an exchange made by a process that closed before it caught up. It has
+no grace period: ``stop()`` ends it after the batch in hand, and the next start resumes.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from typing import TYPE_CHECKING
 from veramem_desktop.core.lifecycle import budgets as budgets_mod
 from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.lifecycle import reembed as reembed_mod
+from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.actor import Actor
 
@@ -29,6 +40,9 @@ logger = logging.getLogger("veramem.organise")
 
 #: how long ``stop()`` lets the background linker finish before stopping it
 CLOSE_GRACE_S = 2.0
+
+#: owners whose vectors the background pass makes per transaction (about 0.2 s of the model each)
+VECTOR_BATCH = 32
 
 
 class Organiser:
@@ -45,16 +59,21 @@ class Organiser:
         *,
         device: str,
         make_linker: Callable[[], linker_mod.Linker],
+        embedder: Callable[[], Embedder] | None = None,
     ) -> None:
+        """``embedder`` gives the embedder search uses now (asked again between batches: a reindex in
+        this process changes it); without it vectors are not made in the background."""
         self.store = store
         self.settings = settings
         self.device = device
         self.make_linker = make_linker
+        self.embedder = embedder
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
         #: set when more was queued while the thread ran: it looks at the queue again before ending
         self._again = False
+        self._vectors = _VectorPass()
 
     # ------------------------------------------------------------ configuration
     def budget_config(self) -> budgets_mod.BudgetConfig:
@@ -84,6 +103,7 @@ class Organiser:
 
     def queue_links(self, memory_ids: Sequence[str]) -> None:
         """Queue new memories for linking and wake the background linker (never raises)."""
+        self._look_for_vectors()
         if not memory_ids or not self.settings.linking:
             return
         try:
@@ -97,7 +117,9 @@ class Organiser:
 
     # ------------------------------------------------------------ the background linker
     def start_linker(self) -> None:
-        """One background thread at a time drains the queue, then checks the budgets."""
+        """One background thread at a time drains the queue, then checks the budgets (the first start
+        also looks once for vectors of another model)."""
+        self._look_for_vectors()
         with self._guard:
             thread = self._thread
             if thread is not None and thread.is_alive():
@@ -148,7 +170,9 @@ class Organiser:
         return not thread.is_alive()
 
     def stop(self, grace: float = CLOSE_GRACE_S) -> None:
-        """Let the linker finish for ``grace`` seconds, then ask it to stop and wait as long again."""
+        """Stop the vector pass after its batch in hand; let the linker finish for ``grace`` seconds, then
+        ask it to stop and wait as long again."""
+        self._vectors.stop(grace)
         thread, stop = self._thread, self._stop
         if thread is None or stop is None:
             return
@@ -162,13 +186,57 @@ class Organiser:
         """Move what exceeds each source's budget to cold storage now; returns their ids."""
         return budgets_mod.enforce(self.store, device=self.device, config=self.budget_config())
 
+    # ------------------------------------------------------------ vectors of another model
+    def vectors_behind(self) -> dict[str, int]:
+        """Per vector kind, how many owners hold only vectors of a model search does not use."""
+        if self.embedder is None:
+            return {}
+        return reembed_mod.behind(self.store, self.embedder().name)
+
+    def catch_up_vectors(self) -> reembed_mod.ReembedReport | None:
+        """Make the missing vectors of the current model now, in this thread (tests, and what the
+        background pass runs); None without an embedder."""
+        if self.embedder is None:
+            return None
+        return self._vectors.run(self.store, self.embedder(), self.embedder, threading.Event())
+
+    def start_vectors(self) -> None:
+        """Make the missing vectors of the current model in the background (one pass at a time; never
+        raises: the owners stay as they are for the next start)."""
+        if self.embedder is None:
+            return
+        self._vectors.looked = True
+        try:
+            embedder = self.embedder()  # built here: the thread never reopens a closed store
+        except Exception as exc:
+            logger.warning("background vectors could not start (%s)", type(exc).__name__)
+            return
+        self._vectors.start(self.store, embedder, self.embedder)
+
+    def _look_for_vectors(self) -> None:
+        """The first add, import or daemon start of an open store looks once for vectors to make."""
+        if not self._vectors.looked:
+            self.start_vectors()
+
+    def wait_for_vectors(self, timeout: float = 10.0) -> bool:
+        """Wait until the background vector pass is idle; True when it is."""
+        return self._vectors.wait(timeout)
+
+    def noticed_sync(self, report: RunReport) -> None:
+        """After an exchange: link what the applied events queued, and make the vectors they brought
+        of another model again."""
+        if not report.applied_events:
+            return
+        if self.settings.linking and links_mod.pending(self.store, limit=1):
+            self.start_linker()
+        self.start_vectors()
+
     # ------------------------------------------------------------ the sync daemon drains the queue too
     def after_sync(self, on_run: Callable[[RunReport], None]) -> Callable[[RunReport], None]:
-        """``on_run`` for the sync daemon, preceded by linking whatever the applied events queued."""
+        """``on_run`` for the sync daemon, preceded by what :meth:`noticed_sync` starts."""
 
         def ran(report: RunReport) -> None:
-            if self.settings.linking and links_mod.pending(self.store, limit=1):
-                self.start_linker()
+            self.noticed_sync(report)
             on_run(report)
 
         return ran
@@ -178,6 +246,71 @@ def wait_idle(organiser: Organiser | None, timeout: float = 10.0) -> bool:
     """Wait until ``organiser``'s background linker is idle; True when it is (and when there is no
     organiser yet: nothing was linked in the background)."""
     return True if organiser is None else organiser.wait_for_links(timeout)
+
+
+class _VectorPass:
+    """The one background thread that makes vectors of the current model for owners that hold only
+    another model's (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.guard = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.closing = threading.Event()
+        #: whether a pass was started since the store was opened
+        self.looked = False
+        #: set when a start was asked while the thread ran: it looks again before ending
+        self.again = False
+
+    def start(self, store: Store, embedder: Embedder, current: Callable[[], Embedder]) -> None:
+        with self.guard:
+            self.looked = True
+            if self.thread is not None and self.thread.is_alive():
+                self.again = True
+                return
+            self.closing.clear()
+            self.again = False
+            self.thread = threading.Thread(
+                target=self._loop, args=(store, embedder, current), name="veramem-vectors", daemon=True
+            )
+            self.thread.start()
+
+    def _loop(self, store: Store, embedder: Embedder, current: Callable[[], Embedder]) -> None:
+        try:
+            while True:
+                self.run(store, embedder, current, self.closing)
+                with self.guard:  # a start asked from now on starts a new thread
+                    if self.closing.is_set() or not self.again:
+                        self.thread = None
+                        return
+                    self.again = False
+        except Exception as exc:  # fail open: the owners keep their vectors for the next pass
+            logger.warning("background vectors stopped (%s); the rest is made later", type(exc).__name__)
+
+    @staticmethod
+    def run(
+        store: Store, embedder: Embedder, current: Callable[[], Embedder], closing: threading.Event
+    ) -> reembed_mod.ReembedReport:
+        """One catch-up; it ends between batches once closing, or once search uses another embedder."""
+        report = reembed_mod.catch_up(
+            store,
+            embedder,
+            batch=VECTOR_BATCH,
+            stop=lambda: closing.is_set() or current().name != embedder.name,
+        )
+        if report.made:
+            logger.info("made %s vectors of %s", sum(report.made.values()), embedder.name)
+        return report
+
+    def wait(self, timeout: float) -> bool:
+        thread = self.thread
+        if thread is None:
+            return True
+        thread.join(timeout)
+        return not thread.is_alive()
+
+    def stop(self, grace: float) -> None:
+        self.closing.set()
+        self.wait(grace)
 
 
 def _log_failure(memory_id: str, exc: BaseException) -> None:

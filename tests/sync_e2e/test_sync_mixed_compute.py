@@ -1,0 +1,97 @@
+"""Two paired devices that compute vectors differently (one keeps float32 compute, one computes in
+int8) each find the other's memories by meaning after a sync, with no command: each device's
+organiser makes the landed vectors again with its own model. Nothing of that is sent back, so the
+exchange after it is quiet."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.fixtures import PASSPHRASE
+from support.internals import engine_of
+from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.models.embedder import DEFAULT_MODEL_ID, FLOAT32_MODEL_ID
+
+from veramem_desktop.config import Config
+from veramem_desktop.memory import Memory
+
+CAT = "My sister adopted a small grey cat last winter."
+PASSPORT = "I keep my passport in the blue drawer of the desk."
+
+
+def _device(home: Path, compute: str) -> Memory:
+    config = Config()
+    config.llm.backend = "rule-based"
+    config.embedder.compute = compute
+    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, config=config)
+    return mem
+
+
+@pytest.fixture
+def paired(tmp_path: Path) -> Iterator[tuple[Memory, Memory]]:
+    """A laptop computing in float32 and a phone computing in int8, paired through one folder."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    laptop = _device(tmp_path / "laptop", "float32")
+    phone = _device(tmp_path / "phone", "int8")
+    try:
+        laptop.sync_init(folder, "laptop")
+        code = phone.sync_join_start(folder, "phone")
+        joined: dict[str, Any] = {}
+        joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=60)))
+        joiner.start()
+        assert laptop.sync_approve(code, wait_s=30)["status"] == "added"
+        joiner.join(60)
+        assert joined.get("approved_by"), joined
+        yield laptop, phone
+    finally:
+        laptop.close()
+        phone.close()
+
+
+def _dense(mem: Memory, query: str) -> list[str]:
+    _, scores, _ = engine_of(mem).rank(query, Caller("me"), route="facts", channels=("dense",))
+    return sorted(scores, key=lambda i: -scores[i])
+
+
+def _memory_id(mem: Memory, words: str) -> str:
+    return next(m.id for m in mem.memories(user_id="me") if words in m.text)
+
+
+def test_devices_computing_differently_each_find_the_others_memories_by_meaning_after_a_sync(
+    paired: tuple[Memory, Memory],
+) -> None:
+    laptop, phone = paired
+    assert laptop.embedder_name == FLOAT32_MODEL_ID and phone.embedder_name == DEFAULT_MODEL_ID
+    laptop.add(CAT, user_id="me")
+    phone.add(PASSPORT, user_id="me")
+    for mem in (laptop, phone, laptop):  # the laptop's events reach the phone, then the phone's the laptop
+        mem.sync_run()
+    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+    cat, passport = _memory_id(laptop, "cat"), _memory_id(phone, "passport")
+    assert _memory_id(phone, "cat") == cat and _memory_id(laptop, "passport") == passport
+
+    # by meaning, with no word in common: each device's dense channel finds the other's memory
+    assert _dense(phone, "pet kitten")[0] == cat
+    assert _dense(laptop, "where are my travel documents")[0] == passport
+    assert laptop.vectors_behind() == {} and phone.vectors_behind() == {}
+
+    # the exchanges end (the linkers' entries travel once), and the steady state is quiet: re-embedding
+    # wrote no ledger entry, so nothing travels back and forth and no vector is made again
+    for _ in range(6):
+        for mem in (laptop, phone):
+            assert mem.wait_for_links(60) and mem.wait_for_vectors(60)
+        vectors = (laptop.vector_models(), phone.vector_models())
+        reports = [mem.sync_run() for mem in (laptop, phone, laptop, phone)]
+        if not any(r.exported_events or r.applied_events for r in reports):
+            break
+    else:
+        raise AssertionError(f"the devices still exchange after 6 rounds: {reports}")
+    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+    assert (laptop.vector_models(), phone.vector_models()) == vectors
+    assert laptop.sync_state_hash() == phone.sync_state_hash()
+    assert laptop.verify().ok and phone.verify().ok
