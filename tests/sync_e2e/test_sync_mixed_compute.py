@@ -23,34 +23,61 @@ CAT = "My sister adopted a small grey cat last winter."
 PASSPORT = "I keep my passport in the blue drawer of the desk."
 
 
-def _device(home: Path, compute: str) -> Memory:
+def _config(compute: str) -> Config:
     config = Config()
     config.llm.backend = "rule-based"
-    config.embedder.compute = compute
-    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, config=config)
+    config.embedder.compute = compute  # empty: the store's vectors decide (int8 for a new store)
+    return config
+
+
+def _device(home: Path, compute: str) -> Memory:
+    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, config=_config(compute))
     return mem
+
+
+def _pair(laptop: Memory, phone: Memory, folder: Path) -> None:
+    folder.mkdir(exist_ok=True)
+    laptop.sync_init(folder, "laptop")
+    code = phone.sync_join_start(folder, "phone")
+    joined: dict[str, Any] = {}
+    joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=60)))
+    joiner.start()
+    assert laptop.sync_approve(code, wait_s=30)["status"] == "added"
+    joiner.join(60)
+    assert joined.get("approved_by"), joined
 
 
 @pytest.fixture
 def paired(tmp_path: Path) -> Iterator[tuple[Memory, Memory]]:
     """A laptop computing in float32 and a phone computing in int8, paired through one folder."""
-    folder = tmp_path / "shared"
-    folder.mkdir()
     laptop = _device(tmp_path / "laptop", "float32")
     phone = _device(tmp_path / "phone", "int8")
     try:
-        laptop.sync_init(folder, "laptop")
-        code = phone.sync_join_start(folder, "phone")
-        joined: dict[str, Any] = {}
-        joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=60)))
-        joiner.start()
-        assert laptop.sync_approve(code, wait_s=30)["status"] == "added"
-        joiner.join(60)
-        assert joined.get("approved_by"), joined
+        _pair(laptop, phone, tmp_path / "shared")
         yield laptop, phone
     finally:
         laptop.close()
         phone.close()
+
+
+def _settle(laptop: Memory, phone: Memory) -> None:
+    """Exchange until a round moves nothing (the linkers' entries travel once), then check that the
+    next round is quiet too: re-embedding wrote no ledger entry, so nothing travels back and forth,
+    and no vector is made again."""
+    for _ in range(6):
+        for mem in (laptop, phone):
+            assert mem.wait_for_links(60) and mem.wait_for_vectors(60)
+        vectors = (laptop.vector_models(), phone.vector_models())
+        reports = [mem.sync_run() for mem in (laptop, phone, laptop, phone)]
+        if not any(r.exported_events or r.applied_events for r in reports):
+            break
+    else:
+        raise AssertionError(f"the devices still exchange after 6 rounds: {reports}")
+    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+    assert (laptop.vector_models(), phone.vector_models()) == vectors
+    assert laptop.vectors_behind() == {} and phone.vectors_behind() == {}
+    assert laptop.sync_state_hash() == phone.sync_state_hash()
+    assert laptop.verify().ok and phone.verify().ok
 
 
 def _dense(mem: Memory, query: str) -> list[str]:
@@ -80,18 +107,39 @@ def test_devices_computing_differently_each_find_the_others_memories_by_meaning_
     assert _dense(laptop, "where are my travel documents")[0] == passport
     assert laptop.vectors_behind() == {} and phone.vectors_behind() == {}
 
-    # the exchanges end (the linkers' entries travel once), and the steady state is quiet: re-embedding
-    # wrote no ledger entry, so nothing travels back and forth and no vector is made again
-    for _ in range(6):
-        for mem in (laptop, phone):
-            assert mem.wait_for_links(60) and mem.wait_for_vectors(60)
-        vectors = (laptop.vector_models(), phone.vector_models())
-        reports = [mem.sync_run() for mem in (laptop, phone, laptop, phone)]
-        if not any(r.exported_events or r.applied_events for r in reports):
-            break
-    else:
-        raise AssertionError(f"the devices still exchange after 6 rounds: {reports}")
-    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
-    assert (laptop.vector_models(), phone.vector_models()) == vectors
-    assert laptop.sync_state_hash() == phone.sync_state_hash()
-    assert laptop.verify().ok and phone.verify().ok
+    _settle(laptop, phone)
+
+
+def test_a_new_device_paired_to_a_float32_store_ends_on_one_model_and_finds_everything_by_meaning(
+    tmp_path: Path,
+) -> None:
+    with _device(tmp_path / "laptop", "float32") as old:  # a store made before int8 compute
+        old.add(CAT, user_id="me")
+    laptop = Memory(tmp_path / "laptop", passphrase=PASSPHRASE, config=_config(""))
+    phone = _device(tmp_path / "phone", "")
+    try:
+        assert laptop.embedder_name == FLOAT32_MODEL_ID and phone.embedder_name == DEFAULT_MODEL_ID
+        _pair(laptop, phone, tmp_path / "shared")
+        phone.add(PASSPORT, user_id="me")
+        for mem in (laptop, phone, laptop):
+            mem.sync_run()
+        assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+        cat, passport = _memory_id(laptop, "cat"), _memory_id(phone, "passport")
+        assert _dense(phone, "pet kitten")[0] == cat
+        assert _dense(laptop, "where are my travel documents")[0] == passport
+        _settle(laptop, phone)
+        phone.close()
+        # Opened again, the phone computes as its store's first vector was made: the laptop's older
+        # message, float32. Its first exchange looks once, and its own int8-only messages and memories
+        # get float32 vectors too, so the two devices end on one model and nothing needs making again.
+        phone = Memory(tmp_path / "phone", passphrase=PASSPHRASE, config=_config(""))
+        assert phone.embedder_name == FLOAT32_MODEL_ID
+        assert phone.vectors_behind()
+        assert phone.sync_run().applied_events == 0  # nothing new arrives: the first exchange looks anyway
+        assert phone.wait_for_vectors(60) and phone.vectors_behind() == {}
+        assert _dense(phone, "pet kitten")[0] == cat
+        assert _dense(phone, "where are my travel documents")[0] == passport
+        _settle(laptop, phone)
+    finally:
+        laptop.close()
+        phone.close()

@@ -13,7 +13,7 @@ device's search does not compare with. A second background thread makes them aga
 store's embedder (core/lifecycle/reembed.py ``catch_up``: small batches, one short transaction
 each, resumable, the other model's vectors kept). It starts after a sync exchange that applied
 events (the daemon's and ``sync_run``'s), and once per open store with the first add, import or
-daemon start, which covers an exchange made by a process that closed before it caught up. It has
+exchange, which covers an exchange made by a process that closed before it caught up. It has
 no grace period: ``stop()`` ends it after the batch in hand, and the next start resumes.
 """
 
@@ -224,12 +224,11 @@ class Organiser:
 
     def noticed_sync(self, report: RunReport) -> None:
         """After an exchange: link what the applied events queued, and make the vectors they brought
-        of another model again."""
-        if not report.applied_events:
-            return
-        if self.settings.linking and links_mod.pending(self.store, limit=1):
+        of another model again (the first exchange of an open store looks even when it applied nothing)."""
+        if report.applied_events and self.settings.linking and links_mod.pending(self.store, limit=1):
             self.start_linker()
-        self.start_vectors()
+        if report.applied_events or not self._vectors.looked:
+            self.start_vectors()
 
     # ------------------------------------------------------------ the sync daemon drains the queue too
     def after_sync(self, on_run: Callable[[RunReport], None]) -> Callable[[RunReport], None]:
