@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.budgets import BudgetConfig
     from veramem_desktop.core.transfer.records import Record
 
+    from .services.head_start import HeadStart
     from .sync.service import RunReport, SyncService
 
 
@@ -85,15 +86,18 @@ class Memory:
         embedder: Any = None,
         llm: Any = None,
         channel: str = "sdk",
+        head_start: HeadStart | None = None,
     ) -> None:
-        """``channel``: the surface using this facade (cli, tui, mcp, rest, sdk); the ledger records it."""
+        """``channel``: the surface using this facade (cli, tui, mcp, rest, sdk); the ledger records it.
+        ``head_start``: the key and the likely model, loading since before this was made (services/head_start.py)."""
         self.paths: Paths = resolve_paths(home)
         self.channel = channel
         Actor.user("user", channel)  # an unknown channel is refused here, not at the first write
         self.config: Config = config if config is not None else load_config(self.paths)
         self._passphrase = passphrase
         self._keys = KeyManager(self.paths.keyinfo, passphrase_source)
-        self._opening = Opening(self.paths, self.config, self._keys)
+        self._opening = Opening(self.paths, self.config, self._keys, head_start)
+        self._head_start = head_start
         self._store: Store | None = None
         self._open_lock = threading.Lock()
         self._embedder = embedder
@@ -216,7 +220,9 @@ class Memory:
             # doctor asks before opening a damaged one): one made before the store is open is not kept.
             store = self._store
             built = build_embedder(
-                self.config.embedder, lambda: lookups.vector_model(store) if store is not None else None
+                self.config.embedder,
+                lambda: lookups.vector_model(store) if store is not None else None,
+                self._head_start if store is not None else None,
             )
             if store is None:
                 return built

@@ -59,8 +59,26 @@ COMMANDS: dict[str, str] = {
 }
 
 
+#: commands that open the store and embed a query at once: their key and model start loading on threads
+#: before the command's modules are imported (services/head_start.py)
+HEAD_START_COMMANDS = frozenset({"search"})
+#: where the head start waits in ``ctx.meta`` for ``common.open_memory``
+HEAD_START = "veramem.head_start"
+
+
 class VeramemGroup(click.Group):
     """Lazy subcommands, and the one place engine errors become messages and exit codes."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] in HEAD_START_COMMANDS and not ctx.resilient_parsing:
+            from ..services.head_start import HeadStart
+
+            started = HeadStart.begin(ctx.params.get("home"))
+            ctx.meta[HEAD_START] = started
+            ctx.call_on_close(started.finish)  # no thread is cut off when the program ends
+        return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

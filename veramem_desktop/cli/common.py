@@ -36,8 +36,14 @@ def prompt_passphrase() -> str | None:
 
 
 def open_memory(ctx: click.Context, **kwargs: Any) -> Memory:
-    home = (ctx.find_root().obj or {}).get("home")
-    return Memory(home, passphrase_source=prompt_passphrase, **{"channel": "cli", **kwargs})
+    from . import HEAD_START
+
+    root = ctx.find_root()
+    home = (root.obj or {}).get("home")
+    head_start = root.meta.pop(HEAD_START, None)  # begun for this home by VeramemGroup.resolve_command
+    return Memory(
+        home, passphrase_source=prompt_passphrase, **{"channel": "cli", "head_start": head_start, **kwargs}
+    )
 
 
 def emit_json(value: Any) -> None:

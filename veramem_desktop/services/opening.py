@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.errors import (
     InvalidInputError,
@@ -30,14 +30,20 @@ from veramem_desktop.core.storage.store import Store, file_problem
 from ..config import Config, Paths, save_config
 from ..keys import KeyManager, NewKey
 
+if TYPE_CHECKING:
+    from .head_start import HeadStart
+
 
 class Opening:
     """The store at ``paths`` (or the settings' ``store_path``), opened with the keys of ``keys``."""
 
-    def __init__(self, paths: Paths, config: Config, keys: KeyManager) -> None:
+    def __init__(
+        self, paths: Paths, config: Config, keys: KeyManager, head_start: HeadStart | None = None
+    ) -> None:
         self.paths = paths
         self.config = config
         self.keys = keys
+        self.head_start = head_start  # the key may have been loaded already (services/head_start.py)
 
     @property
     def store_path(self) -> Path:
@@ -120,7 +126,9 @@ class Opening:
                 "(`veramem restore PATH`) or a "
                 "synced device, or run `veramem init --force` to start a new empty store."
             )
-        key = self.keys.load(passphrase=passphrase)
+        key = self._early_key() if not passphrase else None
+        if key is None:
+            key = self.keys.load(passphrase=passphrase)
         try:
             return Store.open(self.store_path, key)
         except WrongKeyError:
@@ -130,6 +138,11 @@ class Opening:
                 "does not decrypt. Nothing was changed. Restore it from a backup (`veramem restore PATH`) "
                 "or a synced device."
             ) from None
+
+    def _early_key(self) -> bytes | None:
+        """The key the head start loaded (as ``keys.load()`` loads it with no passphrase given), or None."""
+        early = self.head_start.key if self.head_start is not None else None
+        return early.key_for(self.paths.keyinfo) if early is not None else None
 
     def recover(self, code: str, *, new_passphrase: str | None) -> bytes:
         """The store's key from its recovery code (its key information written again); see
