@@ -13,7 +13,8 @@ only. ``catch_up`` makes the missing vectors, in the order the write path does:
 
 It works in batches, each stored in one short transaction, and only embeds owners that hold a
 vector of another model and none of ``embedder``'s, so an interrupted run resumes where it stopped
-and a second run finds nothing to do. The texts are read and embedded outside the transaction;
+and a second run finds nothing to do. The batches commit without waiting for the disk: one lost in
+a power cut leaves its owners without the new vectors, and the next run makes them again. The texts are read and embedded outside the transaction;
 inside it they are read again, and a vector is stored only for an owner still there with the same
 text, so a forget that ran in between never gets back a vector of what it erased.
 
@@ -85,15 +86,20 @@ def catch_up(
     batch: int = BATCH,
     stop: Callable[[], bool] = lambda: False,
     progress: Callable[[str, int], None] | None = None,
+    after: int = 0,
 ) -> ReembedReport:
     """Make the missing vectors of ``embedder``'s model, ``batch`` owners per transaction, until none is
-    missing or ``stop()`` says so between batches; the other models' vectors are kept."""
+    missing or ``stop()`` says so between batches; the other models' vectors are kept. With ``after`` (a
+    rowid of ``index_rows.last_vector_rowid``), only owners whose other vectors were stored after it are
+    looked at: a pass that ran to its end before need not read the whole table again."""
     report = ReembedReport(embedder.name)
     for kind in KINDS:
         make = _STEPS[kind]
         gone: set[str] = set()  # owners not there (or changed while embedded): left for the next run
         while not stop() and (
-            ids := index_rows.owners_without(store, kind, embedder.name, batch, skip=sorted(gone))
+            ids := index_rows.owners_without(
+                store, kind, embedder.name, batch, skip=sorted(gone), after=after
+            )
         ):
             made = make(store, embedder, ids)
             if made < len(ids):
@@ -118,7 +124,7 @@ def _episode_contexts(store: Store, embedder: Embedder, ids: list[str]) -> int:
     # The turns around each one, their line vectors and the new context vectors are read and stored in one
     # transaction, so a turn forgotten meanwhile leaves no words in a neighbour's vector. It stays short:
     # the first step made the line vectors (recompute_context embeds only a line still missing one).
-    with store.atomic():
+    with store.atomic(durable=False):
         return recompute_context(store, embedder, ids)
 
 
@@ -153,7 +159,7 @@ def _embed_unchanged(
     before = texts(ids)
     order = [i for i in ids if i in before]
     vectors = index.embed_texts(embedder, [before[i] for i in order])
-    with store.atomic() as conn:
+    with store.atomic(durable=False) as conn:
         now = texts(order)
         kept = [j for j, i in enumerate(order) if now.get(i) == before[i]]
         index.store_vectors(conn, kind, embedder.name, [order[j] for j in kept], vectors[kept])

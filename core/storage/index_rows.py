@@ -101,17 +101,26 @@ def vectors_of(conn: Connection, owner_id: str) -> list[tuple[str, str, bytes]]:
 
 
 def owners_without(
-    store: Store, vector_kind: str, model: str, limit: int, *, skip: Sequence[str] = ()
+    store: Store, vector_kind: str, model: str, limit: int, *, skip: Sequence[str] = (), after: int = 0
 ) -> list[str]:
     """Up to ``limit`` owners (not in ``skip``) holding a ``vector_kind`` vector from another model but
-    none from ``model``."""
+    none from ``model``; with ``after``, only owners whose other vector was stored after that rowid
+    (:func:`last_vector_rowid` once gave it)."""
+    # with ``after``, the rows after it are read by rowid ('+' keeps the planner off the kind's index scan)
+    kind, newer = ("+e.owner_kind", " AND e.rowid > ?") if after else ("e.owner_kind", "")
     rows = store.query(
-        "SELECT DISTINCT e.owner_id FROM embeddings e WHERE e.owner_kind = ? AND e.model != ? AND NOT EXISTS "
+        f"SELECT DISTINCT e.owner_id FROM embeddings e WHERE {kind} = ? AND e.model != ? AND NOT EXISTS "
         "(SELECT 1 FROM embeddings f WHERE f.owner_kind = e.owner_kind AND f.owner_id = e.owner_id "
-        f"AND f.model = ?) AND e.owner_id NOT IN ({','.join('?' * len(skip))}) LIMIT ?",
-        (vector_kind, model, model, *skip, limit),
+        f"AND f.model = ?) AND e.owner_id NOT IN ({','.join('?' * len(skip))}){newer} LIMIT ?",
+        (vector_kind, model, model, *skip, *([after] if after else []), limit),
     )
     return [r[0] for r in rows]
+
+
+def last_vector_rowid(store: Store) -> int:
+    """The rowid of the vector stored last (0 with none): rows stored later have larger ones."""
+    row = store.query_one("SELECT coalesce(max(rowid), 0) FROM embeddings")
+    return 0 if row is None else int(row[0])
 
 
 def count_owners_without(store: Store, vector_kind: str, model: str) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from support.internals import engine_of, store_of
+from support.internals import engine_of, organiser_of, store_of
 from veramem_desktop.core.lifecycle import reembed
 from veramem_desktop.core.protocols import Vectors
 from veramem_desktop.core.trust.access import Caller
@@ -199,3 +199,24 @@ def test_doctor_says_the_vectors_are_being_made_again_then_that_every_one_is_the
         assert mem.wait_for_vectors(30)
         vectors = next(c for c in checks(mem) if c.name == "vectors")
         assert vectors.ok and "kept beside" in vectors.detail, vectors
+
+
+def test_vectors_landed_after_a_finished_pass_are_made_at_the_next_exchange(isolated_home: Path) -> None:
+    from veramem_desktop.sync.service import RunReport
+
+    ids = _store_of_another_model(isolated_home)
+    with _open(isolated_home) as mem:
+        mem.add("The printer on the second floor is out of toner.", user_id="ann")
+        assert mem.wait_for_vectors(30) and mem.vectors_behind() == {}
+        # another device's memory lands (a second facade on the same store stands in for sync's apply)
+        with _open(isolated_home, OtherDevice()) as other:
+            landed = other.add("The spare key hangs behind the kitchen door.", user_id="ann").added[0]["id"]
+        assert "memory" in mem.vectors_behind()
+        organiser = organiser_of(mem)  # what DeviceSync.run tells after an exchange
+        organiser.noticed_sync(RunReport(applied_events=0))
+        assert mem.wait_for_vectors(30) and mem.vectors_behind()  # applied nothing, looked before: no pass
+        organiser.noticed_sync(RunReport(applied_events=1))
+        assert mem.wait_for_vectors(30) and mem.vectors_behind() == {}
+        assert landed in _dense(mem, "spare key kitchen door", "ann") and ids["cat"] in _dense(
+            mem, "grey cat", "ann"
+        )

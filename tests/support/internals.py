@@ -14,6 +14,7 @@ from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage.store import Store
 
 from veramem_desktop.memory import Memory
+from veramem_desktop.services.organiser import Organiser
 
 
 def store_of(mem: Memory) -> Store:
@@ -34,3 +35,8 @@ def embedder_of(mem: Memory) -> Embedder:
 def llm_of(mem: Memory) -> LLM:
     """The facade's LLM backend, built from its settings if it was not yet."""
     return mem._backend
+
+
+def organiser_of(mem: Memory) -> Organiser:
+    """The facade's organiser (links, budgets, the background linker and vector pass), made if it was not yet."""
+    return mem._organising()

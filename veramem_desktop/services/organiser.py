@@ -29,6 +29,7 @@ from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle import reembed as reembed_mod
 from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.actor import Actor
 
@@ -259,6 +260,9 @@ class _VectorPass:
         self.looked = False
         #: set when a start was asked while the thread ran: it looks again before ending
         self.again = False
+        #: (model, rowid): a pass for that model ran to its end over the vectors stored up to that rowid,
+        #: so the next looks only at those stored later (the first pass of an open store reads them all)
+        self.done: tuple[str, int] = ("", 0)
 
     def start(self, store: Store, embedder: Embedder, current: Callable[[], Embedder]) -> None:
         with self.guard:
@@ -276,7 +280,11 @@ class _VectorPass:
     def _loop(self, store: Store, embedder: Embedder, current: Callable[[], Embedder]) -> None:
         try:
             while True:
-                self.run(store, embedder, current, self.closing)
+                upto = index_rows.last_vector_rowid(store)
+                model, after = self.done
+                self.run(store, embedder, current, self.closing, after if model == embedder.name else 0)
+                if not self.closing.is_set() and current().name == embedder.name:
+                    self.done = (embedder.name, upto)
                 with self.guard:  # a start asked from now on starts a new thread
                     if self.closing.is_set() or not self.again:
                         self.thread = None
@@ -287,14 +295,20 @@ class _VectorPass:
 
     @staticmethod
     def run(
-        store: Store, embedder: Embedder, current: Callable[[], Embedder], closing: threading.Event
+        store: Store,
+        embedder: Embedder,
+        current: Callable[[], Embedder],
+        closing: threading.Event,
+        after: int = 0,
     ) -> reembed_mod.ReembedReport:
-        """One catch-up; it ends between batches once closing, or once search uses another embedder."""
+        """One catch-up (of the vectors stored after the rowid ``after``); it ends between batches once
+        closing, or once search uses another embedder."""
         report = reembed_mod.catch_up(
             store,
             embedder,
             batch=VECTOR_BATCH,
             stop=lambda: closing.is_set() or current().name != embedder.name,
+            after=after,
         )
         if report.made:
             logger.info("made %s vectors of %s", sum(report.made.values()), embedder.name)
