@@ -194,13 +194,6 @@ class Organiser:
             return {}
         return reembed_mod.behind(self.store, self.embedder().name)
 
-    def catch_up_vectors(self) -> reembed_mod.ReembedReport | None:
-        """Make the missing vectors of the current model now, in this thread (tests, and what the
-        background pass runs); None without an embedder."""
-        if self.embedder is None:
-            return None
-        return self._vectors.run(self.store, self.embedder(), self.embedder, threading.Event())
-
     def start_vectors(self) -> None:
         """Make the missing vectors of the current model in the background (one pass at a time; never
         raises: the owners stay as they are for the next start)."""
