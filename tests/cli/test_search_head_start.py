@@ -1,11 +1,14 @@
 """`veramem search` starts loading the store's key and its model on threads before it imports the rest of
 itself (services/head_start.py). It must find exactly what it found before, use the key and model it
 started (the passphrase stretched once, the model built once), never a model of the wrong compute, and
-report every problem as the same one-line error as before."""
+report every problem as the same one-line error as before. Once it has printed everything and closed the
+store, the program ends without the interpreter's teardown (cli.main), its output whole."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -182,3 +185,38 @@ def test_no_head_start_thread_outlives_the_search_command(store: Path) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["results"]
     assert not [t.name for t in threading.enumerate() if t.name.startswith("veramem-early")]
+
+
+#: the program as the console script runs it, with an exit handler that says when the teardown runs
+_PROGRAM = (
+    "import atexit, sys; atexit.register(lambda: sys.stderr.write('teardown ran\\n')); "
+    "from veramem_desktop.cli import main; main()"
+)
+
+
+def _program(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-c", _PROGRAM, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def test_a_search_ends_at_once_with_all_its_output_and_its_exit_code(store: Path) -> None:
+    proc = _program("search", QUERY, "--user", "me", "--json", "--k", "50")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["results"]  # the whole document arrived through the pipe
+    assert "teardown ran" not in proc.stderr
+    text = _program("search", QUERY, "--user", "me")
+    assert text.returncode == 0 and text.stdout.startswith("route ") and "teardown ran" not in text.stderr
+
+
+def test_other_commands_and_a_failed_search_end_the_ordinary_way(store: Path) -> None:
+    failed = _program("search", QUERY, env={"VERAMEM_PASSPHRASE": "not the passphrase"})
+    assert failed.returncode == ExitCode.WRONG_KEY and "teardown ran" in failed.stderr
+    status = _program("status", "--json")
+    assert status.returncode == 0 and "teardown ran" in status.stderr

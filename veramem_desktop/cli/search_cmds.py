@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from . import done
 from .common import clip, emit_json, json_option, open_memory, say
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ def search(
     mem.close()
     if as_json:
         emit_json(result.to_dict())
+        done(ctx)
         return
     say(f"route {result.route}{' · ' + result.temporal if result.temporal else ''} · trace {result.trace_id}")
     if not result.results:
@@ -81,6 +83,7 @@ def search(
         say("\nShared (unendorsed, from others):")
         for hit in result.shared:
             say(f"  - {clip(hit.text, 110)}  ({hit.id})")
+    done(ctx)
 
 
 @click.command()
