@@ -210,7 +210,16 @@ class Writer:
                 decision = corrected.decision
             else:
                 decision = self._decided(cand, text, neighbours, out)
-                decision = retracting.decided(cand, text, ep, pool, neighbours, decision)
+                decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
+                if apart is not None and not same_add.revising(apart.target.id, planned):
+                    # the retraction its sentence makes, planned beside what the candidate says
+                    near = [(apart.target, apart.cosine)]
+                    revises = same_add.revised(apart.target.id, planned)
+                    planned.append(
+                        Planned(
+                            cand, ep, evidence, authority, text, vec, near, apart.decision, revises=revises
+                        )
+                    )
             final = text
             if decision.text and decision.text.strip():
                 final = self._reworded(decision.text, ep) if corrected is None else decision.text

@@ -39,6 +39,8 @@ class Retracted:
     target: MemoryItem
     cosine: float
     decision: Decision
+    #: what the speaker's words say stopped (core/write/retractions.py)
+    reading: retractions.Retraction
 
 
 def retract(
@@ -66,7 +68,7 @@ def retract(
     target, cosine = max(held, key=lambda p: _fit(p[0], p[1], own, cand, about))
     verb = "" if found.verb in (None, "be", "have") else f"{found.verb} "
     reason = f"{REASON}: {verb}{found.thing or 'it'} no longer holds".replace("  ", " ")
-    return Retracted(target, cosine, Decision("DELETE", target.id, reason=reason))
+    return Retracted(target, cosine, Decision("DELETE", target.id, reason=reason), found)
 
 
 def decided(
@@ -76,16 +78,21 @@ def decided(
     pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
     neighbours: list[tuple[MemoryItem, float]],
     decision: Decision,
-) -> Decision:
+) -> tuple[Decision, Retracted | None]:
     """``decision`` (a model's, or the rule-based reconciler's) after the engine's reading of a
     retraction: the memory the candidate retracts is retracted (and joins ``neighbours``), unless the
-    decision already retracts or replaces that memory."""
+    decision already retracts or replaces that memory. A candidate whose words are not about what
+    stopped states the rest of the retracting sentence ("User joined Globex." quoting "I quit my job
+    at Acme and joined Globex"): it keeps ``decision``, and the retraction is returned to be planned
+    beside it, so the sentence loses neither."""
     found = retract(cand, text, ep, pool)
     if found is None or (decision.op in ("DELETE", "UPDATE") and decision.target_id == found.target.id):
-        return decision
+        return decision, None
     if found.target.id not in {m.id for m, _ in neighbours}:
         neighbours.append((found.target, found.cosine))
-    return found.decision
+    if not retractions.holds_thing(found.reading, _words_of(text)):
+        return decision, found
+    return found.decision, None
 
 
 def other_person(text: str, target: MemoryItem) -> bool:
@@ -112,4 +119,9 @@ def _fit(
 
 def _words(m: MemoryItem) -> str:
     """A memory's words without a lower-authority source's attribution."""
-    return re.sub(r"^According to [^:]{1,80}:\s*", "", m.text)
+    return _words_of(m.text)
+
+
+def _words_of(text: str) -> str:
+    """Words without a lower-authority source's attribution."""
+    return re.sub(r"^According to [^:]{1,80}:\s*", "", text)

@@ -72,3 +72,8 @@ def revised(target_id: str | None, planned: Sequence[Planned]) -> Planned | None
     if not target_id or not target_id.startswith(PLANNED):
         return None
     return planned[int(target_id[len(PLANNED) :])]
+
+
+def revising(target_id: str, planned: Sequence[Planned]) -> bool:
+    """Whether a plan of this add already retracts or replaces the memory ``target_id``."""
+    return any(p.decision.op in ("DELETE", "UPDATE") and p.decision.target_id == target_id for p in planned)

@@ -31,8 +31,9 @@ from veramem_desktop.models.llm.rules.keys import (
     labelled_wording,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
+from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
-from veramem_desktop.models.llm.rules.text import split_clauses, split_sentences
+from veramem_desktop.models.llm.rules.text import Span, split_clauses, split_sentences
 from veramem_desktop.models.llm.rules.wording import resolve_leading_pronoun, third_person
 
 # --- kind -------------------------------------------------------------------------------------
@@ -195,8 +196,8 @@ def extract_with_skips(
         previous_message = message
         seen: set[str] = set()
         previous = ""
-        for span in (clause for whole in split_sentences(message.content) for clause in split_clauses(whole)):
-            sentence, before, previous = span.text, previous, span.text
+        for span in _clauses(message.content):
+            sentence, before, previous = span.said, previous, span.said
             if sentence in seen:
                 continue
             seen.add(sentence)
@@ -204,7 +205,7 @@ def extract_with_skips(
             worded = labelled_wording(sentence) if message.role != "user" else None
             reason = _skipped(sentence, message.role) if worded is None else None
             if reason is not None:
-                skipped.append(Skipped(message.id, sentence, reason))
+                skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
             subject, predicate, value = _key(sentence, message.role)
@@ -230,7 +231,7 @@ def extract_with_skips(
             out.append(
                 Candidate(
                     message_id=message.id,
-                    quote=sentence,
+                    quote=span.text,
                     text=text,
                     kind=kind,
                     subject=subject,
@@ -240,6 +241,18 @@ def extract_with_skips(
                 )
             )
     return out, skipped
+
+
+def _clauses(content: str) -> list[Span]:
+    """The statements of ``content``: its sentences, each cut where a second statement begins, and
+    after a retraction where a statement of its own follows ("I quit my job at Acme | and joined
+    Globex")."""
+    return [
+        part
+        for whole in split_sentences(content)
+        for clause in split_clauses(whole)
+        for part in split_after_retraction(clause)
+    ]
 
 
 def skipped_notice(skipped: Sequence[Skipped]) -> str | None:

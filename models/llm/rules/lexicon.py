@@ -26,7 +26,7 @@ _IRREGULAR_PAST_TEXT = """
     lost flew drove fell felt forgot heard held kept knew led lent meant paid put rode rang rose
     said sold sent set shook shot sang sat slept spoke spent stood stole swam taught told thought
     threw understood woke wore broke brought built caught chose did drew drank fought grew hid hit
-    hurt
+    hurt quit
 """
 IRREGULAR_PAST = frozenset(_IRREGULAR_PAST_TEXT.split())
 

@@ -39,11 +39,19 @@ NEGATION = re.compile(
 
 @dataclass(frozen=True)
 class Span:
-    """A sentence and where it sits in its text: ``text == source[start:end]``."""
+    """A sentence and where it sits in its text: ``text == source[start:end]``. ``subject``: the subject
+    a clause that has none borrows from the clause before it, for its wording and key ("joined Globex"
+    after "I quit my job at Acme" is worded as "I joined Globex"; models/llm/rules/retraction_clauses.py)."""
 
     start: int
     end: int
     text: str
+    subject: str = ""
+
+    @property
+    def said(self) -> str:
+        """The clause as a statement of its own: with its borrowed subject, if any."""
+        return f"{self.subject} {self.text}" if self.subject else self.text
 
 
 def split_sentences(text: str) -> list[Span]:
@@ -68,9 +76,13 @@ _CLAUSE_MIN_WORDS = 3
 # The earlier part must be a statement of its own, with the speaker as a subject ("My sister Ana
 # and my aunt came" is one statement about two people).
 _SPEAKER_SUBJECT = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've)\b")
-# A later part pointing back ("… and I watch them daily") stays with what it points to.
+# A later part pointing back ("… and I watch them daily") stays with what it points to; a demonstrative
+# before a time ("… and I eat fish these days") points at no earlier words.
 _POINTS_BACK = re.compile(
-    r"\b(?:it|its|them|they|their|he|him|his|she|her|there|that|this|those|these|one)\b", re.IGNORECASE
+    r"\b(?:it|its|them|they|their|he|him|his|she|her|there|one)\b"
+    r"|\b(?:that|this|those|these)\b(?!\s+(?:days?|weeks?|months?|years?|mornings?|evenings?|nights?|"
+    r"afternoons?|weekends?|times?|spring|summer|autumn|fall|winter|season)\b)",
+    re.IGNORECASE,
 )
 
 
