@@ -110,7 +110,7 @@ def correct(
     if found.wrong is None:
         return _meant(found, cand, text, subject, recent())
     cosines = {m.id: c for m, c in pool()}
-    items = [m for m, _ in pool() if _correctable(m, subject)]
+    items = [m for m, _ in pool() if _correctable(m, subject, owned=found.form == "bare")]
     if found.change and found.shape != "no_longer":
         # what holds now ("I live in Porto now, not Lisbon") never makes a dated event untrue: "moved to
         # Lisbon in March" stays; one that says the old value stopped ("… not Lisbon anymore, I …") would
@@ -122,7 +122,7 @@ def correct(
             holders = [m for m in holders if _restates(m, cand, text, subject, wrong)]
         if holders:
             own = ROLE_AUTHORITY.get(ep.role, "unendorsed")
-            target = max(holders, key=lambda m: _fit(m, own, cand, text, cosines.get(m.id, 0.0)))
+            target = max(holders, key=lambda m: _fit(m, own, cand, text, cosines.get(m.id, 0.0), subject))
             return _planned(found, wrong, target, cosines.get(target.id, 0.0), cand, text)
     return None
 
@@ -130,21 +130,23 @@ def correct(
 def _meant(
     found: Correction, cand: Candidate, text: str, subject: str, recent: Sequence[MemoryItem]
 ) -> Corrected | None:
-    """ "I meant X" without the wrong value corrects what the subject said last: the newest memory of
-    the candidate's predicate when it has one, else the subject's newest memory, when that one has a
-    value of the same sort as X (a name for a name)."""
-    mine = [m for m in recent if _correctable(m, subject)]
+    """ "I meant X" without the wrong value corrects what the subject said last: the newest keyed memory
+    of the candidate's predicate when it has one, else the subject's newest keyed memory whose value is
+    of the same sort as X (a name for a name: "I meant Maria" after "My partner is Anna" and "I like
+    tea"). A bare value is the speaker's own, so it also reaches what they said of their relations
+    ("User's partner is Anna")."""
+    mine = [m for m in recent if _correctable(m, subject, owned=found.form == "bare")]
     if cand.predicate:
         mine = [m for m in mine if m.predicate == cand.predicate]
     elif found.form == "statement":
         return None  # a whole statement with no key names nothing to correct
-    if not mine or not mine[0].value or not mine[0].predicate:
+    keyed = [m for m in mine if m.value and m.predicate]
+    if not cand.predicate and found.right:
+        keyed = [m for m in keyed if (m.value or "")[:1].isupper() == found.right[:1].isupper()]
+    if not keyed:
         return None
-    last = mine[0]
-    value = last.value or ""
-    if not cand.predicate and found.right and found.right[:1].isupper() != value[:1].isupper():
-        return None
-    return _planned(found, value, last, 0.0, cand, text)
+    last = keyed[0]
+    return _planned(found, last.value or "", last, 0.0, cand, text)
 
 
 def _planned(
@@ -189,23 +191,26 @@ def _wrongs(found: Correction) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _correctable(m: MemoryItem, subject: str) -> bool:
-    """A current memory of one of the corrected kinds, about ``subject``."""
+def _correctable(m: MemoryItem, subject: str, *, owned: bool = False) -> bool:
+    """A current memory of one of the corrected kinds, about ``subject`` (or, when ``owned``, about
+    something of theirs: "User's partner is Anna" for "user")."""
     if m.status != "active" or m.kind not in _CORRECTABLE:
         return False
     about = who(m.text) or (m.subject.casefold() if m.subject else None)
-    return about == subject
+    return about == subject or (owned and about is not None and about.partition("'s ")[0] == subject)
 
 
 def _fit(
-    m: MemoryItem, own: str, cand: Candidate, text: str, cosine: float
-) -> tuple[int, int, int, float, str]:
+    m: MemoryItem, own: str, cand: Candidate, text: str, cosine: float, subject: str
+) -> tuple[int, int, int, int, float, str]:
     """How well a memory holding the wrong value fits the correction: the speaker's own authority (the
-    user's memory before the assistant's echo of it), the same predicate, words in common, closeness in
+    user's memory before the assistant's echo of it), about the subject itself (before something of
+    theirs: "User …" before "User's sister …"), the same predicate, words in common, closeness in
     meaning, then the newest."""
+    exact = int(_correctable(m, subject))
     same_key = int(bool(cand.predicate) and m.predicate == cand.predicate)
     shared = len(_content(text) & _content(m.text))
-    return (int(m.authority == own), same_key, shared, cosine, m.id)
+    return (int(m.authority == own), exact, same_key, shared, cosine, m.id)
 
 
 def _restates(m: MemoryItem, cand: Candidate, text: str, subject: str, wrong: str) -> bool:

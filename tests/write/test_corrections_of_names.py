@@ -1,0 +1,70 @@
+"""A bare correction naming a person corrects the speaker's newest memory whose value is a name, as one
+naming a place does: after "My partner is Anna.", "Sorry, I meant Maria." or "I meant Maria, not Anna"
+makes "User's partner is Maria." the current version and Anna its superseded earlier one, in two adds
+or in one. A value the speaker gave of a relation ("User's partner …") is the speaker's own to
+correct; another speaker's is never touched (core/write/correcting.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from veramem_desktop.memory import Memory
+
+
+def _say(mem: Memory, content: str, name: str | None = None) -> Any:
+    return mem.add([{"role": "user", "content": content, **({"name": name} if name else {})}])
+
+
+def _partner_is_maria_after_anna(mem: Memory) -> None:
+    (current,) = [m for m in mem.memories(limit=100) if "partner" in m.text]
+    assert (current.text, current.value) == ("User's partner is Maria.", "Maria")
+    (old, new) = mem.history(current.id)
+    assert (old.status, old.value, new.status) == ("superseded", "Anna", "active")
+    assert new.metadata["corrects"] == {"id": old.id, "wrong": "Anna"}
+    hits = mem.search("Who is my partner?").results
+    assert hits[0].state == "current" and "Maria" in hits[0].text, [(h.state, h.text) for h in hits]
+    assert all(h.state != "current" for h in hits if h.id == old.id)
+    assert "Anna" not in mem.answer("Who is my partner?").text.split("(")[0]
+
+
+@pytest.mark.parametrize("fix", ["Sorry, I meant Maria.", "I meant Maria, not Anna."])
+def test_a_correction_naming_a_person_corrects_the_partners_name_in_a_later_add(
+    rmem: Memory, fix: str
+) -> None:
+    _say(rmem, "My partner is Anna.")
+    done = _say(rmem, fix)
+    assert not done.added and len(done.updated) == 1, done
+    _partner_is_maria_after_anna(rmem)
+
+
+@pytest.mark.parametrize("fix", ["Sorry, I meant Maria.", "I meant Maria, not Anna."])
+def test_a_correction_naming_a_person_corrects_the_partners_name_in_the_same_add(
+    rmem: Memory, fix: str
+) -> None:
+    _say(rmem, f"My partner is Anna. {fix}")
+    _partner_is_maria_after_anna(rmem)
+
+
+def test_i_meant_a_name_skips_a_newer_memory_whose_value_is_no_name(rmem: Memory) -> None:
+    _say(rmem, "My partner is Anna.")
+    _say(rmem, "I like tea.")
+    _say(rmem, "Sorry, I meant Maria.")
+    _partner_is_maria_after_anna(rmem)
+    assert [m.text for m in rmem.memories(limit=100) if "tea" in m.text] == ["User likes tea."]
+
+
+def test_a_users_bare_correction_never_corrects_another_speakers_partner(rmem: Memory) -> None:
+    (mels,) = _say(rmem, "My partner is Anna.", name="Mel").added
+    done = _say(rmem, "Sorry, I meant Maria.")
+    assert not done.updated and rmem.get(mels["id"]).status == "active", done
+
+
+def test_a_bare_correction_prefers_the_speakers_own_value_to_a_relations(rmem: Memory) -> None:
+    (mine,) = _say(rmem, "I moved to Lisbon.").added
+    (sisters,) = _say(rmem, "My sister loves Lisbon.").added
+    (updated,) = _say(rmem, "Not Lisbon — Porto.").updated
+    assert updated["previous"] == mine["id"] and updated["text"] == "User moved to Porto."
+    assert rmem.get(sisters["id"]).status == "active"
