@@ -220,3 +220,13 @@ def test_other_commands_and_a_failed_search_end_the_ordinary_way(store: Path) ->
     assert failed.returncode == ExitCode.WRONG_KEY and "teardown ran" in failed.stderr
     status = _program("status", "--json")
     assert status.returncode == 0 and "teardown ran" in status.stderr
+
+
+def test_search_help_starts_nothing(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    begun: list[object] = []
+    monkeypatch.setattr(HeadStart, "begin", classmethod(lambda cls, home: begun.append(home) or cls()))
+    result = CliRunner().invoke(cli, ["search", "--help"])
+    assert result.exit_code == 0 and "Usage:" in result.output
+    assert begun == []
+    assert CliRunner().invoke(cli, ["search", QUERY, "--user", "me"]).exit_code == 0
+    assert len(begun) == 1  # a search begins one

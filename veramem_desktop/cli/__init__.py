@@ -79,7 +79,8 @@ class VeramemGroup(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] in HEAD_START_COMMANDS and not ctx.resilient_parsing:
+        asks_help = any(a in ctx.help_option_names for a in args[1:])
+        if args and args[0] in HEAD_START_COMMANDS and not asks_help and not ctx.resilient_parsing:
             from ..services.head_start import HeadStart
 
             started = HeadStart.begin(ctx.params.get("home"))
