@@ -230,3 +230,17 @@ def test_search_help_starts_nothing(store: Path, monkeypatch: pytest.MonkeyPatch
     assert begun == []
     assert CliRunner().invoke(cli, ["search", QUERY, "--user", "me"]).exit_code == 0
     assert len(begun) == 1  # a search begins one
+
+
+def test_no_key_is_loaded_early_without_a_passphrase_in_the_environment(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VERAMEM_PASSPHRASE")
+    head_start = HeadStart.begin(store)
+    head_start.finish()
+    assert head_start.key is None and head_start.embedder is not None
+    mem = Memory(store, passphrase=PASSPHRASE, head_start=head_start)  # a passphrase given: used as given
+    try:
+        assert mem.search(QUERY, user_id="me").results
+    finally:
+        mem.close()

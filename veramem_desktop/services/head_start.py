@@ -17,6 +17,7 @@ dropped and the ordinary path does the work again and reports the problem as it 
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,12 +31,14 @@ if TYPE_CHECKING:
 
 class EarlyKey:
     """The store's key, loaded on a thread the way ``Opening.open`` loads it when no passphrase is given
-    (keyring, or ``VERAMEM_PASSPHRASE``; never a prompt), with the key information file as it read then."""
+    (``VERAMEM_PASSPHRASE``; never a prompt), with the key information file as it read then. Only for a
+    key kept under a passphrase, whose stretching is the slow part: a key in the OS keyring loads
+    quickly, and asking the keyring twice could show its unlock prompt twice."""
 
     def __init__(self, keyinfo: Path) -> None:
         from veramem_desktop.keys import KeyManager  # imported here, so the thread runs (almost) only C
 
-        self._keys = KeyManager(keyinfo)
+        self._keys = KeyManager(keyinfo, lambda: None)
         self._path = keyinfo
         self._read: bytes | None = None
         self._key: bytes | None = None
@@ -121,7 +124,7 @@ class HeadStart:
             store = Path(config.store_path) if config.store_path else paths.store
             if not store.exists():
                 return cls()
-            key = EarlyKey(paths.keyinfo)
+            key = EarlyKey(paths.keyinfo) if _under_passphrase(paths.keyinfo) else None
         except Exception:  # the facade finds the paths and reads the settings again, and reports it
             return cls()
         return cls(key, _early_embedder(config.embedder))
@@ -131,6 +134,14 @@ class HeadStart:
         for part in (self.key, self.embedder):
             if part is not None:
                 part.finish()
+
+
+def _under_passphrase(keyinfo: Path) -> bool:
+    """Whether the store's key is kept under a passphrase given in ``VERAMEM_PASSPHRASE`` (else the early
+    thread would have nothing to stretch)."""
+    from veramem_desktop.keys import read_keyinfo
+
+    return bool(os.environ.get("VERAMEM_PASSPHRASE")) and read_keyinfo(keyinfo).mode == "passphrase"
 
 
 def _early_embedder(cfg: EmbedderSettings) -> EarlyEmbedder | None:
