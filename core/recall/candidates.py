@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from veramem_desktop.core.lifecycle.links import LINK_TYPES
@@ -38,10 +40,16 @@ class Candidates:
         #: (version before, version after) this engine's last trace write, when nothing else wrote
         self._alias: tuple[int, int] | None = None
         self._lock = threading.Lock()
+        #: the version one search of this thread read at its start (see :meth:`pinned`)
+        self._pinned = threading.local()
 
     def version(self) -> int:
         """The store's data version, except that this engine's own trace writes do not move it:
-        a trace changes no memory, episode, vector or grant, so every cache stays valid."""
+        a trace changes no memory, episode, vector or grant, so every cache stays valid. Inside
+        :meth:`pinned`, the version read when it began."""
+        pinned: int | None = getattr(self._pinned, "version", None)
+        if pinned is not None:
+            return pinned
         raw = self.store.data_version()
         with self._lock:
             alias = self._alias
@@ -54,6 +62,21 @@ class Candidates:
             with self._lock:
                 alias = self._alias
                 self._alias = (alias[0] if alias is not None and alias[1] == before else before, after)
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """One search's reads of the version (a statement each) made once: inside this block, on this
+        thread, :meth:`version` gives what it gave when the block began. A cache filled inside it is
+        stamped with that version, never a newer one than its contents, so a write made meanwhile
+        still moves the next search's version and refreshes it. Nested blocks keep the outer one's."""
+        if getattr(self._pinned, "version", None) is not None:
+            yield
+            return
+        self._pinned.version = self.version()
+        try:
+            yield
+        finally:
+            self._pinned.version = None
 
     # ------------------------------------------------------------ allowed sets
     def allowed_ids(

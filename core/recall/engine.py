@@ -23,6 +23,7 @@ from veramem_desktop.core.recall import rank, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
+from veramem_desktop.core.recall.rank import TimeBound
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import episode_reads, item_reads, traces
 from veramem_desktop.core.storage.ids import iso, new_id
@@ -79,8 +80,10 @@ class SearchEngine:
     def rank(
         self, query: str, caller: Caller, **kwargs: object
     ) -> tuple[str, dict[str, float], dict[str, dict[str, int]]]:
-        """Fused relevance per id before priors and truth (see :meth:`Channels.rank`)."""
-        return self.channels.rank(query, caller, **kwargs)  # type: ignore[arg-type]
+        """Fused relevance per id before priors and truth (see :meth:`Channels.rank`); the store's version is
+        read once (see Candidates.pinned)."""
+        with self.channels.candidates.pinned():
+            return self.channels.rank(query, caller, **kwargs)  # type: ignore[arg-type]
 
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
         return self.channels.speaker_names(caller, now)
@@ -104,29 +107,11 @@ class SearchEngine:
         moment = now or datetime.now(UTC)
         intent = temporal_intent(query)
         bound, notice = rank.time_bound(intent, moment)
-        # 1. channels (access predicate in their SQL)
-        route, scores, ranks = self.channels.rank(
-            query, caller, route=route, include_archived=include_archived, now=moment
-        )
-        # 2. hydrate: with a time bound every candidate is read, since the bound may drop many
-        model = self._learned.get(self.store, self.channels.version()) if cfg.learned_share > 0 else None
-        hits = rank.hydrate(
-            self.store, scores if bound else rank.shortlist(scores, k, cfg), ranks, moment, cfg, model
-        )
-        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
-        if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
-            _, raw_scores, raw_ranks = self.channels.rank(query, caller, route="raw", now=moment)
-            raw = raw_scores if bound else rank.shortlist(raw_scores, k, cfg)
-            hits += [
-                h for h in rank.hydrate(self.store, raw, raw_ranks, moment, cfg, None) if h.id not in scores
-            ]
-        shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
-        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
-        # 3. truth: states, subjects, and the current memory of each subject the hits speak about
-        own, groups = truth.annotate(
-            self.store, own, self._fetcher(caller, moment, include_archived, cfg, model)
-        )
-        shared, _ = truth.annotate(self.store, shared, lambda ids: [])
+        # Stages 1 to 3 read the store's version once (each read is a statement): see Candidates.pinned.
+        with self.channels.candidates.pinned():
+            route, own, shared, groups = self._gather(
+                query, caller, k, route, include_archived, moment, bound
+            )
         # 4. priors, then current truth first (the asker's own first for a first-person question);
         #    history questions keep the time order instead
         rank.apply_priors(own)
@@ -153,6 +138,46 @@ class SearchEngine:
             [notice] if notice else [],
         )
 
+    def _gather(
+        self,
+        query: str,
+        caller: Caller,
+        k: int,
+        route: str | None,
+        include_archived: bool,
+        moment: datetime,
+        bound: TimeBound | None,
+    ) -> tuple[str, list[Hit], list[Hit], dict[str, object]]:
+        """Stages 1 to 3: the channels, the hits read from the store, and their truth. Returns the route,
+        the caller's own hits, the shared ones and the subject group of each own hit."""
+        cfg = self.config
+        # 1. channels (access predicate in their SQL)
+        route, scores, ranks = self.channels.rank(
+            query, caller, route=route, include_archived=include_archived, now=moment
+        )
+        # 2. hydrate: with a time bound every candidate is read, since the bound may drop many. The
+        #    memories' truth rows come with their ranking rows (one read), for stage 3.
+        model = self._learned.get(self.store, self.channels.version()) if cfg.learned_share > 0 else None
+        known: dict[str, truth.TruthRow] = {}
+        hits = rank.hydrate(
+            self.store, scores if bound else rank.shortlist(scores, k, cfg), ranks, moment, cfg, model, known
+        )
+        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
+        if route == "facts" and len(own) < max(1, int(k * cfg.raw_fill_share)):
+            _, raw_scores, raw_ranks = self.channels.rank(query, caller, route="raw", now=moment)
+            raw = raw_scores if bound else rank.shortlist(raw_scores, k, cfg)
+            hits += [
+                h for h in rank.hydrate(self.store, raw, raw_ranks, moment, cfg, None) if h.id not in scores
+            ]
+        shared = [h for h in hits if h.kind != "episode" and h.user_id != caller.user_id]
+        own = [h for h in hits if h.kind == "episode" or h.user_id == caller.user_id]
+        # 3. truth: states, subjects, and the current memory of each subject the hits speak about
+        own, groups = truth.annotate(
+            self.store, own, self._fetcher(caller, moment, include_archived, cfg, model, known), known
+        )
+        shared, _ = truth.annotate(self.store, shared, lambda ids: [], known)
+        return route, own, shared, groups
+
     def annotate(self, hits: list[Hit]) -> list[Hit]:
         """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns);
         they were read through the caller's access predicate already."""
@@ -166,8 +191,10 @@ class SearchEngine:
         include_archived: bool,
         cfg: SearchConfig,
         model: learned.LearnedModel | None,
+        known: dict[str, truth.TruthRow] | None = None,
     ) -> truth.Fetch:
-        """Hydrate memories (and messages) the truth stage asks for, through the caller's access predicate."""
+        """Hydrate memories (and messages) the truth stage asks for, through the caller's access predicate
+        (their truth rows go to ``known``, read with them)."""
 
         def fetch(ids: list[str]) -> list[Hit]:
             mems = [i for i in ids if not i.startswith("ep_")]
@@ -181,7 +208,7 @@ class SearchEngine:
                 for i in ids
                 if i.startswith("ep_") and episode_reads.visible_hit_row(self.store, i, caller, iso(moment))
             ]
-            return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model)
+            return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model, known)
 
         return fetch
 

@@ -58,6 +58,23 @@ class Lexical:
             hit = counts[key] = count()
         return hit
 
+    def _term_dfs(self, table: str, size: int, terms: list[str]) -> dict[str, int]:
+        """The document frequency of each word (see :meth:`_df`); those not known yet are counted in one
+        statement rather than one each."""
+        with self._lock:
+            known, counts = self._dfs.get(table, (0, {}))
+            fresh = known <= size <= known * 1.1
+            missing = [t for t in dict.fromkeys(terms) if not fresh or t not in counts]
+        found: dict[str, int] = {}
+        if len(missing) > 1:
+            matches = [fts_match([t]) or "" for t in missing]
+            found = dict(zip(missing, index_reads.fts_match_counts(self.store, table, matches), strict=True))
+        return {t: self._df(table, size, t, partial(self._counted, table, t, found)) for t in terms}
+
+    def _counted(self, table: str, term: str, found: dict[str, int]) -> int:
+        """The word's count from ``found``, else counted now."""
+        return found[term] if term in found else self._matching(table, term)
+
     def _matching(self, table: str, term: str) -> int:
         """How many full-text rows of ``table`` hold the word (a count over the whole index)."""
         return index_reads.fts_match_count(self.store, table, fts_match([term]))
@@ -75,7 +92,7 @@ class Lexical:
         if rows <= limit or rows < self.config.term_prune_min_rows:
             return fts_match(terms)
         table = f"{unit}_fts"
-        dfs = {t: self._df(table, rows, t, partial(self._matching, table, t)) for t in terms}
+        dfs = self._term_dfs(table, rows, terms)
         selective = [t for t in terms if 0 < dfs[t] <= limit]
         if selective:
             return fts_match(selective)

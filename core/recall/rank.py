@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.recall.fusion import prior
@@ -43,11 +44,16 @@ def hydrate(
     now: datetime,
     config: SearchConfig,
     model: learned.LearnedModel | None,
+    truth_rows: dict[str, tuple[Any, ...]] | None = None,
 ) -> list[Hit]:
-    """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added)."""
+    """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added).
+    Each memory's truth row (as core/storage/item_reads.truth_rows gives it) goes to ``truth_rows`` when
+    given: it comes with the same read."""
     ids = list(scores)
     hits: list[Hit] = []
     for r in item_reads.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
+        if truth_rows is not None:
+            truth_rows[r[0]] = (r[0], r[5], r[4], r[18], r[19], r[7], r[20], r[13], r[3], r[21], r[22], r[23])
         age = (now - parse_iso(r[6])).total_seconds() / 86400
         util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
         bonus = prior(

@@ -24,8 +24,8 @@ withheld them in SQL (core/trust/access.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.llm import multi_valued
 from veramem_desktop.core.recall.hits import STALE, Hit
@@ -36,10 +36,11 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.action_gate import may_act
 
 Fetch = Callable[[list[str]], list[Hit]]
+#: a memory's truth row as core/storage/item_reads.truth_rows gives it (hydrating reads it too)
+TruthRow = tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class _Row:
+class _Row(NamedTuple):
     id: str
     status: str
     trust: str
@@ -49,9 +50,9 @@ class _Row:
     team_id: str | None
     root_id: str
     authority: str
-    conflicts: tuple[str, ...]
     withheld: str | None
     value: str | None
+    conflicts: tuple[str, ...]
     superseded_by: str | None = None
     #: the message (episode id) whose statement retracted this memory
     retracted_by: str | None = None
@@ -72,22 +73,20 @@ class _Row:
         )
 
 
-def _rows(store: Store, ids: set[str]) -> dict[str, _Row]:
-    out: dict[str, _Row] = {}
-    for r in item_reads.truth_rows(store, ids):
-        meta = json.loads(r[9] or "{}")
-        # id, status, trust, subject, predicate, user_id, team_id, root_id, authority
-        head = (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-        out[r[0]] = _Row(
-            *head,
-            tuple(meta.get("conflicts_with", [])),
-            r[10],
-            r[11],
-            meta.get("superseded_by"),
-            meta.get("retracted_by") if r[1] == "retracted" else None,
-            (meta.get("corrects") or {}).get("wrong"),
-        )
-    return out
+def _rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
+    """The rows of the given memories (in id order): those ``known`` already, the others read now."""
+    read = {r[0]: r for r in item_reads.truth_rows(store, {i for i in ids if i not in known})}
+    rows = (known.get(i) or read[i] for i in sorted(ids) if i in known or i in read)
+    # id, status, trust, subject, predicate, user, team, root, authority; withheld, value; the metadata's
+    return {r[0]: _Row(*r[:9], *r[10:12], *_from_metadata(r[9], r[1])) for r in rows}
+
+
+def _from_metadata(metadata: str | None, status: str) -> tuple[Any, ...]:
+    """From a memory's metadata: its conflict partners, superseded_by, retracted_by and corrected value."""
+    meta = json.loads(metadata) if metadata and metadata != "{}" else {}  # most memories have none
+    retracted_by = meta.get("retracted_by") if status == "retracted" else None
+    wrong = (meta.get("corrects") or {}).get("wrong")
+    return tuple(meta.get("conflicts_with", [])), meta.get("superseded_by"), retracted_by, wrong
 
 
 def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
@@ -187,25 +186,29 @@ class _Groups:
             self.parent[ra] = rb
 
 
-def annotate(store: Store, hits: list[Hit], fetch: Fetch) -> tuple[list[Hit], dict[str, object]]:
+def annotate(
+    store: Store, hits: list[Hit], fetch: Fetch, known: Mapping[str, TruthRow] | None = None
+) -> tuple[list[Hit], dict[str, object]]:
     """Label each hit with its state and subject, and bring in the current memory of every subject the
     hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
-    Returns the hits (those brought in last) and the subject group of each."""
+    ``known``: truth rows already read with the hits (core/recall/rank.py's hydrate), by id; the others
+    are read here. Returns the hits (those brought in last) and the subject group of each."""
+    known = known or {}
     episode_ids = [h.id for h in hits if h.kind == "episode"]
     related = item_reads.memories_of_episodes(store, episode_ids)
     withheld_eps = episode_reads.withheld_reasons(store, episode_ids)
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
-    rows = _rows(store, wanted)
+    rows = _rows(store, wanted, known)
     current = _current_of(store, rows)
-    retired, made = _retirements(store, rows, current)
+    retired, made = _retirements(store, rows, current, known)
     related = {**made, **related}
     also = set(retired.values()) | {m for ms in made.values() for m in ms}
-    hits = _bring_in_current(store, hits, rows, current, fetch, also)
+    hits = _bring_in_current(store, hits, rows, current, fetch, also, known)
     _stand_ins(hits, {stale: made.get(message, []) for stale, message in retired.items()}, rows, current)
     # Partners of conflicts are read too, to tell an open conflict from a settled one.
     partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
     if partners:
-        rows |= _rows(store, partners)
+        rows |= _rows(store, partners, known)
     groups = _subject_groups(rows, current, related)
     for stale, message in retired.items():
         groups.union(stale, message)
@@ -228,6 +231,7 @@ def _bring_in_current(
     current: dict[str, str],
     fetch: Fetch,
     also: set[str],
+    known: Mapping[str, TruthRow],
 ) -> list[Hit]:
     """The hits plus, last, the current memories, holders of the same single-valued attributes and ``also``
     (retracting messages, memories made from them) relevance missed, marked as brought in by the truth
@@ -239,12 +243,12 @@ def _bring_in_current(
     extra = fetch(sorted(missing))
     for h in extra:
         h.channels = {**h.channels, "truth": 1}
-    rows |= _rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys())
+    rows |= _rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys(), known)
     return hits + extra
 
 
 def _retirements(
-    store: Store, rows: dict[str, _Row], current: dict[str, str]
+    store: Store, rows: dict[str, _Row], current: dict[str, str], known: Mapping[str, TruthRow]
 ) -> tuple[dict[str, str], dict[str, list[str]]]:
     """The retracted memories among ``rows`` whose retraction a message stated, each with that message
     (its episode id), and the memories made from each such message. Their rows are added to ``rows`` and
@@ -255,7 +259,7 @@ def _retirements(
     made = item_reads.memories_of_episodes(store, sorted(set(retired.values())))
     new = {m for ms in made.values() for m in ms} - rows.keys()
     if new:
-        fresh = _rows(store, new)
+        fresh = _rows(store, new, known)
         rows |= fresh
         current |= _current_of(store, fresh)
     return retired, made

@@ -29,6 +29,12 @@ def fts_match_count(store: Store, table: str, match: str | None) -> int:
     return int(store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (match,))[0])
 
 
+def fts_match_counts(store: Store, table: str, matches: list[str]) -> list[int]:
+    """:func:`fts_match_count` of each full-text query in ``matches`` (not empty), in one statement."""
+    counts = ", ".join(f"(SELECT count(*) FROM {table} WHERE {table} MATCH ?)" for _ in matches)
+    return [int(c) for c in store.query_one(f"SELECT {counts}", matches)]
+
+
 def entity_count(store: Store, entity: str) -> int:
     """How many rows (memories and episodes together) carry the entity (an index-only count)."""
     return int(

@@ -114,14 +114,18 @@ def _in(values: list[str]) -> str:
 
 def hit_rows(store: Store, ids: list[str]) -> list[Any]:
     """The ranking rows of the given memories: id, kind, text, authority, trust, status, valid from, user,
-    session, source, successes, failures, retrieval strength, root, importance, confidence, uses, last used."""
+    session, source, successes, failures, retrieval strength, root, importance, confidence, uses, last used;
+    then the rest of what :func:`truth_rows` reads: subject, predicate, team, metadata (JSON), withheld
+    reason (or None), value. One read serves the ranking and the truth stage."""
     found: list[Any] = []
     for chunk in chunks(ids, 500):
         found.extend(
             store.query(
-                "SELECT id, kind, text, authority, trust, status, valid_from, user_id, session_id, source, successes, "
-                "failures, retrieval_strength, root_id, importance, confidence, uses, last_used_at "
-                f"FROM memory_items WHERE id IN ({_in(chunk)})",
+                "SELECT m.id, m.kind, m.text, m.authority, m.trust, m.status, m.valid_from, m.user_id, m.session_id, "
+                "m.source, m.successes, m.failures, m.retrieval_strength, m.root_id, m.importance, m.confidence, "
+                "m.uses, m.last_used_at, m.subject, m.predicate, m.team_id, m.metadata, "
+                "(SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
+                f"FROM memory_items m WHERE m.id IN ({_in(chunk)})",
                 chunk,
             )
         )
