@@ -121,22 +121,23 @@ def export_events(
 ) -> Exported | None:
     """The next events of this device, after the export cursor (inside the caller's transaction)."""
     after = int(registry.get_meta(conn, registry.META_EXPORTED) or 0)
-    entries = ledger_feed.entries_after(conn, after, limit)
+    entries = ledger_feed.entry_dicts_after(conn, after, limit)  # each as LedgerEntry.to_dict() gives it
     if not entries:
         return None
     clock = Clock(conn, me, now_ms)
-    out = Exported([], set(), entries[-1].seq, [])
+    out = Exported([], set(), entries[-1]["seq"], [])
     for entry in entries:
         stamp = clock.tick()  # the clock of this event, encoded (making the payload may tick it further)
-        payload: dict[str, Any] = {"entry": entry.to_dict()}
-        if entry.op == "forget":
-            _note_forget(conn, entry.target_id, entry.target_kind, me, stamp, out)
-        elif ORIGIN not in entry.details:
+        payload: dict[str, Any] = {"entry": entry}
+        op, target = entry["op"], entry["target"]
+        if op == "forget":
+            _note_forget(conn, target, entry["kind"], me, stamp, out)
+        elif ORIGIN not in entry["details"]:
             data = _payload(conn, entry, me, clock)
             if data is not None:
                 payload["data"] = data
-                out.targets |= _ids_in(data) | {entry.target_id}
-        out.events.append(event_for_sealing(me, entry.seq, stamp, entry.op, payload))  # checked by seal_batch
+                out.targets |= _ids_in(data) | {target}
+        out.events.append(event_for_sealing(me, entry["seq"], stamp, op, payload))  # checked by seal_batch
     clock.save()
     registry.set_meta(conn, registry.META_EXPORTED, str(out.last_seq))
     return out
@@ -164,9 +165,10 @@ def mark_dirty(conn: Connection, targets: Sequence[str]) -> None:
         )
 
 
-def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock) -> dict[str, Any] | None:
-    op, target = entry.op, entry.target_id
-    if op.startswith("memory.") and entry.target_kind == "memory":
+def _payload(conn: Connection, entry: dict[str, Any], me: str, clock: Clock) -> dict[str, Any] | None:
+    """The data of a ledger entry (as ``LedgerEntry.to_dict()`` gives it) this device originated."""
+    op, target = entry["op"], entry["target"]
+    if op.startswith("memory.") and entry["kind"] == "memory":
         return _memory_payload(conn, target, me, clock)
     if op == "episode.add":
         row = episode_rows.row(conn, target)
@@ -181,7 +183,7 @@ def _payload(conn: Connection, entry: ledger.LedgerEntry, me: str, clock: Clock)
         found = [d for d in registry.devices(conn) if d.public.device_id == target]
         if not found:
             return None
-        return {"device": found[0].public.to_json(), "upto": entry.details.get("upto")}
+        return {"device": found[0].public.to_json(), "upto": entry["details"].get("upto")}
     return None  # other entries travel as chain links only
 
 

@@ -61,3 +61,26 @@ def chain_hash(prev_hash: str, entry: dict[str, Any], encode: Encoder = canonica
 
 
 GENESIS_HASH = "0" * 64
+
+
+#: how ledger details are stored (``json.dumps(details, sort_keys=True)``: the hash covers canonical_json of
+#: the entry, not this text), one encoder for every entry
+_DETAILS = json.JSONEncoder(sort_keys=True)
+
+
+def details_text(details: dict[str, Any]) -> str:
+    """``json.dumps(details, sort_keys=True)``: the same text, and the same errors."""
+    if _C_ENCODER is None:
+        return _DETAILS.encode(details)
+    encode = _C_ENCODER(
+        {},  # a fresh markers dict per call, as _DETAILS builds it: circular references still raise
+        _DETAILS.default,
+        json.encoder.encode_basestring_ascii,  # ensure_ascii=True
+        None,  # no indent
+        _DETAILS.key_separator,
+        _DETAILS.item_separator,
+        True,  # sort_keys
+        False,  # skipkeys
+        True,  # allow_nan
+    )
+    return "".join(encode(details, 0))
