@@ -6,10 +6,12 @@ store, the program ends without the interpreter's teardown (cli.main), its outpu
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from veramem_desktop.models.embedder import DEFAULT_MODEL_ID, FLOAT32_MODEL_ID, 
 from veramem_desktop.cli import cli
 from veramem_desktop.config import Config, load_config, resolve_paths, save_config
 from veramem_desktop.memory import Memory
+from veramem_desktop.services.embedding import embedder_args
 from veramem_desktop.services.head_start import HeadStart
 
 FACTS = [
@@ -116,10 +119,17 @@ def test_a_store_with_float32_vectors_searches_with_float32_compute_though_int8_
     save_config(paths, config)
     plain = _search(isolated_home, None)
     head_start = HeadStart.begin(isolated_home)
+    assert head_start.embedder is not None
+    int8 = head_start.embedder.take(embedder_args(config.embedder, lambda: None))
+    assert int8 is not None and int8.name == DEFAULT_MODEL_ID  # what was started before the store opened
+    started = weakref.ref(int8)
+    del int8
     mem = Memory(isolated_home, head_start=head_start)
     try:
         found = mem.search(QUERY, user_id="me").to_dict()
         assert embedder_of(mem).name == FLOAT32_MODEL_ID
+        gc.collect()
+        assert started() is None  # let go once refused, so the two models are not resident together
     finally:
         mem.close()
         head_start.finish()

@@ -78,7 +78,7 @@ class EarlyEmbedder:
 
     def __init__(self, args: EmbedderArgs, embedder: Embedder) -> None:
         self._args = args
-        self._embedder = embedder
+        self._embedder: Embedder | None = embedder
         self._thread = threading.Thread(target=self._load, name="veramem-early-model", daemon=True)
         self._thread.start()
 
@@ -91,8 +91,14 @@ class EarlyEmbedder:
 
     def take(self, args: EmbedderArgs) -> Embedder | None:
         """The early embedder (perhaps still loading: its first use waits for it) when it was made with
-        ``args``; otherwise None."""
-        return self._embedder if args == self._args else None
+        ``args``; otherwise None, once the early one is loaded and let go, so the two models are never
+        resident together (a store whose vectors are float32 with no ``embedder.compute`` set pays for
+        the int8 load in vain; setting ``compute`` or ``veramem reindex`` to int8 avoids it)."""
+        if args == self._args:
+            return self._embedder
+        self._thread.join()
+        self._embedder = None
+        return None
 
     def finish(self) -> None:
         self._thread.join()
