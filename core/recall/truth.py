@@ -140,14 +140,13 @@ def _merged_into(store: Store, source: str) -> str | None:
 def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
     """The active memories stating the single-valued attributes the ``rows`` state (an indexed lookup
     on user, subject and predicate as stored; the few of another case are found by the group anyway)."""
-    found: set[str] = set()
-    asked: set[tuple[object, ...]] = set()
+    asked: dict[tuple[str | None, ...], tuple[str | None, ...]] = {}  # the first row's team for each
     for r in rows:
-        if r.key is None or (r.user_id, r.subject, r.predicate) in asked:
-            continue
-        asked.add((r.user_id, r.subject, r.predicate))
-        found |= set(item_reads.key_holders(store, r.user_id, r.subject, r.predicate, r.team_id))
-    return found
+        if r.key is not None:
+            asked.setdefault(
+                (r.user_id, r.subject, r.predicate), (r.user_id, r.subject, r.predicate, r.team_id)
+            )
+    return set(item_reads.key_holders(store, list(asked.values()))) if asked else set()
 
 
 def _live(row: _Row, rows: dict[str, _Row]) -> bool:

@@ -171,19 +171,20 @@ def newest_derived(store: Store, source_id: str) -> Any:
     )
 
 
-def key_holders(
-    store: Store, user_id: str | None, subject: str | None, predicate: str | None, team_id: str | None
-) -> list[str]:
-    """The active, not rejected memories (at most 20) of one user and team stating ``subject``/``predicate``
-    as stored (an indexed lookup)."""
-    return [
-        m[0]
-        for m in store.query(
-            "SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? AND predicate = ? "
-            "AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20",
-            (user_id, subject, predicate, team_id),
-        )
-    ]
+def key_holders(store: Store, keys: list[tuple[str | None, ...]]) -> list[str]:
+    """The active, not rejected memories (at most 20 per key) stating each key's ``(user, subject, predicate,
+    team)`` as stored (an indexed lookup per key, a statement per 100 keys)."""
+    one = (
+        "SELECT id FROM (SELECT id FROM memory_items INDEXED BY memory_key WHERE user_id IS ? AND subject = ? "
+        "AND predicate = ? AND team_id IS ? AND status = 'active' AND trust != 'rejected' LIMIT 20)"
+    )
+    found: list[str] = []
+    for lo in range(0, len(keys), 100):
+        part = keys[lo : lo + 100]
+        found += [
+            r[0] for r in store.query(" UNION ALL ".join([one] * len(part)), [v for k in part for v in k])
+        ]
+    return found
 
 
 def memories_of_episodes(store: Store, episode_ids: list[str]) -> dict[str, list[str]]:

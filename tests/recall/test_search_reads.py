@@ -102,3 +102,19 @@ def test_a_memory_stored_through_another_connection_between_two_searches_is_foun
     after = mem.search(question, user_id="alice")
     assert any("Carol" in h.text for h in after.results)
     assert engine_of(mem).search(question, mem.caller("alice"), write_trace=False).results[0].text == text
+
+
+def test_the_holders_of_every_attribute_the_hits_state_are_read_in_one_statement(rmem: Memory) -> None:
+    for text in (
+        "I live in Berlin.",
+        "I work as a nurse.",
+        "My favourite colour is green.",
+        "I am 34 years old.",
+    ):
+        rmem.add([{"role": "user", "content": text}], user_id="user")
+    engine, caller = engine_of(rmem), rmem.caller("user")
+    found: list[object] = []
+    made = _statements(rmem, lambda: found.append(engine.search("about me", caller, k=20, write_trace=False)))
+    keys = {(h.about, h.subject) for h in found[0].results if h.subject}  # type: ignore[attr-defined]
+    assert len(keys) >= 2
+    assert len([s for s in made if "INDEXED BY memory_key" in s]) == 1
