@@ -23,10 +23,9 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import hops
+from veramem_desktop.core.recall import hops, telling
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
-from veramem_desktop.core.recall.fact_votes import fact_votes
 from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
 from veramem_desktop.core.recall.lexical import Lexical
@@ -114,8 +113,9 @@ class Channels:
 
         ``channels`` restricts the work to some of "dense", "dense_ctx", "bm25", "entity", "hyde", "speaker",
         "neighbours", "temporal", "focus" (these four act on episodes), "memory_ctx" and "links" (on memories),
-        "topic" (core/recall/topic.py), "hop" (the second hop, core/recall/hops.py) and "fact_votes"
-        (core/recall/fact_votes.py); by default all run (memory_ctx, hyde, links, hop do no work at weight 0)."""
+        "topic" (core/recall/topic.py), "hop" (the second hop, core/recall/hops.py), "fact_votes"
+        (core/recall/fact_votes.py) and "telling" (core/recall/telling.py); by default all run (memory_ctx,
+        hyde, links, hop do no work at weight 0)."""
         moment = iso(now or datetime.now(UTC))
         route = route or route_for(query)
         if route not in ROUTES:
@@ -146,8 +146,8 @@ class Channels:
         weights = {name: self._weight(name) for name in rankings}
         scores = weighted_rrf(rankings, weights, cfg.rrf_k)
         scores = self._episode_passes(scores, query, caller, moment, use, units, rankings, speakers)
-        if "episode" in units and "fact_votes" in use:
-            scores = fact_votes(scores, query, scope, self.candidates, self.dense, qvec, cfg, rankings)
+        if "episode" in units:  # the fact votes, then the tellings
+            scores = telling.votes(scores, query, scope, self.dense, qvec, cfg, rankings, use)
         if "hop" in use and cfg.hop_weight:
             scores = hops.second_hop(
                 scores,
@@ -190,6 +190,7 @@ class Channels:
             "focus",
             "topic",
             "fact_votes",
+            "telling",
         }
 
     def _speakers_needed(

@@ -111,6 +111,11 @@ class SearchConfig:
     #: of this weight (0 turns it off)
     fact_weight: float = 1.0
     fact_kinds: tuple[str, ...] = ("gather",)
+    #: tellings (core/recall/telling.py): among the best ``telling_top`` candidate turns, those in which the
+    #: speaker tells of their own life (first person, a time or a past verb, not addressed to the listener)
+    #: count, in their fused order, as one more episode channel of this weight (0 turns it off)
+    telling_weight: float = 0.5
+    telling_top: int = 30
     #: the dense channels ("episode:dense", "episode:dense_ctx", "memory:dense", "memory:memory_ctx") asked by
     #: the question's topic, its content words without the speakers' names (core/recall/topic.py), rather
     #: than by the whole question: the messages' two, as the LoCoMo folds chose (recipe "no-topic" turns it off)
@@ -206,6 +211,8 @@ RECIPES: dict[str, Recipe] = {
     ),
     "no-facts": Recipe("hybrid without fact votes for gathering questions", None, {"fact_weight": 0.0}),
     "facts-2": Recipe("hybrid with fact votes at weight 2", None, {"fact_weight": 2.0}),
+    "no-telling": Recipe("hybrid without the tellings channel", None, {"telling_weight": 0.0}),
+    "telling-1": Recipe("hybrid with the tellings channel at weight 1", None, {"telling_weight": 1.0}),
     "no-focus": Recipe("hybrid without speaker focus", None, {"focus_weights": {}}),
     "no-topic": Recipe(
         "hybrid whose message vectors are asked by the whole question, not by its topic",
@@ -255,6 +262,8 @@ CV_GRID: tuple[str, ...] = (
     "no-focus",
     "no-facts",
     "facts-2",
+    "no-telling",
+    "telling-1",
     "no-topic",
     "topic-lines",
     "focus-dense",

@@ -80,9 +80,10 @@ def test_a_gathering_question_brings_the_named_speakers_own_turns_above_the_othe
     own = _say(rmem, "I spent the whole weekend on my pottery hobbies, and a long swim after.", "Ana", "a0")
     question = "What hobbies does Ana have?"
     assert question_kind(question) == "gather"
-    # the speaker rule (every turn of Ana's gains alike) is off, so what moves is the focus alone
-    without = _ranked(_engine(rmem, {}, speaker_weight=0.0), rmem, question)
-    with_focus = _ranked(_engine(rmem, FOCUS_WEIGHTS, speaker_weight=0.0), rmem, question)
+    # the speaker rule (every turn of Ana's gains alike) and the tellings (Ana's turn tells of her weekend)
+    # are off, so what moves is the focus alone
+    without = _ranked(_engine(rmem, {}, speaker_weight=0.0, telling_weight=0.0), rmem, question)
+    with_focus = _ranked(_engine(rmem, FOCUS_WEIGHTS, speaker_weight=0.0, telling_weight=0.0), rmem, question)
     assert without.index(own) > without.index(others[0])
     assert with_focus[0] == own
 

@@ -159,6 +159,7 @@ CHANNELS: dict[str, str] = {
     "focus": "raw",
     "topic": "raw",
     "fact_votes": "raw",
+    "telling": "raw",
     "memory_ctx": "facts",
     "links": "facts",
 }
@@ -172,6 +173,7 @@ _TURN_ON: dict[str, dict[str, Any]] = {
     "focus": {"focus_weights": FOCUS_WEIGHTS},
     "topic": {"topic_channels": TOPIC_CHANNELS},
     "fact_votes": {"fact_weight": 1.0},
+    "telling": {"telling_weight": 0.5},
 }
 
 
@@ -190,6 +192,8 @@ def _is_on(config: SearchConfig, channel: str) -> bool:
         return bool(config.topic_channels)
     if channel == "fact_votes":
         return config.fact_weight > 0
+    if channel == "telling":
+        return config.telling_weight > 0
     return True
 
 
