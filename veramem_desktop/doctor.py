@@ -216,14 +216,15 @@ def _vectors_check(mem: Any, model: str) -> Check:
     if not behind:
         kept = f" ({listed} kept beside, for devices computing so)" if others else ""
         return Check("vectors", True, f"every message and memory has a vector from {model}{kept}")
-    waiting = ", ".join(f"{n} {_OWNER_KINDS.get(kind, kind)}" for kind, n in behind.items())
+    waiting = ", ".join(f"{_OWNER_KINDS.get(kind, kind)} {n}" for kind, n in behind.items())
     return Check(
         "vectors",
         False,
-        f"{waiting} hold vectors of another model only ({listed}): search compares questions with {model} "
+        f"vectors of another model only ({waiting}; {listed}): search compares questions with {model} "
         "vectors only, so those are found by words only until they are made again",
-        "they are made again in the background after the next add or sync exchange (the sync daemon does "
-        "it as they arrive); `veramem reindex` makes them all now",
+        "a running veramem makes them again in the background (the sync daemon as they arrive; the TUI, "
+        "MCP or REST server after an add or a sync); a short command makes a batch before it ends; "
+        "`veramem reindex` makes them all now",
     )
 
 
