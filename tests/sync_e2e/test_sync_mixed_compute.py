@@ -6,6 +6,7 @@ exchange after it is quiet."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,27 @@ def test_a_new_device_paired_to_a_float32_store_ends_on_one_model_and_finds_ever
     finally:
         laptop.close()
         phone.close()
+
+
+def test_the_sync_daemon_makes_landed_vectors_of_another_model_searchable_by_meaning(
+    paired: tuple[Memory, Memory],
+) -> None:
+    laptop, phone = paired
+    stop = threading.Event()
+    daemon = threading.Thread(target=lambda: phone.sync_daemon(stop, scan_s=0.2), daemon=True)
+    daemon.start()
+    try:
+        laptop.add(CAT, user_id="me")
+        laptop.sync_run()
+        cat = _memory_id(laptop, "cat")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            phone.memories(user_id="me") and phone.wait_for_vectors(1) and phone.vectors_behind() == {}
+        ):
+            time.sleep(0.2)
+        assert phone.vectors_behind() == {}, phone.vectors_behind()
+        assert _dense(phone, "pet kitten")[0] == cat
+    finally:
+        stop.set()
+        daemon.join(30)
+    assert not daemon.is_alive()
