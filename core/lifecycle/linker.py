@@ -29,7 +29,7 @@ memory it erased (see core/lifecycle/forget.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,12 +52,10 @@ from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust.normalize import skeleton
+from veramem_desktop.core.write.retractions import person
 
 #: the vector variant holding a memory with its source episode's neighbouring turns
 CTX_KIND = "memory_ctx"
-
-#: how the engine writes a user's "I" in a memory ("User has a bike."): whom it speaks of, not content
-_USER_WORD = "user"
 
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nobody|nothing|neither|nor|no longer|any ?more|stopped|quit)\b"
@@ -105,16 +103,20 @@ def negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
-def generality(a: str, b: str, *, min_terms: int = 2, about: Collection[str] = ()) -> str | None:
+def generality(a: str, b: str, *, min_terms: int = 2) -> str | None:
     """ "subsumes" when ``a`` states every content word of ``b`` and more, "subsumed" for the
-    reverse, else None. A difference in negation is a contrast, never subsumption. The words of
-    ``about`` (whom both speak of) are not content: "User has a bike." says one thing, "bike", and
-    one shared word is too little to send it to cold storage."""
+    reverse, else None. A difference in negation is a contrast, never subsumption; neither is a
+    pair about two people ("User's sister moved to Lisbon." and "User moved to Lisbon."). Whom
+    they speak of is not content: "User has a bike." says one thing, "bike", and one shared word
+    is too little to send it to cold storage."""
     if negated(a) != negated(b):
         return None
-    ignored = {w for name in about for w in words(name)}
-    ta, tb = set(content_terms(a)) - ignored, set(content_terms(b)) - ignored
-    if min(len(ta), len(tb)) < min_terms:
+    pa, pb = person(a), person(b)
+    if pa is not None and pb is not None and pa != pb:
+        return None
+    whom = set(words(pa or pb or ""))
+    ta, tb = set(content_terms(a)), set(content_terms(b))
+    if min(len(ta - whom), len(tb - whom)) < min_terms:
         return None
     if tb < ta:
         return "subsumes"
@@ -265,8 +267,7 @@ class Linker:
             return "contrasts"
         # a summary or experience restates its sources: it never sends them (or anything) to cold storage
         if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {"summary", "experience"}:
-            about = {_USER_WORD, *(i.subject for i in (item, other) if i.subject)}
-            general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms, about=about)
+            general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms)
             if general is not None:
                 return general
         if self.llm is not None:
