@@ -220,13 +220,17 @@ class SyncService:
         """Exchange once with the folder, as the system (channel sync) in the ledger."""
         with self._run_lock, self.store.acting.scope(Actor.system("sync", "sync"), system=True):
             started = time.monotonic()
-            with wal_fold.one_checkpoint(self.store):  # folded once, at the end (inside the time reported)
+            with wal_fold.deferred_checkpoints(self.store):
                 report = self._exchange()
+            # The exchange's last commit, durable: it makes every commit before it durable too (the WAL is
+            # synced in order), and folds the WAL once if the exchange left it past SQLite's threshold.
+            with self.store.atomic() as conn:
+                registry.set_meta(conn, registry.META_LAST_EXCHANGE, now_iso())
             report.seconds = round(time.monotonic() - started, 4)
             return report
 
     def _exchange(self) -> RunReport:
-        """The steps of :meth:`run` (see the module docstring)."""
+        """The steps of :meth:`run` (see the module docstring) before its last commit."""
         identity, folder_text = registry.load_identity(self.store)
         folder = Path(folder_text)
         batchfile.check_folder(folder)
@@ -252,8 +256,6 @@ class SyncService:
         report.rewritten = self._rewrite(identity, folder)
         self._retire_keys(identity, folder)
         self._write_head(identity, folder)
-        with self.store.atomic() as conn:
-            registry.set_meta(conn, registry.META_LAST_EXCHANGE, now_iso())
         return report
 
     # ----------------------------------------------------------------- export

@@ -1,6 +1,8 @@
-"""A sync exchange folds the WAL once, at its end: no automatic checkpoint while it writes (the WAL
-grows past SQLite's threshold instead of being folded and synced again and again), every frame
-folded when it ends (also when it fails), and the connection's own threshold back afterwards."""
+"""A sync exchange holds WAL checkpoints back while it writes, so SQLite folds the WAL once, at the
+exchange's last commit (sync/wal_fold.py): no automatic checkpoint in the block (the WAL grows past
+SQLite's threshold instead of being folded and synced again and again), the connection's own
+threshold back when the block ends (also when it fails), and then SQLite's own rule: the next commit
+folds a WAL past the threshold, and leaves a small one as it is."""
 
 from __future__ import annotations
 
@@ -42,22 +44,23 @@ def _threshold(store: Store) -> int:
     return int(store.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
 
-def test_the_wal_is_not_folded_while_the_exchange_writes_and_is_folded_once_at_its_end(
+def test_the_wal_is_not_folded_while_the_exchange_writes_and_its_last_commit_folds_it(
     tmp_path: Path,
 ) -> None:
     store = _store(tmp_path)
     assert _threshold(store) == THRESHOLD
-    with wal_fold.one_checkpoint(store):
+    with wal_fold.deferred_checkpoints(store):
         assert _threshold(store) == 0
         _write_pages(store, commits=4, pages=400)  # 1,600+ pages: past the threshold twice
         assert _wal_pages(store) > 1.5 * THRESHOLD  # no automatic checkpoint restarted it
-        assert _store_file_pages(store) < 100  # nothing folded into the store file yet
     assert _threshold(store) == THRESHOLD
-    assert _store_file_pages(store) > 1600  # folded at the end
+    assert _store_file_pages(store) < 100  # nothing folded into the store file yet
+    _write_pages(store, commits=1, pages=1)  # the exchange's last commit
+    assert _store_file_pages(store) > 1600  # folded, once
     store.close()
 
 
-def test_without_the_pause_sqlite_folds_the_wal_on_its_own(tmp_path: Path) -> None:
+def test_without_the_block_sqlite_folds_the_wal_on_its_own(tmp_path: Path) -> None:
     """The contrast: the same writes outside an exchange keep the WAL near the threshold."""
     store = _store(tmp_path)
     _write_pages(store, commits=4, pages=400)
@@ -65,12 +68,21 @@ def test_without_the_pause_sqlite_folds_the_wal_on_its_own(tmp_path: Path) -> No
     store.close()
 
 
-def test_an_exchange_that_fails_still_folds_the_wal_and_gives_the_threshold_back(tmp_path: Path) -> None:
+def test_a_small_exchange_costs_no_checkpoint_sqlite_would_not_make(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    with pytest.raises(RuntimeError, match="cut short"), wal_fold.one_checkpoint(store):
-        _write_pages(store, commits=2, pages=50)
-        assert _store_file_pages(store) < 50
+    with wal_fold.deferred_checkpoints(store):
+        _write_pages(store, commits=3, pages=20)
+    _write_pages(store, commits=1, pages=1)
+    assert _store_file_pages(store) < 20  # under the threshold: left in the WAL, as SQLite leaves it
+    store.close()
+
+
+def test_an_exchange_that_fails_gives_the_threshold_back_and_the_next_commit_folds(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    with pytest.raises(RuntimeError, match="cut short"), wal_fold.deferred_checkpoints(store):
+        _write_pages(store, commits=3, pages=400)
         raise RuntimeError("cut short")
     assert _threshold(store) == THRESHOLD
-    assert _store_file_pages(store) > 100  # folded all the same
+    _write_pages(store, commits=1, pages=1)
+    assert _store_file_pages(store) > 1200
     store.close()
