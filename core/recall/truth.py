@@ -82,17 +82,18 @@ def _rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[st
 
 
 def _from_metadata(metadata: str | None, status: str) -> tuple[Any, ...]:
-    """From a memory's metadata: its conflict partners, superseded_by, retracted_by and corrected value."""
+    """A memory's conflict partners, what replaced it (or holds it cold), retracted_by, corrected value."""
     meta = json.loads(metadata) if metadata and metadata != "{}" else {}  # most memories have none
     retracted_by = meta.get("retracted_by") if status == "retracted" else None
     wrong = (meta.get("corrects") or {}).get("wrong")
-    return tuple(meta.get("conflicts_with", [])), meta.get("superseded_by"), retracted_by, wrong
+    replaced_by = meta.get("superseded_by") or (meta.get("cold_by") if status == "archived" else None)
+    return tuple(meta.get("conflicts_with", [])), replaced_by, retracted_by, wrong
 
 
 def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
-    """For each memory no longer current, the memory that stands for it now: the active version of its
-    chain, else what it was merged or fused into (followed a few steps)."""
-    stale = [r for r in rows.values() if r.status in ("superseded", "retracted")]
+    """For each memory no longer current, what stands for it now: its chain's active version, else what it
+    was merged or fused into (a few steps), or the broader memory that sent it to cold storage."""
+    stale = [r for r in rows.values() if r.status in ("superseded", "retracted", "archived")]
     out: dict[str, str] = {}
     if not stale:
         return out

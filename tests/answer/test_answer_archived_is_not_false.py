@@ -1,6 +1,6 @@
-"""An answer never says a memory in cold storage "no longer holds": the linker archives what a broader
-memory covers ("User has a bike." under "User sold User's old bike and bought a new one."), which
-nothing contradicted."""
+"""A memory in cold storage under a broader one is neither called false nor put first: the linker archives
+what a broader memory covers ("User plays tennis on Sundays." under "User plays tennis on Sundays with Tom
+at the club."), which nothing contradicted; the broader, current memory ranks and answers first."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from typing import Any
 
 
 def test_an_item_archived_under_a_broader_memory_is_not_called_false(rmem: Any) -> None:
-    rmem.add("I have a bike.")
-    rmem.add("I sold my old bike and bought a new one.")
+    rmem.add("I play tennis on Sundays.")
+    rmem.add("I play tennis on Sundays with Tom at the club.")
     assert rmem.wait_for_links(30)
-    hits = rmem.search("do I have a bike?").results
+    hits = rmem.search("do I play tennis?").results
     archived = [h for h in hits if h.state == "archived"]
     assert archived, [
         (h.text, h.state) for h in hits
     ]  # the linker put the narrower statement in cold storage
-    answer = rmem.answer("do I have a bike?")
-    assert "no longer holds" not in answer.text, answer.text
-    assert "bought a new one" in answer.text
+    assert hits[0].state == "current" and "with Tom" in hits[0].text, [(h.text, h.state) for h in hits]
+    answer = rmem.answer("do I play tennis?")
+    assert "no longer holds" not in answer.text and "before that" not in answer.text, answer.text
+    assert "with Tom at the club" in answer.text

@@ -98,9 +98,10 @@ def _subject(
     retractions = {m.retracted_by for m in members}
     text = _said(head, keys) if head.id in retractions else _sentence(head, keys)
     ids = [head.id]
-    # What the current value replaced: the version it superseded directly, else the latest history.
+    # What the current value replaced: the version it superseded directly, else the latest history. What
+    # waits in cold storage under it (a narrower statement it covers) was not replaced: it is not said.
     stale = sorted(
-        (m for m in members if m.state in _STALE),
+        (m for m in members if m.state in _STALE and m.state != "archived"),
         key=lambda m: (m.superseded_by == head.id, m.time or ""),
         reverse=True,
     )
