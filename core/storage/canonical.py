@@ -18,20 +18,28 @@ _C_ENCODER = getattr(json.encoder, "c_make_encoder", None)
 
 def canonical_json(value: Any) -> bytes:
     """Deterministic JSON: sorted keys, no spaces, UTF-8, no NaN."""
-    if _C_ENCODER is None or isinstance(value, str):
+    if isinstance(value, str):
         return _CANONICAL.encode(value).encode("utf-8")
+    return _c_encode(_CANONICAL, value).encode("utf-8")
+
+
+def _c_encode(template: json.JSONEncoder, value: Any) -> str:
+    """``template.encode(value)`` for a container, by json's C encoder called directly (without the
+    Python set-up ``encode`` runs per call); the same text and the same errors."""
+    if _C_ENCODER is None:
+        return template.encode(value)
     encode = _C_ENCODER(
-        {},  # a fresh markers dict per call, as _CANONICAL builds it: circular references still raise
-        _CANONICAL.default,
-        json.encoder.encode_basestring,  # ensure_ascii=False
+        {},  # a fresh markers dict per call, as encode builds it: circular references still raise
+        template.default,
+        json.encoder.encode_basestring_ascii if template.ensure_ascii else json.encoder.encode_basestring,
         None,  # no indent
-        _CANONICAL.key_separator,
-        _CANONICAL.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        False,  # allow_nan
+        template.key_separator,
+        template.item_separator,
+        template.sort_keys,
+        template.skipkeys,
+        template.allow_nan,
     )
-    return "".join(encode(value, 0)).encode("utf-8")
+    return "".join(encode(value, 0))
 
 
 def sha256_hex(data: bytes) -> str:
@@ -70,17 +78,4 @@ _DETAILS = json.JSONEncoder(sort_keys=True)
 
 def details_text(details: dict[str, Any]) -> str:
     """``json.dumps(details, sort_keys=True)``: the same text, and the same errors."""
-    if _C_ENCODER is None:
-        return _DETAILS.encode(details)
-    encode = _C_ENCODER(
-        {},  # a fresh markers dict per call, as _DETAILS builds it: circular references still raise
-        _DETAILS.default,
-        json.encoder.encode_basestring_ascii,  # ensure_ascii=True
-        None,  # no indent
-        _DETAILS.key_separator,
-        _DETAILS.item_separator,
-        True,  # sort_keys
-        False,  # skipkeys
-        True,  # allow_nan
-    )
-    return "".join(encode(details, 0))
+    return _c_encode(_DETAILS, details)
