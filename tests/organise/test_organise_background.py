@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.internals import store_of
+from veramem_desktop.core.lifecycle import budgets
 from veramem_desktop.core.lifecycle.links import enqueue
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
@@ -102,3 +103,32 @@ def test_what_a_closed_process_left_queued_is_linked_by_the_next_consolidate(iso
         assert again.links_pending() == 0 and [x["other"] for x in again.links(a)] == [b]
     finally:
         again.close()
+
+
+def test_a_memory_added_while_the_linker_is_finishing_is_linked_before_it_is_idle(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The linker checks the budgets after draining; an add landing then must not be left queued (the
+    thread used to end without looking again, and the next wait said idle with a memory still queued)."""
+    entered, gate = threading.Event(), threading.Event()
+    enforce = budgets.enforce
+
+    def held(*args: object, **kwargs: object) -> list[str]:
+        if not entered.is_set():
+            entered.set()
+            assert gate.wait(30), "the test never opened the gate"
+        return enforce(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(budgets, "enforce", held)
+    mem = _open(isolated_home, RuleBasedLLM())
+    try:
+        first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
+        assert entered.wait(10)  # the queue is drained; the thread is checking the budgets
+        second = mem.add("Ann plays tennis on Sundays at the club.").added[0]["id"]
+        gate.set()
+        assert mem.wait_for_links(10)
+        assert mem.links_pending() == 0
+        assert {x["other"] for x in mem.links(second)} == {first}
+    finally:
+        gate.set()
+        mem.close()

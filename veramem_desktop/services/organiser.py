@@ -133,6 +133,7 @@ class Organiser:
                 return
             stop = threading.Event()
             self._stop = stop
+            self._again = False
             self._thread = threading.Thread(
                 target=self._run_as_system,
                 args=(linker, stop, self.budget_config()),
@@ -153,12 +154,14 @@ class Organiser:
     ) -> None:
         try:
             while True:
-                self._again = False
                 linker.drain(stop=stop.is_set, on_error=_log_failure)
-                if stop.is_set() or not self._again:
-                    break
-            if not stop.is_set():
-                budgets_mod.enforce(linker.store, device=linker.device, config=budget)
+                if not stop.is_set():
+                    budgets_mod.enforce(linker.store, device=linker.device, config=budget)
+                with self._guard:  # a start asked from now on starts a new thread: nothing queued is missed
+                    if stop.is_set() or not self._again:
+                        self._thread = None
+                        return
+                    self._again = False
         except Exception as exc:  # fail open: the queue keeps what was not done
             logger.warning("background linking stopped (%s); the rest stays queued", type(exc).__name__)
 
