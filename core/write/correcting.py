@@ -134,7 +134,9 @@ def _meant(
     of the candidate's predicate when it has one, else the subject's newest keyed memory whose value is
     of the same sort as X (a name for a name: "I meant Maria" after "My partner is Anna" and "I like
     tea"). A bare value is the speaker's own, so it also reaches what they said of their relations
-    ("User's partner is Anna")."""
+    ("User's partner is Anna"). When that newest statement gave two values of X's sort under other
+    keys ("My partner is Anna. I moved to Lisbon.": both valid from the same moment), nothing is
+    corrected: the words do not say which, and a guess would write "User moved to Maria."."""
     mine = [m for m in recent if _correctable(m, subject, owned=found.form == "bare")]
     if cand.predicate:
         mine = [m for m in mine if m.predicate == cand.predicate]
@@ -146,6 +148,10 @@ def _meant(
     if not keyed:
         return None
     last = keyed[0]
+    if not cand.predicate and any(
+        m.predicate != last.predicate and m.valid_from == last.valid_from for m in keyed
+    ):
+        return None  # "My partner is Anna. I moved to Lisbon.": which of the two X replaces would be a guess
     return _planned(found, last.value or "", last, 0.0, cand, text)
 
 

@@ -68,3 +68,23 @@ def test_a_bare_correction_prefers_the_speakers_own_value_to_a_relations(rmem: M
     (updated,) = _say(rmem, "Not Lisbon — Porto.").updated
     assert updated["previous"] == mine["id"] and updated["text"] == "User moved to Porto."
     assert rmem.get(sisters["id"]).status == "active"
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["My partner is Anna. I moved to Lisbon."],
+        ["My partner is Anna. I moved to Lisbon. Sorry, I meant Maria."],
+    ],
+)
+def test_i_meant_a_name_after_two_names_said_together_corrects_neither(rmem: Memory, adds: list[str]) -> None:
+    """Which of Anna and Lisbon "Maria" replaces, the words do not say: a guess would write "User moved to
+    Maria."; both stay as they were, and the words "I meant Maria" stay findable in the message."""
+    for content in adds:
+        _say(rmem, content)
+    done = _say(rmem, "Sorry, I meant Maria.") if len(adds) == 1 else None
+    assert done is None or not done.updated, done
+    texts = {m.text for m in rmem.memories(limit=100) if m.status == "active"}
+    assert {"User's partner is Anna.", "User moved to Lisbon."} <= texts
+    assert not any("Maria" in t and ("moved" in t or "partner" in t) for t in texts), texts
+    assert all(len(rmem.history(m.id)) == 1 for m in rmem.memories(limit=100) if m.status == "active")
