@@ -355,8 +355,10 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
     """Current truth first, by score otherwise.
 
     Within each subject, the current hit of the highest authority (a person's approval breaking ties)
-    takes the subject's best relevance plus its own priors; every claim of lower authority, then every
-    stale hit, is placed below it, each kept in its order. Subjects do not move relative to each other otherwise."""
+    takes the subject's best relevance plus its own priors; the subject's other current hits, then every
+    claim of lower authority, then every stale hit, are placed below it, each kept in its order (a
+    replaced message never ranks above the message that holds now). Subjects do not move relative to
+    each other otherwise."""
     by_group: dict[object, list[Hit]] = {}
     for h in hits:
         by_group.setdefault(groups.get(h.id, h.id), []).append(h)
@@ -380,18 +382,15 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         # memory moves the messages it came from too.
         top = max(h.score - h.prior for h in members) + head.prior
         head.score = max(head.score, top) + 1e-6
-        # Below the head: claims that still hold (of lower authority) first, then history; each by score.
+        # Below the head: what else holds (its own messages, then claims of lower authority), then history.
+        rank = AUTHORITY_RANK.get(head.authority, 0)
         below = sorted(
-            (
-                h
-                for h in members
-                if h is not head
-                and (
-                    h.state not in ("current", "in_conflict")
-                    or AUTHORITY_RANK.get(h.authority, 0) < AUTHORITY_RANK.get(head.authority, 0)
-                )
+            (h for h in members if h is not head),
+            key=lambda h: (
+                h.state not in ("current", "in_conflict"),
+                AUTHORITY_RANK.get(h.authority, 0) < rank,
+                -h.score,
             ),
-            key=lambda h: (h.state not in ("current", "in_conflict"), -h.score),
         )
         floor = head.score
         for h in below:

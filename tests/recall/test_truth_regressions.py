@@ -40,6 +40,20 @@ def test_the_assistants_echo_of_an_old_value_ranks_below_the_users_correction(rm
     assert echo.state == "superseded" and echo.derived  # it restates the replaced memory
 
 
+def test_a_replaced_message_ranks_below_the_message_that_holds_now(rmem: Memory) -> None:
+    """The current memory heads its subject; of the two messages, the one that still holds comes before the
+    one it replaced, however much better the old one's words match."""
+    rmem.add("My favourite editor is Vim.")
+    rmem.add("I use the terminal a lot.")
+    assert rmem.add("Actually my favourite editor is Emacs now.").updated
+    hits = rmem.search("what is my favourite editor").results
+    assert holds(hits[0].text, "Emacs") and hits[0].state == "current", [(h.state, h.text) for h in hits]
+    now = next(i for i, h in enumerate(hits) if h.kind == "episode" and holds(h.text, "Emacs"))
+    old = next(i for i, h in enumerate(hits) if h.kind == "episode" and holds(h.text, "Vim"))
+    assert hits[old].state == "superseded" and hits[now].state == "current"
+    assert now < old, [(h.state, h.text) for h in hits]
+
+
 def test_a_rejected_value_is_not_answered_and_the_earlier_version_is_current_again(rmem: Memory) -> None:
     rmem.add("I live in Munich.")
     wrong = rmem.add("I live in Porlamo.").updated[0]["id"]
