@@ -6,23 +6,13 @@ with it; the entries its apply wrote leave for the folder only after the export'
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from sync_e2e_helpers import Device, deliver, make_devices
+from sync_e2e_helpers import Device, deliver
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.sync import registry
 
 FULL, NORMAL = 2, 1
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    made = make_devices(tmp_path, ["a", "b"])
-    yield made
-    for d in made:
-        d.store.close()
 
 
 def test_batches_commit_one_transaction_each_without_waiting_and_the_exchange_ends_durable(

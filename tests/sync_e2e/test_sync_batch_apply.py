@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +25,6 @@ from veramem_desktop.sync.envelope import make_event, open_batch, read_header, s
 from veramem_desktop.sync.hlc import HLC
 from veramem_desktop.sync.keys import DeviceIdentity
 from veramem_desktop.sync.service import SyncService
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    made = make_devices(tmp_path, ["a", "b"])
-    yield made
-    for d in made:
-        d.store.close()
 
 
 def _twin(root: Path, name: str, identity: DeviceIdentity, trusted: Sequence[Device]) -> Device:

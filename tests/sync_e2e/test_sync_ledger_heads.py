@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,6 @@ from veramem_desktop.sync.errors import SyncRejected
 from veramem_desktop.sync.service import SyncService
 
 from veramem_desktop.cli.sync_cmds import _report_line
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["a", "b"])
-    yield devices
-    for d in devices:
-        d.store.close()
 
 
 def _synced(a: Device, b: Device) -> int:

@@ -5,7 +5,6 @@ store holds the text its outbox carried."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +18,6 @@ from veramem_desktop.sync.replica import state_hash
 from veramem_desktop.pages import plaintext_of_store
 
 SECRET_TEXT = "The locker code is 7391 and only Mara knows it."
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["a", "b"])
-    yield devices
-    for d in devices:
-        d.store.close()
 
 
 def _secure_delete(device: Device) -> int:

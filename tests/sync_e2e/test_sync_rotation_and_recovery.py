@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sync_e2e_helpers import Device, converge, deliver, folder_plaintext, make_devices
+from sync_e2e_helpers import Device, converge, deliver, folder_plaintext
 from veramem_desktop.sync import batchfile, registry
 from veramem_desktop.sync.envelope import HEADER_SIZE
 from veramem_desktop.sync.replica import state_hash
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    devices = make_devices(tmp_path, ["a", "b"])
-    yield devices
-    for d in devices:
-        d.store.close()
 
 
 def test_two_devices_rotating_at_once_settle_on_one_key_and_drop_the_rest(pair: list[Device]) -> None:

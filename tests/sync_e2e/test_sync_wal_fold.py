@@ -4,20 +4,9 @@ saw the connection's own, which stays for the rest of the program."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from sync_e2e_helpers import Device, deliver, make_devices
+from sync_e2e_helpers import Device, deliver
 from veramem_desktop.core.storage.store import Store
-
-
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[list[Device]]:
-    made = make_devices(tmp_path, ["a", "b"])
-    yield made
-    for d in made:
-        d.store.close()
 
 
 def _threshold(store: Store) -> int:
