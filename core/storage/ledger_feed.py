@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 from veramem_desktop.core.storage.canonical import GENESIS_HASH
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
-from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, LedgerEntry, row_to_entry
+from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, row_to_entry
 from veramem_desktop.core.storage.store import Connection
 
 
@@ -30,37 +30,13 @@ def hash_at(conn: Connection, seq: int) -> str | None:
     return None if row is None else str(row[0])
 
 
-def entries_after(conn: Connection, seq: int, limit: int) -> list[LedgerEntry]:
-    """At most ``limit`` entries after ``seq``, in order (each as :func:`ledger.row_to_entry` reads it)."""
-    return [
-        _feed_entry(r)
-        for r in conn.execute(
-            f"SELECT {LEDGER_COLUMNS} FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
-        ).fetchall()
-    ]
-
-
-def _feed_entry(row: Any) -> LedgerEntry:
-    """``row_to_entry(row)``, its details decoded by orjson (a fifth of json's time; an export reads
-    every entry). orjson reads JSON text as json does, except that it turns an integer past 64 bits
-    into a float and refuses NaN, infinities and lone surrogates: details holding a run of 19 digits,
-    and whatever orjson refuses, are read by ``row_to_entry`` itself."""
-    text = row[7]
-    if not isinstance(text, str) or _LONG_NUMBER.search(text):
-        return row_to_entry(row)
-    try:
-        details = orjson.loads(text)
-    except ValueError:  # orjson's JSONDecodeError
-        return row_to_entry(row)
-    return row_to_entry(row, details)
-
-
 _LONG_NUMBER = re.compile(r"[0-9]{19}")
 
 
 def entry_dicts_after(conn: Connection, seq: int, limit: int) -> list[dict[str, Any]]:
-    """:func:`entries_after`, each entry as its ``to_dict()`` gives it, made straight from the row (an
-    export turns every entry into this dict; building the entry first cost as much again)."""
+    """At most ``limit`` entries after ``seq``, in order, each as its ``to_dict()`` gives it, made straight
+    from the row (an export turns every entry into this dict; building the entry first cost as much
+    again)."""
     return [
         _feed_dict(r)
         for r in conn.execute(
@@ -70,7 +46,10 @@ def entry_dicts_after(conn: Connection, seq: int, limit: int) -> list[dict[str, 
 
 
 def _feed_dict(row: Any) -> dict[str, Any]:
-    """``_feed_entry(row).to_dict()``: the same keys, in the same order, with the same values."""
+    """``row_to_entry(row).to_dict()``: the same keys, in the same order, with the same values; the
+    details decoded by orjson (a fifth of json's time). orjson reads JSON text as json does, except that
+    it turns an integer past 64 bits into a float and refuses NaN, infinities and lone surrogates: details
+    holding a run of 19 digits, and whatever orjson refuses, are read by ``row_to_entry`` itself."""
     text = row[7]
     if not isinstance(text, str) or _LONG_NUMBER.search(text):
         return row_to_entry(row).to_dict()

@@ -1,6 +1,8 @@
 """Export reads the ledger as dicts (core/storage/ledger_feed.entry_dicts_after) made straight from the
-rows: each must be what ``LedgerEntry.to_dict()`` gives for the entry the ledger reads, key for key and
-in the same order, so the events a device seals do not change."""
+rows, their details decoded by orjson: each must be what ``LedgerEntry.to_dict()`` gives for the entry
+the ledger reads, key for key and in the same order (integers past 64 bits, details json reads but
+orjson refuses, and details that are no JSON at all included), so the events a device seals do not
+change."""
 
 from __future__ import annotations
 
@@ -69,7 +71,16 @@ def test_each_exported_dict_is_the_entrys_own_to_dict(tmp_path_factory: Any, mad
 def test_rows_no_append_writes_and_a_window_of_the_ledger_give_the_entrys_to_dict(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "s.db", os.urandom(32), create=True)
     try:
-        _append(store, {"big": 2**70, "nineteen": 1234567890123456789, "actor": {"id": "me", "kind": "user"}})
+        _append(
+            store,
+            {
+                "big": 2**70,
+                "negative": -(2**64),
+                "nineteen": 1234567890123456789,
+                "text": "caf\u00e9",
+                "actor": {"id": "me", "kind": "user"},
+            },
+        )
         _append(store, {"actor": "not a dict", "plain": [1, 0.5, None, True]})
         with store.atomic() as conn:
             for seq, text in ((3, '{"x": NaN, "y": Infinity}'), (4, "not json"), (5, '{"s": "\\ud800"}')):
@@ -83,5 +94,6 @@ def test_rows_no_append_writes_and_a_window_of_the_ledger_give_the_entrys_to_dic
         with store.read() as conn:
             fed = ledger_feed.entry_dicts_after(conn, 0, 10)
         assert fed[0]["actor"] == "me" and fed[1]["actor"] is None and "__unparseable__" in fed[3]["details"]
+        assert fed[0]["details"]["big"] == 2**70 and "1180591620717411303424" in repr(fed[0])  # not a float
     finally:
         store.close()
