@@ -697,6 +697,10 @@ class Memory:
         """Whether an agent may act on ``item``: the one action gate (core/trust/action_gate.py)."""
         return self._curation().may_act_on(item)
 
+    def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
+        """Each listed memory's state by id, as search labels it: current, in_conflict, superseded …"""
+        return self._curation().states(items)
+
     def pin(self, memory_id: str) -> MemoryItem:
         """Keep a memory: consolidation never archives, fuses or moves it, and it does not expire."""
         return self._curation().set_pinned(memory_id, True)

@@ -59,11 +59,16 @@ def import_keys(store: Store, session_id: str, user_id: str | None) -> set[str]:
 
 def any_current(store: Store, memory_ids: Sequence[str]) -> bool:
     """True when any of ``memory_ids`` is active and not rejected (a conflict with it is still open)."""
+    return bool(current_ids(store, memory_ids))
+
+
+def current_ids(store: Store, memory_ids: Sequence[str]) -> set[str]:
+    """Those of ``memory_ids`` that are active and not rejected (a conflict with one is still open)."""
     if not memory_ids:
-        return False
+        return set()
     marks = ",".join("?" * len(memory_ids))
-    row = store.query_one(
-        f"SELECT 1 FROM memory_items WHERE id IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
+    rows = store.query(
+        f"SELECT id FROM memory_items WHERE id IN ({marks}) AND status = 'active' AND trust != 'rejected'",
         list(memory_ids),
     )
-    return row is not None
+    return {str(r[0]) for r in rows}

@@ -102,6 +102,31 @@ def test_search_rows_carry_a_state_badge_and_raw_trust(snap_mem: Memory) -> None
     assert messages and set(messages) == {"raw"}
 
 
+def test_the_list_badges_each_memory_with_the_state_search_gives_it(snap_mem: Memory) -> None:
+    """Listed or searched, a memory has one state: the demo's Vim preference and the assistant's Emacs claim
+    are in an open conflict, so the list says "in conflict" for both, as search does, and not "current"."""
+    import asyncio
+
+    async def rows(query: str) -> dict[str, str]:
+        app = app_on(snap_mem)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            if query:
+                await fill(pilot, "#search", query)
+                await settle(pilot)
+            table = pilot.app.screen.query_one(MemoryTable)
+            return {str(table.get_row_at(i)[1]): str(table.get_row_at(i)[4]) for i in range(table.row_count)}
+
+    listed, searched = asyncio.run(rows("")), asyncio.run(rows("favourite editor"))
+    editors = {text: state for text, state in listed.items() if "favourite editor" in text}
+    assert len(editors) == 2 and set(editors.values()) == {"in conflict"}, listed
+    assert all(searched[text] == state for text, state in listed.items() if text in searched), (
+        listed,
+        searched,
+    )
+    assert "current" in listed.values()
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_memories_filters(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
     """The filter bar open under the search field: kind, status (set to "active"), authority, trust,

@@ -59,6 +59,8 @@ class MemoriesScreen(SectionScreen):
         rows: list[Any]
         query: str
         route: str | None = None
+        #: a listed memory's state by id, as search labels it (search hits carry their own)
+        states: dict[str, str] | None = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -95,7 +97,7 @@ class MemoriesScreen(SectionScreen):
             agent_id=filters.agent_id,
             limit=PAGE,
         )
-        self.post_result(self.Loaded(list(items), ""))
+        self.post_result(self.Loaded(list(items), "", states=self.memory.states(items)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories.load")
     def search(self, query: str, filters: Filters) -> None:
@@ -112,7 +114,7 @@ class MemoriesScreen(SectionScreen):
 
     def on_memories_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one(MemoryTable)
-        table.show(message.rows, width=self.size.width)
+        table.show(message.rows, width=self.size.width, states=message.states)
         table.loading = False
         self.vapp.mark_first_content()
         if message.query:

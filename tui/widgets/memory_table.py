@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +21,6 @@ COLUMNS = (
 )
 TRUST_COLUMN = ("trust", "Trust", 9)
 WIDE = 110
-#: the state badge of a memory listed (not searched): what its status and trust say
-_ITEM_STATE = {
-    "active": "current",
-    "superseded": "superseded",
-    "retracted": "retracted",
-    "archived": "archived",
-}
 #: badge styles: what holds now green, history dim, conflicts and rejections marked
 _BADGE_STYLE = {
     "current": "green",
@@ -41,15 +34,11 @@ _BADGE_STYLE = {
 }
 
 
-def state_of(row: Any) -> str:
-    """A search hit's state as recall's truth stage found it; a listed memory's from its status and trust."""
+def state_of(row: Any, states: Mapping[str, str] | None = None) -> str:
+    """A search hit's state as recall's truth stage found it; a listed memory's as ``Memory.states`` gives it."""
     state = getattr(row, "state", None)
     if state is None:
-        state = (
-            "rejected"
-            if getattr(row, "trust", "") == "rejected"
-            else _ITEM_STATE.get(getattr(row, "status", ""), "")
-        )
+        state = (states or {}).get(row.id, "")
     return str(state)
 
 
@@ -78,8 +67,9 @@ class MemoryTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
 
-    def show(self, rows: Sequence[Any], *, width: int) -> None:
-        """Replace the rows with ``rows`` (MemoryItem or search Hit objects), laid out for ``width`` cells."""
+    def show(self, rows: Sequence[Any], *, width: int, states: Mapping[str, str] | None = None) -> None:
+        """Replace the rows with ``rows`` (MemoryItem or search Hit objects), laid out for ``width`` cells;
+        ``states``: the listed memories' states by id (search hits carry their own)."""
         text_width = text_width_for(width)
         columns = _columns(width)
         self.clear(columns=True)
@@ -92,7 +82,7 @@ class MemoryTable(DataTable[Text]):
                 "text": cell(getattr(row, "text", ""), text_width),
                 "authority": cell(getattr(row, "authority", "") or "", 20),
                 "trust": cell(getattr(row, "trust", "") or "", 20),
-                "state": badge(state_of(row)),
+                "state": badge(state_of(row, states)),
             }
             self.add_row(*(values[key] for key, _, _ in columns), key=row.id)
 

@@ -10,7 +10,7 @@ before anything opens.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +27,7 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.trust.action_gate import memory_state
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.ingest import recompute_context
 
@@ -119,8 +120,18 @@ class Curation:
     def may_act_on(self, item: MemoryItem) -> bool:
         """The one action gate, with ``item``'s open conflicts read from the store (a partner that is
         active and not rejected keeps the conflict open)."""
-        partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        return may_act_on(item, open_conflict=lookups.any_current(self.store(), partners))
+        return may_act_on(item, open_conflict=lookups.any_current(self.store(), _partners(item)))
+
+    def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
+        """Each memory's recall state by id, as search labels it (core/trust/action_gate.memory_state):
+        an active memory whose recorded conflict is still open (its partner is current) is in conflict."""
+        live = lookups.current_ids(self.store(), sorted({p for item in items for p in _partners(item)}))
+        return {
+            item.id: memory_state(
+                trust=item.trust, status=item.status, open_conflict=any(p in live for p in _partners(item))
+            )
+            for item in items
+        }
 
     def share(
         self,
@@ -152,3 +163,8 @@ def check_share_target(visibility: str, team_id: str | None) -> None:
         raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
     if visibility == "team" and not team_id:
         raise InvalidInputError("Sharing with a team needs the team id.")
+
+
+def _partners(item: MemoryItem) -> list[str]:
+    """The memories ``item`` was recorded in conflict with."""
+    return [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
