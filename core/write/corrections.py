@@ -126,6 +126,13 @@ def read(quote: str) -> Correction | None:
     return None
 
 
+def bare_only(quote: str) -> bool:
+    """Whether every sentence of ``quote`` is a bare correction ("Sorry, I meant Maria.", "Not Lisbon —
+    Porto."): a value that says something only of the memory it corrects."""
+    found = [_read_sentence(s) for s in _sentences(quote)]
+    return bool(found) and all(c is not None and c.form == "bare" for c in found)
+
+
 def _read_sentence(sentence: str) -> Correction | None:
     if len(sentence) > MAX_SENTENCE_CHARS:
         return None

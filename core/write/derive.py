@@ -29,7 +29,15 @@ from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write import correcting, decisions, guards, retracting, same_add, versions
+from veramem_desktop.core.write import (
+    correcting,
+    corrections,
+    decisions,
+    guards,
+    retracting,
+    same_add,
+    versions,
+)
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
@@ -189,7 +197,9 @@ class Writer:
         """Each checked candidate not restating a rejected value, with its neighbours in scope and the
         decision taken against them (the model's wording re-attributed, never its authority). A
         candidate that corrects a stored memory is planned as its new version first
-        (core/write/correcting.py), so the checks below see the corrected value."""
+        (core/write/correcting.py), so the checks below see the corrected value; a bare value that
+        corrects no one memory ("I meant Maria" after "My partner is Anna. I moved to Lisbon.") is not
+        planned at all: alone it states nothing, and it stays in the message, with a notice."""
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
@@ -197,6 +207,12 @@ class Writer:
             pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
             recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
             corrected = correcting.correct(cand, text, ep, pool, recent)
+            if corrected is None and corrections.bare_only(cand.quote):
+                out.notices.append(
+                    f"{cand.quote!r} corrects a value, but which stored memory it corrects is not clear; it "
+                    "stays in the message only. Say the whole corrected statement to correct it"
+                )
+                continue
             if corrected is not None:
                 cand, text = corrected.candidate, corrected.candidate.text
                 vec = self.embedder.embed([text])[0]
