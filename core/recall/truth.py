@@ -73,7 +73,7 @@ class _Row(NamedTuple):
         )
 
 
-def _rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
+def read_rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
     """The rows of the given memories (in id order): those ``known`` already, the others read now."""
     read = {r[0]: r for r in item_reads.truth_rows(store, {i for i in ids if i not in known})}
     rows = (known.get(i) or read[i] for i in sorted(ids) if i in known or i in read)
@@ -151,10 +151,11 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
 
 
 def _live(row: _Row, rows: dict[str, _Row]) -> bool:
-    return _memory_state(row, rows) in ("current", "in_conflict")
+    return row_state(row, rows) in ("current", "in_conflict")
 
 
-def _memory_state(row: _Row, rows: dict[str, _Row]) -> str:
+def row_state(row: _Row, rows: dict[str, _Row]) -> str:
+    """A memory's state from its row (``rows`` holds the other sides of its conflicts)."""
     if row.trust == "rejected" or row.withheld == "rejected":
         return "rejected"
     if row.withheld == "resembles":
@@ -198,7 +199,7 @@ def annotate(
     related = item_reads.memories_of_episodes(store, episode_ids)
     withheld_eps = episode_reads.withheld_reasons(store, episode_ids)
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
-    rows = _rows(store, wanted, known)
+    rows = read_rows(store, wanted, known)
     current = _current_of(store, rows)
     retired, made = _retirements(store, rows, current, known)
     related = {**made, **related}
@@ -208,7 +209,7 @@ def annotate(
     # Partners of conflicts are read too, to tell an open conflict from a settled one.
     partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
     if partners:
-        rows |= _rows(store, partners, known)
+        rows |= read_rows(store, partners, known)
     groups = _subject_groups(rows, current, related)
     for stale, message in retired.items():
         groups.union(stale, message)
@@ -243,7 +244,7 @@ def _bring_in_current(
     extra = fetch(sorted(missing))
     for h in extra:
         h.channels = {**h.channels, "truth": 1}
-    rows |= _rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys(), known)
+    rows |= read_rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys(), known)
     return hits + extra
 
 
@@ -259,7 +260,7 @@ def _retirements(
     made = item_reads.memories_of_episodes(store, sorted(set(retired.values())))
     new = {m for ms in made.values() for m in ms} - rows.keys()
     if new:
-        fresh = _rows(store, new, known)
+        fresh = read_rows(store, new, known)
         rows |= fresh
         current |= _current_of(store, fresh)
     return retired, made
@@ -311,7 +312,7 @@ def _label_hit(
         _label_episode(h, related.get(h.id, []), rows, current, withheld_eps.get(h.id))
     elif h.id in rows:
         row = rows[h.id]
-        h.state = _memory_state(row, rows)
+        h.state = row_state(row, rows)
         h.superseded_by = current.get(h.id)
         h.retracted_by = row.retracted_by
         h.corrects = row.corrects
@@ -328,7 +329,7 @@ def _label_episode(
     if withheld is not None:
         hit.state = "rejected" if withheld == "rejected" else "held"
         return
-    states = {m: _memory_state(rows[m], rows) for m in mids if m in rows}
+    states = {m: row_state(rows[m], rows) for m in mids if m in rows}
     about = next((rows[m] for m in mids if m in rows and rows[m].predicate), None)
     hit.subject, hit.value = (about.predicate, about.value) if about is not None else (None, None)
     hit.about = about.subject if about is not None else None

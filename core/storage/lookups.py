@@ -59,16 +59,11 @@ def import_keys(store: Store, session_id: str, user_id: str | None) -> set[str]:
 
 def any_current(store: Store, memory_ids: Sequence[str]) -> bool:
     """True when any of ``memory_ids`` is active and not rejected (a conflict with it is still open)."""
-    return bool(current_ids(store, memory_ids))
-
-
-def current_ids(store: Store, memory_ids: Sequence[str]) -> set[str]:
-    """Those of ``memory_ids`` that are active and not rejected (a conflict with one is still open)."""
     if not memory_ids:
-        return set()
+        return False
     marks = ",".join("?" * len(memory_ids))
-    rows = store.query(
-        f"SELECT id FROM memory_items WHERE id IN ({marks}) AND status = 'active' AND trust != 'rejected'",
+    row = store.query_one(
+        f"SELECT 1 FROM memory_items WHERE id IN ({marks}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
         list(memory_ids),
     )
-    return {str(r[0]) for r in rows}
+    return row is not None

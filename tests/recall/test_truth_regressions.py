@@ -277,3 +277,19 @@ def test_a_change_in_other_words_still_puts_the_new_value_first(rmem: Memory) ->
     assert holds(rmem.search("Which editor do I use?").results[0].text, "Helix")
     text = rmem.answer("Which editor do I use?").text
     assert text.startswith("You switched your editor to Helix") and "before that, Vim" in text
+
+
+def test_a_listed_memory_has_the_state_search_gives_it(rmem: Memory) -> None:
+    """Memory.states (the TUI list's badges) reads the same rows through the same rule as search's truth
+    stage: current, superseded, rejected, and held for resembling a rejected value."""
+    old = rmem.add("My favourite editor is Vim.").added[0]["id"]
+    new = rmem.add("Actually my favourite editor is Emacs now.").updated[0]["id"]
+    wrong = rmem.add("I live in Porlamo.").added[0]["id"]
+    rmem.reject(wrong)
+    held = next(a["id"] for a in rmem.add("I live in Porlammo.").added if "resembles" in a["reason"])
+    items = [rmem.get(i) for i in (old, new, wrong, held)]
+    assert rmem.states(items) == {old: "superseded", new: "current", wrong: "rejected", held: "held"}
+    searched = {h.id: h.state for h in rmem.search("favourite editor", k=50, include_archived=True).results}
+    assert searched[new] == "current" and searched.get(old, "superseded") == "superseded"
+    rmem.approve(held)  # a person decides it is not the rejected value
+    assert rmem.states([rmem.get(held)]) == {held: "current"}

@@ -21,13 +21,13 @@ from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.recall.states import states as recall_states
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.trust.action_gate import memory_state
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.ingest import recompute_context
 
@@ -120,18 +120,12 @@ class Curation:
     def may_act_on(self, item: MemoryItem) -> bool:
         """The one action gate, with ``item``'s open conflicts read from the store (a partner that is
         active and not rejected keeps the conflict open)."""
-        return may_act_on(item, open_conflict=lookups.any_current(self.store(), _partners(item)))
+        partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
+        return may_act_on(item, open_conflict=lookups.any_current(self.store(), partners))
 
     def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
-        """Each memory's recall state by id, as search labels it (core/trust/action_gate.memory_state):
-        an active memory whose recorded conflict is still open (its partner is current) is in conflict."""
-        live = lookups.current_ids(self.store(), sorted({p for item in items for p in _partners(item)}))
-        return {
-            item.id: memory_state(
-                trust=item.trust, status=item.status, open_conflict=any(p in live for p in _partners(item))
-            )
-            for item in items
-        }
+        """Each memory's state by id, as search labels it (core/recall/states.py)."""
+        return recall_states(self.store(), [item.id for item in items])
 
     def share(
         self,
@@ -163,8 +157,3 @@ def check_share_target(visibility: str, team_id: str | None) -> None:
         raise InvalidInputError("Shared items are visible to a team or to everyone: use team or public.")
     if visibility == "team" and not team_id:
         raise InvalidInputError("Sharing with a team needs the team id.")
-
-
-def _partners(item: MemoryItem) -> list[str]:
-    """The memories ``item`` was recorded in conflict with."""
-    return [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
