@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
+from veramem_desktop.core.recall.states import states
 from veramem_desktop.core.storage import item_queries, items, rejection_rows
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
@@ -29,11 +30,18 @@ class ReviewItem:
 
 
 def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list[ReviewItem]:
-    """Active candidates that need a person: conflicts first, then lower-authority claims."""
+    """Active candidates that need a person: conflicts first, then lower-authority claims. A recorded
+    conflict counts while it is open (the state search gives the memory, core/recall/states.py): once its
+    other side is rejected, replaced or forgotten, the user's own memory no longer waits for anyone."""
+    found = item_queries.review_queue(store, user_id=user_id, limit=limit)
+    state = states(store, [item.id for item in found])
     out = []
-    for item in item_queries.review_queue(store, user_id=user_id, limit=limit):
-        conflicts = list(item.metadata.get("conflicts_with", []))
+    for item in found:
+        open_conflict = state.get(item.id) == "in_conflict"
+        conflicts = list(item.metadata.get("conflicts_with", [])) if open_conflict else []
         resembles = item.metadata.get("resembles_rejected")
+        if not (conflicts or resembles) and item.authority == "authorized":
+            continue  # it waited only for a conflict that is settled now
         reason = (
             f"resembles a rejected value ({resembles}); held out of recall until you decide"
             if resembles

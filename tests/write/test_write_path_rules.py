@@ -100,6 +100,22 @@ def test_a_claim_contradicting_the_user_in_the_same_add_is_recorded_as_a_conflic
     assert rmem.verify().ok
 
 
+def test_once_a_person_rejects_one_side_the_other_no_longer_waits_for_review(rmem: Memory) -> None:
+    result = rmem.add(
+        [
+            _msg("My favourite editor is Vim."),
+            _msg("Your favourite editor is Emacs.", role="assistant", time="2024-05-08T13:57:00Z"),
+        ]
+    )
+    said = next(a["id"] for a in result.added if "Vim" in a["text"])
+    claim = next(a["id"] for a in result.added if "Emacs" in a["text"])
+    assert {r.item.id for r in rmem.review_queue()} >= {said, claim}
+    rmem.reject(claim, "I use Vim")
+    assert said not in {r.item.id for r in rmem.review_queue()}  # the conflict is settled
+    assert rmem.states([rmem.get(said)]) == {said: "current"}
+    assert rmem.search("favourite editor").results[0].state == "current"
+
+
 def test_small_talk_is_kept_as_an_episode_but_never_becomes_a_memory(rmem: Memory) -> None:
     result = rmem.add([_msg("Haha, that's awesome! Much fun with the whole gang! Thanks so much!")])
     assert len(result.episodes) == 1 and not result.added and not result.updated
