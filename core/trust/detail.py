@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from veramem_desktop.core.recall.states import states
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.storage.episodes import Episode
@@ -45,6 +46,9 @@ class MemoryDetail:
     ledger: list[ledger.LedgerEntry]
     links: list[dict[str, Any]]
     conflicts: list[str]
+    #: its state as search labels it (core/recall/states.py): current, in_conflict (a conflict above still
+    #: open), superseded, retracted, archived, rejected or held
+    state: str = ""
     #: pieces of evidence left out because they stand in messages the caller may not see (None: the person)
     evidence_withheld: int | None = None
 
@@ -56,6 +60,7 @@ class MemoryDetail:
             "ledger": [e.to_dict() for e in self.ledger],
             "links": self.links,
             "conflicts": self.conflicts,
+            "state": self.state,
             **({} if self.evidence_withheld is None else {"evidence_withheld": self.evidence_withheld}),
         }
 
@@ -82,5 +87,6 @@ def detail(store: Store, reader: Caller, memory_id: str) -> MemoryDetail:
         entries,
         reads.links(store, reader, memory_id),
         list(item.metadata.get("conflicts_with", [])),
+        states(store, [item.id]).get(item.id, item.status),
         None if reader.keyholder else withheld,
     )

@@ -99,6 +99,8 @@ def test_each_endpoint_works_with_the_token(live: Any) -> None:
         assert rated.status_code == 200, rated.text
 
         detail = client.get(f"/v1/memories/{mem_id}").json()
+        hit = next(h for h in found["results"] if h["id"] == mem_id)
+        assert detail["state"] == hit["state"] == "current"  # one state for one item on every surface
         evidence = detail["evidence"][0]
         content = evidence["episode"]["content"]
         assert content[evidence["span_start"] : evidence["span_end"]] == evidence["quote"]

@@ -137,7 +137,7 @@ def test_snapshot_memories_filters(snap_mem: Memory, snap_compare: Any, size: tu
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_memory_detail(snap_mem: Memory, snap_compare: Any, size: tuple[int, int]) -> None:
     """The memory "User uses Vim for everything, including email." in bold, then kind fact, authority
-    authorized, trust candidate, status active, confidence, validity, outcomes and the id; below it the
+    authorized, trust candidate, status active, state in conflict, confidence, validity, outcomes and the id; below it the
     Evidence section with the source message and the quoted words in reverse video; at 120×40 also the
     versions and the ledger entry that added it. Footer: esc Back, d Forget, a Approve, x Reject."""
 

@@ -110,9 +110,10 @@ def test_once_a_person_rejects_one_side_the_other_no_longer_waits_for_review(rme
     said = next(a["id"] for a in result.added if "Vim" in a["text"])
     claim = next(a["id"] for a in result.added if "Emacs" in a["text"])
     assert {r.item.id for r in rmem.review_queue()} >= {said, claim}
+    assert rmem.detail(said).state == "in_conflict" and rmem.detail(said).conflicts == [claim]
     rmem.reject(claim, "I use Vim")
     assert said not in {r.item.id for r in rmem.review_queue()}  # the conflict is settled
-    assert rmem.states([rmem.get(said)]) == {said: "current"}
+    assert rmem.states([rmem.get(said)]) == {said: "current"} and rmem.detail(said).state == "current"
     assert rmem.search("favourite editor").results[0].state == "current"
 
 

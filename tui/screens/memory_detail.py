@@ -31,8 +31,8 @@ def _version(item: Any) -> str:
     return f"{item.version}" + (f" (supersedes {short_id(item.supersedes)})" if item.supersedes else "")
 
 
-def item_fields(item: Any) -> list[tuple[str, str]]:
-    """The label/value rows describing a MemoryItem."""
+def item_fields(item: Any, state: str = "") -> list[tuple[str, str]]:
+    """The label/value rows describing a MemoryItem (``state``: as search labels it, when known)."""
     utility = getattr(item, "utility", None)
     utility = utility() if callable(utility) else utility
     return [
@@ -40,6 +40,7 @@ def item_fields(item: Any) -> list[tuple[str, str]]:
         ("Authority", item.authority),
         ("Trust", item.trust),
         ("Status", item.status),
+        *([("State", state.replace("_", " "))] if state else []),
         ("Confidence", f"{item.confidence:.2f}"),
         ("Valid", f"{short_time(item.valid_from)} → {short_time(item.valid_to) or 'now'}"),
         ("Learned", short_time(item.created_at)),
@@ -183,7 +184,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         detail = message.detail
         item = detail.item
         self.query_one("#detail-text", Static).update(plain(item.text))
-        self.query_one(FieldTable).show(item_fields(item))
+        self.query_one(FieldTable).show(item_fields(item, detail.state))
         evidence = self.query_one("#evidence", VerticalScroll)
         evidence.remove_children()
         if detail.evidence:
@@ -198,7 +199,8 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         conflicts = getattr(detail, "conflicts", []) or []
         if conflicts:
             versions.append("")
-            versions += [f"conflicts with {short_id(c)}" for c in conflicts]
+            settled = "" if detail.state == "in_conflict" else " (settled)"
+            versions += [f"conflicts with {short_id(c)}{settled}" for c in conflicts]
         self.query_one("#versions", Static).update(Text("\n".join(versions) or "Only this version."))
         lines = link_lines(item.id, getattr(detail, "links", []) or [])
         self.query_one("#links", Static).update(Text("\n".join(lines)))

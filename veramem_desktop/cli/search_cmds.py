@@ -155,7 +155,8 @@ def _print_detail(detail: MemoryDetail) -> None:
     item = detail.item
     say(item.text)
     say(
-        f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · confidence "
+        f"  {item.kind} · {item.authority} · trust {item.trust} · {item.status} · "
+        f"state {detail.state.replace('_', ' ')} · confidence "
         f"{item.confidence:.2f} · utility {item.utility:.2f}"
     )
     if item.pinned or item.metadata.get("expires_at"):
@@ -186,7 +187,8 @@ def _print_relations(detail: MemoryDetail) -> None:
     """The memory's conflicts, links and ledger entries as text."""
     item = detail.item
     if detail.conflicts:
-        say("\nConflicts with: " + ", ".join(detail.conflicts))
+        settled = "" if detail.state == "in_conflict" else " (settled)"
+        say("\nConflicts with: " + ", ".join(detail.conflicts) + settled)
     if detail.links:
         say("\nLinks:")
         for link in detail.links:
