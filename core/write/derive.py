@@ -21,6 +21,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.recall.query import content_terms
 from veramem_desktop.core.storage import item_queries, items, rejection_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
@@ -207,7 +208,7 @@ class Writer:
             pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
             recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
             corrected = correcting.correct(cand, text, ep, pool, recent)
-            if corrected is None and corrections.bare_only(cand.quote):
+            if corrected is None and _only_the_bare_value(cand.quote, text):
                 out.notices.append(
                     f"{cand.quote!r} corrects a value, but which stored memory it corrects is not clear; it "
                     "stays in the message only. Say the whole corrected statement to correct it"
@@ -389,3 +390,10 @@ class Writer:
         cache = self.vectors
         cache.refresh(self.store)
         return cache.positions(scope_ids)
+
+
+def _only_the_bare_value(quote: str, text: str) -> bool:
+    """Whether a candidate is a bare correction ("Sorry, I meant Maria.") worded as nothing more: a model
+    that read the conversation and wrote "User's partner is Maria." says more, and is kept."""
+    said = set(content_terms(quote)) | {"user"}
+    return corrections.bare_only(quote) and set(content_terms(text)) <= said

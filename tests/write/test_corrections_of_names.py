@@ -7,9 +7,15 @@ correct; another speaker's is never touched (core/write/correcting.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
+from support.fake_embedder import HashEmbedder
+from support.fixtures import PASSPHRASE
+from veramem_desktop.core.llm import Candidate, Message, Reply
+from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 from veramem_desktop.memory import Memory
 
@@ -91,3 +97,26 @@ def test_i_meant_a_name_after_two_names_said_together_corrects_neither(rmem: Mem
     assert not any("Maria" in t for t in texts), texts  # no "User moved to Maria.", no "User meant Maria."
     assert any("I meant Maria" in h.text for h in rmem.search("Maria").results)
     assert all(len(rmem.history(m.id)) == 1 for m in rmem.memories(limit=100) if m.status == "active")
+
+
+class ResolvingModel(RuleBasedLLM):
+    """Rule-based, except that it reads "I meant Maria" in context, as a model would: "User's partner is
+    Maria." (with no key)."""
+
+    def extract(self, messages: Sequence[Message], context: Sequence[Message] = ()) -> Reply[list[Candidate]]:
+        said = [m for m in messages if "I meant Maria" in m.content]
+        if not said:
+            return super().extract(messages, context)
+        return Reply([Candidate(said[0].id, "Sorry, I meant Maria.", "User's partner is Maria.")])
+
+
+def test_a_models_reading_of_a_bare_correction_that_says_more_is_kept(isolated_home: Path) -> None:
+    mem, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder(), llm=ResolvingModel()
+    )
+    with mem:
+        _say(mem, "My partner is Anna. I moved to Lisbon.")
+        done = _say(mem, "Sorry, I meant Maria.")
+        assert [a["text"] for a in done.added] + [u["text"] for u in done.updated] == [
+            "User's partner is Maria."
+        ]
