@@ -253,13 +253,25 @@ def list_episodes(
 
 
 def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]]:
-    sql = "SELECT session_id, count(*), min(event_time), max(event_time) FROM episodes"
+    """Each session, latest first: ``episodes`` counts the messages :func:`list_episodes` shows, ``withheld``
+    those it leaves out (holding a rejected value, or held for review)."""
+    sql = (
+        "SELECT session_id, count(*), min(event_time), max(event_time), count(w.owner_id) FROM episodes "
+        "LEFT JOIN (SELECT DISTINCT owner_id FROM withheld WHERE owner_kind = 'episode') w "
+        "ON w.owner_id = episodes.id"
+    )
     params: list[Any] = []
     if user_id is not None:
         sql += " WHERE user_id = ?"
         params.append(user_id)
     sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
     return [
-        {"session_id": r[0], "episodes": int(r[1]), "first": r[2], "last": r[3]}
+        {
+            "session_id": r[0],
+            "episodes": int(r[1]) - int(r[4]),
+            "withheld": int(r[4]),
+            "first": r[2],
+            "last": r[3],
+        }
         for r in store.query(sql, params)
     ]

@@ -114,6 +114,9 @@ def test_once_a_person_rejects_one_side_the_other_no_longer_waits_for_review(rme
     rmem.reject(claim, "I use Vim")
     assert said not in {r.item.id for r in rmem.review_queue()}  # the conflict is settled
     assert rmem.states([rmem.get(said)]) == {said: "current"} and rmem.detail(said).state == "current"
+    # the session counts the messages a person is shown, and says how many the rejection withholds
+    assert sum(s["withheld"] for s in rmem.sessions()) == 1
+    assert sum(s["episodes"] for s in rmem.sessions()) == len(rmem.episodes(limit=100))
     assert rmem.search("favourite editor").results[0].state == "current"
 
 

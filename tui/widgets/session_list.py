@@ -24,7 +24,8 @@ class SessionList(OptionList):
         self.clear_options()
         for s in sessions:
             label = Text(one_line(s["session_id"] or "(no session)", 60), style="bold")
-            label.append(f"\n{s['episodes']} msg · {short_time(s['last'])[:10]}", style="dim")
+            withheld = f" ({s['withheld']} withheld)" if s.get("withheld") else ""
+            label.append(f"\n{s['episodes']} msg{withheld} · {short_time(s['last'])[:10]}", style="dim")
             self.add_option(Option(label, id=s["session_id"] or NO_SESSION))
         if sessions:
             self.highlighted = 0
