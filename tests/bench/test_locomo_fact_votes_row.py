@@ -4,9 +4,9 @@ per fold."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from support.locomo_file import multi_hop, write_conversation
 from veramem_desktop.core.recall import recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES, SearchConfig
 
@@ -22,25 +22,8 @@ def _file(path: Path) -> Path:
         ("Tom", "I finished the quarterly report on time."),
         ("Maya", "We hiked up the hill behind the house on Sunday."),
     ]
-    session = [{"speaker": who, "dia_id": f"D1:{i}", "text": t} for i, (who, t) in enumerate(said, start=1)]
-    sample = {
-        "sample_id": "conv-facts",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": session,
-        },
-        "qa": [
-            {
-                "question": "What outdoor activities has Maya done?",
-                "evidence": ["D1:2", "D1:4"],
-                "category": 1,
-            }
-        ],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    asked = multi_hop("What outdoor activities has Maya done?", "D1:2", "D1:4")
+    return write_conversation(path, "conv-facts", [said], asked)
 
 
 def test_fact_votes_have_their_own_ablation_row_with_the_multi_hop_category(

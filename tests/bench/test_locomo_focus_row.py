@@ -4,9 +4,9 @@ choose the recipe without it per fold."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from support.locomo_file import multi_hop, write_conversation
 from veramem_desktop.core.recall import recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES, SearchConfig
 
@@ -22,19 +22,9 @@ def _file(path: Path) -> Path:
         ("Tom", "The weather was grey all week."),
         ("Maya", "Swimming with the kids on Sunday was lovely."),
     ]
-    session = [{"speaker": who, "dia_id": f"D1:{i}", "text": t} for i, (who, t) in enumerate(said, start=1)]
-    sample = {
-        "sample_id": "conv-focus",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": session,
-        },
-        "qa": [{"question": "What hobbies does Maya have?", "evidence": ["D1:2", "D1:4"], "category": 1}],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    return write_conversation(
+        path, "conv-focus", [said], multi_hop("What hobbies does Maya have?", "D1:2", "D1:4")
+    )
 
 
 def test_speaker_focus_has_its_own_ablation_row_with_the_multi_hop_category(

@@ -3,9 +3,9 @@ and a recipe that ``--cv`` can choose per fold."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from support.locomo_file import multi_hop, write_conversation
 from veramem_desktop.core.recall import recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES
 
@@ -24,24 +24,10 @@ FILLER = [
 
 
 def _file(path: Path) -> Path:
-    session_1 = [{"speaker": "Tom", "dia_id": f"D1:{i}", "text": t} for i, t in enumerate(FILLER, start=1)]
-    session_1.append({"speaker": "Tom", "dia_id": "D1:7", "text": "My pets are fine, here is Oliver asleep."})
-    sample = {
-        "sample_id": "conv-hop",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": session_1,
-            "session_2_date_time": "10:05 am on 20 June, 2023",
-            "session_2": [
-                {"speaker": "Tom", "dia_id": "D2:1", "text": "Oliver chewed through the sofa cushions."}
-            ],
-        },
-        "qa": [{"question": "What are the pets called?", "evidence": ["D1:7", "D2:1"], "category": 1}],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    first = [("Tom", t) for t in FILLER] + [("Tom", "My pets are fine, here is Oliver asleep.")]
+    second = [("Tom", "Oliver chewed through the sofa cushions.")]
+    asked = multi_hop("What are the pets called?", "D1:7", "D2:1")
+    return write_conversation(path, "conv-hop", [first, second], asked)
 
 
 def test_the_second_hop_has_its_own_ablation_row_with_the_multi_hop_category(

@@ -3,9 +3,9 @@ it; it is on by default, and ``--cv`` can choose the recipe without it (or at we
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from support.locomo_file import multi_hop, write_conversation
 from veramem_desktop.core.recall import recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, RECIPES, SearchConfig
 
@@ -21,19 +21,9 @@ def _file(path: Path) -> Path:
         ("Tom", "I finished the quarterly report on time."),
         ("Maya", "Yesterday I painted a red barn by the river with my kids."),
     ]
-    session = [{"speaker": who, "dia_id": f"D1:{i}", "text": t} for i, (who, t) in enumerate(said, start=1)]
-    sample = {
-        "sample_id": "conv-tellings",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": session,
-        },
-        "qa": [{"question": "What has Maya painted?", "evidence": ["D1:2", "D1:4"], "category": 1}],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    return write_conversation(
+        path, "conv-tellings", [said], multi_hop("What has Maya painted?", "D1:2", "D1:4")
+    )
 
 
 def test_tellings_have_their_own_ablation_row_with_the_multi_hop_category(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from support.locomo_file import write_conversation
 
 from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
 from veramem_desktop.bench.locomo_section import channel_rows
@@ -11,35 +12,15 @@ from veramem_desktop.memory import Memory
 
 
 def _file(path: Path) -> Path:
-    sample = {
-        "sample_id": "conv-dates",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [
-                {
-                    "speaker": "Tom",
-                    "dia_id": "D1:1",
-                    "text": "I baked bread, baked bread, baked bread all day.",
-                }
-            ],
-            "session_2_date_time": "10:05 am on 20 June, 2023",
-            "session_2": [
-                {"speaker": "Tom", "dia_id": "D2:1", "text": "I baked bread for the street party."}
-            ],
-        },
-        "qa": [
-            {"question": "What did Tom bake in June 2023?", "evidence": ["D2:1"], "category": 2},
-            {
-                "question": "When did Tom bake bread for the street party?",
-                "evidence": ["D2:1"],
-                "category": 2,
-            },
-        ],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    asked = [
+        {"question": "What did Tom bake in June 2023?", "evidence": ["D2:1"], "category": 2},
+        {"question": "When did Tom bake bread for the street party?", "evidence": ["D2:1"], "category": 2},
+    ]
+    sessions = [
+        [("Tom", "I baked bread, baked bread, baked bread all day.")],
+        [("Tom", "I baked bread for the street party.")],
+    ]
+    return write_conversation(path, "conv-dates", sessions, asked)
 
 
 def test_the_temporal_channel_has_its_own_ablation_row_on_the_raw_route(mem: Memory, tmp_path: Path) -> None:

@@ -3,8 +3,9 @@ multi-hop category beside it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from support.locomo_file import multi_hop, write_conversation
 
 from veramem_desktop.bench.locomo_run import CHANNELS, run_locomo
 from veramem_desktop.bench.locomo_section import channel_rows
@@ -18,19 +19,9 @@ def _file(path: Path) -> Path:
         ("Tom", "The weather was grey all week."),
         ("Maya", "Swimming laps on Sunday was lovely."),
     ]
-    session = [{"speaker": who, "dia_id": f"D1:{i}", "text": t} for i, (who, t) in enumerate(said, start=1)]
-    sample = {
-        "sample_id": "conv-topic",
-        "conversation": {
-            "speaker_a": "Maya",
-            "speaker_b": "Tom",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": session,
-        },
-        "qa": [{"question": "What exercises has Maya done?", "evidence": ["D1:2", "D1:4"], "category": 1}],
-    }
-    path.write_text(json.dumps([sample]), encoding="utf-8")
-    return path
+    return write_conversation(
+        path, "conv-topic", [said], multi_hop("What exercises has Maya done?", "D1:2", "D1:4")
+    )
 
 
 def test_the_topic_has_its_own_ablation_row_with_the_multi_hop_category(mem: Memory, tmp_path: Path) -> None:
