@@ -699,7 +699,7 @@ class Memory:
 
     def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
         """Each listed memory's state by id, as search labels it: current, in_conflict, superseded …"""
-        return self._curation().states(items)
+        return self._reading().states(items)
 
     def pin(self, memory_id: str) -> MemoryItem:
         """Keep a memory: consolidation never archives, fuses or moves it, and it does not expire."""

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veramem_desktop.core.recall.truth import read_rows, row_state
+from veramem_desktop.core.recall.truth import partner_rows, read_rows, row_state
 from veramem_desktop.core.storage.store import Store
 
 
 def states(store: Store, ids: Sequence[str]) -> dict[str, str]:
     """The state of each of the memories ``ids`` found, by id, read with their conflicts' other sides."""
     rows = read_rows(store, set(ids), {})
-    partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
-    rows |= read_rows(store, partners, {})
+    rows |= partner_rows(store, rows, {})
     return {i: row_state(rows[i], rows) for i in ids if i in rows}

@@ -81,6 +81,11 @@ def read_rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dic
     return {r[0]: _Row(*r[:9], *r[10:12], *_from_metadata(r[9], r[1])) for r in rows}
 
 
+def partner_rows(store: Store, rows: dict[str, _Row], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
+    """The rows of the other sides of ``rows``' conflicts not among them (an open conflict from a settled one)."""
+    return read_rows(store, {c for r in rows.values() for c in r.conflicts} - rows.keys(), known)
+
+
 def _from_metadata(metadata: str | None, status: str) -> tuple[Any, ...]:
     """A memory's conflict partners, what replaced it (or holds it cold), retracted_by, corrected value."""
     meta = json.loads(metadata) if metadata and metadata != "{}" else {}  # most memories have none
@@ -206,10 +211,7 @@ def annotate(
     also = set(retired.values()) | {m for ms in made.values() for m in ms}
     hits = _bring_in_current(store, hits, rows, current, fetch, also, known)
     _stand_ins(hits, {stale: made.get(message, []) for stale, message in retired.items()}, rows, current)
-    # Partners of conflicts are read too, to tell an open conflict from a settled one.
-    partners = {c for r in rows.values() for c in r.conflicts} - rows.keys()
-    if partners:
-        rows |= read_rows(store, partners, known)
+    rows |= partner_rows(store, rows, known)
     groups = _subject_groups(rows, current, related)
     for stale, message in retired.items():
         groups.union(stale, message)
@@ -356,10 +358,9 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
     """Current truth first, by score otherwise.
 
     Within each subject, the current hit of the highest authority (a person's approval breaking ties)
-    takes the subject's best relevance plus its own priors; the subject's other current hits, then every
-    claim of lower authority, then every stale hit, are placed below it, each kept in its order (a
-    replaced message never ranks above the message that holds now). Subjects do not move relative to
-    each other otherwise."""
+    takes the subject's best relevance plus its own priors; its other current hits, then lower-authority
+    claims, then stale hits (a replaced message never above the one that holds now) go below it, each
+    in its order. Subjects do not move relative to each other otherwise."""
     by_group: dict[object, list[Hit]] = {}
     for h in hits:
         by_group.setdefault(groups.get(h.id, h.id), []).append(h)
@@ -383,7 +384,6 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         # memory moves the messages it came from too.
         top = max(h.score - h.prior for h in members) + head.prior
         head.score = max(head.score, top) + 1e-6
-        # Below the head: what else holds (its own messages, then claims of lower authority), then history.
         rank = AUTHORITY_RANK.get(head.authority, 0)
         below = sorted(
             (h for h in members if h is not head),

@@ -10,7 +10,7 @@ before anything opens.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,7 +21,6 @@ from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.recall.states import states as recall_states
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.items import MemoryItem
@@ -122,10 +121,6 @@ class Curation:
         active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
         return may_act_on(item, open_conflict=lookups.any_current(self.store(), partners))
-
-    def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
-        """Each memory's state by id, as search labels it (core/recall/states.py)."""
-        return recall_states(self.store(), [item.id for item in items])
 
     def share(
         self,

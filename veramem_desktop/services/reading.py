@@ -9,12 +9,13 @@ an agent caller (MCP, REST) only what it may see, and anything else is "not foun
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.recall.states import states as recall_states
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import ledger, ledger_verify, stats
@@ -112,6 +113,10 @@ class Reading:
             return reads.history(self.store, reader, memory_id)
         moment = iso(as_of) if isinstance(as_of, datetime) else iso(parse_time(as_of))
         return reads.as_of(self.store, reader, memory_id, moment)
+
+    def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
+        """Each memory's state by id, as search labels it (core/recall/states.py)."""
+        return recall_states(self.store, [item.id for item in items])
 
     def detail(
         self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
