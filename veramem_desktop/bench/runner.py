@@ -244,16 +244,20 @@ def run(
     with bench_home() as home:
         ctx = BenchContext(options, home, progress)
         per_section: dict[str, float] = {}
+        table: dict[str, list[list[str]]] = {}
         for name, fn in [("machine", machine), *((s, SECTIONS[s]) for s in chosen)]:
             reset = reset_peak_rss()
             section = fn(ctx)
             per_section[name] = section_peak_rss_mb(reset)
             data.update(section.data)
             rows.extend(section.rows)
+            table[name] = [[label, value] for label, value in section.rows]
         section = peak_rss(ctx)
         data.update(section.data)
         rows.extend(section.rows)
         data["rss_mb"] = per_section
+        # each section's printed rows, so docs/benchmarks.md is written from the JSON alone (bench/report.py)
+        data["table"] = table
         rows.append(
             (
                 "  peak RSS per section",
