@@ -1,0 +1,179 @@
+"""docs/benchmarks.md, written from the JSON of `veramem bench` runs.
+
+``docs/bench.json`` keeps, for every section, the rows its last run printed and when, where and
+on which commit that run was made. A run of some sections replaces those sections only::
+
+    veramem bench --only truth,locomo --save /tmp/run.json
+    python -m veramem_desktop.bench.report merge /tmp/run.json   # updates docs/bench.json and the page
+
+The page is the method of each section (below, in :data:`METHODS`) and its figures and ablations
+as the run printed them. A test renders the page from docs/bench.json and compares, so the page
+never says what no run measured.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .runner import SECTIONS
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+RESULTS = DOCS / "bench.json"
+PAGE = DOCS / "benchmarks.md"
+
+#: what each section measures and how; figures come from the runs, never from here
+METHODS: dict[str, str] = {
+    "latency": (
+        "Search latency through `Memory.search` at each store size (`--sizes`), query embedding and the "
+        "trace write included, over `--queries` questions; `status` time at each size. Stores past 2,000 "
+        "memories hold 2,000 truly embedded memories and, past that, two real sentences joined with the "
+        "normalised sum of their vectors (embedding 100k texts would take minutes). Past 50,000 vectors the "
+        "scan ranks by a 128-direction projection and scores the best exactly; the row says how much of the "
+        "exact top 100 it kept."
+    ),
+    "add": (
+        "The whole write path with the rule-based backend (no model call): episodes, extraction, quote "
+        "checks, reconciliation, versions, the ledger and the vectors; messages per second in two-message "
+        "calls, and the latency of a one-message add."
+    ),
+    "import": (
+        "The LoCoMo dev conversations written as a ChatGPT export in the bench's temporary folder and "
+        "imported in a child process (rule-based, real embedding model, default batch): messages per "
+        "second over the whole run, where the time goes, the model's cost per CPU second (the floor of "
+        "this machine), a re-import that must store nothing, and the child's peak RSS."
+    ),
+    "forget": (
+        "Forget of one memory (its episode, evidence, indexes, tombstones and a truncating WAL checkpoint) "
+        "and of a user of 10,000 items, then a ledger verification."
+    ),
+    "sync": (
+        "Two stores paired through one folder: events applied per second on the receiving device, the "
+        "export time, SQL statements per event, and the delay from a file's arrival to a searchable memory."
+    ),
+    "tui": "The terminal app's start to first paint and to its first content (median of 5, app imported).",
+    "cli": (
+        "`veramem search` as a fresh process against 1,000 memories (compiled bytecode, as installed): "
+        "wall time, peak RSS, `--help` and bare Python for scale."
+    ),
+    "locomo": (
+        "Retrieval recall@5/10/20 on the LoCoMo dev conversations (evaluation only; the file stays outside "
+        "the repository): a question is found when a retrieved turn is one of its evidence turns. Hybrid "
+        "beside BM25-only and dense-only in the same run, the whole search pipeline, and one row per channel "
+        "left out or added (ablations). `--cv` chooses the recipe leave-one-conversation-out."
+    ),
+    "truth": (
+        "Generated subjects, each a user's value changed, corrected, retracted, rejected or claimed by "
+        "another source: whether the current value ranks first, whether a stale value ranks above it, and "
+        "whether a rejected value leaks, through search, answer, MCP and REST; ablations without the truth "
+        "stage and without withholding rejected rows."
+    ),
+    "truth-natural": (
+        "Chat histories written the way people talk to an assistant (2-6 sessions each), imported as a "
+        "ChatGPT export with no model, then asked about the current value and about the value at a named "
+        "time. A third of the histories was frozen as held out before any tuning; both parts are reported."
+    ),
+    "extraction": (
+        "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
+        "is made) and wrong subject (the memory is about someone else)."
+    ),
+}
+
+
+def _commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=DOCS.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _machine(run: dict[str, Any]) -> str:
+    m = run.get("machine") or {}
+    if not m:
+        return "unknown machine"
+    return f"{m.get('cpu_model')}, {m.get('cpu_count')} cpu, Python {m.get('python')}"
+
+
+def merge(results: dict[str, Any], run: dict[str, Any], *, date: str, commit: str) -> dict[str, Any]:
+    """``results`` with the sections of ``run`` (one `veramem bench --json` object) replaced."""
+    sections = dict(results.get("sections", {}))
+    rss = run.get("rss_mb", {})
+    for name, rows in run.get("table", {}).items():
+        if name == "machine":
+            continue
+        sections[name] = {
+            "rows": rows,
+            "date": date,
+            "commit": commit,
+            "machine": _machine(run),
+            "peak_rss_mb": rss.get(name),
+        }
+    return {"sections": dict(sorted(sections.items(), key=lambda kv: _order(kv[0])))}
+
+
+def _order(name: str) -> int:
+    names = list(SECTIONS)
+    return names.index(name) if name in names else len(names)
+
+
+def render(results: dict[str, Any]) -> str:
+    """The benchmark page for ``results`` (the content of docs/bench.json)."""
+    out = [
+        "# Benchmarks",
+        "",
+        "Written from `docs/bench.json` by `python -m veramem_desktop.bench.report`; every figure is a row "
+        "that `veramem bench` printed. Each section names the run it comes from. Runs use a throwaway "
+        "encrypted store (real SQLCipher, the real ONNX embedder, no LLM). The machine is shared and noisy: "
+        "compare figures measured in one run, as ratios.",
+        "",
+    ]
+    for name, section in results.get("sections", {}).items():
+        out += [f"## {name}", ""]
+        if name in METHODS:
+            out += [METHODS[name], ""]
+        rss = section.get("peak_rss_mb")
+        rss_text = f"; peak RSS {rss:.0f} MB" if isinstance(rss, int | float) else ""
+        out += [
+            f"Run: {section['date']}, commit {section['commit']}, {section['machine']}{rss_text}.",
+            "",
+            "| measure | figure |",
+            "| --- | --- |",
+        ]
+        for label, value in section["rows"]:
+            out.append(f"| {_cell(label)} | {_cell(value)} |")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _cell(text: str) -> str:
+    # indentation marks an ablation or a detail under the row above; keep it visible in the table
+    depth = (len(text) - len(text.lstrip(" "))) // 2
+    return "↳ " * depth + " ".join(text.split()).replace("|", "\\|")
+
+
+def main(argv: list[str]) -> int:
+    results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"sections": {}}
+    if argv[:1] == ["merge"] and len(argv) == 2:
+        run = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+        results = merge(results, run, date=datetime.now(UTC).strftime("%Y-%m-%d"), commit=_commit())
+        RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    elif argv:
+        print("usage: python -m veramem_desktop.bench.report [merge RUN.json]", file=sys.stderr)
+        return 2
+    PAGE.write_text(render(results), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
