@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
+from veramem_desktop.core.attributes import is_multi_valued
+
 Kind = Literal["fact", "preference", "event", "experience", "summary"]
 Op = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 LinkType = Literal["supports", "extends", "contrasts", "related", "prerequisite", "none"]
@@ -49,31 +51,11 @@ class Candidate:
     importance: float = 0.5
 
 
-# Predicates that hold several values at once: a second one adds, it does not replace (the
-# rule-based reconciler and the writer's batch guard both go by this).
-MULTI_VALUED = frozenset({"likes", "dislikes", "allergic_to", "pet"})
-# Relations held by one person at a time ("relation:mother"); any other relation has many.
-SINGLE_RELATIONS = frozenset(
-    {
-        "relation:mother",
-        "relation:father",
-        "relation:wife",
-        "relation:husband",
-        "relation:partner",
-        "relation:boyfriend",
-        "relation:girlfriend",
-        "relation:fiance",
-        "relation:spouse",
-        "relation:boss",
-    }
-)
-
-
 def multi_valued(predicate: str) -> bool:
-    """Whether a second value of ``predicate`` sits beside the first instead of replacing it."""
-    return predicate in MULTI_VALUED or (
-        predicate.startswith("relation:") and predicate not in SINGLE_RELATIONS
-    )
+    """Whether a second value of ``predicate`` sits beside the first instead of replacing it (the
+    rule-based reconciler, the writer's batch guard and recall's truth stage go by this); the
+    inventory of attributes (core/attributes.py) says which are."""
+    return is_multi_valued(predicate)
 
 
 @dataclass(frozen=True)
