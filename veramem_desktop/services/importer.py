@@ -1,13 +1,16 @@
 """Importing chat history and exporting memories, for one open store.
 
-The bulk write path: messages are read as a stream (``core/transfer/chats.py``) and written in
-batches of ``batch_size``. One batch is one transaction: its episodes with their vectors
-(embedded together), the memories derived from them by ``Writer.derive``, their ledger
-entries and their place in the linking queue commit together or not at all. Linking
-itself runs in the background once the import is done. A message whose import key is
-already stored (in its session, for that user) is skipped, so a second run adds nothing
-and a run after an interrupted one (even a killed one) stores exactly what was missing.
-Batch boundaries depend only on the source, so the resumed run forms the same batches.
+The bulk write path, in two steps. First the messages are read as a stream
+(``core/transfer/chats.py``) and stored in batches of ``batch_size``, one transaction each: the
+batch's episodes with their vectors (embedded together), marked as waiting for derivation
+(core/storage/import_queue.py). Then the memories are derived from the waiting messages in
+message-time order, one message at a time, ``batch_size`` messages per transaction, with their
+ledger entries and their place in the linking queue (services/import_derive.py), so an import
+derives the same memories at any batch size, and conversations that interleave in time are
+reconciled in the order things were said. Linking itself runs in the background once the import is
+done. A message whose import key is already stored (in its session, for that user) is skipped, so a
+second run adds nothing and a run after an interrupted one (even a killed one) stores exactly what
+was missing and derives what was left waiting.
 """
 
 from __future__ import annotations
@@ -23,11 +26,10 @@ import numpy as np
 
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage import import_queue, lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
@@ -40,8 +42,8 @@ from veramem_desktop.core.write.ingest import line_of, store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
 from veramem_desktop.core.write.times import parse_time
 
-from ..bulk_extract import extract_in_batches
 from ..config import IdentitySettings
+from .import_derive import derive_waiting
 from .organiser import Organiser
 from .writes import scope_for
 
@@ -116,11 +118,7 @@ class Importer:
         known: OrderedDict[str, set[str]] = OrderedDict()
         sessions: set[str] = set()
         writer = None if dry_run else self.writer()
-        llm = None if writer is None else writer.llm
-        if batch_size is None:
-            batch_size = (
-                MODEL_BATCH_SIZE if llm is not None and llm.capabilities.batch_extraction else BATCH_SIZE
-            )
+        batch_size = batch_size or _default_batch(writer)
         batch: list[Record] = []
 
         def flush() -> None:
@@ -129,9 +127,11 @@ class Importer:
             self._store_fresh(fresh, base, writer, report, on_record)
             _remember_keys(fresh, known)
             batch.clear()
-            if progress is not None:
-                progress(src.done(), src.total, src.unit, report.counts())
+            _progress(progress, src, report)
 
+        if writer is not None and _interrupted_midway(self.store, base.user_id):
+            # an import killed while deriving: its messages are derived first, in the order they began in
+            self._derive_waiting(writer, base.user_id, report, batch_size)
         try:
             for item in src.items():
                 if _admitted(item, since_iso, report):
@@ -139,6 +139,10 @@ class Importer:
                     if len(batch) >= batch_size:
                         flush()
             flush()
+            if writer is not None:
+                self._derive_waiting(
+                    writer, base.user_id, report, batch_size, lambda: _progress(progress, src, report)
+                )
         finally:
             src.close()
             report.sessions = len(sessions)
@@ -146,6 +150,25 @@ class Importer:
         if not dry_run and report.stored and self.linking:
             self.organiser.start_linker()  # what the batches queued is linked in the background
         return report
+
+    def _derive_waiting(
+        self,
+        writer: Writer,
+        user_id: str | None,
+        report: ImportReport,
+        batch_size: int,
+        after_batch: Callable[[], None] | None = None,
+    ) -> None:
+        derive_waiting(
+            self.store,
+            writer,
+            user_id,
+            report,
+            batch_size=batch_size,
+            linking=self.linking,
+            derive=_derive,
+            after_batch=after_batch,
+        )
 
     # ------------------------------------------------------------ batches
     def _unseen(
@@ -179,13 +202,11 @@ class Importer:
         if writer is None:
             _count_would_store(fresh, report, on_record)
         elif fresh:
-            self._write_batch(fresh, base, writer, report)
+            self._write_batch(fresh, base, report)
 
-    def _write_batch(
-        self, records: Sequence[Record], base: Scope, writer: Writer, report: ImportReport
-    ) -> None:
-        """One transaction: the batch's episodes (grouped by session, in order), what is derived
-        from them, and their place in the linking queue."""
+    def _write_batch(self, records: Sequence[Record], base: Scope, report: ImportReport) -> None:
+        """One transaction: the batch's episodes (grouped by session, in order), marked as waiting for
+        their memories, which are derived once every message is stored (services/import_derive.py)."""
         groups: list[tuple[str, list[EpisodeInput]]] = []
         for rec in records:
             inp = EpisodeInput(
@@ -200,7 +221,7 @@ class Importer:
             else:
                 groups.append((rec.session_id, [inp]))
         # The episodes' vectors are computed before the transaction opens, so the store's write
-        # lock is held only for the writing and the derivation.
+        # lock is held only for the writing.
         memo = _Memo(self.embedder())
         memo.prefetch([t for session, inputs in groups for t in self._episode_texts(session, inputs)])
         with self.store.atomic() as conn:
@@ -208,23 +229,8 @@ class Importer:
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
                 stored += store_episodes(self.store, memo, inputs, scope, device=self.device)
-            extracted = (
-                extract_in_batches(writer.llm, self.store, stored)
-                if writer.llm.capabilities.batch_extraction
-                else None
-            )
-            outcome = _derive(writer, stored, None if extracted is None else extracted.candidates)
-            if extracted is not None:
-                outcome.notices[:0] = extracted.notices
-            new_ids = [d["id"] for d in outcome.added + outcome.updated]
-            if new_ids and self.linking:
-                links_mod.enqueue(conn, new_ids)
+            import_queue.note_stored(conn, base.user_id, [e.id for e in stored])
         report.stored += len(stored)
-        for name in report.memories:
-            report.memories[name] += len(getattr(outcome, name))
-        for notice in outcome.notices:
-            if notice not in report.notices and len(report.notices) < 50:
-                report.notices.append(notice)
 
     def _episode_texts(self, session: str, inputs: Sequence[EpisodeInput]) -> list[str]:
         """The texts ``store_episodes`` will embed for ``inputs``: each turn's line (context vectors are
@@ -293,6 +299,12 @@ class _Memo:
         return np.stack([self.vectors[t] for t in texts]) if texts else self.inner.embed([])
 
 
+def _default_batch(writer: Writer | None) -> int:
+    """Messages per transaction: fewer with a model that extracts several per call."""
+    model = writer is not None and writer.llm.capabilities.batch_extraction
+    return MODEL_BATCH_SIZE if model else BATCH_SIZE
+
+
 def _since_iso(since: str | datetime | None) -> str | None:
     """``--since`` as the canonical UTC text records' times are compared with, or None."""
     if since is None:
@@ -315,6 +327,17 @@ def _admitted(item: Item, since_iso: str | None, report: ImportReport) -> TypeGu
         report.problem(checked)
         return False
     return True
+
+
+def _progress(progress: ImportProgress | None, src: Any, report: ImportReport) -> None:
+    if progress is not None:
+        progress(src.done(), src.total, src.unit, report.counts())
+
+
+def _interrupted_midway(store: Store, user_id: str | None) -> bool:
+    """Whether an earlier import of ``user_id`` was stopped while deriving its messages' memories."""
+    state = import_queue.state(store, user_id)
+    return state is not None and state[1] is not None
 
 
 def _remember_keys(fresh: Sequence[Record], known: OrderedDict[str, set[str]]) -> None:
@@ -352,14 +375,17 @@ def _checked(rec: Record) -> Record | Problem:
 
 
 def _derive(
-    writer: Writer, stored: Sequence[Episode], candidates: Sequence[Candidate] | None = None
+    writer: Writer,
+    stored: Sequence[Episode],
+    candidates: Sequence[Candidate] | None = None,
+    context: Sequence[Episode] = (),
 ) -> WriteOutcome:
     """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
     fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
     write path costs only its own memories (its episode stays stored and searchable) and the rest of the
     batch is still derived together."""
     try:
-        return writer.derive(stored, candidates=candidates)
+        return writer.derive(stored, candidates=candidates, context=context)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
         if len(stored) == 1:
             return WriteOutcome(
@@ -371,8 +397,8 @@ def _derive(
     merged = WriteOutcome()
     half = len(stored) // 2
     for part in (
-        _derive(writer, stored[:half], _citing(candidates, stored[:half])),
-        _derive(writer, stored[half:], _citing(candidates, stored[half:])),
+        _derive(writer, stored[:half], _citing(candidates, stored[:half]), context),
+        _derive(writer, stored[half:], _citing(candidates, stored[half:]), context),
     ):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))

@@ -1,0 +1,101 @@
+"""The bulk import's second step: memories derived from the stored messages, one message at a time, in
+message-time order.
+
+A chat export lists its conversations one after another, while a person's life runs through them
+interleaved: "I live in Berlin" in one conversation and "we moved to Amsterdam" in another written a
+month later must be reconciled in the order they were said, whatever order the file gives them in.
+And what a message derives must not depend on which other messages share its batch, so each message
+is derived on its own, in its own transaction (as a single ``add`` of it would be), seeing every
+memory derived before it, with the turn before it in its session as its context. The batch only
+decides how often the disk is waited for and how many messages a model's extraction calls share;
+the memories are the same at any batch size, and after a kill (core/storage/import_queue.py keeps
+the place reached, in the transaction that reached it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.llm import Candidate
+from veramem_desktop.core.storage import episode_queries, import_queue
+from veramem_desktop.core.storage.episodes import Episode
+from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.transfer.import_report import ImportReport
+from veramem_desktop.core.write import context as write_context
+from veramem_desktop.core.write.derive import Writer
+from veramem_desktop.core.write.plan import WriteOutcome
+
+from ..bulk_extract import extract_in_batches
+
+#: derive(writer, episodes, candidates or None, context) -> what was written
+Derive = Callable[[Writer, Sequence[Episode], "Sequence[Candidate] | None", Sequence[Episode]], WriteOutcome]
+
+
+def derive_waiting(
+    store: Store,
+    writer: Writer,
+    user_id: str | None,
+    report: ImportReport,
+    *,
+    batch_size: int,
+    linking: bool,
+    derive: Derive,
+    after_batch: Callable[[], None] | None = None,
+) -> None:
+    """Derive the memories of every message of ``user_id`` an import stored and left waiting, one at a
+    time in message-time order (``batch_size`` at a time for a model's extraction calls); counted in
+    ``report``."""
+    state = import_queue.state(store, user_id)
+    if state is None:
+        return
+    first_id, after = state
+    todo = import_queue.waiting(store, user_id, first_id, after)
+    for lo in range(0, len(todo), batch_size):
+        part = todo[lo : lo + batch_size]
+        episodes = import_queue.read(store, [eid for _, eid in part])
+        extracted = (
+            extract_in_batches(writer.llm, store, episodes)
+            if writer.llm.capabilities.batch_extraction
+            else None
+        )
+        if extracted is not None:
+            _count(WriteOutcome(notices=extracted.notices), report)
+        places = dict((eid, place) for place, eid in part)
+        for i, ep in enumerate(episodes):
+            candidates = (
+                None if extracted is None else [c for c in extracted.candidates if c.message_id == ep.id]
+            )
+            # One transaction per message, so the next message's reconciliation sees what this one wrote
+            # (the memories' vector cache reads committed rows). The batch's last commit waits for the disk;
+            # those before it may be lost in a power cut, and the place reached goes with them, so a resumed
+            # import derives them again.
+            with store.atomic(durable=i == len(episodes) - 1) as conn:
+                outcome = derive(writer, [ep], candidates, _context(store, writer, ep))
+                new_ids = [d["id"] for d in outcome.added + outcome.updated]
+                if new_ids and linking:
+                    links_mod.enqueue(conn, new_ids)
+                import_queue.advance(conn, user_id, places[ep.id])
+            _count(outcome, report)
+        if after_batch is not None:
+            after_batch()
+    with store.atomic() as conn:
+        import_queue.finish(conn, user_id)
+
+
+def _context(store: Store, writer: Writer, ep: Episode) -> list[Episode]:
+    """The turns before ``ep`` in its session that its extraction sees: the model's budget of them, and at
+    least the turn just before (whose question a reply answers), whichever order they were stored in."""
+    budget = writer.llm.capabilities.context_tokens
+    if budget > 0:
+        return write_context.preceding_turns(store, [ep], budget)
+    before = episode_queries.turn_beside(store, ep.session_id, ep.turn_index, after=False)
+    return [before] if before is not None else []
+
+
+def _count(outcome: WriteOutcome, report: ImportReport) -> None:
+    for name in report.memories:
+        report.memories[name] += len(getattr(outcome, name))
+    for notice in outcome.notices:
+        if notice not in report.notices and len(report.notices) < 50:
+            report.notices.append(notice)
