@@ -186,6 +186,12 @@ def _tui(ctx: BenchContext) -> Section:
     return run_tui_section(ctx)
 
 
+def _truth_natural(ctx: BenchContext) -> Section:
+    from .truth_natural_section import run_truth_natural_section
+
+    return run_truth_natural_section(ctx)
+
+
 def _extraction(ctx: BenchContext) -> Section:
     from .extraction_section import run_extraction_section
 
@@ -209,6 +215,7 @@ SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
     "cli": _cli,
     "locomo": _locomo,
     "truth": _truth,
+    "truth-natural": _truth_natural,
     "extraction": _extraction,
 }
 
