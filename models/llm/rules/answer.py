@@ -1,14 +1,20 @@
 """Rule-based extractive answers that reconcile what they cite.
 
 Items sharing the question's key words are grouped by the subject recall found them to speak
-about (core/recall/truth.py). For each subject, the answer states the current item of the
-highest authority once, word for word (the user's own third-person memory turned to "you"),
-with its date and what it replaced when history is known; it attributes claims of lower
-authority to their source, names a recorded conflict instead of merging it, and never says an
-episode and the memory derived from it both. When only a retracted item matched, what holds now is
-what the message that retracted it says (the memory made from it, else the message itself): that is
-stated and cited with the message, and the old value only as no longer holding. Only ids of the given items are ever cited; with
-no item sharing a key word with the question, it abstains.
+about (core/recall/truth.py), and each group brings in its other members: they state the same
+attribute, so the current one answers even when it shares no word with the question. For each
+subject, the answer states the current item of the highest authority once, word for word (the user's
+own third-person memory turned to "you" by models/llm/rules/inflect.py), with its date and what it
+replaced as past ("before that, Berlin") when history is known; it attributes claims of lower
+authority to their source (and an assistant's or a tool's line is never said as the user's fact),
+names a recorded conflict instead of merging it, and never says an episode and the memory derived
+from it both. A reply's "(in reply to …)" note says which question it answered, not what the user
+said: it is neither matched nor said. When only a retracted item matched, what holds now is what the
+message that retracted it says (the memory made from it, else the message itself): that is stated and
+cited with the message, and the old value only as no longer holding. A question naming a time ("in
+March 2024", "before I moved") is answered with the version that held then
+(models/llm/rules/answer_time.py). Only ids of the given items are ever cited; with no item sharing a
+key word with the question, it abstains.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import re
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
+from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
+from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
 MAX_SUBJECTS = 3
@@ -26,7 +34,15 @@ ABSTAIN_TEXT = "No stored memory answers this."
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
 _AUTHORITY_RANK = {"authorized": 3, "attested": 2, "unendorsed": 1}
 _LIVE = ("current", "in_conflict")
-_STALE = ("superseded", "retracted", "archived")
+#: history: replaced, retracted, kept cold, or (recall's safety net) an older statement of an attribute
+#: a newer one states
+_STALE = ("superseded", "retracted", "archived", "probably_superseded")
+#: never said as anything: shown only to a person who asked for rejected material
+_WITHHELD = ("rejected", "held")
+#: a reply's note of the question it answered (core's rule extractor writes it)
+_REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
+
+Row = tuple[int, int, int, ContextItem, set[str]]
 
 
 def key_terms(question: str) -> set[str]:
@@ -35,17 +51,13 @@ def key_terms(question: str) -> set[str]:
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     keys = key_terms(question)
-    present = {item.id for item in items}
-    scored: list[tuple[int, int, int, ContextItem, set[str]]] = []
-    for position, item in enumerate(items):
-        if item.kind == "episode" and present & set(item.derived):
-            continue  # its memory is here and says it, with its state
-        shared = keys & _stems(item)
-        if shared:
-            scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
+    when = asked_when(question, items)
+    if when is not None and keys - when.words:
+        keys -= when.words  # "in March 2024" says when, not what
+    scored = _scored(items, keys)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
-    groups: dict[str, list[tuple[int, int, int, ContextItem, set[str]]]] = {}
+    groups: dict[str, list[Row]] = {}
     for row in scored:
         groups.setdefault(row[3].group or row[3].id, []).append(row)
     # Subjects in order of their best item: most key words, then what the user said before others' claims.
@@ -55,8 +67,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     sentences: list[str] = []
     cited: list[str] = []
     covered: set[str] = set()
+    by_id = {i.id: i for i in items}
     for rows in [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]:
-        said, ids = _subject(rows, keys, {i.id: i for i in items})
+        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when)
         sentences.append(said)
         cited += ids
         covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
@@ -68,15 +81,53 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     )
 
 
+def _scored(items: Sequence[ContextItem], keys: set[str]) -> list[Row]:
+    """The items sharing a key word with the question: (how many, authority, -position, item, which)."""
+    present = {item.id for item in items}
+    scored: list[Row] = []
+    for position, item in enumerate(items):
+        if item.kind == "episode" and present & set(item.derived):
+            continue  # its memory is here and says it, with its state
+        if item.state in _WITHHELD:
+            continue
+        shared = keys & _stems(item)
+        if shared:
+            scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
+    return scored
+
+
+def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
+    """The other items of the rows' subject (recall's group), which state the same attribute though they
+    share no key word ("I started at Fietsbank" for "where do I work?"), last."""
+    group = rows[0][3].group
+    if group is None:
+        return []
+    have = {r[3].id for r in rows}
+    present = {i.id for i in items}
+    return [
+        (0, _AUTHORITY_RANK.get(item.authority, 0), -position, item, set())
+        for position, item in enumerate(items)
+        if item.group == group
+        and item.id not in have
+        and item.state not in _WITHHELD
+        and not (item.kind == "episode" and present & set(item.derived))
+    ]
+
+
+def own_words(text: str) -> str:
+    """An item's text without a reply's note of the question it answered."""
+    return _REPLY_NOTE.sub(" ", text).strip()
+
+
 def _stems(item: ContextItem) -> set[str]:
-    """What an item speaks about: its words, and the attribute it states ("lives_in" for "User moved to
+    """What an item speaks about: its own words, and the attribute it states ("lives_in" for "User moved to
     Porto."), so a question asked in other words than the memory's still finds it."""
     about = re.sub(r"[_:]", " ", item.subject or "")
-    return content_stems(f"{item.text} {about}")
+    return content_stems(f"{own_words(item.text)} {about}")
 
 
 def _subject(
-    rows: list[tuple[int, int, int, ContextItem, set[str]]], keys: set[str], by_id: dict[str, ContextItem]
+    rows: list[Row], keys: set[str], by_id: dict[str, ContextItem], when: AskedWhen | None = None
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
@@ -95,29 +146,14 @@ def _subject(
             -(members + live).index(m),
         ),
     )
+    if when is not None:
+        then = held_then([m for m in members if m.authority == head.authority], head, when)
+        if then is not None:  # what holds now is cited with it: the answer does not present it as current
+            return _as_of(then, head, members, keys), list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
-    text = _said(head, keys) if head.id in retractions else _sentence(head, keys)
+    text = _said(head, keys) if head.id in retractions else _stated(head, keys)
     ids = [head.id]
-    # What the current value replaced: the version it superseded directly, else the latest history. What
-    # waits in cold storage under it (a narrower statement it covers) was not replaced: it is not said.
-    stale = sorted(
-        (m for m in members if m.state in _STALE and m.state != "archived"),
-        key=lambda m: (m.superseded_by == head.id, m.time or ""),
-        reverse=True,
-    )
-    if stale and head.corrects and stale[0].superseded_by == head.id:
-        # a mistake put right is no change of state: the old value never held
-        when = f" on {head.time[:10]}" if head.time else ""
-        text = f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
-        ids.append(stale[0].id)
-    elif stale:
-        before = stale[0].value or _sentence(stale[0], keys).rstrip(".")
-        since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
-        gone = ", which no longer holds" if stale[0].state == "retracted" else ""
-        text = f"{text.rstrip('.')} ({since}before that, {before}{gone})."
-        # the statement that retired it is cited with it
-        ids += [i for i in (stale[0].retracted_by,) if i in by_id and i not in ids]
-        ids.append(stale[0].id)
+    text = _history(text, head, members, keys, by_id, ids, retractions)
     lower = [
         m
         for m in live
@@ -129,6 +165,77 @@ def _subject(
         text += f" ({verb} {_attributed(other, keys)})"
         ids.append(other.id)
     return text, ids
+
+
+def _history(
+    text: str,
+    head: ContextItem,
+    members: list[ContextItem],
+    keys: set[str],
+    by_id: dict[str, ContextItem],
+    ids: list[str],
+    retractions: set[str | None],
+) -> str:
+    """``text`` (the head said) with what the current value replaced, as past: the version it superseded
+    directly, else the latest history. What waits in cold storage under it (a narrower statement it
+    covers) was not replaced: it is not said. The ids said are added to ``ids``."""
+    stale = sorted(
+        (m for m in members if m.state in _STALE and m.state != "archived" and m.authority == head.authority),
+        key=lambda m: (m.superseded_by == head.id, m.time or ""),
+        reverse=True,
+    )
+    if stale and head.corrects and stale[0].superseded_by == head.id:
+        # a mistake put right is no change of state: the old value never held
+        when = f" on {head.time[:10]}" if head.time else ""
+        ids.append(stale[0].id)
+        return f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
+    if not stale:
+        return text
+    before = _former(stale[0], head, keys)
+    since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
+    gone = ", which no longer holds" if stale[0].state == "retracted" else ""
+    # the statement that retired it is cited with it
+    ids += [i for i in (stale[0].retracted_by,) if i in by_id and i not in ids]
+    ids.append(stale[0].id)
+    return f"{text.rstrip('.')} ({since}before that, {before}{gone})."
+
+
+#: a name or a number in a statement: what a value usually is ("Berlin", "Lumen Health", "2019")
+_NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
+
+
+def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
+    """The value ``old`` gave, to name as past: its recorded value, else the names it holds that the
+    current statement does not ("Berlin" from "I live in Berlin." beside "We moved to Amsterdam!"), else
+    its sentence told in the past."""
+    if old.value:
+        return old.value
+    said = own_words(_best_sentence(old.text, keys))
+    now = own_words(head.text).casefold()
+    names = [
+        n
+        for n in dict.fromkeys(m.group(0) for m in _NAMED.finditer(said) if m.start() > 0)
+        if n.casefold() not in now and n not in ("User", "I")
+    ]
+    if names:
+        return " and ".join(names)
+    return _lower_first(in_the_past(_sentence(old, keys)).rstrip("."))
+
+
+def _as_of(then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str]) -> str:
+    """The version that held at the asked time, said as past when it no longer holds, with when it held."""
+    after = sorted((m.time or "" for m in members if (m.time or "") > (then.time or "")), key=str)
+    if then is head or not after:
+        since = f" (since {head.time[:10]})" if head.time else ""
+        return f"{_stated(head, keys).rstrip('.')}{since}."
+    said = _stated(then, keys)
+    said = in_the_past(first_to_second(said) if then.kind == "episode" else said).rstrip(".")
+    start = f"from {then.time[:10]} " if then.time else ""
+    return f"{said} ({start}until {after[0][:10]})."
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] not in ("I ", "I'") else text
 
 
 def _retiring(members: list[ContextItem], by_id: dict[str, ContextItem]) -> list[ContextItem]:
@@ -161,48 +268,31 @@ def _said(item: ContextItem, keys: set[str]) -> str:
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
-    text = _best_sentence(item.text, keys)
+    text = _best_sentence(own_words(item.text), keys)
     return _second_person(text) if item.kind != "episode" else text
+
+
+def _stated(item: ContextItem, keys: set[str]) -> str:
+    """An item said as what holds: the user's own statement in the second person; a line of the assistant,
+    a tool or a document with who said it, never as the user's fact."""
+    if item.authority != "authorized":
+        return _attributed(item, keys)
+    return _sentence(item, keys)
 
 
 def _attributed(item: ContextItem, keys: set[str]) -> str:
     """A lower-authority claim with who made it ("the assistant said: …", "tool calendar says: …")."""
-    text = _best_sentence(item.text, keys)
+    text = _best_sentence(own_words(item.text), keys)
     if text.lower().startswith("according to"):
         return text
     who = {"assistant": "the assistant", "user": "you"}.get(item.source or "", item.source or "a source")
     return f"{who} said: {text}"
 
 
-_THIRD = [
-    (re.compile(r"^User's\b"), "Your"),
-    (re.compile(r"^User is\b"), "You are"),
-    (re.compile(r"^User was\b"), "You were"),
-    (re.compile(r"^User has\b"), "You have"),
-    (re.compile(r"^User does\b"), "You do"),
-    (re.compile(r"^User (\w+ed|\w*[^s\W])\b"), r"You \1"),  # "User moved", "User got", "User can"
-    (re.compile(r"^User (\w+?)ies\b"), r"You \1y"),
-    (re.compile(r"^User (\w+?(?:ch|sh|ss|x|o))es\b"), r"You \1"),
-    (re.compile(r"^User (\w+?)s\b"), r"You \1"),
-]
-
-
 def _second_person(text: str) -> str:
-    """The user's memory as said to them: "User lives in Munich." -> "You live in Munich."."""
-    for pattern, replacement in _THIRD:
-        if pattern.match(text):
-            said = pattern.sub(replacement, text, count=1)
-            # and further on: "You switched User's editor" -> "your editor", "and User uses" -> "and you use"
-            for inner, lower in _INNER:
-                said = inner.sub(lower, said)
-            return said
-    return text
-
-
-_INNER = [
-    (re.compile(r"(?<= )" + pattern.pattern[1:]), replacement.replace("You", "you").replace("Your", "your"))
-    for pattern, replacement in _THIRD
-]
+    """The user's memory as said to them: "User lives in Munich." -> "You live in Munich." (the tested
+    inflection step, models/llm/rules/inflect.py)."""
+    return second_person(text)
 
 
 def _best_sentence(text: str, keys: set[str]) -> str:

@@ -1,0 +1,74 @@
+"""The time an answer is asked for, and the version of a subject that held then.
+
+A question may name a time ("where did I live in March 2024?", "last summer", "in 2023") or a change
+("where did I work before I moved?"). The time is read by recall's own rules (core/recall/query.py finds
+the phrase, core/recall/periods.py resolves it against the latest item's day, core/write/times.py reads
+a written bound); nothing here parses dates itself. The version that held then is the newest statement
+of the subject made before the period ends; before a change, the newest one before the current one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from veramem_desktop.core.llm import ContextItem
+from veramem_desktop.core.recall import periods
+from veramem_desktop.core.recall.query import asked_time, temporal_intent
+from veramem_desktop.core.write.times import parse_bound
+from veramem_desktop.models.llm.rules.text import content_stems
+
+#: a change named by a clause of the asker's own ("before I moved", "before we split up")
+_OWN_CLAUSE = re.compile(r"^(?:i|we|my|our)\b", re.I)
+
+
+@dataclass(frozen=True)
+class AskedWhen:
+    """What time a question asks about: statements made before ``end`` (an ISO day), or, with
+    ``before_change``, the version before the current one. ``words``: the stems naming the time, which
+    say nothing of the subject asked about."""
+
+    end: str | None
+    before_change: bool
+    words: frozenset[str]
+
+
+def asked_when(question: str, items: Sequence[ContextItem]) -> AskedWhen | None:
+    """The time ``question`` asks about, read against the latest day among ``items``; None when it names
+    no time (or one that cannot be read)."""
+    anchor = _latest_day(items)
+    found = asked_time(question)
+    if found is not None and anchor is not None:
+        period = periods.resolve(found, anchor)
+        if period is not None:
+            named = content_stems(found.value.replace("|", " ")) | {"last", "ago"}
+            return AskedWhen(period.end.isoformat(), False, frozenset(named))
+    intent = temporal_intent(question)
+    if intent.kind != "before" or not intent.phrase:
+        return None
+    words = frozenset(content_stems(intent.phrase))
+    if _OWN_CLAUSE.match(intent.phrase):
+        return AskedWhen(None, True, words)
+    if anchor is None:
+        return None
+    bound = parse_bound(intent.phrase, datetime(anchor.year, anchor.month, anchor.day, tzinfo=UTC))
+    return AskedWhen(bound.date().isoformat(), False, words) if bound is not None else None
+
+
+def _latest_day(items: Sequence[ContextItem]) -> date | None:
+    days = [d for d in (periods.as_day(i.time) for i in items) if d is not None]
+    return max(days) if days else None
+
+
+def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedWhen) -> ContextItem | None:
+    """Of one subject's ``statements`` (its current ``head`` among them), the one that held at the asked
+    time: the newest made before the period ends, or, before a change, the newest made before the
+    head. None when none is dated early enough."""
+    dated = sorted((s for s in statements if s.time), key=lambda s: s.time or "")
+    if when.before_change:
+        earlier = [s for s in dated if s is not head and (s.time or "") < (head.time or "")]
+        return earlier[-1] if earlier else None
+    before = [s for s in dated if (s.time or "")[:10] < (when.end or "")]
+    return before[-1] if before else None

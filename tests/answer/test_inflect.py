@@ -1,0 +1,73 @@
+"""The inflection step the rule answer speaks through: a memory about the user, said to the user."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from veramem_desktop.models.llm.rules.inflect import agree, first_to_second, in_the_past, second_person
+
+
+@pytest.mark.parametrize(
+    ("third", "second"),
+    [
+        ("User doesn't keep a car.", "You don't keep a car."),
+        ("User isn't on call this week.", "You aren't on call this week."),
+        ("User wasn't at the reunion.", "You weren't at the reunion."),
+        ("User hasn't finished the thesis.", "You haven't finished the thesis."),
+        ("User ares a night owl.", "You are a night owl."),
+        ("User is a beekeeper.", "You are a beekeeper."),
+        ("User has two ferrets.", "You have two ferrets."),
+        ("User teaches ceramics.", "You teach ceramics."),
+        ("User carries a fountain pen.", "You carry a fountain pen."),
+        ("User rarely buses to work.", "You rarely bus to work."),
+        ("User also coaches the under-twelves.", "You also coach the under-twelves."),
+        ("User's landlord raised the rent.", "Your landlord raised the rent."),
+        ("User repaired the shed and User paints it now.", "You repaired the shed and you paint it now."),
+        ("User can whistle.", "You can whistle."),
+        ("User taught User's niece to knit.", "You taught your niece to knit."),
+        ("Priya told User that User sings well.", "Priya told you that you sing well."),
+        ("User trusts himself.", "You trust yourself."),
+    ],
+)
+def test_a_third_person_memory_is_said_in_the_second_person_with_the_verb_agreeing(
+    third: str, second: str
+) -> None:
+    assert second_person(third) == second
+
+
+@given(
+    st.sampled_from(["bake", "watch", "fix", "marry", "play", "go", "do", "kiss", "buzz", "echo", "rely"]),
+    st.sampled_from(["", "often ", "really ", "never "]),
+)
+def test_any_present_verb_after_the_user_goes_back_to_its_lemma(lemma: str, adverb: str) -> None:
+    from lemminflect import getInflection
+
+    third = getInflection(lemma, tag="VBZ")[0]
+    said = second_person(f"User {adverb}{third} every day.")
+    assert said == f"You {adverb}{lemma} every day."
+    assert "User" not in said
+
+
+@pytest.mark.parametrize("word", ["moved", "news", "always", "was-", "could", "is"])
+def test_a_word_that_is_no_third_person_present_keeps_its_form_or_becomes_are(word: str) -> None:
+    assert agree(word) in (word, "are")
+
+
+@pytest.mark.parametrize(
+    ("present", "past"),
+    [
+        ("You live in Tallinn.", "You lived in Tallinn."),
+        ("You are a nurse.", "You were a nurse."),
+        ("You still drive a van.", "You still drove a van."),
+        ("Your manager is Odile.", "Your manager was Odile."),
+        ("You moved to Ghent.", "You moved to Ghent."),
+    ],
+)
+def test_a_statement_is_told_in_the_past(present: str, past: str) -> None:
+    assert in_the_past(present) == past
+
+
+def test_the_users_own_words_are_said_back_in_the_second_person() -> None:
+    assert first_to_second("I was renting in Ghent with my cousin.") == "You were renting in Ghent with your cousin."
+    assert first_to_second("I'm at the co-op now.") == "You're at the co-op now."

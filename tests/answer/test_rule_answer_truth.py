@@ -1,0 +1,118 @@
+"""The rule answer says what holds now, once, from the newest statement; what it replaced only as past;
+never an assistant's line or a reply's note as the user's fact; and, asked about a time, the version that
+held then. Items are built as recall hands them over (state, group, time), with sentences of their own."""
+
+from __future__ import annotations
+
+from veramem_desktop.core.llm import ContextItem
+from veramem_desktop.models.llm.rules.answer import answer
+
+
+def _item(
+    id: str,
+    text: str,
+    *,
+    time: str,
+    state: str = "current",
+    group: str | None = "g1",
+    kind: str = "fact",
+    authority: str = "authorized",
+    superseded_by: str | None = None,
+    source: str | None = None,
+) -> ContextItem:
+    return ContextItem(
+        id, text, kind, authority, time, state, superseded_by, group=group, source=source
+    )
+
+
+def _coach_history() -> list[ContextItem]:
+    """A climbing coach: first at one gym, then (unkeyed, no shared word) at another."""
+    return [
+        _item(
+            "m-old",
+            "User coaches at Boulderhaus Nord.",
+            time="2022-02-10T09:00:00+00:00",
+            state="probably_superseded",
+            superseded_by="m-new",
+        ),
+        _item("m-new", "Started running the kids' sessions at Kletterwerk.", time="2024-09-03T09:00:00+00:00"),
+    ]
+
+
+def test_the_current_value_is_said_once_from_the_newest_statement_and_the_old_one_only_as_past() -> None:
+    items = list(reversed(_coach_history()))
+    draft = answer("Where does the user coach?", items)
+    assert not draft.abstained
+    assert draft.text.index("Kletterwerk") < draft.text.index("before that, Boulderhaus Nord")
+    assert draft.text.count("Kletterwerk") == 1
+    assert "m-new" in draft.cited_ids
+
+
+def test_a_subject_member_sharing_no_word_with_the_question_still_answers_it() -> None:
+    """The newest statement of the asked attribute answers although only the older one shares a word."""
+    draft = answer("Where does the user coach?", _coach_history())
+    assert draft.cited_ids[0] == "m-new" and not draft.abstained
+
+
+def test_an_assistants_line_is_attributed_never_said_as_the_users_fact() -> None:
+    items = [
+        _item(
+            "m-claim",
+            "User keeps bees on the allotment.",
+            time="2024-03-01T10:00:00+00:00",
+            authority="attested",
+            source="assistant",
+            group=None,
+        )
+    ]
+    draft = answer("Does the user keep bees?", items)
+    assert draft.text.startswith("the assistant said:")
+    assert not draft.text.startswith("You keep")
+
+
+def test_a_replys_note_of_the_question_is_neither_matched_nor_said() -> None:
+    items = [
+        _item(
+            "m-reply",
+            "Sure, sounds good. (in reply to assistant: Should I book the ferry to Texel for Friday?)",
+            time="2024-03-01T10:00:00+00:00",
+            group=None,
+        )
+    ]
+    draft = answer("When is the ferry to Texel?", items)
+    assert draft.abstained and "Texel" not in draft.text
+
+
+def test_a_negative_memory_is_said_with_the_right_agreement() -> None:
+    items = [_item("m-neg", "User doesn't drink coffee after noon.", time="2024-01-01T08:00:00+00:00")]
+    assert answer("Does the user drink coffee?", items).text == "You don't drink coffee after noon."
+
+
+def _homes() -> list[ContextItem]:
+    return [
+        _item("m-now", "User lives in Utrecht.", time="2024-07-15T12:00:00+00:00"),
+        _item(
+            "m-was",
+            "User lives in Leuven.",
+            time="2020-01-20T12:00:00+00:00",
+            state="superseded",
+            superseded_by="m-now",
+        ),
+    ]
+
+
+def test_a_question_naming_a_month_is_answered_with_the_version_valid_then() -> None:
+    draft = answer("Where did the user live in March 2024?", _homes())
+    assert draft.text.startswith("You lived in Leuven") and "Utrecht" not in draft.text.split("(")[0]
+    assert draft.cited_ids[0] == "m-was" and not draft.abstained
+
+
+def test_a_question_naming_a_change_is_answered_with_the_version_before_it() -> None:
+    draft = answer("Where did I live before I moved?", _homes())
+    assert draft.text.startswith("You lived in Leuven")
+
+
+def test_a_question_naming_a_time_after_the_change_gets_the_current_version() -> None:
+    draft = answer("Where did the user live in August 2024?", _homes())
+    assert draft.text.startswith("You live in Utrecht")
+    assert answer("Where does the user live?", _homes()).text.startswith("You live in Utrecht (since 2024-07-15;")
