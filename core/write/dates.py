@@ -6,6 +6,12 @@ anchor the caller passes in (the message time), never from the wall clock. All f
 are pure. Dates written out in full are normalised in core/write/written_dates.py; times
 given by users and bounds named in questions are read in core/write/times.py.
 
+A month or weekday named alone ("in August", "on Friday") points the way its clause does
+(core/write/tense.py): forward from the message in a plan, a future or a scheduled present, back in a
+past clause, and nowhere in a habit ("I usually travel in August" stays as written). A length of time
+("for three years", "a two-week trip", "finished it in three months") is not a date; it becomes one
+only when anchored ("three years ago", "in three months' time", "in two weeks" in a plan).
+
 Granularity follows the expression: a day becomes ``2024-05-07``, a week
 ``the week of 2024-04-29`` (its Monday), a month ``April 2024``, a year ``2023``;
 expressions that are only approximate ("two weeks ago") are prefixed with ``around``.
@@ -17,6 +23,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
+from veramem_desktop.core.write.tense import habitual, tense_at
 from veramem_desktop.core.write.written_dates import MONTH_NUM, MONTH_RE, MONTHS, NUMBER_RE, parse_count
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -117,29 +124,41 @@ def _monday(day: date) -> date:
 
 # --- relative expressions ---------------------------------------------------------------------
 
-_FUTURE_CUES = re.compile(
-    r"\b(?:will|won't|shall|going to|gonna|plan(?:ning|s)? to|hope to|want to|intend to|upcoming|next)\b"
-    r"|'ll\b|\b(?:am|'m|are|'re|is|'s)\s+(?:\w+ing|in)\b",
-    re.IGNORECASE,
-)
-
 Resolved = tuple[str, str]  # (connective such as "on"/"in"/"around", the explicit date text)
-# A handler resolves one match against the anchor day, given the sentence around it;
-# None leaves the words as they are.
+# A handler resolves one match against the anchor day, given the whole text the match is in (the
+# clause around it says which way it points); None leaves the words as they are.
 _Handler = Callable[[re.Match[str], date, str], "Resolved | None"]
+
+
+def _forward(m: re.Match[str], text: str) -> bool | None:
+    """Which way a date named without "last" or "next" points from the message: forward in a plan, a
+    future or a present that names a time ("we fly out on Friday"), back in a past clause; None in a
+    habitual present ("I usually travel in August"), which names no one date."""
+    tense = tense_at(text, m.start(), m.end())
+    if tense == "past":
+        return False
+    if tense == "present" and habitual(text, m.start(), m.end()):
+        return None
+    return True
 
 
 def _is_approx(raw: str) -> bool:
     return raw.lower() in ("a few", "few")
 
 
-def _ago(m: re.Match[str], day: date, _sentence: str) -> Resolved | None:
+def _ago(m: re.Match[str], day: date, _text: str) -> Resolved | None:
     return _shift(m, day, 1)
 
 
-def _in_future(m: re.Match[str], day: date, sentence: str) -> Resolved | None:
-    # "in two weeks" is a date only in a plan; "I read it in two weeks" is a duration.
-    return _shift(m, day, -1) if _FUTURE_CUES.search(sentence) else None
+def _in_future(m: re.Match[str], day: date, text: str) -> Resolved | None:
+    # "in two weeks" is a date in a plan or a schedule ("the course starts in two weeks"); after a past
+    # verb it is how long something took ("I read it in two weeks"), a duration, left as written.
+    return _shift(m, day, -1) if _forward(m, text) else None
+
+
+def _in_time(m: re.Match[str], day: date, _text: str) -> Resolved | None:
+    # "in three months' time" always counts forward from the message
+    return _shift(m, day, -1)
 
 
 def _shift(m: re.Match[str], day: date, sign: int) -> Resolved:
@@ -157,7 +176,7 @@ def _shift(m: re.Match[str], day: date, sign: int) -> Resolved:
     return ("around" if approx else "in"), str(day.year - sign * n)
 
 
-def _named_day(m: re.Match[str], day: date, _sentence: str) -> Resolved | None:
+def _named_day(m: re.Match[str], day: date, _text: str) -> Resolved | None:
     word = re.sub(r"\s+", " ", m["word"].lower())
     offsets = {
         "the day before yesterday": -2, "the day after tomorrow": 2, "yesterday": -1,
@@ -175,7 +194,7 @@ def _named_day(m: re.Match[str], day: date, _sentence: str) -> Resolved | None:
 _STEP = {"last": -1, "this past": -1, "past": -1, "this": 0, "next": 1, "coming": 1, "this coming": 1}
 
 
-def _relative_unit(m: re.Match[str], day: date, _sentence: str) -> Resolved:
+def _relative_unit(m: re.Match[str], day: date, _text: str) -> Resolved:
     which, unit = m["which"].lower(), m["unit"].lower()
     step = _STEP[which]
     if unit == "week":
@@ -193,7 +212,7 @@ def _relative_unit(m: re.Match[str], day: date, _sentence: str) -> Resolved:
     return "in", str(day.year + step)
 
 
-def _weekday(m: re.Match[str], day: date, _sentence: str) -> Resolved:
+def _weekday(m: re.Match[str], day: date, _text: str) -> Resolved:
     which, wanted = m["which"].lower(), _WEEKDAYS.index(m["weekday"].lower())
     if which in ("last", "this past", "past"):
         back = (day.weekday() - wanted) % 7 or 7
@@ -204,7 +223,19 @@ def _weekday(m: re.Match[str], day: date, _sentence: str) -> Resolved:
     return "on", (_monday(day) + timedelta(days=wanted)).isoformat()
 
 
-def _holiday(m: re.Match[str], day: date, _sentence: str) -> Resolved:
+def _bare_weekday(m: re.Match[str], day: date, text: str) -> Resolved | None:
+    """ "on Friday": the coming Friday in a plan or a schedule, the last one in a past clause (or after
+    "since"); the same weekday as the message's is a week away either way."""
+    wanted = _WEEKDAYS.index(m["weekday"].lower())
+    forward = False if (m["prep"] or "").lower() == "since" else _forward(m, text)
+    if forward is None:
+        return None
+    if forward:
+        return "on", (day + timedelta(days=(wanted - day.weekday()) % 7 or 7)).isoformat()
+    return "on", (day - timedelta(days=(day.weekday() - wanted) % 7 or 7)).isoformat()
+
+
+def _holiday(m: re.Match[str], day: date, _text: str) -> Resolved:
     which, key = m["which"].lower(), _holiday_key(m["holiday"])
     rule = HOLIDAYS[key]
     if which in ("last", "this past", "past"):
@@ -220,7 +251,7 @@ def _holiday(m: re.Match[str], day: date, _sentence: str) -> Resolved:
     return "on", f"{target.isoformat()} ({_HOLIDAY_NAMES[key]})"
 
 
-def _month_name(m: re.Match[str], day: date, sentence: str) -> Resolved:
+def _month_name(m: re.Match[str], day: date, text: str) -> Resolved | None:
     which = (m["which"] or "").lower()
     month = MONTH_NUM[m["month"].lower().rstrip(".")]
     part = f"{m['part'].lower()} " if m["part"] else ""
@@ -230,10 +261,14 @@ def _month_name(m: re.Match[str], day: date, sentence: str) -> Resolved:
         year = day.year if month > day.month else day.year + 1
     elif which == "this" or month == day.month:
         year = day.year
-    elif _FUTURE_CUES.search(sentence):
-        year = day.year if month > day.month else day.year + 1  # a plan: the next such month
     else:
-        year = day.year if month < day.month else day.year - 1  # a report: the last such month
+        forward = _forward(m, text)
+        if forward is None:
+            return None
+        if forward:
+            year = day.year if month > day.month else day.year + 1  # a plan: the next such month
+        else:
+            year = day.year if month < day.month else day.year - 1  # a report: the last such month
     return "in", f"{part}{_month_label(year, month)}"
 
 
@@ -251,10 +286,23 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
         _named_day,
     ),
     (re.compile(_PREP_RE + r"\b(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"\s+ago\b", re.IGNORECASE), _ago),
+    (
+        re.compile(r"\bin\s+(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"['’]?\s+time\b", re.IGNORECASE),
+        _in_time,
+    ),
     (re.compile(r"\bin\s+(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"\b(?!['’])", re.IGNORECASE), _in_future),
     (
         re.compile(_PREP_RE + _WHICH + r"\s+(?P<weekday>" + _WEEKDAY_RE + r")\b(?!['’])", re.IGNORECASE),
         _weekday,
+    ),
+    (
+        re.compile(
+            r"\b(?P<prep>on|by|until|till|since|before|after|from)\s+(?P<weekday>"
+            + _WEEKDAY_RE
+            + r")\b(?!['’s])",
+            re.IGNORECASE,
+        ),
+        _bare_weekday,
     ),
     (
         re.compile(_PREP_RE + _WHICH + r"\s+(?P<holiday>" + _HOLIDAY_RE + r")(?![\w'’])", re.IGNORECASE),
@@ -277,12 +325,6 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
 _MAY_PREPS = ("in", "during", "since", "until", "till", "")
 
 
-def _sentence_around(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(ch, 0, start) for ch in ".!?\n") + 1
-    rights = [i for i in (text.find(ch, end) for ch in ".!?\n") if i != -1]
-    return text[left : min(rights) if rights else len(text)]
-
-
 def resolve_relative_dates(text: str, anchor: datetime | date) -> str:
     """Rewrite relative date expressions in ``text`` as explicit dates counted from ``anchor``.
 
@@ -302,7 +344,7 @@ def _substitute(pattern: re.Pattern[str], handler: _Handler, day: date, text: st
         month = groups.get("month")
         if month is not None and month.lower() == "may" and (month != "May" or prep not in _MAY_PREPS):
             return m.group(0)  # "may" the verb, or "from May" the person
-        resolved = handler(m, day, _sentence_around(text, m.start(), m.end()))
+        resolved = handler(m, day, text)
         if resolved is None:
             return m.group(0)
         connective, value = resolved
