@@ -9,7 +9,8 @@ Formats, detected from the path and the first record:
 - ``messages``: VeraMem's own message lists, a JSON list or JSON lines, read by
   core/transfer/message_lists.py.
 - ``documents``: a Markdown or text file, or a folder of them; one document per file,
-  chunked as ``veramem add --file F --role document`` does.
+  chunked as ``veramem add --file F --role document`` does, dated by its own words when they
+  give a date (core/write/written_dates.py ``document_time``), else by the file's time.
 - ``memories``: the JSON lines written by ``veramem export memories`` (read by
   core/transfer/memory_import.py).
 
@@ -40,6 +41,7 @@ from veramem_desktop.core.transfer.claude import claude_items
 from veramem_desktop.core.transfer.message_lists import message_items
 from veramem_desktop.core.transfer.records import Item, Problem, Record, import_key
 from veramem_desktop.core.write.chunking import chunk_document
+from veramem_desktop.core.write.written_dates import document_time
 
 FORMATS = ("chatgpt", "claude", "messages", "documents", "memories")
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text")
@@ -135,7 +137,10 @@ class Source:
             name = file.relative_to(base).as_posix()
             try:
                 text = file.read_bytes().decode("utf-8", errors="replace")
-                when = iso(datetime.fromtimestamp(file.stat().st_mtime, UTC))
+                # the document's own date (its title, a dated line, front matter) over the file's time,
+                # which for a copied or downloaded file is often the day it was imported
+                dated = document_time(text, datetime.fromtimestamp(file.stat().st_mtime, UTC))
+                when = iso(dated) if dated is not None else None
             except OSError as exc:
                 yield Problem(name, f"could not be read ({exc.strerror or type(exc).__name__})")
                 self._files_done += 1

@@ -11,7 +11,7 @@ Relative expressions ("last Friday") are resolved in core/write/dates.py. All fu
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",
@@ -98,3 +98,87 @@ def written_date(value: str) -> date | None:
             iso = _iso(int(m["year"]), MONTH_NUM[m["month"].lower()], int(m["day"]))
             return date.fromisoformat(iso) if iso else None
     return None
+
+
+# --- a document's own date --------------------------------------------------------------------
+
+#: how many of a document's first non-empty lines are read as its head (title, byline, date line)
+HEAD_LINES = 6
+#: a title longer than this is a sentence, and a year in it is not the document's date
+TITLE_CHARS = 60
+#: a labelled date line may sit this far down ("Last updated: …" under a title and a summary)
+LABELLED_LINES = 15
+_FRONT_MATTER = re.compile(r"\A---\s*\n(?P<body>.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
+_DATE_LABEL = re.compile(
+    r"\b(?:date[d]?|written|created|updated|last updated|modified|last modified|as of|version of)\b", re.I
+)
+_ISO_DAY = re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b")
+_MONTH_YEAR = re.compile(r"\b(?P<month>" + MONTH_RE + r")\.?,?\s+(?P<year>(?:19|20)\d{2})\b", re.I)
+_YEAR = re.compile(r"(?<![\d/.-])(?P<year>(?:19|20)\d{2})(?![\d/.-])")
+
+#: a document date: the first day it names, and the last day of the period it names (the same day
+#: for a whole date, a month's last day for "December 2024", a year's for "Goals 2025")
+Period = tuple[date, date]
+
+
+def _month_end(year: int, month: int) -> date:
+    return date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
+
+
+def _period_in(line: str, *, bare_year: bool) -> Period | None:
+    """The date a head line names: a whole date, else a month and year, else (``bare_year``) a year."""
+    m = _ISO_DAY.search(normalise_explicit_dates(line))
+    if m and (iso := _iso(int(m["year"]), int(m["month"]), int(m["day"]))) is not None:
+        day = date.fromisoformat(iso)
+        return day, day
+    if m := _MONTH_YEAR.search(line):
+        year, month = int(m["year"]), MONTH_NUM[m["month"].lower()]
+        return date(year, month, 1), _month_end(year, month)
+    if bare_year and (m := _YEAR.search(line)):
+        year = int(m["year"])
+        return date(year, 1, 1), date(year, 12, 31)
+    return None
+
+
+def _title(index: int, line: str) -> bool:
+    """A heading, or a document's first line when it reads as a title ("Goals 2025"): short, and not a
+    sentence ("Moved to Berlin in 2019." is one)."""
+    if line.startswith("#"):
+        return len(line) <= TITLE_CHARS
+    return index == 0 and len(line) <= TITLE_CHARS and not line.endswith((".", "!", "?"))
+
+
+def document_period(text: str) -> Period | None:
+    """The date a document gives itself, or None: a ``date:`` (``created:``, ``updated:`` …) in its front
+    matter, a labelled date line near its top ("Written 2 Jan 2025", "Last updated: March 2024"), or a
+    date in its head (its first lines: "Goals 2025", "# Profile (December 2024)"). A whole date wins over
+    a month, a month over a bare year; dates in its body (plans, history) are not the document's own."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    fm = _FRONT_MATTER.match(text.lstrip("\ufeff"))
+    labelled = [
+        ln for ln in (fm["body"].splitlines() if fm else []) if _DATE_LABEL.search(ln.split(":", 1)[0])
+    ]
+    labelled += [ln for ln in lines[:LABELLED_LINES] if _DATE_LABEL.search(ln)]
+    found = [p for ln in labelled if (p := _period_in(ln, bare_year=False)) is not None]
+    found += [p for i, ln in enumerate(lines[:HEAD_LINES]) if (p := _period_in(ln, bare_year=_title(i, ln)))]
+    if not found:
+        return None
+    return min(found, key=lambda p: (p[1] - p[0]).days)  # the most precise
+
+
+#: a file saved this long before the period its text names still counts as written for it
+#: (a "Goals 2025" note saved in late December 2024)
+EARLY_DAYS = 31
+
+
+def document_time(text: str, saved: datetime | None) -> datetime | None:
+    """When a document was written: ``saved`` (its file's time) when it falls in the period its text
+    names, or shortly before; else the start of that period; else ``saved``. A copied or downloaded
+    file's time is often the day it was imported, which the document's own words correct."""
+    period = document_period(text)
+    if period is None:
+        return saved
+    first, last = period
+    if saved is not None and first - timedelta(days=EARLY_DAYS) <= saved.astimezone(UTC).date() <= last:
+        return saved
+    return datetime(first.year, first.month, first.day, tzinfo=UTC)

@@ -31,6 +31,7 @@ from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.core.write.results import AddResult
+from veramem_desktop.core.write.written_dates import document_time
 
 from ..config import IdentitySettings
 from .organiser import Organiser
@@ -87,7 +88,8 @@ def document_inputs(text: str, name: str) -> list[EpisodeInput]:
     chunks = chunk_document(text)
     if not chunks:
         raise InvalidInputError(f"{name} has no text to add.")
-    return [EpisodeInput(content=c, role="document", name=name) for c in chunks]
+    dated = document_time(text, None)  # the date the document gives itself, else the time of the add
+    return [EpisodeInput(content=c, role="document", name=name, time=dated) for c in chunks]
 
 
 def scope_for(
