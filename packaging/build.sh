@@ -23,6 +23,7 @@ if [ ! -x "$PY" ]; then
     "${PYTHON:-python3}" -m venv "$VENV"
     "$PY" -m pip install --quiet --upgrade pip
     "$PY" -m pip install --quiet -e .
+    "$PY" -m pip install --quiet --require-hashes --no-deps -r "$ROOT/requirements-nlp.txt"
 fi
 if ! "$PY" -c "import PyInstaller" 2>/dev/null; then
     echo "build: installing PyInstaller into $VENV" >&2

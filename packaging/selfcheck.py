@@ -72,6 +72,18 @@ def _embedder() -> str:
     return f"384-d vectors; paraphrase {near:.2f} > unrelated {far:.2f}"
 
 
+@check("english parse pipeline")
+def _parse() -> str:
+    # spaCy loads the pipeline package by name, its config and weights from the package folder, and
+    # its components through registries: the rule-based keys read a change with it.
+    from veramem_desktop.models.llm.rules.keys import attribute
+
+    key = attribute("We finally moved to Amsterdam!")
+    if key != ("user", "lives_in", "Amsterdam"):
+        raise ValueError(f"unexpected key {key}")
+    return "'We finally moved to Amsterdam!' -> lives_in Amsterdam"
+
+
 @check("confusables table")
 def _confusables() -> str:
     # core/trust/normalize.py reads confusable_homoglyphs/confusables.json through importlib.resources.

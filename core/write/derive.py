@@ -34,6 +34,7 @@ from veramem_desktop.core.write import (
     correcting,
     corrections,
     decisions,
+    ends,
     guards,
     retracting,
     same_add,
@@ -226,8 +227,7 @@ class Writer:
                     neighbours.append((corrected.target, corrected.cosine))
                 decision = corrected.decision
             else:
-                decision = self._decided(cand, text, neighbours, out)
-                decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
+                cand, decision, apart = self._reconciled(cand, text, ep, pool, neighbours, out)
                 if apart is not None and not same_add.revising(apart.target.id, planned):
                     # the retraction its sentence makes, planned beside what the candidate says
                     near = [(apart.target, apart.cosine)]
@@ -256,6 +256,28 @@ class Writer:
                 )
             )
         return planned
+
+    def _reconciled(
+        self,
+        cand: Candidate,
+        text: str,
+        ep: Episode,
+        pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
+        neighbours: list[tuple[MemoryItem, float]],
+        out: WriteOutcome,
+    ) -> tuple[Candidate, Decision, retracting.Retracted | None]:
+        """Reconciliation's decision, then the engine's own readings: a retraction in the speaker's words
+        (core/write/retracting.py), and an ending statement's key (core/write/ends.py), which retracts the
+        current value it ends; an ending statement with nothing to end loses its key. Returns the
+        candidate as planned, the decision and a retraction to plan beside it."""
+        end = ends.ended(cand, neighbours) if cand.ends else None
+        if cand.ends and end is None:
+            cand = ends.unkeyed(cand)
+        decision = self._decided(cand, text, neighbours, out)
+        decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
+        if end is not None and decision.op != "DELETE":
+            decision = Decision("DELETE", end[0].id, reason=ends.REASON)
+        return cand, decision, apart
 
     def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: WriteOutcome) -> bool:
         """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""

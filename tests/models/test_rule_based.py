@@ -168,6 +168,8 @@ def test_kind_follows_the_wording(llm: RuleBasedLLM, content: str, kind: str) ->
         ("My sister's name is Ana.", ("user", "relation:sister", "Ana")),
         ("My mum Maria lives in Porto.", ("user", "relation:mother", "Maria")),
         ("We went to my daughter Sara's party.", ("user", "relation:daughter", "Sara")),
+        # another person's attribute is keyed to that person, never to the user
+        ("My sister is a nurse.", ("user's sister", "occupation", "nurse")),
     ],
 )
 def test_simple_statements_get_a_subject_predicate_and_value(
@@ -183,7 +185,6 @@ def test_simple_statements_get_a_subject_predicate_and_value(
         "The transgender stories were so inspiring.",
         "I'm a big fan of jazz and go to gigs.",
         "I have a dog named after my grandfather.",
-        "My sister is a nurse.",
         "I love how my garden brings people together.",
         "Showing my art is important to me.",
     ],
@@ -320,7 +321,7 @@ def test_two_statements_in_one_sentence_become_two_memories(
         assert c.quote in content  # each part quoted exactly as said
     keys = {(c.predicate, c.value) for c in found}
     if "Tessera" in content:  # each part keeps its own key: a later move no longer takes the job with it
-        assert keys == {("lives_in", "Lisbon"), ("occupation", "data engineer at Tessera")}
+        assert keys == {("lives_in", "Lisbon"), ("occupation", "data engineer")}
 
 
 def test_a_named_speaker_is_named_in_the_memory(llm: RuleBasedLLM) -> None:
@@ -634,7 +635,7 @@ def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
         ("I'm employed at Kelmar.", ("user", "works_at", "Kelmar")),
         ("My employer is Kelmar.", ("user", "works_at", "Kelmar")),
         ("I started working at Kelmar.", ("user", "works_at", "Kelmar")),
-        ("I am married to Kelmar.", ("user", "relation:spouse", "Kelmar")),
+        ("I am married to Kelmar.", ("user", "relation:partner", "Kelmar")),
         ("I drive a Kelmar.", ("user", "car", "Kelmar")),
         ("I am a vegetarian now.", ("user", "diet", "vegetarian")),
         ("My home is lovely.", ("user", "home", "lovely")),  # about the home, not where it is

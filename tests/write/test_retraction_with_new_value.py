@@ -26,7 +26,6 @@ def _say(mem: Memory, content: str) -> Any:
 RETRACTED_AND_NEW = [
     ("I'm vegetarian.", "I stopped being vegetarian, and I eat fish these days.", "What do I eat?", "fish"),
     ("I'm vegetarian.", "I'm no longer vegetarian and eat fish now.", "What do I eat?", "fish"),
-    ("I work at Acme.", "I quit my job at Acme and joined Globex.", "Where do I work?", "Globex"),
     ("I have a Volvo.", "I sold the Volvo and bought a Tesla.", "What car do I have?", "Tesla"),
     ("I play tennis.", "I quit playing tennis and started running.", "What sport do I do?", "running"),
     ("I have a Volvo.", "I sold the Volvo, and now I drive a Tesla.", "What car do I drive?", "Tesla"),
@@ -53,6 +52,21 @@ def test_a_retraction_with_a_new_value_in_the_same_message_as_the_old_one(rmem: 
     _say(rmem, "I work at Acme. I quit my job at Acme and joined Globex.")
     states = {m.text: m.status for m in rmem.memories(status=None, limit=100)}
     assert states == {"User works at Acme.": "retracted", "User joined Globex.": "active"}, states
+
+
+def test_quitting_one_employer_and_joining_another_makes_the_new_one_the_next_version(rmem: Memory) -> None:
+    """ "joined Globex" states the same attribute as "I work at Acme" (the employer, by the inventory's
+    frames), so Globex is the employer's new version, and Acme its history."""
+    (acme,) = _say(rmem, "I work at Acme.").added
+    done = _say(rmem, "I quit my job at Acme and joined Globex.")
+    (updated,) = done.updated
+    assert updated["previous"] == acme["id"], done
+    assert [(v.status, v.value) for v in rmem.history(updated["id"])] == [
+        ("superseded", "Acme"),
+        ("active", "Globex"),
+    ]
+    first = rmem.search("Where do I work?").results[0]
+    assert first.state == "current" and "Globex" in first.text, first
 
 
 def test_a_new_value_of_the_same_attribute_becomes_the_new_version_of_the_retracted_memory(

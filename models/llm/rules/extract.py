@@ -22,14 +22,7 @@ from veramem_desktop.core.llm import Candidate, Kind, Message
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.times import parse_time
 from veramem_desktop.core.write.written_dates import normalise_explicit_dates
-from veramem_desktop.models.llm.rules.keys import (
-    NO_KEY,
-    Key,
-    attribute,
-    attribute_about_user,
-    attribute_addressed,
-    labelled_wording,
-)
+from veramem_desktop.models.llm.rules.keys import Keyed, about_user, addressed, labelled_wording, read
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
@@ -140,16 +133,17 @@ def _anchor(message: Message) -> datetime | None:
         return None  # no readable time: relative dates are left as written
 
 
-def _key(sentence: str, role: str) -> Key:
-    """Keys are about the user: from the user's first person, or from "you" said to the user."""
+def _key(sentence: str, role: str) -> Keyed | None:
+    """Keys are about the user (or someone the user names): from the user's own words, or from "you"
+    said to the user."""
     if role == "user":
-        return attribute(sentence)
-    if role in _KEYS_ABOUT_ADDRESSEE and (key := attribute_addressed(sentence)) != NO_KEY:
+        return read(sentence)
+    if role in _KEYS_ABOUT_ADDRESSEE and (key := addressed(sentence)) is not None:
         return key
     if role != "document":  # "The user lives in Madrid", from a tool or the assistant
-        return attribute_about_user(sentence)
+        return about_user(sentence)
     # a document's first person is its author's, whoever that is: only its lines about "the user" count
-    return attribute_about_user(sentence) if not re.search(r"\b(?:I|[Mm]y|[Mm]e)\b", sentence) else NO_KEY
+    return about_user(sentence) if not re.search(r"\b(?:I|[Mm]y|[Mm]e)\b", sentence) else None
 
 
 def _question_before(message: Message, previous: Message | None) -> tuple[str, str] | None:
@@ -165,7 +159,7 @@ def _question_before(message: Message, previous: Message | None) -> tuple[str, s
 def _skipped(sentence: str, role: str) -> str | None:
     """Why ``sentence`` gives no memory, or None; a short one with a key is kept ("I'm vegan.")."""
     reason = skip_reason(sentence, role)
-    return None if reason == TOO_SHORT and _key(sentence, role) != NO_KEY else reason
+    return None if reason == TOO_SHORT and _key(sentence, role) is not None else reason
 
 
 def _named(text: str, message: Message, speaker: str) -> str:
@@ -208,7 +202,8 @@ def extract_with_skips(
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
-            subject, predicate, value = _key(sentence, message.role)
+            keyed = _key(sentence, message.role)
+            subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
                 third_person(
                     resolve_leading_pronoun(sentence, before),
@@ -238,6 +233,7 @@ def extract_with_skips(
                     predicate=predicate,
                     value=value,
                     importance=importance(sentence, kind),
+                    ends=keyed is not None and keyed.ends,
                 )
             )
     return out, skipped

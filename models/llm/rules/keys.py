@@ -1,52 +1,106 @@
-"""Subject / predicate / value for sentences with a simple shape.
+"""Subject / predicate / value of a statement, from its parse and the inventory of attributes.
 
-A user's first-person statement ("I live in Berlin", "my sister Ana", "I'm a nurse")
-gives a key about the user. So does an assistant's or a tool's second-person statement
-("You live in Berlin"): it is read with "you" as "I" and the speaker's own "I" set aside,
-so the assistant talking about itself never gives a key about the user.
+Each clause of a sentence is parsed (:mod:`.parse`) into who, which verb, what and how it is
+said; the verb and its preposition are looked up among the inventory's frames, and the nouns
+and values among its nouns and values (core/attributes.py). So "We finally moved to
+Amsterdam!", "Joined Fietsbank last Monday", "handed in my notice", "the new boss is Priya" and
+"my brother took a job at Stripe" are keyed by the same mechanism as "I live in Berlin":
+
+- the subject: "I", "we" and a sentence said without one are the speaker (the user); "my
+  brother" or a named person is that person ("user's brother", "Ana"), never the user;
+- the predicate: the frame that fits the verb, its preposition and its value best (a noun, a
+  value or an entity label of the attribute confirms it; a verb of many uses needs one); a
+  copula reads "my X is Y", "Y is my X" and "I'm a nurse" through the nouns and values;
+- how it is said: a question, a condition, a plan, a modal, or a past-tense state ("when I
+  still used Vim", "I used to live in Berlin") states nothing current and gives no key; a
+  change said in the past ("moved", "joined") is current from the message's time; a frame
+  that ends a value ("quit", "hand in my notice", "break up with") is read as an end.
+
+A user's first-person statement gives a key about the user. So does an assistant's or a tool's
+second-person statement ("You live in Berlin"): it is read with "you" as "I" and the speaker's own
+"I" set aside, so the assistant talking about itself never gives a key about the user.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 
-from veramem_desktop.models.llm.rules.lexicon import ADVERBS, TIME
-from veramem_desktop.models.llm.rules.text import stem, words
+from veramem_desktop.core import attributes
+from veramem_desktop.core.attributes import Attribute, Frame
+from veramem_desktop.models.llm.rules.parse import Clause, Parsed, Phrase, parse
+from veramem_desktop.models.llm.rules.text import stem
 
 Key = tuple[str | None, str | None, str | None]
 NO_KEY: Key = (None, None, None)
 
-_NEG = r"(?P<neg>no longer |don't |do not |never |not )?"
-_VALUE = r"(?P<value>[^.,;!?]+)"
-_NAME = r"(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)"
-_CUT = re.compile(
-    r"\s+(?:and|but|because|since|for|with|when|while|so|though|although|until|anymore|any more|now|"
-    r"yesterday|today|tomorrow|last|next|this|ago|these days|at the moment)\b.*$",
-    re.IGNORECASE,
-)
-_ARTICLE = re.compile(r"^(?:the|a|an|some|my)\s+", re.IGNORECASE)
 
-_PETS = r"(?:dog|puppy|pup|cat|kitten|kitty|hamster|rabbit|bunny|parrot|bird|fish|turtle|tortoise|horse|pony|guinea pig|snake|lizard|ferret)"
-RELATIONS = (
-    r"(?:mother|mom|mum|father|dad|sister|brother|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|spouse|"
-    r"son|daughter|kid|child|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|"
-    r"best friend|friend|roommate|flatmate|boss|colleague|coworker|co-worker|neighbou?r)"
-)
-# Several words for one relation, so "my mum" and "my mother" meet.
-_RELATION_NAMES = {
-    "mom": "mother",
-    "mum": "mother",
-    "dad": "father",
-    "grandma": "grandmother",
-    "grandpa": "grandfather",
-    "fiancee": "fiance",
-    "fiancée": "fiance",
-    "fiancé": "fiance",
-    "co-worker": "coworker",
-    "neighbor": "neighbour",
-    "flatmate": "roommate",
-    "kid": "child",
-}
+@dataclass(frozen=True)
+class Keyed:
+    """A statement's key, and whether it says the value stopped holding ("I quit the climbing gym")."""
+
+    subject: str
+    predicate: str
+    value: str | None
+    ends: bool = False
+
+    @property
+    def key(self) -> Key:
+        return self.subject, self.predicate, self.value
+
+
+def _relation_words() -> str:
+    words = {w for w in _RELATION_NOUNS}
+    return "(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + ")"
+
+
+_RELATION_NOUNS = [
+    w
+    for w in [
+        "mother",
+        "mom",
+        "mum",
+        "father",
+        "dad",
+        "sister",
+        "brother",
+        "wife",
+        "husband",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "fiance",
+        "fiancee",
+        "fiancé",
+        "fiancée",
+        "spouse",
+        "son",
+        "daughter",
+        "kid",
+        "child",
+        "cousin",
+        "aunt",
+        "uncle",
+        "grandma",
+        "grandmother",
+        "grandpa",
+        "grandfather",
+        "niece",
+        "nephew",
+        "friend",
+        "roommate",
+        "flatmate",
+        "boss",
+        "colleague",
+        "coworker",
+        "co-worker",
+        "neighbour",
+        "neighbor",
+    ]
+    if attributes.relation(w) is not None
+] + ["best friend"]
+#: the words for relatives, as a regular expression (the wording step finds "my sister Ana" with it)
+RELATIONS = _relation_words()
 # Capitalised words after "my sister" that are not her name.
 _NOT_NAMES_TEXT = """
     I I'm I've I'd I'll The A An And But So Or It It's He She They We You Monday Tuesday Wednesday
@@ -54,323 +108,405 @@ _NOT_NAMES_TEXT = """
 """
 NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
-_OCCUPATIONS_TEXT = """
-    teacher nurse doctor physician engineer developer programmer designer artist painter sculptor writer
-    author novelist poet journalist reporter lawyer attorney accountant student chef cook baker waiter
-    waitress barista bartender musician singer songwriter dancer actor actress photographer architect
-    scientist researcher professor lecturer librarian pharmacist dentist therapist counselor counsellor
-    psychologist psychiatrist surgeon vet veterinarian firefighter policeman policewoman cop pilot driver
-    mechanic electrician plumber carpenter farmer manager consultant analyst entrepreneur freelancer
-    editor translator tutor coach trainer instructor paramedic soldier intern cashier clerk secretary
-    receptionist salesman saleswoman realtor banker economist worker technician officer detective
-    programmer scientist biologist chemist physicist mathematician historian nanny caregiver midwife
-    hairdresser stylist tailor plumber builder gardener janitor cleaner volunteer retiree pastor priest
-"""
+_SPEAKER = frozenset({"i", "we", "me", "us"})
 _PRONOUNS_TEXT = """
-    it that this them him her you us those these everything
+    it that this them him her you us those these everything something one which what who whom whatever
 """
 _PRONOUNS = frozenset(_PRONOUNS_TEXT.split())
-_OCCUPATIONS = frozenset(_OCCUPATIONS_TEXT.split())
-
-_ATTRIBUTES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bmy name is " + _NAME), "name"),
-    (re.compile(r"\b(?:I'm|I am) called " + _NAME), "name"),
-    (re.compile(r"\b(?:I'm|I am) (?P<value>\d{1,3}) years? old\b", re.IGNORECASE), "age"),
-    (
-        re.compile(
-            r"\bI (?:currently |now |still )?"
-            + _NEG
-            + r"(?:live|am living|'m living|reside|am residing|'m residing) in "
-            + _VALUE,
-            re.I,
-        ),
-        "lives_in",
-    ),
-    (re.compile(r"\b(?:I'm|I am) " + _NEG + r"(?:living|based) in " + _VALUE, re.I), "lives_in"),
-    (
-        re.compile(r"\bI(?:'ve| have)? (?:just |recently |finally )?(?:moved|relocated) to " + _VALUE, re.I),
-        "lives_in",
-    ),
-    (
-        re.compile(
-            r"\bI (?:currently |now |still )?"
-            + _NEG
-            + r"(?:work|am working|'m working) (?:at|for) "
-            + _VALUE,
-            re.I,
-        ),
-        "works_at",
-    ),
-    (
-        re.compile(r"\b(?:I'm|I am) (?:now |currently )?(?:employed|working) (?:at|by|for) " + _VALUE, re.I),
-        "works_at",
-    ),
-    (
-        re.compile(
-            r"\bI(?:'ve| have)? (?:just |recently )?(?:got|found|started|took|accepted) (?:a |the |my )?"
-            r"(?:new )?(?:job|position|role|work|working) (?:at|with|for) " + _VALUE,
-            re.I,
-        ),
-        "works_at",
-    ),
-    (re.compile(r"\bI work as (?:an? )?" + _VALUE, re.I), "occupation"),
-    (re.compile(r"\b(?:I'm|I am) (?:now |happily )?married to " + _NAME), "relation:spouse"),
-    (re.compile(r"\bI (?:now |currently )?drive (?:an? |the )?" + _VALUE, re.I), "car"),
-    (
-        re.compile(
-            r"\b(?:I'm|I am) (?:now |currently |strictly |fully )?(?:an? )?"
-            r"(?P<value>vegan|vegetarian|pescatarian|pescetarian|carnivore|omnivore|flexitarian|keto|"
-            r"gluten[- ]free|lactose[- ]free|dairy[- ]free|halal|kosher)\b",
-            re.I,
-        ),
-        "diet",
-    ),
-    (
-        re.compile(
-            r"\b(?:I'm|I am) " + _NEG + r"(?:severely |very |mildly |slightly )?allergic to " + _VALUE, re.I
-        ),
-        "allergic_to",
-    ),
-    (
-        re.compile(r"\bI (?:" + ADVERBS + r"\s+)*" + _NEG + r"(?:like|love|enjoy|adore) " + _VALUE, re.I),
-        "likes",
-    ),
-    (
-        re.compile(
-            r"\bI (?:" + ADVERBS + r"\s+)*(?:hate|dislike|detest|can't stand|cannot stand) " + _VALUE, re.I
-        ),
-        "dislikes",
-    ),
-]
-_PREFER = re.compile(
-    r"\bI(?: " + ADVERBS + r")* prefer (?P<value>[^.,;!?]+?)(?:\s+(?:to|over|rather than|instead of)\s+"
-    r"(?P<alt>[^.,;!?]+))?(?=[.,;!?]|$)",
-    re.IGNORECASE,
-)
-# "I'm a nurse", "I am a software engineer at Acme": a short noun phrase ending in an occupation.
-_I_AM_A = re.compile(
-    r"\b(?:I'm|I am) (?:now |currently |still |also |actually )?an? "
-    r"(?P<value>(?:[A-Za-z-]+ ){0,2}?(?P<head>[a-z]+))(?=\s*(?:[.,;!-]|$)|\s+(?:at|in|for|with|and|by|from|who|since|"
-    r"working|now)\b)"
-)
-# "I have a dog named Rex", "I've got a cat called Tom", "I adopted a puppy named Pixel".
-_PET = re.compile(
-    r"\bI(?:'ve| have)? (?:just |recently |finally |also )?(?:have|got|adopted|own|rescued|have got|'ve got) "
-    r"(?:a |an |two |another )?(?:new |little |sweet |rescue |young |old )?" + _PETS + r"s? "
-    r"(?:named|called) " + _NAME
-)
-# "my sister's name is Ana", "my dog's name is Rex".
-_MY_X_NAME_IS = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r")'s name is " + _NAME)
-# "my sister Ana", "my dog, Rex,": a name right after the relation.
-_MY_X_NAME = re.compile(r"\b[Mm]y (?P<rel>" + RELATIONS + r"|" + _PETS + r"),? " + _NAME)
-_IS_PET = re.compile(r"^" + _PETS + r"$", re.IGNORECASE)
-# "Ana is my sister", "Rex is our dog": the name first, at the start of the statement.
-_NAME_IS_MY_X = re.compile(
-    r"(?:^|[,;:]\s*)(?P<value>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) is (?:my|our) "
-    r"(?:(?:older|younger|little|big|twin|baby|new)\s+)?(?P<rel>" + RELATIONS + r"|" + _PETS + r")\b"
-)
-# "I have a sister named Ana", "I've got a brother called Tom".
-_HAVE_X_NAMED = re.compile(
-    r"\bI(?:'ve| have)? (?:have|got|have got) an? (?:(?:older|younger|little|big|twin)\s+)?"
-    r"(?P<rel>" + RELATIONS + r") (?:named|called) " + _NAME
-)
-_MY_X_IS = re.compile(
-    r"\bmy (?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?) (?:is|are) (?:now )?" + _VALUE, re.IGNORECASE
-)
-_IS_RELATION = re.compile(r"^" + RELATIONS + r"$", re.IGNORECASE)
-#: attribute words of "my X is Y" that name the same attribute as a listed statement
-_CANONICAL = {
-    "home": "lives_in",
-    "address": "lives_in",
-    "home address": "lives_in",
-    "location": "lives_in",
-    "city": "lives_in",
-    "home town": "lives_in",
-    "hometown": "lives_in",
-    "place": "lives_in",
-    "employer": "works_at",
-    "company": "works_at",
-    "workplace": "works_at",
-    "firm": "works_at",
-    "job": "occupation",
-    "profession": "occupation",
-    "occupation": "occupation",
-    "spouse": "relation:spouse",
-}
+#: how a statement's tense says it is not current: plans, conditions and the past of a state
+_NOT_NOW = frozenset({"modal", "future"})
+_PAST = frozenset({"past", "pluperfect", "habitual_past"})
+#: verbs that carry another verb's statement: "started working at", "stopped learning", "love to paint"
+_BEGIN = frozenset({"start", "begin", "keep", "continue", "decide", "get"})
+_END = frozenset({"stop", "quit", "give up", "cease"})
+_LIKE = {"like": "likes", "love": "likes", "enjoy": "likes", "adore": "likes"}
+_DISLIKE = {"hate": "dislikes", "dislike": "dislikes", "detest": "dislikes"}
+_FAVOURITE = re.compile(r"^(?:absolute |all-time )?favou?rite\s+", re.IGNORECASE)
+_CHANGE_WORDS = re.compile(r"^(?:new|current|present|latest|usual)\s+", re.IGNORECASE)
 
 
-# A value that opens like these is a clause, not a thing: "I love how it looks", "my art is about …".
-_CLAUSE_START = re.compile(
-    r"^(?:how|that|what|when|where|why|it|is|was|are|to|so|very|really|about|being|getting|going|important|"
-    r"awesome|something|main|most|key|always|a mix|the main|the most|such)\b",
-    re.IGNORECASE,
-)
-_LEAD_WORDS = re.compile(
-    r"^(?:(?:oh|yeah|yes|well|so|and|but|also|actually|btw|now|anyway|plus|noted|got it|okay|ok|sure|right|"
-    r"great|lovely|alright|understood|correction|thanks|thank you|these days|nowadays|today|currently|lately|"
-    r"recently|since then|from now on|as of now|at the moment)\b[\s,!.:]*)*$",
-    re.I,
-)
+def read(sentence: str) -> Keyed | None:
+    """The key of a statement about the speaker (or about someone they name), None when it has none."""
+    parsed = parse(sentence.replace("\u2019", "'"))
+    for clause in parsed.clauses:
+        if not (clause.hypothetical or clause.background) and (ended := _ended_relative(clause)):
+            return ended
+    named = _named_relative(parsed)
+    if named is not None:
+        return named
+    for clause in parsed.clauses:
+        found = _clause(clause, parsed)
+        if found is not None:
+            return found
+    return _implied(parsed)
 
 
-def _plausible(value: str) -> bool:
-    """A short noun phrase, not the start of a clause."""
-    return len(value.split()) <= 5 and not _CLAUSE_START.match(value)
-
-
-def _clean(value: str) -> str | None:
-    when = TIME.search(value)
-    if when:
-        value = value[: when.start()]
-    # "Lisbon two weeks" when the time expression "… ago" was cut off above
-    value = re.sub(r"\s+(?:\w+\s+)?(?:days?|weeks?|months?|years?)\s*$", "", value)
-    value = _CUT.sub("", value.strip()).strip(" '\"")
-    value = _ARTICLE.sub("", value)
-    return value or None
-
-
-def _topic(phrase: str) -> str:
-    """The head word of a noun phrase, singular: "window seats" -> "seat"."""
-    ws = [w for w in words(phrase) if w not in ("the", "a", "an", "my", "some")]
-    return stem(ws[-1]) if ws else "general"
-
-
-def _named(rel: str, name: str) -> Key:
-    """The key for "my <relation or pet> <Name>"."""
-    name = re.sub(r"'s$", "", name)
-    rel = " ".join(rel.lower().split())
-    if _IS_PET.match(rel):
-        return "user", "pet", name
-    return "user", "relation:" + _RELATION_NAMES.get(rel, rel).replace(" ", "_"), name
-
-
-def _preference(sentence: str) -> Key:
-    m = _PREFER.search(sentence)
-    if not m or not (value := _clean(m["value"])):
-        return NO_KEY
-    alt = _clean(m["alt"]) if m["alt"] else None
-    topic = "/".join(sorted({_topic(value), _topic(alt)})) if alt else _topic(value)
-    return "user", f"preference:{topic}", value
-
-
-def _listed(sentence: str) -> Key:
-    for pattern, predicate in _ATTRIBUTES:
-        m = pattern.search(sentence)
-        if m and (value := _clean(m["value"])):
-            if predicate == "likes" and (m.groupdict().get("neg") or "").strip() in (
-                "don't",
-                "do not",
-                "never",
-                "not",
-            ):
-                predicate = "dislikes"
-            if predicate in ("likes", "dislikes"):
-                value = re.sub(r"^to\s+", "", value)
-                if value.lower() in _PRONOUNS or not _plausible(value):
-                    continue  # "I love it", "I love how …": the thing itself is elsewhere
-            return "user", predicate, value
-    return NO_KEY
-
-
-def _people_and_pets(sentence: str) -> Key:
-    m = _PET.search(sentence)
-    if m:
-        return "user", "pet", m["value"]
-    for pattern in (_MY_X_NAME_IS, _MY_X_NAME, _NAME_IS_MY_X, _HAVE_X_NAMED):
-        m = pattern.search(sentence)
-        if m and m["value"].split()[0] not in NOT_NAMES:
-            return _named(m["rel"], m["value"])
-    return NO_KEY
-
-
-def _occupation(sentence: str) -> Key:
-    m = _I_AM_A.search(sentence)
-    if m and m["head"] in _OCCUPATIONS:
-        return "user", "occupation", m["value"]
-    return NO_KEY
-
-
-def _my_x_is(sentence: str) -> Key:
-    m = _MY_X_IS.search(sentence)
-    if not m or not (value := _clean(m["value"])) or not _LEAD_WORDS.match(sentence[: m.start()]):
-        return NO_KEY  # "my X is Y" opens the sentence; "Showing my art is fun" is not about the art
-    return _keyed(m["attr"], value)
-
-
-def _keyed(attr: str, value: str) -> Key:
-    """The key of "my <attr> is <value>", however the statement was worded."""
-    if not _plausible(value):
-        return NO_KEY
-    attr = " ".join(attr.lower().split())
-    if _IS_RELATION.match(attr) or _IS_PET.match(attr):
-        # "my sister is Ana" names her; "my sister is a nurse" is about her, not a key of the user
-        name = re.fullmatch(r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)?", value)
-        return _named(attr, value) if name and value.split()[0] not in NOT_NAMES else NO_KEY
-    fav = re.match(r"favou?rite (.+)", attr)
-    if fav:
-        return "user", f"preference:{fav.group(1)}", value
-    attr = re.sub(r"^(?:new|current|present|latest|usual) ", "", attr)
-    canonical = _CANONICAL.get(attr)
-    named = re.sub(r"^(?:in|at|with|for) ", "", value, flags=re.I)
-    # "my home is in Porto", "my employer is Acme": the attribute under its one name, when the value
-    # names a place or an organisation ("my home is lovely" is about the home, not where it is)
-    if canonical is not None and (canonical == "occupation" or named[:1].isupper()):
-        return "user", canonical, named
-    return "user", attr.replace(" ", "_"), value
-
-
-_ATTR = r"(?P<attr>(?:favou?rite )?[a-z]+(?: [a-z]+)?)"
-#: a change of one attribute, worded as a change: "I switched my editor to Helix", "I now use Helix as my
-#: editor", "my editor changed to Helix"
-_CHANGED = [
-    re.compile(
-        r"\bI(?:'ve| have)? (?:just |recently |finally |now )?(?:changed|switched|updated|moved|upgraded|"
-        r"replaced) my " + _ATTR + r" (?:over )?to " + _VALUE,
-        re.I,
-    ),
-    re.compile(
-        r"\bI (?:now |currently |mostly |mainly )?use (?P<value>[^.,;!?]+?) as my " + _ATTR + r"\b", re.I
-    ),
-    re.compile(r"\bmy " + _ATTR + r" (?:has )?(?:changed|switched) to " + _VALUE, re.I),
-]
-#: a labelled line, as tools and documents write them: "Home: Porto", "user.city = Porto"
-_LABELLED = re.compile(
-    r"^\s*(?:the )?(?:user(?:'s|\.|_| )\s*)?(?P<attr>[A-Za-z][A-Za-z ]{1,28}?)\s*[:=]\s*"
-    r"(?P<value>[^.;!?\n]{1,60}?)\s*[.]?\s*$",
-    re.I,
-)
-
-
-def _changed(sentence: str) -> Key:
-    for pattern in _CHANGED:
-        m = pattern.search(sentence)
-        if m and (value := _clean(m["value"])):
-            return _keyed(m["attr"], value)
-    return NO_KEY
-
-
-def labelled(sentence: str) -> Key:
-    """The key of a labelled line a tool or a document wrote about the user ("Home: Porto"), only for the
-    attributes known under one name (where one lives, works, one's occupation)."""
-    m = _LABELLED.match(sentence.replace("’", "'"))
-    if not m:
-        return NO_KEY
-    attr = " ".join(m["attr"].lower().replace("_", " ").split())
-    if _CANONICAL.get(re.sub(r"^(?:new|current|present|latest|usual) ", "", attr)) is None:
-        return NO_KEY
-    key = _keyed(attr, m["value"].strip())
-    return key if key[1] in set(_CANONICAL.values()) else NO_KEY
+def _implied(parsed: Parsed) -> Keyed | None:
+    """A change said only through its new thing: "Loving the new flat, the canals in Leiden are great"
+    names the new home's city; the attribute the new thing's noun names, valued by the sentence's one
+    entity of that attribute's kind."""
+    if any(c.hypothetical or c.tense in _NOT_NOW or c.negated for c in parsed.clauses[:1]):
+        return None
+    for owner, noun in parsed.news:
+        attr = attributes.for_noun(noun)
+        if attr is None or not attr.entities or owner not in ("", "my", "our"):
+            continue
+        found = [text for text, label in parsed.entities if label in attr.entities]
+        if len(found) == 1:
+            return Keyed("user", attr.name, found[0])
+    return None
 
 
 def attribute(sentence: str) -> Key:
-    """(subject, predicate, value) for a user's simple first-person statement, else three Nones."""
-    sentence = sentence.replace("’", "'")
-    for find in (_preference, _listed, _people_and_pets, _occupation, _my_x_is, _changed):
-        key = find(sentence)
-        if key != NO_KEY:
-            return key
-    return NO_KEY
+    """(subject, predicate, value) for a speaker's statement, else three Nones."""
+    found = read(sentence)
+    return found.key if found is not None else NO_KEY
 
+
+# --- who ---------------------------------------------------------------------------------------
+
+
+def _who(phrase: Phrase | None) -> str | None:
+    """Whose attribute a clause states: the user for "I", "we" or no subject; "user's brother" for "my
+    brother" (her name when said: "my sister Ana" is "Ana"); a named person by name; None otherwise."""
+    if phrase is None or phrase.head in _SPEAKER:
+        return "user"
+    role = attributes.relation(phrase.head)
+    if role is not None and phrase.owner in ("my", "our"):
+        return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
+    if phrase.proper and phrase.owner is None and phrase.text[:1].isupper() and phrase.text not in NOT_NAMES:
+        return phrase.text
+    return None
+
+
+def _named_relative(parsed: Parsed) -> Keyed | None:
+    """ "my sister Ana", "my daughter Sara's party", "a dog named Rex" (had, got or adopted by the
+    speaker): the relation (or the pet) and the name."""
+    for owner, noun, name in parsed.names:
+        if name.split()[0] in NOT_NAMES:
+            continue
+        if attributes.is_pet(noun):
+            return Keyed("user", "pet", name)
+        role = attributes.relation(noun)
+        if role is not None and owner in ("my", "our", "have"):
+            return Keyed("user", role, name)
+    return None
+
+
+# --- a clause ----------------------------------------------------------------------------------
+
+
+def _clause(c: Clause, parsed: Parsed) -> Keyed | None:
+    if c.hypothetical or c.background or c.tense in _NOT_NOW:
+        return None
+    ended = _ended_relative(c)
+    if ended is not None:
+        return ended
+    who = _who(c.subject)
+    if c.verb == "be":
+        return _copula(c, parsed) if c.tense not in _PAST or c.stopped else None
+    switched = (
+        _switched(c, who or "user") if c.tense not in _PAST or c.verb in attributes.SWITCH_VERBS else None
+    )
+    if switched is not None or who is None:
+        return switched
+    if c.nested is not None and (carried := _carried(c, who, parsed)) is not None:
+        return carried
+    if c.verb == "use" and c.tense == "past" and c.nested is not None:
+        return None  # "I used to live in Berlin"
+    return _preference(c, who) or _framed(c, who, parsed)
+
+
+def _carried(c: Clause, who: str, parsed: Parsed) -> Keyed | None:
+    """A statement carried by another verb: "started working at Kelmar" (the nested verb's, now),
+    "stopped learning Italian" (the nested verb's, ended), "love to paint" (a like)."""
+    nested = c.nested
+    assert nested is not None
+    if c.obj is not None:
+        return None  # "gave up my seat to play tennis": what was given up is the seat
+    if c.verb in _BEGIN:
+        return _framed(_as(nested, c), who, parsed, change=True)
+    if c.verb in _END:
+        found = _framed(_as(nested, c), who, parsed, change=True)
+        return Keyed(found.subject, found.predicate, found.value, ends=True) if found else None
+    liked = _LIKE.get(c.verb) or _DISLIKE.get(c.verb)
+    if liked is not None and c.tense not in _PAST:
+        value = " ".join(p for p in (nested.verb, nested.obj.text if nested.obj else "") if p)
+        return Keyed(who, _negated(liked, c), value) if value else None
+    return None
+
+
+def _as(nested: Clause, outer: Clause) -> Clause:
+    """The nested clause with the outer clause's tense and negation (its own are the infinitive's)."""
+    return Clause(
+        **{**nested.__dict__, "tense": outer.tense, "negated": outer.negated, "stopped": outer.stopped}
+    )
+
+
+def _negated(predicate: str, c: Clause) -> str:
+    if c.negated and predicate in ("likes", "dislikes"):
+        return "dislikes" if predicate == "likes" else "likes"
+    return predicate
+
+
+def _preference(c: Clause, who: str) -> Keyed | None:
+    """ "I prefer window seats (to aisle seats)": a preference on the topic of the thing preferred, or
+    the attribute the value gives away ("I prefer Vim" is the editor)."""
+    if c.verb != "prefer" or c.obj is None or c.tense in _PAST:
+        return None
+    value = c.obj.text
+    attr = attributes.for_value(value)
+    if attr is not None:
+        return Keyed(who, attr.name, value)
+    alt = next((p.text for prep, p in c.preps if prep in ("to", "over")), None)
+    alt = alt or next((o for prep, o in c.obj.preps if prep in ("to", "over")), None)
+    topics = {stem(c.obj.text.split()[-1])} | ({stem(alt.split()[-1])} if alt else set())
+    return Keyed(who, "preference:" + "/".join(sorted(topics)), value)
+
+
+def _switched(c: Clause, who: str) -> Keyed | None:
+    """ "I switched my editor to Helix", "my editor changed to Helix", "I now use Helix as my editor":
+    the attribute named as "my X", and the new value."""
+    to = next((p for prep, p in c.preps if prep == "to"), None)
+    mine = c.obj if c.obj is not None and c.obj.owner in ("my", "our") else None
+    if c.verb in attributes.SWITCH_VERBS and to is not None:
+        named = mine or (c.subject if c.subject is not None and c.subject.owner in ("my", "our") else None)
+        if named is not None:
+            return _noun_key("user", named.text, to.text)
+    as_ = next((p for prep, p in c.preps if prep == "as" and p.owner in ("my", "our")), None)
+    if as_ is not None and c.obj is not None:
+        return _noun_key(who, as_.text, c.obj.text)
+    return None
+
+
+# --- frames ------------------------------------------------------------------------------------
+
+
+def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Keyed | None:
+    """The attribute whose frame fits the clause best, with its value; None when none fits."""
+    best: tuple[int, Attribute, Frame, str | None] | None = None
+    verb = c.verb
+    for attr, frame in _frames(verb):
+        value = _value(c, frame, attr, parsed)
+        if value is False:
+            continue
+        score = _confirmed(attr, value if isinstance(value, Phrase) else None)
+        if frame.weak and score <= 0:
+            continue
+        score += 1 if frame.prep or frame.obj else 0
+        if best is None or score > best[0]:
+            best = (score, attr, frame, _text(value, attr, frame.ends) if isinstance(value, Phrase) else None)
+    if best is None:
+        return None
+    _, attr, frame, text = best
+    if not _current(c, frame, change) or (text is None and not frame.ends):
+        return None
+    predicate = _negated(attr.name, c)
+    if predicate in ("likes", "dislikes"):
+        return Keyed(who, predicate, text) if text else None
+    if c.negated and not c.stopped:
+        return None  # "I don't live in Berlin": says nothing stopped, and nothing of now
+    if who != "user" and (attr.name == "pet" or attr.name.startswith("relation:")):
+        return None  # another person's pets and relations are not keyed
+    return Keyed(who, predicate, text, ends=frame.ends or c.stopped)
+
+
+def _frames(verb: str) -> tuple[tuple[Attribute, Frame], ...]:
+    return attributes.frames_for(verb)
+
+
+def _ended_relative(c: Clause) -> Keyed | None:
+    """ "My grandmother passed away", "our cat Miso died": the user's relation (or pet) ends; its value
+    is the name when said, else the word for them."""
+    s = c.subject
+    if s is None or s.owner not in ("my", "our") or c.tense in _NOT_NOW:
+        return None
+    family = attributes.by_name("relation:x")
+    pet = attributes.by_name("pet")
+    predicate = "pet" if attributes.is_pet(s.head) else attributes.relation(s.head)
+    holder = pet if predicate == "pet" else family
+    if predicate is None or holder is None:
+        return None
+    if not any(f.ends and f.verb == c.verb and f.prep is None and f.obj is None for f in holder.frames):
+        return None
+    return Keyed("user", predicate, s.name or s.text, ends=True)
+
+
+def _current(c: Clause, frame: Frame, change: bool) -> bool:
+    """Whether the clause states something of now: a state in the present (or perfect: "I've lived
+    here since 2019"), a change in the past or perfect ("moved", "have joined"); never a state said in
+    the past ("when I still used Vim"), a change still ahead ("I'm moving in August")."""
+    if c.tense in _PAST:
+        return not frame.state or change or frame.ends or c.stopped
+    if c.tense == "progressive":
+        return frame.state or frame.ends
+    return True
+
+
+def _value(c: Clause, frame: Frame, attr: Attribute, parsed: Parsed) -> Phrase | None | bool:
+    """The clause's value for ``frame``: a phrase, None when the frame takes none (an end: "resigned"),
+    False when the frame does not fit the clause."""
+    if frame.obj is not None and (c.obj is None or c.obj.head != frame.obj):
+        return False
+    if frame.prep is not None:
+        found = next((p for prep, p in c.preps if prep == frame.prep), None)
+        if found is None:
+            return None if frame.obj is not None and frame.ends else False
+        return found
+    if frame.obj is not None:
+        return _loose_value(c, attr, parsed)
+    if c.obj is not None:
+        return c.obj
+    if frame.ends:
+        return None
+    return False
+
+
+def _loose_value(c: Clause, attr: Attribute, parsed: Parsed) -> Phrase | None:
+    """A value a fixed-object frame leaves to the rest of the sentence ("set a new record: 21:30"):
+    the first entity of the attribute's labels."""
+    found = [
+        Phrase(text=text, head=text.lower(), label=label)
+        for text, label in parsed.entities
+        if label in attr.entities
+    ]
+    return found[-1] if found else None  # "on the 5k: 21:30": the figure comes last
+
+
+def _confirmed(attr: Attribute, value: Phrase | None) -> int:
+    """How far a value gives its attribute away: its head among the attribute's nouns or values, its
+    entity label among the attribute's labels; less when its label belongs to other attributes."""
+    if value is None:
+        return 0
+    score = 0
+    if attributes.for_noun(value.head) is attr or attributes.for_noun(value.text) is attr:
+        score += 3
+    if attributes.for_value(value.text) is attr or attributes.for_value(value.head) is attr:
+        score += 3
+    labels = {value.label, *(label for _, label in value.entities)} - {None}
+    if attr.entities and labels & set(attr.entities):
+        score += 3
+    elif attr.entities and value.label is not None:
+        score -= 2
+    return score
+
+
+def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
+    """The value as said; the entity of the attribute's kind inside it when the phrase's own head is not
+    one ("a flat in Utrecht" -> "Utrecht" for a home); None for a pronoun."""
+    if value.head in _PRONOUNS or value.text.lower() in _PRONOUNS:
+        return None
+    if value.of is not None and attributes.for_noun(value.head) is attr:
+        return value.of  # "my job at Acme": the phrase names the attribute, its object the value
+    if ends and not attr.multi and attributes.for_noun(value.text) is attr and value.text.islower():
+        return None  # "quit my job", "quit the climbing gym": the current one, whichever it is
+    if attr.entities and value.label not in attr.entities:
+        inner = next((t for t, label in value.entities if label in attr.entities), None)
+        if inner is not None:
+            return inner
+    text = _CHANGE_WORDS.sub("", value.text).strip(" '\"")
+    return text or None
+
+
+# --- the copula --------------------------------------------------------------------------------
+
+
+def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
+    """ "my X is Y", "Y is my X", "the new X is Y", "I'm a nurse", "I'm vegan", "my sister is a nurse",
+    "my new flat is in Leiden"."""
+    subject, complement = c.subject, c.complement
+    if subject is None:
+        return None
+    if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
+        return _mine_is(subject, complement, c, parsed)
+    if complement is not None and (complement.owner in ("my", "our") or complement.new):
+        # "Ana is my sister", "Priya is the new boss", "Acme is my employer"
+        if subject.proper or subject.label is not None:
+            return _noun_key("user", complement.text, subject.text, named=True)
+        return None
+    who = _who(subject)
+    if who is None or complement is None:
+        return None
+    return _is_a(who, complement, c)
+
+
+def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Parsed) -> Keyed | None:
+    owner = subject.owner or "my"
+    if owner not in ("my", "our"):
+        # "my sister's name is Ana", "my dog's name is Rex", "my brother's new job is at Spotify"
+        inner = owner.split()[-1]
+        if subject.head == "name":
+            if complement is None or not complement.proper:
+                return None
+            if attributes.is_pet(inner):
+                return Keyed("user", "pet", complement.text)
+            role = attributes.relation(inner)
+            return Keyed("user", role, complement.text) if role else None
+        role = attributes.relation(inner)
+        if role is None or len(owner.split()) != 2:
+            return None
+        who = f"user's {role.removeprefix('relation:').replace('_', ' ')}"
+        found = _mine_is(replace(subject, owner="my"), complement, c, parsed)
+        if found is None or found.subject != "user" or found.predicate.startswith("relation:"):
+            return None
+        return replace(found, subject=who)
+    role = attributes.relation(subject.head)
+    if role is not None:
+        if complement is not None and complement.proper and complement.text.split()[0] not in NOT_NAMES:
+            return Keyed("user", role, complement.text)  # "my sister is Ana", "the new boss is Priya"
+        who = subject.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
+        return _is_a(who, complement, c) if complement is not None else None
+    if complement is None:
+        place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
+        return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
+    return _noun_key("user", subject.text, complement.text)
+
+
+def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
+    """ "I'm a nurse", "I'm vegan", "I am 34 years old", "my sister is a nurse": the attribute the
+    value gives away."""
+    if complement.head == "old":
+        years = re.search(r"\b(\d{1,3})\b", complement.text) or re.search(
+            r"\b(\d{1,3})\b", " ".join(t for t, _ in complement.entities)
+        )
+        return Keyed(who, "age", years.group(1)) if years else None
+    attr = attributes.for_value(complement.head) or attributes.for_value(complement.text)
+    if attr is None:
+        return None
+    value = complement.text
+    if c.negated and not c.stopped:
+        return None
+    return Keyed(who, attr.name, value, ends=c.stopped)
+
+
+def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bool = False) -> Keyed | None:
+    """The key of "my <noun> is <value>": the attribute the noun names (favourites are preferences), or
+    the noun itself when the inventory has none, or when the value is no name of the attribute's kind
+    ("my home is lovely" is about the home, not where it is)."""
+    noun = _CHANGE_WORDS.sub("", " ".join(noun.lower().split()))
+    value = value.strip(" '\"")
+    if not value or value.lower() in _PRONOUNS or len(value.split()) > 5:
+        return None
+    role = attributes.relation(noun)
+    if role is not None:
+        return Keyed(who, role, value) if value[:1].isupper() else None
+    fav = _FAVOURITE.match(noun)
+    if fav:
+        topic = noun[fav.end() :]
+        attr = attributes.for_noun(topic)
+        return Keyed(who, attr.name if attr else f"preference:{topic}", value)
+    attr = attributes.for_noun(noun)
+    if attr is None:
+        return Keyed(who, noun.replace(" ", "_"), value) if not named else None
+    if attr.entities and not value[:1].isupper() and attributes.for_value(value) is None:
+        return Keyed(who, noun.replace(" ", "_"), value) if not where else None
+    better = attributes.for_value(value)
+    if better is not None and better.name == "occupation" and attr.name == "works_at":
+        attr = better  # "my job is nurse"
+    return Keyed(who, attr.name, value)
+
+
+# --- other speakers ----------------------------------------------------------------------------
 
 # The speaker's own first person is set aside, then "you" is read as "I".
 _SPEAKER_SELF = re.compile(r"\bI(?:'m|'ve|'d|'ll)?\b|\b[Mm]y\b|\b[Mm]ine\b|\b[Mm]e\b|\b[Mm]yself\b")
@@ -387,14 +523,47 @@ _YOU_AS_I = [
 ]
 
 
-def attribute_addressed(sentence: str) -> Key:
+def addressed(sentence: str) -> Keyed | None:
     """The key of a second-person statement made to the user: "You live in Berlin" -> lives_in."""
-    text = _SPEAKER_SELF.sub("Speaker", sentence.replace("’", "'"))
+    text = _SPEAKER_SELF.sub("Speaker", sentence.replace("\u2019", "'"))
     if not re.search(r"\b[Yy]ou", text):
-        return NO_KEY
+        return None
     for pattern, replacement in _YOU_AS_I:
         text = pattern.sub(replacement, text)
-    return attribute(text)
+    return _about_user(read(text))
+
+
+def attribute_addressed(sentence: str) -> Key:
+    found = addressed(sentence)
+    return found.key if found is not None else NO_KEY
+
+
+def _about_user(found: Keyed | None) -> Keyed | None:
+    """Only the user's own attributes count from another speaker's words."""
+    return found if found is not None and found.subject == "user" else None
+
+
+#: a labelled line, as tools and documents write them: "Home: Porto", "user.city = Porto"
+_LABELLED = re.compile(
+    r"^\s*(?:the )?(?:user(?:'s|\.|_| )\s*)?(?P<attr>[A-Za-z][A-Za-z ]{1,28}?)\s*[:=]\s*"
+    r"(?P<value>[^.;!?\n]{1,60}?)\s*[.]?\s*$",
+    re.I,
+)
+
+
+def labelled(sentence: str) -> Key:
+    """The key of a labelled line a tool or a document wrote about the user ("Home: Porto"), for a
+    label the inventory names with a value of its kind."""
+    m = _LABELLED.match(sentence.replace("\u2019", "'"))
+    if not m:
+        return NO_KEY
+    attr = " ".join(m["attr"].lower().replace("_", " ").split())
+    if attributes.for_noun(_CHANGE_WORDS.sub("", attr)) is None:
+        return NO_KEY
+    found = _noun_key("user", attr, m["value"].strip(), named=True)
+    if found is None or attributes.by_name(found.predicate) is None:
+        return NO_KEY
+    return found.key
 
 
 # A statement about the user in the third person ("The user lives in Madrid", "the user's editor is
@@ -406,30 +575,35 @@ _THIRD_TO_FIRST = [
     (re.compile(r"\b(?:[Tt]he )?[Uu]ser is\b"), "I am"),
     (re.compile(r"\b(?:[Tt]he )?[Uu]ser was\b"), "I was"),
     (re.compile(r"\b(?:[Tt]he )?[Uu]ser has\b"), "I have"),
-    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?)ies\b"), r"I \1y"),
-    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?(?:ch|sh|ss|x))es\b"), r"I \1"),
-    (re.compile(r"\b(?:[Tt]he )?[Uu]ser (?:currently |now |still )?(\w+?)s\b"), r"I \1"),
+    (re.compile(r"\b(?:[Tt]he )?[Uu]ser\b"), "I"),
 ]
 
 
 def labelled_wording(sentence: str) -> str | None:
     """ "User's home: Porto." for a labelled line about the user ("Home: Porto", "user.city = Porto"),
     so the memory names whom it is about; None for any other sentence."""
-    m = _LABELLED.match(sentence.replace("’", "'"))
+    m = _LABELLED.match(sentence.replace("\u2019", "'"))
     if not m or labelled(sentence) == NO_KEY:
         return None
     attr = " ".join(m["attr"].lower().replace("_", " ").split())
     return f"User's {attr}: {m['value'].strip()}."
 
 
-def attribute_about_user(sentence: str) -> Key:
+def about_user(sentence: str) -> Keyed | None:
     """The key of a third-person statement about the user ("The user lives in Madrid" -> lives_in), or
     of a labelled line about them ("Home: Madrid")."""
     text = sentence.replace("\u2019", "'")
     key = labelled(text)
-    if key != NO_KEY or not _ABOUT_USER.search(text):
-        return key
+    if key != NO_KEY:
+        return Keyed(*key)  # type: ignore[arg-type]
+    if not _ABOUT_USER.search(text):
+        return None
     text = _SPEAKER_SELF.sub("Speaker", text)
     for pattern, replacement in _THIRD_TO_FIRST:
         text = pattern.sub(replacement, text, count=1)
-    return attribute(text)
+    return _about_user(read(text))
+
+
+def attribute_about_user(sentence: str) -> Key:
+    found = about_user(sentence)
+    return found.key if found is not None else NO_KEY

