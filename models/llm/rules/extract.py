@@ -24,6 +24,7 @@ from veramem_desktop.core.write.times import parse_time
 from veramem_desktop.core.write.written_dates import normalise_explicit_dates
 from veramem_desktop.models.llm.rules.keys import Keyed, about_user, addressed, labelled_wording, read
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
+from veramem_desktop.models.llm.rules.requests import statement_in
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
 from veramem_desktop.models.llm.rules.text import Span, split_clauses, split_sentences
@@ -240,13 +241,13 @@ def extract_with_skips(
 
 
 def _clauses(content: str) -> list[Span]:
-    """The statements of ``content``: its sentences, each cut where a second statement begins, and
-    after a retraction where a statement of its own follows ("I quit my job at Acme | and joined
-    Globex")."""
+    """The statements of ``content``: its sentences (of a request, the statement it carries: "Remind me
+    that | Lena's birthday is December 28"), each cut where a second statement begins, and after a
+    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex")."""
     return [
         part
         for whole in split_sentences(content)
-        for clause in split_clauses(whole)
+        for clause in split_clauses(statement_in(whole))
         for part in split_after_retraction(clause)
     ]
 

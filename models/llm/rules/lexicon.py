@@ -53,6 +53,21 @@ _COMMON_VERBS_TEXT = """
 """
 COMMON_VERBS = frozenset(_COMMON_VERBS_TEXT.split())
 
+# Verbs whose bare form at the head of a sentence directs the listener to a task: the imperatives of
+# a request to an assistant ("Compare …", "Draft …", "Summarise …"). Verbs a person often says of
+# themselves with the "I" left out ("Love the new flat", "Work from home on Fridays") are not here.
+_DIRECTIVE_VERBS_TEXT = """
+    help compare draft write rewrite reword rephrase summarise summarize explain translate suggest
+    recommend remind remember tell show give list find search check fix tidy edit proofread polish
+    calculate convert generate brainstorm outline describe review analyse analyze format shorten
+    expand organise organize sort pick choose prepare design teach book schedule note recap simplify
+    correct estimate quiz answer create compose improve clean update make plan research look
+    define name count convert continue repeat fill complete proofread critique evaluate assess rank
+    rate summarise outline proof spell paraphrase tweak adjust send email text draw sketch map
+    walk guide advise forget
+"""
+DIRECTIVE_VERBS = frozenset(_DIRECTIVE_VERBS_TEXT.split())
+
 # Numbers written as words count as a number does: something a memory may need.
 NUMBER_WORDS = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"

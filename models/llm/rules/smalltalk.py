@@ -1,6 +1,7 @@
 """Which sentences are worth a memory: statements, not small talk.
 
-A sentence is dropped when it is a question, a greeting or sign-off, an offer of help,
+A sentence is dropped when it is a question, a request or instruction to the assistant
+(models/llm/rules/requests.py), a greeting or sign-off, an offer of help,
 or a reaction to what the other party said ("That sounds great.", "Keep it up!",
 "Thanks so much, I really appreciate it!") — unless it also carries something a memory
 needs: a number, a date or time, a name, a simple attribute ("I live in …"), or
@@ -20,6 +21,7 @@ from veramem_desktop.models.llm.rules.lexicon import (
     TIME,
     is_common_verb,
 )
+from veramem_desktop.models.llm.rules.requests import is_request
 from veramem_desktop.models.llm.rules.text import STOPWORDS, content_words, words
 
 _FILLER_WORDS_TEXT = """
@@ -237,6 +239,8 @@ def worth_keeping(sentence: str, role: str) -> bool:
 
 #: the reason given for a sentence of fewer than three words
 TOO_SHORT = "too short to state anything"
+#: the reason given for a request or instruction to the assistant ("Help me compare …")
+REQUEST = "a request to the assistant"
 
 
 def skip_reason(sentence: str, role: str) -> str | None:
@@ -245,6 +249,8 @@ def skip_reason(sentence: str, role: str) -> str | None:
         return "a question"
     if len(words(sentence)) < 3:
         return TOO_SHORT
+    if role == "user" and is_request(sentence):
+        return REQUEST  # a statement a request carries is extracted on its own (requests.statement_in)
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
     courtesy = _courtesy_reason(sentence, body, role)

@@ -1,0 +1,118 @@
+"""Requests and instructions to the assistant: not facts about the person who makes them.
+
+"Help me compare the cost of living in two cities", "Can you draft a reply to my landlord",
+"Please summarise this" say what the user wants done now, not what is true of them; stored as
+facts they read "Help User compare …". A sentence is a request by its mood, read from its shape:
+
+- an imperative: it opens (after "please", "ok", "also" and the like) with a base-form verb that
+  directs the listener (:data:`lexicon.DIRECTIVE_VERBS`), or with any base verb whose object
+  is the speaker ("Get me …", "Walk us through …"); a base verb followed by an auxiliary, a past
+  verb, a colon or a contraction, or two words before an auxiliary, heads a noun phrase ("Review
+  went well", "Plan: …", "Book club is on Thursdays");
+- a negative imperative of such a verb ("Don't forget …");
+- a modal or wished request: "can/could/would/will you …", "would you mind …", "I need/want/'d like
+  you to …", "let's …".
+
+A request may carry a statement: "Remind me that Lena's birthday is December 28" states the
+birthday, and "Please note that I'm allergic to penicillin" the allergy. When a request's verb is one
+of keeping or telling ("remind", "remember", "note", "keep in mind", "don't forget", "tell") and what
+follows it (after "that", a colon, or the person reminded) is a clause with a finite verb,
+:func:`statement_in` gives that clause as the sentence to extract, quoted exactly where it is;
+"Remind me to call the dentist" carries none (an infinitive is a task, not a statement).
+"""
+
+from __future__ import annotations
+
+import re
+
+from veramem_desktop.models.llm.rules.lexicon import DIRECTIVE_VERBS, IRREGULAR_PAST, is_common_verb
+from veramem_desktop.models.llm.rules.text import Span
+
+# What may come before a request's verb: courtesy, fillers, and a name the assistant is called by.
+_LEAD = re.compile(
+    r"^(?:(?:please|pls|plz|kindly|ok(?:ay)?|so|also|and|now|just|quickly|hey|hi|hello|right|alright|"
+    r"actually|oh|um|uh|could you please|can you please)\b[\s,:]*)*",
+    re.IGNORECASE,
+)
+_MODAL = re.compile(
+    r"^(?:(?:can|could|would|will|won't|wouldn't|cannot|can't)\s+(?:you|u|ya)\b|would you mind\b"
+    r"|(?:I|we)\s*(?:'d| would)?\s*(?:need|want|like|love|ask)\s+(?:you|u)\s+to\b|let'?s\b|please\b|pls\b)",
+    re.IGNORECASE,
+)
+# A negative imperative: "Don't forget …", "Do not book …".
+_DONT = re.compile(r"^(?:don't|do not|never)\s+(?P<verb>[A-Za-z]+)\b", re.IGNORECASE)
+_FIRST_WORD = re.compile(r"^(?P<verb>[A-Za-z]+)(?P<after>[^\w]*)(?P<next>[\w']*)")
+_SPEAKER_OBJECT = frozenset({"me", "us", "my", "our"})
+# After a base verb, words that make it a noun or a statement: "Review went well", "Help is coming".
+_NOT_AFTER_VERB_TEXT = """
+    is are was were be been being has have had does did do can could will would should may might must of
+"""
+_NOT_AFTER_VERB = frozenset(_NOT_AFTER_VERB_TEXT.split())
+
+# Keeping and telling: a request with one of these may carry the statement it wants kept.
+_KEEP = re.compile(
+    r"\b(?:remind|remember|note to self|note|notes|noting|keep in mind|bear in mind|don't forget|do not forget|never forget|"
+    r"make a note|write down|jot down|record|log|save|tell)\b(?:\s+(?:me|us|him|her|them|the assistant))?"
+    r"(?:\s+(?:know|again|later|please))*",
+    re.IGNORECASE,
+)
+# A finite verb after a subject: what makes the words after the request a statement of their own.
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|am|'s|'re|'m|has|have|had|'ve|will|'ll|won't|isn't|aren't|wasn't|weren't"
+    r"|does|do|did|doesn't|don't|didn't|can|can't|could|should|must)\b"
+    r"|\b[a-z]+(?:s|ed)\b",
+    re.IGNORECASE,
+)
+
+
+def _body(sentence: str) -> str:
+    return _LEAD.sub("", sentence.replace("’", "'").strip()).strip()
+
+
+def is_request(sentence: str) -> bool:
+    """Whether ``sentence`` asks or tells the assistant to do something (module docstring)."""
+    raw = sentence.replace("’", "'").strip()
+    if _MODAL.match(raw) or re.match(r"^(?:please|pls|plz|kindly)\b", raw, re.IGNORECASE):
+        return True
+    body = _body(raw)
+    if _MODAL.match(body):
+        return True
+    if (neg := _DONT.match(body)) is not None:
+        return neg["verb"].lower() in DIRECTIVE_VERBS
+    m = _FIRST_WORD.match(body)
+    if m is None:
+        return False
+    verb, after, following = m["verb"].lower(), m["after"], m["next"].lower()
+    if any(c in after for c in ":-'") or following in _NOT_AFTER_VERB or _past(following):
+        return False  # "Plan: …", "Check-in is …", "Name's …", "Help is on the way", "Review went well"
+    third = body.split()[2:3]
+    if third and third[0].lower() in _NOT_AFTER_VERB:
+        return False  # a noun phrase as subject: "Book club is on Thursdays"
+    if verb in DIRECTIVE_VERBS:
+        return True
+    return following in _SPEAKER_OBJECT and is_common_verb(verb) and not verb.endswith("s")
+
+
+def _past(word: str) -> bool:
+    return word in IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
+
+
+def statement_in(span: Span) -> Span:
+    """The statement a request carries, as a span of its own ("Remind me that Lena's birthday is December
+    28" gives "Lena's birthday is December 28"), or ``span`` itself when it is no request or carries
+    none."""
+    if span.subject or not is_request(span.text):
+        return span
+    keep = _KEEP.search(span.text)
+    if keep is None:
+        return span
+    rest = span.text[keep.end() :]
+    lead = re.match(r"\s*(?:that\b|:|,)?\s*", rest)
+    offset = keep.end() + (lead.end() if lead else 0)
+    said = span.text[offset:].strip()
+    if not said or re.match(r"(?:to|about|of|when|if|how|what|why|where|who)\b", said, re.IGNORECASE):
+        return span  # a task ("remind me to call"), a topic ("about the dentist"), or a question
+    if _FINITE.search(said) is None or len(said.split()) < 3:
+        return span
+    start = span.start + offset
+    return Span(start, start + len(said), said)

@@ -1,0 +1,108 @@
+"""Requests and instructions to the assistant are not facts about the user; a request that carries a
+statement ("Remind me that …") keeps the statement, quoted exactly."""
+
+from __future__ import annotations
+
+import pytest
+from veramem_desktop.core.llm import Message
+from veramem_desktop.models.llm.rules.extract import extract_with_skips
+from veramem_desktop.models.llm.rules.requests import is_request
+from veramem_desktop.models.llm.rules.smalltalk import REQUEST
+
+from veramem_desktop.memory import Memory
+
+WHEN = "2025-03-04T10:00:00Z"
+
+
+def _extract(text: str) -> tuple[list[tuple[str, str]], list[str]]:
+    found, skipped = extract_with_skips([Message("m1", "user", text, WHEN, None)])
+    return [(c.text, c.quote) for c in found], [s.reason for s in skipped]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Help me work out a budget for the renovation of my kitchen.",
+        "Translate this paragraph into Portuguese for my landlord.",
+        "Could you write a short bio for my pottery website.",
+        "can u rewrite the intro of my thesis so it flows better",
+        "Please list the documents I need for a Dutch residence permit.",
+        "Pls explain the difference between a Roth IRA and a 401k.",
+        "Suggest three names for my sister's bakery in Leeds.",
+        "I need you to proofread the cover letter for the Arkwright job.",
+        "Would you mind checking the maths in my mortgage spreadsheet.",
+        "Let's plan a four-day itinerary for Kyoto in April.",
+        "Get me a packing list for two weeks of camping in Norway.",
+        "ok so now draft a reply to Tomasz saying I can't make Friday",
+        "Remind me to renew my passport before the trip to Chile.",
+        "Remind me about the parents' evening at Hollybank School.",
+    ],
+)
+def test_a_request_or_instruction_to_the_assistant_gives_no_memory(text: str) -> None:
+    found, reasons = _extract(text)
+    assert found == []
+    assert REQUEST in reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Love the new flat in Ghent.",  # a statement with its "I" left out
+        "Work from home on Fridays now.",
+        "Moved the whole team to the Leeds office last week.",
+        "Book club is on Thursdays at the library.",
+        "Review went well, the panel liked my portfolio.",
+        "Help is hard to find for the allotment in summer.",
+        "Started a pottery class at the community centre.",
+        "My manager asked me to plan the offsite in Porto.",
+    ],
+)
+def test_statements_that_open_like_an_instruction_are_kept(text: str) -> None:
+    assert not is_request(text)
+    found, _ = _extract(text)
+    assert found, text
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("Remind me that Omar's birthday is on 14 March.", "Omar's birthday is on 14 March."),
+        ("Please remember that I'm allergic to shellfish.", "I'm allergic to shellfish."),
+        ("Can you note that my locker code at the gym is 2719", "my locker code at the gym is 2719"),
+        ("Don't forget that our anniversary falls on 9 June.", "our anniversary falls on 9 June."),
+        ("Remind me my bike lock combination is 5531.", "my bike lock combination is 5531."),
+        (
+            "Note to self: the spare key is with Mrs Adeyemi at number 12.",
+            "the spare key is with Mrs Adeyemi at number 12.",
+        ),
+    ],
+)
+def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(
+    text: str, statement: str
+) -> None:
+    found, _ = _extract(text)
+    assert [quote for _, quote in found] == [statement]
+    assert statement in text
+    (worded, _) = found[0]
+    assert not worded.lower().startswith(("remind", "please", "can you", "note", "don't"))
+
+
+def test_through_an_add_a_request_stores_nothing_and_a_reminder_stores_its_fact(mem: Memory) -> None:
+    asked = mem.add(
+        [{"role": "user", "content": "Help me compare the cost of living in Lyon and Lille.", "time": WHEN}]
+    )
+    assert asked.added == []
+    kept = mem.add(
+        [
+            {
+                "role": "user",
+                "content": "Remind me that Priya's birthday is December 3, she hates surprises.",
+                "time": WHEN,
+            }
+        ]
+    )
+    texts = [d["text"] for d in kept.added]
+    assert len(texts) == 1
+    assert texts[0].startswith("Priya's birthday is December 3")
+    assert not any("Remind" in t or "Help User" in t for t in texts)
+    assert mem.search("Lyon Lille cost of living").results  # the request stays findable as a message
