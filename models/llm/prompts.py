@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import ContextItem, Message, Neighbour
 from veramem_desktop.core.write.times import parse_time
@@ -59,6 +60,17 @@ def _object(properties: Schema, required: Sequence[str] | None = None) -> Schema
 
 # --- extract ----------------------------------------------------------------------------------
 
+#: the predicate families beside the inventory's names: a relation by its role, a favourite by its topic
+FAMILY_PATTERN = "^(relation|preference):[a-z][a-z_]*$"
+
+
+def _inventory() -> str:
+    """The inventory of attributes (core/attributes.py), one line each, for the extraction prompt."""
+    return "\n".join(
+        f"  {a.name}{' (several at once)' if a.multi else ''}: {a.description}" for a in attributes.ATTRIBUTES
+    )
+
+
 EXTRACT_SYSTEM = f"""You turn conversation messages into long-term memories about the user and their world.
 
 Rules:
@@ -78,15 +90,24 @@ Rules:
   the message they appear in (each message shows its own time and weekday), never against today.
 - "kind" is "preference" for likes, dislikes and choices, "event" for something that happened or
   will happen at a time, otherwise "fact".
-- "subject", "predicate", "value" give the memory as an attribute when it is one: subject is
-  "user" for the user, else the person or thing; predicate is a short snake_case name such as
-  name, lives_in, works_at, allergic_to, or preference:<topic>; value is the attribute's value.
-  Use null for all three when the memory is not a simple attribute.
+- "subject", "predicate", "value" give the memory as an attribute when it states one. subject is
+  "user" for the user (also for "we" and for a sentence said without a subject), "user's <relation>"
+  for someone the user names only by relation ("user's brother"), else the person's name. predicate
+  is one of the attributes listed below, or relation:<role> for one of the user's relatives, friends
+  or colleagues (value: their name), or preference:<topic> for a favourite of another topic; value is
+  the attribute's value as said. A change ("moved to", "joined", "the new boss is") is a statement of
+  the new value. Use null for all three when the memory states none of these, and when it only
+  recalls an old value in the past ("when I still used Vim").
+- "ends" is true when the memory says its attribute's value stopped holding ("I quit the gym",
+  "handed in my notice", "gave up on Italian"); value is then the value that ended, or null.
 - "importance" is between 0 and 1: high for health, safety, identity and lasting commitments,
   low for passing remarks.
 - If nothing is worth keeping, return an empty list.
 {_DATA_RULE}
-Reply with one JSON object only."""
+Reply with one JSON object only.
+
+The attributes (predicate names):
+{_inventory()}"""
 
 
 def _message_row(message: Message) -> dict[str, Any]:
@@ -148,10 +169,18 @@ def extract_schema(message_ids: Sequence[str]) -> Schema:
             "text": {"type": "string"},
             "kind": {"type": "string", "enum": list(EXTRACT_KINDS)},
             "subject": _nullable("string"),
-            "predicate": _nullable("string"),
+            "predicate": {
+                "anyOf": [
+                    {"type": "string", "enum": [a.name for a in attributes.ATTRIBUTES]},
+                    {"type": "string", "pattern": FAMILY_PATTERN},
+                    {"type": "null"},
+                ]
+            },
             "value": _nullable("string"),
+            "ends": {"type": "boolean"},
             "importance": {"type": "number", "minimum": 0, "maximum": 1},
-        }
+        },
+        required=["message_id", "quote", "text", "kind", "subject", "predicate", "value", "importance"],
     )
     return _object({"memories": {"type": "array", "items": memory}})
 

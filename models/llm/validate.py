@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
+from veramem_desktop.core.attributes import canonical
 from veramem_desktop.core.llm import AnswerDraft, Candidate, Decision, Kind, LinkType, LinkVerdict, Op
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.models.llm.errors import MalformedReplyError
@@ -74,6 +75,7 @@ def parse_extract(reply: Mapping[str, Any], message_ids: Collection[str]) -> lis
         if kind not in EXTRACT_KINDS:
             raise _bad(task, f"has kind {kind!r} in {where[:-1]}; expected one of {', '.join(EXTRACT_KINDS)}")
         importance = _get(raw, "importance", float, task, where, required=False)
+        predicate = _text(raw, "predicate", task, where, required=False)
         out.append(
             Candidate(
                 message_id=cast(str, message_id),
@@ -81,9 +83,11 @@ def parse_extract(reply: Mapping[str, Any], message_ids: Collection[str]) -> lis
                 text=cast(str, _text(raw, "text", task, where)),
                 kind=cast(Kind, kind),
                 subject=_text(raw, "subject", task, where, required=False),
-                predicate=_text(raw, "predicate", task, where, required=False),
+                # the inventory's one name for it ("relation:wife" is "relation:partner"), as the rules key it
+                predicate=canonical(predicate) if predicate else predicate,
                 value=_text(raw, "value", task, where, required=False),
                 importance=0.5 if importance is None else min(1.0, max(0.0, float(importance))),
+                ends=bool(_get(raw, "ends", bool, task, where, required=False)),
             )
         )
     return out
