@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from import_support import T0, chatgpt_conversation, write_json
+from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
 from support.internals import store_of
 from veramem_desktop.core.storage import import_queue
@@ -187,3 +190,59 @@ def test_an_import_stopped_midway_and_run_again_ends_with_the_same_store(
         assert mem.verify().ok
     finally:
         mem.close()
+
+
+_SAID = [
+    "I live in {}.",
+    "We moved to {} last month.",
+    "My favourite editor is {}.",
+    "I work at {} now.",
+    "Sorry, I meant {}.",
+    "I no longer live in {}.",
+    "My sister moved to {}.",
+]
+_VALUES = ["Lyon", "Ghent", "Vim", "Zed", "Acme", "Tessera", "Porto"]
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    history=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 40), st.sampled_from(_SAID), st.sampled_from(_VALUES)),
+        min_size=2,
+        max_size=14,
+    ),
+    batches=st.tuples(st.integers(1, 5), st.integers(6, 64)),
+)
+def test_any_history_gives_one_store_whatever_the_batch(
+    tmp_path_factory: pytest.TempPathFactory,
+    history: list[tuple[int, int, str, str]],
+    batches: tuple[int, int],
+) -> None:
+    """Random conversations (up to four, turns at random hours) give the same memories at any two batch
+    sizes. The fast hash embedder: what is compared is the order of reconciliation, not the model."""
+    root = tmp_path_factory.mktemp("any")
+    convs = []
+    for c in range(4):
+        turns = [(hour, said.format(value)) for conv, hour, said, value in history if conv == c]
+        if not turns:
+            continue
+        conv = chatgpt_conversation(f"h{c}", f"chat {c}", [("user", t) for _, t in turns], start=T0)
+        for i, (hour, _) in enumerate(turns):
+            conv["mapping"][f"h{c}-n{i}"]["message"]["create_time"] = T0 + hour * HOUR + c + i * 0.001
+        convs.append(conv)
+    export = write_json(root / "conversations.json", convs)
+    stores = []
+    for b in batches:
+        config = Config()
+        config.llm.backend = "rule-based"
+        config.organise.linking = False
+        mem, _ = Memory.create(
+            root / f"b{b}", passphrase=PASSPHRASE, use_keyring=False, config=config, embedder=HashEmbedder()
+        )
+        try:
+            mem.import_history(export, batch_size=b)
+            stores.append(_store(mem))
+        finally:
+            mem.close()
+    assert stores[0] == stores[1]
