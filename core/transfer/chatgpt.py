@@ -3,7 +3,8 @@
 Each conversation's ``mapping`` tree is followed from ``current_node`` up to the root and
 reversed, so edited-away branches are left out; roles come from ``author.role``, text
 from the string ``content.parts`` (other parts are skipped), times from ``create_time``
-(epoch seconds; when null, the conversation's).
+(epoch seconds; when null, the time of the message before it, or the conversation's for the first,
+so the import reconciles it after what it follows).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     for node in reversed(path):
         item = _message_item(node, where, session, str(conv_id), conv_time, title)
         if item is not None:
+            if isinstance(item, Record) and item.time is not None:
+                conv_time = item.time  # a later message with no time of its own follows this one
             yield item
 
 

@@ -1,7 +1,8 @@
 """The reader of a Claude data export (``conversations.json`` or its zip).
 
 Conversations with ``uuid``, ``name`` and ``chat_messages`` (``sender`` human/assistant,
-``text`` or ``content`` blocks of type text, ``created_at``).
+``text`` or ``content`` blocks of type text, ``created_at``; when missing, the time of the message
+before it, or the conversation's for the first).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
         conv_time = None
     session = f"claude:{conv_id}"
     for n, msg in enumerate(messages):
-        yield _message_item(msg, n, where, session, str(conv_id), conv_time, title)
+        item = _message_item(msg, n, where, session, str(conv_id), conv_time, title)
+        if isinstance(item, Record) and item.time is not None:
+            conv_time = item.time  # a later message with no time of its own follows this one
+        yield item
 
 
 def _message_item(

@@ -44,7 +44,8 @@ def test_chatgpt_export_follows_the_current_branch_with_roles_text_parts_times_a
     assert _session(mem, "chatgpt:c-1") == [
         ("user", "I moved to Lisbon in March 2023.", None, _at(T0)),  # the image part is skipped
         ("assistant", "Lisbon is a lovely city to live in.", None, _at(T0 + 60)),
-        ("user", "My sister Ana lives in Porto.", None, _at(T0)),  # null create_time: the conversation's
+        # null create_time: the time of the message it follows (it is reconciled after it)
+        ("user", "My sister Ana lives in Porto.", None, _at(T0 + 60)),
     ]
     assert _session(mem, "chatgpt:c-2")[1] == (
         "tool",
@@ -86,7 +87,8 @@ def test_claude_export_reads_text_or_content_blocks_senders_and_times(mem: Memor
             None,
             "2024-03-01T09:00:09.000000Z",
         ),
-        ("user", "My passport expires in 2030.", None, "2024-03-01T09:00:00.000000Z"),
+        # no created_at: the time of the message it follows
+        ("user", "My passport expires in 2030.", None, "2024-03-01T09:00:09.000000Z"),
     ]
     assert mem.episodes(session_id="claude:k-1", limit=1)[0].metadata["title"] == "Travel plans"
 
