@@ -286,7 +286,9 @@ def _read_tools(tool: Register, agent: AgentAccess) -> None:
         assistant said it; unendorsed = a tool, document or someone else), time, trust
         (verified = the user approved this memory; candidate = not reviewed; raw = a message
         as it was said) and state: current (what memory holds now), superseded (replaced by
-        the item in superseded_by: history, not true now), retracted (no longer true: the
+        the item in superseded_by: history, not true now), probably_superseded (stored as
+        current, but the newer statement in superseded_by says the same attribute has another
+        value now: treat it as history), retracted (no longer true: the
         message in retracted_by said so, and superseded_by names what it said instead), in_conflict (contradicted
         by the items in conflicts_with; tell the user rather than pick one) or raw (a message
         nothing was derived from). An episode lists in `derived` the memories taken from it.

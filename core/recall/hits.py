@@ -8,10 +8,23 @@ from typing import Any
 #: A hit's state, as the truth stage (core/recall/truth.py) finds it.
 #: current: what the memory holds now; superseded / retracted / archived: history; in_conflict: a
 #: current memory contradicted by another one a person has not settled; raw: a message nothing was
-#: derived from; rejected / held: shown only to a person who asked for rejected material.
-STATES = ("current", "in_conflict", "raw", "superseded", "retracted", "archived", "held", "rejected")
+#: derived from; rejected / held: shown only to a person who asked for rejected material;
+#: probably_superseded: stored as current, but a newer statement of the same attribute of the same
+#: person replaces it (recall's safety net, core/recall/safety_net.py, found the change the write path
+#: did not record).
+STATES = (
+    "current",
+    "in_conflict",
+    "raw",
+    "superseded",
+    "probably_superseded",
+    "retracted",
+    "archived",
+    "held",
+    "rejected",
+)
 #: states whose text is not what the memory holds now
-STALE = frozenset({"superseded", "retracted", "archived"})
+STALE = frozenset({"superseded", "probably_superseded", "retracted", "archived"})
 
 
 @dataclass
@@ -33,8 +46,8 @@ class Hit:
     #: the ranking prior (utility, recency, trust, usage) added to the relevance score
     prior: float = 0.0
     state: str = "current"
-    #: what stands for a stale hit now: its chain's active version, what it was merged into, or the
-    #: memory made from the statement that retracted it
+    #: what stands for a stale hit now: its chain's active version, what it was merged into, the
+    #: memory made from the statement that retracted it, or the newer statement that probably replaced it
     superseded_by: str | None = None
     #: for a retracted hit: the message (episode id) whose statement retired it
     retracted_by: str | None = None

@@ -27,7 +27,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import multi_valued
+from veramem_desktop.core.recall import safety_net
 from veramem_desktop.core.recall.hits import STALE, Hit
 from veramem_desktop.core.recall.retired import retiring_above_retired
 from veramem_desktop.core.storage import episode_reads, item_reads
@@ -61,7 +63,8 @@ class _Row(NamedTuple):
 
     @property
     def key(self) -> tuple[str, ...] | None:
-        """The single-valued attribute this memory states, or None."""
+        """The single-valued attribute this memory states, or None (by the inventory's canonical name,
+        so two names of one attribute are one key)."""
         if not (self.subject and self.predicate) or multi_valued(self.predicate):
             return None
         return (
@@ -69,7 +72,7 @@ class _Row(NamedTuple):
             self.user_id or "",
             self.team_id or "",
             self.subject.casefold().strip(),
-            self.predicate.casefold().strip(),
+            attributes.canonical(self.predicate.casefold().strip()),
         )
 
 
@@ -193,12 +196,17 @@ class _Groups:
 
 
 def annotate(
-    store: Store, hits: list[Hit], fetch: Fetch, known: Mapping[str, TruthRow] | None = None
+    store: Store,
+    hits: list[Hit],
+    fetch: Fetch,
+    known: Mapping[str, TruthRow] | None = None,
 ) -> tuple[list[Hit], dict[str, object]]:
     """Label each hit with its state and subject, and bring in the current memory of every subject the
     hits speak about when relevance missed it (``fetch`` hydrates ids through the access predicate).
     ``known``: truth rows already read with the hits (core/recall/rank.py's hydrate), by id; the others
-    are read here. Returns the hits (those brought in last) and the subject group of each."""
+    are read here. Then the safety net (core/recall/safety_net.py) lets the newest statement of each
+    attribute lead where the write path recorded no change. Returns the hits (those brought in last) and
+    the subject group of each."""
     known = known or {}
     episode_ids = [h.id for h in hits if h.kind == "episode"]
     related = item_reads.memories_of_episodes(store, episode_ids)
@@ -220,6 +228,7 @@ def annotate(
         if h.state == "raw" and h.kind == "episode" and h.id in retired.values() and not h.derived:
             h.state = "current"  # it says a memory stopped being true, and that still holds
             h.actionable = may_act(h.authority, h.state)
+    safety_net.apply(hits, rows, related, groups.union)
     found = {h.id: groups.find(h.id) for h in hits}
     labels: dict[object, str] = {}
     for h in hits:

@@ -1,7 +1,10 @@
-"""Fixtures for the agent surfaces: a real uvicorn on loopback serving the REST app."""
+"""Fixtures for the agent surfaces: a real uvicorn on loopback serving the REST app, and a real headless
+Chromium for the web page."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
@@ -80,3 +83,40 @@ def live(mem: Any, make_server: Any) -> LiveServer:
     """The REST API over the ``mem`` store, acting as the config's user ("me")."""
     server: LiveServer = make_server(mem)
     return server
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium_or_skip() -> str:
+    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if path:
+        return path
+    reason = "Debian's chromium is not installed (apt-get install chromium)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; CI must install it (.ci/run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    executable = _chromium_or_skip()
+    if os.environ.get("CI", "").lower() == "true":
+        from playwright.sync_api import sync_playwright
+    else:
+        playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+        sync_playwright = playwright_api.sync_playwright
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield instance
+        instance.close()

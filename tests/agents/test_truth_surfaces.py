@@ -4,6 +4,7 @@ lists; raw messages are labelled "raw", not "verified"; each hit says its state.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession
 from support.fixtures import PASSPHRASE
+from support.keyless_model import KeylessModel
 from support.mcp_stdio import call, ids_in, session
 
 from veramem_desktop.config import Config
@@ -111,3 +113,118 @@ def test_a_corrected_mistake_reads_the_same_on_sdk_mcp_and_rest_and_is_never_a_f
     for said in (sdk_said, rest_said["answer"], mcp["said"]):
         assert "Porto" in said and "not Lisbon" in said
         assert "before that" not in said  # a mistake never held: it is no former value
+
+
+@pytest.fixture
+def missed(isolated_home: Path) -> dict[str, str]:
+    """Leuven, then a move to Ghent said in words the write path did not key (the model drops every key):
+    both memories are stored as current, and only recall's safety net knows the first was replaced."""
+    config = Config()
+    config.llm.backend = "rule-based"
+    config.organise.linking = False
+    mem, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config, llm=KeylessModel()
+    )
+    ids = {}
+    for name, text, day in (
+        ("old", "I live in Leuven, near the old brewery.", "2023-01-10"),
+        ("new", "We finally moved into a flat in Ghent!", "2024-06-01"),
+    ):
+        done = mem.add([{"role": "user", "content": text, "time": f"{day}T12:00:00+00:00"}])
+        ids[name] = done.added[0]["id"]
+    mem.close()
+    return ids
+
+
+QUESTION = "where do I live?"
+
+
+def _tui_state(mem: Memory, memory_id: str) -> str:
+    """The State cell the terminal app's search shows for ``memory_id`` (its table, 120 wide)."""
+    import asyncio
+
+    from support.pilot import settle
+    from textual.widgets import Input
+    from veramem_desktop.tui.app import VeramemApp
+    from veramem_desktop.tui.widgets.memory_table import MemoryTable
+
+    async def run() -> str:
+        app = VeramemApp(lambda _passphrase: mem)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            field = app.screen.query_one("#search", Input)
+            field.focus()
+            field.value = QUESTION
+            await settle(pilot)
+            table = app.screen.query_one(MemoryTable)
+            return str(table.get_row(memory_id)[-1])
+
+    return asyncio.run(run())
+
+
+def _off_the_page(run: Any) -> Any:
+    """``run()`` in a thread of its own: the browser's driver holds an event loop in this one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
+
+
+def _page_state(live: Any, browser: Any, memory_id: str) -> tuple[str, str | None]:
+    """The state tag the web page shows on ``memory_id``'s search result, and its title."""
+    page = browser.new_page(viewport={"width": 1100, "height": 800})
+    page.set_default_timeout(15_000)
+    page.goto(live.url + "/")
+    page.get_by_test_id("token").fill(live.token)
+    page.get_by_test_id("login-button").click()
+    page.get_by_test_id("query").fill(QUESTION)
+    page.get_by_test_id("search-button").click()
+    result = page.locator(f"[data-testid=result][data-id='{memory_id}']")
+    result.wait_for()
+    tag = result.get_by_test_id("state")
+    shown = (tag.inner_text(), tag.get_attribute("title"))
+    page.close()
+    return shown
+
+
+def test_a_probably_superseded_hit_reads_the_same_on_cli_sdk_mcp_rest_tui_and_web_page(
+    isolated_home: Path, missed: dict[str, str], make_server: Any, browser: Any
+) -> None:
+    from click.testing import CliRunner
+
+    from veramem_desktop.cli import cli
+
+    old, new = missed["old"], missed["new"]
+
+    async def body(s: ClientSession) -> str:
+        return await call(s, "search", query=QUESTION, k=10)
+
+    mcp_found = _off_the_page(lambda: session(isolated_home, body))
+    cli_text = CliRunner().invoke(cli, ["search", QUESTION], catch_exceptions=False).output
+    cli_json = CliRunner().invoke(cli, ["search", QUESTION, "--json"], catch_exceptions=False).output
+    mem = Memory(isolated_home, passphrase=PASSPHRASE)
+    sdk = {h.id: h for h in mem.search(QUESTION).results}
+    live = make_server(mem)
+    with live.client(headers=live.auth) as client:
+        rest = {
+            h["id"]: h for h in client.post("/v1/search", json={"query": QUESTION, "k": 10}).json()["results"]
+        }
+    page_tag, page_title = _page_state(live, browser, old)
+    tui_tag = _off_the_page(lambda: _tui_state(mem, old))
+    mem.close()
+
+    assert ids_in(mcp_found)[0] == new and next(iter(sdk)) == new and next(iter(rest)) == new
+    assert sdk[old].state == rest[old]["state"] == "probably_superseded"
+    assert sdk[old].superseded_by == rest[old]["superseded_by"] == new
+    header = re.search(rf"\bid={old}\b[^>]*>>>", mcp_found)
+    assert header and "state=probably_superseded" in header[0] and f"superseded_by={new}" in header[0]
+    assert (
+        json.loads(cli_json)["results"][[h["id"] for h in json.loads(cli_json)["results"]].index(old)][
+            "state"
+        ]
+        == "probably_superseded"
+    )
+    cli_line = next(line for line in cli_text.splitlines() if old in line)
+    assert f"probably superseded by {new}" in cli_line
+    assert tui_tag == page_tag == "probably superseded"
+    assert page_title == f"probably replaced by {new}"

@@ -4,51 +4,12 @@ under the test's tmp folder (its path is printed)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytestmark = pytest.mark.e2e
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _chromium_or_skip() -> str:
-    path = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    if path:
-        return path
-    reason = "Debian's chromium is not installed (apt-get install chromium)"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason}; CI must install it (.ci/run)")
-    pytest.skip(reason)
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    executable = _chromium_or_skip()
-    if os.environ.get("CI", "").lower() == "true":
-        from playwright.sync_api import sync_playwright
-    else:
-        playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-        sync_playwright = playwright_api.sync_playwright
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield instance
-        instance.close()
 
 
 def test_log_in_search_open_evidence_and_forget_in_a_real_browser(

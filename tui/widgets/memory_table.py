@@ -26,6 +26,7 @@ _BADGE_STYLE = {
     "current": "green",
     "in_conflict": "bold yellow",
     "superseded": "dim",
+    "probably_superseded": "dim italic",
     "retracted": "dim",
     "archived": "dim",
     "rejected": "bold red",
@@ -46,13 +47,15 @@ def badge(state: str) -> Text:
     return Text(state.replace("_", " "), style=_BADGE_STYLE.get(state, ""))
 
 
-def _columns(total: int) -> list[tuple[str, str, int]]:
-    return [*COLUMNS[:3], TRUST_COLUMN, COLUMNS[3]] if total >= WIDE else list(COLUMNS)
+def _columns(total: int, state_width: int = COLUMNS[3][2]) -> list[tuple[str, str, int]]:
+    """The columns for a table ``total`` cells wide, the State column ``state_width`` cells wide."""
+    state = (*COLUMNS[3][:2], state_width)
+    return [*COLUMNS[:3], TRUST_COLUMN, state] if total >= WIDE else [*COLUMNS[:3], state]
 
 
-def text_width_for(total: int) -> int:
+def text_width_for(total: int, state_width: int = COLUMNS[3][2]) -> int:
     """Cells left for the memory text in a table ``total`` cells wide."""
-    columns = _columns(total)
+    columns = _columns(total, state_width)
     fixed = sum(width for _, _, width in columns) + 2 * len(columns) + 2
     return max(16, total - fixed)
 
@@ -70,19 +73,22 @@ class MemoryTable(DataTable[Text]):
     def show(self, rows: Sequence[Any], *, width: int, states: Mapping[str, str] | None = None) -> None:
         """Replace the rows with ``rows`` (MemoryItem or search Hit objects), laid out for ``width`` cells;
         ``states``: the listed memories' states by id (search hits carry their own)."""
-        text_width = text_width_for(width)
-        columns = _columns(width)
+        # the State column widens for a badge longer than its width ("probably superseded"), never narrows
+        badges = [badge(state_of(row, states)) for row in rows]
+        state_width = max([COLUMNS[3][2], *(b.cell_len for b in badges)])
+        text_width = text_width_for(width, state_width)
+        columns = _columns(width, state_width)
         self.clear(columns=True)
         for key, label, col_width in columns:
             self.add_column(label, key=key, width=col_width or text_width)
-        for row in rows:
+        for row, state in zip(rows, badges, strict=True):
             # Every cell is a Text made visible: a DataTable reads a plain string as markup.
             values = {
                 "kind": cell(getattr(row, "kind", ""), 20),
                 "text": cell(getattr(row, "text", ""), text_width),
                 "authority": cell(getattr(row, "authority", "") or "", 20),
                 "trust": cell(getattr(row, "trust", "") or "", 20),
-                "state": badge(state_of(row, states)),
+                "state": state,
             }
             self.add_row(*(values[key] for key, _, _ in columns), key=row.id)
 

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 def state_badge(hit: object) -> str:
     """What recall knows of a hit, in a few words: its trust and its state."""
     state = getattr(hit, "state", "current")
-    if state == "superseded" and getattr(hit, "superseded_by", None):
-        state = f"superseded by {hit.superseded_by}"  # type: ignore[attr-defined]
+    if state in ("superseded", "probably_superseded") and getattr(hit, "superseded_by", None):
+        state = f"{state.replace('_', ' ')} by {hit.superseded_by}"  # type: ignore[attr-defined]
     elif state == "retracted" and getattr(hit, "retracted_by", None):
         state = f"retracted by {hit.retracted_by}"  # type: ignore[attr-defined]
     elif state == "in_conflict" and getattr(hit, "conflicts_with", None):
@@ -54,8 +54,9 @@ def search(
 ) -> None:
     """Hybrid search over memories and raw episodes (no LLM call).
 
-    Each result says its state: current, superseded (by what), retracted, in conflict (with what), or
-    raw (a message nothing was derived from); the current version of a subject comes first."""
+    Each result says its state: current, superseded (by what), probably superseded (a newer statement of
+    the same attribute, by what), retracted, in conflict (with what), or raw (a message nothing was
+    derived from); the current version of a subject comes first."""
     mem = open_memory(ctx)
     result = mem.search(
         query,

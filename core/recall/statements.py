@@ -1,0 +1,277 @@
+"""Which attribute of whom a hit states, read from the inventory (core/attributes.py) without a parse.
+
+Recall's safety net (core/recall/safety_net.py) needs, for a hit the write path left without a key,
+the attribute it states, whose it is, the values it names and whether it tells history. The inventory
+says it as data: each attribute's frames (a verb lemma with its particle, the preposition before the
+value, a fixed object: "move to", "start at", "hand in notice"), the nouns that name it ("flat",
+"employer") and the values that give it away ("vegan"). A statement's words are looked up in lemma form
+(lemminflect's English lexicon: "moved" is "move", "flats" is "flat"); what is read is:
+
+- a frame of the attribute: its verb, then its particle, object and preposition in that order within a
+  few words ("started as a UX researcher at Fietsbank" is "start at"); a frame of many uses (weak)
+  counts only when a noun or a value of the same attribute is said too; a bare "be" counts never;
+- a noun of the attribute said as the speaker's own or as new ("my employer", "the new flat", "our
+  new place"), never a noun alone ("a place called Nobu");
+- whose: the words before the first cue. "I", "we" or nothing (a statement said without a subject)
+  is the speaker; "my brother", "his", "Ana" is someone else, and the hit states nothing of the speaker;
+- the values: the names and numbers it holds past its first word ("Amsterdam", "Fietsbank", "21:30")
+  and the inventory's values of the attribute ("vegan");
+- history: "used to", "back when", "when I still", or a frame of a lasting state said in the past
+  ("I lived in Berlin", "when I worked at Acme"): it tells what held, not what holds.
+
+A statement read as several attributes ("I started at Fietsbank as a UX researcher": start at, start
+as) states the first one said whose noun or value it also names, else the first one said (the
+inventory's order breaking a tie). The attributes' description vectors were measured as a tie-breaker
+and left out: on short chat sentences the nearest description was wrong about one time in five ("Joined
+Fietsbank" nearest to bank, "works at Lumen Health" to doctor), and a list of memories would need them
+too. A few dozen dictionary lookups per hit, cached per text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from veramem_desktop.core import attributes
+from veramem_desktop.core.attributes import Attribute, Frame
+
+#: words between a frame's verb and its particle, object or preposition, at most
+_REACH = 6
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d:.,]*")
+_SPEAKER = frozenset(
+    {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
+)
+_OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
+_OWN = frozenset({"my", "our", "user's"})
+_NEW = frozenset({"new", "current"})
+_HISTORY = re.compile(
+    r"\b(?:used to|back when|back then|when (?:i|we) (?:still|was|were)|anymore|any more)\b", re.I
+)
+#: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
+_BEHIND = re.compile(
+    r"\b(?:for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several|a few|some) "
+    r"(?:years?|months?|weeks?|days?|while|decades?|ages)|until|till|when|while|before|back then|ago)\b",
+    re.I,
+)
+#: a request or a question to the assistant states nothing ("Can you help me compare …?", "Remind me …")
+_REQUEST = re.compile(
+    r"^\s*(?:please|can you|could you|would you|will you|help me|remind me|tell me|let's|lets|do you)\b|\?\s*$",
+    re.I,
+)
+#: words the lexicon holds no lemma for that are no names
+_FUNCTION_TEXT = "the a an this that these those our your so and but or yes no oh well"
+_FUNCTION = frozenset(_FUNCTION_TEXT.split())
+_BE_FORMS = frozenset(
+    {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
+)
+_NOT_VALUES_TEXT = """i i'm i've i'd i'll user monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december today yesterday tomorrow"""
+_NOT_VALUES = frozenset(_NOT_VALUES_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a statement says of an attribute: which (canonical predicate), whether it says the value
+    ended, whose (None: the speaker), the values it names (case-folded) and whether it tells history."""
+
+    attributes: tuple[str, ...]
+    #: those of ``attributes`` whose noun or value is said too
+    named: frozenset[str]
+    ends: bool
+    other: bool
+    values: frozenset[str]
+    historic: bool
+
+
+@dataclass(frozen=True)
+class _Cue:
+    attribute: str
+    position: int
+    ends: bool = False
+    state_in_past: bool = False
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(word: str) -> frozenset[str]:
+    """The word and every lemma lemminflect's lexicon gives it."""
+    from lemminflect import getAllLemmas  # loaded with the first unkeyed hit read, never at start-up
+
+    low = word.lower().replace("’", "'")
+    found = {low}
+    for forms in getAllLemmas(low).values():
+        found.update(forms)
+    return frozenset(found)
+
+
+@cache
+def _frames_by_head() -> dict[str, tuple[tuple[Attribute, Frame], ...]]:
+    """The inventory's frames of single-valued attributes by the word their match starts from: the verb's
+    lemma, or for "be <participle>" the participle ("married" for "be married to")."""
+    out: dict[str, list[tuple[Attribute, Frame]]] = {}
+    for attr in attributes.ATTRIBUTES:
+        if attr.multi:
+            continue
+        for frame in attr.frames:
+            words = frame.verb.split()
+            if words == ["be"]:
+                continue
+            head = words[1] if words[0] == "be" else words[0]
+            out.setdefault(head, []).append((attr, frame))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@cache
+def _nouns() -> dict[tuple[str, ...], str]:
+    """The nouns of single-valued attributes, as word tuples, to the attribute they name."""
+    return {
+        tuple(noun.lower().split()): attr.name
+        for attr in attributes.ATTRIBUTES
+        if not attr.multi
+        for noun in attr.nouns
+    }
+
+
+def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
+    """Whether ``frame`` is said from the verb at ``at``: its particle, object and preposition follow (and
+    for "be <participle>", a form of "be" comes just before it)."""
+    parts = frame.verb.split()
+    if parts[0] == "be" and not _BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+        return False
+    rest = parts[2:] if parts[0] == "be" else parts[1:]
+    wanted = [*rest, *([frame.obj] if frame.obj else []), *([frame.prep] if frame.prep else [])]
+    position = at + 1
+    for want in wanted:
+        window = words[position : position + _REACH]
+        hit = next((i for i, w in enumerate(window) if want in _lemmas(w)), None)
+        if hit is None:
+            return False
+        position += hit + 1
+    return True
+
+
+def _cues(words: list[str]) -> list[_Cue]:
+    """The inventory's attributes the words say, each at the word that says it."""
+    lowered = [w.lower() for w in words]
+    named = _named_attributes(lowered)
+    cues: list[_Cue] = []
+    for at, word in enumerate(words):
+        for lemma in _lemmas(word):
+            for attr, frame in _frames_by_head().get(lemma, ()):
+                if frame.weak and attr.name not in named:
+                    continue
+                if _frame_fits(frame, words, at):
+                    past = frame.state and _is_past(lowered[at], lemma)
+                    cues.append(_Cue(attr.name, at, frame.ends, past))
+    cues += [_Cue(name, at) for name, at in _owned_nouns(lowered)]
+    return sorted(cues, key=lambda c: c.position)
+
+
+@lru_cache(maxsize=8192)
+def _known(word: str) -> bool:
+    """Whether lemminflect's lexicon knows ``word`` (a name mostly is not in it)."""
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(word))
+
+
+@lru_cache(maxsize=4096)
+def _is_past(word: str, lemma: str) -> bool:
+    """Whether ``word`` is the simple past of the verb ``lemma`` ("lived" of "live")."""
+    from lemminflect import getInflection
+
+    return word != lemma and word in getInflection(lemma, tag="VBD")
+
+
+def _named_attributes(lowered: list[str]) -> set[str]:
+    """The attributes a noun or a value of names anywhere in the words."""
+    found = {name for _, name in _noun_spans(lowered)}
+    for w in lowered:
+        attr = attributes.for_value(w)
+        if attr is not None and not attr.multi:
+            found.add(attr.name)
+    return found
+
+
+def _noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
+    out = []
+    for key, name in _nouns().items():
+        n = len(key)
+        for at in range(len(lowered) - n + 1):
+            window = lowered[at : at + n]
+            if window[:-1] == list(key[:-1]) and key[-1] in _lemmas(window[-1]):
+                out.append((at, name))
+    return out
+
+
+def _owned_nouns(lowered: list[str]) -> list[tuple[str, int]]:
+    """Nouns of an attribute said as the speaker's own or as new ("my employer", "the new flat")."""
+    return [
+        (name, at)
+        for at, name in _noun_spans(lowered)
+        if _OWN & set(lowered[max(0, at - 3) : at]) or _NEW & set(lowered[max(0, at - 2) : at])
+    ]
+
+
+def _other_person(before: list[str]) -> bool:
+    """Whether the words before a statement's cue name someone other than the speaker as its subject."""
+    low = [w.lower() for w in before]
+    if _SPEAKER & set(low):
+        return False
+    if _OTHERS & set(low):
+        return True
+    for i, w in enumerate(low):
+        if w in _OWN and i + 1 < len(low) and attributes.relation(low[i + 1]) is not None:
+            return True
+    return any(_a_name(w) for w in before)
+
+
+def _a_name(word: str) -> bool:
+    """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
+    low = word.lower()
+    if low in _NOT_VALUES or low in _OWN or low in _SPEAKER or low in _OTHERS or low in _FUNCTION:
+        return False
+    return word[:1].isupper() and not _known(low)
+
+
+def _values(words: list[str], attribute: str) -> frozenset[str]:
+    """The names and numbers past the first word, and the inventory's values of ``attribute``."""
+    named = (_bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
+    found = {w for w in named if w and w not in _NOT_VALUES}
+    for w in words:
+        attr = attributes.for_value(w)
+        if attr is not None and attr.name == attribute:
+            found.add(w.lower())
+    return frozenset(found)
+
+
+def _bare(word: str) -> str:
+    """A word as a value: lower case, without a possessive or trailing punctuation ("Ana's" -> "ana")."""
+    low = word.lower().replace("’", "'").rstrip(".,:")
+    return low[:-2] if low.endswith("'s") else low
+
+
+@lru_cache(maxsize=8192)
+def read(text: str) -> Read | None:
+    """What ``text`` states of a single-valued attribute, or None when it names none (or only someone
+    else's); ``attributes`` holds every one it may state, in the order they are said."""
+    if _REQUEST.search(text):
+        return None
+    words = _WORD.findall(text[:400])
+    cues = _cues(words)
+    if not cues:
+        return None
+    first = cues[0]
+    other = _other_person(words[: first.position])
+    names = tuple(dict.fromkeys(c.attribute for c in cues))
+    behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
+    historic = behind or bool(_HISTORY.search(text))
+    values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
+    named = frozenset(_named_attributes([w.lower() for w in words]) & set(names))
+    return Read(names, named, any(c.ends for c in cues), other, values, historic)
+
+
+def attribute_of(found: Read) -> str:
+    """The one attribute a read statement states: the first said whose noun or value it names too, else
+    the first said."""
+    return next((a for a in found.attributes if a in found.named), found.attributes[0])

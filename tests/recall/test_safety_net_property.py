@@ -1,0 +1,111 @@
+"""The safety net's invariant, over random histories: statements of one single-valued attribute of the
+person, each phrased by a random frame of that attribute from the inventory (core/attributes.py) and
+given in random order, leave exactly one current statement, the newest; a rejected or held statement
+never leads; multi-valued attributes keep every statement current."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from veramem_desktop.core import attributes
+from veramem_desktop.core.attributes import Attribute, Frame
+from veramem_desktop.core.recall import safety_net
+from veramem_desktop.core.recall.hits import Hit
+
+_SYLLABLES = ["zor", "vek", "mal", "tiru", "qen", "obra", "lis", "dun", "pha", "rok"]
+
+
+@cache
+def _frames() -> list[tuple[Attribute, Frame]]:
+    """Frames that state a value, whose verb and preposition no other single-valued attribute shares."""
+    single = [a for a in attributes.ATTRIBUTES if not a.multi]
+    uses: dict[tuple[str, str | None], int] = {}
+    for attr in single:
+        for f in attr.frames:
+            uses[(f.verb, f.prep)] = uses.get((f.verb, f.prep), 0) + 1
+    return [
+        (attr, f)
+        for attr in single
+        for f in attr.frames
+        if not (f.weak or f.ends or f.verb.startswith("be") or f.prep is None) and uses[(f.verb, f.prep)] == 1
+    ]
+
+
+def _past(verb: str) -> str:
+    from lemminflect import getInflection
+
+    head, *rest = verb.split()
+    return " ".join([getInflection(head, tag="VBD")[0], *rest])
+
+
+def _sentence(frame: Frame, value: str, opener: str) -> str:
+    """A lasting state said in the present ("We live in …"), a change in the past, subject or none ("Moved
+    to …")."""
+    obj = f" the {frame.obj}" if frame.obj else ""
+    verb = f"{(opener or 'I ')}{frame.verb}" if frame.state else f"{opener}{_past(frame.verb)}"
+    return f"{verb}{obj} {frame.prep} {value}."
+
+
+names = st.lists(
+    st.tuples(st.sampled_from(_SYLLABLES), st.sampled_from(_SYLLABLES)).map(lambda p: (p[0] + p[1]).title()),
+    min_size=2,
+    max_size=5,
+    unique=True,
+)
+
+
+def _hit(i: int, text: str, day: int, state: str = "current") -> Hit:
+    hit = Hit(f"mem_{i}", "fact", text, 1.0 - i / 100, "authorized", "candidate", "active")
+    hit.time, hit.user_id, hit.source, hit.state = (
+        f"2024-{day // 28 + 1:02d}-{day % 28 + 1:02d}",
+        "u",
+        "user",
+        state,
+    )
+    return hit
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data(), names)
+def test_random_statements_of_one_attribute_leave_one_current_statement_the_newest(
+    data: st.DataObject, values: list[str]
+) -> None:
+    attr = data.draw(st.sampled_from(sorted({a.name for a, _ in _frames()})))
+    frames = [f for a, f in _frames() if a.name == attr]
+    days = data.draw(st.lists(st.integers(0, 300), min_size=len(values), max_size=len(values), unique=True))
+    hits = [
+        _hit(
+            i,
+            _sentence(
+                data.draw(st.sampled_from(frames)), value, data.draw(st.sampled_from(["I ", "We ", ""]))
+            ),
+            day,
+        )
+        for i, (value, day) in enumerate(zip(values, days, strict=True))
+    ]
+    order = data.draw(st.permutations(hits))
+    safety_net.apply(order, {}, {}, lambda _a, _b: None)
+    current = [h for h in hits if h.state == "current"]
+    newest = max(hits, key=lambda h: h.time or "")
+    assert current == [newest], [(h.text, h.time, h.state) for h in hits]
+    assert all(h.superseded_by == newest.id for h in hits if h is not newest)
+
+
+@settings(max_examples=50, deadline=None)
+@given(names, st.sampled_from(["rejected", "held"]))
+def test_a_rejected_or_held_newest_statement_never_leads(values: list[str], state: str) -> None:
+    hits = [_hit(i, f"I moved to {v}.", i * 10) for i, v in enumerate(values)]
+    hits[-1].state = state
+    safety_net.apply(hits, {}, {}, lambda _a, _b: None)
+    assert [h.id for h in hits if h.state == "current"] == [hits[-2].id]
+    assert hits[-1].state == state
+
+
+@given(names)
+def test_statements_of_a_multi_valued_attribute_all_stay_current(values: list[str]) -> None:
+    hits = [_hit(i, f"I started learning {v} this year.", i * 10) for i, v in enumerate(values)]
+    hits += [_hit(50 + i, f"We adopted a puppy called {v}.", i * 10 + 5) for i, v in enumerate(values)]
+    safety_net.apply(hits, {}, {}, lambda _a, _b: None)
+    assert {h.state for h in hits} == {"current"}
