@@ -61,7 +61,11 @@ _NOT_PAST = frozenset(
 _PAST = re.compile(
     r"\b(?:was|were|did|didn't|wasn't|weren't|had|hadn't|used to)\b|\bago\b|\byesterday\b"
     r"|\blast (?:night|week|weekend|month|year)\b"
-    r"|(?:\b" + _SUBJECT + r"\s+|'ve\s+|'d\s+|\bhave\s+|\bhas\s+|\bhad\s+|^\s*)(?:" + _ADVERB + r"\s+)*"
+    r"|(?:\b"
+    + _SUBJECT
+    + r"\s+|'ve\s+|'d\s+|\b(?:have|has|had)(?:n't| not)?\s+|^\s*)(?:"
+    + _ADVERB
+    + r"\s+)*"
     r"(?P<verb>(?i:[a-z]+ed|" + _IRREGULAR_PAST + r"))\b",
 )
 # A clause whose subject is left out and that begins with a verb in -ing is a plan: "moving in August".

@@ -83,6 +83,7 @@ def test_a_weekday_named_alone_is_the_coming_one_in_a_plan_and_the_last_one_in_a
         "She worked at the hospice for eleven months.",
         "I finished the whole course in three months.",  # how long it took
         "The hike took us four days.",
+        "My brother hasn't called in two weeks.",  # a present perfect: how long, not when
         "It's been two weeks since the interview.",
         "I usually go skiing in February.",  # a habit names no one February
         "Choir practice is on Wednesdays.",  # every Wednesday
