@@ -262,7 +262,7 @@ def _month_name(m: re.Match[str], day: date, text: str) -> Resolved | None:
     elif which == "this" or month == day.month:
         year = day.year
     else:
-        forward = _forward(m, text)
+        forward = False if (m["prep"] or "").lower() == "since" else _forward(m, text)
         if forward is None:
             return None
         if forward:

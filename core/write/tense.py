@@ -38,7 +38,7 @@ _IRREGULAR_PAST = (
     "flew|drove|fell|felt|forgot|heard|held|kept|knew|led|lent|meant|paid|put|rode|rang|rose|said|sold|sent|"
     "shook|shot|sang|sat|slept|spoke|spent|stood|stole|swam|taught|told|thought|threw|understood|woke|wore|"
     "broke|brought|built|caught|chose|did|drew|drank|fought|grew|hid|hit|hurt|quit|gone|been|done|seen|taken|"
-    "given|moved"
+    "given|moved|split|cut|shut|spread|cost|bet|burst|cast"
 )
 # Words ending in "-ed" that are not past verbs.
 _NOT_PAST = frozenset(

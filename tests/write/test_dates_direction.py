@@ -34,6 +34,11 @@ def resolve(text: str, anchor: datetime = JUNE) -> str:
         ("We relocated to Graz in August.", "We relocated to Graz in August 2024."),
         ("I sold the old bike in February.", "I sold the old bike in February 2025."),
         ("Adopted the kitten in January.", "Adopted the kitten in January 2025."),
+        (
+            "Priya and I split up in April.",
+            "Priya and I split up in April 2025.",
+        ),  # a past that looks present
+        ("Swimming lessons every Monday since March.", "Swimming lessons every Monday since March 2025."),
     ],
 )
 def test_a_month_named_alone_counts_forward_in_a_plan_and_back_in_a_report(text: str, expected: str) -> None:
