@@ -122,14 +122,16 @@ def _frames_by_head() -> dict[str, tuple[tuple[Attribute, Frame], ...]]:
 
 
 @cache
-def _nouns() -> dict[tuple[str, ...], str]:
-    """The nouns of single-valued attributes, as word tuples, to the attribute they name."""
-    return {
-        tuple(noun.lower().split()): attr.name
-        for attr in attributes.ATTRIBUTES
-        if not attr.multi
-        for noun in attr.nouns
-    }
+def _nouns() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
+    """The nouns of single-valued attributes by their last word: (the words before it, the attribute)."""
+    out: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for attr in attributes.ATTRIBUTES:
+        if attr.multi:
+            continue
+        for noun in attr.nouns:
+            *before, last = noun.lower().split()
+            out.setdefault(last, []).append((tuple(before), attr.name))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
@@ -150,10 +152,9 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     return True
 
 
-def _cues(words: list[str]) -> list[_Cue]:
-    """The inventory's attributes the words say, each at the word that says it."""
-    lowered = [w.lower() for w in words]
-    named = _named_attributes(lowered)
+def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], named: set[str]) -> list[_Cue]:
+    """The inventory's attributes the words say, each at the word that says it (``lowered``: the words in
+    lower case; ``spans``: where nouns of attributes are said; ``named``: the attributes named)."""
     cues: list[_Cue] = []
     for at, word in enumerate(words):
         for lemma in _lemmas(word):
@@ -163,7 +164,7 @@ def _cues(words: list[str]) -> list[_Cue]:
                 if _frame_fits(frame, words, at):
                     past = frame.state and _is_past(lowered[at], lemma)
                     cues.append(_Cue(attr.name, at, frame.ends, past))
-    cues += [_Cue(name, at) for name, at in _owned_nouns(lowered)]
+    cues += [_Cue(name, at) for name, at in _owned_nouns(lowered, spans)]
     return sorted(cues, key=lambda c: c.position)
 
 
@@ -183,32 +184,38 @@ def _is_past(word: str, lemma: str) -> bool:
     return word != lemma and word in getInflection(lemma, tag="VBD")
 
 
-def _named_attributes(lowered: list[str]) -> set[str]:
-    """The attributes a noun or a value of names anywhere in the words."""
-    found = {name for _, name in _noun_spans(lowered)}
-    for w in lowered:
-        attr = attributes.for_value(w)
-        if attr is not None and not attr.multi:
-            found.add(attr.name)
+def _named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
+    """The attributes a noun (``spans``) or a value of names anywhere in the words."""
+    found = {name for _, name in spans}
+    found.update(a for a in map(_single_value_of, lowered) if a is not None)
     return found
 
 
+@lru_cache(maxsize=8192)
+def _single_value_of(word: str) -> str | None:
+    """The single-valued attribute a word gives away as its value ("vegan" is a diet), or None."""
+    attr = attributes.for_value(word)
+    return attr.name if attr is not None and not attr.multi else None
+
+
 def _noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
+    """Where a noun of an attribute is said (the position of its first word), and which attribute."""
+    index = _nouns()
     out = []
-    for key, name in _nouns().items():
-        n = len(key)
-        for at in range(len(lowered) - n + 1):
-            window = lowered[at : at + n]
-            if window[:-1] == list(key[:-1]) and key[-1] in _lemmas(window[-1]):
-                out.append((at, name))
+    for at, word in enumerate(lowered):
+        for lemma in _lemmas(word):
+            for before, name in index.get(lemma, ()):
+                start = at - len(before)
+                if start >= 0 and tuple(lowered[start:at]) == before:
+                    out.append((start, name))
     return out
 
 
-def _owned_nouns(lowered: list[str]) -> list[tuple[str, int]]:
+def _owned_nouns(lowered: list[str], spans: list[tuple[int, str]]) -> list[tuple[str, int]]:
     """Nouns of an attribute said as the speaker's own or as new ("my employer", "the new flat")."""
     return [
         (name, at)
-        for at, name in _noun_spans(lowered)
+        for at, name in spans
         if _OWN & set(lowered[max(0, at - 3) : at]) or _NEW & set(lowered[max(0, at - 2) : at])
     ]
 
@@ -238,10 +245,7 @@ def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
     named = (_bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
     found = {w for w in named if w and w not in _NOT_VALUES}
-    for w in words:
-        attr = attributes.for_value(w)
-        if attr is not None and attr.name == attribute:
-            found.add(w.lower())
+    found.update(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
     return frozenset(found)
 
 
@@ -258,7 +262,10 @@ def read(text: str) -> Read | None:
     if _REQUEST.search(text):
         return None
     words = _WORD.findall(text[:400])
-    cues = _cues(words)
+    lowered = [w.lower() for w in words]
+    spans = _noun_spans(lowered)
+    named_all = _named_attributes(lowered, spans)
+    cues = _cues(words, lowered, spans, named_all)
     if not cues:
         return None
     first = cues[0]
@@ -267,7 +274,7 @@ def read(text: str) -> Read | None:
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
     historic = behind or bool(_HISTORY.search(text))
     values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
-    named = frozenset(_named_attributes([w.lower() for w in words]) & set(names))
+    named = frozenset(named_all & set(names))
     return Read(names, named, any(c.ends for c in cues), other, values, historic)
 
 
