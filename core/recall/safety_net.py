@@ -95,6 +95,8 @@ def _statements(h: Hit, rows: Mapping[str, _KeyedRow], related: Mapping[str, lis
     if found is None or found.other:
         return []
     attribute = statements.attribute_of(found)
+    if h.subject is None:
+        h.subject = attribute  # what it speaks about, as a keyed hit says it (the answer matches on it)
     return [_Said(h, _person(h, None), attribute, found.values, found.ends, found.historic)]
 
 

@@ -20,9 +20,7 @@ def _item(
     superseded_by: str | None = None,
     source: str | None = None,
 ) -> ContextItem:
-    return ContextItem(
-        id, text, kind, authority, time, state, superseded_by, group=group, source=source
-    )
+    return ContextItem(id, text, kind, authority, time, state, superseded_by, group=group, source=source)
 
 
 def _coach_history() -> list[ContextItem]:
@@ -35,7 +33,9 @@ def _coach_history() -> list[ContextItem]:
             state="probably_superseded",
             superseded_by="m-new",
         ),
-        _item("m-new", "Started running the kids' sessions at Kletterwerk.", time="2024-09-03T09:00:00+00:00"),
+        _item(
+            "m-new", "Started running the kids' sessions at Kletterwerk.", time="2024-09-03T09:00:00+00:00"
+        ),
     ]
 
 
@@ -115,4 +115,20 @@ def test_a_question_naming_a_change_is_answered_with_the_version_before_it() -> 
 def test_a_question_naming_a_time_after_the_change_gets_the_current_version() -> None:
     draft = answer("Where did the user live in August 2024?", _homes())
     assert draft.text.startswith("You live in Utrecht")
-    assert answer("Where does the user live?", _homes()).text.startswith("You live in Utrecht (since 2024-07-15;")
+    assert answer("Where does the user live?", _homes()).text.startswith(
+        "You live in Utrecht (since 2024-07-15;"
+    )
+
+
+def test_an_item_stating_the_asked_attribute_answers_a_question_in_other_words() -> None:
+    items = [
+        ContextItem(
+            "m-job",
+            "Signed the contract with Veldhuis & Co on Friday.",
+            "fact",
+            "authorized",
+            subject="works_at",
+        )
+    ]
+    draft = answer("Who is my employer?", items)
+    assert not draft.abstained and "Veldhuis" in draft.text

@@ -120,3 +120,13 @@ def test_the_list_and_the_detail_give_a_replaced_memory_the_state_search_gives_i
     listed = keyless.states(keyless.memories(limit=50))
     assert searched[old] == listed[old] == keyless.detail(old).state == "probably_superseded"
     assert searched[new] == listed[new] == keyless.detail(new).state == "current"
+
+
+def test_a_question_in_other_words_is_answered_by_the_statement_of_the_asked_attribute(
+    keyless: Memory,
+) -> None:
+    """Neither statement says "employer": the attribute each states (read from the inventory) does."""
+    said(keyless, "I work at Brightline Labs.", "2023-02-01")
+    said(keyless, "Joined Quarry Systems last Monday.", "2024-07-01")
+    answer = keyless.answer("Who is my employer?")
+    assert not answer.abstained and answer.text.index("Quarry Systems") < answer.text.index("Brightline")

@@ -23,6 +23,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
@@ -120,9 +121,12 @@ def own_words(text: str) -> str:
 
 
 def _stems(item: ContextItem) -> set[str]:
-    """What an item speaks about: its own words, and the attribute it states ("lives_in" for "User moved to
-    Porto."), so a question asked in other words than the memory's still finds it."""
-    about = re.sub(r"[_:]", " ", item.subject or "")
+    """What an item speaks about: its own words, and the attribute it states with its other names in the
+    inventory ("lives_in", "home city" for "We finally moved to Ghent!"), so a question asked in other
+    words than the memory's still finds it."""
+    attribute = attributes.by_name(item.subject) if item.subject else None
+    names = " ".join(attribute.aliases) if attribute is not None else ""
+    about = re.sub(r"[_:]", " ", f"{item.subject or ''} {names}")
     return content_stems(f"{own_words(item.text)} {about}")
 
 
