@@ -75,6 +75,11 @@ def test_statements_that_open_like_an_instruction_are_kept(text: str) -> None:
             "Note to self: the spare key is with Mrs Adeyemi at number 12.",
             "the spare key is with Mrs Adeyemi at number 12.",
         ),
+        (
+            "Suggest a few lunches for the office, I'm vegetarian since January.",
+            "I'm vegetarian since January.",
+        ),
+        ("Find me a yoga class nearby; we live near Clapham Common.", "we live near Clapham Common."),
     ],
 )
 def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(
@@ -84,7 +89,7 @@ def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(
     assert [quote for _, quote in found] == [statement]
     assert statement in text
     (worded, _) = found[0]
-    assert not worded.lower().startswith(("remind", "please", "can you", "note", "don't"))
+    assert not worded.lower().startswith(("remind", "please", "can you", "note", "don't", "suggest", "find"))
 
 
 def test_through_an_add_a_request_stores_nothing_and_a_reminder_stores_its_fact(mem: Memory) -> None:

@@ -18,7 +18,9 @@ birthday, and "Please note that I'm allergic to penicillin" the allergy. When a 
 of keeping or telling ("remind", "remember", "note", "keep in mind", "don't forget", "tell") and what
 follows it (after "that", a colon, or the person reminded) is a clause with a finite verb,
 :func:`statement_in` gives that clause as the sentence to extract, quoted exactly where it is;
-"Remind me to call the dentist" carries none (an infinitive is a task, not a statement).
+"Remind me to call the dentist" carries none (an infinitive is a task, not a statement). Any other
+request keeps a clause of the speaker's own that follows it in the sentence ("Give me five dinners,
+I eat meat but less of it" gives "I eat meat but less of it").
 """
 
 from __future__ import annotations
@@ -97,6 +99,19 @@ def _past(word: str) -> bool:
     return word in IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
 
 
+# A clause of the speaker's own after a request: "give me five dinners, | I eat meat but less of it".
+_OWN_CLAUSE = re.compile(r"(?:[,;]|\s[-–—])\s+(?=(?:I|I'm|I’m|I've|I'd|we|We|we're|We're|my|My|our|Our)\b)")
+
+
+def _own_clause_after(span: Span) -> Span:
+    """The speaker's own statement following a request in the same sentence, or ``span``."""
+    m = _OWN_CLAUSE.search(span.text)
+    if m is None:
+        return span
+    said = span.text[m.end() :]
+    return Span(span.start + m.end(), span.end, said) if len(said.split()) >= 2 else span
+
+
 def statement_in(span: Span) -> Span:
     """The statement a request carries, as a span of its own ("Remind me that Lena's birthday is December
     28" gives "Lena's birthday is December 28"), or ``span`` itself when it is no request or carries
@@ -105,7 +120,7 @@ def statement_in(span: Span) -> Span:
         return span
     keep = _KEEP.search(span.text)
     if keep is None:
-        return span
+        return _own_clause_after(span)
     rest = span.text[keep.end() :]
     lead = re.match(r"\s*(?:that\b|:|,)?\s*", rest)
     offset = keep.end() + (lead.end() if lead else 0)
