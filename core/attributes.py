@@ -497,7 +497,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "mobile_provider",
         False,
         "The mobile phone carrier or network provider the person is with.",
-        nouns="carrier, mobile provider, network, phone plan, provider",
+        nouns="carrier, mobile provider, network, phone plan, mobile plan, provider",
         entities="ORG",
     ),
     _a(
@@ -782,13 +782,15 @@ def nearest(
     description_vectors: FloatArray,
     *,
     threshold: float = -1.0,
+    margin: float = 0.0,
     among: Iterable[str] | None = None,
 ) -> tuple[Attribute, float] | None:
     """The attribute whose description vector is nearest (cosine) to ``vector``, with the cosine.
 
     ``description_vectors`` holds one row per attribute, in :data:`ATTRIBUTES` order (the caller
     embeds :func:`descriptions`). ``among`` limits the choice to those predicate names. None when
-    the best cosine is below ``threshold`` or there is nothing to choose from.
+    the best cosine is below ``threshold``, ahead of the second best by less than ``margin``, or there
+    is nothing to choose from.
     """
     matrix = np.asarray(description_vectors, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] != len(ATTRIBUTES):
@@ -802,8 +804,10 @@ def nearest(
         if not mask.any():
             return None
         scores = np.where(mask, scores, -np.inf)
-    best = int(np.argmax(scores))
+    order = np.argsort(-scores)
+    best = int(order[0])
     score = float(scores[best])
-    if score < threshold:
+    runner_up = float(scores[order[1]]) if len(order) > 1 else -np.inf
+    if score < threshold or score - runner_up < margin:
         return None
     return ATTRIBUTES[best], score

@@ -17,6 +17,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
@@ -42,6 +43,13 @@ from veramem_desktop.core.write import (
 )
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
+#: A statement whose verb no frame of the inventory has (the extractor gives it a subject and a value,
+#: no attribute) is keyed to the attribute whose description is nearest its meaning only when it is this
+#: close and this much closer than to the next one (the bounds keep every one of the dev set's
+#: statements of events, which are no attribute, out; all-MiniLM's sentence vectors tell the attributes
+#: apart only roughly, so most such statements stay unkeyed)
+BY_MEANING_COSINE = 0.50
+BY_MEANING_MARGIN = 0.05
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
 MAX_CANDIDATES = 200
 NEIGHBOURS = 5
@@ -101,6 +109,7 @@ class Writer:
         self.device = device
         self.resolve_dates = resolve_dates
         self._scoped: dict[tuple[Any, ...], Any] = {}
+        self._descriptions: Vectors | None = None
 
     # ------------------------------------------------------------ plan
     def derive(
@@ -204,7 +213,8 @@ class Writer:
         planned at all: alone it states nothing, and it stays in the message, with a notice."""
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
-        for (cand, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
+        for (said, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
+            cand = self._keyed_by_meaning(said, vec)
             # the stored memories, and those planned earlier in this add (core/write/same_add.py)
             pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
             recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
@@ -278,6 +288,21 @@ class Writer:
         if end is not None and decision.op != "DELETE":
             decision = Decision("DELETE", end[0].id, reason=ends.REASON)
         return cand, decision, apart
+
+    def _keyed_by_meaning(self, cand: Candidate, vec: Vectors) -> Candidate:
+        """A candidate with a subject and a value but no attribute, keyed to the attribute whose
+        description (core/attributes.py) its own vector is nearest, or left unkeyed when none is near
+        enough (:data:`BY_MEANING_COSINE`, :data:`BY_MEANING_MARGIN`)."""
+        if cand.predicate or not (cand.subject and cand.value):
+            return cand
+        if self._descriptions is None:  # embedded once per writer
+            self._descriptions = self.embedder.embed(list(attributes.descriptions()))
+        found = attributes.nearest(
+            vec, self._descriptions, threshold=BY_MEANING_COSINE, margin=BY_MEANING_MARGIN
+        )
+        if found is None:
+            return replace(cand, subject=None, value=None)
+        return replace(cand, predicate=found[0].name)
 
     def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: WriteOutcome) -> bool:
         """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""

@@ -70,3 +70,13 @@ def test_nearest_picks_the_row_closest_in_cosine_and_respects_threshold_and_choi
     assert limited is not None and limited[0].name == other
     with pytest.raises(ValueError):
         attributes.nearest(matrix[0], matrix[:3])
+
+
+def test_nearest_refuses_a_choice_too_close_to_the_second_best() -> None:
+    matrix = np.zeros((len(attributes.ATTRIBUTES), 2), dtype=np.float32)
+    matrix[:, 1] = 1.0  # every other attribute: orthogonal to the vector asked about
+    matrix[0] = [1.0, 0.0]
+    matrix[1] = [0.99, 0.141]  # nearly as close as the first
+    assert attributes.nearest([1.0, 0.0], matrix, margin=0.05) is None
+    got = attributes.nearest([1.0, 0.0], matrix, margin=0.005)
+    assert got is not None and got[0] is attributes.ATTRIBUTES[0]

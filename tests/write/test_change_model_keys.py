@@ -136,3 +136,35 @@ def test_a_models_ending_statement_retracts_the_value_it_ends(omem: Memory, olla
     done = _add(omem, "Cancelled my Boulderhal Noord membership.", "2025-04-01T09:00:00Z")
     assert [r["id"] for r in done.retracted] == [gym["id"]], done
     assert _current(omem, "gym") == []
+
+
+def test_a_statement_with_no_attribute_named_is_keyed_by_its_meaning_only_when_it_is_near_one(
+    omem: Memory, ollama: FakeOllama
+) -> None:
+    """A subject and a value with no predicate (the rule path gives these for a verb no frame has): the
+    write path keys it to the attribute whose description its vector is nearest, when near enough, and
+    leaves an event of no attribute unkeyed."""
+    ollama.script(
+        _extraction(
+            "I volunteer at the Eastgate Community Kitchen.",
+            "User volunteers at the Eastgate Community Kitchen.",
+            ("user", None, "Eastgate Community Kitchen"),
+        )
+    )
+    (kitchen,) = _add(omem, "I volunteer at the Eastgate Community Kitchen.", "2025-01-10T09:00:00Z").added
+    stored = omem.get(kitchen["id"])
+    assert (stored.subject, stored.predicate, stored.value) == (
+        "user",
+        "volunteering",
+        "Eastgate Community Kitchen",
+    )
+    ollama.script(
+        _extraction(
+            "Had lunch with Corinne at Lula's.",
+            "User had lunch with Corinne at Lula's.",
+            ("user", None, "Corinne"),
+        )
+    )
+    (lunch,) = _add(omem, "Had lunch with Corinne at Lula's.", "2025-01-11T09:00:00Z").added
+    stored = omem.get(lunch["id"])
+    assert (stored.subject, stored.predicate, stored.value) == (None, None, None)

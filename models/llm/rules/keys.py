@@ -37,10 +37,12 @@ NO_KEY: Key = (None, None, None)
 
 @dataclass(frozen=True)
 class Keyed:
-    """A statement's key, and whether it says the value stopped holding ("I quit the climbing gym")."""
+    """A statement's key, and whether it says the value stopped holding ("I quit the climbing gym").
+    ``predicate`` None: no frame fits the verb, and the write path picks the attribute whose description
+    is nearest the statement's meaning, or none (core/write/derive.py)."""
 
     subject: str
-    predicate: str
+    predicate: str | None
     value: str | None
     ends: bool = False
 
@@ -138,7 +140,29 @@ def read(sentence: str) -> Keyed | None:
         found = _clause(clause, parsed)
         if found is not None:
             return found
-    return _implied(parsed)
+    implied = _implied(parsed)
+    if implied is not None:
+        return implied
+    return next((u for c in parsed.clauses if (u := _unframed(c)) is not None), None)
+
+
+#: entity labels that never name an attribute's value (a time, an amount)
+_NOT_VALUES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
+
+
+def _unframed(c: Clause) -> Keyed | None:
+    """The speaker's statement of a name through a verb no frame has ("We've settled into a cottage in
+    Bath"): subject and value, its attribute left to the meaning of the whole statement."""
+    if c.hypothetical or c.background or c.negated or c.tense in _NOT_NOW or c.verb == "be":
+        return None
+    if _who(c.subject) != "user" or attributes.frames_for(c.verb):
+        return None
+    named = [
+        p
+        for p in (c.obj, *(p for _, p in c.preps))
+        if p is not None and _name(p) and p.label not in _NOT_VALUES
+    ]
+    return Keyed("user", None, named[0].text) if named else None
 
 
 def _implied(parsed: Parsed) -> Keyed | None:
@@ -204,7 +228,10 @@ def _clause(c: Clause, parsed: Parsed) -> Keyed | None:
         return ended
     who = _who(c.subject)
     if c.verb == "be":
-        return _copula(c, parsed) if c.tense not in _PAST or c.stopped else None
+        if (c.tense in _PAST and not c.stopped) or (c.negated and not c.stopped):
+            return None  # "I was a teacher", "my partner is not Anna": nothing of now
+        found = _copula(c, parsed)
+        return replace(found, ends=True) if found is not None and c.stopped else found
     switched = (
         _switched(c, who or "user") if c.tense not in _PAST or c.verb in attributes.SWITCH_VERBS else None
     )
@@ -290,10 +317,12 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
         value = _value(c, frame, attr, parsed)
         if value is False:
             continue
-        score = _confirmed(attr, value if isinstance(value, Phrase) else None)
-        if frame.weak and score <= 0:
-            continue
-        score += 1 if frame.prep or frame.obj else 0
+        phrase = value if isinstance(value, Phrase) else None
+        lexical, labelled = _confirmed(attr, phrase)
+        if frame.weak and lexical <= 0:
+            continue  # a verb of many uses states the attribute only when the value's words say it too
+        score = lexical + labelled + (0 if frame.weak else 2) + (1 if frame.prep or frame.obj else 0)
+        score += 1 if phrase is not None and (phrase.proper or phrase.text[:1].isupper()) else 0
         if best is None or score > best[0]:
             best = (score, attr, frame, _text(value, attr, frame.ends) if isinstance(value, Phrase) else None)
     if best is None:
@@ -339,17 +368,23 @@ def _current(c: Clause, frame: Frame, change: bool) -> bool:
     if c.tense in _PAST:
         return not frame.state or change or frame.ends or c.stopped
     if c.tense == "progressive":
-        return frame.state or frame.ends
+        return frame.state or frame.ends or frame.obj is not None  # "I'm taking lessons in Japanese"
     return True
 
 
 def _value(c: Clause, frame: Frame, attr: Attribute, parsed: Parsed) -> Phrase | None | bool:
     """The clause's value for ``frame``: a phrase, None when the frame takes none (an end: "resigned"),
     False when the frame does not fit the clause."""
-    if frame.obj is not None and (c.obj is None or c.obj.head != frame.obj):
+    if frame.obj is not None and (
+        c.obj is None or c.obj.head not in (frame.obj, frame.obj.removesuffix("s"))
+    ):
         return False
     if frame.prep is not None:
         found = next((p for prep, p in c.preps if prep == frame.prep), None)
+        if found is None and frame.obj is not None and c.obj is not None:
+            # "taking lessons in Japanese": the preposition hangs on the frame's object
+            said = next((o for prep, o in c.obj.preps if prep == frame.prep), None)
+            found = Phrase(text=said, head=said.lower()) if said else None
         if found is None:
             return None if frame.obj is not None and frame.ends else False
         return found
@@ -373,22 +408,24 @@ def _loose_value(c: Clause, attr: Attribute, parsed: Parsed) -> Phrase | None:
     return found[-1] if found else None  # "on the 5k: 21:30": the figure comes last
 
 
-def _confirmed(attr: Attribute, value: Phrase | None) -> int:
-    """How far a value gives its attribute away: its head among the attribute's nouns or values, its
-    entity label among the attribute's labels; less when its label belongs to other attributes."""
+def _confirmed(attr: Attribute, value: Phrase | None) -> tuple[int, int]:
+    """How far a value gives its attribute away: by its words (its head among the attribute's nouns or
+    values), and by its entity label (among the attribute's labels: more; another's: less). The small
+    pipeline's labels of unfamiliar names are often wrong, so words count for more."""
     if value is None:
-        return 0
-    score = 0
+        return 0, 0
+    lexical = 0
     if attributes.for_noun(value.head) is attr or attributes.for_noun(value.text) is attr:
-        score += 3
+        lexical += 3
     if attributes.for_value(value.text) is attr or attributes.for_value(value.head) is attr:
-        score += 3
+        lexical += 3
     labels = {value.label, *(label for _, label in value.entities)} - {None}
+    labelled = 0
     if attr.entities and labels & set(attr.entities):
-        score += 3
+        labelled = 2
     elif attr.entities and value.label is not None:
-        score -= 2
-    return score
+        labelled = -1
+    return lexical, labelled
 
 
 def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
@@ -436,7 +473,7 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         # "my sister's name is Ana", "my dog's name is Rex", "my brother's new job is at Spotify"
         inner = owner.split()[-1]
         if subject.head == "name":
-            if complement is None or not complement.proper:
+            if complement is None or not _name(complement):
                 return None
             if attributes.is_pet(inner):
                 return Keyed("user", "pet", complement.text)
@@ -447,12 +484,12 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
             return None
         who = f"user's {role.removeprefix('relation:').replace('_', ' ')}"
         found = _mine_is(replace(subject, owner="my"), complement, c, parsed)
-        if found is None or found.subject != "user" or found.predicate.startswith("relation:"):
+        if found is None or found.subject != "user" or (found.predicate or "").startswith("relation:"):
             return None
         return replace(found, subject=who)
     role = attributes.relation(subject.head)
     if role is not None:
-        if complement is not None and complement.proper and complement.text.split()[0] not in NOT_NAMES:
+        if complement is not None and _name(complement):
             return Keyed("user", role, complement.text)  # "my sister is Ana", "the new boss is Priya"
         who = subject.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
         return _is_a(who, complement, c) if complement is not None else None
@@ -460,6 +497,11 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
     return _noun_key("user", subject.text, complement.text)
+
+
+def _name(phrase: Phrase) -> bool:
+    """Whether a phrase is a name: a proper noun, or capitalised words the pipeline did not know."""
+    return (phrase.proper or phrase.text[:1].isupper()) and phrase.text.split()[0] not in NOT_NAMES
 
 
 def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
@@ -473,10 +515,16 @@ def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
     attr = attributes.for_value(complement.head) or attributes.for_value(complement.text)
     if attr is None:
         return None
-    value = complement.text
-    if c.negated and not c.stopped:
-        return None
-    return Keyed(who, attr.name, value, ends=c.stopped)
+    return Keyed(who, attr.name, complement.text)
+
+
+def _noun_attribute(noun: str) -> Attribute | None:
+    """The attribute a noun phrase names, by its longest ending the inventory knows ("10k personal
+    best" -> personal best, "current mobile plan" -> mobile plan)."""
+    words = noun.split()
+    return next(
+        (a for i in range(len(words)) if (a := attributes.for_noun(" ".join(words[i:]))) is not None), None
+    )
 
 
 def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bool = False) -> Keyed | None:
@@ -495,7 +543,7 @@ def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bo
         topic = noun[fav.end() :]
         attr = attributes.for_noun(topic)
         return Keyed(who, attr.name if attr else f"preference:{topic}", value)
-    attr = attributes.for_noun(noun)
+    attr = _noun_attribute(noun)
     if attr is None:
         return Keyed(who, noun.replace(" ", "_"), value) if not named else None
     if attr.entities and not value[:1].isupper() and attributes.for_value(value) is None:
@@ -561,7 +609,7 @@ def labelled(sentence: str) -> Key:
     if attributes.for_noun(_CHANGE_WORDS.sub("", attr)) is None:
         return NO_KEY
     found = _noun_key("user", attr, m["value"].strip(), named=True)
-    if found is None or attributes.by_name(found.predicate) is None:
+    if found is None or attributes.by_name(found.predicate or "") is None:
         return NO_KEY
     return found.key
 

@@ -15,6 +15,7 @@ the start as a name, and the speaker is who such a sentence is about.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -126,10 +127,10 @@ def parse(sentence: str) -> Parsed:
     text = " ".join(sentence.replace("\u2019", "'").split())
     if not text or len(text) > MAX_CHARS:
         return Parsed((), (), (), ())
-    doc = pipeline()(text)
+    doc = _doc(text)
     implied = False
     if _wants_speaker(doc):
-        again = pipeline()("I " + text[0].lower() + text[1:])
+        again = _doc("I " + text[0].lower() + text[1:])
         if _has_subject(_root(again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
@@ -141,7 +142,30 @@ def parse(sentence: str) -> Parsed:
         for t in doc
         if t.pos_ == "NOUN" and any(c.dep_ == "amod" and c.lower_ in ("new", "newest") for c in t.children)
     )
-    return Parsed(clauses, tuple((e.text, e.label_) for e in doc.ents), tuple(_names(doc)), news)
+    return Parsed(clauses, tuple((_said(e), e.label_) for e in doc.ents), tuple(_names(doc)), news)
+
+
+def _doc(text: str) -> Any:
+    """The parse of ``text``. A sentence in capitals ("MY PARTNER IS ANA.") is parsed in lower case, which
+    the pipeline reads as it reads ordinary writing; the words are still taken as said (:func:`_said`)."""
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 4 or sum(c.isupper() for c in letters) < 0.8 * len(letters):
+        return pipeline()(text)
+    lowered = re.sub(r"\bi\b", "I", text.lower())
+    lowered = lowered[:1].upper() + lowered[1:]
+    doc = pipeline()(lowered)
+    doc.user_data["said"] = text
+    return doc
+
+
+def _said(x: Any) -> str:
+    """A token's or a span's words as said in the sentence (the parse may have read it in lower case)."""
+    source = x.doc.user_data.get("said")
+    if source is None:
+        return str(x.text)
+    if hasattr(x, "start_char"):
+        return str(source[x.start_char : x.end_char])
+    return str(source[x.idx : x.idx + len(x)])
 
 
 _HAVING = frozenset({"have", "get", "adopt", "rescue"})
@@ -321,10 +345,10 @@ def _phrase(token: Any) -> Phrase:
     )
     # a contiguous run around the head, so "a flat in Utrecht" stays "flat"
     run = [t for t in keep if abs(t.i - token.i) <= len(keep)]
-    words = " ".join(t.text for t in run) if run else token.text
+    words = " ".join(_said(t) for t in run) if run else _said(token)
     ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
     if ent is not None and ent.label_ not in ("DATE", "TIME", "ORDINAL"):
-        words = ent.text[4:] if ent.text.lower().startswith("the ") else ent.text
+        words = _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
     owner = next((c for c in token.children if c.dep_ == "poss"), None)
     named = next(
         (
@@ -337,13 +361,13 @@ def _phrase(token: Any) -> Phrase:
     if named is None:
         named = _named_after(token)
     inside = tuple(
-        (e.text, e.label_)
+        (_said(e), e.label_)
         for e in doc.ents
         if token.left_edge.i <= e.start and e.end <= token.right_edge.i + 1
     )
     return Phrase(
         text=words.strip(),
-        head=token.lemma_.lower() if token.pos_ != "PROPN" else token.text.lower(),
+        head=token.lemma_.lower() if token.pos_ != "PROPN" else token.lower_,
         label=ent.label_ if ent is not None else None,
         new=any(c.dep_ == "amod" and c.lower_ in ("new", "newest", "latest") for c in token.children),
         owner=_owner(owner) if owner is not None else None,
@@ -362,11 +386,11 @@ def _noun_preps(token: Any) -> Iterable[tuple[str, str]]:
             if pobj is not None:
                 ent = next((e for e in token.doc.ents if e.start <= pobj.i < e.end), None)
                 if ent is not None:
-                    yield c.lower_, str(ent.text)
+                    yield c.lower_, _said(ent)
                     continue
                 words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
                 if words:
-                    yield c.lower_, " ".join(t.text for t in words)
+                    yield c.lower_, " ".join(_said(t) for t in words)
 
 
 def _value_word(t: Any, head: Any) -> bool:
@@ -389,13 +413,13 @@ def _named_after(token: Any) -> Any:
 def _name_span(token: Any) -> str:
     parts = [t for t in token.subtree if t.pos_ == "PROPN" and t.i >= token.i - 1]
     parts = [t for t in parts if t.dep_ != "case"] or [token]
-    return " ".join(t.text for t in sorted(parts, key=lambda t: t.i)).removesuffix("'s").strip()
+    return " ".join(_said(t) for t in sorted(parts, key=lambda t: t.i)).removesuffix("'s").strip()
 
 
 def _owner(token: Any) -> str:
     """A possessor as said: "my", "our", "my brother's" -> "my brother"."""
     inner = next((c for c in token.children if c.dep_ == "poss"), None)
-    word = token.lower_ if token.pos_ == "PRON" else token.text
+    word = token.lower_ if token.pos_ == "PRON" else _said(token)
     return f"{_owner(inner)} {word}" if inner is not None else word
 
 
