@@ -132,3 +132,14 @@ def test_an_item_stating_the_asked_attribute_answers_a_question_in_other_words()
     ]
     draft = answer("Who is my employer?", items)
     assert not draft.abstained and "Veldhuis" in draft.text
+
+
+def test_a_relative_time_is_counted_from_the_askers_day_not_the_last_message() -> None:
+    from datetime import date
+
+    from veramem_desktop.models.llm.rules.answer_time import asked_when
+
+    items = _homes()  # the latest message is from July 2024
+    when = asked_when("Where did I live last summer?", items, today=date(2026, 3, 2))
+    assert when is not None and when.end == "2025-09-01"
+    assert asked_when("Where did I live last summer?", items, today=date(2024, 8, 1)).end == "2023-09-01"

@@ -2,8 +2,8 @@
 
 A question may name a time ("where did I live in March 2024?", "last summer", "in 2023") or a change
 ("where did I work before I moved?"). The time is read by recall's own rules (core/recall/query.py finds
-the phrase, core/recall/periods.py resolves it against the latest item's day, core/write/times.py reads
-a written bound); nothing here parses dates itself. The version that held then is the newest statement
+the phrase, core/recall/periods.py resolves it against the asker's day, core/write/times.py reads a
+written bound); nothing here parses dates itself. The version that held then is the newest statement
 of the subject made before the period ends; before a change, the newest one before the current one.
 """
 
@@ -35,12 +35,14 @@ class AskedWhen:
     words: frozenset[str]
 
 
-def asked_when(question: str, items: Sequence[ContextItem]) -> AskedWhen | None:
-    """The time ``question`` asks about, read against the latest day among ``items``; None when it names
-    no time (or one that cannot be read)."""
-    anchor = _latest_day(items)
+def asked_when(question: str, items: Sequence[ContextItem], today: date | None = None) -> AskedWhen | None:
+    """The time ``question`` asks about, read against ``today`` (the asker's day: "last summer" is counted
+    from when the question is asked; the clock's UTC day when not given), never before the latest day
+    among ``items``; None when it names no time (or one that cannot be read)."""
+    latest = _latest_day(items)
+    anchor = max(d for d in (today or datetime.now(UTC).date(), latest) if d is not None)
     found = asked_time(question)
-    if found is not None and anchor is not None:
+    if found is not None:
         period = periods.resolve(found, anchor)
         if period is not None:
             named = content_stems(found.value.replace("|", " ")) | {"last", "ago"}
@@ -51,8 +53,6 @@ def asked_when(question: str, items: Sequence[ContextItem]) -> AskedWhen | None:
     words = frozenset(content_stems(intent.phrase))
     if _OWN_CLAUSE.match(intent.phrase):
         return AskedWhen(None, True, words)
-    if anchor is None:
-        return None
     bound = parse_bound(intent.phrase, datetime(anchor.year, anchor.month, anchor.day, tzinfo=UTC))
     return AskedWhen(bound.date().isoformat(), False, words) if bound is not None else None
 
