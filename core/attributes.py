@@ -185,7 +185,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
         "flat, apartment, house, new place",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
-        "emigrate to; move into; be in",
+        "emigrate to; move into",
         ends="move_out of; move_away from; leave?",
         entities="GPE LOC",
         aliases="home city",

@@ -43,6 +43,8 @@ _BACKGROUND = frozenset({"when", "while", "whenever", "as", "before", "back"})
 _VALUE_DEPS = frozenset({"compound", "amod", "nummod", "flat", "nmod", "npadvmod", "quantmod", "hmod"})
 _NOT_VALUE_WORDS = frozenset({"new", "old", "current", "present", "latest", "usual", "former", "previous"})
 _WHO = frozenset({"i", "we", "me", "us"})
+#: words that follow a verb as its particle ("move back", "pass away"), which the pipeline may read as adverbs
+_PARTICLES = frozenset({"in", "away", "out", "up", "back", "off", "over"})
 
 
 @dataclass(frozen=True)
@@ -283,11 +285,7 @@ def _verb_name(verb: Any, complement: Any) -> str:
     particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     # "moved in with", "passed away": the small pipeline reads some particles as adverbs
     particles += [
-        c.lower_
-        for c in verb.children
-        if c.dep_ == "advmod"
-        and c.lower_ in ("in", "away", "out", "up", "back", "off", "over")
-        and c.i == verb.i + 1
+        c.lower_ for c in verb.children if c.dep_ == "advmod" and c.lower_ in _PARTICLES and c.i == verb.i + 1
     ]
     lemma = verb.lemma_.lower()
     if any(c.dep_ == "auxpass" for c in verb.children):
@@ -309,8 +307,10 @@ def _subject(verb: Any) -> Phrase | None:
 
 
 def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
-    """(preposition, its object) hanging on the verb, or on an adjective complement ("allergic to")."""
-    holders = [verb] + ([complement] if complement is not None else [])
+    """(preposition, its object) hanging on the verb, on an adjective complement ("allergic to"), or on
+    a particle the small pipeline read as an adverb ("moved back | to Utrecht")."""
+    particles = [c for c in verb.children if c.dep_ in ("advmod", "prt") and c.lower_ in _PARTICLES]
+    holders = [verb, *particles] + ([complement] if complement is not None else [])
     for holder in holders:
         for c in holder.children:
             if _to_object(c):  # "allergic to shellfish", read by the small pipeline as "to" + a verb
