@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from veramem_desktop.core.llm import LLM, Candidate, Capabilities, ContextItem, Message, Neighbour
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
@@ -56,6 +56,8 @@ def test_each_quote_is_an_exact_substring_of_its_message(llm: RuleBasedLLM) -> N
         assert candidate.quote in by_id[candidate.message_id]
 
 
+# no deadline: the first example of a process loads the English parse pipeline (about two seconds)
+@settings(deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=5))
 def test_quotes_are_exact_substrings_whatever_the_text(parts: list[str]) -> None:
     content = " ".join(parts)
