@@ -104,4 +104,5 @@ def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(
     shown = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0
     assert "stored 12 · skipped 0" in shown and "100%" in shown
+    assert "deriving memories · 12 of 12 messages" in shown  # the second step's bar
     assert b"Stored 12 message(s)" in proc.stdout

@@ -17,6 +17,43 @@ if TYPE_CHECKING:
 
 #: characters of each message shown by a dry run
 PREVIEW = 200
+#: the unit of the import's second step, deriving memories (services/importer.py DERIVED_UNIT)
+DERIVING = "messages derived"
+
+
+class _Progress:
+    """The import's progress bars on stderr: one for reading and storing, one for deriving memories."""
+
+    def __init__(self, show: bool) -> None:
+        self.show = show
+        self.bar: Any = None
+        self.unit = ""
+        self.seen = 0
+
+    def __call__(self, done: int, total: int, unit: str, counts: dict[str, int]) -> None:
+        if not self.show:
+            return
+        if self.bar is not None and unit != self.unit:  # the second step gets a bar of its own
+            self.finish()
+        if self.bar is None:
+            self.unit, self.seen = unit, 0
+            self.bar = click.progressbar(
+                length=max(total, 1), file=sys.stderr, show_eta=True, show_percent=True, label="Importing"
+            )
+        skipped = counts["already_stored"] + counts["before_since"]
+        self.bar.label = (
+            f"deriving memories · {done:,} of {total:,} messages"
+            if unit == DERIVING
+            else f"stored {counts['stored']:,} · skipped {skipped:,}"
+        )
+        self.bar.update(max(0, done - self.seen))
+        self.bar.render_progress()  # the counts change even when no more bytes were read
+        self.seen = done
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.render_finish()
+            self.bar = None
 
 
 @click.command(name="import")
@@ -70,23 +107,7 @@ def import_(
     """
     mem = open_memory(ctx)
     show = sys.stderr.isatty() and not as_json
-    bar: Any = None
-    seen = [0]
-
-    def progress(done: int, total: int, unit: str, counts: dict[str, int]) -> None:
-        nonlocal bar
-        if not show:
-            return
-        if bar is None:
-            bar = click.progressbar(
-                length=max(total, 1), file=sys.stderr, show_eta=True, show_percent=True, label="Importing"
-            )
-        bar.label = (
-            f"stored {counts['stored']:,} · skipped {counts['already_stored'] + counts['before_since']:,}"
-        )
-        bar.update(max(0, done - seen[0]))
-        bar.render_progress()  # the counts change even when no more bytes were read
-        seen[0] = done
+    progress = _Progress(show)
 
     planned: list[dict[str, Any]] = []
 
@@ -125,8 +146,7 @@ def import_(
             on_record=would_store,
         )
     finally:
-        if bar is not None:
-            bar.render_finish()
+        progress.finish()
         mem.close()
     if as_json:
         data = report.to_dict()

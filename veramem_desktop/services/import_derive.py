@@ -41,11 +41,11 @@ def derive_waiting(
     batch_size: int,
     linking: bool,
     derive: Derive,
-    after_batch: Callable[[], None] | None = None,
+    after_batch: Callable[[int, int], None] | None = None,
 ) -> None:
     """Derive the memories of every message of ``user_id`` an import stored and left waiting, one at a
     time in message-time order (``batch_size`` at a time for a model's extraction calls); counted in
-    ``report``."""
+    ``report``. ``after_batch(done, total)`` is told the messages derived so far after each batch."""
     state = import_queue.state(store, user_id)
     if state is None:
         return
@@ -78,7 +78,7 @@ def derive_waiting(
                 import_queue.advance(conn, user_id, places[ep.id])
             _count(outcome, report)
         if after_batch is not None:
-            after_batch()
+            after_batch(lo + len(part), len(todo))
     with store.atomic() as conn:
         import_queue.finish(conn, user_id)
 

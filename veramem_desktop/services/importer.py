@@ -54,7 +54,9 @@ MODEL_BATCH_SIZE = 16
 #: sessions whose stored import keys are kept in memory at once
 KEY_CACHE_SESSIONS = 256
 
-#: progress(done, total, unit, counts)
+#: the unit of the import's second step's progress: messages whose memories are derived
+DERIVED_UNIT = "messages derived"
+#: progress(done, total, unit, counts); the unit changes once, from what is read to DERIVED_UNIT
 ImportProgress = Callable[[int, int, str, dict[str, int]], None]
 
 
@@ -140,9 +142,7 @@ class Importer:
                         flush()
             flush()
             if writer is not None:
-                self._derive_waiting(
-                    writer, base.user_id, report, batch_size, lambda: _progress(progress, src, report)
-                )
+                self._derive_waiting(writer, base.user_id, report, batch_size, _deriving(progress, report))
         finally:
             src.close()
             report.sessions = len(sessions)
@@ -157,7 +157,7 @@ class Importer:
         user_id: str | None,
         report: ImportReport,
         batch_size: int,
-        after_batch: Callable[[], None] | None = None,
+        after_batch: Callable[[int, int], None] | None = None,
     ) -> None:
         derive_waiting(
             self.store,
@@ -332,6 +332,13 @@ def _admitted(item: Item, since_iso: str | None, report: ImportReport) -> TypeGu
 def _progress(progress: ImportProgress | None, src: Any, report: ImportReport) -> None:
     if progress is not None:
         progress(src.done(), src.total, src.unit, report.counts())
+
+
+def _deriving(progress: ImportProgress | None, report: ImportReport) -> Callable[[int, int], None] | None:
+    """The progress of the second step, in messages derived (a unit of its own after the bytes read)."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total, DERIVED_UNIT, report.counts())
 
 
 def _interrupted_midway(store: Store, user_id: str | None) -> bool:
