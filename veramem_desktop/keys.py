@@ -29,6 +29,7 @@ import nacl.utils
 from veramem_desktop.core.errors import (
     InvalidInputError,
     KeyFileDamagedError,
+    LockedError,
     MissingKeyError,
     NotInitialisedError,
     WrongKeyError,
@@ -40,6 +41,12 @@ FORMAT = 1
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 PassphraseSource = Callable[[], str | None]
+
+#: what a locked store says where nothing can ask for its passphrase (no terminal, no VERAMEM_PASSPHRASE)
+LOCKED = (
+    "This store is locked with a passphrase and there is no terminal here to ask for it. "
+    "Run the command in a terminal, or set VERAMEM_PASSPHRASE."
+)
 
 
 def key_check(key: bytes) -> str:
@@ -358,10 +365,7 @@ class KeyManager:
             return key
         secret = self._passphrase(passphrase)
         if not secret:
-            raise MissingKeyError(
-                "This store is locked with a passphrase. Run the command in a terminal to be asked for it, "
-                "or set VERAMEM_PASSPHRASE."
-            )
+            raise LockedError(LOCKED)
         return unwrap_with_passphrase(info, secret)
 
     def recover(

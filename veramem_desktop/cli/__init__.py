@@ -132,7 +132,11 @@ class VeramemGroup(click.Group):
 
 
 @click.group(
-    cls=VeramemGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+    cls=VeramemGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: one per cause (3 no store, 4 wrong key, 5 key missing, 6 damaged, 14 locked with no "
+    "way to ask for the passphrase, ...); the table is in docs/exit-codes.md.",
 )
 @click.version_option(__version__, prog_name="veramem")
 @click.option(

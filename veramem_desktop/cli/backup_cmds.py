@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
-from veramem_desktop.core.errors import MissingKeyError, RefusedError
+from veramem_desktop.core.errors import LockedError, MissingKeyError, RefusedError
 
-from ..keys import KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
+from ..keys import LOCKED, KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
 from ..memory import Memory
 from .common import emit_json, interactive, json_option
 
@@ -32,10 +32,7 @@ def _current_passphrase(mem: Memory) -> str | None:
     if not secret and interactive():
         secret = click.prompt("Current passphrase", hide_input=True, err=True)
     if not secret:
-        raise MissingKeyError(
-            "This store is locked with a passphrase: run the command in a terminal, "
-            "or set VERAMEM_PASSPHRASE."
-        )
+        raise LockedError(LOCKED)
     return secret
 
 
@@ -44,8 +41,9 @@ def _new_passphrase() -> str:
     if not secret and interactive():
         secret = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True, err=True)
     if not secret:
-        raise MissingKeyError(
-            "Choose the new passphrase at the prompt (run in a terminal), or set VERAMEM_NEW_PASSPHRASE."
+        raise LockedError(
+            "A new passphrase is needed and there is no terminal here to ask for it. Run the command in a "
+            "terminal, or set VERAMEM_NEW_PASSPHRASE."
         )
     return secret
 
@@ -138,7 +136,10 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
             click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
         )
         if not code:
-            raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
+            raise LockedError(
+                "The recovery code is needed and there is no terminal here to ask for it. Run the command "
+                "in a terminal, or set VERAMEM_RECOVERY_CODE."
+            )
         backup_key = decode_recovery_code(code)
     else:
         assert live_key is not None

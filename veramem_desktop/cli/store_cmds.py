@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from veramem_desktop.core.errors import ExitCode, MissingKeyError
+from veramem_desktop.core.errors import ExitCode, LockedError
 from veramem_desktop.core.storage.store import damaged
 
 from ..keys import keyring_usable
@@ -46,9 +46,9 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
         passphrase = os.environ.get("VERAMEM_PASSPHRASE")
         if not passphrase:
             if not interactive():
-                raise MissingKeyError(
-                    "No OS keyring here, so the store needs a passphrase: run `veramem init` in a terminal, "
-                    "or set VERAMEM_PASSPHRASE."
+                raise LockedError(
+                    "No OS keyring here, so the store needs a passphrase, and there is no terminal to ask "
+                    "for one: run `veramem init` in a terminal, or set VERAMEM_PASSPHRASE."
                 )
             passphrase = click.prompt(
                 "Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True
@@ -95,7 +95,10 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
         click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
     )
     if not code:
-        raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
+        raise LockedError(
+            "The recovery code is needed and there is no terminal here to ask for it. Run the command in a "
+            "terminal, or set VERAMEM_RECOVERY_CODE."
+        )
     mem = open_memory(ctx)
     new_passphrase = None
     if not keyring_usable():
