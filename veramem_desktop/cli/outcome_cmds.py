@@ -10,6 +10,7 @@ import click
 from veramem_desktop.core.errors import ExitCode
 
 from .common import emit_json, json_option, open_memory, say
+from .suggest import SuggestingGroup
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport
@@ -135,7 +136,7 @@ def _print_consolidation(report: ConsolidateReport) -> None:
         )
 
 
-class _ExportGroup(click.Group):
+class _ExportGroup(SuggestingGroup):
     """``export memories …``, ``export traces …`` and ``export training …``; the older ``export PATH``
     means traces."""
 
