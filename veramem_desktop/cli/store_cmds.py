@@ -9,7 +9,7 @@ import click
 from veramem_desktop.core.errors import ExitCode, LockedError
 from veramem_desktop.core.storage.store import damaged
 
-from ..keys import keyring_usable
+from ..keys import KeyManager, keyring_usable
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory, say
 
@@ -88,7 +88,10 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
 )
 @click.pass_context
 def unlock(ctx: click.Context, use_code: bool) -> None:
-    """Open the store with its recovery code and keep the key again."""
+    """Open the store with its recovery code and keep the key again.
+
+    The code is checked before anything else is asked; a code from before a `veramem rekey` is
+    recognised and the rekey's date named (only the code that rekey showed opens the store now)."""
     import os
 
     code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
@@ -100,6 +103,9 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
             "terminal, or set VERAMEM_RECOVERY_CODE."
         )
     mem = open_memory(ctx)
+    # The code is checked first: a typo, another store's code or one from before a rekey is said now,
+    # not after a new passphrase was chosen twice.
+    KeyManager(mem.paths.keyinfo).check_recovery_code(code)
     new_passphrase = None
     if not keyring_usable():
         new_passphrase = os.environ.get("VERAMEM_PASSPHRASE") or (
