@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -11,9 +11,12 @@ from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.transfer.chats import FORMATS
 
 from .common import emit_json, json_option, open_memory
+from .progress import Tracker, progress_of, shown
 
 if TYPE_CHECKING:
     from veramem_desktop.core.transfer.import_report import ImportReport
+
+    from ..services.importer import ImportProgress
 
 #: characters of each message shown by a dry run
 PREVIEW = 200
@@ -68,27 +71,50 @@ def import_(
     running it again (or after an interrupted run) adds only what is missing. Records
     that cannot be read are listed with their position and skipped.
     """
-    mem = open_memory(ctx)
-    show = sys.stderr.isatty() and not as_json
-    bar: Any = None
-    seen = [0]
-
-    def progress(done: int, total: int, unit: str, counts: dict[str, int]) -> None:
-        nonlocal bar
-        if not show:
-            return
-        if bar is None:
-            bar = click.progressbar(
-                length=max(total, 1), file=sys.stderr, show_eta=True, show_percent=True, label="Importing"
-            )
-        bar.label = (
-            f"stored {counts['stored']:,} · skipped {counts['already_stored'] + counts['before_since']:,}"
-        )
-        bar.update(max(0, done - seen[0]))
-        bar.render_progress()  # the counts change even when no more bytes were read
-        seen[0] = done
-
+    show = shown(as_json)
+    total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
     planned: list[dict[str, Any]] = []
+    mem = open_memory(ctx)
+    try:
+        with progress_of("Importing", total=total, unit="messages", show=show) as bar:
+            report = mem.import_history(
+                path,
+                format=fmt,
+                user_id=user_id,
+                agent_id=agent_id,
+                team_id=team_id,
+                session_id=session_id,
+                since=since,
+                dry_run=dry_run,
+                batch_size=batch_size,
+                progress=_import_progress(bar),
+                on_record=_previewer(as_json, planned),
+            )
+    finally:
+        mem.close()
+    if as_json:
+        data = report.to_dict()
+        if dry_run:
+            data["would_store"] = planned
+        emit_json(data)
+    else:
+        _print_import_summary(report, dry_run)
+    _print_import_problems(report)
+    if report.bad and report.read == 0:  # nothing in PATH could be read at all
+        ctx.exit(int(ExitCode.INVALID_INPUT))
+
+
+def _import_progress(bar: Tracker) -> ImportProgress:
+    """The importer's progress as the display's: messages read of those counted, and how many were stored."""
+
+    def progress(_done: int, _total: int, _unit: str, counts: dict[str, int]) -> None:
+        bar.update(counts["read"], note=f"{counts['stored']:,} stored")
+
+    return progress
+
+
+def _previewer(as_json: bool, planned: list[dict[str, Any]]) -> Callable[[Any], None]:
+    """What a dry run does with each message it would store: a line on stdout, or a preview kept for JSON."""
 
     def would_store(rec: Any) -> None:
         if as_json:
@@ -110,34 +136,29 @@ def import_(
             f"{text[:100]}{'…' if len(text) > 100 else ''}"
         )
 
+    return would_store
+
+
+def _count_records(path: str, fmt: str | None, session_id: str | None) -> int | None:
+    """How many messages (or document parts) PATH holds, by one streaming pass over it before the import,
+    so the progress has a true total; None for a memory export or a file that does not read (the import
+    itself then says why)."""
+    from pathlib import Path
+
+    from veramem_desktop.core.errors import VeramemError
+    from veramem_desktop.core.transfer.chats import open_source
+    from veramem_desktop.core.transfer.records import Record
+
     try:
-        report = mem.import_history(
-            path,
-            format=fmt,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            since=since,
-            dry_run=dry_run,
-            batch_size=batch_size,
-            progress=progress,
-            on_record=would_store,
-        )
-    finally:
-        if bar is not None:
-            bar.render_finish()
-        mem.close()
-    if as_json:
-        data = report.to_dict()
-        if dry_run:
-            data["would_store"] = planned
-        emit_json(data)
-    else:
-        _print_import_summary(report, dry_run)
-    _print_import_problems(report)
-    if report.bad and report.read == 0:  # nothing in PATH could be read at all
-        ctx.exit(int(ExitCode.INVALID_INPUT))
+        src = open_source(Path(path).expanduser(), fmt, session_id=session_id)
+        if src.format == "memories":
+            return None
+        try:
+            return sum(1 for item in src.items() if isinstance(item, Record))
+        finally:
+            src.close()
+    except VeramemError:
+        return None
 
 
 def _print_import_summary(report: ImportReport, dry_run: bool) -> None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from veramem_desktop.core.errors import ExitCode
 
 from .common import emit_json, json_option, open_memory, say
+from .progress import Tracker, progress_of, shown, working
 from .suggest import SuggestingGroup
 
 if TYPE_CHECKING:
@@ -88,26 +88,15 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
     failure left something undone; run it again once the model answers.
     """
     mem = open_memory(ctx)
-    bars: dict[str, Any] = {}
-    done: dict[str, int] = {}
-    show = sys.stderr.isatty()
+    with progress_of("Consolidating", show=shown(as_json)) as overall:
+        stages: dict[str, Tracker] = {}
 
-    def progress(stage: str, n: int, total: int) -> None:
-        if not show:
-            return
-        if stage not in bars:
-            for bar in bars.values():
-                bar.render_finish()
-            bars[stage] = click.progressbar(
-                length=max(total, 1), label=_LABELS.get(stage, stage).ljust(12), file=sys.stderr
-            )
-            done[stage] = 0
-        bars[stage].update(n - done[stage])
-        done[stage] = n
+        def progress(stage: str, n: int, total: int) -> None:
+            if stage not in stages:  # each stage counts its own items, with its own total
+                stages[stage] = overall.start(_LABELS.get(stage, stage), total=max(total, 1), unit="items")
+            stages[stage].update(n)
 
-    report = mem.consolidate(progress=progress)
-    for bar in bars.values():
-        bar.render_finish()
+        report = mem.consolidate(progress=progress)
     mem.close()
     if as_json:
         emit_json(report.to_dict())
@@ -179,7 +168,8 @@ def export_memories(
     """
     mem = open_memory(ctx)
     try:
-        counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
+        with working("Exporting memories", show=shown(as_json)):
+            counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
     finally:
         mem.close()
     if as_json:
@@ -216,7 +206,8 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             n = i
     else:
-        n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
+        with working("Exporting traces", show=shown()):
+            n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
     mem.close()
     where = "stdout" if path == "-" else path
     click.echo(
@@ -271,7 +262,8 @@ def export_training(
                 click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
                 counts[record["kind"]] += 1
         else:
-            counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
+            with working("Exporting training records", show=shown(as_json)):
+                counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
     finally:
         mem.close()
     where = "stdout" if path == "-" else path

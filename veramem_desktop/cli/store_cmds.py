@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from veramem_desktop.core.errors import ExitCode, LockedError
@@ -12,6 +10,7 @@ from veramem_desktop.core.storage.store import damaged
 from ..keys import KeyManager, keyring_usable
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory, say
+from .progress import progress_of, shown
 
 
 @click.command()
@@ -173,13 +172,16 @@ def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
     touched; an interrupted run resumes where it stopped.
     """
     mem = open_memory(ctx)
-
-    def progress(kind: str, made: int) -> None:
-        if not as_json:
-            say(f"  {kind}: {made} vectors made", err=True)
-
+    so_far: dict[str, int] = {}
     try:
-        report = mem.reembed(compute, progress)
+        # the count of vectors to make is not known ahead (each kind is found as it goes): a pulsing bar
+        with progress_of("Re-embedding", unit="vectors", show=shown(as_json)) as bar:
+
+            def progress(kind: str, n: int) -> None:
+                so_far[kind] = n
+                bar.update(sum(so_far.values()), note=kind)
+
+            report = mem.reembed(compute, progress)
     finally:
         mem.close()
     if as_json:
@@ -210,18 +212,8 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
-    total = mem.ledger_length()
-    if as_json or total < 5000:
-        report = mem.verify()
-    else:
-        with click.progressbar(length=total, label="Verifying", file=sys.stderr) as bar:
-            done = [0]
-
-            def progress(checked: int, _total: int) -> None:
-                bar.update(checked - done[0])
-                done[0] = checked
-
-            report = mem.verify(progress)
+    with progress_of("Verifying", total=mem.ledger_length(), unit="entries", show=shown(as_json)) as bar:
+        report = mem.verify(lambda checked, _total: bar.update(checked))
     mem.close()
     if as_json:
         emit_json({**report.to_dict(), "pages": pages})
