@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -11,11 +12,10 @@ from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.transfer.chats import FORMATS
 
 from .common import emit_json, json_option, open_memory
+from .import_summary import import_json, print_problems, print_summary
 from .progress import Tracker, progress_of, shown
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.transfer.import_report import ImportReport
-
     from ..services.importer import ImportProgress
 
 #: characters of each message shown by a dry run
@@ -46,6 +46,12 @@ PREVIEW = 200
     type=click.IntRange(1, 4096),
     help="Messages per transaction (default 128 with the rule-based backend, 16 with a model).",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also list which sentences gave no memory and why, and every skipped record.",
+)
 @json_option
 @click.pass_context
 def import_(
@@ -59,6 +65,7 @@ def import_(
     team_id: str | None,
     session_id: str | None,
     batch_size: int | None,
+    verbose: bool,
     as_json: bool,
 ) -> None:
     """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
@@ -69,8 +76,11 @@ def import_(
     `veramem export memories --format jsonl` (which keeps its own ids and users, so --user,
     --session and --since do not apply to it). Messages already imported are skipped, so
     running it again (or after an interrupted run) adds only what is missing. Records
-    that cannot be read are listed with their position and skipped.
+    that cannot be read are listed with their position and skipped. It ends with one short
+    table: what was stored and skipped (and why), the memories it gave, the time and rate
+    over the whole run; a dry run's JSON says `would_store`, never `stored`.
     """
+    started = time.monotonic()
     show = shown(as_json)
     total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
     planned: list[dict[str, Any]] = []
@@ -92,14 +102,12 @@ def import_(
             )
     finally:
         mem.close()
+    seconds = time.monotonic() - started  # the whole run: the count pass, opening, import and closing
     if as_json:
-        data = report.to_dict()
-        if dry_run:
-            data["would_store"] = planned
-        emit_json(data)
+        emit_json(import_json(report, planned, seconds))
     else:
-        _print_import_summary(report, dry_run)
-    _print_import_problems(report)
+        print_summary(report, seconds)
+    print_problems(report, verbose=verbose)
     if report.bad and report.read == 0:  # nothing in PATH could be read at all
         ctx.exit(int(ExitCode.INVALID_INPUT))
 
@@ -159,45 +167,3 @@ def _count_records(path: str, fmt: str | None, session_id: str | None) -> int | 
             src.close()
     except VeramemError:
         return None
-
-
-def _print_import_summary(report: ImportReport, dry_run: bool) -> None:
-    """What the import stored (or would store), skipped and derived, and how fast, as text."""
-    verb = "Would store" if dry_run else "Stored"
-    unit = "record(s)" if report.format == "memories" else "message(s)"
-    click.echo(
-        f"{verb} {report.stored:,} {unit} from {report.path} ({report.format}"
-        + (f", {report.sessions:,} session(s)" if report.sessions else "")
-        + ")."
-    )
-    skipped = [
-        (report.already_stored, "already stored"),
-        (report.before_since, "before --since"),
-        (report.empty, "without text"),
-        (report.bad, "unreadable"),
-    ]
-    if any(n for n, _ in skipped):
-        click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")
-    m = report.memories
-    if not dry_run and report.format != "memories" and report.stored:
-        click.echo(
-            f"Memories: {m['added']:,} added, {m['updated']:,} updated, {m['retracted']:,} retracted, "
-            f"{m['rejected']:,} rejected. Linking continues in the background."
-        )
-    elif report.format == "memories":
-        click.echo(
-            f"{m['added']:,} memories ({m['versions']:,} versions), {m['episodes']:,} episodes, "
-            f"{m['links']:,} links."
-        )
-    if report.stored and not dry_run:
-        click.echo(f"{report.per_s:,.1f} per second over {report.seconds:.1f} s.", err=True)
-
-
-def _print_import_problems(report: ImportReport) -> None:
-    """The records skipped as unreadable (the first ones by position) and the import's notices, on stderr."""
-    for p in report.problems:
-        click.echo(f"skipped {p['position']}: {p['reason']}", err=True)
-    if report.bad > len(report.problems):
-        click.echo(f"… and {report.bad - len(report.problems):,} more unreadable record(s).", err=True)
-    for notice in report.notices:
-        click.echo(f"note: {notice}", err=True)
