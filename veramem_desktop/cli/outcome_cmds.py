@@ -126,8 +126,8 @@ def _print_consolidation(report: ConsolidateReport) -> None:
 
 
 class _ExportGroup(SuggestingGroup):
-    """``export memories …``, ``export traces …`` and ``export training …``; the older ``export PATH``
-    means traces."""
+    """``export all …``, ``export memories …``, ``export traces …`` and ``export training …``; the older
+    ``export PATH`` means traces."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
@@ -137,10 +137,39 @@ class _ExportGroup(SuggestingGroup):
 
 @click.group(name="export", cls=_ExportGroup, invoke_without_command=False, no_args_is_help=True)
 def export() -> None:
-    """Write your memories (`export memories PATH`), the search and answer traces
-    (`export traces PATH`, also `export PATH`) or training records of write decisions and
-    answers (`export training PATH --kind --since`) to a PLAINTEXT file, created readable by you only.
+    """Write everything (`export all PATH`: every message and memory, re-importable), your memories with
+    only the messages they quote (`export memories PATH`), the search and answer traces (`export traces
+    PATH`, also `export PATH`) or training records of write decisions and answers (`export training PATH
+    --kind --since`) to a PLAINTEXT file, created readable by you only.
     """
+
+
+@export.command(name="all")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--user", "user_id", help="Only this user's messages and memories.")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@json_option
+@click.pass_context
+def export_all(ctx: click.Context, path: str, user_id: str | None, force: bool, as_json: bool) -> None:
+    """Every message and every memory (versions, evidence, links) in one JSON-lines file.
+
+    `veramem import PATH` reads it back: into an empty store it recreates the same messages and
+    memories under the same ids; into this store it adds nothing. The file is PLAINTEXT (mode 0600).
+    """
+    mem = open_memory(ctx)
+    try:
+        with working("Exporting everything", show=shown(as_json)):
+            counts = mem.export_all(path, user_id=user_id, overwrite=force)
+    finally:
+        mem.close()
+    if as_json:
+        emit_json({"path": path, "format": "jsonl", **counts})
+    else:
+        click.echo(
+            f"Exported {counts['episodes']:,} messages and {counts['memories']:,} memories "
+            f"({counts['versions']:,} versions, {counts['links']:,} links) to {path}."
+        )
+    _plaintext_warning(path)
 
 
 @export.command(name="memories")
@@ -160,8 +189,8 @@ def export() -> None:
 def export_memories(
     ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool
 ) -> None:
-    """Every memory with its versions, validity, evidence quotes (and the episodes they quote),
-    authority, trust and links.
+    """Every memory with its versions, validity, evidence quotes and links, and ONLY the messages
+    those memories quote (not every message: `export all PATH` writes everything).
 
     Ids are kept, so `veramem import PATH` into another (or an emptied) store recreates the
     same memories, versions, evidence and links. The file is PLAINTEXT (mode 0600).
@@ -177,8 +206,13 @@ def export_memories(
     else:
         click.echo(
             f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
-            f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}."
+            f"{counts['episodes']:,} quoted messages (only those; `export all` writes every message) and "
+            f"{counts['links']:,} links to {path}."
         )
+    _plaintext_warning(path)
+
+
+def _plaintext_warning(path: str) -> None:
     click.echo(
         f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
         "(mode 0600). Keep it somewhere private and delete it when done.",
