@@ -61,6 +61,8 @@ class MemoriesScreen(SectionScreen):
         route: str | None = None
         #: a listed memory's state by id, as search labels it (search hits carry their own)
         states: dict[str, str] | None = None
+        #: the search found nothing close to its question (core/recall/relevance.py): the rows are the nearest
+        nothing_close: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -110,14 +112,23 @@ class MemoriesScreen(SectionScreen):
             include_rejected=filters.trust == "rejected",  # a person asking for rejected material
         )
         hits = [hit for hit in result.results if filters.matches(hit)]
-        self.post_result(self.Loaded(hits, query, getattr(result, "route", None)))
+        self.post_result(
+            self.Loaded(hits, query, getattr(result, "route", None), nothing_close=result.nothing_close)
+        )
 
     def on_memories_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one(MemoryTable)
         table.show(message.rows, width=self.size.width, states=message.states)
         table.loading = False
         self.vapp.mark_first_content()
-        if message.query:
+        if message.query and message.nothing_close:
+            summary = (
+                f"Nothing close to “{one_line(message.query, 120)}”: nothing stored is about it. "
+                f"{plural(len(message.rows), 'nearest result')} below, for what they are worth."
+                if message.rows
+                else f"Nothing close to “{one_line(message.query, 120)}”."
+            )
+        elif message.query:
             route = f" (route: {message.route})" if message.route else ""
             summary = f"{plural(len(message.rows), 'result')} for “{one_line(message.query, 120)}”{route}"
         elif message.rows:
