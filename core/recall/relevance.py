@@ -9,9 +9,15 @@ The floor labels and never drops or reorders: every hit stays in the result with
 
 The floor belongs to an embedding model (similarities of another model are on another scale), so it is
 kept per model name; a model with no calibrated floor labels nothing. The default model's floor was
-calibrated on the LoCoMo dev conversations: questions of one conversation asked of a store holding only
-another conversation (nothing there answers them) against the same questions asked of their own
-conversation (figures in docs/first-hour.md).
+calibrated on the LoCoMo dev conversations (3 conversations, their 385 questions of categories 1-4): each
+question asked of its own conversation (answerable) and of each other conversation (770 questions whose
+answer is not in the store searched; a hard case: the same genre of chat between two friends). The best
+closeness separates them well (AUC 0.989). No answerable question falls below 0.35; the floor is set
+lower, at 0.30, because a person's short first-person questions ("what car do I drive") sit lower than
+LoCoMo's questions, which name the speakers the turns are prefixed with. At 0.30: answerable questions
+said to have nothing close 0 of 385 (0.0%), other conversations' questions 11.4%; at 0.35, 0.0% and 25%;
+at 0.43, 0.8% and 64%. A topic absent from a store (a chemistry question of a store of personal notes)
+scores near 0.05.
 """
 
 from __future__ import annotations
