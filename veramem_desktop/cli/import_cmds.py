@@ -80,12 +80,13 @@ def import_(
     table: what was stored and skipped (and why), the memories it gave, the time and rate
     over the whole run; a dry run's JSON says `would_store`, never `stored`.
     """
-    started = time.monotonic()
-    show = shown(as_json)
-    total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
     planned: list[dict[str, Any]] = []
     mem = open_memory(ctx)
     try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts and the clock runs
+        started = time.monotonic()
+        show = shown(as_json)
+        total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
         with progress_of("Importing", total=total, unit="messages", show=show) as bar:
             report = mem.import_history(
                 path,
@@ -102,7 +103,7 @@ def import_(
             )
     finally:
         mem.close()
-    seconds = time.monotonic() - started  # the whole run: the count pass, opening, import and closing
+    seconds = time.monotonic() - started  # the whole run: the count pass, the import, closing the store
     if as_json:
         emit_json(import_json(report, planned, seconds))
     else:

@@ -88,6 +88,7 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
     failure left something undone; run it again once the model answers.
     """
     mem = open_memory(ctx)
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts
     with progress_of("Consolidating", show=shown(as_json)) as overall:
         stages: dict[str, Tracker] = {}
 
@@ -158,6 +159,7 @@ def export_all(ctx: click.Context, path: str, user_id: str | None, force: bool, 
     """
     mem = open_memory(ctx)
     try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
         with working("Exporting everything", show=shown(as_json)):
             counts = mem.export_all(path, user_id=user_id, overwrite=force)
     finally:
@@ -197,6 +199,7 @@ def export_memories(
     """
     mem = open_memory(ctx)
     try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
         with working("Exporting memories", show=shown(as_json)):
             counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
     finally:
@@ -240,6 +243,7 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             n = i
     else:
+        mem.unlock()
         with working("Exporting traces", show=shown()):
             n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
     mem.close()
@@ -296,6 +300,7 @@ def export_training(
                 click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
                 counts[record["kind"]] += 1
         else:
+            mem.unlock()  # a passphrase is asked for (when it is) before the display starts
             with working("Exporting training records", show=shown(as_json)):
                 counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
     finally:

@@ -174,6 +174,7 @@ def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
     mem = open_memory(ctx)
     so_far: dict[str, int] = {}
     try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
         # the count of vectors to make is not known ahead (each kind is found as it goes): a pulsing bar
         with progress_of("Re-embedding", unit="vectors", show=shown(as_json)) as bar:
 
