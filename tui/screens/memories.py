@@ -134,10 +134,8 @@ class MemoriesScreen(SectionScreen):
         elif message.rows:
             summary = f"{plural(len(message.rows), 'memory', 'memories')}"
         else:
-            summary = (
-                "No memories here yet. Import a ChatGPT or Claude export with `veramem import PATH`, add some "
-                "with `veramem add`, or load the demo (ctrl+p → demo)."
-            )
+            # one line that fits 80 columns: the summary is one row high
+            summary = "No memories yet. Try `veramem import PATH` (a chat export) or ctrl+p → demo."
         self.query_one("#memories-summary", Static).update(
             Text(summary)
         )  # the query is typed text, not markup
