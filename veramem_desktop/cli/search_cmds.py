@@ -84,17 +84,17 @@ def search(
 
 
 def _print_hits(result: SearchResult) -> None:
-    """The hits, each with its state; when none is close to the question (the relevance floor), that
-    is said first, and each hit below the floor says so."""
+    """The hits, each with its state; when none is close to the question (the relevance floor), that is
+    said first. Each hit's own label is in the JSON: here a hit below the floor among close ones (an
+    update worded unlike the question) is not marked, so the line never casts doubt on an answer."""
     if not result.results:
         say("No results.")
         return
     if result.nothing_close:
         say("Nothing close: nothing stored is about this. The nearest, for what they are worth:")
     for i, hit in enumerate(result.results, 1):
-        far = "" if hit.close else "  · not close"
         say(f"{i:2}. [{hit.kind}/{hit.authority}] {clip(hit.text, 111)}")
-        say(f"    {hit.id}  {state_badge(hit)}  score {hit.score:.3f}  {(hit.time or '')[:10]}{far}")
+        say(f"    {hit.id}  {state_badge(hit)}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
 
 
 @click.command()
