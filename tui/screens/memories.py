@@ -122,11 +122,9 @@ class MemoriesScreen(SectionScreen):
         table.loading = False
         self.vapp.mark_first_content()
         if message.query and message.nothing_close:
-            summary = (
-                f"Nothing close to “{one_line(message.query, 120)}”: nothing stored is about it. "
-                f"{plural(len(message.rows), 'nearest result')} below, for what they are worth."
-                if message.rows
-                else f"Nothing close to “{one_line(message.query, 120)}”."
+            # short, so the flag survives a narrow terminal: the summary is one row high
+            summary = f"Nothing close to “{one_line(message.query, 60)}”" + (
+                f"; the {plural(len(message.rows), 'nearest result')}:" if message.rows else "."
             )
         elif message.query:
             route = f" (route: {message.route})" if message.route else ""
