@@ -27,6 +27,7 @@ class ExitCode(IntEnum):
     MODEL_ERROR = 11
     SYNC_ERROR = 12
     BUSY = 13
+    LOCKED = 14
 
 
 class VeramemError(Exception):
@@ -62,6 +63,14 @@ class MissingKeyError(VeramemError):
     title = "Key not found"
     exit_code = ExitCode.MISSING_KEY
     http_status = 401
+
+
+class LockedError(MissingKeyError):
+    """The key is under a passphrase and there is no way to ask for one: no terminal, no
+    VERAMEM_PASSPHRASE. Nothing is wrong with the store or its key; the person is simply not asked."""
+
+    title = "Passphrase needed"
+    exit_code = ExitCode.LOCKED
 
 
 class NotAStoreError(VeramemError):

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
-from veramem_desktop.core.errors import MissingKeyError, NotInitialisedError, VeramemError
+from veramem_desktop.core.errors import LockedError, NotInitialisedError, VeramemError
 from veramem_desktop.core.trust.display import visible
 from veramem_desktop.tui.commands import VeramemCommands
 from veramem_desktop.tui.demo_loader import load_demo_set, summarise
@@ -203,10 +203,10 @@ class VeramemApp(App[None]):
 
     def report_error(self, error: BaseException) -> None:
         """Turn a failed facade call into a notification (a locked store into the unlock screen)."""
-        if isinstance(error, MissingKeyError) and self.memory is not None:
+        if isinstance(error, LockedError) and self.memory is not None:
             if not self._unlocking:
                 self._unlocking = True
-                self.push_screen(UnlockScreen(error.message), self._unlocked)
+                self.push_screen(UnlockScreen(), self._unlocked)
             return
         if isinstance(error, VeramemError):
             self.notify(

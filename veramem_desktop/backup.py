@@ -39,7 +39,7 @@ from veramem_desktop.core.storage import copies, ledger_verify
 from veramem_desktop.core.storage.store import Connection, Store
 
 from . import keys
-from .pages import PAGE, RESERVE, SALT
+from .pages import PAGE, RESERVE, SALT, decrypt_page
 from .sync.batchfile import fsync_dir
 
 #: SQLCipher 4 defaults: the HMAC salt is the file salt XOR 0x3a, its key two PBKDF2-HMAC-SHA512 rounds away
@@ -80,6 +80,48 @@ def authentic_pages(path: Path, key: bytes) -> tuple[int, int, int | None]:
     if len(data) % PAGE and first_bad is None:
         first_bad = count + 1
     return good, count, first_bad
+
+
+def _header_fits(plain: bytes) -> bool:
+    """SQLite's header at offsets 16-23, the start of page 1's encrypted part: page size, write and read
+    versions (1 rollback, 2 WAL), reserved bytes per page, and the three fixed payload fractions."""
+    return (
+        plain[0:2] == PAGE.to_bytes(2, "big")
+        and plain[2] in (1, 2)
+        and plain[3] in (1, 2)
+        and plain[4] == RESERVE
+        and plain[5:8] == bytes([64, 32, 32])
+    )
+
+
+def made_under(path: Path, key: bytes) -> bool:
+    """True when the file at ``path`` was written under ``key``, however damaged it is since.
+
+    Either some page still authenticates under the key, or page 1 decrypts under it to SQLite's own
+    header (a damaged salt spoils every page's HMAC key, not the AES key, which a raw key is itself).
+    A file made under another key does neither (the header matches by chance once in 2**56). So a file
+    that does not open, but was made under this key, is damaged; otherwise the key is not its key.
+    """
+    good, _, _ = authentic_pages(path, key)
+    if good:
+        return True
+    with open(path, "rb") as handle:
+        first = handle.read(PAGE)
+    return len(first) == PAGE and _header_fits(decrypt_page(first, key, first=True))
+
+
+def _connect_copy(path: Path, key: bytes) -> Connection:
+    """A connection to a copy, where a copy made under this key that does not open is damaged (not a wrong
+    key: a person would otherwise go looking for another passphrase or code)."""
+    try:
+        return copies.connect(path, key)
+    except WrongKeyError:
+        if made_under(path, key):
+            raise NotAStoreError(
+                f"{path} is damaged: it was made under this key, but its first page does not authenticate.",
+                title="Backup damaged",
+            ) from None
+        raise
 
 
 # ---------------------------------------------------------------- checking a copy
@@ -125,7 +167,7 @@ def check_copy(path: Path, key: bytes) -> CopyCheck:
         header = handle.read(len(_PLAIN_HEADER))
     if header == _PLAIN_HEADER:
         raise RefusedError(f"{path} is a plaintext SQLite file, not an encrypted VeraMem store.")
-    conn = copies.connect(path, key)
+    conn = _connect_copy(path, key)
     try:
         with copies.reading_copy(path):
             good, count, first_bad = authentic_pages(path, key)

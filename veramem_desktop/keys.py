@@ -6,6 +6,10 @@ NaCl SecretBox under a key stretched from a passphrase with Argon2id and a
 per-store salt. ``veramem.keys.json`` beside the store holds only the salt, the
 wrapped key and a key check value: never the key in plaintext. A recovery code
 (the key itself, encoded for a person to write down) is shown once at init.
+
+A rekey retires the old key: the key information keeps the old key's check value (the same keyed
+fingerprint it keeps of the current key, which confirms a key without revealing it) with the rekey's
+time, so a recovery code from before it is told apart from a code of another store.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import json
 import os
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ import nacl.utils
 from veramem_desktop.core.errors import (
     InvalidInputError,
     KeyFileDamagedError,
+    LockedError,
     MissingKeyError,
     NotInitialisedError,
     WrongKeyError,
@@ -40,6 +45,12 @@ FORMAT = 1
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 PassphraseSource = Callable[[], str | None]
+
+#: what a locked store says where nothing can ask for its passphrase (no terminal, no VERAMEM_PASSPHRASE)
+LOCKED = (
+    "This store is locked with a passphrase and there is no terminal here to ask for it. "
+    "Run the command in a terminal, or set VERAMEM_PASSPHRASE."
+)
 
 
 def key_check(key: bytes) -> str:
@@ -133,9 +144,31 @@ class KeyInfo:
     opslimit: int = 0
     memlimit: int = 0
     wrapped_key: str = ""
+    #: the keys a rekey replaced, oldest first: {"key_check": …, "retired_at": ISO time}
+    retired: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, **self.__dict__}, indent=2)
+        fields = {k: v for k, v in self.__dict__.items() if k != "retired" or v}  # never rekeyed: as before
+        return json.dumps({"format": FORMAT, **fields}, indent=2)
+
+    def retired_at(self, key: bytes) -> str | None:
+        """When a rekey retired ``key`` from this store (ISO time), or None when it never was its key."""
+        check = key_check(key)
+        for entry in self.retired:
+            if hmac.compare_digest(entry["key_check"], check):
+                return entry["retired_at"]
+        return None
+
+    def refuse(self, key: bytes, what: str) -> WrongKeyError:
+        """The wrong-key error for a ``what`` ("That recovery code") whose key is not the current one."""
+        when = self.retired_at(key)
+        if when is not None:
+            return WrongKeyError(
+                f"{what} is this store's, from before the rekey of {when[:10]}: since then only the code "
+                "shown by that rekey opens it (older backups still open with the older code). Nothing was "
+                "changed."
+            )
+        return WrongKeyError(f"{what} belongs to another store: nothing was changed.")
 
     @classmethod
     def from_json(cls, text: str, path: Path) -> KeyInfo:
@@ -156,6 +189,7 @@ class KeyInfo:
 #: the fields of the key information by type (anything else is damage)
 _TEXT_FIELDS = ("store_id", "key_check", "mode", "created_at", "salt", "wrapped_key")
 _INT_FIELDS = ("opslimit", "memlimit")
+_LIST_FIELDS = ("retired",)
 
 
 def _b64_length(value: str) -> int | None:
@@ -179,7 +213,7 @@ def _field_problem(data: dict[str, Any]) -> str:
     missing = [k for k in required if k not in data]
     if missing:
         return f"{', '.join(missing)} missing"
-    unknown = sorted(set(data) - set(_TEXT_FIELDS) - set(_INT_FIELDS))
+    unknown = sorted(set(data) - set(_TEXT_FIELDS) - set(_INT_FIELDS) - set(_LIST_FIELDS))
     if unknown:
         return f"unknown field {unknown[0][:40]!r}"
     wrong_text = [name for name in _TEXT_FIELDS if name in data and not isinstance(data[name], str)]
@@ -194,8 +228,27 @@ def _field_problem(data: dict[str, Any]) -> str:
         return f"{wrong_int[0]} is not a whole number"
     if data["mode"] not in ("keyring", "passphrase"):
         return "mode is neither keyring nor passphrase"
-    if len(data["key_check"]) != 64 or any(c not in "0123456789abcdef" for c in data["key_check"]):
+    if not _is_check(data["key_check"]):
         return "key_check is not 64 hexadecimal digits"
+    return _retired_problem(data.get("retired", []))
+
+
+def _is_check(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _retired_problem(retired: object) -> str:
+    """The retired keys' list: each entry a check value and the time a rekey retired it."""
+    if not isinstance(retired, list) or len(retired) > 10_000:
+        return "retired is not a list of retired keys"
+    for entry in retired:
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != {"key_check", "retired_at"}
+            or not _is_check(entry["key_check"])
+            or not isinstance(entry["retired_at"], str)
+        ):
+            return "an entry of retired is not a key check and a time"
     return ""
 
 
@@ -358,10 +411,7 @@ class KeyManager:
             return key
         secret = self._passphrase(passphrase)
         if not secret:
-            raise MissingKeyError(
-                "This store is locked with a passphrase. Run the command in a terminal to be asked for it, "
-                "or set VERAMEM_PASSPHRASE."
-            )
+            raise LockedError(LOCKED)
         return unwrap_with_passphrase(info, secret)
 
     def recover(
@@ -387,7 +437,7 @@ class KeyManager:
             store_id = open_store(key)  # raises when the code does not open this store
             info = KeyInfo(store_id=store_id, key_check=key_check(key), mode="keyring", created_at=now_iso())
         if not hmac.compare_digest(key_check(key), info.key_check):
-            raise WrongKeyError("That recovery code belongs to another store: nothing was changed.")
+            raise info.refuse(key, "That recovery code")
         if use_keyring is None:
             use_keyring = keyring_usable() and not new_passphrase
         if use_keyring:
@@ -401,6 +451,22 @@ class KeyManager:
                 )
             wrap_with_passphrase(info, key, secret)
         write_keyinfo(self.path, info)
+        return key
+
+    def check_recovery_code(self, code: str) -> bytes:
+        """The key of a recovery code that opens this store, checked before anything else is asked.
+
+        A typo (its checksum), a code of another store and a code from before a rekey (named with the
+        rekey's date) are refused here. Where the key information is damaged or missing, the code is
+        confirmed later by opening the store itself (:meth:`recover`).
+        """
+        key = decode_recovery_code(code)
+        try:
+            info = read_keyinfo(self.path)
+        except (KeyFileDamagedError, NotInitialisedError):
+            return key
+        if not hmac.compare_digest(key_check(key), info.key_check):
+            raise info.refuse(key, "That recovery code")
         return key
 
     def describe(self) -> dict[str, Any]:
@@ -496,9 +562,24 @@ def commit_new_key(path: Path, new_key: bytes) -> None:
         raise WrongKeyError("The staged key information does not match the new key: nothing was changed.")
     if info.mode == "keyring":
         _keyring_set(info.store_id, new_key.hex())
+    _retire_current(path, info)
     os.replace(pending, path)
     if info.mode == "keyring":
         _keyring_delete(info.store_id + ".rekey")
+
+
+def _retire_current(path: Path, staged: KeyInfo) -> None:
+    """Carry the current key's check value into the staged key information as retired now (with the keys
+    retired before it), so a recovery code from before this rekey is recognised as this store's."""
+    try:
+        current = read_keyinfo(path)
+    except (KeyFileDamagedError, NotInitialisedError):
+        return  # nothing to carry: the staged information stands on its own
+    if current.key_check == staged.key_check:
+        return  # the switch was made already (an interrupted commit run again)
+    earlier = [e for e in current.retired if e["key_check"] != staged.key_check]
+    staged.retired = [*earlier, {"key_check": current.key_check, "retired_at": now_iso()}]
+    write_keyinfo(pending_keyinfo_path(path), staged)
 
 
 def discard_staged_key(path: Path) -> None:

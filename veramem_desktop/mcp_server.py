@@ -74,6 +74,7 @@ def _hit_attrs(hit: Any, block: str | None = None) -> dict[str, object]:
         "conflicts_with": "+".join(hit.conflicts_with),
         "derived": "+".join(hit.derived),
         "may_act": str(bool(hit.actionable)).lower(),
+        "close": str(bool(getattr(hit, "close", True))).lower(),
         "time": hit.time,
         "block": block,
     }
@@ -87,6 +88,8 @@ def format_search(result: Any) -> str:
     )
     if result.shared:
         head += f", plus {len(result.shared)} shared item(s) from others (unendorsed)"
+    if getattr(result, "nothing_close", False) and result.results:
+        head += "; nothing close: no result is about this question (close=false on each), so do not use them as its answer"
     items = [(h.text, _hit_attrs(h)) for h in result.results]
     items += [(h.text, _hit_attrs(h, "shared-unendorsed")) for h in result.shared]
     if not items:

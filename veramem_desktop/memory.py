@@ -489,8 +489,14 @@ class Memory:
     def export_memories(
         self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None, overwrite: bool = False
     ) -> dict[str, int]:
-        """Write every memory in full as JSON lines or Markdown (PLAINTEXT, mode 0600)."""
+        """Write every memory in full, with only the messages it quotes (PLAINTEXT, mode 0600)."""
         return self._importer().export_memories(path, format=format, user_id=user_id, overwrite=overwrite)
+
+    def export_all(
+        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
+    ) -> dict[str, int]:
+        """Write every message and memory as one re-importable JSON-lines file (PLAINTEXT, mode 0600)."""
+        return self._importer().export_all(path, user_id=user_id, overwrite=overwrite)
 
     # ------------------------------------------------------------ recall
     def caller(

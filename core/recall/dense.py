@@ -22,6 +22,9 @@ from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
 
+#: question embeddings kept for reuse
+RECENT_EMBEDDINGS = 4
+
 
 class Dense:
     """The dense channel of one store: the vector caches, the allowed rows' positions in them, and
@@ -43,7 +46,9 @@ class Dense:
         self.caches: dict[str, VectorCache] = self.vectors.caches
         self._lock = threading.Lock()
         self._positions: dict[tuple[Any, ...], tuple[int, npt.NDArray[np.int64]]] = {}
-        self._last_embedding: tuple[tuple[str, str], Future[npt.NDArray[np.float32]]] | None = None
+        #: the last few questions' embeddings (a search embeds its question and maybe its topic; the raw
+        #: fill-in, the answer ladder and the closeness labels ask again at once)
+        self._recent: dict[tuple[str, str], Future[npt.NDArray[np.float32]]] = {}
 
     def rank(
         self,
@@ -73,16 +78,20 @@ class Dense:
         return [i for i, _ in cache.top(qvec, positions, n)]
 
     def embedding(self, query: str) -> Future[npt.NDArray[np.float32]]:
-        """The query's embedding, started on another thread. The last one is reused when the same
-        query is ranked again at once (the raw fill-in of a search and the answer ladder do)."""
+        """The query's embedding, started on another thread. The last few are reused when the same
+        query is ranked again at once (the raw fill-in of a search, the answer ladder and the closeness
+        labels do)."""
         key = (self.embedder.name, query)
         with self._lock:
-            last = self._last_embedding
-        if last is not None and last[0] == key and not (last[1].done() and last[1].exception() is not None):
-            return last[1]
+            last = self._recent.get(key)
+        if last is not None and not (last.done() and last.exception() is not None):
+            return last
         future = _embed_later(self.embedder, query)
         with self._lock:
-            self._last_embedding = (key, future)
+            self._recent.pop(key, None)
+            self._recent[key] = future
+            while len(self._recent) > RECENT_EMBEDDINGS:
+                del self._recent[next(iter(self._recent))]
         return future
 
     def hypothesis(

@@ -5,7 +5,8 @@
 2. hydrate: the shortlist that could reach the top k, read with its ranking priors (rank.py);
 3. truth: each hit's state and subject, the current memory of each subject brought in (truth.py);
 4. priors and rank: utility, recency, trust and usage added; current truth first; time bounds;
-5. shared items in their own block, then the trace (its id comes back for ``feedback``).
+5. shared items in their own block, then the trace (its id comes back for ``feedback``);
+6. closeness: each hit labelled against the model's relevance floor (core/recall/relevance.py).
 
 Fencing and answering come after, in core/recall/answer.py.
 """
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import rank, truth
+from veramem_desktop.core.recall import rank, relevance, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
@@ -125,6 +126,8 @@ class SearchEngine:
             own.sort(key=lambda h: h.time or "")
         # 5. the shared block, labelled, never displacing the caller's own; the trace
         shared = sorted(shared, key=lambda h: -h.score)[: cfg.shared_k]
+        # 6. closeness: each hit labelled against the relevance floor (labels only: nothing moves or goes)
+        nothing_close = self._label_closeness(query, own, shared)
         trace_id = new_id("tr")
         if write_trace:
             self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})
@@ -136,7 +139,16 @@ class SearchEngine:
             intent.kind,
             (time.perf_counter() - started) * 1000,
             [notice] if notice else [],
+            nothing_close,
         )
+
+    def _label_closeness(self, query: str, own: list[Hit], shared: list[Hit]) -> bool:
+        """Label every hit's closeness to the question (the question's vector is the one the dense channel
+        embedded); True when none of the caller's own hits is close."""
+        floor = relevance.floor_for(self.embedder.name)
+        question = self.channels.dense.embedding(query).result()[0]
+        relevance.label(shared, question, self.channels.vectors, floor)
+        return relevance.label(own, question, self.channels.vectors, floor)
 
     def _gather(
         self,

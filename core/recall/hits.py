@@ -65,6 +65,10 @@ class Hit:
     group: str | None = None
     #: whether an agent may act on it: authorized, current, not rejected, not in open conflict
     actionable: bool = False
+    #: the cosine between the question and the hit (core/recall/relevance.py), None when not measured
+    closeness: float | None = None
+    #: whether the hit reaches the model's relevance floor (a hit below it is shown, labelled, never dropped)
+    close: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,6 +84,8 @@ class SearchResult:
     took_ms: float = 0.0
     #: what the search could not honour, said rather than dropped (an unreadable time bound)
     notices: list[str] = field(default_factory=list)
+    #: no hit of the caller's own reaches the relevance floor: nothing found is close to the question
+    nothing_close: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,4 +96,5 @@ class SearchResult:
             "shared": [h.to_dict() for h in self.shared],
             "took_ms": round(self.took_ms, 2),
             "notices": self.notices,
+            "nothing_close": self.nothing_close,
         }

@@ -90,6 +90,17 @@ def in_session_order(store: Store, ids: Sequence[str]) -> list[Episode]:
     ]
 
 
+def ids_in_order(store: Store, user_id: str | None) -> list[str]:
+    """Ids of every episode (or of ``user_id``'s), by session, turn and time: what a full export writes."""
+    where, params = ("", ()) if user_id is None else (" WHERE user_id = ?", (user_id,))
+    return [
+        r[0]
+        for r in store.query(
+            f"SELECT id FROM episodes{where} ORDER BY session_id, turn_index, event_time", params
+        )
+    ]
+
+
 def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str | None, str, str]]:
     """``(id, role, source_name, event_time, content)`` of those of ``ids`` (one ``?`` per id) that are here."""
     rows = conn.execute(

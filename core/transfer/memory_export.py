@@ -3,7 +3,8 @@
 The JSON-lines file, one object per line:
 
 1. a header ``{"type": "veramem.memories", "version": 1, "exported_at", "store_id", "ids": "kept"}``;
-2. ``{"type": "episode", …}``: every episode a memory quotes, whole, so quotes still verify;
+2. ``{"type": "episode", …}``: every episode a memory quotes, whole, so quotes still verify (or, for a
+   full export, core/transfer/full_export.py, every episode);
 3. ``{"type": "memory", "root_id", "versions": [...]}``: one line per version chain, oldest
    version first, each version with every field of the memory (validity, authority, trust,
    status, counters, metadata), its ``evidence`` (episode id, verbatim quote, span, score,
@@ -79,19 +80,25 @@ def export(
     overwrite: bool,
     store_id: str | None,
     now: str | None = None,
+    episode_ids: Sequence[str] | None = None,
 ) -> dict[str, int]:
-    """Write the export; returns counts of memories (chains), versions, episodes and links."""
+    """Write the export; returns counts of memories (chains), versions, episodes and links.
+
+    ``episode_ids``: the episodes to write (a full export's, in session order); by default the ones
+    the memories quote."""
     from veramem_desktop.core.storage.ids import now_iso
 
     ids = item_queries.chain_order(store, user_id)
     mem_ids = [i for i, _ in ids]
-    episode_ids = sorted(
-        {
-            episode_id
-            for lo in range(0, len(mem_ids), CHUNK)
-            for episode_id in item_queries.quoted_episodes(store, mem_ids[lo : lo + CHUNK])
-        }
-    )
+    contents = "quoted" if episode_ids is None else "all"
+    if episode_ids is None:
+        episode_ids = sorted(
+            {
+                episode_id
+                for lo in range(0, len(mem_ids), CHUNK)
+                for episode_id in item_queries.quoted_episodes(store, mem_ids[lo : lo + CHUNK])
+            }
+        )
     wanted = set(mem_ids)
     edges = [r for r in link_rows.every_edge(store) if r[0] in wanted and r[1] in wanted]
     counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
@@ -102,6 +109,7 @@ def export(
         "store_id": store_id,
         "ids": "kept",
         "plaintext": True,
+        "episodes": contents,
     }
     with open_private(path, overwrite=overwrite) as out:
         if fmt == "jsonl":

@@ -151,7 +151,7 @@ def test_cli_search_with_a_wrong_passphrase_says_so_in_one_line(store: Path) -> 
 
 def test_cli_search_without_a_passphrase_asks_for_one_in_one_line(store: Path) -> None:
     proc = run_cli("search", QUERY, env={"VERAMEM_PASSPHRASE": ""})
-    assert proc.returncode == ExitCode.MISSING_KEY
+    assert proc.returncode == ExitCode.LOCKED
     assert proc.stderr.strip().count("\n") == 0 and "VERAMEM_PASSPHRASE" in proc.stderr
 
 

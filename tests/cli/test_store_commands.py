@@ -54,7 +54,7 @@ def test_wrong_passphrase_gives_one_line_and_its_exit_code(isolated_home: Path) 
 def test_missing_passphrase_without_a_terminal_is_a_clear_error(isolated_home: Path) -> None:
     _init(isolated_home)
     proc = run_cli("episodes", env={"VERAMEM_PASSPHRASE": ""})
-    assert proc.returncode == ExitCode.MISSING_KEY
+    assert proc.returncode == ExitCode.LOCKED
     assert "VERAMEM_PASSPHRASE" in proc.stderr and "Traceback" not in proc.stderr
 
 

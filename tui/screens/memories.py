@@ -61,6 +61,8 @@ class MemoriesScreen(SectionScreen):
         route: str | None = None
         #: a listed memory's state by id, as search labels it (search hits carry their own)
         states: dict[str, str] | None = None
+        #: the search found nothing close to its question (core/recall/relevance.py): the rows are the nearest
+        nothing_close: bool = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -110,20 +112,28 @@ class MemoriesScreen(SectionScreen):
             include_rejected=filters.trust == "rejected",  # a person asking for rejected material
         )
         hits = [hit for hit in result.results if filters.matches(hit)]
-        self.post_result(self.Loaded(hits, query, getattr(result, "route", None)))
+        self.post_result(
+            self.Loaded(hits, query, getattr(result, "route", None), nothing_close=result.nothing_close)
+        )
 
     def on_memories_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one(MemoryTable)
         table.show(message.rows, width=self.size.width, states=message.states)
         table.loading = False
         self.vapp.mark_first_content()
-        if message.query:
+        if message.query and message.nothing_close:
+            # short, so the flag survives a narrow terminal: the summary is one row high
+            summary = f"Nothing close to “{one_line(message.query, 60)}”" + (
+                f"; the {plural(len(message.rows), 'nearest result')}:" if message.rows else "."
+            )
+        elif message.query:
             route = f" (route: {message.route})" if message.route else ""
             summary = f"{plural(len(message.rows), 'result')} for “{one_line(message.query, 120)}”{route}"
         elif message.rows:
             summary = f"{plural(len(message.rows), 'memory', 'memories')}"
         else:
-            summary = "No memories here yet. Add some with `veramem add`, or load the demo (ctrl+p → demo)."
+            # one line that fits 80 columns: the summary is one row high
+            summary = "No memories yet. Try `veramem import PATH` (a chat export) or ctrl+p → demo."
         self.query_one("#memories-summary", Static).update(
             Text(summary)
         )  # the query is typed text, not markup

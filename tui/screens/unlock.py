@@ -17,6 +17,14 @@ if TYPE_CHECKING:
     from veramem_desktop.memory import Memory
 
 
+#: the dialog's text: it sits right above its own passphrase field, so it asks for the passphrase there
+#: (the command line's message about terminals and VERAMEM_PASSPHRASE would point somewhere else)
+UNLOCK_TEXT = (
+    "This store's key is kept under a passphrase. Type it below and press Enter to open the store. "
+    "Lost it? Quit and run `veramem unlock --recovery-code` with the code shown when the store was made."
+)
+
+
 class UnlockScreen(FacadeModal):
     """Ask for the passphrase; dismisses with an open Memory (or None when cancelled)."""
 
@@ -29,7 +37,7 @@ class UnlockScreen(FacadeModal):
     class Unlocked(Message):
         memory: Memory
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str = UNLOCK_TEXT) -> None:
         super().__init__()
         self.reason = reason
 

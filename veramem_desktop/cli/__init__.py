@@ -25,6 +25,7 @@ from veramem_desktop.core.errors import ExitCode, VeramemError
 from veramem_desktop.core.trust.display import visible
 
 from .. import __version__
+from .suggest import SuggestingGroup
 
 #: command name -> "module:attribute"; loaded on first use.
 COMMANDS: dict[str, str] = {
@@ -73,8 +74,9 @@ HEAD_START = "veramem.head_start"
 END_AT_ONCE = "end_at_once"
 
 
-class VeramemGroup(click.Group):
-    """Lazy subcommands, and the one place engine errors become messages and exit codes."""
+class VeramemGroup(SuggestingGroup):
+    """Lazy subcommands (a mistyped one gets a 'did you mean'), and the one place engine errors become
+    messages and exit codes."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -132,7 +134,11 @@ class VeramemGroup(click.Group):
 
 
 @click.group(
-    cls=VeramemGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+    cls=VeramemGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: one per cause (3 no store, 4 wrong key, 5 key missing, 6 damaged, 14 locked with no "
+    "way to ask for the passphrase, ...); the table is in docs/exit-codes.md.",
 )
 @click.version_option(__version__, prog_name="veramem")
 @click.option(

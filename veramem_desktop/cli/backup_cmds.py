@@ -12,11 +12,12 @@ from pathlib import Path
 
 import click
 
-from veramem_desktop.core.errors import MissingKeyError, RefusedError
+from veramem_desktop.core.errors import LockedError, MissingKeyError, RefusedError
 
-from ..keys import KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
+from ..keys import LOCKED, KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
 from ..memory import Memory
 from .common import emit_json, interactive, json_option
+from .progress import shown, working
 
 
 def _memory(ctx: click.Context) -> Memory:
@@ -32,10 +33,7 @@ def _current_passphrase(mem: Memory) -> str | None:
     if not secret and interactive():
         secret = click.prompt("Current passphrase", hide_input=True, err=True)
     if not secret:
-        raise MissingKeyError(
-            "This store is locked with a passphrase: run the command in a terminal, "
-            "or set VERAMEM_PASSPHRASE."
-        )
+        raise LockedError(LOCKED)
     return secret
 
 
@@ -44,8 +42,9 @@ def _new_passphrase() -> str:
     if not secret and interactive():
         secret = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True, err=True)
     if not secret:
-        raise MissingKeyError(
-            "Choose the new passphrase at the prompt (run in a terminal), or set VERAMEM_NEW_PASSPHRASE."
+        raise LockedError(
+            "A new passphrase is needed and there is no terminal here to ask for it. Run the command in a "
+            "terminal, or set VERAMEM_NEW_PASSPHRASE."
         )
     return secret
 
@@ -53,6 +52,16 @@ def _new_passphrase() -> str:
 def _load_key(mem: Memory) -> tuple[bytes, str | None]:
     passphrase = _current_passphrase(mem)
     return KeyManager(mem.paths.keyinfo).load(passphrase=passphrase), passphrase
+
+
+def _size(path: Path) -> str:
+    """The size of the file at ``path`` for a person ("12.3 MB"), or "" when it cannot be read."""
+    from rich.filesize import decimal
+
+    try:
+        return decimal(Path(path).stat().st_size)
+    except OSError:
+        return ""
 
 
 def _need_store(mem: Memory) -> None:
@@ -79,7 +88,9 @@ def backup(ctx: click.Context, path: Path, overwrite: bool, as_json: bool) -> No
     mem = _memory(ctx)
     _need_store(mem)
     key, _ = _load_key(mem)
-    report = make_backup(mem.store_path, key, path, overwrite=overwrite)
+    # one step inside SQLite (a consistent snapshot), then the copy's checks: no count to report
+    with working(f"Backing up {_size(mem.store_path)}", show=shown(as_json)):
+        report = make_backup(mem.store_path, key, path, overwrite=overwrite)
     if as_json:
         emit_json(report.to_dict())
         return
@@ -138,18 +149,22 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
             click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
         )
         if not code:
-            raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
+            raise LockedError(
+                "The recovery code is needed and there is no terminal here to ask for it. Run the command "
+                "in a terminal, or set VERAMEM_RECOVERY_CODE."
+            )
         backup_key = decode_recovery_code(code)
     else:
         assert live_key is not None
         backup_key = live_key
-    report = do_restore(
-        mem.store_path,
-        backup_key,
-        path,
-        force=force,
-        rekey_to=live_key if live_key is not None and live_key != backup_key else None,
-    )
+    with working(f"Checking and restoring {_size(path)}", show=shown(as_json)):
+        report = do_restore(
+            mem.store_path,
+            backup_key,
+            path,
+            force=force,
+            rekey_to=live_key if live_key is not None and live_key != backup_key else None,
+        )
     if not has_keyinfo:
         use_keyring = keyring_usable() and not os.environ.get("VERAMEM_NEW_PASSPHRASE")
         adopt_key(
@@ -252,7 +267,8 @@ def rekey(ctx: click.Context, yes: bool, as_json: bool) -> None:
             "Re-encrypt the store with a new key? Close other VeraMem programs first", abort=True, err=True
         )
     key = KeyManager(mem.paths.keyinfo).load(passphrase=secret)
-    report = do_rekey(mem.store_path, mem.paths.keyinfo, key, passphrase=secret)
+    with working(f"Re-encrypting {_size(mem.store_path)}", show=shown(as_json)):
+        report = do_rekey(mem.store_path, mem.paths.keyinfo, key, passphrase=secret)
     if as_json:
         emit_json(report.to_dict())
         return

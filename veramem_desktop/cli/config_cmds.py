@@ -17,6 +17,7 @@ from ..config import (
     setting_names,
 )
 from .common import emit_json, json_option
+from .suggest import SuggestingGroup
 
 
 def _paths(ctx: click.Context) -> Paths:
@@ -33,7 +34,7 @@ def _every(config: Config) -> dict[str, Any]:
     return {name: get_setting(config, name) for name in setting_names(config)}
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=SuggestingGroup, invoke_without_command=True)
 @json_option
 @click.pass_context
 def config(ctx: click.Context, as_json: bool) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import sys
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -11,49 +12,14 @@ from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.transfer.chats import FORMATS
 
 from .common import emit_json, json_option, open_memory
+from .import_summary import import_json, print_problems, print_summary
+from .progress import Tracker, progress_of, shown
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.transfer.import_report import ImportReport
+    from ..services.importer import ImportProgress
 
 #: characters of each message shown by a dry run
 PREVIEW = 200
-#: the unit of the import's second step, deriving memories (services/importer.py DERIVED_UNIT)
-DERIVING = "messages derived"
-
-
-class _Progress:
-    """The import's progress bars on stderr: one for reading and storing, one for deriving memories."""
-
-    def __init__(self, show: bool) -> None:
-        self.show = show
-        self.bar: Any = None
-        self.unit = ""
-        self.seen = 0
-
-    def __call__(self, done: int, total: int, unit: str, counts: dict[str, int]) -> None:
-        if not self.show:
-            return
-        if self.bar is not None and unit != self.unit:  # the second step gets a bar of its own
-            self.finish()
-        if self.bar is None:
-            self.unit, self.seen = unit, 0
-            self.bar = click.progressbar(
-                length=max(total, 1), file=sys.stderr, show_eta=True, show_percent=True, label="Importing"
-            )
-        skipped = counts["already_stored"] + counts["before_since"]
-        self.bar.label = (
-            f"deriving memories · {done:,} of {total:,} messages"
-            if unit == DERIVING
-            else f"stored {counts['stored']:,} · skipped {skipped:,}"
-        )
-        self.bar.update(max(0, done - self.seen))
-        self.bar.render_progress()  # the counts change even when no more bytes were read
-        self.seen = done
-
-    def finish(self) -> None:
-        if self.bar is not None:
-            self.bar.render_finish()
-            self.bar = None
 
 
 @click.command(name="import")
@@ -80,6 +46,12 @@ class _Progress:
     type=click.IntRange(1, 4096),
     help="Messages per transaction (default 128 with the rule-based backend, 16 with a model).",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also list which sentences gave no memory and why, and every skipped record.",
+)
 @json_option
 @click.pass_context
 def import_(
@@ -93,6 +65,7 @@ def import_(
     team_id: str | None,
     session_id: str | None,
     batch_size: int | None,
+    verbose: bool,
     as_json: bool,
 ) -> None:
     """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
@@ -103,13 +76,63 @@ def import_(
     `veramem export memories --format jsonl` (which keeps its own ids and users, so --user,
     --session and --since do not apply to it). Messages already imported are skipped, so
     running it again (or after an interrupted run) adds only what is missing. Records
-    that cannot be read are listed with their position and skipped.
+    that cannot be read are listed with their position and skipped. It ends with one short
+    table: what was stored and skipped (and why), the memories it gave, the time and rate
+    over the whole run; a dry run's JSON says `would_store`, never `stored`.
     """
-    mem = open_memory(ctx)
-    show = sys.stderr.isatty() and not as_json
-    progress = _Progress(show)
-
     planned: list[dict[str, Any]] = []
+    mem = open_memory(ctx)
+    try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts and the clock runs
+        started = time.monotonic()
+        show = shown(as_json)
+        total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
+        with progress_of("Importing", total=total, unit="messages", show=show) as bar:
+            report = mem.import_history(
+                path,
+                format=fmt,
+                user_id=user_id,
+                agent_id=agent_id,
+                team_id=team_id,
+                session_id=session_id,
+                since=since,
+                dry_run=dry_run,
+                batch_size=batch_size,
+                progress=_import_progress(bar),
+                on_record=_previewer(as_json, planned),
+            )
+    finally:
+        mem.close()
+    seconds = time.monotonic() - started  # the whole run: the count pass, the import, closing the store
+    if as_json:
+        emit_json(import_json(report, planned, seconds))
+    else:
+        print_summary(report, seconds)
+    print_problems(report, verbose=verbose)
+    if report.bad and report.read == 0:  # nothing in PATH could be read at all
+        ctx.exit(int(ExitCode.INVALID_INPUT))
+
+
+def _import_progress(bar: Tracker) -> ImportProgress:
+    """The importer's progress as the display's: messages read of those counted, and how many were stored;
+    then its second step, deriving memories in message-time order, as a task of its own."""
+    from veramem_desktop.services.importer import DERIVED_UNIT
+
+    deriving: list[Tracker] = []
+
+    def progress(done: int, total: int, unit: str, counts: dict[str, int]) -> None:
+        if unit != DERIVED_UNIT:
+            bar.update(counts["read"], note=f"{counts['stored']:,} stored")
+            return
+        if not deriving:
+            deriving.append(bar.start("Deriving memories", total=total, unit="messages"))
+        deriving[0].update(done, total=total)
+
+    return progress
+
+
+def _previewer(as_json: bool, planned: list[dict[str, Any]]) -> Callable[[Any], None]:
+    """What a dry run does with each message it would store: a line on stdout, or a preview kept for JSON."""
 
     def would_store(rec: Any) -> None:
         if as_json:
@@ -131,72 +154,26 @@ def import_(
             f"{text[:100]}{'…' if len(text) > 100 else ''}"
         )
 
+    return would_store
+
+
+def _count_records(path: str, fmt: str | None, session_id: str | None) -> int | None:
+    """How many messages (or document parts) PATH holds, by one streaming pass over it before the import,
+    so the progress has a true total; None for a memory export or a file that does not read (the import
+    itself then says why)."""
+    from pathlib import Path
+
+    from veramem_desktop.core.errors import VeramemError
+    from veramem_desktop.core.transfer.chats import open_source
+    from veramem_desktop.core.transfer.records import Record
+
     try:
-        report = mem.import_history(
-            path,
-            format=fmt,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            since=since,
-            dry_run=dry_run,
-            batch_size=batch_size,
-            progress=progress,
-            on_record=would_store,
-        )
-    finally:
-        progress.finish()
-        mem.close()
-    if as_json:
-        data = report.to_dict()
-        if dry_run:
-            data["would_store"] = planned
-        emit_json(data)
-    else:
-        _print_import_summary(report, dry_run)
-    _print_import_problems(report)
-    if report.bad and report.read == 0:  # nothing in PATH could be read at all
-        ctx.exit(int(ExitCode.INVALID_INPUT))
-
-
-def _print_import_summary(report: ImportReport, dry_run: bool) -> None:
-    """What the import stored (or would store), skipped and derived, and how fast, as text."""
-    verb = "Would store" if dry_run else "Stored"
-    unit = "record(s)" if report.format == "memories" else "message(s)"
-    click.echo(
-        f"{verb} {report.stored:,} {unit} from {report.path} ({report.format}"
-        + (f", {report.sessions:,} session(s)" if report.sessions else "")
-        + ")."
-    )
-    skipped = [
-        (report.already_stored, "already stored"),
-        (report.before_since, "before --since"),
-        (report.empty, "without text"),
-        (report.bad, "unreadable"),
-    ]
-    if any(n for n, _ in skipped):
-        click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")
-    m = report.memories
-    if not dry_run and report.format != "memories" and report.stored:
-        click.echo(
-            f"Memories: {m['added']:,} added, {m['updated']:,} updated, {m['retracted']:,} retracted, "
-            f"{m['rejected']:,} rejected. Linking continues in the background."
-        )
-    elif report.format == "memories":
-        click.echo(
-            f"{m['added']:,} memories ({m['versions']:,} versions), {m['episodes']:,} episodes, "
-            f"{m['links']:,} links."
-        )
-    if report.stored and not dry_run:
-        click.echo(f"{report.per_s:,.1f} per second over {report.seconds:.1f} s.", err=True)
-
-
-def _print_import_problems(report: ImportReport) -> None:
-    """The records skipped as unreadable (the first ones by position) and the import's notices, on stderr."""
-    for p in report.problems:
-        click.echo(f"skipped {p['position']}: {p['reason']}", err=True)
-    if report.bad > len(report.problems):
-        click.echo(f"… and {report.bad - len(report.problems):,} more unreadable record(s).", err=True)
-    for notice in report.notices:
-        click.echo(f"note: {notice}", err=True)
+        src = open_source(Path(path).expanduser(), fmt, session_id=session_id)
+        if src.format == "memories":
+            return None
+        try:
+            return sum(1 for item in src.items() if isinstance(item, Record))
+        finally:
+            src.close()
+    except VeramemError:
+        return None

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from veramem_desktop.core.errors import ExitCode
 
 from .common import emit_json, json_option, open_memory, say
+from .progress import Tracker, progress_of, shown, working
+from .suggest import SuggestingGroup
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport
@@ -87,26 +88,16 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
     failure left something undone; run it again once the model answers.
     """
     mem = open_memory(ctx)
-    bars: dict[str, Any] = {}
-    done: dict[str, int] = {}
-    show = sys.stderr.isatty()
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+    with progress_of("Consolidating", show=shown(as_json)) as overall:
+        stages: dict[str, Tracker] = {}
 
-    def progress(stage: str, n: int, total: int) -> None:
-        if not show:
-            return
-        if stage not in bars:
-            for bar in bars.values():
-                bar.render_finish()
-            bars[stage] = click.progressbar(
-                length=max(total, 1), label=_LABELS.get(stage, stage).ljust(12), file=sys.stderr
-            )
-            done[stage] = 0
-        bars[stage].update(n - done[stage])
-        done[stage] = n
+        def progress(stage: str, n: int, total: int) -> None:
+            if stage not in stages:  # each stage counts its own items, with its own total
+                stages[stage] = overall.start(_LABELS.get(stage, stage), total=max(total, 1), unit="items")
+            stages[stage].update(n)
 
-    report = mem.consolidate(progress=progress)
-    for bar in bars.values():
-        bar.render_finish()
+        report = mem.consolidate(progress=progress)
     mem.close()
     if as_json:
         emit_json(report.to_dict())
@@ -135,9 +126,9 @@ def _print_consolidation(report: ConsolidateReport) -> None:
         )
 
 
-class _ExportGroup(click.Group):
-    """``export memories …``, ``export traces …`` and ``export training …``; the older ``export PATH``
-    means traces."""
+class _ExportGroup(SuggestingGroup):
+    """``export all …``, ``export memories …``, ``export traces …`` and ``export training …``; the older
+    ``export PATH`` means traces."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
@@ -147,10 +138,40 @@ class _ExportGroup(click.Group):
 
 @click.group(name="export", cls=_ExportGroup, invoke_without_command=False, no_args_is_help=True)
 def export() -> None:
-    """Write your memories (`export memories PATH`), the search and answer traces
-    (`export traces PATH`, also `export PATH`) or training records of write decisions and
-    answers (`export training PATH --kind --since`) to a PLAINTEXT file, created readable by you only.
+    """Write everything (`export all PATH`: every message and memory, re-importable), your memories with
+    only the messages they quote (`export memories PATH`), the search and answer traces (`export traces
+    PATH`, also `export PATH`) or training records of write decisions and answers (`export training PATH
+    --kind --since`) to a PLAINTEXT file, created readable by you only.
     """
+
+
+@export.command(name="all")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--user", "user_id", help="Only this user's messages and memories.")
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@json_option
+@click.pass_context
+def export_all(ctx: click.Context, path: str, user_id: str | None, force: bool, as_json: bool) -> None:
+    """Every message and every memory (versions, evidence, links) in one JSON-lines file.
+
+    `veramem import PATH` reads it back: into an empty store it recreates the same messages and
+    memories under the same ids; into this store it adds nothing. The file is PLAINTEXT (mode 0600).
+    """
+    mem = open_memory(ctx)
+    try:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+        with working("Exporting everything", show=shown(as_json)):
+            counts = mem.export_all(path, user_id=user_id, overwrite=force)
+    finally:
+        mem.close()
+    if as_json:
+        emit_json({"path": path, "format": "jsonl", **counts})
+    else:
+        click.echo(
+            f"Exported {counts['episodes']:,} messages and {counts['memories']:,} memories "
+            f"({counts['versions']:,} versions, {counts['links']:,} links) to {path}."
+        )
+    _plaintext_warning(path)
 
 
 @export.command(name="memories")
@@ -170,15 +191,17 @@ def export() -> None:
 def export_memories(
     ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool
 ) -> None:
-    """Every memory with its versions, validity, evidence quotes (and the episodes they quote),
-    authority, trust and links.
+    """Every memory with its versions, validity, evidence quotes and links, and ONLY the messages
+    those memories quote (not every message: `export all PATH` writes everything).
 
     Ids are kept, so `veramem import PATH` into another (or an emptied) store recreates the
     same memories, versions, evidence and links. The file is PLAINTEXT (mode 0600).
     """
     mem = open_memory(ctx)
     try:
-        counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+        with working("Exporting memories", show=shown(as_json)):
+            counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
     finally:
         mem.close()
     if as_json:
@@ -186,8 +209,13 @@ def export_memories(
     else:
         click.echo(
             f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
-            f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}."
+            f"{counts['episodes']:,} quoted messages (only those; `export all` writes every message) and "
+            f"{counts['links']:,} links to {path}."
         )
+    _plaintext_warning(path)
+
+
+def _plaintext_warning(path: str) -> None:
     click.echo(
         f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
         "(mode 0600). Keep it somewhere private and delete it when done.",
@@ -215,7 +243,9 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             n = i
     else:
-        n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
+        mem.unlock()
+        with working("Exporting traces", show=shown()):
+            n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
     mem.close()
     where = "stdout" if path == "-" else path
     click.echo(
@@ -270,7 +300,9 @@ def export_training(
                 click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
                 counts[record["kind"]] += 1
         else:
-            counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
+            mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+            with working("Exporting training records", show=shown(as_json)):
+                counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
     finally:
         mem.close()
     where = "stdout" if path == "-" else path

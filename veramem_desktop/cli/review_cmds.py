@@ -6,6 +6,7 @@ import click
 
 from .common import clip, emit_json, json_option, open_memory, say
 from .search_cmds import state_badge
+from .suggest import SuggestingGroup
 
 
 @click.command()
@@ -38,7 +39,7 @@ def answer(
     say(f"\ntrace {result.trace_id} · tried {' → '.join(result.ladder)}")
 
 
-@click.group(invoke_without_command=True)
+@click.group(cls=SuggestingGroup, invoke_without_command=True)
 @click.option("--user", "user_id", help="Only this user's items.")
 @click.option(
     "--within",

@@ -10,6 +10,7 @@ from . import done
 from .common import clip, emit_json, json_option, open_memory, say
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.recall.hits import SearchResult
     from veramem_desktop.core.trust.detail import MemoryDetail
 
 
@@ -73,18 +74,28 @@ def search(
         done(ctx)
         return
     say(f"route {result.route}{' · ' + result.temporal if result.temporal else ''} · trace {result.trace_id}")
-    if not result.results:
-        say("No results.")
     for notice in result.notices:
         click.echo(f"note: {notice}", err=True)
-    for i, hit in enumerate(result.results, 1):
-        say(f"{i:2}. [{hit.kind}/{hit.authority}] {clip(hit.text, 111)}")
-        say(f"    {hit.id}  {state_badge(hit)}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
+    _print_hits(result)
     if result.shared:
         say("\nShared (unendorsed, from others):")
         for hit in result.shared:
             say(f"  - {clip(hit.text, 110)}  ({hit.id})")
     done(ctx)
+
+
+def _print_hits(result: SearchResult) -> None:
+    """The hits, each with its state; when none is close to the question (the relevance floor), that is
+    said first. Each hit's own label is in the JSON: here a hit below the floor among close ones (an
+    update worded unlike the question) is not marked, so the line never casts doubt on an answer."""
+    if not result.results:
+        say("No results.")
+        return
+    if result.nothing_close:
+        say("Nothing close: nothing stored is about this. The nearest, for what they are worth:")
+    for i, hit in enumerate(result.results, 1):
+        say(f"{i:2}. [{hit.kind}/{hit.authority}] {clip(hit.text, 111)}")
+        say(f"    {hit.id}  {state_badge(hit)}  score {hit.score:.3f}  {(hit.time or '')[:10]}")
 
 
 @click.command()

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from veramem_desktop.core.errors import ExitCode, MissingKeyError
+from veramem_desktop.core.errors import ExitCode, LockedError
 from veramem_desktop.core.storage.store import damaged
 
-from ..keys import keyring_usable
+from ..keys import KeyManager, keyring_usable
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory, say
+from .progress import progress_of, shown
 
 
 @click.command()
@@ -46,9 +45,9 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
         passphrase = os.environ.get("VERAMEM_PASSPHRASE")
         if not passphrase:
             if not interactive():
-                raise MissingKeyError(
-                    "No OS keyring here, so the store needs a passphrase: run `veramem init` in a terminal, "
-                    "or set VERAMEM_PASSPHRASE."
+                raise LockedError(
+                    "No OS keyring here, so the store needs a passphrase, and there is no terminal to ask "
+                    "for one: run `veramem init` in a terminal, or set VERAMEM_PASSPHRASE."
                 )
             passphrase = click.prompt(
                 "Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True
@@ -88,15 +87,24 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
 )
 @click.pass_context
 def unlock(ctx: click.Context, use_code: bool) -> None:
-    """Open the store with its recovery code and keep the key again."""
+    """Open the store with its recovery code and keep the key again.
+
+    The code is checked before anything else is asked; a code from before a `veramem rekey` is
+    recognised and the rekey's date named (only the code that rekey showed opens the store now)."""
     import os
 
     code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
         click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
     )
     if not code:
-        raise MissingKeyError("Give the recovery code at the prompt (or in VERAMEM_RECOVERY_CODE).")
+        raise LockedError(
+            "The recovery code is needed and there is no terminal here to ask for it. Run the command in a "
+            "terminal, or set VERAMEM_RECOVERY_CODE."
+        )
     mem = open_memory(ctx)
+    # The code is checked first: a typo, another store's code or one from before a rekey is said now,
+    # not after a new passphrase was chosen twice.
+    KeyManager(mem.paths.keyinfo).check_recovery_code(code)
     new_passphrase = None
     if not keyring_usable():
         new_passphrase = os.environ.get("VERAMEM_PASSPHRASE") or (
@@ -164,13 +172,17 @@ def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
     touched; an interrupted run resumes where it stopped.
     """
     mem = open_memory(ctx)
-
-    def progress(kind: str, made: int) -> None:
-        if not as_json:
-            say(f"  {kind}: {made} vectors made", err=True)
-
+    so_far: dict[str, int] = {}
     try:
-        report = mem.reembed(compute, progress)
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+        # the count of vectors to make is not known ahead (each kind is found as it goes): a pulsing bar
+        with progress_of("Re-embedding", unit="vectors", show=shown(as_json)) as bar:
+
+            def progress(kind: str, n: int) -> None:
+                so_far[kind] = n
+                bar.update(sum(so_far.values()), note=kind)
+
+            report = mem.reembed(compute, progress)
     finally:
         mem.close()
     if as_json:
@@ -201,18 +213,8 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
-    total = mem.ledger_length()
-    if as_json or total < 5000:
-        report = mem.verify()
-    else:
-        with click.progressbar(length=total, label="Verifying", file=sys.stderr) as bar:
-            done = [0]
-
-            def progress(checked: int, _total: int) -> None:
-                bar.update(checked - done[0])
-                done[0] = checked
-
-            report = mem.verify(progress)
+    with progress_of("Verifying", total=mem.ledger_length(), unit="entries", show=shown(as_json)) as bar:
+        report = mem.verify(lambda checked, _total: bar.update(checked))
     mem.close()
     if as_json:
         emit_json({**report.to_dict(), "pages": pages})

@@ -11,9 +11,10 @@ import click
 from veramem_desktop.core.errors import ExitCode
 
 from .common import emit_json, json_option, open_memory, path_arg
+from .suggest import SuggestingGroup
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def sync() -> None:
     """Sync this store with your other devices through a folder that Syncthing, Dropbox,
     iCloud Drive, Nextcloud or a USB stick replicates. Everything in it is sealed."""

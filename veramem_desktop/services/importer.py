@@ -33,7 +33,7 @@ from veramem_desktop.core.storage import import_queue, lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.transfer import memory_export, memory_import
+from veramem_desktop.core.transfer import full_export, memory_export, memory_import
 from veramem_desktop.core.transfer.chats import open_source
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.transfer.records import Item, Problem, Record
@@ -249,6 +249,19 @@ class Importer:
             self.store,
             Path(path).expanduser(),
             fmt=format,
+            user_id=user_id,
+            overwrite=overwrite,
+            store_id=self.store.get_meta("store_id"),
+        )
+
+    def export_all(
+        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
+    ) -> dict[str, int]:
+        """Write every episode and every memory as one JSON-lines file ``import_history`` reads back.
+        PLAINTEXT, created with mode 0600."""
+        return full_export.export_all(
+            self.store,
+            Path(path).expanduser(),
             user_id=user_id,
             overwrite=overwrite,
             store_id=self.store.get_meta("store_id"),

@@ -104,6 +104,8 @@ _BYLINE = re.compile(
     r"^\s*(?i:author|written by|by|from)\s*[:\-]?\s*(?P<name>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})\s*$",
     re.MULTILINE,
 )
+#: a Markdown heading ("# Goals 2025"): it titles what follows and states nothing, so it is no sentence
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 # "The user lives in Madrid", as a tool or the assistant writes it, reads "User lives in Madrid".
 _THE_USER = re.compile(r"\b[Tt]he user\b")
 #: at most this many skipped sentences are quoted in the notice, each cut to this many characters
@@ -193,7 +195,7 @@ def extract_with_skips(
         previous = ""
         for span in _clauses(message.content):
             sentence, before, previous = span.said, previous, span.said
-            if sentence in seen:
+            if sentence in seen or _HEADING.match(span.text):
                 continue
             seen.add(sentence)
             # a labelled line about the user ("Home: Porto") is short, yet says something
