@@ -1,0 +1,78 @@
+"""Marks of forgotten episodes and the secrets they are keyed under (tables ``forget_marks`` and
+``admission_keys``).
+
+A mark is an HMAC-SHA256 digest, under one of the store's admission keys, of something that identifies
+an episode (core/trust/admission.py decides what): never its words, and useless for confirming a guess
+without the key. ``local`` is this store's own key; a synced account adds a key every device of it
+derives alike (sync/service.py registers it), so a mark made on one device is recognised on another.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from veramem_desktop.core.storage.ids import now_iso
+from veramem_desktop.core.storage.store import Connection
+
+LOCAL_KEY = "local"
+#: a mark as it is kept and as it travels: (key id, digest, forgotten at)
+Mark = tuple[str, str, str]
+
+
+def keys(conn: Connection) -> dict[str, bytes]:
+    """Every admission key by id, this store's own created on first use."""
+    found = {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
+    if LOCAL_KEY not in found:
+        secret = os.urandom(32)
+        conn.execute(
+            "INSERT OR IGNORE INTO admission_keys(key_id, secret, added_at) VALUES (?, ?, ?)",
+            (LOCAL_KEY, secret, now_iso()),
+        )
+        found = {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
+    return found
+
+
+def add_key(conn: Connection, key_id: str, secret: bytes) -> bool:
+    """Keep a shared key (one already kept under ``key_id`` stays); True when it is new."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO admission_keys(key_id, secret, added_at) VALUES (?, ?, ?)",
+        (key_id, secret, now_iso()),
+    )
+    return bool(cur.rowcount)
+
+
+def add(conn: Connection, target_id: str, marks: Iterable[Mark]) -> None:
+    """Keep ``marks`` of the forgotten ``target_id``; a digest kept already keeps its first date."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO forget_marks(key_id, digest, target_id, forgotten_at) VALUES (?, ?, ?, ?)",
+        [(k, d, target_id, at) for k, d, at in marks],
+    )
+
+
+def of_target(conn: Connection, target_id: str) -> list[Mark]:
+    """The marks kept for one forgotten id."""
+    return [
+        (str(k), str(d), str(at))
+        for k, d, at in conn.execute(
+            "SELECT key_id, digest, forgotten_at FROM forget_marks WHERE target_id = ? ORDER BY key_id, digest",
+            (target_id,),
+        )
+    ]
+
+
+def found(conn: Connection, digests: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Of ``digests`` ((key id, digest) pairs), those marked: each with the date it was forgotten."""
+    out: dict[tuple[str, str], str] = {}
+    for key_id, digest in set(digests):
+        row = conn.execute(
+            "SELECT forgotten_at FROM forget_marks WHERE key_id = ? AND digest = ?", (key_id, digest)
+        ).fetchone()
+        if row is not None:
+            out[(key_id, digest)] = str(row[0])
+    return out
+
+
+def any_marks(conn: Connection) -> bool:
+    """Whether anything was ever forgotten here (a store with no marks reads no digests)."""
+    return conn.execute("SELECT 1 FROM forget_marks LIMIT 1").fetchone() is not None
