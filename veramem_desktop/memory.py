@@ -470,8 +470,11 @@ class Memory:
         batch_size: int | None = None,
         progress: ImportProgress | None = None,
         on_record: Callable[[Record], None] | None = None,
+        include_forgotten: bool = False,
     ) -> ImportReport:
-        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export."""
+        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
+        Episodes a person forgot are skipped and counted; ``include_forgotten`` (a person's deliberate act,
+        offered by the CLI, never to agents) stores them again and ledgers it."""
         return self._importer().import_history(
             path,
             format=format,
@@ -484,6 +487,7 @@ class Memory:
             batch_size=batch_size,
             progress=progress,
             on_record=on_record,
+            include_forgotten=include_forgotten,
         )
 
     def export_memories(

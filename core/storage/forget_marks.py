@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
+from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
 
@@ -76,3 +77,24 @@ def found(conn: Connection, digests: Sequence[tuple[str, str]]) -> dict[tuple[st
 def any_marks(conn: Connection) -> bool:
     """Whether anything was ever forgotten here (a store with no marks reads no digests)."""
     return conn.execute("SELECT 1 FROM forget_marks LIMIT 1").fetchone() is not None
+
+
+def forgotten_at(conn: Connection, ids: Sequence[str]) -> dict[str, str]:
+    """Of ``ids``, those the ledger holds a forget tombstone for, each with the tombstone's time."""
+    return {
+        str(t): str(ts)
+        for t, ts in conn.execute(
+            f"SELECT target_id, min(ts) FROM ledger WHERE op = 'forget' AND target_id {IN_IDS} GROUP BY target_id",
+            (ids_param(ids),),
+        )
+    }
+
+
+def has_op(conn: Connection, target_id: str, op: str) -> bool:
+    """Whether the ledger records ``op`` on ``target_id`` (read through its index on the target)."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM ledger WHERE target_id = ? AND op = ? LIMIT 1", (target_id, op)
+        ).fetchone()
+        is not None
+    )

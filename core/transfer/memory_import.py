@@ -9,6 +9,13 @@ sha256; every quote must be found in its episode (a chain with a quote that is n
 refused whole, as in the write path); a memory's authority is never above what the roles
 of its evidence give (invariant 3); a rejected memory's value is recorded as rejected
 again. Every row written appends to the ledger in the same transaction.
+
+Every row passes the admission gate (core/trust/admission.py): an episode or memory this store
+forgot (its id tombstoned, or the episode's marks) is skipped and counted, and so is a memory whose
+evidence was; trust is never taken from the file (a memory is a candidate unless this store's
+ledger records a person approving it), and a lower-authority memory keeps its source's wording; a
+memory restating a rejected value is not imported, and an episode holding one (or a near miss of
+one) is withheld as it lands; an item whose expiry has passed is not imported.
 """
 
 from __future__ import annotations
@@ -35,15 +42,17 @@ from veramem_desktop.core.storage import (
     ledger,
     link_rows,
 )
+from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
+from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
 from veramem_desktop.core.transfer.records import Problem
-from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.trust import admission, rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write.ingest import line_of
 
@@ -64,13 +73,24 @@ class ArchiveResult:
     notices: list[str] = field(default_factory=list)
     #: with ``dry_run``, the episodes read so far (id -> (content, role)), for checking quotes
     dry_episodes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: when each row skipped as forgotten was forgotten (ISO), and the episodes skipped so
+    forgotten: list[str] = field(default_factory=list)
+    forgotten_episodes: set[str] = field(default_factory=set)
+    include_forgotten: bool = False
 
 
 def import_archive(
-    store: Store, embedder: Embedder, path: Path, *, device: str, dry_run: bool = False
+    store: Store,
+    embedder: Embedder,
+    path: Path,
+    *,
+    device: str,
+    dry_run: bool = False,
+    include_forgotten: bool = False,
 ) -> ArchiveResult:
-    """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring)."""
-    result = ArchiveResult()
+    """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring).
+    ``include_forgotten`` (a person's act) lets forgotten episodes in again; the ledger records it."""
+    result = ArchiveResult(include_forgotten=include_forgotten)
     pending_eps: list[tuple[int, dict[str, Any]]] = []
     pending_mems: list[tuple[int, dict[str, Any]]] = []
     pending_links: list[tuple[int, dict[str, Any]]] = []
@@ -151,6 +171,7 @@ def _flush_episodes(
             continue
         eps.append(ep)
     pending.clear()
+    eps, overridden = _admitted_episodes(store, eps, result)
     if dry_run or not eps:
         result.dry_episodes.update({e.id: (e.content, e.role) for e in eps} if dry_run else {})
         result.episodes += len(eps)
@@ -160,26 +181,7 @@ def _flush_episodes(
     vectors = index.embed_texts(embedder, lines + [context_text(None, line, None) for line in lines])
     with store.atomic() as conn:
         for ep in eps:
-            episode_rows.insert_rows(
-                conn,
-                [
-                    (
-                        ep.id,
-                        ep.content,
-                        ep.sha256,
-                        ep.role,
-                        ep.source_name,
-                        ep.user_id,
-                        ep.agent_id,
-                        ep.team_id,
-                        ep.session_id,
-                        int(ep.turn_index),
-                        ep.event_time,
-                        ep.created_at,
-                        json.dumps(ep.metadata or {}, sort_keys=True),
-                    )
-                ],
-            )
+            episode_rows.insert_rows(conn, [_values(ep)])
             index_rows.add_fts(
                 conn,
                 "episode",
@@ -197,10 +199,64 @@ def _flush_episodes(
             )
             index.store_entities(conn, "episode", ep.id, line_of(ep.role, ep.source_name, ep.content))
         ids = [e.id for e in eps]
+        rejections.withhold_if_rejected(
+            conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in eps]
+        )
+        admission.ledger_override(conn, overridden, device=device)
         index.store_vectors(conn, "episode", embedder.name, ids, vectors[: len(eps)])
         index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[len(eps) :])
     result.episodes += len(eps)
     result.stored += len(eps)
+
+
+def _admitted_episodes(
+    store: Store, eps: list[Episode], result: ArchiveResult
+) -> tuple[list[Episode], list[str]]:
+    """The episodes the admission gate lets in, and the ids of those only ``include_forgotten`` let in.
+    Forgotten ones (a tombstone under the same id, or the episode's marks) and expired ones are skipped."""
+    now = now_iso()
+    live = [e for e in eps if not admission.expired(e.metadata, now)]
+    result.notices += [
+        f"episode {e.id} expired at {e.metadata.get('expires_at')}; not imported"
+        for e in eps
+        if e not in live
+    ]
+    with store.atomic() as conn:
+        by_id = admission.tombstoned(conn, [e.id for e in live])
+        screened = admission.screen(
+            conn,
+            [admission.incoming_of_row(dict(zip(_EPISODE_FIELDS, _values(e), strict=True))) for e in live],
+            include_forgotten=result.include_forgotten,
+        )
+    out, overridden = [], []
+    for i, ep in enumerate(live):
+        when = screened.forgotten.get(i) or (None if result.include_forgotten else by_id.get(ep.id))
+        if when is not None:
+            result.forgotten.append(when)
+            result.forgotten_episodes.add(ep.id)
+            continue
+        out.append(ep)
+        if i in screened.overridden or ep.id in by_id:
+            overridden.append(ep.id)
+    return out, overridden
+
+
+def _values(ep: Episode) -> tuple[Any, ...]:
+    return (
+        ep.id,
+        ep.content,
+        ep.sha256,
+        ep.role,
+        ep.source_name,
+        ep.user_id,
+        ep.agent_id,
+        ep.team_id,
+        ep.session_id,
+        int(ep.turn_index),
+        ep.event_time,
+        ep.created_at,
+        json.dumps(ep.metadata or {}, sort_keys=True),
+    )
 
 
 def _version(obj: Any) -> tuple[MemoryItem, list[Evidence], list[str]]:
@@ -239,7 +295,11 @@ def _flush_memories(
                 Problem(f"line {n}", "is not a complete memory (its versions cannot be read)")
             )
             continue
+        if _forgotten_chain(store, chain, result):
+            continue
         checked = _check_chain(store, chain, f"line {n}", result)
+        if checked is not None:
+            checked = _admitted_chain(store, checked, f"line {n}", result)
         if checked is not None:
             chains.append(checked)
     pending.clear()
@@ -282,6 +342,62 @@ def _insert_exact(
         item_rows.set_row_fields(conn, item.id, {"updated_at": item.updated_at})
         written = replace(written, updated_at=item.updated_at)
     return written
+
+
+def _forgotten_chain(
+    store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], result: ArchiveResult
+) -> bool:
+    """Whether a memory is one this store forgot: a version's id is tombstoned, or its evidence is an
+    episode the gate refused as forgotten (a forget erases every version, so the whole chain goes)."""
+    if any(ev.episode_id in result.forgotten_episodes for _, evidence, _ in chain for ev in evidence):
+        result.forgotten.append(min(result.forgotten) if result.forgotten else now_iso())
+        return True
+    with store.atomic() as conn:
+        by_id = admission.tombstoned(conn, [item.id for item, _, _ in chain])
+    if not by_id or result.include_forgotten:
+        return False
+    result.forgotten.append(min(by_id.values()))
+    return True
+
+
+def _admitted_chain(
+    store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], where: str, result: ArchiveResult
+) -> list[tuple[MemoryItem, list[Evidence], list[str]]] | None:
+    """A checked chain as the admission gate lets it in: trust as this store's ledger says (never as the
+    file says), a lower-authority version worded after its source; refused when a version restates a
+    value a person rejected, or has expired."""
+    out = []
+    now = now_iso()
+    with store.atomic() as conn:
+        for item, evidence, derived in chain:
+            if admission.expired(item.metadata, now):
+                result.notices.append(f"{where}: memory {item.id} expired; not imported")
+                return None
+            trust = admission.file_trust(conn, item.id, item.trust)
+            if trust != item.trust:
+                result.notices.append(
+                    f"memory {item.id}: trust {item.trust!r} from the file kept as {trust!r}"
+                )
+            text = item.text
+            if evidence and item.authority != "authorized":
+                weakest = min(evidence, key=lambda e: AUTHORITY_RANK[ROLE_AUTHORITY[e.role]])
+                source = episodes_mod.get(store, weakest.episode_id)
+                text = admission.attributed_text(text, weakest.role, source.source_name if source else None)
+            if trust != "rejected" and rejections.is_rejected(
+                conn,
+                user_id=item.user_id,
+                team_id=item.team_id,
+                subject=item.subject,
+                predicate=item.predicate,
+                value=item.value,
+                text=text,
+            ):
+                result.notices.append(
+                    f"{where}: memory {item.id} restates a value you rejected; not imported"
+                )
+                return None
+            out.append((replace(item, trust=trust, text=text), evidence, derived))
+    return out
 
 
 def _check_chain(

@@ -43,6 +43,11 @@ PREVIEW = 200
     type=click.IntRange(1, 4096),
     help="Messages per transaction (default 128 with the rule-based backend, 16 with a model).",
 )
+@click.option(
+    "--include-forgotten",
+    is_flag=True,
+    help="Store again messages you forgot (skipped otherwise); the ledger records that you did.",
+)
 @json_option
 @click.pass_context
 def import_(
@@ -56,6 +61,7 @@ def import_(
     team_id: str | None,
     session_id: str | None,
     batch_size: int | None,
+    include_forgotten: bool,
     as_json: bool,
 ) -> None:
     """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
@@ -66,7 +72,9 @@ def import_(
     `veramem export memories --format jsonl` (which keeps its own ids and users, so --user,
     --session and --since do not apply to it). Messages already imported are skipped, so
     running it again (or after an interrupted run) adds only what is missing. Records
-    that cannot be read are listed with their position and skipped.
+    that cannot be read are listed with their position and skipped. Messages you forgot
+    are skipped and counted ("2 skipped: you forgot them on …"); --include-forgotten stores
+    them again, and the ledger records it.
     """
     mem = open_memory(ctx)
     show = sys.stderr.isatty() and not as_json
@@ -123,6 +131,7 @@ def import_(
             batch_size=batch_size,
             progress=progress,
             on_record=would_store,
+            include_forgotten=include_forgotten,
         )
     finally:
         if bar is not None:
@@ -154,6 +163,7 @@ def _print_import_summary(report: ImportReport, dry_run: bool) -> None:
         (report.before_since, "before --since"),
         (report.empty, "without text"),
         (report.bad, "unreadable"),
+        (report.forgotten, "forgotten (you forgot them on " + ", ".join(report.forgotten_on) + ")"),
     ]
     if any(n for n, _ in skipped):
         click.echo("Skipped " + ", ".join(f"{n:,} {why}" for n, why in skipped if n) + ".")

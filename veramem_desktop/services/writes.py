@@ -26,6 +26,7 @@ from veramem_desktop.core.storage import pending_rows
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.dates import resolve_relative_dates
@@ -144,6 +145,9 @@ class Writes:
         """Store ``inputs`` (validated already) in ``scope``, then derive; ``notices`` are the validation's."""
         if expires_at is not None:
             inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
+        inputs, forgotten = self.admit(inputs, scope, notices)
+        if not inputs:
+            return AddResult(notices=notices, forgotten=forgotten)
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device)
         writer = self.writer()
         try:
@@ -160,7 +164,7 @@ class Writes:
             if expires_at is not None:
                 with self.store.atomic() as conn:
                     expiry_mod.note(conn, expires_at)
-            return AddResult(episodes=stored, notices=notices)
+            return AddResult(episodes=stored, notices=notices, forgotten=forgotten)
         notices += outcome.notices  # the model's own notices come with each call's reply
         if expires_at is not None:
             with self.store.atomic() as conn:
@@ -182,7 +186,21 @@ class Writes:
             unchanged=outcome.unchanged,
             rejected=outcome.rejected,
             notices=notices,
+            forgotten=forgotten,
         )
+
+    def admit(
+        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str]
+    ) -> tuple[list[EpisodeInput], int]:
+        """The inputs the admission gate lets in (core/trust/admission.py): a forgotten episode brought
+        again (its import key, or its role, words and time) is left out and said in ``notices``."""
+        with self.store.atomic() as conn:
+            screened = admission.screen(conn, [admission.incoming_of_input(i, scope.user_id) for i in inputs])
+        notice = screened.notice()
+        if notice is None:
+            return inputs, 0
+        notices.append(notice)
+        return [inputs[i] for i in screened.admitted], len(screened.forgotten)
 
     def defer_derivation(self, episode_ids: Sequence[str]) -> None:
         """Queue episodes whose derivation failed (ids only), for :meth:`rederive_pending`: one row per

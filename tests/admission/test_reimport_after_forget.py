@@ -1,0 +1,173 @@
+"""The admission gate keeps forget: a forgotten episode brought again by any import is refused and said.
+
+Each test imports a source, forgets one of its messages, imports the same source again and asks that
+nothing was stored, that the report counts and names the skip, and that the words are nowhere in the
+store. A real SQLCipher store with the real embedding model and the rule-based backend.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from support.internals import store_of
+
+from veramem_desktop.memory import Memory
+
+SECRET = "My locker code at the climbing gym is 4471."
+OTHER = "We talked about the weather in Porto."
+TODAY = datetime.now(UTC).date().isoformat()
+
+
+def _chatgpt(folder: Path) -> Path:
+    turns = [("user", SECRET), ("assistant", "Noted."), ("user", OTHER)]
+    mapping: dict[str, dict[str, object]] = {
+        "root": {"id": "root", "message": None, "parent": None, "children": []}
+    }
+    parent = "root"
+    for i, (role, text) in enumerate(turns):
+        node = f"n{i}"
+        mapping[node] = {
+            "id": node,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": f"m{i}",
+                "author": {"role": role},
+                "create_time": 1_700_000_000 + 60 * i,
+                "content": {"content_type": "text", "parts": [text]},
+            },
+        }
+        mapping[parent]["children"].append(node)  # type: ignore[attr-defined]
+        parent = node
+    conv = {
+        "title": "gym",
+        "create_time": 1_700_000_000,
+        "mapping": mapping,
+        "current_node": parent,
+        "id": "c1",
+    }
+    path = folder / "conversations.json"
+    path.write_text(json.dumps([conv]))
+    return path
+
+
+def _json_list(folder: Path) -> Path:
+    path = folder / "messages.json"
+    path.write_text(json.dumps([{"role": "user", "content": SECRET}, {"role": "user", "content": OTHER}]))
+    return path
+
+
+def _markdown(folder: Path) -> Path:
+    notes = folder / "notes"
+    notes.mkdir()
+    (notes / "gym.md").write_text(SECRET + "\n")
+    (notes / "weather.md").write_text(OTHER + "\n")
+    return notes
+
+
+def _holding(mem: Memory, words: str) -> int:
+    """How many episodes and memories of the store hold ``words`` (any state, read straight from the store)."""
+    store = store_of(mem)
+    eps = store.query("SELECT count(*) FROM episodes WHERE content LIKE ?", (f"%{words}%",))[0][0]
+    mems = store.query("SELECT count(*) FROM memory_items WHERE text LIKE ?", (f"%{words}%",))[0][0]
+    return int(eps) + int(mems)
+
+
+def _forget_secret(mem: Memory) -> None:
+    store = store_of(mem)
+    [(episode_id,)] = store.query("SELECT id FROM episodes WHERE content LIKE '%locker code%'")
+    mem.forget(episode_id)
+    assert _holding(mem, "locker code") == 0
+
+
+@pytest.mark.parametrize(
+    "make", [_chatgpt, _json_list, _markdown], ids=["chatgpt", "json-list", "markdown-folder"]
+)
+def test_reimport_after_forget_stores_nothing_and_says_so(
+    rmem: Memory, tmp_path: Path, make: Callable[[Path], Path]
+) -> None:
+    source = make(tmp_path)
+    first = rmem.import_history(source)
+    assert first.stored >= 2 and _holding(rmem, "locker code") >= 1
+    _forget_secret(rmem)
+    again = rmem.import_history(source)
+    assert again.stored == 0
+    assert again.forgotten == 1
+    assert f"1 skipped: you forgot it on {TODAY}" in again.notices
+    assert again.to_dict()["forgotten"] == 1
+    assert _holding(rmem, "locker code") == 0
+    assert not any("locker" in h.text for h in rmem.search("locker code climbing gym").results)
+
+
+def test_memory_export_made_before_the_forget_brings_nothing_back(rmem: Memory, tmp_path: Path) -> None:
+    rmem.add([SECRET, OTHER], session_id="s")
+    assert _holding(rmem, "locker code") >= 2  # the message and its memory
+    export = tmp_path / "memories.jsonl"
+    rmem.export_memories(export)
+    _forget_secret(rmem)
+    report = rmem.import_history(export)
+    assert _holding(rmem, "locker code") == 0
+    assert report.forgotten >= 1 and any("you forgot" in n for n in report.notices)
+
+
+def test_a_memory_export_into_a_store_that_forgot_by_marks_only_is_refused(
+    rmem: Memory, tmp_path: Path
+) -> None:
+    """The same episode under another id (exported from a device that imported the same file) is
+    recognised by its marks, not its id."""
+    source = _chatgpt(tmp_path)
+    rmem.import_history(source)
+    export = tmp_path / "memories.jsonl"
+    rmem.export_memories(export)
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    renamed = json.dumps(lines).replace("ep_", "ep_X")  # every episode id changed, evidence with it
+    _forget_secret(rmem)
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text("\n".join(json.dumps(o) for o in json.loads(renamed)) + "\n")
+    report = rmem.import_history(moved)
+    assert _holding(rmem, "locker code") == 0
+    assert report.forgotten >= 1
+
+
+def test_the_same_words_typed_later_are_new_and_stored(rmem: Memory, tmp_path: Path) -> None:
+    rmem.import_history(_json_list(tmp_path))
+    _forget_secret(rmem)
+    result = rmem.add(SECRET)
+    assert len(result.episodes) == 1 and result.forgotten == 0
+    assert _holding(rmem, "locker code") >= 1
+
+
+def test_an_add_bringing_the_forgotten_message_back_with_its_time_is_refused(rmem: Memory) -> None:
+    stored = rmem.add({"role": "user", "content": SECRET, "time": "2024-03-01T10:00:00Z"}).episodes
+    rmem.forget(stored[0].id)
+    result = rmem.add([{"role": "user", "content": SECRET, "time": "2024-03-01T10:00:00Z"}, OTHER])
+    assert [e.content for e in result.episodes] == [OTHER]
+    assert result.forgotten == 1 and result.to_dict()["skipped_forgotten"] == 1
+    assert any(n.startswith("1 skipped: you forgot it on ") for n in result.notices)
+    assert _holding(rmem, "locker code") == 0
+
+
+def test_include_forgotten_stores_again_and_the_ledger_says_so(rmem: Memory, tmp_path: Path) -> None:
+    source = _chatgpt(tmp_path)
+    rmem.import_history(source)
+    _forget_secret(rmem)
+    report = rmem.import_history(source, include_forgotten=True)
+    assert report.stored == 1 and report.forgotten == 0
+    store = store_of(rmem)
+    [(episode_id,)] = store.query("SELECT id FROM episodes WHERE content LIKE '%locker code%'")
+    ops = [e.op for e in rmem.ledger_entries(target_id=episode_id)]
+    assert "admission.override" in ops
+    assert rmem.verify().ok
+
+
+def test_expiry_keeps_no_marks_so_the_source_may_bring_it_again(rmem: Memory, tmp_path: Path) -> None:
+    """Expiry is a schedule, not a refusal: an expired message's source may bring it again."""
+    result = rmem.add(SECRET, expires_in="1h")
+    assert result.episodes
+    rmem.expire(datetime.now(UTC) + timedelta(hours=2))
+    assert _holding(rmem, "locker code") == 0
+    assert store_of(rmem).query("SELECT count(*) FROM forget_marks")[0][0] == 0
