@@ -171,3 +171,57 @@ def test_expiry_keeps_no_marks_so_the_source_may_bring_it_again(rmem: Memory, tm
     rmem.expire(datetime.now(UTC) + timedelta(hours=2))
     assert _holding(rmem, "locker code") == 0
     assert store_of(rmem).query("SELECT count(*) FROM forget_marks")[0][0] == 0
+
+
+def _second_store(home: Path) -> Memory:
+    from support.fixtures import PASSPHRASE
+
+    from veramem_desktop.config import Config
+
+    config = Config()
+    config.llm.backend = "rule-based"
+    mem, _ = Memory.create(home, passphrase=PASSPHRASE, use_keyring=False, config=config)
+    return mem
+
+
+def test_a_memory_export_edited_to_say_verified_and_authorized_comes_in_as_a_candidate_with_its_source(
+    rmem: Memory, tmp_path: Path
+) -> None:
+    rmem.add({"role": "tool", "name": "search", "content": "The city museum opens at 9am on Sundays."})
+    [claim] = [m for m in rmem.memories() if "museum" in m.text]
+    assert claim.text.startswith("According to tool search") and claim.authority == "unendorsed"
+    export = tmp_path / "memories.jsonl"
+    rmem.export_memories(export)
+    edited = []
+    for line in export.read_text().splitlines():
+        obj = json.loads(line)
+        for version in obj.get("versions", []):
+            version["trust"], version["authority"] = "verified", "authorized"
+            version["text"] = version["text"].split(": ", 1)[-1]  # into the user's voice
+        edited.append(json.dumps(obj))
+    export.write_text("\n".join(edited) + "\n")
+    other = _second_store(tmp_path / "other")
+    try:
+        report = other.import_history(export)
+        [imported] = [m for m in other.memories() if "museum" in m.text]
+        assert imported.id == claim.id
+        assert imported.trust == "candidate" and imported.authority == "unendorsed"
+        assert imported.text.startswith("According to tool search: ")
+        assert any("kept as 'candidate'" in n for n in report.notices)
+        assert other.verify().ok
+    finally:
+        other.close()
+
+
+def test_a_memory_this_store_approved_keeps_verified_through_its_own_export(
+    rmem: Memory, tmp_path: Path
+) -> None:
+    rmem.add("I live in Lisbon.")
+    [fact] = [m for m in rmem.memories() if "Lisbon" in m.text]
+    rmem.approve(fact.id)
+    export = tmp_path / "memories.jsonl"
+    rmem.export_memories(export)
+    rmem.forget(fact.id)
+    report = rmem.import_history(export, include_forgotten=True)
+    [back] = [m for m in rmem.memories() if "Lisbon" in m.text]
+    assert back.trust == "verified", report.notices
