@@ -187,6 +187,11 @@ def export_memories(
         click.echo(
             f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
             f"{counts['episodes']:,} quoted episodes and {counts['links']:,} links to {path}."
+            + (
+                f" Left out {counts['left_out']:,} rejected, held or expired version(s) and message(s)."
+                if counts.get("left_out")
+                else ""
+            )
         )
     click.echo(
         f"{path} is PLAINTEXT (unencrypted) because you asked for it; it is readable by you only "
