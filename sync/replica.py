@@ -51,6 +51,7 @@ from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json,
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import content_of_row, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import admission
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.canonical_fast import canonical_plain
@@ -132,6 +133,9 @@ def export_events(
         op, target = entry["op"], entry["target"]
         if op == "forget":
             _note_forget(conn, target, entry["kind"], me, stamp, out)
+            marks = admission.shared_marks(conn, target) if entry["kind"] == "episode" else []
+            if marks:  # what another device needs to refuse the same episode (older devices ignore it)
+                payload["marks"] = [list(m) for m in marks]
         elif ORIGIN not in entry["details"]:
             data = _payload(conn, entry, me, clock)
             if data is not None:
@@ -250,7 +254,7 @@ def apply_events(
         "SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)
     ).fetchone()
     head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
-    batch = BatchRows(conn, events)
+    batch = BatchRows(conn, events, device=ledger_device, me=me)
     try:
         for i, event in enumerate(events):
             entry = _check_entry(event, sender, head_seq, head_hash)
@@ -263,6 +267,7 @@ def apply_events(
             result.events += 1
             if entry.op == "forget":
                 _apply_tombstone(batch, entry, sender, event["hlc"], result)
+                admission.receive_marks(conn, entry.target_id, event["payload"].get("marks"))
             elif (
                 isinstance(data, dict)
                 and ORIGIN not in entry.details
@@ -390,7 +395,7 @@ def _apply_data(
                 _record(batch, entry, sender, ledger_device, "memory", content_of_row(row))
             return changed
         if "episode" in data:
-            changed = _apply_episode(batch, data)
+            changed = _apply_episode(batch, data, clock.value.encode())
             if changed:
                 _record(
                     batch,
@@ -437,10 +442,10 @@ def _record_shipped_episodes(
         )
 
 
-def _apply_episode(batch: BatchRows, data: dict[str, Any]) -> bool:
+def _apply_episode(batch: BatchRows, data: dict[str, Any], stamp: str) -> bool:
     row = data["episode"]
-    if batch.tombstoned([row["id"]]):
-        return False  # forgotten: never brought back
+    if batch.tombstoned([row["id"]]) or batch.refuse_if_forgotten(row, stamp):
+        return False  # forgotten (under this id, or as the same episode under another): never brought back
     return batch.insert_episode(row, data.get("vectors", []))
 
 
@@ -458,6 +463,8 @@ def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[s
 def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock) -> bool:
     row = dict(data["memory"])
     memory_id = row["id"]
+    for ep in data.get("episodes", []):  # the admission gate first: a refused episode dooms what cites it
+        batch.refuse_if_forgotten(ep["episode"], clock.value.encode())
     if _doomed(batch.tombstoned, data):
         return False
     for ep in data.get("episodes", []):
