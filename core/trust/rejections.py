@@ -15,6 +15,14 @@ a summary) is then recognised without the value being stored, and is *withheld*:
 listed in the ``withheld`` table, which the access predicate (core/trust/access.py) puts in
 the SQL of every recall channel. Withheld rows are derived state: each device computes
 them from the keys it holds.
+
+A one-word value is also kept by its *near keys*: keyed hashes of the variants its skeleton has
+after up to one edit (two for a word of eight letters or more): a letter deleted, a letter replaced
+by a wildcard, two neighbours swapped. A word of another text whose own variants meet one of them
+within that many edits in all ("Berlln" or "Ber1in" after "Berlin", "Porlamoo" after "Porlamo") is
+a near miss: the text is *held* (withheld as ``resembles``) for a person to decide, on every path that
+stores text, since they all call :func:`withhold_if_rejected`. The variants are computed the same way
+on both sides (a symmetric-deletion index), so no rejected word is kept in clear.
 """
 
 from __future__ import annotations
@@ -54,6 +62,12 @@ class RejectedMemory(Protocol):
 
 
 TEXT_KEY = ("*", "text")
+#: (subject, predicate) of a near key: ``skeleton`` holds a variant's digest, ``norm_value`` "edits:allowed"
+NEAR_KEY = ("*", "near")
+#: shortest rejected word recognised by its near misses, and the length from which two edits count
+NEAR_MIN_CHARS = 5
+NEAR_TWO_EDITS_CHARS = 8
+_WILD = "?"  # never a character of a skeleton's word
 #: (subject, predicate) of a phrase key; its ``norm_value`` column holds the first word's digest
 PHRASE_KEY = ("*", "phrase")
 #: longest value, in words, recognised inside other text
@@ -132,6 +146,8 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
             skeleton=_digest(secret, " ".join(words)),
             memory_id=item.id,
         )
+    if words is not None and len(words) == 1:
+        _record_near(conn, item, scope, words[0])
     withheld = [item.id]
     rejection_rows.withhold_rejected(conn, item.id)
     # The messages the value was taken from hold it, whatever words it has.
@@ -141,6 +157,82 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
     if words is not None:
         withheld += _withhold_holders(conn, item, words)
     return withheld
+
+
+def near_edits(word: str) -> int:
+    """How many edits a near miss of the rejected ``word`` may be (0: too short to tell)."""
+    if len(word) < NEAR_MIN_CHARS:
+        return 0
+    return 2 if len(word) >= NEAR_TWO_EDITS_CHARS else 1
+
+
+def variants(word: str, edits: int, *, swaps: bool = False) -> dict[str, int]:
+    """Each string ``word`` becomes after up to ``edits`` deletions or wildcard replacements (and, with
+    ``swaps``, one swap of neighbours), with the fewest edits that give it. Pure."""
+    out = {word: 0}
+    frontier = [word]
+    for step in range(1, edits + 1):
+        made_now: list[str] = []
+        for text in frontier:
+            for i in range(len(text)):
+                if text[i] == _WILD:
+                    continue
+                for made in (text[:i] + text[i + 1 :], text[:i] + _WILD + text[i + 1 :]):
+                    if made and made not in out:
+                        out[made] = step
+                        made_now.append(made)
+        frontier = made_now
+    if swaps:
+        for i in range(len(word) - 1):
+            made = word[:i] + word[i + 1] + word[i] + word[i + 2 :]
+            out.setdefault(made, 1)
+    return out
+
+
+def _record_near(conn: Connection, item: RejectedMemory, scope: str, word: str) -> None:
+    edits = near_edits(word)
+    if not edits:
+        return
+    secret = _secret(conn)
+    subject, predicate = _digest(secret, NEAR_KEY[0]), _digest(secret, NEAR_KEY[1])
+    for variant, used in sorted(variants(word, edits, swaps=True).items(), key=lambda kv: kv[1]):
+        rejection_rows.add_value(
+            conn,
+            user_id=item.user_id,
+            subject=subject,
+            predicate=predicate,
+            scope=scope,
+            norm_value=f"{used}:{edits}",
+            skeleton=_digest(secret, "near\x1f" + variant),
+            memory_id=item.id,
+        )
+
+
+def near_miss(conn: Connection, *, user_id: str | None, team_id: str | None, text: str) -> bool:
+    """Whether ``text`` holds a word within a few edits of a one-word value rejected in this scope (the
+    same word itself is :func:`holding`'s)."""
+    scope = scope_of(user_id, team_id)
+    if not rejection_rows.scope_has_values(conn, scope):
+        return False
+    secret = _secret(conn)
+    rows = rejection_rows.phrase_keys(conn, scope, _digest(secret, NEAR_KEY[0]), _digest(secret, NEAR_KEY[1]))
+    if not rows:
+        return False
+    near: dict[str, tuple[int, int]] = {}
+    for norm, digest in rows:
+        used, allowed = (int(x) for x in norm.split(":"))
+        near[digest] = (used, allowed)
+    most = max(a for _, a in near.values())
+    for word in set(phrase_words(text)):
+        if len(word) < NEAR_MIN_CHARS - most:
+            continue
+        for variant in variants(word, most):
+            found = near.get(_digest(secret, "near\x1f" + variant))
+            # equal variants have their wildcards in the same places, each one substitution (counted on
+            # the rejected side); the deletions made here are the rest of the edits between the words
+            if found is not None and 0 < found[0] + len(word) - len(variant) <= found[1]:
+                return True
+    return False
 
 
 def _withhold_holders(conn: Connection, item: RejectedMemory, words: list[str]) -> list[str]:
@@ -206,13 +298,17 @@ def _holds(secret: bytes, heads: set[str], phrases: set[str], text: str) -> bool
 def withhold_if_rejected(
     conn: Connection, owner_kind: str, rows: Iterable[tuple[str, str | None, str | None, str]]
 ) -> list[str]:
-    """Withhold each new (id, user_id, team_id, text) row that holds a rejected value of its scope;
-    returns the ids withheld. Called wherever episodes and memories are inserted, synced ones included."""
+    """Withhold each new (id, user_id, team_id, text) row that holds a rejected value of its scope, and
+    hold (``resembles``) one holding a near miss of one; returns the ids withheld. Called wherever episodes and memories are inserted, synced ones included."""
     out = []
     for owner_id, user_id, team_id, text in rows:
-        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0] and rejection_rows.withhold(
-            conn, owner_kind, owner_id, "rejected", None
-        ):
+        if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0]:
+            reason = "rejected"
+        elif near_miss(conn, user_id=user_id, team_id=team_id, text=text):
+            reason = "resembles"  # held for a person to decide
+        else:
+            continue
+        if rejection_rows.withhold(conn, owner_kind, owner_id, reason, None):
             out.append(owner_id)
     return out
 
