@@ -42,7 +42,9 @@ def _current_passphrase(mem: Memory) -> str | None:
 def _new_passphrase() -> str:
     secret = os.environ.get("VERAMEM_NEW_PASSPHRASE")
     if not secret and interactive():
-        secret = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True, err=True)
+        from .store_cmds import prompt_new_passphrase
+
+        secret = prompt_new_passphrase("New passphrase")
     if not secret:
         raise MissingKeyError(
             "Choose the new passphrase at the prompt (run in a terminal), or set VERAMEM_NEW_PASSPHRASE."
