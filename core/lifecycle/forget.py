@@ -23,7 +23,6 @@ from typing import Any
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
-from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission
@@ -280,7 +279,7 @@ def forget(
         for mid in p.memories:
             _delete_memory(conn, mid)
         touched = neighbours_of(conn, p.episodes)
-        _mark_episodes(conn, p.episodes, reason)
+        admission.mark_episodes(conn, p.episodes, reason)  # expiry keeps none
         for eid in p.episodes:
             _delete_episode(conn, eid)
         stale_context = repair_neighbours(conn, touched)
@@ -339,26 +338,6 @@ def _delete_memory(conn: Connection, mid: str) -> None:
     conn.execute("DELETE FROM withheld WHERE owner_kind = 'memory' AND owner_id = ?", (mid,))
     conn.execute("DELETE FROM memory_items WHERE id = ?", (mid,))
     ledger.erase_secret(conn, mid)
-
-
-def _mark_episodes(conn: Connection, episode_ids: list[str], reason: str | None) -> None:
-    """Keep content-free marks of the episodes about to be erased, so the admission gate refuses the
-    same episode when a path or device brings it again (core/trust/admission.py). Expiry keeps none."""
-    if reason == "expired" or not episode_ids:
-        return
-    rows = [
-        (
-            r[0],
-            admission.incoming_of_row(
-                {"role": r[1], "content": r[2], "user_id": r[3], "event_time": r[4], "metadata": r[5]}
-            ),
-        )
-        for r in conn.execute(
-            f"SELECT id, role, content, user_id, event_time, metadata FROM episodes WHERE id IN ({_marks(episode_ids) or 'NULL'})",
-            episode_ids,
-        )
-    ]
-    admission.mark_forgotten(conn, rows, when=now_iso())
 
 
 def _delete_episode(conn: Connection, eid: str) -> None:

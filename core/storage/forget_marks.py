@@ -98,3 +98,44 @@ def has_op(conn: Connection, target_id: str, op: str) -> bool:
         ).fetchone()
         is not None
     )
+
+
+def forgotten_targets(conn: Connection) -> list[tuple[str, str]]:
+    """(id, kind) of every memory and episode the ledger holds a forget tombstone for."""
+    return [
+        (str(t), str(k))
+        for t, k in conn.execute(
+            "SELECT DISTINCT target_id, target_kind FROM ledger WHERE op = 'forget' "
+            "AND target_kind IN ('memory', 'episode') ORDER BY target_id"
+        )
+    ]
+
+
+def all_marks(conn: Connection) -> list[tuple[str, str, str, str]]:
+    """Every mark as (key id, digest, target id, forgotten at)."""
+    return [
+        (str(k), str(d), str(t), str(at))
+        for k, d, t, at in conn.execute("SELECT key_id, digest, target_id, forgotten_at FROM forget_marks")
+    ]
+
+
+def all_keys(conn: Connection) -> list[tuple[str, bytes]]:
+    return [(str(k), bytes(v)) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")]
+
+
+def add_rows(conn: Connection, marks: Sequence[tuple[str, str, str, str]]) -> None:
+    """Keep marks carried over from another copy of this store (one already kept stays)."""
+    conn.executemany(
+        "INSERT OR IGNORE INTO forget_marks(key_id, digest, target_id, forgotten_at) VALUES (?, ?, ?, ?)",
+        marks,
+    )
+
+
+def episode_identities(
+    conn: Connection, ids: Sequence[str] | None = None
+) -> list[tuple[str, str, str, str | None, str, str]]:
+    """(id, role, content, user id, event time, metadata) of the episodes ``ids`` (None: every episode),
+    for making or matching marks."""
+    sql = "SELECT id, role, content, user_id, event_time, metadata FROM episodes"
+    found = conn.execute(sql) if ids is None else conn.execute(f"{sql} WHERE id {IN_IDS}", (ids_param(ids),))
+    return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5])) for r in found]

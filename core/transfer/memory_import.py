@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +42,18 @@ from veramem_desktop.core.storage import (
     ledger,
     link_rows,
 )
-from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
-from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
+from veramem_desktop.core.transfer.archive_admission import (
+    ArchiveResult,
+    admitted_chain,
+    admitted_episodes,
+    forgotten_chain,
+    values,
+)
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
 from veramem_desktop.core.transfer.records import Problem
@@ -58,25 +63,6 @@ from veramem_desktop.core.write.ingest import line_of
 
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
-
-
-@dataclass
-class ArchiveResult:
-    read: int = 0
-    stored: int = 0
-    already_stored: int = 0
-    memories: int = 0
-    versions: int = 0
-    episodes: int = 0
-    links: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    #: with ``dry_run``, the episodes read so far (id -> (content, role)), for checking quotes
-    dry_episodes: dict[str, tuple[str, str]] = field(default_factory=dict)
-    #: when each row skipped as forgotten was forgotten (ISO), and the episodes skipped so
-    forgotten: list[str] = field(default_factory=list)
-    forgotten_episodes: set[str] = field(default_factory=set)
-    include_forgotten: bool = False
 
 
 def import_archive(
@@ -171,7 +157,7 @@ def _flush_episodes(
             continue
         eps.append(ep)
     pending.clear()
-    eps, overridden = _admitted_episodes(store, eps, result)
+    eps, overridden = admitted_episodes(store, eps, result)
     if dry_run or not eps:
         result.dry_episodes.update({e.id: (e.content, e.role) for e in eps} if dry_run else {})
         result.episodes += len(eps)
@@ -181,7 +167,7 @@ def _flush_episodes(
     vectors = index.embed_texts(embedder, lines + [context_text(None, line, None) for line in lines])
     with store.atomic() as conn:
         for ep in eps:
-            episode_rows.insert_rows(conn, [_values(ep)])
+            episode_rows.insert_rows(conn, [values(ep)])
             index_rows.add_fts(
                 conn,
                 "episode",
@@ -207,56 +193,6 @@ def _flush_episodes(
         index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[len(eps) :])
     result.episodes += len(eps)
     result.stored += len(eps)
-
-
-def _admitted_episodes(
-    store: Store, eps: list[Episode], result: ArchiveResult
-) -> tuple[list[Episode], list[str]]:
-    """The episodes the admission gate lets in, and the ids of those only ``include_forgotten`` let in.
-    Forgotten ones (a tombstone under the same id, or the episode's marks) and expired ones are skipped."""
-    now = now_iso()
-    live = [e for e in eps if not admission.expired(e.metadata, now)]
-    result.notices += [
-        f"episode {e.id} expired at {e.metadata.get('expires_at')}; not imported"
-        for e in eps
-        if e not in live
-    ]
-    with store.atomic() as conn:
-        by_id = admission.tombstoned(conn, [e.id for e in live])
-        screened = admission.screen(
-            conn,
-            [admission.incoming_of_row(dict(zip(_EPISODE_FIELDS, _values(e), strict=True))) for e in live],
-            include_forgotten=result.include_forgotten,
-        )
-    out, overridden = [], []
-    for i, ep in enumerate(live):
-        when = screened.forgotten.get(i) or (None if result.include_forgotten else by_id.get(ep.id))
-        if when is not None:
-            result.forgotten.append(when)
-            result.forgotten_episodes.add(ep.id)
-            continue
-        out.append(ep)
-        if i in screened.overridden or ep.id in by_id:
-            overridden.append(ep.id)
-    return out, overridden
-
-
-def _values(ep: Episode) -> tuple[Any, ...]:
-    return (
-        ep.id,
-        ep.content,
-        ep.sha256,
-        ep.role,
-        ep.source_name,
-        ep.user_id,
-        ep.agent_id,
-        ep.team_id,
-        ep.session_id,
-        int(ep.turn_index),
-        ep.event_time,
-        ep.created_at,
-        json.dumps(ep.metadata or {}, sort_keys=True),
-    )
 
 
 def _version(obj: Any) -> tuple[MemoryItem, list[Evidence], list[str]]:
@@ -295,11 +231,11 @@ def _flush_memories(
                 Problem(f"line {n}", "is not a complete memory (its versions cannot be read)")
             )
             continue
-        if _forgotten_chain(store, chain, result):
+        if forgotten_chain(store, chain, result):
             continue
         checked = _check_chain(store, chain, f"line {n}", result)
         if checked is not None:
-            checked = _admitted_chain(store, checked, f"line {n}", result)
+            checked = admitted_chain(store, checked, f"line {n}", result)
         if checked is not None:
             chains.append(checked)
     pending.clear()
@@ -342,62 +278,6 @@ def _insert_exact(
         item_rows.set_row_fields(conn, item.id, {"updated_at": item.updated_at})
         written = replace(written, updated_at=item.updated_at)
     return written
-
-
-def _forgotten_chain(
-    store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], result: ArchiveResult
-) -> bool:
-    """Whether a memory is one this store forgot: a version's id is tombstoned, or its evidence is an
-    episode the gate refused as forgotten (a forget erases every version, so the whole chain goes)."""
-    if any(ev.episode_id in result.forgotten_episodes for _, evidence, _ in chain for ev in evidence):
-        result.forgotten.append(min(result.forgotten) if result.forgotten else now_iso())
-        return True
-    with store.atomic() as conn:
-        by_id = admission.tombstoned(conn, [item.id for item, _, _ in chain])
-    if not by_id or result.include_forgotten:
-        return False
-    result.forgotten.append(min(by_id.values()))
-    return True
-
-
-def _admitted_chain(
-    store: Store, chain: list[tuple[MemoryItem, list[Evidence], list[str]]], where: str, result: ArchiveResult
-) -> list[tuple[MemoryItem, list[Evidence], list[str]]] | None:
-    """A checked chain as the admission gate lets it in: trust as this store's ledger says (never as the
-    file says), a lower-authority version worded after its source; refused when a version restates a
-    value a person rejected, or has expired."""
-    out = []
-    now = now_iso()
-    with store.atomic() as conn:
-        for item, evidence, derived in chain:
-            if admission.expired(item.metadata, now):
-                result.notices.append(f"{where}: memory {item.id} expired; not imported")
-                return None
-            trust = admission.file_trust(conn, item.id, item.trust)
-            if trust != item.trust:
-                result.notices.append(
-                    f"memory {item.id}: trust {item.trust!r} from the file kept as {trust!r}"
-                )
-            text = item.text
-            if evidence and item.authority != "authorized":
-                weakest = min(evidence, key=lambda e: AUTHORITY_RANK[ROLE_AUTHORITY[e.role]])
-                source = episodes_mod.get(store, weakest.episode_id)
-                text = admission.attributed_text(text, weakest.role, source.source_name if source else None)
-            if trust != "rejected" and rejections.is_rejected(
-                conn,
-                user_id=item.user_id,
-                team_id=item.team_id,
-                subject=item.subject,
-                predicate=item.predicate,
-                value=item.value,
-                text=text,
-            ):
-                result.notices.append(
-                    f"{where}: memory {item.id} restates a value you rejected; not imported"
-                )
-                return None
-            out.append((replace(item, trust=trust, text=text), evidence, derived))
-    return out
 
 
 def _check_chain(

@@ -34,7 +34,7 @@ from typing import Any
 
 from veramem_desktop.core.storage import forget_marks, ledger
 from veramem_desktop.core.storage.episodes import EpisodeInput
-from veramem_desktop.core.storage.ids import iso, parse_iso
+from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.trust.normalize import normalise
 
@@ -159,6 +159,27 @@ def screen(conn: Connection, items: Sequence[Incoming], *, include_forgotten: bo
         else:
             out.forgotten[i] = min(hits.values())
     return out
+
+
+def identities(conn: Connection, ids: Sequence[str] | None = None) -> list[tuple[str, Incoming]]:
+    """(id, what identifies it) of the stored episodes ``ids`` (None: every episode)."""
+    return [
+        (
+            r[0],
+            incoming_of_row(
+                {"role": r[1], "content": r[2], "user_id": r[3], "event_time": r[4], "metadata": r[5]}
+            ),
+        )
+        for r in forget_marks.episode_identities(conn, ids)
+    ]
+
+
+def mark_episodes(conn: Connection, episode_ids: Sequence[str], reason: str | None = None) -> None:
+    """Keep the marks of stored episodes a forget is about to erase (inside its transaction), so the
+    gate refuses the same episode when any path or device brings it again. Expiry (``reason``
+    ``expired``) keeps none: it is a schedule, not a refusal, and the source may bring the message again."""
+    if episode_ids and reason != "expired":
+        mark_forgotten(conn, identities(conn, episode_ids), when=now_iso())
 
 
 def mark_forgotten(conn: Connection, episodes: Iterable[tuple[str, Incoming]], *, when: str) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from support.internals import store_of
+from veramem_desktop.core.lifecycle import forget as forget_mod
 
 from veramem_desktop.memory import Memory
 
@@ -166,11 +167,13 @@ def test_include_forgotten_stores_again_and_the_ledger_says_so(rmem: Memory, tmp
 
 def test_expiry_keeps_no_marks_so_the_source_may_bring_it_again(rmem: Memory, tmp_path: Path) -> None:
     """Expiry is a schedule, not a refusal: an expired message's source may bring it again."""
-    result = rmem.add(SECRET, expires_in="1h")
-    assert result.episodes
-    rmem.expire(datetime.now(UTC) + timedelta(hours=2))
+    source = _json_list(tmp_path)
+    rmem.import_history(source)
+    [(episode_id,)] = store_of(rmem).query("SELECT id FROM episodes WHERE content LIKE '%locker code%'")
+    forget_mod.forget(store_of(rmem), episode_id, device="dev_local", reason="expired")  # as the sweep does
     assert _holding(rmem, "locker code") == 0
     assert store_of(rmem).query("SELECT count(*) FROM forget_marks")[0][0] == 0
+    assert rmem.import_history(source).stored == 1
 
 
 def _second_store(home: Path) -> Memory:
