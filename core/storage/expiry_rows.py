@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
 
@@ -68,13 +69,13 @@ def expired_uncited_episodes(store: Store, now: str) -> list[str]:
 
 def active_expiring(store: Store, before: str, user_id: str | None) -> list[Any]:
     """``(id, kind, text, expires_at, pinned)`` of the active memories (of ``user_id`` when given) that
-    expire by ``before``, soonest first."""
+    expire by ``before``, soonest first; those expired already are hidden (core/storage/visibility.py)."""
     sql = (
-        "SELECT id, kind, text, json_extract(metadata, '$.expires_at') AS t, pinned FROM memory_items "
-        "WHERE status = 'active' AND t IS NOT NULL AND t <= ?"
+        "SELECT m.id, m.kind, m.text, json_extract(m.metadata, '$.expires_at') AS t, m.pinned FROM memory_items m "
+        f"WHERE m.status = 'active' AND t IS NOT NULL AND t <= :before AND NOT {visibility.memory_expired('m')}"
     )
-    params: list[Any] = [before]
+    params: dict[str, Any] = {"before": before, "now": now_iso()}
     if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
-    return store.query(sql + " ORDER BY t, id", params)
+        sql += " AND m.user_id = :user"
+        params["user"] = user_id
+    return store.query(sql + " ORDER BY t, m.id", params)

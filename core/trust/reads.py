@@ -79,7 +79,7 @@ def visible_episode_ids(store: Store, caller: Caller, episode_ids: Sequence[str]
         return set()
     if caller.keyholder:
         found = episode_queries.existing_ids(store, wanted)
-        return found - hidden(store, "episode", sorted(found), show_rejected=True)
+        return found - hidden(store, "episode", sorted(found), show_rejected=caller.shows_rejected)
     return episode_queries.visible_ids(store, wanted, caller, now_iso())
 
 

@@ -69,7 +69,8 @@ class Reading:
 
     # ------------------------------------------------------------ memories
     def get(self, memory_id: str, *, caller: Caller | None = None) -> MemoryItem:
-        """The memory ``memory_id``, as ``caller`` (the person by default) may read it."""
+        """The memory ``memory_id``, as ``caller`` (the person by default) may read it: the person reads a
+        rejected one too (to see what they decided), an agent never; an expired one is not found."""
         return reads.get(self.store, self._reader(caller), memory_id)
 
     def memories(
@@ -119,7 +120,7 @@ class Reading:
         return recall_states(self.store, [item.id for item in items])
 
     def detail(
-        self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
+        self, memory_id: str, *, include_rejected: bool = False, caller: Caller | None = None
     ) -> MemoryDetail:
         """A memory with its evidence inside the source episodes, its versions, ledger entries and links.
         Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
