@@ -1,6 +1,6 @@
 """A store holding one row of each kind no read may show, for the invariant tests of every surface.
 
-The matrix (issue 30): a forgotten item, a rejected value, an
+The matrix (issue 30): a forgotten item, a rejected value (and a message held for resembling it), an
 expired item, another user's item, and an item of the person's that an ungranted agent asks for. Each
 case is known by a made-up word that appears nowhere else, so a surface leaks a case exactly when its
 output holds that word; and by the ids of its memories and messages, for the surfaces that take an id.
@@ -102,7 +102,8 @@ def _fill(mem: Memory, world: World) -> None:
 
     wrong = mem.add("I live in Rjxporlamo.", session_id="rejected")
     mem.reject(wrong.added[0]["id"], "wrong")
-    world.ids["rejected"] = _ids(wrong)
+    near = mem.add("I live in Rjxporlamoo.", session_id="rejected")  # held: a near miss of the rejected value
+    world.ids["rejected"] = _ids(wrong) + _ids(near)
 
     soon = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
     lapsing = mem.add("My gate code is Expqgate.", session_id="expired", until=soon)
