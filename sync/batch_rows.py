@@ -153,6 +153,10 @@ class BatchRows:
         )
         return True
 
+    def marks_received(self) -> None:
+        """Marks arrived with a tombstone: the next episode is screened against them."""
+        self._marks = None
+
     def forget_state(self, row_id: str) -> None:
         """Drop the clocks and counter shares of a tombstoned row (written and pending alike)."""
         rows.forget_state(self.conn, row_id)

@@ -183,6 +183,9 @@ def _payload(conn: Connection, entry: dict[str, Any], me: str, clock: Clock) -> 
             return None
         state = rows.capture(conn, target, grant, rows.GRANT_LWW, clock.tick)
         return {"grant": grant, "fields": state}
+    if op == admission.KEY_OP:  # sealed like every payload; the receiving device keeps it
+        key = admission.shared_key_payload(conn, target)
+        return None if key is None else {"admission_key": key}
     if op in ("device.add", "device.remove"):
         found = [d for d in registry.devices(conn) if d.public.device_id == target]
         if not found:
@@ -267,7 +270,8 @@ def apply_events(
             result.events += 1
             if entry.op == "forget":
                 _apply_tombstone(batch, entry, sender, event["hlc"], result)
-                admission.receive_marks(conn, entry.target_id, event["payload"].get("marks"))
+                if admission.receive_marks(conn, entry.target_id, event["payload"].get("marks")):
+                    batch.marks_received()
             elif (
                 isinstance(data, dict)
                 and ORIGIN not in entry.details
@@ -414,6 +418,8 @@ def _apply_data(
             return changed
         if "device" in data:
             return _apply_device(batch, entry, data, sender, ledger_device, result)
+        if "admission_key" in data:
+            return admission.receive_shared_key(batch.conn, data["admission_key"])
     except (KeyError, TypeError, ValueError) as exc:
         raise SyncRejected(
             RejectReason.MALFORMED,

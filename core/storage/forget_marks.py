@@ -17,6 +17,8 @@ from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
 
 LOCAL_KEY = "local"
+#: a shared key's id: this prefix and 16 random hex digits (made by the first forget of a store)
+SHARED_PREFIX = "shared:"
 #: a mark as it is kept and as it travels: (key id, digest, forgotten at)
 Mark = tuple[str, str, str]
 
@@ -32,6 +34,22 @@ def keys(conn: Connection) -> dict[str, bytes]:
         )
         found = {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
     return found
+
+
+def shared_key(conn: Connection) -> tuple[str, bytes] | None:
+    """A shared key this store holds (the first by id), or None."""
+    row = conn.execute(
+        "SELECT key_id, secret FROM admission_keys WHERE key_id LIKE ? ORDER BY key_id LIMIT 1",
+        (SHARED_PREFIX + "%",),
+    ).fetchone()
+    return None if row is None else (str(row[0]), bytes(row[1]))
+
+
+def new_shared_key(conn: Connection) -> str:
+    """Make a shared key (random id and secret) and return its id."""
+    key_id = SHARED_PREFIX + os.urandom(8).hex()
+    add_key(conn, key_id, os.urandom(32))
+    return key_id
 
 
 def add_key(conn: Connection, key_id: str, secret: bytes) -> bool:

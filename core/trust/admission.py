@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from veramem_desktop.core.storage import forget_marks, ledger
+from veramem_desktop.core.storage import forget_marks, ledger, meta
 from veramem_desktop.core.storage.episodes import EpisodeInput
 from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
@@ -185,9 +185,53 @@ def mark_episodes(conn: Connection, episode_ids: Sequence[str], reason: str | No
 def mark_forgotten(conn: Connection, episodes: Iterable[tuple[str, Incoming]], *, when: str) -> None:
     """Keep the marks of episodes about to be erased by a forget (inside its transaction): each
     (episode id, what identifies it), under every admission key the store holds."""
+    _ensure_shared_key(conn)
     keys = forget_marks.keys(conn)
     for episode_id, item in episodes:
         forget_marks.add(conn, episode_id, [(k, d, when) for k, d in _digests(keys, item)])
+
+
+def _ensure_shared_key(conn: Connection) -> None:
+    """Make the store's shared key at its first forget, with a ledger entry (``admission.key``) that sync
+    carries, sealed, to the other devices of the account (sync/replica.py), so a mark made here is
+    recognised there. A device with no sync keeps it to itself."""
+    if forget_marks.shared_key(conn) is not None:
+        return
+    key_id = forget_marks.new_shared_key(conn)
+    ledger.append(
+        conn,
+        op=KEY_OP,
+        target_kind="admission",
+        target_id=key_id,
+        commitment_hex=ledger.commit_to(conn, key_id, {"admission_key": key_id}),
+        device=meta.get(conn, "device_id") or "dev_local",  # as Memory.device_id names this device
+    )
+
+
+#: the ledger op of a new shared admission key
+KEY_OP = "admission.key"
+
+
+def shared_key_payload(conn: Connection, key_id: str) -> list[str] | None:
+    """[key id, secret in hex] of a shared key, as a sync event carries it (sealed), or None."""
+    for kid, secret in forget_marks.all_keys(conn):
+        if kid == key_id and kid.startswith(forget_marks.SHARED_PREFIX):
+            return [kid, secret.hex()]
+    return None
+
+
+def receive_shared_key(conn: Connection, value: object) -> bool:
+    """Keep a shared key another device sent ([key id, secret hex]); True when it is new here."""
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)):
+        return False
+    key_id, secret = value
+    if not key_id.startswith(forget_marks.SHARED_PREFIX) or len(key_id) > 64 or len(secret) != 64:
+        return False
+    try:
+        raw = bytes.fromhex(secret)
+    except ValueError:
+        return False
+    return forget_marks.add_key(conn, key_id, raw)
 
 
 def shared_marks(conn: Connection, target_id: str) -> list[forget_marks.Mark]:

@@ -120,6 +120,27 @@ def test_forget_on_a_after_a_sync_then_a_reimport_on_b_brings_nothing_back(
     assert again.stored == 0 and again.forgotten == 1
 
 
+def test_a_device_that_never_held_the_message_refuses_its_import_once_the_forget_arrived(
+    pair: list[Device], tmp_path: Path
+) -> None:
+    """The forget's tombstone carries the episode's marks under the key the devices share (sent, sealed,
+    with the ledger entry that made it), so b refuses the import itself, with no round trip."""
+    a, b = pair
+    source = _export(tmp_path)
+    _import(a, source)
+    _forget_secret(a)
+    converge([a, b])
+    report = _import(b, source)
+    assert (
+        report.forgotten == 1 and report.already_stored == 2 and report.stored == 0
+    )  # the rest came by sync
+    assert _holding(b, "locker code") == 0 and _holding(b, "weather in Porto") >= 1
+    shared = [k for (k,) in b.store.query("SELECT key_id FROM admission_keys") if k.startswith("shared:")]
+    assert shared and shared == [
+        k for (k,) in a.store.query("SELECT key_id FROM admission_keys") if k.startswith("shared:")
+    ]
+
+
 def test_the_same_words_typed_later_on_b_are_stored_and_synced(pair: list[Device], tmp_path: Path) -> None:
     a, b = pair
     source = _export(tmp_path)
