@@ -732,13 +732,20 @@ class Memory:
         """Active memories that expire within ``within``, soonest first."""
         return self._curation().expiring(within, user_id=user_id, now=now)
 
-    def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return self._reading().forget_preview(target, caller=caller)
+    def forget_preview(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+    ) -> forget_mod.ForgetPlan:
+        """Exactly what `forget(target, reach=reach)` would erase (versions, evidence, episodes, derived
+        items, and the messages and memories that restate it: ``plan.restatements``)."""
+        return self._reading().forget_preview(target, caller=caller, reach=reach)
 
-    def forget(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetReport:
-        """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may."""
-        return self._curation().forget(reader_for(self.config.identity, caller), target)
+    def forget(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+    ) -> forget_mod.ForgetReport:
+        """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may,
+        with what restates it: in its sessions (``reach="session"``, the default), in every session of
+        the user (``"everywhere"``), or nothing more (``"none"``)."""
+        return self._curation().forget(reader_for(self.config.identity, caller), target, reach=reach)
 
     # ------------------------------------------------------------ links and budgets (services/organiser.py)
     def links_pending(self) -> int:

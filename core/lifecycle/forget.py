@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
+from veramem_desktop.core.lifecycle import restatements
+from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
 from veramem_desktop.core.storage.items import set_fields
@@ -48,6 +50,11 @@ class ForgetPlan:
     traces: int = 0
     grants: int = 0
     rejected_values: int = 0
+    #: the messages and memories erased because they repeat what is forgotten (core/lifecycle/restatements.py),
+    #: each as kind, id, session_id and the start of its text, so the person sees them before confirming
+    restatements: list[dict[str, str]] = field(default_factory=list)
+    #: how far restatements were looked for: none, session or everywhere
+    reach: str = "none"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -139,13 +146,14 @@ def _closure(
             return memories, episodes, derived
 
 
-def plan(store: Store, target: str) -> ForgetPlan:
-    """Exactly what ``forget(target)`` would erase. ``target``: mem_…, ep_… or user:<id>."""
+def plan(store: Store, target: str, *, reach: Reach = NO_REACH) -> ForgetPlan:
+    """Exactly what ``forget(target, reach=reach)`` would erase. ``target``: mem_…, ep_… or user:<id>;
+    ``reach``: where what restates it is looked for (none by default: a synced tombstone's erasure)."""
     with store.atomic() as conn:  # a write lock only because the provenance key may be created
-        return _plan(conn, target)
+        return _plan(conn, target, reach=reach)
 
 
-def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan:
+def _plan(conn: Connection, target: str, keep_cited: bool = False, *, reach: Reach = NO_REACH) -> ForgetPlan:
     memories: set[str] = set()
     episodes: set[str] = set()
     if target.startswith("user:"):
@@ -188,9 +196,13 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
     else:
         raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
     memories, episodes, derived = _closure(conn, memories, episodes, keep_cited)
+    memories, episodes, derived, found = _restating(
+        conn, kind, (memories, episodes, derived), reach, keep_cited
+    )
     result = ForgetPlan(
         target, kind, sorted(memories), sorted(episodes), sorted(derived), _restorable(conn, memories)
     )
+    result.restatements, result.reach = found.listed, reach.where if kind != "user" else "none"
     if memories or episodes:
         ids = list(memories) + list(episodes)
         result.evidence = conn.execute(
@@ -209,6 +221,28 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
             "SELECT count(*) FROM rejected_values WHERE user_id = ?", (user,)
         ).fetchone()[0]
     return result
+
+
+def _restating(
+    conn: Connection,
+    kind: str,
+    erased: tuple[set[str], set[str], set[str]],
+    reach: Reach,
+    keep_cited: bool,
+) -> tuple[set[str], set[str], set[str], restatements.Found]:
+    """The erased (memories, episodes, derived) grown by what restates the memories erased for what
+    they say, with all that depends on them, and the restatements found. A user forget erases all of
+    the user's anyway; items built from others say nothing of their own."""
+    memories, episodes, derived = erased
+    if kind == "user" or reach.where == "none":
+        return memories, episodes, derived, restatements.Found()
+    found = restatements.find(conn, memories - derived, episodes, reach)
+    if found.episodes or found.memories:
+        memories, episodes, more = _closure(
+            conn, memories | found.memories, episodes | found.episodes, keep_cited
+        )
+        derived |= more - found.memories
+    return memories, episodes, derived, found
 
 
 def _restorable(conn: Connection, memories: set[str]) -> list[str]:
@@ -240,15 +274,24 @@ def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
 
 
 def forget(
-    store: Store, target: str, *, device: str, reason: str | None = None, keep_cited_episodes: bool = False
+    store: Store,
+    target: str,
+    *,
+    device: str,
+    reason: str | None = None,
+    keep_cited_episodes: bool = False,
+    reach: Reach = NO_REACH,
 ) -> ForgetReport:
     """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
+
+    ``reach``: where what restates it is looked for and erased with it (core/lifecycle/restatements.py);
+    each restatement gets its own tombstone, so a synced device erases the same rows without looking.
 
     ``reason`` goes into each tombstone (``expired`` for core/lifecycle/expiry.py); ``keep_cited_episodes``
     keeps an episode that a surviving memory still cites (expiry erases one memory, not the
     conversation others were drawn from)."""
     with store.atomic() as conn:
-        p = _plan(conn, target, keep_cited_episodes)
+        p = _plan(conn, target, keep_cited_episodes, reach=reach)
         traces = _traces_touching(conn, p.memories + p.episodes)
         tombstones: list[int] = []
         if p.kind == "user":

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from veramem_desktop.core.errors import NotFoundError, RefusedError
+from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.lifecycle.restatements import REACHES, Reach
 from veramem_desktop.core.storage import (
     episode_queries,
     item_queries,
@@ -188,16 +189,39 @@ def episodes(
 
 
 # ---------------------------------------------------------------- erase
-def forget_plan(store: Store, caller: Caller, target: str) -> forget_mod.ForgetPlan:
-    """What ``forget`` would erase, when the caller may erase ``target``."""
+def forget_plan(store: Store, caller: Caller, target: str, *, reach: str = "none") -> forget_mod.ForgetPlan:
+    """What ``forget`` would erase, when the caller may erase ``target`` (``reach``: where what restates it
+    is looked for, core/lifecycle/restatements.py)."""
     require_forgettable(store, caller, target)
-    return forget_mod.plan(store, target)
+    return forget_mod.plan(store, target, reach=_reach(store, caller, reach))
 
 
-def forget(store: Store, caller: Caller, target: str, *, device: str) -> forget_mod.ForgetReport:
-    """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it."""
+def forget(
+    store: Store, caller: Caller, target: str, *, device: str, reach: str = "none"
+) -> forget_mod.ForgetReport:
+    """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it, and
+    what restates it within ``reach`` that the caller may erase too."""
     require_forgettable(store, caller, target)
-    return forget_mod.forget(store, target, device=device)
+    return forget_mod.forget(store, target, device=device, reach=_reach(store, caller, reach))
+
+
+def _reach(store: Store, caller: Caller, where: str) -> Reach:
+    """Where restatements are looked for, limited for an agent caller to what it may erase."""
+    if where not in REACHES:
+        raise InvalidInputError(f"Unknown reach {where!r}; use one of {', '.join(REACHES)}.")
+    if caller.keyholder:
+        return Reach(where)
+
+    def allowed(ids: Sequence[str]) -> set[str]:
+        episodes = [i for i in ids if i.startswith("ep_")]
+        keep = visible_episode_ids(store, caller, episodes) if episodes else set()
+        return keep | {
+            i
+            for i in ids
+            if i.startswith("mem_") and memory_visible(store, caller, i) and memory_owned(store, caller, i)
+        }
+
+    return Reach(where, allowed)
 
 
 # ---------------------------------------------------------------- reads by id that name a message, links or the ledger

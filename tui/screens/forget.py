@@ -76,15 +76,28 @@ def preview_summary(preview: Any) -> str:
 
 
 def preview_lines(preview: Any, texts: dict[str, str] | None = None, limit: int = MAX_LISTED) -> list[str]:
-    """Every item the preview names, by its (shortened) text where it could be read."""
-    texts = texts or {}
-    derived = list(getattr(preview, "derived", []) or [])
+    """Every item the preview names, by its (shortened) text where it could be read; what is erased
+    because it repeats the forgotten value (an echo, a copy, a summary) in a group of its own."""
+    restated = list(getattr(preview, "restatements", []) or [])
+    texts = {**(texts or {}), **{r["id"]: _restated_text(r) for r in restated}}
+    repeats = [r["id"] for r in restated]
+    derived = [i for i in list(getattr(preview, "derived", []) or []) if i not in repeats]
+    where = (
+        "in every session" if getattr(preview, "reach", "") == "everywhere" else "in the same conversation"
+    )
     lines = [
-        *_listed("Memories", list(preview.memories), texts, limit),
-        *_listed("Source episodes", list(preview.episodes), texts, limit),
+        *_listed(
+            "Memories", [i for i in preview.memories if i not in repeats and i not in derived], texts, limit
+        ),
+        *_listed("Source episodes", [i for i in preview.episodes if i not in repeats], texts, limit),
         *_listed("Built from them", derived, texts, limit),
+        *_listed(f"Repeating it {where}", repeats, texts, limit),
     ]
     return lines[1:]  # no blank line before the first group
+
+
+def _restated_text(restatement: dict[str, str]) -> str:
+    return ("message: " if restatement.get("kind") == "episode" else "") + str(restatement.get("text", ""))
 
 
 def _count(value: Any) -> int:

@@ -97,12 +97,13 @@ class Curation:
         """Active memories (of ``user_id``, or anyone's) that expire within ``within``, soonest first."""
         return expiry_mod.upcoming(self.store(), now or datetime.now(UTC), within, user_id=user_id)
 
-    def forget(self, reader: Caller, target: str) -> forget_mod.ForgetReport:
+    def forget(self, reader: Caller, target: str, *, reach: str = "session") -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or ``user:<id>`` (``target``), and all that was built
         from them, as ``reader`` may: the person may erase anything, an agent caller only what it may see and
-        its user owns (core/trust/reads.py)."""
+        its user owns (core/trust/reads.py). ``reach``: where the messages and memories that restate it are
+        looked for and erased with it (session, everywhere or none; core/lifecycle/restatements.py)."""
         store = self.store()
-        report = reads.forget(store, reader, target, device=self.device())
+        report = reads.forget(store, reader, target, device=self.device(), reach=reach)
         # The neighbours' context vectors held the erased words; rebuild them from what remains.
         recompute_context(store, self.embedder(), report.stale_context)
         return report

@@ -182,9 +182,12 @@ class Reading:
         """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
         reads.require_trace(self.store, caller, trace_id)
 
-    def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return reads.forget_plan(self.store, self._reader(caller), target)
+    def forget_preview(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+    ) -> forget_mod.ForgetPlan:
+        """Exactly what `forget(target, reach=reach)` would erase (versions, evidence, episodes, derived
+        items, and what restates it within ``reach``)."""
+        return reads.forget_plan(self.store, self._reader(caller), target, reach=reach)
 
     def ledger_entries(
         self, *, target_id: str | None = None, limit: int | None = None, caller: Caller | None = None

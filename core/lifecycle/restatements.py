@@ -1,0 +1,181 @@
+"""What restates a forgotten memory: the messages and memories that repeat its value.
+
+Forgetting "I moved to Lisbon in March." must not leave the assistant's "Noted: Lisbon since
+March.", a tool's copy or a summary that says it, each still found by search. What repeats a
+memory is decided by the same mechanism that finds a rejected value inside other text
+(core/trust/rejections.py): a forgotten memory is known by the words of its value's confusable
+skeleton (``phrase_of``), or, for a memory without a structured value, by the words of each of
+its quotes (a copy of the quote, when the quote is long enough to say something on its own); a
+message or memory restates it when its text holds those words in that order, however it is
+spelled (case, accents, look-alike letters, spacing).
+
+Where it looks is the forget's ``reach``: ``session`` (the default for a person's forget) looks
+in the sessions the forgotten messages belong to, ``everywhere`` in every session of the same
+user, ``none`` nowhere (what a synced device does when a tombstone arrives: the device that
+forgot sends a tombstone for every restatement it erased). Only the same user's items are ever
+looked at, and a caller that is not the person sees only what it may erase (``allowed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.trust.normalize import phrase_words
+from veramem_desktop.core.trust.rejections import phrase_of
+
+REACHES = ("none", "session", "everywhere")
+#: a quote stands for a memory without a value only when it has this many words (fewer say too little)
+MIN_QUOTE_WORDS = 3
+#: and at most this many (a longer one is a whole message: its copies are found by its value, if any)
+MAX_QUOTE_WORDS = 40
+#: characters of each restatement's text shown in a forget plan
+SHOWN_CHARS = 200
+
+#: ids -> the ids among them the caller may erase
+Allowed = Callable[[Sequence[str]], set[str]]
+
+
+@dataclass(frozen=True)
+class Reach:
+    """How far a forget looks for restatements (``where``: one of :data:`REACHES`), and what the
+    caller may erase (None: the person, who may erase anything)."""
+
+    where: str = "session"
+    allowed: Allowed | None = None
+
+
+NO_REACH = Reach("none")
+
+
+@dataclass
+class Found:
+    """The restating episodes and memories, and each one listed for the person (kind, id, session,
+    the start of its text)."""
+
+    episodes: set[str] = field(default_factory=set)
+    memories: set[str] = field(default_factory=set)
+    listed: list[dict[str, str]] = field(default_factory=list)
+
+
+def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach) -> Found:
+    """The episodes and memories, not already erased, that restate one of ``memories`` (those a
+    forget erases for what they say, not the ones built from them) within ``reach``."""
+    found = Found()
+    if reach.where == "none" or not memories:
+        return found
+    phrases = _phrases(conn, memories)
+    users = _users(conn, memories, episodes)
+    if not phrases or not users:
+        return found
+    sessions = None if reach.where == "everywhere" else _sessions(conn, memories, episodes)
+    erased = memories | episodes
+    for kind, rows in (
+        ("episode", _episode_texts(conn, users, sessions)),
+        ("memory", _memory_texts(conn, users, sessions)),
+    ):
+        hits = [
+            (oid, session, text) for oid, session, text in rows if oid not in erased and _holds(text, phrases)
+        ]
+        if reach.allowed is not None and hits:
+            keep = reach.allowed([h[0] for h in hits])
+            hits = [h for h in hits if h[0] in keep]
+        for oid, session, text in hits:
+            (found.episodes if kind == "episode" else found.memories).add(oid)
+            found.listed.append(
+                {"kind": kind, "id": oid, "session_id": session or "", "text": text[:SHOWN_CHARS]}
+            )
+    return found
+
+
+def _phrases(conn: Connection, memories: set[str]) -> list[list[str]]:
+    """The word sequences the memories are recognised by (see the module's docstring)."""
+    marks = ",".join("?" * len(memories))
+    phrases: list[list[str]] = []
+    for mid, value in conn.execute(
+        f"SELECT id, value FROM memory_items WHERE id IN ({marks})", list(memories)
+    ):
+        words = phrase_of(value) if isinstance(value, str) else None
+        if words:
+            phrases.append(words)
+            continue
+        for (quote,) in conn.execute("SELECT quote FROM evidence WHERE memory_id = ?", (mid,)):
+            words = phrase_words(quote or "")
+            if MIN_QUOTE_WORDS <= len(words) <= MAX_QUOTE_WORDS:
+                phrases.append(words)
+    unique = {tuple(p) for p in phrases}
+    return [list(p) for p in sorted(unique)]
+
+
+def _users(conn: Connection, memories: set[str], episodes: set[str]) -> list[str | None]:
+    ids = sorted(memories | episodes)
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT user_id FROM memory_items WHERE id IN ({marks}) UNION SELECT user_id FROM episodes WHERE id IN ({marks})",
+        [*ids, *ids],
+    ).fetchall()
+    return sorted({r[0] for r in rows}, key=lambda u: u or "")
+
+
+def _sessions(conn: Connection, memories: set[str], episodes: set[str]) -> list[str]:
+    """The sessions of the erased episodes and of the episodes the erased memories quote."""
+    mem_marks = ",".join("?" * len(memories))
+    ep_marks = ",".join("?" * len(episodes)) or "NULL"
+    rows = conn.execute(
+        f"SELECT DISTINCT e.session_id FROM episodes e WHERE e.id IN ({ep_marks}) "
+        f"OR e.id IN (SELECT episode_id FROM evidence WHERE memory_id IN ({mem_marks}))",
+        [*episodes, *memories],
+    ).fetchall()
+    return [r[0] for r in rows if r[0] is not None]
+
+
+def _episode_texts(
+    conn: Connection, users: list[str | None], sessions: list[str] | None
+) -> Iterable[tuple[str, str | None, str]]:
+    for user in users:
+        if sessions is None:
+            yield from conn.execute(
+                "SELECT id, session_id, content FROM episodes WHERE user_id IS ?", (user,)
+            )
+            continue
+        for session in sessions:
+            yield from conn.execute(
+                "SELECT id, session_id, content FROM episodes WHERE user_id IS ? AND session_id = ?",
+                (user, session),
+            )
+
+
+def _memory_texts(
+    conn: Connection, users: list[str | None], sessions: list[str] | None
+) -> Iterable[tuple[str, str | None, str]]:
+    """The memories of ``users`` (in ``sessions``: those with evidence in a message of one of them)."""
+    for user in users:
+        if sessions is None:
+            yield from conn.execute(
+                "SELECT id, session_id, text FROM memory_items WHERE user_id IS ?", (user,)
+            )
+            continue
+        marks = ",".join("?" * len(sessions)) or "NULL"
+        yield from conn.execute(
+            "SELECT m.id, m.session_id, m.text FROM memory_items m WHERE m.user_id IS ? AND m.id IN "
+            "(SELECT ev.memory_id FROM evidence ev JOIN episodes e ON e.id = ev.episode_id "
+            f"WHERE e.session_id IN ({marks}))",
+            (user, *sessions),
+        )
+
+
+def _holds(text: str, phrases: list[list[str]]) -> bool:
+    """Whether ``text`` holds one of ``phrases`` (ASCII text that lacks a phrase's first word, lower-cased
+    and with 0, 1 and | read as o, l and l, is passed over unread, as the rejection scan does)."""
+    folded = text.casefold().replace("0", "o").replace("1", "l").replace("|", "l") if text.isascii() else None
+    words: list[str] | None = None
+    for phrase in phrases:
+        if folded is not None and phrase[0] not in folded:
+            continue
+        if words is None:
+            words = phrase_words(text)
+        n = len(phrase)
+        if any(words[i : i + n] == phrase for i in range(len(words) - n + 1)):
+            return True
+    return False
