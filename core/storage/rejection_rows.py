@@ -104,6 +104,18 @@ def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memo
     return bool(cur.rowcount > 0)
 
 
+def cites_held(conn: Connection, memory_id: str) -> bool:
+    """Whether the memory's evidence stands in an episode held for resembling a rejected value."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM evidence e JOIN withheld w ON w.owner_kind = 'episode' AND w.owner_id = e.episode_id "
+            "AND w.reason = 'resembles' WHERE e.memory_id = ? LIMIT 1",
+            (memory_id,),
+        ).fetchone()
+        is not None
+    )
+
+
 def release(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """A person approved a row that only resembled a rejected value: it may be recalled again."""
     conn.execute(

@@ -302,10 +302,14 @@ def withhold_if_rejected(
     hold (``resembles``) one holding a near miss of one; returns the ids withheld. Called wherever episodes and memories are inserted, synced ones included."""
     out = []
     for owner_id, user_id, team_id, text in rows:
+        if not rejection_rows.scope_has_values(conn, scope_of(user_id, team_id)):
+            continue  # nothing rejected in this scope: nothing to hold
         if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0]:
             reason = "rejected"
-        elif near_miss(conn, user_id=user_id, team_id=team_id, text=text):
-            reason = "resembles"  # held for a person to decide
+        elif near_miss(conn, user_id=user_id, team_id=team_id, text=text) or (
+            owner_kind == "memory" and rejection_rows.cites_held(conn, owner_id)
+        ):
+            reason = "resembles"  # held for a person to decide, with what was taken from a held message
         else:
             continue
         if rejection_rows.withhold(conn, owner_kind, owner_id, reason, None):

@@ -93,3 +93,21 @@ def test_variants_meet_exactly_within_the_edits_allowed(rejected: str, other: st
         assert distance <= allowed or swapped
     if distance <= 1:
         assert near
+
+
+def test_the_memories_of_a_held_message_are_held_with_it(rmem: Memory) -> None:
+    _reject(rmem, "I live in Berlin.", "Berlin")
+    [episode] = rmem.add("I live in Berlln and I love tea.").episodes
+    store = store_of(rmem)
+    taken = [
+        r[0]
+        for r in store.query("SELECT DISTINCT memory_id FROM evidence WHERE episode_id = ?", (episode.id,))
+    ]
+    assert taken, "the rule-based backend derives from the message"
+    held = {
+        r[0]
+        for r in store.query(
+            "SELECT owner_id FROM withheld WHERE owner_kind = 'memory' AND reason = 'resembles'"
+        )
+    }
+    assert set(taken) <= held
