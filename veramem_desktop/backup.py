@@ -17,7 +17,7 @@ verified; on any failure the current store is put back. What the current store f
 over (core/lifecycle/reapply.py): read from it before it is set aside, and forgotten again in the
 staged copy before the copy takes its place, so restoring a backup made before a forget (a person's
 explicit act: ``--force``, since every forget writes newer ledger entries) brings nothing forgotten
-back, and says how many forgets it applied again.
+back, and says how many forgets it applied again. Rejections made since are carried over the same way.
 
 A rekey re-encrypts every page with a new random key (``PRAGMA rekey``), folds the WAL
 into the file so no frame under the old key remains, and only then makes the new key
@@ -350,7 +350,8 @@ def _replace(
     again = _reapply_forgets(staged, live_key, forgotten)
     if again:
         notes.append(
-            f"{again} forget(s) made after this backup were applied again: what was forgotten stays forgotten"
+            f"{again} forget(s) and rejection(s) made after this backup were applied again: what was "
+            "forgotten stays forgotten, and what was rejected stays rejected"
         )
     aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
     if store_path.exists():
@@ -367,8 +368,9 @@ def _replace(
 
 
 def _reapply_forgets(staged: Path, live_key: bytes, record: reapply.ForgetRecord) -> int:
-    """Forget again in the staged copy what the replaced store forgot (the copy is removed on failure)."""
-    if not (record.targets or record.marks):
+    """Forget (and reject) again in the staged copy what the replaced store forgot (and rejected); the
+    copy is removed on failure."""
+    if not (record.targets or record.marks or record.rejected):
         return 0
     try:
         store = Store.open(staged, live_key)  # runs any newer migrations

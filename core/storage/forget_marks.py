@@ -157,3 +157,24 @@ def episode_identities(
     sql = "SELECT id, role, content, user_id, event_time, metadata FROM episodes"
     found = conn.execute(sql) if ids is None else conn.execute(f"{sql} WHERE id {IN_IDS}", (ids_param(ids),))
     return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5])) for r in found]
+
+
+def targets_of_op(conn: Connection, op: str) -> list[str]:
+    """The ids the ledger records ``op`` on (e.g. the memories a person rejected)."""
+    return [str(r[0]) for r in conn.execute("SELECT DISTINCT target_id FROM ledger WHERE op = ?", (op,))]
+
+
+def not_rejected(conn: Connection, memory_id: str) -> bool:
+    """Whether the memory is here and not (yet) marked rejected."""
+    row = conn.execute("SELECT trust FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
+    return row is not None and row[0] != "rejected"
+
+
+def scopes(conn: Connection) -> list[tuple[str | None, str | None]]:
+    """Every (user id, team id) that holds an episode or a memory."""
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            "SELECT user_id, team_id FROM episodes UNION SELECT user_id, team_id FROM memory_items"
+        )
+    ]

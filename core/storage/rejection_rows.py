@@ -104,6 +104,16 @@ def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memo
     return bool(cur.rowcount > 0)
 
 
+def all_values(conn: Connection) -> list[tuple[str | None, str, str, str, str, str, str]]:
+    """Every rejected-value key as (user id, subject, predicate, scope, norm value, skeleton, memory id)."""
+    return [
+        (r[0], str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6] or ""))
+        for r in conn.execute(
+            "SELECT user_id, subject, predicate, scope, norm_value, skeleton, memory_id FROM rejected_values"
+        )
+    ]
+
+
 def cites_held(conn: Connection, memory_id: str) -> bool:
     """Whether the memory's evidence stands in an episode held for resembling a rejected value."""
     return (

@@ -61,6 +61,8 @@ class RejectedMemory(Protocol):
     def text(self) -> str: ...
 
 
+#: the meta key of the secret every key here is an HMAC under
+KEY_META = "rejection_key"
 TEXT_KEY = ("*", "text")
 #: (subject, predicate) of a near key: ``skeleton`` holds a variant's digest, ``norm_value`` "edits:allowed"
 NEAR_KEY = ("*", "near")
@@ -80,11 +82,11 @@ def scope_of(user_id: str | None, team_id: str | None) -> str:
 
 
 def _secret(conn: Connection) -> bytes:
-    stored = meta.get(conn, "rejection_key")
+    stored = meta.get(conn, KEY_META)
     if stored is not None:
         return bytes.fromhex(stored)
     key = os.urandom(32)
-    meta.add(conn, "rejection_key", key.hex())
+    meta.add(conn, KEY_META, key.hex())
     return key
 
 
