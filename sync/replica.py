@@ -176,7 +176,7 @@ def _payload(conn: Connection, entry: dict[str, Any], me: str, clock: Clock) -> 
         return _memory_payload(conn, target, me, clock)
     if op == "episode.add":
         row = episode_rows.row(conn, target)
-        return None if row is None else {"episode": row, "vectors": _vectors_of(conn, target)}
+        return None if row is None else _episode_payload(conn, row)
     if op in ("grant.add", "grant.revoke"):
         grant = grants.row(conn, target)
         if grant is None:
@@ -203,7 +203,7 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
     for episode_id in sorted({e["episode_id"] for e in evidence}):
         ep = episode_rows.row(conn, episode_id)
         if ep is not None:  # shipped along: the memory may arrive before the episode's own event
-            episodes.append({"episode": ep, "vectors": _vectors_of(conn, episode_id)})
+            episodes.append(_episode_payload(conn, ep))
     sources = derivations.sources_of(conn, memory_id)
     fields = rows.capture(conn, memory_id, row, rows.MEMORY_LWW, clock.tick)
     counters = rows.own_counters(conn, memory_id, me, row, clock.tick)
@@ -216,6 +216,15 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
         "fields": fields,
         "counters": {me: counters},
     }
+
+
+def _episode_payload(conn: Connection, row: dict[str, Any]) -> dict[str, Any]:
+    """An episode as it travels; ``override`` when a person let it in although it had been forgotten
+    (``import --include-forgotten``), so the other devices' admission gates let it in too."""
+    payload: dict[str, Any] = {"episode": row, "vectors": _vectors_of(conn, row["id"])}
+    if admission.overridden(conn, row["id"]):
+        payload["override"] = True
+    return payload
 
 
 def _vectors_of(conn: Connection, owner_id: str) -> list[list[str]]:
@@ -450,7 +459,7 @@ def _record_shipped_episodes(
 
 def _apply_episode(batch: BatchRows, data: dict[str, Any], stamp: str) -> bool:
     row = data["episode"]
-    if batch.tombstoned([row["id"]]) or batch.refuse_if_forgotten(row, stamp):
+    if batch.tombstoned([row["id"]]) or (not data.get("override") and batch.refuse_if_forgotten(row, stamp)):
         return False  # forgotten (under this id, or as the same episode under another): never brought back
     return batch.insert_episode(row, data.get("vectors", []))
 
@@ -470,7 +479,8 @@ def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock)
     row = dict(data["memory"])
     memory_id = row["id"]
     for ep in data.get("episodes", []):  # the admission gate first: a refused episode dooms what cites it
-        batch.refuse_if_forgotten(ep["episode"], clock.value.encode())
+        if not ep.get("override"):
+            batch.refuse_if_forgotten(ep["episode"], clock.value.encode())
     if _doomed(batch.tombstoned, data):
         return False
     for ep in data.get("episodes", []):

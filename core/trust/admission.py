@@ -256,6 +256,15 @@ def receive_marks(conn: Connection, target_id: str, marks: object) -> int:
     return len(good)
 
 
+def overridden(conn: Connection, episode_id: str) -> bool:
+    """Whether a person let this episode in although it had been forgotten (:func:`ledger_override`)."""
+    return forget_marks.has_op(conn, episode_id, OVERRIDE_OP)
+
+
+#: the ledger op of a person letting a forgotten episode in again
+OVERRIDE_OP = "admission.override"
+
+
 def ledger_override(conn: Connection, episode_ids: Sequence[str], *, device: str) -> None:
     """Record that a person let forgotten episodes back in (one entry per episode, ids only), under a
     secret of the entry's own (``override:<episode id>``) so the episode's content commitment stays its
@@ -263,7 +272,7 @@ def ledger_override(conn: Connection, episode_ids: Sequence[str], *, device: str
     for episode_id in episode_ids:
         ledger.append(
             conn,
-            op="admission.override",
+            op=OVERRIDE_OP,
             target_kind="admission",  # not "episode": the episode's own entry commits to its content
             target_id=episode_id,
             commitment_hex=ledger.commit_to(conn, f"override:{episode_id}", {"override": episode_id}),

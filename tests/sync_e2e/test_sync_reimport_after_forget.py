@@ -56,7 +56,7 @@ def _export(folder: Path) -> Path:
     return path
 
 
-def _import(device: Device, path: Path) -> ImportReport:
+def _import(device: Device, path: Path, *, include_forgotten: bool = False) -> ImportReport:
     embedder = HashEmbedder()
     importer = Importer(
         device.store,
@@ -69,7 +69,7 @@ def _import(device: Device, path: Path) -> ImportReport:
         device=device.ledger_device,
         organiser=cast(Any, None),  # linking is off: the organiser is never asked
     )
-    return importer.import_history(path)
+    return importer.import_history(path, include_forgotten=include_forgotten)
 
 
 def _holding(device: Device, words: str) -> int:
@@ -153,3 +153,15 @@ def test_the_same_words_typed_later_on_b_are_stored_and_synced(pair: list[Device
     )
     converge([a, b])
     assert _holding(a, "locker code") == 1 and _holding(b, "locker code") == 1
+
+
+def test_a_person_letting_it_back_in_on_a_is_kept_on_both_devices(pair: list[Device], tmp_path: Path) -> None:
+    """--include-forgotten is a person's act: the other device's gate lets the episode in too."""
+    a, b = pair
+    source = _export(tmp_path)
+    _import(a, source)
+    _forget_secret(a)
+    converge([a, b])
+    assert _import(a, source, include_forgotten=True).stored == 1
+    converge([a, b])
+    assert _holding(a, "locker code") >= 1 and _holding(b, "locker code") >= 1
