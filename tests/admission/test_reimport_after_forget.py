@@ -228,3 +228,23 @@ def test_a_memory_this_store_approved_keeps_verified_through_its_own_export(
     report = rmem.import_history(export, include_forgotten=True)
     [back] = [m for m in rmem.memories() if "Lisbon" in m.text]
     assert back.trust == "verified", report.notices
+
+
+def test_a_memory_export_cannot_bring_a_rejected_value_back_under_new_ids(
+    rmem: Memory, tmp_path: Path
+) -> None:
+    rmem.add("I live in Porlamo.", session_id="s")
+    export = tmp_path / "memories.jsonl"
+    rmem.export_memories(export)
+    [claim] = [m for m in rmem.memories() if "Porlamo" in m.text]
+    rmem.reject(claim.id, "wrong")
+    renamed = tmp_path / "renamed.jsonl"
+    renamed.write_text(export.read_text().replace("mem_", "mem_Z").replace("ep_", "ep_Z"))
+    report = rmem.import_history(renamed)
+    assert any("restates a value you rejected" in n for n in report.notices)
+    store = store_of(rmem)
+    assert store.query("SELECT count(*) FROM memory_items WHERE id LIKE 'mem_Z%'")[0][0] == 0
+    new_eps = [r[0] for r in store.query("SELECT id FROM episodes WHERE id LIKE 'ep_Z%'")]
+    held = {r[0] for r in store.query("SELECT owner_id FROM withheld WHERE owner_kind = 'episode'")}
+    assert set(new_eps) <= held
+    assert not any("Porlamo" in h.text for h in rmem.search("where do I live Porlamo").results)
