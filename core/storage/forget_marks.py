@@ -24,16 +24,16 @@ Mark = tuple[str, str, str]
 
 
 def keys(conn: Connection) -> dict[str, bytes]:
-    """Every admission key by id, this store's own created on first use."""
-    found = {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
-    if LOCAL_KEY not in found:
-        secret = os.urandom(32)
-        conn.execute(
-            "INSERT OR IGNORE INTO admission_keys(key_id, secret, added_at) VALUES (?, ?, ?)",
-            (LOCAL_KEY, secret, now_iso()),
-        )
-        found = {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
-    return found
+    """Every admission key by id (a read: :func:`ensure_local` makes this store's own)."""
+    return {str(k): bytes(v) for k, v in conn.execute("SELECT key_id, secret FROM admission_keys")}
+
+
+def ensure_local(conn: Connection) -> None:
+    """Make this store's own key on first use (inside the caller's write transaction)."""
+    conn.execute(
+        "INSERT OR IGNORE INTO admission_keys(key_id, secret, added_at) VALUES (?, ?, ?)",
+        (LOCAL_KEY, os.urandom(32), now_iso()),
+    )
 
 
 def shared_key(conn: Connection) -> tuple[str, bytes] | None:

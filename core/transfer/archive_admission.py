@@ -56,7 +56,7 @@ def admitted_episodes(
         for e in eps
         if e not in live
     ]
-    with store.atomic() as conn:
+    with store.read() as conn:
         by_id = admission.tombstoned(conn, [e.id for e in live])
         screened = admission.screen(
             conn,
@@ -102,7 +102,7 @@ def forgotten_chain(
     if any(ev.episode_id in result.forgotten_episodes for _, evidence, _ in chain for ev in evidence):
         result.forgotten.append(min(result.forgotten) if result.forgotten else now_iso())
         return True
-    with store.atomic() as conn:
+    with store.read() as conn:
         by_id = admission.tombstoned(conn, [item.id for item, _, _ in chain])
     if not by_id or result.include_forgotten:
         return False
@@ -118,7 +118,7 @@ def admitted_chain(
     value a person rejected, or has expired."""
     out = []
     now = now_iso()
-    with store.atomic() as conn:
+    with store.atomic() as conn:  # the rejection keys may be made on first use
         for item, evidence, derived in chain:
             if admission.expired(item.metadata, now):
                 result.notices.append(f"{where}: memory {item.id} expired; not imported")

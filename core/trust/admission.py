@@ -140,7 +140,8 @@ def incoming_of_input(item: EpisodeInput, user_id: str | None) -> Incoming:
 
 
 def screen(conn: Connection, items: Sequence[Incoming], *, include_forgotten: bool = False) -> Screened:
-    """Which of ``items`` may be stored: those that are no forgotten episode come back.
+    """Which of ``items`` may be stored: those that are no forgotten episode come back. Reads only (a
+    store that never forgot anything answers from one query).
 
     ``include_forgotten`` (a person's deliberate act, never an agent's) admits them all and lists those
     it let through in ``overridden``, for the caller to ledger (:func:`ledger_override`)."""
@@ -185,6 +186,7 @@ def mark_episodes(conn: Connection, episode_ids: Sequence[str], reason: str | No
 def mark_forgotten(conn: Connection, episodes: Iterable[tuple[str, Incoming]], *, when: str) -> None:
     """Keep the marks of episodes about to be erased by a forget (inside its transaction): each
     (episode id, what identifies it), under every admission key the store holds."""
+    forget_marks.ensure_local(conn)
     _ensure_shared_key(conn)
     keys = forget_marks.keys(conn)
     for episode_id, item in episodes:

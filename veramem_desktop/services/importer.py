@@ -187,7 +187,7 @@ class Importer:
             admission.Incoming(r.role, r.content, base.user_id, event_time=r.time, import_key=r.key)
             for r in records
         ]
-        with self.store.atomic() as conn:
+        with self.store.read() as conn:
             screened = admission.screen(conn, incoming, include_forgotten=include_forgotten)
         report.note_forgotten(list(screened.forgotten.values()))
         return [records[i] for i in screened.admitted], {records[i].key for i in screened.overridden}

@@ -194,7 +194,7 @@ class Writes:
     ) -> tuple[list[EpisodeInput], int]:
         """The inputs the admission gate lets in (core/trust/admission.py): a forgotten episode brought
         again (its import key, or its role, words and time) is left out and said in ``notices``."""
-        with self.store.atomic() as conn:
+        with self.store.read() as conn:
             screened = admission.screen(conn, [admission.incoming_of_input(i, scope.user_id) for i in inputs])
         notice = screened.notice()
         if notice is None:
