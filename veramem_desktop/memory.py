@@ -733,19 +733,23 @@ class Memory:
         return self._curation().expiring(within, user_id=user_id, now=now)
 
     def forget_preview(
-        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target, reach=reach)` would erase (versions, evidence, episodes, derived
-        items, and the messages and memories that restate it: ``plan.restatements``)."""
-        return self._reading().forget_preview(target, caller=caller, reach=reach)
+        """Exactly what `forget(target, reach=reach, redact=redact)` would erase (versions, evidence,
+        episodes, derived items, the messages and memories that restate it: ``plan.restatements``, and
+        with ``redact`` what each redacted message keeps: ``plan.redactions``)."""
+        return self._reading().forget_preview(target, caller=caller, reach=reach, redact=redact)
 
     def forget(
-        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetReport:
         """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may,
         with what restates it: in its sessions (``reach="session"``, the default), in every session of
-        the user (``"everywhere"``), or nothing more (``"none"``)."""
-        return self._curation().forget(reader_for(self.config.identity, caller), target, reach=reach)
+        the user (``"everywhere"``), or nothing more (``"none"``). ``redact`` (a memory only): its messages
+        lose just the sentences that state it, so the other memories they hold stay."""
+        return self._curation().forget(
+            reader_for(self.config.identity, caller), target, reach=reach, redact=redact
+        )
 
     # ------------------------------------------------------------ links and budgets (services/organiser.py)
     def links_pending(self) -> int:

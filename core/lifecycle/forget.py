@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
-from veramem_desktop.core.lifecycle import restatements
+from veramem_desktop.core.lifecycle import redaction, restatements
 from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
@@ -55,6 +55,9 @@ class ForgetPlan:
     restatements: list[dict[str, str]] = field(default_factory=list)
     #: how far restatements were looked for: none, session or everywhere
     reach: str = "none"
+    #: with ``redact``: each message that is replaced by its kept sentences rather than erased whole, as
+    #: {"episode": its id, "kept": the text that stays} (core/lifecycle/redaction.py)
+    redactions: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,6 +73,8 @@ class ForgetReport:
     tombstones: list[int]
     #: surviving turns whose context vectors held erased words and were dropped (recompute them)
     stale_context: list[str] = field(default_factory=list)
+    #: the new episodes that replace redacted messages (their vectors are made by the caller)
+    redacted: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,14 +151,17 @@ def _closure(
             return memories, episodes, derived
 
 
-def plan(store: Store, target: str, *, reach: Reach = NO_REACH) -> ForgetPlan:
-    """Exactly what ``forget(target, reach=reach)`` would erase. ``target``: mem_…, ep_… or user:<id>;
-    ``reach``: where what restates it is looked for (none by default: a synced tombstone's erasure)."""
+def plan(store: Store, target: str, *, reach: Reach = NO_REACH, redact: bool = False) -> ForgetPlan:
+    """Exactly what ``forget(target, reach=reach, redact=redact)`` would erase. ``target``: mem_…, ep_… or
+    user:<id>; ``reach``: where what restates it is looked for (none by default: a synced tombstone's
+    erasure); ``redact``: a memory's messages lose only the sentences that state it."""
     with store.atomic() as conn:  # a write lock only because the provenance key may be created
-        return _plan(conn, target, reach=reach)
+        return _plan(conn, target, reach=reach, redact=redact)
 
 
-def _plan(conn: Connection, target: str, keep_cited: bool = False, *, reach: Reach = NO_REACH) -> ForgetPlan:
+def _plan(
+    conn: Connection, target: str, keep_cited: bool = False, *, reach: Reach = NO_REACH, redact: bool = False
+) -> ForgetPlan:
     memories: set[str] = set()
     episodes: set[str] = set()
     if target.startswith("user:"):
@@ -199,10 +207,14 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False, *, reach: Rea
     memories, episodes, derived, found = _restating(
         conn, kind, (memories, episodes, derived), reach, keep_cited
     )
+    memories, derived, cuts = _redacting(
+        conn, target, kind if redact else "", found, (memories, episodes, derived)
+    )
     result = ForgetPlan(
         target, kind, sorted(memories), sorted(episodes), sorted(derived), _restorable(conn, memories)
     )
     result.restatements, result.reach = found.listed, reach.where if kind != "user" else "none"
+    result.redactions = [{"episode": c.episode, "kept": c.kept} for c in cuts if c.kept]
     if memories or episodes:
         ids = list(memories) + list(episodes)
         result.evidence = conn.execute(
@@ -245,6 +257,29 @@ def _restating(
     return memories, episodes, derived, found
 
 
+def _redacting(
+    conn: Connection,
+    target: str,
+    kind: str,
+    found: restatements.Found,
+    erased: tuple[set[str], set[str], set[str]],
+) -> tuple[set[str], set[str], list[redaction.Cut]]:
+    """(memories erased, those of them erased for standing on a removed sentence or built from erased
+    ones, what each message keeps) for a redacting forget of memory ``target`` (``kind`` "memory"); any
+    other forget keeps the full erasure's memories and cuts nothing."""
+    memories, episodes, derived = erased
+    if kind != "memory":
+        return memories, derived, []
+    versions = _ids(
+        conn,
+        "SELECT id FROM memory_items WHERE root_id = (SELECT root_id FROM memory_items WHERE id = ?)",
+        (target,),
+    )
+    sourced = versions | found.memories
+    gone, cuts = redaction.plan(conn, versions, sourced, episodes, restatements.phrases_of(conn, sourced))
+    return gone, gone - sourced, cuts
+
+
 def _restorable(conn: Connection, memories: set[str]) -> list[str]:
     """Cold memories sent there by an erased one (a broader memory or a fused one, through a
     ``subsumes`` or ``fused`` link) that survive: with that memory gone, they stand again."""
@@ -281,17 +316,28 @@ def forget(
     reason: str | None = None,
     keep_cited_episodes: bool = False,
     reach: Reach = NO_REACH,
+    redact: bool = False,
 ) -> ForgetReport:
     """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
 
     ``reach``: where what restates it is looked for and erased with it (core/lifecycle/restatements.py);
     each restatement gets its own tombstone, so a synced device erases the same rows without looking.
+    ``redact``: a forgotten memory's messages are replaced by the sentences that do not state it, and
+    the memories those sentences hold keep their evidence (core/lifecycle/redaction.py).
 
     ``reason`` goes into each tombstone (``expired`` for core/lifecycle/expiry.py); ``keep_cited_episodes``
     keeps an episode that a surviving memory still cites (expiry erases one memory, not the
     conversation others were drawn from)."""
     with store.atomic() as conn:
-        p = _plan(conn, target, keep_cited_episodes, reach=reach)
+        p = _plan(conn, target, keep_cited_episodes, reach=reach, redact=redact)
+        # the redacted messages are written, and the memories that stay moved onto them, before the
+        # old messages are erased (and their tombstones written) below
+        redacted = redaction.apply(
+            conn,
+            [redaction.Cut(r["episode"], r["kept"]) for r in p.redactions],
+            set(p.memories),
+            device=device,
+        )
         traces = _traces_touching(conn, p.memories + p.episodes)
         tombstones: list[int] = []
         if p.kind == "user":
@@ -339,7 +385,7 @@ def forget(
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
     store.checkpoint()
     return ForgetReport(
-        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
+        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context, redacted
     )
 
 

@@ -65,7 +65,7 @@ def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach)
     found = Found()
     if reach.where == "none" or not memories:
         return found
-    phrases = _phrases(conn, memories)
+    phrases = phrases_of(conn, memories)
     users = _users(conn, memories, episodes)
     if not phrases or not users:
         return found
@@ -76,7 +76,7 @@ def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach)
         ("memory", _memory_texts(conn, users, sessions)),
     ):
         hits = [
-            (oid, session, text) for oid, session, text in rows if oid not in erased and _holds(text, phrases)
+            (oid, session, text) for oid, session, text in rows if oid not in erased and holds(text, phrases)
         ]
         if reach.allowed is not None and hits:
             keep = reach.allowed([h[0] for h in hits])
@@ -89,7 +89,7 @@ def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach)
     return found
 
 
-def _phrases(conn: Connection, memories: set[str]) -> list[list[str]]:
+def phrases_of(conn: Connection, memories: set[str]) -> list[list[str]]:
     """The word sequences the memories are recognised by (see the module's docstring)."""
     marks = ",".join("?" * len(memories))
     phrases: list[list[str]] = []
@@ -165,7 +165,7 @@ def _memory_texts(
         )
 
 
-def _holds(text: str, phrases: list[list[str]]) -> bool:
+def holds(text: str, phrases: Sequence[Sequence[str]]) -> bool:
     """Whether ``text`` holds one of ``phrases`` (ASCII text that lacks a phrase's first word, lower-cased
     and with 0, 1 and | read as o, l and l, is passed over unread, as the rejection scan does)."""
     folded = text.casefold().replace("0", "o").replace("1", "l").replace("|", "l") if text.isascii() else None
@@ -176,6 +176,6 @@ def _holds(text: str, phrases: list[list[str]]) -> bool:
         if words is None:
             words = phrase_words(text)
         n = len(phrase)
-        if any(words[i : i + n] == phrase for i in range(len(words) - n + 1)):
+        if any(words[i : i + n] == list(phrase) for i in range(len(words) - n + 1)):
             return True
     return False

@@ -189,20 +189,23 @@ def episodes(
 
 
 # ---------------------------------------------------------------- erase
-def forget_plan(store: Store, caller: Caller, target: str, *, reach: str = "none") -> forget_mod.ForgetPlan:
+def forget_plan(
+    store: Store, caller: Caller, target: str, *, reach: str = "none", redact: bool = False
+) -> forget_mod.ForgetPlan:
     """What ``forget`` would erase, when the caller may erase ``target`` (``reach``: where what restates it
-    is looked for, core/lifecycle/restatements.py)."""
+    is looked for, core/lifecycle/restatements.py; ``redact``: core/lifecycle/redaction.py)."""
     require_forgettable(store, caller, target)
-    return forget_mod.plan(store, target, reach=_reach(store, caller, reach))
+    return forget_mod.plan(store, target, reach=_reach(store, caller, reach), redact=redact)
 
 
 def forget(
-    store: Store, caller: Caller, target: str, *, device: str, reach: str = "none"
+    store: Store, caller: Caller, target: str, *, device: str, reach: str = "none", redact: bool = False
 ) -> forget_mod.ForgetReport:
     """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it, and
-    what restates it within ``reach`` that the caller may erase too."""
+    what restates it within ``reach`` that the caller may erase too; with ``redact``, a memory's messages
+    lose only the sentences that state it."""
     require_forgettable(store, caller, target)
-    return forget_mod.forget(store, target, device=device, reach=_reach(store, caller, reach))
+    return forget_mod.forget(store, target, device=device, reach=_reach(store, caller, reach), redact=redact)
 
 
 def _reach(store: Store, caller: Caller, where: str) -> Reach:

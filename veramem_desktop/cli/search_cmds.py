@@ -216,18 +216,31 @@ def _print_relations(detail: MemoryDetail) -> None:
     is_flag=True,
     help="Erase only it and what is built from it, not what repeats it elsewhere.",
 )
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="A memory: remove only the sentences that state it; its messages' other memories stay.",
+)
 @json_option
 @click.pass_context
 def forget(
-    ctx: click.Context, target: str, yes: bool, everywhere: bool, only_this: bool, as_json: bool
+    ctx: click.Context,
+    target: str,
+    yes: bool,
+    everywhere: bool,
+    only_this: bool,
+    redact: bool,
+    as_json: bool,
 ) -> None:
     """Erase a memory (mem_…, every version), an episode (ep_…) or a whole user (user:<id>).
 
     Shows exactly what will go and asks first. Everything built from it goes too, and so do
     the messages and memories of the same conversation that repeat what it says (an
     assistant's "Noted: …", a tool's copy, a summary), each listed first; --everywhere looks
-    in every session of the user, --only-this in none. The ledger keeps only a tombstone
-    (id and commitment).
+    in every session of the user, --only-this in none. With --redact, a memory's messages
+    lose only the sentences that state it (each is replaced by a new message of the rest,
+    the old one tombstoned) and the other memories they hold stay. The ledger keeps only a
+    tombstone (id and commitment).
     """
     import sys
 
@@ -237,7 +250,7 @@ def forget(
         raise click.UsageError("Choose one of --everywhere and --only-this.")
     reach = "everywhere" if everywhere else "none" if only_this else "session"
     mem = open_memory(ctx)
-    plan = mem.forget_preview(target, reach=reach)
+    plan = mem.forget_preview(target, reach=reach, redact=redact)
     if not as_json or not yes:
         _say_plan(mem, target, plan, sys.stderr if as_json else sys.stdout)
     if not yes:
@@ -247,7 +260,7 @@ def forget(
         if not click.confirm("Erase this for good?", default=False):
             say("Nothing was erased.")
             return
-    report = mem.forget(target, reach=reach)
+    report = mem.forget(target, reach=reach, redact=redact)
     mem.close()
     if as_json:
         emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
@@ -277,6 +290,13 @@ def _say_plan(mem: Memory, target: str, plan: ForgetPlan, out: TextIO) -> None:
         except Exception:
             pass
     _say_restatements(plan, out)
+    for cut in plan.redactions:
+        say(f"  message {cut['episode']} is replaced by what stays of it: {clip(cut['kept'], 80)}", file=out)
+    if plan.kind == "memory" and plan.derived and not plan.redactions:
+        say(
+            "  (--redact removes only the sentences that state it, so its messages' other memories stay)",
+            file=out,
+        )
 
 
 def _say_restatements(plan: ForgetPlan, out: TextIO) -> None:

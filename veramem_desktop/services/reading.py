@@ -183,11 +183,11 @@ class Reading:
         reads.require_trace(self.store, caller, trace_id)
 
     def forget_preview(
-        self, target: str, *, caller: Caller | None = None, reach: str = "session"
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target, reach=reach)` would erase (versions, evidence, episodes, derived
-        items, and what restates it within ``reach``)."""
-        return reads.forget_plan(self.store, self._reader(caller), target, reach=reach)
+        """Exactly what `forget(target, reach=reach, redact=redact)` would erase (versions, evidence,
+        episodes, derived items, what restates it within ``reach``, and the messages it redacts)."""
+        return reads.forget_plan(self.store, self._reader(caller), target, reach=reach, redact=redact)
 
     def ledger_entries(
         self, *, target_id: str | None = None, limit: int | None = None, caller: Caller | None = None
