@@ -81,15 +81,16 @@ def of_target(conn: Connection, target_id: str) -> list[Mark]:
 
 
 def found(conn: Connection, digests: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """Of ``digests`` ((key id, digest) pairs), those marked: each with the date it was forgotten."""
-    out: dict[tuple[str, str], str] = {}
-    for key_id, digest in set(digests):
-        row = conn.execute(
-            "SELECT forgotten_at FROM forget_marks WHERE key_id = ? AND digest = ?", (key_id, digest)
-        ).fetchone()
-        if row is not None:
-            out[(key_id, digest)] = str(row[0])
-    return out
+    """Of ``digests`` ((key id, digest) pairs), those marked: each with the date it was forgotten
+    (one query for them all)."""
+    wanted = set(digests)
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        f"SELECT key_id, digest, forgotten_at FROM forget_marks WHERE digest {IN_IDS}",
+        (ids_param(d for _, d in wanted),),
+    )
+    return {(str(k), str(d)): str(at) for k, d, at in rows if (k, d) in wanted}
 
 
 def any_marks(conn: Connection) -> bool:

@@ -150,15 +150,17 @@ def screen(conn: Connection, items: Sequence[Incoming], *, include_forgotten: bo
         out.admitted = list(range(len(items)))
         return out
     keys = forget_marks.keys(conn)
-    for i, item in enumerate(items):
-        hits = forget_marks.found(conn, _digests(keys, item))
+    per_item = [_digests(keys, item) for item in items]
+    marked = forget_marks.found(conn, [d for ds in per_item for d in ds])
+    for i, digests in enumerate(per_item):
+        hits = [marked[d] for d in digests if d in marked]
         if not hits:
             out.admitted.append(i)
         elif include_forgotten:
             out.admitted.append(i)
             out.overridden.append(i)
         else:
-            out.forgotten[i] = min(hits.values())
+            out.forgotten[i] = min(hits)
     return out
 
 
