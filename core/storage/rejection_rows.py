@@ -114,6 +114,14 @@ def all_values(conn: Connection) -> list[tuple[str | None, str, str, str, str, s
     ]
 
 
+def rejected_memories(conn: Connection) -> list[tuple[str, str | None, str | None, str | None]]:
+    """(id, user id, team id, value) of every memory marked rejected."""
+    return [
+        (str(r[0]), r[1], r[2], r[3])
+        for r in conn.execute("SELECT id, user_id, team_id, value FROM memory_items WHERE trust = 'rejected'")
+    ]
+
+
 def cites_held(conn: Connection, memory_id: str) -> bool:
     """Whether the memory's evidence stands in an episode held for resembling a rejected value."""
     return (

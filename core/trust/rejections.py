@@ -191,7 +191,27 @@ def variants(word: str, edits: int, *, swaps: bool = False) -> dict[str, int]:
     return out
 
 
+#: meta flag: the near keys of rejections recorded before near keys existed were made
+NEAR_BACKFILLED = "rejection_near_keys"
+
+
+def _backfill_near(conn: Connection) -> None:
+    """Once per store: near keys for the rejected memories still here that were recorded before near keys
+    existed (their value is kept on the rejected row, so nothing is read that a person did not keep)."""
+    if meta.get(conn, NEAR_BACKFILLED) is not None:
+        return
+    for memory_id, user_id, team_id, value in rejection_rows.rejected_memories(conn):
+        words = phrase_of(value)
+        if words is not None and len(words) == 1:
+            _record_near_keys(conn, memory_id, user_id, scope_of(user_id, team_id), words[0])
+    meta.put(conn, NEAR_BACKFILLED, "1")
+
+
 def _record_near(conn: Connection, item: RejectedMemory, scope: str, word: str) -> None:
+    _record_near_keys(conn, item.id, item.user_id, scope, word)
+
+
+def _record_near_keys(conn: Connection, memory_id: str, user_id: str | None, scope: str, word: str) -> None:
     edits = near_edits(word)
     if not edits:
         return
@@ -200,13 +220,13 @@ def _record_near(conn: Connection, item: RejectedMemory, scope: str, word: str) 
     for variant, used in sorted(variants(word, edits, swaps=True).items(), key=lambda kv: kv[1]):
         rejection_rows.add_value(
             conn,
-            user_id=item.user_id,
+            user_id=user_id,
             subject=subject,
             predicate=predicate,
             scope=scope,
             norm_value=f"{used}:{edits}",
             skeleton=_digest(secret, "near\x1f" + variant),
-            memory_id=item.id,
+            memory_id=memory_id,
         )
 
 
@@ -216,6 +236,7 @@ def near_miss(conn: Connection, *, user_id: str | None, team_id: str | None, tex
     scope = scope_of(user_id, team_id)
     if not rejection_rows.scope_has_values(conn, scope):
         return False
+    _backfill_near(conn)
     secret = _secret(conn)
     rows = rejection_rows.phrase_keys(conn, scope, _digest(secret, NEAR_KEY[0]), _digest(secret, NEAR_KEY[1]))
     if not rows:

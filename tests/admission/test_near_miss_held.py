@@ -111,3 +111,18 @@ def test_the_memories_of_a_held_message_are_held_with_it(rmem: Memory) -> None:
         )
     }
     assert set(taken) <= held
+
+
+def test_a_rejection_recorded_before_near_keys_existed_gets_them(rmem: Memory) -> None:
+    from veramem_desktop.core.storage import meta
+    from veramem_desktop.core.trust import rejections
+
+    _reject(rmem, "I live in Berlin.", "Berlin")
+    store = store_of(rmem)
+    with store.atomic() as conn:  # the store as a rejection before this change left it
+        secret = bytes.fromhex(meta.get(conn, rejections.KEY_META) or "")
+        near = rejections._digest(secret, rejections.NEAR_KEY[1])
+        assert conn.execute("DELETE FROM rejected_values WHERE predicate = ?", (near,)).rowcount > 0
+        meta.delete(conn, rejections.NEAR_BACKFILLED)
+    [episode] = rmem.add("I live in Berlln.").episodes
+    assert _withheld(rmem, episode.id) == "resembles"
