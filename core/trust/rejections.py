@@ -16,10 +16,10 @@ listed in the ``withheld`` table, which the access predicate (core/trust/access.
 the SQL of every recall channel. Withheld rows are derived state: each device computes
 them from the keys it holds.
 
-A one-word value is also kept by its *near keys*: keyed hashes of the variants its skeleton has
-after up to one edit (two for a word of eight letters or more): a letter deleted, a letter replaced
-by a wildcard, two neighbours swapped. A word of another text whose own variants meet one of them
-within that many edits in all ("Berlln" or "Ber1in" after "Berlin", "Porlamoo" after "Porlamo") is
+A value of one to three words is also kept by its *near keys*: keyed hashes of the variants its
+skeleton (the words joined by one space) has after up to one edit (two from eight characters): a
+character deleted, one replaced by a wildcard, two neighbours swapped. A run of words of another text
+whose own variants meet one of them within that many edits in all ("Berlln" or "Ber1in" after "Berlin", "Porlamoo" after "Porlamo") is
 a near miss: the text is *held* (withheld as ``resembles``) for a person to decide, on every path that
 stores text, since they all call :func:`withhold_if_rejected`. The variants are computed the same way
 on both sides (a symmetric-deletion index), so no rejected word is kept in clear.
@@ -69,6 +69,8 @@ NEAR_KEY = ("*", "near")
 #: shortest rejected word recognised by its near misses, and the length from which two edits count
 NEAR_MIN_CHARS = 5
 NEAR_TWO_EDITS_CHARS = 8
+#: longest value, in words, recognised by its near misses ("New Yrok" after "New York")
+NEAR_MAX_WORDS = 3
 _WILD = "?"  # never a character of a skeleton's word
 #: (subject, predicate) of a phrase key; its ``norm_value`` column holds the first word's digest
 PHRASE_KEY = ("*", "phrase")
@@ -148,8 +150,8 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
             skeleton=_digest(secret, " ".join(words)),
             memory_id=item.id,
         )
-    if words is not None and len(words) == 1:
-        _record_near(conn, item, scope, words[0])
+    if words is not None and len(words) <= NEAR_MAX_WORDS:
+        _record_near(conn, item, scope, " ".join(words))
     withheld = [item.id]
     rejection_rows.withhold_rejected(conn, item.id)
     # The messages the value was taken from hold it, whatever words it has.
@@ -202,8 +204,8 @@ def _backfill_near(conn: Connection) -> None:
         return
     for memory_id, user_id, team_id, value in rejection_rows.rejected_memories(conn):
         words = phrase_of(value)
-        if words is not None and len(words) == 1:
-            _record_near_keys(conn, memory_id, user_id, scope_of(user_id, team_id), words[0])
+        if words is not None and len(words) <= NEAR_MAX_WORDS:
+            _record_near_keys(conn, memory_id, user_id, scope_of(user_id, team_id), " ".join(words))
     meta.put(conn, NEAR_BACKFILLED, "1")
 
 
@@ -224,15 +226,15 @@ def _record_near_keys(conn: Connection, memory_id: str, user_id: str | None, sco
             subject=subject,
             predicate=predicate,
             scope=scope,
-            norm_value=f"{used}:{edits}",
+            norm_value=f"{used}:{edits}:{len(word.split())}:{len(word)}",
             skeleton=_digest(secret, "near\x1f" + variant),
             memory_id=memory_id,
         )
 
 
 def near_miss(conn: Connection, *, user_id: str | None, team_id: str | None, text: str) -> bool:
-    """Whether ``text`` holds a word within a few edits of a one-word value rejected in this scope (the
-    same word itself is :func:`holding`'s)."""
+    """Whether ``text`` holds a word (or a run of up to three) within a few edits of a value rejected in
+    this scope (the same words themselves are :func:`holding`'s)."""
     scope = scope_of(user_id, team_id)
     if not rejection_rows.scope_has_values(conn, scope):
         return False
@@ -242,18 +244,32 @@ def near_miss(conn: Connection, *, user_id: str | None, team_id: str | None, tex
     if not rows:
         return False
     near: dict[str, tuple[int, int]] = {}
+    shapes: set[tuple[int, int]] = set()  # (words, characters) of the rejected values
     for norm, digest in rows:
-        used, allowed = (int(x) for x in norm.split(":"))
+        parts = norm.split(":")
+        if len(parts) != 4 or not all(p.isdigit() for p in parts):
+            continue  # not a near key this code wrote
+        used, allowed, n, length = (int(p) for p in parts)
         near[digest] = (used, allowed)
+        shapes.add((n, length))
+    if not near:
+        return False
     most = max(a for _, a in near.values())
-    for word in set(phrase_words(text)):
-        if len(word) < NEAR_MIN_CHARS - most:
-            continue
-        for variant in variants(word, most):
+    words = phrase_words(text)
+    # each run of as many words as a rejected value has, joined by one space as its near keys were, and
+    # within a few characters of its length (the others cannot be a few edits away)
+    runs = {
+        run
+        for n, length in shapes
+        for i in range(len(words) - n + 1)
+        if abs(len(run := " ".join(words[i : i + n])) - length) <= most
+    }
+    for run in runs:
+        for variant in variants(run, most):
             found = near.get(_digest(secret, "near\x1f" + variant))
             # equal variants have their wildcards in the same places, each one substitution (counted on
-            # the rejected side); the deletions made here are the rest of the edits between the words
-            if found is not None and 0 < found[0] + len(word) - len(variant) <= found[1]:
+            # the rejected side); the deletions made here are the rest of the edits between the runs
+            if found is not None and 0 < found[0] + len(run) - len(variant) <= found[1]:
                 return True
     return False
 

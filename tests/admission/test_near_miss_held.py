@@ -37,6 +37,7 @@ def _withheld(mem: Memory, episode_id: str) -> str | None:
         ("I live in Porlamo.", "Porlamo", "I moved to Prolamo last year."),
         ("I live in Berlin.", "Berlin", "I live in Ber1in now."),
         ("I live in Wolverhampton.", "Wolverhampton", "I live in Wulverhamptn."),  # two edits
+        ("I live in New York.", "New York", "I live in New Yrok these days."),  # a value of two words
     ],
 )
 def test_a_near_miss_of_a_rejected_value_is_held(rmem: Memory, rejected: str, word: str, later: str) -> None:
