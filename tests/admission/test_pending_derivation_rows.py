@@ -110,3 +110,30 @@ def test_the_migration_moves_a_queued_list_kept_in_meta_to_rows(isolated_home: P
         assert store.get_meta("pending_derivation") is None
     finally:
         mem.close()
+
+
+def test_an_import_whose_derivation_fails_queues_its_messages_in_its_own_transaction(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    import json
+
+    source = tmp_path / "messages.json"
+    source.write_text(
+        json.dumps([{"role": "user", "content": "I keep bees."}, {"role": "user", "content": "I cycle."}])
+    )
+    mem = _create(isolated_home, FailingLLM())
+    try:
+        report = mem.import_history(source)
+        assert report.stored == 2
+        store = store_of(mem)
+        stored = {r[0] for r in store.query("SELECT id FROM episodes")}
+        assert set(pending_rows.queued(store)) == stored
+        assert any("derived again at the next `veramem consolidate`" in n for n in report.notices)
+    finally:
+        mem.close()
+    mem = _create_again(isolated_home)
+    try:
+        assert mem.rederive_pending()["still_pending"] == 0
+        assert pending_rows.queued(store_of(mem)) == []
+    finally:
+        mem.close()

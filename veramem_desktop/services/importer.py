@@ -28,7 +28,7 @@ from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage import lookups, pending_rows
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
@@ -250,7 +250,9 @@ class Importer:
                 if writer.llm.capabilities.batch_extraction
                 else None
             )
-            outcome = _derive(writer, stored, None if extracted is None else extracted.candidates)
+            failed: list[str] = []
+            outcome = _derive(writer, stored, None if extracted is None else extracted.candidates, failed)
+            pending_rows.queue(conn, failed)  # derived again by consolidate, queued in this transaction
             if extracted is not None:
                 outcome.notices[:0] = extracted.notices
             new_ids = [d["id"] for d in outcome.added + outcome.updated]
@@ -395,7 +397,10 @@ def _checked(rec: Record) -> Record | Problem:
 
 
 def _derive(
-    writer: Writer, stored: Sequence[Episode], candidates: Sequence[Candidate] | None = None
+    writer: Writer,
+    stored: Sequence[Episode],
+    candidates: Sequence[Candidate] | None = None,
+    failed: list[str] | None = None,
 ) -> WriteOutcome:
     """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
     fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
@@ -405,17 +410,20 @@ def _derive(
         return writer.derive(stored, candidates=candidates)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
         if len(stored) == 1:
+            if failed is not None:
+                failed.append(stored[0].id)
             return WriteOutcome(
                 notices=[
                     f"no memories were derived from episode {stored[0].id} "
-                    f"({type(exc).__name__}); it is stored and searchable"
+                    f"({type(exc).__name__}); it is stored and searchable, and derived again at the next "
+                    "`veramem consolidate`"
                 ]
             )
     merged = WriteOutcome()
     half = len(stored) // 2
     for part in (
-        _derive(writer, stored[:half], _citing(candidates, stored[:half])),
-        _derive(writer, stored[half:], _citing(candidates, stored[half:])),
+        _derive(writer, stored[:half], _citing(candidates, stored[:half]), failed),
+        _derive(writer, stored[half:], _citing(candidates, stored[half:]), failed),
     ):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))
