@@ -132,6 +132,10 @@ class VisibilityMachine(RuleBasedStateMachine):
             assert until is not None and until <= datetime.now(UTC)  # the machine was slower than LIFETIME
             return
         mems = [m["id"] for part in (result.added, result.updated, result.unchanged) for m in part]
+        if result.updated or result.unchanged:
+            # a new version of (or evidence for) a memory kept with no expiry keeps none either, and the add
+            # says so in a notice: the statement lives on in it, and so does the message it cites
+            until = None
         self.said[token] = Statement(token, mems, [e.id for e in result.episodes], until)
 
     @rule(template=st.sampled_from(TEMPLATES))
