@@ -251,16 +251,17 @@ def list_episodes(
 
 def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]]:
     """Each session, latest first: ``episodes`` counts the messages :func:`list_episodes` shows, ``withheld``
-    those it leaves out (holding a rejected value, or held for review)."""
+    those it leaves out (holding a rejected value, or held for review); expired ones are not counted at all
+    (the visibility rule, core/storage/visibility.py)."""
     sql = (
         "SELECT session_id, count(*), min(event_time), max(event_time), count(w.owner_id) FROM episodes "
         "LEFT JOIN (SELECT DISTINCT owner_id FROM withheld WHERE owner_kind = 'episode') w "
-        "ON w.owner_id = episodes.id"
+        f"ON w.owner_id = episodes.id WHERE NOT {visibility.episode_expired('episodes')}"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {"now": now_iso()}
     if user_id is not None:
-        sql += " WHERE user_id = ?"
-        params.append(user_id)
+        sql += " AND user_id = :user"
+        params["user"] = user_id
     sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
     return [
         {
