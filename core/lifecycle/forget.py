@@ -25,6 +25,10 @@ from veramem_desktop.core.lifecycle import redaction, restatements
 from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
+from veramem_desktop.core.storage.forget_reach import closure as _closure
+from veramem_desktop.core.storage.forget_reach import ids_of as _ids
+from veramem_desktop.core.storage.forget_reach import marks as _marks
+from veramem_desktop.core.storage.forget_reach import restorable as _restorable
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission
@@ -78,77 +82,6 @@ class ForgetReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _ids(conn: Connection, sql: str, params: Any = ()) -> set[str]:
-    return {r[0] for r in conn.execute(sql, params).fetchall()}
-
-
-def _marks(values: set[str] | list[str]) -> str:
-    return ",".join("?" * len(values))
-
-
-def _closure(
-    conn: Connection, memories: set[str], episodes: set[str], keep_cited: bool = False
-) -> tuple[set[str], set[str], set[str]]:
-    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived).
-
-    ``keep_cited`` (expiry): an erased memory's episode stays when a memory that stays cites it."""
-    derived: set[str] = set()
-    initial = set(memories)
-    while True:
-        before = (len(memories), len(episodes))
-        sourced = memories - derived
-        if sourced:
-            # the episodes the erased memories' evidence stands in (not those of an item erased only
-            # because it was built from erased ones: its other sources and their words remain)
-            found_eps = _ids(
-                conn,
-                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
-                list(sourced),
-            )
-            if keep_cited and found_eps:
-                found_eps -= _ids(
-                    conn,
-                    f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
-                    f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
-                    [*found_eps, *memories],
-                )
-            episodes |= found_eps
-        if memories:
-            # everything derived from an erased memory
-            found = _ids(
-                conn,
-                f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
-                list(memories),
-            )
-            derived |= found - memories
-            memories |= found
-        if episodes:
-            # memories whose every piece of evidence is erased
-            touched = _ids(
-                conn,
-                f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
-                list(episodes),
-            )
-            for mid in touched - memories:
-                left = conn.execute(
-                    f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
-                    [mid, *episodes],
-                ).fetchone()[0]
-                kind = conn.execute(
-                    "SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
-                    "FROM memory_items WHERE id = ?",
-                    (mid,),
-                ).fetchone()
-                # derived kinds and fused memories go with any of their evidence; plain facts only
-                # when nothing is left
-                if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
-                    memories.add(mid)
-                    if mid not in initial:
-                        derived.add(mid)
-        if (len(memories), len(episodes)) == before:
-            return memories, episodes, derived
 
 
 def plan(store: Store, target: str, *, reach: Reach = NO_REACH, redact: bool = False) -> ForgetPlan:
@@ -278,20 +211,6 @@ def _redacting(
     sourced = versions | found.memories
     gone, cuts = redaction.plan(conn, versions, sourced, episodes, restatements.phrases_of(conn, sourced))
     return gone, gone - sourced, cuts
-
-
-def _restorable(conn: Connection, memories: set[str]) -> list[str]:
-    """Cold memories sent there by an erased one (a broader memory or a fused one, through a
-    ``subsumes`` or ``fused`` link) that survive: with that memory gone, they stand again."""
-    if not memories:
-        return []
-    rows = conn.execute(
-        f"SELECT DISTINCT l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.type IN ('subsumes', 'fused') "
-        f"AND l.src IN ({_marks(memories)}) AND m.status = 'archived' "
-        "AND json_extract(m.metadata, '$.cold_by') = l.src",
-        list(memories),
-    ).fetchall()
-    return sorted(r[0] for r in rows if r[0] not in memories)
 
 
 def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:

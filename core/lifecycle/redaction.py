@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 from veramem_desktop.core.lifecycle.restatements import holds
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import index, index_rows, ledger
+from veramem_desktop.core.storage import episode_rows, index, index_rows, item_rows, ledger, mention_rows
+from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage.canonical import text_sha256
-from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, index_text, row_to_episode
+from veramem_desktop.core.storage.episodes import Episode, index_text
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.items import Evidence
 from veramem_desktop.core.storage.store import Connection, Store
@@ -43,7 +44,6 @@ from veramem_desktop.core.trust.quotes import locate
 
 #: where a sentence ends: after . ! ? or … (and closing quotes or brackets), or at a line break
 _SENTENCE_END = re.compile(r"(?<=[.!?\u2026])[\"'\u2019\u201d)\]]*\s+|\n+")
-_DERIVED_KINDS = ("summary", "experience")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -75,17 +75,11 @@ def plan(
     """The memories to erase (``sourced``: the ``target`` memory's versions and what restates it, and
     those that stood on removed sentences or were built from erased ones) and what each candidate
     message keeps."""
-    contents = {
-        r[0]: r[1]
-        for r in conn.execute(
-            f"SELECT id, content FROM episodes WHERE id IN ({','.join('?' * len(candidates))})",
-            sorted(candidates),
-        )
-    }
+    contents = reach_rows.contents_of(conn, candidates)
     kept = {eid: _kept(conn, eid, text, target, phrases) for eid, text in contents.items()}
     erased = set(sourced)
     while True:
-        more = _fallen(conn, erased, kept) | _built_from(conn, erased)
+        more = _fallen(conn, erased, kept) | reach_rows.built_from(conn, erased)
         if more <= erased:
             return erased, [Cut(eid, kept[eid]) for eid in sorted(kept)]
         erased |= more
@@ -94,11 +88,7 @@ def plan(
 def _kept(conn: Connection, eid: str, text: str, target: set[str], phrases: Sequence[Sequence[str]]) -> str:
     """The sentences of message ``eid`` that neither overlap the forgotten memory's evidence nor hold a
     forgotten phrase, joined as they stood (a line break kept where one separated them)."""
-    marks = ",".join("?" * len(target))
-    cuts = conn.execute(
-        f"SELECT span_start, span_end FROM evidence WHERE episode_id = ? AND memory_id IN ({marks})",
-        [eid, *sorted(target)],
-    ).fetchall()
+    cuts = reach_rows.spans_in(conn, eid, target)
     parts: list[str] = []
     last_end = None
     for a, b in sentence_spans(text):
@@ -114,38 +104,16 @@ def _kept(conn: Connection, eid: str, text: str, target: set[str], phrases: Sequ
 def _fallen(conn: Connection, erased: set[str], kept: dict[str, str]) -> set[str]:
     """Memories not erased yet that cite a candidate message and lose their footing: a quote no longer in
     the kept text, no evidence left, or a summary or experience drawn from a changed message."""
-    marks = ",".join("?" * len(kept))
-    rows = conn.execute(
-        f"SELECT DISTINCT ev.memory_id FROM evidence ev WHERE ev.episode_id IN ({marks})", sorted(kept)
-    ).fetchall()
     fallen: set[str] = set()
-    for (mid,) in rows:
-        if mid in erased:
-            continue
-        kind = conn.execute(
-            "SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL FROM memory_items WHERE id = ?",
-            (mid,),
-        ).fetchone()
-        if kind is not None and (kind[0] in _DERIVED_KINDS or kind[1]):
+    for mid in sorted(reach_rows.citing(conn, kept) - erased):
+        if reach_rows.drawn_from_messages(conn, mid):
             fallen.add(mid)
             continue
-        for episode_id, quote in conn.execute(
-            "SELECT episode_id, quote FROM evidence WHERE memory_id = ?", (mid,)
-        ):
+        for episode_id, quote in reach_rows.evidence_quotes(conn, mid):
             if episode_id in kept and (not kept[episode_id] or locate(kept[episode_id], quote) is None):
                 fallen.add(mid)
                 break
     return fallen
-
-
-def _built_from(conn: Connection, erased: set[str]) -> set[str]:
-    marks = ",".join("?" * len(erased))
-    return {
-        r[0]
-        for r in conn.execute(
-            f"SELECT derived_id FROM derivations WHERE source_id IN ({marks})", sorted(erased)
-        )
-    }
 
 
 def apply(conn: Connection, cuts: Sequence[Cut], erased: set[str], *, device: str) -> list[str]:
@@ -155,9 +123,7 @@ def apply(conn: Connection, cuts: Sequence[Cut], erased: set[str], *, device: st
     for cut in cuts:
         if not cut.kept:
             continue
-        old = row_to_episode(
-            conn.execute(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id = ?", (cut.episode,)).fetchone()
-        )
+        old = reach_rows.episode(conn, cut.episode)
         new = _insert(conn, old, cut.kept, device=device)
         _move_evidence(conn, old.id, new, erased, device=device)
         made.append(new.id)
@@ -181,23 +147,26 @@ def _insert(conn: Connection, old: Episode, content: str, *, device: str) -> Epi
         created_at=now_iso(),
         metadata={k: v for k, v in old.metadata.items() if k != "import_key"},
     )
-    conn.execute(
-        f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            episode.id,
-            episode.content,
-            episode.sha256,
-            episode.role,
-            episode.source_name,
-            episode.user_id,
-            episode.agent_id,
-            episode.team_id,
-            episode.session_id,
-            episode.turn_index,
-            episode.event_time,
-            episode.created_at,
-            json.dumps(episode.metadata, sort_keys=True),
-        ),
+    # written as a row (the repository that keeps a row's turn), not appended as a new turn
+    episode_rows.insert_rows(
+        conn,
+        [
+            [
+                episode.id,
+                episode.content,
+                episode.sha256,
+                episode.role,
+                episode.source_name,
+                episode.user_id,
+                episode.agent_id,
+                episode.team_id,
+                episode.session_id,
+                episode.turn_index,
+                episode.event_time,
+                episode.created_at,
+                json.dumps(episode.metadata, sort_keys=True),
+            ]
+        ],
     )
     index_rows.add_fts(conn, "episode", episode.id, index_text(episode))
     index.store_entities(conn, "episode", episode.id, index_text(episode))
@@ -218,26 +187,23 @@ def _insert(conn: Connection, old: Episode, content: str, *, device: str) -> Epi
 
 
 def _move_evidence(conn: Connection, old_id: str, new: Episode, erased: set[str], *, device: str) -> None:
-    """Point each surviving memory's evidence in ``old_id`` at ``new``, with its span in the kept text."""
-    rows = conn.execute(
-        "SELECT id, memory_id, quote, score, role FROM evidence WHERE episode_id = ?", (old_id,)
-    ).fetchall()
-    for ev_id, mid, quote, score, role in rows:
+    """Give each surviving memory cited in ``old_id`` the same evidence in ``new``, with its span in the kept
+    text (the old rows go with the old episode, as the forget erases it)."""
+    rows = reach_rows.evidence_in(conn, old_id)
+    mentioned = reach_rows.mentioned_in(conn, old_id)
+    now = now_iso()
+    for mid, quote, score, role in rows:
         if mid in erased:
             continue
         found = locate(new.content, quote)
         if found is None:  # plan() erased every memory whose quote did not survive
             continue
-        conn.execute(
-            "UPDATE evidence SET episode_id = ?, span_start = ?, span_end = ? WHERE id = ?",
-            (new.id, found.start, found.end, ev_id),
-        )
-        conn.execute(
-            "INSERT OR IGNORE INTO mentions(episode_id, memory_id) SELECT ?, memory_id FROM mentions "
-            "WHERE episode_id = ? AND memory_id = ?",
-            (new.id, old_id, mid),
-        )
         moved = Evidence(new.id, quote, found.start, found.end, float(score), role)
+        item_rows.insert_evidence(
+            conn, [[mid, new.id, quote, found.start, found.end, float(score), role, now]]
+        )
+        if mid in mentioned:
+            mention_rows.add(conn, new.id, mid)
         ledger.append(
             conn,
             op="memory.evidence",

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.trust.normalize import phrase_words
 from veramem_desktop.core.trust.rejections import phrase_of
@@ -66,10 +67,10 @@ def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach)
     if reach.where == "none" or not memories:
         return found
     phrases = phrases_of(conn, memories)
-    users = _users(conn, memories, episodes)
+    users = reach_rows.owners_of(conn, memories | episodes)
     if not phrases or not users:
         return found
-    sessions = None if reach.where == "everywhere" else _sessions(conn, memories, episodes)
+    sessions = None if reach.where == "everywhere" else reach_rows.sessions_of(conn, memories, episodes)
     erased = memories | episodes
     for kind, rows in (
         ("episode", _episode_texts(conn, users, sessions)),
@@ -91,78 +92,32 @@ def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach)
 
 def phrases_of(conn: Connection, memories: set[str]) -> list[list[str]]:
     """The word sequences the memories are recognised by (see the module's docstring)."""
-    marks = ",".join("?" * len(memories))
     phrases: list[list[str]] = []
-    for mid, value in conn.execute(
-        f"SELECT id, value FROM memory_items WHERE id IN ({marks})", list(memories)
-    ):
+    for mid, value in reach_rows.values_of(conn, memories):
         words = phrase_of(value) if isinstance(value, str) else None
         if words:
             phrases.append(words)
             continue
-        for (quote,) in conn.execute("SELECT quote FROM evidence WHERE memory_id = ?", (mid,)):
-            words = phrase_words(quote or "")
+        for quote in reach_rows.quotes_of(conn, mid):
+            words = phrase_words(quote)
             if MIN_QUOTE_WORDS <= len(words) <= MAX_QUOTE_WORDS:
                 phrases.append(words)
     unique = {tuple(p) for p in phrases}
     return [list(p) for p in sorted(unique)]
 
 
-def _users(conn: Connection, memories: set[str], episodes: set[str]) -> list[str | None]:
-    ids = sorted(memories | episodes)
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"SELECT user_id FROM memory_items WHERE id IN ({marks}) UNION SELECT user_id FROM episodes WHERE id IN ({marks})",
-        [*ids, *ids],
-    ).fetchall()
-    return sorted({r[0] for r in rows}, key=lambda u: u or "")
-
-
-def _sessions(conn: Connection, memories: set[str], episodes: set[str]) -> list[str]:
-    """The sessions of the erased episodes and of the episodes the erased memories quote."""
-    mem_marks = ",".join("?" * len(memories))
-    ep_marks = ",".join("?" * len(episodes)) or "NULL"
-    rows = conn.execute(
-        f"SELECT DISTINCT e.session_id FROM episodes e WHERE e.id IN ({ep_marks}) "
-        f"OR e.id IN (SELECT episode_id FROM evidence WHERE memory_id IN ({mem_marks}))",
-        [*episodes, *memories],
-    ).fetchall()
-    return [r[0] for r in rows if r[0] is not None]
-
-
 def _episode_texts(
     conn: Connection, users: list[str | None], sessions: list[str] | None
 ) -> Iterable[tuple[str, str | None, str]]:
     for user in users:
-        if sessions is None:
-            yield from conn.execute(
-                "SELECT id, session_id, content FROM episodes WHERE user_id IS ?", (user,)
-            )
-            continue
-        for session in sessions:
-            yield from conn.execute(
-                "SELECT id, session_id, content FROM episodes WHERE user_id IS ? AND session_id = ?",
-                (user, session),
-            )
+        yield from reach_rows.episode_texts(conn, user, sessions)
 
 
 def _memory_texts(
     conn: Connection, users: list[str | None], sessions: list[str] | None
 ) -> Iterable[tuple[str, str | None, str]]:
-    """The memories of ``users`` (in ``sessions``: those with evidence in a message of one of them)."""
     for user in users:
-        if sessions is None:
-            yield from conn.execute(
-                "SELECT id, session_id, text FROM memory_items WHERE user_id IS ?", (user,)
-            )
-            continue
-        marks = ",".join("?" * len(sessions)) or "NULL"
-        yield from conn.execute(
-            "SELECT m.id, m.session_id, m.text FROM memory_items m WHERE m.user_id IS ? AND m.id IN "
-            "(SELECT ev.memory_id FROM evidence ev JOIN episodes e ON e.id = ev.episode_id "
-            f"WHERE e.session_id IN ({marks}))",
-            (user, *sessions),
-        )
+        yield from reach_rows.memory_texts(conn, user, sessions)
 
 
 def holds(text: str, phrases: Sequence[Sequence[str]]) -> bool:

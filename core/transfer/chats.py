@@ -34,7 +34,7 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -46,12 +46,11 @@ from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.transfer.bounded import (
     MAX_TOKEN_BYTES,
     JsonGuard,
-    Refused,
     TooLargeError,
-    guarded_items,
 )
 from veramem_desktop.core.transfer.chatgpt import chatgpt_items
 from veramem_desktop.core.transfer.claude import claude_items
+from veramem_desktop.core.transfer.conversations import conversations
 from veramem_desktop.core.transfer.message_lists import message_items
 from veramem_desktop.core.transfer.opening import (
     Listed,
@@ -136,7 +135,7 @@ class Source:
         try:
             if self.format in ("chatgpt", "claude"):
                 read = chatgpt_items if self.format == "chatgpt" else claude_items
-                yield from _conversations(JsonGuard(stream), read)
+                yield from conversations(JsonGuard(stream), read)
             elif self.format == "messages":
                 yield from message_items(stream, self.path, self.session_id)
             else:
@@ -183,46 +182,6 @@ class Source:
         if self._zip is not None:
             self._zip.close()
             self._zip = None
-
-
-#: what a reader may raise on a record whose fields have unexpected JSON types (a safety net: the
-#: readers check types themselves, and whatever slips through costs only that record)
-_SHAPE_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RecursionError)
-
-
-def _conversations(guard: JsonGuard, read: Callable[[dict[str, Any], int], Iterator[Item]]) -> Iterator[Item]:
-    """The items of each conversation of an export's top-level list; an oversized conversation is a
-    problem and the next one is read; invalid JSON ends the reading with a problem."""
-    n = -1
-    try:
-        for n, conv in enumerate(guarded_items(guard)):
-            if isinstance(conv, Refused):
-                yield _refused(conv, f"conversation {n + 1}")
-            elif isinstance(conv, dict):
-                yield from _contained(read, conv, n)
-            else:
-                yield Problem(f"conversation {n + 1}", "is not a JSON object")
-    except ijson.JSONError as exc:
-        yield Problem(
-            f"after conversation {n + 1}",
-            f"the file is not valid JSON from here ({exc}); what came before was read",
-        )
-
-
-def _refused(refused: Refused, position: str) -> Problem:
-    tail = "; the rest of the file was not read" if refused.rest_unread else ""
-    return Problem(position, refused.reason + tail)
-
-
-def _contained(
-    read: Callable[[dict[str, Any], int], Iterator[Item]], conv: dict[str, Any], n: int
-) -> Iterator[Item]:
-    """One conversation's items; a field of a type the reader did not expect costs only the rest of
-    that conversation, listed as a problem."""
-    try:
-        yield from read(conv, n)
-    except _SHAPE_ERRORS as exc:
-        yield Problem(f"conversation {n + 1}", f"has a field of an unexpected type ({type(exc).__name__})")
 
 
 def _size(path: Path) -> int:
