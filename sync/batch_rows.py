@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from veramem_desktop.core.lifecycle.forget import rejection_target
-from veramem_desktop.core.storage import grants, ledger
+from veramem_desktop.core.storage import forget_marks, grants, ledger
+from veramem_desktop.core.storage.canonical import commitment
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.landing import Landing, Vector
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.trust import admission
 from veramem_desktop.sync import rows
 from veramem_desktop.sync.canonical_fast import canonical_plain
 
@@ -41,8 +44,12 @@ class BatchRows:
     """The rows one batch reads and writes, inside the caller's transaction; call :meth:`finish` before
     the transaction commits (also when it stops early but commits what was applied)."""
 
-    def __init__(self, conn: Connection, events: Sequence[Any]) -> None:
+    def __init__(self, conn: Connection, events: Sequence[Any], *, device: str = "", me: str = "") -> None:
         self.conn = conn
+        #: this device's ledger name and sync id (the admission gate's refusals are recorded under them)
+        self.device = device
+        self.me = me
+        self._marks: bool | None = None  # whether anything was ever forgotten here (read once)
         #: when this batch is applied: the time of every ledger entry and tombstone it writes (one
         #: transaction, committed at once; reading the clock per entry cost about 2% of an apply)
         self.now = now_iso()
@@ -121,6 +128,34 @@ class BatchRows:
         )
         self._tombstones.add(target)
         self._tomb_known.add(target)
+
+    def refuse_if_forgotten(self, row: dict[str, Any], stamp: str) -> bool:
+        """The admission gate for an episode another device sends: True (and the episode tombstoned here,
+        with a forget entry that travels back) when it is one forgotten here under another id, e.g. a
+        device that imported the same file again (core/trust/admission.py). Its commitment is made under
+        a secret that is never kept, as a forget's is."""
+        if self._marks is None:
+            self._marks = forget_marks.any_marks(self.conn)
+        if not self._marks or row["id"] in self._tombstones:
+            return row["id"] in self._tombstones
+        if not admission.screen(self.conn, [admission.incoming_of_row(row)]).forgotten:
+            return False
+        target = str(row["id"])
+        self.add_tombstone(target, "episode", self.me, stamp, self.now)
+        self.ledger.add(
+            op="forget",
+            target_kind="episode",
+            target_id=target,
+            commitment_hex=commitment(os.urandom(32), {"forgotten": target}, canonical_plain),
+            device=self.device,
+            details={"reason": "forgotten here; refused on arrival"},
+            ts=self.now,
+        )
+        return True
+
+    def marks_received(self) -> None:
+        """Marks arrived with a tombstone: the next episode is screened against them."""
+        self._marks = None
 
     def forget_state(self, row_id: str) -> None:
         """Drop the clocks and counter shares of a tombstoned row (written and pending alike)."""

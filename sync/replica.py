@@ -51,6 +51,7 @@ from veramem_desktop.core.storage.canonical import GENESIS_HASH, canonical_json,
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import content_of_row, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import admission
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.canonical_fast import canonical_plain
@@ -132,6 +133,9 @@ def export_events(
         op, target = entry["op"], entry["target"]
         if op == "forget":
             _note_forget(conn, target, entry["kind"], me, stamp, out)
+            marks = admission.shared_marks(conn, target) if entry["kind"] == "episode" else []
+            if marks:  # what another device needs to refuse the same episode (older devices ignore it)
+                payload["marks"] = [list(m) for m in marks]
         elif ORIGIN not in entry["details"]:
             data = _payload(conn, entry, me, clock)
             if data is not None:
@@ -172,13 +176,16 @@ def _payload(conn: Connection, entry: dict[str, Any], me: str, clock: Clock) -> 
         return _memory_payload(conn, target, me, clock)
     if op == "episode.add":
         row = episode_rows.row(conn, target)
-        return None if row is None else {"episode": row, "vectors": _vectors_of(conn, target)}
+        return None if row is None else _episode_payload(conn, row)
     if op in ("grant.add", "grant.revoke"):
         grant = grants.row(conn, target)
         if grant is None:
             return None
         state = rows.capture(conn, target, grant, rows.GRANT_LWW, clock.tick)
         return {"grant": grant, "fields": state}
+    if op == admission.KEY_OP:  # sealed like every payload; the receiving device keeps it
+        key = admission.shared_key_payload(conn, target)
+        return None if key is None else {"admission_key": key}
     if op in ("device.add", "device.remove"):
         found = [d for d in registry.devices(conn) if d.public.device_id == target]
         if not found:
@@ -196,7 +203,7 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
     for episode_id in sorted({e["episode_id"] for e in evidence}):
         ep = episode_rows.row(conn, episode_id)
         if ep is not None:  # shipped along: the memory may arrive before the episode's own event
-            episodes.append({"episode": ep, "vectors": _vectors_of(conn, episode_id)})
+            episodes.append(_episode_payload(conn, ep))
     sources = derivations.sources_of(conn, memory_id)
     fields = rows.capture(conn, memory_id, row, rows.MEMORY_LWW, clock.tick)
     counters = rows.own_counters(conn, memory_id, me, row, clock.tick)
@@ -209,6 +216,15 @@ def _memory_payload(conn: Connection, memory_id: str, me: str, clock: Clock) -> 
         "fields": fields,
         "counters": {me: counters},
     }
+
+
+def _episode_payload(conn: Connection, row: dict[str, Any]) -> dict[str, Any]:
+    """An episode as it travels; ``override`` when a person let it in although it had been forgotten
+    (``import --include-forgotten``), so the other devices' admission gates let it in too."""
+    payload: dict[str, Any] = {"episode": row, "vectors": _vectors_of(conn, row["id"])}
+    if admission.overridden(conn, row["id"]):
+        payload["override"] = True
+    return payload
 
 
 def _vectors_of(conn: Connection, owner_id: str) -> list[list[str]]:
@@ -250,7 +266,7 @@ def apply_events(
         "SELECT seq, hash, problem FROM sync_chains WHERE device_id = ?", (sender,)
     ).fetchone()
     head_seq, head_hash = (0, GENESIS_HASH) if chain is None else (int(chain[0]), str(chain[1]))
-    batch = BatchRows(conn, events)
+    batch = BatchRows(conn, events, device=ledger_device, me=me)
     try:
         for i, event in enumerate(events):
             entry = _check_entry(event, sender, head_seq, head_hash)
@@ -263,6 +279,8 @@ def apply_events(
             result.events += 1
             if entry.op == "forget":
                 _apply_tombstone(batch, entry, sender, event["hlc"], result)
+                if admission.receive_marks(conn, entry.target_id, event["payload"].get("marks")):
+                    batch.marks_received()
             elif (
                 isinstance(data, dict)
                 and ORIGIN not in entry.details
@@ -390,7 +408,7 @@ def _apply_data(
                 _record(batch, entry, sender, ledger_device, "memory", content_of_row(row))
             return changed
         if "episode" in data:
-            changed = _apply_episode(batch, data)
+            changed = _apply_episode(batch, data, clock.value.encode())
             if changed:
                 _record(
                     batch,
@@ -409,6 +427,8 @@ def _apply_data(
             return changed
         if "device" in data:
             return _apply_device(batch, entry, data, sender, ledger_device, result)
+        if "admission_key" in data:
+            return admission.receive_shared_key(batch.conn, data["admission_key"])
     except (KeyError, TypeError, ValueError) as exc:
         raise SyncRejected(
             RejectReason.MALFORMED,
@@ -437,10 +457,10 @@ def _record_shipped_episodes(
         )
 
 
-def _apply_episode(batch: BatchRows, data: dict[str, Any]) -> bool:
+def _apply_episode(batch: BatchRows, data: dict[str, Any], stamp: str) -> bool:
     row = data["episode"]
-    if batch.tombstoned([row["id"]]):
-        return False  # forgotten: never brought back
+    if batch.tombstoned([row["id"]]) or (not data.get("override") and batch.refuse_if_forgotten(row, stamp)):
+        return False  # forgotten (under this id, or as the same episode under another): never brought back
     return batch.insert_episode(row, data.get("vectors", []))
 
 
@@ -458,6 +478,9 @@ def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[s
 def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock) -> bool:
     row = dict(data["memory"])
     memory_id = row["id"]
+    for ep in data.get("episodes", []):  # the admission gate first: a refused episode dooms what cites it
+        if not ep.get("override"):
+            batch.refuse_if_forgotten(ep["episode"], clock.value.encode())
     if _doomed(batch.tombstoned, data):
         return False
     for ep in data.get("episodes", []):

@@ -58,6 +58,9 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "mentions": ("core/storage/mention_rows.py",),
     "rejected_values": ("core/storage/rejection_rows.py",),
     "withheld": ("core/storage/rejection_rows.py",),
+    "forget_marks": ("core/storage/forget_marks.py",),
+    "admission_keys": ("core/storage/forget_marks.py",),
+    "pending_derivations": ("core/storage/pending_rows.py",),
     # sync's own tables
     "sync_identity": ("sync/registry.py",),
     "sync_keys": ("sync/registry.py",),
@@ -106,8 +109,8 @@ EXCEPTIONS: dict[str, tuple[frozenset[str], str]] = {
         "forget erases from every table that holds user text, so one place knows them all",
     ),
     "core/storage/schema.py": (
-        frozenset({"trace_refs"}),
-        "migrations and triggers write as the schema changes",
+        frozenset({"trace_refs", "pending_derivations", "meta"}),
+        "migrations and triggers write as the schema changes (migration 6 moves meta's pending list to rows)",
     ),
     "core/storage/schema_v1.py": (
         frozenset({"memory_fts", "episode_fts"}),

@@ -13,7 +13,11 @@ A restore checks the backup the same way before touching anything, refuses to go
 behind the current store's ledger (entries written or already synced to other devices
 since the backup) without ``force``, stages the copy beside the store, sets the
 current store aside, and deletes it only once the restored store has opened and
-verified; on any failure the current store is put back.
+verified; on any failure the current store is put back. What the current store forgot is carried
+over (core/lifecycle/reapply.py): read from it before it is set aside, and forgotten again in the
+staged copy before the copy takes its place, so restoring a backup made before a forget (a person's
+explicit act: ``--force``, since every forget writes newer ledger entries) brings nothing forgotten
+back, and says how many forgets it applied again. Rejections made since are carried over the same way.
 
 A rekey re-encrypts every page with a new random key (``PRAGMA rekey``), folds the WAL
 into the file so no frame under the old key remains, and only then makes the new key
@@ -35,6 +39,7 @@ from typing import Any
 import nacl.utils
 
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, RefusedError, WrongKeyError
+from veramem_desktop.core.lifecycle import reapply
 from veramem_desktop.core.storage import copies, ledger_verify
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -382,7 +387,14 @@ def _replace(
     if store_path.exists() and replaced is None:
         notes.append("the store being replaced did not open (damaged or under another key)")
     staged = store_path.with_name(f".{store_path.name}.restoring")
+    forgotten = reapply.read_record(held) if held is not None else reapply.ForgetRecord()
     _stage(source, staged, key, live_key, rekey_to)
+    again = _reapply_forgets(staged, live_key, forgotten)
+    if again:
+        notes.append(
+            f"{again} forget(s) and rejection(s) made after this backup were applied again: what was "
+            "forgotten stays forgotten, and what was rejected stays rejected"
+        )
     aside = store_path.with_name(f".{store_path.name}.replaced-{int(time.time())}")
     if store_path.exists():
         _set_aside(store_path, aside, held)
@@ -395,6 +407,24 @@ def _replace(
     restored = current_state(store_path, live_key) or state
     restored.path = str(store_path)
     return RestoreReport(restored, replaced, problems, notes, round(time.monotonic() - started, 3))
+
+
+def _reapply_forgets(staged: Path, live_key: bytes, record: reapply.ForgetRecord) -> int:
+    """Forget (and reject) again in the staged copy what the replaced store forgot (and rejected); the
+    copy is removed on failure."""
+    if not (record.targets or record.marks or record.rejected):
+        return 0
+    try:
+        store = Store.open(staged, live_key)  # runs any newer migrations
+        try:
+            again = reapply.reapply(store, record)
+            store.checkpoint()  # the copy moves as one file: nothing may stay in its WAL
+            return again
+        finally:
+            store.close()
+    except BaseException:
+        _remove(staged)
+        raise
 
 
 def _stage(source: Path, staged: Path, key: bytes, live_key: bytes, rekey_to: bytes | None) -> None:

@@ -10,6 +10,13 @@ wrapped key and a key check value: never the key in plaintext. A recovery code
 A rekey retires the old key: the key information keeps the old key's check value (the same keyed
 fingerprint it keeps of the current key, which confirms a key without revealing it) with the rekey's
 time, so a recovery code from before it is told apart from a code of another store.
+
+Every new passphrase (init, ``veramem passphrase``, a recovery, a restore, the terminal
+app's first run) passes one strength rule, :func:`passphrase_problem`: at least
+``MIN_PASSPHRASE_CHARS`` characters, and a zxcvbn estimate of at least 10^8 guesses (score
+3 of 4), so a dictionary word, a keyboard walk or a date with a digit appended is refused
+with what to do instead. A passphrase that already protects a store is never re-judged:
+opening and ``rekey`` take it as it is.
 """
 
 from __future__ import annotations
@@ -39,6 +46,14 @@ from veramem_desktop.core.errors import (
     WrongKeyError,
 )
 from veramem_desktop.core.storage.ids import now_iso
+
+#: the passphrase rule (see the module's docstring)
+MIN_PASSPHRASE_CHARS = 8
+MIN_PASSPHRASE_SCORE = 3
+#: words a passphrase is judged against as if they were common ones
+_OWN_WORDS = ["veramem", "vera", "memory", "desktop", "passphrase", "password"]
+#: zxcvbn's cost grows with length; what follows the first characters only adds strength
+_JUDGED_CHARS = 100
 
 KEYRING_SERVICE = "veramem-desktop"
 FORMAT = 1
@@ -319,9 +334,46 @@ def _stretch(passphrase: str, salt: bytes, opslimit: int, memlimit: int) -> byte
     )
 
 
-def wrap_with_passphrase(info: KeyInfo, key: bytes, passphrase: str) -> KeyInfo:
+def passphrase_problem(passphrase: str) -> str | None:
+    """Why ``passphrase`` is too weak to protect a store's key, with what to do instead; None when
+    it is strong enough. The one rule for every surface (CLI, SDK, terminal app)."""
+    advice = (
+        f"Choose one of at least {MIN_PASSPHRASE_CHARS} characters that is hard to guess: "
+        "four or five uncommon words, or a long sentence only you would write."
+    )
+    if not passphrase:
+        return "The passphrase is empty. " + advice
+    if len(passphrase) < MIN_PASSPHRASE_CHARS:
+        return f"The passphrase is shorter than {MIN_PASSPHRASE_CHARS} characters. " + advice
+    from zxcvbn import zxcvbn  # the estimator's dictionaries load only when a passphrase is chosen
+
+    estimate = zxcvbn(passphrase[:_JUDGED_CHARS], user_inputs=_OWN_WORDS)
+    if estimate["score"] >= MIN_PASSPHRASE_SCORE:
+        return None
+    warning = str(estimate["feedback"].get("warning") or "").strip()
+    why = f" ({warning.rstrip('.')})" if warning else ""
+    return f"The passphrase is too easy to guess{why}. " + advice
+
+
+class WeakPassphraseError(InvalidInputError):
+    title = "Weak passphrase"
+
+
+def check_new_passphrase(passphrase: str) -> str:
+    """``passphrase`` when it passes :func:`passphrase_problem`, else a :class:`WeakPassphraseError`."""
+    problem = passphrase_problem(passphrase)
+    if problem is not None:
+        raise WeakPassphraseError(problem)
+    return passphrase
+
+
+def wrap_with_passphrase(info: KeyInfo, key: bytes, passphrase: str, *, new: bool = True) -> KeyInfo:
+    """Wrap ``key`` under ``passphrase``; a ``new`` passphrase (one a person is choosing now) must
+    pass the strength rule, one that already protects the store (``rekey``) is kept as it is."""
     if not passphrase:
         raise InvalidInputError("The passphrase is empty.")
+    if new:
+        check_new_passphrase(passphrase)
     salt = nacl.utils.random(nacl.pwhash.argon2id.SALTBYTES)
     ops, mem = nacl.pwhash.argon2id.OPSLIMIT_INTERACTIVE, nacl.pwhash.argon2id.MEMLIMIT_INTERACTIVE
     box = nacl.secret.SecretBox(_stretch(passphrase, salt, ops, mem))
@@ -532,7 +584,7 @@ def stage_new_key(path: Path, new_key: bytes, *, passphrase: str | None = None) 
     else:
         if not passphrase:
             raise MissingKeyError("The store's passphrase is needed to keep the new key under it.")
-        wrap_with_passphrase(staged, new_key, passphrase)
+        wrap_with_passphrase(staged, new_key, passphrase, new=False)  # the store's current passphrase
     write_keyinfo(pending_keyinfo_path(path), staged)
     return staged
 

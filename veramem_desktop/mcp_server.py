@@ -373,7 +373,8 @@ def _forget_tool(tool: Register, agent: AgentAccess) -> None:
         """Erase a memory (or a stored message) for good, only when the user asks you to forget it.
 
         Call it first with confirm=false to see exactly what would go (the memory, the
-        messages it came from, and everything derived from them), tell the user, and call
+        messages it came from, the messages and memories of the same conversation that
+        repeat it, listed under "restatements", and everything derived from them), tell the user, and call
         again with confirm=true only after they agree. Erasure cannot be undone; the
         ledger keeps only a tombstone. You may erase only the user's own items.
         """

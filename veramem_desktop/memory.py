@@ -470,8 +470,11 @@ class Memory:
         batch_size: int | None = None,
         progress: ImportProgress | None = None,
         on_record: Callable[[Record], None] | None = None,
+        include_forgotten: bool = False,
     ) -> ImportReport:
-        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export."""
+        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
+        Episodes a person forgot are skipped and counted; ``include_forgotten`` (a person's deliberate act,
+        offered by the CLI, never to agents) stores them again and ledgers it."""
         return self._importer().import_history(
             path,
             format=format,
@@ -484,6 +487,7 @@ class Memory:
             batch_size=batch_size,
             progress=progress,
             on_record=on_record,
+            include_forgotten=include_forgotten,
         )
 
     def export_memories(
@@ -580,9 +584,10 @@ class Memory:
         )
 
     def detail(
-        self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
+        self, memory_id: str, *, include_rejected: bool = False, caller: Caller | None = None
     ) -> MemoryDetail:
-        """A memory with its evidence inside the source episodes, its versions, ledger entries and links."""
+        """A memory with its evidence inside the source episodes, its versions, ledger entries and links; a
+        rejected one only with ``include_rejected`` (a person asking for rejected material)."""
         return self._reading().detail(memory_id, include_rejected=include_rejected, caller=caller)
 
     def links(self, memory_id: str, *, caller: Caller | None = None) -> list[dict[str, Any]]:
@@ -733,13 +738,24 @@ class Memory:
         """Active memories that expire within ``within``, soonest first."""
         return self._curation().expiring(within, user_id=user_id, now=now)
 
-    def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return self._reading().forget_preview(target, caller=caller)
+    def forget_preview(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
+    ) -> forget_mod.ForgetPlan:
+        """Exactly what `forget(target, reach=reach, redact=redact)` would erase (versions, evidence,
+        episodes, derived items, the messages and memories that restate it: ``plan.restatements``, and
+        with ``redact`` what each redacted message keeps: ``plan.redactions``)."""
+        return self._reading().forget_preview(target, caller=caller, reach=reach, redact=redact)
 
-    def forget(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetReport:
-        """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may."""
-        return self._curation().forget(reader_for(self.config.identity, caller), target)
+    def forget(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
+    ) -> forget_mod.ForgetReport:
+        """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may,
+        with what restates it: in its sessions (``reach="session"``, the default), in every session of
+        the user (``"everywhere"``), or nothing more (``"none"``). ``redact`` (a memory only): its messages
+        lose just the sentences that state it, so the other memories they hold stay."""
+        return self._curation().forget(
+            reader_for(self.config.identity, caller), target, reach=reach, redact=redact
+        )
 
     # ------------------------------------------------------------ links and budgets (services/organiser.py)
     def links_pending(self) -> int:

@@ -2,11 +2,16 @@
 
 An add given an expiry marks its episodes (in their metadata, written once with them)
 and every memory it adds or updates (``metadata.expires_at``, a ``memory.expiry``
-ledger entry). When the time has passed, :func:`expire` erases each expired memory
-with everything derived from it through ``forget`` (core/lifecycle/forget.py), keeping the
-episodes other surviving memories still cite, then each expired episode no surviving
-memory cites. The ledger keeps a tombstone per erased id (``forget`` with reason
-``expired``). A pinned memory does not expire: pinning says "keep this".
+ledger entry). Once the time has passed, the rows are hidden from every read at once by
+the visibility rule (core/storage/visibility.py), which also says what is expired: only
+what the expiring messages alone support. A memory that a later message with no expiry
+states again (its evidence) does not expire, and keeps that evidence; a pinned memory
+does not expire either (pinning says "keep this").
+
+:func:`expire` then erases each chain whose every version is expired, with everything
+derived from it, through ``forget`` (core/lifecycle/forget.py), keeping the episodes
+surviving memories still cite, then each expired episode no surviving memory cites. The
+ledger keeps a tombstone per erased id (``forget`` with reason ``expired``).
 
 When it runs: the store keeps the earliest pending expiry in ``meta.expiry_next``;
 every search and answer, ``review`` and ``consolidate`` read that one row and sweep
@@ -133,12 +138,9 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
     """Erase what has expired by ``now`` (see the module docstring); returns what went."""
     now_text = iso(now)
     report = ExpiryReport()
-    for root, mid in expiry_rows.expired_chains(store, now_text):
+    for _root, mid in expiry_rows.expired_chains(store, now_text):
         if not expiry_rows.memory_exists(store, mid):
             continue  # erased along with an earlier one
-        # a pinned version of the same memory keeps the whole memory
-        if expiry_rows.chain_pinned(store, root):
-            continue
         done = forget_mod.forget(store, mid, device=device, reason="expired", keep_cited_episodes=True)
         report.memories.append(mid)
         report.erased_memories += done.erased_memories

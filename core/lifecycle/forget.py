@@ -21,10 +21,17 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
+from veramem_desktop.core.lifecycle import redaction, restatements
+from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import index, ledger
+from veramem_desktop.core.storage.forget_reach import closure as _closure
+from veramem_desktop.core.storage.forget_reach import ids_of as _ids
+from veramem_desktop.core.storage.forget_reach import marks as _marks
+from veramem_desktop.core.storage.forget_reach import restorable as _restorable
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.provenance import provenance_of
 
 #: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
@@ -47,6 +54,14 @@ class ForgetPlan:
     traces: int = 0
     grants: int = 0
     rejected_values: int = 0
+    #: the messages and memories erased because they repeat what is forgotten (core/lifecycle/restatements.py),
+    #: each as kind, id, session_id and the start of its text, so the person sees them before confirming
+    restatements: list[dict[str, str]] = field(default_factory=list)
+    #: how far restatements were looked for: none, session or everywhere
+    reach: str = "none"
+    #: with ``redact``: each message that is replaced by its kept sentences rather than erased whole, as
+    #: {"episode": its id, "kept": the text that stays} (core/lifecycle/redaction.py)
+    redactions: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,89 +77,24 @@ class ForgetReport:
     tombstones: list[int]
     #: surviving turns whose context vectors held erased words and were dropped (recompute them)
     stale_context: list[str] = field(default_factory=list)
+    #: the new episodes that replace redacted messages (their vectors are made by the caller)
+    redacted: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _ids(conn: Connection, sql: str, params: Any = ()) -> set[str]:
-    return {r[0] for r in conn.execute(sql, params).fetchall()}
-
-
-def _marks(values: set[str] | list[str]) -> str:
-    return ",".join("?" * len(values))
-
-
-def _closure(
-    conn: Connection, memories: set[str], episodes: set[str], keep_cited: bool = False
-) -> tuple[set[str], set[str], set[str]]:
-    """Grow the erased sets until nothing more depends on them. Returns (memories, episodes, derived).
-
-    ``keep_cited`` (expiry): an erased memory's episode stays when a memory that stays cites it."""
-    derived: set[str] = set()
-    initial = set(memories)
-    while True:
-        before = (len(memories), len(episodes))
-        sourced = memories - derived
-        if sourced:
-            # the episodes the erased memories' evidence stands in (not those of an item erased only
-            # because it was built from erased ones: its other sources and their words remain)
-            found_eps = _ids(
-                conn,
-                f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({_marks(sourced)})",
-                list(sourced),
-            )
-            if keep_cited and found_eps:
-                found_eps -= _ids(
-                    conn,
-                    f"SELECT DISTINCT episode_id FROM evidence WHERE episode_id IN "
-                    f"({_marks(found_eps)}) AND memory_id NOT IN ({_marks(memories)})",
-                    [*found_eps, *memories],
-                )
-            episodes |= found_eps
-        if memories:
-            # everything derived from an erased memory
-            found = _ids(
-                conn,
-                f"SELECT derived_id FROM derivations WHERE source_id IN ({_marks(memories)})",
-                list(memories),
-            )
-            derived |= found - memories
-            memories |= found
-        if episodes:
-            # memories whose every piece of evidence is erased
-            touched = _ids(
-                conn,
-                f"SELECT DISTINCT memory_id FROM evidence WHERE episode_id IN ({_marks(episodes)})",
-                list(episodes),
-            )
-            for mid in touched - memories:
-                left = conn.execute(
-                    f"SELECT count(*) FROM evidence WHERE memory_id = ? AND episode_id NOT IN ({_marks(episodes)})",
-                    [mid, *episodes],
-                ).fetchone()[0]
-                kind = conn.execute(
-                    "SELECT kind, json_extract(metadata, '$.fused_from') IS NOT NULL "
-                    "FROM memory_items WHERE id = ?",
-                    (mid,),
-                ).fetchone()
-                # derived kinds and fused memories go with any of their evidence; plain facts only
-                # when nothing is left
-                if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
-                    memories.add(mid)
-                    if mid not in initial:
-                        derived.add(mid)
-        if (len(memories), len(episodes)) == before:
-            return memories, episodes, derived
-
-
-def plan(store: Store, target: str) -> ForgetPlan:
-    """Exactly what ``forget(target)`` would erase. ``target``: mem_…, ep_… or user:<id>."""
+def plan(store: Store, target: str, *, reach: Reach = NO_REACH, redact: bool = False) -> ForgetPlan:
+    """Exactly what ``forget(target, reach=reach, redact=redact)`` would erase. ``target``: mem_…, ep_… or
+    user:<id>; ``reach``: where what restates it is looked for (none by default: a synced tombstone's
+    erasure); ``redact``: a memory's messages lose only the sentences that state it."""
     with store.atomic() as conn:  # a write lock only because the provenance key may be created
-        return _plan(conn, target)
+        return _plan(conn, target, reach=reach, redact=redact)
 
 
-def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan:
+def _plan(
+    conn: Connection, target: str, keep_cited: bool = False, *, reach: Reach = NO_REACH, redact: bool = False
+) -> ForgetPlan:
     memories: set[str] = set()
     episodes: set[str] = set()
     if target.startswith("user:"):
@@ -187,9 +137,17 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
     else:
         raise InvalidInputError(f"{target!r} is not a memory id (mem_…), an episode id (ep_…) or user:<id>.")
     memories, episodes, derived = _closure(conn, memories, episodes, keep_cited)
+    memories, episodes, derived, found = _restating(
+        conn, kind, (memories, episodes, derived), reach, keep_cited
+    )
+    memories, derived, cuts = _redacting(
+        conn, target, kind if redact else "", found, (memories, episodes, derived)
+    )
     result = ForgetPlan(
         target, kind, sorted(memories), sorted(episodes), sorted(derived), _restorable(conn, memories)
     )
+    result.restatements, result.reach = found.listed, reach.where if kind != "user" else "none"
+    result.redactions = [{"episode": c.episode, "kept": c.kept} for c in cuts if c.kept]
     if memories or episodes:
         ids = list(memories) + list(episodes)
         result.evidence = conn.execute(
@@ -210,18 +168,49 @@ def _plan(conn: Connection, target: str, keep_cited: bool = False) -> ForgetPlan
     return result
 
 
-def _restorable(conn: Connection, memories: set[str]) -> list[str]:
-    """Cold memories sent there by an erased one (a broader memory or a fused one, through a
-    ``subsumes`` or ``fused`` link) that survive: with that memory gone, they stand again."""
-    if not memories:
-        return []
-    rows = conn.execute(
-        f"SELECT DISTINCT l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.type IN ('subsumes', 'fused') "
-        f"AND l.src IN ({_marks(memories)}) AND m.status = 'archived' "
-        "AND json_extract(m.metadata, '$.cold_by') = l.src",
-        list(memories),
-    ).fetchall()
-    return sorted(r[0] for r in rows if r[0] not in memories)
+def _restating(
+    conn: Connection,
+    kind: str,
+    erased: tuple[set[str], set[str], set[str]],
+    reach: Reach,
+    keep_cited: bool,
+) -> tuple[set[str], set[str], set[str], restatements.Found]:
+    """The erased (memories, episodes, derived) grown by what restates the memories erased for what
+    they say, with all that depends on them, and the restatements found. A user forget erases all of
+    the user's anyway; items built from others say nothing of their own."""
+    memories, episodes, derived = erased
+    if kind == "user" or reach.where == "none":
+        return memories, episodes, derived, restatements.Found()
+    found = restatements.find(conn, memories - derived, episodes, reach)
+    if found.episodes or found.memories:
+        memories, episodes, more = _closure(
+            conn, memories | found.memories, episodes | found.episodes, keep_cited
+        )
+        derived |= more - found.memories
+    return memories, episodes, derived, found
+
+
+def _redacting(
+    conn: Connection,
+    target: str,
+    kind: str,
+    found: restatements.Found,
+    erased: tuple[set[str], set[str], set[str]],
+) -> tuple[set[str], set[str], list[redaction.Cut]]:
+    """(memories erased, those of them erased for standing on a removed sentence or built from erased
+    ones, what each message keeps) for a redacting forget of memory ``target`` (``kind`` "memory"); any
+    other forget keeps the full erasure's memories and cuts nothing."""
+    memories, episodes, derived = erased
+    if kind != "memory":
+        return memories, derived, []
+    versions = _ids(
+        conn,
+        "SELECT id FROM memory_items WHERE root_id = (SELECT root_id FROM memory_items WHERE id = ?)",
+        (target,),
+    )
+    sourced = versions | found.memories
+    gone, cuts = redaction.plan(conn, versions, sourced, episodes, restatements.phrases_of(conn, sourced))
+    return gone, gone - sourced, cuts
 
 
 def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
@@ -239,15 +228,35 @@ def _traces_touching(conn: Connection, ids: list[str]) -> set[str]:
 
 
 def forget(
-    store: Store, target: str, *, device: str, reason: str | None = None, keep_cited_episodes: bool = False
+    store: Store,
+    target: str,
+    *,
+    device: str,
+    reason: str | None = None,
+    keep_cited_episodes: bool = False,
+    reach: Reach = NO_REACH,
+    redact: bool = False,
 ) -> ForgetReport:
     """Erase ``target`` and everything its plan names, leave tombstones, fold the WAL.
+
+    ``reach``: where what restates it is looked for and erased with it (core/lifecycle/restatements.py);
+    each restatement gets its own tombstone, so a synced device erases the same rows without looking.
+    ``redact``: a forgotten memory's messages are replaced by the sentences that do not state it, and
+    the memories those sentences hold keep their evidence (core/lifecycle/redaction.py).
 
     ``reason`` goes into each tombstone (``expired`` for core/lifecycle/expiry.py); ``keep_cited_episodes``
     keeps an episode that a surviving memory still cites (expiry erases one memory, not the
     conversation others were drawn from)."""
     with store.atomic() as conn:
-        p = _plan(conn, target, keep_cited_episodes)
+        p = _plan(conn, target, keep_cited_episodes, reach=reach, redact=redact)
+        # the redacted messages are written, and the memories that stay moved onto them, before the
+        # old messages are erased (and their tombstones written) below
+        redacted = redaction.apply(
+            conn,
+            [redaction.Cut(r["episode"], r["kept"]) for r in p.redactions],
+            set(p.memories),
+            device=device,
+        )
         traces = _traces_touching(conn, p.memories + p.episodes)
         tombstones: list[int] = []
         if p.kind == "user":
@@ -278,6 +287,7 @@ def forget(
         for mid in p.memories:
             _delete_memory(conn, mid)
         touched = neighbours_of(conn, p.episodes)
+        admission.mark_episodes(conn, p.episodes, reason)  # expiry keeps none
         for eid in p.episodes:
             _delete_episode(conn, eid)
         stale_context = repair_neighbours(conn, touched)
@@ -294,7 +304,7 @@ def forget(
             conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
     store.checkpoint()
     return ForgetReport(
-        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context
+        target, p.kind, len(p.memories), len(p.episodes), len(traces), tombstones, stale_context, redacted
     )
 
 

@@ -36,8 +36,9 @@ from veramem_desktop.core.errors import InvalidInputError, NotFoundError, Refuse
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.storage import item_scans, items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
-from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import exportable
 
 #: who may give feedback, and the authority their word carries
 GIVER_AUTHORITY = {"person": "authorized", "agent": "attested"}
@@ -293,8 +294,24 @@ def _credit(
 
 
 # ------------------------------------------------------------------ trajectories
+def _withheld_trace(store: Store, row: Any) -> bool:
+    """A trace the visibility rule keeps out of an export: it names a memory or message hidden now, or its
+    question or answer holds a rejected value (core/trust/exportable.py)."""
+    named = [*json.loads(row[7] or "[]"), *json.loads(row[8] or "[]")]
+    with store.read() as conn:
+        return exportable.blocked(
+            conn,
+            user_id=row[3],
+            memory_ids=[i for i in named if str(i).startswith("mem_")],
+            episode_ids=[i for i in named if str(i).startswith("ep_")],
+            texts=[row[5] or "", row[9] or ""],
+            now=now_iso(),
+        )
+
+
 def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
-    """One record per trace, oldest first: what was asked, retrieved, cited, answered, rewarded and written."""
+    """One record per trace, oldest first: what was asked, retrieved, cited, answered, rewarded and written;
+    a trace the visibility rule withholds now is left out (:func:`_withheld_trace`)."""
     writes: dict[str, list[dict[str, Any]]] = {}
     for seq, op, target, details in ledger.outcome_entries(store):
         info = json.loads(details or "{}")
@@ -307,6 +324,8 @@ def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[s
         if not page:
             return
         for r in page:
+            if _withheld_trace(store, r):
+                continue
             meta = json.loads(r[13] or "{}")
             yield {
                 "trace_id": r[0],

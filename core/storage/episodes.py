@@ -10,7 +10,7 @@ from typing import Any
 
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.storage import index_rows, ledger
+from veramem_desktop.core.storage import index_rows, ledger, visibility
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.ids import iso, new_id, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -231,39 +231,37 @@ def list_episodes(
     offset: int = 0,
     newest_first: bool = True,
     include_rejected: bool = False,
+    now: str | None = None,
 ) -> list[Episode]:
-    """Episodes, newest first; those holding a rejected value only when ``include_rejected`` (a person asking)."""
-    where, params = [], []
-    if not include_rejected:
-        where.append(
-            "NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = 'episode' AND w.owner_id = episodes.id)"
-        )
+    """Episodes, newest first, that the visibility rule (core/storage/visibility.py) shows at ``now``: those
+    holding a rejected value only when ``include_rejected`` (a person asking), expired ones never."""
+    where = [visibility.episode_shown("episodes")]
+    params: dict[str, Any] = {"now": now or now_iso(), "show_rejected": int(include_rejected)}
     if user_id is not None:
-        where.append("user_id = ?")
-        params.append(user_id)
+        where.append("user_id = :user")
+        params["user"] = user_id
     if session_id is not None:
-        where.append("session_id = ?")
-        params.append(session_id)
-    sql = f"SELECT {EPISODE_COLUMNS} FROM episodes"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
+        where.append("session_id = :session")
+        params["session"] = session_id
+    sql = f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE " + " AND ".join(where)
     order = "DESC" if newest_first else "ASC"
-    sql += f" ORDER BY event_time {order}, turn_index {order}, rowid {order} LIMIT ? OFFSET ?"
-    return [row_to_episode(r) for r in store.query(sql, [*params, limit, offset])]
+    sql += f" ORDER BY event_time {order}, turn_index {order}, rowid {order} LIMIT :limit OFFSET :offset"
+    return [row_to_episode(r) for r in store.query(sql, {**params, "limit": limit, "offset": offset})]
 
 
 def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]]:
     """Each session, latest first: ``episodes`` counts the messages :func:`list_episodes` shows, ``withheld``
-    those it leaves out (holding a rejected value, or held for review)."""
+    those it leaves out (holding a rejected value, or held for review); expired ones are not counted at all
+    (the visibility rule, core/storage/visibility.py)."""
     sql = (
         "SELECT session_id, count(*), min(event_time), max(event_time), count(w.owner_id) FROM episodes "
         "LEFT JOIN (SELECT DISTINCT owner_id FROM withheld WHERE owner_kind = 'episode') w "
-        "ON w.owner_id = episodes.id"
+        f"ON w.owner_id = episodes.id WHERE NOT {visibility.episode_expired('episodes')}"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {"now": now_iso()}
     if user_id is not None:
-        sql += " WHERE user_id = ?"
-        params.append(user_id)
+        sql += " AND user_id = :user"
+        params["user"] = user_id
     sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
     return [
         {

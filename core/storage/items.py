@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.storage import derivations, index_rows, ledger
+from veramem_desktop.core.storage import derivations, index_rows, ledger, visibility
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
@@ -323,8 +323,18 @@ def list_items(
     agent_id: str | None = None,
     limit: int = 50,
     offset: int = 0,
+    now: str | None = None,
 ) -> list[MemoryItem]:
-    where, params = [], []
+    """Memory rows filtered by the given fields (None means any), newest first, as the visibility rule
+    shows them (core/storage/visibility.py: a listing is a read like any other): expired ones never, and
+    rejected or withheld ones only when the listing asks for ``trust="rejected"`` (a person asking)."""
+    where = [visibility.memory_shown("memory_items")]
+    params: dict[str, Any] = {
+        "now": now or now_iso(),
+        "limit": limit,
+        "offset": offset,
+        "show_rejected": int(trust == "rejected"),
+    }
     for column, value in (
         ("user_id", user_id),
         ("kind", kind),
@@ -334,13 +344,11 @@ def list_items(
         ("agent_id", agent_id),
     ):
         if value is not None:
-            where.append(f"{column} = ?")
-            params.append(value)
-    sql = f"SELECT {ITEM_COLUMNS} FROM memory_items"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at DESC LIMIT ? OFFSET ?"
-    return [row_to_item(r) for r in store.query(sql, [*params, limit, offset])]
+            where.append(f"{column} = :{column}")
+            params[column] = value
+    sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE " + " AND ".join(where)
+    sql += " ORDER BY created_at DESC LIMIT :limit OFFSET :offset"
+    return [row_to_item(r) for r in store.query(sql, params)]
 
 
 def merge(

@@ -180,7 +180,22 @@ class Landing:
                 have.add(key)
                 self._pending.add(item_rows.insert_evidence, [memory_id, *_EVIDENCE_VALUES(ev)])
                 added += 1
+        self._hold_with_source(memory_id, [ev["episode_id"] for ev in evidence])
         return added
+
+    def _hold_with_source(self, memory_id: str, episode_ids: list[str]) -> None:
+        """A memory taken from a message held for resembling a rejected value is held with it (as
+        core/trust/rejections.withhold_if_rejected does where evidence is written at once)."""
+        row = self._memories.get(memory_id)
+        if row is None or not episode_ids:
+            return
+        scope = rejections.scope_of(row["user_id"], row["team_id"])
+        if scope not in self._rejected_scopes:
+            self._rejected_scopes[scope] = rejection_rows.scope_has_values(self.conn, scope)
+        if self._rejected_scopes[scope] and any(
+            rejection_rows.is_withheld(self.conn, "episode", e) == "resembles" for e in episode_ids
+        ):
+            rejection_rows.withhold(self.conn, "memory", memory_id, "resembles", None)
 
     def add_derivations(self, memory_id: str, sources: list[str]) -> None:
         for source in sources:

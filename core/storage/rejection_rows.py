@@ -104,6 +104,36 @@ def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memo
     return bool(cur.rowcount > 0)
 
 
+def all_values(conn: Connection) -> list[tuple[str | None, str, str, str, str, str, str]]:
+    """Every rejected-value key as (user id, subject, predicate, scope, norm value, skeleton, memory id)."""
+    return [
+        (r[0], str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6] or ""))
+        for r in conn.execute(
+            "SELECT user_id, subject, predicate, scope, norm_value, skeleton, memory_id FROM rejected_values"
+        )
+    ]
+
+
+def rejected_memories(conn: Connection) -> list[tuple[str, str | None, str | None, str | None]]:
+    """(id, user id, team id, value) of every memory marked rejected."""
+    return [
+        (str(r[0]), r[1], r[2], r[3])
+        for r in conn.execute("SELECT id, user_id, team_id, value FROM memory_items WHERE trust = 'rejected'")
+    ]
+
+
+def cites_held(conn: Connection, memory_id: str) -> bool:
+    """Whether the memory's evidence stands in an episode held for resembling a rejected value."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM evidence e JOIN withheld w ON w.owner_kind = 'episode' AND w.owner_id = e.episode_id "
+            "AND w.reason = 'resembles' WHERE e.memory_id = ? LIMIT 1",
+            (memory_id,),
+        ).fetchone()
+        is not None
+    )
+
+
 def release(conn: Connection, owner_kind: str, owner_id: str) -> None:
     """A person approved a row that only resembled a rejected value: it may be recalled again."""
     conn.execute(

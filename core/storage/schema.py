@@ -195,6 +195,38 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE j.type = 'text';
         """,
     ),
+    Migration(
+        6,
+        "One admission gate: content-free keyed marks of forgotten episodes (so the same episode is refused "
+        "when an import, a memory export, a restore or another device brings it again), the secrets they are "
+        "keyed under, and episodes waiting to have memories derived again, one row each (written in the "
+        "add's own transaction; the list kept in meta before is moved here).",
+        """
+        -- A forgotten episode's marks: keyed hashes (HMAC-SHA256 under admission_keys) of what identifies it
+        -- (its import key; its role, words and time). Never its words; target_id is the tombstone's id.
+        CREATE TABLE forget_marks (
+            key_id TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            forgotten_at TEXT NOT NULL,
+            PRIMARY KEY (key_id, digest)
+        ) WITHOUT ROWID;
+        CREATE INDEX forget_marks_target ON forget_marks(target_id);
+        -- The secrets marks are keyed under: this store's own ('local'), and one shared by synced devices.
+        CREATE TABLE admission_keys (key_id TEXT PRIMARY KEY, secret BLOB NOT NULL, added_at TEXT NOT NULL);
+        -- Episodes whose memories are still to be derived (ids only): an add queues its episodes with them
+        -- and clears them once derived, so a failed or interrupted derivation is retried by consolidate.
+        CREATE TABLE pending_derivations (
+            episode_id TEXT PRIMARY KEY,
+            queued_at TEXT NOT NULL
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO pending_derivations(episode_id, queued_at)
+        SELECT j.value, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+        FROM meta m, json_each(iif(json_valid(m.value), m.value, '[]')) j
+        WHERE m.key = 'pending_derivation' AND j.type = 'text';
+        DELETE FROM meta WHERE key = 'pending_derivation';
+        """,
+    ),
 )
 
 

@@ -5,6 +5,10 @@ reversed, so edited-away branches are left out; roles come from ``author.role``,
 from the string ``content.parts`` (other parts are skipped), times from ``create_time``
 (epoch seconds; when null, the time of the message before it, or the conversation's for the first,
 so the import reconciles it after what it follows).
+
+Any field may hold any JSON type: an id that is not text or a number, a ``current_node`` or a
+``parent`` that is not a node's id, a node or message that is not an object is a listed
+problem of that conversation or message, never an error of the import.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from veramem_desktop.core.transfer.records import (
 def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     conv_id = conv.get("conversation_id") or conv.get("id")
     where = f"conversation {index + 1}"
-    if not conv_id:
-        yield Problem(where, "has no id")
+    if not conv_id or not isinstance(conv_id, (str, int)):
+        yield Problem(where, "has no id (text or a number)")
         return
     where = f"conversation {index + 1} ({conv_id})"
     mapping = conv.get("mapping")
@@ -55,18 +59,23 @@ def _current_branch(
     mapping: dict[str, Any], node_id: Any, where: str
 ) -> tuple[list[dict[str, Any]], Problem | None]:
     """The nodes from the current node (or the newest leaf) up to the root, and the problem that cut the walk short."""
-    if node_id not in mapping:  # no current node: the newest leaf
+    if not isinstance(node_id, str) or node_id not in mapping:  # no current node: the newest leaf
         leaves = [k for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
         node_id = max(leaves, key=lambda k: _node_time(mapping[k]), default=None)
     path: list[dict[str, Any]] = []
     seen: set[str] = set()
-    while node_id is not None and node_id in mapping and node_id not in seen:
+    while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
         seen.add(node_id)
         node = mapping[node_id]
         if not isinstance(node, dict):
-            return path, Problem(f"{where}, node {node_id}", "is not a JSON object")
+            return path, Problem(f"{where}, node {node_id[:80]}", "is not a JSON object")
         path.append(node)
         node_id = node.get("parent")
+    if node_id is not None and not isinstance(node_id, str):
+        return path, Problem(
+            where,
+            f"has a parent that is {_kind(node_id)}, not a node id; the rest of its branch was left out",
+        )
     return path, None
 
 
@@ -78,11 +87,13 @@ def _message_item(
     if not isinstance(msg, dict):
         return None  # the tree's root holds no message
     msg_id = msg.get("id") or node.get("id")
-    pos = f"{where}, message {msg_id}"
+    if not isinstance(msg_id, (str, int)):
+        return Problem(f"{where}, a message", "has no id (text or a number)")
+    pos = f"{where}, message {str(msg_id)[:80]}"
     author: dict[str, Any] = msg["author"] if isinstance(msg.get("author"), dict) else {}
     role = author.get("role")
-    if role not in ROLES:
-        return Problem(pos, f"has the role {role!r}, not one of {', '.join(ROLES)}")
+    if not isinstance(role, str) or role not in ROLES:
+        return Problem(pos, f"has the role {_shown(role)}, not one of {', '.join(ROLES)}")
     meta_in = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
     if meta_in and meta_in.get("is_visually_hidden_from_conversation"):
         return Problem(pos, "is hidden in ChatGPT (a system prompt or context)", "empty")
@@ -95,7 +106,7 @@ def _message_item(
     try:
         when = epoch_to_iso(msg.get("create_time")) or conv_time
     except (TypeError, ValueError, OverflowError, OSError):
-        return Problem(pos, f"has an unreadable create_time {msg.get('create_time')!r}")
+        return Problem(pos, f"has an unreadable create_time {_shown(msg.get('create_time'))}")
     meta = chat_meta("chatgpt", conv_id, msg_id, title)
     name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
     return Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
@@ -104,4 +115,19 @@ def _message_item(
 def _node_time(node: Any) -> float:
     msg = node.get("message") if isinstance(node, dict) else None
     value = msg.get("create_time") if isinstance(msg, dict) else None
-    return float(value) if isinstance(value, (int, float)) else 0.0
+    try:
+        return float(value) if isinstance(value, (int, float)) else 0.0
+    except OverflowError:  # an integer too large for a float
+        return 0.0
+
+
+def _shown(value: Any) -> str:
+    """A value for a message: short, and never more than a few characters of it."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", bool: "a boolean", float: "a number", int: "a number"}.get(
+        type(value), "not text"
+    )

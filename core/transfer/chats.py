@@ -21,12 +21,19 @@ role, time, text and how many identical messages came before it. A key already s
 is skipped, which makes a re-run, or a run after an interrupted one, add only what is
 missing. A record that cannot be read becomes a Problem (core/transfer/records.py) naming
 its position; the reading goes on.
+
+What is opened, and how much of it is read, is bounded: only regular files, and in a folder
+only what lies inside it (core/transfer/opening.py); every JSON byte passes a
+:class:`~veramem_desktop.core.transfer.bounded.JsonGuard` that refuses an oversized token,
+record or nesting while it is read (also inside a zip, whatever its compression ratio), and
+the refused record is skipped so the rest of the file is still read.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -34,11 +41,25 @@ from pathlib import Path
 from typing import IO, Any
 
 import ijson
+from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.transfer.bounded import (
+    MAX_TOKEN_BYTES,
+    JsonGuard,
+    TooLargeError,
+)
 from veramem_desktop.core.transfer.chatgpt import chatgpt_items
 from veramem_desktop.core.transfer.claude import claude_items
+from veramem_desktop.core.transfer.conversations import conversations
 from veramem_desktop.core.transfer.message_lists import message_items
+from veramem_desktop.core.transfer.opening import (
+    Listed,
+    check_input,
+    folder_files,
+    open_regular,
+    read_bounded,
+)
 from veramem_desktop.core.transfer.records import Item, Problem, Record, import_key
 from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.written_dates import document_time
@@ -89,9 +110,10 @@ class Source:
         self._stream: Counting | None = None
         self._zip: zipfile.ZipFile | None = None
         self._files_done = 0
-        self._files: list[Path] = []
+        self._files: list[Listed] = []
+        self._unfollowed: list[Problem] = []
         if fmt == "documents":
-            self._files = document_files(path)
+            self._files, self._unfollowed = document_files(path)
             self.total = len(self._files)
             self.unit = "files"
         else:
@@ -115,15 +137,7 @@ class Source:
         try:
             if self.format in ("chatgpt", "claude"):
                 read = chatgpt_items if self.format == "chatgpt" else claude_items
-                n = 0
-                try:
-                    for n, conv in enumerate(ijson.items(stream, "item", use_float=True)):
-                        yield from read(conv, n) if isinstance(conv, dict) else _not_object(n)
-                except ijson.JSONError as exc:
-                    yield Problem(
-                        f"after conversation {n + 1}",
-                        f"the file is not valid JSON from here ({exc}); what came before was read",
-                    )
+                yield from conversations(JsonGuard(stream), read)
             elif self.format == "messages":
                 yield from message_items(stream, self.path, self.session_id)
             else:
@@ -132,15 +146,20 @@ class Source:
             self.close()
 
     def _documents(self) -> Iterator[Item]:
-        base = self.path if self.path.is_dir() else self.path.parent
+        yield from self._unfollowed
+        base = self.path.resolve() if self.path.is_dir() else self.path.parent
         for file in self._files:
-            name = file.relative_to(base).as_posix()
+            name = file.path.relative_to(base).as_posix()
             try:
-                text = file.read_bytes().decode("utf-8", errors="replace")
+                text = read_bounded(file, limits.MAX_INPUT_BYTES).decode("utf-8", errors="replace")
                 # the document's own date (its title, a dated line, front matter) over the file's time,
                 # which for a copied or downloaded file is often the day it was imported
-                dated = document_time(text, datetime.fromtimestamp(file.stat().st_mtime, UTC))
+                dated = document_time(text, datetime.fromtimestamp(os.stat(file.target).st_mtime, UTC))
                 when = iso(dated) if dated is not None else None
+            except InvalidInputError as exc:
+                yield Problem(name, exc.message)
+                self._files_done += 1
+                continue
             except OSError as exc:
                 yield Problem(name, f"could not be read ({exc.strerror or type(exc).__name__})")
                 self._files_done += 1
@@ -170,15 +189,12 @@ class Source:
             self._zip = None
 
 
-def _not_object(index: int) -> Iterator[Item]:
-    yield Problem(f"conversation {index + 1}", "is not a JSON object")
-
-
 def _size(path: Path) -> int:
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            return zf.getinfo(_member(zf, path)).file_size
-    return path.stat().st_size
+    with open_regular(path) as f:
+        if zipfile.is_zipfile(f):
+            with zipfile.ZipFile(f) as zf:
+                return zf.getinfo(_member(zf, path)).file_size
+        return os.fstat(f.fileno()).st_size
 
 
 def _member(zf: zipfile.ZipFile, path: Path) -> str:
@@ -191,39 +207,43 @@ def _member(zf: zipfile.ZipFile, path: Path) -> str:
 
 
 def open_json(path: Path, owner: Source | None = None) -> IO[bytes]:
-    """The JSON bytes of ``path``: the file, or the ``conversations.json`` inside an export's zip."""
-    if zipfile.is_zipfile(path):
-        zf = zipfile.ZipFile(path)
+    """The JSON bytes of ``path`` (a regular file): the file, or the ``conversations.json`` inside an
+    export's zip, streamed (a member is inflated as it is read, never whole)."""
+    f = open_regular(path)
+    try:
+        if not zipfile.is_zipfile(f):
+            f.seek(0)
+            return f
+        zf = zipfile.ZipFile(f)
         if owner is not None:
             owner._zip = zf
         return zf.open(_member(zf, path))
-    return path.open("rb")
+    except BaseException:
+        f.close()
+        raise
 
 
-def document_files(path: Path) -> list[Path]:
-    if path.is_file():
-        return [path]
-    return sorted(
-        p
-        for p in path.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in DOCUMENT_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(path).parts)
-    )
+def document_files(path: Path) -> tuple[list[Listed], list[Problem]]:
+    """The documents to read at ``path`` (a file, or a folder's Markdown and text files), and the
+    problems of the links in the folder that were not followed (core/transfer/opening.py)."""
+    st = check_input(path)
+    if not path.is_dir():
+        return [Listed(path, path, (st.st_dev, st.st_ino))], []
+    return folder_files(path, DOCUMENT_SUFFIXES)
 
 
 # ------------------------------------------------------------------ detection
 def detect(path: Path) -> str:
     """The format of ``path`` (see the module's docstring), or a clear error."""
-    if not path.exists():
-        raise InvalidInputError(f"{path} does not exist.")
+    check_input(path)
     if path.is_dir():
         return _detect_folder(path)
     if path.suffix.lower() in DOCUMENT_SUFFIXES:
         return "documents"
-    if zipfile.is_zipfile(path):
-        return _detect_json(path)
-    with path.open("rb") as f:
+    with open_regular(path) as f:
+        if zipfile.is_zipfile(f):
+            return _detect_json(path)
+        f.seek(0)
         head = f.read(4096).lstrip()
     if head.startswith(b"{"):
         kind = _detect_json_lines(path)
@@ -239,12 +259,23 @@ def detect(path: Path) -> str:
 
 def _detect_folder(path: Path) -> str:
     """A folder is an unzipped export when it holds conversations.json, else a folder of documents."""
-    inner = path / "conversations.json"
-    if inner.is_file():
+    inner = _inner_export(path)
+    if inner is not None:
         return detect(inner)
-    if not document_files(path):
+    if not document_files(path)[0]:
         raise InvalidInputError(f"{path} holds no conversations.json and no Markdown or text files.")
     return "documents"
+
+
+def _inner_export(folder: Path) -> Path | None:
+    """An unzipped export's ``conversations.json`` in ``folder``, when it is there and lies inside
+    the folder (a link to a file outside it is refused)."""
+    inner = folder / "conversations.json"
+    if not inner.is_file():
+        return None
+    if not inner.resolve().is_relative_to(folder.resolve()):
+        raise InvalidInputError(f"{inner} is a link that leads out of {folder}; it is not followed.")
+    return inner
 
 
 def _detect_json_lines(path: Path) -> str | None:
@@ -258,45 +289,62 @@ def _detect_json_lines(path: Path) -> str | None:
 
 
 def _first_line(path: Path) -> Any:
-    with path.open("rb") as f:
-        line = f.readline(10_000_000)
+    with open_regular(path) as f:
+        line = f.readline(MAX_TOKEN_BYTES)
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
 def _detect_json(path: Path, look: int = 50) -> str:
     """Decide from the keys of the list's first items (up to ``look`` of them, so a few odd
     records at the start do not hide what the file is)."""
-    keys: set[str] = set()
-    seen = 0
-    found: str | None = None
+    state = _Keys()
+    too_large: TooLargeError | None = None
     with open_json(path) as raw:
         try:
-            for prefix, event, value in ijson.parse(raw):
-                if prefix == "" and event != "start_array":
-                    break
-                if prefix == "item" and event == "map_key":
-                    keys.add(str(value))
-                elif prefix == "item" and event == "end_map":
-                    seen += 1
-                    found = _decide(keys)
-                    if found or seen >= look:
-                        break
-                    keys = set()
+            state.read(ijson.parse(JsonGuard(raw)), look)
         except ijson.JSONError as exc:
-            if not found and not seen:
+            if not state.found and not state.seen:
                 raise InvalidInputError(f"{path} is not valid JSON ({exc}).") from None
-    found = found or _decide(keys)
+        except TooLargeError as exc:
+            too_large = exc  # decided from what was read before it (the import lists the record itself)
+    found = state.found or _decide(state.keys)
     if found:
         return found
-    if not seen and not keys:
+    if too_large is not None:
+        raise InvalidInputError(
+            f"{path}: record {state.seen + 1} {too_large.message}; nothing before it tells its format."
+        )
+    if not state.seen and not state.keys:
         raise InvalidInputError(f"{path} holds no conversations or messages.")
     raise InvalidInputError(
         f"{path} is a JSON list whose items are neither ChatGPT or Claude conversations "
         'nor messages with "role" and "content".'
     )
+
+
+class _Keys:
+    """The keys of the item being read, how many items were read, and the format they decided."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.seen = 0
+        self.found: str | None = None
+
+    def read(self, events: Iterator[tuple[str, str, Any]], look: int) -> None:
+        for prefix, event, value in events:
+            if prefix == "" and event != "start_array":
+                return
+            if prefix == "item" and event == "map_key":
+                self.keys.add(str(value))
+            elif prefix == "item" and event == "end_map":
+                self.seen += 1
+                self.found = _decide(self.keys)
+                if self.found or self.seen >= look:
+                    return
+                self.keys = set()
 
 
 def _decide(keys: set[str]) -> str | None:
@@ -311,11 +359,13 @@ def _decide(keys: set[str]) -> str | None:
 
 def open_source(path: Path, fmt: str | None = None, *, session_id: str | None = None) -> Source:
     """Open ``path`` for import, detecting its format unless ``fmt`` names one."""
+    check_input(path)
     fmt = fmt or detect(path)
     if path.is_dir() and fmt in ("chatgpt", "claude", "messages"):
-        path = path / "conversations.json"  # an unzipped export's folder
-        if not path.is_file():
-            raise InvalidInputError(f"{path.parent} holds no conversations.json.")
+        inner = _inner_export(path)  # an unzipped export's folder
+        if inner is None:
+            raise InvalidInputError(f"{path} holds no conversations.json.")
+        path = inner
     if fmt not in FORMATS:
         raise InvalidInputError(f"Unknown import format {fmt!r}; use one of {', '.join(FORMATS)}.")
     return Source(path, fmt, session_id=session_id)

@@ -18,8 +18,8 @@ _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     conv_id = conv.get("uuid") or conv.get("id")
     where = f"conversation {index + 1}"
-    if not conv_id:
-        yield Problem(where, "has no uuid")
+    if not conv_id or not isinstance(conv_id, (str, int)):
+        yield Problem(where, "has no uuid (text or a number)")
         return
     where = f"conversation {index + 1} ({conv_id})"
     messages = conv.get("chat_messages")
@@ -29,7 +29,7 @@ def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
     title = conv.get("name") if isinstance(conv.get("name"), str) and conv.get("name") else None
     try:
         conv_time = text_to_iso(conv.get("created_at"))
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, OSError):
         conv_time = None
     session = f"claude:{conv_id}"
     for n, msg in enumerate(messages):
@@ -46,17 +46,18 @@ def _message_item(
     pos = f"{where}, message {n + 1}"
     if not isinstance(msg, dict):
         return Problem(pos, "is not a JSON object")
-    role = _SENDERS.get(str(msg.get("sender")))
+    sender = msg.get("sender")
+    role = _SENDERS.get(sender) if isinstance(sender, str) else None
     if role is None:
-        return Problem(pos, f"has the sender {msg.get('sender')!r}, not human or assistant")
+        return Problem(pos, f"has the sender {str(sender)[:40]!r}, not human or assistant")
     text = _message_text(msg)
     if not text:
         return Problem(pos, "has no text", "empty")
     try:
         when = text_to_iso(msg.get("created_at")) or conv_time
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, OSError):
         return Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
-    msg_id = msg.get("uuid") or f"#{n}"
+    msg_id = msg.get("uuid") if isinstance(msg.get("uuid"), (str, int)) and msg.get("uuid") else f"#{n}"
     meta = chat_meta("claude", conv_id, msg_id, title)
     return Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
 

@@ -32,6 +32,9 @@ class ImportReport:
     )
     notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: messages skipped because they are episodes a person forgot (core/trust/admission.py), and when
+    forgotten: int = 0
+    forgotten_on: list[str] = field(default_factory=list)
 
     @property
     def per_s(self) -> float:
@@ -45,7 +48,20 @@ class ImportReport:
             "before_since": self.before_since,
             "empty": self.empty,
             "bad": self.bad,
+            "forgotten": self.forgotten,
         }
+
+    def note_forgotten(self, dates: list[str]) -> None:
+        """Count messages the admission gate refused as forgotten, and say so in one notice."""
+        if not dates:
+            return
+        self.forgotten += len(dates)
+        self.forgotten_on = sorted({*self.forgotten_on, *(d[:10] for d in dates)})
+        notice = (
+            f"{self.forgotten} skipped: you forgot {'it' if self.forgotten == 1 else 'them'} on "
+            + ", ".join(self.forgotten_on)
+        )
+        self.notices[:] = [n for n in self.notices if " skipped: you forgot " not in n] + [notice]
 
     def problem(self, p: Problem) -> None:
         if p.kind == "empty":

@@ -13,6 +13,14 @@ The JSON-lines file, one object per line:
 
 Vectors are not exported (they would leak the text's meaning and are rebuilt from the text).
 The file is plaintext, opened through core/transfer/plaintext.py.
+
+Only what the visibility rule shows is written (core/storage/visibility.py): no rejected version,
+no memory or message withheld for holding or resembling a rejected value, nothing expired, and no
+version, quote or message whose text holds a value a person rejected in its scope (the rejection
+keeps no text, so the export must not be where its words survive). Forgotten rows are gone from the
+store. A version whose every piece of evidence stands in a message left out is left out too (its
+quotes could not be verified on import), and so is a link to anything left out. ``left_out`` counts
+the versions and messages the rule kept out.
 """
 
 from __future__ import annotations
@@ -22,18 +30,29 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core.storage import derivations, episode_queries, item_queries, items, link_rows
+from veramem_desktop.core.storage import (
+    derivations,
+    episode_queries,
+    item_queries,
+    items,
+    link_rows,
+    visibility,
+)
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.plaintext import open_private
+from veramem_desktop.core.trust import rejections
 
 VERSION = 1
 CHUNK = 256
 
 
-def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[str, Any]]]:
-    """Version chains, each a list of versions (dicts with evidence and derivations), oldest first."""
+def _chains(
+    store: Store, ids: Sequence[tuple[str, str]], left_out_episodes: set[str]
+) -> Iterator[list[dict[str, Any]]]:
+    """Version chains, each a list of versions (dicts with evidence and derivations), oldest first; evidence
+    in ``left_out_episodes`` is dropped."""
     chain: list[dict[str, Any]] = []
     root = None
     for lo in range(0, len(ids), CHUNK):
@@ -41,6 +60,8 @@ def _chains(store: Store, ids: Sequence[tuple[str, str]]) -> Iterator[list[dict[
         rows = items.get_many(store, part)
         evidence: dict[str, list[dict[str, Any]]] = {}
         for r in item_queries.evidence_rows(store, part):
+            if r[1] in left_out_episodes:
+                continue
             evidence.setdefault(r[0], []).append(
                 {
                     "episode_id": r[1],
@@ -88,24 +109,23 @@ def export(
     the memories quote."""
     from veramem_desktop.core.storage.ids import now_iso
 
-    ids = item_queries.chain_order(store, user_id)
-    mem_ids = [i for i, _ in ids]
+    moment = now or now_iso()
+    ids, quoted_ids, left_out_episodes, left_out = _shown(
+        store, item_queries.chain_order(store, user_id), moment
+    )
     contents = "quoted" if episode_ids is None else "all"
     if episode_ids is None:
-        episode_ids = sorted(
-            {
-                episode_id
-                for lo in range(0, len(mem_ids), CHUNK)
-                for episode_id in item_queries.quoted_episodes(store, mem_ids[lo : lo + CHUNK])
-            }
-        )
-    wanted = set(mem_ids)
+        episode_ids = quoted_ids
+    else:  # a full export: every message the visibility rule shows, none holding a rejected value
+        episode_ids, hidden_episodes = _visible_episodes(store, episode_ids, moment)
+        left_out += len(hidden_episodes - left_out_episodes)
+    wanted = {i for i, _ in ids}
     edges = [r for r in link_rows.every_edge(store) if r[0] in wanted and r[1] in wanted]
-    counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0}
+    counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0, "left_out": left_out}
     header = {
         "type": ARCHIVE_TYPE,
         "version": VERSION,
-        "exported_at": now or now_iso(),
+        "exported_at": moment,
         "store_id": store_id,
         "ids": "kept",
         "plaintext": True,
@@ -117,7 +137,7 @@ def export(
             for ep in _episodes(store, episode_ids):
                 out.write(_line({"type": "episode", **ep.to_dict()}))
                 counts["episodes"] += 1
-            for chain in _chains(store, ids):
+            for chain in _chains(store, ids, left_out_episodes):
                 out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
@@ -146,12 +166,63 @@ def export(
                 f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
                 "encrypted.\n"
             )
-            for chain in _chains(store, ids):
+            for chain in _chains(store, ids, left_out_episodes):
                 out.write(_markdown(chain, episodes, links))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
             counts["links"] = len(edges)
     return counts
+
+
+def _shown(
+    store: Store, ids: list[tuple[str, str]], now: str
+) -> tuple[list[tuple[str, str]], list[str], set[str], int]:
+    """What the export may write: ``(the (id, root) pairs of the versions shown, the messages shown that they
+    quote, the quoted messages left out, how many versions and messages were left out)``."""
+    with store.read() as conn:
+        hidden = visibility.hidden_ids(conn, "memory", [i for i, _ in ids], now)
+    kept = [(i, r) for i, r in ids if i not in hidden]
+    quoted: dict[str, set[str]] = {}
+    for lo in range(0, len(kept), CHUNK):
+        for r in item_queries.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
+            quoted.setdefault(r[0], set()).add(r[1])
+    every_episode = sorted({e for eps in quoted.values() for e in eps})
+    shown_episodes = {e.id: e for e in _episodes(store, every_episode)}
+    with store.read() as conn:
+        out_eps = visibility.hidden_ids(conn, "episode", every_episode, now)
+        out_eps |= {
+            eid for eid, e in shown_episodes.items() if _holds_rejected(conn, e.user_id, e.team_id, e.content)
+        }
+        rows = items.get_many(store, [i for i, _ in kept])
+        hidden |= {
+            i
+            for i, _ in kept
+            if _holds_rejected(conn, rows[i].user_id, rows[i].team_id, rows[i].text)
+            or (quoted.get(i) and not quoted[i] - out_eps)
+        }
+    kept = [(i, r) for i, r in kept if i not in hidden]
+    episode_ids = sorted({e for i, _ in kept for e in quoted.get(i, set())} - out_eps)
+    return kept, episode_ids, out_eps, len(hidden) + len(out_eps)
+
+
+def _visible_episodes(store: Store, ids: Sequence[str], now: str) -> tuple[list[str], set[str]]:
+    """Of ``ids`` (in their order), the messages an export may write, and those it leaves out: hidden by
+    the visibility rule, or holding a rejected value."""
+    out: set[str] = set()
+    with store.read() as conn:
+        for lo in range(0, len(ids), CHUNK):
+            part = list(ids[lo : lo + CHUNK])
+            out |= visibility.hidden_ids(conn, "episode", part, now)
+            out |= {
+                e.id
+                for e in episode_queries.in_session_order(store, part)
+                if _holds_rejected(conn, e.user_id, e.team_id, e.content)
+            }
+    return [i for i in ids if i not in out], out
+
+
+def _holds_rejected(conn: Any, user_id: str | None, team_id: str | None, text: str) -> bool:
+    return any(rejections.holding(conn, user_id=user_id, team_id=team_id, texts=[text]))
 
 
 def _line(obj: dict[str, Any]) -> str:

@@ -9,13 +9,20 @@ sha256; every quote must be found in its episode (a chain with a quote that is n
 refused whole, as in the write path); a memory's authority is never above what the roles
 of its evidence give (invariant 3); a rejected memory's value is recorded as rejected
 again. Every row written appends to the ledger in the same transaction.
+
+Every row passes the admission gate (core/trust/admission.py): an episode or memory this store
+forgot (its id tombstoned, or the episode's marks) is skipped and counted, and so is a memory whose
+evidence was; trust is never taken from the file (a memory is a candidate unless this store's
+ledger records a person approving it), and a lower-authority memory keeps its source's wording; a
+memory restating a rejected value is not imported, and an episode holding one (or a near miss of
+one) is withheld as it lands; an item whose expiry has passed is not imported.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +47,17 @@ from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, Epis
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
+from veramem_desktop.core.transfer.archive_admission import (
+    ArchiveResult,
+    admitted_chain,
+    admitted_episodes,
+    forgotten_chain,
+    values,
+)
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
 from veramem_desktop.core.transfer.records import Problem
-from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.trust import admission, rejections
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write.ingest import line_of
 
@@ -51,26 +65,18 @@ _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
 
 
-@dataclass
-class ArchiveResult:
-    read: int = 0
-    stored: int = 0
-    already_stored: int = 0
-    memories: int = 0
-    versions: int = 0
-    episodes: int = 0
-    links: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    #: with ``dry_run``, the episodes read so far (id -> (content, role)), for checking quotes
-    dry_episodes: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
 def import_archive(
-    store: Store, embedder: Embedder, path: Path, *, device: str, dry_run: bool = False
+    store: Store,
+    embedder: Embedder,
+    path: Path,
+    *,
+    device: str,
+    dry_run: bool = False,
+    include_forgotten: bool = False,
 ) -> ArchiveResult:
-    """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring)."""
-    result = ArchiveResult()
+    """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring).
+    ``include_forgotten`` (a person's act) lets forgotten episodes in again; the ledger records it."""
+    result = ArchiveResult(include_forgotten=include_forgotten)
     pending_eps: list[tuple[int, dict[str, Any]]] = []
     pending_mems: list[tuple[int, dict[str, Any]]] = []
     pending_links: list[tuple[int, dict[str, Any]]] = []
@@ -151,6 +157,7 @@ def _flush_episodes(
             continue
         eps.append(ep)
     pending.clear()
+    eps, overridden = admitted_episodes(store, eps, result)
     if dry_run or not eps:
         result.dry_episodes.update({e.id: (e.content, e.role) for e in eps} if dry_run else {})
         result.episodes += len(eps)
@@ -160,26 +167,7 @@ def _flush_episodes(
     vectors = index.embed_texts(embedder, lines + [context_text(None, line, None) for line in lines])
     with store.atomic() as conn:
         for ep in eps:
-            episode_rows.insert_rows(
-                conn,
-                [
-                    (
-                        ep.id,
-                        ep.content,
-                        ep.sha256,
-                        ep.role,
-                        ep.source_name,
-                        ep.user_id,
-                        ep.agent_id,
-                        ep.team_id,
-                        ep.session_id,
-                        int(ep.turn_index),
-                        ep.event_time,
-                        ep.created_at,
-                        json.dumps(ep.metadata or {}, sort_keys=True),
-                    )
-                ],
-            )
+            episode_rows.insert_rows(conn, [values(ep)])
             index_rows.add_fts(
                 conn,
                 "episode",
@@ -197,6 +185,10 @@ def _flush_episodes(
             )
             index.store_entities(conn, "episode", ep.id, line_of(ep.role, ep.source_name, ep.content))
         ids = [e.id for e in eps]
+        rejections.withhold_if_rejected(
+            conn, "episode", [(e.id, e.user_id, e.team_id, e.content) for e in eps]
+        )
+        admission.ledger_override(conn, overridden, device=device)
         index.store_vectors(conn, "episode", embedder.name, ids, vectors[: len(eps)])
         index.store_vectors(conn, "episode_ctx", embedder.name, ids, vectors[len(eps) :])
     result.episodes += len(eps)
@@ -239,7 +231,11 @@ def _flush_memories(
                 Problem(f"line {n}", "is not a complete memory (its versions cannot be read)")
             )
             continue
+        if forgotten_chain(store, chain, result):
+            continue
         checked = _check_chain(store, chain, f"line {n}", result)
+        if checked is not None:
+            checked = admitted_chain(store, checked, f"line {n}", result)
         if checked is not None:
             chains.append(checked)
     pending.clear()

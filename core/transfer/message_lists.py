@@ -1,6 +1,10 @@
 """The reader of VeraMem's own message lists: a JSON list or JSON lines of
 ``{"role", "content", "name"?, "time"?, "session_id"?}``.
 
+Both are read within bounds: a list through a :class:`JsonGuard` (an oversized message is
+listed and the next one read), lines at most ``MAX_LINE_BYTES`` long (a longer line is listed
+and skipped without being held).
+
 A message's import key is a hash of its session, role, name, time and text, and of how many
 identical messages came before it in the file, so identical messages stay distinct.
 """
@@ -14,53 +18,66 @@ from pathlib import Path
 from typing import IO, Any
 
 import ijson
+from veramem_desktop.core.transfer.bounded import MAX_TOKEN_BYTES, JsonGuard, Prefixed, Refused, guarded_items
 from veramem_desktop.core.transfer.records import ROLES, Item, Problem, Record, import_key, text_to_iso
+
+#: one line of JSON lines: a message's longest text and room for its other fields
+MAX_LINE_BYTES = MAX_TOKEN_BYTES + 64 * 1024
 
 
 def message_items(stream: Any, path: Path, session_id: str | None) -> Iterator[Item]:
     default_session = session_id or f"import:{path.name}"
     seen: dict[str, int] = {}
-    head = stream.read(1)
+    guard = JsonGuard(stream)
+    head = guard.read(1)
     while head and head.isspace():
-        head = stream.read(1)
-    rest = io.BufferedReader(_Prefixed(head, stream))
+        head = guard.read(1)
     if head == b"[":
+        n = 0
         try:
-            for n, obj in enumerate(ijson.items(rest, "item", use_float=True)):
-                yield _message(obj, f"message {n + 1}", default_session, session_id, seen)
+            for n, obj in enumerate(guarded_items(guard, head), start=1):
+                if isinstance(obj, Refused):
+                    tail = "; the rest of the file was not read" if obj.rest_unread else ""
+                    yield Problem(f"message {n}", obj.reason + tail)
+                    continue
+                yield _message(obj, f"message {n}", default_session, session_id, seen)
         except ijson.JSONError as exc:
-            yield Problem("the rest of the file", f"is not valid JSON ({exc}); what came before was read")
+            yield Problem(
+                f"after message {n}",
+                f"the file is not valid JSON from here ({exc}); what came before was read",
+            )
         return
-    for n, line in enumerate(rest, start=1):
+    for n, line in _lines(io.BufferedReader(Prefixed(head, stream))):
+        if line is None:
+            yield Problem(f"line {n}", f"is longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; it was skipped")
+            continue
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
-        except ValueError as exc:
-            yield Problem(f"line {n}", f"is not valid JSON ({exc.args[0] if exc.args else exc})")
+        except (ValueError, RecursionError) as exc:
+            yield Problem(
+                f"line {n}", f"is not valid JSON ({exc.args[0] if exc.args else type(exc).__name__})"
+            )
             continue
         yield _message(obj, f"line {n}", default_session, session_id, seen)
 
 
-class _Prefixed(io.RawIOBase):
-    """A stream with bytes already read put back in front."""
-
-    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
-        self.head = head
-        self.rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self.head:
-            n = min(len(buffer), len(self.head))
-            buffer[:n] = self.head[:n]
-            self.head = self.head[n:]
-            return n
-        data = self.rest.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
+def _lines(stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of ``stream`` with their numbers; None for a line longer than ``limit``, which is
+    read past in pieces and never held whole."""
+    n = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        n += 1
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield n, line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = stream.readline(limit)
+        yield n, None
 
 
 def _message(obj: Any, pos: str, default_session: str, forced: str | None, seen: dict[str, int]) -> Item:
@@ -71,13 +88,16 @@ def _message(obj: Any, pos: str, default_session: str, forced: str | None, seen:
         return Problem(pos, 'has no text "content"')
     if not content.strip():
         return Problem(pos, "is empty", "empty")
-    if role not in (*ROLES, "document"):
-        return Problem(pos, f"has the role {role!r}, not one of {', '.join((*ROLES, 'document'))}")
+    if not isinstance(role, str) or role not in (*ROLES, "document"):
+        return Problem(pos, f"has the role {str(role)[:40]!r}, not one of {', '.join((*ROLES, 'document'))}")
     try:
         when = text_to_iso(obj.get("time"))
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, OSError):
         return Problem(pos, f"has an unreadable time {str(obj.get('time'))[:40]!r}")
-    session = forced or (str(obj["session_id"]) if obj.get("session_id") else default_session)
+    sid = obj.get("session_id")
+    if sid and not isinstance(sid, (str, int)):
+        return Problem(pos, "has a session_id that is not text")
+    session = forced or (str(sid) if sid else default_session)
     name = obj.get("name") if isinstance(obj.get("name"), str) else None
     base = import_key("messages", session, role, name, when, content)
     seen[base] = n = seen.get(base, 0) + 1  # identical messages in one file stay distinct

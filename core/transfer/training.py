@@ -11,10 +11,11 @@ agent with outcome rewards (GRPO, as in Memory-R1):
 - ``answer``: the question, the items retrieved with their texts, the ids cited, the
   answer, and its reward.
 
-Nothing withheld, rejected or forgotten is written: forgotten rows and the records that
+Nothing withheld, rejected, expired or forgotten is written: forgotten rows and the records that
 named them are gone (core/lifecycle/forget.py), and a record is left out when any memory or
-episode it holds is withheld or rejected now, or when any of its texts holds a value a
-person rejected in that scope. How many were left out is reported.
+episode it holds is hidden by the visibility rule now (withheld, rejected or expired), or when
+any of its texts holds a value a person rejected in that scope (core/trust/exportable.py). How
+many were left out is reported.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from veramem_desktop.core.storage import episode_queries, item_queries, rejection_rows, traces
-from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.storage import episode_queries, item_queries, traces
+from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.trust import exportable
 from veramem_desktop.core.write import decisions
 
 SCHEMA = "veramem.training/1"
@@ -106,8 +107,6 @@ def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]])
         return None
     episodes = _episodes(conn, [*d["messages"], *d["context"]])
     memory_ids = [n["id"] for n in d["neighbours"]] + ([d["memory"]["id"]] if d.get("memory") else [])
-    if _blocked(conn, memory_ids, list(episodes)):
-        return None
     messages = [episodes[i] for i in d["messages"] if i in episodes]
     context = [episodes[i] for i in d["context"] if i in episodes]
     texts = (
@@ -116,7 +115,15 @@ def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]])
         + [n["text"] for n in d["neighbours"]]
         + [t for t in (d["proposed"].get("text"), (d.get("memory") or {}).get("text")) if t]
     )
-    if any(rejections.holding(conn, user_id=row[3], team_id=d.get("team_id"), texts=texts)):
+    if exportable.blocked(
+        conn,
+        user_id=row[3],
+        team_id=d.get("team_id"),
+        memory_ids=memory_ids,
+        episode_ids=list(episodes),
+        texts=texts,
+        now=now_iso(),
+    ):
         return None
     memory = d.get("memory")
     return {
@@ -148,8 +155,6 @@ def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
     cited = json.loads(row[8] or "[]")
     mem_ids = [i for i in ids if i.startswith("mem_")]
     ep_ids = [i for i in ids if i.startswith("ep_")]
-    if _blocked(conn, mem_ids, ep_ids):
-        return None
     found: dict[str, dict[str, Any]] = {}
     for i in range(0, len(mem_ids), PAGE):
         chunk = mem_ids[i : i + PAGE]
@@ -166,7 +171,9 @@ def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
         }
     retrieved = [found[i] for i in ids if i in found]
     texts = [row[5], row[9] or ""] + [r["text"] for r in retrieved]
-    if any(rejections.holding(conn, user_id=row[3], team_id=None, texts=texts)):
+    if exportable.blocked(
+        conn, user_id=row[3], memory_ids=mem_ids, episode_ids=ep_ids, texts=texts, now=now_iso()
+    ):
         return None
     feedback = json.loads(row[13] or "{}").get("feedback", {})
     return {
@@ -196,19 +203,6 @@ def _episodes(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
         for eid, role, name, time, content in episode_queries.briefs(conn, chunk):
             out[eid] = {"id": eid, "role": role, "name": name, "time": time, "text": content}
     return out
-
-
-def _blocked(conn: Connection, memory_ids: list[str], episode_ids: list[str]) -> bool:
-    """Whether any of these rows is withheld from recall or holds a rejected memory."""
-    if rejection_rows.withheld_ids(conn, "memory", memory_ids) or rejection_rows.withheld_ids(
-        conn, "episode", episode_ids
-    ):
-        return True
-    for i in range(0, len(memory_ids), PAGE):
-        chunk = memory_ids[i : i + PAGE]
-        if item_queries.any_rejected(conn, chunk):
-            return True
-    return False
 
 
 def write_jsonl(store: Store, handle: Any, **options: Any) -> ExportCounts:

@@ -9,21 +9,26 @@ query time, so revoking one hides items retroactively.
   a current member of its team; or public. Preferences are only ever seen by their
   owner, whatever their visibility says.
 - When an agent calls: if the user has granted agents explicitly (user_agent
-  edges), the agent must hold a current grant; if the agent has resource grants
+  edges), or the agent has been granted to any user, the agent must hold a current
+  grant from this user (an agent granted only for alice reads nothing of bob's,
+  through any surface); if the agent has resource grants
   (agent_resource edges), it sees items written by no agent, by itself, or by the
   agents/resources it was granted.
 - An episode is visible to its own user (and the agent rules above).
 - A read or erase that names an id applies the same predicate (core/trust/reads.py); the
   person holding the store's key (:meth:`Caller.person`) may name any row.
-- Rows that hold a rejected value, or resemble one while a person has not decided
-  (the ``withheld`` table: core/trust/rejections.py decides, core/storage/rejection_rows.py keeps it), and rejected memories are recalled by
-  no one, except a person who asks for rejected material (never an agent).
+- Every predicate ends with the one visibility rule (core/storage/visibility.py): rows
+  that hold a rejected value or resemble one while a person has not decided (the
+  ``withheld`` table), and rejected memories, are recalled by no one except a person
+  who asks for rejected material (never an agent); expired rows by no one at all.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from veramem_desktop.core.storage import visibility
 
 _ACTIVE = "{g}.granted_at <= :now AND ({g}.revoked_at IS NULL OR {g}.revoked_at > :now)"
 
@@ -57,9 +62,10 @@ def _agent_clause(alias: str) -> str:
     return f"""(
         :agent IS NULL
         OR (
-            (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
-             OR EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller
-                        AND ua.object = :agent AND {active_ua}))
+            (EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller
+                     AND ua.object = :agent AND {active_ua})
+             OR (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
+                 AND NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.object = :agent)))
             AND
             (NOT EXISTS (SELECT 1 FROM grants ar WHERE ar.kind = 'agent_resource' AND ar.subject = :agent)
              OR {alias}.agent_id IS NULL OR {alias}.agent_id = :agent
@@ -75,8 +81,6 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
     active_tm = _ACTIVE.format(g="tm")
     return f"""(
         {alias}.status IN {statuses}
-        AND ((:show_rejected = 0 AND {alias}.trust != 'rejected' AND {_not_withheld("memory", alias)})
-             OR :show_rejected = 1)
         AND (
             ({alias}.user_id = :caller AND ({alias}.visibility = 'private' OR {alias}.kind = 'preference'))
             OR ({alias}.kind != 'preference' AND {alias}.visibility = 'public')
@@ -84,18 +88,13 @@ def memory_predicate(alias: str = "m", *, include_archived: bool = False) -> str
                     SELECT tm.object FROM grants tm WHERE tm.kind = 'team_member' AND tm.subject = :caller AND {active_tm}))
         )
         AND {_agent_clause(alias)}
+        AND {visibility.memory_shown(alias)}
     )"""
 
 
 def episode_predicate(alias: str = "e") -> str:
-    return (
-        f"({alias}.user_id = :caller AND (:show_rejected = 1 OR {_not_withheld('episode', alias)}) "
-        f"AND {_agent_clause(alias)})"
-    )
-
-
-def _not_withheld(kind: str, alias: str) -> str:
-    return f"NOT EXISTS (SELECT 1 FROM withheld w WHERE w.owner_kind = '{kind}' AND w.owner_id = {alias}.id)"
+    """SQL boolean over ``episodes AS alias``; bind it with :func:`params`."""
+    return f"({alias}.user_id = :caller AND {_agent_clause(alias)} AND {visibility.episode_shown(alias)})"
 
 
 def params(caller: Caller, now: str) -> dict[str, Any]:

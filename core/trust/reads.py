@@ -13,6 +13,8 @@ trace) and a forget ask here first, with the same predicate:
   evidence in messages it may not see is left out and counted.
 - Rejected versions, and memories, versions and evidence holding a rejected value, are left
   out unless the caller shows rejected material (a person asking, never an agent).
+- Whoever reads, the person included, expired rows are not found: every read here asks the one
+  visibility rule (core/storage/visibility.py) about the rows it names, as the channels' SQL does.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from veramem_desktop.core.errors import NotFoundError, RefusedError
+from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import links as links_mod
+from veramem_desktop.core.lifecycle.restatements import REACHES, Reach
 from veramem_desktop.core.storage import (
     episode_queries,
     item_queries,
     item_rows,
     items,
     ledger,
-    rejection_rows,
     traces,
+    visibility,
 )
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage.episodes import Episode
@@ -41,10 +44,21 @@ from veramem_desktop.core.trust.access import Caller
 
 
 # ---------------------------------------------------------------- checks
+def hidden(store: Store, kind: str, ids: Sequence[str], *, show_rejected: bool) -> set[str]:
+    """Which of the stored ``ids`` (``memory`` or ``episode`` rows) the visibility rule hides now."""
+    if not ids:
+        return set()
+    with store.read() as conn:
+        return visibility.hidden_ids(conn, kind, ids, now_iso(), show_rejected=show_rejected)
+
+
 def memory_visible(store: Store, caller: Caller, memory_id: str) -> bool:
-    """True when any version in the item's chain is one the caller may see (archived included)."""
+    """True when any version in the item's chain is one the caller may see (archived included); for the
+    person, when the memory is stored and not expired."""
     if caller.keyholder:
-        return item_rows.exists(store, memory_id)
+        return item_rows.exists(store, memory_id) and not hidden(
+            store, "memory", [memory_id], show_rejected=True
+        )
     return item_queries.chain_visible(store, memory_id, caller, now_iso())
 
 
@@ -65,13 +79,17 @@ def visible_episode_ids(store: Store, caller: Caller, episode_ids: Sequence[str]
     if not wanted:
         return set()
     if caller.keyholder:
-        return episode_queries.existing_ids(store, wanted)
+        found = episode_queries.existing_ids(store, wanted)
+        return found - hidden(store, "episode", sorted(found), show_rejected=caller.shows_rejected)
     return episode_queries.visible_ids(store, wanted, caller, now_iso())
 
 
 def require_memory(store: Store, caller: Caller, memory_id: str) -> None:
-    """NotFoundError unless the caller may see ``memory_id`` (the person's reads report a missing id themselves)."""
+    """NotFoundError unless the caller may see ``memory_id`` (the person's reads report a missing id themselves,
+    and an expired one is not found for them either)."""
     if caller.keyholder:
+        if isinstance(memory_id, str) and hidden(store, "memory", [memory_id], show_rejected=True):
+            raise NotFoundError(f"No memory {memory_id!r}: it has expired.")
         return
     if (
         not isinstance(memory_id, str)
@@ -107,12 +125,12 @@ def require_trace(store: Store, caller: Caller, trace_id: str) -> None:
 
 # ---------------------------------------------------------------- reads
 def shown(store: Store, caller: Caller, versions: list[MemoryItem]) -> list[MemoryItem]:
-    """``versions`` without rejected ones and ones holding a rejected value, unless the caller shows them."""
-    if caller.shows_rejected or not versions:
+    """``versions`` without rejected ones and ones holding a rejected value, unless the caller shows them, and
+    without expired ones whoever asks (core/storage/visibility.py)."""
+    if not versions:
         return versions
-    with store.read() as conn:
-        held = rejection_rows.withheld_ids(conn, "memory", [v.id for v in versions])
-    return [v for v in versions if v.trust != "rejected" and v.id not in held]
+    held = hidden(store, "memory", [v.id for v in versions], show_rejected=caller.shows_rejected)
+    return [v for v in versions if v.id not in held]
 
 
 def get(store: Store, caller: Caller, memory_id: str) -> MemoryItem:
@@ -148,10 +166,8 @@ def evidence(store: Store, caller: Caller, memory_id: str) -> tuple[list[Evidenc
     Evidence in a message holding a rejected value is left out (and not counted) unless the caller shows rejected
     material; the memory's own visibility is the caller's to check first (:func:`get`)."""
     found = items.evidence_for(store, memory_id)
-    if not caller.shows_rejected:
-        with store.read() as conn:
-            held = rejection_rows.withheld_ids(conn, "episode", [e.episode_id for e in found])
-        found = [e for e in found if e.episode_id not in held]
+    held = hidden(store, "episode", [e.episode_id for e in found], show_rejected=caller.shows_rejected)
+    found = [e for e in found if e.episode_id not in held]
     if caller.keyholder:
         return found, 0
     seen = visible_episode_ids(store, caller, [e.episode_id for e in found])
@@ -164,7 +180,7 @@ def episodes(
 ) -> list[Episode]:
     """The caller's user's messages, newest first, that the caller may see."""
     found = episodes_mod.list_episodes(
-        store, user_id=caller.user_id, session_id=session_id, limit=limit, offset=offset
+        store, user_id=caller.user_id, session_id=session_id, limit=limit, offset=offset, now=now_iso()
     )
     if caller.keyholder or caller.agent_id is None:
         return found
@@ -173,22 +189,48 @@ def episodes(
 
 
 # ---------------------------------------------------------------- erase
-def forget_plan(store: Store, caller: Caller, target: str) -> forget_mod.ForgetPlan:
-    """What ``forget`` would erase, when the caller may erase ``target``."""
+def forget_plan(
+    store: Store, caller: Caller, target: str, *, reach: str = "none", redact: bool = False
+) -> forget_mod.ForgetPlan:
+    """What ``forget`` would erase, when the caller may erase ``target`` (``reach``: where what restates it
+    is looked for, core/lifecycle/restatements.py; ``redact``: core/lifecycle/redaction.py)."""
     require_forgettable(store, caller, target)
-    return forget_mod.plan(store, target)
+    return forget_mod.plan(store, target, reach=_reach(store, caller, reach), redact=redact)
 
 
-def forget(store: Store, caller: Caller, target: str, *, device: str) -> forget_mod.ForgetReport:
-    """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it."""
+def forget(
+    store: Store, caller: Caller, target: str, *, device: str, reach: str = "none", redact: bool = False
+) -> forget_mod.ForgetReport:
+    """Erase ``target`` and all built from it (core/lifecycle/forget.py), when the caller may erase it, and
+    what restates it within ``reach`` that the caller may erase too; with ``redact``, a memory's messages
+    lose only the sentences that state it."""
     require_forgettable(store, caller, target)
-    return forget_mod.forget(store, target, device=device)
+    return forget_mod.forget(store, target, device=device, reach=_reach(store, caller, reach), redact=redact)
+
+
+def _reach(store: Store, caller: Caller, where: str) -> Reach:
+    """Where restatements are looked for, limited for an agent caller to what it may erase."""
+    if where not in REACHES:
+        raise InvalidInputError(f"Unknown reach {where!r}; use one of {', '.join(REACHES)}.")
+    if caller.keyholder:
+        return Reach(where)
+
+    def allowed(ids: Sequence[str]) -> set[str]:
+        episodes = [i for i in ids if i.startswith("ep_")]
+        keep = visible_episode_ids(store, caller, episodes) if episodes else set()
+        return keep | {
+            i
+            for i in ids
+            if i.startswith("mem_") and memory_visible(store, caller, i) and memory_owned(store, caller, i)
+        }
+
+    return Reach(where, allowed)
 
 
 # ---------------------------------------------------------------- reads by id that name a message, links or the ledger
 def target_visible(store: Store, caller: Caller, target_id: str | None) -> bool:
     """The caller may see the memory (mem_…) or message (ep_…) ``target_id``; any other target is not its to see."""
-    if caller.keyholder:
+    if caller.keyholder and not (isinstance(target_id, str) and target_id.startswith(("mem_", "ep_"))):
         return True
     if isinstance(target_id, str) and target_id.startswith("mem_"):
         return memory_visible(store, caller, target_id)
@@ -221,7 +263,9 @@ def ledger_entries(
     any other target, RefusedError without one), less those about something else it may not see."""
     if not caller.keyholder and target_id is None:
         raise RefusedError("The whole ledger is the person's to read; name a memory or message.")
+    found = ledger.entries(store, target_id=target_id, limit=limit)
+    if caller.keyholder:
+        return found  # the person's own ledger: commitments and tombstones, no content
     if not target_visible(store, caller, target_id):
         raise NotFoundError(f"No memory or message {target_id!r} that this caller can see.")
-    found = ledger.entries(store, target_id=target_id, limit=limit)
     return [e for e in found if e.target_id == target_id or target_visible(store, caller, e.target_id)]

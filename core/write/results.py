@@ -20,9 +20,11 @@ class AddResult:
     unchanged: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    #: messages the admission gate refused because they are episodes a person forgot (core/trust/admission.py)
+    forgotten: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "episodes": [
                 {
                     "id": e.id,
@@ -40,3 +42,6 @@ class AddResult:
             "rejected": self.rejected,
             "notices": self.notices,
         }
+        if self.forgotten:
+            out["skipped_forgotten"] = self.forgotten
+        return out

@@ -43,6 +43,28 @@ def _snapshot(mem: Memory) -> dict[str, Any]:
     return {"items": items, "evidence": evidence, "episodes": episodes, "links": links, "derived": derived}
 
 
+def _without_rejected(mem: Memory, snap: dict[str, Any]) -> dict[str, Any]:
+    """``snap`` less what an export leaves out: rejected memories and rows withheld for holding a rejected value
+    (with their evidence and links)."""
+    held = {tuple(r) for r in store_of(mem).query("SELECT owner_kind, owner_id FROM withheld")}
+    gone = {i for i, m in snap["items"].items() if m["trust"] == "rejected" or ("memory", i) in held}
+    eps = {i for i in snap["episodes"] if ("episode", i) in held}
+    evidence = [e for e in snap["evidence"] if e[0] not in gone and e[1] not in eps]
+    return {
+        "items": {i: m for i, m in snap["items"].items() if i not in gone},
+        "evidence": evidence,
+        "episodes": {i: e for i, e in snap["episodes"].items() if i in {v[1] for v in evidence}},
+        "links": [link for link in snap["links"] if link[0] not in gone and link[1] not in gone],
+        "derived": [d for d in snap["derived"] if d[0] not in gone and d[1] not in gone],
+    }
+
+
+def _approved_is_a_candidate(snap: dict[str, Any], memory_id: str) -> dict[str, Any]:
+    """``snap`` as another store holds it after the import: the approved memory is a candidate there."""
+    items = {i: ({**m, "trust": "candidate"} if i == memory_id else m) for i, m in snap["items"].items()}
+    return {**snap, "items": items}
+
+
 def _history(mem: Memory) -> None:
     mem.add(
         [
@@ -70,18 +92,25 @@ def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions
     mem.approve(approved.id)
     rejected = next(m for m in mem.memories() if "Tom" in m.text)
     mem.reject(rejected.id, "wrong")
-    before = _snapshot(mem)
+    before = _without_rejected(mem, _snapshot(mem))
+    assert rejected.id not in before["items"], "an export never writes a rejected memory"
     assert any(v["version"] > 1 for v in before["items"].values()), "the history should hold an update"
     assert before["links"], "the history should hold links"
     target = tmp_path / "memories.jsonl"
     counts = mem.export_memories(target)
+    assert "Tom" not in target.read_text(), "the rejected value's words reached the export"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert counts["versions"] == len(before["items"]) and counts["episodes"] == len(before["episodes"])
 
     other = _fresh(tmp_path / "other")
     try:
         report = other.import_history(target)
-        assert report.bad == 0 and report.notices == []
+        # trust is never taken from a file (issue 30): the memory approved in the first store is a
+        # candidate in the other until a person there approves it, and the import says so
+        assert report.bad == 0 and report.notices == [
+            f"memory {approved.id}: trust 'verified' from the file kept as 'candidate'"
+        ]
+        before = _approved_is_a_candidate(before, approved.id)
         after = _snapshot(other)
         assert after == before
         assert other.verify().ok
@@ -91,8 +120,6 @@ def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions
         again = other.import_history(target)
         assert (again.stored, again.already_stored) == (0, report.stored)
         assert _snapshot(other) == before
-        back = other.add("My brother's name is Tom.", session_id="s9")  # the rejection came along
-        assert back.added == [] and "rejected before" in back.rejected[0]["reason"]
     finally:
         other.close()
 

@@ -20,19 +20,23 @@ from veramem_desktop.tui.types import InitRequest
 from veramem_desktop.tui.widgets.choice_button import ChoiceButton
 from veramem_desktop.tui.widgets.form_input import FormInput
 
+from veramem_desktop.keys import MIN_PASSPHRASE_CHARS, WeakPassphraseError, passphrase_problem
+
 if TYPE_CHECKING:
     from veramem_desktop.memory import Memory
 
-MIN_PASSPHRASE = 8
+MIN_PASSPHRASE = MIN_PASSPHRASE_CHARS
 KEYRING_PROBING = "OS keyring: looking for one…"
 KEYRING_FOUND = "OS keyring: unlocks by itself"
 KEYRING_NONE = "OS keyring: not available on this system"
 
 
 def check_passphrase(first: str, second: str) -> str:
-    """The passphrase to use, or an InvalidInputError saying what is wrong with it."""
-    if len(first) < MIN_PASSPHRASE:
-        raise InvalidInputError(f"Choose a passphrase of at least {MIN_PASSPHRASE} characters.")
+    """The passphrase to use, or an InvalidInputError saying what is wrong with it (the strength rule
+    is the CLI's and the SDK's: veramem_desktop/keys.py)."""
+    problem = passphrase_problem(first)
+    if problem is not None:
+        raise WeakPassphraseError(problem)
     if first != second:
         raise InvalidInputError("The two passphrases differ. Type the same one twice.")
     return first

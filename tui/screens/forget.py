@@ -75,16 +75,53 @@ def preview_summary(preview: Any) -> str:
     return f"This will erase {', '.join(parts[:-1])} and {parts[-1]}:"
 
 
+def may_redact(preview: Any) -> bool:
+    """Whether a redaction would keep something: a memory's forget that also takes other memories of
+    its messages (the full erasure's), offered as "Keep the rest of its message"."""
+    return (
+        getattr(preview, "kind", "") == "memory"
+        and bool(getattr(preview, "derived", None))
+        and not getattr(preview, "redactions", None)
+    )
+
+
+def redaction_lines(preview: Any) -> list[str]:
+    """What each redacted message keeps (a redacting preview)."""
+    cuts = list(getattr(preview, "redactions", []) or [])
+    if not cuts:
+        return []
+    lines = ["", "Messages that keep their other sentences"]
+    for cut in cuts[:MAX_LISTED]:
+        lines.append(
+            f"  {one_line(str(cut.get('kept', '')), TEXT_WIDTH)}  {short_id(str(cut.get('episode')), 6)}"
+        )
+    return lines
+
+
 def preview_lines(preview: Any, texts: dict[str, str] | None = None, limit: int = MAX_LISTED) -> list[str]:
-    """Every item the preview names, by its (shortened) text where it could be read."""
-    texts = texts or {}
-    derived = list(getattr(preview, "derived", []) or [])
+    """Every item the preview names, by its (shortened) text where it could be read; what is erased
+    because it repeats the forgotten value (an echo, a copy, a summary) in a group of its own."""
+    restated = list(getattr(preview, "restatements", []) or [])
+    texts = {**(texts or {}), **{r["id"]: _restated_text(r) for r in restated}}
+    repeats = [r["id"] for r in restated]
+    derived = [i for i in list(getattr(preview, "derived", []) or []) if i not in repeats]
+    where = (
+        "in every session" if getattr(preview, "reach", "") == "everywhere" else "in the same conversation"
+    )
     lines = [
-        *_listed("Memories", list(preview.memories), texts, limit),
-        *_listed("Source episodes", list(preview.episodes), texts, limit),
+        *_listed(
+            "Memories", [i for i in preview.memories if i not in repeats and i not in derived], texts, limit
+        ),
+        *_listed("Source episodes", [i for i in preview.episodes if i not in repeats], texts, limit),
         *_listed("Built from them", derived, texts, limit),
+        *_listed(f"Repeating it {where}", repeats, texts, limit),
+        *redaction_lines(preview),
     ]
     return lines[1:]  # no blank line before the first group
+
+
+def _restated_text(restatement: dict[str, str]) -> str:
+    return ("message: " if restatement.get("kind") == "episode" else "") + str(restatement.get("text", ""))
 
 
 def _count(value: Any) -> int:
@@ -126,6 +163,7 @@ class ForgetScreen(FacadeModal):
     def __init__(self, target_id: str) -> None:
         super().__init__()
         self.target_id = target_id
+        self.redact = False  # set by "Keep the rest of its message": the confirmed forget redacts
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="forget-dialog"):
@@ -140,27 +178,32 @@ class ForgetScreen(FacadeModal):
             )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="forget-cancel")
+                yield Button("Keep the rest of its message", id="forget-redact", disabled=True)
                 yield Button("Forget", id="forget-confirm", variant="error", disabled=True)
 
     def on_mount(self) -> None:
+        self.query_one("#forget-redact", Button).display = False
         self.query_one("#forget-dialog").loading = True
         self.preview(self.target_id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.preview")
-    def preview(self, target_id: str) -> None:
+    def preview(self, target_id: str, redact: bool = False) -> None:
         memory = self.memory
-        preview = memory.forget_preview(target_id)
+        preview = memory.forget_preview(target_id, redact=redact)
         self.post_result(self.Previewed(preview, preview_texts(memory, preview)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.erase")
-    def erase(self, target_id: str) -> None:
-        self.post_result(self.Forgotten(self.memory.forget(target_id)))
+    def erase(self, target_id: str, redact: bool = False) -> None:
+        self.post_result(self.Forgotten(self.memory.forget(target_id, redact=redact)))
 
     def on_forget_screen_previewed(self, message: Previewed) -> None:
         lines = preview_lines(message.preview, message.texts)
         self.query_one("#forget-summary", Static).update(preview_summary(message.preview))
         self.query_one("#forget-list", Static).update("\n".join(lines))
         self.query_one("#forget-dialog").loading = False
+        keep = self.query_one("#forget-redact", Button)
+        keep.display = may_redact(message.preview)
+        keep.disabled = not keep.display
         confirm = self.query_one("#forget-confirm", Button)
         confirm.disabled = False
         confirm.focus()
@@ -180,7 +223,16 @@ class ForgetScreen(FacadeModal):
     def _confirm(self) -> None:
         self.query_one("#forget-confirm", Button).disabled = True
         self.query_one("#forget-dialog").loading = True
-        self.erase(self.target_id)
+        self.erase(self.target_id, self.redact)
+
+    @on(Button.Pressed, "#forget-redact")
+    def _keep_the_rest(self) -> None:
+        """Preview the redaction instead: only the sentences that state it go; Forget then confirms that."""
+        self.redact = True
+        self.query_one("#forget-redact", Button).display = False
+        self.query_one("#forget-confirm", Button).disabled = True
+        self.query_one("#forget-dialog").loading = True
+        self.preview(self.target_id, True)
 
     @on(Button.Pressed, "#forget-cancel")
     def action_cancel(self) -> None:

@@ -169,7 +169,8 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
     # ------------------------------------------------------------ workers
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail.load")
     def load_detail(self, memory_id: str) -> None:
-        self.post_result(self.Loaded(self.memory.detail(memory_id)))
+        # the person's own browser: a rejected memory is opened only from the rejected filter
+        self.post_result(self.Loaded(self.memory.detail(memory_id, include_rejected=True)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail.load")
     def load_episode(self, episode_id: str) -> None:

@@ -40,7 +40,9 @@ def _current_passphrase(mem: Memory) -> str | None:
 def _new_passphrase() -> str:
     secret = os.environ.get("VERAMEM_NEW_PASSPHRASE")
     if not secret and interactive():
-        secret = click.prompt("New passphrase", hide_input=True, confirmation_prompt=True, err=True)
+        from .store_cmds import prompt_new_passphrase
+
+        secret = prompt_new_passphrase("New passphrase")
     if not secret:
         raise LockedError(
             "A new passphrase is needed and there is no terminal here to ask for it. Run the command in a "

@@ -52,6 +52,11 @@ PREVIEW = 200
     is_flag=True,
     help="Also list which sentences gave no memory and why, and every skipped record.",
 )
+@click.option(
+    "--include-forgotten",
+    is_flag=True,
+    help="Store again messages you forgot (skipped otherwise); the ledger records that you did.",
+)
 @json_option
 @click.pass_context
 def import_(
@@ -66,6 +71,7 @@ def import_(
     session_id: str | None,
     batch_size: int | None,
     verbose: bool,
+    include_forgotten: bool,
     as_json: bool,
 ) -> None:
     """Import a ChatGPT or Claude data export, message lists, documents, or a memory export.
@@ -76,9 +82,11 @@ def import_(
     `veramem export memories --format jsonl` (which keeps its own ids and users, so --user,
     --session and --since do not apply to it). Messages already imported are skipped, so
     running it again (or after an interrupted run) adds only what is missing. Records
-    that cannot be read are listed with their position and skipped. It ends with one short
-    table: what was stored and skipped (and why), the memories it gave, the time and rate
-    over the whole run; a dry run's JSON says `would_store`, never `stored`.
+    that cannot be read are listed with their position and skipped. Messages you forgot
+    are skipped and counted ("2 skipped: you forgot them on …"); --include-forgotten stores
+    them again, and the ledger records it. It ends with one short table: what was stored
+    and skipped (and why), the memories it gave, the time and rate over the whole run; a
+    dry run's JSON says `would_store`, never `stored`.
     """
     planned: list[dict[str, Any]] = []
     mem = open_memory(ctx)
@@ -100,6 +108,7 @@ def import_(
                 batch_size=batch_size,
                 progress=_import_progress(bar),
                 on_record=_previewer(as_json, planned),
+                include_forgotten=include_forgotten,
             )
     finally:
         mem.close()

@@ -211,6 +211,11 @@ def export_memories(
             f"Exported {counts['memories']:,} memories ({counts['versions']:,} versions), "
             f"{counts['episodes']:,} quoted messages (only those; `export all` writes every message) and "
             f"{counts['links']:,} links to {path}."
+            + (
+                f" Left out {counts['left_out']:,} rejected, held or expired version(s) and message(s)."
+                if counts.get("left_out")
+                else ""
+            )
         )
     _plaintext_warning(path)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -10,8 +10,11 @@ from . import done
 from .common import clip, emit_json, json_option, open_memory, say
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.lifecycle.forget import ForgetPlan
     from veramem_desktop.core.recall.hits import SearchResult
     from veramem_desktop.core.trust.detail import MemoryDetail
+
+    from ..memory import Memory
 
 
 def state_badge(hit: object) -> str:
@@ -215,38 +218,53 @@ def _print_relations(detail: MemoryDetail) -> None:
 @click.command()
 @click.argument("target")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation (for scripts).")
+@click.option(
+    "--everywhere",
+    is_flag=True,
+    help="Also erase what repeats it in the user's other sessions (default: in its own sessions).",
+)
+@click.option(
+    "--only-this",
+    is_flag=True,
+    help="Erase only it and what is built from it, not what repeats it elsewhere.",
+)
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="A memory: remove only the sentences that state it; its messages' other memories stay.",
+)
 @json_option
 @click.pass_context
-def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
+def forget(
+    ctx: click.Context,
+    target: str,
+    yes: bool,
+    everywhere: bool,
+    only_this: bool,
+    redact: bool,
+    as_json: bool,
+) -> None:
     """Erase a memory (mem_…, every version), an episode (ep_…) or a whole user (user:<id>).
 
-    Shows exactly what will go and asks first. Everything built from it goes too;
-    the ledger keeps only a tombstone (id and commitment).
+    Shows exactly what will go and asks first. Everything built from it goes too, and so do
+    the messages and memories of the same conversation that repeat what it says (an
+    assistant's "Noted: …", a tool's copy, a summary), each listed first; --everywhere looks
+    in every session of the user, --only-this in none. With --redact, a memory's messages
+    lose only the sentences that state it (each is replaced by a new message of the rest,
+    the old one tombstoned) and the other memories they hold stay. The ledger keeps only a
+    tombstone (id and commitment).
     """
     import sys
 
     from veramem_desktop.core.errors import ExitCode
 
+    if everywhere and only_this:
+        raise click.UsageError("Choose one of --everywhere and --only-this.")
+    reach = "everywhere" if everywhere else "none" if only_this else "session"
     mem = open_memory(ctx)
-    plan = mem.forget_preview(target)
+    plan = mem.forget_preview(target, reach=reach, redact=redact)
     if not as_json or not yes:
-        out = sys.stderr if as_json else sys.stdout
-        say(f"Forgetting {target} erases:", file=out)
-        say(
-            f"  {len(plan.memories)} memory item(s) (all versions)"
-            + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""),
-            file=out,
-        )
-        say(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
-        if plan.traces:
-            say(f"  {plan.traces} trace(s) that named it (searches, answers, write decisions)", file=out)
-        if plan.grants or plan.rejected_values:
-            say(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
-        for mid in plan.memories[:10]:
-            try:
-                say(f"    - {mid}: {clip(mem.get(mid).text, 90)}", file=out)
-            except Exception:
-                pass
+        _say_plan(mem, target, plan, sys.stderr if as_json else sys.stdout)
     if not yes:
         if not sys.stdin.isatty():
             say("Not confirmed: run in a terminal to confirm, or pass --yes.", err=True)
@@ -254,7 +272,7 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
         if not click.confirm("Erase this for good?", default=False):
             say("Nothing was erased.")
             return
-    report = mem.forget(target)
+    report = mem.forget(target, reach=reach, redact=redact)
     mem.close()
     if as_json:
         emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
@@ -263,3 +281,42 @@ def forget(ctx: click.Context, target: str, yes: bool, as_json: bool) -> None:
             f"Erased {report.erased_memories} memory item(s), {report.erased_episodes} episode(s), "
             f"{report.erased_traces} trace(s). Tombstones written; the ledger still verifies."
         )
+
+
+def _say_plan(mem: Memory, target: str, plan: ForgetPlan, out: TextIO) -> None:
+    """What a forget will erase, as the person reads it before confirming."""
+    say(f"Forgetting {target} erases:", file=out)
+    say(
+        f"  {len(plan.memories)} memory item(s) (all versions)"
+        + (f", of which {len(plan.derived)} derived from it" if plan.derived else ""),
+        file=out,
+    )
+    say(f"  {len(plan.episodes)} episode(s) and {plan.evidence} evidence link(s)", file=out)
+    if plan.traces:
+        say(f"  {plan.traces} trace(s) that named it (searches, answers, write decisions)", file=out)
+    if plan.grants or plan.rejected_values:
+        say(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
+    for mid in plan.memories[:10]:
+        try:
+            say(f"    - {mid}: {clip(mem.get(mid).text, 90)}", file=out)
+        except Exception:
+            pass
+    _say_restatements(plan, out)
+    for cut in plan.redactions:
+        say(f"  message {cut['episode']} is replaced by what stays of it: {clip(cut['kept'], 80)}", file=out)
+    if plan.kind == "memory" and plan.derived and not plan.redactions:
+        say(
+            "  (--redact removes only the sentences that state it, so its messages' other memories stay)",
+            file=out,
+        )
+
+
+def _say_restatements(plan: ForgetPlan, out: TextIO) -> None:
+    """The messages and memories a forget erases because they repeat what is forgotten, one a line."""
+    where = "in every session" if plan.reach == "everywhere" else "in the same session"
+    if plan.restatements:
+        say(f"  {len(plan.restatements)} item(s) that repeat it {where}:", file=out)
+        for r in plan.restatements:
+            say(f"    - {r['kind']} {r['id']} ({r['session_id']}): {clip(r['text'], 80)}", file=out)
+    elif plan.reach == "session":
+        say("  nothing else in its session repeats it (--everywhere looks in every session)", file=out)

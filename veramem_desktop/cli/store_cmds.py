@@ -7,10 +7,25 @@ import click
 from veramem_desktop.core.errors import ExitCode, LockedError
 from veramem_desktop.core.storage.store import damaged
 
-from ..keys import KeyManager, keyring_usable
+from ..keys import KeyManager, check_new_passphrase, keyring_usable, passphrase_problem
 from ..memory import Memory
 from .common import emit_json, interactive, json_option, open_memory, say
 from .progress import progress_of, shown
+
+
+def strong_passphrase(value: str) -> str:
+    """A prompt's check of a new passphrase (keys.passphrase_problem): a weak one is asked for again."""
+    problem = passphrase_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
+    return value
+
+
+def prompt_new_passphrase(text: str) -> str:
+    """A new passphrase typed twice, hidden, asked again until it passes the strength rule."""
+    return str(
+        click.prompt(text, hide_input=True, confirmation_prompt=True, err=True, value_proc=strong_passphrase)
+    )
 
 
 @click.command()
@@ -49,9 +64,9 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
                     "No OS keyring here, so the store needs a passphrase, and there is no terminal to ask "
                     "for one: run `veramem init` in a terminal, or set VERAMEM_PASSPHRASE."
                 )
-            passphrase = click.prompt(
-                "Choose a passphrase", hide_input=True, confirmation_prompt=True, err=True
-            )
+            passphrase = prompt_new_passphrase("Choose a passphrase")
+    if passphrase is not None:
+        check_new_passphrase(passphrase)  # before anything is made or kept aside (--force)
     mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring, force=force)
     from ..setup import detect_and_record
 
@@ -108,9 +123,7 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
     new_passphrase = None
     if not keyring_usable():
         new_passphrase = os.environ.get("VERAMEM_PASSPHRASE") or (
-            click.prompt("Choose a new passphrase", hide_input=True, confirmation_prompt=True, err=True)
-            if interactive()
-            else None
+            prompt_new_passphrase("Choose a new passphrase") if interactive() else None
         )
     mem.unlock_with_recovery_code(code, new_passphrase=new_passphrase)
     report = mem.verify()

@@ -17,6 +17,7 @@ from typing import Any
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.lifecycle import forget as forget_mod
+from veramem_desktop.core.lifecycle import redaction
 from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_on
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
@@ -97,12 +98,20 @@ class Curation:
         """Active memories (of ``user_id``, or anyone's) that expire within ``within``, soonest first."""
         return expiry_mod.upcoming(self.store(), now or datetime.now(UTC), within, user_id=user_id)
 
-    def forget(self, reader: Caller, target: str) -> forget_mod.ForgetReport:
+    def forget(
+        self, reader: Caller, target: str, *, reach: str = "session", redact: bool = False
+    ) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or ``user:<id>`` (``target``), and all that was built
         from them, as ``reader`` may: the person may erase anything, an agent caller only what it may see and
-        its user owns (core/trust/reads.py)."""
+        its user owns (core/trust/reads.py). ``reach``: where the messages and memories that restate it are
+        looked for and erased with it (session, everywhere or none; core/lifecycle/restatements.py).
+        ``redact``: a memory's messages are replaced by the sentences that do not state it, and the other
+        memories they hold stay (core/lifecycle/redaction.py)."""
         store = self.store()
-        report = reads.forget(store, reader, target, device=self.device())
+        report = reads.forget(store, reader, target, device=self.device(), reach=reach, redact=redact)
+        if report.redacted:
+            redaction.index_new(store, self.embedder(), report.redacted)
+            report.stale_context = sorted({*report.stale_context, *report.redacted})
         # The neighbours' context vectors held the erased words; rebuild them from what remains.
         recompute_context(store, self.embedder(), report.stale_context)
         return report

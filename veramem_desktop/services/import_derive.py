@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
-from veramem_desktop.core.storage import episode_queries, import_queue
+from veramem_desktop.core.storage import episode_queries, import_queue, pending_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.import_report import ImportReport
@@ -28,8 +28,11 @@ from veramem_desktop.core.write.plan import WriteOutcome
 
 from ..bulk_extract import extract_in_batches
 
-#: derive(writer, episodes, candidates or None, context) -> what was written
-Derive = Callable[[Writer, Sequence[Episode], "Sequence[Candidate] | None", Sequence[Episode]], WriteOutcome]
+#: derive(writer, episodes, candidates or None, context, failed) -> what was written; the ids of messages
+#: whose derivation failed are appended to ``failed``
+Derive = Callable[
+    [Writer, Sequence[Episode], "Sequence[Candidate] | None", Sequence[Episode], list[str]], WriteOutcome
+]
 
 
 def derive_waiting(
@@ -71,7 +74,9 @@ def derive_waiting(
             # those before it may be lost in a power cut, and the place reached goes with them, so a resumed
             # import derives them again.
             with store.atomic(durable=i == len(episodes) - 1) as conn:
-                outcome = derive(writer, [ep], candidates, _context(store, writer, ep))
+                failed: list[str] = []
+                outcome = derive(writer, [ep], candidates, _context(store, writer, ep), failed)
+                pending_rows.queue(conn, failed)  # derived again by consolidate, queued in this transaction
                 new_ids = [d["id"] for d in outcome.added + outcome.updated]
                 if new_ids and linking:
                     links_mod.enqueue(conn, new_ids)

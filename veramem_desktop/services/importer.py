@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -37,6 +38,7 @@ from veramem_desktop.core.transfer import full_export, memory_export, memory_imp
 from veramem_desktop.core.transfer.chats import open_source
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.transfer.records import Item, Problem, Record
+from veramem_desktop.core.trust import admission
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
@@ -97,6 +99,7 @@ class Importer:
         batch_size: int | None = None,
         progress: ImportProgress | None = None,
         on_record: Callable[[Record], None] | None = None,
+        include_forgotten: bool = False,
     ) -> ImportReport:
         """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
 
@@ -104,7 +107,9 @@ class Importer:
         calls ``on_record`` with each message that would be stored. Messages already stored
         by an earlier import are skipped. Unreadable records are listed in the report with
         their position and skipped. ``batch_size`` (messages per transaction) defaults to
-        128 with the rule-based backend and 16 with a model.
+        128 with the rule-based backend and 16 with a model. A message that is an episode a person
+        forgot is skipped and counted (``forgotten``); ``include_forgotten`` (a person's deliberate act,
+        never offered to agents) stores it again, and the ledger records that it did.
         """
         source_path = Path(path).expanduser()
         if batch_size is not None and batch_size < 1:
@@ -115,7 +120,9 @@ class Importer:
         report = ImportReport(str(source_path), src.format, dry_run=dry_run)
         started = time.perf_counter()
         if src.format == "memories":
-            return self._import_archive(source_path, report, dry_run=dry_run, started=started)
+            return self._import_archive(
+                source_path, report, dry_run=dry_run, started=started, include_forgotten=include_forgotten
+            )
         base = scope_for(self.identity, user_id, agent_id, team_id, None)
         known: OrderedDict[str, set[str]] = OrderedDict()
         sessions: set[str] = set()
@@ -124,9 +131,11 @@ class Importer:
         batch: list[Record] = []
 
         def flush() -> None:
-            fresh = self._unseen(batch, base, known, report)
+            fresh, overridden = self._admitted_records(
+                self._unseen(batch, base, known, report), base, report, include_forgotten
+            )
             sessions.update(r.session_id for r in fresh)
-            self._store_fresh(fresh, base, writer, report, on_record)
+            self._store_fresh(fresh, base, writer, report, on_record, overridden)
             _remember_keys(fresh, known)
             batch.clear()
             _progress(progress, src, report)
@@ -190,6 +199,22 @@ class Importer:
             fresh.append(rec)
         return fresh
 
+    def _admitted_records(
+        self, records: list[Record], base: Scope, report: ImportReport, include_forgotten: bool
+    ) -> tuple[list[Record], set[str]]:
+        """The records the admission gate lets in (core/trust/admission.py), and the import keys of those
+        let in only by ``include_forgotten``; forgotten ones are counted in ``report``."""
+        if not records:
+            return records, set()
+        incoming = [
+            admission.Incoming(r.role, r.content, base.user_id, event_time=r.time, import_key=r.key)
+            for r in records
+        ]
+        with self.store.read() as conn:
+            screened = admission.screen(conn, incoming, include_forgotten=include_forgotten)
+        report.note_forgotten(list(screened.forgotten.values()))
+        return [records[i] for i in screened.admitted], {records[i].key for i in screened.overridden}
+
     def _store_fresh(
         self,
         fresh: Sequence[Record],
@@ -197,14 +222,21 @@ class Importer:
         writer: Writer | None,
         report: ImportReport,
         on_record: Callable[[Record], None] | None,
+        overridden: AbstractSet[str] = frozenset(),
     ) -> None:
         """Store a batch's new records (``writer`` None: a dry run, which only counts and shows them)."""
         if writer is None:
             _count_would_store(fresh, report, on_record)
         elif fresh:
-            self._write_batch(fresh, base, report)
+            self._write_batch(fresh, base, report, overridden)
 
-    def _write_batch(self, records: Sequence[Record], base: Scope, report: ImportReport) -> None:
+    def _write_batch(
+        self,
+        records: Sequence[Record],
+        base: Scope,
+        report: ImportReport,
+        overridden: AbstractSet[str] = frozenset(),
+    ) -> None:
         """One transaction: the batch's episodes (grouped by session, in order), marked as waiting for
         their memories, which are derived once every message is stored (services/import_derive.py)."""
         groups: list[tuple[str, list[EpisodeInput]]] = []
@@ -229,6 +261,12 @@ class Importer:
             for session, inputs in groups:
                 scope = Scope(base.user_id, base.agent_id, base.team_id, session)
                 stored += store_episodes(self.store, memo, inputs, scope, device=self.device)
+            if overridden:  # a person let forgotten episodes in: the ledger says which
+                admission.ledger_override(
+                    conn,
+                    [e.id for e in stored if e.metadata.get("import_key") in overridden],
+                    device=self.device,
+                )
             import_queue.note_stored(conn, base.user_id, [e.id for e in stored])
         report.stored += len(stored)
 
@@ -268,11 +306,17 @@ class Importer:
         )
 
     def _import_archive(
-        self, path: Path, report: ImportReport, *, dry_run: bool, started: float
+        self, path: Path, report: ImportReport, *, dry_run: bool, started: float, include_forgotten: bool
     ) -> ImportReport:
         result = memory_import.import_archive(
-            self.store, self.embedder(), path, device=self.device, dry_run=dry_run
+            self.store,
+            self.embedder(),
+            path,
+            device=self.device,
+            dry_run=dry_run,
+            include_forgotten=include_forgotten,
         )
+        report.note_forgotten(result.forgotten)
         report.read, report.stored, report.already_stored = result.read, result.stored, result.already_stored
         report.memories = {
             "added": result.memories,
@@ -399,6 +443,7 @@ def _derive(
     stored: Sequence[Episode],
     candidates: Sequence[Candidate] | None = None,
     context: Sequence[Episode] = (),
+    failed: list[str] | None = None,
 ) -> WriteOutcome:
     """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
     fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
@@ -408,17 +453,20 @@ def _derive(
         return writer.derive(stored, candidates=candidates, context=context)
     except Exception as exc:  # noqa: BLE001 - fail open: the episodes are stored and searchable
         if len(stored) == 1:
+            if failed is not None:
+                failed.append(stored[0].id)
             return WriteOutcome(
                 notices=[
                     f"no memories were derived from episode {stored[0].id} "
-                    f"({type(exc).__name__}); it is stored and searchable"
+                    f"({type(exc).__name__}); it is stored and searchable, and derived again at the next "
+                    "`veramem consolidate`"
                 ]
             )
     merged = WriteOutcome()
     half = len(stored) // 2
     for part in (
-        _derive(writer, stored[:half], _citing(candidates, stored[:half]), context),
-        _derive(writer, stored[half:], _citing(candidates, stored[half:]), context),
+        _derive(writer, stored[:half], _citing(candidates, stored[:half]), context, failed),
+        _derive(writer, stored[half:], _citing(candidates, stored[half:]), context, failed),
     ):
         for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
             getattr(merged, name).extend(getattr(part, name))

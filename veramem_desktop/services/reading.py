@@ -69,7 +69,8 @@ class Reading:
 
     # ------------------------------------------------------------ memories
     def get(self, memory_id: str, *, caller: Caller | None = None) -> MemoryItem:
-        """The memory ``memory_id``, as ``caller`` (the person by default) may read it."""
+        """The memory ``memory_id``, as ``caller`` (the person by default) may read it: the person reads a
+        rejected one too (to see what they decided), an agent never; an expired one is not found."""
         return reads.get(self.store, self._reader(caller), memory_id)
 
     def memories(
@@ -119,7 +120,7 @@ class Reading:
         return recall_states(self.store, [item.id for item in items])
 
     def detail(
-        self, memory_id: str, *, include_rejected: bool = True, caller: Caller | None = None
+        self, memory_id: str, *, include_rejected: bool = False, caller: Caller | None = None
     ) -> MemoryDetail:
         """A memory with its evidence inside the source episodes, its versions, ledger entries and links.
         Without ``include_rejected``, a rejected memory is not found, and rejected versions and evidence
@@ -181,9 +182,12 @@ class Reading:
         """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
         reads.require_trace(self.store, caller, trace_id)
 
-    def forget_preview(self, target: str, *, caller: Caller | None = None) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target)` would erase (versions, evidence, episodes, derived items)."""
-        return reads.forget_plan(self.store, self._reader(caller), target)
+    def forget_preview(
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
+    ) -> forget_mod.ForgetPlan:
+        """Exactly what `forget(target, reach=reach, redact=redact)` would erase (versions, evidence,
+        episodes, derived items, what restates it within ``reach``, and the messages it redacts)."""
+        return reads.forget_plan(self.store, self._reader(caller), target, reach=reach, redact=redact)
 
     def ledger_entries(
         self, *, target_id: str | None = None, limit: int | None = None, caller: Caller | None = None

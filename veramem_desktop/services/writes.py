@@ -3,12 +3,12 @@
 The episodes are committed (and their vectors computed) before derivation, in a transaction of
 their own: a write transaction holds the store's lock, and readers in this process (the REST and
 MCP servers, the TUI) must never wait for the embedding model or an LLM. An add whose derivation
-fails keeps its episodes and queues them (ids only) for ``consolidate`` to derive again.
+fails keeps its episodes and queues them (ids only, one row each in ``pending_derivations``) for
+``consolidate`` to derive again.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -22,9 +22,11 @@ from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage import pending_rows
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.dates import resolve_relative_dates
@@ -35,9 +37,6 @@ from veramem_desktop.core.write.written_dates import document_time
 
 from ..config import IdentitySettings
 from .organiser import Organiser
-
-#: meta key: episodes whose derivation failed, to be derived again by consolidate (ids only)
-PENDING_DERIVATION = "pending_derivation"
 
 MessageLike: TypeAlias = str | EpisodeInput | dict[str, Any]
 
@@ -148,6 +147,9 @@ class Writes:
         """Store ``inputs`` (validated already) in ``scope``, then derive; ``notices`` are the validation's."""
         if expires_at is not None:
             inputs = [replace(i, metadata={**i.metadata, expiry_mod.EXPIRES_KEY: expires_at}) for i in inputs]
+        inputs, forgotten = self.admit(inputs, scope, notices)
+        if not inputs:
+            return AddResult(notices=notices, forgotten=forgotten)
         stored = store_episodes(self.store, self.embedder, inputs, scope, device=self.device)
         writer = self.writer()
         try:
@@ -164,7 +166,7 @@ class Writes:
             if expires_at is not None:
                 with self.store.atomic() as conn:
                     expiry_mod.note(conn, expires_at)
-            return AddResult(episodes=stored, notices=notices)
+            return AddResult(episodes=stored, notices=notices, forgotten=forgotten)
         notices += outcome.notices  # the model's own notices come with each call's reply
         if expires_at is not None:
             with self.store.atomic() as conn:
@@ -186,38 +188,59 @@ class Writes:
             unchanged=outcome.unchanged,
             rejected=outcome.rejected,
             notices=notices,
+            forgotten=forgotten,
         )
 
+    def admit(
+        self, inputs: list[EpisodeInput], scope: Scope, notices: list[str]
+    ) -> tuple[list[EpisodeInput], int]:
+        """The inputs the admission gate lets in (core/trust/admission.py): a forgotten episode brought
+        again (its import key, or its role, words and time) is left out and said in ``notices``."""
+        with self.store.read() as conn:
+            screened = admission.screen(conn, [admission.incoming_of_input(i, scope.user_id) for i in inputs])
+        notice = screened.notice()
+        if notice is None:
+            return inputs, 0
+        notices.append(notice)
+        return [inputs[i] for i in screened.admitted], len(screened.forgotten)
+
     def defer_derivation(self, episode_ids: Sequence[str]) -> None:
-        """Remember episodes whose derivation failed (ids only), for :meth:`rederive_pending`."""
+        """Queue episodes whose derivation failed (ids only), for :meth:`rederive_pending`: one row per
+        episode inserted in one transaction, never a list read and written back, so adds running at once
+        in other processes keep theirs."""
         try:
-            pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
-            self.store.set_meta(PENDING_DERIVATION, json.dumps(sorted({*pending, *episode_ids})))
+            with self.store.atomic() as conn:
+                pending_rows.queue(conn, episode_ids)
         except Exception as exc:  # the add has already told the caller the episodes are stored
             logger.warning("could not queue episodes for derivation (%s)", type(exc).__name__)
 
     def rederive_pending(self) -> dict[str, Any]:
         """Derive memories from the episodes an earlier add stored but could not derive from (run by
-        ``consolidate``); those that fail again stay queued. Returns what was tried and derived."""
-        pending = json.loads(self.store.get_meta(PENDING_DERIVATION) or "[]")
+        ``consolidate``); those that fail again stay queued, and only the rows of the episodes finished
+        (derived, or forgotten meanwhile) are deleted, so ids queued meanwhile stay. Returns what was tried
+        and derived."""
+        pending = pending_rows.queued(self.store)
         if not pending:
             return {"tried": 0, "derived": 0, "still_pending": 0}
         found = episodes_mod.get_many(self.store, pending)
-        episodes = [found[i] for i in pending if i in found]  # forgotten ones are simply gone
+        episodes = [found[i] for i in pending if i in found]
+        with self.store.atomic() as conn:
+            pending_rows.clear(conn, [i for i in pending if i not in found])  # forgotten ones are gone
         writer = self.writer()
-        left: list[str] = []
+        left = 0
         derived = 0
         for episode in episodes:
             try:
                 outcome = writer.derive([episode])
             except Exception as exc:
                 logger.warning("deriving %s failed again (%s)", episode.id, type(exc).__name__)
-                left.append(episode.id)
+                left += 1
                 continue
+            with self.store.atomic() as conn:
+                pending_rows.clear(conn, [episode.id])
             derived += len(outcome.added) + len(outcome.updated)
             self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])
-        self.store.set_meta(PENDING_DERIVATION, json.dumps(left))
-        return {"tried": len(episodes), "derived": derived, "still_pending": len(left)}
+        return {"tried": len(episodes), "derived": derived, "still_pending": left}
 
 
 class Adding:
