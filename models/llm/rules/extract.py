@@ -24,6 +24,7 @@ from veramem_desktop.core.write.times import parse_time
 from veramem_desktop.core.write.written_dates import normalise_explicit_dates
 from veramem_desktop.models.llm.rules.keys import Keyed, about_user, addressed, labelled_wording, read
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
+from veramem_desktop.models.llm.rules.parse import warm
 from veramem_desktop.models.llm.rules.requests import statement_in
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
@@ -184,6 +185,7 @@ def extract_with_skips(
     out: list[Candidate] = []
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
+    warm(span.said for message in messages for span in _clauses(message.content))  # one batch for the parse
     for message in messages:
         anchor = _anchor(message)
         speaker = speaker_of(message)
