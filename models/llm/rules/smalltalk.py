@@ -21,7 +21,7 @@ from veramem_desktop.models.llm.rules.lexicon import (
     TIME,
     is_common_verb,
 )
-from veramem_desktop.models.llm.rules.requests import is_request
+from veramem_desktop.models.llm.rules.requests import is_question, is_request
 from veramem_desktop.models.llm.rules.text import STOPWORDS, content_words, words
 
 _FILLER_WORDS_TEXT = """
@@ -245,7 +245,7 @@ REQUEST = "a request to the assistant"
 
 def skip_reason(sentence: str, role: str) -> str | None:
     """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
-    if "?" in sentence:
+    if "?" in sentence or is_question(sentence):
         return "a question"
     if len(words(sentence)) < 3:
         return TOO_SHORT
