@@ -143,3 +143,11 @@ def test_a_question_typed_without_its_question_mark_gives_no_memory(text: str) -
 def test_a_statement_opening_with_a_question_word_or_telling_a_deed_is_kept(text: str) -> None:
     found, _ = _extract(text)
     assert found, text
+
+
+def test_a_named_speaker_in_a_conversation_of_people_is_not_asking_the_assistant() -> None:
+    said = "Check out the mural on my street for the arts festival!"
+    found, _ = extract_with_skips([Message("m1", "user", said, WHEN, "Rosa")])
+    assert [c.quote for c in found] == [said]
+    alone, reasons = _extract("Draft a speech for the arts festival on my street.")
+    assert alone == [] and REQUEST in reasons

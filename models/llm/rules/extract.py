@@ -158,9 +158,9 @@ def _question_before(message: Message, previous: Message | None) -> tuple[str, s
     return speaker_of(previous), spans[-1].text
 
 
-def _skipped(sentence: str, role: str) -> str | None:
+def _skipped(sentence: str, role: str, *, named: bool = False) -> str | None:
     """Why ``sentence`` gives no memory, or None; a short one with a key is kept ("I'm vegan.")."""
-    reason = skip_reason(sentence, role)
+    reason = skip_reason(sentence, role, named=named)
     return None if reason == TOO_SHORT and _key(sentence, role) is not None else reason
 
 
@@ -200,7 +200,7 @@ def extract_with_skips(
             seen.add(sentence)
             # a labelled line about the user ("Home: Porto") is short, yet says something
             worded = labelled_wording(sentence) if message.role != "user" else None
-            reason = _skipped(sentence, message.role) if worded is None else None
+            reason = _skipped(sentence, message.role, named=bool(message.name)) if worded is None else None
             if reason is not None:
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
