@@ -103,8 +103,9 @@ class Importer:
         ``since`` keeps only messages at or after that time; ``dry_run`` stores nothing and
         calls ``on_record`` with each message that would be stored. Messages already stored
         by an earlier import are skipped. Unreadable records are listed in the report with
-        their position and skipped. ``batch_size`` (messages per transaction) defaults to
-        128 with the rule-based backend and 16 with a model.
+        their position and skipped. ``batch_size`` (messages per transaction while storing,
+        and per commit that waits for the disk while deriving, where a batch holds whole extraction calls)
+        defaults to 128 with the rule-based backend and 16 with a model; the memories do not depend on it.
         """
         source_path = Path(path).expanduser()
         if batch_size is not None and batch_size < 1:
