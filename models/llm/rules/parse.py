@@ -108,8 +108,11 @@ class Parsed:
     clauses: tuple[Clause, ...]
     entities: tuple[tuple[str, str], ...]
     names: tuple[tuple[str, str, str], ...] = ()
-    #: nouns called new, with their owner as said ("" for none): "the new flat" -> ("", "flat")
-    news: tuple[tuple[str, str], ...] = ()
+    #: nouns said as the speaker's or as new, with a name they carry: (owner as said, "" for none; the
+    #: noun's lemma; called new; called old or former; the proper name set before it or after "in"/"at"
+    #: on it, "" for none): "the new flat in Bristol" -> ("", "flat", True, False, "Bristol"), "my Leeds
+    #: flat" -> ("my", "flat", False, False, "Leeds")
+    nouns: tuple[tuple[str, str, bool, bool, str], ...] = ()
 
 
 @cache
@@ -165,7 +168,7 @@ def parse(sentence: str) -> Parsed:
     """The clauses of ``sentence`` (one statement; the extractor splits messages first)."""
     text = _normal(sentence)
     if not text or len(text) > MAX_CHARS:
-        return Parsed((), (), (), ())
+        return Parsed((), (), (), ())  # no clauses, entities, names or nouns
     found = _PARSES.get(text)
     if found is None:
         found = _read(text, _doc(text))
@@ -192,15 +195,37 @@ def _read(text: str, doc: Any) -> Parsed:
         if _has_subject(_root(again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
-    news = tuple(
-        (
-            _owner(o) if (o := next((c for c in t.children if c.dep_ == "poss"), None)) is not None else "",
-            t.lemma_.lower(),
-        )
-        for t in doc
-        if t.pos_ == "NOUN" and any(c.dep_ == "amod" and c.lower_ in ("new", "newest") for c in t.children)
+    nouns = tuple(_noted(t) for t in doc if t.pos_ == "NOUN")
+    return Parsed(
+        clauses,
+        tuple((_said(e), e.label_) for e in doc.ents),
+        tuple(_names(doc)),
+        tuple(n for n in nouns if n[0] in ("my", "our") or n[2]),
     )
-    return Parsed(clauses, tuple((_said(e), e.label_) for e in doc.ents), tuple(_names(doc)), news)
+
+
+_NEW = frozenset({"new", "newest"})
+_OLD = frozenset({"old", "former", "previous", "ex"})
+
+
+def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
+    """A noun's owner, lemma, whether it is called new or old, and the name it carries."""
+    owner = next((c for c in noun.children if c.dep_ == "poss"), None)
+    mods = {c.lower_ for c in noun.children if c.dep_ == "amod"}
+    named = next(
+        (c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i), None
+    )
+    if named is None:
+        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in ("in", "at")), None)
+        pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
+        named = pobj if pobj is not None and pobj.pos_ == "PROPN" else None
+    return (
+        _owner(owner) if owner is not None else "",
+        noun.lemma_.lower(),
+        bool(mods & _NEW),
+        bool(mods & _OLD),
+        _name_span(named) if named is not None else "",
+    )
 
 
 def _shouting(text: str) -> bool:
