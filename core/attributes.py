@@ -293,7 +293,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "The car or vehicle the person drives.",
         nouns="car, vehicle, ride, motor",
         frames="drive; lease; buy?; get?",
-        ends="sell?; scrap?; crash?; total?",
+        ends="sell?; scrap?; crash?; total?; give_away?; get_rid of?; be_rid of?; trade_in?",
         entities="PRODUCT ORG",
     ),
     _a(

@@ -1,6 +1,7 @@
 """The answer path: retrieve → select → answer from those only → strip uncited ids →
 abstain when unsupported, climbing the sufficiency ladder first:
 dual channel → source episodes of the retrieved facts → neighbouring turns.
+A question naming a time also gets the other versions of the memories retrieved (what held then).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine
 from veramem_desktop.core.recall.fence import fence
+from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first
-from veramem_desktop.core.storage import episode_reads, item_reads, traces
+from veramem_desktop.core.storage import episode_reads, item_reads, items, traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.trust.access import Caller
@@ -74,6 +76,11 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
     ]
 
 
+def _names_a_time(question: str) -> bool:
+    """Whether the question asks about a time ("in March 2024", "last summer", "before I moved")."""
+    return asked_time(question) is not None or temporal_intent(question).kind == "before"
+
+
 def _presented_stale(cited: list[str], pool: dict[str, Hit]) -> list[str]:
     """Cited items that are history while what replaced them, or the message that retracted them, is in
     the pool and was not cited: an answer relying on them presents a superseded or retracted statement
@@ -100,6 +107,9 @@ class Answerer:
         for h in first.shared:  # shared items may inform, labelled, never displacing the caller's own
             pool.setdefault(h.id, h)
         steps = [f"retrieve:{first.route}"]
+        if _names_a_time(question) and self._versions(pool, caller):
+            steps.append("versions")
+            self._annotate(pool)
         draft, dropped = self._ask(question, pool, notices)
         for step in LADDER:
             if draft is not None and not draft.abstained and draft.sufficient:
@@ -147,6 +157,20 @@ class Answerer:
                 json.dumps({"ladder": steps, "dropped": dropped}),
             )
         return AnswerResult(question, text, cited, abstained, trace_id, steps, dropped, notices)
+
+    def _versions(self, pool: dict[str, Hit], caller: Caller) -> int:
+        """For a question naming a time: the messages that stated the other versions of the pool's memories
+        (what held then may not be what relevance found; a replaced memory is history, which only its
+        messages show), those the caller may see, below everything found. How many were added."""
+        before = len(pool)
+        chains = {
+            m.id for h in list(pool.values()) if h.kind != "episode" for m in items.history(self.store, h.id)
+        }
+        others = sorted(chains - pool.keys())
+        if others:
+            floor = min((h.score for h in pool.values()), default=0.0) - 0.01
+            self._add_episodes(item_reads.cited_episode_ids(self.store, others), caller, pool, score=floor)
+        return len(pool) - before
 
     def _annotate(self, pool: dict[str, Hit]) -> None:
         """Label what the ladder added (its state, what it speaks about) like search labels its hits."""

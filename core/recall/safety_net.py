@@ -117,8 +117,8 @@ def _person(h: Hit, row: _KeyedRow | None) -> str:
 
 
 def _settle(members: list[_Said], union: Union) -> None:
-    """Within one subject: the newest live statement of the highest authority leads; older ones it
-    replaces, and history, leave the lead."""
+    """Within one subject (its hits joined by ``union``): the newest live statement of the highest
+    authority leads; older ones it replaces, and history, leave the lead."""
     rank = max(_authority(m.hit) for m in members)
     leaders = [m for m in members if not m.historic and _authority(m.hit) == rank]
     if not leaders:
@@ -127,13 +127,13 @@ def _settle(members: list[_Said], union: Union) -> None:
     heads = [m for m in leaders if (m.hit.time or "") == newest]
     lead = max(heads, key=lambda m: (m.hit.kind != "episode", m.hit.score))
     for m in members:
+        union(m.hit.id, lead.hit.id)  # one subject, whether or not its value changed
         if m.hit is lead.hit or any(m.hit is h.hit for h in heads):
             continue
         if m.historic or _replaces(heads, m):
             m.hit.state = STATE
             m.hit.superseded_by = lead.hit.id
             m.hit.actionable = may_act(m.hit.authority, m.hit.state)
-            union(m.hit.id, lead.hit.id)
 
 
 def _replaces(heads: list[_Said], old: _Said) -> bool:

@@ -32,6 +32,7 @@ from veramem_desktop.core.llm import multi_valued
 from veramem_desktop.core.recall import safety_net
 from veramem_desktop.core.recall.hits import STALE, Hit
 from veramem_desktop.core.recall.retired import retiring_above_retired
+from veramem_desktop.core.recall.subjects import Groups
 from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store
@@ -176,25 +177,6 @@ def row_state(row: _Row, rows: dict[str, _Row]) -> str:
     return "in_conflict" if live else "current"
 
 
-class _Groups:
-    """Union-find over what hits speak about."""
-
-    def __init__(self) -> None:
-        self.parent: dict[object, object] = {}
-
-    def find(self, x: object) -> object:
-        self.parent.setdefault(x, x)
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: object, b: object) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
-
-
 def annotate(
     store: Store,
     hits: list[Hit],
@@ -292,10 +274,10 @@ def _stand_ins(
             current[stale] = max(live, key=lambda m: score[m])
 
 
-def _subject_groups(rows: dict[str, _Row], current: dict[str, str], related: dict[str, list[str]]) -> _Groups:
+def _subject_groups(rows: dict[str, _Row], current: dict[str, str], related: dict[str, list[str]]) -> Groups:
     """One group per subject: a memory joins its chain, its single-valued attribute, its conflict partners
     and what stands for it now; a message joins the memories made from it."""
-    groups = _Groups()
+    groups = Groups()
     for r in rows.values():
         groups.union(r.id, ("root", r.root_id))
         if r.key is not None:

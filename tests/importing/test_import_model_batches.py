@@ -165,3 +165,49 @@ def test_a_failed_extraction_call_is_retried_one_message_at_a_time_and_loses_no_
         assert mem.verify().ok
     finally:
         mem.close()
+
+
+class GroupingModel(ScriptedModel):
+    """A scripted model that also records which messages each extraction call was asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.groups: list[tuple[str, ...]] = []
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        if "memories" in request["format"]["properties"]:
+            with self.lock:
+                self.groups.append(tuple(r["text"] for r in _new_rows(request)))
+        return super().__call__(request)
+
+
+def test_a_model_is_asked_about_the_same_groups_of_messages_whatever_the_batch(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """Extraction calls are cut from the messages in time order, by session and PER_CALL, never at a
+    batch's edge: the same calls (and so the same memories, from a model that answers alike) at any batch."""
+    convs = []
+    for c in range(3):
+        turns = [
+            {"role": "user", "content": f"{FACTS[(c * 5 + i) % len(FACTS)]} (note {c}.{i})"}
+            for i in range(11)
+        ]
+        convs.append((f"s{c}", turns))
+    lines = []
+    for c, (session, turns) in enumerate(convs):  # runs of 6, then of 5, of each session, interleaved
+        for i, msg in enumerate(turns):
+            day = 1 + c + (3 if i >= 6 else 0)
+            lines.append({**msg, "session_id": session, "time": f"2024-03-{day:02d}T10:{i:02d}:00Z"})
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    found = {}
+    model = GroupingModel()  # one model: the fake server answers every run from the same script
+    for batch in (1, 5, 16, 128):
+        model.groups = []
+        mem = _memory(tmp_path / f"b{batch}", ollama, model)
+        try:
+            assert mem.import_history(path, batch_size=batch).stored == 33
+            found[batch] = (sorted(model.groups), sorted((m.text, m.status) for m in mem.memories(limit=100)))
+        finally:
+            mem.close()
+    assert found[1] == found[5] == found[16] == found[128]

@@ -111,3 +111,43 @@ def test_through_an_add_a_request_stores_nothing_and_a_reminder_stores_its_fact(
     assert texts[0].startswith("Priya's birthday is December 3")
     assert not any("Remind" in t or "Help User" in t for t in texts)
     assert mem.search("Lyon Lille cost of living").results  # the request stays findable as a message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do I get candle wax out of a wool rug",
+        "what's a sensible budget for a week in Lisbon",
+        "which bike lock is hardest to cut",
+        "what plants survive a dark hallway",
+        "is there a quicker way to defrost the freezer",
+        "should I repot the fig before winter",
+        "any tips for a first half marathon",
+        "how often should I descale the kettle",
+    ],
+)
+def test_a_question_typed_without_its_question_mark_gives_no_memory(text: str) -> None:
+    found, reasons = _extract(text)
+    assert found == []
+    assert "a question" in reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "when I lived in Leeds the buses were always late.",
+        "where we live now the rent is half.",
+        "Check out the scarf I knitted for my niece!",  # a request that tells what the speaker did
+    ],
+)
+def test_a_statement_opening_with_a_question_word_or_telling_a_deed_is_kept(text: str) -> None:
+    found, _ = _extract(text)
+    assert found, text
+
+
+def test_a_named_speaker_in_a_conversation_of_people_is_not_asking_the_assistant() -> None:
+    said = "Check out the mural on my street for the arts festival!"
+    found, _ = extract_with_skips([Message("m1", "user", said, WHEN, "Rosa")])
+    assert [c.quote for c in found] == [said]
+    alone, reasons = _extract("Draft a speech for the arts festival on my street.")
+    assert alone == [] and REQUEST in reasons

@@ -26,7 +26,7 @@ from veramem_desktop.core.write import context as write_context
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.plan import WriteOutcome
 
-from ..bulk_extract import extract_in_batches
+from ..bulk_extract import PER_CALL, extract_in_batches
 
 #: derive(writer, episodes, candidates or None, context, failed) -> what was written; the ids of messages
 #: whose derivation failed are appended to ``failed``
@@ -54,8 +54,9 @@ def derive_waiting(
         return
     first_id, after = state
     todo = import_queue.waiting(store, user_id, first_id, after)
-    for lo in range(0, len(todo), batch_size):
-        part = todo[lo : lo + batch_size]
+    per_call = PER_CALL if writer.llm.capabilities.batch_extraction else 1
+    done = 0
+    for part in _batches(todo, batch_size, per_call):
         episodes = import_queue.read(store, [eid for _, eid in part])
         extracted = (
             extract_in_batches(writer.llm, store, episodes)
@@ -82,10 +83,34 @@ def derive_waiting(
                     links_mod.enqueue(conn, new_ids)
                 import_queue.advance(conn, user_id, places[ep.id])
             _count(outcome, report)
+        done += len(part)
         if after_batch is not None:
-            after_batch(lo + len(part), len(todo))
+            after_batch(done, len(todo))
     with store.atomic() as conn:
         import_queue.finish(conn, user_id)
+
+
+def _batches(
+    todo: list[tuple[import_queue.Place, str]], batch_size: int, per_call: int
+) -> list[list[tuple[import_queue.Place, str]]]:
+    """``todo`` cut into batches of at least ``batch_size`` messages (the last may be smaller), each made
+    of whole extraction calls: runs of at most ``per_call`` consecutive messages of one session, cut as
+    bulk_extract.chunks cuts them. So a model is asked about the same groups of messages, with the same
+    context, whatever the batch size."""
+    out: list[list[tuple[import_queue.Place, str]]] = []
+    current: list[tuple[import_queue.Place, str]] = []
+    run = 0
+    for item in todo:
+        if not current or item[0][1] != current[-1][0][1] or run >= per_call:  # a new call begins
+            if len(current) >= batch_size:
+                out.append(current)
+                current = []
+            run = 0
+        current.append(item)
+        run += 1
+    if current:
+        out.append(current)
+    return out
 
 
 def _context(store: Store, writer: Writer, ep: Episode) -> list[Episode]:

@@ -106,10 +106,12 @@ class Importer:
         ``since`` keeps only messages at or after that time; ``dry_run`` stores nothing and
         calls ``on_record`` with each message that would be stored. Messages already stored
         by an earlier import are skipped. Unreadable records are listed in the report with
-        their position and skipped. ``batch_size`` (messages per transaction) defaults to
-        128 with the rule-based backend and 16 with a model. A message that is an episode a person
-        forgot is skipped and counted (``forgotten``); ``include_forgotten`` (a person's deliberate act,
-        never offered to agents) stores it again, and the ledger records that it did.
+        their position and skipped. ``batch_size`` (messages per transaction while storing,
+        and per commit that waits for the disk while deriving, where a batch holds whole extraction calls)
+        defaults to 128 with the rule-based backend and 16 with a model; the memories do not depend on it.
+        A message that is an episode a person forgot is skipped and counted (``forgotten``);
+        ``include_forgotten`` (a person's deliberate act, never offered to agents) stores it again, and the
+        ledger records that it did.
         """
         source_path = Path(path).expanduser()
         if batch_size is not None and batch_size < 1:

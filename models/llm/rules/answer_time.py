@@ -36,13 +36,17 @@ class AskedWhen:
 
 
 def asked_when(question: str, items: Sequence[ContextItem], today: date | None = None) -> AskedWhen | None:
-    """The time ``question`` asks about, read against ``today`` (the asker's day: "last summer" is counted
-    from when the question is asked; the clock's UTC day when not given), never before the latest day
-    among ``items``; None when it names no time (or one that cannot be read)."""
+    """The time ``question`` asks about; None when it names no time (or one that cannot be read). A time
+    said as "last …" ("last summer", "last year") is counted from ``today``, the asker's day (the clock's
+    UTC day when not given); a month or season named alone ("in March") is the latest one up to the
+    newest of ``items``, as the conversation means it."""
     latest = _latest_day(items)
-    anchor = max(d for d in (today or datetime.now(UTC).date(), latest) if d is not None)
+    now = max(d for d in (today or datetime.now(UTC).date(), latest) if d is not None)
+    anchor = now
     found = asked_time(question)
     if found is not None:
+        if found.kind in ("month", "season") and not found.value.startswith("last") and latest is not None:
+            anchor = latest
         period = periods.resolve(found, anchor)
         if period is not None:
             named = content_stems(found.value.replace("|", " ")) | {"last", "ago"}
@@ -53,7 +57,7 @@ def asked_when(question: str, items: Sequence[ContextItem], today: date | None =
     words = frozenset(content_stems(intent.phrase))
     if _OWN_CLAUSE.match(intent.phrase):
         return AskedWhen(None, True, words)
-    bound = parse_bound(intent.phrase, datetime(anchor.year, anchor.month, anchor.day, tzinfo=UTC))
+    bound = parse_bound(intent.phrase, datetime(now.year, now.month, now.day, tzinfo=UTC))
     return AskedWhen(bound.date().isoformat(), False, words) if bound is not None else None
 
 

@@ -24,6 +24,7 @@ from veramem_desktop.core.write.times import parse_time
 from veramem_desktop.core.write.written_dates import normalise_explicit_dates
 from veramem_desktop.models.llm.rules.keys import Keyed, about_user, addressed, labelled_wording, read
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
+from veramem_desktop.models.llm.rules.parse import warm
 from veramem_desktop.models.llm.rules.requests import statement_in
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
@@ -159,9 +160,9 @@ def _question_before(message: Message, previous: Message | None) -> tuple[str, s
     return speaker_of(previous), spans[-1].text
 
 
-def _skipped(sentence: str, role: str) -> str | None:
+def _skipped(sentence: str, role: str, *, named: bool = False) -> str | None:
     """Why ``sentence`` gives no memory, or None; a short one with a key is kept ("I'm vegan.")."""
-    reason = skip_reason(sentence, role)
+    reason = skip_reason(sentence, role, named=named)
     return None if reason == TOO_SHORT and _key(sentence, role) is not None else reason
 
 
@@ -186,6 +187,7 @@ def extract_with_skips(
     out: list[Candidate] = []
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
+    warm(span.said for message in messages for span in _clauses(message.content))  # one batch for the parse
     for message in messages:
         anchor = _anchor(message)
         speaker = speaker_of(message)
@@ -200,7 +202,7 @@ def extract_with_skips(
             seen.add(sentence)
             # a labelled line about the user ("Home: Porto") is short, yet says something
             worded = labelled_wording(sentence) if message.role != "user" else None
-            reason = _skipped(sentence, message.role) if worded is None else None
+            reason = _skipped(sentence, message.role, named=bool(message.name)) if worded is None else None
             if reason is not None:
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue

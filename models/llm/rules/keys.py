@@ -153,8 +153,10 @@ _NOT_VALUES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PER
 def _unframed(c: Clause) -> Keyed | None:
     """The speaker's statement of a name through a verb no frame has ("We've settled into a cottage in
     Bath"): subject and value, its attribute left to the meaning of the whole statement."""
-    if c.hypothetical or c.background or c.negated or c.tense in _NOT_NOW or c.verb == "be":
+    if c.hypothetical or c.background or c.negated or c.verb == "be":
         return None
+    if c.tense not in ("present", "perfect", "progressive"):
+        return None  # an unknown verb in the past tells an event far more often than a change
     if _who(c.subject) != "user" or attributes.frames_for(c.verb):
         return None
     named = [
@@ -166,17 +168,20 @@ def _unframed(c: Clause) -> Keyed | None:
 
 
 def _implied(parsed: Parsed) -> Keyed | None:
-    """A change said only through its new thing: "Loving the new flat, the canals in Leiden are great"
-    names the new home's city; the attribute the new thing's noun names, valued by the sentence's one
-    entity of that attribute's kind."""
+    """An attribute said only through a thing of it: "the new flat in Bristol", "the radiators in my
+    Leeds flat" name the home's city; "Loving the new flat, the canals in Leiden are great" too (the
+    new thing's noun names the attribute, the sentence's one entity of its kind the value). Never an
+    old or former thing, nor a plan, a condition or a denial."""
     if any(c.hypothetical or c.tense in _NOT_NOW or c.negated for c in parsed.clauses[:1]):
         return None
-    for owner, noun in parsed.news:
+    for owner, noun, new, old, named in parsed.nouns:
         attr = attributes.for_noun(noun)
-        if attr is None or not attr.entities or owner not in ("", "my", "our"):
+        if attr is None or not attr.entities or old or owner not in ("", "my", "our"):
             continue
+        if named:
+            return Keyed("user", attr.name, named)
         found = [text for text, label in parsed.entities if label in attr.entities]
-        if len(found) == 1:
+        if new and len(found) == 1:
             return Keyed("user", attr.name, found[0])
     return None
 
@@ -311,22 +316,9 @@ def _switched(c: Clause, who: str) -> Keyed | None:
 
 def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Keyed | None:
     """The attribute whose frame fits the clause best, with its value; None when none fits."""
-    best: tuple[int, Attribute, Frame, str | None] | None = None
-    verb = c.verb
-    for attr, frame in _frames(verb):
-        value = _value(c, frame, attr, parsed)
-        if value is False:
-            continue
-        phrase = value if isinstance(value, Phrase) else None
-        lexical, labelled = _confirmed(attr, phrase)
-        if frame.weak and lexical <= 0:
-            continue  # a verb of many uses states the attribute only when the value's words say it too
-        score = lexical + labelled + (0 if frame.weak else 2) + (1 if frame.prep or frame.obj else 0)
-        score += 1 if phrase is not None and (phrase.proper or phrase.text[:1].isupper()) else 0
-        if best is None or score > best[0]:
-            best = (score, attr, frame, _text(value, attr, frame.ends) if isinstance(value, Phrase) else None)
+    best = _best_frame(c, parsed)
     if best is None:
-        return None
+        return _switched_to_value(c, who)
     _, attr, frame, text = best
     if not _current(c, frame, change) or (text is None and not frame.ends):
         return None
@@ -338,6 +330,50 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     if who != "user" and (attr.name == "pet" or attr.name.startswith("relation:")):
         return None  # another person's pets and relations are not keyed
     return Keyed(who, predicate, text, ends=frame.ends or c.stopped)
+
+
+_LIKED = frozenset({"likes", "dislikes"})
+
+
+def _owned_by(phrase: Phrase | None) -> Attribute | None:
+    """The attribute a value gives away by itself ("VS Code" is an editor), or None."""
+    if phrase is None:
+        return None
+    return attributes.for_value(phrase.text) or attributes.for_value(phrase.head)
+
+
+def _switched_to_value(c: Clause, who: str) -> Keyed | None:
+    """ "I moved everything to VS Code", "switched over to Firefox": a switch whose value gives its
+    attribute away, when no frame of the verb fits."""
+    if c.verb not in attributes.SWITCH_VERBS or c.negated:
+        return None
+    for phrase in (p for prep, p in c.preps if prep in ("to", "into")):
+        owner = _owned_by(phrase)
+        if owner is not None and not owner.multi:
+            return Keyed(who, owner.name, phrase.text)
+    return None
+
+
+def _best_frame(c: Clause, parsed: Parsed) -> tuple[int, Attribute, Frame, str | None] | None:
+    """(score, attribute, frame, value) of the frame that fits the clause best, or None: the value's words
+    (a noun or a value of the attribute) count most, then its entity label, then a specific verb."""
+    best: tuple[int, Attribute, Frame, str | None] | None = None
+    for attr, frame in _frames(c.verb):
+        value = _value(c, frame, attr, parsed)
+        if value is False:
+            continue
+        phrase = value if isinstance(value, Phrase) else None
+        owner = _owned_by(phrase)
+        if owner is not None and owner is not attr and owner.name not in _LIKED:
+            continue  # "moved everything to VS Code": the value is an editor, whatever the verb
+        lexical, labelled = _confirmed(attr, phrase)
+        if frame.weak and lexical <= 0:
+            continue  # a verb of many uses states the attribute only when the value's words say it too
+        score = lexical + labelled + (0 if frame.weak else 2) + (1 if frame.prep or frame.obj else 0)
+        score += 1 if phrase is not None and (phrase.proper or phrase.label is not None) else 0
+        if best is None or score > best[0]:
+            best = (score, attr, frame, _text(phrase, attr, frame.ends) if phrase is not None else None)
+    return best
 
 
 def _frames(verb: str) -> tuple[tuple[Attribute, Frame], ...]:

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, Literal
 
 from veramem_desktop.core.errors import ModelError
@@ -106,8 +108,11 @@ class Parsed:
     clauses: tuple[Clause, ...]
     entities: tuple[tuple[str, str], ...]
     names: tuple[tuple[str, str, str], ...] = ()
-    #: nouns called new, with their owner as said ("" for none): "the new flat" -> ("", "flat")
-    news: tuple[tuple[str, str], ...] = ()
+    #: nouns said as the speaker's or as new, with a name they carry: (owner as said, "" for none; the
+    #: noun's lemma; called new; called old or former; the proper name set before it or after "in"/"at"
+    #: on it, "" for none): "the new flat in Bristol" -> ("", "flat", True, False, "Bristol"), "my Leeds
+    #: flat" -> ("my", "flat", False, False, "Leeds")
+    nouns: tuple[tuple[str, str, bool, bool, str], ...] = ()
 
 
 @cache
@@ -123,35 +128,116 @@ def pipeline() -> Any:
         ) from exc
 
 
-@lru_cache(maxsize=8192)
+#: parses kept per process, by sentence (the extractor asks about one sentence several times)
+CACHED = 8192
+
+
+class _Parses:
+    """The parses of recent sentences, shared by the threads of one process (bounded, oldest out)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._parsed: OrderedDict[str, Parsed] = OrderedDict()
+
+    def get(self, text: str) -> Parsed | None:
+        with self._lock:
+            found = self._parsed.get(text)
+            if found is not None:
+                self._parsed.move_to_end(text)
+            return found
+
+    def put(self, text: str, parsed: Parsed) -> None:
+        with self._lock:
+            self._parsed[text] = parsed
+            while len(self._parsed) > CACHED:
+                self._parsed.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._parsed.clear()
+
+
+_PARSES = _Parses()
+
+
+def _normal(sentence: str) -> str:
+    return " ".join(sentence.replace("\u2019", "'").split())
+
+
 def parse(sentence: str) -> Parsed:
     """The clauses of ``sentence`` (one statement; the extractor splits messages first)."""
-    text = " ".join(sentence.replace("\u2019", "'").split())
+    text = _normal(sentence)
     if not text or len(text) > MAX_CHARS:
-        return Parsed((), (), (), ())
-    doc = _doc(text)
+        return Parsed((), (), (), ())  # no clauses, entities, names or nouns
+    found = _PARSES.get(text)
+    if found is None:
+        found = _read(text, _doc(text))
+        _PARSES.put(text, found)
+    return found
+
+
+def warm(sentences: Iterable[str]) -> None:
+    """Parse ``sentences`` together, ahead of :func:`parse` asking for each: the pipeline reads a batch
+    about three times faster than the same sentences one by one."""
+    texts = list(dict.fromkeys(t for s in sentences if (t := _normal(s)) and len(t) <= MAX_CHARS))
+    texts = [t for t in texts if _PARSES.get(t) is None and not _shouting(t)]
+    if not texts:
+        return
+    for text, doc in zip(texts, pipeline().pipe(texts, batch_size=64), strict=True):
+        _PARSES.put(text, _read(text, doc))
+
+
+def _read(text: str, doc: Any) -> Parsed:
+    """The parse of ``text`` from its doc (parsed again with the speaker's "I" when it has no subject)."""
     implied = False
     if _wants_speaker(doc):
         again = _doc("I " + text[0].lower() + text[1:])
         if _has_subject(_root(again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
-    news = tuple(
-        (
-            _owner(o) if (o := next((c for c in t.children if c.dep_ == "poss"), None)) is not None else "",
-            t.lemma_.lower(),
-        )
-        for t in doc
-        if t.pos_ == "NOUN" and any(c.dep_ == "amod" and c.lower_ in ("new", "newest") for c in t.children)
+    nouns = tuple(_noted(t) for t in doc if t.pos_ == "NOUN")
+    return Parsed(
+        clauses,
+        tuple((_said(e), e.label_) for e in doc.ents),
+        tuple(_names(doc)),
+        tuple(n for n in nouns if n[0] in ("my", "our") or n[2]),
     )
-    return Parsed(clauses, tuple((_said(e), e.label_) for e in doc.ents), tuple(_names(doc)), news)
+
+
+_NEW = frozenset({"new", "newest"})
+_OLD = frozenset({"old", "former", "previous", "ex"})
+
+
+def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
+    """A noun's owner, lemma, whether it is called new or old, and the name it carries."""
+    owner = next((c for c in noun.children if c.dep_ == "poss"), None)
+    mods = {c.lower_ for c in noun.children if c.dep_ == "amod"}
+    named = next(
+        (c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i), None
+    )
+    if named is None:
+        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in ("in", "at")), None)
+        pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
+        named = pobj if pobj is not None and pobj.pos_ == "PROPN" else None
+    return (
+        _owner(owner) if owner is not None else "",
+        noun.lemma_.lower(),
+        bool(mods & _NEW),
+        bool(mods & _OLD),
+        _name_span(named) if named is not None else "",
+    )
+
+
+def _shouting(text: str) -> bool:
+    """Whether a sentence is written in capitals."""
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 4 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _doc(text: str) -> Any:
     """The parse of ``text``. A sentence in capitals ("MY PARTNER IS ANA.") is parsed in lower case, which
     the pipeline reads as it reads ordinary writing; the words are still taken as said (:func:`_said`)."""
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) < 4 or sum(c.isupper() for c in letters) < 0.8 * len(letters):
+    if not _shouting(text):
         return pipeline()(text)
     lowered = re.sub(r"\bi\b", "I", text.lower())
     lowered = lowered[:1].upper() + lowered[1:]

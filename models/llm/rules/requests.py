@@ -13,6 +13,12 @@ facts they read "Help User compare …". A sentence is a request by its mood, re
 - a modal or wished request: "can/could/would/will you …", "would you mind …", "I need/want/'d like
   you to …", "let's …".
 
+A sentence that also tells something the speaker did ("Check out these kids I met at the shelter")
+reports it, and is kept as a statement.
+
+A question typed without its question mark ("how do I turn off the minimap", "is there a cheaper
+flight") is read by its word order (:func:`is_question`): it is not a fact either.
+
 A request may carry a statement: "Remind me that Lena's birthday is December 28" states the
 birthday, and "Please note that I'm allergic to penicillin" the allergy. When a request's verb is one
 of keeping or telling ("remind", "remember", "note", "keep in mind", "don't forget", "tell") and what
@@ -28,7 +34,7 @@ from __future__ import annotations
 import re
 
 from veramem_desktop.models.llm.rules.lexicon import DIRECTIVE_VERBS, IRREGULAR_PAST, is_common_verb
-from veramem_desktop.models.llm.rules.text import Span
+from veramem_desktop.models.llm.rules.text import STOPWORDS, Span
 
 # What may come before a request's verb: courtesy, fillers, and a name the assistant is called by.
 _LEAD = re.compile(
@@ -71,9 +77,20 @@ def _body(sentence: str) -> str:
     return _LEAD.sub("", sentence.replace("’", "'").strip()).strip()
 
 
+# Something the speaker did, told inside a request ("Check out these kids I met at the shelter"): the
+# sentence reports it, so it is kept as a statement.
+_SPEAKER_DID = re.compile(r"\b(?:I|[Ww]e)\s+(?:just\s+|recently\s+|finally\s+|all\s+)?(?P<verb>[a-z]+)\b")
+
+
+def _reports_a_deed(sentence: str) -> bool:
+    return any(_past(m["verb"]) for m in _SPEAKER_DID.finditer(sentence))
+
+
 def is_request(sentence: str) -> bool:
     """Whether ``sentence`` asks or tells the assistant to do something (module docstring)."""
     raw = sentence.replace("’", "'").strip()
+    if _reports_a_deed(raw):
+        return False
     if _MODAL.match(raw) or re.match(r"^(?:please|pls|plz|kindly)\b", raw, re.IGNORECASE):
         return True
     body = _body(raw)
@@ -93,6 +110,47 @@ def is_request(sentence: str) -> bool:
     if verb in DIRECTIVE_VERBS:
         return True
     return following in _SPEAKER_OBJECT and is_common_verb(verb) and not verb.endswith("s")
+
+
+# Questions asked without a question mark, as people type them: "how do I turn off the minimap",
+# "what's a good tent for two", "is there a cheaper flight". A wh-word opens a question when an
+# auxiliary or a verb follows it (straight away or after the noun it asks about: "what foods keep …"),
+# never when a subject pronoun does ("when I was on nights …" is a clause of a statement).
+_WH = frozenset(["what", "how", "where", "when", "why", "which", "who", "whose", "whom"])
+_AUXILIARIES_TEXT = """
+    do does did is are was were am can could should would will shall might must may have has 's 're
+"""
+_AUXILIARIES = frozenset(_AUXILIARIES_TEXT.split())
+_PRONOUNS = frozenset(["i", "you", "we", "he", "she", "they", "it", "this", "that", "there", "a", "an"])
+_HOW_MUCH = frozenset(["often", "much", "many", "long", "far", "come", "about"])
+_YES_NO = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|should|would|will|shall|have|has|am)\s+"
+    r"(?:I|you|we|there|it|they|he|she|my|the|this|that|these|those|anyone|anybody|any)\b",
+    re.IGNORECASE,
+)
+_TIPS = re.compile(r"^any\s+(?:good\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts)\b", re.I)
+
+
+def is_question(sentence: str) -> bool:
+    """Whether ``sentence`` asks something, with or without its question mark."""
+    body = _body(sentence)
+    if "?" in body or _TIPS.match(body):
+        return True
+    if _MODAL.match(body):
+        return False  # "could you write …": a request (is_request)
+    ws = re.findall(r"[a-z]+|'[a-z]+", body.lower().replace("’", "'"))
+    if _YES_NO.match(body) and len(ws) >= 4:
+        return True
+    if len(ws) < 3 or ws[0] not in _WH or ws[1] in _PRONOUNS:
+        return False
+    if ws[1] in _AUXILIARIES or (ws[0] == "how" and ws[1] in _HOW_MUCH):
+        return True
+    if ws[0] in ("when", "where", "why", "who"):
+        return False  # "When things get rough, …" opens a clause of a statement
+    if any(w in _AUXILIARIES for w in ws[2:4]) or is_common_verb(ws[2]):
+        return True  # "which bike lock is …", "what foods keep …"
+    # a plural noun and the bare verb agreeing with it: "what plants survive …"
+    return ws[1].endswith("s") and not ws[2].endswith("s") and ws[2] not in STOPWORDS
 
 
 def _past(word: str) -> bool:

@@ -21,7 +21,7 @@ from veramem_desktop.models.llm.rules.lexicon import (
     TIME,
     is_common_verb,
 )
-from veramem_desktop.models.llm.rules.requests import is_request
+from veramem_desktop.models.llm.rules.requests import is_question, is_request
 from veramem_desktop.models.llm.rules.text import STOPWORDS, content_words, words
 
 _FILLER_WORDS_TEXT = """
@@ -243,13 +243,15 @@ TOO_SHORT = "too short to state anything"
 REQUEST = "a request to the assistant"
 
 
-def skip_reason(sentence: str, role: str) -> str | None:
-    """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept."""
-    if "?" in sentence:
+def skip_reason(sentence: str, role: str, *, named: bool = False) -> str | None:
+    """Why ``sentence`` gives no memory ("a question", "small talk", …), or None when it is kept. A
+    ``named`` user speaks to other people in a conversation of several, not to the assistant, so their
+    imperatives ("Check out my painting for the art show!") are not requests to it."""
+    if "?" in sentence or is_question(sentence):
         return "a question"
     if len(words(sentence)) < 3:
         return TOO_SHORT
-    if role == "user" and is_request(sentence):
+    if role == "user" and not named and is_request(sentence):
         return REQUEST  # a statement a request carries is extracted on its own (requests.statement_in)
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
