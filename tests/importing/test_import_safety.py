@@ -67,7 +67,7 @@ for item in open_source(Path({str(folder)!r})).items():
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
 def test_a_device_is_refused_with_a_clear_message(device: str) -> None:
-    with pytest.raises(InvalidInputError, match="is a device; import reads regular files"):
+    with pytest.raises(InvalidInputError, match="is a device; only regular files and folders are read"):
         detect(Path(device))
     with pytest.raises(InvalidInputError, match="is a device"):
         open_source(Path(device), "messages")
@@ -278,3 +278,13 @@ def test_a_memory_export_is_read_within_bounds(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(InvalidInputError, match="FIFO"):
         list(read_archive(fifo))
+
+
+def test_add_from_a_fifo_or_a_device_is_refused_at_once(isolated_home: Path, tmp_path: Path) -> None:
+    assert run_cli("init").returncode == 0
+    fifo = tmp_path / "note.txt"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero"):
+        proc = run_cli("add", "--file", path, timeout=60)
+        assert proc.returncode == 9, proc.stderr
+        assert "regular files" in proc.stderr and "Traceback" not in proc.stderr
