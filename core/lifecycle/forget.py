@@ -24,6 +24,7 @@ from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 from veramem_desktop.core.lifecycle import redaction, restatements
 from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
+from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage import index, ledger
 from veramem_desktop.core.storage.forget_reach import closure as _closure
 from veramem_desktop.core.storage.forget_reach import ids_of as _ids
@@ -177,11 +178,19 @@ def _restating(
 ) -> tuple[set[str], set[str], set[str], restatements.Found]:
     """The erased (memories, episodes, derived) grown by what restates the memories erased for what
     they say, with all that depends on them, and the restatements found. A user forget erases all of
-    the user's anyway; items built from others say nothing of their own."""
+    the user's anyway; items built from others say nothing of their own. For a message, what it says
+    is what the memories drawn from it (plain facts, not summaries) say."""
     memories, episodes, derived = erased
     if kind == "user" or reach.where == "none":
         return memories, episodes, derived, restatements.Found()
-    found = restatements.find(conn, memories - derived, episodes, reach)
+    sourced = memories - derived
+    if kind == "episode":
+        sourced = {
+            m
+            for m in reach_rows.citing(conn, episodes) & memories
+            if not reach_rows.drawn_from_messages(conn, m)
+        }
+    found = restatements.find(conn, sourced, episodes, reach)
     if found.episodes or found.memories:
         memories, episodes, more = _closure(
             conn, memories | found.memories, episodes | found.episodes, keep_cited

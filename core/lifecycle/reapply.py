@@ -36,16 +36,14 @@ class ForgetRecord:
 
 def read_record(conn: Connection) -> ForgetRecord:
     """Read what the store on ``conn`` forgot (a store from before the gate's tables has no marks)."""
-    has_marks = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'forget_marks'"
-    ).fetchone()
+    has_marks = forget_marks.tables_exist(conn)
     record = ForgetRecord(
         forget_marks.forgotten_targets(conn),
         rejected=forget_marks.targets_of_op(conn, "memory.reject"),
         values=rejection_rows.all_values(conn),
         rejection_key=meta.get(conn, rejections.KEY_META),
     )
-    if has_marks is not None:
+    if has_marks:
         record.marks, record.keys = forget_marks.all_marks(conn), forget_marks.all_keys(conn)
     return record
 
@@ -57,7 +55,7 @@ def reapply(store: Store, record: ForgetRecord) -> int:
             forget_marks.add_key(conn, key_id, secret)
         forget_marks.add_rows(conn, record.marks)
         device = meta.get(conn, "device_id") or "dev_local"
-        present = _present(conn, record.targets) | _recognised(conn)
+        present = forget_marks.present(conn, record.targets) | _recognised(conn)
     done = 0
     for target in sorted(present):
         try:
@@ -97,15 +95,6 @@ def _reapply_rejections(store: Store, record: ForgetRecord, device: str) -> int:
                     conn, kind, [(i, user, team, t) for i, t in texts(conn, user, team)]
                 )
     return len(todo)
-
-
-def _present(conn: Connection, targets: list[tuple[str, str]]) -> set[str]:
-    table = {"memory": "memory_items", "episode": "episodes"}
-    return {
-        target
-        for target, kind in targets
-        if conn.execute(f"SELECT 1 FROM {table[kind]} WHERE id = ?", (target,)).fetchone() is not None
-    }
 
 
 def _recognised(conn: Connection) -> set[str]:

@@ -179,3 +179,20 @@ def scopes(conn: Connection) -> list[tuple[str | None, str | None]]:
             "SELECT user_id, team_id FROM episodes UNION SELECT user_id, team_id FROM memory_items"
         )
     ]
+
+
+def tables_exist(conn: Connection) -> bool:
+    """Whether this store has the gate's tables (a copy from before migration 6 has not, until opened)."""
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'forget_marks'")
+    return found.fetchone() is not None
+
+
+def present(conn: Connection, targets: Sequence[tuple[str, str]]) -> set[str]:
+    """Of (id, kind) memories and episodes, the ids still here."""
+    table = {"memory": "memory_items", "episode": "episodes"}
+    return {
+        target
+        for target, kind in targets
+        if kind in table
+        and conn.execute(f"SELECT 1 FROM {table[kind]} WHERE id = ?", (target,)).fetchone() is not None
+    }

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import access
@@ -57,18 +59,20 @@ def chain_visible(store: Store, memory_id: str, caller: Caller, now: str) -> boo
 # ------------------------------------------------------------------ review and the write path
 def review_queue(store: Store, *, user_id: str | None, limit: int) -> list[MemoryItem]:
     """Active candidates a person has to decide on (a lower-authority claim, a recorded conflict, or a
-    memory withheld because it resembles a rejected value), newest first; ``user_id``'s only when given."""
+    memory withheld because it resembles a rejected value), newest first; ``user_id``'s only when given.
+    An expired one waits for no one (the visibility rule, core/storage/visibility.py)."""
     sql = (
         f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE status = 'active' AND trust = 'candidate' "
         "AND (authority != 'authorized' OR metadata LIKE '%conflicts_with%' "
-        "OR id IN (SELECT owner_id FROM withheld WHERE owner_kind = 'memory' AND reason = 'resembles'))"
+        "OR id IN (SELECT owner_id FROM withheld WHERE owner_kind = 'memory' AND reason = 'resembles')) "
+        f"AND NOT {visibility.memory_expired('memory_items')}"
     )
-    params: list[Any] = []
+    params: dict[str, Any] = {"now": now_iso(), "limit": limit}
     if user_id is not None:
-        sql += " AND user_id = ?"
-        params.append(user_id)
-    sql += " ORDER BY created_at DESC LIMIT ?"
-    return [row_to_item(row) for row in store.query(sql, [*params, limit])]
+        sql += " AND user_id = :user"
+        params["user"] = user_id
+    sql += " ORDER BY created_at DESC LIMIT :limit"
+    return [row_to_item(row) for row in store.query(sql, params)]
 
 
 def current_with_key(

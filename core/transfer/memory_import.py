@@ -54,8 +54,11 @@ from veramem_desktop.core.transfer.archive_admission import (
     forgotten_chain,
     values,
 )
+from veramem_desktop.core.transfer.bounded import MAX_RECORD_BYTES
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
+from veramem_desktop.core.transfer.message_lists import bounded_lines
+from veramem_desktop.core.transfer.opening import open_regular
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission, rejections
 from veramem_desktop.core.trust.quotes import locate
@@ -109,14 +112,23 @@ def import_archive(
 
 
 def read_archive(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
-    """The lines of a ``veramem export memories`` file as (line number, object or Problem)."""
-    with path.open("rb") as f:
-        for n, line in enumerate(f, start=1):
+    """The lines of a ``veramem export memories`` file as (line number, object or Problem): a regular
+    file only, each line read within a bound (core/transfer/opening.py, message_lists.bounded_lines)."""
+    with open_regular(path) as f:
+        for n, line in bounded_lines(f, MAX_RECORD_BYTES):
+            if line is None:
+                yield (
+                    n,
+                    Problem(
+                        f"line {n}", f"is longer than {MAX_RECORD_BYTES // (1024 * 1024)} MB; it was skipped"
+                    ),
+                )
+                continue
             if not line.strip():
                 continue
             try:
                 obj = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 yield n, Problem(f"line {n}", "is not valid JSON")
                 continue
             yield n, obj if isinstance(obj, dict) else Problem(f"line {n}", "is not a JSON object")

@@ -47,7 +47,7 @@ def message_items(stream: Any, path: Path, session_id: str | None) -> Iterator[I
                 f"the file is not valid JSON from here ({exc}); what came before was read",
             )
         return
-    for n, line in _lines(io.BufferedReader(Prefixed(head, stream))):
+    for n, line in bounded_lines(io.BufferedReader(Prefixed(head, stream))):
         if line is None:
             yield Problem(f"line {n}", f"is longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; it was skipped")
             continue
@@ -63,7 +63,7 @@ def message_items(stream: Any, path: Path, session_id: str | None) -> Iterator[I
         yield _message(obj, f"line {n}", default_session, session_id, seen)
 
 
-def _lines(stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
+def bounded_lines(stream: IO[bytes], limit: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | None]]:
     """The lines of ``stream`` with their numbers; None for a line longer than ``limit``, which is
     read past in pieces and never held whole."""
     n = 0

@@ -47,9 +47,7 @@ def check_input(path: Path) -> os.stat_result:
     except OSError as exc:
         raise InvalidInputError(f"{path} cannot be read ({exc.strerror or type(exc).__name__}).") from None
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        raise InvalidInputError(
-            f"{path} is {kind_of(st.st_mode)}; import reads regular files and folders only."
-        )
+        raise InvalidInputError(f"{path} is {kind_of(st.st_mode)}; only regular files and folders are read.")
     return st
 
 
@@ -63,7 +61,7 @@ def open_regular(path: Path, *, expect: tuple[int, int] | None = None) -> Binary
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise InvalidInputError(f"{path} is {kind_of(st.st_mode)}; import reads regular files only.")
+            raise InvalidInputError(f"{path} is {kind_of(st.st_mode)}; only regular files are read.")
         if expect is not None and (st.st_dev, st.st_ino) != expect:
             raise InvalidInputError(f"{path} changed while it was being imported; run the import again.")
         os.set_blocking(fd, True)

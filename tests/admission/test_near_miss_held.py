@@ -127,3 +127,14 @@ def test_a_rejection_recorded_before_near_keys_existed_gets_them(rmem: Memory) -
         meta.delete(conn, rejections.NEAR_BACKFILLED)
     [episode] = rmem.add("I live in Berlln.").episodes
     assert _withheld(rmem, episode.id) == "resembles"
+
+
+def test_a_near_miss_stored_before_the_rejection_is_held_when_the_value_is_rejected(rmem: Memory) -> None:
+    [early] = rmem.add("My cousin once lived in Porlamoo for a year.", session_id="a").episodes
+    assert _withheld(rmem, early.id) is None
+    rmem.add("I live in Porlamo.", session_id="c")
+    [claim] = [m for m in rmem.memories() if "Porlamo" in m.text and "Porlamoo" not in m.text]
+    rmem.reject(claim.id, "wrong")
+    assert _withheld(rmem, early.id) == "resembles"
+    [unrelated] = rmem.add("The weather was lovely in Lisbon.", session_id="b").episodes
+    assert _withheld(rmem, unrelated.id) is None

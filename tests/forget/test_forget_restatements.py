@@ -139,3 +139,11 @@ def test_the_cli_preview_lists_each_restatement_before_asking(isolated_home: Pat
     plan = json.loads(done.stdout)["plan"]
     assert plan["reach"] == "session" and any(r["kind"] == "episode" for r in plan["restatements"])
     assert "Lisbon" not in run_cli("search", "Lisbon", "--json").stdout
+
+
+def test_forgetting_the_message_itself_also_reaches_the_echo(mem: Memory) -> None:
+    _, user_ep, echo_ep = _readme_example(mem)
+    plan = mem.forget_preview(user_ep)
+    assert echo_ep in plan.episodes and any(r["id"] == echo_ep for r in plan.restatements)
+    mem.forget(user_ep)
+    assert _rows_holding(mem, "Lisbon") == 0 and mem.verify().ok

@@ -67,7 +67,7 @@ for item in open_source(Path({str(folder)!r})).items():
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
 def test_a_device_is_refused_with_a_clear_message(device: str) -> None:
-    with pytest.raises(InvalidInputError, match="is a device; import reads regular files"):
+    with pytest.raises(InvalidInputError, match="is a device; only regular files and folders are read"):
         detect(Path(device))
     with pytest.raises(InvalidInputError, match="is a device"):
         open_source(Path(device), "messages")
@@ -257,3 +257,34 @@ def test_a_zip_with_a_100_mb_member_is_refused_within_bounded_memory(tmp_path: P
     assert "larger than" in out["problems"][0][1] or "longer than" in out["problems"][0][1]
     assert grown_mb < 64, {k: v for k, v in out.items() if k != "records"}
     assert out["seconds"] < 30, out
+
+
+def test_a_memory_export_is_read_within_bounds(tmp_path: Path) -> None:
+    from veramem_desktop.core.transfer.memory_import import read_archive
+
+    path = tmp_path / "memories.jsonl"
+    path.write_text(
+        json.dumps({"type": "veramem.memories", "version": 1})
+        + "\n"
+        + "[" * 100_000
+        + "\n"
+        + json.dumps({"type": "link"})
+        + "\n"
+    )
+    read = list(read_archive(path))
+    assert [n for n, _ in read] == [1, 2, 3]
+    assert isinstance(read[1][1], Problem) and read[1][1].reason == "is not valid JSON"
+    fifo = tmp_path / "export.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidInputError, match="FIFO"):
+        list(read_archive(fifo))
+
+
+def test_add_from_a_fifo_or_a_device_is_refused_at_once(isolated_home: Path, tmp_path: Path) -> None:
+    assert run_cli("init").returncode == 0
+    fifo = tmp_path / "note.txt"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero"):
+        proc = run_cli("add", "--file", path, timeout=60)
+        assert proc.returncode == 9, proc.stderr
+        assert "regular files" in proc.stderr and "Traceback" not in proc.stderr

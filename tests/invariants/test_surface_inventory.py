@@ -130,6 +130,25 @@ CLI_CLASSIFIED_PREFIXES = ("sync ",)
 
 #: probes: argv (with {q}: the case's question, {id}: each id of the cases, {out}: a file) and the cases
 CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
+    # reads that never sweep expiry come first, so the expired item is still stored when they run and
+    # only the read-time rule hides it; search, answer and review sweep (core/lifecycle/expiry.py)
+    "history": [(["history", "{id}", "--json"], BY_ID)],
+    "pin": [(["pin", "{id}", "--json"], BY_ID)],
+    "unpin": [(["unpin", "{id}", "--json"], BY_ID)],
+    "episodes": [
+        (["episodes", "--json", "--user", ME, "--limit", "100"], PERSON_CASES),
+        (["episodes", "--json", "--limit", "100"], BY_ID),
+    ],
+    "status": [(["status", "--json"], AGENT_CASES)],
+    "verify": [(["verify", "--json"], AGENT_CASES)],
+    "export memories": [
+        (["export", "memories", "{out}", "--user", ME, "--format", "{fmt}"], PERSON_CASES),
+        (["export", "memories", "{out}", "--format", "{fmt}"], BY_ID),
+    ],
+    "review": [
+        (["review", "--json", "--user", ME], PERSON_CASES),
+        (["review", "--json", "--expiring", "--within", "2w"], BY_ID),
+    ],
     "search": [
         (["search", "{q}", "--json", "--user", ME, "--route", "dual"], PERSON_CASES),
         (["search", "{q}", "--json", "--agent", UNGRANTED_AGENT, "--route", "dual"], AGENT_CASES),
@@ -138,23 +157,7 @@ CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
         (["answer", "{q}", "--json", "--user", ME], PERSON_CASES),
         (["answer", "{q}", "--json", "--agent", UNGRANTED_AGENT], AGENT_CASES),
     ],
-    "history": [(["history", "{id}", "--json"], BY_ID)],
-    "pin": [(["pin", "{id}", "--json"], BY_ID)],
-    "unpin": [(["unpin", "{id}", "--json"], BY_ID)],
-    "episodes": [
-        (["episodes", "--json", "--user", ME, "--limit", "100"], PERSON_CASES),
-        (["episodes", "--json", "--limit", "100"], BY_ID),
-    ],
-    "review": [
-        (["review", "--json", "--user", ME], PERSON_CASES),
-        (["review", "--json", "--expiring", "--within", "2w"], BY_ID),
-    ],
-    "status": [(["status", "--json"], AGENT_CASES)],
-    "verify": [(["verify", "--json"], AGENT_CASES)],
-    "export memories": [
-        (["export", "memories", "{out}", "--user", ME, "--format", "{fmt}"], PERSON_CASES),
-        (["export", "memories", "{out}", "--format", "{fmt}"], BY_ID),
-    ],
+    # after the searches and answers, so their traces are there to be exported
     "export traces": [(["export", "traces", "{out}", "--user", ME], PERSON_CASES)],
     "export training": [(["export", "training", "{out}", "--user", ME], PERSON_CASES)],
 }
@@ -284,14 +287,15 @@ REST_CLASSIFIED: dict[str, str] = {
     "GET /redoc": "FastAPI's schema viewer",
 }
 REST_PROBES: dict[str, Callable[[TestClient, str], Any]] = {
-    "POST /v1/search": lambda c, q: c.post("/v1/search", json={"query": q, "k": 50, "route": "dual"}),
-    "POST /v1/answer": lambda c, q: c.post("/v1/answer", json={"question": q}),
+    # reads that never sweep expiry first (see CLI_PROBES)
     "GET /v1/memories/{memory_id}": lambda c, i: c.get(f"/v1/memories/{i}"),
     "GET /v1/memories/{memory_id}/history": lambda c, i: c.get(f"/v1/memories/{i}/history"),
     "GET /v1/forget/{target_id}/preview": lambda c, i: c.get(f"/v1/forget/{i}/preview"),
     "GET /v1/episodes": lambda c, _: c.get("/v1/episodes", params={"limit": 500}),
     "GET /v1/status": lambda c, _: c.get("/v1/status"),
     "GET /v1/verify": lambda c, _: c.get("/v1/verify"),
+    "POST /v1/search": lambda c, q: c.post("/v1/search", json={"query": q, "k": 50, "route": "dual"}),
+    "POST /v1/answer": lambda c, q: c.post("/v1/answer", json={"question": q}),
 }
 _REST_BY_ID = {
     "GET /v1/memories/{memory_id}",
@@ -345,7 +349,7 @@ MCP_CLASSIFIED = {
     "feedback": "credits a trace by id; returns counters",
     "forget": "erases; returns ids and counts",
 }
-MCP_PROBES = {"search": "query", "answer": "question", "history": "memory_id"}
+MCP_PROBES = {"history": "memory_id", "search": "query", "answer": "question"}  # history never sweeps: first
 
 
 def _mcp_tools(server: Any) -> list[str]:
@@ -554,6 +558,21 @@ def _sdk_probes(
     }
 
 
+#: run after every other probe: search, answer and review sweep expiry (the others must hide the expired item by
+#: the read-time rule alone), and the trace exports need the traces they write
+SDK_LAST = frozenset(
+    {
+        "search",
+        "answer",
+        "review_queue",
+        "trajectories",
+        "training_records",
+        "export_trajectories",
+        "export_training",
+    }
+)
+
+
 def sdk_inventory() -> list[str]:
     return [n for n, _ in inspect.getmembers(Memory) if not n.startswith("_")]
 
@@ -566,7 +585,9 @@ def test_every_sdk_method_is_probed_or_classified(wmem: Memory, world: World, tm
 def test_no_sdk_method_shows_what_the_matrix_hides(wmem: Memory, world: World, tmp_path: Path) -> None:
     checker = Checker(world)
     control_seen = False
-    for name, calls in _sdk_probes(wmem, world, tmp_path).items():
+    probes = _sdk_probes(wmem, world, tmp_path)
+    for name in sorted(probes, key=lambda n: (n in SDK_LAST, n != "review_queue")):  # review sweeps first
+        calls = probes[name]
         for call, cases in calls:
             text = checker.check("sdk", name, _call(call), cases)
             control_seen |= name == "search" and CONTROL in text

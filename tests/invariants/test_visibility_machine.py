@@ -136,6 +136,11 @@ class VisibilityMachine(RuleBasedStateMachine):
             # a new version of (or evidence for) a memory kept with no expiry keeps none either, and the add
             # says so in a notice: the statement lives on in it, and so does the message it cites
             until = None
+        if until is None:  # a lasting statement taken as evidence for an earlier memory keeps that one too
+            kept = {m["id"] for m in result.unchanged}
+            for earlier in self.said.values():
+                if kept & set(earlier.memories):
+                    earlier.until = None
         self.said[token] = Statement(token, mems, [e.id for e in result.episodes], until)
 
     @rule(template=st.sampled_from(TEMPLATES))

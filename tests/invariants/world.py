@@ -107,7 +107,12 @@ def _fill(mem: Memory, world: World) -> None:
 
     soon = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
     lapsing = mem.add("My gate code is Expqgate.", session_id="expired", until=soon)
-    world.ids["expired"] = _ids(lapsing)
+    claim = mem.add(  # an assistant's claim waits in the review queue until it expires
+        {"role": "assistant", "content": "Your storage unit code is Expqgate as well."},
+        session_id="expired-claim",
+        until=soon,
+    )
+    world.ids["expired"] = _ids(lapsing) + _ids(claim)
 
     other = mem.add("My bank pin is Othbobpin.", user_id=OTHER_USER, session_id="other")
     world.ids["other_user"] = _ids(other)

@@ -46,11 +46,14 @@ def _input_of(
     if file_ and text:
         raise click.UsageError("Give TEXT or --file, not both.")
     if file_:
-        with open(file_, "rb") as handle:
+        from pathlib import Path
+
+        from veramem_desktop.core.transfer.opening import check_input, open_regular
+
+        check_input(Path(file_))  # a FIFO or a device is refused before it is opened (it could block)
+        with open_regular(Path(file_)) as handle:
             body = _read_limited(handle, file_)
         if name is None and role == "document":
-            from pathlib import Path
-
             name = Path(file_).name
         return body, file_, name
     if text == "-" or (text is None and not sys.stdin.isatty()):
