@@ -16,6 +16,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from support.fixtures import PASSPHRASE, VENV_BIN, run_cli
 from veramem_desktop.core.errors import ExitCode
 
@@ -111,3 +113,38 @@ def test_a_code_from_before_a_rekey_says_so_and_names_the_rekeys_date(isolated_h
 
         assert decode_recovery_code(code).hex() not in resolve_paths(isolated_home).keyinfo.read_text()
     assert run_cli("episodes", input=NO_TERMINAL, env={"VERAMEM_PASSPHRASE": PASSPHRASE}).returncode == 0
+
+
+# ---------------------------------------------------------------- the key file's retired keys
+
+_CHECK = st.text("0123456789abcdef", min_size=64, max_size=64)
+_RETIRED = st.lists(
+    st.fixed_dictionaries({"key_check": _CHECK, "retired_at": st.text(max_size=40)}), max_size=5
+)
+
+
+@given(retired=_RETIRED)
+def test_retired_keys_survive_the_key_file_round_trip(retired: list[dict[str, str]]) -> None:
+    from veramem_desktop.keys import KeyInfo, key_check
+
+    info = KeyInfo(
+        store_id="s", key_check=key_check(b"k" * 32), mode="keyring", created_at="t", retired=retired
+    )
+    again = KeyInfo.from_json(info.to_json(), Path("veramem.keys.json"))
+    assert again == info
+    assert ("retired" in json.loads(info.to_json())) == bool(retired)  # a store never rekeyed: the old format
+
+
+@given(entry=st.one_of(st.integers(), st.text(), st.fixed_dictionaries({"key_check": st.text(max_size=70)})))
+def test_a_malformed_retired_entry_is_a_damaged_key_file(entry: object) -> None:
+    import pytest
+    from veramem_desktop.core.errors import KeyFileDamagedError
+
+    from veramem_desktop.keys import KeyInfo, key_check
+
+    data = json.loads(
+        KeyInfo(store_id="s", key_check=key_check(b"k" * 32), mode="keyring", created_at="t").to_json()
+    )
+    data["retired"] = [entry]
+    with pytest.raises(KeyFileDamagedError):
+        KeyInfo.from_json(json.dumps(data), Path("veramem.keys.json"))
