@@ -16,6 +16,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.fixtures import PASSPHRASE, VENV_BIN, run_cli
@@ -148,3 +149,30 @@ def test_a_malformed_retired_entry_is_a_damaged_key_file(entry: object) -> None:
     data["retired"] = [entry]
     with pytest.raises(KeyFileDamagedError):
         KeyInfo.from_json(json.dumps(data), Path("veramem.keys.json"))
+
+
+@pytest.mark.anyio
+async def test_the_terminal_apps_unlock_dialog_asks_for_the_passphrase_in_its_own_field(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dialog sits above its own passphrase field: it says to type it there, not to go to a terminal."""
+    from support.fake_embedder import HashEmbedder
+    from support.pilot import settle
+    from textual.widgets import Static
+    from veramem_desktop.tui.app import VeramemApp
+    from veramem_desktop.tui.screens.unlock import UnlockScreen
+
+    from veramem_desktop.memory import Memory
+
+    created, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
+    created.close()
+    monkeypatch.delenv("VERAMEM_PASSPHRASE")
+    app = VeramemApp(lambda passphrase: Memory(isolated_home, passphrase=passphrase, embedder=HashEmbedder()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        await pilot.press("escape")
+    assert "below" in text and "terminal" not in text.lower() and "VERAMEM_PASSPHRASE" not in text
