@@ -16,6 +16,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support.fixtures import PASSPHRASE, VENV_BIN, run_cli
 from veramem_desktop.core.errors import ExitCode
 
@@ -111,3 +114,65 @@ def test_a_code_from_before_a_rekey_says_so_and_names_the_rekeys_date(isolated_h
 
         assert decode_recovery_code(code).hex() not in resolve_paths(isolated_home).keyinfo.read_text()
     assert run_cli("episodes", input=NO_TERMINAL, env={"VERAMEM_PASSPHRASE": PASSPHRASE}).returncode == 0
+
+
+# ---------------------------------------------------------------- the key file's retired keys
+
+_CHECK = st.text("0123456789abcdef", min_size=64, max_size=64)
+_RETIRED = st.lists(
+    st.fixed_dictionaries({"key_check": _CHECK, "retired_at": st.text(max_size=40)}), max_size=5
+)
+
+
+@given(retired=_RETIRED)
+def test_retired_keys_survive_the_key_file_round_trip(retired: list[dict[str, str]]) -> None:
+    from veramem_desktop.keys import KeyInfo, key_check
+
+    info = KeyInfo(
+        store_id="s", key_check=key_check(b"k" * 32), mode="keyring", created_at="t", retired=retired
+    )
+    again = KeyInfo.from_json(info.to_json(), Path("veramem.keys.json"))
+    assert again == info
+    assert ("retired" in json.loads(info.to_json())) == bool(retired)  # a store never rekeyed: the old format
+
+
+@given(entry=st.one_of(st.integers(), st.text(), st.fixed_dictionaries({"key_check": st.text(max_size=70)})))
+def test_a_malformed_retired_entry_is_a_damaged_key_file(entry: object) -> None:
+    import pytest
+    from veramem_desktop.core.errors import KeyFileDamagedError
+
+    from veramem_desktop.keys import KeyInfo, key_check
+
+    data = json.loads(
+        KeyInfo(store_id="s", key_check=key_check(b"k" * 32), mode="keyring", created_at="t").to_json()
+    )
+    data["retired"] = [entry]
+    with pytest.raises(KeyFileDamagedError):
+        KeyInfo.from_json(json.dumps(data), Path("veramem.keys.json"))
+
+
+@pytest.mark.anyio
+async def test_the_terminal_apps_unlock_dialog_asks_for_the_passphrase_in_its_own_field(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dialog sits above its own passphrase field: it says to type it there, not to go to a terminal."""
+    from support.fake_embedder import HashEmbedder
+    from support.pilot import settle
+    from textual.widgets import Static
+    from veramem_desktop.tui.app import VeramemApp
+    from veramem_desktop.tui.screens.unlock import UnlockScreen
+
+    from veramem_desktop.memory import Memory
+
+    created, _ = Memory.create(
+        isolated_home, passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
+    )
+    created.close()
+    monkeypatch.delenv("VERAMEM_PASSPHRASE")
+    app = VeramemApp(lambda passphrase: Memory(isolated_home, passphrase=passphrase, embedder=HashEmbedder()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        text = " ".join(str(w.render()) for w in app.screen.query(Static))
+        await pilot.press("escape")
+    assert "below" in text and "terminal" not in text.lower() and "VERAMEM_PASSPHRASE" not in text
