@@ -294,6 +294,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         nouns="car, vehicle, ride, motor",
         frames="drive; lease; buy?; get?",
         ends="sell?; scrap?; crash?; total?; give_away?; get_rid of?; be_rid of?; trade_in?",
+        values="skoda, kia, toyota, volvo, tesla, honda, ford, bmw, audi, volkswagen, vw, renault, peugeot, "
+        "fiat, mazda, nissan, hyundai, polestar, citroen, opel, subaru, seat, cupra, dacia, mercedes, porsche",
         entities="PRODUCT ORG",
     ),
     _a(
@@ -310,6 +312,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         "The mobile phone the person uses.",
         nouns="phone, mobile, smartphone, cell, cellphone",
         frames="switch to?; upgrade to?; get?; buy?",
+        values="iphone, pixel, galaxy, fairphone, oneplus, xperia, nokia, motorola, xiaomi, huawei",
         entities="PRODUCT ORG",
     ),
     _a(
@@ -751,8 +754,11 @@ def for_noun(noun: str) -> Attribute | None:
 
 
 def for_value(value: str) -> Attribute | None:
-    """The attribute a value gives away by itself ("vegan", "Italian", "nurse"), None otherwise."""
-    return _value_index().get(" ".join(value.lower().split()))
+    """The attribute a value gives away by itself ("vegan", "Italian", "nurse"), or by its first word, a
+    make ("iPhone 15", "Kia Niro EV"); None otherwise."""
+    words = value.lower().split()
+    index = _value_index()
+    return index.get(" ".join(words)) or (index.get(words[0]) if len(words) > 1 else None)
 
 
 def frames_for(verb: str) -> tuple[tuple[Attribute, Frame], ...]:
