@@ -282,3 +282,29 @@ def attribute_of(found: Read) -> str:
     """The one attribute a read statement states: the first said whose noun or value it names too, else
     the first said."""
     return next((a for a in found.attributes if a in found.named), found.attributes[0])
+
+
+@lru_cache(maxsize=2048)
+def asked(question: str) -> frozenset[str]:
+    """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
+    ("where do I work?": works_at, occupation), a noun ("who is my manager?": relation:boss) or a value."""
+    words = _WORD.findall(question[:400])
+    lowered = [w.lower() for w in words]
+    spans = _noun_spans(lowered)
+    found = _named_attributes(lowered, spans)
+    heads = _frames_by_head()
+    found.update(
+        attr.name
+        for w in lowered
+        if w not in _QUESTION_VERBS
+        for lemma in _lemmas(w)
+        for attr, frame in heads.get(lemma, ())
+        if not frame.weak
+    )
+    return frozenset(found - {"name"})
+
+
+#: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")
+_QUESTION_VERBS = frozenset(
+    {"do", "does", "did", "have", "has", "had", "get", "got", "go", "went", "am", "is", "are"}
+)
