@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
@@ -92,10 +93,35 @@ class _Cue:
     state_in_past: bool = False
 
 
+@cache
+def _lexicon() -> Any:
+    """lemminflect, loaded with the first hit read, never at start-up, and without spaCy: the package
+    imports spaCy, when installed, only to register token extensions nothing here uses, which costs
+    seconds at a cold start (a one-shot ``veramem search``). While it loads, under the import lock (no
+    other thread imports meanwhile), ``spacy`` names a stand-in whose extensions go nowhere."""
+    import _imp
+    import sys
+    from types import SimpleNamespace
+
+    _imp.acquire_lock()
+    try:
+        if "lemminflect" not in sys.modules and "spacy" not in sys.modules:
+            token = SimpleNamespace(set_extension=lambda *_a, **_k: None)
+            sys.modules["spacy"] = SimpleNamespace(__version__="3.0", tokens=SimpleNamespace(Token=token))  # type: ignore[assignment]
+            try:
+                import lemminflect
+            finally:
+                del sys.modules["spacy"]
+        import lemminflect
+    finally:
+        _imp.release_lock()
+    return lemminflect
+
+
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> frozenset[str]:
     """The word and every lemma lemminflect's lexicon gives it."""
-    from lemminflect import getAllLemmas  # loaded with the first unkeyed hit read, never at start-up
+    getAllLemmas = _lexicon().getAllLemmas
 
     low = word.lower().replace("’", "'")
     found = {low}
@@ -171,17 +197,13 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
 @lru_cache(maxsize=8192)
 def _known(word: str) -> bool:
     """Whether lemminflect's lexicon knows ``word`` (a name mostly is not in it)."""
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word))
+    return bool(_lexicon().getAllLemmas(word))
 
 
 @lru_cache(maxsize=4096)
 def _is_past(word: str, lemma: str) -> bool:
     """Whether ``word`` is the simple past of the verb ``lemma`` ("lived" of "live")."""
-    from lemminflect import getInflection
-
-    return word != lemma and word in getInflection(lemma, tag="VBD")
+    return word != lemma and word in _lexicon().getInflection(lemma, tag="VBD")
 
 
 def _named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
