@@ -94,7 +94,7 @@ class _Cue:
 
 
 @cache
-def _lexicon() -> Any:
+def lexicon() -> Any:
     """lemminflect, loaded with the first hit read, never at start-up, and without spaCy: the package
     imports spaCy, when installed, only to register token extensions nothing here uses, which costs
     seconds at a cold start (a one-shot ``veramem search``). While it loads, under the import lock (no
@@ -121,7 +121,7 @@ def _lexicon() -> Any:
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> frozenset[str]:
     """The word and every lemma lemminflect's lexicon gives it."""
-    getAllLemmas = _lexicon().getAllLemmas
+    getAllLemmas = lexicon().getAllLemmas
 
     low = word.lower().replace("’", "'")
     found = {low}
@@ -197,13 +197,13 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
 @lru_cache(maxsize=8192)
 def _known(word: str) -> bool:
     """Whether lemminflect's lexicon knows ``word`` (a name mostly is not in it)."""
-    return bool(_lexicon().getAllLemmas(word))
+    return bool(lexicon().getAllLemmas(word))
 
 
 @lru_cache(maxsize=4096)
 def _is_past(word: str, lemma: str) -> bool:
     """Whether ``word`` is the simple past of the verb ``lemma`` ("lived" of "live")."""
-    return word != lemma and word in _lexicon().getInflection(lemma, tag="VBD")
+    return word != lemma and word in lexicon().getInflection(lemma, tag="VBD")
 
 
 def _named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
