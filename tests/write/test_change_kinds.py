@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from veramem_desktop.core.storage.items import MemoryItem
+
 from veramem_desktop.memory import Memory
 
 
