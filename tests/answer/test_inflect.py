@@ -69,5 +69,8 @@ def test_a_statement_is_told_in_the_past(present: str, past: str) -> None:
 
 
 def test_the_users_own_words_are_said_back_in_the_second_person() -> None:
-    assert first_to_second("I was renting in Ghent with my cousin.") == "You were renting in Ghent with your cousin."
+    assert (
+        first_to_second("I was renting in Ghent with my cousin.")
+        == "You were renting in Ghent with your cousin."
+    )
     assert first_to_second("I'm at the co-op now.") == "You're at the co-op now."
