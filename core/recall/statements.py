@@ -162,10 +162,30 @@ def _nouns() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
 
 def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     """Whether ``frame`` is said from the verb at ``at``: its particle, object and preposition follow (and
-    for "be <participle>", a form of "be" comes just before it)."""
+    for "be <participle>", a form of "be" comes just before it), and what follows them is no value of
+    another attribute ("moved everything to VS Code" is no move of home)."""
     parts = frame.verb.split()
     if parts[0] == "be" and not _BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
         return False
+    end = _fits_to(frame, parts, words, at)
+    if end is None:
+        return False
+    after = [w.lower() for w in words[end : end + 2]]
+    other = {_single_value_of(" ".join(after)), *map(_single_value_of, after)} - {None}
+    return not other or any(a in other for a in _attribute_names_of(frame))
+
+
+def _attribute_names_of(frame: Frame) -> tuple[str, ...]:
+    return tuple(a.name for a, f in _frames_by_head().get(_head(frame), ()) if f is frame)
+
+
+def _head(frame: Frame) -> str:
+    words = frame.verb.split()
+    return words[1] if words[0] == "be" else words[0]
+
+
+def _fits_to(frame: Frame, parts: list[str], words: list[str], at: int) -> int | None:
+    """Where the value would start when the frame's particle, object and preposition follow ``at``."""
     rest = parts[2:] if parts[0] == "be" else parts[1:]
     wanted = [*rest, *([frame.obj] if frame.obj else []), *([frame.prep] if frame.prep else [])]
     position = at + 1
@@ -173,9 +193,9 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
         window = words[position : position + _REACH]
         hit = next((i for i, w in enumerate(window) if want in _lemmas(w)), None)
         if hit is None:
-            return False
+            return None
         position += hit + 1
-    return True
+    return position
 
 
 def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], named: set[str]) -> list[_Cue]:
@@ -266,9 +286,13 @@ def _a_name(word: str) -> bool:
 def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
     named = (_bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
-    found = {w for w in named if w and w not in _NOT_VALUES}
+    found = {w for w in named if w and w not in _NOT_VALUES and not _DATE_PART.fullmatch(w)}
     found.update(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
     return frozenset(found)
+
+
+#: a number that is part of a date (a year, a month or a day): when it was said, not what
+_DATE_PART = re.compile(r"(?:19|20)\d\d|\d{1,2}")
 
 
 def _bare(word: str) -> str:

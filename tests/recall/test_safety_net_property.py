@@ -125,3 +125,13 @@ def test_reading_a_statement_loads_no_spacy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_frame_followed_by_another_attributes_value_and_a_dates_numbers_are_not_read_as_values() -> None:
+    from veramem_desktop.core.recall.statements import read
+
+    assert read("Finally moved the whole monorepo to VS Code at work.") is None or (
+        "lives_in" not in read("Finally moved the whole monorepo to VS Code at work.").attributes  # type: ignore[union-attr]
+    )
+    found = read("I moved to Tallinn on 2024-03-09.")
+    assert found is not None and found.values == frozenset({"tallinn"})
