@@ -124,6 +124,7 @@ class SearchEngine:
             own.sort(key=lambda h: h.time or "", reverse=True)
         elif intent.kind is not None:
             own.sort(key=lambda h: h.time or "")
+        own = rank.statements_first(own, query)  # "where do I work now?": what states it before chit-chat
         # 5. the shared block, labelled, never displacing the caller's own; the trace
         shared = sorted(shared, key=lambda h: -h.score)[: cfg.shared_k]
         # 6. closeness: each hit labelled against the relevance floor (labels only: nothing moves or goes)

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.recall import statements
 from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
@@ -157,6 +159,22 @@ def asker_first(hits: list[Hit], query: str) -> list[Hit]:
     words = set(re.findall(r"[\w'-]+", query.casefold()))
     if any(set((h.about or "").casefold().split()) <= words for h, o in zip(hits, other, strict=True) if o):
         return hits  # "What did I tell Mel?" is about Mel too
-    return [h for h, o in zip(hits, other, strict=True) if not o] + [
-        h for h, o in zip(hits, other, strict=True) if o
+    own = [h for h, o in zip(hits, other, strict=True) if not o]
+    return statements_first(own, query) + [h for h, o in zip(hits, other, strict=True) if o]
+
+
+def statements_first(hits: list[Hit], query: str) -> list[Hit]:
+    """Of the asker's own hits, those that state the attribute a first-person question asks about ("Where do
+    I work?": a hit the truth stage keyed or read as works_at) and hold now go first, each part in its
+    order (the truth stage's: a subject's head stays above what it replaced). A line of chit-chat that only
+    shares a word ("that would all work") no longer comes before the statement asked for."""
+    wanted = statements.asked(query)
+    if not wanted:
+        return hits
+    stating = [
+        h.state in ("current", "in_conflict") and attributes.canonical(h.subject or "") in wanted
+        for h in hits
+    ]
+    return [h for h, s in zip(hits, stating, strict=True) if s] + [
+        h for h, s in zip(hits, stating, strict=True) if not s
     ]

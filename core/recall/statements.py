@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
@@ -92,10 +93,35 @@ class _Cue:
     state_in_past: bool = False
 
 
+@cache
+def lexicon() -> Any:
+    """lemminflect, loaded with the first hit read, never at start-up, and without spaCy: the package
+    imports spaCy, when installed, only to register token extensions nothing here uses, which costs
+    seconds at a cold start (a one-shot ``veramem search``). While it loads, under the import lock (no
+    other thread imports meanwhile), ``spacy`` names a stand-in whose extensions go nowhere."""
+    import _imp
+    import sys
+    from types import SimpleNamespace
+
+    _imp.acquire_lock()
+    try:
+        if "lemminflect" not in sys.modules and "spacy" not in sys.modules:
+            token = SimpleNamespace(set_extension=lambda *_a, **_k: None)
+            sys.modules["spacy"] = SimpleNamespace(__version__="3.0", tokens=SimpleNamespace(Token=token))  # type: ignore[assignment]
+            try:
+                import lemminflect
+            finally:
+                del sys.modules["spacy"]
+        import lemminflect
+    finally:
+        _imp.release_lock()
+    return lemminflect
+
+
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> frozenset[str]:
     """The word and every lemma lemminflect's lexicon gives it."""
-    from lemminflect import getAllLemmas  # loaded with the first unkeyed hit read, never at start-up
+    getAllLemmas = lexicon().getAllLemmas
 
     low = word.lower().replace("’", "'")
     found = {low}
@@ -136,10 +162,30 @@ def _nouns() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
 
 def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     """Whether ``frame`` is said from the verb at ``at``: its particle, object and preposition follow (and
-    for "be <participle>", a form of "be" comes just before it)."""
+    for "be <participle>", a form of "be" comes just before it), and what follows them is no value of
+    another attribute ("moved everything to VS Code" is no move of home)."""
     parts = frame.verb.split()
     if parts[0] == "be" and not _BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
         return False
+    end = _fits_to(frame, parts, words, at)
+    if end is None:
+        return False
+    after = [w.lower() for w in words[end : end + 2]]
+    other = {_single_value_of(" ".join(after)), *map(_single_value_of, after)} - {None}
+    return not other or any(a in other for a in _attribute_names_of(frame))
+
+
+def _attribute_names_of(frame: Frame) -> tuple[str, ...]:
+    return tuple(a.name for a, f in _frames_by_head().get(_head(frame), ()) if f is frame)
+
+
+def _head(frame: Frame) -> str:
+    words = frame.verb.split()
+    return words[1] if words[0] == "be" else words[0]
+
+
+def _fits_to(frame: Frame, parts: list[str], words: list[str], at: int) -> int | None:
+    """Where the value would start when the frame's particle, object and preposition follow ``at``."""
     rest = parts[2:] if parts[0] == "be" else parts[1:]
     wanted = [*rest, *([frame.obj] if frame.obj else []), *([frame.prep] if frame.prep else [])]
     position = at + 1
@@ -147,9 +193,9 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
         window = words[position : position + _REACH]
         hit = next((i for i, w in enumerate(window) if want in _lemmas(w)), None)
         if hit is None:
-            return False
+            return None
         position += hit + 1
-    return True
+    return position
 
 
 def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], named: set[str]) -> list[_Cue]:
@@ -171,17 +217,13 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
 @lru_cache(maxsize=8192)
 def _known(word: str) -> bool:
     """Whether lemminflect's lexicon knows ``word`` (a name mostly is not in it)."""
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word))
+    return bool(lexicon().getAllLemmas(word))
 
 
 @lru_cache(maxsize=4096)
 def _is_past(word: str, lemma: str) -> bool:
     """Whether ``word`` is the simple past of the verb ``lemma`` ("lived" of "live")."""
-    from lemminflect import getInflection
-
-    return word != lemma and word in getInflection(lemma, tag="VBD")
+    return word != lemma and word in lexicon().getInflection(lemma, tag="VBD")
 
 
 def _named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
@@ -244,9 +286,13 @@ def _a_name(word: str) -> bool:
 def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
     named = (_bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
-    found = {w for w in named if w and w not in _NOT_VALUES}
+    found = {w for w in named if w and w not in _NOT_VALUES and not _DATE_PART.fullmatch(w)}
     found.update(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
     return frozenset(found)
+
+
+#: a number that is part of a date (a year, a month or a day): when it was said, not what
+_DATE_PART = re.compile(r"(?:19|20)\d\d|\d{1,2}")
 
 
 def _bare(word: str) -> str:
@@ -282,3 +328,29 @@ def attribute_of(found: Read) -> str:
     """The one attribute a read statement states: the first said whose noun or value it names too, else
     the first said."""
     return next((a for a in found.attributes if a in found.named), found.attributes[0])
+
+
+@lru_cache(maxsize=2048)
+def asked(question: str) -> frozenset[str]:
+    """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
+    ("where do I work?": works_at, occupation), a noun ("who is my manager?": relation:boss) or a value."""
+    words = _WORD.findall(question[:400])
+    lowered = [w.lower() for w in words]
+    spans = _noun_spans(lowered)
+    found = _named_attributes(lowered, spans)
+    heads = _frames_by_head()
+    found.update(
+        attr.name
+        for w in lowered
+        if w not in _QUESTION_VERBS
+        for lemma in _lemmas(w)
+        for attr, frame in heads.get(lemma, ())
+        if not frame.weak
+    )
+    return frozenset(found - {"name"})
+
+
+#: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")
+_QUESTION_VERBS = frozenset(
+    {"do", "does", "did", "have", "has", "had", "get", "got", "go", "went", "am", "is", "are"}
+)

@@ -17,7 +17,6 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
@@ -30,8 +29,8 @@ from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryI
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
-from veramem_desktop.core.write import context as write_context
 from veramem_desktop.core.write import (
+    by_meaning,
     correcting,
     corrections,
     decisions,
@@ -41,15 +40,9 @@ from veramem_desktop.core.write import (
     same_add,
     versions,
 )
+from veramem_desktop.core.write import context as write_context
 from veramem_desktop.core.write.plan import Planned, WriteOutcome
 
-#: A statement whose verb no frame of the inventory has (the extractor gives it a subject and a value,
-#: no attribute) is keyed to the attribute whose description is nearest its meaning only when it is this
-#: close and this much closer than to the next one (the bounds keep every one of the dev set's
-#: statements of events, which are no attribute, out; all-MiniLM's sentence vectors tell the attributes
-#: apart only roughly, so most such statements stay unkeyed)
-BY_MEANING_COSINE = 0.50
-BY_MEANING_MARGIN = 0.05
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
 MAX_CANDIDATES = 200
 NEIGHBOURS = 5
@@ -109,7 +102,6 @@ class Writer:
         self.device = device
         self.resolve_dates = resolve_dates
         self._scoped: dict[tuple[Any, ...], Any] = {}
-        self._descriptions: Vectors | None = None
 
     # ------------------------------------------------------------ plan
     def derive(
@@ -166,8 +158,7 @@ class Writer:
     ) -> list[_Checked]:
         """The candidates whose quote is found in the message of this add they cite, with their evidence,
         the authority of that message's role, their text (dates resolved, attributed) and a named
-        speaker's key (:func:`keyed_to_speaker`); the others
-        go to ``out.rejected`` with the reason."""
+        speaker's key (:func:`keyed_to_speaker`); the others go to ``out.rejected`` with the reason."""
         by_id = {e.id: e for e in episodes}
         checked: list[_Checked] = []
         for cand in candidates:
@@ -214,7 +205,7 @@ class Writer:
         vectors = self.embedder.embed([t for *_, t in checked])
         planned: list[Planned] = []
         for (said, ep, evidence, authority, text), vec in zip(checked, vectors, strict=True):
-            cand = self._keyed_by_meaning(said, vec)
+            cand = by_meaning.keyed(said, vec, self.embedder)  # no attribute named: by its meaning
             # the stored memories, and those planned earlier in this add (core/write/same_add.py)
             pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
             recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
@@ -237,7 +228,7 @@ class Writer:
                     neighbours.append((corrected.target, corrected.cosine))
                 decision = corrected.decision
             else:
-                cand, decision, apart = self._reconciled(cand, text, ep, pool, neighbours, out)
+                cand, decision, apart = ends.reconciled(cand, text, ep, pool, neighbours, self._decided, out)
                 if apart is not None and not same_add.revising(apart.target.id, planned):
                     # the retraction its sentence makes, planned beside what the candidate says
                     near = [(apart.target, apart.cosine)]
@@ -266,43 +257,6 @@ class Writer:
                 )
             )
         return planned
-
-    def _reconciled(
-        self,
-        cand: Candidate,
-        text: str,
-        ep: Episode,
-        pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
-        neighbours: list[tuple[MemoryItem, float]],
-        out: WriteOutcome,
-    ) -> tuple[Candidate, Decision, retracting.Retracted | None]:
-        """Reconciliation's decision, then the engine's own readings: a retraction in the speaker's words
-        (core/write/retracting.py), and an ending statement's key (core/write/ends.py), which retracts the
-        current value it ends; an ending statement with nothing to end loses its key. Returns the
-        candidate as planned, the decision and a retraction to plan beside it."""
-        end = ends.ended(cand, neighbours) if cand.ends else None
-        if cand.ends and end is None:
-            cand = ends.unkeyed(cand)
-        decision = self._decided(cand, text, neighbours, out)
-        decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
-        if end is not None and decision.op != "DELETE":
-            decision = Decision("DELETE", end[0].id, reason=ends.REASON)
-        return cand, decision, apart
-
-    def _keyed_by_meaning(self, cand: Candidate, vec: Vectors) -> Candidate:
-        """A candidate with a subject and a value but no attribute, keyed to the attribute whose
-        description (core/attributes.py) its own vector is nearest, or left unkeyed when none is near
-        enough (:data:`BY_MEANING_COSINE`, :data:`BY_MEANING_MARGIN`)."""
-        if cand.predicate or not (cand.subject and cand.value):
-            return cand
-        if self._descriptions is None:  # embedded once per writer
-            self._descriptions = self.embedder.embed(list(attributes.descriptions()))
-        found = attributes.nearest(
-            vec, self._descriptions, threshold=BY_MEANING_COSINE, margin=BY_MEANING_MARGIN
-        )
-        if found is None:
-            return replace(cand, subject=None, value=None)
-        return replace(cand, predicate=found[0].name)
 
     def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: WriteOutcome) -> bool:
         """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""

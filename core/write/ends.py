@@ -12,12 +12,15 @@ Pure functions over the memories the writer offers: no SQL, no model.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from veramem_desktop.core.attributes import canonical, is_multi_valued
-from veramem_desktop.core.llm import Candidate
+from veramem_desktop.core.llm import Candidate, Decision
+from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.write import retracting
+from veramem_desktop.core.write.plan import WriteOutcome
 
 #: the reason of the retraction this step plans
 REASON = "the statement says this ended"
@@ -44,6 +47,29 @@ def ended(cand: Candidate, neighbours: Sequence[tuple[MemoryItem, float]]) -> tu
     elif is_multi_valued(predicate):
         return None  # "I quit" names none of several values
     return max(same, key=lambda p: (p[0].valid_from or "", p[0].id)) if same else None
+
+
+def reconciled(
+    cand: Candidate,
+    text: str,
+    ep: Episode,
+    pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
+    neighbours: list[tuple[MemoryItem, float]],
+    decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], WriteOutcome], Decision],
+    out: WriteOutcome,
+) -> tuple[Candidate, Decision, retracting.Retracted | None]:
+    """Reconciliation's decision (``decide``, reporting in ``out``), then the engine's own readings: a retraction in the
+    speaker's words (core/write/retracting.py), and an ending statement's key, which retracts the current
+    value it ends; an ending statement with nothing to end loses its key. Returns the candidate as
+    planned, the decision and a retraction to plan beside it."""
+    end = ended(cand, neighbours) if cand.ends else None
+    if cand.ends and end is None:
+        cand = unkeyed(cand)
+    decision = decide(cand, text, neighbours, out)
+    decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
+    if end is not None and decision.op != "DELETE":
+        decision = Decision("DELETE", end[0].id, reason=REASON)
+    return cand, decision, apart
 
 
 def unkeyed(cand: Candidate) -> Candidate:

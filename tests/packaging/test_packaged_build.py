@@ -73,7 +73,7 @@ def test_the_built_program_passes_the_smoke_test_from_init_to_forget(built: Path
         "selfcheck",
     ):
         assert f"smoke: ok   {step}" in result.stdout
-    assert "11/11 checks passed" in result.stdout
+    assert "12/12 checks passed" in result.stdout
     assert result.stdout.rstrip().endswith(f"smoke: PASS ({built / 'veramem'})")
 
 

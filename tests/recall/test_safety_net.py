@@ -130,3 +130,21 @@ def test_a_question_in_other_words_is_answered_by_the_statement_of_the_asked_att
     said(keyless, "Joined Quarry Systems last Monday.", "2024-07-01")
     answer = keyless.answer("Who is my employer?")
     assert not answer.abstained and answer.text.index("Quarry Systems") < answer.text.index("Brightline")
+
+
+def test_a_first_person_question_puts_the_statement_of_the_asked_attribute_before_chit_chat(
+    keyless: Memory,
+) -> None:
+    """The assistant's lines share the word "work" with the question; only one statement says where."""
+    for text in (
+        "That layout would work well, and the shelves work nicely too.",
+        "Yes, it should work. Let me know if the recipe does not work out.",
+    ):
+        keyless.add([{"role": "assistant", "content": text, "time": "2024-05-01T12:00:00+00:00"}])
+    own = said(keyless, "I do the night shifts at Harbourview Clinic.", "2024-03-01")
+    said(keyless, "Started at Quarry Systems in April.", "2024-04-20")
+    hits = keyless.search("Where do I work now?", k=10).results
+    assert hits[0].subject == "works_at" and "Quarry Systems" in hits[0].text, [
+        (h.text, h.subject) for h in hits
+    ]
+    assert own not in [h.id for h in hits[:1]]

@@ -109,3 +109,29 @@ def test_statements_of_a_multi_valued_attribute_all_stay_current(values: list[st
     hits += [_hit(50 + i, f"We adopted a puppy called {v}.", i * 10 + 5) for i, v in enumerate(values)]
     safety_net.apply(hits, {}, {}, lambda _a, _b: None)
     assert {h.state for h in hits} == {"current"}
+
+
+def test_reading_a_statement_loads_no_spacy() -> None:
+    """The lexicon recall reads with (lemminflect) would import spaCy to hook into it: seconds at a cold
+    `veramem search`. In a fresh interpreter, reading a statement leaves spaCy unloaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from veramem_desktop.core.recall.statements import read\n"
+        "assert read('We finally moved into a flat in Ghent!').attributes == ('lives_in',)\n"
+        "print('spacy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_frame_followed_by_another_attributes_value_and_a_dates_numbers_are_not_read_as_values() -> None:
+    from veramem_desktop.core.recall.statements import read
+
+    assert read("Finally moved the whole monorepo to VS Code at work.") is None or (
+        "lives_in" not in read("Finally moved the whole monorepo to VS Code at work.").attributes  # type: ignore[union-attr]
+    )
+    found = read("I moved to Tallinn on 2024-03-09.")
+    assert found is not None and found.values == frozenset({"tallinn"})

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.storage import episode_queries, import_queue, pending_rows
@@ -23,10 +24,10 @@ from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write.derive import Writer
+from veramem_desktop.core.write.derive import Writer, to_messages
 from veramem_desktop.core.write.plan import WriteOutcome
 
-from ..bulk_extract import PER_CALL, extract_in_batches
+from ..bulk_extract import PER_CALL, Extracted, extract_in_batches
 
 #: derive(writer, episodes, candidates or None, context, failed) -> what was written; the ids of messages
 #: whose derivation failed are appended to ``failed``
@@ -61,7 +62,7 @@ def derive_waiting(
         extracted = (
             extract_in_batches(writer.llm, store, episodes)
             if writer.llm.capabilities.batch_extraction
-            else None
+            else _extract_by_runs(store, writer, episodes)
         )
         if extracted is not None:
             _count(WriteOutcome(notices=extracted.notices), report)
@@ -110,6 +111,30 @@ def _batches(
         run += 1
     if current:
         out.append(current)
+    return out
+
+
+def _extract_by_runs(store: Store, writer: Writer, episodes: Sequence[Episode]) -> Extracted | None:
+    """Without a model's batch calls: the candidates of ``episodes``, extracted in one call per run of
+    consecutive turns of one session, with the turn before the run as context, which gives each message
+    what extracting it alone with the turn before it gives (a reply reads its question from the turn
+    before), while the rule-based extractor parses a call's sentences together (several times faster).
+    None when a call fails: each message is then extracted as it is derived."""
+    out = Extracted()
+    runs: list[list[Episode]] = []
+    for ep in episodes:
+        last = runs[-1][-1] if runs else None
+        if last is not None and (last.session_id, last.turn_index + 1) == (ep.session_id, ep.turn_index):
+            runs[-1].append(ep)
+        else:
+            runs.append([ep])
+    for run in runs:
+        try:
+            reply = writer.llm.extract(to_messages(run), to_messages(_context(store, writer, run[0])))
+        except ModelError:
+            return None
+        out.candidates += reply.value
+        out.notices += reply.lines()
     return out
 
 

@@ -7,13 +7,15 @@ doesn't -> don't, wasn't -> weren't), every other verb by lemminflect's English 
 singular present form goes back to its lemma: "focuses" -> "focus", "watches" -> "watch"; a past form or
 a modal stays). Adverbs between the subject and the verb ("User really loves") are skipped over. "User's"
 becomes "your", any other "User" "you", and a reflexive that pointed back to the user "yourself".
-lemminflect is imported on first use (its lexicon loads in about 0.1 s).
+lemminflect is loaded on first use, without spaCy (core/recall/statements.lexicon).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from veramem_desktop.core.recall.statements import lexicon
 
 #: agreement of the auxiliaries, and of forms a verb table does not hold ("ares" is "are" said twice)
 _AUX = {
@@ -50,8 +52,8 @@ def agree(word: str) -> str:
         return _same_case(word, _AUX[low])
     if not low.endswith("s") or len(low) < 3:
         return word
-    from lemminflect import getAllLemmas, getInflection, getLemma
-
+    lex = lexicon()
+    getAllLemmas, getInflection, getLemma = lex.getAllLemmas, lex.getInflection, lex.getLemma
     lemmas = getAllLemmas(low)
     if lemmas and not ({"VERB", "AUX"} & lemmas.keys()):
         return word  # a known word that is never a verb ("news", "always")
@@ -66,9 +68,7 @@ def agree(word: str) -> str:
 @lru_cache(maxsize=4096)
 def _readings(word: str) -> frozenset[str]:
     """The parts of speech lemminflect's lexicon knows ``word`` as."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word.lower()))
+    return frozenset(lexicon().getAllLemmas(word.lower()))
 
 
 def _adverb(word: str, following: str) -> bool:
@@ -148,12 +148,10 @@ def past_of(word: str) -> str:
     low = word.lower()
     if low in _AUX_PAST:
         return _same_case(word, _AUX_PAST[low])
-    from lemminflect import getAllLemmas, getInflection
-
-    lemmas = getAllLemmas(low)
+    lemmas = lexicon().getAllLemmas(low)
     if "VERB" not in lemmas or lemmas["VERB"][0] != low:
         return word  # not a verb, or not its present ("moved", "used")
-    past = getInflection(low, tag="VBD")
+    past = lexicon().getInflection(low, tag="VBD")
     return _same_case(word, past[0]) if past else word
 
 

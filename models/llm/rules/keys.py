@@ -111,6 +111,8 @@ _NOT_NAMES_TEXT = """
 NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 _SPEAKER = frozenset({"i", "we", "me", "us"})
+#: words for a parent that name the speaker's own without "my" ("mum finally moved out of Swindon")
+_PARENTS = frozenset({"mum", "mom", "mummy", "mommy", "dad", "daddy", "mama", "papa"})
 _PRONOUNS_TEXT = """
     it that this them him her you us those these everything something one which what who whom whatever
 """
@@ -201,7 +203,7 @@ def _who(phrase: Phrase | None) -> str | None:
     if phrase is None or phrase.head in _SPEAKER:
         return "user"
     role = attributes.relation(phrase.head)
-    if role is not None and phrase.owner in ("my", "our"):
+    if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
     if phrase.proper and phrase.owner is None and phrase.text[:1].isupper() and phrase.text not in NOT_NAMES:
         return phrase.text
@@ -339,14 +341,17 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
     """The attribute a value gives away by itself ("VS Code" is an editor), or None."""
     if phrase is None:
         return None
-    return attributes.for_value(phrase.text) or attributes.for_value(phrase.head)
+    found = attributes.for_value(phrase.text) or attributes.for_value(phrase.head)
+    if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
+        found = attributes.for_noun(phrase.text.split()[-1])  # "Kestrel Bank", "Riverside Rowing Club"
+    return found
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
     """ "I moved everything to VS Code", "switched over to Firefox": a switch whose value gives its
     attribute away, when no frame of the verb fits."""
-    if c.verb not in attributes.SWITCH_VERBS or c.negated:
-        return None
+    if c.verb.split()[0] not in attributes.SWITCH_VERBS or c.negated:
+        return None  # "switched to", "moved everything over to"
     for phrase in (p for prep, p in c.preps if prep in ("to", "into")):
         owner = _owned_by(phrase)
         if owner is not None and not owner.multi:
@@ -492,6 +497,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
         return None
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
+    if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):
+        return _noun_key("user", subject.text, complement.text, named=True)  # "the car's a Kia Niro EV"
     if complement is not None and (complement.owner in ("my", "our") or complement.new):
         # "Ana is my sister", "Priya is the new boss", "Acme is my employer"
         if subject.proper or subject.label is not None:
@@ -533,6 +540,12 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
     return _noun_key("user", subject.text, complement.text)
+
+
+def _single(noun: str) -> bool:
+    """Whether a noun names a single-valued attribute of the inventory (one car, one bank, one doctor)."""
+    attr = attributes.for_noun(noun)
+    return attr is not None and not attr.multi and not attr.name.startswith("relation:")
 
 
 def _name(phrase: Phrase) -> bool:

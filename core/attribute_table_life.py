@@ -1,0 +1,311 @@
+"""The inventory's attributes of health, care, learning, pastimes, services, identity and tastes.
+
+Data only, as core/attribute_table.py (home, work, people and belongings) is; core/attributes.py
+joins the tables into ATTRIBUTES, in this order.
+"""
+
+from __future__ import annotations
+
+from veramem_desktop.core.attribute_kinds import Attribute
+from veramem_desktop.core.attribute_kinds import make as _a
+
+_LANGUAGES = """
+    english, spanish, french, german, italian, portuguese, dutch, swedish, norwegian, danish, finnish,
+    polish, czech, greek, turkish, russian, ukrainian, arabic, hebrew, hindi, urdu, bengali, japanese,
+    korean, chinese, mandarin, cantonese, vietnamese, thai, indonesian, swahili, persian, farsi, latin,
+    catalan, basque, irish, welsh, icelandic, hungarian, romanian, croatian, serbian, tagalog, esperanto,
+    sign language
+"""
+_INSTRUMENTS = """
+    guitar, piano, violin, cello, viola, drums, bass, ukulele, flute, clarinet, saxophone, trumpet,
+    trombone, harp, banjo, mandolin, accordion, harmonica, keyboard, synthesizer, oboe
+"""
+_SPORTS = """
+    football, soccer, tennis, basketball, volleyball, badminton, squash, padel, golf, rugby, cricket,
+    hockey, baseball, swimming, running, cycling, climbing, bouldering, rowing, boxing, judo, karate,
+    yoga, pilates, skiing, snowboarding, surfing, triathlon, crossfit, fencing, table tennis, handball
+"""
+_HOBBIES = """
+    knitting, painting, drawing, photography, gardening, baking, cooking, pottery, chess, reading,
+    writing, hiking, birdwatching, woodworking, sewing, crochet, calligraphy, gaming, fishing, camping,
+    dancing, singing, journaling, origami, embroidery, sketching, cross-stitch
+"""
+
+LIFE: tuple[Attribute, ...] = (
+    _a(
+        "diet",
+        False,
+        "What the person eats or avoids as a diet, such as vegan or vegetarian.",
+        nouns="diet",
+        frames="go?; become?; eat?; follow?",
+        ends="quit?",
+        values="vegan, vegetarian, pescatarian, pescetarian, carnivore, omnivore, flexitarian, keto, paleo, "
+        "gluten-free, gluten free, lactose-free, dairy-free, halal, kosher, plant-based",
+    ),
+    _a(
+        "allergic_to",
+        True,
+        "Something the person is allergic to.",
+        nouns="allergy",
+        frames="be allergic to",
+        aliases="allergy allergies",
+    ),
+    _a(
+        "gym",
+        False,
+        "The gym, fitness studio or climbing gym the person trains at.",
+        nouns="gym, fitness club, fitness studio, climbing gym, bouldering gym, health club, studio",
+        frames="join?; train at?; work_out at; go to?; sign_up at?; sign_up for?",
+        ends="quit?; leave?; cancel?",
+        entities="ORG FAC",
+    ),
+    _a(
+        "doctor",
+        False,
+        "The person's doctor or general practitioner.",
+        nouns="doctor, gp, physician, general practitioner, family doctor",
+        frames="see?; register with?; switch to?",
+        entities="PERSON ORG",
+    ),
+    _a(
+        "dentist",
+        False,
+        "The person's dentist.",
+        nouns="dentist, dental practice",
+        entities="PERSON ORG",
+    ),
+    _a(
+        "therapist",
+        False,
+        "The person's therapist, counsellor or psychologist.",
+        nouns="therapist, counsellor, counselor, psychologist, psychiatrist",
+        entities="PERSON",
+    ),
+    _a(
+        "school",
+        False,
+        "The school, college or university the person studies at.",
+        nouns="school, university, college, uni, academy, campus, alma mater",
+        frames="study at; attend?; go to?; enrol at; enroll at; be accepted at; be admitted to; transfer to; "
+        "start at",
+        ends="graduate from; drop_out of; leave?",
+        entities="ORG",
+    ),
+    _a(
+        "studies",
+        False,
+        "The subject, degree or course the person is studying.",
+        nouns="major, degree, course, subject, programme, program, thesis, phd, masters",
+        frames="study?; major in; do +degree in; do +masters in; do +phd in",
+        ends="drop?",
+    ),
+    _a(
+        "languages_learning",
+        True,
+        "A language the person is learning or studying.",
+        nouns="language",
+        frames="learn?; study?; pick_up?; take +lessons in?; practise?; practice?",
+        ends="give_up on?; give_up?; drop?; quit?",
+        values=_LANGUAGES,
+        entities="LANGUAGE NORP",
+        aliases="language learning languages",
+    ),
+    _a(
+        "speaks",
+        True,
+        "A language the person speaks fluently.",
+        nouns="native language, mother tongue, first language",
+        frames="speak?; be fluent in",
+        values=_LANGUAGES,
+        entities="LANGUAGE NORP",
+    ),
+    _a(
+        "clubs",
+        True,
+        "A club, society, choir or group the person is a member of.",
+        nouns="club, society, choir, league, association, group, book club, running club, band",
+        frames="join?; be +member of; sign_up for?; play in?; sing in",
+        ends="quit?; leave?; drop_out of?",
+        entities="ORG",
+        aliases="club membership",
+    ),
+    _a(
+        "personal_best",
+        False,
+        "The person's personal best or record time or score in a sport.",
+        nouns="personal best, pb, pr, personal record, record, best time, fastest time",
+        frames="set +record; set +pb; set +best; break +record; beat +record; beat +pb; run?; clock?",
+        entities="TIME QUANTITY CARDINAL",
+    ),
+    _a(
+        "training_for",
+        False,
+        "The race, event or goal the person is training for.",
+        nouns="goal, target race",
+        frames="train for; prepare for?; sign_up for?",
+        entities="EVENT",
+    ),
+    _a(
+        "instrument",
+        True,
+        "A musical instrument the person plays or is learning.",
+        nouns="instrument",
+        frames="play?; learn?; take +lessons in?; practise?; practice?",
+        ends="give_up?; quit?",
+        values=_INSTRUMENTS,
+    ),
+    _a(
+        "sport",
+        True,
+        "A sport the person plays or practises.",
+        nouns="sport",
+        frames="play?; take_up?; do?; get into?",
+        ends="give_up?; quit?; stop?",
+        values=_SPORTS,
+    ),
+    _a(
+        "hobby",
+        True,
+        "A hobby or pastime the person does in their free time.",
+        nouns="hobby, pastime, side project",
+        frames="take_up; get into?; do?; start?",
+        ends="give_up?; quit?; stop?",
+        values=_HOBBIES,
+    ),
+    _a(
+        "bank",
+        False,
+        "The bank the person banks with.",
+        nouns="bank",
+        frames="bank with; open +account with; open +account at; switch to?",
+        ends="close +account with",
+        entities="ORG",
+    ),
+    _a(
+        "mobile_provider",
+        False,
+        "The mobile phone carrier or network provider the person is with.",
+        nouns="carrier, mobile provider, network, phone plan, mobile plan, provider",
+        entities="ORG",
+    ),
+    _a(
+        "insurance",
+        False,
+        "The person's health or car insurance company.",
+        nouns="insurance, insurer, health insurance",
+        entities="ORG",
+    ),
+    _a(
+        "commute",
+        False,
+        "How the person gets to work: by bike, train, car, on foot.",
+        nouns="commute",
+        frames="commute by",
+    ),
+    _a(
+        "work_location",
+        False,
+        "Where the person works from: from home, from an office, remotely or hybrid.",
+        nouns="office, workplace, desk",
+        frames="work from?",
+        values="remote, remotely, hybrid, home, the office",
+    ),
+    _a(
+        "supported_team",
+        False,
+        "The sports team the person supports or is a fan of.",
+        frames="support?; root for; be +fan of?; cheer for",
+        entities="ORG",
+    ),
+    _a(
+        "health_condition",
+        True,
+        "An illness, injury or medical condition the person has.",
+        nouns="condition, diagnosis, injury",
+        frames="be diagnosed with; suffer from; break?; sprain?; tear?",
+        ends="recover from; get_over",
+    ),
+    _a(
+        "medication",
+        True,
+        "A medicine the person takes regularly.",
+        nouns="medication, medicine, prescription, meds",
+        frames="be on?; be prescribed; take?",
+        ends="come_off?",
+    ),
+    _a(
+        "volunteering",
+        True,
+        "Where or with whom the person volunteers.",
+        frames="volunteer at; volunteer with; volunteer for",
+        entities="ORG",
+    ),
+    _a(
+        "current_project",
+        True,
+        "A project the person is working on.",
+        nouns="project, side project",
+        frames="work on?; build?",
+    ),
+    _a(
+        "reading",
+        False,
+        "The book the person is currently reading.",
+        nouns="book",
+        frames="read?; finish?",
+        entities="WORK_OF_ART",
+    ),
+    _a(
+        "name",
+        False,
+        "The person's own name.",
+        nouns="name",
+        frames="be called; go by",
+        entities="PERSON",
+    ),
+    _a(
+        "age",
+        False,
+        "How old the person is.",
+        nouns="age",
+        entities="DATE CARDINAL",
+    ),
+    _a(
+        "birthday",
+        False,
+        "The date of the person's birthday.",
+        nouns="birthday, date of birth, birth date",
+        entities="DATE",
+    ),
+    _a(
+        "nationality",
+        False,
+        "The person's nationality or citizenship.",
+        nouns="nationality, citizenship",
+        entities="NORP",
+    ),
+    _a(
+        "email",
+        False,
+        "The person's email address.",
+        nouns="email, email address, e-mail",
+    ),
+    _a(
+        "phone_number",
+        False,
+        "The person's phone number.",
+        nouns="phone number, number, mobile number",
+    ),
+    _a(
+        "likes",
+        True,
+        "Something the person likes, loves or enjoys.",
+        frames="like; love; enjoy; adore; be +fan of",
+    ),
+    _a(
+        "dislikes",
+        True,
+        "Something the person dislikes or cannot stand.",
+        frames="hate; dislike; detest",
+    ),
+)

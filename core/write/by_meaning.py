@@ -1,0 +1,47 @@
+"""A statement's attribute read from its meaning, when no frame of the inventory named it.
+
+The rule-based extractor gives a statement of a name through a verb no frame has ("We've settled into
+a cottage in Bath") a subject and a value but no attribute. The write path keys it to the attribute
+whose description (core/attributes.py) the statement's own vector is nearest, only when it is at
+least :data:`COSINE` close and :data:`MARGIN` closer than to the next attribute; else it stays
+unkeyed. The bounds were set on a dev list of statements of attributes through unframed verbs and of
+events (which are no attribute): at these bounds no event of the list is keyed. all-MiniLM's sentence
+vectors tell the attributes apart only roughly, so most such statements stay unkeyed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from weakref import WeakKeyDictionary
+
+from veramem_desktop.core import attributes
+from veramem_desktop.core.llm import Candidate
+from veramem_desktop.core.protocols import Embedder, Vectors
+
+COSINE = 0.50
+MARGIN = 0.05
+
+
+#: the descriptions' vectors by the embedder that made them, kept while that embedder lives
+_EMBEDDED: WeakKeyDictionary[Embedder, Vectors] = WeakKeyDictionary()
+
+
+def descriptions(embedder: Embedder) -> Vectors:
+    """The inventory's descriptions embedded by ``embedder``, once per embedder."""
+    try:
+        found = _EMBEDDED.get(embedder)
+    except TypeError:  # an embedder that cannot be referred to weakly: embedded each time
+        return embedder.embed(list(attributes.descriptions()))
+    if found is None:
+        found = _EMBEDDED[embedder] = embedder.embed(list(attributes.descriptions()))
+    return found
+
+
+def keyed(cand: Candidate, vec: Vectors, embedder: Embedder) -> Candidate:
+    """``cand`` keyed by meaning when it has a subject and a value but no attribute; else as it is."""
+    if cand.predicate or not (cand.subject and cand.value):
+        return cand
+    found = attributes.nearest(vec, descriptions(embedder), threshold=COSINE, margin=MARGIN)
+    if found is None:
+        return replace(cand, subject=None, value=None)
+    return replace(cand, predicate=found[0].name)
