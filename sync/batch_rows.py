@@ -138,6 +138,8 @@ class BatchRows:
             self._marks = forget_marks.any_marks(self.conn)
         if not self._marks or row["id"] in self._tombstones:
             return row["id"] in self._tombstones
+        if self.rows.episode(row["id"]) is not None:
+            return False  # already here: this device's own gate let it in (a person's override among them)
         if not admission.screen(self.conn, [admission.incoming_of_row(row)]).forgotten:
             return False
         target = str(row["id"])
@@ -152,6 +154,19 @@ class BatchRows:
             ts=self.now,
         )
         return True
+
+    def note_override(self, episode_id: str, origin: str) -> None:
+        """Record here that a person let this episode in again on another device, so this device's own
+        events carry it with ``override`` too (the ledger entry is this device's, naming the origin)."""
+        self.ledger.add(
+            op=admission.OVERRIDE_OP,
+            target_kind="admission",
+            target_id=episode_id,
+            commitment_hex=commitment(os.urandom(32), {"override": episode_id}, canonical_plain),
+            device=self.device,
+            details={"origin": origin, "reason": "include_forgotten"},
+            ts=self.now,
+        )
 
     def marks_received(self) -> None:
         """Marks arrived with a tombstone: the next episode is screened against them."""

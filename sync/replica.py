@@ -400,7 +400,7 @@ def _apply_data(
 ) -> bool:
     try:
         if "memory" in data:
-            changed = _apply_memory(batch, data, me, clock)
+            changed = _apply_memory(batch, data, me, clock, sender)
             _record_shipped_episodes(batch, entry, data, sender, ledger_device)
             if changed:
                 row = batch.memory(data["memory"]["id"])
@@ -408,7 +408,7 @@ def _apply_data(
                 _record(batch, entry, sender, ledger_device, "memory", content_of_row(row))
             return changed
         if "episode" in data:
-            changed = _apply_episode(batch, data, clock.value.encode())
+            changed = _apply_episode(batch, data, clock.value.encode(), sender)
             if changed:
                 _record(
                     batch,
@@ -457,11 +457,14 @@ def _record_shipped_episodes(
         )
 
 
-def _apply_episode(batch: BatchRows, data: dict[str, Any], stamp: str) -> bool:
+def _apply_episode(batch: BatchRows, data: dict[str, Any], stamp: str, sender: str) -> bool:
     row = data["episode"]
     if batch.tombstoned([row["id"]]) or (not data.get("override") and batch.refuse_if_forgotten(row, stamp)):
         return False  # forgotten (under this id, or as the same episode under another): never brought back
-    return batch.insert_episode(row, data.get("vectors", []))
+    inserted = batch.insert_episode(row, data.get("vectors", []))
+    if inserted and data.get("override"):
+        batch.note_override(row["id"], sender)
+    return inserted
 
 
 def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[str, Any]) -> bool:
@@ -475,7 +478,7 @@ def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[s
     return bool(evidence) and (not left or (bool(gone) and row["kind"] in ("summary", "experience")))
 
 
-def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock) -> bool:
+def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock, sender: str = "") -> bool:
     row = dict(data["memory"])
     memory_id = row["id"]
     for ep in data.get("episodes", []):  # the admission gate first: a refused episode dooms what cites it
@@ -484,8 +487,10 @@ def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock)
     if _doomed(batch.tombstoned, data):
         return False
     for ep in data.get("episodes", []):
-        if not batch.tombstoned([ep["episode"]["id"]]):
-            batch.insert_episode(ep["episode"], ep.get("vectors", []))
+        if batch.tombstoned([ep["episode"]["id"]]):
+            continue
+        if batch.insert_episode(ep["episode"], ep.get("vectors", [])) and ep.get("override"):
+            batch.note_override(ep["episode"]["id"], sender)
     gone = batch.tombstoned([e["episode_id"] for e in data.get("evidence", [])])
     evidence = [e for e in data.get("evidence", []) if e["episode_id"] not in gone]
     current = batch.memory(memory_id)

@@ -586,8 +586,7 @@ class Memory:
     def detail(
         self, memory_id: str, *, include_rejected: bool = False, caller: Caller | None = None
     ) -> MemoryDetail:
-        """A memory with its evidence inside the source episodes, its versions, ledger entries and links; a
-        rejected one only with ``include_rejected`` (a person asking for rejected material)."""
+        """A memory with its evidence, versions, ledger entries and links; a rejected one only if asked."""
         return self._reading().detail(memory_id, include_rejected=include_rejected, caller=caller)
 
     def links(self, memory_id: str, *, caller: Caller | None = None) -> list[dict[str, Any]]:

@@ -328,24 +328,11 @@ def list_items(
     """Memory rows filtered by the given fields (None means any), newest first, as the visibility rule
     shows them (core/storage/visibility.py: a listing is a read like any other): expired ones never, and
     rejected or withheld ones only when the listing asks for ``trust="rejected"`` (a person asking)."""
-    where = [visibility.memory_shown("memory_items")]
-    params: dict[str, Any] = {
-        "now": now or now_iso(),
-        "limit": limit,
-        "offset": offset,
-        "show_rejected": int(trust == "rejected"),
-    }
-    for column, value in (
-        ("user_id", user_id),
-        ("kind", kind),
-        ("status", status),
-        ("authority", authority),
-        ("trust", trust),
-        ("agent_id", agent_id),
-    ):
-        if value is not None:
-            where.append(f"{column} = :{column}")
-            params[column] = value
+    asked = {"user_id": user_id, "kind": kind, "status": status, "authority": authority, "trust": trust}
+    asked = {column: value for column, value in {**asked, "agent_id": agent_id}.items() if value is not None}
+    where = [visibility.memory_shown("memory_items"), *(f"{column} = :{column}" for column in asked)]
+    params = {**asked, "now": now or now_iso(), "limit": limit, "offset": offset}
+    params["show_rejected"] = int(trust == "rejected")
     sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE " + " AND ".join(where)
     sql += " ORDER BY created_at DESC LIMIT :limit OFFSET :offset"
     return [row_to_item(r) for r in store.query(sql, params)]

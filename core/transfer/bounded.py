@@ -34,7 +34,7 @@ from veramem_desktop.core.errors import InvalidInputError
 #: one JSON string or bare token, in bytes (a message of about a million words)
 MAX_TOKEN_BYTES = 8 * 1024 * 1024
 #: one record (a conversation or a message) in bytes
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 32 * 1024 * 1024
 #: JSON nesting depth (a ChatGPT node's parts sit at about 7)
 MAX_DEPTH = 64
 

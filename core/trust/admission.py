@@ -1,7 +1,9 @@
 """The admission gate: what every write of content passes before it is stored.
 
-Every path that brings messages or memories into the store asks here: ``add``, each import format,
-the import of a memory export, sync apply and a restore. The gate checks:
+Every path that brings messages or memories into the store asks here: ``add``
+(services/writes.py), each import format (services/importer.py), the import of a memory export
+(core/transfer/archive_admission.py), sync apply (sync/batch_rows.py, sync/replica.py) and a restore
+(core/lifecycle/reapply.py). The gate checks:
 
 - **Forget marks.** Forgetting an episode keeps content-free marks of it (:func:`mark_forgotten`):
   HMAC-SHA256 digests, under the store's admission keys (core/storage/forget_marks.py), of what makes
@@ -12,10 +14,11 @@ the import of a memory export, sync apply and a restore. The gate checks:
   episode (a new time, no import key) and is stored. Marks travel with the forget's tombstone, under
   the key the synced devices share. Expiry erases without marks: the source may bring the message
   again (expiry is a schedule, not a refusal).
-- **Rejected values, and near misses of them.** What holds a rejected value is withheld as it lands
-  (core/trust/rejections.py); a word one or two edits away from a rejected value's skeleton is held
-  for a person to decide (:func:`hold`).
-- **Authority and trust** are never taken from a file (:func:`clamp_memory`).
+- **Rejected values, and near misses of them.** What holds a rejected value is withheld as it lands,
+  and a text one or two edits away from a rejected value's skeleton is held for a person to decide:
+  every path that stores a text calls core/trust/rejections.withhold_if_rejected (near misses:
+  core/trust/near_misses.py), and a memory taken from a held message is held with it.
+- **Authority and trust** are never taken from a file (:func:`file_trust`, :func:`attributed_text`).
 - **Expiry.** An item whose expiry time has passed is not admitted as live (:func:`expired`).
 
 The override (``include_forgotten``) is a person's act only, and it is ledgered by the caller's path

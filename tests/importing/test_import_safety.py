@@ -193,8 +193,15 @@ _ZIP_BOMB_CHILD = textwrap.dedent(
     from veramem_desktop.core.transfer.chats import detect, open_source
     from veramem_desktop.core.transfer.records import Problem, Record
 
+    def peak_kb():
+        # VmHWM: this process's own high-water mark (ru_maxrss can carry the forking parent's over exec)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
     path = Path(sys.argv[1])
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_kb()
     started = time.perf_counter()
     fmt = detect(path)
     items = list(open_source(path, fmt).items())
@@ -202,7 +209,7 @@ _ZIP_BOMB_CHILD = textwrap.dedent(
         "format": fmt,
         "seconds": time.perf_counter() - started,
         "baseline_kb": before,
-        "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "peak_kb": peak_kb(),
         "records": [i.content for i in items if isinstance(i, Record)],
         "problems": [[i.position, i.reason] for i in items if isinstance(i, Problem)],
     }))
@@ -234,9 +241,9 @@ def _bomb(path: Path, member_mb: int, *, many: bool) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("many", [False, True], ids=["one-100MB-message", "100MB-of-small-texts"])
 def test_a_zip_with_a_100_mb_member_is_refused_within_bounded_memory(tmp_path: Path, many: bool) -> None:
-    """The reader of a ~0.1-0.5 MB zip that inflates to 100 MB, in a child process: its peak resident
-    memory (ru_maxrss) grows by less than 64 MB over the child's baseline, it refuses the conversation
-    in seconds, and still reads the good conversation after it."""
+    """The reader of a ~0.1-0.2 MB zip that inflates to 100 MB, in a child process: its peak resident
+    memory (VmHWM) grows by less than 56 MB over the child's baseline (its imports done), it refuses
+    the conversation in seconds, and still reads the good conversation after it."""
     zipped = _bomb(tmp_path / "export.zip", 100, many=many)
     assert zipped.stat().st_size < 1_000_000
     with zipfile.ZipFile(zipped) as zf:
@@ -255,7 +262,7 @@ def test_a_zip_with_a_100_mb_member_is_refused_within_bounded_memory(tmp_path: P
     assert out["records"] == ["c-good says hello 0.", "c-good says hello 1."]
     assert [p[0] for p in out["problems"]] == ["conversation 1"]
     assert "larger than" in out["problems"][0][1] or "longer than" in out["problems"][0][1]
-    assert grown_mb < 64, {k: v for k, v in out.items() if k != "records"}
+    assert grown_mb < 56, {k: v for k, v in out.items() if k != "records"}
     assert out["seconds"] < 30, out
 
 

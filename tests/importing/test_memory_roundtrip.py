@@ -37,8 +37,8 @@ def _snapshot(mem: Memory) -> dict[str, Any]:
         )
     )
     quoted = sorted({e[1] for e in evidence})
-    # a message withheld for holding a rejected value is hidden from every read, the person's included
-    episodes = {i: ep.to_dict() for i in quoted if (ep := mem.episode(i)) is not None}
+    # the messages a person may read (one holding a rejected value is withheld, and not exported)
+    episodes = {i: e.to_dict() for i in quoted if (e := mem.episode(i)) is not None}
     links = sorted(tuple(r) for r in store.query("SELECT src, dst, type, score, created_at FROM links"))
     derived = sorted(tuple(r) for r in store.query("SELECT derived_id, source_id FROM derivations"))
     return {"items": items, "evidence": evidence, "episodes": episodes, "links": links, "derived": derived}
@@ -48,12 +48,10 @@ def _without_rejected(mem: Memory, snap: dict[str, Any]) -> dict[str, Any]:
     """``snap`` less what an export leaves out: rejected memories and rows withheld for holding a rejected value
     (with their evidence and links)."""
     held = {tuple(r) for r in store_of(mem).query("SELECT owner_kind, owner_id FROM withheld")}
-    # a withheld memory is hidden from the listing itself, but its evidence rows are still in the table
-    gone = {i for i, m in snap["items"].items() if m["trust"] == "rejected"} | {
-        owner for kind, owner in held if kind == "memory"
-    }
+    gone = {i for i, m in snap["items"].items() if m["trust"] == "rejected" or ("memory", i) in held}
     eps = {i for i in snap["episodes"] if ("episode", i) in held}
-    evidence = [e for e in snap["evidence"] if e[0] not in gone and e[1] not in eps]
+    # the listing leaves rejected memories out already; their evidence rows are read raw
+    evidence = [e for e in snap["evidence"] if e[0] in snap["items"] and e[0] not in gone and e[1] not in eps]
     return {
         "items": {i: m for i, m in snap["items"].items() if i not in gone},
         "evidence": evidence,

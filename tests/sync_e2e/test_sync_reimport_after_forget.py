@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from support.fake_embedder import HashEmbedder
-from sync_e2e_helpers import USER, Device, converge
+from sync_e2e_helpers import USER, Device, converge, deliver, make_devices
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -165,3 +167,40 @@ def test_a_person_letting_it_back_in_on_a_is_kept_on_both_devices(pair: list[Dev
     assert _import(a, source, include_forgotten=True).stored == 1
     converge([a, b])
     assert _holding(a, "locker code") >= 1 and _holding(b, "locker code") >= 1
+
+
+def test_an_override_travels_on_in_another_devices_memory(tmp_path: Path) -> None:
+    """B lets the message in again. A, which received it from B, cites it in a memory of its own, and that
+    memory's event ships the episode along: C (which hears only from A) lets it in, because A's event
+    carries the override too, and B does not refuse its own episode coming back."""
+    devices = make_devices(tmp_path / "three", ["a", "b", "c"])
+    a, b, c = devices
+    try:
+        source = _export(tmp_path)
+        _import(b, source)
+        _forget_secret(b)
+        converge(devices)
+        assert _import(b, source, include_forgotten=True).stored == 1
+        b.service.run()
+        deliver(b, a)
+        a.service.run()
+        [(episode_id,)] = a.store.query("SELECT id FROM episodes WHERE content LIKE '%locker code%'")
+        with a.store.atomic() as conn:
+            items.insert(
+                conn,
+                MemoryItem(id="", kind="fact", text=SECRET, authority="authorized", user_id=USER),
+                [Evidence(episode_id, SECRET, 0, len(SECRET), 1.0, "user")],
+                device=a.ledger_device,
+            )
+        a.service.run()
+        for other in (b, c):
+            deliver(a, other)
+            other.service.run()
+        assert _holding(c, "locker code") >= 2, "C let the episode and the memory in"
+        assert _holding(b, "locker code") >= 2, "B kept its own episode"
+        converge(devices)
+        for d in devices:
+            assert _holding(d, "locker code") >= 2, d.name
+    finally:
+        for d in devices:
+            d.store.close()
