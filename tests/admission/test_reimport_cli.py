@@ -37,7 +37,7 @@ def test_the_cli_refuses_a_forgotten_message_on_reimport_and_says_so(
     again = run_cli("import", str(source), env=env)
     assert again.returncode == 0, again.stderr
     assert "Stored 0 message(s)" in again.stdout
-    assert "forgotten (you forgot them on" in again.stdout and "1 skipped: you forgot it on" in again.stderr
+    assert "1 forgotten" in again.stdout and "1 skipped: you forgot it on" in again.stderr
     found = run_cli("search", "locker code climbing gym", "--json", env=env)
     assert "4471" not in found.stdout
     forced = run_cli("import", str(source), "--include-forgotten", "--json", env=env)

@@ -35,7 +35,7 @@ def _evidence(mem: Memory, memory_id: str) -> list[tuple[str, str, int, int]]:
 def _three(mem: Memory) -> tuple[str, list[str], str]:
     added = mem.add(DEMO, session_id="kitchen")
     ids = {a["text"]: a["id"] for a in added.added}
-    ana = next(i for t, i in ids.items() if "Saturday" in t)
+    ana = next(i for t, i in ids.items() if "visiting" in t)
     return ana, [i for i in ids.values() if i != ana], added.episodes[0].id
 
 
@@ -136,7 +136,7 @@ def test_the_cli_redacts_with_a_flag_and_shows_what_stays(isolated_home: Path) -
     assert run_cli("init").returncode == 0
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     added = json.loads(run_cli("add", DEMO, "--session", "kitchen", "--json").stdout)
-    ana = next(a["id"] for a in added["added"] if "Saturday" in a["text"])
+    ana = next(a["id"] for a in added["added"] if "visiting" in a["text"])
     shown = run_cli("forget", ana)
     assert "--redact" in shown.stdout  # the full erasure says what redaction would keep
     preview = run_cli("forget", ana, "--redact")

@@ -145,6 +145,10 @@ CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
         (["export", "memories", "{out}", "--user", ME, "--format", "{fmt}"], PERSON_CASES),
         (["export", "memories", "{out}", "--format", "{fmt}"], BY_ID),
     ],
+    "export all": [
+        (["export", "all", "{out}", "--user", ME], PERSON_CASES),
+        (["export", "all", "{out}"], BY_ID),
+    ],
     "review": [
         (["review", "--json", "--user", ME], PERSON_CASES),
         (["review", "--json", "--expiring", "--within", "2w"], BY_ID),
@@ -536,6 +540,22 @@ def _sdk_probes(
                 PERSON_CASES,
             )
             for fmt, f in files.items()
+        ],
+        "export_all": [
+            (
+                lambda: (
+                    mem.export_all(out / "all.jsonl", user_id=ME, overwrite=True),
+                    (out / "all.jsonl").read_text(),
+                ),
+                PERSON_CASES,
+            ),
+            (
+                lambda: (
+                    mem.export_all(out / "all-users.jsonl", overwrite=True),
+                    (out / "all-users.jsonl").read_text(),
+                ),
+                BY_ID,
+            ),
         ],
         "export_trajectories": [
             (

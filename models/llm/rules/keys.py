@@ -127,6 +127,9 @@ _LIKE = {"like": "likes", "love": "likes", "enjoy": "likes", "adore": "likes"}
 _DISLIKE = {"hate": "dislikes", "dislike": "dislikes", "detest": "dislikes"}
 _FAVOURITE = re.compile(r"^(?:absolute |all-time )?favou?rite\s+", re.IGNORECASE)
 _CHANGE_WORDS = re.compile(r"^(?:new|current|present|latest|usual)\s+", re.IGNORECASE)
+#: the same words leading a value as said: lower case only, so a name that begins with one ("New York",
+#: "New Balance") keeps it
+_CHANGE_WORDS_SAID = re.compile(r"^(?:new|current|present|latest|usual)\s+")
 
 
 def read(sentence: str) -> Keyed | None:
@@ -482,7 +485,7 @@ def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
         inner = next((t for t, label in value.entities if label in attr.entities), None)
         if inner is not None:
             return inner
-    text = _CHANGE_WORDS.sub("", value.text).strip(" '\"")
+    text = _CHANGE_WORDS_SAID.sub("", value.text).strip(" '\"")
     return text or None
 
 
