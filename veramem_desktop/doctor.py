@@ -345,7 +345,9 @@ def _forget_pages(mem: Any) -> str:
     marker = "qzprobemarker7731"
     item = mem.add(f"The vault code is {marker}.", user_id="probe3").added[0]["id"]
     mem.forget(item)
-    raw = plaintext_of_store(mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase="probe")).lower()
+    raw = plaintext_of_store(
+        mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase=PROBE_PASSPHRASE)
+    ).lower()
     assert marker.encode() not in raw and b"qzprobemark" not in raw, "the marker survives in a decrypted page"
     return f"forgot {item}; decrypted {len(raw) // 4096} pages and WAL frames, marker absent; ledger verifies: {mem.verify().ok}"
 
@@ -359,7 +361,7 @@ def _ledger_edit(mem: Any) -> str:
     from .keys import KeyManager
 
     # The edit is made behind the facade's back, through a connection of its own, as a file editor would.
-    behind = Store.open(mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase="probe"))
+    behind = Store.open(mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase=PROBE_PASSPHRASE))
     try:
         forge_commitment(behind, 2)
     finally:
@@ -368,6 +370,10 @@ def _ledger_edit(mem: Any) -> str:
     assert not report.ok, "an in-place edit of the ledger went unnoticed"
     return f"edited entry 2 in place; verify reports entry {report.first_bad_seq}: {report.problem}"
 
+
+#: the passphrase of the probes' scratch stores, each deleted after its probe (it passes the strength rule
+#: every new store's passphrase passes)
+PROBE_PASSPHRASE = "veramem doctor scratch store, deleted after its probe"
 
 PROBES = [
     _probe("rejected value re-asserted", _rejected_value),
@@ -390,7 +396,7 @@ def run_probes(beside: Memory | None = None) -> list[Probe]:
         with tempfile.TemporaryDirectory(prefix="veramem-probe-") as tmp:
             config = Config()
             config.llm.backend = "rule-based"
-            mem, _ = create(Path(tmp), passphrase="probe", use_keyring=False, config=config)
+            mem, _ = create(Path(tmp), passphrase=PROBE_PASSPHRASE, use_keyring=False, config=config)
             try:
                 results.append(probe(mem))
             finally:

@@ -472,9 +472,7 @@ class Memory:
         on_record: Callable[[Record], None] | None = None,
         include_forgotten: bool = False,
     ) -> ImportReport:
-        """Import chat history (ChatGPT or Claude export, message lists, documents) or a memory export.
-        Episodes a person forgot are skipped and counted; ``include_forgotten`` (a person's deliberate act,
-        offered by the CLI, never to agents) stores them again and ledgers it."""
+        """Import chat history or a memory export (forgotten episodes skipped unless ``include_forgotten``)."""
         return self._importer().import_history(
             path,
             format=format,
@@ -740,18 +738,13 @@ class Memory:
     def forget_preview(
         self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target, reach=reach, redact=redact)` would erase (versions, evidence,
-        episodes, derived items, the messages and memories that restate it: ``plan.restatements``, and
-        with ``redact`` what each redacted message keeps: ``plan.redactions``)."""
+        """Exactly what `forget(target, reach=reach, redact=redact)` would erase and keep (services/reading.py)."""
         return self._reading().forget_preview(target, caller=caller, reach=reach, redact=redact)
 
     def forget(
         self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetReport:
-        """Erase a memory, an episode or `user:<id>` and all built from them, as ``caller`` (the person) may,
-        with what restates it: in its sessions (``reach="session"``, the default), in every session of
-        the user (``"everywhere"``), or nothing more (``"none"``). ``redact`` (a memory only): its messages
-        lose just the sentences that state it, so the other memories they hold stay."""
+        """Erase a target and what restates it (``reach``: session, everywhere, none); ``redact`` keeps the rest."""
         return self._curation().forget(
             reader_for(self.config.identity, caller), target, reach=reach, redact=redact
         )
