@@ -36,7 +36,7 @@ from veramem_desktop.core.storage import forget_marks, ledger, meta
 from veramem_desktop.core.storage.episodes import EpisodeInput
 from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust.normalize import normalise
+from veramem_desktop.core.trust.normalize import normalise, skeleton
 
 #: the metadata key an imported message keeps its import key under (services/importer.py)
 IMPORT_KEY = "import_key"
@@ -78,7 +78,8 @@ def forgotten_notice(dates: Sequence[str]) -> str | None:
 
 
 def _parts(item: Incoming) -> list[str]:
-    """The texts a message is known by: its import key, and its role, words and time together."""
+    """The texts a message is known by: its import key, and its role, words and time together (the
+    words as written, folded, and as their confusable skeleton: look-alike letters and accents fall away)."""
     who = item.user_id or ""
     parts = []
     if item.import_key:
@@ -87,6 +88,8 @@ def _parts(item: Incoming) -> list[str]:
         when = _canonical_time(item.event_time)
         if when is not None:
             parts.append(f"turn\x1f{who}\x1f{item.role}\x1f{when}\x1f{normalise(item.content)}")
+            # the same words in look-alike letters or with accents added are the same message
+            parts.append(f"shape\x1f{who}\x1f{item.role}\x1f{when}\x1f{skeleton(item.content)}")
     return parts
 
 
