@@ -6,10 +6,13 @@ A real SQLCipher store, the real embedder, the rule-based backend (the ``rmem`` 
 from __future__ import annotations
 
 import json
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from support.internals import store_of
+from veramem_desktop.core.errors import NotFoundError
 
 from veramem_desktop.memory import Memory
 
@@ -48,3 +51,18 @@ def test_a_forgotten_message_in_look_alike_letters_at_its_time_is_refused(
     report = rmem.import_history(edited)
     assert report.stored == 0 and report.forgotten == 1
     assert store_of(rmem).query("SELECT count(*) FROM episodes")[0][0] == 0
+
+
+def test_a_pin_after_the_expiry_brings_nothing_back(rmem: Memory) -> None:
+    """Before the sweep runs, an expired memory still has its row; pinning it then revived it (a pinned
+    memory never expires) and printed its text. It is not found, as after the sweep."""
+    until = (datetime.now(UTC) + timedelta(seconds=1)).isoformat()
+    added = rmem.add("My temporary door code is Qdoorcode for the flat.", session_id="x", until=until)
+    memory = added.added[0]["id"]
+    time.sleep(max(0.0, (datetime.fromisoformat(until) - datetime.now(UTC)).total_seconds()) + 0.1)
+    assert store_of(rmem).query_one("SELECT count(*) FROM memory_items WHERE id = ?", (memory,)) == (1,)
+
+    with pytest.raises(NotFoundError):
+        rmem.pin(memory)
+    assert not any("Qdoorcode" in h.text for h in rmem.search("door code", route="dual").results)
+    assert _holding(rmem, "Qdoorcode") == 0  # the search's sweep erased it: the pin kept nothing
