@@ -145,6 +145,10 @@ CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
         (["export", "memories", "{out}", "--user", ME, "--format", "{fmt}"], PERSON_CASES),
         (["export", "memories", "{out}", "--format", "{fmt}"], BY_ID),
     ],
+    "export all": [
+        (["export", "all", "{out}", "--user", ME, "--force"], PERSON_CASES),
+        (["export", "all", "{out}", "--force"], BY_ID),
+    ],
     "review": [
         (["review", "--json", "--user", ME], PERSON_CASES),
         (["review", "--json", "--expiring", "--within", "2w"], BY_ID),
@@ -267,7 +271,7 @@ def test_no_cli_command_shows_what_the_matrix_hides(
                 text = checker.check("cli", " ".join(args), result.output, cases)
                 if target is not None and target.exists():
                     text = checker.check("cli", " ".join(args) + " (file)", target.read_text(), cases)
-                    if path == "export memories":
+                    if path in ("export memories", "export all"):
                         control_seen |= CONTROL in text
                 control_seen |= path == "search" and CONTROL in text
     assert checker.leaks == []
@@ -536,6 +540,19 @@ def _sdk_probes(
                 PERSON_CASES,
             )
             for fmt, f in files.items()
+        ],
+        "export_all": [
+            (
+                lambda: (
+                    mem.export_all(out / "a.jsonl", user_id=ME, overwrite=True),
+                    (out / "a.jsonl").read_text(),
+                ),
+                PERSON_CASES,
+            ),
+            (
+                lambda: (mem.export_all(out / "b.jsonl", overwrite=True), (out / "b.jsonl").read_text()),
+                BY_ID,
+            ),
         ],
         "export_trajectories": [
             (
