@@ -107,3 +107,19 @@ def test_words_that_only_glue_into_something_else_are_not_held(rmem: Memory) -> 
     rmem.reject(claim["id"], "wrong")
     added = rmem.add("I bought a new bike in March.", session_id="t")
     assert not store_of(rmem).query("SELECT 1 FROM withheld WHERE owner_id = ?", (added.episodes[0].id,))
+
+
+@pytest.mark.parametrize("echo", ["Noted: L i s b o n since March.", "Noted: Lis bon since March."])
+def test_forget_reaches_a_restatement_written_apart(rmem: Memory, echo: str) -> None:
+    """The assistant's echo of a forgotten memory, its value's letters written apart, stayed (with the
+    memory drawn from it) while the plain echo went: the restatement search reads split runs too."""
+    added = rmem.add(
+        [{"role": "user", "content": "I moved to Lisbon in March."}, {"role": "assistant", "content": echo}],
+        session_id="s",
+    )
+    [mine] = [a["id"] for a in added.added if a["text"].startswith("User") and "Lisbon" in a["text"]]
+    plan = rmem.forget_preview(mine)
+    assert plan.restatements  # listed before the person confirms
+    rmem.forget(mine)
+    assert [e.content for e in rmem.episodes(limit=50)] == []
+    assert [m.text for m in rmem.memories(status=None, limit=50)] == []
