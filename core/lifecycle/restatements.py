@@ -18,11 +18,13 @@ looked at, and a caller that is not the person sees only what it may erase (``al
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.trust.near_misses import joined_runs
 from veramem_desktop.core.trust.normalize import phrase_words
 from veramem_desktop.core.trust.rejections import phrase_of
 
@@ -58,6 +60,9 @@ class Found:
     episodes: set[str] = field(default_factory=set)
     memories: set[str] = field(default_factory=set)
     listed: list[dict[str, str]] = field(default_factory=list)
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
 
 
 def find(conn: Connection, memories: set[str], episodes: set[str], reach: Reach) -> Found:
@@ -124,13 +129,17 @@ def holds(text: str, phrases: Sequence[Sequence[str]]) -> bool:
     """Whether ``text`` holds one of ``phrases`` (ASCII text that lacks a phrase's first word, lower-cased
     and with 0, 1 and | read as o, l and l, is passed over unread, as the rejection scan does)."""
     folded = text.casefold().replace("0", "o").replace("1", "l").replace("|", "l") if text.isascii() else None
+    glued = _NOT_WORD.sub("", folded) if folded is not None else None
     words: list[str] | None = None
     for phrase in phrases:
-        if folded is not None and phrase[0] not in folded:
+        if folded is not None and glued is not None and phrase[0] not in folded and phrase[0] not in glued:
             continue
         if words is None:
             words = phrase_words(text)
         n = len(phrase)
         if any(words[i : i + n] == list(phrase) for i in range(len(words) - n + 1)):
+            return True
+        # the phrase written apart ("L i s b o n", "Lis bon"), as near misses of a rejected value are read
+        if " ".join(phrase) in joined_runs(words, n, len(" ".join(phrase)), 0):
             return True
     return False

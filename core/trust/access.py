@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage.store import Connection
 
 _ACTIVE = "{g}.granted_at <= :now AND ({g}.revoked_at IS NULL OR {g}.revoked_at > :now)"
 
@@ -56,16 +57,30 @@ class Caller:
         return self.include_rejected and self.agent_id is None
 
 
-def _agent_clause(alias: str) -> str:
+def _user_agent_clause() -> str:
+    """SQL: the agent ``:agent`` may act for the user ``:caller``: it holds a current grant from them, or
+    no user_agent grant names either of them (an open store)."""
     active_ua = _ACTIVE.format(g="ua")
+    return f"""(EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller
+                     AND ua.object = :agent AND {active_ua})
+             OR (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
+                 AND NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.object = :agent)))"""
+
+
+def may_act_for(conn: Connection, caller: Caller, now: str) -> bool:
+    """Whether the caller's agent (if any) may act for the caller's user at all: the grant half of the
+    read rule, asked by writes, so an agent that reads nothing of a user writes nothing for them either."""
+    if caller.agent_id is None or caller.keyholder:
+        return True
+    return bool(conn.execute(f"SELECT {_user_agent_clause()}", params(caller, now)).fetchone()[0])
+
+
+def _agent_clause(alias: str) -> str:
     active_ar = _ACTIVE.format(g="ar")
     return f"""(
         :agent IS NULL
         OR (
-            (EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller
-                     AND ua.object = :agent AND {active_ua})
-             OR (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
-                 AND NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.object = :agent)))
+            {_user_agent_clause()}
             AND
             (NOT EXISTS (SELECT 1 FROM grants ar WHERE ar.kind = 'agent_resource' AND ar.subject = :agent)
              OR {alias}.agent_id IS NULL OR {alias}.agent_id = :agent

@@ -35,11 +35,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from veramem_desktop.core.errors import RefusedError
 from veramem_desktop.core.storage import forget_marks, ledger, meta
 from veramem_desktop.core.storage.episodes import EpisodeInput
 from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust.normalize import normalise
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.trust.normalize import normalise, skeleton
 
 #: the metadata key an imported message keeps its import key under (services/importer.py)
 IMPORT_KEY = "import_key"
@@ -81,7 +84,8 @@ def forgotten_notice(dates: Sequence[str]) -> str | None:
 
 
 def _parts(item: Incoming) -> list[str]:
-    """The texts a message is known by: its import key, and its role, words and time together."""
+    """The texts a message is known by: its import key, and its role, words and time together (the
+    words as written, folded, and as their confusable skeleton: look-alike letters and accents fall away)."""
     who = item.user_id or ""
     parts = []
     if item.import_key:
@@ -90,6 +94,8 @@ def _parts(item: Incoming) -> list[str]:
         when = _canonical_time(item.event_time)
         if when is not None:
             parts.append(f"turn\x1f{who}\x1f{item.role}\x1f{when}\x1f{normalise(item.content)}")
+            # the same words in look-alike letters or with accents added are the same message
+            parts.append(f"shape\x1f{who}\x1f{item.role}\x1f{when}\x1f{skeleton(item.content)}")
     return parts
 
 
@@ -140,6 +146,17 @@ def incoming_of_input(item: EpisodeInput, user_id: str | None) -> Incoming:
         event_time=iso(when) if isinstance(when, datetime) else (when or None),
         import_key=key if isinstance(key, str) else None,
     )
+
+
+def require_writer(conn: Connection, user_id: str | None, actor: Actor | None) -> None:
+    """RefusedError when an agent writes for a user who has not granted it. The grant half of the read
+    rule (core/trust/access.py): an agent that may read nothing of a user writes nothing for them either,
+    since a write compares the new words with the user's memories (its result would name them) and may
+    supersede them. The person and system jobs are not agents."""
+    if actor is None or actor.kind != "agent":
+        return
+    if not access.may_act_for(conn, access.Caller(user_id or "", actor.id), now_iso()):
+        raise RefusedError(f"Agent {actor.id!r} has no grant from {user_id!r}, so it may not write for them.")
 
 
 def screen(conn: Connection, items: Sequence[Incoming], *, include_forgotten: bool = False) -> Screened:

@@ -13,6 +13,8 @@ are compared in clear when it is recorded (the value is in hand then).
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from rapidfuzz.distance import OSA
 from veramem_desktop.core.storage import meta, rejection_rows, scope_texts
 from veramem_desktop.core.storage.store import Connection
@@ -130,14 +132,48 @@ def near_miss(conn: Connection, *, user_id: str | None, team_id: str | None, tex
         for i in range(len(words) - n + 1)
         if abs(len(run := " ".join(words[i : i + n])) - length) <= most
     }
-    for run in runs:
+    # the same, with the words of a run written apart ("Be rlin", "B e r l i n", "B-e-r-l-i-n"): glued
+    # together, even the value itself is a near miss, since its exact keys never see it split
+    glued = {run for n, length in shapes for run in joined_runs(words, n, length, most)}
+    for run in runs | glued:
+        least = 0 if run in glued else 1
         for variant in variants(run, most):
             found = near.get(keys.digest(secret, "near\x1f" + variant))
             # equal variants have their wildcards in the same places, each one substitution (counted on
             # the rejected side); the deletions made here are the rest of the edits between the runs
-            if found is not None and 0 < found[0] + len(run) - len(variant) <= found[1]:
+            if found is not None and least <= found[0] + len(run) - len(variant) <= found[1]:
                 return True
     return False
+
+
+def joined_runs(words: list[str], n: int, length: int, slack: int) -> set[str]:
+    """Runs of more than ``n`` consecutive words glued back into ``n`` (a value written apart, a letter or
+    a few at a time), of about ``length`` characters (within ``slack``). Each run is glued whole, and with
+    one space kept at each place a value of several words has one (runs of up to ``length`` words)."""
+    out: set[str] = set()
+    for i in range(len(words)):
+        size = 0
+        for j in range(i, min(len(words), i + length)):
+            size += len(words[j])
+            if size > length + slack:
+                break
+            part = words[i : j + 1]
+            if len(part) > n and abs(size + n - 1 - length) <= slack:
+                out.add("".join(part))
+                out.update(_glued_in(part, n))
+    return out
+
+
+def _glued_in(part: list[str], n: int) -> set[str]:
+    """``part`` glued into ``n`` words at each split of it into ``n`` pieces (one piece: none)."""
+    if n <= 1:
+        return set()
+    if n > 3 or len(part) > 12:
+        return set()
+    return {
+        " ".join("".join(part[a:b]) for a, b in zip((0, *cuts), (*cuts, len(part)), strict=True))
+        for cuts in combinations(range(1, len(part)), n - 1)
+    }
 
 
 def hold_near_holders(
@@ -155,14 +191,19 @@ def hold_near_holders(
     out = []
     for kind, texts in (("episode", scope_texts.episode_texts), ("memory", scope_texts.memory_texts)):
         for owner_id, text in texts(conn, user_id, team_id):
-            if text.isascii() and not any(g in ascii_skeleton(text) for g in grams):
-                continue
             words = phrase_words(text)
+            # a value written apart shares its three letters only once the words are glued
+            if text.isascii() and not any(g in ascii_skeleton(text) or g in "".join(words) for g in grams):
+                continue
             runs = (" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
-            if any(
-                abs(len(run) - len(value)) <= edits
-                and 0 < OSA.distance(run, value, score_cutoff=edits) <= edits
-                for run in runs
+            glued = joined_runs(words, n, len(value), edits)
+            if (
+                any(
+                    abs(len(run) - len(value)) <= edits
+                    and 0 < OSA.distance(run, value, score_cutoff=edits) <= edits
+                    for run in runs
+                )
+                or any(OSA.distance(run, value, score_cutoff=edits) <= edits for run in glued)
             ) and rejection_rows.withhold(conn, kind, owner_id, "resembles", memory_id):
                 out.append(owner_id)
     return out

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from veramem_desktop.core.errors import RefusedError
 from veramem_desktop.core.trust.access import Caller
 
 from veramem_desktop.agent_access import AgentAccess, Identity
@@ -53,3 +55,24 @@ def test_the_agent_reads_alice_who_granted_it_and_every_surface_agrees(mem: Any,
     assert not mem.search("bank pin", user_id="bob", agent_id="cursor", route="dual").results
     assert mem.search("bank pin", user_id="bob", route="dual").results  # bob himself, with no agent
     assert as_bob.caller == Caller("bob", "cursor")
+
+
+def test_an_agent_granted_only_for_alice_writes_nothing_for_bob(mem: Any, make_server: Any) -> None:
+    """A write compares the new words with the user's memories: an ungranted agent's add for bob answered
+    with bob's memory ids ('unchanged', 'previous') and superseded his memories. The admission gate now
+    refuses the write, on REST and on MCP's AgentAccess alike, and bob's memories stay as they were."""
+    bob_id, _ = _bob_and_alice(mem)
+    live = make_server(mem, user_id="bob", agent_id="cursor")
+    with live.client(headers=live.auth) as client:
+        response = client.post(
+            "/v1/add", json={"messages": [{"role": "user", "content": "My bank pin is Qzbobpin."}]}
+        )
+        assert response.status_code == 409 and response.json()["title"] == "Refused", response.text
+        assert bob_id not in response.text
+    as_bob = AgentAccess(mem, Identity("bob", "cursor"), channel="mcp")
+    with pytest.raises(RefusedError):
+        as_bob.add("My bank pin is now Qznewpin.")
+    assert mem.get(bob_id).status == "active"
+    assert not any("Qznewpin" in m.text for m in mem.memories(user_id="bob", status=None, limit=50))
+    as_alice = AgentAccess(mem, Identity("alice", "cursor"), channel="mcp")
+    assert as_alice.add("My gym locker is Qzlocker.")["added"]  # the user who granted it: written

@@ -146,8 +146,8 @@ CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
         (["export", "memories", "{out}", "--format", "{fmt}"], BY_ID),
     ],
     "export all": [
-        (["export", "all", "{out}", "--user", ME], PERSON_CASES),
-        (["export", "all", "{out}"], BY_ID),
+        (["export", "all", "{out}", "--user", ME, "--force"], PERSON_CASES),
+        (["export", "all", "{out}", "--force"], BY_ID),
     ],
     "review": [
         (["review", "--json", "--user", ME], PERSON_CASES),
@@ -271,7 +271,7 @@ def test_no_cli_command_shows_what_the_matrix_hides(
                 text = checker.check("cli", " ".join(args), result.output, cases)
                 if target is not None and target.exists():
                     text = checker.check("cli", " ".join(args) + " (file)", target.read_text(), cases)
-                    if path == "export memories":
+                    if path in ("export memories", "export all"):
                         control_seen |= CONTROL in text
                 control_seen |= path == "search" and CONTROL in text
     assert checker.leaks == []
@@ -544,16 +544,13 @@ def _sdk_probes(
         "export_all": [
             (
                 lambda: (
-                    mem.export_all(out / "all.jsonl", user_id=ME, overwrite=True),
-                    (out / "all.jsonl").read_text(),
+                    mem.export_all(out / "a.jsonl", user_id=ME, overwrite=True),
+                    (out / "a.jsonl").read_text(),
                 ),
                 PERSON_CASES,
             ),
             (
-                lambda: (
-                    mem.export_all(out / "all-users.jsonl", overwrite=True),
-                    (out / "all-users.jsonl").read_text(),
-                ),
+                lambda: (mem.export_all(out / "b.jsonl", overwrite=True), (out / "b.jsonl").read_text()),
                 BY_ID,
             ),
         ],

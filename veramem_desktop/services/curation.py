@@ -54,8 +54,11 @@ class Curation:
 
     # ------------------------------------------------------------ pins
     def set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:
-        """Pin or unpin a memory (a pinned one is never archived, fused, moved or expired)."""
+        """Pin or unpin a memory (a pinned one is never archived, fused, moved or expired). A memory whose
+        expiry has passed is gone for every read already (the sweep only erases it later), so it is not
+        found here either: a pin keeps a memory, it never brings one back."""
         store = self.store()
+        reads.require_memory(store, Caller.person(""), memory_id)
         item = items_mod.get(store, memory_id)
         if item.pinned == pinned:
             return item

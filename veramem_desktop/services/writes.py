@@ -194,9 +194,11 @@ class Writes:
     def admit(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str]
     ) -> tuple[list[EpisodeInput], int]:
-        """The inputs the admission gate lets in (core/trust/admission.py): a forgotten episode brought
-        again (its import key, or its role, words and time) is left out and said in ``notices``."""
+        """The inputs the admission gate lets in (core/trust/admission.py): an agent writing for a user who
+        has not granted it is refused; a forgotten episode brought again (its import key, or its role, words
+        and time) is left out and said in ``notices``."""
         with self.store.read() as conn:
+            admission.require_writer(conn, scope.user_id, self.store.acting.current())
             screened = admission.screen(conn, [admission.incoming_of_input(i, scope.user_id) for i in inputs])
         notice = screened.notice()
         if notice is None:
