@@ -35,11 +35,13 @@ def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list
     other side is rejected, replaced or forgotten, the user's own memory no longer waits for anyone."""
     found = item_queries.review_queue(store, user_id=user_id, limit=limit)
     state = states(store, [item.id for item in found])
+    with store.read() as conn:  # held by the write path's near-miss check: it waits for a person too
+        near = {i.id for i in found if rejection_rows.is_withheld(conn, "memory", i.id) == "resembles"}
     out = []
     for item in found:
         open_conflict = state.get(item.id) == "in_conflict"
         conflicts = list(item.metadata.get("conflicts_with", [])) if open_conflict else []
-        resembles = item.metadata.get("resembles_rejected")
+        resembles = item.metadata.get("resembles_rejected") or ("a near miss" if item.id in near else None)
         if not (conflicts or resembles) and item.authority == "authorized":
             continue  # it waited only for a conflict that is settled now
         reason = (
