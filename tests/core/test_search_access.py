@@ -60,6 +60,7 @@ def _oracle(
     configured_ua: set[str],
     configured_ar: set[str],
     include_archived: bool,
+    configured_ua_pairs: frozenset[tuple[str, str]] = frozenset(),
 ) -> bool:
     """An independent statement of the visibility rule, in Python."""
     ok_status = spec.status == "active" or (include_archived and spec.status == "archived")
@@ -77,7 +78,12 @@ def _oracle(
         return False
     if caller.agent_id is None:
         return True
-    if caller.user_id in configured_ua and ("user_agent", caller.user_id, caller.agent_id) not in live:
+    # an agent acts for a user who granted it; with no grant, only in an open store: neither the user nor
+    # the agent is named by any user_agent grant (revoked ones included)
+    granted_agents = {a for u, a in configured_ua_pairs}
+    if ("user_agent", caller.user_id, caller.agent_id) not in live and (
+        caller.user_id in configured_ua or caller.agent_id in granted_agents
+    ):
         return False
     if caller.agent_id in configured_ar and not (
         spec.agent is None
@@ -120,6 +126,7 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
     live: set[tuple[str, str, str]] = set()
     configured_ua: set[str] = set()
     configured_ar: set[str] = set()
+    ua_pairs: set[tuple[str, str]] = set()
     with store.atomic() as conn:
         for n, spec in enumerate(specs):
             text = f"{WORD} item {n} Zeta"
@@ -155,6 +162,8 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
                 if kind == "agent_resource"
                 else set()
             ).add(subject)
+            if kind == "user_agent":
+                ua_pairs.add((subject, obj))
             live.add((kind, subject, obj))
             if revoke:
                 grants.revoke(conn, kind, subject, obj, device="d")
@@ -164,7 +173,7 @@ def test_no_channel_and_no_route_returns_an_item_the_caller_may_not_see(
     visible = {
         i
         for i, s in by_id.items()
-        if _oracle(s, caller, live, configured_ua, configured_ar, include_archived)
+        if _oracle(s, caller, live, configured_ua, configured_ar, include_archived, frozenset(ua_pairs))
     }
     now = datetime.now(UTC)
     for route in ROUTES:
