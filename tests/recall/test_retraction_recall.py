@@ -1,6 +1,7 @@
 """A value a message retracted never outranks what replaced it, and answers say what holds now.
 
-"I no longer work at Acme; I joined Globex last week." retracts the memory "User works at Acme";
+"I no longer work at Acme; I'm consulting for Globex since last week." retracts the memory "User works at
+Acme" (a new employer in its place, "I joined Globex", would be a new version of it instead);
 recall then brings in the retracting message and the memory made from it, ranks them above the
 retired message, labels that one with what retired it, and an answer states what holds now, cites
 the retracting statement and gives the old value only as no longer holding. Rejections and
@@ -16,7 +17,7 @@ from veramem_desktop.bench.truth_section import holds
 from veramem_desktop.memory import Memory
 
 OLD = "I work at Acme as a data engineer."
-RETRACTION = "I no longer work at Acme; I joined Globex last week."
+RETRACTION = "I no longer work at Acme; I'm consulting for Globex since last week."
 
 
 def _retracted(rmem: Memory, retraction: str = RETRACTION) -> tuple[str, str]:
@@ -76,10 +77,10 @@ def test_an_answer_after_a_retraction_says_what_holds_now_and_cites_the_retracti
     answer = rmem.answer("where do I work?")
     cited = [h.id for h in answer.cited]
     assert not answer.abstained and retraction in cited, answer.text
-    assert answer.text.startswith("You joined Globex"), answer.text
+    assert answer.text.startswith("You are consulting for Globex"), answer.text
     # The old value comes after the current one, and only as no longer holding.
     assert answer.text.index("Globex") < answer.text.index("Acme")
-    assert "Acme as a data engineer, which no longer holds" in answer.text
+    assert "before that, Acme, which no longer holds" in answer.text
     assert cited.index(retraction) < cited.index(old)
 
 
@@ -161,4 +162,4 @@ def test_the_cli_shows_the_retracting_statement_first_and_names_it_on_the_retire
     assert lines and "Globex" in lines[0] and "Acme as a data engineer" not in lines[0], found.stdout
     assert "raw · retracted by ep_" in found.stdout
     said = run_cli("answer", "where do I work?").stdout
-    assert said.startswith("You joined Globex") and "which no longer holds" in said, said
+    assert said.startswith("You are consulting for Globex") and "which no longer holds" in said, said
