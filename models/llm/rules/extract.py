@@ -187,15 +187,17 @@ def extract_with_skips(
     out: list[Candidate] = []
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
-    warm(span.said for message in messages for span in _clauses(message.content))  # one batch for the parse
-    for message in messages:
+    # each message is cut into statements once: the parse is warmed with them and the loop reads them
+    statements = [_clauses(message.content) for message in messages]
+    warm(span.said for spans in statements for span in spans)  # one batch for the parse
+    for message, spans in zip(messages, statements, strict=True):
         anchor = _anchor(message)
         speaker = speaker_of(message)
         asked = _question_before(message, previous_message)
         previous_message = message
         seen: set[str] = set()
         previous = ""
-        for span in _clauses(message.content):
+        for span in spans:
             sentence, before, previous = span.said, previous, span.said
             if sentence in seen or _HEADING.match(span.text):
                 continue
