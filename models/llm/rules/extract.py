@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from veramem_desktop.core.errors import InvalidInputError
@@ -249,13 +249,25 @@ def extract_with_skips(
 def _clauses(content: str) -> list[Span]:
     """The statements of ``content``: its sentences (of a request, the statement it carries: "Remind me
     that | Lena's birthday is December 28"), each cut where a second statement begins, and after a
-    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex")."""
-    return [
-        part
-        for whole in split_sentences(content)
-        for clause in split_clauses(statement_in(whole))
-        for part in split_after_retraction(clause)
-    ]
+    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex").
+    A sentence said again is cut as it was the first time, moved to where it stands: the cuts read
+    only the sentence itself, and a pasted log may repeat one line many thousands of times."""
+    out: list[Span] = []
+    cut: dict[tuple[str, str], tuple[int, list[Span]]] = {}
+    for whole in split_sentences(content):
+        done = cut.get((whole.text, whole.subject))
+        if done is None:
+            parts = [
+                part
+                for clause in split_clauses(statement_in(whole))
+                for part in split_after_retraction(clause)
+            ]
+            cut[(whole.text, whole.subject)] = (whole.start, parts)
+            out.extend(parts)
+            continue
+        shift = whole.start - done[0]
+        out.extend(replace(part, start=part.start + shift, end=part.end + shift) for part in done[1])
+    return out
 
 
 def skipped_notice(skipped: Sequence[Skipped]) -> str | None:
