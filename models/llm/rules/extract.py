@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from veramem_desktop.core.errors import InvalidInputError
@@ -187,15 +187,17 @@ def extract_with_skips(
     out: list[Candidate] = []
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
-    warm(span.said for message in messages for span in _clauses(message.content))  # one batch for the parse
-    for message in messages:
+    # each message is cut into statements once: the parse is warmed with them and the loop reads them
+    statements = [_clauses(message.content) for message in messages]
+    warm(span.said for spans in statements for span in spans)  # one batch for the parse
+    for message, spans in zip(messages, statements, strict=True):
         anchor = _anchor(message)
         speaker = speaker_of(message)
         asked = _question_before(message, previous_message)
         previous_message = message
         seen: set[str] = set()
         previous = ""
-        for span in _clauses(message.content):
+        for span in spans:
             sentence, before, previous = span.said, previous, span.said
             if sentence in seen or _HEADING.match(span.text):
                 continue
@@ -247,13 +249,25 @@ def extract_with_skips(
 def _clauses(content: str) -> list[Span]:
     """The statements of ``content``: its sentences (of a request, the statement it carries: "Remind me
     that | Lena's birthday is December 28"), each cut where a second statement begins, and after a
-    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex")."""
-    return [
-        part
-        for whole in split_sentences(content)
-        for clause in split_clauses(statement_in(whole))
-        for part in split_after_retraction(clause)
-    ]
+    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex").
+    A sentence said again is cut as it was the first time, moved to where it stands: the cuts read
+    only the sentence itself, and a pasted log may repeat one line many thousands of times."""
+    out: list[Span] = []
+    cut: dict[tuple[str, str], tuple[int, list[Span]]] = {}
+    for whole in split_sentences(content):
+        done = cut.get((whole.text, whole.subject))
+        if done is None:
+            parts = [
+                part
+                for clause in split_clauses(statement_in(whole))
+                for part in split_after_retraction(clause)
+            ]
+            cut[(whole.text, whole.subject)] = (whole.start, parts)
+            out.extend(parts)
+            continue
+        shift = whole.start - done[0]
+        out.extend(replace(part, start=part.start + shift, end=part.end + shift) for part in done[1])
+    return out
 
 
 def skipped_notice(skipped: Sequence[Skipped]) -> str | None:
