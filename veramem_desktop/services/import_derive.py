@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.storage import episode_queries, import_queue, pending_rows
@@ -131,8 +130,8 @@ def _extract_by_runs(store: Store, writer: Writer, episodes: Sequence[Episode]) 
     for run in runs:
         try:
             reply = writer.llm.extract(to_messages(run), to_messages(_context(store, writer, run[0])))
-        except ModelError:
-            return None
+        except Exception:  # noqa: BLE001 - fail open: each message is extracted alone as it is derived,
+            return None  # where a failing one costs only its own memories (importer._derive)
         out.candidates += reply.value
         out.notices += reply.lines()
     return out
