@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("VERAMEM_FUZZ_EXAMPLES_CLI", "120"))
 RANDOM = os.environ.get("VERAMEM_FUZZ_RANDOM")
-#: every exit code an add may end with besides success: documented in the README
+#: every exit code an add may end with besides success: documented in docs/exit-codes.md
 DOCUMENTED = {int(c) for c in ExitCode} - {int(ExitCode.FAILURE)}
 
 
