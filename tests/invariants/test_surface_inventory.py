@@ -52,6 +52,8 @@ from veramem_desktop.memory import Memory
 from veramem_desktop.rest import create_app
 
 BY_ID = ("forgotten", "rejected", "expired")  # what the key holder's reads by id are held to
+#: the person's review queue shows the message held as a near miss of the rejected value, for them to decide
+REVIEW_CASES = tuple(c for c in PERSON_CASES if c != "rejected")
 TOKEN = "inventory-token-" + "x" * 32
 
 
@@ -150,7 +152,9 @@ CLI_PROBES: dict[str, list[tuple[list[str], tuple[str, ...]]]] = {
         (["export", "all", "{out}", "--force"], BY_ID),
     ],
     "review": [
-        (["review", "--json", "--user", ME], PERSON_CASES),
+        # the review queue is where a person decides on a message held as a near miss of a rejected value,
+        # so it shows that one (tests/admission/test_near_miss_in_review.py holds the rest of the case)
+        (["review", "--json", "--user", ME], REVIEW_CASES),
         (["review", "--json", "--expiring", "--within", "2w"], BY_ID),
     ],
     "search": [
@@ -521,7 +525,7 @@ def _sdk_probes(
         ],
         "episodes_seen_by": [(lambda: mem.episodes_seen_by(agent, limit=500), AGENT_CASES)],
         "sessions": [(lambda: mem.sessions(user_id=ME), PERSON_CASES)],
-        "review_queue": [(lambda: mem.review_queue(user_id=ME), PERSON_CASES)],
+        "review_queue": [(lambda: mem.review_queue(user_id=ME), REVIEW_CASES)],
         "expiring": [(lambda: mem.expiring(), BY_ID)],
         "status": [(mem.status, AGENT_CASES)],
         "verify": [(mem.verify, AGENT_CASES)],
