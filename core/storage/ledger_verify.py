@@ -80,6 +80,9 @@ def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> 
 def verify_chain(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
     """Recompute the chain; report the first entry that does not fit."""
     total = int(store.query_one("SELECT count(*) FROM ledger")[0])
+    # the head is read before the entries: an entry appended meanwhile (the background linker, another
+    # process) moves the head past what was read only after, so it is never taken for a cut-off end
+    head = store.get_meta("ledger_head")
     prev = GENESIS_HASH
     expected_seq = 1
     checked = with_actor = 0
@@ -122,7 +125,6 @@ def verify_chain(store: Store, progress: Callable[[int, int], None] | None = Non
             progress(checked, total)
     if progress is not None:
         progress(checked, total)
-    head = store.get_meta("ledger_head")
     if head:
         head_seq, _, head_hash = head.partition(":")
         if int(head_seq) > checked:
@@ -278,6 +280,7 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:
     entries the chain now covers (those verified earlier and those recomputed now).
     """
     total = int(store.query_one("SELECT count(*) FROM ledger")[0])
+    head = store.get_meta("ledger_head")  # before the entries, as in verify_chain
     text = store.get_meta(CHECKPOINT_META) or ""
     seq_text, _, start_hash = text.partition(":")
     start_seq = int(seq_text) if seq_text.isdigit() else 0
@@ -309,7 +312,7 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:
             break
         after = int(rows[-1][0])
     last = expected_seq - 1
-    cut = _count_or_end_problem(store, last, total)
+    cut = _count_or_end_problem(last, total, head)
     if cut is not None:
         return cut
     if last > start_seq:
@@ -338,13 +341,14 @@ def _broken_link(entry: LedgerEntry, expected_seq: int, prev: str, total: int) -
     return None
 
 
-def _count_or_end_problem(store: Store, last: int, total: int) -> VerifyReport | None:
-    """The failed report when the chain ending at ``last`` misses entries counted or written, else None."""
-    if total != last:
+def _count_or_end_problem(last: int, total: int, head: str | None) -> VerifyReport | None:
+    """The failed report when the chain ending at ``last`` misses entries counted (``total``, read before
+    the entries) or written (``head``, read before them too), else None. Entries appended after those
+    reads only make the chain longer, which is no problem."""
+    if total > last:
         return VerifyReport(
             False, last, total, None, f"the ledger holds {total} entries but its chain numbers {last}"
         )
-    head = store.get_meta("ledger_head")
     if head and int(head.partition(":")[0] or 0) > last:
         return VerifyReport(
             False,
