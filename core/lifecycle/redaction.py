@@ -25,7 +25,6 @@ the embedder (:func:`index_new`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episode_rows, index, index_rows, item_rows, ledger, mention_rows
 from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage.canonical import text_sha256
-from veramem_desktop.core.storage.episodes import Episode, index_text
+from veramem_desktop.core.storage.episodes import Episode, as_row, index_text
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.items import Evidence
 from veramem_desktop.core.storage.store import Connection, Store
@@ -148,26 +147,7 @@ def _insert(conn: Connection, old: Episode, content: str, *, device: str) -> Epi
         metadata={k: v for k, v in old.metadata.items() if k != "import_key"},
     )
     # written as a row (the repository that keeps a row's turn), not appended as a new turn
-    episode_rows.insert_rows(
-        conn,
-        [
-            [
-                episode.id,
-                episode.content,
-                episode.sha256,
-                episode.role,
-                episode.source_name,
-                episode.user_id,
-                episode.agent_id,
-                episode.team_id,
-                episode.session_id,
-                episode.turn_index,
-                episode.event_time,
-                episode.created_at,
-                json.dumps(episode.metadata, sort_keys=True),
-            ]
-        ],
-    )
+    episode_rows.insert_rows(conn, [as_row(episode)])
     index_rows.add_fts(conn, "episode", episode.id, index_text(episode))
     index.store_entities(conn, "episode", episode.id, index_text(episode))
     ledger.append(

@@ -65,6 +65,25 @@ EPISODE_COLUMNS = (
 )
 
 
+def as_row(episode: Episode) -> tuple[Any, ...]:
+    """An episode as the values of its row, in the order of EPISODE_COLUMNS."""
+    return (
+        episode.id,
+        episode.content,
+        episode.sha256,
+        episode.role,
+        episode.source_name,
+        episode.user_id,
+        episode.agent_id,
+        episode.team_id,
+        episode.session_id,
+        episode.turn_index,
+        episode.event_time,
+        episode.created_at,
+        json.dumps(episode.metadata, sort_keys=True),
+    )
+
+
 def row_to_episode(row: Any) -> Episode:
     return Episode(
         id=row[0],
@@ -160,22 +179,7 @@ def insert(
             metadata=dict(item.metadata),
         )
         conn.execute(
-            f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                episode.id,
-                episode.content,
-                episode.sha256,
-                episode.role,
-                episode.source_name,
-                episode.user_id,
-                episode.agent_id,
-                episode.team_id,
-                episode.session_id,
-                episode.turn_index,
-                episode.event_time,
-                episode.created_at,
-                json.dumps(episode.metadata, sort_keys=True),
-            ),
+            f"INSERT INTO episodes({EPISODE_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", as_row(episode)
         )
         index_rows.add_fts(
             conn,
