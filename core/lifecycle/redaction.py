@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from veramem_desktop.core.lifecycle.restatements import holds
 from veramem_desktop.core.protocols import Embedder
@@ -131,18 +131,11 @@ def apply(conn: Connection, cuts: Sequence[Cut], erased: set[str], *, device: st
 
 def _insert(conn: Connection, old: Episode, content: str, *, device: str) -> Episode:
     """The redacted message: ``old`` with ``content``, under a new id, at the same place in its session."""
-    episode = Episode(
+    episode = replace(
+        old,
         id=new_id("ep"),
         content=content,
         sha256=text_sha256(content),
-        role=old.role,
-        source_name=old.source_name,
-        user_id=old.user_id,
-        agent_id=old.agent_id,
-        team_id=old.team_id,
-        session_id=old.session_id,
-        turn_index=old.turn_index,
-        event_time=old.event_time,
         created_at=now_iso(),
         metadata={k: v for k, v in old.metadata.items() if k != "import_key"},
     )
