@@ -45,3 +45,16 @@ def test_an_option_changed_without_the_page_is_seen() -> None:
         assert PAGE.read_text(encoding="utf-8") != render()
     finally:
         command.params.remove(planted)
+
+
+def test_the_page_does_not_depend_on_what_ran_before() -> None:
+    # click keeps a command's help option once made: asking a command for its help first (as other
+    # tests in the same process do) must not change the page
+    from click.testing import CliRunner
+
+    before = render()
+    for name in ("search", "status"):
+        result = CliRunner().invoke(cli, [name, "-h"])
+        assert result.exit_code == 0, result.output
+    assert render() == before
+    assert "| `-h, --help` |" in before

@@ -61,7 +61,10 @@ def _render(command: click.Command, path: list[str], parent: click.Context | Non
 def render() -> str:
     """The whole reference page, as Markdown."""
     lines = [HEADER]
-    root = click.Context(cli, info_name="veramem")
+    # the group's own settings (its `-h` beside `--help`), as a person running it gets them; click
+    # keeps a command's help option once made, so a page rendered without them would depend on what
+    # ran before it in the same process
+    root = click.Context(cli, info_name="veramem", **cli.context_settings)
     for name in cli.list_commands(root):
         command = cli.get_command(root, name)
         if command is not None and not command.hidden:
