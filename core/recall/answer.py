@@ -13,7 +13,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
-from veramem_desktop.core.recall import STALE, Hit, SearchEngine
+from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked
 from veramem_desktop.core.recall.fence import fence
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first
@@ -69,6 +69,8 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
     the pool stays, so that the answer can cite the statement that retired it."""
     ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
+    if not _names_a_time(question):
+        ordered = asked.settle(ordered, question)  # the asked attribute's newest statement first, as search
     present = set(pool)
     retiring = {h.retracted_by for h in ordered}
     return [

@@ -6,7 +6,8 @@
 3. truth: each hit's state and subject, the current memory of each subject brought in (truth.py);
 4. priors and rank: utility, recency, trust and usage added; current truth first; time bounds;
 5. shared items in their own block, then the trace (its id comes back for ``feedback``);
-6. closeness: each hit labelled against the model's relevance floor (core/recall/relevance.py).
+6. closeness: each hit labelled against the model's relevance floor (core/recall/relevance.py);
+7. the asked attribute: a first-person question's statements of it, newest first (core/recall/asked.py).
 
 Fencing and answering come after, in core/recall/answer.py.
 """
@@ -20,7 +21,7 @@ from datetime import UTC, datetime
 
 from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import rank, relevance, truth
+from veramem_desktop.core.recall import asked, rank, relevance, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
@@ -124,11 +125,15 @@ class SearchEngine:
             own.sort(key=lambda h: h.time or "", reverse=True)
         elif intent.kind is not None:
             own.sort(key=lambda h: h.time or "")
-        own = rank.statements_first(own, query)  # "where do I work now?": what states it before chit-chat
-        # 5. the shared block, labelled, never displacing the caller's own; the trace
+        # 5. the shared block, labelled, never displacing the caller's own
         shared = sorted(shared, key=lambda h: -h.score)[: cfg.shared_k]
         # 6. closeness: each hit labelled against the relevance floor (labels only: nothing moves or goes)
         nothing_close = self._label_closeness(query, own, shared)
+        # 7. the asked attribute's statements, newest first ("where do I work now?"), then what states
+        #    it before chit-chat; a history question keeps its time order
+        if intent.kind in (None, "latest"):
+            own = asked.settle(own, query)
+        own = rank.statements_first(own, query)
         trace_id = new_id("tr")
         if write_trace:
             self._write_trace(trace_id, kind, caller, query, route, own + shared, {"temporal": intent.kind})

@@ -66,7 +66,7 @@ _FUNCTION = frozenset(_FUNCTION_TEXT.split())
 _BE_FORMS = frozenset(
     {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
 )
-_NOT_VALUES_TEXT = """i i'm i've i'd i'll user monday tuesday wednesday thursday friday saturday sunday january
+_NOT_VALUES_TEXT = """i i'm i've i'd i'll user assistant monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december today yesterday tomorrow"""
 _NOT_VALUES = frozenset(_NOT_VALUES_TEXT.split())
 
@@ -354,3 +354,49 @@ def asked(question: str) -> frozenset[str]:
 _QUESTION_VERBS = frozenset(
     {"do", "does", "did", "have", "has", "had", "get", "got", "go", "went", "am", "is", "are"}
 )
+
+
+#: "the old one", "my former boss", "our previous flat": a value said as one that no longer holds
+_FORMER = re.compile(r"\b(?:my|our|the|his|her|their|user's) (?:old|former|previous|ex)\b", re.I)
+
+
+def is_request(text: str) -> bool:
+    """Whether ``text`` asks the assistant something ("Can you …", "…?"): it states nothing."""
+    return bool(_REQUEST.search(text))
+
+
+def tells_history(text: str) -> bool:
+    """Whether ``text`` tells what held before ("used to", "back when", "when I still", "the old one")."""
+    return bool(_HISTORY.search(text) or _FORMER.search(text))
+
+
+def about_someone_else(text: str) -> bool:
+    """Whether ``text`` opens with someone other than the speaker ("Mum finally moved …", "User's brother
+    took …", "Ana's new job", "He took …"), read from its first three words."""
+    first = _WORD.findall(text[:80])[:3]
+    low = [w.lower().replace("’", "'") for w in first]
+    bare = [_bare(w) for w in first]
+    for i, w in enumerate(low[:-1]):
+        if (w in _OWN or w.endswith("'s")) and attributes.relation(bare[i + 1]) is not None:
+            return True  # "my brother", "User's sister"
+    if _SPEAKER & set(bare):
+        return False
+    if _OTHERS & set(bare) or any(attributes.relation(w) is not None for w in bare):
+        return True
+    return bool(first) and _a_name(re.sub(r"['’]s$", "", first[0]))
+
+
+#: a reply's note of the question it answered, which the write path adds: the question's words, not the statement's
+_REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
+
+
+def values(text: str, attribute: str) -> frozenset[str]:
+    """The names and numbers ``text`` holds past its first word, and the inventory's values of ``attribute``
+    (a reply's note of the question it answered left out)."""
+    return _values(_WORD.findall(_REPLY_NOTE.sub(" ", text[:600])[:400]), attribute)
+
+
+def named(text: str) -> frozenset[str]:
+    """The single-valued attributes ``text`` names by a noun of theirs ("the Payments team": team)."""
+    lowered = [w.lower() for w in _WORD.findall(text[:400])]
+    return frozenset(_named_attributes(lowered, _noun_spans(lowered)))

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
+from veramem_desktop.core.recall import statements
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
@@ -55,7 +56,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     when = asked_when(question, items)
     if when is not None and keys - when.words:
         keys -= when.words  # "in March 2024" says when, not what
-    scored = _scored(items, keys)
+    scored = _scored(items, keys, statements.asked(question))
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
     groups: dict[str, list[Row]] = {}
@@ -82,8 +83,10 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     )
 
 
-def _scored(items: Sequence[ContextItem], keys: set[str]) -> list[Row]:
-    """The items sharing a key word with the question: (how many, authority, -position, item, which)."""
+def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] = frozenset()) -> list[Row]:
+    """The items sharing a key word with the question: (how many, authority, -position, item, which). An item
+    recall read as stating the attribute the question asks ("what vehicle do we drive?": the car) answers
+    it whatever its words: it counts as sharing every key word."""
     present = {item.id for item in items}
     scored: list[Row] = []
     for position, item in enumerate(items):
@@ -91,7 +94,8 @@ def _scored(items: Sequence[ContextItem], keys: set[str]) -> list[Row]:
             continue  # its memory is here and says it, with its state
         if item.state in _WITHHELD:
             continue
-        shared = keys & _stems(item)
+        stating = bool(item.subject) and attributes.canonical(item.subject or "") in asked
+        shared = set(keys) if stating and keys else keys & _stems(item)
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     return scored
@@ -205,6 +209,8 @@ def _history(
 
 
 #: a name or a number in a statement: what a value usually is ("Berlin", "Lumen Health", "2019")
+#: a date the write path wrote out ("on 2024-03-30")
+_DATE = re.compile(r"\b(?:on |in |from |since )?\d{4}-\d{2}-\d{2}\b")
 _NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
 
 
@@ -214,12 +220,12 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
     its sentence told in the past."""
     if old.value:
         return old.value
-    said = own_words(_best_sentence(old.text, keys))
+    said = _DATE.sub(" ", own_words(_best_sentence(old.text, keys)))  # when it was said is no value
     now = own_words(head.text).casefold()
     names = [
         n
-        for n in dict.fromkeys(m.group(0) for m in _NAMED.finditer(said) if m.start() > 0)
-        if n.casefold() not in now and n not in ("User", "I")
+        for n in dict.fromkeys(m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0)
+        if n and n.casefold() not in now and n not in ("User", "I")
     ]
     if names:
         return " and ".join(names)

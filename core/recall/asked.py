@@ -1,0 +1,158 @@
+"""The statements a question asks for: the newest of the person's own statements of the asked attribute leads.
+
+The safety net (core/recall/safety_net.py) joins hits it can read as one attribute through the
+inventory's frames and nouns. People mostly state an attribute in words no frame has ("Week one at
+Tidewater Labs done", "Three weeks into Helix now"), and such a hit reads as nothing, so an older keyed
+statement of the same attribute stays first. A question supplies what the hit alone lacks: which
+attribute is meant. When a first-person question asks one single-valued attribute of the asker
+(core/recall/statements.asked: "where do I work now?" asks works_at), a hit of the asker's own words
+(authority "authorized": never an assistant's line) is taken as a statement of it when:
+
+- it is not a request or a question, says nothing of someone else first, and tells no history;
+- it names a value: a name or a number past its first word, or one of the attribute's inventory values;
+- it is about what was asked: its closeness to the question (the cosine core/recall/relevance.py
+  measures) is at least :data:`FLOOR` and at least :data:`SHARE` of the closest such hit's.
+
+With the hits the truth stage keyed or read as the asked attribute, these form the attribute's
+statements. The newest leads; an older statement it replaces (the newest names a value the older does
+not) is ``probably_superseded``, with ``superseded_by`` naming the leader, as the safety net labels
+them; then the statements go first, newest first, and the other hits after them in their order.
+
+The reading is the question's: a list of memories asks nothing, so there the safety net's reading
+stands alone. The bounds were set on the development part of the truth-natural benchmark's
+histories, never its held-out part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from veramem_desktop.core import attributes
+from veramem_desktop.core.recall import safety_net, statements
+from veramem_desktop.core.recall.hits import Hit
+from veramem_desktop.core.storage.items import AUTHORITY_RANK
+from veramem_desktop.core.trust.action_gate import may_act
+
+#: the least closeness to the question a statement found this way has
+FLOOR = 0.20
+#: and its share of the closest such statement's closeness
+SHARE = 0.60
+
+_LIVE = ("current", "in_conflict")
+#: entity labels of values that are numbers
+_NUMBER_LABELS = frozenset({"TIME", "QUANTITY", "CARDINAL", "DATE", "MONEY", "PERCENT"})
+_FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
+
+
+def settle(hits: list[Hit], question: str) -> list[Hit]:
+    """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
+    as they were when the question asks no single-valued attribute of the asker."""
+    wanted = statements.asked(question)
+    if not wanted or not _FIRST_PERSON.search(question):
+        return hits
+    members = _members(hits, wanted, numbers=_numeric(wanted))
+    if not members:
+        return hits
+    _label(members)
+    chosen = {id(h) for h, _ in members}
+    ordered = sorted(members, key=lambda m: (m[0].state in _LIVE, _rank(m[0]), m[0].time or ""), reverse=True)
+    return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
+
+
+def _numeric(wanted: frozenset[str]) -> bool:
+    """Whether a value of one of ``wanted`` may be a number (a personal best, an age), by the inventory."""
+    return any(
+        label in _NUMBER_LABELS
+        for name in wanted
+        if (attr := attributes.by_name(name)) is not None
+        for label in attr.entities
+    )
+
+
+def _members(
+    hits: Sequence[Hit], wanted: frozenset[str], *, numbers: bool
+) -> list[tuple[Hit, frozenset[str]]]:
+    """The hits stating one of ``wanted`` of the asker, with the values each names."""
+    keyed: list[tuple[Hit, frozenset[str]]] = []
+    named: list[tuple[Hit, frozenset[str]]] = []
+    loose: list[tuple[Hit, frozenset[str], float]] = []
+    for h in hits:
+        if h.state not in _LIVE and h.state != safety_net.STATE:
+            continue
+        if (h.about or "user").casefold() != "user":
+            continue
+        if h.subject is not None and attributes.canonical(h.subject) in wanted:
+            keyed.append((h, _values_of(h.text, wanted, numbers) | _own_value(h)))
+            continue
+        if h.authority != "authorized" or h.closeness is None or (h.subject and h.value):
+            continue  # a claim, or a memory the write path keyed to another attribute
+        values = _plain_values(h.text, wanted, numbers)
+        if not values:
+            continue
+        if _names(h.text, wanted):
+            named.append((h, values))  # read as the asked attribute among others, or naming it by its noun
+        elif h.subject is None:
+            loose.append((h, values, h.closeness))
+    best = max((c for _, _, c in loose), default=0.0)
+    bound = max(FLOOR, SHARE * best)
+    found = named + [(h, v) for h, v, c in loose if c >= bound]
+    first = next(iter(sorted(wanted)))
+    for h, _ in found:
+        h.subject = first  # what it speaks about, as a keyed hit says it (the answer matches on it)
+    return keyed + found
+
+
+def _names(text: str, wanted: frozenset[str]) -> bool:
+    """Whether ``text`` names one of ``wanted`` by the inventory's own words ("the Payments *team*",
+    "Kestrel *Bank*"), or its words read as stating one of them among others."""
+    found = statements.read(text)
+    if found is not None and not found.other and wanted & set(found.attributes):
+        return True
+    return bool(wanted & statements.named(text))
+
+
+def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
+    """The values a statement read as no attribute names, when it is the speaker's own statement of now:
+    empty for a request, a question, history, or words about someone else."""
+    if statements.is_request(text) or statements.tells_history(text) or statements.about_someone_else(text):
+        return frozenset()
+    return _values_of(text, wanted, numbers)
+
+
+def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
+    """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``."""
+    found: set[str] = set()
+    for name in wanted:
+        found.update(statements.values(text, name))
+    return frozenset(v for v in found if numbers or not v[:1].isdigit())
+
+
+def _own_value(h: Hit) -> frozenset[str]:
+    return frozenset({h.value.casefold()}) if h.value else frozenset()
+
+
+def _rank(h: Hit) -> int:
+    return AUTHORITY_RANK.get(h.authority, 0)
+
+
+def _label(members: list[tuple[Hit, frozenset[str]]]) -> None:
+    """The newest live statement of the highest authority leads (a claim never leads the person's own
+    words); an older live one of that authority whose values it does not name is replaced."""
+    live = [(h, v) for h, v in members if h.state in _LIVE]
+    if len(live) < 2:
+        return
+    top = max(_rank(h) for h, _ in live)
+    live = [(h, v) for h, v in live if _rank(h) == top]
+    newest = max(h.time or "" for h, _ in live)
+    heads = [(h, v) for h, v in live if (h.time or "") == newest]
+    lead = max(heads, key=lambda m: (m[0].kind != "episode", m[0].score))[0]
+    said_now = frozenset().union(*(v for _, v in heads))
+    group = lead.group or lead.id
+    for h, _ in members:
+        h.group = group  # one subject: the answer states its newest statement once, the rest as past
+    for h, values in live:
+        if (h.time or "") < newest and said_now - values:
+            h.state = safety_net.STATE
+            h.superseded_by = lead.id
+            h.actionable = may_act(h.authority, h.state)

@@ -1,0 +1,122 @@
+"""The asked attribute's statements (core/recall/asked.py): when a first-person question asks one of the
+person's attributes, the newest of the person's own statements of it leads, however it was said, and the
+older ones read ``probably_superseded``; someone else's news, history, requests and an assistant's lines
+never lead. The write path's keys are removed (the model here records no change), so recall alone is
+seen. Real SQLCipher store, the real ONNX embedder; every sentence is written for these tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.fixtures import PASSPHRASE
+from support.keyless_model import KeylessModel
+from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.recall import statements
+
+from veramem_desktop.config import Config
+from veramem_desktop.memory import Memory
+
+
+@pytest.fixture
+def keyless(isolated_home: Path, real_embedder: Embedder) -> Iterator[Memory]:
+    config = Config()
+    config.organise.linking = False
+    mem, _ = Memory.create(
+        isolated_home,
+        passphrase=PASSPHRASE,
+        use_keyring=False,
+        embedder=real_embedder,
+        config=config,
+        llm=KeylessModel(),
+    )
+    yield mem
+    mem.close()
+
+
+def said(mem: Memory, text: str, day: str, role: str = "user") -> str | None:
+    """Add one message at ``day`` (noon UTC); the id of the memory made from it (None: nothing was)."""
+    done = mem.add([{"role": role, "content": text, "time": f"{day}T12:00:00+00:00"}])
+    made = done.added + done.updated
+    return str(made[0]["id"]) if made else None
+
+
+def _memories(hits: list, word: str) -> list:  # type: ignore[type-arg]
+    return [h for h in hits if word in h.text and h.kind != "episode"]
+
+
+def test_a_change_said_with_no_frame_but_the_attributes_noun_leads_and_the_old_value_is_past(
+    keyless: Memory,
+) -> None:
+    said(keyless, "I work at Fenwick Dairy, mostly on the night shift.", "2023-03-02")
+    new = said(
+        keyless, "Third week of the new job at Marlowe Robotics and I still forget names.", "2024-09-12"
+    )
+    hits = keyless.search("Where do I work these days?", k=10).results
+    assert hits[0].id == new and hits[0].state == "current"
+    old = _memories(hits, "Fenwick")
+    assert old and all(h.state == "probably_superseded" and h.superseded_by == new for h in old)
+    answer = keyless.answer("Where do I work these days?")
+    assert not answer.abstained
+    assert "Marlowe Robotics" in answer.text
+    assert "Fenwick" not in answer.text or answer.text.index("Marlowe") < answer.text.index("Fenwick")
+
+
+def test_someone_elses_news_never_replaces_the_persons_own_value(keyless: Memory) -> None:
+    own = said(keyless, "I work at Fenwick Dairy.", "2023-03-02")
+    said(keyless, "My sister just started at Pellucid Audio, she's thrilled.", "2024-09-12")
+    hits = keyless.search("Where do I work?", k=10).results
+    assert next(h for h in hits if h.id == own).state == "current"
+    assert all(h.state != "probably_superseded" for h in hits)
+
+
+def test_the_old_value_told_as_history_or_asked_about_never_leads(keyless: Memory) -> None:
+    own = said(keyless, "I bank with Orrery Savings.", "2023-05-10")
+    said(keyless, "My old account at Tamber Mutual had better interest, honestly.", "2024-01-20")
+    said(keyless, "Can you compare Lodestar Bank with what I have?", "2024-02-03")
+    hits = keyless.search("Which bank am I with?", k=10).results
+    assert hits[0].id == own and hits[0].state == "current"
+
+
+def test_an_assistants_line_never_leads_the_persons_own_words(keyless: Memory) -> None:
+    own = said(keyless, "My phone is a Nokia XR21, it survives anything.", "2023-05-10")
+    said(keyless, "The Harlow Nine would suit you better than the Nokia.", "2024-02-03", role="assistant")
+    hits = keyless.search("What phone do I have?", k=10).results
+    assert hits[0].id == own
+
+
+def test_the_answer_speaks_when_the_top_hit_states_the_asked_attribute_in_other_words(
+    keyless: Memory,
+) -> None:
+    # no word of the question ("vehicle", "drive") is in the statement: the asked attribute answers
+    said(keyless, "Picked up a secondhand Mazda CX-5 on Saturday, a bit scratched.", "2024-04-06")
+    answer = keyless.answer("What vehicle do I drive now?")
+    assert not answer.abstained
+    assert "Mazda CX-5" in answer.text
+
+
+def test_three_statements_give_the_newest_first_and_both_older_ones_replaced(keyless: Memory) -> None:
+    said(keyless, "I'm on the Ledger team, the slow one.", "2022-11-01")
+    said(keyless, "Moved over to the Atlas team after the reorg.", "2023-10-01")
+    newest = said(keyless, "Third reorg this year, the Beacon team took me in.", "2024-10-01")
+    hits = keyless.search("Which team am I on?", k=10).results
+    assert hits[0].id == newest
+    for word in ("Ledger", "Atlas"):
+        assert all(h.state == "probably_superseded" for h in _memories(hits, word))
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Mum finally sold the house in Deal.", True),
+        ("User's brother took a job at Ostara Freight.", True),
+        ("Kenji's new place is tiny.", True),
+        ("He moved to Leeds in the spring.", True),
+        ("Week two at Corran Bio, the coffee is bad.", False),
+        ("We got the keys to the Harrogate flat.", False),
+        ("My new flat in Bristol has a balcony.", False),
+    ],
+)
+def test_who_a_statement_opens_with(text: str, other: bool) -> None:
+    assert statements.about_someone_else(text) is other
