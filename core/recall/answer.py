@@ -69,8 +69,9 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
     the pool stays, so that the answer can cite the statement that retired it."""
     ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
-    if not _names_a_time(question):
-        ordered = asked.settle(ordered, question)  # the asked attribute's newest statement first, as search
+    # the asked attribute's statements as one subject, newest first, as search gives them (for a question
+    # naming a time, the answer then takes the version that held then)
+    ordered = asked.settle(ordered, question)
     present = set(pool)
     retiring = {h.retracted_by for h in ordered}
     return [

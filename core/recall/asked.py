@@ -47,17 +47,52 @@ _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNO
 
 def settle(hits: list[Hit], question: str) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
-    as they were when the question asks no single-valued attribute of the asker."""
+    as they were when the question asks no single-valued attribute of the asker or of someone it names."""
     wanted = statements.asked(question)
-    if not wanted or not _FIRST_PERSON.search(question):
+    if not wanted:
         return hits
-    members = _members(hits, wanted, numbers=_numeric(wanted))
+    person, wanted = _whose(statements.person_asked(question), wanted)
+    if person:
+        members = _mentions(hits, person, numbers=_numeric(wanted))
+        for h, _ in members:
+            h.subject = h.subject or min(wanted)  # what it speaks about (the answer matches on it)
+    elif _FIRST_PERSON.search(question):
+        members = _members(hits, wanted, numbers=_numeric(wanted))
+    else:
+        return hits
     if not members:
         return hits
     _label(members)
     chosen = {id(h) for h, _ in members}
     ordered = sorted(members, key=lambda m: (m[0].state in _LIVE, _rank(m[0]), m[0].time or ""), reverse=True)
     return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
+
+
+def _whose(person: frozenset[str], wanted: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """Who is asked about, and what: a relation naming the person ("where does my mum live?") is not
+    also the attribute asked."""
+    return person, wanted - {role for w in person if (role := statements.relation_of(w)) is not None}
+
+
+def _mentions(
+    hits: Sequence[Hit], person: frozenset[str], *, numbers: bool
+) -> list[tuple[Hit, frozenset[str]]]:
+    """The person's own hits that speak of the person a question names ("where does my brother Dario
+    work?") and name a value besides that person, close to the question as :func:`_members` requires."""
+    loose: list[tuple[Hit, frozenset[str], float]] = []
+    for h in hits:
+        if h.state not in _LIVE and h.state != safety_net.STATE:
+            continue
+        if h.authority != "authorized" or h.closeness is None or not statements.mentions(h.text, person):
+            continue
+        if statements.is_request(h.text) or statements.tells_history(h.text):
+            continue
+        values = _values_of(h.text, frozenset(), numbers) - person
+        if values:
+            loose.append((h, values, h.closeness))
+    best = max((c for _, _, c in loose), default=0.0)
+    bound = max(FLOOR, SHARE * best)
+    return [(h, v) for h, v, c in loose if c >= bound]
 
 
 def _numeric(wanted: frozenset[str]) -> bool:
@@ -97,9 +132,8 @@ def _members(
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
     found = named + [(h, v) for h, v, c in loose if c >= bound]
-    first = next(iter(sorted(wanted)))
     for h, _ in found:
-        h.subject = first  # what it speaks about, as a keyed hit says it (the answer matches on it)
+        h.subject = min(wanted)  # what it speaks about, as a keyed hit says it (the answer matches on it)
     return keyed + found
 
 
@@ -122,7 +156,7 @@ def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset
 
 def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
     """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``."""
-    found: set[str] = set()
+    found: set[str] = set(statements.values(text, ""))
     for name in wanted:
         found.update(statements.values(text, name))
     return frozenset(v for v in found if numbers or not v[:1].isdigit())

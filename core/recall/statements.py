@@ -39,7 +39,7 @@ from veramem_desktop.core.attributes import Attribute, Frame
 
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d:.,]*")
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*|\d[\d:.,]*")
 _SPEAKER = frozenset(
     {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
 )
@@ -400,3 +400,65 @@ def named(text: str) -> frozenset[str]:
     """The single-valued attributes ``text`` names by a noun of theirs ("the Payments team": team)."""
     lowered = [w.lower() for w in _WORD.findall(text[:400])]
     return frozenset(_named_attributes(lowered, _noun_spans(lowered)))
+
+
+def person_asked(question: str) -> frozenset[str]:
+    """The words naming the person a question asks about when it is not the asker: a name ("where does
+    Femi work?") and a relation said as the asker's ("my brother Dario", "my mum"), lower case; empty
+    for a question about the asker."""
+    words = _WORD.findall(question[:400])
+    found: set[str] = set()
+    for i, w in enumerate(words):
+        low = _bare(w)
+        if i > 0 and words[i - 1].lower() in _OWN and _relation(low) is not None:
+            asked_for = i > 1 and words[i - 2].lower() in _BE_FORMS and not w.lower().endswith("'s")
+            if not asked_for:  # "who is my partner?" asks the partner; "where does my mum live?" asks of her
+                found.add(low)
+        elif (
+            i > 0
+            and _a_name(re.sub(r"['’]s$", "", w))
+            and low not in _QUESTION_NAMES
+            and _subject_at(words, i)
+        ):
+            found.add(low)
+    return frozenset(found)
+
+
+#: the verbs a question puts before its subject ("where does Femi work?", "where was Zoe in May?")
+_AUXILIARIES = frozenset(
+    ["do", "does", "did", "is", "was", "are", "were", "has", "have", "had", "will", "would", "can", "could"]
+)
+
+
+def _subject_at(words: list[str], i: int) -> bool:
+    """Whether the name at ``i`` is whom the question asks about: right after its verb ("where does Femi
+    work?"), owning what is asked ("Gerald's dog"), or named with a relation ("my brother Dario"); not a
+    place it names ("which area of London")."""
+    w = words[i].lower().replace("’", "'")
+    before = words[i - 1].lower()
+    return w.endswith("'s") or before in _AUXILIARIES or _relation(_bare(before)) is not None
+
+
+#: capitalised words of a question that name no one ("I", a month)
+_QUESTION_NAMES = frozenset({"i", "user"}) | _NOT_VALUES
+
+
+def mentions(text: str, person: frozenset[str]) -> bool:
+    """Whether ``text`` speaks of the person named by ``person`` (person_asked's words): the name itself, or
+    a word of the same relation ("Mum" for "my mother")."""
+    roles = {_relation(w) for w in person} - {None}
+    for w in _WORD.findall(text[:400]):
+        low = _bare(w)
+        if low in person or (roles and _relation(low) in roles):
+            return True
+    return False
+
+
+def _relation(word: str) -> str | None:
+    """The relation a word names, in the singular too ("parents", "sisters")."""
+    return attributes.relation(word) or (attributes.relation(word[:-1]) if word.endswith("s") else None)
+
+
+def relation_of(word: str) -> str | None:
+    """The relation ``word`` names ("mum": mother), or None."""
+    return _relation(word)

@@ -120,3 +120,30 @@ def test_three_statements_give_the_newest_first_and_both_older_ones_replaced(key
 )
 def test_who_a_statement_opens_with(text: str, other: bool) -> None:
     assert statements.about_someone_else(text) is other
+
+
+def test_a_named_persons_newest_statement_leads_for_a_question_about_them(keyless: Memory) -> None:
+    said(keyless, "My cousin Ilse teaches chemistry at Dunmore Grammar.", "2023-01-09")
+    said(keyless, "I work at Fenwick Dairy.", "2023-06-01")
+    new = said(keyless, "Ilse got hired by Quillfeather Labs, no more marking!", "2024-11-02")
+    hits = keyless.search("Where does Ilse work now?", k=10).results
+    assert hits[0].id == new
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Dunmore"))
+    # the asker's own job is no statement of hers
+    assert all(h.state == "current" for h in _memories(hits, "Fenwick"))
+
+
+@pytest.mark.parametrize(
+    ("question", "person"),
+    [
+        ("Where does my brother Tomás work?", {"brother", "tomás"}),
+        ("Where does my mum live now?", {"mum"}),
+        ("What is Gerald's cat called?", {"gerald"}),
+        ("Where was Zoë in May 2025?", {"zoë"}),
+        ("Who is my partner now?", set()),
+        ("Which area of Lisbon do we live in?", set()),
+        ("Who is my GP?", set()),
+    ],
+)
+def test_whom_a_question_asks_about(question: str, person: set[str]) -> None:
+    assert statements.person_asked(question) == frozenset(person)

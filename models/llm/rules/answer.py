@@ -56,7 +56,8 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     when = asked_when(question, items)
     if when is not None and keys - when.words:
         keys -= when.words  # "in March 2024" says when, not what
-    scored = _scored(items, keys, statements.asked(question))
+    asked = statements.asked(question)
+    scored = _scored(items, keys, asked)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
     groups: dict[str, list[Row]] = {}
@@ -64,6 +65,10 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         groups.setdefault(row[3].group or row[3].id, []).append(row)
     # Subjects in order of their best item: most key words, then what the user said before others' claims.
     ranked = sorted(groups.values(), key=lambda rows: max(r[:3] for r in rows), reverse=True)
+    # A question asking one attribute is answered by the subject that states it, alone: another subject
+    # said beside it would read as a second current value
+    stating = [rows for rows in ranked if any(_states(r[3], asked) for r in rows)]
+    ranked = stating[:1] or ranked
     best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
     sentences: list[str] = []
@@ -94,11 +99,19 @@ def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] 
             continue  # its memory is here and says it, with its state
         if item.state in _WITHHELD:
             continue
-        stating = bool(item.subject) and attributes.canonical(item.subject or "") in asked
-        shared = set(keys) if stating and keys else keys & _stems(item)
+        shared = set(keys) if _states(item, asked) and keys else keys & _stems(item)
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     return scored
+
+
+def _states(item: ContextItem, asked: frozenset[str]) -> bool:
+    """Whether recall read ``item`` as a live statement of an attribute the question asks."""
+    return (
+        bool(item.subject)
+        and item.state in _LIVE + _STALE
+        and attributes.canonical(item.subject or "") in asked
+    )
 
 
 def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
@@ -211,6 +224,12 @@ def _history(
 #: a name or a number in a statement: what a value usually is ("Berlin", "Lumen Health", "2019")
 #: a date the write path wrote out ("on 2024-03-30")
 _DATE = re.compile(r"\b(?:on |in |from |since )?\d{4}-\d{2}-\d{2}\b")
+#: capitalised words and numbers that are no value: the speakers, when something was said
+_NOT_A_VALUE = re.compile(
+    r"(?:User|I|Assistant)(?:'s)?|(?:19|20)\d\d|\d{1,2}|(?:Jan|Febr)uary|March|April|May|June|July|August|"
+    r"September|October|November|December|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day",
+    re.I,
+)
 _NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
 
 
@@ -225,7 +244,7 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
     names = [
         n
         for n in dict.fromkeys(m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0)
-        if n and n.casefold() not in now and n not in ("User", "I")
+        if n and n.casefold() not in now and not _NOT_A_VALUE.fullmatch(n)
     ]
     if names:
         return " and ".join(names)
