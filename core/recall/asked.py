@@ -49,23 +49,40 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
     as they were when the question asks no single-valued attribute of the asker or of someone it names."""
     wanted = statements.asked(question)
-    if not wanted:
-        return hits
     person, wanted = _whose(statements.person_asked(question), wanted)
-    if person:
+    if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
         for h, _ in members:
             h.subject = h.subject or min(wanted)  # what it speaks about (the answer matches on it)
-    elif _FIRST_PERSON.search(question):
+    elif person or not _FIRST_PERSON.search(question):
+        return hits
+    elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))
     else:
-        return hits
+        members = _by_noun(hits, statements.asked_nouns(question))
     if not members:
         return hits
     _label(members)
     chosen = {id(h) for h, _ in members}
     ordered = sorted(members, key=lambda m: (m[0].state in _LIVE, _rank(m[0]), m[0].time or ""), reverse=True)
     return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
+
+
+def _by_noun(hits: Sequence[Hit], nouns: frozenset[str]) -> list[tuple[Hit, frozenset[str]]]:
+    """For a thing the inventory has no attribute for ("who is my landlord?"), the person's own live hits
+    that say the question's noun and name a value; one thing, so the newest leads."""
+    if not nouns:
+        return []
+    found = []
+    for h in hits:
+        if h.state not in _LIVE or h.authority != "authorized" or (h.about or "user").casefold() != "user":
+            continue
+        if not statements.says_noun(h.text, nouns):
+            continue
+        values = _plain_values(h.text, frozenset(), numbers=True)
+        if values:
+            found.append((h, values))
+    return found
 
 
 def _whose(person: frozenset[str], wanted: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:

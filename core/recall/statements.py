@@ -383,7 +383,17 @@ def about_someone_else(text: str) -> bool:
         return False
     if _OTHERS & set(bare) or any(attributes.relation(w) is not None for w in bare):
         return True
-    return bool(first) and _a_name(re.sub(r"['’]s$", "", first[0]))
+    if not first:
+        return False
+    if first[0].lower().replace("’", "'").endswith("'s"):
+        return _a_name(re.sub(r"['’]s$", "", first[0]))  # "Ana's new job"
+    return _a_name(first[0]) and any(_is_verb(w) for w in low[1:3])  # "Femi got …", not "Three weeks …"
+
+
+def _is_verb(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as a verb ("got", "left", "is")."""
+    forms = lexicon().getAllLemmas(word)
+    return "VERB" in forms or "AUX" in forms
 
 
 #: a reply's note of the question it answered, which the write path adds: the question's words, not the statement's
@@ -462,3 +472,82 @@ def _relation(word: str) -> str | None:
 def relation_of(word: str) -> str | None:
     """The relation ``word`` names ("mum": mother), or None."""
     return _relation(word)
+
+
+#: words of a question that name no thing asked about
+_NOT_ASKED = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "why",
+        "how",
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "be",
+        "been",
+        "have",
+        "has",
+        "had",
+        "my",
+        "our",
+        "your",
+        "the",
+        "a",
+        "an",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "with",
+        "now",
+        "currently",
+        "these",
+        "days",
+        "today",
+        "still",
+        "ever",
+        "i",
+        "we",
+        "you",
+        "me",
+        "us",
+        "name",
+        "called",
+        "kind",
+        "sort",
+        "thing",
+        "things",
+    ]
+)
+
+
+def asked_nouns(question: str) -> frozenset[str]:
+    """The nouns a first-person question asks about when the inventory names no attribute in it ("who is
+    my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
+    words = [w.lower() for w in _WORD.findall(question[:400])]
+    found: set[str] = set()
+    for i, w in enumerate(words):
+        if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
+            continue
+        forms = lexicon().getAllLemmas(w)
+        if "NOUN" in forms:
+            found.update(forms["NOUN"])
+    return frozenset(found)
+
+
+def says_noun(text: str, nouns: frozenset[str]) -> bool:
+    """Whether ``text`` says one of ``nouns`` (in any of its forms, "landlord's", "notes")."""
+    return any(_lemmas(_bare(w)) & nouns for w in _WORD.findall(text[:400]))

@@ -147,3 +147,25 @@ def test_a_named_persons_newest_statement_leads_for_a_question_about_them(keyles
 )
 def test_whom_a_question_asks_about(question: str, person: set[str]) -> None:
     assert statements.person_asked(question) == frozenset(person)
+
+
+def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_noun(keyless: Memory) -> None:
+    said(keyless, "The allotment committee chair is Brenda Sowerby, very strict.", "2023-04-01")
+    said(keyless, "I work at Fenwick Dairy.", "2023-06-01")
+    new = said(keyless, "New allotment chair since the vote: Omar Haddad, thank goodness.", "2024-05-20")
+    hits = keyless.search("Who is the chair of my allotment?", k=10).results
+    assert hits[0].id == new
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Sowerby"))
+    assert all(h.state == "current" for h in _memories(hits, "Fenwick"))
+
+
+@pytest.mark.parametrize(
+    ("question", "nouns"),
+    [
+        ("Who is my landlord?", {"landlord"}),
+        ("Who is my mortgage with?", {"mortgage"}),
+        ("Where do I keep my passport?", {"passport"}),
+    ],
+)
+def test_the_nouns_a_question_asks_about(question: str, nouns: set[str]) -> None:
+    assert statements.asked_nouns(question) == frozenset(nouns)
