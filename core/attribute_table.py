@@ -35,7 +35,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         False,
         "The city, town or country where the person lives and has their home.",
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
-        "flat, apartment, house, new place",
+        "flat, apartment, house, new place, bungalow, cottage, terrace, care home, studio flat",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
         "emigrate to; move into",
         ends="move_out of; move_away from; leave?",

@@ -132,23 +132,100 @@ _CHANGE_WORDS = re.compile(r"^(?:new|current|present|latest|usual)\s+", re.IGNOR
 _CHANGE_WORDS_SAID = re.compile(r"^(?:new|current|present|latest|usual)\s+")
 
 
-def read(sentence: str) -> Keyed | None:
+def read(sentence: str, person: str | None = None) -> Keyed | None:
     """The key of a statement about the speaker (or about someone they name), None when it has none."""
+    found = read_all(sentence, person)
+    return found[0] if found else None
+
+
+def read_all(sentence: str, person: str | None = None) -> list[Keyed]:
+    """Every key a statement gives, the main one first: one clause may state several attributes ("I'm a
+    data analyst at Copperleaf" is the occupation and the employer), and joined clauses each their own
+    ("I live in Oslo and work at Fjordly"). ``person``: whom "he", "she" or "they" refers to, the
+    person named last before this sentence in the same message; within the sentence, a pronoun is the
+    person an earlier clause is about. One key per person and attribute."""
     parsed = parse(sentence.replace("\u2019", "'"))
+    out: list[Keyed] = []
     for clause in parsed.clauses:
         if not (clause.hypothetical or clause.background) and (ended := _ended_relative(clause)):
-            return ended
+            out.append(ended)
     named = _named_relative(parsed)
     if named is not None:
-        return named
+        out.append(named)
+    # "my mum moved out of Swindon, she's in Whitby now": a pronoun is the person another clause names
+    referent = next(
+        (
+            who
+            for c in parsed.clauses
+            if c.subject is not None
+            and c.subject.head not in _PRONOUNS_OF_PEOPLE
+            and (who := _who(c.subject)) not in (None, "user")
+        ),
+        person,
+    )
     for clause in parsed.clauses:
+        clause = _resolved(clause, referent)
         found = _clause(clause, parsed)
         if found is not None:
-            return found
-    implied = _implied(parsed)
-    if implied is not None:
-        return implied
-    return next((u for c in parsed.clauses if (u := _unframed(c)) is not None), None)
+            out.append(found)
+            out.extend(_also(clause, found))
+    if not out and (implied := _implied(parsed)) is not None:
+        out.append(implied)
+    if not out:
+        out.extend(u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None)
+    return _one_each(out)
+
+
+#: pronouns that stand for a person named before ("she's in Whitby now")
+_PRONOUNS_OF_PEOPLE = frozenset({"he", "she", "they", "him", "her", "them"})
+
+
+def _resolved(c: Clause, person: str | None) -> Clause:
+    """The clause with a pronoun subject read as ``person``, when one was named before."""
+    s = c.subject
+    if person is None or s is None or s.head not in _PRONOUNS_OF_PEOPLE or person == "user":
+        return c
+    return replace(c, subject=Phrase(text=person, head=person.lower(), proper=True, label="PERSON"))
+
+
+def _one_each(found: list[Keyed]) -> list[Keyed]:
+    """The keys with one per (person, attribute), the first said kept."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for k in found:
+        if (k.subject, k.predicate) not in seen:
+            seen.add((k.subject, k.predicate))
+            out.append(k)
+    return out
+
+
+def _also(c: Clause, found: Keyed) -> list[Keyed]:
+    """The attributes a clause states beside its main one: a role said with where it is held ("a data
+    analyst at Copperleaf", "as a buyer at Ember") is the occupation and the employer, the organisation
+    being of an employer's kind (its entity label) and said with "at" or "for"."""
+    if found.ends or found.predicate not in ("occupation", "works_at"):
+        return []
+    employer = attributes.by_name("works_at")
+    assert employer is not None
+    where = [p for prep, p in c.preps if prep in ("at", "for", "with")]
+    holder = c.complement if c.complement is not None else c.obj
+    if holder is not None:
+        where += [
+            Phrase(text=o, head=o.lower(), label=lab)
+            for prep, o in holder.preps
+            if prep in ("at", "for")
+            for lab in [next((lb for t, lb in holder.entities if t == o), None)]
+        ]
+    out = []
+    if found.predicate == "occupation":
+        org = next((p for p in where if p.label in employer.entities), None)
+        if org is not None:
+            out.append(Keyed(found.subject, "works_at", org.text))
+    else:
+        role = next((p for prep, p in c.preps if prep == "as"), None)
+        if role is not None and (attributes.for_value(role.head) or attributes.for_value(role.text)):
+            out.append(Keyed(found.subject, "occupation", role.text))
+    return out
 
 
 #: entity labels that never name an attribute's value (a time, an amount)
@@ -205,6 +282,8 @@ def _who(phrase: Phrase | None) -> str | None:
     brother" (her name when said: "my sister Ana" is "Ana"); a named person by name; None otherwise."""
     if phrase is None or phrase.head in _SPEAKER:
         return "user"
+    if phrase.text.startswith("user's "):
+        return phrase.text  # a pronoun read as the relative named before
     role = attributes.relation(phrase.head)
     if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
@@ -241,7 +320,11 @@ def _clause(c: Clause, parsed: Parsed) -> Keyed | None:
         if (c.tense in _PAST and not c.stopped) or (c.negated and not c.stopped):
             return None  # "I was a teacher", "my partner is not Anna": nothing of now
         found = _copula(c, parsed)
-        return replace(found, ends=True) if found is not None and c.stopped else found
+        if found is not None and c.stopped and not (c.complement is None and not c.negated):
+            return replace(
+                found, ends=True
+            )  # "I'm not vegan anymore"; "not anymore, I'm in Arizona now" is new
+        return found
     switched = (
         _switched(c, who or "user") if c.tense not in _PAST or c.verb in attributes.SWITCH_VERBS else None
     )
@@ -508,9 +591,32 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
             return _noun_key("user", complement.text, subject.text, named=True)
         return None
     who = _who(subject)
+    if who is not None and complement is None:
+        return _is_in(who, c, parsed)
     if who is None or complement is None:
         return None
     return _is_a(who, complement, c)
+
+
+_PLACES = frozenset({"GPE", "LOC"})
+#: what a place said as a time-bound stay carries: "I'm in Paris this week" is a trip, not a home
+_STAY = frozenset({"DATE", "TIME", "EVENT"})
+
+
+def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
+    """ "I'm in Leicester", "she's in a bungalow in Whitby now": where a person is, said in the present with
+    no time of a stay, is where they live. The place is a place entity, or a name said after a dwelling
+    of the home's nouns (the small pipeline labels unfamiliar towns as organisations)."""
+    if c.tense != "present" or c.negated or any(label in _STAY for _, label in parsed.entities):
+        return None
+    home = attributes.by_name("lives_in")
+    assert home is not None
+    places = [p for prep, p in c.preps if prep == "in"]
+    dwelling = any(attributes.for_noun(p.head) is home for p in places)
+    for p in places:
+        if p.label in _PLACES or (dwelling and _name(p) and p.label in (None, "ORG", "FAC", "PERSON")):
+            return Keyed(who, "lives_in", p.text)
+    return None
 
 
 def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Parsed) -> Keyed | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from veramem_desktop.core.attributes import verbs
 from veramem_desktop.core.errors import ModelError
 
 #: the installed pipeline package (requirements-nlp.txt pins its wheel by hash)
@@ -296,7 +297,7 @@ def _root(doc: Any) -> Any:
 
 
 def _has_subject(token: Any) -> bool:
-    return any(c.dep_ in _SUBJECTS for c in token.children)
+    return _subject_token(token) is not None
 
 
 def _wants_speaker(doc: Any) -> bool:
@@ -335,15 +336,27 @@ def _implied(clause: Clause) -> Clause:
 def _joined(token: Any) -> list[Any]:
     out = []
     for c in token.children:
-        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX"):
+        if c.dep_ == "conj" and (c.pos_ in ("VERB", "AUX") or _verb_read_as_noun(c)):
             out += [c, *_joined(c)]
     return out
 
 
+def _verb_read_as_noun(token: Any) -> bool:
+    """A joined verb the small pipeline tagged a noun ("I live in Oslo and work at Fjordly"): the word is a
+    frame verb of the inventory, with no determiner, and a preposition hangs on it."""
+    return (
+        token.tag_ in ("NN", "VB")
+        and token.lemma_.lower() in verbs()
+        and not any(c.dep_ in ("det", "poss", "amod") for c in token.children)
+        and any(c.dep_ == "prep" for c in token.children)
+    )
+
+
 def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
-    if verb.pos_ not in ("VERB", "AUX") and not _has_subject(verb):
+    if verb.pos_ not in ("VERB", "AUX") and not _has_subject(verb) and not _verb_read_as_noun(verb):
         return None
     subject = _subject(verb) or inherited
+    together = _with_speaker(verb)
     aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
     complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd")), None)
     name = _verb_name(verb, complement)
@@ -354,7 +367,7 @@ def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
         verb=name,
         subject=subject,
         obj=_phrase(obj) if obj is not None else None,
-        preps=tuple(_preps(verb, complement)),
+        preps=tuple(_preps(verb, complement)) + ((("with", together),) if together is not None else ()),
         complement=_phrase(complement) if complement is not None and name == "be" else None,
         tense=_tense(verb, aux),
         negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS for c in verb.children),
@@ -388,8 +401,31 @@ def _verb_name(verb: Any, complement: Any) -> str:
 
 
 def _subject(verb: Any) -> Phrase | None:
-    token = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    """The verb's subject; the speaker's "I" when the subject is someone "and I" ("Marco and I split up")."""
+    token = _subject_token(verb)
+    if token is not None and _with_speaker(verb) is not None:
+        speaker = next(c for c in token.subtree if c.lower_ in ("i", "me"))
+        return Phrase(text="I", head=speaker.lower_)
     return _phrase(token) if token is not None else None
+
+
+def _subject_token(verb: Any) -> Any:
+    """The verb's subject token; one the small pipeline hung on its auxiliary ("my friend | got engaged")."""
+    token = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    if token is None:
+        for aux in (c for c in verb.children if c.dep_ in ("aux", "auxpass")):
+            token = next((c for c in aux.children if c.dep_ in _SUBJECTS), token)
+    return token
+
+
+def _with_speaker(verb: Any) -> Phrase | None:
+    """The other person of a subject "<someone> and I": what the speaker did with them."""
+    token = _subject_token(verb)
+    if token is None or token.lower_ in _WHO:
+        return None
+    if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in token.children):
+        return _phrase(token)
+    return None
 
 
 def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
