@@ -65,9 +65,9 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         nouns="employer, company, workplace, firm, organisation, organization, job, new job",
         frames="work at; work for; be employed at; be employed by; join; start at; start with; "
         "take +job at; take +job with; get +job at; get +job with; accept +offer from; start +job at; "
-        "be hired by; be hired at; sign with; move to?; switch to?",
-        ends="quit?; leave?; hand_in +notice; resign from; resign; be fired from; be laid off from; "
-        "be let_go from; retire from; retire",
+        "be hired by; be hired at; sign with; move to?; switch to?; be poached by; land +job at; land +job with",
+        ends="quit?; leave?; hand_in +notice; give +notice; give +notice at; resign from; resign; be fired from; "
+        "be laid off from; be let_go from; retire from; retire; walk_out of",
         entities="ORG",
         aliases="employer",
     ),
@@ -85,7 +85,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         False,
         "The team, department or group the person belongs to at work.",
         nouns="team, department, squad, unit, division",
-        frames="join?; move to?; transfer to?; be on?; switch to?",
+        frames="join?; move to?; transfer to?; be on?; switch to?; land on?; be put on?",
     ),
     _a(
         "relation:boss",
@@ -191,6 +191,14 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         values="vim, neovim, emacs, vs code, vscode, helix, sublime, sublime text, intellij, pycharm, "
         "nano, zed, atom, notepad++, xcode, cursor",
         aliases="preference:editor preference:text_editor text_editor",
+    ),
+    _a(
+        "notes_app",
+        False,
+        "The app the person keeps their notes in.",
+        nouns="notes app, note-taking app, note app, notes",
+        values="obsidian, notion, evernote, onenote, logseq, bear, apple notes, google keep, joplin, roam, "
+        "org-mode, simplenote, standard notes",
     ),
     _a(
         "browser",

@@ -171,6 +171,8 @@ def read_all(sentence: str, person: str | None = None) -> list[Keyed]:
             out.extend(_also(clause, found))
     if not out and (implied := _implied(parsed)) is not None:
         out.append(implied)
+    if not out and (spent := _spent(parsed)) is not None:
+        out.append(spent)
     if not out:
         out.extend(u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None)
     return _one_each(out)
@@ -247,6 +249,32 @@ def _unframed(c: Clause) -> Keyed | None:
         if p is not None and _name(p) and p.label not in _NOT_VALUES
     ]
     return Keyed("user", None, named[0].text) if named else None
+
+
+#: entity labels of a name the small pipeline gives a company it does not know (or a person, or none)
+_ORGANISATION = frozenset({"ORG", "FAC", "PERSON", "NORP", "GPE", "PRODUCT"})
+
+
+def _spent(parsed: Parsed) -> Keyed | None:
+    """Time said as spent at or into something, with no other person in the sentence and nothing asked
+    or planned: "Week one at Tidewater Labs done", "six weeks at Ortolan", "three weeks into Helix now".
+    The thing's attribute is the one its name gives away (an editor, "Kestrel Bank"); a name of no known
+    kind that time is spent "at" is where the speaker works, the place a person spends weeks at."""
+    if not parsed.spent or any(c.hypothetical or c.tense in _NOT_NOW for c in parsed.clauses):
+        return None
+    if any(c.subject is not None and _who(c.subject) not in (None, "user") for c in parsed.clauses):
+        return None
+    if any(c.subject is not None and c.subject.head in _PRONOUNS_OF_PEOPLE for c in parsed.clauses):
+        return None
+    for prep, phrase in parsed.spent:
+        if not _name(phrase):
+            continue
+        owner = _owned_by(phrase)
+        if owner is not None:
+            return Keyed("user", owner.name, phrase.text) if not owner.multi else None
+        if prep == "at" and (phrase.label is None or phrase.label in _ORGANISATION):
+            return Keyed("user", "works_at", phrase.text)
+    return None
 
 
 def _implied(parsed: Parsed) -> Keyed | None:
@@ -607,7 +635,17 @@ def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
     """ "I'm in Leicester", "she's in a bungalow in Whitby now": where a person is, said in the present with
     no time of a stay, is where they live. The place is a place entity, or a name said after a dwelling
     of the home's nouns (the small pipeline labels unfamiliar towns as organisations)."""
-    if c.tense != "present" or c.negated or any(label in _STAY for _, label in parsed.entities):
+    if c.tense != "present" or c.negated:
+        return None
+    on = next((p for prep, p in c.preps if prep == "on"), None)
+    owner = _owned_by(on) if on is not None else None
+    if on is not None and owner is None and len(on.text.split()) > 1:
+        owner = attributes.for_noun(
+            on.head
+        )  # "I'm on the Payments team": the noun names it, its words the value
+    if on is not None and owner is not None and not owner.multi and owner.name not in _LIKED:
+        return Keyed(who, owner.name, on.text)  # "I'm on the Galaxy Z Flip6 now", "she's on Obsidian"
+    if any(label in _STAY for _, label in parsed.entities):
         return None
     home = attributes.by_name("lives_in")
     assert home is not None

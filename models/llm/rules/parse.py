@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from veramem_desktop.core.attributes import verbs
+from veramem_desktop.core.attributes import for_noun, verbs
 from veramem_desktop.core.errors import ModelError
 
 #: the installed pipeline package (requirements-nlp.txt pins its wheel by hash)
@@ -114,6 +114,9 @@ class Parsed:
     #: on it, "" for none): "the new flat in Bristol" -> ("", "flat", True, False, "Bristol"), "my Leeds
     #: flat" -> ("my", "flat", False, False, "Leeds")
     nouns: tuple[tuple[str, str, bool, bool, str], ...] = ()
+    #: time said as spent at or into something, with no verb of its own: ("at", "Tidewater Labs") for
+    #: "Week one at Tidewater Labs done", ("into", "Helix") for "three weeks into Helix now"
+    spent: tuple[tuple[str, Phrase], ...] = ()
 
 
 @cache
@@ -202,7 +205,32 @@ def _read(text: str, doc: Any) -> Parsed:
         tuple((_said(e), e.label_) for e in doc.ents),
         tuple(_names(doc)),
         tuple(n for n in nouns if n[0] in ("my", "our") or n[2]),
+        tuple(_spent(doc)),
     )
+
+
+#: nouns of a span of time ("week one at …", "six weeks at …", "a month in at …")
+_TIME_UNITS = frozenset({"day", "week", "month", "year", "fortnight", "weekend"})
+
+
+def _spent(doc: Any) -> Iterable[tuple[str, Phrase]]:
+    """(preposition, what) for each span of time said as spent at or into something."""
+    for t in doc:
+        if t.lemma_.lower() not in _TIME_UNITS or t.pos_ != "NOUN":
+            continue
+        if any(c.lower_ in ("last", "final", "next") for c in t.children):
+            continue  # "last day at Greyfield tomorrow": an end still ahead, not time spent
+        holders = [t]
+        if t.dep_ == "npadvmod" and t.head.pos_ == "ADP" and t.head.lower_ in ("in", "into"):
+            holders.append(t.head)  # "a month in | at Lattice", "three weeks into | Helix"
+        for h in holders:
+            preps = [c for c in h.children if c.dep_ == "prep" and c.lower_ in ("at", "into", "with")]
+            if h.pos_ == "ADP" and h.lower_ == "into":
+                preps.insert(0, h)
+            for prep in preps:
+                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+                if pobj is not None:
+                    yield prep.lower_, _phrase(pobj)
 
 
 _NEW = frozenset({"new", "newest"})
@@ -216,6 +244,14 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
     named = next(
         (c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i), None
     )
+    if named is None:  # "the new therapist, Miriam"; never a name of another kind ("the new place, Acme")
+        named = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+        attr = for_noun(noun.lemma_)
+        label = next(
+            (e.label_ for e in noun.doc.ents if named is not None and e.start <= named.i < e.end), None
+        )
+        if attr is not None and attr.entities and label is not None and label not in attr.entities:
+            named = None
     if named is None:
         place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in ("in", "at")), None)
         pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
@@ -317,16 +353,44 @@ def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
     heads = [root, *_joined(root)]
     seen = {t.i for t in heads}
     for t in doc:
-        if t.i not in seen and t.pos_ in ("VERB", "AUX") and t.dep_ in ("advcl", "ccomp", "conj", "relcl"):
+        if (
+            t.i not in seen
+            and t.pos_ in ("VERB", "AUX")
+            and t.dep_ in ("advcl", "ccomp", "conj", "relcl", "parataxis", "dep")
+        ):
             heads.append(t)
             seen.add(t.i)
     inherited = _subject(root)
     for head in heads:
-        if head is not root and head.dep_ != "conj" and not _has_subject(head):
+        opening = head is not root and _opens_sentence(head)
+        if head is not root and head.dep_ != "conj" and not _has_subject(head) and not opening:
             continue  # "… to play tennis", "… looking for a flat": no statement of its own
-        clause = _clause(head, inherited if head.dep_ == "conj" else None)
+        clause = _clause(head, inherited if head.dep_ == "conj" else _SPEAKER if opening else None)
         if clause is not None:
-            yield _implied(clause) if implied and clause.subject and clause.subject.head == "i" else clause
+            said_as_i = clause.subject and clause.subject.head == "i"
+            yield _implied(clause) if (implied or opening) and said_as_i else clause
+
+
+#: the speaker, as the subject of a clause said without one
+_SPEAKER = Phrase(text="I", head="i")
+#: words a chat sentence may open with before its verb ("also handed in my notice", "ok moved to …")
+_OPENERS = frozenset(
+    {"also", "just", "finally", "so", "and", "ok", "okay", "anyway", "well", "oh", "yeah", "then"}
+)
+
+
+def _opens_sentence(verb: Any) -> bool:
+    """A verb in the past said first in the sentence with no subject ("handed in my notice on Friday, feels
+    weird", "Moved everything over to Kestrel Bank, the service took a week"): the speaker's own statement,
+    though the pipeline set another clause of the sentence as its root."""
+    if (
+        verb.tag_ not in ("VBD", "VBN")
+        or _has_subject(verb)
+        or verb.dep_ not in ("advcl", "ccomp", "parataxis", "dep")
+    ):
+        return False
+    before = [t for t in verb.doc[: verb.i] if not t.is_punct]
+    return all(t.lower_ in _OPENERS or t.dep_ in ("aux", "advmod") and t.head.i == verb.i for t in before)
 
 
 def _implied(clause: Clause) -> Clause:
@@ -572,7 +636,8 @@ def _going_to(verb: Any) -> bool:
 
 
 def _hypothetical(verb: Any) -> bool:
-    marks = {c.lower_ for c in verb.children if c.dep_ in ("mark", "advmod")}
+    # "once" after the verb is how often ("I have not put on trousers once"), never a condition
+    marks = {c.lower_ for c in verb.children if c.dep_ == "mark" or c.dep_ == "advmod" and c.i < verb.i}
     if marks & _CONDITIONS:
         return True
     return any(t.text == "?" for t in verb.subtree if t.head.i == verb.i)
