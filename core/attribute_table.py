@@ -37,7 +37,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
         "flat, apartment, house, new place, bungalow, cottage, terrace, care home, studio flat",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
-        "emigrate to; move into",
+        "emigrate to; move into; move_out to; move_away to; buy?; rent?; find?; complete on?",
         ends="move_out of; move_away from; leave?",
         entities="GPE LOC",
         aliases="home city",
@@ -65,6 +65,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         nouns="employer, company, workplace, firm, organisation, organization, job, new job",
         frames="work at; work for; be employed at; be employed by; join; start at; start with; "
         "take +job at; take +job with; get +job at; get +job with; accept +offer from; start +job at; "
+        "accept +offer at; accept +offer with; "
         "be hired by; be hired at; sign with; move to?; switch to?; be poached by; land +job at; land +job with",
         ends="quit?; leave?; hand_in +notice; give +notice; give +notice at; resign from; resign; be fired from; "
         "be laid off from; be let_go from; retire from; retire; walk_out of",

@@ -63,7 +63,8 @@ LIFE: tuple[Attribute, ...] = (
         "doctor",
         False,
         "The person's doctor or general practitioner.",
-        nouns="doctor, gp, physician, general practitioner, family doctor",
+        nouns="doctor, gp, physician, general practitioner, family doctor, practice, medical practice, "
+        "surgery, gp surgery, health centre, health center, medical centre",
         frames="see?; register with?; switch to?",
         entities="PERSON ORG",
     ),

@@ -30,6 +30,7 @@ from veramem_desktop.models.llm.rules.keys import (
     addressed,
     labelled_wording,
     read_all,
+    topic_of,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
 from veramem_desktop.models.llm.rules.parse import parse, warm
@@ -152,11 +153,11 @@ def _key(sentence: str, role: str) -> Keyed | None:
     return found[0] if found else None
 
 
-def _keys(sentence: str, role: str, person: str | None = None) -> list[Keyed]:
+def _keys(sentence: str, role: str, person: str | None = None, topic: str | None = None) -> list[Keyed]:
     """Every key of a statement, the main one first: a user's may state several attributes, and its "he"
     or "she" is ``person``, the one named last before it in the message; another speaker's gives one."""
     if role == "user":
-        return read_all(sentence, person)
+        return read_all(sentence, person, topic)
     found = _other_key(sentence, role)
     return [found] if found is not None else []
 
@@ -230,7 +231,8 @@ def extract_with_skips(
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
-            found = _keys(sentence, message.role, person)
+            topic = topic_of(before) if before and message.role == "user" else None
+            found = _keys(sentence, message.role, person, topic)
             person = _last_person(sentence, found, person) if message.role == "user" else None
             keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)

@@ -138,13 +138,18 @@ def read(sentence: str, person: str | None = None) -> Keyed | None:
     return found[0] if found else None
 
 
-def read_all(sentence: str, person: str | None = None) -> list[Keyed]:
+def read_all(sentence: str, person: str | None = None, topic: str | None = None) -> list[Keyed]:
     """Every key a statement gives, the main one first: one clause may state several attributes ("I'm a
     data analyst at Copperleaf" is the occupation and the employer), and joined clauses each their own
     ("I live in Oslo and work at Fjordly"). ``person``: whom "he", "she" or "they" refers to, the
     person named last before this sentence in the same message; within the sentence, a pronoun is the
-    person an earlier clause is about. One key per person and attribute."""
+    person an earlier clause is about. ``topic``: whom the sentence before was about, when that was
+    another person (:func:`topic_of`); a sentence said without a subject goes on about them ("my parents
+    sold their place. bought a cottage in Cromer"), so it gives no key of the speaker's. One key per
+    person and attribute."""
     parsed = parse(sentence.replace("\u2019", "'"))
+    if topic is not None:
+        parsed = _continued(parsed, topic)
     out: list[Keyed] = []
     for clause in parsed.clauses:
         if not (clause.hypothetical or clause.background) and (ended := _ended_relative(clause)):
@@ -178,6 +183,47 @@ def read_all(sentence: str, person: str | None = None) -> list[Keyed]:
     return _one_each(out)
 
 
+#: whom a sentence is about when it is another person no name or relation says ("my parents", "they")
+SOMEONE = "someone else"
+
+
+def topic_of(sentence: str) -> str | None:
+    """Whom a sentence's main clause is about when it is not the speaker: a named person or a relative
+    ("Dario", "user's mother"), :data:`SOMEONE` for another person said otherwise ("my parents", "the
+    kids", "they"); None when it is the speaker, or a thing."""
+    parsed = parse(sentence.replace("\u2019", "'"))
+    main = parsed.clauses[0] if parsed.clauses else None
+    if main is None or main.subject is None or main.implied_subject:
+        return None
+    who, s = _who(main.subject), main.subject
+    if who == "user":
+        return None
+    if who is not None and (who.startswith("user's ") or s.name or s.label == "PERSON"):
+        return who  # a person, never a thing with a name ("Reorg announced …")
+    if s.head in _PRONOUNS_OF_PEOPLE or (s.owner in ("my", "our") and s.head in _PEOPLE):
+        return SOMEONE
+    return None
+
+
+#: words for people that no relation of the inventory names one of
+_PEOPLE = frozenset(
+    {"parents", "parent", "kids", "children", "family", "folks", "friends", "grandparents", "in-laws"}
+)
+
+
+def _continued(parsed: Parsed, topic: str) -> Parsed:
+    """The parse with a clause said without a subject read as about ``topic``; dropped when no name or
+    relation says who that is."""
+    out = []
+    for c in parsed.clauses:
+        if not c.implied_subject and c.subject is not None:
+            out.append(c)
+        elif topic != SOMEONE:
+            head = topic.lower()
+            out.append(replace(c, subject=Phrase(text=topic, head=head, proper=True), implied_subject=False))
+    return replace(parsed, clauses=tuple(out))
+
+
 #: pronouns that stand for a person named before ("she's in Whitby now")
 _PRONOUNS_OF_PEOPLE = frozenset({"he", "she", "they", "him", "her", "them"})
 
@@ -188,6 +234,11 @@ def _resolved(c: Clause, person: str | None) -> Clause:
     if person is None or s is None or s.head not in _PRONOUNS_OF_PEOPLE or person == "user":
         return c
     return replace(c, subject=Phrase(text=person, head=person.lower(), proper=True, label="PERSON"))
+
+
+def _label(phrase: Phrase, text: str) -> str | None:
+    """The entity label of ``text`` said inside ``phrase``."""
+    return next((label for said, label in phrase.entities if said == text), None)
 
 
 def _one_each(found: list[Keyed]) -> list[Keyed]:
@@ -209,22 +260,21 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
         return []
     employer = attributes.by_name("works_at")
     assert employer is not None
-    where = [p for prep, p in c.preps if prep in ("at", "for", "with")]
     holder = c.complement if c.complement is not None else c.obj
+    said = [(prep, p) for prep, p in c.preps]
     if holder is not None:
-        where += [
-            Phrase(text=o, head=o.lower(), label=lab)
+        said += [
+            (prep, Phrase(text=o, head=o.split()[-1].lower(), label=_label(holder, o)))
             for prep, o in holder.preps
-            if prep in ("at", "for")
-            for lab in [next((lb for t, lb in holder.entities if t == o), None)]
         ]
+    where = [p for prep, p in said if prep in ("at", "for", "with")]
     out = []
     if found.predicate == "occupation":
         org = next((p for p in where if p.label in employer.entities), None)
         if org is not None:
             out.append(Keyed(found.subject, "works_at", org.text))
     else:
-        role = next((p for prep, p in c.preps if prep == "as"), None)
+        role = next((p for prep, p in said if prep == "as"), None)
         if role is not None and (attributes.for_value(role.head) or attributes.for_value(role.text)):
             out.append(Keyed(found.subject, "occupation", role.text))
     return out
@@ -436,6 +486,9 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     if best is None:
         return _switched_to_value(c, who)
     _, attr, frame, text = best
+    if text is not None and attributes.for_noun(text) is attr and attr.entities:
+        # "bought a cottage in Cromer": the noun names the attribute; the name said with it is the value
+        text = next((p.text for prep, p in c.preps if prep in ("in", "at") and _name(p)), None)
     if not _current(c, frame, change) or (text is None and not frame.ends):
         return None
     predicate = _negated(attr.name, c)
@@ -520,6 +573,8 @@ def _current(c: Clause, frame: Frame, change: bool) -> bool:
     """Whether the clause states something of now: a state in the present (or perfect: "I've lived
     here since 2019"), a change in the past or perfect ("moved", "have joined"); never a state said in
     the past ("when I still used Vim"), a change still ahead ("I'm moving in August")."""
+    if (c.implied_subject or c.subject is None) and c.tense == "present" and frame.weak and not frame.state:
+        return False  # "Find a bigger place", "join a choir": a to-do said without a subject, not a change
     if c.tense in _PAST:
         return not frame.state or change or frame.ends or c.stopped
     if c.tense == "progressive":
@@ -590,6 +645,8 @@ def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
         return None
     if value.of is not None and attributes.for_noun(value.head) is attr:
         return value.of  # "my job at Acme": the phrase names the attribute, its object the value
+    if value.name is not None and not value.proper:
+        return value.name  # "a startup called Fenwick Labs"
     if ends and not attr.multi and attributes.for_noun(value.text) is attr and value.text.islower():
         return None  # "quit my job", "quit the climbing gym": the current one, whichever it is
     if attr.entities and value.label not in attr.entities:

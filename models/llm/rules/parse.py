@@ -164,8 +164,12 @@ class _Parses:
 _PARSES = _Parses()
 
 
+#: "'s" before an article or "my" is "is" ("the car's a Kia"), which the small pipeline reads as a possessive
+_IS_BEFORE_A = re.compile(r"(?<=\w)'s (?=(?:a|an|the|my|our|in|at|on|now)\b)")
+
+
 def _normal(sentence: str) -> str:
-    return " ".join(sentence.replace("\u2019", "'").split())
+    return _IS_BEFORE_A.sub(" is ", " ".join(sentence.replace("\u2019", "'").split()))
 
 
 def parse(sentence: str) -> Parsed:
@@ -352,6 +356,9 @@ def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
     root = _root(doc)
     heads = [root, *_joined(root)]
     seen = {t.i for t in heads}
+    for t in _misplaced(doc, root):
+        heads.append(t)
+        seen.add(t.i)
     for t in doc:
         if (
             t.i not in seen
@@ -363,12 +370,47 @@ def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
     inherited = _subject(root)
     for head in heads:
         opening = head is not root and _opens_sentence(head)
-        if head is not root and head.dep_ != "conj" and not _has_subject(head) and not opening:
+        carried = head is not root and _said_on(head) is not None
+        if head is not root and head.dep_ != "conj" and not _has_subject(head) and not (opening or carried):
             continue  # "… to play tennis", "… looking for a flat": no statement of its own
-        clause = _clause(head, inherited if head.dep_ == "conj" else _SPEAKER if opening else None)
+        clause = _clause(head, inherited if head.dep_ == "conj" else _SPEAKER if opening else _said_on(head))
         if clause is not None:
             said_as_i = clause.subject and clause.subject.head == "i"
-            yield _implied(clause) if (implied or opening) and said_as_i else clause
+            yield _implied(clause) if (implied or opening or carried) and said_as_i else clause
+
+
+def _misplaced(doc: Any, root: Any) -> Iterable[Any]:
+    """Clauses the small pipeline hung under a word of chat it took for the main verb: a copula with its
+    own subject and complement read as an auxiliary ("I'm fully vegan now remember"), and the verb of a
+    sentence with no main verb ("Since October working as a policy officer at the Trust")."""
+    for t in doc:
+        if (
+            t.lemma_ == "be"
+            and t.dep_ == "aux"
+            and _has_subject(t)
+            and any(c.dep_ in ("attr", "acomp") for c in t.children)
+        ) or _fragment_verb(t, root):
+            yield t
+
+
+def _said_on(verb: Any) -> Phrase | None:
+    """The speaker, for a verb in the past with no subject hung on a clause of the speaker's ("we did it,
+    moved out to Broughty Ferry"); None otherwise."""
+    if verb.tag_ != "VBD" or verb.dep_ not in ("dep", "parataxis") or _has_subject(verb):
+        return None
+    head = _subject_token(verb.head)
+    return _SPEAKER if head is not None and head.lower_ in _WHO else None
+
+
+def _fragment_verb(t: Any, root: Any) -> bool:
+    """The verb of a sentence with no main verb, said without a subject."""
+    return (
+        root.pos_ not in ("VERB", "AUX")
+        and t.pos_ == "VERB"
+        and t.dep_ in ("pcomp", "acl")
+        and t.tag_ in ("VBG", "VBD", "VBN")
+        and not _has_subject(t)
+    )
 
 
 #: the speaker, as the subject of a clause said without one
@@ -383,6 +425,8 @@ def _opens_sentence(verb: Any) -> bool:
     """A verb in the past said first in the sentence with no subject ("handed in my notice on Friday, feels
     weird", "Moved everything over to Kestrel Bank, the service took a week"): the speaker's own statement,
     though the pipeline set another clause of the sentence as its root."""
+    if _fragment_verb(verb, _root(verb.doc)):
+        return True  # "Since October working as …"
     if (
         verb.tag_ not in ("VBD", "VBN")
         or _has_subject(verb)
@@ -434,7 +478,7 @@ def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
         preps=tuple(_preps(verb, complement)) + ((("with", together),) if together is not None else ()),
         complement=_phrase(complement) if complement is not None and name == "be" else None,
         tense=_tense(verb, aux),
-        negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS for c in verb.children),
+        negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS and c.dep_ != "intj" for c in verb.children),
         hypothetical=_hypothetical(verb),
         background=_background(verb),
         nested=nested,
@@ -570,13 +614,24 @@ def _noun_preps(token: Any) -> Iterable[tuple[str, str]]:
         if c.dep_ == "prep":
             pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
             if pobj is not None:
-                ent = next((e for e in token.doc.ents if e.start <= pobj.i < e.end), None)
-                if ent is not None:
-                    yield c.lower_, _said(ent)
-                    continue
-                words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
-                if words:
-                    yield c.lower_, " ".join(_said(t) for t in words)
+                yield from _prep_object(c, pobj)
+                # "a job as a UX lead at Harrow Bank": the preposition set on the first one's object
+                for g in pobj.children if pobj.pos_ in ("NOUN", "PROPN") else ():
+                    inner = (
+                        next((o for o in g.children if o.dep_ == "pobj"), None) if g.dep_ == "prep" else None
+                    )
+                    if inner is not None:
+                        yield from _prep_object(g, inner)
+
+
+def _prep_object(prep: Any, pobj: Any) -> Iterable[tuple[str, str]]:
+    ent = next((e for e in pobj.doc.ents if e.start <= pobj.i < e.end), None)
+    if ent is not None:
+        yield prep.lower_, _said(ent)
+        return
+    words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
+    if words:
+        yield prep.lower_, " ".join(_said(t) for t in words)
 
 
 def _value_word(t: Any, head: Any) -> bool:
