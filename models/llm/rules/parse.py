@@ -580,6 +580,10 @@ def _phrase(token: Any) -> Phrase:
     if ent is not None and ent.label_ not in ("DATE", "TIME", "ORDINAL"):
         words = _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
     owner = next((c for c in token.children if c.dep_ == "poss"), None)
+    if owner is None:  # "my notes app": the possessive hung on the compound before the head
+        owner = next(
+            (g for c in token.children if c.dep_ == "compound" for g in c.children if g.dep_ == "poss"), None
+        )
     named = next(
         (
             c
