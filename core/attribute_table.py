@@ -98,11 +98,21 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         aliases="manager relation:manager relation:supervisor",
     ),
     _a(
+        "relation:landlord",
+        False,
+        "The person's landlord or the letting agency they rent their home from.",
+        nouns="landlord, landlady, letting agent, letting agency, property manager",
+        frames="rent from",
+        entities="PERSON ORG",
+        aliases="landlord",
+    ),
+    _a(
         "relation:partner",
         False,
         "The person's romantic partner: girlfriend, boyfriend, wife, husband or spouse.",
         nouns="partner, wife, husband, spouse, boyfriend, girlfriend, fiance, fiancee, fiancé, fiancée",
         frames="date; marry; be married to; be engaged to; get engaged to; get married to; be seeing; "
+        "pop +question to; propose to; move_in with?; "
         "be with?; go_out with",
         ends="break_up with; split_up with; divorce; separate from; leave?",
         entities="PERSON",

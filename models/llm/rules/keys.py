@@ -174,13 +174,18 @@ def read_all(sentence: str, person: str | None = None, topic: str | None = None)
         if found is not None:
             out.append(found)
             out.extend(_also(clause, found))
-    if not out and (implied := _implied(parsed)) is not None:
-        out.append(implied)
-    if not out and (spent := _spent(parsed)) is not None:
-        out.append(spent)
-    if not out:
-        out.extend(u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None)
-    return _one_each(out)
+    return _one_each(out or _without_a_frame(parsed, referent))
+
+
+def _without_a_frame(parsed: Parsed, referent: str | None) -> list[Keyed]:
+    """The key of a statement no clause's frame fits: a thing of the attribute said new or mine, time
+    spent at or into something, a value said to hold now; else a name said through a verb no frame has,
+    its attribute left to the statement's meaning (core/write/by_meaning.py)."""
+    for read_it in (_implied, _spent, _value_now):
+        found = read_it(parsed)
+        if found is not None:
+            return [found]
+    return [u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None]
 
 
 #: whom a sentence is about when it is another person no name or relation says ("my parents", "they")
@@ -327,6 +332,28 @@ def _spent(parsed: Parsed) -> Keyed | None:
     return None
 
 
+_NEGATING = frozenset({"no", "not", "never", "off", "anymore", "longer", "without", "ex", "former", "old"})
+
+
+def _value_now(parsed: Parsed) -> Keyed | None:
+    """A sentence with no verb that says a value of an attribute holds now: "Korean now.", "Plant-based
+    since New Year": the speaker's, for the attribute the value gives away; never with a word of denial."""
+    if set(parsed.words) & _NEGATING:
+        return None
+    for said in parsed.now:
+        attr = attributes.for_value(said)
+        rest = said.split()[1:]
+        if (
+            rest
+            and attributes.for_value(said.split()[0]) is attr
+            and not all(w[:1].isupper() or w[:1].isdigit() for w in rest)
+        ):
+            continue  # "Italian food now" is no language; "Galaxy S24 now" is a phone
+        if attr is not None and attr.name not in _LIKED:
+            return Keyed("user", attr.name, said)
+    return None
+
+
 def _implied(parsed: Parsed) -> Keyed | None:
     """An attribute said only through a thing of it: "the new flat in Bristol", "the radiators in my
     Leeds flat" name the home's city; "Loving the new flat, the canals in Leiden are great" too (the
@@ -469,7 +496,7 @@ def _switched(c: Clause, who: str) -> Keyed | None:
     mine = c.obj if c.obj is not None and c.obj.owner in ("my", "our") else None
     if c.verb in attributes.SWITCH_VERBS and to is not None:
         named = mine or (c.subject if c.subject is not None and c.subject.owner in ("my", "our") else None)
-        if named is not None:
+        if named is not None and attributes.relation(named.head) is None:  # "my cousin moved to X" is hers
             return _noun_key("user", named.text, to.text)
     as_ = next((p for prep, p in c.preps if prep == "as" and p.owner in ("my", "our")), None)
     if as_ is not None and c.obj is not None:
@@ -514,6 +541,15 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
     return found
 
 
+def _overrides(phrase: Phrase | None, frame: Frame, attr: Attribute) -> bool:
+    """Whether the attribute a value gives away overrides ``frame``'s: always when the value is one of its
+    values ("VS Code"); when only the name's last word names it ("Clearwater Bank"), not for a frame of
+    the attribute's own that takes a name of its kind ("remortgaged with Clearwater Bank")."""
+    if phrase is None or attributes.for_value(phrase.text) or attributes.for_value(phrase.head):
+        return True
+    return frame.weak or not (attr.entities and phrase.label in attr.entities)
+
+
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
     """ "I moved everything to VS Code", "switched over to Firefox": a switch whose value gives its
     attribute away, when no frame of the verb fits."""
@@ -536,7 +572,12 @@ def _best_frame(c: Clause, parsed: Parsed) -> tuple[int, Attribute, Frame, str |
             continue
         phrase = value if isinstance(value, Phrase) else None
         owner = _owned_by(phrase)
-        if owner is not None and owner is not attr and owner.name not in _LIKED:
+        if (
+            owner is not None
+            and owner is not attr
+            and owner.name not in _LIKED
+            and _overrides(phrase, frame, attr)
+        ):
             continue  # "moved everything to VS Code": the value is an editor, whatever the verb
         lexical, labelled = _confirmed(attr, phrase)
         if frame.weak and lexical <= 0:
@@ -666,6 +707,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     subject, complement = c.subject, c.complement
     if subject is None:
         return None
+    if complement is not None and complement.name is not None and not complement.proper:
+        complement = replace(complement, text=complement.name, proper=True)  # "a company called Hearth"
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
     if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):

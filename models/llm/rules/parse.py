@@ -117,6 +117,10 @@ class Parsed:
     #: time said as spent at or into something, with no verb of its own: ("at", "Tidewater Labs") for
     #: "Week one at Tidewater Labs done", ("into", "Helix") for "three weeks into Helix now"
     spent: tuple[tuple[str, Phrase], ...] = ()
+    #: words said to hold now with no verb of their own ("Korean now.", "Plant-based since New Year"), as
+    #: said, and the sentence's words in lower case
+    now: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
 
 
 @cache
@@ -203,14 +207,34 @@ def _read(text: str, doc: Any) -> Parsed:
         if _has_subject(_root(again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
-    nouns = tuple(_noted(t) for t in doc if t.pos_ == "NOUN")
+    # the speaker's nouns, new ones, and the head of a sentence with no verb ("mortgage with Fairhaven")
+    nouns = tuple((_noted(t), t.dep_ == "ROOT") for t in doc if t.pos_ == "NOUN")
     return Parsed(
         clauses,
         tuple((_said(e), e.label_) for e in doc.ents),
         tuple(_names(doc)),
-        tuple(n for n in nouns if n[0] in ("my", "our") or n[2]),
+        tuple(n for n, head in nouns if n[0] in ("my", "our") or n[2] or head and n[4]),
         tuple(_spent(doc)),
+        tuple(_now(doc)),
+        tuple(t.lower_ for t in doc),
     )
+
+
+#: words that say a thing holds from now on
+_NOW = frozenset({"now", "currently", "nowadays", "since"})
+
+
+def _now(doc: Any) -> Iterable[str]:
+    """Words that "now" or "since …" is set on directly, said as no verb's subject or object: "Korean now",
+    "Plant-based since New Year" (the words from the phrase's first to its head, as said)."""
+    for t in doc:
+        if t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj", "attr") or t.pos_ == "AUX":
+            continue
+        if t.pos_ == "VERB" and t.dep_ != "amod":
+            continue
+        if any(c.lower_ in _NOW and c.dep_ in ("advmod", "prep") for c in t.children):
+            start = t.left_edge.idx
+            yield _said(doc[:])[start - doc[0].idx : t.idx + len(t) - doc[0].idx]
 
 
 #: nouns of a span of time ("week one at …", "six weeks at …", "a month in at …")
@@ -257,7 +281,10 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
         if attr is not None and attr.entities and label is not None and label not in attr.entities:
             named = None
     if named is None:
-        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in ("in", "at")), None)
+        # "with" names an organisation of the noun's kind ("mortgage with Fairhaven"), never a person
+        attr = for_noun(noun.lemma_)
+        preps = ("in", "at", "with") if attr is not None and "ORG" in attr.entities else ("in", "at")
+        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in preps), None)
         pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
         named = pobj if pobj is not None and pobj.pos_ == "PROPN" else None
     return (
@@ -265,7 +292,7 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
         noun.lemma_.lower(),
         bool(mods & _NEW),
         bool(mods & _OLD),
-        _name_span(named) if named is not None else "",
+        _entity_or_name(named) if named is not None else "",
     )
 
 
@@ -653,6 +680,14 @@ def _named_after(token: Any) -> Any:
                 (g for g in c.children if g.dep_ in ("oprd", "dobj", "attr") and g.pos_ == "PROPN"), None
             )
     return None
+
+
+def _entity_or_name(token: Any) -> str:
+    """The entity a name's head is in ("Fairhaven Building Society"), else its proper nouns."""
+    ent = next((e for e in token.doc.ents if e.start <= token.i < e.end), None)
+    if ent is not None and ent.label_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
+        return _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
+    return _name_span(token)
 
 
 def _name_span(token: Any) -> str:
