@@ -306,6 +306,8 @@ def _unframed(c: Clause) -> Keyed | None:
     return Keyed("user", None, named[0].text) if named else None
 
 
+#: words that set what a sentence says ahead of its time
+_AHEAD = frozenset({"tomorrow", "next", "soon", "upcoming", "will", "'ll", "gonna", "going"})
 #: entity labels of a name the small pipeline gives a company it does not know (or a person, or none)
 _ORGANISATION = frozenset({"ORG", "FAC", "PERSON", "NORP", "GPE", "PRODUCT"})
 
@@ -317,6 +319,8 @@ def _spent(parsed: Parsed) -> Keyed | None:
     kind that time is spent "at" is where the speaker works, the place a person spends weeks at."""
     if not parsed.spent or any(c.hypothetical or c.tense in _NOT_NOW for c in parsed.clauses):
         return None
+    if set(parsed.words) & _AHEAD:
+        return None  # "first day at Fennick tomorrow": still ahead
     if any(c.subject is not None and _who(c.subject) not in (None, "user") for c in parsed.clauses):
         return None
     if any(c.subject is not None and c.subject.head in _PRONOUNS_OF_PEOPLE for c in parsed.clauses):
@@ -754,6 +758,9 @@ def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
     for p in places:
         if p.label in _PLACES or (dwelling and _name(p) and p.label in (None, "ORG", "FAC", "PERSON")):
             return Keyed(who, "lives_in", p.text)
+        inner = p.of if attributes.for_noun(p.head) is home else None
+        if inner is not None and inner[:1].isupper():
+            return Keyed(who, "lives_in", inner)  # "she's in a flat in Kendal now"
     return None
 
 
@@ -786,7 +793,8 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
     if complement is None:
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
-    return _noun_key("user", subject.text, complement.text)
+    # "the new guy is great": a new thing not said to be mine keys only an attribute of the inventory
+    return _noun_key("user", subject.text, complement.text, named=subject.owner is None)
 
 
 def _single(noun: str) -> bool:
@@ -809,9 +817,26 @@ def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
         )
         return Keyed(who, "age", years.group(1)) if years else None
     attr = attributes.for_value(complement.head) or attributes.for_value(complement.text)
+    if attr is None and _held_at(complement):
+        attr = attributes.by_name("occupation")  # "I'm a physiotherapist at Kelso Clinic": a role held there
     if attr is None:
         return None
     return Keyed(who, attr.name, complement.text)
+
+
+#: what a person can be at an organisation that is no role held there
+_NOT_ROLES = frozenset(
+    {"member", "regular", "customer", "client", "guest", "patient", "fan", "visitor", "user"}
+)
+
+
+def _held_at(complement: Phrase) -> bool:
+    """Whether a common noun is said as held at an organisation ("a physiotherapist at Kelso Clinic")."""
+    if complement.proper or complement.label is not None or len(complement.text.split()) > 3:
+        return False
+    if complement.head in _NOT_ROLES or attributes.for_noun(complement.head) is not None:
+        return False  # "a member at Kelso Golf Club", "a patient at the Elm Practice": no job
+    return any(prep in ("at", "for") and _label(complement, o) == "ORG" for prep, o in complement.preps)
 
 
 def _noun_attribute(noun: str) -> Attribute | None:

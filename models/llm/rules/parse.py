@@ -241,12 +241,23 @@ def _now(doc: Any) -> Iterable[str]:
 _TIME_UNITS = frozenset({"day", "week", "month", "year", "fortnight", "weekend"})
 
 
+def _long_enough(t: Any) -> bool:
+    """Whether a span of time is said as time into something rather than a stay: weeks, months or years
+    ("six weeks at Ortolan"), a day only as the first or a count ("day one at Acme", "first day at
+    Acme"); never with a purpose ("three days at the Hilton for the conference")."""
+    if any(c.dep_ == "prep" and c.lower_ == "for" for c in t.subtree):
+        return False
+    if t.lemma_.lower() not in ("day", "weekend"):
+        return True
+    return any(c.lower_ in ("first", "one") or c.dep_ == "nummod" and c.i > t.i for c in t.children)
+
+
 def _spent(doc: Any) -> Iterable[tuple[str, Phrase]]:
     """(preposition, what) for each span of time said as spent at or into something."""
     for t in doc:
         if t.lemma_.lower() not in _TIME_UNITS or t.pos_ != "NOUN":
             continue
-        if any(c.lower_ in ("last", "final", "next") for c in t.children):
+        if any(c.lower_ in ("last", "final", "next") for c in t.children) or not _long_enough(t):
             continue  # "last day at Greyfield tomorrow": an end still ahead, not time spent
         holders = [t]
         if t.dep_ == "npadvmod" and t.head.pos_ == "ADP" and t.head.lower_ in ("in", "into"):
