@@ -37,7 +37,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
         "flat, apartment, house, new place, bungalow, cottage, terrace, care home, studio flat",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
-        "emigrate to; move into; move_out to; move_away to; buy?; rent?; find?; complete on?",
+        "emigrate to; move into; settle at; settle into; be settled in; be settled at; move_out to; move_away to; buy?; rent?; find?; complete on?",
         ends="move_out of; move_away from; leave?",
         entities="GPE LOC",
         aliases="home city",

@@ -111,8 +111,26 @@ _NOT_NAMES_TEXT = """
 NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 _SPEAKER = frozenset({"i", "we", "me", "us"})
-#: words for a parent that name the speaker's own without "my" ("mum finally moved out of Swindon")
-_PARENTS = frozenset({"mum", "mom", "mummy", "mommy", "dad", "daddy", "mama", "papa"})
+#: words for a parent or grandparent that name the speaker's own without "my" ("mum finally moved out of Swindon")
+_PARENTS = frozenset(
+    {
+        "mum",
+        "mom",
+        "mummy",
+        "mommy",
+        "dad",
+        "daddy",
+        "mama",
+        "papa",
+        "gran",
+        "granny",
+        "nan",
+        "nana",
+        "grandma",
+        "grandpa",
+        "granddad",
+    }
+)
 _PRONOUNS_TEXT = """
     it that this them him her you us those these everything something one which what who whom whatever
 """
@@ -164,7 +182,7 @@ def read_all(sentence: str, person: str | None = None, topic: str | None = None)
             for c in parsed.clauses
             if c.subject is not None
             and c.subject.head not in _PRONOUNS_OF_PEOPLE
-            and (who := _who(c.subject)) not in (None, "user")
+            and (who := _who(c.subject) or _possessor(c.subject)) not in (None, "user")
         ),
         person,
     )
@@ -231,6 +249,14 @@ def _continued(parsed: Parsed, topic: str) -> Parsed:
 
 #: pronouns that stand for a person named before ("she's in Whitby now")
 _PRONOUNS_OF_PEOPLE = frozenset({"he", "she", "they", "him", "her", "them"})
+
+
+def _possessor(phrase: Phrase) -> str | None:
+    """A person named as the owner of a subject ("Lucía's PhD done"), by name; None otherwise."""
+    owner = phrase.owner
+    if owner is None or " " in owner or not owner[:1].isupper() or owner in NOT_NAMES:
+        return None
+    return owner
 
 
 def _resolved(c: Clause, person: str | None) -> Clause:
@@ -539,7 +565,11 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
     """The attribute a value gives away by itself ("VS Code" is an editor), or None."""
     if phrase is None:
         return None
-    found = attributes.for_value(phrase.text) or attributes.for_value(phrase.head)
+    found = attributes.for_value(phrase.text)
+    if found is None and (phrase.proper or " " not in phrase.text):
+        found = attributes.for_value(
+            phrase.head
+        )  # never a common noun's head alone: a "care home" is no "home"
     if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
         found = attributes.for_noun(phrase.text.split()[-1])  # "Kestrel Bank", "Riverside Rowing Club"
     return found
@@ -731,8 +761,6 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
 
 
 _PLACES = frozenset({"GPE", "LOC"})
-#: what a place said as a time-bound stay carries: "I'm in Paris this week" is a trip, not a home
-_STAY = frozenset({"DATE", "TIME", "EVENT"})
 
 
 def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
@@ -749,8 +777,8 @@ def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
         )  # "I'm on the Payments team": the noun names it, its words the value
     if on is not None and owner is not None and not owner.multi and owner.name not in _LIKED:
         return Keyed(who, owner.name, on.text)  # "I'm on the Galaxy Z Flip6 now", "she's on Obsidian"
-    if any(label in _STAY for _, label in parsed.entities):
-        return None
+    if parsed.timed:
+        return None  # "I'm in Paris this week": a stay
     home = attributes.by_name("lives_in")
     assert home is not None
     places = [p for prep, p in c.preps if prep == "in"]
@@ -817,7 +845,7 @@ def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
         )
         return Keyed(who, "age", years.group(1)) if years else None
     attr = attributes.for_value(complement.head) or attributes.for_value(complement.text)
-    if attr is None and _held_at(complement):
+    if attr is None and _held_at(complement, c):
         attr = attributes.by_name("occupation")  # "I'm a physiotherapist at Kelso Clinic": a role held there
     if attr is None:
         return None
@@ -830,12 +858,15 @@ _NOT_ROLES = frozenset(
 )
 
 
-def _held_at(complement: Phrase) -> bool:
-    """Whether a common noun is said as held at an organisation ("a physiotherapist at Kelso Clinic")."""
+def _held_at(complement: Phrase, c: Clause) -> bool:
+    """Whether a common noun is said as held at an organisation ("a physiotherapist at Kelso Clinic", "she's
+    a postdoc at the Delft Institute now")."""
     if complement.proper or complement.label is not None or len(complement.text.split()) > 3:
         return False
     if complement.head in _NOT_ROLES or attributes.for_noun(complement.head) is not None:
         return False  # "a member at Kelso Golf Club", "a patient at the Elm Practice": no job
+    if any(prep in ("at", "for") and p.label == "ORG" for prep, p in c.preps):
+        return True
     return any(prep in ("at", "for") and _label(complement, o) == "ORG" for prep, o in complement.preps)
 
 

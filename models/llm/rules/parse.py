@@ -121,6 +121,9 @@ class Parsed:
     #: said, and the sentence's words in lower case
     now: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    #: a time said of what the clause tells ("this week", "for the weekend"), not a word of a noun
+    #: ("the Saturday market")
+    timed: bool = False
 
 
 @cache
@@ -217,7 +220,20 @@ def _read(text: str, doc: Any) -> Parsed:
         tuple(_spent(doc)),
         tuple(_now(doc)),
         tuple(t.lower_ for t in doc),
+        any(_timed(e) for e in doc.ents),
     )
+
+
+def _timed(ent: Any) -> bool:
+    """Whether a date or time entity times a clause: its head hangs on a verb, or on a preposition that
+    does, never inside a noun phrase ("the Saturday market")."""
+    if ent.label_ not in ("DATE", "TIME", "EVENT"):
+        return False
+    head = ent.root
+    if head.dep_ in ("compound", "amod", "poss", "nmod"):
+        return False
+    up = head.head.head if head.dep_ == "pobj" else head.head
+    return up.pos_ in ("VERB", "AUX") or up.dep_ == "ROOT"
 
 
 #: words that say a thing holds from now on
