@@ -312,7 +312,8 @@ def _last_person(sentence: str, found: Sequence[Keyed], before: str | None) -> s
     people = [
         t for t, label in parse(sentence).entities if label == "PERSON" and t.split()[0] not in NOT_NAMES
     ]
-    return (about or named or people or [before])[-1]
+    said = about or named or people
+    return said[-1] if said else before
 
 
 def _clauses(content: str) -> list[Span]:
