@@ -66,7 +66,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         frames="work at; work for; be employed at; be employed by; join; start at; start with; "
         "take +job at; take +job with; get +job at; get +job with; accept +offer from; start +job at; "
         "accept +offer at; accept +offer with; "
-        "be hired by; be hired at; sign with; move to?; switch to?; be poached by; land +job at; land +job with",
+        "be hired by; be hired at; sign with; teach at; lecture at; move to?; switch to?; be poached by; land +job at; land +job with",
         ends="quit?; leave?; hand_in +notice; give +notice; give +notice at; resign from; resign; be fired from; "
         "be laid off from; be let_go from; retire from; retire; walk_out of",
         entities="ORG",

@@ -338,20 +338,31 @@ _AHEAD = frozenset({"tomorrow", "next", "soon", "upcoming", "will", "'ll", "gonn
 _ORGANISATION = frozenset({"ORG", "FAC", "PERSON", "NORP", "GPE", "PRODUCT"})
 
 
+def _the_speakers_now(parsed: Parsed) -> bool:
+    """Whether a sentence with no frame to say whose it is tells the speaker's present: nothing asked or
+    planned, no word that sets it ahead, no other person as a subject."""
+    if any(c.hypothetical or c.tense in _NOT_NOW for c in parsed.clauses) or set(parsed.words) & _AHEAD:
+        return False  # "first day at Fennick tomorrow": still ahead
+    return not any(
+        c.subject is not None
+        and (_who(c.subject) not in (None, "user") or c.subject.head in _PRONOUNS_OF_PEOPLE)
+        for c in parsed.clauses
+    )
+
+
 def _spent(parsed: Parsed) -> Keyed | None:
     """Time said as spent at or into something, with no other person in the sentence and nothing asked
     or planned: "Week one at Tidewater Labs done", "six weeks at Ortolan", "three weeks into Helix now".
     The thing's attribute is the one its name gives away (an editor, "Kestrel Bank"); a name of no known
     kind that time is spent "at" is where the speaker works, the place a person spends weeks at."""
-    if not parsed.spent or any(c.hypothetical or c.tense in _NOT_NOW for c in parsed.clauses):
-        return None
-    if set(parsed.words) & _AHEAD:
-        return None  # "first day at Fennick tomorrow": still ahead
-    if any(c.subject is not None and _who(c.subject) not in (None, "user") for c in parsed.clauses):
-        return None
-    if any(c.subject is not None and c.subject.head in _PRONOUNS_OF_PEOPLE for c in parsed.clauses):
+    if not parsed.spent or not _the_speakers_now(parsed):
         return None
     for prep, phrase in parsed.spent:
+        if prep == "as":  # "ten years as an ICU nurse": a role, said of now unless said as past
+            role = attributes.for_value(phrase.head) or attributes.for_value(phrase.text)
+            if role is not None and role.name == "occupation":
+                return Keyed("user", "occupation", phrase.text)
+            continue
         if not _name(phrase):
             continue
         owner = _owned_by(phrase)
@@ -393,6 +404,8 @@ def _implied(parsed: Parsed) -> Keyed | None:
         return None
     for owner, noun, new, old, named in parsed.nouns:
         attr = attributes.for_noun(noun)
+        if attr is None and new and named and (by_value := attributes.for_value(named)) is not None:
+            attr = by_value  # "the replacement, a Galaxy S24": the new thing's name gives it away
         if attr is None or not attr.entities or old or owner not in ("", "my", "our"):
             continue
         if named:

@@ -279,7 +279,7 @@ def _spent(doc: Any) -> Iterable[tuple[str, Phrase]]:
         if t.dep_ == "npadvmod" and t.head.pos_ == "ADP" and t.head.lower_ in ("in", "into"):
             holders.append(t.head)  # "a month in | at Lattice", "three weeks into | Helix"
         for h in holders:
-            preps = [c for c in h.children if c.dep_ == "prep" and c.lower_ in ("at", "into", "with")]
+            preps = [c for c in h.children if c.dep_ == "prep" and c.lower_ in ("at", "into", "with", "as")]
             if h.pos_ == "ADP" and h.lower_ == "into":
                 preps.insert(0, h)
             for prep in preps:
@@ -289,6 +289,8 @@ def _spent(doc: Any) -> Iterable[tuple[str, Phrase]]:
 
 
 _NEW = frozenset({"new", "newest"})
+#: nouns that say a thing is the new one ("the replacement, a Galaxy S24")
+_NEW_THINGS = frozenset({"replacement", "upgrade", "successor"})
 _OLD = frozenset({"old", "former", "previous", "ex"})
 
 
@@ -317,7 +319,7 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
     return (
         _owner(owner) if owner is not None else "",
         noun.lemma_.lower(),
-        bool(mods & _NEW),
+        bool(mods & _NEW) or noun.lemma_.lower() in _NEW_THINGS,
         bool(mods & _OLD),
         _entity_or_name(named) if named is not None else "",
     )
