@@ -115,3 +115,16 @@ def test_history_plans_and_other_peoples_time_spent_key_nothing_current(rmem: Me
     _say(rmem, "my brother spent a week at Kestrel Motors and he hated it", "2025-02-02T09:00:00Z")
     _say(rmem, "should I apply at Hollow Oak Games?", "2025-02-03T09:00:00Z")
     assert _current(rmem, "user", "works_at") == ["Brindle Labs"]
+
+
+def test_a_named_thing_said_to_be_gone_ends_the_value_of_that_name_whatever_its_attribute(
+    rmem: Memory,
+) -> None:
+    (garage,) = _say(rmem, "My garage is Brinton Motors.", "2025-01-10T09:00:00Z").added
+    _say(rmem, "I live in Norwich.", "2025-01-11T09:00:00Z")
+    done = _say(rmem, "Brinton closed down, I need a new place for the MOT", "2025-05-02T09:00:00Z")
+    assert [r["id"] for r in done.retracted] == [garage["id"]], done
+    assert _current(rmem, "user", "lives_in") == ["Norwich"]
+    # a name nothing stored has is no ending of anything
+    nothing = _say(rmem, "Kelmscott closed down last year", "2025-06-02T09:00:00Z")
+    assert nothing.retracted == [] and _current(rmem, "user", "lives_in") == ["Norwich"]

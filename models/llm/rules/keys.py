@@ -188,7 +188,7 @@ def read_all(sentence: str, person: str | None = None, topic: str | None = None)
     )
     for clause in parsed.clauses:
         clause = _resolved(clause, referent)
-        found = _clause(clause, parsed)
+        found = _clause(clause, parsed) or _gone(clause, sentence)
         if found is not None:
             out.append(found)
             out.extend(_also(clause, found))
@@ -249,6 +249,39 @@ def _continued(parsed: Parsed, topic: str) -> Parsed:
 
 #: pronouns that stand for a person named before ("she's in Whitby now")
 _PRONOUNS_OF_PEOPLE = frozenset({"he", "she", "they", "him", "her", "them"})
+
+
+#: what a thing that stopped being one's own "is" ("Emacs is gone", "Fairhaven is done")
+_GONE = frozenset({"gone", "over", "done", "history", "finished"})
+#: what a business that stopped being anyone's does ("Harcourt closed down")
+_CLOSED = frozenset({"close down", "close", "shut down", "fold", "go under", "go bust"})
+
+
+def _gone(c: Clause, sentence: str) -> Keyed | None:
+    """A named thing said to have stopped, with no frame to say which attribute: "Emacs is gone",
+    "Fairhaven is done", "Harcourt closed down". An ending of the speaker's value with that name,
+    of the attribute the name gives away or of none named: the write path ends the speaker's current
+    memory whose value is that name, and keeps the statement unkeyed when there is none
+    (core/write/ends.py)."""
+    s = c.subject
+    if s is None or c.hypothetical or c.background or c.negated or c.tense in _NOT_NOW or not _name(s):
+        return None
+    if s.owner is not None or attributes.relation(s.head) is not None or s.head in _PRONOUNS:
+        return None
+    said = c.verb.removeprefix("be ")
+    if c.verb == "be":
+        said = c.complement.head if c.complement is not None else ""
+    if said not in _GONE and c.verb not in _CLOSED:
+        return None
+    # the name said right before its verb (the small pipeline may take another name of the sentence for
+    # the subject: "Neovim for code, Emacs is gone"), and nothing it is done with ("Ana is done with …")
+    right_before = (
+        rf"\b{re.escape(s.text)}(?:'s|\s+(?:is|was|has|had|just|finally|been))*\s+{said.split()[0][:4]}"
+    )
+    if c.preps or not re.search(right_before, sentence):
+        return None
+    attr = _owned_by(s)
+    return Keyed("user", attr.name if attr is not None else None, s.text, ends=True)
 
 
 def _possessor(phrase: Phrase) -> str | None:
