@@ -35,9 +35,9 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         False,
         "The city, town or country where the person lives and has their home.",
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
-        "flat, apartment, house, new place",
+        "flat, apartment, house, new place, bungalow, cottage, terrace, care home, studio flat",
         frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
-        "emigrate to; move into",
+        "emigrate to; move into; settle at; settle into; be settled in; be settled at; move_out to; move_away to; buy?; rent?; find?; complete on?",
         ends="move_out of; move_away from; leave?",
         entities="GPE LOC",
         aliases="home city",
@@ -65,9 +65,10 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         nouns="employer, company, workplace, firm, organisation, organization, job, new job",
         frames="work at; work for; be employed at; be employed by; join; start at; start with; "
         "take +job at; take +job with; get +job at; get +job with; accept +offer from; start +job at; "
-        "be hired by; be hired at; sign with; move to?; switch to?",
-        ends="quit?; leave?; hand_in +notice; resign from; resign; be fired from; be laid off from; "
-        "be let_go from; retire from; retire",
+        "accept +offer at; accept +offer with; "
+        "be hired by; be hired at; sign with; teach at; lecture at; move to?; switch to?; be poached by; land +job at; land +job with",
+        ends="quit?; leave?; hand_in +notice; give +notice; give +notice at; resign from; resign; be fired from; "
+        "be laid off from; be let_go from; retire from; retire; walk_out of",
         entities="ORG",
         aliases="employer",
     ),
@@ -85,7 +86,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         False,
         "The team, department or group the person belongs to at work.",
         nouns="team, department, squad, unit, division",
-        frames="join?; move to?; transfer to?; be on?; switch to?",
+        frames="join?; move to?; transfer to?; be on?; switch to?; land on?; be put on?",
     ),
     _a(
         "relation:boss",
@@ -97,11 +98,21 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         aliases="manager relation:manager relation:supervisor",
     ),
     _a(
+        "relation:landlord",
+        False,
+        "The person's landlord or the letting agency they rent their home from.",
+        nouns="landlord, landlady, letting agent, letting agency, property manager",
+        frames="rent from",
+        entities="PERSON ORG",
+        aliases="landlord",
+    ),
+    _a(
         "relation:partner",
         False,
         "The person's romantic partner: girlfriend, boyfriend, wife, husband or spouse.",
         nouns="partner, wife, husband, spouse, boyfriend, girlfriend, fiance, fiancee, fiancé, fiancée",
         frames="date; marry; be married to; be engaged to; get engaged to; get married to; be seeing; "
+        "pop +question to; propose to; move_in with?; "
         "be with?; go_out with",
         ends="break_up with; split_up with; divorce; separate from; leave?",
         entities="PERSON",
@@ -191,6 +202,14 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         values="vim, neovim, emacs, vs code, vscode, helix, sublime, sublime text, intellij, pycharm, "
         "nano, zed, atom, notepad++, xcode, cursor",
         aliases="preference:editor preference:text_editor text_editor",
+    ),
+    _a(
+        "notes_app",
+        False,
+        "The app the person keeps their notes in.",
+        nouns="notes app, note-taking app, note app, notes",
+        values="obsidian, notion, evernote, onenote, logseq, bear, apple notes, google keep, joplin, roam, "
+        "org-mode, simplenote, standard notes",
     ),
     _a(
         "browser",

@@ -63,7 +63,8 @@ LIFE: tuple[Attribute, ...] = (
         "doctor",
         False,
         "The person's doctor or general practitioner.",
-        nouns="doctor, gp, physician, general practitioner, family doctor",
+        nouns="doctor, gp, physician, general practitioner, family doctor, practice, medical practice, "
+        "surgery, gp surgery, health centre, health center, medical centre",
         frames="see?; register with?; switch to?",
         entities="PERSON ORG",
     ),
@@ -169,7 +170,7 @@ LIFE: tuple[Attribute, ...] = (
         "A hobby or pastime the person does in their free time.",
         nouns="hobby, pastime, side project",
         frames="take_up; get into?; do?; start?",
-        ends="give_up?; quit?; stop?",
+        ends="give_up?; quit?; stop?; pack_in?",
         values=_HOBBIES,
     ),
     _a(
@@ -185,7 +186,16 @@ LIFE: tuple[Attribute, ...] = (
         "mobile_provider",
         False,
         "The mobile phone carrier or network provider the person is with.",
-        nouns="carrier, mobile provider, network, phone plan, mobile plan, provider",
+        nouns="carrier, mobile provider, network, phone plan, mobile plan, provider, telecom, telecoms, sim",
+        frames="port +number to; be on?; switch to?",
+        entities="ORG",
+    ),
+    _a(
+        "mortgage",
+        False,
+        "The bank or building society that holds the person's mortgage on their home.",
+        nouns="mortgage, mortgage lender, lender, building society",
+        frames="remortgage with; take +mortgage with; get +mortgage with; switch +mortgage to",
         entities="ORG",
     ),
     _a(

@@ -39,8 +39,10 @@ def descriptions(embedder: Embedder) -> Vectors:
 
 def keyed(cand: Candidate, vec: Vectors, embedder: Embedder) -> Candidate:
     """``cand`` keyed by meaning when it has a subject and a value but no attribute; else as it is."""
-    if cand.predicate or not (cand.subject and cand.value):
-        return cand
+    if cand.predicate or cand.ends or not (cand.subject and cand.value):
+        return (
+            cand  # an ending names no attribute of its own: the memory it ends has one (core/write/ends.py)
+        )
     found = attributes.nearest(vec, descriptions(embedder), threshold=COSINE, margin=MARGIN)
     if found is None:
         return replace(cand, subject=None, value=None)

@@ -29,18 +29,25 @@ _FUNCTION_WORDS = frozenset({"the", "a", "an", "my", "our", "his", "her", "their
 
 
 def ended(cand: Candidate, neighbours: Sequence[tuple[MemoryItem, float]]) -> tuple[MemoryItem, float] | None:
-    """The current memory ``cand`` ends (the newest of several), or None."""
-    if not (cand.ends and cand.subject and cand.predicate):
+    """The current memory ``cand`` ends (the newest of several), or None. An ending that names a value
+    but no attribute ("Emacs is gone", "Harcourt closed down") ends the person's current memory of any
+    attribute whose value is that name."""
+    if not (cand.ends and cand.subject and (cand.predicate or cand.value)):
         return None
-    predicate = canonical(cand.predicate)
+    predicate = canonical(cand.predicate) if cand.predicate else None
     same = [
         (m, cos)
         for m, cos in neighbours
         if m.status == "active"
         and m.kind != "event"
         and (m.subject or "").casefold() == cand.subject.casefold()
-        and canonical(m.predicate or "") == predicate
+        and m.predicate
+        and (predicate is None or canonical(m.predicate) == predicate)
     ]
+    if predicate is None:
+        said = _words(cand.value or "")
+        same = [(m, cos) for m, cos in same if said and said <= _words(m.value or "")]
+        return max(same, key=lambda p: (p[0].valid_from or "", p[0].id)) if same else None
     if cand.value:
         said = _words(cand.value)
         same = [(m, cos) for m, cos in same if said and said <= _words(m.value or "") | _words(m.text)]
@@ -65,6 +72,8 @@ def reconciled(
     end = ended(cand, neighbours) if cand.ends else None
     if cand.ends and end is None:
         cand = unkeyed(cand)
+    elif end is not None and not cand.predicate:
+        cand = replace(cand, predicate=end[0].predicate)  # the attribute of the value it ends
     decision = decide(cand, text, neighbours, out)
     decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
     if end is not None and decision.op != "DELETE":

@@ -177,8 +177,26 @@ def test_kind_follows_the_wording(llm: RuleBasedLLM, content: str, kind: str) ->
 def test_simple_statements_get_a_subject_predicate_and_value(
     llm: RuleBasedLLM, content: str, key: tuple[str, str, str]
 ) -> None:
-    c = one(llm, content)
+    found = llm.extract([msg(content)]).value
+    c = found[0]  # the main key; a further attribute the statement gives has a candidate of its own
     assert (c.subject, c.predicate, c.value) == key
+    assert all(o.quote == c.quote and (o.subject, o.predicate) != (c.subject, c.predicate) for o in found[1:])
+
+
+@pytest.mark.parametrize(
+    ("content", "also"),
+    [
+        ("I'm a software engineer at Google.", ("user", "works_at", "Google")),
+        ("My mum Maria lives in Porto.", ("Maria", "lives_in", "Porto")),
+    ],
+)
+def test_a_statement_of_two_attributes_gives_a_candidate_for_each(
+    llm: RuleBasedLLM, content: str, also: tuple[str, str, str]
+) -> None:
+    found = llm.extract([msg(content)]).value
+    assert len(found) == 2
+    assert (found[1].subject, found[1].predicate, found[1].value) == also
+    assert found[1].quote == content and found[1].text != found[0].text
 
 
 @pytest.mark.parametrize(

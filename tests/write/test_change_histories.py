@@ -1,8 +1,11 @@
 """Any history of one attribute, said in any of the inventory's wordings, leaves one current version:
 the newest (issue 29). Hypothesis draws the values, their order and, for each statement, a frame of the
 attribute from core/attributes.py (its verb inflected for the frame: a state in the present, a change
-in the past), a subject ("I", "we" or none) or the attribute's noun ("my home is …"). Each history is
-played through the real write path (rule-based extractor, real embedder, real store) as one user's.
+in the past), a subject ("I", "we" or none) or the attribute's noun ("my home is …"); for the
+attributes a value names by itself (editor, browser, notes app, OS), the values come from the
+inventory's own values and the wordings also from chat ("I'm on X now", "three weeks into X now",
+"switched to X last week"). Each history is played through the real write path (rule-based
+extractor, real embedder, real store) as one user's.
 """
 
 from __future__ import annotations
@@ -101,4 +104,51 @@ def test_any_history_of_an_employer_leaves_one_current_version_the_newest(
 ) -> None:
     versions = _play(rmem, "works_at", said)
     assert [v for s, v in versions if s == "active"] == [said[-1].rstrip(".").split()[-1]], (said, versions)
+    assert len(versions) == len(said), (said, versions)
+
+
+#: single-valued attributes whose values give them away by name (an editor, a browser, a notes app)
+_BY_VALUE = ("editor", "browser", "notes_app", "operating_system")
+#: how people say a thing of an attribute's kind is now theirs, with no frame of the attribute's own:
+#: ``{noun}`` is the attribute's first noun, ``{value}`` the value (issue 29's chat wordings)
+_CHAT = (
+    "My {noun} is {value}.",
+    "I switched to {value}.",
+    "Switched to {value} last week.",
+    "I'm on {value} now.",
+    "three weeks into {value} now, no regrets",
+    "We moved everything over to {value}.",
+)
+
+
+def _names(attr: Attribute) -> list[str]:
+    """The attribute's values of one word, as names are written ("helix" -> "Helix")."""
+    return [v.capitalize() for v in attr.values if v.isalpha() and len(v) > 4]
+
+
+@st.composite
+def chat_histories(draw: st.DrawFn) -> tuple[str, list[str], list[str]]:
+    """(attribute, values in order, what was said): values of the attribute drawn from the inventory,
+    each said in a wording drawn from the chat wordings or the attribute's own strong frames."""
+    attr = attributes.by_name(draw(st.sampled_from(_BY_VALUE)))
+    assert attr is not None
+    values = draw(st.lists(st.sampled_from(_names(attr)), min_size=2, max_size=4, unique=True))
+    said = []
+    for value in values:
+        frames = _frames(attr)
+        if frames and draw(st.booleans()):
+            said.append(_sentence(draw(st.sampled_from(frames)), value, "I"))
+        else:
+            said.append(draw(st.sampled_from(_CHAT)).format(noun=attr.nouns[0], value=value))
+    return attr.name, values, said
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=chat_histories())
+def test_any_chat_history_of_a_thing_named_by_its_value_leaves_one_current_version_the_newest(
+    rmem: Memory, history: tuple[str, list[str], list[str]]
+) -> None:
+    name, values, said = history
+    versions = _play(rmem, name, said)
+    assert [v for s, v in versions if s == "active"] == [values[-1]], (said, versions)
     assert len(versions) == len(said), (said, versions)

@@ -17,14 +17,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate, Kind, Message
 from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.times import parse_time
 from veramem_desktop.core.write.written_dates import normalise_explicit_dates
-from veramem_desktop.models.llm.rules.keys import Keyed, about_user, addressed, labelled_wording, read
+from veramem_desktop.models.llm.rules.keys import (
+    NOT_NAMES,
+    Keyed,
+    about_user,
+    addressed,
+    labelled_wording,
+    read_all,
+    topic_of,
+)
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
-from veramem_desktop.models.llm.rules.parse import warm
+from veramem_desktop.models.llm.rules.parse import parse, warm
 from veramem_desktop.models.llm.rules.requests import statement_in
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
@@ -140,8 +149,20 @@ def _anchor(message: Message) -> datetime | None:
 def _key(sentence: str, role: str) -> Keyed | None:
     """Keys are about the user (or someone the user names): from the user's own words, or from "you"
     said to the user."""
+    found = _keys(sentence, role)
+    return found[0] if found else None
+
+
+def _keys(sentence: str, role: str, person: str | None = None, topic: str | None = None) -> list[Keyed]:
+    """Every key of a statement, the main one first: a user's may state several attributes, and its "he"
+    or "she" is ``person``, the one named last before it in the message; another speaker's gives one."""
     if role == "user":
-        return read(sentence)
+        return read_all(sentence, person, topic)
+    found = _other_key(sentence, role)
+    return [found] if found is not None else []
+
+
+def _other_key(sentence: str, role: str) -> Keyed | None:
     if role in _KEYS_ABOUT_ADDRESSEE and (key := addressed(sentence)) is not None:
         return key
     if role != "document":  # "The user lives in Madrid", from a tool or the assistant
@@ -197,6 +218,7 @@ def extract_with_skips(
         previous_message = message
         seen: set[str] = set()
         previous = ""
+        person: str | None = None  # the person named last in the message: whom "he" or "she" is
         for span in spans:
             sentence, before, previous = span.said, previous, span.said
             if sentence in seen or _HEADING.match(span.text):
@@ -209,7 +231,10 @@ def extract_with_skips(
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
-            keyed = _key(sentence, message.role)
+            topic = topic_of(before) if before and message.role == "user" else None
+            found = _keys(sentence, message.role, person, topic)
+            person = _last_person(sentence, found, person) if message.role == "user" else None
+            keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
                 third_person(
@@ -243,7 +268,52 @@ def extract_with_skips(
                     ends=keyed is not None and keyed.ends,
                 )
             )
+            out.extend(_also_stated(found[1:], message.id, span.text))
     return out, skipped
+
+
+def _also_stated(keys: Sequence[Keyed], message_id: str, quote: str) -> list[Candidate]:
+    """A candidate for each further attribute a statement gives ("I'm a data analyst at Copperleaf" is
+    also the employer), quoting the same words, worded from its key ("User's employer: Copperleaf."), so
+    each attribute has its own version and none is taken for a restatement of the other."""
+    out = []
+    for k in keys:
+        if k.ends or not k.predicate or not k.value:
+            continue
+        out.append(
+            Candidate(
+                message_id=message_id,
+                quote=quote,
+                text=key_wording(k),
+                subject=k.subject,
+                predicate=k.predicate,
+                value=k.value,
+                importance=importance(quote, "fact"),
+            )
+        )
+    return out
+
+
+def key_wording(k: Keyed) -> str:
+    """A key said as a labelled line: "User's employer: Copperleaf.", "User's brother's employer: X."."""
+    subject = k.subject
+    owner = (
+        "User" if subject == "user" else "User" + subject[4:] if subject.startswith("user's ") else subject
+    )
+    attr = attributes.by_name(k.predicate or "")
+    noun = attr.nouns[0] if attr is not None and attr.nouns else (k.predicate or "").split(":")[-1]
+    return f"{owner}'s {noun.replace('_', ' ')}: {k.value}."
+
+
+def _last_person(sentence: str, found: Sequence[Keyed], before: str | None) -> str | None:
+    """The person a statement is about or names last (another than the speaker), else ``before``."""
+    about = [k.subject for k in found if k.subject != "user"]
+    named = [k.value for k in found if (k.predicate or "").startswith("relation:") and k.value]
+    people = [
+        t for t, label in parse(sentence).entities if label == "PERSON" and t.split()[0] not in NOT_NAMES
+    ]
+    said = about or named or people
+    return said[-1] if said else before
 
 
 def _clauses(content: str) -> list[Span]:

@@ -111,8 +111,26 @@ _NOT_NAMES_TEXT = """
 NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 _SPEAKER = frozenset({"i", "we", "me", "us"})
-#: words for a parent that name the speaker's own without "my" ("mum finally moved out of Swindon")
-_PARENTS = frozenset({"mum", "mom", "mummy", "mommy", "dad", "daddy", "mama", "papa"})
+#: words for a parent or grandparent that name the speaker's own without "my" ("mum finally moved out of Swindon")
+_PARENTS = frozenset(
+    {
+        "mum",
+        "mom",
+        "mummy",
+        "mommy",
+        "dad",
+        "daddy",
+        "mama",
+        "papa",
+        "gran",
+        "granny",
+        "nan",
+        "nana",
+        "grandma",
+        "grandpa",
+        "granddad",
+    }
+)
 _PRONOUNS_TEXT = """
     it that this them him her you us those these everything something one which what who whom whatever
 """
@@ -132,23 +150,198 @@ _CHANGE_WORDS = re.compile(r"^(?:new|current|present|latest|usual)\s+", re.IGNOR
 _CHANGE_WORDS_SAID = re.compile(r"^(?:new|current|present|latest|usual)\s+")
 
 
-def read(sentence: str) -> Keyed | None:
+def read(sentence: str, person: str | None = None) -> Keyed | None:
     """The key of a statement about the speaker (or about someone they name), None when it has none."""
+    found = read_all(sentence, person)
+    return found[0] if found else None
+
+
+def read_all(sentence: str, person: str | None = None, topic: str | None = None) -> list[Keyed]:
+    """Every key a statement gives, the main one first: one clause may state several attributes ("I'm a
+    data analyst at Copperleaf" is the occupation and the employer), and joined clauses each their own
+    ("I live in Oslo and work at Fjordly"). ``person``: whom "he", "she" or "they" refers to, the
+    person named last before this sentence in the same message; within the sentence, a pronoun is the
+    person an earlier clause is about. ``topic``: whom the sentence before was about, when that was
+    another person (:func:`topic_of`); a sentence said without a subject goes on about them ("my parents
+    sold their place. bought a cottage in Cromer"), so it gives no key of the speaker's. One key per
+    person and attribute."""
     parsed = parse(sentence.replace("\u2019", "'"))
+    if topic is not None:
+        parsed = _continued(parsed, topic)
+    out: list[Keyed] = []
     for clause in parsed.clauses:
         if not (clause.hypothetical or clause.background) and (ended := _ended_relative(clause)):
-            return ended
+            out.append(ended)
     named = _named_relative(parsed)
     if named is not None:
-        return named
+        out.append(named)
+    # "my mum moved out of Swindon, she's in Whitby now": a pronoun is the person another clause names
+    referent = next(
+        (
+            who
+            for c in parsed.clauses
+            if c.subject is not None
+            and c.subject.head not in _PRONOUNS_OF_PEOPLE
+            and (who := _who(c.subject) or _possessor(c.subject)) not in (None, "user")
+        ),
+        person,
+    )
     for clause in parsed.clauses:
-        found = _clause(clause, parsed)
+        clause = _resolved(clause, referent)
+        found = _clause(clause, parsed) or _gone(clause, sentence)
         if found is not None:
-            return found
-    implied = _implied(parsed)
-    if implied is not None:
-        return implied
-    return next((u for c in parsed.clauses if (u := _unframed(c)) is not None), None)
+            out.append(found)
+            out.extend(_also(clause, found))
+    return _one_each(out or _without_a_frame(parsed, referent))
+
+
+def _without_a_frame(parsed: Parsed, referent: str | None) -> list[Keyed]:
+    """The key of a statement no clause's frame fits: a thing of the attribute said new or mine, time
+    spent at or into something, a value said to hold now; else a name said through a verb no frame has,
+    its attribute left to the statement's meaning (core/write/by_meaning.py)."""
+    for read_it in (_implied, _spent, _value_now):
+        found = read_it(parsed)
+        if found is not None:
+            return [found]
+    return [u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None]
+
+
+#: whom a sentence is about when it is another person no name or relation says ("my parents", "they")
+SOMEONE = "someone else"
+
+
+def topic_of(sentence: str) -> str | None:
+    """Whom a sentence's main clause is about when it is not the speaker: a named person or a relative
+    ("Dario", "user's mother"), :data:`SOMEONE` for another person said otherwise ("my parents", "the
+    kids", "they"); None when it is the speaker, or a thing."""
+    parsed = parse(sentence.replace("\u2019", "'"))
+    main = parsed.clauses[0] if parsed.clauses else None
+    if main is None or main.subject is None or main.implied_subject:
+        return None
+    who, s = _who(main.subject), main.subject
+    if who == "user":
+        return None
+    if who is not None and (who.startswith("user's ") or s.name or s.label == "PERSON"):
+        return who  # a person, never a thing with a name ("Reorg announced …")
+    if s.head in _PRONOUNS_OF_PEOPLE or (s.owner in ("my", "our") and s.head in _PEOPLE):
+        return SOMEONE
+    return None
+
+
+#: words for people that no relation of the inventory names one of
+_PEOPLE = frozenset(
+    {"parents", "parent", "kids", "children", "family", "folks", "friends", "grandparents", "in-laws"}
+)
+
+
+def _continued(parsed: Parsed, topic: str) -> Parsed:
+    """The parse with a clause said without a subject read as about ``topic``; dropped when no name or
+    relation says who that is."""
+    out = []
+    for c in parsed.clauses:
+        if not c.implied_subject and c.subject is not None:
+            out.append(c)
+        elif topic != SOMEONE:
+            head = topic.lower()
+            out.append(replace(c, subject=Phrase(text=topic, head=head, proper=True), implied_subject=False))
+    return replace(parsed, clauses=tuple(out))
+
+
+#: pronouns that stand for a person named before ("she's in Whitby now")
+_PRONOUNS_OF_PEOPLE = frozenset({"he", "she", "they", "him", "her", "them"})
+
+
+#: what a thing that stopped being one's own "is" ("Emacs is gone", "Fairhaven is done")
+_GONE = frozenset({"gone", "over", "done", "history", "finished"})
+#: what a business that stopped being anyone's does ("Harcourt closed down")
+_CLOSED = frozenset({"close down", "close", "shut down", "fold", "go under", "go bust"})
+
+
+def _gone(c: Clause, sentence: str) -> Keyed | None:
+    """A named thing said to have stopped, with no frame to say which attribute: "Emacs is gone",
+    "Fairhaven is done", "Harcourt closed down". An ending of the speaker's value with that name,
+    of the attribute the name gives away or of none named: the write path ends the speaker's current
+    memory whose value is that name, and keeps the statement unkeyed when there is none
+    (core/write/ends.py)."""
+    s = c.subject
+    if s is None or c.hypothetical or c.background or c.negated or c.tense in _NOT_NOW or not _name(s):
+        return None
+    if s.owner is not None or attributes.relation(s.head) is not None or s.head in _PRONOUNS:
+        return None
+    said = c.verb.removeprefix("be ")
+    if c.verb == "be":
+        said = c.complement.head if c.complement is not None else ""
+    if said not in _GONE and c.verb not in _CLOSED:
+        return None
+    # the name said right before its verb (the small pipeline may take another name of the sentence for
+    # the subject: "Neovim for code, Emacs is gone"), and nothing it is done with ("Ana is done with …")
+    right_before = (
+        rf"\b{re.escape(s.text)}(?:'s|\s+(?:is|was|has|had|just|finally|been))*\s+{said.split()[0][:4]}"
+    )
+    if c.preps or not re.search(right_before, sentence):
+        return None
+    attr = _owned_by(s)
+    return Keyed("user", attr.name if attr is not None else None, s.text, ends=True)
+
+
+def _possessor(phrase: Phrase) -> str | None:
+    """A person named as the owner of a subject ("Lucía's PhD done"), by name; None otherwise."""
+    owner = phrase.owner
+    if owner is None or " " in owner or not owner[:1].isupper() or owner in NOT_NAMES:
+        return None
+    return owner
+
+
+def _resolved(c: Clause, person: str | None) -> Clause:
+    """The clause with a pronoun subject read as ``person``, when one was named before."""
+    s = c.subject
+    if person is None or s is None or s.head not in _PRONOUNS_OF_PEOPLE or person == "user":
+        return c
+    return replace(c, subject=Phrase(text=person, head=person.lower(), proper=True, label="PERSON"))
+
+
+def _label(phrase: Phrase, text: str) -> str | None:
+    """The entity label of ``text`` said inside ``phrase``."""
+    return next((label for said, label in phrase.entities if said == text), None)
+
+
+def _one_each(found: list[Keyed]) -> list[Keyed]:
+    """The keys with one per (person, attribute), the first said kept."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for k in found:
+        if (k.subject, k.predicate) not in seen:
+            seen.add((k.subject, k.predicate))
+            out.append(k)
+    return out
+
+
+def _also(c: Clause, found: Keyed) -> list[Keyed]:
+    """The attributes a clause states beside its main one: a role said with where it is held ("a data
+    analyst at Copperleaf", "as a buyer at Ember") is the occupation and the employer, the organisation
+    being of an employer's kind (its entity label) and said with "at" or "for"."""
+    if found.ends or found.predicate not in ("occupation", "works_at"):
+        return []
+    employer = attributes.by_name("works_at")
+    assert employer is not None
+    holder = c.complement if c.complement is not None else c.obj
+    said = [(prep, p) for prep, p in c.preps]
+    if holder is not None:
+        said += [
+            (prep, Phrase(text=o, head=o.split()[-1].lower(), label=_label(holder, o)))
+            for prep, o in holder.preps
+        ]
+    where = [p for prep, p in said if prep in ("at", "for", "with")]
+    out = []
+    if found.predicate == "occupation":
+        org = next((p for p in where if p.label in employer.entities), None)
+        if org is not None:
+            out.append(Keyed(found.subject, "works_at", org.text))
+    else:
+        role = next((p for prep, p in said if prep == "as"), None)
+        if role is not None and (attributes.for_value(role.head) or attributes.for_value(role.text)):
+            out.append(Keyed(found.subject, "occupation", role.text))
+    return out
 
 
 #: entity labels that never name an attribute's value (a time, an amount)
@@ -172,6 +365,69 @@ def _unframed(c: Clause) -> Keyed | None:
     return Keyed("user", None, named[0].text) if named else None
 
 
+#: words that set what a sentence says ahead of its time
+_AHEAD = frozenset({"tomorrow", "next", "soon", "upcoming", "will", "'ll", "gonna", "going"})
+#: entity labels of a name the small pipeline gives a company it does not know (or a person, or none)
+_ORGANISATION = frozenset({"ORG", "FAC", "PERSON", "NORP", "GPE", "PRODUCT"})
+
+
+def _the_speakers_now(parsed: Parsed) -> bool:
+    """Whether a sentence with no frame to say whose it is tells the speaker's present: nothing asked or
+    planned, no word that sets it ahead, no other person as a subject."""
+    if any(c.hypothetical or c.tense in _NOT_NOW for c in parsed.clauses) or set(parsed.words) & _AHEAD:
+        return False  # "first day at Fennick tomorrow": still ahead
+    return not any(
+        c.subject is not None
+        and (_who(c.subject) not in (None, "user") or c.subject.head in _PRONOUNS_OF_PEOPLE)
+        for c in parsed.clauses
+    )
+
+
+def _spent(parsed: Parsed) -> Keyed | None:
+    """Time said as spent at or into something, with no other person in the sentence and nothing asked
+    or planned: "Week one at Tidewater Labs done", "six weeks at Ortolan", "three weeks into Helix now".
+    The thing's attribute is the one its name gives away (an editor, "Kestrel Bank"); a name of no known
+    kind that time is spent "at" is where the speaker works, the place a person spends weeks at."""
+    if not parsed.spent or not _the_speakers_now(parsed):
+        return None
+    for prep, phrase in parsed.spent:
+        if prep == "as":  # "ten years as an ICU nurse": a role, said of now unless said as past
+            role = attributes.for_value(phrase.head) or attributes.for_value(phrase.text)
+            if role is not None and role.name == "occupation":
+                return Keyed("user", "occupation", phrase.text)
+            continue
+        if not _name(phrase):
+            continue
+        owner = _owned_by(phrase)
+        if owner is not None:
+            return Keyed("user", owner.name, phrase.text) if not owner.multi else None
+        if prep == "at" and (phrase.label is None or phrase.label in _ORGANISATION):
+            return Keyed("user", "works_at", phrase.text)
+    return None
+
+
+_NEGATING = frozenset({"no", "not", "never", "off", "anymore", "longer", "without", "ex", "former", "old"})
+
+
+def _value_now(parsed: Parsed) -> Keyed | None:
+    """A sentence with no verb that says a value of an attribute holds now: "Korean now.", "Plant-based
+    since New Year": the speaker's, for the attribute the value gives away; never with a word of denial."""
+    if set(parsed.words) & _NEGATING:
+        return None
+    for said in parsed.now:
+        attr = attributes.for_value(said)
+        rest = said.split()[1:]
+        if (
+            rest
+            and attributes.for_value(said.split()[0]) is attr
+            and not all(w[:1].isupper() or w[:1].isdigit() for w in rest)
+        ):
+            continue  # "Italian food now" is no language; "Galaxy S24 now" is a phone
+        if attr is not None and attr.name not in _LIKED:
+            return Keyed("user", attr.name, said)
+    return None
+
+
 def _implied(parsed: Parsed) -> Keyed | None:
     """An attribute said only through a thing of it: "the new flat in Bristol", "the radiators in my
     Leeds flat" name the home's city; "Loving the new flat, the canals in Leiden are great" too (the
@@ -181,6 +437,8 @@ def _implied(parsed: Parsed) -> Keyed | None:
         return None
     for owner, noun, new, old, named in parsed.nouns:
         attr = attributes.for_noun(noun)
+        if attr is None and new and named and (by_value := attributes.for_value(named)) is not None:
+            attr = by_value  # "the replacement, a Galaxy S24": the new thing's name gives it away
         if attr is None or not attr.entities or old or owner not in ("", "my", "our"):
             continue
         if named:
@@ -205,6 +463,8 @@ def _who(phrase: Phrase | None) -> str | None:
     brother" (her name when said: "my sister Ana" is "Ana"); a named person by name; None otherwise."""
     if phrase is None or phrase.head in _SPEAKER:
         return "user"
+    if phrase.text.startswith("user's "):
+        return phrase.text  # a pronoun read as the relative named before
     role = attributes.relation(phrase.head)
     if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
@@ -241,7 +501,11 @@ def _clause(c: Clause, parsed: Parsed) -> Keyed | None:
         if (c.tense in _PAST and not c.stopped) or (c.negated and not c.stopped):
             return None  # "I was a teacher", "my partner is not Anna": nothing of now
         found = _copula(c, parsed)
-        return replace(found, ends=True) if found is not None and c.stopped else found
+        if found is not None and c.stopped and not (c.complement is None and not c.negated):
+            return replace(
+                found, ends=True
+            )  # "I'm not vegan anymore"; "not anymore, I'm in Arizona now" is new
+        return found
     switched = (
         _switched(c, who or "user") if c.tense not in _PAST or c.verb in attributes.SWITCH_VERBS else None
     )
@@ -308,7 +572,7 @@ def _switched(c: Clause, who: str) -> Keyed | None:
     mine = c.obj if c.obj is not None and c.obj.owner in ("my", "our") else None
     if c.verb in attributes.SWITCH_VERBS and to is not None:
         named = mine or (c.subject if c.subject is not None and c.subject.owner in ("my", "our") else None)
-        if named is not None:
+        if named is not None and attributes.relation(named.head) is None:  # "my cousin moved to X" is hers
             return _noun_key("user", named.text, to.text)
     as_ = next((p for prep, p in c.preps if prep == "as" and p.owner in ("my", "our")), None)
     if as_ is not None and c.obj is not None:
@@ -325,6 +589,9 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     if best is None:
         return _switched_to_value(c, who)
     _, attr, frame, text = best
+    if text is not None and attributes.for_noun(text) is attr and attr.entities:
+        # "bought a cottage in Cromer": the noun names the attribute; the name said with it is the value
+        text = next((p.text for prep, p in c.preps if prep in ("in", "at") and _name(p)), None)
     if not _current(c, frame, change) or (text is None and not frame.ends):
         return None
     predicate = _negated(attr.name, c)
@@ -344,10 +611,23 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
     """The attribute a value gives away by itself ("VS Code" is an editor), or None."""
     if phrase is None:
         return None
-    found = attributes.for_value(phrase.text) or attributes.for_value(phrase.head)
+    found = attributes.for_value(phrase.text)
+    if found is None and (phrase.proper or " " not in phrase.text):
+        found = attributes.for_value(
+            phrase.head
+        )  # never a common noun's head alone: a "care home" is no "home"
     if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
         found = attributes.for_noun(phrase.text.split()[-1])  # "Kestrel Bank", "Riverside Rowing Club"
     return found
+
+
+def _overrides(phrase: Phrase | None, frame: Frame, attr: Attribute) -> bool:
+    """Whether the attribute a value gives away overrides ``frame``'s: always when the value is one of its
+    values ("VS Code"); when only the name's last word names it ("Clearwater Bank"), not for a frame of
+    the attribute's own that takes a name of its kind ("remortgaged with Clearwater Bank")."""
+    if phrase is None or attributes.for_value(phrase.text) or attributes.for_value(phrase.head):
+        return True
+    return frame.weak or not (attr.entities and phrase.label in attr.entities)
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
@@ -372,7 +652,12 @@ def _best_frame(c: Clause, parsed: Parsed) -> tuple[int, Attribute, Frame, str |
             continue
         phrase = value if isinstance(value, Phrase) else None
         owner = _owned_by(phrase)
-        if owner is not None and owner is not attr and owner.name not in _LIKED:
+        if (
+            owner is not None
+            and owner is not attr
+            and owner.name not in _LIKED
+            and _overrides(phrase, frame, attr)
+        ):
             continue  # "moved everything to VS Code": the value is an editor, whatever the verb
         lexical, labelled = _confirmed(attr, phrase)
         if frame.weak and lexical <= 0:
@@ -409,6 +694,8 @@ def _current(c: Clause, frame: Frame, change: bool) -> bool:
     """Whether the clause states something of now: a state in the present (or perfect: "I've lived
     here since 2019"), a change in the past or perfect ("moved", "have joined"); never a state said in
     the past ("when I still used Vim"), a change still ahead ("I'm moving in August")."""
+    if (c.implied_subject or c.subject is None) and c.tense == "present" and frame.weak and not frame.state:
+        return False  # "Find a bigger place", "join a choir": a to-do said without a subject, not a change
     if c.tense in _PAST:
         return not frame.state or change or frame.ends or c.stopped
     if c.tense == "progressive":
@@ -479,6 +766,8 @@ def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
         return None
     if value.of is not None and attributes.for_noun(value.head) is attr:
         return value.of  # "my job at Acme": the phrase names the attribute, its object the value
+    if value.name is not None and not value.proper:
+        return value.name  # "a startup called Fenwick Labs"
     if ends and not attr.multi and attributes.for_noun(value.text) is attr and value.text.islower():
         return None  # "quit my job", "quit the climbing gym": the current one, whichever it is
     if attr.entities and value.label not in attr.entities:
@@ -498,6 +787,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     subject, complement = c.subject, c.complement
     if subject is None:
         return None
+    if complement is not None and complement.name is not None and not complement.proper:
+        complement = replace(complement, text=complement.name, proper=True)  # "a company called Hearth"
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
     if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):
@@ -508,9 +799,43 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
             return _noun_key("user", complement.text, subject.text, named=True)
         return None
     who = _who(subject)
+    if who is not None and complement is None:
+        return _is_in(who, c, parsed)
     if who is None or complement is None:
         return None
     return _is_a(who, complement, c)
+
+
+_PLACES = frozenset({"GPE", "LOC"})
+
+
+def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
+    """ "I'm in Leicester", "she's in a bungalow in Whitby now": where a person is, said in the present with
+    no time of a stay, is where they live. The place is a place entity, or a name said after a dwelling
+    of the home's nouns (the small pipeline labels unfamiliar towns as organisations)."""
+    if c.tense != "present" or c.negated:
+        return None
+    on = next((p for prep, p in c.preps if prep == "on"), None)
+    owner = _owned_by(on) if on is not None else None
+    if on is not None and owner is None and len(on.text.split()) > 1:
+        owner = attributes.for_noun(
+            on.head
+        )  # "I'm on the Payments team": the noun names it, its words the value
+    if on is not None and owner is not None and not owner.multi and owner.name not in _LIKED:
+        return Keyed(who, owner.name, on.text)  # "I'm on the Galaxy Z Flip6 now", "she's on Obsidian"
+    if parsed.timed:
+        return None  # "I'm in Paris this week": a stay
+    home = attributes.by_name("lives_in")
+    assert home is not None
+    places = [p for prep, p in c.preps if prep == "in"]
+    dwelling = any(attributes.for_noun(p.head) is home for p in places)
+    for p in places:
+        if p.label in _PLACES or (dwelling and _name(p) and p.label in (None, "ORG", "FAC", "PERSON")):
+            return Keyed(who, "lives_in", p.text)
+        inner = p.of if attributes.for_noun(p.head) is home else None
+        if inner is not None and inner[:1].isupper():
+            return Keyed(who, "lives_in", inner)  # "she's in a flat in Kendal now"
+    return None
 
 
 def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Parsed) -> Keyed | None:
@@ -542,7 +867,8 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
     if complement is None:
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
-    return _noun_key("user", subject.text, complement.text)
+    # "the new guy is great": a new thing not said to be mine keys only an attribute of the inventory
+    return _noun_key("user", subject.text, complement.text, named=subject.owner is None)
 
 
 def _single(noun: str) -> bool:
@@ -565,9 +891,29 @@ def _is_a(who: str, complement: Phrase, c: Clause) -> Keyed | None:
         )
         return Keyed(who, "age", years.group(1)) if years else None
     attr = attributes.for_value(complement.head) or attributes.for_value(complement.text)
+    if attr is None and _held_at(complement, c):
+        attr = attributes.by_name("occupation")  # "I'm a physiotherapist at Kelso Clinic": a role held there
     if attr is None:
         return None
     return Keyed(who, attr.name, complement.text)
+
+
+#: what a person can be at an organisation that is no role held there
+_NOT_ROLES = frozenset(
+    {"member", "regular", "customer", "client", "guest", "patient", "fan", "visitor", "user"}
+)
+
+
+def _held_at(complement: Phrase, c: Clause) -> bool:
+    """Whether a common noun is said as held at an organisation ("a physiotherapist at Kelso Clinic", "she's
+    a postdoc at the Delft Institute now")."""
+    if complement.proper or complement.label is not None or len(complement.text.split()) > 3:
+        return False
+    if complement.head in _NOT_ROLES or attributes.for_noun(complement.head) is not None:
+        return False  # "a member at Kelso Golf Club", "a patient at the Elm Practice": no job
+    if any(prep in ("at", "for") and p.label == "ORG" for prep, p in c.preps):
+        return True
+    return any(prep in ("at", "for") and _label(complement, o) == "ORG" for prep, o in complement.preps)
 
 
 def _noun_attribute(noun: str) -> Attribute | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from veramem_desktop.core.attributes import for_noun, verbs
 from veramem_desktop.core.errors import ModelError
 
 #: the installed pipeline package (requirements-nlp.txt pins its wheel by hash)
@@ -113,6 +114,16 @@ class Parsed:
     #: on it, "" for none): "the new flat in Bristol" -> ("", "flat", True, False, "Bristol"), "my Leeds
     #: flat" -> ("my", "flat", False, False, "Leeds")
     nouns: tuple[tuple[str, str, bool, bool, str], ...] = ()
+    #: time said as spent at or into something, with no verb of its own: ("at", "Tidewater Labs") for
+    #: "Week one at Tidewater Labs done", ("into", "Helix") for "three weeks into Helix now"
+    spent: tuple[tuple[str, Phrase], ...] = ()
+    #: words said to hold now with no verb of their own ("Korean now.", "Plant-based since New Year"), as
+    #: said, and the sentence's words in lower case
+    now: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    #: a time said of what the clause tells ("this week", "for the weekend"), not a word of a noun
+    #: ("the Saturday market")
+    timed: bool = False
 
 
 @cache
@@ -160,8 +171,12 @@ class _Parses:
 _PARSES = _Parses()
 
 
+#: "'s" before an article or "my" is "is" ("the car's a Kia"), which the small pipeline reads as a possessive
+_IS_BEFORE_A = re.compile(r"(?<=\w)'s (?=(?:a|an|the|my|our|in|at|on|now)\b)")
+
+
 def _normal(sentence: str) -> str:
-    return " ".join(sentence.replace("\u2019", "'").split())
+    return _IS_BEFORE_A.sub(" is ", " ".join(sentence.replace("\u2019", "'").split()))
 
 
 def parse(sentence: str) -> Parsed:
@@ -195,16 +210,87 @@ def _read(text: str, doc: Any) -> Parsed:
         if _has_subject(_root(again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
-    nouns = tuple(_noted(t) for t in doc if t.pos_ == "NOUN")
+    # the speaker's nouns, new ones, and the head of a sentence with no verb ("mortgage with Fairhaven")
+    nouns = tuple((_noted(t), t.dep_ == "ROOT") for t in doc if t.pos_ == "NOUN")
     return Parsed(
         clauses,
         tuple((_said(e), e.label_) for e in doc.ents),
         tuple(_names(doc)),
-        tuple(n for n in nouns if n[0] in ("my", "our") or n[2]),
+        tuple(n for n, head in nouns if n[0] in ("my", "our") or n[2] or head and n[4]),
+        tuple(_spent(doc)),
+        tuple(_now(doc)),
+        tuple(t.lower_ for t in doc),
+        any(_timed(e) for e in doc.ents),
     )
 
 
+def _timed(ent: Any) -> bool:
+    """Whether a date or time entity times a clause: its head hangs on a verb, or on a preposition that
+    does, never inside a noun phrase ("the Saturday market")."""
+    if ent.label_ not in ("DATE", "TIME", "EVENT"):
+        return False
+    head = ent.root
+    if head.dep_ in ("compound", "amod", "poss", "nmod"):
+        return False
+    up = head.head.head if head.dep_ == "pobj" else head.head
+    return up.pos_ in ("VERB", "AUX") or up.dep_ == "ROOT"
+
+
+#: words that say a thing holds from now on
+_NOW = frozenset({"now", "currently", "nowadays", "since"})
+
+
+def _now(doc: Any) -> Iterable[str]:
+    """Words that "now" or "since …" is set on directly, said as no verb's subject or object: "Korean now",
+    "Plant-based since New Year" (the words from the phrase's first to its head, as said)."""
+    for t in doc:
+        if t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj", "attr") or t.pos_ == "AUX":
+            continue
+        if t.pos_ == "VERB" and t.dep_ != "amod":
+            continue
+        if any(c.lower_ in _NOW and c.dep_ in ("advmod", "prep") for c in t.children):
+            start = t.left_edge.idx
+            yield _said(doc[:])[start - doc[0].idx : t.idx + len(t) - doc[0].idx]
+
+
+#: nouns of a span of time ("week one at …", "six weeks at …", "a month in at …")
+_TIME_UNITS = frozenset({"day", "week", "month", "year", "fortnight", "weekend"})
+
+
+def _long_enough(t: Any) -> bool:
+    """Whether a span of time is said as time into something rather than a stay: weeks, months or years
+    ("six weeks at Ortolan"), a day only as the first or a count ("day one at Acme", "first day at
+    Acme"); never with a purpose ("three days at the Hilton for the conference")."""
+    if any(c.dep_ == "prep" and c.lower_ == "for" for c in t.subtree):
+        return False
+    if t.lemma_.lower() not in ("day", "weekend"):
+        return True
+    return any(c.lower_ in ("first", "one") or c.dep_ == "nummod" and c.i > t.i for c in t.children)
+
+
+def _spent(doc: Any) -> Iterable[tuple[str, Phrase]]:
+    """(preposition, what) for each span of time said as spent at or into something."""
+    for t in doc:
+        if t.lemma_.lower() not in _TIME_UNITS or t.pos_ != "NOUN":
+            continue
+        if any(c.lower_ in ("last", "final", "next") for c in t.children) or not _long_enough(t):
+            continue  # "last day at Greyfield tomorrow": an end still ahead, not time spent
+        holders = [t]
+        if t.dep_ == "npadvmod" and t.head.pos_ == "ADP" and t.head.lower_ in ("in", "into"):
+            holders.append(t.head)  # "a month in | at Lattice", "three weeks into | Helix"
+        for h in holders:
+            preps = [c for c in h.children if c.dep_ == "prep" and c.lower_ in ("at", "into", "with", "as")]
+            if h.pos_ == "ADP" and h.lower_ == "into":
+                preps.insert(0, h)
+            for prep in preps:
+                pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+                if pobj is not None:
+                    yield prep.lower_, _phrase(pobj)
+
+
 _NEW = frozenset({"new", "newest"})
+#: nouns that say a thing is the new one ("the replacement, a Galaxy S24")
+_NEW_THINGS = frozenset({"replacement", "upgrade", "successor"})
 _OLD = frozenset({"old", "former", "previous", "ex"})
 
 
@@ -215,16 +301,27 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
     named = next(
         (c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i), None
     )
+    if named is None:  # "the new therapist, Miriam"; never a name of another kind ("the new place, Acme")
+        named = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+        attr = for_noun(noun.lemma_)
+        label = next(
+            (e.label_ for e in noun.doc.ents if named is not None and e.start <= named.i < e.end), None
+        )
+        if attr is not None and attr.entities and label is not None and label not in attr.entities:
+            named = None
     if named is None:
-        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in ("in", "at")), None)
+        # "with" names an organisation of the noun's kind ("mortgage with Fairhaven"), never a person
+        attr = for_noun(noun.lemma_)
+        preps = ("in", "at", "with") if attr is not None and "ORG" in attr.entities else ("in", "at")
+        place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in preps), None)
         pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
         named = pobj if pobj is not None and pobj.pos_ == "PROPN" else None
     return (
         _owner(owner) if owner is not None else "",
         noun.lemma_.lower(),
-        bool(mods & _NEW),
+        bool(mods & _NEW) or noun.lemma_.lower() in _NEW_THINGS,
         bool(mods & _OLD),
-        _name_span(named) if named is not None else "",
+        _entity_or_name(named) if named is not None else "",
     )
 
 
@@ -296,7 +393,7 @@ def _root(doc: Any) -> Any:
 
 
 def _has_subject(token: Any) -> bool:
-    return any(c.dep_ in _SUBJECTS for c in token.children)
+    return _subject_token(token) is not None
 
 
 def _wants_speaker(doc: Any) -> bool:
@@ -315,17 +412,85 @@ def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
     root = _root(doc)
     heads = [root, *_joined(root)]
     seen = {t.i for t in heads}
+    for t in _misplaced(doc, root):
+        heads.append(t)
+        seen.add(t.i)
     for t in doc:
-        if t.i not in seen and t.pos_ in ("VERB", "AUX") and t.dep_ in ("advcl", "ccomp", "conj", "relcl"):
+        if (
+            t.i not in seen
+            and t.pos_ in ("VERB", "AUX")
+            and t.dep_ in ("advcl", "ccomp", "conj", "relcl", "parataxis", "dep")
+        ):
             heads.append(t)
             seen.add(t.i)
     inherited = _subject(root)
     for head in heads:
-        if head is not root and head.dep_ != "conj" and not _has_subject(head):
+        opening = head is not root and _opens_sentence(head)
+        carried = head is not root and _said_on(head) is not None
+        if head is not root and head.dep_ != "conj" and not _has_subject(head) and not (opening or carried):
             continue  # "… to play tennis", "… looking for a flat": no statement of its own
-        clause = _clause(head, inherited if head.dep_ == "conj" else None)
+        clause = _clause(head, inherited if head.dep_ == "conj" else _SPEAKER if opening else _said_on(head))
         if clause is not None:
-            yield _implied(clause) if implied and clause.subject and clause.subject.head == "i" else clause
+            said_as_i = clause.subject and clause.subject.head == "i"
+            yield _implied(clause) if (implied or opening or carried) and said_as_i else clause
+
+
+def _misplaced(doc: Any, root: Any) -> Iterable[Any]:
+    """Clauses the small pipeline hung under a word of chat it took for the main verb: a copula with its
+    own subject and complement read as an auxiliary ("I'm fully vegan now remember"), and the verb of a
+    sentence with no main verb ("Since October working as a policy officer at the Trust")."""
+    for t in doc:
+        if (
+            t.lemma_ == "be"
+            and t.dep_ == "aux"
+            and _has_subject(t)
+            and any(c.dep_ in ("attr", "acomp") for c in t.children)
+        ) or _fragment_verb(t, root):
+            yield t
+
+
+def _said_on(verb: Any) -> Phrase | None:
+    """The speaker, for a verb in the past with no subject hung on a clause of the speaker's ("we did it,
+    moved out to Broughty Ferry"); None otherwise."""
+    if verb.tag_ != "VBD" or verb.dep_ not in ("dep", "parataxis") or _has_subject(verb):
+        return None
+    head = _subject_token(verb.head)
+    return _SPEAKER if head is not None and head.lower_ in _WHO else None
+
+
+def _fragment_verb(t: Any, root: Any) -> bool:
+    """The verb of a sentence with no main verb, said without a subject."""
+    return (
+        root.pos_ not in ("VERB", "AUX")
+        and t.pos_ == "VERB"
+        and t.dep_ in ("pcomp", "acl")
+        and t.tag_ in ("VBG", "VBD", "VBN")
+        and not _has_subject(t)
+    )
+
+
+#: the speaker, as the subject of a clause said without one
+_SPEAKER = Phrase(text="I", head="i")
+#: words a chat sentence may open with before its verb ("also handed in my notice", "ok moved to …")
+_OPENERS = frozenset(
+    {"also", "just", "finally", "so", "and", "ok", "okay", "anyway", "well", "oh", "yeah", "then"}
+)
+
+
+def _opens_sentence(verb: Any) -> bool:
+    """A verb in the past said first in the sentence with no subject ("handed in my notice on Friday, feels
+    weird", "Moved everything over to Kestrel Bank, the service took a week"): the speaker's own statement,
+    though the pipeline set another clause of the sentence as its root."""
+    if _fragment_verb(verb, _root(verb.doc)):
+        return True  # "Since October working as …"
+    if (
+        verb.tag_ not in ("VBD", "VBN")
+        or _has_subject(verb)
+        or verb.dep_ not in ("advcl", "ccomp", "parataxis", "dep")
+    ):
+        return False
+    before = [t for t in verb.doc[: verb.i] if not t.is_punct]
+    return all(t.lower_ in _OPENERS or t.dep_ in ("aux", "advmod") and t.head.i == verb.i for t in before)
 
 
 def _implied(clause: Clause) -> Clause:
@@ -335,15 +500,27 @@ def _implied(clause: Clause) -> Clause:
 def _joined(token: Any) -> list[Any]:
     out = []
     for c in token.children:
-        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX"):
+        if c.dep_ == "conj" and (c.pos_ in ("VERB", "AUX") or _verb_read_as_noun(c)):
             out += [c, *_joined(c)]
     return out
 
 
+def _verb_read_as_noun(token: Any) -> bool:
+    """A joined verb the small pipeline tagged a noun ("I live in Oslo and work at Fjordly"): the word is a
+    frame verb of the inventory, with no determiner, and a preposition hangs on it."""
+    return (
+        token.tag_ in ("NN", "VB")
+        and token.lemma_.lower() in verbs()
+        and not any(c.dep_ in ("det", "poss", "amod") for c in token.children)
+        and any(c.dep_ == "prep" for c in token.children)
+    )
+
+
 def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
-    if verb.pos_ not in ("VERB", "AUX") and not _has_subject(verb):
+    if verb.pos_ not in ("VERB", "AUX") and not _has_subject(verb) and not _verb_read_as_noun(verb):
         return None
     subject = _subject(verb) or inherited
+    together = _with_speaker(verb)
     aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass")]
     complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd")), None)
     name = _verb_name(verb, complement)
@@ -354,10 +531,10 @@ def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
         verb=name,
         subject=subject,
         obj=_phrase(obj) if obj is not None else None,
-        preps=tuple(_preps(verb, complement)),
+        preps=tuple(_preps(verb, complement)) + ((("with", together),) if together is not None else ()),
         complement=_phrase(complement) if complement is not None and name == "be" else None,
         tense=_tense(verb, aux),
-        negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS for c in verb.children),
+        negated=any(c.dep_ == "neg" or c.lower_ in _NEGATIONS and c.dep_ != "intj" for c in verb.children),
         hypothetical=_hypothetical(verb),
         background=_background(verb),
         nested=nested,
@@ -388,8 +565,31 @@ def _verb_name(verb: Any, complement: Any) -> str:
 
 
 def _subject(verb: Any) -> Phrase | None:
-    token = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    """The verb's subject; the speaker's "I" when the subject is someone "and I" ("Marco and I split up")."""
+    token = _subject_token(verb)
+    if token is not None and _with_speaker(verb) is not None:
+        speaker = next(c for c in token.subtree if c.lower_ in ("i", "me"))
+        return Phrase(text="I", head=speaker.lower_)
     return _phrase(token) if token is not None else None
+
+
+def _subject_token(verb: Any) -> Any:
+    """The verb's subject token; one the small pipeline hung on its auxiliary ("my friend | got engaged")."""
+    token = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    if token is None:
+        for aux in (c for c in verb.children if c.dep_ in ("aux", "auxpass")):
+            token = next((c for c in aux.children if c.dep_ in _SUBJECTS), token)
+    return token
+
+
+def _with_speaker(verb: Any) -> Phrase | None:
+    """The other person of a subject "<someone> and I": what the speaker did with them."""
+    token = _subject_token(verb)
+    if token is None or token.lower_ in _WHO:
+        return None
+    if any(c.dep_ == "conj" and c.lower_ in ("i", "me") for c in token.children):
+        return _phrase(token)
+    return None
 
 
 def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
@@ -436,6 +636,10 @@ def _phrase(token: Any) -> Phrase:
     if ent is not None and ent.label_ not in ("DATE", "TIME", "ORDINAL"):
         words = _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
     owner = next((c for c in token.children if c.dep_ == "poss"), None)
+    if owner is None:  # "my notes app": the possessive hung on the compound before the head
+        owner = next(
+            (g for c in token.children if c.dep_ == "compound" for g in c.children if g.dep_ == "poss"), None
+        )
     named = next(
         (
             c
@@ -470,13 +674,24 @@ def _noun_preps(token: Any) -> Iterable[tuple[str, str]]:
         if c.dep_ == "prep":
             pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
             if pobj is not None:
-                ent = next((e for e in token.doc.ents if e.start <= pobj.i < e.end), None)
-                if ent is not None:
-                    yield c.lower_, _said(ent)
-                    continue
-                words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
-                if words:
-                    yield c.lower_, " ".join(_said(t) for t in words)
+                yield from _prep_object(c, pobj)
+                # "a job as a UX lead at Harrow Bank": the preposition set on the first one's object
+                for g in pobj.children if pobj.pos_ in ("NOUN", "PROPN") else ():
+                    inner = (
+                        next((o for o in g.children if o.dep_ == "pobj"), None) if g.dep_ == "prep" else None
+                    )
+                    if inner is not None:
+                        yield from _prep_object(g, inner)
+
+
+def _prep_object(prep: Any, pobj: Any) -> Iterable[tuple[str, str]]:
+    ent = next((e for e in pobj.doc.ents if e.start <= pobj.i < e.end), None)
+    if ent is not None:
+        yield prep.lower_, _said(ent)
+        return
+    words = [t for t in pobj.subtree if t.i <= pobj.i and t.dep_ not in ("det", "poss", "case")]
+    if words:
+        yield prep.lower_, " ".join(_said(t) for t in words)
 
 
 def _value_word(t: Any, head: Any) -> bool:
@@ -494,6 +709,14 @@ def _named_after(token: Any) -> Any:
                 (g for g in c.children if g.dep_ in ("oprd", "dobj", "attr") and g.pos_ == "PROPN"), None
             )
     return None
+
+
+def _entity_or_name(token: Any) -> str:
+    """The entity a name's head is in ("Fairhaven Building Society"), else its proper nouns."""
+    ent = next((e for e in token.doc.ents if e.start <= token.i < e.end), None)
+    if ent is not None and ent.label_ not in ("DATE", "TIME", "CARDINAL", "ORDINAL"):
+        return _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
+    return _name_span(token)
 
 
 def _name_span(token: Any) -> str:
@@ -536,7 +759,8 @@ def _going_to(verb: Any) -> bool:
 
 
 def _hypothetical(verb: Any) -> bool:
-    marks = {c.lower_ for c in verb.children if c.dep_ in ("mark", "advmod")}
+    # "once" after the verb is how often ("I have not put on trousers once"), never a condition
+    marks = {c.lower_ for c in verb.children if c.dep_ == "mark" or c.dep_ == "advmod" and c.i < verb.i}
     if marks & _CONDITIONS:
         return True
     return any(t.text == "?" for t in verb.subtree if t.head.i == verb.i)

@@ -1,0 +1,88 @@
+"""The rule-based keys of chat wordings (issue 29, deliver 1): several keys from one statement, and none
+of the speaker's from another person's statement, history, a plan, a question, a request, a stay or an
+event. Sentences are this file's own, none from the bench data."""
+
+from __future__ import annotations
+
+import pytest
+from veramem_desktop.models.llm.rules.keys import read_all, topic_of
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        (
+            "I'm a physiotherapist at Kelso Sports Clinic",
+            {("user", "occupation", "physiotherapist"), ("user", "works_at", "Kelso Sports Clinic")},
+        ),
+        (
+            "I live in Tartu and work at Veskimets",
+            {("user", "lives_in", "Tartu"), ("user", "works_at", "Veskimets")},
+        ),
+        (
+            "my cousin Mirela moved to Cluj for a teaching job.",
+            {("user", "relation:cousin", "Mirela"), ("Mirela", "lives_in", "Cluj")},
+        ),
+        (
+            "Rosa landed a job as an accountant at Pelham Bank!",
+            {("Rosa", "works_at", "Pelham Bank"), ("Rosa", "occupation", "accountant")},
+        ),
+    ],
+)
+def test_one_statement_gives_every_attribute_it_states(
+    sentence: str, keys: set[tuple[str, str, str]]
+) -> None:
+    assert {k.key for k in read_all(sentence)} == keys
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "my brother took a job at Quantrel Systems",
+        "my sister moved to Tallinn last spring",
+        "when I still lived in Porto the rent was cheap",
+        "I used to work at Brightwave",
+        "back when I had the Fiat I never drove on motorways",
+        "should I move to Lisbon?",
+        "I might join Corvid Labs next year",
+        "we are thinking of moving to Bath",
+        "can you help me write to Harlow Bank?",
+        "I had lunch at Nandos with the team",
+        "booked a table at Dishoom for Friday",
+        "two weeks in Lisbon was amazing",
+        "three days at the Hilton for the conference",
+        "first day at Fennick tomorrow",
+        "I was in Madrid for work last week",
+        "I'm in Berlin for the weekend",
+        "she's at Google now",
+        "we stayed in a cottage in Cornwall",
+        "I found a bug in Firefox",
+        "my old flat in Leeds had mould",
+        "- find a bigger place outside Hull",
+        "Italian food now, every night",
+        "my friend Sol got engaged to Amara!",
+    ],
+)
+def test_no_current_value_of_the_speakers_from_others_history_plans_questions_or_stays(sentence: str) -> None:
+    found = [
+        k
+        for k in read_all(sentence)
+        if k.subject == "user" and not (k.predicate or "").startswith("relation:")
+    ]
+    assert found == [], found
+
+
+def test_a_sentence_without_a_subject_goes_on_about_the_person_before() -> None:
+    before = "my parents sold their place in Norwich."
+    assert topic_of(before) is not None
+    assert read_all("bought a cottage in Cromer, right by the sea", topic=topic_of(before)) == []
+    named = "my brother Luca got fired."
+    keys = {
+        k.key for k in read_all("Joined a startup called Fenwick Labs a week later.", topic=topic_of(named))
+    }
+    assert keys == {("Luca", "works_at", "Fenwick Labs")}
+
+
+def test_a_pronoun_is_the_person_named_before() -> None:
+    keys = {k.key for k in read_all("she's in a flat in Kendal now", person="user's sister")}
+    assert keys == {("user's sister", "lives_in", "Kendal")}

@@ -1,0 +1,130 @@
+"""Changes said the way people chat (issue 29, deliver 1), through the real write path (rule-based
+extractor, real parse pipeline, real embedder, real SQLCipher store): each becomes a new version of the
+right attribute of the right person, with validity from the message's time.
+
+Each test is one kind of wording the keys of commit 3f15fba gave no key (or only one of two) for: a clause that gives two
+attributes, joined clauses, time spent at a place with no verb, an opening verb with no subject
+before a clause that has one, "<someone> and I", a pronoun for a person named before, "I'm on <thing>",
+a new thing named aside. The sentences are this file's own, none of them from the bench data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from veramem_desktop.core.storage.items import MemoryItem
+
+from veramem_desktop.memory import Memory
+
+
+def _say(mem: Memory, content: str, time: str) -> Any:
+    return mem.add([{"role": "user", "content": content, "time": time}])
+
+
+def _versions(mem: Memory, subject: str, predicate: str) -> list[MemoryItem]:
+    found = [
+        m for m in mem.memories(status=None, limit=500) if (m.subject, m.predicate) == (subject, predicate)
+    ]
+    return sorted(found, key=lambda m: (m.valid_from, m.id))
+
+
+def _current(mem: Memory, subject: str, predicate: str) -> list[str | None]:
+    return [m.value for m in _versions(mem, subject, predicate) if m.status == "active"]
+
+
+def _changed(mem: Memory, subject: str, predicate: str, old: str, new: str, day: str) -> None:
+    """Two versions of the key: ``old`` superseded on ``day``, ``new`` current from ``day``."""
+    versions = _versions(mem, subject, predicate)
+    assert [(v.status, v.value) for v in versions] == [("superseded", old), ("active", new)], versions
+    assert versions[1].valid_from.startswith(day)
+    assert (versions[0].valid_to or "").startswith(day)
+
+
+def test_a_role_said_with_its_organisation_is_the_occupation_and_the_employer(rmem: Memory) -> None:
+    _say(rmem, "I'm a nurse at Harbourview Clinic, nights mostly.", "2025-01-10T09:00:00Z")
+    _say(rmem, "these days I'm a pharmacist at Larkspur Health", "2025-05-03T20:00:00Z")
+    _changed(rmem, "user", "works_at", "Harbourview Clinic", "Larkspur Health", "2025-05-03")
+    _changed(rmem, "user", "occupation", "nurse", "pharmacist", "2025-05-03")
+
+
+def test_joined_clauses_each_change_their_own_attribute(rmem: Memory) -> None:
+    _say(rmem, "I live in Ghent and work at Brindle Labs.", "2025-01-10T09:00:00Z")
+    _say(rmem, "I moved to Lyon and started at Quorra Systems.", "2025-07-14T09:00:00Z")
+    _changed(rmem, "user", "lives_in", "Ghent", "Lyon", "2025-07-14")
+    _changed(rmem, "user", "works_at", "Brindle Labs", "Quorra Systems", "2025-07-14")
+
+
+def test_time_spent_at_a_new_organisation_with_no_verb_is_the_new_employer(rmem: Memory) -> None:
+    _say(rmem, "I work at Brindle Labs.", "2025-01-10T09:00:00Z")
+    _say(rmem, "Two weeks at Saltmarsh Robotics and my head is spinning.", "2025-04-20T18:00:00Z")
+    _changed(rmem, "user", "works_at", "Brindle Labs", "Saltmarsh Robotics", "2025-04-20")
+
+
+def test_time_spent_into_a_tool_names_the_tool_by_its_kind(rmem: Memory) -> None:
+    _say(rmem, "I use Vim for everything.", "2025-01-10T09:00:00Z")
+    _say(rmem, "a month into Emacs now, the keybindings finally stick", "2025-03-01T09:00:00Z")
+    _changed(rmem, "user", "editor", "Vim", "Emacs", "2025-03-01")
+
+
+def test_a_verb_said_first_without_a_subject_is_the_speakers_even_when_a_later_clause_has_one(
+    rmem: Memory,
+) -> None:
+    _say(rmem, "I bank with Thornbury Bank.", "2025-01-10T09:00:00Z")
+    _say(rmem, "Switched everything over to Gullwing Bank, the app is so much better", "2025-02-11T09:00:00Z")
+    _changed(rmem, "user", "bank", "Thornbury Bank", "Gullwing Bank", "2025-02-11")
+
+
+def test_someone_and_i_ending_it_ends_the_partner(rmem: Memory) -> None:
+    (partner,) = _say(rmem, "My girlfriend is Ines.", "2025-01-10T09:00:00Z").added
+    done = _say(rmem, "Ines and I broke up last week.", "2025-06-02T09:00:00Z")
+    assert [r["id"] for r in done.retracted] == [partner["id"]], done
+    assert _current(rmem, "user", "relation:partner") == []
+
+
+def test_a_pronoun_is_the_person_named_before_and_their_change_is_never_the_users(rmem: Memory) -> None:
+    _say(rmem, "I live in Norwich.", "2025-01-10T09:00:00Z")
+    _say(rmem, "my sister finally left Derby, she's in Kendal now", "2025-03-09T09:00:00Z")
+    assert _current(rmem, "user's sister", "lives_in") == ["Kendal"]
+    assert _current(rmem, "user", "lives_in") == ["Norwich"]
+
+
+def test_a_relatives_new_job_keys_their_employer_never_the_users(rmem: Memory) -> None:
+    _say(rmem, "I work at Brindle Labs.", "2025-01-10T09:00:00Z")
+    _say(rmem, "my cousin Priya took a job at Fennick Aerospace.", "2025-02-02T09:00:00Z")
+    assert _current(rmem, "Priya", "works_at") == ["Fennick Aerospace"]
+    assert _current(rmem, "user", "works_at") == ["Brindle Labs"]
+
+
+def test_being_on_a_thing_of_an_attributes_kind_is_its_new_value(rmem: Memory) -> None:
+    _say(rmem, "My phone is an iPhone 12.", "2025-01-10T09:00:00Z")
+    _say(rmem, "I'm on a Pixel 9 now, the camera is wild", "2025-08-08T09:00:00Z")
+    versions = _versions(rmem, "user", "phone")
+    assert [v.status for v in versions] == ["superseded", "active"], versions
+    assert (versions[1].value or "").startswith("Pixel") and versions[1].valid_from.startswith("2025-08-08")
+
+
+def test_a_new_thing_named_aside_is_the_new_value(rmem: Memory) -> None:
+    _say(rmem, "My dentist is Dr Albers.", "2025-01-10T09:00:00Z")
+    _say(rmem, "the new dentist, Dr Moreau, actually explains things", "2025-09-15T09:00:00Z")
+    _changed(rmem, "user", "dentist", "Dr Albers", "Dr Moreau", "2025-09-15")
+
+
+def test_history_plans_and_other_peoples_time_spent_key_nothing_current(rmem: Memory) -> None:
+    _say(rmem, "I work at Brindle Labs.", "2025-01-10T09:00:00Z")
+    _say(rmem, "last day at Brindle Labs is next Friday", "2025-02-01T09:00:00Z")
+    _say(rmem, "my brother spent a week at Kestrel Motors and he hated it", "2025-02-02T09:00:00Z")
+    _say(rmem, "should I apply at Hollow Oak Games?", "2025-02-03T09:00:00Z")
+    assert _current(rmem, "user", "works_at") == ["Brindle Labs"]
+
+
+def test_a_named_thing_said_to_be_gone_ends_the_value_of_that_name_whatever_its_attribute(
+    rmem: Memory,
+) -> None:
+    (garage,) = _say(rmem, "My garage is Brinton Motors.", "2025-01-10T09:00:00Z").added
+    _say(rmem, "I live in Norwich.", "2025-01-11T09:00:00Z")
+    done = _say(rmem, "Brinton closed down, I need a new place for the MOT", "2025-05-02T09:00:00Z")
+    assert [r["id"] for r in done.retracted] == [garage["id"]], done
+    assert _current(rmem, "user", "lives_in") == ["Norwich"]
+    # a name nothing stored has is no ending of anything
+    nothing = _say(rmem, "Kelmscott closed down last year", "2025-06-02T09:00:00Z")
+    assert nothing.retracted == [] and _current(rmem, "user", "lives_in") == ["Norwich"]
