@@ -86,3 +86,32 @@ def test_a_sentence_without_a_subject_goes_on_about_the_person_before() -> None:
 def test_a_pronoun_is_the_person_named_before() -> None:
     keys = {k.key for k in read_all("she's in a flat in Kendal now", person="user's sister")}
     assert keys == {("user's sister", "lives_in", "Kendal")}
+
+
+def test_an_assistants_premise_about_the_user_is_no_statement_of_theirs() -> None:
+    from veramem_desktop.models.llm.rules.keys import addressed
+
+    assert addressed("Since you ride a Brompton, the train is easy.") is None
+    assert addressed("Because you work at Quantrel, you get the discount.") is None
+    found = addressed("You ride a Brompton now.")
+    assert found is not None and found.key == ("user", "bike", "Brompton")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("I'm at Marrowby Logistics until the end of May", ("user", "works_at", "Marrowby Logistics")),
+        ("I'm at Tillbury University now", ("user", "school", "Tillbury University")),
+    ],
+)
+def test_being_at_an_organisation_is_where_the_speaker_works_or_studies(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert [k.key for k in read_all(sentence)] == [key]
+
+
+@pytest.mark.parametrize(
+    "sentence", ["I'm at Pizza Palace with the team", "I'm at Marrowby Logistics for a meeting this week"]
+)
+def test_a_visit_to_an_organisation_is_no_workplace(sentence: str) -> None:
+    assert read_all(sentence) == []

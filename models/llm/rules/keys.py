@@ -825,6 +825,24 @@ def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
         return Keyed(who, owner.name, on.text)  # "I'm on the Galaxy Z Flip6 now", "she's on Obsidian"
     if parsed.timed:
         return None  # "I'm in Paris this week": a stay
+    at = next((p for prep, p in c.preps if prep == "at"), None)
+    # an organisation: labelled so, or a name of several words the pipeline did not label, never a visit
+    # in company or for a purpose ("I'm at Nandos with the team", "… for a meeting")
+    org = at is not None and (at.label == "ORG" or at.label is None and at.proper and " " in at.text)
+    if (
+        at is not None
+        and org
+        and _name(at)
+        and who == "user"
+        and not any(p in ("with", "for") for p, _ in c.preps)
+    ):
+        held = _owned_by(at)  # "I'm at Quillon Pharma until July": a school, a gym, else the employer
+        held = (
+            held
+            if held is not None and held.entities and "ORG" in held.entities
+            else attributes.by_name("works_at")
+        )
+        return Keyed(who, held.name, at.text) if held is not None else None
     home = attributes.by_name("lives_in")
     assert home is not None
     places = [p for prep, p in c.preps if prep == "in"]
@@ -969,8 +987,16 @@ _YOU_AS_I = [
 ]
 
 
+#: an assistant's sentence that opens on its premise ("Since you drive a Fabia, …"): what it takes as
+#: known about the user, which may be stale, is no statement of theirs
+_PREMISE = re.compile(r"^\W*(?:since|because|as|given that|now that|if|assuming)\b", re.IGNORECASE)
+
+
 def addressed(sentence: str) -> Keyed | None:
-    """The key of a second-person statement made to the user: "You live in Berlin" -> lives_in."""
+    """The key of a second-person statement made to the user: "You live in Berlin" -> lives_in. Never from
+    a premise the speaker opens on ("Since you drive a Skoda Fabia, that's a big switch!")."""
+    if _PREMISE.match(sentence):
+        return None
     text = _SPEAKER_SELF.sub("Speaker", sentence.replace("\u2019", "'"))
     if not re.search(r"\b[Yy]ou", text):
         return None

@@ -232,6 +232,8 @@ def _timed(ent: Any) -> bool:
     head = ent.root
     if head.dep_ in ("compound", "amod", "poss", "nmod"):
         return False
+    if head.dep_ == "pobj" and head.head.lower_ in ("until", "till", "since"):
+        return False  # "until the end of July": the state holds now, up to then
     up = head.head.head if head.dep_ == "pobj" else head.head
     return up.pos_ in ("VERB", "AUX") or up.dep_ == "ROOT"
 
