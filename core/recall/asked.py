@@ -52,8 +52,6 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     person, wanted = _whose(statements.person_asked(question), wanted)
     if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
-        for h, _ in members:
-            h.subject = h.subject or min(wanted)  # what it speaks about (the answer matches on it)
     elif person or not _FIRST_PERSON.search(question):
         return hits
     elif wanted:
@@ -62,9 +60,20 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
         members = _by_noun(hits, statements.asked_nouns(question))
     if not members:
         return hits
-    _label(members)
+    for part in _by_attribute(members, wanted):
+        _label(part)
     chosen = {id(h) for h, _ in members}
-    ordered = sorted(members, key=lambda m: (m[0].state in _LIVE, _rank(m[0]), m[0].time or ""), reverse=True)
+    ordered = sorted(
+        members,
+        key=lambda m: (
+            m[0].state in _LIVE,
+            _rank(m[0]),
+            m[0].time or "",
+            -_place(m[0]),
+            m[0].kind != "episode",
+        ),
+        reverse=True,
+    )
     return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
 
 
@@ -148,10 +157,7 @@ def _members(
             loose.append((h, values, h.closeness))
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
-    found = named + [(h, v) for h, v, c in loose if c >= bound]
-    for h, _ in found:
-        h.subject = min(wanted)  # what it speaks about, as a keyed hit says it (the answer matches on it)
-    return keyed + found
+    return keyed + named + [(h, v) for h, v, c in loose if c >= bound]
 
 
 def _names(text: str, wanted: frozenset[str]) -> bool:
@@ -183,8 +189,41 @@ def _own_value(h: Hit) -> frozenset[str]:
     return frozenset({h.value.casefold()}) if h.value else frozenset()
 
 
+_ORDER = {a.name: i for i, a in enumerate(attributes.ATTRIBUTES)}
+
+
+def _place(h: Hit) -> int:
+    """Where the inventory lists the attribute ``h`` states: of one message, "where do I work?" is answered
+    by the employer before the occupation."""
+    return _ORDER.get(attributes.canonical(h.subject or ""), len(_ORDER))
+
+
 def _rank(h: Hit) -> int:
     return AUTHORITY_RANK.get(h.authority, 0)
+
+
+def _by_attribute(
+    members: list[tuple[Hit, frozenset[str]]], wanted: frozenset[str]
+) -> list[list[tuple[Hit, frozenset[str]]]]:
+    """The members by the attribute each states: a keyed or read one by its own, the others (read as
+    nothing) by the attribute of the newest keyed one, else the asked attribute the inventory lists
+    first ("where do I work?": the employer before the occupation). Each is labelled as that attribute,
+    what it speaks about, so the answer matches on it; statements of two attributes never replace each
+    other."""
+    for h, _ in members:
+        if wanted and h.subject and attributes.canonical(h.subject) not in wanted:
+            h.subject = None  # read as another attribute too, but a statement of the asked one here
+    keyed = sorted((m for m in members if m[0].subject), key=lambda m: m[0].time or "", reverse=True)
+    main: str | None = None
+    if keyed:
+        main = attributes.canonical(keyed[0][0].subject or "")
+    elif wanted:
+        main = min(wanted, key=lambda a: (_ORDER.get(a, len(_ORDER)), a))
+    parts: dict[str, list[tuple[Hit, frozenset[str]]]] = {}
+    for h, values in members:
+        h.subject = h.subject or main  # a thing the inventory has no name for stays unnamed
+        parts.setdefault(attributes.canonical(h.subject or ""), []).append((h, values))
+    return list(parts.values())
 
 
 def _label(members: list[tuple[Hit, frozenset[str]]]) -> None:

@@ -169,3 +169,32 @@ def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_
 )
 def test_the_nouns_a_question_asks_about(question: str, nouns: set[str]) -> None:
     assert statements.asked_nouns(question) == frozenset(nouns)
+
+
+def test_where_a_person_works_is_answered_by_the_employer_though_one_message_gave_the_role_too(
+    rmem: Memory,
+) -> None:
+    # one message keys two attributes (employer and role); the question asks where: the employer answers
+    rmem.add(
+        [
+            {
+                "role": "user",
+                "content": "I work at Harbin Outfitters as a data engineer.",
+                "time": "2023-02-01T09:00:00Z",
+            }
+        ]
+    )
+    rmem.add(
+        [
+            {
+                "role": "user",
+                "content": "I started at Oakmere Foods as a product designer.",
+                "time": "2024-03-04T09:00:00Z",
+            }
+        ]
+    )
+    answer = rmem.answer("Where do I work?")
+    assert not answer.abstained
+    assert "Oakmere Foods" in answer.text
+    assert "Harbin" not in answer.text or answer.text.index("Oakmere") < answer.text.index("Harbin")
+    assert not answer.text.startswith("Your profession")

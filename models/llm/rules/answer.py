@@ -68,6 +68,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     # A question asking one attribute is answered by the subject that states it, alone: another subject
     # said beside it would read as a second current value
     stating = [rows for rows in ranked if any(_states(r[3], asked) for r in rows)]
+    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked)))
     ranked = stating[:1] or ranked
     best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
@@ -103,6 +104,14 @@ def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] 
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     return scored
+
+
+def _place(subject: str | None) -> int:
+    """Where the inventory lists an attribute: "where do I work?" asks the employer before the occupation."""
+    return _ORDER.get(attributes.canonical(subject or ""), len(_ORDER))
+
+
+_ORDER = {a.name: i for i, a in enumerate(attributes.ATTRIBUTES)}
 
 
 def _states(item: ContextItem, asked: frozenset[str]) -> bool:
