@@ -57,7 +57,11 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))
     else:
-        members = _by_noun(hits, statements.asked_nouns(question))
+        nouns = statements.asked_nouns(question)
+        named = statements.attributes_of_nouns(nouns)
+        members = _by_noun(hits, nouns, named)
+        if any(attributes.is_multi_valued(a) for a in named):
+            return _newest_first(hits, members)  # values side by side: none replaces another
     if not members:
         return hits
     for part in _by_attribute(members, wanted):
@@ -77,16 +81,19 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
 
 
-def _by_noun(hits: Sequence[Hit], nouns: frozenset[str]) -> list[tuple[Hit, frozenset[str]]]:
-    """For a thing the inventory has no attribute for ("who is my landlord?"), the person's own live hits
-    that say the question's noun and name a value; one thing, so the newest leads."""
+def _by_noun(
+    hits: Sequence[Hit], nouns: frozenset[str], named: frozenset[str]
+) -> list[tuple[Hit, frozenset[str]]]:
+    """For a thing no single-valued attribute of the inventory names ("who is my landlord?", "which
+    language am I learning?"), the person's own live hits that say the question's noun, or a value of the
+    attribute it names ("Korean"), and name a value."""
     if not nouns:
         return []
     found = []
     for h in hits:
         if h.state not in _LIVE or h.authority != "authorized" or (h.about or "user").casefold() != "user":
             continue
-        if not statements.says_noun(h.text, nouns):
+        if not (statements.says_noun(h.text, nouns) or statements.gives_value_of(h.text, named)):
             continue
         values = _plain_values(h.text, frozenset(), numbers=True)
         if values:
@@ -119,6 +126,13 @@ def _mentions(
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
     return [(h, v) for h, v, c in loose if c >= bound]
+
+
+def _newest_first(hits: list[Hit], members: list[tuple[Hit, frozenset[str]]]) -> list[Hit]:
+    """``hits`` with ``members`` first, the newest first (nothing labelled)."""
+    chosen = {id(h) for h, _ in members}
+    ordered = sorted((h for h, _ in members), key=lambda h: (h.time or "", h.kind != "episode"), reverse=True)
+    return ordered + [h for h in hits if id(h) not in chosen]
 
 
 def _numeric(wanted: frozenset[str]) -> bool:

@@ -386,8 +386,10 @@ def about_someone_else(text: str) -> bool:
     if not first:
         return False
     if first[0].lower().replace("’", "'").endswith("'s"):
-        return _a_name(re.sub(r"['’]s$", "", first[0]))  # "Ana's new job"
-    return _a_name(first[0]) and any(_is_verb(w) for w in low[1:3])  # "Femi got …", not "Three weeks …"
+        name = re.sub(r"['’]s$", "", first[0])  # "Ana's new job"; not "German's on hold", a value
+        return _a_name(name) and attributes.for_value(name) is None
+    # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value)
+    return _a_name(first[0]) and attributes.for_value(first[0]) is None and any(_is_verb(w) for w in low[1:3])
 
 
 def _is_verb(word: str) -> bool:
@@ -551,3 +553,22 @@ def asked_nouns(question: str) -> frozenset[str]:
 def says_noun(text: str, nouns: frozenset[str]) -> bool:
     """Whether ``text`` says one of ``nouns`` (in any of its forms, "landlord's", "notes")."""
     return any(_lemmas(_bare(w)) & nouns for w in _WORD.findall(text[:400]))
+
+
+def attributes_of_nouns(nouns: frozenset[str]) -> frozenset[str]:
+    """The attributes, single- or multi-valued, that ``nouns`` name ("language": languages_learning)."""
+    found = (attributes.for_noun(n) or attributes.by_name(n) for n in nouns)
+    return frozenset(a.name for a in found if a is not None)
+
+
+def gives_value_of(text: str, names: frozenset[str]) -> bool:
+    """Whether ``text`` says a value that gives one of the attributes ``names`` away ("Korean" a language
+    learnt, "kittens" a pet), in any of its forms."""
+    if not names:
+        return False
+    for w in _WORD.findall(text[:400]):
+        for form in _lemmas(_bare(w)):
+            attr = attributes.for_value(form)
+            if attr is not None and attr.name in names:
+                return True
+    return False

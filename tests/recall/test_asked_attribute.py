@@ -198,3 +198,21 @@ def test_where_a_person_works_is_answered_by_the_employer_though_one_message_gav
     assert "Oakmere Foods" in answer.text
     assert "Harbin" not in answer.text or answer.text.index("Oakmere") < answer.text.index("Harbin")
     assert not answer.text.startswith("Your profession")
+
+
+def test_a_multi_valued_thing_asked_now_puts_the_newest_statement_first_and_replaces_nothing(
+    keyless: Memory,
+) -> None:
+    said(keyless, "Signed up for Portuguese evening classes with Ines.", "2023-09-01")
+    new = said(keyless, "Portuguese is paused, Japanese from this week.", "2025-02-10")
+    hits = keyless.search("Which language am I learning now?", k=10).results
+    assert hits[0].id == new
+    assert all(h.state != "probably_superseded" for h in hits)
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [("German's on hold for now.", False), ("Priya's new job is in Leeds.", True)],
+)
+def test_a_value_before_a_contraction_is_no_person(text: str, other: bool) -> None:
+    assert statements.about_someone_else(text) is other
