@@ -77,11 +77,11 @@ def test_each_wiring_exception_names_a_public_call_that_needs_it() -> None:
 
 def test_a_planted_second_statement_is_refused(tmp_path: Path) -> None:
     source = MEMORY_PY.read_text(encoding="utf-8")
-    one = "        return self._organising().links_pending()\n"
+    one = "        return self.organiser.links_pending()\n"
     assert source.count(one) == 1
     scratch = tmp_path / "memory.py"
     scratch.write_text(
-        source.replace(one, "        pending = self._organising().links_pending()\n        return pending\n"),
+        source.replace(one, "        pending = self.organiser.links_pending()\n        return pending\n"),
         encoding="utf-8",
     )
     assert offences(scratch.read_text(encoding="utf-8")) == [
@@ -91,10 +91,10 @@ def test_a_planted_second_statement_is_refused(tmp_path: Path) -> None:
 
 def test_logic_in_place_of_the_delegation_is_refused(tmp_path: Path) -> None:
     source = MEMORY_PY.read_text(encoding="utf-8")
-    one = "        return self._organising().links_pending()\n"
+    one = "        return self.organiser.links_pending()\n"
     scratch = tmp_path / "memory.py"
     scratch.write_text(
-        source.replace(one, "        if self._organiser is None:\n            return 0\n"), encoding="utf-8"
+        source.replace(one, "        if self._open is None:\n            return 0\n"), encoding="utf-8"
     )
     assert offences(scratch.read_text(encoding="utf-8")) == [
         "links_pending: a If statement, not a delegation"

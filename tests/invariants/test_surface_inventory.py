@@ -454,6 +454,23 @@ SDK_CLASSIFIED: dict[str, str] = {
         )
     },
     **{
+        name: "a service of the store; what it shows is probed through the facade's calls of it"
+        for name in (
+            "opening",
+            "recall",
+            "adding",
+            "curation",
+            "reading",
+            "review",
+            "outcomes",
+            "measuring",
+            "organiser",
+            "writes",
+            "importer",
+            "consolidation",
+        )
+    },
+    **{
         name: "device sync: sealed events and device state (sync's end-to-end tests cover forget)"
         for name in (
             "sync",
