@@ -27,36 +27,21 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
-from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
-from veramem_desktop.core.lifecycle import expiry as expiry_mod
-from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import linker as linker_mod
 from veramem_desktop.core.lifecycle.reembed import ReembedReport
-from veramem_desktop.core.lifecycle.sharing import ShareReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import SearchConfig, SearchEngine, SearchResult
-from veramem_desktop.core.recall.answer import AnswerResult
-from veramem_desktop.core.storage import grants as grants_mod
-from veramem_desktop.core.storage import ledger, ledger_verify, lookups
-from veramem_desktop.core.storage.episodes import Episode
-from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorIndex
-from veramem_desktop.core.transfer.import_report import ImportReport
-from veramem_desktop.core.trust import review as review_mod
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
-from veramem_desktop.core.trust.detail import MemoryDetail
-from veramem_desktop.core.write.results import AddResult
 
 from .config import Config, Paths, load_config, resolve_paths
 from .keys import KeyManager, NewKey, PassphraseSource
@@ -65,45 +50,42 @@ from .services.curation import Curation
 from .services.device_sync import DeviceSync
 from .services.embedding import build_embedder, reembed_store
 from .services.grants import Grants
-from .services.importer import Importer, ImportProgress
+from .services.importer import Importer
 from .services.measuring import Measuring, load_embedder
 from .services.opening import Opening
-from .services.organiser import Organiser, wait_idle
+from .services.organiser import Organiser
 from .services.outcomes import Outcomes
 from .services.reading import Reading, caller_for
 from .services.recall import Recall
 from .services.review import Review
-from .services.writes import Adding, MessageLike, Writes
+from .services.writes import Adding, Writes
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.budgets import BudgetConfig
-    from veramem_desktop.core.transfer.records import Record
-
     from .services.head_start import HeadStart
-    from .sync.service import RunReport
 
+S = TypeVar("S")
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class via(Generic[P, R]):  # noqa: N801  (used like a function in the class body)
-    """A shortcut on the facade that is a service's own call: ``search = via("recall", Recall.search)``
-    makes ``mem.search`` exactly ``mem.recall.search`` (the same signature, for type checkers too, and the
-    same docstring), so no argument is spelled twice."""
+class via(Generic[S, P, R]):  # noqa: N801  (it reads as a function in the class body)
+    """A shortcut on the facade that is a service's own call: ``search = via("recall", Recall.search)`` makes
+    ``mem.search`` exactly ``mem.recall.search`` (the same signature, for type checkers too, and the same
+    docstring), so no argument is spelled twice."""
 
-    def __init__(self, service: str, call: Callable[..., R]) -> None:
+    def __init__(self, service: str, call: Callable[Concatenate[S, P], R]) -> None:
         self.service = service
         self.call = call
         self.__doc__ = call.__doc__
 
     @overload
-    def __get__(self, mem: None, owner: type[Any]) -> via[P, R]: ...
+    def __get__(self, mem: None, owner: type[Any]) -> via[S, P, R]: ...
     @overload
-    def __get__(self, mem: Memory, owner: type[Any]) -> Callable[..., R]: ...
-    def __get__(self, mem: Memory | None, owner: type[Any]) -> via[P, R] | Callable[..., R]:
+    def __get__(self, mem: Memory, owner: type[Any]) -> Callable[P, R]: ...
+    def __get__(self, mem: Memory | None, owner: type[Any]) -> via[S, P, R] | Callable[P, R]:
         if mem is None:
             return self
-        bound: Callable[..., R] = getattr(getattr(mem, self.service), self.call.__name__)
+        bound: Callable[P, R] = getattr(getattr(mem, self.service), self.call.__name__)
         return bound
 
 
@@ -518,497 +500,24 @@ class Memory:
             device=self.device_id,
         )
 
-    # ------------------------------------------------------------ write
-    def add(
-        self,
-        messages: MessageLike | Sequence[MessageLike],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        team_id: str | None = None,
-        session_id: str | None = None,
-        role: str = "user",
-        name: str | None = None,
-        until: str | datetime | None = None,
-        expires_in: str | None = None,
-    ) -> AddResult:
-        """Store messages as episodes, then derive memories from them (services/writes.py)."""
-        return self.adding.add(
-            messages,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            role=role,
-            name=name,
-            until=until,
-            expires_in=expires_in,
-        )
-
-    def add_document(
-        self,
-        text: str,
-        *,
-        name: str,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        team_id: str | None = None,
-        session_id: str | None = None,
-        until: str | datetime | None = None,
-        expires_in: str | None = None,
-    ) -> AddResult:
-        """Split a document into chunks, each an episode with role ``document`` named after the file."""
-        return self.adding.add_document(
-            text,
-            name=name,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            until=until,
-            expires_in=expires_in,
-        )
-
-    def rederive_pending(self) -> dict[str, Any]:
-        """Derive memories from the episodes an earlier add stored but could not derive from."""
-        return self.writes.rederive_pending()
-
-    # ------------------------------------------------------------ import and export
-    def import_history(
-        self,
-        path: str | Path,
-        *,
-        format: str | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        team_id: str | None = None,
-        session_id: str | None = None,
-        since: str | datetime | None = None,
-        dry_run: bool = False,
-        batch_size: int | None = None,
-        progress: ImportProgress | None = None,
-        on_record: Callable[[Record], None] | None = None,
-        include_forgotten: bool = False,
-    ) -> ImportReport:
-        """Import chat history or a memory export (forgotten episodes skipped unless ``include_forgotten``)."""
-        return self.importer.import_history(
-            path,
-            format=format,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            since=since,
-            dry_run=dry_run,
-            batch_size=batch_size,
-            progress=progress,
-            on_record=on_record,
-            include_forgotten=include_forgotten,
-        )
-
-    def export_memories(
-        self, path: str | Path, *, format: str = "jsonl", user_id: str | None = None, overwrite: bool = False
-    ) -> dict[str, int]:
-        """Write every memory in full, with only the messages it quotes (PLAINTEXT, mode 0600)."""
-        return self.importer.export_memories(path, format=format, user_id=user_id, overwrite=overwrite)
-
-    def export_all(
-        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
-    ) -> dict[str, int]:
-        """Write every message and memory as one re-importable JSON-lines file (PLAINTEXT, mode 0600)."""
-        return self.importer.export_all(path, user_id=user_id, overwrite=overwrite)
-
-    # ------------------------------------------------------------ recall
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        k: int | None = None,
-        route: str | None = None,
-        include_archived: bool = False,
-        include_rejected: bool = False,
-    ) -> SearchResult:
-        """Hybrid search (no LLM call); writes a trace for `feedback` (services/recall.py)."""
-        return self.recall.search(
-            query,
-            user_id=user_id,
-            agent_id=agent_id,
-            k=k,
-            route=route,
-            include_archived=include_archived,
-            include_rejected=include_rejected,
-        )
-
-    def answer(
-        self, question: str, *, user_id: str | None = None, agent_id: str | None = None, k: int = 10
-    ) -> AnswerResult:
-        """Answer from memory only, citing what it relied on, or abstain."""
-        return self.recall.answer(question, user_id=user_id, agent_id=agent_id, k=k)
-
-    def search_engine(self, config: SearchConfig | None = None) -> SearchEngine:
-        """A new recall engine over this store, for measuring recall (``veramem bench``)."""
-        return self.recall.search_engine(config)
-
-    # ------------------------------------------------------------ reads (services/reading.py)
-    def get(self, memory_id: str, *, caller: Caller | None = None) -> MemoryItem:
-        """The memory ``memory_id``, as ``caller`` (the person by default) may read it."""
-        return self.reading.get(memory_id, caller=caller)
-
-    def memories(
-        self,
-        *,
-        user_id: str | None = None,
-        kind: str | None = None,
-        status: str | None = "active",
-        authority: str | None = None,
-        trust: str | None = None,
-        agent_id: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
-    ) -> list[MemoryItem]:
-        """Memory items, newest first, filtered by any of the given fields (None means any)."""
-        return self.reading.memories(
-            user_id=user_id,
-            kind=kind,
-            status=status,
-            authority=authority,
-            trust=trust,
-            agent_id=agent_id,
-            limit=limit,
-            offset=offset,
-        )
-
-    def history(
-        self,
-        memory_id: str,
-        *,
-        as_of: str | datetime | None = None,
-        include_rejected: bool = False,
-        caller: Caller | None = None,
-    ) -> list[MemoryItem]:
-        """Every version of a memory, oldest first; with ``as_of``, the one version valid then (or none)."""
-        return self.reading.history(memory_id, as_of=as_of, include_rejected=include_rejected, caller=caller)
-
-    def detail(
-        self, memory_id: str, *, include_rejected: bool = False, caller: Caller | None = None
-    ) -> MemoryDetail:
-        """A memory with its evidence, versions, ledger entries and links; a rejected one only if asked."""
-        return self.reading.detail(memory_id, include_rejected=include_rejected, caller=caller)
-
-    def links(self, memory_id: str, *, caller: Caller | None = None) -> list[dict[str, Any]]:
-        """Every typed edge touching a memory, with the other end and the direction, as ``caller`` may see."""
-        return self.reading.links(memory_id, caller=caller)
-
-    def episodes(
-        self,
-        *,
-        user_id: str | None = None,
-        session_id: str | None = None,
-        limit: int = 50,
-        offset: int = 0,
-        newest_first: bool = True,
-        include_rejected: bool = False,
-    ) -> list[Episode]:
-        """Episodes; those holding a rejected value only with ``include_rejected`` (a person asking)."""
-        return self.reading.episodes(
-            user_id=user_id,
-            session_id=session_id,
-            limit=limit,
-            offset=offset,
-            newest_first=newest_first,
-            include_rejected=include_rejected,
-        )
-
-    def episode(self, episode_id: str, *, caller: Caller | None = None) -> Episode | None:
-        """The message ``episode_id``, or None when there is none that ``caller`` (the person by default) may see."""
-        return self.reading.episode(episode_id, caller=caller)
-
-    def episodes_seen_by(
-        self, caller: Caller, *, session_id: str | None = None, limit: int = 50, offset: int = 0
-    ) -> list[Episode]:
-        """The caller's user's messages, newest first, that ``caller`` may see (an agent surface's listing)."""
-        return self.reading.episodes_seen_by(caller, session_id=session_id, limit=limit, offset=offset)
-
-    def sessions(self, *, user_id: str | None = None) -> list[dict[str, Any]]:
-        """The sessions of ``user_id`` (everyone's without one), latest first."""
-        return self.reading.sessions(user_id=user_id)
-
-    def require_trace(self, trace_id: str, *, caller: Caller) -> None:
-        """NotFoundError unless ``trace_id`` is a search or answer made for ``caller`` (before crediting it)."""
-        return self.reading.require_trace(trace_id, caller=caller)
-
-    def ledger_entries(
-        self, *, target_id: str | None = None, limit: int | None = None, caller: Caller | None = None
-    ) -> list[ledger.LedgerEntry]:
-        """Ledger entries in order (about ``target_id`` when given), as ``caller`` (the person by default) may read."""
-        return self.reading.ledger_entries(target_id=target_id, limit=limit, caller=caller)
-
-    def ledger_length(self) -> int:
-        """How many entries the ledger holds (what `verify` will check)."""
-        return self.reading.ledger_length()
-
-    def memory_count(self) -> int:
-        """How many memory rows the store holds, every status and version included."""
-        return self.reading.memory_count()
-
-    def verify(self, progress: Callable[[int, int], None] | None = None) -> ledger_verify.VerifyReport:
-        """Recompute the whole hash-chained ledger; the report names the first bad entry, if any."""
-        return self.reading.verify(progress)
+    # ------------------------------------------------------------ shortcuts: the SDK's most common calls
+    # Each IS the service's call (``via``): its signature and description are the service's.
+    add = via("adding", Adding.add)
+    search = via("recall", Recall.search)
+    answer = via("recall", Recall.answer)
+    feedback = via("outcomes", Outcomes.feedback)
+    get = via("reading", Reading.get)
+    memories = via("reading", Reading.memories)
+    history = via("reading", Reading.history)
+    episodes = via("reading", Reading.episodes)
+    verify = via("reading", Reading.verify)
+    forget_preview = via("reading", Reading.forget_preview)
+    forget = via("curation", Curation.forget)
+    import_history = via("importer", Importer.import_history)
+    consolidate = via("consolidation", Consolidation.run)
+    export_trajectories = via("outcomes", Outcomes.export_trajectories)
+    export_training = via("outcomes", Outcomes.export_training)
 
     def status(self) -> dict[str, Any]:
         """Where the store is, what it holds, and whether its ledger verifies (services/opening.py)."""
         return self.opening.status(lambda: (self._store_handle, self.device_id))
-
-    # ------------------------------------------------------------ review and grants (a person's acts only)
-    def review_queue(self, *, user_id: str | None = None) -> list[review_mod.ReviewItem]:
-        """Active candidates that need a person: conflicts first, then lower-authority claims."""
-        return self.review.queue(user_id=user_id)
-
-    def approve(self, memory_id: str) -> MemoryItem:
-        """Mark a memory verified. For people only: never exposed to agents (MCP/REST)."""
-        return self.review.approve(memory_id)
-
-    def reject(self, memory_id: str, reason: str = "") -> review_mod.Rejection:
-        """Reject a memory: it and its value are hidden from every recall and can never return."""
-        return self.review.reject(memory_id, reason)
-
-    def grant(self, kind: str, subject: str, object: str) -> grants_mod.Grant:
-        """Add an access edge: user_agent (user → agent), agent_resource (agent → agent/resource), team_member (user → team)."""
-        return self.grants.grant(kind, subject, object)
-
-    def revoke(self, kind: str, subject: str, object: str) -> int:
-        """End an access edge now; items it exposed are hidden at once, retroactively."""
-        return self.grants.revoke(kind, subject, object)
-
-    # ------------------------------------------------------------ sharing, pins, expiry, forget (services/curation.py)
-    def share_experiences(
-        self,
-        *,
-        user_id: str | None = None,
-        visibility: str = "public",
-        team_id: str | None = None,
-        tau: float = 0.5,
-        team_policy: bool = False,
-        only: list[str] | None = None,
-    ) -> ShareReport:
-        """Share eligible experiences and world facts, abstracted and gated, as unendorsed pool items."""
-        return self.curation.share(
-            user_id=user_id,
-            visibility=visibility,
-            team_id=team_id,
-            tau=tau,
-            team_policy=team_policy,
-            only=only,
-        )
-
-    def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
-        """The owner's consent to share one memory (a person's act)."""
-        return self.curation.mark_shareable(memory_id, shareable)
-
-    def may_act_on(self, item: MemoryItem) -> bool:
-        """Whether an agent may act on ``item``: the one action gate (core/trust/action_gate.py)."""
-        return self.curation.may_act_on(item)
-
-    def states(self, items: Sequence[MemoryItem]) -> dict[str, str]:
-        """Each listed memory's state by id, as search labels it: current, in_conflict, superseded …"""
-        return self.reading.states(items)
-
-    def pin(self, memory_id: str) -> MemoryItem:
-        """Keep a memory: consolidation never archives, fuses or moves it, and it does not expire."""
-        return self.curation.set_pinned(memory_id, True)
-
-    def unpin(self, memory_id: str) -> MemoryItem:
-        """Let consolidation (and an expiry set on it) treat the memory like any other again."""
-        return self.curation.set_pinned(memory_id, False)
-
-    def expire_if_due(self, now: datetime | None = None) -> expiry_mod.ExpiryReport | None:
-        """Erase what has expired when the earliest recorded expiry has passed (one meta read otherwise)."""
-        return self.curation.expire_if_due(now)
-
-    def expire(self, now: datetime | None = None) -> expiry_mod.ExpiryReport:
-        """Erase every memory and message whose time has passed, like a forget, as the system."""
-        return self.curation.expire(now)
-
-    def expiring(
-        self,
-        within: timedelta = timedelta(days=7),
-        *,
-        user_id: str | None = None,
-        now: datetime | None = None,
-    ) -> list[dict[str, Any]]:
-        """Active memories that expire within ``within``, soonest first."""
-        return self.curation.expiring(within, user_id=user_id, now=now)
-
-    def forget_preview(
-        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
-    ) -> forget_mod.ForgetPlan:
-        """Exactly what `forget(target, reach=reach, redact=redact)` would erase and keep (services/reading.py)."""
-        return self.reading.forget_preview(target, caller=caller, reach=reach, redact=redact)
-
-    def forget(
-        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
-    ) -> forget_mod.ForgetReport:
-        """Erase a target and what restates it (``reach``: session, everywhere, none); ``redact`` keeps the rest."""
-        return self.curation.forget(target, caller=caller, reach=reach, redact=redact)
-
-    # ------------------------------------------------------------ links and budgets (services/organiser.py)
-    def links_pending(self) -> int:
-        """How many memories wait for the linker."""
-        return self.organiser.links_pending()
-
-    def drain_links(self, *, limit: int | None = None) -> linker_mod.LinkReport:
-        """Link what is queued now, in this thread (used by consolidate and tests)."""
-        return self.organiser.drain_links(limit=limit)
-
-    def wait_for_links(self, timeout: float = 10.0) -> bool:
-        """Wait until the background linker is idle; True when it is."""
-        return wait_idle(None if self._open is None else self._open.organiser, timeout)
-
-    def vectors_behind(self) -> dict[str, int]:
-        """Per vector kind, how many owners hold only vectors of another model (made again in the background)."""
-        return self.organiser.vectors_behind()
-
-    def wait_for_vectors(self, timeout: float = 10.0) -> bool:
-        """Wait until the background pass making vectors of another model again is idle; True when it is."""
-        return self.organiser.wait_for_vectors(timeout)
-
-    def budget_config(self) -> BudgetConfig:
-        """Each source's budget, from the [organise] settings."""
-        return self.organiser.budget_config()
-
-    def enforce_budgets(self) -> list[str]:
-        """Move what exceeds each source's budget to cold storage now; returns their ids."""
-        return self.organiser.enforce_budgets()
-
-    # ------------------------------------------------------------ outcome loop
-    def feedback(
-        self, trace_id: str, reward: float, *, cited_ids: Sequence[str] | None = None, by: str | None = None
-    ) -> dict[str, Any]:
-        """Say how well a search or answer went (reward in [-1, 1]); see services/outcomes.py."""
-        return self.outcomes.feedback(trace_id, reward, cited_ids=cited_ids, by=by)
-
-    def consolidate(
-        self,
-        *,
-        progress: consolidator_mod.Progress | None = None,
-        now: datetime | None = None,
-        config: consolidator_mod.ConsolidateConfig | None = None,
-    ) -> consolidate_mod.ConsolidateReport:
-        """Erase what has expired, then consolidate as the system (services/consolidation.py)."""
-        return self.consolidation.run(progress=progress, now=now, config=config)
-
-    def trajectories(self, *, user_id: str | None = None) -> Iterator[dict[str, Any]]:
-        """One record per trace, oldest first (see ``export_trajectories``)."""
-        return self.outcomes.trajectories(user_id=user_id)
-
-    def export_trajectories(
-        self, path: str | Path, *, user_id: str | None = None, overwrite: bool = False
-    ) -> int:
-        """Write every trace as one JSON line (PLAINTEXT, mode 0600); returns the number of records."""
-        return self.outcomes.export_trajectories(path, user_id=user_id, overwrite=overwrite)
-
-    def training_records(
-        self,
-        *,
-        kinds: Sequence[str] = ("write", "answer"),
-        since: str | datetime | None = None,
-        user_id: str | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """Write-decision and answer records, oldest first (see ``export_training``)."""
-        return self.outcomes.training_records(kinds=kinds, since=since, user_id=user_id)
-
-    def export_training(
-        self,
-        path: str | Path,
-        *,
-        kinds: Sequence[str] = ("write", "answer"),
-        since: str | datetime | None = None,
-        user_id: str | None = None,
-        overwrite: bool = False,
-    ) -> dict[str, int]:
-        """Write the training records as JSON lines (PLAINTEXT, mode 0600); returns the counts."""
-        return self.outcomes.export_training(
-            path, kinds=kinds, since=since, user_id=user_id, overwrite=overwrite
-        )
-
-    # ------------------------------------------------------------ sync (services/device_sync.py)
-    def sync_init(self, folder: str | Path, name: str = "") -> dict[str, Any]:
-        """Make this the first device of a sync account using ``folder`` (a folder a file-sync engine replicates)."""
-        return self.sync.init(folder, name)
-
-    def sync_join_start(self, folder: str | Path, name: str = "") -> str:
-        """Ask to join through ``folder``; returns the one-time code to type on a trusted device."""
-        return self.sync.join_start(folder, name)
-
-    def sync_pairing_code(self) -> str | None:
-        """The code of the join started by ``sync_join_start`` and not finished yet, if any."""
-        return self.sync.pairing_code()
-
-    def sync_join_finish(
-        self, *, timeout_s: float = 600.0, stop: Callable[[], bool] = lambda: False
-    ) -> dict[str, Any]:
-        """Wait for the approval of the join started by ``sync_join_start``, then exchange once."""
-        return self.sync.join_finish(timeout_s=timeout_s, stop=stop)
-
-    def sync_approve(self, code: str, *, wait_s: float = 30.0) -> dict[str, Any]:
-        """Approve the new device showing ``code`` (a human act: CLI or TUI only)."""
-        return self.sync.approve(code, wait_s=wait_s)
-
-    def sync_devices(self) -> list[dict[str, Any]]:
-        """The devices of the sync account."""
-        return self.sync.devices()
-
-    def sync_remove(self, device_id: str) -> dict[str, Any]:
-        """Remove a device and rotate the sync key so it cannot read anything written after."""
-        return self.sync.remove(device_id)
-
-    def sync_run(self) -> RunReport:
-        """Exchange once with the sync folder (what it applied is linked and embedded in the background)."""
-        return self.sync.run()
-
-    def sync_daemon(
-        self,
-        stop: threading.Event,
-        *,
-        scan_s: float = 30.0,
-        on_run: Callable[[RunReport], None] = lambda _r: None,
-        on_error: Callable[[Exception], None] = lambda _e: None,
-    ) -> None:
-        """Exchange whenever files arrive and every ``scan_s`` seconds until ``stop`` is set (blocks)."""
-        return self.sync.daemon(stop, scan_s=scan_s, on_run=on_run, on_error=on_error)
-
-    def sync_status(self) -> dict[str, Any]:
-        """Devices, last exchange, pending events, refused and waiting files with reasons, broken chains."""
-        return self.sync.status()
-
-    def sync_state_hash(self) -> str:
-        """A hash of the replicated state; equal on devices that have exchanged everything."""
-        return self.sync.state_hash()
-
-    # ------------------------------------------------------------ checks and measurement (doctor, bench)
-    def integrity_problems(self, limit: int = 20) -> list[str]:
-        """Every page of the store file checked: the problems found (at most ``limit``)."""
-        return self.measuring.integrity_problems(limit)
-
-    def vector_models(self) -> dict[str, int]:
-        """How many search vectors each embedding model holds (more than one: `veramem reindex`)."""
-        return self.measuring.vector_models()
-
-    def add_prepared(
-        self,
-        texts: Sequence[str],
-        *,
-        user_id: str,
-        vectors: Sequence[Any] | None = None,
-        with_messages: bool = True,
-    ) -> list[str]:
-        """Store ``texts`` at once as facts with no model, for the benchmarks (services/measuring.py)."""
-        return self.measuring.add_prepared(
-            texts, user_id=user_id, vectors=vectors, with_messages=with_messages
-        )
-
-    def counting_statements(self) -> AbstractContextManager[Callable[[], int]]:
-        """A block counting the SQL statements this facade's connection runs (``veramem bench``)."""
-        return self.measuring.counting_statements()

@@ -96,7 +96,7 @@ def import_(
     show = shown(as_json)
     total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
     with progress_of("Importing", total=total, unit="messages", show=show) as bar:
-        report = mem.import_history(
+        report = mem.importer.import_history(
             path,
             format=fmt,
             user_id=user_id,

@@ -138,7 +138,7 @@ def add(
     body, where, name = _input_of(text, file_, role, name)
     messages = _parse_messages(body, where)
     if messages is not None:
-        result = mem.add(
+        result = mem.adding.add(
             messages,
             user_id=user_id,
             agent_id=agent_id,
@@ -150,7 +150,7 @@ def add(
             expires_in=expires_in,
         )
     elif role == "document":
-        result = mem.add_document(
+        result = mem.adding.add_document(
             body,
             name=name or "document",
             user_id=user_id,
@@ -161,7 +161,7 @@ def add(
             expires_in=expires_in,
         )
     else:
-        result = mem.add(
+        result = mem.adding.add(
             body,
             user_id=user_id,
             agent_id=agent_id,
@@ -197,7 +197,7 @@ def episodes(
     as_json: bool,
 ) -> None:
     """List stored episodes (raw messages), newest first."""
-    rows = mem.episodes(
+    rows = mem.reading.episodes(
         user_id=user_id,
         session_id=session_id,
         limit=limit,
@@ -223,7 +223,9 @@ def _pin_command(pinned: bool) -> click.Command:
     @json_option
     @pass_memory
     def command(ctx: click.Context, mem: Memory, memory_id: str, as_json: bool) -> None:
-        item = mem.pin(memory_id) if pinned else mem.unpin(memory_id)
+        item = (
+            mem.curation.set_pinned(memory_id, True) if pinned else mem.curation.set_pinned(memory_id, False)
+        )
         if as_json:
             emit_json({"id": item.id, "pinned": item.pinned, "expires_at": item.metadata.get("expires_at")})
             return

@@ -38,7 +38,7 @@ def feedback(
     Credits the memories you name with --cited, else the ones the answer cited, else all
     it retrieved; their utility moves their ranking in later searches.
     """
-    result = mem.feedback(trace_id, reward, cited_ids=list(cited) if cited else None, by="person")
+    result = mem.outcomes.feedback(trace_id, reward, cited_ids=list(cited) if cited else None, by="person")
     if as_json:
         emit_json(result)
         return
@@ -98,7 +98,7 @@ def consolidate(ctx: click.Context, mem: Memory, as_json: bool) -> None:
                 stages[stage] = overall.start(_LABELS.get(stage, stage), total=max(total, 1), unit="items")
             stages[stage].update(n)
 
-        report = mem.consolidate(progress=progress)
+        report = mem.consolidation.run(progress=progress)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -161,7 +161,7 @@ def export_all(
     """
     mem.unlock()  # a passphrase is asked for (when it is) before the display starts
     with working("Exporting everything", show=shown(as_json)):
-        counts = mem.export_all(path, user_id=user_id, overwrite=force)
+        counts = mem.importer.export_all(path, user_id=user_id, overwrite=force)
     if as_json:
         emit_json({"path": path, "format": "jsonl", **counts})
     else:
@@ -197,7 +197,7 @@ def export_memories(
     """
     mem.unlock()  # a passphrase is asked for (when it is) before the display starts
     with working("Exporting memories", show=shown(as_json)):
-        counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
+        counts = mem.importer.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
     if as_json:
         emit_json({"path": path, "format": fmt, **counts})
     else:
@@ -237,13 +237,13 @@ def export_traces(ctx: click.Context, mem: Memory, path: str, user_id: str | Non
         import json
 
         n = 0
-        for i, record in enumerate(mem.trajectories(user_id=user_id), start=1):
+        for i, record in enumerate(mem.outcomes.trajectories(user_id=user_id), start=1):
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             n = i
     else:
         mem.unlock()
         with working("Exporting traces", show=shown()):
-            n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
+            n = mem.outcomes.export_trajectories(path, user_id=user_id, overwrite=force)
     where = "stdout" if path == "-" else path
     click.echo(
         f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
@@ -292,13 +292,15 @@ def export_training(
     kinds = ["write", "answer"] if kind == "all" else [kind]
     if path == "-":
         counts = {"write": 0, "answer": 0}
-        for record in mem.training_records(kinds=kinds, since=since, user_id=user_id):
+        for record in mem.outcomes.training_records(kinds=kinds, since=since, user_id=user_id):
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             counts[record["kind"]] += 1
     else:
         mem.unlock()  # a passphrase is asked for (when it is) before the display starts
         with working("Exporting training records", show=shown(as_json)):
-            counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
+            counts = mem.outcomes.export_training(
+                path, kinds=kinds, since=since, user_id=user_id, overwrite=force
+            )
     where = "stdout" if path == "-" else path
     if as_json and path != "-":
         emit_json({"path": path, **counts})

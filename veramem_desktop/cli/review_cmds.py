@@ -31,7 +31,7 @@ def answer(
     as_json: bool,
 ) -> None:
     """Answer from stored memories only, citing them, or abstain."""
-    result = mem.answer(question, user_id=user_id, agent_id=agent_id, k=k)
+    result = mem.recall.answer(question, user_id=user_id, agent_id=agent_id, k=k)
     for notice in result.notices:
         say(f"note: {notice}", err=True)
     if as_json:
@@ -73,9 +73,9 @@ def review(
     from veramem_desktop.core.lifecycle.expiry import parse_duration
 
     span = parse_duration(within)
-    mem.expire_if_due()
-    queue = mem.review_queue(user_id=user_id)
-    soon = mem.expiring(span, user_id=user_id)
+    mem.curation.expire_if_due()
+    queue = mem.review.queue(user_id=user_id)
+    soon = mem.curation.expiring(span, user_id=user_id)
     if as_json:
         emit_json(soon if expiring else [r.to_dict() for r in queue])
         return
@@ -100,7 +100,7 @@ def review(
 @pass_memory
 def approve(ctx: click.Context, mem: Memory, memory_id: str, as_json: bool) -> None:
     """Mark a memory verified (refused for a rejected value)."""
-    item = mem.approve(memory_id)
+    item = mem.review.approve(memory_id)
     emit_json(item.to_dict()) if as_json else say(f"Approved {item.id}: {item.text}")
 
 
@@ -111,7 +111,7 @@ def approve(ctx: click.Context, mem: Memory, memory_id: str, as_json: bool) -> N
 @pass_memory
 def reject(ctx: click.Context, mem: Memory, memory_id: str, reason: str, as_json: bool) -> None:
     """Reject a memory: hidden everywhere, and its value can never come back."""
-    done = mem.reject(memory_id, reason)
+    done = mem.review.reject(memory_id, reason)
     if as_json:
         emit_json(done.to_dict())
         return
@@ -144,8 +144,8 @@ def share(
 ) -> None:
     """Share eligible experiences and world facts: abstracted, PII- and canary-gated, unendorsed."""
     for memory_id in consent:
-        mem.mark_shareable(memory_id)
-    report = mem.share_experiences(user_id=user_id, visibility=visibility, team_id=team_id, tau=tau)
+        mem.curation.mark_shareable(memory_id)
+    report = mem.curation.share(user_id=user_id, visibility=visibility, team_id=team_id, tau=tau)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -125,7 +125,7 @@ def unlock(ctx: click.Context, mem: Memory, use_code: bool) -> None:
             prompt_new_passphrase("Choose a new passphrase") if interactive() else None
         )
     mem.unlock_with_recovery_code(code, new_passphrase=new_passphrase)
-    report = mem.verify()
+    report = mem.reading.verify()
     click.echo(
         f"Unlocked {mem.store_path}; the key is kept again. Ledger: {report.checked} entries, "
         f"{'verified' if report.ok else 'NOT verified'}."
@@ -144,7 +144,7 @@ def status(ctx: click.Context, mem: Memory, as_json: bool = False) -> None:
             click.echo(f"No store yet at {mem.store_path}.")
             click.echo("Create one with `veramem init`.")
         ctx.exit(int(ExitCode.NOT_INITIALISED))
-    problems = mem.integrity_problems()
+    problems = mem.measuring.integrity_problems()
     if problems:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
@@ -202,7 +202,7 @@ def reindex(ctx: click.Context, mem: Memory, compute: str | None, as_json: bool)
 def verify(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Check every page of the store file (exit 6), then recompute the ledger's hash chain
     and name the first bad entry (exit 7)."""
-    problems = mem.integrity_problems()
+    problems = mem.measuring.integrity_problems()
     pages = {"ok": not problems, "problems": problems}
     if problems:
         if as_json:
@@ -215,8 +215,10 @@ def verify(ctx: click.Context, mem: Memory, as_json: bool) -> None:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
-    with progress_of("Verifying", total=mem.ledger_length(), unit="entries", show=shown(as_json)) as bar:
-        report = mem.verify(lambda checked, _total: bar.update(checked))
+    with progress_of(
+        "Verifying", total=mem.reading.ledger_length(), unit="entries", show=shown(as_json)
+    ) as bar:
+        report = mem.reading.verify(lambda checked, _total: bar.update(checked))
     if as_json:
         emit_json({**report.to_dict(), "pages": pages})
     elif report.ok:

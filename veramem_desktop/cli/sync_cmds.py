@@ -30,8 +30,8 @@ def sync() -> None:
 @pass_memory
 def init_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, as_json: bool) -> None:
     """Make this the first device of a sync account, using FOLDER."""
-    info = mem.sync_init(path_arg(folder), name)
-    report = mem.sync_run()
+    info = mem.sync.init(path_arg(folder), name)
+    report = mem.sync.run()
     if as_json:
         emit_json({**info, "exported_events": report.exported_events})
         return
@@ -49,7 +49,7 @@ def init_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, as_json: b
 @pass_memory
 def join_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, timeout: float, as_json: bool) -> None:
     """Ask to join the sync account in FOLDER; shows a one-time code to approve on a trusted device."""
-    code = mem.sync_join_start(path_arg(folder), name)
+    code = mem.sync.join_start(path_arg(folder), name)
     if as_json:
         emit_json({"code": code, "status": "waiting for approval"})
     else:
@@ -58,7 +58,7 @@ def join_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, timeout: f
         f"On a trusted device run `veramem sync approve {code}` (waiting up to {timeout:.0f} s)…",
         err=True,
     )
-    info = mem.sync_join_finish(timeout_s=timeout)
+    info = mem.sync.join_finish(timeout_s=timeout)
     if as_json:
         emit_json(info)
         return
@@ -77,7 +77,7 @@ def join_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, timeout: f
 @pass_memory
 def approve_cmd(ctx: click.Context, mem: Memory, code: str, wait_s: float, as_json: bool) -> None:
     """Approve the new device that shows CODE: it receives the sync key sealed to its own key."""
-    info = mem.sync_approve(code, wait_s=wait_s)
+    info = mem.sync.approve(code, wait_s=wait_s)
     if as_json:
         emit_json(info)
         return
@@ -96,7 +96,7 @@ def approve_cmd(ctx: click.Context, mem: Memory, code: str, wait_s: float, as_js
 @pass_memory
 def devices_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """List the devices of this sync account."""
-    found = mem.sync_devices()
+    found = mem.sync.devices()
     if as_json:
         emit_json(found)
         return
@@ -111,7 +111,7 @@ def devices_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
 @pass_memory
 def remove_cmd(ctx: click.Context, mem: Memory, device: str, as_json: bool) -> None:
     """Remove DEVICE: its later files are refused and the sync key rotates without it."""
-    info = mem.sync_remove(device)
+    info = mem.sync.remove(device)
     if as_json:
         emit_json(info)
         return
@@ -137,7 +137,7 @@ def run_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
 
     Exits 7 when a paired device's signed ledger head shows a ledger (its own or this
     device's) was rolled back or rewritten, 10 when files were refused."""
-    report = mem.sync_run()
+    report = mem.sync.run()
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -157,9 +157,9 @@ def daemon_cmd(ctx: click.Context, mem: Memory, scan_s: float) -> None:
     """Keep syncing: exchange whenever files arrive in the folder and every --scan seconds (Ctrl-C stops)."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    click.echo(f"Watching {mem.sync_status().get('folder')}…", err=True)
+    click.echo(f"Watching {mem.sync.status().get('folder')}…", err=True)
     try:
-        mem.sync_daemon(
+        mem.sync.daemon(
             stop,
             scan_s=scan_s,
             on_run=lambda r: (
@@ -179,7 +179,7 @@ def daemon_cmd(ctx: click.Context, mem: Memory, scan_s: float) -> None:
 def status_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Devices, last exchange, events not sent yet, files refused or waiting, and ledgers found
     rolled back or rewritten, with reasons."""
-    info = mem.sync_status()
+    info = mem.sync.status()
     if as_json:
         emit_json(info)
         return

@@ -126,7 +126,7 @@ class Curation:
         return report
 
     # ------------------------------------------------------------ consent, sharing and the action gate
-    def mark_shareable(self, memory_id: str, shareable: bool) -> MemoryItem:
+    def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
         """The owner's consent to share one memory (a person's act)."""
         store, device = self.store(), self.device()
         with store.atomic() as conn:
