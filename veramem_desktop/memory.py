@@ -7,7 +7,8 @@ once and kept as typed attributes; every surface calls them there (``mem.recall.
 ``mem.review.approve``, ``mem.sync.run``), where their full descriptions live:
 
 - built with the facade, checking a request before anything opens: ``recall``, ``adding`` and
-  ``curation`` (they ask for the store and the models only when a call needs them);
+  ``curation`` (they ask for the store and the models only when a call needs them), and ``opening``
+  (finding, making and opening the store itself);
 - built when the store opens: ``reading``, ``review``, ``grants``, ``outcomes``, ``measuring``
   and ``organiser``;
 - built on first use, once per open store: ``writes``, ``importer`` and ``consolidation`` (they
