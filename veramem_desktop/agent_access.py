@@ -85,7 +85,7 @@ class AgentAccess:
                     f"Message {i + 1} has role {role!r}; agents may add {', '.join(AGENT_ROLES)} messages only."
                 )
         with self.memory.acting_as(self.actor):
-            result = self.memory.add(
+            result = self.memory.adding.add(
                 items,
                 user_id=self.identity.user_id,
                 agent_id=self.identity.agent_id,
@@ -96,24 +96,24 @@ class AgentAccess:
         return result.to_dict()
 
     def feedback(self, trace_id: str, reward: float) -> dict[str, Any]:
-        self.memory.require_trace(trace_id, caller=self.caller)
+        self.memory.reading.require_trace(trace_id, caller=self.caller)
         with self.memory.acting_as(self.actor):
             return dict(
-                self.memory.feedback(trace_id, reward, by="agent")
+                self.memory.outcomes.feedback(trace_id, reward, by="agent")
             )  # an agent's word, never the person's
 
     def forget_preview(self, target: str) -> dict[str, Any]:
-        return self.memory.forget_preview(target, caller=self.caller).to_dict()
+        return self.memory.reading.forget_preview(target, caller=self.caller).to_dict()
 
     def forget(self, target: str) -> dict[str, Any]:
         with self.memory.acting_as(self.actor):
-            return self.memory.forget(target, caller=self.caller).to_dict()
+            return self.memory.curation.forget(target, caller=self.caller).to_dict()
 
     # ------------------------------------------------------------ read
     def search(
         self, query: str, *, k: int | None = None, route: str | None = None, include_archived: bool = False
     ) -> Any:
-        return self.memory.search(
+        return self.memory.recall.search(
             query,
             user_id=self.identity.user_id,
             agent_id=self.identity.agent_id,
@@ -123,29 +123,31 @@ class AgentAccess:
         )
 
     def answer(self, question: str, *, k: int | None = None) -> Any:
-        return self.memory.answer(
+        return self.memory.recall.answer(
             question, user_id=self.identity.user_id, agent_id=self.identity.agent_id, k=k or 10
         )
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         # rejected versions are left out: an agent never sees rejected material
-        return [v.to_dict() for v in self.memory.history(memory_id, caller=self.caller)]
+        return [v.to_dict() for v in self.memory.reading.history(memory_id, caller=self.caller)]
 
     def detail(self, memory_id: str) -> dict[str, Any]:
         """The item, its versions, ledger entries and evidence; evidence in episodes the caller cannot see is withheld
         (``evidence_withheld`` counts it)."""
-        found = self.memory.detail(memory_id, include_rejected=False, caller=self.caller)
+        found = self.memory.reading.detail(memory_id, include_rejected=False, caller=self.caller)
         data: dict[str, Any] = json.loads(json.dumps(found.to_dict(), default=str))
         return data
 
     def episodes(
         self, *, session_id: str | None = None, limit: int = 50, offset: int = 0
     ) -> list[dict[str, Any]]:
-        eps = self.memory.episodes_seen_by(self.caller, session_id=session_id, limit=limit, offset=offset)
+        eps = self.memory.reading.episodes_seen_by(
+            self.caller, session_id=session_id, limit=limit, offset=offset
+        )
         return [e.to_dict() for e in eps]
 
     def status(self) -> dict[str, Any]:
         return self.memory.status()
 
     def verify(self) -> dict[str, Any]:
-        return self.memory.verify().to_dict()
+        return self.memory.reading.verify().to_dict()

@@ -100,8 +100,8 @@ DEMO_CONVERSATIONS: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = (
 
 
 def load_demo(memory: Memory, *, user_id: str | None = None) -> list[AddResult]:
-    """Add the demo conversations through ``memory.add``, one call per conversation."""
+    """Add the demo conversations through ``memory.adding.add``, one call per conversation."""
     return [
-        memory.add(list(messages), user_id=user_id, session_id=session_id)
+        memory.adding.add(list(messages), user_id=user_id, session_id=session_id)
         for session_id, messages in DEMO_CONVERSATIONS
     ]

@@ -180,7 +180,7 @@ def checks(mem: Any) -> list[Check]:
         out.append(Check("llm", False, exc.message, "fix the [llm] settings in config.toml"))
     if opened:
         try:
-            sync = mem.sync_status()
+            sync = mem.sync.status()
             configured = bool(sync.get("configured", sync.get("folder")))
             refused = sync.get("refused", []) or []
             out.append(
@@ -210,8 +210,8 @@ def _vectors_check(mem: Any, model: str) -> Check:
     """Whether every message and memory has a vector of the model search uses (another model's are not
     compared): those that hold only another model's (a synced device computing otherwise) are made again
     in the background; vectors of other models kept beside are only named."""
-    behind = mem.vectors_behind()
-    others = {name: n for name, n in mem.vector_models().items() if name != model}
+    behind = mem.organiser.vectors_behind()
+    others = {name: n for name, n in mem.measuring.vector_models().items() if name != model}
     listed = ", ".join(f"{n} from {name}" for name, n in sorted(others.items()))
     if not behind:
         kept = f" ({listed} kept beside, for devices computing so)" if others else ""
@@ -240,7 +240,7 @@ def _store_checks(mem: Any) -> list[Check]:
     """Open the store: every page's integrity, then what it holds and whether its ledger verifies."""
     out: list[Check] = []
     try:
-        problems = mem.integrity_problems()
+        problems = mem.measuring.integrity_problems()
         out.append(
             Check(
                 "pages",
@@ -308,9 +308,9 @@ def _probe(name: str, fn: Callable[[Any], str]) -> Callable[[Any], Probe]:
 
 
 def _rejected_value(mem: Any) -> str:
-    item = mem.add("I live in Berlin.", user_id="probe").added[0]["id"]
-    mem.reject(item, "probe")
-    again = mem.add("I live in Вerlin.", user_id="probe")  # Cyrillic В
+    item = mem.adding.add("I live in Berlin.", user_id="probe").added[0]["id"]
+    mem.review.reject(item, "probe")
+    again = mem.adding.add("I live in Вerlin.", user_id="probe")  # Cyrillic В
     assert not again.added and not again.updated, (
         f"the rejected value came back as {again.added or again.updated}"
     )
@@ -318,9 +318,9 @@ def _rejected_value(mem: Any) -> str:
 
 
 def _authority(mem: Any) -> str:
-    user = mem.add("I live in Lisbon.", user_id="probe2").added[0]["id"]
-    result = mem.add([{"role": "assistant", "content": "You live in Madrid."}], user_id="probe2")
-    kept = mem.get(user)
+    user = mem.adding.add("I live in Lisbon.", user_id="probe2").added[0]["id"]
+    result = mem.adding.add([{"role": "assistant", "content": "You live in Madrid."}], user_id="probe2")
+    kept = mem.reading.get(user)
     assert kept.status == "active" and "Lisbon" in kept.text, (
         f"the user's fact became {kept.status}: {kept.text}"
     )
@@ -329,8 +329,8 @@ def _authority(mem: Any) -> str:
 
 
 def _private(mem: Any) -> str:
-    item = mem.add("My diary password is probe-owl-42.", user_id="alice").added[0]["id"]
-    hits = mem.search("diary password probe-owl-42", user_id="mallory", route="dual", k=100)
+    item = mem.adding.add("My diary password is probe-owl-42.", user_id="alice").added[0]["id"]
+    hits = mem.recall.search("diary password probe-owl-42", user_id="mallory", route="dual", k=100)
     seen = {h.id for h in hits.results + hits.shared}
     assert item not in seen and not any("owl" in h.text for h in hits.results), (
         "another user saw alice's item"
@@ -343,18 +343,18 @@ def _forget_pages(mem: Any) -> str:
     from .pages import plaintext_of_store
 
     marker = "qzprobemarker7731"
-    item = mem.add(f"The vault code is {marker}.", user_id="probe3").added[0]["id"]
-    mem.forget(item)
+    item = mem.adding.add(f"The vault code is {marker}.", user_id="probe3").added[0]["id"]
+    mem.curation.forget(item)
     raw = plaintext_of_store(
         mem.store_path, KeyManager(mem.paths.keyinfo).load(passphrase=PROBE_PASSPHRASE)
     ).lower()
     assert marker.encode() not in raw and b"qzprobemark" not in raw, "the marker survives in a decrypted page"
-    return f"forgot {item}; decrypted {len(raw) // 4096} pages and WAL frames, marker absent; ledger verifies: {mem.verify().ok}"
+    return f"forgot {item}; decrypted {len(raw) // 4096} pages and WAL frames, marker absent; ledger verifies: {mem.reading.verify().ok}"
 
 
 def _ledger_edit(mem: Any) -> str:
-    mem.add(["first line for the ledger", "second line for the ledger"], user_id="probe5")
-    assert mem.verify().ok, "the fresh ledger does not verify"
+    mem.adding.add(["first line for the ledger", "second line for the ledger"], user_id="probe5")
+    assert mem.reading.verify().ok, "the fresh ledger does not verify"
     from veramem_desktop.core.storage.store import Store
     from veramem_desktop.core.storage.tamper import forge_commitment
 
@@ -366,7 +366,7 @@ def _ledger_edit(mem: Any) -> str:
         forge_commitment(behind, 2)
     finally:
         behind.close()
-    report = mem.verify()
+    report = mem.reading.verify()
     assert not report.ok, "an in-place edit of the ledger went unnoticed"
     return f"edited entry 2 in place; verify reports entry {report.first_bad_seq}: {report.problem}"
 

@@ -19,7 +19,7 @@ from veramem_desktop.memory import Memory
 def _reject(mem: Memory, text: str, word: str) -> None:
     mem.add(text)
     [claim] = [m for m in mem.memories() if word in m.text]
-    mem.reject(claim.id, "wrong")
+    mem.review.reject(claim.id, "wrong")
 
 
 def _withheld(mem: Memory, episode_id: str) -> str | None:
@@ -134,7 +134,7 @@ def test_a_near_miss_stored_before_the_rejection_is_held_when_the_value_is_rejec
     assert _withheld(rmem, early.id) is None
     rmem.add("I live in Porlamo.", session_id="c")
     [claim] = [m for m in rmem.memories() if "Porlamo" in m.text and "Porlamoo" not in m.text]
-    rmem.reject(claim.id, "wrong")
+    rmem.review.reject(claim.id, "wrong")
     assert _withheld(rmem, early.id) == "resembles"
     [unrelated] = rmem.add("The weather was lovely in Lisbon.", session_id="b").episodes
     assert _withheld(rmem, unrelated.id) is None

@@ -8,9 +8,9 @@ from veramem_desktop.memory import Memory
 def test_a_memory_held_as_a_near_miss_is_put_to_the_person_in_review(rmem: Memory) -> None:
     rmem.add("I live in Berlin.")
     [claim] = [m for m in rmem.memories() if "Berlin" in m.text]
-    rmem.reject(claim.id, "wrong")
+    rmem.review.reject(claim.id, "wrong")
     rmem.add("I live in Berlln now.")
-    queue = rmem.review_queue()
+    queue = rmem.review.queue()
     held = [r for r in queue if "Berlln" in r.item.text]
     assert held, "the held near miss is not in the review queue, so no person can decide on it"
     assert "resembles a rejected value" in held[0].reason

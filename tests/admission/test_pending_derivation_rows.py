@@ -71,14 +71,14 @@ def test_rederive_deletes_only_the_rows_it_finished(isolated_home: Path) -> None
         store = store_of(mem)
         assert pending_rows.queued(store) == [first]
         # derivation still fails: the row stays, and one queued meanwhile stays beside it
-        assert mem.rederive_pending() == {"tried": 1, "derived": 0, "still_pending": 1}
+        assert mem.writes.rederive_pending() == {"tried": 1, "derived": 0, "still_pending": 1}
         second = mem.add("I cycle to work.").episodes[0].id
         assert set(pending_rows.queued(store)) == {first, second}
     finally:
         mem.close()
     mem = _create_again(isolated_home)
     try:
-        result = mem.rederive_pending()
+        result = mem.writes.rederive_pending()
         assert result["tried"] == 2 and result["still_pending"] == 0
         assert pending_rows.queued(store_of(mem)) == []
     finally:
@@ -133,7 +133,7 @@ def test_an_import_whose_derivation_fails_queues_its_messages_in_its_own_transac
         mem.close()
     mem = _create_again(isolated_home)
     try:
-        assert mem.rederive_pending()["still_pending"] == 0
+        assert mem.writes.rederive_pending()["still_pending"] == 0
         assert pending_rows.queued(store_of(mem)) == []
     finally:
         mem.close()

@@ -108,7 +108,7 @@ def test_memory_export_made_before_the_forget_brings_nothing_back(rmem: Memory, 
     rmem.add([SECRET, OTHER], session_id="s")
     assert _holding(rmem, "locker code") >= 2  # the message and its memory
     export = tmp_path / "memories.jsonl"
-    rmem.export_memories(export)
+    rmem.importer.export_memories(export)
     _forget_secret(rmem)
     report = rmem.import_history(export)
     assert _holding(rmem, "locker code") == 0
@@ -123,7 +123,7 @@ def test_a_memory_export_into_a_store_that_forgot_by_marks_only_is_refused(
     source = _chatgpt(tmp_path)
     rmem.import_history(source)
     export = tmp_path / "memories.jsonl"
-    rmem.export_memories(export)
+    rmem.importer.export_memories(export)
     lines = [json.loads(line) for line in export.read_text().splitlines()]
     renamed = json.dumps(lines).replace("ep_", "ep_X")  # every episode id changed, evidence with it
     _forget_secret(rmem)
@@ -160,7 +160,7 @@ def test_include_forgotten_stores_again_and_the_ledger_says_so(rmem: Memory, tmp
     assert report.stored == 1 and report.forgotten == 0
     store = store_of(rmem)
     [(episode_id,)] = store.query("SELECT id FROM episodes WHERE content LIKE '%locker code%'")
-    ops = [e.op for e in rmem.ledger_entries(target_id=episode_id)]
+    ops = [e.op for e in rmem.reading.ledger_entries(target_id=episode_id)]
     assert "admission.override" in ops
     assert rmem.verify().ok
 
@@ -194,7 +194,7 @@ def test_a_memory_export_edited_to_say_verified_and_authorized_comes_in_as_a_can
     [claim] = [m for m in rmem.memories() if "museum" in m.text]
     assert claim.text.startswith("According to tool search") and claim.authority == "unendorsed"
     export = tmp_path / "memories.jsonl"
-    rmem.export_memories(export)
+    rmem.importer.export_memories(export)
     edited = []
     for line in export.read_text().splitlines():
         obj = json.loads(line)
@@ -221,9 +221,9 @@ def test_a_memory_this_store_approved_keeps_verified_through_its_own_export(
 ) -> None:
     rmem.add("I live in Lisbon.")
     [fact] = [m for m in rmem.memories() if "Lisbon" in m.text]
-    rmem.approve(fact.id)
+    rmem.review.approve(fact.id)
     export = tmp_path / "memories.jsonl"
-    rmem.export_memories(export)
+    rmem.importer.export_memories(export)
     rmem.forget(fact.id)
     report = rmem.import_history(export, include_forgotten=True)
     [back] = [m for m in rmem.memories() if "Lisbon" in m.text]
@@ -235,9 +235,9 @@ def test_a_memory_export_cannot_bring_a_rejected_value_back_under_new_ids(
 ) -> None:
     rmem.add("I live in Porlamo.", session_id="s")
     export = tmp_path / "memories.jsonl"
-    rmem.export_memories(export)
+    rmem.importer.export_memories(export)
     [claim] = [m for m in rmem.memories() if "Porlamo" in m.text]
-    rmem.reject(claim.id, "wrong")
+    rmem.review.reject(claim.id, "wrong")
     renamed = tmp_path / "renamed.jsonl"
     renamed.write_text(export.read_text().replace("mem_", "mem_Z").replace("ep_", "ep_Z"))
     report = rmem.import_history(renamed)

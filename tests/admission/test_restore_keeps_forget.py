@@ -58,7 +58,7 @@ def test_restoring_a_backup_made_before_a_forget_keeps_it_forgotten(
     assert run_cli("forget", secret, "--yes", env=env).returncode == 0
     mem = _open(isolated_home)
     [berlin] = [m for m in mem.memories() if "Berlin" in m.text]
-    mem.reject(berlin.id, "wrong")
+    mem.review.reject(berlin.id, "wrong")
     mem.close()
     refused = run_cli("restore", str(backup), env=env)
     assert refused.returncode != 0 and "--force" in refused.stderr  # a person's explicit act
@@ -97,7 +97,7 @@ def test_restoring_a_backup_made_before_a_rejection_keeps_it_rejected(
     assert run_cli("backup", str(backup), env=env).returncode == 0
     mem = _open(isolated_home)
     [berlin] = [m for m in mem.memories() if "Berlin" in m.text]
-    mem.reject(berlin.id, "wrong")
+    mem.review.reject(berlin.id, "wrong")
     mem.close()
     restored = run_cli("restore", str(backup), "--force", env=env)
     assert restored.returncode == 0, restored.stderr

@@ -43,7 +43,7 @@ def test_search_hits_and_the_sdk_gate_agree_by_one_definition(mem: Any) -> None:
     for hit in hits.values():
         assert hit.actionable == may_act(hit.authority, hit.state)
         if hit.kind != "episode":
-            assert hit.actionable == mem.may_act_on(mem.get(hit.id)), hit.id
+            assert hit.actionable == mem.curation.may_act_on(mem.get(hit.id)), hit.id
     assert hits[ids["own"]].actionable
     assert not hits[ids["tool"]].actionable and not hits[ids["assistant"]].actionable
 
@@ -53,11 +53,11 @@ def test_an_open_conflict_closes_the_gate_for_a_stored_memory(mem: Any) -> None:
     claim = mem.add([{"role": "assistant", "content": "You live in Madrid."}]).added[0]["id"]
     item = mem.get(own)
     assert item.metadata["conflicts_with"] == [claim]
-    assert not mem.may_act_on(item)
+    assert not mem.curation.may_act_on(item)
     hit = next(h for h in mem.search("where do I live", route="facts").results if h.id == own)
     assert hit.state == "in_conflict" and not hit.actionable
-    mem.reject(claim)  # a person settles it
-    assert mem.may_act_on(mem.get(own))
+    mem.review.reject(claim)  # a person settles it
+    assert mem.curation.may_act_on(mem.get(own))
 
 
 def test_answers_cited_items_and_mcp_blocks_say_may_act(mem: Any) -> None:
@@ -98,7 +98,11 @@ def test_rest_json_and_prompt_context_carry_actionable(mem: Any, make_server: An
     assert added.status_code == 200, added.text
     mid = added.json()["added"][0]["id"]
     assert mem.get(mid).metadata["expires_at"] > datetime.now(UTC).isoformat()[:10]
-    assert mem.ledger_entries(target_id=mid)[0].actor == {"kind": "agent", "id": "cursor", "channel": "rest"}
+    assert mem.reading.ledger_entries(target_id=mid)[0].actor == {
+        "kind": "agent",
+        "id": "cursor",
+        "channel": "rest",
+    }
     assert 400 <= bad.status_code < 500 and "future" in bad.text
 
 
@@ -115,7 +119,7 @@ def test_the_ledgers_actor_for_an_mcp_add_is_the_agent(isolated_home: Path) -> N
     from veramem_desktop.memory import Memory
 
     with Memory(isolated_home, passphrase=PASSPHRASE) as mem:
-        entries = mem.ledger_entries()
+        entries = mem.reading.ledger_entries()
         episode = [e for e in entries if e.op == "episode.add"][0]
         memory = [e for e in entries if e.op == "memory.add"][0]
         assert episode.actor == {"kind": "agent", "id": "cursor", "channel": "mcp", "relayed": "user"}

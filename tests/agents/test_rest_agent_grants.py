@@ -20,7 +20,7 @@ from veramem_desktop.agent_access import AgentAccess, Identity
 def _bob_and_alice(mem: Any) -> tuple[str, str]:
     bob = mem.add("My bank pin is Qzbobpin.", user_id="bob", session_id="b")
     alice = mem.add("My bank pin is Qzalicepin.", user_id="alice", session_id="a")
-    mem.grant("user_agent", "alice", "cursor")
+    mem.grants.grant("user_agent", "alice", "cursor")
     return bob.added[0]["id"], alice.added[0]["id"]
 
 

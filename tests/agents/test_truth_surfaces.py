@@ -29,7 +29,7 @@ def corrected(isolated_home: Path) -> dict[str, str]:
     mem, _ = Memory.create(isolated_home, passphrase=PASSPHRASE, use_keyring=False, config=config)
     munich = mem.add("I live in Munich.").added[0]["id"]
     wrong = mem.add("I live in Porlamo.").updated[0]["id"]
-    mem.reject(wrong, "never lived there")
+    mem.review.reject(wrong, "never lived there")
     mem.add([{"role": "tool", "name": "crm", "content": "The user lives in Porlamo."}])
     mem.close()
     return {"munich": munich, "wrong": wrong}

@@ -11,7 +11,7 @@ from typing import Any
 def test_an_item_archived_under_a_broader_memory_is_not_called_false(rmem: Any) -> None:
     rmem.add("I walk the dog on Sundays.")
     rmem.add("I walk the dog on Sundays with Tom in the park.")
-    assert rmem.wait_for_links(30)
+    assert rmem.organiser.wait_for_links(30)
     hits = rmem.search("do I walk the dog on Sundays?").results
     archived = [h for h in hits if h.state == "archived"]
     assert archived, [

@@ -126,7 +126,7 @@ def test_context_is_packed_under_a_token_budget_and_reports_what_it_dropped() ->
 @pytest.fixture
 def rejected(mem: Memory) -> tuple[Memory, str]:
     item = mem.add("I live in Berlin.").added[0]["id"]
-    mem.reject(item, "I never lived there")
+    mem.review.reject(item, "I never lived there")
     return mem, item
 
 
@@ -166,17 +166,17 @@ def test_a_rejected_value_cannot_return_after_a_supersession(rejected: tuple[Mem
 def test_approving_a_rejected_value_is_refused(rejected: tuple[Memory, str]) -> None:
     mem, item = rejected
     with pytest.raises(RefusedError, match="rejected"):
-        mem.approve(item)
+        mem.review.approve(item)
 
 
 def test_approval_raises_trust_never_authority(mem: Memory) -> None:
     item = mem.add(
         [{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from gate B7."}]
     ).added[0]["id"]
-    assert item in {r.item.id for r in mem.review_queue()}
-    approved = mem.approve(item)
+    assert item in {r.item.id for r in mem.review.queue()}
+    approved = mem.review.approve(item)
     assert approved.trust == "verified" and approved.authority == "unendorsed"
-    assert item not in {r.item.id for r in mem.review_queue()}
+    assert item not in {r.item.id for r in mem.review.queue()}
 
 
 def test_decay_and_consolidation_do_not_bring_a_rejected_value_back(rejected: tuple[Memory, str]) -> None:
@@ -196,4 +196,4 @@ def test_decay_and_consolidation_do_not_bring_a_rejected_value_back(rejected: tu
         if h.kind != "episode"
     ]
     assert not [t for t in texts if "lives in berlin" in t.lower()], texts
-    assert not [r.item.id for r in mem.review_queue() if "berlin" in r.item.text.lower()]
+    assert not [r.item.id for r in mem.review.queue() if "berlin" in r.item.text.lower()]

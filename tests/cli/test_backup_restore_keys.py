@@ -152,13 +152,13 @@ def test_restore_refuses_to_go_back_behind_entries_already_synced(
     mem, _ = _create(isolated_home)
     mem.add("Before the backup.", session_id="s")
     (tmp_path / "sync-folder").mkdir()
-    mem.sync_init(tmp_path / "sync-folder", "laptop")
+    mem.sync.init(tmp_path / "sync-folder", "laptop")
     mem.close()
     target = tmp_path / "before-sync.db"
     assert run_cli("backup", str(target)).returncode == 0
     with Memory(isolated_home, embedder=HashEmbedder()) as again:
         again.add("After the backup, and sent to the other devices.", session_id="s")
-        assert again.sync_run().exported_events > 0
+        assert again.sync.run().exported_events > 0
     refused = run_cli("restore", str(target))
     assert refused.returncode == ExitCode.REFUSED
     assert "synced ledger entries" in refused.stderr

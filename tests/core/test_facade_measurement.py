@@ -23,7 +23,7 @@ def test_unlock_refuses_a_home_without_a_store(tmp_path: Path) -> None:
 
 def test_a_whole_store_has_no_page_problems(mem: Any) -> None:
     mem.add("I moved to Lisbon in March.")
-    assert mem.integrity_problems() == []
+    assert mem.measuring.integrity_problems() == []
 
 
 def test_load_embedder_names_the_model_the_store_embeds_with(mem: Any) -> None:
@@ -41,10 +41,10 @@ def test_a_store_made_beside_shares_the_embedding_model(mem: Any, tmp_path: Path
 
 
 def test_prepared_facts_quote_their_own_messages_and_keep_the_ledger_whole(mem: Any) -> None:
-    ids = mem.add_prepared(FACTS, user_id="bench")
-    assert mem.memory_count() == len(FACTS) == len(ids)
+    ids = mem.measuring.add_prepared(FACTS, user_id="bench")
+    assert mem.reading.memory_count() == len(FACTS) == len(ids)
     for memory_id, text in zip(ids, FACTS, strict=True):
-        detail = mem.detail(memory_id)
+        detail = mem.reading.detail(memory_id)
         assert detail.item.text == text and detail.item.authority == "authorized"
         assert [(e.quote, e.episode.content) for e in detail.evidence] == [(text, text)]
     assert mem.verify().ok
@@ -52,9 +52,9 @@ def test_prepared_facts_quote_their_own_messages_and_keep_the_ledger_whole(mem: 
 
 def test_prepared_facts_without_messages_have_no_evidence_and_only_given_vectors(mem: Any) -> None:
     vectors = embedder_of(mem).embed(FACTS[:1])
-    with_vector = mem.add_prepared(FACTS[:1], user_id="bench", vectors=vectors, with_messages=False)
-    without = mem.add_prepared(FACTS[1:], user_id="bench", with_messages=False)
-    assert all(mem.detail(i).evidence == [] for i in with_vector + without)
+    with_vector = mem.measuring.add_prepared(FACTS[:1], user_id="bench", vectors=vectors, with_messages=False)
+    without = mem.measuring.add_prepared(FACTS[1:], user_id="bench", with_messages=False)
+    assert all(mem.reading.detail(i).evidence == [] for i in with_vector + without)
     assert mem.episodes(user_id="bench") == []
     cache = engine_of(mem).caches["memory"]
     cache.refresh(store_of(mem))
@@ -63,20 +63,20 @@ def test_prepared_facts_without_messages_have_no_evidence_and_only_given_vectors
 
 
 def test_counting_statements_counts_inside_the_block_only(mem: Any) -> None:
-    with mem.counting_statements() as seen:
+    with mem.measuring.counting_statements() as seen:
         assert seen() == 0
-        mem.add_prepared(FACTS, user_id="bench")
+        mem.measuring.add_prepared(FACTS, user_id="bench")
         inside = seen()
     assert inside > len(FACTS)
-    mem.add_prepared(FACTS, user_id="bench")
+    mem.measuring.add_prepared(FACTS, user_id="bench")
     assert seen() == inside
 
 
 def test_the_measurement_engine_ranks_as_search_does_and_writes_no_trace(mem: Any) -> None:
-    mem.add_prepared(FACTS, user_id="bench", vectors=embedder_of(mem).embed(FACTS))
+    mem.measuring.add_prepared(FACTS, user_id="bench", vectors=embedder_of(mem).embed(FACTS))
     found = [h.id for h in mem.search("where does my sister live?", user_id="bench").results]
     traces = mem.status()["counts"]["traces"]
-    engine = mem.search_engine()
+    engine = mem.recall.search_engine()
     assert engine is not engine_of(mem) and engine.vectors is engine_of(mem).vectors
     again = engine.search("where does my sister live?", mem.caller("bench"), write_trace=False)
     assert [h.id for h in again.results] == found
@@ -85,6 +85,6 @@ def test_the_measurement_engine_ranks_as_search_does_and_writes_no_trace(mem: An
 
 def test_a_measurement_engine_with_a_recipe_keeps_its_own_caches(mem: Any) -> None:
     config = recipe("bm25", engine_of(mem).config)
-    engine = mem.search_engine(config)
+    engine = mem.recall.search_engine(config)
     assert engine.config is config and engine.vectors is not engine_of(mem).vectors
     assert engine.hypothesise is None

@@ -17,12 +17,12 @@ from veramem_desktop.memory import Memory
 
 
 def _actors(mem: Any, target: str | None = None) -> list[dict[str, Any] | None]:
-    return [e.actor for e in mem.ledger_entries(target_id=target)]
+    return [e.actor for e in mem.reading.ledger_entries(target_id=target)]
 
 
 def test_an_sdk_add_is_recorded_as_the_users_through_the_sdk(mem: Any) -> None:
     result = mem.add("I live in Porto.", user_id="alice")
-    entries = mem.ledger_entries()
+    entries = mem.reading.ledger_entries()
     assert entries and all(e.actor == {"kind": "user", "id": "alice", "channel": "sdk"} for e in entries)
     assert result.added and _actors(mem, result.added[0]["id"])[0]["id"] == "alice"
 
@@ -35,27 +35,27 @@ def test_an_agents_add_names_the_agent_and_marks_the_users_message_as_relayed(me
             {"role": "assistant", "content": "Noted, you live in Porto."},
         ]
     )
-    by_episode = {e.target_id: e.actor for e in mem.ledger_entries() if e.op == "episode.add"}
+    by_episode = {e.target_id: e.actor for e in mem.reading.ledger_entries() if e.op == "episode.add"}
     user_ep, assistant_ep = (ep["id"] for ep in out["episodes"])
     assert by_episode[user_ep] == {"kind": "agent", "id": "cursor", "channel": "mcp", "relayed": "user"}
     assert by_episode[assistant_ep] == {"kind": "agent", "id": "cursor", "channel": "mcp"}
-    memory_entry = mem.ledger_entries(target_id=out["added"][0]["id"])[0]
+    memory_entry = mem.reading.ledger_entries(target_id=out["added"][0]["id"])[0]
     assert memory_entry.actor["id"] == "cursor" and memory_entry.to_dict()["channel"] == "mcp"
 
 
 def test_an_agents_forget_is_the_agents_even_though_the_facade_would_act_as_the_person(mem: Any) -> None:
     mid = mem.add("My locker code is 4417.").added[0]["id"]
     AgentAccess(mem, Identity("me", "claude"), channel="rest").forget(mid)
-    tomb = [e for e in mem.ledger_entries() if e.op == "forget" and e.target_id == mid][0]
+    tomb = [e for e in mem.reading.ledger_entries() if e.op == "forget" and e.target_id == mid][0]
     assert tomb.actor == {"kind": "agent", "id": "claude", "channel": "rest"}
 
 
 def test_consolidation_acts_as_the_system_whoever_started_it(mem: Any) -> None:
     mem.add(["I like green tea.", "I moved to Porto in May."], session_id="s1")
-    before = len(mem.ledger_entries())
+    before = len(mem.reading.ledger_entries())
     with mem.acting_as(Actor.agent("cursor", "mcp")):
         mem.consolidate(now=datetime.now(UTC) + timedelta(days=400))  # a year unused: strength decays
-    made = mem.ledger_entries()[before:]
+    made = mem.reading.ledger_entries()[before:]
     assert made, "consolidation wrote nothing to check"
     assert {(e.actor["kind"], e.actor["channel"]) for e in made} == {("system", "consolidate")}
 
@@ -73,13 +73,13 @@ def test_editing_the_recorded_actor_breaks_verify_at_that_entry(mem: Any) -> Non
 
 def test_entries_written_without_an_actor_still_verify_and_show_none(mem: Any) -> None:
     store_of(mem).acting.default = None  # as a ledger written before actors were recorded
-    mem.grant("user_agent", "me", "cursor")
+    mem.grants.grant("user_agent", "me", "cursor")
     store_of(mem).acting.default = Actor.user("me", "sdk")
     mem.add("I like espresso.")
     actors = _actors(mem)
     assert None in actors and any(a is not None for a in actors)
     assert mem.verify().ok
-    old = mem.ledger_entries()[0]
+    old = mem.reading.ledger_entries()[0]
     assert old.actor is None and old.actor_text == "" and old.to_dict()["actor"] is None
 
 
@@ -114,7 +114,7 @@ def test_cli_history_shows_who_did_each_change_in_text_and_json() -> None:
 
 def test_verify_counts_the_entries_naming_an_actor_and_names_the_actor_of_a_forged_entry(mem: Any) -> None:
     store_of(mem).acting.default = None
-    mem.grant("user_agent", "me", "cursor")  # written as before actors were recorded
+    mem.grants.grant("user_agent", "me", "cursor")  # written as before actors were recorded
     store_of(mem).acting.default = Actor.user("me", "sdk")
     mem.add("I live in Porto.")
     report = mem.verify()

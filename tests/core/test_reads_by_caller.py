@@ -22,7 +22,7 @@ def _team_memory_of_bob(mem: Any) -> str:
     memory_id = mem.add("I moved to Lisbon in March.", user_id="bob", team_id="t1").added[0]["id"]
     with store_of(mem).atomic() as conn:
         items.set_fields(conn, memory_id, device=mem.device_id, op="memory.visibility", visibility="team")
-    mem.grant("team_member", "alice", "t1")
+    mem.grants.grant("team_member", "alice", "t1")
     return str(memory_id)
 
 
@@ -32,14 +32,14 @@ def test_an_agent_finds_no_private_memory_of_another_user_by_id(mem: Any) -> Non
         lambda: mem.get(theirs, caller=AGENT),
         lambda: mem.history(theirs, caller=AGENT),
         lambda: mem.history(theirs, as_of="2100-01-01", caller=AGENT),
-        lambda: mem.detail(theirs, caller=AGENT),
+        lambda: mem.reading.detail(theirs, caller=AGENT),
         lambda: mem.forget_preview(theirs, caller=AGENT),
         lambda: mem.forget(theirs, caller=AGENT),
     ):
         with pytest.raises(NotFoundError, match="that this caller can see"):
             read()
     assert (
-        mem.get(theirs).text and mem.detail(theirs).evidence
+        mem.get(theirs).text and mem.reading.detail(theirs).evidence
     )  # the person still reads it, nothing was erased
 
 
@@ -47,7 +47,7 @@ def test_an_agent_may_erase_only_what_its_user_owns(mem: Any) -> None:
     team_item = _team_memory_of_bob(mem)
     own = mem.add("I like green tea.", user_id="alice").added[0]["id"]
     assert (
-        mem.detail(team_item, include_rejected=False, caller=AGENT).item.id == team_item
+        mem.reading.detail(team_item, include_rejected=False, caller=AGENT).item.id == team_item
     )  # seen through the team
     with pytest.raises(RefusedError, match="only its owner can forget it"):
         mem.forget(team_item, caller=AGENT)
@@ -59,39 +59,39 @@ def test_an_agent_may_erase_only_what_its_user_owns(mem: Any) -> None:
 
 def test_evidence_in_a_message_the_agent_may_not_see_is_withheld_and_counted(mem: Any) -> None:
     team_item = _team_memory_of_bob(mem)
-    seen = mem.detail(team_item, include_rejected=False, caller=AGENT)
+    seen = mem.reading.detail(team_item, include_rejected=False, caller=AGENT)
     assert seen.evidence == [] and seen.evidence_withheld == 1
     assert seen.to_dict()["evidence_withheld"] == 1
-    person = mem.detail(team_item)
+    person = mem.reading.detail(team_item)
     assert len(person.evidence) == 1 and "evidence_withheld" not in person.to_dict()
 
 
 def test_an_agent_never_sees_rejected_material_even_when_it_asks(mem: Any) -> None:
     first = mem.add("I live in Berlin.", user_id="alice").added[0]["id"]
     second = mem.add("I live in Lisbon.", user_id="alice").updated[0]["id"]
-    mem.reject(second, "wrong")
+    mem.review.reject(second, "wrong")
     person = {v.id for v in mem.history(first, include_rejected=True)}
     agent = {v.id for v in mem.history(first, include_rejected=True, caller=AGENT)}
     assert person == {first, second} and agent == {first}
     with pytest.raises(NotFoundError, match="it was rejected"):
-        mem.detail(second, include_rejected=True, caller=AGENT)
+        mem.reading.detail(second, include_rejected=True, caller=AGENT)
 
 
 def test_a_trace_is_found_only_by_the_caller_it_was_made_for(mem: Any) -> None:
     mem.add("I live in Berlin.", user_id="alice")
     trace = mem.search("where do I live", user_id="alice", agent_id="cursor").trace_id
-    mem.require_trace(trace, caller=AGENT)
+    mem.reading.require_trace(trace, caller=AGENT)
     for other in (Caller("alice", "other-agent"), Caller("bob", "cursor"), Caller("alice")):
         with pytest.raises(NotFoundError, match="No trace"):
-            mem.require_trace(trace, caller=other)
+            mem.reading.require_trace(trace, caller=other)
 
 
 def test_an_agent_lists_only_the_messages_it_may_see(mem: Any) -> None:
     mem.add("I moved to Lisbon in March.", user_id="alice", agent_id="cursor")
     mem.add("Note from another tool.", user_id="alice", agent_id="other-tool")
-    mem.grant(
+    mem.grants.grant(
         "agent_resource", "cursor", "cursor"
     )  # cursor sees its own writes and the person's, not other-tool's
-    listed = mem.episodes_seen_by(AGENT)
+    listed = mem.reading.episodes_seen_by(AGENT)
     assert listed and all(e.agent_id in (None, "cursor") for e in listed)
     assert len(mem.episodes(user_id="alice")) == len(listed) + 1

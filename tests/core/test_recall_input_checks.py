@@ -37,7 +37,7 @@ def test_an_empty_question_is_refused_before_the_store_is_opened(tmp_path: Path)
 
 def test_a_document_without_text_is_refused_naming_it_before_the_store_is_opened(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="notes.md has no text to add."):
-        Memory(tmp_path).add_document("  \n\n ", name="notes.md")
+        Memory(tmp_path).adding.add_document("  \n\n ", name="notes.md")
 
 
 def test_a_usable_search_in_a_home_without_a_store_says_there_is_none(tmp_path: Path) -> None:

@@ -36,14 +36,14 @@ def _float32_store(home: Path) -> None:
     )
     with mem:
         mem.add(MESSAGES, session_id="s1")
-        assert mem.wait_for_links(30)
+        assert mem.organiser.wait_for_links(30)
 
 
 def test_reembed_makes_every_vector_with_int8_and_drops_the_float32_ones(isolated_home: Path) -> None:
     _float32_store(isolated_home)
     with Memory(isolated_home, passphrase=PASSPHRASE, config=_config()) as mem:
         assert mem.embedder_name == FLOAT32_MODEL_ID
-        before = mem.ledger_length()
+        before = mem.reading.ledger_length()
         memories = [hit.id for hit in mem.search("grey cat Pepper").results]
         report = mem.reembed()
         assert report.model == DEFAULT_MODEL_ID
@@ -52,7 +52,7 @@ def test_reembed_makes_every_vector_with_int8_and_drops_the_float32_ones(isolate
         assert report.removed == sum(report.made.values())  # one old vector per new one
         assert mem.embedder_name == DEFAULT_MODEL_ID  # this open facade searches with the new vectors
         assert "cat" in mem.search("pet kitten").results[0].text
-        assert mem.ledger_length() == before  # an index change, not a change of memory
+        assert mem.reading.ledger_length() == before  # an index change, not a change of memory
         assert [hit.id for hit in mem.search("grey cat Pepper").results] == memories
         assert mem.reembed().made == {}  # nothing left to do
     with Memory(isolated_home, passphrase=PASSPHRASE, config=_config()) as reopened:

@@ -226,9 +226,9 @@ def test_revoking_team_membership_hides_team_items_retroactively(mem: Memory) ->
             device="d",
         )
         index.index_memory(conn, emb.name, item.id, item.text, emb.embed([item.text])[0])
-    mem.grant("team_member", "alice", "red")
+    mem.grants.grant("team_member", "alice", "red")
     assert [h.id for h in mem.search("heliotrope", user_id="alice").shared] == [item.id]
-    mem.revoke("team_member", "alice", "red")
+    mem.grants.revoke("team_member", "alice", "red")
     result = mem.search("heliotrope", user_id="alice", k=100)
     assert item.id not in {h.id for h in result.results + result.shared}
 

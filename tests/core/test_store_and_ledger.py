@@ -32,7 +32,7 @@ def test_marker_is_in_no_byte_of_any_file_yet_reads_back(mem: Memory, isolated_h
     for variant in (marker.encode(), marker.encode("utf-16-le"), marker.lower().encode()):
         for path, data in files:
             assert variant not in data, f"plaintext marker found in {path}"
-    assert marker in mem.episode(result.episodes[0].id).content
+    assert marker in mem.reading.episode(result.episodes[0].id).content
 
 
 def test_wrong_passphrase_is_refused_and_the_store_is_untouched(mem: Memory, isolated_home: Path) -> None:
@@ -111,13 +111,13 @@ def test_an_episode_cannot_be_altered(mem: Memory) -> None:
     ep = mem.add("the original words").episodes[0]
     with pytest.raises(Exception, match="immutable"), store_of(mem).atomic() as conn:
         conn.execute("UPDATE episodes SET content = 'rewritten' WHERE id = ?", (ep.id,))
-    assert mem.episode(ep.id).content == "the original words"
-    assert mem.episode(ep.id).sha256 == hashlib.sha256(b"the original words").hexdigest()
+    assert mem.reading.episode(ep.id).content == "the original words"
+    assert mem.reading.episode(ep.id).sha256 == hashlib.sha256(b"the original words").hexdigest()
 
 
 def test_ledger_entries_hold_no_content(mem: Memory) -> None:
     mem.add("my secret is PINEAPPLE42")
-    for entry in mem.ledger_entries():
+    for entry in mem.reading.ledger_entries():
         assert "PINEAPPLE42" not in str(entry.to_dict())
 
 
@@ -144,7 +144,7 @@ def test_bad_input_is_refused_with_a_clear_message(inputs: list[EpisodeInput], m
 def test_odd_text_round_trips(mem: Memory) -> None:
     odd = ["nul\x00inside", "emoji 🧠 and RTL \u202e text", "lone \udcff surrogate", "x" * 2_000_000]
     result = mem.add(odd)
-    back = [mem.episode(e.id).content for e in result.episodes]
+    back = [mem.reading.episode(e.id).content for e in result.episodes]
     assert back[0] == "nul\x00inside"
     assert back[1] == odd[1]
     assert back[2] == "lone \ufffd surrogate"
@@ -161,7 +161,7 @@ def test_odd_text_round_trips(mem: Memory) -> None:
 def test_any_text_round_trips_exactly_with_its_hash(mem: Memory, text: str) -> None:
     with store_of(mem).atomic() as conn:
         ep = episodes.insert(conn, [EpisodeInput(text)], Scope(user_id="u"), device="d")[0]
-    back = mem.episode(ep.id)
+    back = mem.reading.episode(ep.id)
     assert back.content == text
     assert back.sha256 == hashlib.sha256(text.encode()).hexdigest()
     assert ledger_verify.verify(store_of(mem)).ok
@@ -203,7 +203,7 @@ def test_editing_a_memory_field_the_ledger_commits_to_is_named(mem: Memory, colu
     with store_of(mem).atomic() as conn:
         conn.execute(f"UPDATE memory_items SET {column} = ? WHERE id = ?", (value, target))
     report = mem.verify()
-    last = [e.seq for e in mem.ledger_entries(target_id=target) if e.target_id == target][-1]
+    last = [e.seq for e in mem.reading.ledger_entries(target_id=target) if e.target_id == target][-1]
     assert not report.ok and report.bad_row == target and report.first_bad_seq == last
 
 
@@ -267,8 +267,8 @@ def test_every_write_path_leaves_a_store_whose_rows_match_their_ledger(mem: Memo
     mem.add(["I live in Porto.", "My dentist is Dr Lee.", "I like green tea."], session_id="s1")
     mem.add("Actually I moved to Lisbon.", session_id="s1")
     first = mem.memories()[0]
-    mem.approve(first.id)
-    mem.mark_shareable(first.id)
+    mem.review.approve(first.id)
+    mem.curation.mark_shareable(first.id)
     trace = mem.search("where do I live").trace_id
     mem.feedback(trace, -1.0)
     mem.consolidate()

@@ -28,7 +28,7 @@ def test_an_expired_memory_leaves_no_byte_in_the_decrypted_pages(mem: Any) -> No
     assert mem.search("qxzexpiregate gate code").results  # a trace holds the query too
     assert b"qxzexpiregate" in _plaintext(mem)
 
-    report = mem.expire(datetime.now(UTC) + LATER)
+    report = mem.curation.expire(datetime.now(UTC) + LATER)
 
     assert report.memories == [gone.added[0]["id"]] and report.erased_episodes == 1
     assert b"qxzexpiregate" not in _plaintext(mem), (
@@ -38,7 +38,7 @@ def test_an_expired_memory_leaves_no_byte_in_the_decrypted_pages(mem: Any) -> No
     with pytest.raises(NotFoundError):
         mem.get(gone.added[0]["id"])
     assert mem.get(keep.added[0]["id"]).status == "active"
-    tombs = [e for e in mem.ledger_entries() if e.op == "forget"]
+    tombs = [e for e in mem.reading.ledger_entries() if e.op == "forget"]
     assert {t.target_id for t in tombs} >= {gone.added[0]["id"], gone.episodes[0].id}
     assert all(t.details["reason"] == "expired" and t.actor["id"] == "expiry" for t in tombs)
     assert mem.verify().ok
@@ -46,9 +46,9 @@ def test_an_expired_memory_leaves_no_byte_in_the_decrypted_pages(mem: Any) -> No
 
 def test_nothing_expires_before_its_time(mem: Any) -> None:
     added = mem.add("My gate code is 5521.", until=(datetime.now(UTC) + timedelta(days=3)).isoformat())
-    assert mem.expire(datetime.now(UTC) + timedelta(days=2)).memories == []
+    assert mem.curation.expire(datetime.now(UTC) + timedelta(days=2)).memories == []
     assert mem.get(added.added[0]["id"]).metadata["expires_at"]
-    assert mem.expire(datetime.now(UTC) + timedelta(days=4)).memories == [added.added[0]["id"]]
+    assert mem.curation.expire(datetime.now(UTC) + timedelta(days=4)).memories == [added.added[0]["id"]]
 
 
 def test_a_date_keeps_the_memory_through_that_whole_day() -> None:
@@ -72,8 +72,10 @@ def test_an_episode_another_memory_cites_is_kept_when_a_memory_expires(mem: Any)
             "created_at) VALUES (?, ?, 'I live in Porto.', 0, 16, 1.0, 'user', '2026-01-01')",
             (lasting, again.episodes[0].id),
         )
-    mem.expire(datetime.now(UTC) + LATER)
-    assert mem.episode(again.episodes[0].id) is not None, "an episode a surviving memory cites was erased"
+    mem.curation.expire(datetime.now(UTC) + LATER)
+    assert mem.reading.episode(again.episodes[0].id) is not None, (
+        "an episode a surviving memory cites was erased"
+    )
     assert mem.get(lasting).status == "active"
     for mid in expiring:
         with pytest.raises(NotFoundError):
@@ -82,11 +84,11 @@ def test_an_episode_another_memory_cites_is_kept_when_a_memory_expires(mem: Any)
 
 def test_a_pinned_memory_does_not_expire_and_unpinning_lets_it(mem: Any) -> None:
     mid = mem.add("My gate code is 5521.", expires_in="1d").added[0]["id"]
-    assert mem.pin(mid).pinned
-    assert mem.expire(datetime.now(UTC) + LATER).memories == []
-    assert mem.get(mid).pinned and not mem.unpin(mid).pinned
-    assert mem.expire(datetime.now(UTC) + LATER).memories == [mid]
-    ops = [e.op for e in mem.ledger_entries()]
+    assert mem.curation.set_pinned(mid, True).pinned
+    assert mem.curation.expire(datetime.now(UTC) + LATER).memories == []
+    assert mem.get(mid).pinned and not mem.curation.set_pinned(mid, False).pinned
+    assert mem.curation.expire(datetime.now(UTC) + LATER).memories == [mid]
+    ops = [e.op for e in mem.reading.ledger_entries()]
     assert "memory.pin" in ops and "memory.unpin" in ops
 
 
@@ -109,7 +111,7 @@ def test_review_lists_what_expires_soon_soonest_first(mem: Any) -> None:
     late = mem.add("I am at the Lisbon office this month.", expires_in="20d").added[0]["id"]
     soon = mem.add("My parking spot is B12 today.", expires_in="12h").added[0]["id"]
     mid = mem.add("My sister Ana is visiting me this week.", expires_in="5d").added[0]["id"]
-    listed = [e["id"] for e in mem.expiring(timedelta(days=7))]
+    listed = [e["id"] for e in mem.curation.expiring(timedelta(days=7))]
     assert listed == [soon, mid] and late not in listed
 
 
@@ -152,7 +154,7 @@ def test_expiry_through_the_sdk_sets_the_time_on_the_memory_and_its_episode(mem:
 def test_a_message_nothing_was_derived_from_expires_too(mem: Any) -> None:
     said = mem.add("Okay qxzokaythanks.", expires_in="1h")
     assert not said.added
-    report = mem.expire(datetime.now(UTC) + timedelta(hours=2))
+    report = mem.curation.expire(datetime.now(UTC) + timedelta(hours=2))
     assert report.episodes == [said.episodes[0].id]
-    assert mem.episode(said.episodes[0].id) is None
+    assert mem.reading.episode(said.episodes[0].id) is None
     assert b"qxzokaythanks" not in _plaintext(mem)

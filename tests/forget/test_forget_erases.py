@@ -51,14 +51,14 @@ def test_forgetting_a_memory_an_episode_and_a_user_leaves_no_byte_behind(mem: Me
     with pytest.raises(NotFoundError):
         mem.history(m1.added[0]["id"])
     assert mem.get(keep.added[0]["id"]).status == "active"
-    ops = [e.op for e in mem.ledger_entries()]
+    ops = [e.op for e in mem.reading.ledger_entries()]
     assert ops.count("forget") >= 4
 
 
 def test_tombstones_hold_only_ids_and_commitments(mem: Memory) -> None:
     added = mem.add("My passport number is qxzdeltapass.").added[0]["id"]
     mem.forget(added)
-    tombs = [e for e in mem.ledger_entries() if e.op == "forget"]
+    tombs = [e for e in mem.reading.ledger_entries() if e.op == "forget"]
     assert {t.target_id for t in tombs} >= {added}
     for t in tombs:
         # besides ids and the commitment, only who forgot it (ids and a channel, no content)

@@ -62,7 +62,7 @@ def test_forgetting_only_the_memory_is_still_possible_and_leaves_the_echo(mem: M
     plan = mem.forget_preview(target, reach="none")
     assert plan.restatements == [] and echo_ep not in plan.episodes
     mem.forget(target, reach="none")
-    assert mem.episode(echo_ep) is not None
+    assert mem.reading.episode(echo_ep) is not None
 
 
 def test_restatements_are_found_by_their_skeleton_however_they_are_spelled(mem: Memory) -> None:
@@ -83,8 +83,11 @@ def test_restatements_are_found_by_their_skeleton_however_they_are_spelled(mem: 
     assert {copies.episodes[0].id, copies.episodes[1].id} <= restated
     assert copies.episodes[2].id not in plan.episodes  # a message that does not repeat it stays
     mem.forget(target)
-    assert mem.episode(copies.episodes[2].id) is not None
-    assert mem.episode(copies.episodes[0].id) is None and mem.episode(copies.episodes[1].id) is None
+    assert mem.reading.episode(copies.episodes[2].id) is not None
+    assert (
+        mem.reading.episode(copies.episodes[0].id) is None
+        and mem.reading.episode(copies.episodes[1].id) is None
+    )
 
 
 def test_by_default_only_the_same_session_is_reached_and_everywhere_reaches_the_others(mem: Memory) -> None:
@@ -100,7 +103,7 @@ def test_by_default_only_the_same_session_is_reached_and_everywhere_reaches_the_
     assert {echo_ep, other_ep} <= set(everywhere.episodes)
     assert any(r["id"] == other_ep and r["session_id"] == "weekly" for r in everywhere.restatements)
     mem.forget(target, reach="everywhere")
-    assert mem.episode(other_ep) is None and _rows_holding(mem, "Lisbon") == 0
+    assert mem.reading.episode(other_ep) is None and _rows_holding(mem, "Lisbon") == 0
 
 
 def test_another_users_words_are_never_reached(mem: Memory) -> None:
@@ -110,7 +113,7 @@ def test_another_users_words_are_never_reached(mem: Memory) -> None:
     assert bob.episodes[0].id not in plan.episodes
     assert not {a["id"] for a in bob.added} & set(plan.memories)
     mem.forget(target, reach="everywhere")
-    assert mem.episode(bob.episodes[0].id) is not None
+    assert mem.reading.episode(bob.episodes[0].id) is not None
 
 
 def test_an_agents_forget_preview_lists_the_restatements_it_may_erase(mem: Memory) -> None:

@@ -52,8 +52,8 @@ def test_redacting_a_memory_keeps_its_siblings_with_quotes_that_verify(mem: Memo
     report = mem.forget(ana, redact=True)
     assert len(report.redacted) == 1 and report.erased_memories == 1
     new_ep = report.redacted[0]
-    episode = mem.episode(new_ep)
-    assert episode is not None and "Saturday" not in episode.content and mem.episode(old_ep) is None
+    episode = mem.reading.episode(new_ep)
+    assert episode is not None and "Saturday" not in episode.content and mem.reading.episode(old_ep) is None
     for sibling in siblings:
         assert mem.get(sibling).status == "active"
         for episode_id, quote, start, end in _evidence(mem, sibling):
@@ -73,7 +73,7 @@ def test_redacting_a_memory_keeps_its_siblings_with_quotes_that_verify(mem: Memo
 def test_the_ledger_links_the_new_message_to_the_one_it_replaces(mem: Memory) -> None:
     ana, siblings, old_ep = _three(mem)
     new_ep = mem.forget(ana, redact=True).redacted[0]
-    entries = mem.ledger_entries()
+    entries = mem.reading.ledger_entries()
     added = [e for e in entries if e.op == "episode.add" and e.target_id == new_ep]
     assert len(added) == 1 and added[0].details.get("redacts") == old_ep
     assert [e for e in entries if e.op == "forget" and e.target_id == old_ep]

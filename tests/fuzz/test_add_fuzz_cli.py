@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from support.fixtures import PASSPHRASE
 from veramem_desktop.core.errors import ExitCode
 
-from veramem_desktop.cli import cli, memory_cmds
+from veramem_desktop.cli import cli, common
 
 from .strategies import payloads, text
 
@@ -55,8 +55,8 @@ def runner(isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     for name, value in (("llm.backend", "rule-based"), ("organise.linking", "false")):
         assert run.invoke(cli, ["config", "set", name, value]).exit_code == 0
     embedder = default_embedder()
-    opener = memory_cmds.open_memory
-    monkeypatch.setattr(memory_cmds, "open_memory", lambda ctx, **kw: opener(ctx, embedder=embedder, **kw))
+    opener = common.open_memory  # what @pass_memory opens the store with
+    monkeypatch.setattr(common, "open_memory", lambda ctx, **kw: opener(ctx, embedder=embedder, **kw))
     return run
 
 

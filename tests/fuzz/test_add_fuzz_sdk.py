@@ -57,5 +57,5 @@ def test_no_generated_add_payload_crashes_loses_memory_or_breaks_the_ledger(fuzz
     report = fuzz_mem.verify()
     assert report.ok, report.to_dict()
     assert all(fuzz_mem.get(i).status == "active" for i in seed_items)
-    assert fuzz_mem.episode(seed_episode) is not None
+    assert fuzz_mem.reading.episode(seed_episode) is not None
     assert store_of(fuzz_mem).integrity_problems() == []

@@ -152,7 +152,7 @@ def test_episodes_an_add_could_not_derive_from_are_derived_at_the_next_consolida
         report = mem.consolidate()
         assert any("derived again from 1 message" in n for n in report.notices), report.notices
         assert any("Lisbon" in m.text for m in mem.memories())
-        assert mem.rederive_pending() == {"tried": 0, "derived": 0, "still_pending": 0}
+        assert mem.writes.rederive_pending() == {"tried": 0, "derived": 0, "still_pending": 0}
         assert mem.verify().ok
     finally:
         mem.close()

@@ -54,7 +54,9 @@ def test_a_batch_whose_derivation_fails_keeps_every_episode_and_derives_the_othe
         assert report.stored == 6 and len(mem.episodes(limit=10)) == 6
         tripped = next(e for e in mem.episodes(limit=10) if "TRIP" in e.content)
         assert [n for n in report.notices if tripped.id in n] and "RuntimeError" in report.notices[0]
-        derived = {ev.episode.content for m in mem.memories(limit=50) for ev in mem.detail(m.id).evidence}
+        derived = {
+            ev.episode.content for m in mem.memories(limit=50) for ev in mem.reading.detail(m.id).evidence
+        }
         assert derived == set(lines) - {"TRIP over this one."}
         assert mem.verify().ok
     finally:

@@ -185,7 +185,7 @@ def test_since_keeps_only_messages_at_or_after_the_date(mem: Memory, tmp_path: P
     path = write_json(tmp_path / "conversations.json", chatgpt_export())
     report = mem.import_history(path, since="2023-11-15")
     assert (report.stored, report.before_since) == (3, 3)
-    assert mem.sessions() and {s["session_id"] for s in mem.sessions()} == {"chatgpt:c-2"}
+    assert mem.reading.sessions() and {s["session_id"] for s in mem.reading.sessions()} == {"chatgpt:c-2"}
 
 
 def test_dry_run_lists_what_would_be_stored_and_stores_nothing(mem: Memory, tmp_path: Path) -> None:
@@ -200,11 +200,11 @@ def test_reimport_adds_nothing_and_the_ledger_verifies(mem: Memory, tmp_path: Pa
     path = write_json(tmp_path / "conversations.json", chatgpt_export())
     first = mem.import_history(path, batch_size=2)
     counts = (len(mem.episodes(limit=100)), len(mem.memories(status=None, limit=500)))
-    ledger_size = len(mem.ledger_entries())
+    ledger_size = len(mem.reading.ledger_entries())
     again = mem.import_history(path, batch_size=5)
     assert (again.stored, again.already_stored) == (0, first.stored)
     assert (len(mem.episodes(limit=100)), len(mem.memories(status=None, limit=500))) == counts
-    assert len(mem.ledger_entries()) == ledger_size
+    assert len(mem.reading.ledger_entries()) == ledger_size
     assert mem.verify().ok
 
 

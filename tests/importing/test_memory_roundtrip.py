@@ -38,7 +38,7 @@ def _snapshot(mem: Memory) -> dict[str, Any]:
     )
     quoted = sorted({e[1] for e in evidence})
     # the messages a person may read (one holding a rejected value is withheld, and not exported)
-    episodes = {i: e.to_dict() for i in quoted if (e := mem.episode(i)) is not None}
+    episodes = {i: e.to_dict() for i in quoted if (e := mem.reading.episode(i)) is not None}
     links = sorted(tuple(r) for r in store.query("SELECT src, dst, type, score, created_at FROM links"))
     derived = sorted(tuple(r) for r in store.query("SELECT derived_id, source_id FROM derivations"))
     return {"items": items, "evidence": evidence, "episodes": episodes, "links": links, "derived": derived}
@@ -91,15 +91,15 @@ def test_export_then_import_into_an_empty_store_gives_the_same_memories_versions
 ) -> None:
     _history(mem)
     approved = next(m for m in mem.memories() if "Lisbon" in m.text)
-    mem.approve(approved.id)
+    mem.review.approve(approved.id)
     rejected = next(m for m in mem.memories() if "Tom" in m.text)
-    mem.reject(rejected.id, "wrong")
+    mem.review.reject(rejected.id, "wrong")
     before = _without_rejected(mem, _snapshot(mem))
     assert rejected.id not in before["items"], "an export never writes a rejected memory"
     assert any(v["version"] > 1 for v in before["items"].values()), "the history should hold an update"
     assert before["links"], "the history should hold links"
     target = tmp_path / "memories.jsonl"
-    counts = mem.export_memories(target)
+    counts = mem.importer.export_memories(target)
     assert "Tom" not in target.read_text(), "the rejected value's words reached the export"
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert counts["versions"] == len(before["items"]) and counts["episodes"] == len(before["episodes"])
@@ -131,7 +131,7 @@ def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(
 ) -> None:
     mem.add("I play the cello. I live in Lisbon.", session_id="s")
     target = tmp_path / "memories.jsonl"
-    mem.export_memories(target)
+    mem.importer.export_memories(target)
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     forged = next(
         i for i, o in enumerate(lines) if o["type"] == "memory" and "cello" in o["versions"][0]["text"]
@@ -154,7 +154,7 @@ def test_an_imported_quote_that_is_not_in_its_episode_refuses_that_memory(
 def test_an_imported_memory_never_has_more_authority_than_its_evidence(mem: Memory, tmp_path: Path) -> None:
     mem.add({"role": "tool", "content": "The server room door code is 4711.", "name": "wiki"}, session_id="s")
     target = tmp_path / "memories.jsonl"
-    mem.export_memories(target)
+    mem.importer.export_memories(target)
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     for o in lines:
         if o["type"] == "memory":
@@ -174,15 +174,15 @@ def test_markdown_export_is_readable_and_private(mem: Memory, tmp_path: Path) ->
     target = tmp_path / "memories.md"
     target.write_text("old")
     with pytest.raises(InvalidInputError, match="exists"):
-        mem.export_memories(target, format="markdown")
+        mem.importer.export_memories(target, format="markdown")
     target.chmod(0o644)
-    mem.export_memories(target, format="markdown", overwrite=True)
+    mem.importer.export_memories(target, format="markdown", overwrite=True)
     text = target.read_text()
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert "PLAINTEXT" in text and "> My favourite colour is green now." in text and "### Versions" in text
     assert "### Links" in text
     with pytest.raises(InvalidInputError, match="Markdown|jsonl"):
-        mem.export_memories(tmp_path / "x", format="csv")
+        mem.importer.export_memories(tmp_path / "x", format="csv")
 
 
 def test_an_exported_episode_whose_text_was_changed_is_refused_with_the_memories_quoting_it(
@@ -191,7 +191,7 @@ def test_an_exported_episode_whose_text_was_changed_is_refused_with_the_memories
     mem.add("I play the cello.", session_id="a")
     mem.add("I live in Lisbon.", session_id="b")
     target = tmp_path / "memories.jsonl"
-    mem.export_memories(target)
+    mem.importer.export_memories(target)
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     edited = next(i for i, o in enumerate(lines) if o["type"] == "episode" and "cello" in o["content"])
     lines[edited]["content"] = "I play the violin."

@@ -63,7 +63,7 @@ def test_a_pin_after_the_expiry_brings_nothing_back(rmem: Memory) -> None:
     assert store_of(rmem).query_one("SELECT count(*) FROM memory_items WHERE id = ?", (memory,)) == (1,)
 
     with pytest.raises(NotFoundError):
-        rmem.pin(memory)
+        rmem.curation.set_pinned(memory, True)
     assert not any("Qdoorcode" in h.text for h in rmem.search("door code", route="dual").results)
     assert _holding(rmem, "Qdoorcode") == 0  # the search's sweep erased it: the pin kept nothing
 
@@ -71,7 +71,7 @@ def test_a_pin_after_the_expiry_brings_nothing_back(rmem: Memory) -> None:
 def _agent_sees(mem: Memory, words: str) -> bool:
     agent = mem.caller(agent_id="cursor")
     hits = mem.search(words, route="dual", agent_id="cursor", k=50).results
-    shown = [e.content for e in mem.episodes_seen_by(agent, limit=100)]
+    shown = [e.content for e in mem.reading.episodes_seen_by(agent, limit=100)]
     return any("rlin" in h.text.replace(" ", "").replace("-", "") for h in hits) or any(
         "rlin" in s.replace(" ", "").replace("-", "") for s in shown
     )
@@ -95,7 +95,7 @@ def test_a_rejected_value_written_apart_is_held(rmem: Memory, text: str, when: s
     if when == "before":
         rmem.add(text, session_id="t")
     stated = rmem.add("I live in Berlin.", session_id="s")
-    rmem.reject((stated.added or stated.updated)[0]["id"], "wrong")
+    rmem.review.reject((stated.added or stated.updated)[0]["id"], "wrong")
     if when == "after":
         rmem.add(text, session_id="t")
     assert not _agent_sees(rmem, "where do I live")
@@ -104,7 +104,7 @@ def test_a_rejected_value_written_apart_is_held(rmem: Memory, text: str, when: s
 
 def test_words_that_only_glue_into_something_else_are_not_held(rmem: Memory) -> None:
     claim = rmem.add("I live in Berlin.", session_id="s").added[0]
-    rmem.reject(claim["id"], "wrong")
+    rmem.review.reject(claim["id"], "wrong")
     added = rmem.add("I bought a new bike in March.", session_id="t")
     assert not store_of(rmem).query("SELECT 1 FROM withheld WHERE owner_id = ?", (added.episodes[0].id,))
 

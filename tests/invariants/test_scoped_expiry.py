@@ -35,10 +35,10 @@ def test_a_later_statement_with_no_expiry_survives_the_expiry_with_its_own_evide
     ]  # the second statement is evidence for the same memory
     _wait_past(until)
 
-    mem.expire()
+    mem.curation.expire()
 
     assert mem.get(memory).text.endswith("Zarqonel.")
-    assert again.episodes[0].id in {e.episode.id for e in mem.detail(memory).evidence}
+    assert again.episodes[0].id in {e.episode.id for e in mem.reading.detail(memory).evidence}
     assert any("Zarqonel" in h.text for h in mem.search("office building", route="dual").results)
 
 
@@ -50,15 +50,15 @@ def test_an_expired_memory_is_hidden_from_every_read_before_any_sweep(mem: Any, 
     stored = store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE id = ?", (memory,))
     assert stored == (1,), "the sweep ran already: this test is about reads before it"
 
-    for read in (mem.get, mem.detail, mem.history, mem.links):
+    for read in (mem.get, mem.reading.detail, mem.history, mem.reading.links):
         with pytest.raises(NotFoundError):
             read(memory)
-    assert mem.episode(episode) is None
+    assert mem.reading.episode(episode) is None
     assert all("Qxroomcode" not in e.content for e in mem.episodes(limit=100))
     assert all("Qxroomcode" not in m.text for m in mem.memories(status=None, limit=100))
-    assert mem.expiring(timedelta(days=1)) == []
+    assert mem.curation.expiring(timedelta(days=1)) == []
     for fmt in ("jsonl", "markdown"):
         target = tmp_path / f"m.{fmt}"
-        mem.export_memories(target, format=fmt)
+        mem.importer.export_memories(target, format=fmt)
         assert "Qxroomcode" not in target.read_text()
     assert not [h for h in mem.search("hotel room code", route="dual").results if "Qxroomcode" in h.text]

@@ -172,7 +172,7 @@ class VisibilityMachine(RuleBasedStateMachine):
     def reject(self, data: st.DataObject) -> None:
         token = data.draw(st.sampled_from(self._live(with_memory=True)))
         try:
-            self.mem.reject(self.said[token].memories[0], "wrong")
+            self.mem.review.reject(self.said[token].memories[0], "wrong")
         except VeramemError:
             return  # no longer a memory that can be rejected (replaced or erased)
         self.said[token].state = "rejected"
@@ -192,7 +192,7 @@ class VisibilityMachine(RuleBasedStateMachine):
     @rule()
     def export(self) -> None:
         path = self.dir / f"export-{len(self.exports)}.jsonl"
-        self.mem.export_memories(path)
+        self.mem.importer.export_memories(path)
         self.exports.append(path)
         leaked = self._leaks(path.read_text(), self.hidden())
         assert not leaked, f"the export wrote {sorted(leaked)}"
@@ -220,7 +220,7 @@ class VisibilityMachine(RuleBasedStateMachine):
             if s.token.casefold() not in hidden:
                 continue
             for mid in s.memories:
-                for name, read in (("detail", self.mem.detail), ("history", self.mem.history)):
+                for name, read in (("detail", self.mem.reading.detail), ("history", self.mem.history)):
                     try:
                         shown[f"{name} {mid}"] = json.dumps(read(mid), default=lambda o: o.to_dict())
                     except VeramemError:

@@ -101,7 +101,7 @@ def _fill(mem: Memory, world: World) -> None:
     mem.forget(gone.episodes[0].id)
 
     wrong = mem.add("I live in Rjxporlamo.", session_id="rejected")
-    mem.reject(wrong.added[0]["id"], "wrong")
+    mem.review.reject(wrong.added[0]["id"], "wrong")
     near = mem.add("I live in Rjxporlamoo.", session_id="rejected")  # held: a near miss of the rejected value
     world.ids["rejected"] = _ids(wrong) + _ids(near)
 
@@ -117,7 +117,7 @@ def _fill(mem: Memory, world: World) -> None:
     other = mem.add("My bank pin is Othbobpin.", user_id=OTHER_USER, session_id="other")
     world.ids["other_user"] = _ids(other)
 
-    mem.grant("user_agent", ME, GRANTED_AGENT)
+    mem.grants.grant("user_agent", ME, GRANTED_AGENT)
     own = mem.add("My passport number is Agtpassport.", session_id="agent")
     world.ids["ungranted_agent"] = _ids(own)
 

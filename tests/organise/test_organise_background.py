@@ -49,17 +49,19 @@ def test_the_add_returns_before_linking_finishes(isolated_home: Path) -> None:
     mem = _open(isolated_home, llm)
     try:
         first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
-        assert mem.wait_for_links(10) and mem.links_pending() == 0  # nothing to link it to yet
+        assert (
+            mem.organiser.wait_for_links(10) and mem.organiser.links_pending() == 0
+        )  # nothing to link it to yet
         second = mem.add("Ann plays squash on Mondays.").added[0]["id"]
         assert llm.entered.wait(10)
         # the add has returned while the linker is still waiting on the model
-        assert mem.links_pending() == 1 and mem.links(second) == []
+        assert mem.organiser.links_pending() == 1 and mem.reading.links(second) == []
         assert mem.get(second).status == "active"
         llm.gate.set()
-        assert mem.wait_for_links(10)
-        assert [(x["other"], x["type"]) for x in mem.links(second)] == [(first, "supports")]
-        assert mem.links_pending() == 0
-        assert [x["type"] for x in mem.detail(first).links] == ["supports"]
+        assert mem.organiser.wait_for_links(10)
+        assert [(x["other"], x["type"]) for x in mem.reading.links(second)] == [(first, "supports")]
+        assert mem.organiser.links_pending() == 0
+        assert [x["type"] for x in mem.reading.detail(first).links] == ["supports"]
     finally:
         llm.gate.set()
         mem.close()
@@ -72,11 +74,11 @@ def test_a_failing_linker_leaves_the_add_intact_and_the_memory_queued(
     mem = _open(isolated_home, llm)
     try:
         mem.add("Ann plays tennis on Sundays.")
-        assert mem.wait_for_links(10)
+        assert mem.organiser.wait_for_links(10)
         result = mem.add("Ann plays squash on Mondays.")
-        assert mem.wait_for_links(10)
+        assert mem.organiser.wait_for_links(10)
         added = result.added[0]["id"]
-        assert mem.get(added).status == "active" and mem.links(added) == []
+        assert mem.get(added).status == "active" and mem.reading.links(added) == []
         assert added in {h.id for h in mem.search("squash on Mondays", route="facts").results}
         row = store_of(mem).query_one(
             "SELECT attempts, last_error FROM pending_links WHERE memory_id = ?", (added,)
@@ -98,9 +100,9 @@ def test_what_a_closed_process_left_queued_is_linked_by_the_next_consolidate(iso
     mem.close()
     again = Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder(), llm=RuleBasedLLM())
     try:
-        assert again.links_pending() == 2
+        assert again.organiser.links_pending() == 2
         again.consolidate()
-        assert again.links_pending() == 0 and [x["other"] for x in again.links(a)] == [b]
+        assert again.organiser.links_pending() == 0 and [x["other"] for x in again.reading.links(a)] == [b]
     finally:
         again.close()
 
@@ -126,9 +128,9 @@ def test_a_memory_added_while_the_linker_is_finishing_is_linked_before_it_is_idl
         assert entered.wait(10)  # the queue is drained; the thread is checking the budgets
         second = mem.add("Ann plays tennis on Sundays at the club.").added[0]["id"]
         gate.set()
-        assert mem.wait_for_links(10)
-        assert mem.links_pending() == 0
-        assert {x["other"] for x in mem.links(second)} == {first}
+        assert mem.organiser.wait_for_links(10)
+        assert mem.organiser.links_pending() == 0
+        assert {x["other"] for x in mem.reading.links(second)} == {first}
     finally:
         gate.set()
         mem.close()

@@ -93,14 +93,16 @@ def test_cold_items_leave_default_search_and_return_with_include_archived(mem: M
     tool_id = tool[0]["id"]
     mem.config.organise.tool_items = 0  # no tool memory may stay active
     mem.config.organise.user_items = 0  # nor any user memory: but the pinned one stays
-    moved = mem.enforce_budgets()
+    moved = mem.organiser.enforce_budgets()
     assert moved == [tool_id]
     assert mem.get(kept).status == "active" and mem.get(tool_id).status == "archived"
     default = {h.id for h in mem.search("spare key flowerpot", route="facts").results}
     archived = {h.id for h in mem.search("spare key flowerpot", route="facts", include_archived=True).results}
     assert tool_id not in default and kept in default
     assert tool_id in archived and kept in archived
-    assert any(e.op == "memory.archive" and e.details.get("reason") == "budget" for e in mem.ledger_entries())
+    assert any(
+        e.op == "memory.archive" and e.details.get("reason") == "budget" for e in mem.reading.ledger_entries()
+    )
 
 
 def test_consolidate_reports_the_budget_stage_and_it_reconciles(mem: Memory) -> None:

@@ -169,9 +169,9 @@ def test_sharing_refuses_a_garbled_abstraction_and_keeps_the_experience_local(is
         facts = _facts(mem)
         rate(mem, QUESTIONS[0], facts[:2])
         [exp_id] = mem.consolidate().stages["distil"].ids
-        mem.mark_shareable(exp_id)
+        mem.curation.mark_shareable(exp_id)
         llm.garble = True
-        report = mem.share_experiences(only=[exp_id])
+        report = mem.curation.share(only=[exp_id])
         assert report.shared == [] and report.merged == []
         assert report.refused == [
             {
@@ -181,7 +181,7 @@ def test_sharing_refuses_a_garbled_abstraction_and_keeps_the_experience_local(is
         ]
         assert rows(mem, "source = 'shared'") == []
         llm.garble = False
-        sound = mem.share_experiences(
+        sound = mem.curation.share(
             only=[exp_id]
         )  # a sound abstraction passes this check (the gate may still refuse)
         assert not [r for r in sound.refused if r["reason"].startswith("abstraction refused")]

@@ -162,5 +162,5 @@ def test_whom_a_memory_speaks_of_is_not_content_and_two_people_never_subsume_eac
 def test_selling_an_old_bike_and_buying_a_new_one_leaves_having_a_bike_in_place(rmem: Memory) -> None:
     have = rmem.add([{"role": "user", "content": "I have a bike."}]).added[0]["id"]
     rmem.add([{"role": "user", "content": "I sold my old bike and bought a new one."}])
-    assert rmem.wait_for_links(timeout=30)
+    assert rmem.organiser.wait_for_links(timeout=30)
     assert rmem.get(have).status == "active"

@@ -50,9 +50,11 @@ def test_an_add_after_the_linker_worked_reports_only_its_own_notices(isolated_ho
     mem = _open(isolated_home, llm)
     try:
         mem.add("Ann plays tennis on Sundays.")
-        assert mem.wait_for_links(10)
+        assert mem.organiser.wait_for_links(10)
         mem.add("Ann plays squash on Mondays.")
-        assert llm.linked.wait(10) and mem.wait_for_links(10)  # the linker asked the model and got a notice
+        assert llm.linked.wait(10) and mem.organiser.wait_for_links(
+            10
+        )  # the linker asked the model and got a notice
         later = mem.add("Ann swims on Fridays.")
         assert any(ADD_SAYS in n for n in later.notices), later.notices
         assert not any(LINKER_SAYS in n for n in later.notices), later.notices
@@ -68,7 +70,7 @@ def test_an_import_after_the_linker_worked_reports_only_its_own_notices(
     try:
         mem.add("Ann plays tennis on Sundays.")
         mem.add("Ann plays squash on Mondays.")
-        assert llm.linked.wait(10) and mem.wait_for_links(10)
+        assert llm.linked.wait(10) and mem.organiser.wait_for_links(10)
         source = tmp_path / "chat.json"
         source.write_text(json.dumps([{"role": "user", "content": "Ann cycles on Tuesdays."}]), "utf-8")
         report = mem.import_history(source)

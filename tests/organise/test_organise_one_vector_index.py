@@ -30,9 +30,9 @@ def test_search_writes_links_and_consolidation_build_one_set_of_vector_caches(
     try:
         mem.add("Ann plays tennis on Sundays.")
         mem.add("Ann plays tennis every Sunday morning.")
-        assert mem.wait_for_links(10)
+        assert mem.organiser.wait_for_links(10)
         assert mem.search("tennis").results
-        mem.drain_links()
+        mem.organiser.drain_links()
         mem.consolidate()
         assert sorted(built) == sorted(vectors.KINDS)  # one cache of each kind, for everything
         assert engine_of(mem).caches["memory"] is engine_of(mem).vectors.memory

@@ -33,7 +33,7 @@ def _conflict(mem: Memory) -> tuple[str, str]:
 
 
 def _queued(mem: Memory) -> set[str]:
-    return {r.item.id for r in mem.review_queue() if r.conflicts_with}
+    return {r.item.id for r in mem.review.queue() if r.conflicts_with}
 
 
 @pytest.fixture
@@ -49,11 +49,11 @@ def test_a_session_summary_leaves_a_claim_in_open_conflict_active_and_in_the_rev
     porto, madrid = _conflict(mem)
     report = mem.consolidate()
     [summary] = report.stages["summarise"].ids
-    assert mem.wait_for_links()
+    assert mem.organiser.wait_for_links()
     assert mem.get(madrid).status == "active" and mem.get(porto).status == "active"
     assert _queued(mem) == {porto, madrid}
-    assert not [x for x in mem.links(summary) if x["type"] in ("subsumes", "fused")]
-    assert not mem.may_act_on(mem.get(porto))  # the conflict is still open for the action gate too
+    assert not [x for x in mem.reading.links(summary) if x["type"] in ("subsumes", "fused")]
+    assert not mem.curation.may_act_on(mem.get(porto))  # the conflict is still open for the action gate too
 
 
 def test_a_claim_in_open_conflict_is_not_archived_for_low_utility_until_a_person_rejects_one_side(
@@ -65,7 +65,7 @@ def test_a_claim_in_open_conflict_is_not_archived_for_low_utility_until_a_person
     archive = mem.consolidate(now=later).stages["archive"]
     assert archive.found == 1 and archive.skipped == {"open_conflict": 1} and archive.ids == []
     assert mem.get(madrid).status == "active" and madrid in _queued(mem)
-    mem.reject(porto)  # a person settles it (here: the assistant was right)
+    mem.review.reject(porto)  # a person settles it (here: the assistant was right)
     assert mem.consolidate(now=later).stages["archive"].ids == [madrid]  # now an ordinary memory again
 
 
@@ -76,7 +76,7 @@ def test_a_budget_never_moves_a_claim_in_open_conflict(isolated_home: Path) -> N
         other = one(mem, "You said you like green tea.", role="assistant", session_id="s2")
         moved = mem.consolidate().stages["budget"].ids
         assert other in moved and madrid not in moved
-        assert mem.get(madrid).status == "active" and mem.enforce_budgets() == []
+        assert mem.get(madrid).status == "active" and mem.organiser.enforce_budgets() == []
     finally:
         mem.close()
 

@@ -31,7 +31,7 @@ def _session(mem: Memory) -> list[str]:
 
 def _summary(mem: Memory) -> str:
     [summary] = mem.consolidate().stages["summarise"].ids
-    assert mem.wait_for_links()
+    assert mem.organiser.wait_for_links()
     return summary
 
 
@@ -68,7 +68,7 @@ def test_a_summary_stating_a_rejected_value_leaves_search_at_once_and_is_written
     maria = rows(mem, "text LIKE '%Maria%' AND kind = 'fact'")[0][0]
     summary = _summary(mem)
     assert summary in searched_ids(mem, "Maria Madrid sister") and cat in sources(mem, summary)
-    mem.reject(maria, "she moved away")
+    mem.review.reject(maria, "she moved away")
     assert mem.get(summary).status == "retracted"  # it states the rejected value: retracted with it
     assert summary not in searched_ids(mem, "Maria Madrid sister")
     [again] = mem.consolidate().stages["summarise"].ids  # three sources still stand
@@ -104,7 +104,7 @@ def test_a_summary_left_with_too_few_sources_by_a_rejection_is_retired_and_never
     nurse, porto, maria = _session(mem)
     summary = _summary(mem)
     assert summary in searched_ids(mem, "A session of things the person said")
-    mem.reject(maria, "she moved away")
+    mem.review.reject(maria, "she moved away")
     assert (
         mem.get(summary).status == "active"
     )  # its words do not show the rejected value: only its sources do
@@ -136,8 +136,8 @@ def test_an_experience_is_revised_when_its_source_is_superseded_and_retired_when
     [new] = [i for i in report.stages["revise"].ids if mem.get(i).kind == "experience"]
     assert mem.get(new).supersedes == experience and mem.get(experience).status == "superseded"
     assert mem.get(new).metadata["support"] == 2 and sources(mem, new) == {porto, teacher}
-    mem.reject(porto)
-    mem.reject(teacher)  # nothing the experience was built on stands now
+    mem.review.reject(porto)
+    mem.review.reject(teacher)  # nothing the experience was built on stands now
     assert mem.get(new).status == "active"
     report = mem.consolidate()
     assert new in report.stages["revise"].ids and mem.get(new).status == "retracted"

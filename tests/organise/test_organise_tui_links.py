@@ -20,10 +20,10 @@ def anyio_backend() -> str:
 async def test_the_detail_screen_shows_each_link_with_its_type_and_direction(linking_mem: Memory) -> None:
     mem = linking_mem
     first = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
-    assert mem.wait_for_links(10)  # linked alone first, so the pair's edge runs from the second one
+    assert mem.organiser.wait_for_links(10)  # linked alone first, so the pair's edge runs from the second one
     second = mem.add("Ann plays squash on Mondays.").added[0]["id"]
     lonely = mem.add("The boiler pressure is 2 bar.").added[0]["id"]
-    assert mem.wait_for_links(10)
+    assert mem.organiser.wait_for_links(10)
     app = VeramemApp(lambda _passphrase: mem)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

@@ -64,8 +64,8 @@ def _store_of_another_model(home: Path) -> dict[str, str]:
     with mem:
         ann = mem.add(ANN_SAYS, session_id="s1", user_id="ann").added
         bob = mem.add(BOB_SAYS, user_id="bob").added
-        assert mem.wait_for_links(30)
-        assert set(mem.vector_models()) == {"another-device-model"}
+        assert mem.organiser.wait_for_links(30)
+        assert set(mem.measuring.vector_models()) == {"another-device-model"}
     cat = next(d["id"] for d in ann if "cat" in d["text"])
     return {"cat": cat, "bob": bob[0]["id"]}
 
@@ -84,31 +84,31 @@ def test_the_organiser_makes_vectors_of_another_model_again_and_dense_search_the
 ) -> None:
     ids = _store_of_another_model(isolated_home)
     with _open(isolated_home) as mem:
-        before = mem.vectors_behind()
+        before = mem.organiser.vectors_behind()
         assert set(before) == {"episode", "episode_ctx", "memory", "memory_ctx"}
         assert ids["cat"] not in _dense(mem, "grey cat adopted", "ann")  # found by its words only
         mem.add("The printer on the second floor is out of toner.", user_id="ann")  # no command: an add
-        assert mem.wait_for_vectors(30)
-        assert mem.vectors_behind() == {}
+        assert mem.organiser.wait_for_vectors(30)
+        assert mem.organiser.vectors_behind() == {}
         assert ids["cat"] in _dense(mem, "grey cat adopted", "ann")
         assert "cat" in mem.search("grey cat adopted", user_id="ann").results[0].text
         # the other model's vectors are kept, one beside each new one
-        models = mem.vector_models()
+        models = mem.measuring.vector_models()
         assert models["another-device-model"] == sum(before.values())
     with _open(isolated_home) as again:
         assert store_of(again)  # opened
         report = reembed.catch_up(store_of(again), HashEmbedder())
         assert report.made == {}  # a second pass has nothing to do
-        assert again.vector_models() == models
+        assert again.measuring.vector_models() == models
 
 
 def test_a_withheld_memory_made_again_stays_out_of_another_callers_search(isolated_home: Path) -> None:
     ids = _store_of_another_model(isolated_home)
     with _open(isolated_home) as mem:
-        ledger = mem.ledger_length()
+        ledger = mem.reading.ledger_length()
         report = reembed.catch_up(store_of(mem), HashEmbedder())
         assert report.made["memory"] >= 2
-        assert mem.ledger_length() == ledger and mem.verify().ok  # vectors are an index, not a change
+        assert mem.reading.ledger_length() == ledger and mem.verify().ok  # vectors are an index, not a change
         assert ids["bob"] in _dense(mem, "locker code at the gym", "bob")
         assert ids["bob"] not in _dense(mem, "locker code at the gym", "ann")
         assert all("4471" not in h.text for h in mem.search("locker code at the gym", user_id="ann").results)
@@ -154,13 +154,13 @@ def test_an_interrupted_pass_resumes_where_it_stopped(isolated_home: Path) -> No
     _store_of_another_model(isolated_home)
     with _open(isolated_home) as mem:
         store = store_of(mem)
-        total = sum(mem.vectors_behind().values())
+        total = sum(mem.organiser.vectors_behind().values())
         batches = iter(range(1000))
         first = reembed.catch_up(store, HashEmbedder(), batch=1, stop=lambda: next(batches) >= 2)
         assert sum(first.made.values()) == 2
-        assert sum(mem.vectors_behind().values()) == total - 2
+        assert sum(mem.organiser.vectors_behind().values()) == total - 2
         rest = reembed.catch_up(store, HashEmbedder(), batch=1)
-        assert sum(rest.made.values()) == total - 2 and mem.vectors_behind() == {}
+        assert sum(rest.made.values()) == total - 2 and mem.organiser.vectors_behind() == {}
 
 
 def test_closing_stops_the_background_pass_after_its_batch_and_the_next_open_finishes_it(
@@ -182,9 +182,9 @@ def test_closing_stops_the_background_pass_after_its_batch_and_the_next_open_fin
     closer.join(10)
     assert not closer.is_alive()
     with _open(isolated_home) as again:
-        assert again.vectors_behind()  # stopped early: the rest is still to make
+        assert again.organiser.vectors_behind()  # stopped early: the rest is still to make
         again.add("The plant by the window needs water.", user_id="ann")
-        assert again.wait_for_vectors(30) and again.vectors_behind() == {}
+        assert again.organiser.wait_for_vectors(30) and again.organiser.vectors_behind() == {}
 
 
 def test_doctor_says_the_vectors_are_being_made_again_then_that_every_one_is_there(
@@ -196,7 +196,7 @@ def test_doctor_says_the_vectors_are_being_made_again_then_that_every_one_is_the
         assert not vectors.ok and "background" in vectors.fix and "veramem reindex" in vectors.fix
         assert "another-device-model" in vectors.detail
         mem.add("The printer on the second floor is out of toner.", user_id="ann")
-        assert mem.wait_for_vectors(30)
+        assert mem.organiser.wait_for_vectors(30)
         vectors = next(c for c in checks(mem) if c.name == "vectors")
         assert vectors.ok and "kept beside" in vectors.detail, vectors
 
@@ -207,16 +207,18 @@ def test_vectors_landed_after_a_finished_pass_are_made_at_the_next_exchange(isol
     ids = _store_of_another_model(isolated_home)
     with _open(isolated_home) as mem:
         mem.add("The printer on the second floor is out of toner.", user_id="ann")
-        assert mem.wait_for_vectors(30) and mem.vectors_behind() == {}
+        assert mem.organiser.wait_for_vectors(30) and mem.organiser.vectors_behind() == {}
         # another device's memory lands (a second facade on the same store stands in for sync's apply)
         with _open(isolated_home, OtherDevice()) as other:
             landed = other.add("The spare key hangs behind the kitchen door.", user_id="ann").added[0]["id"]
-        assert "memory" in mem.vectors_behind()
+        assert "memory" in mem.organiser.vectors_behind()
         organiser = organiser_of(mem)  # what DeviceSync.run tells after an exchange
         organiser.noticed_sync(RunReport(applied_events=0))
-        assert mem.wait_for_vectors(30) and mem.vectors_behind()  # applied nothing, looked before: no pass
+        assert (
+            mem.organiser.wait_for_vectors(30) and mem.organiser.vectors_behind()
+        )  # applied nothing, looked before: no pass
         organiser.noticed_sync(RunReport(applied_events=1))
-        assert mem.wait_for_vectors(30) and mem.vectors_behind() == {}
+        assert mem.organiser.wait_for_vectors(30) and mem.organiser.vectors_behind() == {}
         assert landed in _dense(mem, "spare key kitchen door", "ann") and ids["cat"] in _dense(
             mem, "grey cat", "ann"
         )

@@ -107,9 +107,9 @@ def test_a_trace_takes_one_reward_and_repeating_it_changes_nothing(mem: Memory) 
     mem.add(TEAS)
     trace_id, ranked = _memories_ranked(mem)
     mem.feedback(trace_id, 1.0)
-    entries = len(mem.ledger_entries())
+    entries = len(mem.reading.ledger_entries())
     again = mem.feedback(trace_id, 1.0)
-    assert again["repeated"] is True and len(mem.ledger_entries()) == entries
+    assert again["repeated"] is True and len(mem.reading.ledger_entries()) == entries
     assert mem.get(ranked[0][0]).successes == 1.0
     with pytest.raises(RefusedError, match="already has the reward"):
         mem.feedback(trace_id, -1.0)
@@ -133,7 +133,7 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
     mem.add(TEAS)
     trace_id, ranked = _memories_ranked(mem)
     out = mem.feedback(trace_id, -0.5, cited_ids=[ranked[2][0]])
-    outcome = [e for e in mem.ledger_entries() if e.op == "memory.outcome"]
+    outcome = [e for e in mem.reading.ledger_entries() if e.op == "memory.outcome"]
     assert [e.target_id for e in outcome] == [ranked[2][0]]
     assert outcome[0].details == {
         "advantage": -0.5,
@@ -141,7 +141,7 @@ def test_feedback_is_in_the_ledger_in_the_same_transaction_and_the_chain_verifie
         "by": "person",
         "actor": {"kind": "user", "id": "me", "channel": "sdk"},
     }
-    fb = [e for e in mem.ledger_entries() if e.op == "trace.feedback"]
+    fb = [e for e in mem.reading.ledger_entries() if e.op == "trace.feedback"]
     assert fb[0].target_id == trace_id and fb[0].details["credited"] == [c["id"] for c in out["credited"]]
     assert ledger_verify.verify(store_of(mem)).ok
     row = store_of(mem).query_one(

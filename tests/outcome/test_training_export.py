@@ -133,7 +133,7 @@ def test_forget_erases_a_decision_records_text(mem: Memory, tmp_path: Path) -> N
 def test_expiry_erases_a_decision_records_text(mem: Memory, tmp_path: Path) -> None:
     mem.add("Park in bay 17 today.", expires_in="1h")
     mem.add("I like oolong tea.", user_id="bob")
-    mem.expire(datetime.now(UTC) + timedelta(hours=2))
+    mem.curation.expire(datetime.now(UTC) + timedelta(hours=2))
     rows = store_of(mem).query("SELECT query, metadata FROM traces")
     assert rows and not any("bay 17" in " ".join(str(c) for c in row) for row in rows)
     assert not any("bay 17" in json.dumps(r) for r in export(mem, tmp_path))
@@ -143,7 +143,7 @@ def test_a_rejected_or_withheld_value_never_reaches_the_export(mem: Memory, tmp_
     berlin = mem.add("I live in Berlin.").added[0]
     mem.add("My favourite colour is green.")  # offered Berlin as a neighbour: left out with it
     mem.add("I like oolong tea.", user_id="bob")
-    mem.reject(berlin["id"], "wrong")
+    mem.review.reject(berlin["id"], "wrong")
     target = tmp_path / "t.jsonl"
     counts = mem.export_training(target)
     text = target.read_text(encoding="utf-8")

@@ -26,7 +26,7 @@ def _minute(m: int) -> datetime:
 def test_searching_over_many_minutes_keeps_one_allowed_set_and_one_position_array_per_caller(
     mem: Memory,
 ) -> None:
-    mem.add_prepared(TEXTS, user_id="alice", vectors=list(embedder_of(mem).embed(TEXTS)))
+    mem.measuring.add_prepared(TEXTS, user_id="alice", vectors=list(embedder_of(mem).embed(TEXTS)))
     engine = engine_of(mem)
     caller = mem.caller("alice")
     first = engine.search("Where does Alice live?", caller, now=_minute(0), write_trace=False)

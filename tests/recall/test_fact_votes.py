@@ -73,7 +73,7 @@ def test_a_rejected_memory_casts_no_vote_and_its_withheld_turn_stays_out(rmem: M
     caller = rmem.caller("me")
     now = iso(datetime.now(UTC))
     assert item_reads.cited_visible_turns(store_of(rmem), [memory], caller, now) == [(memory, kayak)]
-    rmem.reject(memory, "not what happened")
+    rmem.review.reject(memory, "not what happened")
     assert item_reads.cited_visible_turns(store_of(rmem), [memory], caller, now) == []
     with_votes = _scores(rmem, QUESTION, 5.0)
     assert kayak not in with_votes

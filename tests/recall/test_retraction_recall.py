@@ -139,7 +139,7 @@ def test_a_rejected_value_still_reaches_no_result_and_what_it_retracted_names_no
     tool = rmem.add([{"role": "tool", "name": "crm", "content": "Home address on file: Madrid."}]).added[0][
         "id"
     ]
-    done = rmem.reject(mine, "wrong")  # as `veramem review reject`
+    done = rmem.review.reject(mine, "wrong")  # as `veramem review reject`
     assert tool in done.retracted
     for found in (rmem.search("where do I live", k=50), rmem.search("Madrid", k=50)):
         assert not any(holds(h.text, "Madrid") for h in found.results + found.shared)

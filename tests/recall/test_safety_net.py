@@ -107,7 +107,7 @@ def test_a_restatement_of_the_same_value_supersedes_nothing(keyless: Memory) -> 
 def test_a_rejected_newer_statement_never_leads(keyless: Memory) -> None:
     said(keyless, "I live in Leuven.", "2023-01-10")
     wrong = said(keyless, "Moved to Ghent last week.", "2024-06-01")
-    keyless.reject(wrong, "never moved")
+    keyless.review.reject(wrong, "never moved")
     hits = keyless.search("where do I live?", k=10).results
     assert hits[0].state == "current" and "Leuven" in hits[0].text
     assert all("Ghent" not in h.text for h in hits)
@@ -117,9 +117,9 @@ def test_the_list_and_the_detail_give_a_replaced_memory_the_state_search_gives_i
     old = said(keyless, "I work at Brightline Labs.", "2023-02-01")
     new = said(keyless, "Handed in my notice and joined Quarry Systems.", "2024-07-01")
     searched = {h.id: h.state for h in keyless.search("where do I work?", k=10).results}
-    listed = keyless.states(keyless.memories(limit=50))
-    assert searched[old] == listed[old] == keyless.detail(old).state == "probably_superseded"
-    assert searched[new] == listed[new] == keyless.detail(new).state == "current"
+    listed = keyless.reading.states(keyless.memories(limit=50))
+    assert searched[old] == listed[old] == keyless.reading.detail(old).state == "probably_superseded"
+    assert searched[new] == listed[new] == keyless.reading.detail(new).state == "current"
 
 
 def test_a_question_in_other_words_is_answered_by_the_statement_of_the_asked_attribute(

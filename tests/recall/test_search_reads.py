@@ -43,7 +43,7 @@ def _statements(mem: Memory, run: Callable[[], object]) -> list[str]:
 
 
 def _stored(mem: Memory) -> None:
-    mem.add_prepared(TEXTS, user_id="alice", vectors=list(embedder_of(mem).embed(TEXTS)))
+    mem.measuring.add_prepared(TEXTS, user_id="alice", vectors=list(embedder_of(mem).embed(TEXTS)))
 
 
 def test_a_search_reads_the_store_version_once_and_twice_more_around_its_trace(mem: Memory) -> None:
@@ -73,7 +73,7 @@ def test_the_truth_stage_reads_again_no_memory_that_ranking_read(mem: Memory) ->
 def test_a_questions_new_words_are_counted_in_one_statement_and_then_kept(mem: Memory) -> None:
     _stored(mem)
     # Stores this small never weigh words by how common they are, unless told to (as 10,000 rows do).
-    engine = mem.search_engine(SearchConfig(term_prune_min_rows=1, term_max_df=1))
+    engine = mem.recall.search_engine(SearchConfig(term_prune_min_rows=1, term_max_df=1))
     caller = mem.caller("alice")
 
     def counts(question: str) -> list[str]:
@@ -96,7 +96,7 @@ def test_a_memory_stored_through_another_connection_between_two_searches_is_foun
     other = Memory(isolated_home, passphrase=PASSPHRASE, embedder=HashEmbedder())
     try:
         text = "Carol plays the viola in a string quartet."
-        other.add_prepared([text], user_id="alice", vectors=list(HashEmbedder().embed([text])))
+        other.measuring.add_prepared([text], user_id="alice", vectors=list(HashEmbedder().embed([text])))
     finally:
         other.close()
     after = mem.search(question, user_id="alice")

@@ -99,7 +99,7 @@ def test_the_second_hop_never_brings_in_another_users_or_a_withheld_turn(rmem: M
         session_id="s3",
     )
     porlamo = wrong.episodes[0].id
-    rmem.reject(wrong.added[0]["id"], "never true")
+    rmem.review.reject(wrong.added[0]["id"], "never true")
     engine = _engine(rmem, hop_weight=1.0)
     ranked = _ranked(engine, rmem, QUESTION, None)
     assert theirs not in ranked and porlamo not in ranked

@@ -54,11 +54,11 @@ def _apply(mem: Memory, user: str, op: tuple[Any, ...], rejected: set[str]) -> N
         return
     target = found[0].id
     if op[0] == "reject":
-        mem.reject(target, "property")
+        mem.review.reject(target, "property")
         rejected.add(value)
     elif op[0] == "approve":
         try:
-            mem.approve(target)
+            mem.review.approve(target)
         except Exception as exc:  # a refused approval is a documented error, never a crash
             assert type(exc).__name__ in ("RefusedError", "NotFoundError"), exc
     else:

@@ -57,7 +57,7 @@ def test_a_replaced_message_ranks_below_the_message_that_holds_now(rmem: Memory)
 def test_a_rejected_value_is_not_answered_and_the_earlier_version_is_current_again(rmem: Memory) -> None:
     rmem.add("I live in Munich.")
     wrong = rmem.add("I live in Porlamo.").updated[0]["id"]
-    done = rmem.reject(wrong, "never lived there")
+    done = rmem.review.reject(wrong, "never lived there")
     assert done.reinstated is not None and rmem.get(done.reinstated).status == "active"
     answer = rmem.answer("Where do I live?")
     assert "Porlamo" not in answer.text and "Munich" in answer.text
@@ -68,7 +68,7 @@ def test_a_rejected_value_is_not_answered_and_the_earlier_version_is_current_aga
 
 def test_a_person_sees_rejected_material_only_when_they_ask(rmem: Memory) -> None:
     wrong = rmem.add("I live in Porlamo.").added[0]["id"]
-    rmem.reject(wrong)
+    rmem.review.reject(wrong)
     assert not any(holds(e.content, "Porlamo") for e in rmem.episodes())
     assert any(holds(e.content, "Porlamo") for e in rmem.episodes(include_rejected=True))
     shown = rmem.search("Porlamo", include_rejected=True).results
@@ -85,7 +85,7 @@ def test_an_equivalent_memory_stored_before_the_rejection_is_retracted_with_it(r
     tool = rmem.add(
         [{"role": "tool", "name": "crm", "content": "Home address on file: Calle Mayor 3, Madrid."}]
     ).added[0]["id"]
-    done = rmem.reject(mine)
+    done = rmem.review.reject(mine)
     assert tool in done.retracted and rmem.get(tool).status == "retracted"
     assert not any(holds(h.text, "Madrid") for h in rmem.search("where do I live", k=50).results)
     assert not any(holds(h.text, "Madrid") for h in rmem.search("home address", k=50).results)
@@ -93,7 +93,7 @@ def test_an_equivalent_memory_stored_before_the_rejection_is_retracted_with_it(r
 
 def test_restatements_by_any_role_after_a_rejection_are_refused_and_never_recalled(rmem: Memory) -> None:
     wrong = rmem.add("I live in Porlamo.").added[0]["id"]
-    rmem.reject(wrong)
+    rmem.review.reject(wrong)
     for message in (
         {"role": "user", "content": "I live in Porlamo."},
         {"role": "user", "content": "i live in PORLAMO"},
@@ -112,14 +112,14 @@ def test_restatements_by_any_role_after_a_rejection_are_refused_and_never_recall
 
 def test_a_close_paraphrase_of_a_rejected_value_is_held_for_review_not_recalled(rmem: Memory) -> None:
     wrong = rmem.add("I live in Porlamo.").added[0]["id"]
-    rmem.reject(wrong)
+    rmem.review.reject(wrong)
     result = rmem.add("I live in Porlammo.")  # a misspelling: not the same word, the same meaning
     held = [a for a in result.added if "resembles" in a["reason"]]
     assert held, result.added
-    queue = {r.item.id: r.reason for r in rmem.review_queue()}
+    queue = {r.item.id: r.reason for r in rmem.review.queue()}
     assert "resembles a rejected value" in queue[held[0]["id"]]
     assert held[0]["id"] not in {h.id for h in rmem.search("where do I live", k=50).results}
-    rmem.approve(held[0]["id"])  # a person decides it is not the rejected value
+    rmem.review.approve(held[0]["id"])  # a person decides it is not the rejected value
     assert held[0]["id"] in {h.id for h in rmem.search("where do I live", k=50).results}
 
 
@@ -129,14 +129,14 @@ def test_trust_labels_say_raw_for_messages_and_verified_only_after_a_person_appr
     before = {h.id: h for h in rmem.search("editor Vim project", route="dual", k=20).results}
     assert {h.trust for h in before.values() if h.kind == "episode"} == {"raw"}
     assert before[vim].trust == "candidate"
-    rmem.approve(vim)
+    rmem.review.approve(vim)
     after = {h.id: h for h in rmem.search("editor Vim", k=20).results}
     assert after[vim].trust == "verified" and after[vim].actionable
 
 
 def test_repeated_tool_claims_never_outrank_the_users_approved_value(rmem: Memory) -> None:
     vim = rmem.add("My editor is Vim.").added[0]["id"]
-    rmem.approve(vim)
+    rmem.review.approve(vim)
     for _ in range(6):
         rmem.add([{"role": "tool", "name": "ide", "content": "The user's editor is Emacs."}])
     hits = rmem.search("which editor do I use").results
@@ -285,11 +285,11 @@ def test_a_listed_memory_has_the_state_search_gives_it(rmem: Memory) -> None:
     old = rmem.add("My favourite editor is Vim.").added[0]["id"]
     new = rmem.add("Actually my favourite editor is Emacs now.").updated[0]["id"]
     wrong = rmem.add("I live in Porlamo.").added[0]["id"]
-    rmem.reject(wrong)
+    rmem.review.reject(wrong)
     held = next(a["id"] for a in rmem.add("I live in Porlammo.").added if "resembles" in a["reason"])
     items = [rmem.get(i) for i in (old, new, wrong, held)]
-    assert rmem.states(items) == {old: "superseded", new: "current", wrong: "rejected", held: "held"}
+    assert rmem.reading.states(items) == {old: "superseded", new: "current", wrong: "rejected", held: "held"}
     searched = {h.id: h.state for h in rmem.search("favourite editor", k=50, include_archived=True).results}
     assert searched[new] == "current" and searched.get(old, "superseded") == "superseded"
-    rmem.approve(held)  # a person decides it is not the rejected value
-    assert rmem.states([rmem.get(held)]) == {held: "current"}
+    rmem.review.approve(held)  # a person decides it is not the rejected value
+    assert rmem.reading.states([rmem.get(held)]) == {held: "current"}

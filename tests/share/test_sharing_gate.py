@@ -82,7 +82,7 @@ def _fact(mem: Memory, text: str, **fields: object) -> MemoryItem:
 
 def test_a_preference_is_never_shared(mem: Memory) -> None:
     pref = _fact(mem, "Prefers window seats on long flights.", kind="preference")
-    report = mem.share_experiences()
+    report = mem.curation.share()
     assert [r["id"] for r in report.refused] == [pref.id]
     assert "never shared" in report.refused[0]["reason"]
 
@@ -91,7 +91,7 @@ def test_consent_utility_and_kind_decide_eligibility(mem: Memory) -> None:
     no_consent = _fact(mem, "Descaling the kettle monthly keeps it quiet.", shareable=False)
     low = _fact(mem, "Soaking beans overnight halves cooking time.", successes=0.0, failures=3.0)
     about_me = _fact(mem, "User is allergic to peanuts.", kind="fact", subject="user")
-    report = mem.share_experiences()
+    report = mem.curation.share()
     reasons = {r["id"]: r["reason"] for r in report.refused}
     assert "consented" in reasons[no_consent.id]
     assert "utility" in reasons[low.id]
@@ -103,7 +103,7 @@ def test_a_shared_copy_is_unendorsed_with_hmac_provenance_and_never_displaces_ow
     mem: Memory,
 ) -> None:
     tip = _fact(mem, "To pass airport security faster, keep liquids in one clear bag.")
-    report = mem.share_experiences()
+    report = mem.curation.share()
     (shared,) = report.shared
     copy = mem.get(shared["shared_id"])
     assert copy.authority == "unendorsed" and copy.visibility == "public" and copy.user_id is None
@@ -121,7 +121,7 @@ def test_pii_and_canary_refusals_stay_local(mem: Memory) -> None:
     _fact(mem, "User hides the spare key under the blue flowerpot.", kind="fact", shareable=False)
     leaky = _fact(mem, "Before a long trip, leave the spare key under a blue flowerpot for the sitter.")
     pii = _fact(mem, "Book the cleaner by emailing clean@example.com a week ahead.")
-    report = mem.share_experiences()
+    report = mem.curation.share()
     reasons = {r["id"]: r["reason"] for r in report.refused}
     assert "private memories" in reasons[leaky.id]
     # the rule-based abstraction already replaced the address by a slot
@@ -148,8 +148,8 @@ def test_an_unendorsed_tool_memory_never_passes_the_action_gate(mem: Memory) -> 
         [{"role": "tool", "name": "flights", "content": "Flight LX123 departs at 10:40 from gate B7."}]
     )
     tool_item = mem.get(item.added[0]["id"])
-    mem.approve(tool_item.id)
-    assert not mem.may_act_on(mem.get(tool_item.id))
+    mem.review.approve(tool_item.id)
+    assert not mem.curation.may_act_on(mem.get(tool_item.id))
 
 
 @pytest.mark.parametrize(
@@ -252,7 +252,7 @@ def test_phone_numbers_are_checked_against_their_numbering_plan(number: str) -> 
 def test_share_consent_refuses_a_stated_wifi_password_and_names_the_kind(mem: Memory) -> None:
     """The reproduction of issue 16: `share --consent` published the office wifi password to every user."""
     tip = _fact(mem, "The office wifi password is hunter2.", kind="fact", subject="office wifi")
-    report = mem.share_experiences()
+    report = mem.curation.share()
     assert not report.shared and [r["id"] for r in report.refused] == [tip.id]
     assert report.refused[0]["reason"] == "secret found: password"
     assert store_of(mem).query_one("SELECT count(*) FROM memory_items WHERE source = 'shared'")[0] == 0

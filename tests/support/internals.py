@@ -38,5 +38,6 @@ def llm_of(mem: Memory) -> LLM:
 
 
 def organiser_of(mem: Memory) -> Organiser:
-    """The facade's organiser (links, budgets, the background linker and vector pass), made if it was not yet."""
-    return mem._organising()
+    """The facade's organiser (links, budgets, the background linker and vector pass), the store opened if it
+    was not yet (the organiser is public now: ``mem.organiser``)."""
+    return mem.organiser

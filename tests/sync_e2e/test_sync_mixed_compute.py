@@ -38,12 +38,12 @@ def _device(home: Path, compute: str) -> Memory:
 
 def _pair(laptop: Memory, phone: Memory, folder: Path) -> None:
     folder.mkdir(exist_ok=True)
-    laptop.sync_init(folder, "laptop")
-    code = phone.sync_join_start(folder, "phone")
+    laptop.sync.init(folder, "laptop")
+    code = phone.sync.join_start(folder, "phone")
     joined: dict[str, Any] = {}
-    joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=60)))
+    joiner = threading.Thread(target=lambda: joined.update(phone.sync.join_finish(timeout_s=60)))
     joiner.start()
-    assert laptop.sync_approve(code, wait_s=30)["status"] == "added"
+    assert laptop.sync.approve(code, wait_s=30)["status"] == "added"
     joiner.join(60)
     assert joined.get("approved_by"), joined
 
@@ -67,17 +67,17 @@ def _settle(laptop: Memory, phone: Memory) -> None:
     and no vector is made again."""
     for _ in range(6):
         for mem in (laptop, phone):
-            assert mem.wait_for_links(60) and mem.wait_for_vectors(60)
-        vectors = (laptop.vector_models(), phone.vector_models())
-        reports = [mem.sync_run() for mem in (laptop, phone, laptop, phone)]
+            assert mem.organiser.wait_for_links(60) and mem.organiser.wait_for_vectors(60)
+        vectors = (laptop.measuring.vector_models(), phone.measuring.vector_models())
+        reports = [mem.sync.run() for mem in (laptop, phone, laptop, phone)]
         if not any(r.exported_events or r.applied_events for r in reports):
             break
     else:
         raise AssertionError(f"the devices still exchange after 6 rounds: {reports}")
-    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
-    assert (laptop.vector_models(), phone.vector_models()) == vectors
-    assert laptop.vectors_behind() == {} and phone.vectors_behind() == {}
-    assert laptop.sync_state_hash() == phone.sync_state_hash()
+    assert laptop.organiser.wait_for_vectors(60) and phone.organiser.wait_for_vectors(60)
+    assert (laptop.measuring.vector_models(), phone.measuring.vector_models()) == vectors
+    assert laptop.organiser.vectors_behind() == {} and phone.organiser.vectors_behind() == {}
+    assert laptop.sync.state_hash() == phone.sync.state_hash()
     assert laptop.verify().ok and phone.verify().ok
 
 
@@ -98,15 +98,15 @@ def test_devices_computing_differently_each_find_the_others_memories_by_meaning_
     laptop.add(CAT, user_id="me")
     phone.add(PASSPORT, user_id="me")
     for mem in (laptop, phone, laptop):  # the laptop's events reach the phone, then the phone's the laptop
-        mem.sync_run()
-    assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+        mem.sync.run()
+    assert laptop.organiser.wait_for_vectors(60) and phone.organiser.wait_for_vectors(60)
     cat, passport = _memory_id(laptop, "cat"), _memory_id(phone, "passport")
     assert _memory_id(phone, "cat") == cat and _memory_id(laptop, "passport") == passport
 
     # by meaning, with no word in common: each device's dense channel finds the other's memory
     assert _dense(phone, "pet kitten")[0] == cat
     assert _dense(laptop, "where are my travel documents")[0] == passport
-    assert laptop.vectors_behind() == {} and phone.vectors_behind() == {}
+    assert laptop.organiser.vectors_behind() == {} and phone.organiser.vectors_behind() == {}
 
     _settle(laptop, phone)
 
@@ -123,8 +123,8 @@ def test_a_new_device_paired_to_a_float32_store_ends_on_one_model_and_finds_ever
         _pair(laptop, phone, tmp_path / "shared")
         phone.add(PASSPORT, user_id="me")
         for mem in (laptop, phone, laptop):
-            mem.sync_run()
-        assert laptop.wait_for_vectors(60) and phone.wait_for_vectors(60)
+            mem.sync.run()
+        assert laptop.organiser.wait_for_vectors(60) and phone.organiser.wait_for_vectors(60)
         cat, passport = _memory_id(laptop, "cat"), _memory_id(phone, "passport")
         assert _dense(phone, "pet kitten")[0] == cat
         assert _dense(laptop, "where are my travel documents")[0] == passport
@@ -135,9 +135,9 @@ def test_a_new_device_paired_to_a_float32_store_ends_on_one_model_and_finds_ever
         # get float32 vectors too, so the two devices end on one model and nothing needs making again.
         phone = Memory(tmp_path / "phone", passphrase=PASSPHRASE, config=_config(""))
         assert phone.embedder_name == FLOAT32_MODEL_ID
-        assert phone.vectors_behind()
-        assert phone.sync_run().applied_events == 0  # nothing new arrives: the first exchange looks anyway
-        assert phone.wait_for_vectors(60) and phone.vectors_behind() == {}
+        assert phone.organiser.vectors_behind()
+        assert phone.sync.run().applied_events == 0  # nothing new arrives: the first exchange looks anyway
+        assert phone.organiser.wait_for_vectors(60) and phone.organiser.vectors_behind() == {}
         assert _dense(phone, "pet kitten")[0] == cat
         assert _dense(phone, "where are my travel documents")[0] == passport
         _settle(laptop, phone)
@@ -151,18 +151,20 @@ def test_the_sync_daemon_makes_landed_vectors_of_another_model_searchable_by_mea
 ) -> None:
     laptop, phone = paired
     stop = threading.Event()
-    daemon = threading.Thread(target=lambda: phone.sync_daemon(stop, scan_s=0.2), daemon=True)
+    daemon = threading.Thread(target=lambda: phone.sync.daemon(stop, scan_s=0.2), daemon=True)
     daemon.start()
     try:
         laptop.add(CAT, user_id="me")
-        laptop.sync_run()
+        laptop.sync.run()
         cat = _memory_id(laptop, "cat")
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not (
-            phone.memories(user_id="me") and phone.wait_for_vectors(1) and phone.vectors_behind() == {}
+            phone.memories(user_id="me")
+            and phone.organiser.wait_for_vectors(1)
+            and phone.organiser.vectors_behind() == {}
         ):
             time.sleep(0.2)
-        assert phone.vectors_behind() == {}, phone.vectors_behind()
+        assert phone.organiser.vectors_behind() == {}, phone.organiser.vectors_behind()
         assert _dense(phone, "pet kitten")[0] == cat
     finally:
         stop.set()

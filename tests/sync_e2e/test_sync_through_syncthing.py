@@ -60,32 +60,32 @@ def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
         tmp_path / "phone-home", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
     )
     try:
-        laptop.sync_init(st_a.folder, "laptop")
+        laptop.sync.init(st_a.folder, "laptop")
         wait_for(
             lambda: (st_b.folder / batchfile.SYNC_DIR / batchfile.FORMAT_FILE).exists(),
             HOP_S,
             "the sync folder layout to reach the phone",
         )
 
-        code = phone.sync_join_start(st_b.folder, "phone")
+        code = phone.sync.join_start(st_b.folder, "phone")
         joined: dict[str, Any] = {}
-        joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=4 * HOP_S)))
+        joiner = threading.Thread(target=lambda: joined.update(phone.sync.join_finish(timeout_s=4 * HOP_S)))
         joiner.start()
         wait_for(
             lambda: batchfile.list_pairing(st_a.folder, PairingKind.JOIN),
             HOP_S,
             "the join request to reach the laptop",
         )
-        approved = laptop.sync_approve(code, wait_s=3 * HOP_S)
+        approved = laptop.sync.approve(code, wait_s=3 * HOP_S)
         joiner.join(5 * HOP_S)
         assert approved["status"] == "added", approved
-        assert joined.get("approved_by") == laptop.sync_status()["device"]["id"], joined
+        assert joined.get("approved_by") == laptop.sync.status()["device"]["id"], joined
 
         laptop.add("My bicycle is locked in the courtyard behind the bakery.", user_id="me")
-        laptop.sync_run()
+        laptop.sync.run()
 
         def found_on_phone() -> bool:
-            phone.sync_run()
+            phone.sync.run()
             hits = phone.search("where is my bicycle locked", user_id="me").results
             return any("courtyard" in h.text for h in hits)
 
@@ -96,10 +96,10 @@ def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
         assert phone.get(memory_id).text == laptop.get(memory_id).text
 
         laptop.forget(memory_id)
-        laptop.sync_run()
+        laptop.sync.run()
 
         def gone_from_phone() -> bool:
-            phone.sync_run()
+            phone.sync.run()
             return (
                 not phone.memories(user_id="me")
                 and not phone.search("bicycle courtyard", user_id="me").results
@@ -108,7 +108,7 @@ def test_an_add_and_a_forget_travel_through_syncthing_and_both_ledgers_verify(
         wait_for(gone_from_phone, 2 * HOP_S, "the forget to reach the phone", every=1.0)
         assert laptop.verify().ok and phone.verify().ok
         for mem in (laptop, phone):
-            status = mem.sync_status()
+            status = mem.sync.status()
             assert status["refused"] == [], status
             assert all(c["problem"] is None for c in status["chains"])
     finally:

@@ -17,7 +17,7 @@ async def test_the_detail_ledger_says_an_agent_wrote_the_memory_and_a_person_pin
     mid = AgentAccess(mem, Identity("me", "cursor"), channel="mcp").add("I moved to Lisbon in March.")[
         "added"
     ][0]["id"]
-    mem.pin(mid)
+    mem.curation.set_pinned(mid, True)
     app = app_on(mem)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -35,7 +35,7 @@ def test_the_detail_says_a_memory_is_pinned_and_when_it_expires(mem: Memory) -> 
 
     mid = mem.add("I am in Berlin this week.", expires_in="3d").added[0]["id"]
     assert dict(item_fields(mem.get(mid)))["Kept"].startswith("until ")
-    kept = dict(item_fields(mem.pin(mid)))["Kept"]
+    kept = dict(item_fields(mem.curation.set_pinned(mid, True)))["Kept"]
     assert kept.startswith("pinned") and "until" in kept and "erased" in kept
     plain = mem.add("I like espresso.").added[0]["id"]
     assert "Kept" not in dict(item_fields(mem.get(plain)))

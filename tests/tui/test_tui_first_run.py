@@ -43,7 +43,7 @@ async def test_first_run_creates_a_passphrase_store_shows_the_recovery_code_and_
         assert app.memory is not None
     # The store is on disk, locked by the chosen passphrase, and holds the demo conversations.
     with Memory(isolated_home, passphrase="new passphrase 1") as reopened:
-        sessions = {s["session_id"] for s in reopened.sessions()}
+        sessions = {s["session_id"] for s in reopened.reading.sessions()}
         assert "demo-kitchen" in sessions and "demo-correction" in sessions
     app.memory.close()
 
@@ -72,7 +72,7 @@ async def test_first_run_can_start_empty_without_the_demo(isolated_home: Path) -
         await pilot.press("enter")
         await pilot.click("#demo-no")
         await settle(pilot)
-        assert app.memory is not None and app.memory.sessions() == []
+        assert app.memory is not None and app.memory.reading.sessions() == []
         app.memory.close()
 
 
@@ -107,7 +107,7 @@ async def test_a_new_user_completes_the_first_run_with_the_keyboard_alone(
     assert app.memory is not None
     app.memory.close()
     with Memory(isolated_home, passphrase="kitchen table 7") as reopened:
-        assert {"demo-kitchen", "demo-correction"} <= {s["session_id"] for s in reopened.sessions()}
+        assert {"demo-kitchen", "demo-correction"} <= {s["session_id"] for s in reopened.reading.sessions()}
 
 
 async def test_keys_typed_ahead_of_a_focus_move_land_in_the_field_that_has_the_focus(

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 async def test_approving_the_highlighted_item_verifies_it_and_takes_it_off_the_queue(
     demo_mem: Memory,
 ) -> None:
-    queue = demo_mem.review_queue()
+    queue = demo_mem.review.queue()
     assert queue, "the demo has claims and a conflict waiting for review"
     app = app_on(demo_mem)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -58,8 +58,8 @@ async def test_rejecting_with_a_reason_marks_it_rejected_and_takes_it_off_the_qu
 
 
 async def test_approving_a_rejected_memory_is_refused_and_the_reason_is_shown(demo_mem: Memory) -> None:
-    target = demo_mem.review_queue()[0].item.id
-    demo_mem.reject(target, reason="not true")
+    target = demo_mem.review.queue()[0].item.id
+    demo_mem.review.reject(target, reason="not true")
     app = app_on(demo_mem)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -30,7 +30,7 @@ async def test_episodes_show_each_session_and_its_messages_in_order(demo_mem: Me
         await settle(pilot)
         assert isinstance(app.screen, EpisodesScreen)
         sessions = app.screen.query_one(SessionList)
-        assert sessions.option_count == len(demo_mem.sessions())
+        assert sessions.option_count == len(demo_mem.reading.sessions())
         # The newest session is highlighted first: the correction, user then assistant.
         text = shown_text(app.screen.query_one(EpisodeTimeline))
         assert text.index("Correction: I live in Porto") < text.index("Thanks, I have updated that")
@@ -176,7 +176,7 @@ def test_start_up_timings_are_plausible_and_leave_the_memory_open(demo_mem: Memo
     paint = measure_first_paint(demo_mem)
     content = measure_first_content(demo_mem)
     assert 0 < paint < 30 and 0 < content < 30
-    assert len(demo_mem.sessions()) == 5  # still open and usable by the caller
+    assert len(demo_mem.reading.sessions()) == 5  # still open and usable by the caller
 
 
 async def test_sync_once_set_up_shows_this_device_the_folder_and_pending_events(
@@ -185,7 +185,7 @@ async def test_sync_once_set_up_shows_this_device_the_folder_and_pending_events(
 ) -> None:
     folder = tmp_path / "sync-folder"
     folder.mkdir()
-    demo_mem.sync_init(folder, "laptop")
+    demo_mem.sync.init(folder, "laptop")
     app = app_on(demo_mem)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

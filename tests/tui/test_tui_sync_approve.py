@@ -34,7 +34,7 @@ def laptop_and_phone(tmp_path: Path) -> Iterator[tuple[Memory, Memory, Path]]:
     phone, _ = Memory.create(
         tmp_path / "phone", passphrase=PASSPHRASE, use_keyring=False, embedder=HashEmbedder()
     )
-    laptop.sync_init(folder, "laptop")
+    laptop.sync.init(folder, "laptop")
     yield laptop, phone, folder
     laptop.close()
     phone.close()
@@ -44,9 +44,9 @@ async def test_typing_the_code_a_joining_device_shows_makes_it_one_of_your_devic
     laptop_and_phone: tuple[Memory, Memory, Path],
 ) -> None:
     laptop, phone, folder = laptop_and_phone
-    code = phone.sync_join_start(folder, "phone")
+    code = phone.sync.join_start(folder, "phone")
     joined: dict[str, Any] = {}
-    joiner = threading.Thread(target=lambda: joined.update(phone.sync_join_finish(timeout_s=60)), daemon=True)
+    joiner = threading.Thread(target=lambda: joined.update(phone.sync.join_finish(timeout_s=60)), daemon=True)
     joiner.start()
     app = app_on(laptop)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -62,15 +62,15 @@ async def test_typing_the_code_a_joining_device_shows_makes_it_one_of_your_devic
         assert isinstance(app.screen, SyncScreen)
         assert any("phone is now one of your devices" in n.message for n in app._notifications)
     joiner.join(30)
-    assert joined.get("approved_by") == laptop.sync_status()["device"]["id"]
-    assert {d["name"] for d in laptop.sync_devices()} == {"laptop", "phone"}
+    assert joined.get("approved_by") == laptop.sync.status()["device"]["id"]
+    assert {d["name"] for d in laptop.sync.devices()} == {"laptop", "phone"}
 
 
 async def test_a_wrong_code_shows_the_pairing_error_and_keeps_the_dialog_open(
     laptop_and_phone: tuple[Memory, Memory, Path],
 ) -> None:
     laptop, phone, folder = laptop_and_phone
-    phone.sync_join_start(folder, "phone")
+    phone.sync.join_start(folder, "phone")
     app = app_on(laptop)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -82,7 +82,7 @@ async def test_a_wrong_code_shows_the_pairing_error_and_keeps_the_dialog_open(
         errors = [n for n in app._notifications if n.severity == "error"]
         assert errors and "No join request matches this code" in errors[-1].message
         assert app.focused is not None and app.focused.id == "approve-code"
-    assert {d["name"] for d in laptop.sync_devices()} == {"laptop"}
+    assert {d["name"] for d in laptop.sync.devices()} == {"laptop"}
 
 
 async def test_approve_on_a_store_without_sync_says_how_to_set_it_up(mem: Memory) -> None:

@@ -36,7 +36,7 @@ def test_a_correction_supersedes_the_memory_holding_the_wrong_value(rmem: Memory
     ]
     assert chain[0].valid_to == chain[1].valid_from and chain[1].valid_from.startswith("2024-06-01T09:00:00")
     assert chain[1].metadata["corrects"] == {"id": lisbon, "wrong": "Lisbon"}  # a mistake, not a former state
-    assert {"memory.supersede", "memory.update"} <= {e.op for e in rmem.ledger_entries()}
+    assert {"memory.supersede", "memory.update"} <= {e.op for e in rmem.reading.ledger_entries()}
     assert rmem.verify().ok
 
 
@@ -57,7 +57,7 @@ def test_a_bare_correction_keeps_what_it_does_not_change(rmem: Memory) -> None:
     assert updated["previous"] == lisbon and updated["text"] == "User moved to Porto in March 2024."
     assert rmem.get(lisbon).status == "superseded"
     assert rmem.get(updated["id"]).value == "Porto"
-    (record,) = [r for r in rmem.training_records(kinds=("write",)) if r["operation"] == "UPDATE"]
+    (record,) = [r for r in rmem.outcomes.training_records(kinds=("write",)) if r["operation"] == "UPDATE"]
     assert record["guard"] == "correction"  # the training export says which rule decided
 
 
@@ -158,7 +158,7 @@ def test_a_contrast_that_restates_nothing_of_the_memory_holding_y_changes_nothin
 def test_a_correction_cannot_bring_back_a_rejected_value(rmem: Memory) -> None:
     lisbon = _lisbon(rmem)
     porto = _say(rmem, "I live in Porto.", "2024-05-09T10:00:00Z").added[0]["id"]  # type: ignore[attr-defined]
-    rmem.reject(porto, "wrong city")
+    rmem.review.reject(porto, "wrong city")
     result = _say(rmem, "Not Lisbon — Porto.", "2024-06-01T09:00:00Z")
     assert not result.updated and [r["reason"] for r in result.rejected] == [  # type: ignore[attr-defined]
         "this value was rejected before for the same subject; it cannot return"

@@ -73,6 +73,6 @@ def test_imported_notes_are_dated_by_their_own_words_not_the_import_day(mem: Mem
 
 
 def test_an_added_document_is_dated_by_its_own_words(mem: Memory) -> None:
-    mem.add_document("Holiday plan 2023\n\nWe rent a cabin by the lake.\n", name="plan.md")
+    mem.adding.add_document("Holiday plan 2023\n\nWe rent a cabin by the lake.\n", name="plan.md")
     (when,) = store_of(mem).query_one("SELECT event_time FROM episodes")
     assert when.startswith("2023-01-01")

@@ -140,7 +140,7 @@ def test_a_quote_in_the_new_message_is_kept_even_when_a_context_turn_says_it_too
 def test_context_never_carries_a_forgotten_or_rejected_turn(omem: Memory, ollama: FakeOllama) -> None:
     ollama.script(citing_new("I live in Lisbon.", "User lives in Lisbon."), NOTHING, NOTHING, NOTHING)
     lisbon = omem.add(turn("I live in Lisbon.", 1), session_id="s1")
-    omem.reject(lisbon.added[0]["id"], "wrong")
+    omem.review.reject(lisbon.added[0]["id"], "wrong")
     secret = omem.add(turn("My door code is 4242.", 2), session_id="s1")
     omem.forget(secret.episodes[0].id)
     omem.add(turn("I like oolong tea.", 3), session_id="s1")

@@ -21,14 +21,16 @@ def _texts(mem: Memory, result: AddResult) -> list[str]:
 
 
 def test_a_documents_first_person_is_its_authors_never_its_file_names(rmem: Memory) -> None:
-    result = rmem.add_document("I live in Porto.", name="notes.md")
+    result = rmem.adding.add_document("I live in Porto.", name="notes.md")
     (item,) = [rmem.get(a["id"]) for a in result.added]
     assert item.text == "According to document notes.md: The document's author lives in Porto."
     assert "Notes.md" not in item.text and item.subject is None  # not a key of the user's either
 
 
 def test_a_documents_byline_names_its_author(rmem: Memory) -> None:
-    result = rmem.add_document("Author: Ana Lopez\n\nI moved to Lyon in 2021.", name="about.md", user_id="u2")
+    result = rmem.adding.add_document(
+        "Author: Ana Lopez\n\nI moved to Lyon in 2021.", name="about.md", user_id="u2"
+    )
     assert "According to document about.md: Ana Lopez moved to Lyon in 2021." in _texts(rmem, result)
 
 

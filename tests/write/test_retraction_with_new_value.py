@@ -41,7 +41,7 @@ def test_a_retraction_with_a_new_value_retracts_the_old_and_keeps_the_new_as_cur
     assert [r["id"] for r in done.retracted] == [old["id"]], done
     assert rmem.get(old["id"]).status == "retracted"
     (kept,) = [m for m in rmem.memories(limit=100) if new in m.text]
-    quote = rmem.detail(kept.id).evidence[0].quote
+    quote = rmem.reading.detail(kept.id).evidence[0].quote
     assert kept.status == "active" and quote in message and new in quote
     hits = rmem.search(question).results
     assert any(h.id == kept.id and h.state == "current" for h in hits), [(h.state, h.text) for h in hits]
@@ -99,7 +99,7 @@ def test_a_sentence_that_is_no_retraction_is_not_cut_and_retracts_nothing(
     assert not done.retracted and rmem.get(old["id"]).status == "active", done
     assert len(done.added) == 1, done
     (whole,) = [m for m in rmem.memories(limit=100) if m.id != old["id"]]
-    assert rmem.detail(whole.id).evidence[0].quote == message
+    assert rmem.reading.detail(whole.id).evidence[0].quote == message
 
 
 @pytest.mark.parametrize(

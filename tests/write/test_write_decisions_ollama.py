@@ -51,7 +51,7 @@ LISBON = ("I live in Lisbon.", "User lives in Lisbon.", ("user", "lives_in", "Li
 
 
 def records(mem: Memory) -> list[dict[str, Any]]:
-    out = list(mem.training_records(kinds=["write"]))
+    out = list(mem.outcomes.training_records(kinds=["write"]))
     for record in out:
         Draft202012Validator(SCHEMA).validate(record)
     return out

@@ -160,8 +160,8 @@ def test_a_near_identical_memory_becomes_noop_plus_evidence(omem: Memory, ollama
     ollama.script(extraction(LISBON), reconcile("ADD", None))
     result = omem.add("Like I said, I live in Lisbon.")
     assert not result.added and result.unchanged[0]["id"] == lisbon
-    assert len(omem.detail(lisbon).evidence) == 2
-    assert any(e.op == "memory.evidence" for e in omem.detail(lisbon).ledger)
+    assert len(omem.reading.detail(lisbon).evidence) == 2
+    assert any(e.op == "memory.evidence" for e in omem.reading.detail(lisbon).ledger)
 
 
 def test_a_merged_memory_keeps_the_weakest_authority(omem: Memory, ollama: FakeOllama) -> None:
@@ -180,7 +180,7 @@ def test_a_merged_memory_keeps_the_weakest_authority(omem: Memory, ollama: FakeO
             reason="near-duplicates",
         )
     assert merged.authority == "attested"
-    assert {e.episode.role for e in omem.detail(merged.id).evidence} == {"user", "assistant"}
+    assert {e.episode.role for e in omem.reading.detail(merged.id).evidence} == {"user", "assistant"}
     assert omem.verify().ok
 
 
@@ -216,7 +216,9 @@ def test_a_failing_model_gives_a_clear_notice_the_rule_based_result_and_keeps_th
     else:
         ollama.script(reply)
     result = omem.add("I am allergic to peanuts.")
-    assert result.episodes and omem.episode(result.episodes[0].id).content == "I am allergic to peanuts."
+    assert (
+        result.episodes and omem.reading.episode(result.episodes[0].id).content == "I am allergic to peanuts."
+    )
     assert result.notices, "the failure must be reported"
     assert any(said.lower() in n.lower() for n in result.notices), result.notices
     assert any("rule-based" in n for n in result.notices)

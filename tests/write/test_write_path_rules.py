@@ -14,7 +14,7 @@ def _msg(
 def test_quotes_are_exact_and_evidence_points_at_them(rmem: Memory) -> None:
     result = rmem.add([_msg("Hello! I am allergic to peanuts. What should I cook tonight?")])
     (added,) = result.added
-    detail = rmem.detail(added["id"])
+    detail = rmem.reading.detail(added["id"])
     ev = detail.evidence[0]
     assert ev.quote == "I am allergic to peanuts."
     assert ev.episode.content[ev.span_start : ev.span_end] == ev.quote and ev.score == 1.0
@@ -28,7 +28,7 @@ def test_a_tool_claim_is_unendorsed_and_attributed(rmem: Memory) -> None:
 
 def test_a_document_claim_is_unendorsed_and_attributed_to_the_file(rmem: Memory) -> None:
     doc = "The office moved to 12 Harbour Street in 2023.\n\nThe wifi network is called Gull."
-    result = rmem.add_document(doc, name="notes.md")
+    result = rmem.adding.add_document(doc, name="notes.md")
     assert {e.role for e in result.episodes} == {"document"}
     texts = [rmem.get(a["id"]).text for a in result.added]
     assert texts and all(t.startswith("According to document notes.md: ") for t in texts)
@@ -52,7 +52,7 @@ def test_a_repeated_statement_is_noop_plus_evidence(rmem: Memory) -> None:
     first = rmem.add([_msg("I am allergic to peanuts.")]).added[0]["id"]
     again = rmem.add([_msg("I am allergic to peanuts.", time="2024-06-01T09:00:00Z")])
     assert not again.added and again.unchanged[0]["id"] == first
-    assert len(rmem.detail(first).evidence) == 2
+    assert len(rmem.reading.detail(first).evidence) == 2
 
 
 def test_a_negation_retracts_and_delete_plus_add_becomes_update(rmem: Memory) -> None:
@@ -91,7 +91,7 @@ def test_a_claim_contradicting_the_user_in_the_same_add_is_recorded_as_a_conflic
     assert (
         "contradicts the authorized memory" in next(a for a in result.added if a["id"] == claim.id)["reason"]
     )
-    assert {r.item.id for r in rmem.review_queue() if r.conflicts_with} == {said.id, claim.id}
+    assert {r.item.id for r in rmem.review.queue() if r.conflicts_with} == {said.id, claim.id}
     # Values that may sit side by side, or the same value, are no conflict.
     both = rmem.add(
         [_msg("I like tea."), _msg("You like coffee.", role="assistant", time="2024-05-08T13:58:00Z")]
@@ -109,14 +109,17 @@ def test_once_a_person_rejects_one_side_the_other_no_longer_waits_for_review(rme
     )
     said = next(a["id"] for a in result.added if "Vim" in a["text"])
     claim = next(a["id"] for a in result.added if "Emacs" in a["text"])
-    assert {r.item.id for r in rmem.review_queue()} >= {said, claim}
-    assert rmem.detail(said).state == "in_conflict" and rmem.detail(said).conflicts == [claim]
-    rmem.reject(claim, "I use Vim")
-    assert said not in {r.item.id for r in rmem.review_queue()}  # the conflict is settled
-    assert rmem.states([rmem.get(said)]) == {said: "current"} and rmem.detail(said).state == "current"
+    assert {r.item.id for r in rmem.review.queue()} >= {said, claim}
+    assert rmem.reading.detail(said).state == "in_conflict" and rmem.reading.detail(said).conflicts == [claim]
+    rmem.review.reject(claim, "I use Vim")
+    assert said not in {r.item.id for r in rmem.review.queue()}  # the conflict is settled
+    assert (
+        rmem.reading.states([rmem.get(said)]) == {said: "current"}
+        and rmem.reading.detail(said).state == "current"
+    )
     # the session counts the messages a person is shown, and says how many the rejection withholds
-    assert sum(s["withheld"] for s in rmem.sessions()) == 1
-    assert sum(s["episodes"] for s in rmem.sessions()) == len(rmem.episodes(limit=100))
+    assert sum(s["withheld"] for s in rmem.reading.sessions()) == 1
+    assert sum(s["episodes"] for s in rmem.reading.sessions()) == len(rmem.episodes(limit=100))
     assert rmem.search("favourite editor").results[0].state == "current"
 
 
@@ -133,5 +136,5 @@ def test_relative_dates_resolve_against_the_message_time_not_today(rmem: Memory)
 def test_huge_and_odd_messages_are_stored_and_bounded(rmem: Memory) -> None:
     big = "I like tea. " * 900_000  # about 10 MB
     result = rmem.add([_msg(big), _msg("nul\x00byte and I like coffee.")])
-    assert len(result.episodes) == 2 and len(rmem.episode(result.episodes[0].id).content) == len(big)
+    assert len(result.episodes) == 2 and len(rmem.reading.episode(result.episodes[0].id).content) == len(big)
     assert rmem.verify().ok

@@ -31,7 +31,7 @@ EXPLAIN = (
 
 
 def approval_summary(info: dict[str, Any]) -> tuple[str, SeverityLevel]:
-    """(message, severity) for what ``Memory.sync_approve`` returned."""
+    """(message, severity) for what ``mem.sync.approve`` returned."""
     name = info.get("name") or str(info.get("device") or "the new device")
     status = str(info.get("status") or "")
     if status == "added":
@@ -45,7 +45,7 @@ def approval_summary(info: dict[str, Any]) -> tuple[str, SeverityLevel]:
 
 
 class ApproveDeviceScreen(FacadeModal):
-    """Asks for the code, calls ``Memory.sync_approve``; dismisses with its result (None when cancelled)."""
+    """Asks for the code, calls ``mem.sync.approve``; dismisses with its result (None when cancelled)."""
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -77,7 +77,7 @@ class ApproveDeviceScreen(FacadeModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync.approve")
     def approve(self, code: str) -> None:
-        self.post_result(self.Approved(dict(self.memory.sync_approve(code, wait_s=self.wait_s))))
+        self.post_result(self.Approved(dict(self.memory.sync.approve(code, wait_s=self.wait_s))))
 
     def on_approve_device_screen_approved(self, message: Approved) -> None:
         text, severity = approval_summary(message.info)

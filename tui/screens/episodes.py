@@ -47,11 +47,13 @@ class EpisodesScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="episodes.sessions")
     def load_sessions(self) -> None:
-        self.post_result(self.SessionsLoaded(self.memory.sessions()))
+        self.post_result(self.SessionsLoaded(self.memory.reading.sessions()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="episodes.timeline")
     def load_timeline(self, session_id: str | None) -> None:
-        episodes = self.memory.episodes(session_id=session_id, limit=TIMELINE_LIMIT, newest_first=False)
+        episodes = self.memory.reading.episodes(
+            session_id=session_id, limit=TIMELINE_LIMIT, newest_first=False
+        )
         self.post_result(self.TimelineLoaded(session_id, list(episodes)))
 
     def on_episodes_screen_sessions_loaded(self, message: SessionsLoaded) -> None:

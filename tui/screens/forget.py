@@ -25,12 +25,12 @@ def preview_texts(memory: Any, preview: Any, limit: int = MAX_LISTED) -> dict[st
     derived = list(getattr(preview, "derived", []) or [])
     for item_id in [*preview.memories, *derived][:limit]:
         try:
-            texts[item_id] = memory.get(item_id).text
+            texts[item_id] = memory.reading.get(item_id).text
         except Exception:  # noqa: BLE001 - a text we cannot read is shown by its id alone
             continue
     for episode_id in list(preview.episodes)[:limit]:
         try:
-            episode = memory.episode(episode_id)
+            episode = memory.reading.episode(episode_id)
         except Exception:  # noqa: BLE001 - as above
             episode = None
         if episode is not None:
@@ -189,12 +189,12 @@ class ForgetScreen(FacadeModal):
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.preview")
     def preview(self, target_id: str, redact: bool = False) -> None:
         memory = self.memory
-        preview = memory.forget_preview(target_id, redact=redact)
+        preview = memory.reading.forget_preview(target_id, redact=redact)
         self.post_result(self.Previewed(preview, preview_texts(memory, preview)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="forget.erase")
     def erase(self, target_id: str, redact: bool = False) -> None:
-        self.post_result(self.Forgotten(self.memory.forget(target_id, redact=redact)))
+        self.post_result(self.Forgotten(self.memory.curation.forget(target_id, redact=redact)))
 
     def on_forget_screen_previewed(self, message: Previewed) -> None:
         lines = preview_lines(message.preview, message.texts)

@@ -87,9 +87,9 @@ class LedgerScreen(SectionScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="ledger.entries")
     def load_entries(self, bad_seq: int | None = None) -> None:
         if bad_seq is None:
-            entries = self.memory.ledger_entries(limit=SHOWN_ENTRIES)
+            entries = self.memory.reading.ledger_entries(limit=SHOWN_ENTRIES)
         else:  # the entries just before the bad one, and the bad one itself
-            entries = self.memory.ledger_entries(limit=bad_seq)[-AROUND_BAD:]
+            entries = self.memory.reading.ledger_entries(limit=bad_seq)[-AROUND_BAD:]
         self.post_result(self.EntriesLoaded(list(entries), bad_seq))
 
     def _progress(self, checked: int, total: int) -> None:
@@ -97,7 +97,7 @@ class LedgerScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="ledger.verify")
     def verify(self) -> None:
-        report = self.memory.verify(progress=self._progress)
+        report = self.memory.reading.verify(progress=self._progress)
         self.post_result(self.Verified(report))
 
     def on_ledger_screen_entries_loaded(self, message: EntriesLoaded) -> None:

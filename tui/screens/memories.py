@@ -90,7 +90,7 @@ class MemoriesScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories.load")
     def list_memories(self, filters: Filters) -> None:
-        items = self.memory.memories(
+        items = self.memory.reading.memories(
             user_id=filters.user_id,
             kind=filters.kind,
             status=filters.status,
@@ -99,11 +99,11 @@ class MemoriesScreen(SectionScreen):
             agent_id=filters.agent_id,
             limit=PAGE,
         )
-        self.post_result(self.Loaded(list(items), "", states=self.memory.states(items)))
+        self.post_result(self.Loaded(list(items), "", states=self.memory.reading.states(items)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories.load")
     def search(self, query: str, filters: Filters) -> None:
-        result = self.memory.search(
+        result = self.memory.recall.search(
             query,
             user_id=filters.user_id,
             agent_id=filters.agent_id,

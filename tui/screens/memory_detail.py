@@ -101,7 +101,7 @@ def episode_fields(episode: Any) -> list[tuple[str, str]]:
 
 
 class MemoryDetailScreen(FacadeWorkers, Screen[None]):
-    """Shows ``Memory.detail(id)`` (or ``Memory.episode(id)`` for an ``ep_`` id)."""
+    """Shows ``mem.reading.detail(id)`` (or ``mem.reading.episode(id)`` for an ``ep_`` id)."""
 
     CSS_PATH = "memory_detail.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -170,15 +170,15 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail.load")
     def load_detail(self, memory_id: str) -> None:
         # the person's own browser: a rejected memory is opened only from the rejected filter
-        self.post_result(self.Loaded(self.memory.detail(memory_id, include_rejected=True)))
+        self.post_result(self.Loaded(self.memory.reading.detail(memory_id, include_rejected=True)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail.load")
     def load_episode(self, episode_id: str) -> None:
-        self.post_result(self.EpisodeLoaded(self.memory.episode(episode_id)))
+        self.post_result(self.EpisodeLoaded(self.memory.reading.episode(episode_id)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="detail.decide")
     def approve(self, memory_id: str) -> None:
-        self.post_result(self.Decided(self.memory.approve(memory_id), "approved"))
+        self.post_result(self.Decided(self.memory.review.approve(memory_id), "approved"))
 
     # ------------------------------------------------------------ results
     def on_memory_detail_screen_loaded(self, message: Loaded) -> None:

@@ -16,7 +16,7 @@ from veramem_desktop.tui.screens.base import FacadeModal
 
 
 class RejectScreen(FacadeModal):
-    """Asks for the reason, calls ``Memory.reject``; dismisses with the rejected item or None."""
+    """Asks for the reason, calls ``mem.review.reject``; dismisses with the rejected item or None."""
 
     CSS_PATH = "dialogs.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -51,7 +51,7 @@ class RejectScreen(FacadeModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="reject")
     def reject(self, memory_id: str, reason: str) -> None:
-        self.post_result(self.Rejected(self.memory.reject(memory_id, reason=reason).item))
+        self.post_result(self.Rejected(self.memory.review.reject(memory_id, reason=reason).item))
 
     def on_reject_screen_rejected(self, message: Rejected) -> None:
         self.notify(f"Rejected: {one_line(message.item.text, 200)}", title="Review", markup=False)

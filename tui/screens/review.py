@@ -20,7 +20,7 @@ FIXED_COLUMNS_WIDTH = 50
 
 
 class ReviewScreen(SectionScreen):
-    """``Memory.review_queue()``; ``a`` approves, ``x`` rejects with a reason, Enter opens."""
+    """``mem.review.queue()``; ``a`` approves, ``x`` rejects with a reason, Enter opens."""
 
     SECTION = "review"
     CSS_PATH = "review.tcss"
@@ -64,11 +64,11 @@ class ReviewScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review.load")
     def load_queue(self) -> None:
-        self.post_result(self.Loaded(list(self.memory.review_queue())))
+        self.post_result(self.Loaded(list(self.memory.review.queue())))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="review.decide")
     def approve(self, memory_id: str) -> None:
-        self.post_result(self.Approved(self.memory.approve(memory_id)))
+        self.post_result(self.Approved(self.memory.review.approve(memory_id)))
 
     def on_review_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one(ReviewTable)

@@ -1,6 +1,6 @@
 """Sync: this device, the paired devices, a pairing code, the last exchange, pending events.
 
-Filled from ``Memory.sync_status()``; a store where sync was never set up says so plainly.
+Filled from ``mem.sync.status()``; a store where sync was never set up says so plainly.
 """
 
 from __future__ import annotations
@@ -102,15 +102,13 @@ class SyncScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync.status")
     def load_status(self) -> None:
-        memory = self.memory
-        reader = getattr(memory, "sync_status", None)
-        status = dict(reader()) if callable(reader) else {"set_up": False}
-        code_reader = getattr(memory, "sync_pairing_code", None)
-        self.post_result(self.Loaded(status, code_reader() if callable(code_reader) else None))
+        sync = getattr(self.memory, "sync", None)  # a memory without sync shows it is not set up
+        status = dict(sync.status()) if sync is not None else {"set_up": False}
+        self.post_result(self.Loaded(status, sync.pairing_code() if sync is not None else None))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sync.run")
     def exchange(self) -> None:
-        self.post_result(self.Exchanged(self.memory.sync_run()))
+        self.post_result(self.Exchanged(self.memory.sync.run()))
 
     def on_sync_screen_loaded(self, message: Loaded) -> None:
         self.query_one("#sync").loading = False

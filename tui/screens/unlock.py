@@ -54,7 +54,7 @@ class UnlockScreen(FacadeModal):
     @work(thread=True, exclusive=True, exit_on_error=False, group="unlock")
     def unlock(self, passphrase: str) -> None:
         memory = self.vapp.memory_factory(passphrase)
-        memory.sessions()  # opens the store with this passphrase; a wrong one raises WrongKeyError
+        memory.reading.sessions()  # opens the store with this passphrase; a wrong one raises WrongKeyError
         self.post_result(self.Unlocked(memory))
 
     def on_unlock_screen_unlocked(self, message: Unlocked) -> None:

@@ -41,7 +41,7 @@ def evidence_renderable(evidence: Any) -> Group:
 
 
 class EvidenceView(Static):
-    """Renders one EvidenceView from ``Memory.detail``."""
+    """Renders one EvidenceView from ``mem.reading.detail``."""
 
     def __init__(self, evidence: Any) -> None:
         super().__init__(evidence_renderable(evidence), classes="evidence")

@@ -349,7 +349,7 @@ def derive_with(mem: Any) -> Callable[[Statement], list[Derived]]:
         user = f"extraction-{count}"
         if st.role == "document":
             content = f"Author: {st.author}\n\n{st.content}" if st.author else st.content
-            result = mem.add_document(content, name=st.name or "notes.md", user_id=user)
+            result = mem.adding.add_document(content, name=st.name or "notes.md", user_id=user)
         else:
             message = {
                 "role": st.role,

@@ -26,7 +26,7 @@ def _fill(mem: Memory, user: str, n: int, texts: list[str], vectors: np.ndarray)
     ids: list[str] = []
     for lo in range(0, n, BATCH):
         batch = range(lo, min(lo + BATCH, n))
-        ids += mem.add_prepared(
+        ids += mem.measuring.add_prepared(
             [texts[i % len(texts)] for i in batch],
             user_id=user,
             vectors=[vectors[i % len(texts)] for i in batch],

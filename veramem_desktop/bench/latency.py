@@ -4,13 +4,13 @@ Embedding 100k texts with the real model would take minutes on a laptop, so a po
 of real fact sentences is embedded with the real model, and memories past the pool
 are stored as two pool sentences joined, with the normalised sum of their two
 vectors. They are written through the real schema (memory_items, FTS, vectors,
-entities, ledger) by ``Memory.add_prepared`` in large transactions. Queries are real
+entities, ledger) by ``mem.measuring.add_prepared`` in large transactions. Queries are real
 questions, embedded for real on every search.
 
 The bench holds the embedding model itself (``BenchContext.embedder``, shared by every
 section's store) and embeds with it; what it measures below the facade (the engine without
 a trace, the memory vector cache against an exact scan) it measures on the engine the facade
-builds for measurement (``Memory.search_engine``).
+builds for measurement (``mem.recall.search_engine``).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def fill_store(
                 vec = vec / max(float(np.linalg.norm(vec)), 1e-12)
             batch.append(text)
             batch_vectors.append(np.asarray(vec, dtype=np.float32))
-        mem.add_prepared(batch, user_id=USER, vectors=batch_vectors, with_messages=False)
+        mem.measuring.add_prepared(batch, user_id=USER, vectors=batch_vectors, with_messages=False)
 
 
 def _dense_agreement(engine: SearchEngine, asked: Sequence[str]) -> dict[str, object]:
@@ -122,7 +122,7 @@ def run_latency(ctx: BenchContext) -> Section:
         asked = questions(ctx.options.queries)
         rng = np.random.default_rng(3)
         caller = mem.caller(USER)
-        measured = mem.search_engine()  # ranks as Memory.search does, on its vector index
+        measured = mem.recall.search_engine()  # ranks as Memory.search does, on its vector index
         data: dict[str, dict[str, object]] = {}
         statuses: dict[int, dict[str, float | int]] = {}
         rows: list[tuple[str, str]] = []
@@ -206,7 +206,7 @@ def run_add(ctx: BenchContext, messages: int = 200) -> Section:
             mem.add([{"role": role, "content": text}], user_id=USER, session_id=f"one-{i // 20}")
             one.append((time.perf_counter() - t1) * 1000)
         rate = round(len(chat) / seconds, 1)
-        memories = mem.memory_count()
+        memories = mem.reading.memory_count()
         call_p50 = round(statistics.median(per_call), 1)
         one_p50 = round(statistics.median(one), 1)
         data = {

@@ -1,7 +1,7 @@
 """The LoCoMo section: ingest through ``Memory.add``, ask through the engine's raw route.
 
 The recipes, routes and channels are compared on engines the facade builds for measurement
-(``Memory.search_engine``); which turns a memory's evidence cites is read from that engine's
+(``mem.recall.search_engine``); which turns a memory's evidence cites is read from that engine's
 store through core's lookups."""
 
 from __future__ import annotations
@@ -98,8 +98,10 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
     dia: dict[str, dict[str, str]] = {}
     for sample in samples:
         dia[str(sample["sample_id"])] = ingest(mem, sample)
-    mem.wait_for_links(timeout=3600)  # the background linker: links and context vectors are in place
-    mem.drain_links()
+    mem.organiser.wait_for_links(
+        timeout=3600
+    )  # the background linker: links and context vectors are in place
+    mem.organiser.drain_links()
     order = {ep: i for mapping in dia.values() for i, ep in enumerate(mapping)}
     variants = {name: name for name in VARIANTS} | (ABLATION if ablation else {})
     out: dict[str, Any] = {
@@ -107,9 +109,9 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
         "conversations": len(samples),
         "questions": sum(len(s.get("qa", [])) for s in samples),
     }
-    base = mem.search_engine()
+    base = mem.recall.search_engine()
     for name, recipe_name in variants.items():
-        engine = mem.search_engine(recipe(recipe_name, base.config))
+        engine = mem.recall.search_engine(recipe(recipe_name, base.config))
 
         def retriever_for(sample: dict[str, Any], engine: SearchEngine = engine) -> Retriever:
             user = str(sample["sample_id"])
@@ -131,7 +133,7 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
     if ablation:
         out["channels"] = channel_ablation(mem, samples, dia, order)
     if cv:
-        engines = {name: mem.search_engine(recipe(name, base.config)) for name in CV_GRID}
+        engines = {name: mem.recall.search_engine(recipe(name, base.config)) for name in CV_GRID}
 
         def cv_retriever(name: str, sample: dict[str, Any]) -> Retriever:
             user = str(sample["sample_id"])
@@ -229,13 +231,13 @@ def channel_ablation(
 ) -> dict[str, Any]:
     """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
-    own = mem.search_engine()
+    own = mem.recall.search_engine()
     evidence = lookups.evidence_map(own.store)
     base = own.config
     has_model = own.hypothesise is not None and _probe(own)
 
     def measure(config: SearchConfig, channels: tuple[str, ...] | None, route: str) -> dict[str, Any]:
-        engine = mem.search_engine(config)
+        engine = mem.recall.search_engine(config)
         engine.hypothesise = own.hypothesise
 
         def retriever_for(sample: dict[str, Any]) -> Retriever:

@@ -3,7 +3,7 @@ arrival in the folder to its events being found by search on the receiving devic
 
 Two real stores pair through one shared folder (no file-sync engine in between, so the
 delay measured is VeraMem's own: the watchdog noticing the file, opening it, applying it,
-and the search index seeing the rows). Memories are written by ``Memory.add_prepared``
+and the search index seeing the rows). Memories are written by ``mem.measuring.add_prepared``
 (episode, memory item with evidence, FTS, ledger), without a model.
 """
 
@@ -24,17 +24,19 @@ USER = "bench"
 
 
 def _write(mem: Memory, texts: list[str]) -> None:
-    mem.add_prepared(texts, user_id=USER)  # one transaction, each with its episode as evidence, no vectors
+    mem.measuring.add_prepared(
+        texts, user_id=USER
+    )  # one transaction, each with its episode as evidence, no vectors
 
 
 def _pair(a: Memory, b: Memory, ctx: BenchContext) -> None:
     folder = ctx.home / "sync-folder"
     folder.mkdir()
-    a.sync_init(folder, "bench-a")
-    code = b.sync_join_start(folder, "bench-b")
-    joiner = threading.Thread(target=lambda: b.sync_join_finish(timeout_s=120))
+    a.sync.init(folder, "bench-a")
+    code = b.sync.join_start(folder, "bench-b")
+    joiner = threading.Thread(target=lambda: b.sync.join_finish(timeout_s=120))
     joiner.start()
-    a.sync_approve(code, wait_s=120)
+    a.sync.approve(code, wait_s=120)
     joiner.join(180)
 
 
@@ -42,9 +44,9 @@ def _statements_per_event(a: Memory, b: Memory) -> tuple[float, int]:
     """SQL statements the receiving device runs per applied event (each row of an executemany counts;
     FTS5's own statements do not), in an exchange of COUNTED_MEMORIES memories."""
     _write(a, fact_sentences(COUNTED_MEMORIES))
-    a.sync_run()
-    with b.counting_statements() as seen:
-        report = b.sync_run()
+    a.sync.run()
+    with b.measuring.counting_statements() as seen:
+        report = b.sync.run()
         statements = seen()
     return (
         round(statements / report.applied_events, 1) if report.applied_events else 0.0
@@ -58,20 +60,20 @@ def run_sync_section(ctx: BenchContext) -> Section:
         _pair(a, b, ctx)
         _write(a, fact_sentences(EVENTS_TARGET // 2))
         ctx.progress(f"sync: exporting and applying {EVENTS_TARGET} events")
-        exported = a.sync_run()
-        applied = b.sync_run()
+        exported = a.sync.run()
+        applied = b.sync.run()
         rate = applied.applied_events / applied.seconds if applied.seconds else 0.0
 
         ctx.progress("sync: arrival-to-searchable delay")
         stop = threading.Event()
-        daemon = threading.Thread(target=lambda: b.sync_daemon(stop, scan_s=60.0), daemon=True)
+        daemon = threading.Thread(target=lambda: b.sync.daemon(stop, scan_s=60.0), daemon=True)
         daemon.start()
-        b.sync_run()  # the daemon's own first exchange has nothing to do; let it settle
+        b.sync.run()  # the daemon's own first exchange has nothing to do; let it settle
         delays = []
         for i in range(DELAY_SAMPLES):
             token = f"zq{i:02d}marker{int(time.time() * 1000) % 100000}"
             _write(a, [f"The spare key {token} is under the third flowerpot."])
-            a.sync_run()
+            a.sync.run()
             arrived = time.perf_counter()  # the batch file is in the folder now
             deadline = arrived + 60
             while time.perf_counter() < deadline:

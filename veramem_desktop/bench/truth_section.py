@@ -1,7 +1,7 @@
 """The truth section: does recall agree with what the memory knows, on every surface?
 
 Runs the generated sets (truth_set.py: the scenarios, the retractions and their other wordings) through ``Memory.add`` with the rule-based backend, a
-person's approvals and rejections through ``Memory.approve`` / ``Memory.reject``, then asks each
+person's approvals and rejections through ``mem.review.approve`` / ``mem.review.reject``, then asks each
 scenario's question through the SDK (search, answer), the MCP server (its tools over an in-process
 MCP client session) and the REST API (its app over HTTP, in process). Metrics, per surface:
 
@@ -136,7 +136,7 @@ def _play(mem: Memory, sc: Scenario) -> None:
                 continue
             found = [m for m in mem.memories(user_id=sc.user, limit=100) if holds(m.text, value)]
             for m in found[:1]:
-                mem.reject(m.id, "bench") if act == "reject" else mem.approve(m.id)
+                mem.review.reject(m.id, "bench") if act == "reject" else mem.review.approve(m.id)
 
 
 def _mcp(mem: Memory, sc: Scenario, t: _Tally) -> None:
@@ -198,7 +198,7 @@ def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
     and messages together), and with withheld rows left in (as a person asking for rejected material)."""
     from veramem_desktop.core.trust.access import Caller
 
-    engine = mem.search_engine()  # ranks as Memory.search does, before its truth stage
+    engine = mem.recall.search_engine()  # ranks as Memory.search does, before its truth stage
     _, scores, _ = engine.rank(sc.question, Caller(sc.user), route="dual")
     _ranking(t, "relevance-only", sc, _texts(engine, sorted(scores, key=lambda d: -scores[d])[:10]))
     _, scores, _ = engine.rank(sc.question, Caller(sc.user, include_rejected=True), route="dual")

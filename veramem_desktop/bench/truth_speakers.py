@@ -59,7 +59,7 @@ def store_leaks(mem: Memory, sc: SpeakerScenario, t: Counts) -> None:
     said_by: dict[str, frozenset[str]] = {}
     supersedes: dict[str, str] = {}
     for m in mem.memories(user_id=sc.user, status=None, limit=200):
-        said_by[m.id] = frozenset(e.episode.source_name or "" for e in mem.detail(m.id).evidence)
+        said_by[m.id] = frozenset(e.episode.source_name or "" for e in mem.reading.detail(m.id).evidence)
         if m.supersedes:
             supersedes[m.id] = m.supersedes
     crossed = [f"{old}->{new}" for new, old in supersedes.items() if said_by.get(old) != said_by[new]]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from ..memory import Memory
 from .common import open_memory
 
 
@@ -82,8 +81,8 @@ def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent
     from ..mcp_server import serve_stdio
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    mem = Memory(home)  # no passphrase source: never prompt on the protocol's stdin
-    try:
+    # no passphrase source: never prompt on the protocol's stdin
+    with open_memory(ctx, prompt=False, head_start=False) as mem:
         mem.unlock()  # now, so a missing key fails at start-up with a message on stderr
         identity = resolve_identity(mem.config, user_id, agent_id)
         click.echo(
@@ -92,8 +91,6 @@ def mcp(ctx: click.Context, print_config: str | None, user_id: str | None, agent
             err=True,
         )
         serve_stdio(AgentAccess(mem, identity), allow_forget=mem.config.mcp.allow_forget)
-    finally:
-        mem.close()
 
 
 @click.command()
@@ -154,8 +151,7 @@ def serve(
 
     from ..rest import create_app
 
-    mem = open_memory(ctx)
-    try:
+    with open_memory(ctx) as mem:
         mem.unlock()  # before binding, so a wrong key fails here
         token = load_or_create_token(paths)
         app = create_app(
@@ -178,5 +174,3 @@ def serve(
         )
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
         uvicorn.Server(config).run(sockets=[sock])
-    finally:
-        mem.close()

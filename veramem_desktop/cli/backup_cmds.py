@@ -16,13 +16,14 @@ from veramem_desktop.core.errors import LockedError, MissingKeyError, RefusedErr
 
 from ..keys import LOCKED, KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
 from ..memory import Memory
-from .common import emit_json, interactive, json_option
+from .common import emit_json, interactive, json_option, open_memory
 from .progress import shown, working
 
 
 def _memory(ctx: click.Context) -> Memory:
-    """The facade for its paths and settings only: these commands open the store file themselves."""
-    return Memory((ctx.find_root().obj or {}).get("home"))
+    """The facade for its paths and settings only (it never opens the store, so there is nothing to close):
+    these commands open the store file themselves."""
+    return open_memory(ctx, prompt=False, head_start=False)
 
 
 def _current_passphrase(mem: Memory) -> str | None:

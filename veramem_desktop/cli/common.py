@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -35,15 +36,35 @@ def prompt_passphrase() -> str | None:
     return click.prompt("Passphrase", hide_input=True, err=True)
 
 
-def open_memory(ctx: click.Context, **kwargs: Any) -> Memory:
+def open_memory(ctx: click.Context, *, prompt: bool = True, head_start: bool = True, **kwargs: Any) -> Memory:
+    """The facade of the home the command was given (the store opens at its first use). ``prompt``: ask for
+    a passphrase on a terminal when the key needs one; ``head_start``: take the key and model the group
+    began loading for this home (``VeramemGroup.resolve_command``)."""
     from . import HEAD_START
 
     root = ctx.find_root()
     home = (root.obj or {}).get("home")
-    head_start = root.meta.pop(HEAD_START, None)  # begun for this home by VeramemGroup.resolve_command
-    return Memory(
-        home, passphrase_source=prompt_passphrase, **{"channel": "cli", "head_start": head_start, **kwargs}
-    )
+    if head_start:
+        kwargs = {"channel": "cli", "head_start": root.meta.pop(HEAD_START, None), **kwargs}
+    if prompt:
+        kwargs = {"passphrase_source": prompt_passphrase, **kwargs}
+    return Memory(home, **kwargs)
+
+
+def pass_memory(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """The one place a command opens the store: the command is called with the context and the facade
+    (``def cmd(ctx, mem, ...)``), and the facade is closed when the command ends, however it ends (an
+    exit code, an error). ``options`` go to :func:`open_memory` (``@pass_memory(prompt=False)``)."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def run(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
+            with open_memory(ctx, **options) as mem:
+                return command(ctx, mem, *args, **kwargs)
+
+        return click.pass_context(run)
+
+    return decorate if fn is None else decorate(fn)
 
 
 def emit_json(value: Any) -> None:

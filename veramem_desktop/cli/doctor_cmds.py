@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from veramem_desktop.core.errors import ExitCode
 
-from .common import emit_json, json_option, open_memory
+from .common import emit_json, json_option, pass_memory
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 #: checks whose failure means the store's files are damaged or missing (exit 6, like every command)
 DAMAGE_CHECKS = ("file", "keyfile", "wal", "pages")
@@ -15,8 +20,8 @@ DAMAGE_CHECKS = ("file", "keyfile", "wal", "pages")
 @click.command()
 @click.option("--probes", is_flag=True, help="Also run live probes of the invariants on a scratch store.")
 @json_option
-@click.pass_context
-def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
+@pass_memory
+def doctor(ctx: click.Context, mem: Memory, probes: bool, as_json: bool) -> None:
     """Check the store, key, keyring, embedder, LLM, sync and versions, with the fix for each problem.
 
     The store file, key file and WAL are read before the store is opened; an emptied,
@@ -25,10 +30,8 @@ def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
     """
     from ..doctor import checks, run_probes
 
-    mem = open_memory(ctx)
     found = checks(mem)
     ran = run_probes(mem) if probes else []
-    mem.close()
     bad = [c for c in found if not c.ok] + [p for p in ran if not p.passed]
     if as_json:
         emit_json(
@@ -49,14 +52,12 @@ def doctor(ctx: click.Context, probes: bool, as_json: bool) -> None:
 
 @click.command()
 @json_option
-@click.pass_context
-def demo(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def demo(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Load a small demonstration set (preferences, facts, a correction, a tool claim, a conflict)."""
     from ..demo import load_demo
 
-    mem = open_memory(ctx)
     results = load_demo(mem)
-    mem.close()
     added = sum(len(r.added) for r in results)
     episodes = sum(len(r.episodes) for r in results)
     if as_json:

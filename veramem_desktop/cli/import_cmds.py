@@ -11,11 +11,12 @@ import click
 from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.transfer.chats import FORMATS
 
-from .common import emit_json, json_option, open_memory
+from .common import emit_json, json_option, pass_memory
 from .import_summary import import_json, print_problems, print_summary
 from .progress import Tracker, progress_of, shown
 
 if TYPE_CHECKING:
+    from ..memory import Memory
     from ..services.importer import ImportProgress
 
 #: characters of each message shown by a dry run
@@ -58,9 +59,10 @@ PREVIEW = 200
     help="Store again messages you forgot (skipped otherwise); the ledger records that you did.",
 )
 @json_option
-@click.pass_context
+@pass_memory
 def import_(
     ctx: click.Context,
+    mem: Memory,
     path: str,
     fmt: str | None,
     since: str | None,
@@ -89,29 +91,26 @@ def import_(
     dry run's JSON says `would_store`, never `stored`.
     """
     planned: list[dict[str, Any]] = []
-    mem = open_memory(ctx)
-    try:
-        mem.unlock()  # a passphrase is asked for (when it is) before the display starts and the clock runs
-        started = time.monotonic()
-        show = shown(as_json)
-        total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
-        with progress_of("Importing", total=total, unit="messages", show=show) as bar:
-            report = mem.import_history(
-                path,
-                format=fmt,
-                user_id=user_id,
-                agent_id=agent_id,
-                team_id=team_id,
-                session_id=session_id,
-                since=since,
-                dry_run=dry_run,
-                batch_size=batch_size,
-                progress=_import_progress(bar),
-                on_record=_previewer(as_json, planned),
-                include_forgotten=include_forgotten,
-            )
-    finally:
-        mem.close()
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts and the clock runs
+    started = time.monotonic()
+    show = shown(as_json)
+    total = _count_records(path, fmt, session_id) if show else None  # a streaming pass: parsing is cheap
+    with progress_of("Importing", total=total, unit="messages", show=show) as bar:
+        report = mem.importer.import_history(
+            path,
+            format=fmt,
+            user_id=user_id,
+            agent_id=agent_id,
+            team_id=team_id,
+            session_id=session_id,
+            since=since,
+            dry_run=dry_run,
+            batch_size=batch_size,
+            progress=_import_progress(bar),
+            on_record=_previewer(as_json, planned),
+            include_forgotten=include_forgotten,
+        )
+    mem.close()  # inside the clock (the background linker's grace period); closing again at the end is a no-op
     seconds = time.monotonic() - started  # the whole run: the count pass, the import, closing the store
     if as_json:
         emit_json(import_json(report, planned, seconds))

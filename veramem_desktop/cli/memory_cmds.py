@@ -10,10 +10,12 @@ import click
 from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 
-from .common import clip, emit_json, json_option, open_memory, read_bytes_text, say
+from .common import clip, emit_json, json_option, pass_memory, read_bytes_text, say
 
 if TYPE_CHECKING:
     from veramem_desktop.core.write.results import AddResult
+
+    from ..memory import Memory
 
 
 def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
@@ -110,9 +112,10 @@ def _print_added(result: AddResult) -> None:
     "--for", "expires_in", metavar="DURATION", help="Keep it for this long (30m, 12h, 7d, 2w), then erase it."
 )
 @json_option
-@click.pass_context
+@pass_memory
 def add(
     ctx: click.Context,
+    mem: Memory,
     text: str | None,
     file_: str | None,
     role: str,
@@ -134,9 +137,8 @@ def add(
     """
     body, where, name = _input_of(text, file_, role, name)
     messages = _parse_messages(body, where)
-    mem = open_memory(ctx)
     if messages is not None:
-        result = mem.add(
+        result = mem.adding.add(
             messages,
             user_id=user_id,
             agent_id=agent_id,
@@ -148,7 +150,7 @@ def add(
             expires_in=expires_in,
         )
     elif role == "document":
-        result = mem.add_document(
+        result = mem.adding.add_document(
             body,
             name=name or "document",
             user_id=user_id,
@@ -159,7 +161,7 @@ def add(
             expires_in=expires_in,
         )
     else:
-        result = mem.add(
+        result = mem.adding.add(
             body,
             user_id=user_id,
             agent_id=agent_id,
@@ -170,7 +172,6 @@ def add(
             until=until,
             expires_in=expires_in,
         )
-    mem.close()
     for notice in result.notices:
         say(f"note: {notice}", err=True)
     if as_json:
@@ -185,9 +186,10 @@ def add(
 @click.option("--limit", default=20, show_default=True)
 @click.option("--include-rejected", is_flag=True, help="Also list messages that hold a rejected value.")
 @json_option
-@click.pass_context
+@pass_memory
 def episodes(
     ctx: click.Context,
+    mem: Memory,
     user_id: str | None,
     session_id: str | None,
     limit: int,
@@ -195,15 +197,13 @@ def episodes(
     as_json: bool,
 ) -> None:
     """List stored episodes (raw messages), newest first."""
-    mem = open_memory(ctx)
-    rows = mem.episodes(
+    rows = mem.reading.episodes(
         user_id=user_id,
         session_id=session_id,
         limit=limit,
         newest_first=session_id is None,
         include_rejected=include_rejected,
     )
-    mem.close()
     if as_json:
         emit_json([e.to_dict() for e in rows])
         return
@@ -221,13 +221,11 @@ def _pin_command(pinned: bool) -> click.Command:
     @click.command(name=verb)
     @click.argument("memory_id")
     @json_option
-    @click.pass_context
-    def command(ctx: click.Context, memory_id: str, as_json: bool) -> None:
-        mem = open_memory(ctx)
-        try:
-            item = mem.pin(memory_id) if pinned else mem.unpin(memory_id)
-        finally:
-            mem.close()
+    @pass_memory
+    def command(ctx: click.Context, mem: Memory, memory_id: str, as_json: bool) -> None:
+        item = (
+            mem.curation.set_pinned(memory_id, True) if pinned else mem.curation.set_pinned(memory_id, False)
+        )
         if as_json:
             emit_json({"id": item.id, "pinned": item.pinned, "expires_at": item.metadata.get("expires_at")})
             return

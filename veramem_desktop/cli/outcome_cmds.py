@@ -8,12 +8,14 @@ import click
 
 from veramem_desktop.core.errors import ExitCode
 
-from .common import emit_json, json_option, open_memory, say
+from .common import emit_json, json_option, pass_memory, say
 from .progress import Tracker, progress_of, shown, working
 from .suggest import SuggestingGroup
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport
+
+    from ..memory import Memory
 
 
 @click.command(context_settings={"ignore_unknown_options": True})  # so a negative REWARD is no option
@@ -27,16 +29,16 @@ if TYPE_CHECKING:
     help="A memory you relied on (repeatable); only ids the trace retrieved count.",
 )
 @json_option
-@click.pass_context
-def feedback(ctx: click.Context, trace_id: str, reward: float, cited: tuple[str, ...], as_json: bool) -> None:
+@pass_memory
+def feedback(
+    ctx: click.Context, mem: Memory, trace_id: str, reward: float, cited: tuple[str, ...], as_json: bool
+) -> None:
     """Say how well a search or answer went: REWARD from -1 (harmful) to 1 (exactly right).
 
     Credits the memories you name with --cited, else the ones the answer cited, else all
     it retrieved; their utility moves their ranking in later searches.
     """
-    mem = open_memory(ctx)
-    result = mem.feedback(trace_id, reward, cited_ids=list(cited) if cited else None, by="person")
-    mem.close()
+    result = mem.outcomes.feedback(trace_id, reward, cited_ids=list(cited) if cited else None, by="person")
     if as_json:
         emit_json(result)
         return
@@ -80,14 +82,13 @@ _LABELS = {
 
 @click.command()
 @json_option
-@click.pass_context
-def consolidate(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def consolidate(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Archive unhelpful memories, merge near-duplicates, summarise sessions, distil experiences, decay strength.
 
     Prints what each stage found, wrote and skipped (and why). Exits 11 when a model
     failure left something undone; run it again once the model answers.
     """
-    mem = open_memory(ctx)
     mem.unlock()  # a passphrase is asked for (when it is) before the display starts
     with progress_of("Consolidating", show=shown(as_json)) as overall:
         stages: dict[str, Tracker] = {}
@@ -97,8 +98,7 @@ def consolidate(ctx: click.Context, as_json: bool) -> None:
                 stages[stage] = overall.start(_LABELS.get(stage, stage), total=max(total, 1), unit="items")
             stages[stage].update(n)
 
-        report = mem.consolidate(progress=progress)
-    mem.close()
+        report = mem.consolidation.run(progress=progress)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -150,20 +150,18 @@ def export() -> None:
 @click.option("--user", "user_id", help="Only this user's messages and memories.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @json_option
-@click.pass_context
-def export_all(ctx: click.Context, path: str, user_id: str | None, force: bool, as_json: bool) -> None:
+@pass_memory
+def export_all(
+    ctx: click.Context, mem: Memory, path: str, user_id: str | None, force: bool, as_json: bool
+) -> None:
     """Every message and every memory (versions, evidence, links) in one JSON-lines file.
 
     `veramem import PATH` reads it back: into an empty store it recreates the same messages and
     memories under the same ids; into this store it adds nothing. The file is PLAINTEXT (mode 0600).
     """
-    mem = open_memory(ctx)
-    try:
-        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
-        with working("Exporting everything", show=shown(as_json)):
-            counts = mem.export_all(path, user_id=user_id, overwrite=force)
-    finally:
-        mem.close()
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+    with working("Exporting everything", show=shown(as_json)):
+        counts = mem.importer.export_all(path, user_id=user_id, overwrite=force)
     if as_json:
         emit_json({"path": path, "format": "jsonl", **counts})
     else:
@@ -187,9 +185,9 @@ def export_all(ctx: click.Context, path: str, user_id: str | None, force: bool, 
 @click.option("--user", "user_id", help="Only this user's memories.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @json_option
-@click.pass_context
+@pass_memory
 def export_memories(
-    ctx: click.Context, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool
+    ctx: click.Context, mem: Memory, path: str, fmt: str, user_id: str | None, force: bool, as_json: bool
 ) -> None:
     """Every memory with its versions, validity, evidence quotes and links, and ONLY the messages
     those memories quote (not every message: `export all PATH` writes everything).
@@ -197,13 +195,9 @@ def export_memories(
     Ids are kept, so `veramem import PATH` into another (or an emptied) store recreates the
     same memories, versions, evidence and links. The file is PLAINTEXT (mode 0600).
     """
-    mem = open_memory(ctx)
-    try:
-        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
-        with working("Exporting memories", show=shown(as_json)):
-            counts = mem.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
-    finally:
-        mem.close()
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+    with working("Exporting memories", show=shown(as_json)):
+        counts = mem.importer.export_memories(path, format=fmt, user_id=user_id, overwrite=force)
     if as_json:
         emit_json({"path": path, "format": fmt, **counts})
     else:
@@ -232,26 +226,24 @@ def _plaintext_warning(path: str) -> None:
 @click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--user", "user_id", help="Only this user's traces.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
-@click.pass_context
-def export_traces(ctx: click.Context, path: str, user_id: str | None, force: bool) -> None:
+@pass_memory
+def export_traces(ctx: click.Context, mem: Memory, path: str, user_id: str | None, force: bool) -> None:
     """Write every trace as JSON lines (query, route, retrieved and cited ids, answer, reward, writes).
 
     The file is PLAINTEXT: the queries and answers in it leave the encrypted store. Use
     "-" to write to stdout.
     """
-    mem = open_memory(ctx)
     if path == "-":
         import json
 
         n = 0
-        for i, record in enumerate(mem.trajectories(user_id=user_id), start=1):
+        for i, record in enumerate(mem.outcomes.trajectories(user_id=user_id), start=1):
             click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
             n = i
     else:
         mem.unlock()
         with working("Exporting traces", show=shown()):
-            n = mem.export_trajectories(path, user_id=user_id, overwrite=force)
-    mem.close()
+            n = mem.outcomes.export_trajectories(path, user_id=user_id, overwrite=force)
     where = "stdout" if path == "-" else path
     click.echo(
         f"Exported {n} trace(s) to {where}. This export is plaintext (unencrypted) because you asked for it; "
@@ -275,9 +267,10 @@ def export_traces(ctx: click.Context, path: str, user_id: str | None, force: boo
 @click.option("--user", "user_id", help="Only this user's records.")
 @click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
 @json_option
-@click.pass_context
+@pass_memory
 def export_training(
     ctx: click.Context,
+    mem: Memory,
     path: str,
     kind: str,
     since: str | None,
@@ -297,19 +290,17 @@ def export_training(
     import json
 
     kinds = ["write", "answer"] if kind == "all" else [kind]
-    mem = open_memory(ctx)
-    try:
-        if path == "-":
-            counts = {"write": 0, "answer": 0}
-            for record in mem.training_records(kinds=kinds, since=since, user_id=user_id):
-                click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
-                counts[record["kind"]] += 1
-        else:
-            mem.unlock()  # a passphrase is asked for (when it is) before the display starts
-            with working("Exporting training records", show=shown(as_json)):
-                counts = mem.export_training(path, kinds=kinds, since=since, user_id=user_id, overwrite=force)
-    finally:
-        mem.close()
+    if path == "-":
+        counts = {"write": 0, "answer": 0}
+        for record in mem.outcomes.training_records(kinds=kinds, since=since, user_id=user_id):
+            click.echo(json.dumps(record, ensure_ascii=False, sort_keys=True))
+            counts[record["kind"]] += 1
+    else:
+        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+        with working("Exporting training records", show=shown(as_json)):
+            counts = mem.outcomes.export_training(
+                path, kinds=kinds, since=since, user_id=user_id, overwrite=force
+            )
     where = "stdout" if path == "-" else path
     if as_json and path != "-":
         emit_json({"path": path, **counts})

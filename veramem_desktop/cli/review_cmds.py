@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from .common import clip, emit_json, json_option, open_memory, say
+from .common import clip, emit_json, json_option, pass_memory, say
 from .search_cmds import state_badge
 from .suggest import SuggestingGroup
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 
 @click.command()
@@ -15,14 +20,18 @@ from .suggest import SuggestingGroup
 @click.option("--agent", "agent_id", help="Answer as this agent (its grants apply).")
 @click.option("--k", "k", type=click.IntRange(1, 100), default=10, show_default=True)
 @json_option
-@click.pass_context
+@pass_memory
 def answer(
-    ctx: click.Context, question: str, user_id: str | None, agent_id: str | None, k: int, as_json: bool
+    ctx: click.Context,
+    mem: Memory,
+    question: str,
+    user_id: str | None,
+    agent_id: str | None,
+    k: int,
+    as_json: bool,
 ) -> None:
     """Answer from stored memories only, citing them, or abstain."""
-    mem = open_memory(ctx)
-    result = mem.answer(question, user_id=user_id, agent_id=agent_id, k=k)
-    mem.close()
+    result = mem.recall.answer(question, user_id=user_id, agent_id=agent_id, k=k)
     for notice in result.notices:
         say(f"note: {notice}", err=True)
     if as_json:
@@ -50,8 +59,10 @@ def answer(
 )
 @click.option("--expiring", is_flag=True, help="With --json: list what expires soon instead of the queue.")
 @json_option
-@click.pass_context
-def review(ctx: click.Context, user_id: str | None, within: str, expiring: bool, as_json: bool) -> None:
+@pass_memory
+def review(
+    ctx: click.Context, mem: Memory, user_id: str | None, within: str, expiring: bool, as_json: bool
+) -> None:
     """List candidates and conflicts waiting for a person, and memories that expire soon.
 
     Approval is a human act: it is offered here and in the terminal app, never to agents.
@@ -62,13 +73,9 @@ def review(ctx: click.Context, user_id: str | None, within: str, expiring: bool,
     from veramem_desktop.core.lifecycle.expiry import parse_duration
 
     span = parse_duration(within)
-    mem = open_memory(ctx)
-    try:
-        mem.expire_if_due()
-        queue = mem.review_queue(user_id=user_id)
-        soon = mem.expiring(span, user_id=user_id)
-    finally:
-        mem.close()
+    mem.curation.expire_if_due()
+    queue = mem.review.queue(user_id=user_id)
+    soon = mem.curation.expiring(span, user_id=user_id)
     if as_json:
         emit_json(soon if expiring else [r.to_dict() for r in queue])
         return
@@ -90,12 +97,10 @@ def review(ctx: click.Context, user_id: str | None, within: str, expiring: bool,
 @review.command("approve")
 @click.argument("memory_id")
 @json_option
-@click.pass_context
-def approve(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+@pass_memory
+def approve(ctx: click.Context, mem: Memory, memory_id: str, as_json: bool) -> None:
     """Mark a memory verified (refused for a rejected value)."""
-    mem = open_memory(ctx)
-    item = mem.approve(memory_id)
-    mem.close()
+    item = mem.review.approve(memory_id)
     emit_json(item.to_dict()) if as_json else say(f"Approved {item.id}: {item.text}")
 
 
@@ -103,12 +108,10 @@ def approve(ctx: click.Context, memory_id: str, as_json: bool) -> None:
 @click.argument("memory_id")
 @click.option("--reason", default="", help="Why (kept with the item).")
 @json_option
-@click.pass_context
-def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> None:
+@pass_memory
+def reject(ctx: click.Context, mem: Memory, memory_id: str, reason: str, as_json: bool) -> None:
     """Reject a memory: hidden everywhere, and its value can never come back."""
-    mem = open_memory(ctx)
-    done = mem.reject(memory_id, reason)
-    mem.close()
+    done = mem.review.reject(memory_id, reason)
     if as_json:
         emit_json(done.to_dict())
         return
@@ -128,9 +131,10 @@ def reject(ctx: click.Context, memory_id: str, reason: str, as_json: bool) -> No
 @click.option("--team", "team_id", help="The team to share with (with --visibility team).")
 @click.option("--tau", type=float, default=0.5, show_default=True, help="Minimum utility to be eligible.")
 @json_option
-@click.pass_context
+@pass_memory
 def share(
     ctx: click.Context,
+    mem: Memory,
     user_id: str | None,
     consent: tuple[str, ...],
     visibility: str,
@@ -139,11 +143,9 @@ def share(
     as_json: bool,
 ) -> None:
     """Share eligible experiences and world facts: abstracted, PII- and canary-gated, unendorsed."""
-    mem = open_memory(ctx)
     for memory_id in consent:
-        mem.mark_shareable(memory_id)
-    report = mem.share_experiences(user_id=user_id, visibility=visibility, team_id=team_id, tau=tau)
-    mem.close()
+        mem.curation.mark_shareable(memory_id)
+    report = mem.curation.share(user_id=user_id, visibility=visibility, team_id=team_id, tau=tau)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from . import done
-from .common import clip, emit_json, json_option, open_memory, say
+from .common import clip, emit_json, json_option, pass_memory, say
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.forget import ForgetPlan
@@ -44,34 +44,16 @@ def state_badge(hit: object) -> str:
     "--include-rejected", is_flag=True, help="Also show rejected material, labelled (never for an agent)."
 )
 @json_option
-@click.pass_context
-def search(
-    ctx: click.Context,
-    query: str,
-    user_id: str | None,
-    agent_id: str | None,
-    k: int | None,
-    route: str | None,
-    include_archived: bool,
-    include_rejected: bool,
-    as_json: bool,
-) -> None:
+@pass_memory
+def search(ctx: click.Context, mem: Memory, query: str, as_json: bool, **options: Any) -> None:
     """Hybrid search over memories and raw episodes (no LLM call).
 
     Each result says its state: current, superseded (by what), probably superseded (a newer statement of
     the same attribute, by what), retracted, in conflict (with what), or raw (a message nothing was
     derived from); the current version of a subject comes first."""
-    mem = open_memory(ctx)
-    result = mem.search(
-        query,
-        user_id=user_id,
-        agent_id=agent_id,
-        k=k,
-        route=route,
-        include_archived=include_archived,
-        include_rejected=include_rejected,
-    )
-    mem.close()
+    # the options are named as the search takes them (user_id, agent_id, k, route, include_archived,
+    # include_rejected), so they are passed on as they come and spelled only where they are declared
+    result = mem.recall.search(query, **options)
     if as_json:
         emit_json(result.to_dict())
         done(ctx)
@@ -106,12 +88,10 @@ def _print_hits(result: SearchResult) -> None:
 @click.argument("subject")
 @click.argument("object")
 @json_option
-@click.pass_context
-def grant(ctx: click.Context, kind: str, subject: str, object: str, as_json: bool) -> None:
+@pass_memory
+def grant(ctx: click.Context, mem: Memory, kind: str, subject: str, object: str, as_json: bool) -> None:
     """Allow access: user_agent USER AGENT, agent_resource AGENT RESOURCE, team_member USER TEAM."""
-    mem = open_memory(ctx)
-    g = mem.grant(kind, subject, object)
-    mem.close()
+    g = mem.grants.grant(kind, subject, object)
     if as_json:
         emit_json(g.to_dict())
     else:
@@ -123,12 +103,10 @@ def grant(ctx: click.Context, kind: str, subject: str, object: str, as_json: boo
 @click.argument("subject")
 @click.argument("object")
 @json_option
-@click.pass_context
-def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bool) -> None:
+@pass_memory
+def revoke(ctx: click.Context, mem: Memory, kind: str, subject: str, object: str, as_json: bool) -> None:
     """End an access grant now; what it exposed is hidden at once (retroactively)."""
-    mem = open_memory(ctx)
-    n = mem.revoke(kind, subject, object)
-    mem.close()
+    n = mem.grants.revoke(kind, subject, object)
     if as_json:
         emit_json({"revoked": n})
     else:
@@ -140,15 +118,13 @@ def revoke(ctx: click.Context, kind: str, subject: str, object: str, as_json: bo
 @click.option("--as-of", "as_of", help="Show the version valid at this time (ISO 8601 or a plain date).")
 @click.option("--include-rejected", is_flag=True, help="Also show rejected versions and evidence.")
 @json_option
-@click.pass_context
+@pass_memory
 def history(
-    ctx: click.Context, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool
+    ctx: click.Context, mem: Memory, memory_id: str, as_of: str | None, include_rejected: bool, as_json: bool
 ) -> None:
     """A memory's version chain with validity times, its evidence and its ledger entries."""
-    mem = open_memory(ctx)
     if as_of:
-        versions = mem.history(memory_id, as_of=as_of, include_rejected=include_rejected)
-        mem.close()
+        versions = mem.reading.history(memory_id, as_of=as_of, include_rejected=include_rejected)
         if as_json:
             emit_json([v.to_dict() for v in versions])
         elif versions:
@@ -157,8 +133,7 @@ def history(
         else:
             say(f"No version of {memory_id} was valid at {as_of}.")
         return
-    detail = mem.detail(memory_id, include_rejected=include_rejected)
-    mem.close()
+    detail = mem.reading.detail(memory_id, include_rejected=include_rejected)
     if as_json:
         emit_json(detail.to_dict())
         return
@@ -234,9 +209,10 @@ def _print_relations(detail: MemoryDetail) -> None:
     help="A memory: remove only the sentences that state it; its messages' other memories stay.",
 )
 @json_option
-@click.pass_context
+@pass_memory
 def forget(
     ctx: click.Context,
+    mem: Memory,
     target: str,
     yes: bool,
     everywhere: bool,
@@ -261,8 +237,7 @@ def forget(
     if everywhere and only_this:
         raise click.UsageError("Choose one of --everywhere and --only-this.")
     reach = "everywhere" if everywhere else "none" if only_this else "session"
-    mem = open_memory(ctx)
-    plan = mem.forget_preview(target, reach=reach, redact=redact)
+    plan = mem.reading.forget_preview(target, reach=reach, redact=redact)
     if not as_json or not yes:
         _say_plan(mem, target, plan, sys.stderr if as_json else sys.stdout)
     if not yes:
@@ -272,8 +247,7 @@ def forget(
         if not click.confirm("Erase this for good?", default=False):
             say("Nothing was erased.")
             return
-    report = mem.forget(target, reach=reach, redact=redact)
-    mem.close()
+    report = mem.curation.forget(target, reach=reach, redact=redact)
     if as_json:
         emit_json({"plan": plan.to_dict(), "report": report.to_dict()})
     else:
@@ -298,7 +272,7 @@ def _say_plan(mem: Memory, target: str, plan: ForgetPlan, out: TextIO) -> None:
         say(f"  {plan.grants} grant(s), {plan.rejected_values} rejected value(s)", file=out)
     for mid in plan.memories[:10]:
         try:
-            say(f"    - {mid}: {clip(mem.get(mid).text, 90)}", file=out)
+            say(f"    - {mid}: {clip(mem.reading.get(mid).text, 90)}", file=out)
         except Exception:
             pass
     _say_restatements(plan, out)

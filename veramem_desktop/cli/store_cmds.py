@@ -9,7 +9,7 @@ from veramem_desktop.core.storage.store import damaged
 
 from ..keys import KeyManager, check_new_passphrase, keyring_usable, passphrase_problem
 from ..memory import Memory
-from .common import emit_json, interactive, json_option, open_memory, say
+from .common import emit_json, interactive, json_option, pass_memory, say
 from .progress import progress_of, shown
 
 
@@ -67,11 +67,11 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
             passphrase = prompt_new_passphrase("Choose a passphrase")
     if passphrase is not None:
         check_new_passphrase(passphrase)  # before anything is made or kept aside (--force)
-    mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring, force=force)
     from ..setup import detect_and_record
 
-    detected = detect_and_record(mem)
-    mem.close()
+    mem, new_key = Memory.create(home, passphrase=passphrase, use_keyring=want_keyring, force=force)
+    with mem:
+        detected = detect_and_record(mem)
     if as_json:
         emit_json(
             {
@@ -100,8 +100,8 @@ def init(ctx: click.Context, use_passphrase: bool, force: bool, as_json: bool) -
     required=True,
     help="Unlock with the recovery code shown at init (asked for, hidden).",
 )
-@click.pass_context
-def unlock(ctx: click.Context, use_code: bool) -> None:
+@pass_memory
+def unlock(ctx: click.Context, mem: Memory, use_code: bool) -> None:
     """Open the store with its recovery code and keep the key again.
 
     The code is checked before anything else is asked; a code from before a `veramem rekey` is
@@ -116,7 +116,6 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
             "The recovery code is needed and there is no terminal here to ask for it. Run the command in a "
             "terminal, or set VERAMEM_RECOVERY_CODE."
         )
-    mem = open_memory(ctx)
     # The code is checked first: a typo, another store's code or one from before a rekey is said now,
     # not after a new passphrase was chosen twice.
     KeyManager(mem.paths.keyinfo).check_recovery_code(code)
@@ -126,8 +125,7 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
             prompt_new_passphrase("Choose a new passphrase") if interactive() else None
         )
     mem.unlock_with_recovery_code(code, new_passphrase=new_passphrase)
-    report = mem.verify()
-    mem.close()
+    report = mem.reading.verify()
     click.echo(
         f"Unlocked {mem.store_path}; the key is kept again. Ledger: {report.checked} entries, "
         f"{'verified' if report.ok else 'NOT verified'}."
@@ -136,10 +134,9 @@ def unlock(ctx: click.Context, use_code: bool) -> None:
 
 @click.command()
 @json_option
-@click.pass_context
-def status(ctx: click.Context, as_json: bool = False) -> None:
+@pass_memory
+def status(ctx: click.Context, mem: Memory, as_json: bool = False) -> None:
     """Where the store is, what it holds, and whether its ledger verifies."""
-    mem = open_memory(ctx)
     if not mem.exists():
         if as_json:
             emit_json({"store": str(mem.store_path), "exists": False})
@@ -147,14 +144,12 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
             click.echo(f"No store yet at {mem.store_path}.")
             click.echo("Create one with `veramem init`.")
         ctx.exit(int(ExitCode.NOT_INITIALISED))
-    problems = mem.integrity_problems()
+    problems = mem.measuring.integrity_problems()
     if problems:
-        mem.close()
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
     info = mem.status()
-    mem.close()
     if as_json:
         emit_json(info)
         return
@@ -176,28 +171,24 @@ def status(ctx: click.Context, as_json: bool = False) -> None:
     help="How the model's matrix products run (default: embedder.compute, else int8).",
 )
 @json_option
-@click.pass_context
-def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
+@pass_memory
+def reindex(ctx: click.Context, mem: Memory, compute: str | None, as_json: bool) -> None:
     """Make every search vector again with the configured embedding model, then drop the old ones.
 
     Search compares a question only with vectors of its own model, so a store made before int8
     compute (or whose model was changed) is moved here. Memories, messages and the ledger are not
     touched; an interrupted run resumes where it stopped.
     """
-    mem = open_memory(ctx)
     so_far: dict[str, int] = {}
-    try:
-        mem.unlock()  # a passphrase is asked for (when it is) before the display starts
-        # the count of vectors to make is not known ahead (each kind is found as it goes): a pulsing bar
-        with progress_of("Re-embedding", unit="vectors", show=shown(as_json)) as bar:
+    mem.unlock()  # a passphrase is asked for (when it is) before the display starts
+    # the count of vectors to make is not known ahead (each kind is found as it goes): a pulsing bar
+    with progress_of("Re-embedding", unit="vectors", show=shown(as_json)) as bar:
 
-            def progress(kind: str, n: int) -> None:
-                so_far[kind] = n
-                bar.update(sum(so_far.values()), note=kind)
+        def progress(kind: str, n: int) -> None:
+            so_far[kind] = n
+            bar.update(sum(so_far.values()), note=kind)
 
-            report = mem.reembed(compute, progress)
-    finally:
-        mem.close()
+        report = mem.reembed(compute, progress)
     if as_json:
         emit_json(report.to_dict())
         return
@@ -207,15 +198,13 @@ def reindex(ctx: click.Context, compute: str | None, as_json: bool) -> None:
 
 @click.command()
 @json_option
-@click.pass_context
-def verify(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def verify(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Check every page of the store file (exit 6), then recompute the ledger's hash chain
     and name the first bad entry (exit 7)."""
-    mem = open_memory(ctx)
-    problems = mem.integrity_problems()
+    problems = mem.measuring.integrity_problems()
     pages = {"ok": not problems, "problems": problems}
     if problems:
-        mem.close()
         if as_json:
             emit_json({"pages": pages, "ok": False})
         else:
@@ -226,9 +215,10 @@ def verify(ctx: click.Context, as_json: bool) -> None:
         raise damaged(
             mem.store_path, f"{len(problems)} page(s) failed the integrity check; first: {problems[0]}"
         )
-    with progress_of("Verifying", total=mem.ledger_length(), unit="entries", show=shown(as_json)) as bar:
-        report = mem.verify(lambda checked, _total: bar.update(checked))
-    mem.close()
+    with progress_of(
+        "Verifying", total=mem.reading.ledger_length(), unit="entries", show=shown(as_json)
+    ) as bar:
+        report = mem.reading.verify(lambda checked, _total: bar.update(checked))
     if as_json:
         emit_json({**report.to_dict(), "pages": pages})
     elif report.ok:

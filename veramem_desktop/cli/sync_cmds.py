@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from veramem_desktop.core.errors import ExitCode
 
-from .common import emit_json, json_option, open_memory, path_arg
+from .common import emit_json, json_option, pass_memory, path_arg
 from .suggest import SuggestingGroup
+
+if TYPE_CHECKING:
+    from ..memory import Memory
 
 
 @click.group(cls=SuggestingGroup)
@@ -24,12 +27,11 @@ def sync() -> None:
 @click.argument("folder")
 @click.option("--name", default="", help="A name for this device (default: the host name).")
 @json_option
-@click.pass_context
-def init_cmd(ctx: click.Context, folder: str, name: str, as_json: bool) -> None:
+@pass_memory
+def init_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, as_json: bool) -> None:
     """Make this the first device of a sync account, using FOLDER."""
-    with open_memory(ctx) as mem:
-        info = mem.sync_init(path_arg(folder), name)
-        report = mem.sync_run()
+    info = mem.sync.init(path_arg(folder), name)
+    report = mem.sync.run()
     if as_json:
         emit_json({**info, "exported_events": report.exported_events})
         return
@@ -44,20 +46,19 @@ def init_cmd(ctx: click.Context, folder: str, name: str, as_json: bool) -> None:
 @click.option("--name", default="", help="A name for this device (default: the host name).")
 @click.option("--timeout", default=600.0, show_default=True, help="Seconds to wait for the approval.")
 @json_option
-@click.pass_context
-def join_cmd(ctx: click.Context, folder: str, name: str, timeout: float, as_json: bool) -> None:
+@pass_memory
+def join_cmd(ctx: click.Context, mem: Memory, folder: str, name: str, timeout: float, as_json: bool) -> None:
     """Ask to join the sync account in FOLDER; shows a one-time code to approve on a trusted device."""
-    with open_memory(ctx) as mem:
-        code = mem.sync_join_start(path_arg(folder), name)
-        if as_json:
-            emit_json({"code": code, "status": "waiting for approval"})
-        else:
-            click.echo(f"Pairing code: {code}")
-        click.echo(
-            f"On a trusted device run `veramem sync approve {code}` (waiting up to {timeout:.0f} s)…",
-            err=True,
-        )
-        info = mem.sync_join_finish(timeout_s=timeout)
+    code = mem.sync.join_start(path_arg(folder), name)
+    if as_json:
+        emit_json({"code": code, "status": "waiting for approval"})
+    else:
+        click.echo(f"Pairing code: {code}")
+    click.echo(
+        f"On a trusted device run `veramem sync approve {code}` (waiting up to {timeout:.0f} s)…",
+        err=True,
+    )
+    info = mem.sync.join_finish(timeout_s=timeout)
     if as_json:
         emit_json(info)
         return
@@ -73,11 +74,10 @@ def join_cmd(ctx: click.Context, folder: str, name: str, timeout: float, as_json
     "--wait", "wait_s", default=60.0, show_default=True, help="Seconds to wait for the new device to confirm."
 )
 @json_option
-@click.pass_context
-def approve_cmd(ctx: click.Context, code: str, wait_s: float, as_json: bool) -> None:
+@pass_memory
+def approve_cmd(ctx: click.Context, mem: Memory, code: str, wait_s: float, as_json: bool) -> None:
     """Approve the new device that shows CODE: it receives the sync key sealed to its own key."""
-    with open_memory(ctx) as mem:
-        info = mem.sync_approve(code, wait_s=wait_s)
+    info = mem.sync.approve(code, wait_s=wait_s)
     if as_json:
         emit_json(info)
         return
@@ -93,11 +93,10 @@ def approve_cmd(ctx: click.Context, code: str, wait_s: float, as_json: bool) -> 
 
 @sync.command("devices")
 @json_option
-@click.pass_context
-def devices_cmd(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def devices_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """List the devices of this sync account."""
-    with open_memory(ctx) as mem:
-        found = mem.sync_devices()
+    found = mem.sync.devices()
     if as_json:
         emit_json(found)
         return
@@ -109,11 +108,10 @@ def devices_cmd(ctx: click.Context, as_json: bool) -> None:
 @sync.command("remove")
 @click.argument("device")
 @json_option
-@click.pass_context
-def remove_cmd(ctx: click.Context, device: str, as_json: bool) -> None:
+@pass_memory
+def remove_cmd(ctx: click.Context, mem: Memory, device: str, as_json: bool) -> None:
     """Remove DEVICE: its later files are refused and the sync key rotates without it."""
-    with open_memory(ctx) as mem:
-        info = mem.sync_remove(device)
+    info = mem.sync.remove(device)
     if as_json:
         emit_json(info)
         return
@@ -133,14 +131,13 @@ def _report_line(report: Any) -> str:
 
 @sync.command("run")
 @json_option
-@click.pass_context
-def run_cmd(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def run_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Exchange once with the sync folder.
 
     Exits 7 when a paired device's signed ledger head shows a ledger (its own or this
     device's) was rolled back or rewritten, 10 when files were refused."""
-    with open_memory(ctx) as mem:
-        report = mem.sync_run()
+    report = mem.sync.run()
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -155,36 +152,34 @@ def run_cmd(ctx: click.Context, as_json: bool) -> None:
 
 @sync.command("daemon")
 @click.option("--scan", "scan_s", default=30.0, show_default=True, help="Seconds between periodic scans.")
-@click.pass_context
-def daemon_cmd(ctx: click.Context, scan_s: float) -> None:
+@pass_memory
+def daemon_cmd(ctx: click.Context, mem: Memory, scan_s: float) -> None:
     """Keep syncing: exchange whenever files arrive in the folder and every --scan seconds (Ctrl-C stops)."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with open_memory(ctx) as mem:
-        click.echo(f"Watching {mem.sync_status().get('folder')}…", err=True)
-        try:
-            mem.sync_daemon(
-                stop,
-                scan_s=scan_s,
-                on_run=lambda r: (
-                    click.echo(_report_line(r), err=True)
-                    if (r.applied_events or r.exported_events or r.refused or r.ledger_heads)
-                    else None
-                ),
-                on_error=lambda e: click.echo(f"sync run failed: {e}", err=True),
-            )
-        except KeyboardInterrupt:
-            stop.set()
+    click.echo(f"Watching {mem.sync.status().get('folder')}…", err=True)
+    try:
+        mem.sync.daemon(
+            stop,
+            scan_s=scan_s,
+            on_run=lambda r: (
+                click.echo(_report_line(r), err=True)
+                if (r.applied_events or r.exported_events or r.refused or r.ledger_heads)
+                else None
+            ),
+            on_error=lambda e: click.echo(f"sync run failed: {e}", err=True),
+        )
+    except KeyboardInterrupt:
+        stop.set()
 
 
 @sync.command("status")
 @json_option
-@click.pass_context
-def status_cmd(ctx: click.Context, as_json: bool) -> None:
+@pass_memory
+def status_cmd(ctx: click.Context, mem: Memory, as_json: bool) -> None:
     """Devices, last exchange, events not sent yet, files refused or waiting, and ledgers found
     rolled back or rewritten, with reasons."""
-    with open_memory(ctx) as mem:
-        info = mem.sync_status()
+    info = mem.sync.status()
     if as_json:
         emit_json(info)
         return

@@ -31,6 +31,9 @@ from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.ingest import recompute_context
 
+from ..config import IdentitySettings
+from .reading import caller_for, reader_for
+
 
 class Curation:
     """Pins, expiry, erasure and sharing of one store, recorded as made on ``device`` through ``channel``."""
@@ -39,6 +42,7 @@ class Curation:
         self,
         store: Callable[[], Store],
         *,
+        identity: IdentitySettings,
         device: Callable[[], str],
         channel: str,
         embedder: Callable[[], Embedder],
@@ -46,6 +50,7 @@ class Curation:
         llm: Callable[[], LLM],
     ) -> None:
         self.store = store
+        self.identity = identity
         self.device = device
         self.channel = channel
         self.embedder = embedder
@@ -102,14 +107,15 @@ class Curation:
         return expiry_mod.upcoming(self.store(), now or datetime.now(UTC), within, user_id=user_id)
 
     def forget(
-        self, reader: Caller, target: str, *, reach: str = "session", redact: bool = False
+        self, target: str, *, caller: Caller | None = None, reach: str = "session", redact: bool = False
     ) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or ``user:<id>`` (``target``), and all that was built
-        from them, as ``reader`` may: the person may erase anything, an agent caller only what it may see and
-        its user owns (core/trust/reads.py). ``reach``: where the messages and memories that restate it are
+        from them, as ``caller`` (the person by default) may: the person may erase anything, an agent caller
+        only what it may see and its user owns (core/trust/reads.py). ``reach``: where the messages and memories that restate it are
         looked for and erased with it (session, everywhere or none; core/lifecycle/restatements.py).
         ``redact``: a memory's messages are replaced by the sentences that do not state it, and the other
         memories they hold stay (core/lifecycle/redaction.py)."""
+        reader = reader_for(self.identity, caller)
         store = self.store()
         report = reads.forget(store, reader, target, device=self.device(), reach=reach, redact=redact)
         if report.redacted:
@@ -120,7 +126,7 @@ class Curation:
         return report
 
     # ------------------------------------------------------------ consent, sharing and the action gate
-    def mark_shareable(self, memory_id: str, shareable: bool) -> MemoryItem:
+    def mark_shareable(self, memory_id: str, shareable: bool = True) -> MemoryItem:
         """The owner's consent to share one memory (a person's act)."""
         store, device = self.store(), self.device()
         with store.atomic() as conn:
@@ -136,20 +142,21 @@ class Curation:
 
     def share(
         self,
-        user_id: str,
         *,
-        visibility: str,
-        team_id: str | None,
-        tau: float,
-        team_policy: bool,
-        only: list[str] | None,
+        user_id: str | None = None,
+        visibility: str = "public",
+        team_id: str | None = None,
+        tau: float = 0.5,
+        team_policy: bool = False,
+        only: list[str] | None = None,
     ) -> ShareReport:
-        """Share ``user_id``'s eligible experiences and world facts, abstracted and gated, as unendorsed pool
-        items (to a team, named, or to everyone: checked before anything opens)."""
+        """Share ``user_id``'s (the settings' user by default) eligible experiences and world facts, abstracted
+        and gated, as unendorsed pool items (to a team, named, or to everyone: checked before anything opens)."""
+        owner = caller_for(self.identity, user_id).user_id
         check_share_target(visibility, team_id)
         llm = self.llm()
         return Sharer(self.engine(), self.embedder(), llm, device=self.device()).share(
-            user_id,
+            owner,
             visibility=visibility,
             team_id=team_id,
             tau=tau,
