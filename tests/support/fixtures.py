@@ -14,6 +14,13 @@ PASSPHRASE = "correct horse battery staple"
 VENV_BIN = Path(sys.executable).parent
 
 
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's temporary folder: under pytest-xdist each worker has its own below the run's
+    (``.../pytest-N/popen-gw0``), and a folder every worker shares is the one above it."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session", autouse=True)
 def compiled_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Processes the tests start keep their compiled bytecode in one folder for the whole run.
@@ -22,9 +29,12 @@ def compiled_once(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     the whole program from source again: about a quarter of a CPU second per command, a third of a
     light one's start. An installed program has its bytecode, so reusing it is also closer to what a
     user runs. The cache lives in the run's temporary folder (``PYTHONPYCACHEPREFIX``), so nothing is
-    written into the source tree; this process itself is left as it started.
+    written into the source tree; this process itself is left as it started. Under pytest-xdist every
+    worker points at the same folder, so the program is compiled once per run, not once per worker
+    (Python writes each ``.pyc`` to a temporary name and renames it, so two writers cannot tear one).
     """
-    prefix = tmp_path_factory.mktemp("pycache")
+    prefix = _run_folder(tmp_path_factory) / "pycache"
+    prefix.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTHONPYCACHEPREFIX", str(prefix))
         patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
