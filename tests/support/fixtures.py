@@ -56,8 +56,9 @@ def _store_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _TEMPLATE.clear()
 
 
-def init_store(home: Path) -> dict[str, Any]:
-    """Put in ``home`` the store ``veramem init --json`` makes there, and return what it printed.
+def init_store(home: Path | None = None) -> dict[str, Any]:
+    """Put in ``home`` (by default the test's ``VERAMEM_HOME``, where ``run_cli("init")`` makes it) the
+    store ``veramem init --json`` makes there, and return what it printed.
 
     The first call in a process runs the real ``veramem init --json`` (the suite's passphrase, no
     keyring, no Ollama host) into a folder of its own and checks it succeeded; every call copies that
@@ -81,6 +82,7 @@ def init_store(home: Path) -> dict[str, Any]:
         assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
         made = _TEMPLATE["made"] = (template, json.loads(proc.stdout))
     template, printed = made
+    home = Path(os.environ["VERAMEM_HOME"]) if home is None else home
     shutil.copytree(template, home, dirs_exist_ok=True)
     return {**printed, "store": printed["store"].replace(str(template), str(home), 1)}
 
