@@ -43,8 +43,14 @@ lint: $(TEST_STAMP)
 	cd $(LINT_DIR) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml -p veramem_desktop
 
 ## make test: lint, then the whole suite (every marker runs)
+# The suite runs on TEST_WORKERS pytest-xdist workers: one per CPU, at least 2 and at most 4 (each
+# worker holds its own embedding model and parse pipeline). Most of a test's time is a `veramem`
+# subprocess or a server it waits on, so one process left the second core idle. `--dist loadgroup`
+# keeps a module whose tests share a module-scoped fixture (the packaged build) on one worker
+# (tests/conftest.py marks them). `TEST_WORKERS=0 make test` runs it in one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -lt 2 ] && n=2; [ "$$n" -gt 4 ] && n=4; echo $$n)
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(BIN)/veramem bench

@@ -23,6 +23,30 @@ if TYPE_CHECKING:
 pytest_plugins = ["support.fixtures"]
 
 
+#: fixture scopes that outlive one test but not the run: under pytest-xdist a worker builds such a
+#: fixture for itself, so a module whose tests share one must run on one worker
+_SHARED_SCOPES = frozenset({"package", "module", "class"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep each module whose tests share a module-, class- or package-scoped fixture on one worker.
+
+    ``make test`` runs the suite on two workers (pytest-xdist, ``--dist loadgroup``); a shared fixture
+    there is made once per worker that runs one of its tests, and the packaged build's (a PyInstaller
+    build, a minute and more) would be made twice. Each such test gets an ``xdist_group`` named after
+    its file, read off the fixtures it asks for, so a new shared fixture is covered without a list.
+    Only the suite's own fixtures count (a plugin's have no ``baseid``: anyio's module-scoped
+    ``anyio_backend`` only names the event loop). Runs first, before xdist turns the groups into work
+    units; without xdist the mark does nothing.
+    """
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope in _SHARED_SCOPES and d.baseid for chain in defs for d in chain):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session")
 def real_embedder() -> Embedder:
     """The embedder a new store gets from the default settings (the packaged ONNX model, int8 compute),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession
 from mcp.client.client import Client
-from support.fixtures import PASSPHRASE, run_cli
+from support.fixtures import PASSPHRASE, init_store, run_cli
 from support.mcp_stdio import call, session
 from veramem_desktop.core.trust.action_gate import may_act
 
@@ -107,7 +107,7 @@ def test_rest_json_and_prompt_context_carry_actionable(mem: Any, make_server: An
 
 
 def test_the_ledgers_actor_for_an_mcp_add_is_the_agent(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
 
     async def body(s: ClientSession) -> str:
         return await call(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from mcp import ClientSession
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.mcp_stdio import (
     EXPECTED_TOOLS,
     FENCE_CLOSE,
@@ -30,8 +30,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def store(isolated_home: Path) -> Path:
-    result = run_cli("init")
-    assert result.returncode == 0, result.stderr
+    init_store(isolated_home)  # what `veramem init` makes, copied (tests/support/fixtures.py)
     return isolated_home
 
 

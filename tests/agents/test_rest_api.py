@@ -15,7 +15,7 @@ import httpx
 import numpy as np
 import pytest
 from support.fake_embedder import HashEmbedder
-from support.fixtures import PASSPHRASE, VENV_BIN, run_cli
+from support.fixtures import PASSPHRASE, VENV_BIN, init_store, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -264,7 +264,7 @@ def test_serve_refuses_a_non_loopback_host(isolated_home: Path, host: str) -> No
 
 
 def test_serve_command_runs_the_api_on_loopback_until_stopped(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     token = run_cli("serve", "--show-token").stdout.strip()
     proc = subprocess.Popen(
         [str(VENV_BIN / "veramem"), "serve", "--port", "0"],

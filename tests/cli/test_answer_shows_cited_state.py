@@ -3,11 +3,11 @@ the answer cites (to say what was corrected) never reads as current."""
 
 from __future__ import annotations
 
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 
 def test_an_answer_citing_a_corrected_message_labels_it_superseded_as_search_does() -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     assert run_cli("add", "I moved to Lisbon in March 2024.").returncode == 0
     assert run_cli("add", "Actually I moved to Porto, not Lisbon.").returncode == 0

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from veramem_desktop.core.errors import ExitCode
 
 from veramem_desktop.config import resolve_paths
@@ -29,8 +29,7 @@ def _one_line(proc: object, code: ExitCode) -> str:
 
 @pytest.fixture
 def store(isolated_home: Path) -> Path:
-    made = run_cli("init", "--json", input=NO_TERMINAL)
-    assert made.returncode == 0, made.stderr
+    init_store(isolated_home)  # what `veramem init --json` makes, copied (tests/support/fixtures.py)
     assert run_cli("add", "The spare key hangs behind the blue door.", input=NO_TERMINAL).returncode == 0
     return isolated_home
 

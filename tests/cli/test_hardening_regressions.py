@@ -8,15 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from veramem_desktop.core.errors import ExitCode
 
 
 def _init(home: Path) -> str:
-    proc = run_cli("init", "--json")
-    assert proc.returncode == 0, proc.stderr
+    made = init_store(home)  # what `veramem init --json` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
-    return str(json.loads(proc.stdout)["recovery_code"])
+    return str(made["recovery_code"])
 
 
 def _one_clear_line(proc: object, code: int) -> None:

@@ -8,14 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 NO_TERMINAL = ""
 
 
 @pytest.fixture
 def home(isolated_home: Path) -> Path:
-    assert run_cli("init", input=NO_TERMINAL).returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     return isolated_home
 

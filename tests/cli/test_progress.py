@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from rich.console import Console
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 from veramem_desktop.cli.progress import make_progress, progress_of, shown
 
@@ -111,7 +111,7 @@ def test_nothing_is_drawn_when_not_shown() -> None:
 
 
 def test_an_import_to_a_pipe_prints_no_progress(isolated_home: Path, tmp_path: Path) -> None:
-    assert run_cli("init", input="").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     msgs = tmp_path / "m.jsonl"
     msgs.write_text("\n".join(json.dumps({"role": "user", "content": f"note {i}"}) for i in range(5)))
     proc = run_cli("import", str(msgs), input="")
@@ -150,7 +150,7 @@ def _on_a_terminal(args: list[str]) -> tuple[int, str]:
 
 def test_an_import_on_a_terminal_counts_its_messages_up_front(isolated_home: Path, tmp_path: Path) -> None:
     """The total is the messages counted by a first streaming pass: 40/40 at the end, never a byte share."""
-    assert run_cli("init", input="").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     msgs = tmp_path / "m.jsonl"
     msgs.write_text(
         "\n".join(json.dumps({"role": "user", "content": f"I own {i} red kites."}) for i in range(40))

@@ -6,15 +6,13 @@ import json
 import re
 from pathlib import Path
 
-from support.fixtures import PASSPHRASE, run_cli
+from support.fixtures import PASSPHRASE, init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.errors import ExitCode
 
 
 def _init(home: Path) -> str:
-    proc = run_cli("init", "--json")
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    data = init_store(home)  # what `veramem init --json` makes and prints, copied (tests/support/fixtures.py)
     assert data["key"] == "passphrase"
     return str(data["recovery_code"])
 

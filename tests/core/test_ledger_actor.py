@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.storage import ledger
 from veramem_desktop.core.trust.actor import Actor
@@ -103,7 +103,7 @@ def test_append_takes_an_explicit_actor_over_the_one_acting(mem: Any) -> None:
 
 
 def test_cli_history_shows_who_did_each_change_in_text_and_json() -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     added = json.loads(run_cli("add", "I live in Porto.", "--json").stdout)["added"][0]["id"]
     assert run_cli("pin", added).returncode == 0
     text = run_cli("history", added).stdout
@@ -128,7 +128,7 @@ def test_verify_counts_the_entries_naming_an_actor_and_names_the_actor_of_a_forg
 
 
 def test_cli_verify_says_how_many_entries_name_who_acted() -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("add", "I live in Porto.").returncode == 0
     out = run_cli("verify")
     assert out.returncode == 0 and "name who acted" in out.stdout

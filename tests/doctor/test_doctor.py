@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 
 def test_doctor_reports_every_part_and_the_probes_pass(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     proc = run_cli("doctor", "--probes", "--json")
     data = json.loads(proc.stdout)
     names = {c["name"] for c in data["checks"]}
@@ -26,7 +26,7 @@ def test_doctor_names_the_fix_when_there_is_no_store(isolated_home: Path) -> Non
 
 
 def test_demo_loads_a_set_with_a_conflict_and_a_tool_claim(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     proc = run_cli("demo", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["memories_added"] >= 5

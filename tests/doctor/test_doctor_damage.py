@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.fake_embedder import HashEmbedder
-from support.fixtures import PASSPHRASE, run_cli
+from support.fixtures import PASSPHRASE, init_store, run_cli
 from veramem_desktop.core.errors import ExitCode
 from veramem_desktop.core.storage.wal import FRAME_HEADER_BYTES, HEADER_BYTES, read_wal
 
@@ -53,7 +53,7 @@ def _live_store_with_wal(home: Path, copy: Path) -> Path:
 
 
 def test_a_healthy_store_passes_every_file_and_page_check(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store(isolated_home)  # what `veramem init` makes, copied (tests/support/fixtures.py)
     code, checks = _doctor()
     assert code == 0
     assert all(checks[name]["ok"] for name in ("file", "keyfile", "wal", "pages", "store", "ledger"))
@@ -71,7 +71,7 @@ def test_a_healthy_store_passes_every_file_and_page_check(isolated_home: Path) -
 def test_doctor_names_an_emptied_or_truncated_store_file_and_leaves_it_alone(
     isolated_home: Path, damage: object, said: str
 ) -> None:
-    assert run_cli("init").returncode == 0
+    init_store(isolated_home)  # what `veramem init` makes, copied (tests/support/fixtures.py)
     store = isolated_home / "data" / "veramem.db"
     damage(store)  # type: ignore[operator]
     before = _snapshot(isolated_home)
@@ -83,7 +83,7 @@ def test_doctor_names_an_emptied_or_truncated_store_file_and_leaves_it_alone(
 
 
 def test_doctor_finds_one_flipped_bit_with_the_page_check(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store(isolated_home)  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("add", "I live in Lisbon.").returncode == 0
     store = isolated_home / "data" / "veramem.db"
     data = bytearray(store.read_bytes())
@@ -97,7 +97,7 @@ def test_doctor_finds_one_flipped_bit_with_the_page_check(isolated_home: Path) -
 
 
 def test_doctor_names_a_damaged_key_file_with_the_recovery_code_as_the_fix(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store(isolated_home)  # what `veramem init` makes, copied (tests/support/fixtures.py)
     keyfile = isolated_home / "data" / "veramem.keys.json"
     data = json.loads(keyfile.read_text())
     data["opslimit"] = "two"

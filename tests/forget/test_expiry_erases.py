@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 from veramem_desktop.core.lifecycle import expiry
@@ -116,7 +116,7 @@ def test_review_lists_what_expires_soon_soonest_first(mem: Any) -> None:
 
 
 def test_pin_unpin_and_expiry_through_the_cli() -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     shown = run_cli("add", "My locker at the gym is 88.", "--for", "2d")
     assert shown.returncode == 0 and "Kept until" in shown.stdout
     out = run_cli("add", "My hotel room is 4312 until Friday.", "--for", "3d", "--json")

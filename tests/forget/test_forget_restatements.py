@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import store_of
 
 from veramem_desktop.agent_access import AgentAccess, Identity
@@ -124,7 +124,7 @@ def test_an_agents_forget_preview_lists_the_restatements_it_may_erase(mem: Memor
 
 
 def test_the_cli_preview_lists_each_restatement_before_asking(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     messages = [
         {"role": "user", "content": "I moved to Lisbon in March."},

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.trust.quotes import locate
 
@@ -133,7 +133,7 @@ def test_the_full_erasure_stays_the_default(mem: Memory) -> None:
 
 
 def test_the_cli_redacts_with_a_flag_and_shows_what_stays(isolated_home: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     added = json.loads(run_cli("add", DEMO, "--session", "kitchen", "--json").stdout)
     ana = next(a["id"] for a in added["added"] if "visiting" in a["text"])

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from import_support import chatgpt_conversation, write_json
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 NO_TERMINAL = ""
 
@@ -36,7 +36,7 @@ def _memory_key(m: dict[str, Any]) -> tuple[Any, ...]:
 def test_export_all_into_an_empty_store_gives_the_same_messages_and_memories(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    assert run_cli("init", input=NO_TERMINAL).returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     convs = [
         chatgpt_conversation(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from import_support import chatgpt_export, write_zip
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 
 
 @pytest.mark.slow
@@ -16,7 +16,7 @@ from support.fixtures import run_cli
 def test_import_a_chatgpt_zip_then_export_memories_and_import_them_elsewhere(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     export = write_zip(tmp_path / "chatgpt.zip", chatgpt_export())
 
@@ -59,7 +59,7 @@ def test_import_a_chatgpt_zip_then_export_memories_and_import_them_elsewhere(
 
 
 def test_import_of_an_unreadable_file_says_why_and_exits_9(isolated_home: Path, tmp_path: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     bad = tmp_path / "notes.csv"
     bad.write_text("a,b\n")
     proc = run_cli("import", str(bad))
@@ -77,7 +77,7 @@ def test_on_a_terminal_import_shows_a_progress_bar_with_its_counts(
     from import_support import chatgpt_conversation, write_json
     from support.fixtures import VENV_BIN
 
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     convs = [chatgpt_conversation(f"c{i}", "t", [("user", f"I visited town number {i}.")]) for i in range(12)]
     export = write_json(tmp_path / "conversations.json", convs)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from import_support import chatgpt_conversation, claude_export, write_json
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.transfer.bounded import JsonGuard, Refused, guarded_items
 from veramem_desktop.core.transfer.chats import detect, open_source
@@ -126,7 +126,7 @@ def test_an_export_folder_whose_conversations_json_links_outside_is_refused(tmp_
 
 
 def test_the_cli_refuses_a_fifo_with_exit_9_and_no_traceback(isolated_home: Path, tmp_path: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     fifo = tmp_path / "chat.jsonl"
     os.mkfifo(fifo)
     proc = run_cli("import", str(fifo))
@@ -288,7 +288,7 @@ def test_a_memory_export_is_read_within_bounds(tmp_path: Path) -> None:
 
 
 def test_add_from_a_fifo_or_a_device_is_refused_at_once(isolated_home: Path, tmp_path: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     fifo = tmp_path / "note.txt"
     os.mkfifo(fifo)
     for path in (str(fifo), "/dev/zero"):

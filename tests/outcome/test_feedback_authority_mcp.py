@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from mcp import ClientSession
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.mcp_stdio import call, session
 
 pytestmark = pytest.mark.e2e
@@ -26,7 +26,7 @@ def _trace(text: str) -> str:
 def test_agent_feedback_over_mcp_then_consolidate_keeps_the_users_authorized_fact(
     isolated_home: Path,
 ) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
 
     async def body(s: ClientSession) -> dict[str, Any]:
         added = await call(

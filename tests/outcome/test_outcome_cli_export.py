@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from veramem_desktop.core.errors import ExitCode, InvalidInputError
 
 from veramem_desktop.memory import Memory
@@ -72,7 +72,7 @@ def test_export_refuses_to_overwrite_unless_asked(mem: Memory, tmp_path: Path) -
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_feedback_consolidate_and_export_from_the_command_line(isolated_home: Path, tmp_path: Path) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("add", "I like green tea. I like black tea. I drink it at noon.").returncode == 0
     found = json.loads(run_cli("search", "which tea do I like", "--json").stdout)
     memory_ids = [r["id"] for r in found["results"] if r["kind"] != "episode"]

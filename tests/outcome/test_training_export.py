@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 
@@ -165,7 +165,7 @@ def test_a_write_record_takes_no_feedback_and_stays_out_of_the_trace_export(
 def test_export_training_from_the_command_line_filters_and_says_it_is_plaintext(
     isolated_home: Path, tmp_path: Path
 ) -> None:
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("add", "I live in Lisbon.").returncode == 0
     assert run_cli("answer", "Where do I live?").returncode == 0
     target = tmp_path / "w.jsonl"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.fixtures import run_cli
+from support.fixtures import init_store, run_cli
 from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.lifecycle.sharing import may_act_on
 from veramem_desktop.core.storage import items
@@ -274,7 +274,7 @@ def test_a_secret_in_the_source_is_refused_even_when_the_abstraction_hides_it(me
 
 def test_share_consent_through_the_cli_keeps_the_wifi_password_local(isolated_home: Path) -> None:
     """Issue 16, as a person ran it: `veramem share --consent ID` on "The office wifi password is hunter2."."""
-    assert run_cli("init").returncode == 0
+    init_store()  # what `veramem init` makes, copied (tests/support/fixtures.py)
     assert run_cli("config", "set", "llm.backend", "rule-based").returncode == 0
     added = json.loads(run_cli("add", "The office wifi password is hunter2.", "--json").stdout)
     memory_id = added["added"][0]["id"]
