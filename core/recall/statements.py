@@ -125,7 +125,10 @@ def _lemmas(word: str) -> frozenset[str]:
 
     low = word.lower().replace("’", "'")
     found = {low}
-    for forms in getAllLemmas(low).values():
+    known = getAllLemmas(low)
+    if not known and low.isalpha():  # a word the lexicon lacks ("remortgaged"): its rules guess the lemma
+        known = {**lexicon().getAllLemmasOOV(low, "VERB"), **lexicon().getAllLemmasOOV(low, "NOUN")}
+    for forms in known.values():
         found.update(forms)
     return frozenset(found)
 

@@ -323,13 +323,20 @@ def _label_episode(
         hit.state = "rejected" if withheld == "rejected" else "held"
         return
     states = {m: row_state(rows[m], rows) for m in mids if m in rows}
-    about = next((rows[m] for m in mids if m in rows and rows[m].predicate), None)
+    # what it speaks about: the value a later statement retracted, when one did, else its first key
+    keyed = sorted(
+        (m for m in mids if m in rows and rows[m].predicate), key=lambda m: states[m] != "retracted"
+    )
+    about = rows[keyed[0]] if keyed else None
     hit.subject, hit.value = (about.predicate, about.value) if about is not None else (None, None)
     hit.about = about.subject if about is not None else None
     live = [m for m, s in states.items() if s in ("current", "in_conflict")]
+    # a message that said a value a later statement retracted says something no longer true, though another
+    # memory made from it ("… as a data engineer": the role) still holds on its own
+    retracted = [m for m, s in states.items() if s == "retracted" and rows[m].retracted_by]
     if not states or all(s in ("rejected", "held") for s in states.values()):
         hit.state = "raw"
-    elif live:
+    elif live and not retracted:
         hit.state = "current" if any(states[m] == "current" for m in live) else "in_conflict"
         hit.conflicts_with = sorted({c for m in live for c in rows[m].conflicts})
     else:

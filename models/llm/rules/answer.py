@@ -168,10 +168,14 @@ def _subject(
         # stopped holding, so the answer does not say so either
         state = "kept in cold storage" if item.state == "archived" else "this no longer holds"
         return f"{_sentence(item, keys)} ({state})", [item.id]
+    # what stands for a retracted value (the memory made from the statement that retracted it) leads its
+    # subject, as recall's truth order has it
+    standing = {m.superseded_by for m in members if m.retracted_by}
     head = max(
         live,
         key=lambda m: (
             _AUTHORITY_RANK.get(m.authority, 0),
+            m.id in standing,
             m.state == "current",
             -(members + live).index(m),
         ),
