@@ -115,3 +115,17 @@ def test_being_at_an_organisation_is_where_the_speaker_works_or_studies(
 )
 def test_a_visit_to_an_organisation_is_no_workplace(sentence: str) -> None:
     assert read_all(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("Maren's birthday is March 14, don't let me forget", ("Maren", "birthday", "March 14")),
+        ("Jonas's new job is at Hexwell", ("Jonas", "works_at", "Hexwell")),
+        ("My birthday is June 9", ("user", "birthday", "June 9")),
+    ],
+)
+def test_a_named_persons_attribute_is_theirs_and_a_date_is_whole(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert [k.key for k in read_all(sentence)] == [key]

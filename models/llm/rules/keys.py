@@ -789,6 +789,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
         return None
     if complement is not None and complement.name is not None and not complement.proper:
         complement = replace(complement, text=complement.name, proper=True)  # "a company called Hearth"
+    if (owner := _possessor(subject)) is not None:
+        return _theirs_is(owner, subject, complement, c)
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
     if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):
@@ -886,7 +888,36 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
     # "the new guy is great": a new thing not said to be mine keys only an attribute of the inventory
-    return _noun_key("user", subject.text, complement.text, named=subject.owner is None)
+    return _noun_key("user", subject.text, _whole(complement, subject.text), named=subject.owner is None)
+
+
+def _whole(complement: Phrase, noun: str) -> str:
+    """The complement as said, or the entity of the noun's attribute's kind in it, whole ("May 3" for a
+    birthday, where the phrase's head is only "May")."""
+    attr = _noun_attribute(_CHANGE_WORDS.sub("", noun.lower()))
+    if attr is None:
+        return complement.text
+    return next((t for t, label in complement.entities if label in attr.entities), complement.text)
+
+
+def _theirs_is(owner: str, subject: Phrase, complement: Phrase | None, c: Clause) -> Keyed | None:
+    """ "Lena's birthday is December 28", "Dario's new job is at Spotify": the named person's attribute,
+    for a noun the inventory names (never a relation of theirs, nor a noun it does not know)."""
+    noun = _CHANGE_WORDS.sub("", subject.text.lower())
+    attr = None if _FAVOURITE.match(noun) else _noun_attribute(noun)
+    if attr is None or attr.name.startswith("relation:") or attr.name in ("pet", "name"):
+        return None
+    said = next(
+        (t for t, label in (complement.entities if complement else ()) if label in attr.entities), None
+    )
+    if said is not None:
+        return Keyed(owner, attr.name, said)  # "Lena's birthday is December 28": the date whole
+    if complement is None:
+        place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
+        return (
+            _noun_key(owner, subject.text, place.text, named=True, where=True) if place is not None else None
+        )
+    return _noun_key(owner, subject.text, complement.text, named=True)
 
 
 def _single(noun: str) -> bool:
