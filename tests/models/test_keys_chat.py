@@ -129,3 +129,23 @@ def test_a_named_persons_attribute_is_theirs_and_a_date_is_whole(
     sentence: str, key: tuple[str, str, str]
 ) -> None:
     assert [k.key for k in read_all(sentence)] == [key]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        # quick lower-case chat: "i", "im", a town the pipeline reads as a verb
+        ("i moved to dundee in april", [("user", "lives_in", "dundee", False)]),
+        ("im pescatarian now", [("user", "diet", "pescatarian", False)]),
+        # a particle read as a preposition with no object
+        ("dropped out of college", [("user", "school", None, True)]),
+        # a verb that ends values of several attributes, said of a name no attribute claims
+        ("Left Quorrel after four years.", [("user", None, "Quorrel", True)]),
+        # the attribute named by its noun alone
+        ("switched banks to Fenwick Savings", [("user", "bank", "Fenwick Savings", False)]),
+        # a name parsed as the head with its kind before it
+        ("my cat Biscotti died", [("user", "pet", "Biscotti", True)]),
+    ],
+)
+def test_sloppy_chat_and_misread_phrases_still_key(sentence: str, keys: list[tuple[object, ...]]) -> None:
+    assert [(*k.key, k.ends) for k in read_all(sentence)] == keys

@@ -468,6 +468,8 @@ def _who(phrase: Phrase | None) -> str | None:
     role = attributes.relation(phrase.head)
     if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
+    if phrase.kind is not None and phrase.owner in ("my", "our") and attributes.relation(phrase.kind):
+        return phrase.text  # "my sister Ana", parsed with the name as the head
     if phrase.proper and phrase.owner is None and phrase.text[:1].isupper() and phrase.text not in NOT_NAMES:
         return phrase.text
     return None
@@ -570,10 +572,12 @@ def _switched(c: Clause, who: str) -> Keyed | None:
     the attribute named as "my X", and the new value."""
     to = next((p for prep, p in c.preps if prep == "to"), None)
     mine = c.obj if c.obj is not None and c.obj.owner in ("my", "our") else None
+    if mine is None and c.obj is not None and c.obj.owner is None and _single(c.obj.head):
+        mine = c.obj  # "switched banks to Monzo": the attribute named by its noun alone
     if c.verb in attributes.SWITCH_VERBS and to is not None:
         named = mine or (c.subject if c.subject is not None and c.subject.owner in ("my", "our") else None)
         if named is not None and attributes.relation(named.head) is None:  # "my cousin moved to X" is hers
-            return _noun_key("user", named.text, to.text)
+            return _noun_key("user", named.text if named.owner else named.head, to.text)
     as_ = next((p for prep, p in c.preps if prep == "as" and p.owner in ("my", "our")), None)
     if as_ is not None and c.obj is not None:
         return _noun_key(who, as_.text, c.obj.text)
@@ -587,7 +591,7 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     """The attribute whose frame fits the clause best, with its value; None when none fits."""
     best = _best_frame(c, parsed)
     if best is None:
-        return _switched_to_value(c, who)
+        return _switched_to_value(c, who) or _left_a_name(c, who)
     _, attr, frame, text = best
     if text is not None and attributes.for_noun(text) is attr and attr.entities:
         # "bought a cottage in Cromer": the noun names the attribute; the name said with it is the value
@@ -628,6 +632,18 @@ def _overrides(phrase: Phrase | None, frame: Frame, attr: Attribute) -> bool:
     if phrase is None or attributes.for_value(phrase.text) or attributes.for_value(phrase.head):
         return True
     return frame.weak or not (attr.entities and phrase.label in attr.entities)
+
+
+def _left_a_name(c: Clause, who: str) -> Keyed | None:
+    """ "Left Corvell after six years", "I quit Duolingo": a verb that ends values of several attributes,
+    said of a name no attribute claims, is an ending of the speaker's value of that name, whichever
+    attribute it is (core/write/ends.py ends it when one is stored, else the statement stays unkeyed)."""
+    if who != "user" or c.negated or c.tense in _NOT_NOW or not any(f.ends for _, f in _frames(c.verb)):
+        return None
+    named = c.obj if c.obj is not None else next((p for prep, p in c.preps if prep in ("from", "of")), None)
+    if named is None or not _name(named) or named.label in _NOT_VALUES or named.owner is not None:
+        return None
+    return Keyed(who, None, named.text, ends=True)
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
@@ -681,7 +697,8 @@ def _ended_relative(c: Clause) -> Keyed | None:
         return None
     family = attributes.by_name("relation:x")
     pet = attributes.by_name("pet")
-    predicate = "pet" if attributes.is_pet(s.head) else attributes.relation(s.head)
+    noun = s.kind or s.head  # "my dog Rex": the name's kind
+    predicate = "pet" if attributes.is_pet(noun) else attributes.relation(noun)
     holder = pet if predicate == "pet" else family
     if predicate is None or holder is None:
         return None
