@@ -149,3 +149,9 @@ def test_a_named_persons_attribute_is_theirs_and_a_date_is_whole(
 )
 def test_sloppy_chat_and_misread_phrases_still_key(sentence: str, keys: list[tuple[object, ...]]) -> None:
     assert [(*k.key, k.ends) for k in read_all(sentence)] == keys
+
+
+def test_someone_new_named_aside_is_the_partner_even_when_the_name_is_mislabelled() -> None:
+    keys = [k.key for k in read_all("been seeing someone new since the summer, Anselm.")]
+    assert keys == [("user", "relation:partner", "Anselm")]
+    assert read_all("I'm seeing someone") == []

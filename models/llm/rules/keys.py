@@ -752,6 +752,10 @@ def _loose_value(c: Clause, attr: Attribute, parsed: Parsed) -> Phrase | None:
         Phrase(text=text, head=text.lower(), label=label)
         for text, label in parsed.entities
         if label in attr.entities
+        # a person's name the small pipeline labelled as a place or a company ("seeing someone, Tomasz")
+        or "PERSON" in attr.entities
+        and label in _ORGANISATION
+        and text.split()[0] not in NOT_NAMES
     ]
     return found[-1] if found else None  # "on the 5k: 21:30": the figure comes last
 
