@@ -155,3 +155,8 @@ def test_someone_new_named_aside_is_the_partner_even_when_the_name_is_mislabelle
     keys = [k.key for k in read_all("been seeing someone new since the summer, Anselm.")]
     assert keys == [("user", "relation:partner", "Anselm")]
     assert read_all("I'm seeing someone") == []
+
+
+def test_a_word_that_describes_a_thing_is_no_value_of_its_attribute() -> None:
+    assert read_all("the new office at Marrowby is right by the canal") == []
+    assert [k.key for k in read_all("my job is boring")] == [("user", "job", "boring")]  # not the employer

@@ -909,7 +909,23 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
     # "the new guy is great": a new thing not said to be mine keys only an attribute of the inventory
-    return _noun_key("user", subject.text, _whole(complement, subject.text), named=subject.owner is None)
+    return _my_thing_is(subject, complement)
+
+
+def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
+    """ "my car is a Kia", "the new gym is Iron Temple"; a word that describes the thing is no value of its
+    attribute ("the new office is right by the river", "my job is boring"): keyed under the thing's own
+    noun when it is mine ("my home is lovely"), else not at all."""
+    value = _whole(complement, subject.text)
+    attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
+    if (
+        complement.describes
+        and not _name(complement)
+        and attr is not None
+        and attributes.for_value(value) is not attr
+    ):
+        return Keyed("user", subject.head.replace(" ", "_"), value) if subject.owner is not None else None
+    return _noun_key("user", subject.text, value, named=subject.owner is None)
 
 
 def _whole(complement: Phrase, noun: str) -> str:

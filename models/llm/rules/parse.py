@@ -70,6 +70,8 @@ class Phrase:
     preps: tuple[tuple[str, str], ...] = ()
     #: a common noun set before a name that says what it names ("my dog Rex" -> "dog")
     kind: str | None = None
+    #: its head is an adjective or an adverb: it describes, it names nothing ("is lovely", "is right by …")
+    describes: bool = False
 
     @property
     def of(self) -> str | None:
@@ -721,6 +723,7 @@ def _phrase(token: Any) -> Phrase:
         )
         if token.pos_ == "PROPN"
         else None,
+        describes=token.pos_ in ("ADJ", "ADV"),
     )
 
 
