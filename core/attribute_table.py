@@ -112,7 +112,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         "The person's romantic partner: girlfriend, boyfriend, wife, husband or spouse.",
         nouns="partner, wife, husband, spouse, boyfriend, girlfriend, fiance, fiancee, fiancé, fiancée",
         frames="date; marry; be married to; be engaged to; get engaged to; get married to; be seeing; "
-        "pop +question to; propose to; move_in with?; "
+        "pop +question to; propose to; see +someone; date +someone; "
         "be with?; go_out with",
         ends="break_up with; split_up with; divorce; separate from; leave?",
         entities="PERSON",

@@ -115,3 +115,48 @@ def test_being_at_an_organisation_is_where_the_speaker_works_or_studies(
 )
 def test_a_visit_to_an_organisation_is_no_workplace(sentence: str) -> None:
     assert read_all(sentence) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("Maren's birthday is March 14, don't let me forget", ("Maren", "birthday", "March 14")),
+        ("Jonas's new job is at Hexwell", ("Jonas", "works_at", "Hexwell")),
+        ("My birthday is June 9", ("user", "birthday", "June 9")),
+    ],
+)
+def test_a_named_persons_attribute_is_theirs_and_a_date_is_whole(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert [k.key for k in read_all(sentence)] == [key]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        # quick lower-case chat: "i", "im", a town the pipeline reads as a verb
+        ("i moved to dundee in april", [("user", "lives_in", "dundee", False)]),
+        ("im pescatarian now", [("user", "diet", "pescatarian", False)]),
+        # a particle read as a preposition with no object
+        ("dropped out of college", [("user", "school", None, True)]),
+        # a verb that ends values of several attributes, said of a name no attribute claims
+        ("Left Quorrel after four years.", [("user", None, "Quorrel", True)]),
+        # the attribute named by its noun alone
+        ("switched banks to Fenwick Savings", [("user", "bank", "Fenwick Savings", False)]),
+        # a name parsed as the head with its kind before it
+        ("my cat Biscotti died", [("user", "pet", "Biscotti", True)]),
+    ],
+)
+def test_sloppy_chat_and_misread_phrases_still_key(sentence: str, keys: list[tuple[object, ...]]) -> None:
+    assert [(*k.key, k.ends) for k in read_all(sentence)] == keys
+
+
+def test_someone_new_named_aside_is_the_partner_even_when_the_name_is_mislabelled() -> None:
+    keys = [k.key for k in read_all("been seeing someone new since the summer, Anselm.")]
+    assert keys == [("user", "relation:partner", "Anselm")]
+    assert read_all("I'm seeing someone") == []
+
+
+def test_a_word_that_describes_a_thing_is_no_value_of_its_attribute() -> None:
+    assert read_all("the new office at Marrowby is right by the canal") == []
+    assert [k.key for k in read_all("my job is boring")] == [("user", "job", "boring")]  # not the employer

@@ -468,6 +468,8 @@ def _who(phrase: Phrase | None) -> str | None:
     role = attributes.relation(phrase.head)
     if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
+    if phrase.kind is not None and phrase.owner in ("my", "our") and attributes.relation(phrase.kind):
+        return phrase.text  # "my sister Ana", parsed with the name as the head
     if phrase.proper and phrase.owner is None and phrase.text[:1].isupper() and phrase.text not in NOT_NAMES:
         return phrase.text
     return None
@@ -570,10 +572,12 @@ def _switched(c: Clause, who: str) -> Keyed | None:
     the attribute named as "my X", and the new value."""
     to = next((p for prep, p in c.preps if prep == "to"), None)
     mine = c.obj if c.obj is not None and c.obj.owner in ("my", "our") else None
+    if mine is None and c.obj is not None and c.obj.owner is None and _single(c.obj.head):
+        mine = c.obj  # "switched banks to Monzo": the attribute named by its noun alone
     if c.verb in attributes.SWITCH_VERBS and to is not None:
         named = mine or (c.subject if c.subject is not None and c.subject.owner in ("my", "our") else None)
         if named is not None and attributes.relation(named.head) is None:  # "my cousin moved to X" is hers
-            return _noun_key("user", named.text, to.text)
+            return _noun_key("user", named.text if named.owner else named.head, to.text)
     as_ = next((p for prep, p in c.preps if prep == "as" and p.owner in ("my", "our")), None)
     if as_ is not None and c.obj is not None:
         return _noun_key(who, as_.text, c.obj.text)
@@ -587,7 +591,7 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     """The attribute whose frame fits the clause best, with its value; None when none fits."""
     best = _best_frame(c, parsed)
     if best is None:
-        return _switched_to_value(c, who)
+        return _switched_to_value(c, who) or _left_a_name(c, who)
     _, attr, frame, text = best
     if text is not None and attributes.for_noun(text) is attr and attr.entities:
         # "bought a cottage in Cromer": the noun names the attribute; the name said with it is the value
@@ -628,6 +632,18 @@ def _overrides(phrase: Phrase | None, frame: Frame, attr: Attribute) -> bool:
     if phrase is None or attributes.for_value(phrase.text) or attributes.for_value(phrase.head):
         return True
     return frame.weak or not (attr.entities and phrase.label in attr.entities)
+
+
+def _left_a_name(c: Clause, who: str) -> Keyed | None:
+    """ "Left Corvell after six years", "I quit Duolingo": a verb that ends values of several attributes,
+    said of a name no attribute claims, is an ending of the speaker's value of that name, whichever
+    attribute it is (core/write/ends.py ends it when one is stored, else the statement stays unkeyed)."""
+    if who != "user" or c.negated or c.tense in _NOT_NOW or not any(f.ends for _, f in _frames(c.verb)):
+        return None
+    named = c.obj if c.obj is not None else next((p for prep, p in c.preps if prep in ("from", "of")), None)
+    if named is None or not _name(named) or named.label in _NOT_VALUES or named.owner is not None:
+        return None
+    return Keyed(who, None, named.text, ends=True)
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
@@ -681,7 +697,8 @@ def _ended_relative(c: Clause) -> Keyed | None:
         return None
     family = attributes.by_name("relation:x")
     pet = attributes.by_name("pet")
-    predicate = "pet" if attributes.is_pet(s.head) else attributes.relation(s.head)
+    noun = s.kind or s.head  # "my dog Rex": the name's kind
+    predicate = "pet" if attributes.is_pet(noun) else attributes.relation(noun)
     holder = pet if predicate == "pet" else family
     if predicate is None or holder is None:
         return None
@@ -735,6 +752,10 @@ def _loose_value(c: Clause, attr: Attribute, parsed: Parsed) -> Phrase | None:
         Phrase(text=text, head=text.lower(), label=label)
         for text, label in parsed.entities
         if label in attr.entities
+        # a person's name the small pipeline labelled as a place or a company ("seeing someone, Tomasz")
+        or "PERSON" in attr.entities
+        and label in _ORGANISATION
+        and text.split()[0] not in NOT_NAMES
     ]
     return found[-1] if found else None  # "on the 5k: 21:30": the figure comes last
 
@@ -789,6 +810,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
         return None
     if complement is not None and complement.name is not None and not complement.proper:
         complement = replace(complement, text=complement.name, proper=True)  # "a company called Hearth"
+    if (owner := _possessor(subject)) is not None:
+        return _theirs_is(owner, subject, complement, c)
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
     if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):
@@ -886,7 +909,52 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None
     # "the new guy is great": a new thing not said to be mine keys only an attribute of the inventory
-    return _noun_key("user", subject.text, complement.text, named=subject.owner is None)
+    return _my_thing_is(subject, complement)
+
+
+def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
+    """ "my car is a Kia", "the new gym is Iron Temple"; a word that describes the thing is no value of its
+    attribute ("the new office is right by the river", "my job is boring"): keyed under the thing's own
+    noun when it is mine ("my home is lovely"), else not at all."""
+    value = _whole(complement, subject.text)
+    attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
+    if (
+        complement.describes
+        and not _name(complement)
+        and attr is not None
+        and attributes.for_value(value) is not attr
+    ):
+        return Keyed("user", subject.head.replace(" ", "_"), value) if subject.owner is not None else None
+    return _noun_key("user", subject.text, value, named=subject.owner is None)
+
+
+def _whole(complement: Phrase, noun: str) -> str:
+    """The complement as said, or the entity of the noun's attribute's kind in it, whole ("May 3" for a
+    birthday, where the phrase's head is only "May")."""
+    attr = _noun_attribute(_CHANGE_WORDS.sub("", noun.lower()))
+    if attr is None:
+        return complement.text
+    return next((t for t, label in complement.entities if label in attr.entities), complement.text)
+
+
+def _theirs_is(owner: str, subject: Phrase, complement: Phrase | None, c: Clause) -> Keyed | None:
+    """ "Lena's birthday is December 28", "Dario's new job is at Spotify": the named person's attribute,
+    for a noun the inventory names (never a relation of theirs, nor a noun it does not know)."""
+    noun = _CHANGE_WORDS.sub("", subject.text.lower())
+    attr = None if _FAVOURITE.match(noun) else _noun_attribute(noun)
+    if attr is None or attr.name.startswith("relation:") or attr.name in ("pet", "name"):
+        return None
+    said = next(
+        (t for t, label in (complement.entities if complement else ()) if label in attr.entities), None
+    )
+    if said is not None:
+        return Keyed(owner, attr.name, said)  # "Lena's birthday is December 28": the date whole
+    if complement is None:
+        place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
+        return (
+            _noun_key(owner, subject.text, place.text, named=True, where=True) if place is not None else None
+        )
+    return _noun_key(owner, subject.text, complement.text, named=True)
 
 
 def _single(noun: str) -> bool:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from veramem_desktop.core.attributes import for_noun, verbs
+from veramem_desktop.core.attributes import for_noun, frames_for, verbs
 from veramem_desktop.core.errors import ModelError
 
 #: the installed pipeline package (requirements-nlp.txt pins its wheel by hash)
@@ -68,6 +68,10 @@ class Phrase:
     proper: bool = False
     #: the prepositions set on its head with their objects, as said ("my job at Acme" -> ("at", "Acme"))
     preps: tuple[tuple[str, str], ...] = ()
+    #: a common noun set before a name that says what it names ("my dog Rex" -> "dog")
+    kind: str | None = None
+    #: its head is an adjective or an adverb: it describes, it names nothing ("is lovely", "is right by …")
+    describes: bool = False
 
     @property
     def of(self) -> str | None:
@@ -175,8 +179,19 @@ _PARSES = _Parses()
 _IS_BEFORE_A = re.compile(r"(?<=\w)'s (?=(?:a|an|the|my|our|in|at|on|now)\b)")
 
 
+#: the speaker's "I" as quick chat writes it ("i moved", "im vegan", "ive joined")
+_CHAT_I = [
+    (re.compile(r"\bi\b(?!\.)"), "I"),
+    (re.compile(r"\bim\b"), "I'm"),
+    (re.compile(r"\bive\b"), "I've"),
+]
+
+
 def _normal(sentence: str) -> str:
-    return _IS_BEFORE_A.sub(" is ", " ".join(sentence.replace("\u2019", "'").split()))
+    text = _IS_BEFORE_A.sub(" is ", " ".join(sentence.replace("\u2019", "'").split()))
+    for pattern, said in _CHAT_I:
+        text = pattern.sub(said, text)
+    return text
 
 
 def parse(sentence: str) -> Parsed:
@@ -550,7 +565,9 @@ def _verb_name(verb: Any, complement: Any) -> str:
     particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     # "moved in with", "passed away": the small pipeline reads some particles as adverbs
     particles += [
-        c.lower_ for c in verb.children if c.dep_ == "advmod" and c.lower_ in _PARTICLES and c.i == verb.i + 1
+        c.lower_
+        for c in verb.children
+        if (c.dep_ == "advmod" or _bare_particle(c)) and c.lower_ in _PARTICLES and c.i == verb.i + 1
     ]
     lemma = verb.lemma_.lower()
     if any(c.dep_ == "auxpass" for c in verb.children):
@@ -597,12 +614,16 @@ def _with_speaker(verb: Any) -> Phrase | None:
 def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
     """(preposition, its object) hanging on the verb, on an adjective complement ("allergic to"), or on
     a particle the small pipeline read as an adverb ("moved back | to Utrecht")."""
-    particles = [c for c in verb.children if c.dep_ in ("advmod", "prt") and c.lower_ in _PARTICLES]
+    particles = [
+        c
+        for c in verb.children
+        if (c.dep_ in ("advmod", "prt") or _bare_particle(c)) and c.lower_ in _PARTICLES
+    ]
     holders = [verb, *particles] + ([complement] if complement is not None else [])
     for holder in holders:
         for c in holder.children:
-            if _to_object(c):  # "allergic to shellfish", read by the small pipeline as "to" + a verb
-                yield "to", _phrase(c)
+            if _to_object(c) or holder is verb and _to_place(c):
+                yield "to", _phrase(c)  # "allergic to shellfish", "moved to glasgow": read as "to" + a verb
             if c.dep_ in ("prep", "agent", "dative") and c.pos_ == "ADP":
                 pobj = next((g for g in c.children if g.dep_ in ("pobj", "pcomp")), None)
                 if pobj is not None:
@@ -611,6 +632,31 @@ def _preps(verb: Any, complement: Any) -> Iterable[tuple[str, Phrase]]:
                     for g in pobj.children if pobj.pos_ == "ADP" else ():
                         if g.dep_ == "pobj":
                             yield f"{c.lower_} {pobj.lower_}", _phrase(g)
+
+
+def _bare_particle(token: Any) -> bool:
+    """A particle the small pipeline read as a preposition with no object of its own ("dropped out | of
+    uni"): the preposition hangs on it instead."""
+    return (
+        token.dep_ == "prep"
+        and not any(g.dep_ in ("pobj", "pcomp") for g in token.children)
+        and any(g.dep_ == "prep" for g in token.children)
+    )
+
+
+def _to_place(token: Any) -> bool:
+    """A lower-case name the small pipeline took for an infinitive after a verb of the inventory that takes
+    "to" ("i moved to glasgow"): a word that is no frame verb itself, with no object of its own."""
+    head = token.head
+    return (
+        token.dep_ == "xcomp"
+        and token.tag_ == "VB"
+        and token.is_lower
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in token.children)
+        and not any(c.dep_ in ("dobj", "dative", "xcomp", "ccomp") for c in token.children)
+        and token.lemma_.lower() not in verbs()
+        and any(f.prep == "to" for _, f in frames_for(head.lemma_.lower()))
+    )
 
 
 def _to_object(token: Any) -> bool:
@@ -651,7 +697,7 @@ def _phrase(token: Any) -> Phrase:
         None,
     )
     if named is None:
-        named = _named_after(token)
+        named = _named_after(token) or _name_beside(token)
     inside = tuple(
         (_said(e), e.label_)
         for e in doc.ents
@@ -667,6 +713,17 @@ def _phrase(token: Any) -> Phrase:
         entities=inside,
         proper=token.pos_ == "PROPN",
         preps=tuple(_noun_preps(token)),
+        kind=next(
+            (
+                c.lemma_.lower()
+                for c in token.children
+                if c.dep_ == "compound" and c.pos_ == "NOUN" and c.i < token.i
+            ),
+            None,
+        )
+        if token.pos_ == "PROPN"
+        else None,
+        describes=token.pos_ in ("ADJ", "ADV"),
     )
 
 
@@ -701,6 +758,15 @@ def _value_word(t: Any, head: Any) -> bool:
     if t.i >= head.i or t.head.i != head.i and t.head.dep_ != "compound":
         return False
     return t.dep_ in _VALUE_DEPS and t.lower_ not in _NOT_VALUE_WORDS
+
+
+def _name_beside(token: Any) -> Any:
+    """A name right after a noun that the small pipeline made a second subject of the same verb ("my cat
+    | Biscotti | died")."""
+    nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    if nxt is not None and nxt.pos_ == "PROPN" and nxt.dep_ == token.dep_ and nxt.head.i == token.head.i:
+        return nxt
+    return None
 
 
 def _named_after(token: Any) -> Any:
