@@ -67,7 +67,8 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
     """What the answer may use, best first (the asker's own first for a first-person question, as search
     orders it): an episode whose own memory is also in the pool is left out
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
-    the pool stays, so that the answer can cite the statement that retired it."""
+    the pool stays, so that the answer can cite the statement that retired it, and so does a message a
+    statement retracted a value of (the memory of it in the pool may be another value it gave, still holding)."""
     ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
     # the asked attribute's statements as one subject, newest first, as search gives them (for a question
     # naming a time, the answer then takes the version that held then)
@@ -75,7 +76,14 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
     present = set(pool)
     retiring = {h.retracted_by for h in ordered}
     return [
-        h for h in ordered if not (h.kind == "episode" and present & set(h.derived) and h.id not in retiring)
+        h
+        for h in ordered
+        if not (
+            h.kind == "episode"
+            and present & set(h.derived)
+            and h.id not in retiring
+            and h.state != "retracted"
+        )
     ]
 
 

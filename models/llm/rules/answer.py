@@ -96,7 +96,7 @@ def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] 
     present = {item.id for item in items}
     scored: list[Row] = []
     for position, item in enumerate(items):
-        if item.kind == "episode" and present & set(item.derived):
+        if _said_by_its_memory(item, present):
             continue  # its memory is here and says it, with its state
         if item.state in _WITHHELD:
             continue
@@ -112,6 +112,12 @@ def _place(subject: str | None) -> int:
 
 
 _ORDER = {a.name: i for i, a in enumerate(attributes.ATTRIBUTES)}
+
+
+def _said_by_its_memory(item: ContextItem, present: set[str]) -> bool:
+    """Whether a message's memory is among the items and says it with its state: not so for a message a
+    statement retracted a value of (the memory present may be another value it gave, still holding)."""
+    return item.kind == "episode" and bool(present & set(item.derived)) and item.state != "retracted"
 
 
 def _states(item: ContextItem, asked: frozenset[str]) -> bool:
@@ -137,7 +143,7 @@ def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
         if item.group == group
         and item.id not in have
         and item.state not in _WITHHELD
-        and not (item.kind == "episode" and present & set(item.derived))
+        and not _said_by_its_memory(item, present)
     ]
 
 
