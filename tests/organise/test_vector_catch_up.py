@@ -89,6 +89,7 @@ def test_the_organiser_makes_vectors_of_another_model_again_and_dense_search_the
         assert ids["cat"] not in _dense(mem, "grey cat adopted", "ann")  # found by its words only
         mem.add("The printer on the second floor is out of toner.", user_id="ann")  # no command: an add
         assert mem.organiser.wait_for_vectors(30)
+        assert mem.organiser.wait_for_links(30)  # the linker may still write after the add: count once idle
         assert mem.organiser.vectors_behind() == {}
         assert ids["cat"] in _dense(mem, "grey cat adopted", "ann")
         assert "cat" in mem.search("grey cat adopted", user_id="ann").results[0].text
