@@ -5,7 +5,7 @@ inventory's frames and nouns. People mostly state an attribute in words no frame
 Tidewater Labs done", "Three weeks into Helix now"), and such a hit reads as nothing, so an older keyed
 statement of the same attribute stays first. A question supplies what the hit alone lacks: which
 attribute is meant. When a first-person question asks one single-valued attribute of the asker
-(core/recall/statements.asked: "where do I work now?" asks works_at), a hit of the asker's own words
+(core/recall/questions.asked: "where do I work now?" asks works_at), a hit of the asker's own words
 (authority "authorized": never an assistant's line) is taken as a statement of it when:
 
 - it is not a request or a question, says nothing of someone else first, and tells no history;
@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
-from veramem_desktop.core.recall import safety_net, statements
+from veramem_desktop.core.recall import questions, safety_net, statements
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
@@ -48,8 +48,8 @@ _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNO
 def settle(hits: list[Hit], question: str) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
     as they were when the question asks no single-valued attribute of the asker or of someone it names."""
-    wanted = statements.asked(question)
-    person, wanted = _whose(statements.person_asked(question), wanted)
+    wanted = questions.asked(question)
+    person, wanted = _whose(questions.person_asked(question), wanted)
     if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
     elif person or not _FIRST_PERSON.search(question):
@@ -57,8 +57,8 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))
     else:
-        nouns = statements.asked_nouns(question)
-        named = statements.attributes_of_nouns(nouns)
+        nouns = questions.asked_nouns(question)
+        named = questions.attributes_of_nouns(nouns)
         members = _by_noun(hits, nouns, named)
         if any(attributes.is_multi_valued(a) for a in named):
             return _newest_first(hits, members)  # values side by side: none replaces another
@@ -93,7 +93,7 @@ def _by_noun(
     for h in hits:
         if h.state not in _LIVE or h.authority != "authorized" or (h.about or "user").casefold() != "user":
             continue
-        if not (statements.says_noun(h.text, nouns) or statements.gives_value_of(h.text, named)):
+        if not (questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             continue
         values = _plain_values(h.text, frozenset(), numbers=True)
         if values:
@@ -104,7 +104,7 @@ def _by_noun(
 def _whose(person: frozenset[str], wanted: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
     """Who is asked about, and what: a relation naming the person ("where does my mum live?") is not
     also the attribute asked."""
-    return person, wanted - {role for w in person if (role := statements.relation_of(w)) is not None}
+    return person, wanted - {role for w in person if (role := questions.relation_of(w)) is not None}
 
 
 def _mentions(
@@ -116,7 +116,7 @@ def _mentions(
     for h in hits:
         if h.state not in _LIVE and h.state != safety_net.STATE:
             continue
-        if h.authority != "authorized" or h.closeness is None or not statements.mentions(h.text, person):
+        if h.authority != "authorized" or h.closeness is None or not questions.mentions(h.text, person):
             continue
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue

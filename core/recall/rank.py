@@ -10,7 +10,7 @@ from typing import Any
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.recall import statements
+from veramem_desktop.core.recall import questions
 from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
@@ -168,7 +168,7 @@ def statements_first(hits: list[Hit], query: str) -> list[Hit]:
     I work?": a hit the truth stage keyed or read as works_at) and hold now go first, each part in its
     order (the truth stage's: a subject's head stays above what it replaced). A line of chit-chat that only
     shares a word ("that would all work") no longer comes before the statement asked for."""
-    wanted = statements.asked(query)
+    wanted = questions.asked(query)
     if not wanted:
         return hits
     stating = [

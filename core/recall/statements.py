@@ -39,12 +39,12 @@ from veramem_desktop.core.attributes import Attribute, Frame
 
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
-_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*|\d[\d:.,]*")
+WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*|\d[\d:.,]*")
 _SPEAKER = frozenset(
     {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
 )
 _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
-_OWN = frozenset({"my", "our", "user's"})
+OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 _HISTORY = re.compile(
     r"\b(?:used to|back when|back then|when (?:i|we) (?:still|was|were)|anymore|any more)\b", re.I
@@ -63,12 +63,12 @@ _REQUEST = re.compile(
 #: words the lexicon holds no lemma for that are no names
 _FUNCTION_TEXT = "the a an this that these those our your so and but or yes no oh well"
 _FUNCTION = frozenset(_FUNCTION_TEXT.split())
-_BE_FORMS = frozenset(
+BE_FORMS = frozenset(
     {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
 )
 _NOT_VALUES_TEXT = """i i'm i've i'd i'll user assistant monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december today yesterday tomorrow"""
-_NOT_VALUES = frozenset(_NOT_VALUES_TEXT.split())
+NOT_VALUES = frozenset(_NOT_VALUES_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def lexicon() -> Any:
 
 
 @lru_cache(maxsize=8192)
-def _lemmas(word: str) -> frozenset[str]:
+def lemmas(word: str) -> frozenset[str]:
     """The word and every lemma lemminflect's lexicon gives it."""
     getAllLemmas = lexicon().getAllLemmas
 
@@ -134,7 +134,7 @@ def _lemmas(word: str) -> frozenset[str]:
 
 
 @cache
-def _frames_by_head() -> dict[str, tuple[tuple[Attribute, Frame], ...]]:
+def frames_by_head() -> dict[str, tuple[tuple[Attribute, Frame], ...]]:
     """The inventory's frames of single-valued attributes by the word their match starts from: the verb's
     lemma, or for "be <participle>" the participle ("married" for "be married to")."""
     out: dict[str, list[tuple[Attribute, Frame]]] = {}
@@ -168,7 +168,7 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     for "be <participle>", a form of "be" comes just before it), and what follows them is no value of
     another attribute ("moved everything to VS Code" is no move of home)."""
     parts = frame.verb.split()
-    if parts[0] == "be" and not _BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+    if parts[0] == "be" and not BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
         return False
     end = _fits_to(frame, parts, words, at)
     if end is None:
@@ -179,7 +179,7 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
 
 
 def _attribute_names_of(frame: Frame) -> tuple[str, ...]:
-    return tuple(a.name for a, f in _frames_by_head().get(_head(frame), ()) if f is frame)
+    return tuple(a.name for a, f in frames_by_head().get(_head(frame), ()) if f is frame)
 
 
 def _head(frame: Frame) -> str:
@@ -194,7 +194,7 @@ def _fits_to(frame: Frame, parts: list[str], words: list[str], at: int) -> int |
     position = at + 1
     for want in wanted:
         window = words[position : position + _REACH]
-        hit = next((i for i, w in enumerate(window) if want in _lemmas(w)), None)
+        hit = next((i for i, w in enumerate(window) if want in lemmas(w)), None)
         if hit is None:
             return None
         position += hit + 1
@@ -206,8 +206,8 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
     lower case; ``spans``: where nouns of attributes are said; ``named``: the attributes named)."""
     cues: list[_Cue] = []
     for at, word in enumerate(words):
-        for lemma in _lemmas(word):
-            for attr, frame in _frames_by_head().get(lemma, ()):
+        for lemma in lemmas(word):
+            for attr, frame in frames_by_head().get(lemma, ()):
                 if frame.weak and attr.name not in named:
                     continue
                 if _frame_fits(frame, words, at):
@@ -229,7 +229,7 @@ def _is_past(word: str, lemma: str) -> bool:
     return word != lemma and word in lexicon().getInflection(lemma, tag="VBD")
 
 
-def _named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
+def named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
     """The attributes a noun (``spans``) or a value of names anywhere in the words."""
     found = {name for _, name in spans}
     found.update(a for a in map(_single_value_of, lowered) if a is not None)
@@ -243,12 +243,12 @@ def _single_value_of(word: str) -> str | None:
     return attr.name if attr is not None and not attr.multi else None
 
 
-def _noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
+def noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
     """Where a noun of an attribute is said (the position of its first word), and which attribute."""
     index = _nouns()
     out = []
     for at, word in enumerate(lowered):
-        for lemma in _lemmas(word):
+        for lemma in lemmas(word):
             for before, name in index.get(lemma, ()):
                 start = at - len(before)
                 if start >= 0 and tuple(lowered[start:at]) == before:
@@ -261,7 +261,7 @@ def _owned_nouns(lowered: list[str], spans: list[tuple[int, str]]) -> list[tuple
     return [
         (name, at)
         for at, name in spans
-        if _OWN & set(lowered[max(0, at - 3) : at]) or _NEW & set(lowered[max(0, at - 2) : at])
+        if OWN & set(lowered[max(0, at - 3) : at]) or _NEW & set(lowered[max(0, at - 2) : at])
     ]
 
 
@@ -273,23 +273,23 @@ def _other_person(before: list[str]) -> bool:
     if _OTHERS & set(low):
         return True
     for i, w in enumerate(low):
-        if w in _OWN and i + 1 < len(low) and attributes.relation(low[i + 1]) is not None:
+        if w in OWN and i + 1 < len(low) and attributes.relation(low[i + 1]) is not None:
             return True
-    return any(_a_name(w) for w in before)
+    return any(a_name(w) for w in before)
 
 
-def _a_name(word: str) -> bool:
+def a_name(word: str) -> bool:
     """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
     low = word.lower()
-    if low in _NOT_VALUES or low in _OWN or low in _SPEAKER or low in _OTHERS or low in _FUNCTION:
+    if low in NOT_VALUES or low in OWN or low in _SPEAKER or low in _OTHERS or low in _FUNCTION:
         return False
     return word[:1].isupper() and not _known(low)
 
 
 def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
-    named = (_bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
-    found = {w for w in named if w and w not in _NOT_VALUES and not _DATE_PART.fullmatch(w)}
+    named = (bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
+    found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
     found.update(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
     return frozenset(found)
 
@@ -298,7 +298,7 @@ def _values(words: list[str], attribute: str) -> frozenset[str]:
 _DATE_PART = re.compile(r"(?:19|20)\d\d|\d{1,2}")
 
 
-def _bare(word: str) -> str:
+def bare(word: str) -> str:
     """A word as a value: lower case, without a possessive or trailing punctuation ("Ana's" -> "ana")."""
     low = word.lower().replace("’", "'").rstrip(".,:")
     return low[:-2] if low.endswith("'s") else low
@@ -310,10 +310,10 @@ def read(text: str) -> Read | None:
     else's); ``attributes`` holds every one it may state, in the order they are said."""
     if _REQUEST.search(text):
         return None
-    words = _WORD.findall(text[:400])
+    words = WORD.findall(text[:400])
     lowered = [w.lower() for w in words]
-    spans = _noun_spans(lowered)
-    named_all = _named_attributes(lowered, spans)
+    spans = noun_spans(lowered)
+    named_all = named_attributes(lowered, spans)
     cues = _cues(words, lowered, spans, named_all)
     if not cues:
         return None
@@ -333,32 +333,6 @@ def attribute_of(found: Read) -> str:
     return next((a for a in found.attributes if a in found.named), found.attributes[0])
 
 
-@lru_cache(maxsize=2048)
-def asked(question: str) -> frozenset[str]:
-    """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
-    ("where do I work?": works_at, occupation), a noun ("who is my manager?": relation:boss) or a value."""
-    words = _WORD.findall(question[:400])
-    lowered = [w.lower() for w in words]
-    spans = _noun_spans(lowered)
-    found = _named_attributes(lowered, spans)
-    heads = _frames_by_head()
-    found.update(
-        attr.name
-        for w in lowered
-        if w not in _QUESTION_VERBS
-        for lemma in _lemmas(w)
-        for attr, frame in heads.get(lemma, ())
-        if not frame.weak
-    )
-    return frozenset(found - {"name"})
-
-
-#: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")
-_QUESTION_VERBS = frozenset(
-    {"do", "does", "did", "have", "has", "had", "get", "got", "go", "went", "am", "is", "are"}
-)
-
-
 #: "the old one", "my former boss", "our previous flat": a value said as one that no longer holds
 _FORMER = re.compile(r"\b(?:my|our|the|his|her|their|user's) (?:old|former|previous|ex)\b", re.I)
 
@@ -376,23 +350,23 @@ def tells_history(text: str) -> bool:
 def about_someone_else(text: str) -> bool:
     """Whether ``text`` opens with someone other than the speaker ("Mum finally moved …", "User's brother
     took …", "Ana's new job", "He took …"), read from its first three words."""
-    first = _WORD.findall(text[:80])[:3]
+    first = WORD.findall(text[:80])[:3]
     low = [w.lower().replace("’", "'") for w in first]
-    bare = [_bare(w) for w in first]
+    plain = [bare(w) for w in first]
     for i, w in enumerate(low[:-1]):
-        if (w in _OWN or w.endswith("'s")) and attributes.relation(bare[i + 1]) is not None:
+        if (w in OWN or w.endswith("'s")) and attributes.relation(plain[i + 1]) is not None:
             return True  # "my brother", "User's sister"
-    if _SPEAKER & set(bare):
+    if _SPEAKER & set(plain):
         return False
-    if _OTHERS & set(bare) or any(attributes.relation(w) is not None for w in bare):
+    if _OTHERS & set(plain) or any(attributes.relation(w) is not None for w in plain):
         return True
     if not first:
         return False
     if first[0].lower().replace("’", "'").endswith("'s"):
         name = re.sub(r"['’]s$", "", first[0])  # "Ana's new job"; not "German's on hold", a value
-        return _a_name(name) and attributes.for_value(name) is None
+        return a_name(name) and attributes.for_value(name) is None
     # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value)
-    return _a_name(first[0]) and attributes.for_value(first[0]) is None and any(_is_verb(w) for w in low[1:3])
+    return a_name(first[0]) and attributes.for_value(first[0]) is None and any(_is_verb(w) for w in low[1:3])
 
 
 def _is_verb(word: str) -> bool:
@@ -408,170 +382,10 @@ _REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", r
 def values(text: str, attribute: str) -> frozenset[str]:
     """The names and numbers ``text`` holds past its first word, and the inventory's values of ``attribute``
     (a reply's note of the question it answered left out)."""
-    return _values(_WORD.findall(_REPLY_NOTE.sub(" ", text[:600])[:400]), attribute)
+    return _values(WORD.findall(_REPLY_NOTE.sub(" ", text[:600])[:400]), attribute)
 
 
 def named(text: str) -> frozenset[str]:
     """The single-valued attributes ``text`` names by a noun of theirs ("the Payments team": team)."""
-    lowered = [w.lower() for w in _WORD.findall(text[:400])]
-    return frozenset(_named_attributes(lowered, _noun_spans(lowered)))
-
-
-def person_asked(question: str) -> frozenset[str]:
-    """The words naming the person a question asks about when it is not the asker: a name ("where does
-    Femi work?") and a relation said as the asker's ("my brother Dario", "my mum"), lower case; empty
-    for a question about the asker."""
-    words = _WORD.findall(question[:400])
-    found: set[str] = set()
-    for i, w in enumerate(words):
-        low = _bare(w)
-        if i > 0 and words[i - 1].lower() in _OWN and _relation(low) is not None:
-            asked_for = i > 1 and words[i - 2].lower() in _BE_FORMS and not w.lower().endswith("'s")
-            if not asked_for:  # "who is my partner?" asks the partner; "where does my mum live?" asks of her
-                found.add(low)
-        elif (
-            i > 0
-            and _a_name(re.sub(r"['’]s$", "", w))
-            and low not in _QUESTION_NAMES
-            and _subject_at(words, i)
-        ):
-            found.add(low)
-    return frozenset(found)
-
-
-#: the verbs a question puts before its subject ("where does Femi work?", "where was Zoe in May?")
-_AUXILIARIES = frozenset(
-    ["do", "does", "did", "is", "was", "are", "were", "has", "have", "had", "will", "would", "can", "could"]
-)
-
-
-def _subject_at(words: list[str], i: int) -> bool:
-    """Whether the name at ``i`` is whom the question asks about: right after its verb ("where does Femi
-    work?"), owning what is asked ("Gerald's dog"), or named with a relation ("my brother Dario"); not a
-    place it names ("which area of London")."""
-    w = words[i].lower().replace("’", "'")
-    before = words[i - 1].lower()
-    return w.endswith("'s") or before in _AUXILIARIES or _relation(_bare(before)) is not None
-
-
-#: capitalised words of a question that name no one ("I", a month)
-_QUESTION_NAMES = frozenset({"i", "user"}) | _NOT_VALUES
-
-
-def mentions(text: str, person: frozenset[str]) -> bool:
-    """Whether ``text`` speaks of the person named by ``person`` (person_asked's words): the name itself, or
-    a word of the same relation ("Mum" for "my mother")."""
-    roles = {_relation(w) for w in person} - {None}
-    for w in _WORD.findall(text[:400]):
-        low = _bare(w)
-        if low in person or (roles and _relation(low) in roles):
-            return True
-    return False
-
-
-def _relation(word: str) -> str | None:
-    """The relation a word names, in the singular too ("parents", "sisters")."""
-    return attributes.relation(word) or (attributes.relation(word[:-1]) if word.endswith("s") else None)
-
-
-def relation_of(word: str) -> str | None:
-    """The relation ``word`` names ("mum": mother), or None."""
-    return _relation(word)
-
-
-#: words of a question that name no thing asked about
-_NOT_ASKED = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "where",
-        "when",
-        "why",
-        "how",
-        "do",
-        "does",
-        "did",
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "be",
-        "been",
-        "have",
-        "has",
-        "had",
-        "my",
-        "our",
-        "your",
-        "the",
-        "a",
-        "an",
-        "of",
-        "for",
-        "to",
-        "in",
-        "on",
-        "at",
-        "with",
-        "now",
-        "currently",
-        "these",
-        "days",
-        "today",
-        "still",
-        "ever",
-        "i",
-        "we",
-        "you",
-        "me",
-        "us",
-        "name",
-        "called",
-        "kind",
-        "sort",
-        "thing",
-        "things",
-    ]
-)
-
-
-def asked_nouns(question: str) -> frozenset[str]:
-    """The nouns a first-person question asks about when the inventory names no attribute in it ("who is
-    my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
-    words = [w.lower() for w in _WORD.findall(question[:400])]
-    found: set[str] = set()
-    for i, w in enumerate(words):
-        if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
-            continue
-        forms = lexicon().getAllLemmas(w)
-        if "NOUN" in forms:
-            found.update(forms["NOUN"])
-    return frozenset(found)
-
-
-def says_noun(text: str, nouns: frozenset[str]) -> bool:
-    """Whether ``text`` says one of ``nouns`` (in any of its forms, "landlord's", "notes")."""
-    return any(_lemmas(_bare(w)) & nouns for w in _WORD.findall(text[:400]))
-
-
-def attributes_of_nouns(nouns: frozenset[str]) -> frozenset[str]:
-    """The attributes, single- or multi-valued, that ``nouns`` name ("language": languages_learning)."""
-    found = (attributes.for_noun(n) or attributes.by_name(n) for n in nouns)
-    return frozenset(a.name for a in found if a is not None)
-
-
-def gives_value_of(text: str, names: frozenset[str]) -> bool:
-    """Whether ``text`` says a value that gives one of the attributes ``names`` away ("Korean" a language
-    learnt, "kittens" a pet), in any of its forms."""
-    if not names:
-        return False
-    for w in _WORD.findall(text[:400]):
-        for form in _lemmas(_bare(w)):
-            attr = attributes.for_value(form)
-            if attr is not None and attr.name in names:
-                return True
-    return False
+    lowered = [w.lower() for w in WORD.findall(text[:400])]
+    return frozenset(named_attributes(lowered, noun_spans(lowered)))

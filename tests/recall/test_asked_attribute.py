@@ -13,7 +13,7 @@ import pytest
 from support.fixtures import PASSPHRASE
 from support.keyless_model import KeylessModel
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import statements
+from veramem_desktop.core.recall import questions, statements
 
 from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
@@ -146,7 +146,7 @@ def test_a_named_persons_newest_statement_leads_for_a_question_about_them(keyles
     ],
 )
 def test_whom_a_question_asks_about(question: str, person: set[str]) -> None:
-    assert statements.person_asked(question) == frozenset(person)
+    assert questions.person_asked(question) == frozenset(person)
 
 
 def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_noun(keyless: Memory) -> None:
@@ -168,7 +168,7 @@ def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_
     ],
 )
 def test_the_nouns_a_question_asks_about(question: str, nouns: set[str]) -> None:
-    assert statements.asked_nouns(question) == frozenset(nouns)
+    assert questions.asked_nouns(question) == frozenset(nouns)
 
 
 def test_where_a_person_works_is_answered_by_the_employer_though_one_message_gave_the_role_too(

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
-from veramem_desktop.core.recall import statements
+from veramem_desktop.core.recall import questions
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
@@ -56,7 +56,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     when = asked_when(question, items)
     if when is not None and keys - when.words:
         keys -= when.words  # "in March 2024" says when, not what
-    asked = statements.asked(question)
+    asked = questions.asked(question)
     scored = _scored(items, keys, asked)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)

@@ -1,0 +1,161 @@
+"""What a question asks about: which attribute, of whom, or which thing the inventory has no name for.
+
+Recall reads a question with the same inventory (core/attributes.py) and lexicon as a statement
+(core/recall/statements.py): the attributes a question names by a frame's verb, a noun or a value
+("where do I work?": the employer), the person it asks about when that is not the asker ("where does my
+brother Dario work?", "what is Gerald's dog called?"), and, when no attribute fits, the nouns it asks
+about ("who is my landlord?"). core/recall/asked.py puts the statements of what is asked first.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from veramem_desktop.core import attributes
+from veramem_desktop.core.recall.statements import (
+    BE_FORMS,
+    NOT_VALUES,
+    OWN,
+    WORD,
+    a_name,
+    bare,
+    frames_by_head,
+    lemmas,
+    lexicon,
+    named_attributes,
+    noun_spans,
+)
+
+
+@lru_cache(maxsize=2048)
+def asked(question: str) -> frozenset[str]:
+    """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
+    ("where do I work?": works_at, occupation), a noun ("who is my manager?": relation:boss) or a value."""
+    words = WORD.findall(question[:400])
+    lowered = [w.lower() for w in words]
+    spans = noun_spans(lowered)
+    found = named_attributes(lowered, spans)
+    heads = frames_by_head()
+    found.update(
+        attr.name
+        for w in lowered
+        if w not in _QUESTION_VERBS
+        for lemma in lemmas(w)
+        for attr, frame in heads.get(lemma, ())
+        if not frame.weak
+    )
+    return frozenset(found - {"name"})
+
+
+#: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")
+_QUESTION_VERBS = frozenset(
+    {"do", "does", "did", "have", "has", "had", "get", "got", "go", "went", "am", "is", "are"}
+)
+
+
+def person_asked(question: str) -> frozenset[str]:
+    """The words naming the person a question asks about when it is not the asker: a name ("where does
+    Femi work?") and a relation said as the asker's ("my brother Dario", "my mum"), lower case; empty
+    for a question about the asker."""
+    words = WORD.findall(question[:400])
+    found: set[str] = set()
+    for i, w in enumerate(words):
+        low = bare(w)
+        if i > 0 and words[i - 1].lower() in OWN and _relation(low) is not None:
+            asked_for = i > 1 and words[i - 2].lower() in BE_FORMS and not w.lower().endswith("'s")
+            if not asked_for:  # "who is my partner?" asks the partner; "where does my mum live?" asks of her
+                found.add(low)
+        elif (
+            i > 0
+            and a_name(re.sub(r"['’]s$", "", w))
+            and low not in _QUESTION_NAMES
+            and _subject_at(words, i)
+        ):
+            found.add(low)
+    return frozenset(found)
+
+
+#: the verbs a question puts before its subject ("where does Femi work?", "where was Zoe in May?")
+_AUXILIARIES = frozenset(
+    ["do", "does", "did", "is", "was", "are", "were", "has", "have", "had", "will", "would", "can", "could"]
+)
+
+
+def _subject_at(words: list[str], i: int) -> bool:
+    """Whether the name at ``i`` is whom the question asks about: right after its verb ("where does Femi
+    work?"), owning what is asked ("Gerald's dog"), or named with a relation ("my brother Dario"); not a
+    place it names ("which area of London")."""
+    w = words[i].lower().replace("’", "'")
+    before = words[i - 1].lower()
+    return w.endswith("'s") or before in _AUXILIARIES or _relation(bare(before)) is not None
+
+
+#: capitalised words of a question that name no one ("I", a month)
+_QUESTION_NAMES = frozenset({"i", "user"}) | NOT_VALUES
+
+
+def mentions(text: str, person: frozenset[str]) -> bool:
+    """Whether ``text`` speaks of the person named by ``person`` (person_asked's words): the name itself, or
+    a word of the same relation ("Mum" for "my mother")."""
+    roles = {_relation(w) for w in person} - {None}
+    for w in WORD.findall(text[:400]):
+        low = bare(w)
+        if low in person or (roles and _relation(low) in roles):
+            return True
+    return False
+
+
+def _relation(word: str) -> str | None:
+    """The relation a word names, in the singular too ("parents", "sisters")."""
+    return attributes.relation(word) or (attributes.relation(word[:-1]) if word.endswith("s") else None)
+
+
+def relation_of(word: str) -> str | None:
+    """The relation ``word`` names ("mum": mother), or None."""
+    return _relation(word)
+
+
+#: words of a question that name no thing asked about
+_NOT_ASKED_TEXT = """what which who whom whose where when why how do does did is are was were am be been have has had
+    my our your the a an of for to in on at with now currently these days today still ever i we you me us
+    name called kind sort thing things"""
+_NOT_ASKED = frozenset(_NOT_ASKED_TEXT.split())
+
+
+def asked_nouns(question: str) -> frozenset[str]:
+    """The nouns a first-person question asks about when the inventory names no attribute in it ("who is
+    my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
+    words = [w.lower() for w in WORD.findall(question[:400])]
+    found: set[str] = set()
+    for i, w in enumerate(words):
+        if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
+            continue
+        forms = lexicon().getAllLemmas(w)
+        if "NOUN" in forms:
+            found.update(forms["NOUN"])
+    return frozenset(found)
+
+
+def says_noun(text: str, nouns: frozenset[str]) -> bool:
+    """Whether ``text`` says one of ``nouns`` (in any of its forms, "landlord's", "notes")."""
+    return any(lemmas(bare(w)) & nouns for w in WORD.findall(text[:400]))
+
+
+def attributes_of_nouns(nouns: frozenset[str]) -> frozenset[str]:
+    """The attributes, single- or multi-valued, that ``nouns`` name ("language": languages_learning)."""
+    found = (attributes.for_noun(n) or attributes.by_name(n) for n in nouns)
+    return frozenset(a.name for a in found if a is not None)
+
+
+def gives_value_of(text: str, names: frozenset[str]) -> bool:
+    """Whether ``text`` says a value that gives one of the attributes ``names`` away ("Korean" a language
+    learnt, "kittens" a pet), in any of its forms."""
+    if not names:
+        return False
+    for w in WORD.findall(text[:400]):
+        for form in lemmas(bare(w)):
+            attr = attributes.for_value(form)
+            if attr is not None and attr.name in names:
+                return True
+    return False
