@@ -10,27 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.fixtures import PASSPHRASE
-from support.keyless_model import KeylessModel
+from support.keyless_model import keyless_memory
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import questions, statements
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
 @pytest.fixture
 def keyless(isolated_home: Path, real_embedder: Embedder) -> Iterator[Memory]:
-    config = Config()
-    config.organise.linking = False
-    mem, _ = Memory.create(
-        isolated_home,
-        passphrase=PASSPHRASE,
-        use_keyring=False,
-        embedder=real_embedder,
-        config=config,
-        llm=KeylessModel(),
-    )
+    mem = keyless_memory(isolated_home, real_embedder)
     yield mem
     mem.close()
 

@@ -10,25 +10,14 @@ from pathlib import Path
 
 import pytest
 from support.fake_embedder import HashEmbedder
-from support.fixtures import PASSPHRASE
-from support.keyless_model import KeylessModel
+from support.keyless_model import keyless_memory
 
-from veramem_desktop.config import Config
 from veramem_desktop.memory import Memory
 
 
 @pytest.fixture
 def keyless(isolated_home: Path) -> Iterator[Memory]:
-    config = Config()
-    config.organise.linking = False
-    mem, _ = Memory.create(
-        isolated_home,
-        passphrase=PASSPHRASE,
-        use_keyring=False,
-        embedder=HashEmbedder(),
-        config=config,
-        llm=KeylessModel(),
-    )
+    mem = keyless_memory(isolated_home, HashEmbedder())
     yield mem
     mem.close()
 

@@ -8,27 +8,11 @@ list the keys had before (models/llm/rules/keys.py): none of these wordings got 
 
 from __future__ import annotations
 
-from typing import Any
-
-from veramem_desktop.core.storage.items import MemoryItem
+from support.versions import current as _current
+from support.versions import say as _say
+from support.versions import versions as _versions
 
 from veramem_desktop.memory import Memory
-
-
-def _say(mem: Memory, content: str, time: str) -> Any:
-    return mem.add([{"role": "user", "content": content, "time": time}])
-
-
-def _versions(mem: Memory, subject: str, predicate: str) -> list[MemoryItem]:
-    """Every memory of one key, oldest first."""
-    found = [
-        m for m in mem.memories(status=None, limit=500) if (m.subject, m.predicate) == (subject, predicate)
-    ]
-    return sorted(found, key=lambda m: (m.valid_from, m.id))
-
-
-def _current(mem: Memory, subject: str, predicate: str) -> list[str | None]:
-    return [m.value for m in _versions(mem, subject, predicate) if m.status == "active"]
 
 
 def test_a_change_said_without_i_becomes_the_new_version(rmem: Memory) -> None:
