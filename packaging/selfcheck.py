@@ -86,8 +86,8 @@ def _parse() -> str:
 
 @check("confusables table")
 def _confusables() -> str:
-    # core/trust/normalize.py reads confusable_homoglyphs/confusables.json through importlib.resources.
-    from veramem_desktop.core.trust.normalize import skeleton
+    # core/text/normalize.py reads confusable_homoglyphs/confusables.json through importlib.resources.
+    from veramem_desktop.core.text.normalize import skeleton
 
     cyrillic = "p\u0430yp\u0430l"  # two Cyrillic a's
     if skeleton(cyrillic) != skeleton("paypal"):
@@ -98,7 +98,7 @@ def _confusables() -> str:
 @check("dateparser data")
 def _dates() -> str:
     # A free-form written date goes through dateparser, which loads its language data by name.
-    from veramem_desktop.core.write.times import dateparser_absolute
+    from veramem_desktop.core.text.time_values import dateparser_absolute
 
     parsed = dateparser_absolute("Tuesday, the 7th of May 2024")
     if parsed is None or (parsed.year, parsed.month, parsed.day) != (2024, 5, 7):

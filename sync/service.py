@@ -36,9 +36,9 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, SyncError
 from veramem_desktop.core.storage import ledger, ledger_feed
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.sync import (
     batchfile,
     gc_pause,

@@ -7,8 +7,8 @@
   what a module shares, it names publicly.
 - SQL lives in core/storage/'s repositories, one per table family: the rest of core decides and
   calls them. The only SQL text elsewhere is forget's (core/lifecycle/forget.py and its helper
-  turn_repair.py: forget erases from every table, so one place knows them all) and the access
-  predicate (core/trust/access.py, a boolean the repositories put in their own statements).
+  turn_repair.py: forget erases from every table, so one place knows them all). The access predicate
+  (core/storage/access.py, a boolean the repositories put in their own statements) is storage's.
 
 Each rule is a small function over a folder, so the tests below also plant a violation in a
 scratch tree and see it reported.
@@ -195,9 +195,8 @@ def test_a_planted_private_import_and_private_attribute_are_reported(tmp_path: P
 
 # ------------------------------------------------------------------ SQL lives in core/storage/
 #: the modules outside core/storage/ that may hold SQL text: forget erases from every table that holds
-#: user text (one place knows them all) and turn_repair is its helper; the access predicate is a boolean
-#: the repositories put in their own statements (invariant 6): no statement, and it runs nothing
-SQL_HOLDERS = frozenset({"core/lifecycle/forget.py", "core/lifecycle/turn_repair.py", "core/trust/access.py"})
+#: user text (one place knows them all) and turn_repair is its helper
+SQL_HOLDERS = frozenset({"core/lifecycle/forget.py", "core/lifecycle/turn_repair.py"})
 #: a string holding an SQL statement, in any case (a formatted value shows as a marker, see code_strings)
 SQL_STATEMENT = re.compile(
     r"\b(?:SELECT\b.+?\bFROM|INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?\s+\S+\s+SET"
@@ -257,14 +256,14 @@ def test_sql_planted_outside_storage_is_reported(tmp_path: Path) -> None:
         "recall/lexical.py": 'def f(table):\n    return f"SELECT count(*) FROM {table} WHERE {table} MATCH ?"\n',
         "recall/candidates.py": 'Q = "WITH f AS MATERIALIZED (SELECT rowid FROM memory_fts) "\n',
         "recall/engine.py": 'TAIL = " FROM memory_items m WHERE m.id = ?"\n',
-        "trust/review.py": 'TAIL = " AND id IN (SELECT owner_id FROM withheld w WHERE w.reason = ?)"\n',
+        "curation/review.py": 'TAIL = " AND id IN (SELECT owner_id FROM withheld w WHERE w.reason = ?)"\n',
         "write/versions.py": 'Q = ("INSERT OR IGNORE INTO mentions(episode_id, memory_id) "\n     "VALUES (?, ?)")\n',
         "transfer/memory_import.py": "def f(store, sql):\n    return store.query_one(sql)\n",
         "llm.py": 'Q = "PRAGMA user_version"\n',
         # allowed: the holders' own SQL and the repositories', prose in a docstring, and words that only
         # look like SQL
         "lifecycle/forget.py": 'Q = "DELETE FROM meta WHERE key = ?"\n',
-        "trust/access.py": 'P = "NOT EXISTS (SELECT 1 FROM grants g WHERE g.subject = :caller)"\n',
+        "storage/access.py": 'P = "NOT EXISTS (SELECT 1 FROM grants g WHERE g.subject = :caller)"\n',
         "storage/meta.py": 'Q = "SELECT value FROM meta WHERE key = ?"\n',
         "recall/dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_reads.py."""\n',
         "transfer/memory_export.py": 'NOTE = "selected turns from a session; an update to the newest"\n',
@@ -286,8 +285,8 @@ def test_sql_planted_outside_storage_is_reported(tmp_path: Path) -> None:
         "core/recall/candidates.py: WITH",
         "core/recall/candidates.py: FROM memory_fts",
         "core/recall/engine.py: FROM memory_items",
-        "core/trust/review.py: SELECT",
-        "core/trust/review.py: FROM withheld",
+        "core/curation/review.py: SELECT",
+        "core/curation/review.py: FROM withheld",
         "core/write/versions.py: INSERT",
         "core/write/versions.py: INTO mentions",
         "core/transfer/memory_import.py: .query_one()",

@@ -236,7 +236,7 @@ def test_planted_writes_in_a_scratch_copy_are_reported(tmp_path: Path) -> None:
         "core/lifecycle/expiry.py",
         'Q = ("INSERT INTO meta(key, value) VALUES (?, ?) "\n     "ON CONFLICT(key) DO UPDATE SET value = excluded.value")',
     )
-    _plant(root, "core/trust/review.py", 'def f(table):\n    return f"UPDATE {table} SET trust = ?"')
+    _plant(root, "core/curation/review.py", 'def f(table):\n    return f"UPDATE {table} SET trust = ?"')
     _plant(root, "sync/replica.py", 'Q = "REPLACE INTO memory_items(id) VALUES (?)"')
     _plant(root, "sync/rows.py", 'Q = "UPDATE OR IGNORE sync_keys SET key = ?"')
     _plant(root, "core/lifecycle/forget.py", 'Q = "DELETE FROM meta WHERE key = ?"')
@@ -246,7 +246,7 @@ def test_planted_writes_in_a_scratch_copy_are_reported(tmp_path: Path) -> None:
         "core/lifecycle/linker.py: pending_links",
         "core/write/versions.py: derivations",
         "core/lifecycle/expiry.py: meta",
-        "core/trust/review.py: a table named at run time",
+        "core/curation/review.py: a table named at run time",
         "sync/replica.py: memory_items",
         "sync/rows.py: sync_keys",
         "core/lifecycle/forget.py: meta",

@@ -21,14 +21,14 @@ __all__ = [
 #: the SDK's result types, defined in the engine, by the module that holds each
 RESULT_TYPES = {
     "AddResult": "veramem_desktop.core.write.results",
-    "EvidenceView": "veramem_desktop.core.trust.detail",
+    "EvidenceView": "veramem_desktop.core.curation.detail",
     "ImportReport": "veramem_desktop.core.transfer.import_report",
-    "MemoryDetail": "veramem_desktop.core.trust.detail",
+    "MemoryDetail": "veramem_desktop.core.curation.detail",
 }
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.curation.detail import EvidenceView, MemoryDetail
     from veramem_desktop.core.transfer.import_report import ImportReport
-    from veramem_desktop.core.trust.detail import EvidenceView, MemoryDetail
     from veramem_desktop.core.write.results import AddResult
 
     from .memory import Memory

@@ -7,7 +7,7 @@ the config's identity) and every call goes through :class:`AgentAccess`, which
 - searches and answers as that caller, so the access predicate and grants apply;
 - passes that caller to every call that names an id (detail, history, forget,
   feedback), so the engine checks it may see the id with the same predicate search
-  uses (core/trust/reads.py), and may erase only what the caller owns;
+  uses (core/curation/reads.py), and may erase only what the caller owns;
 - lets agents write only user, assistant and tool messages;
 - offers nothing that approves, rejects or raises trust: those are human acts;
 - records every change it makes in the ledger as the agent's (or, with no agent id, the
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.actor import Actor
 
 from .config import Config
 from .memory import Memory

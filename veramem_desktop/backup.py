@@ -14,7 +14,7 @@ behind the current store's ledger (entries written or already synced to other de
 since the backup) without ``force``, stages the copy beside the store, sets the
 current store aside, and deletes it only once the restored store has opened and
 verified; on any failure the current store is put back. What the current store forgot is carried
-over (core/lifecycle/reapply.py): read from it before it is set aside, and forgotten again in the
+over (core/curation/reapply.py): read from it before it is set aside, and forgotten again in the
 staged copy before the copy takes its place, so restoring a backup made before a forget (a person's
 explicit act: ``--force``, since every forget writes newer ledger entries) brings nothing forgotten
 back, and says how many forgets it applied again. Rejections made since are carried over the same way.
@@ -38,8 +38,8 @@ from typing import Any
 
 import nacl.utils
 
+from veramem_desktop.core.curation import reapply
 from veramem_desktop.core.errors import InvalidInputError, NotAStoreError, RefusedError, WrongKeyError
-from veramem_desktop.core.lifecycle import reapply
 from veramem_desktop.core.storage import copies, ledger_verify
 from veramem_desktop.core.storage.store import Connection, Store
 

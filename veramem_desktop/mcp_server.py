@@ -20,9 +20,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import VeramemError
 from veramem_desktop.core.recall import fence
+from veramem_desktop.core.storage import limits
 
 from . import __version__
 from .agent_access import AgentAccess

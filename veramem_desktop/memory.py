@@ -39,10 +39,10 @@ from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorIndex
-from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.trust.actor import Actor
 
 from .config import Config, Paths, load_config, resolve_paths
 from .keys import KeyManager, NewKey, PassphraseSource
@@ -202,7 +202,7 @@ class Memory:
 
     @property
     def writes(self) -> Writes:
-        """The add path over the open store's engine and models (made on first use)."""
+        """The add path over the open store, its vectors and models (made on first use)."""
         return self._made("writes", self._make_writes)
 
     @property
@@ -452,10 +452,9 @@ class Memory:
 
     # ------------------------------------------------------------ the services made on first use
     def _make_writes(self, opened: _OpenStore) -> Writes:
-        """The add path over the open store's engine and models (the LLM is resolved once episodes are kept)."""
+        """The add path over the open store, its vectors and models (the LLM is resolved once episodes are kept)."""
         return Writes(
             opened.store,
-            self._engine_handle,
             self._embedder_handle,
             lambda: self._backend,
             vectors=self._index().memory,

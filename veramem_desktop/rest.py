@@ -34,9 +34,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import VeramemError
 from veramem_desktop.core.recall import fence
+from veramem_desktop.core.storage import limits
 
 from . import __version__
 from .agent_access import AgentAccess

@@ -1,5 +1,5 @@
 """Lifecycle: what happens to memories after they are written.
 
 Consolidation and its stages (revise, archive, merge, fuse, summarise, distil, budget,
-decay), links, conflicts, expiry, outcomes and learned ranking, sharing, and forget.
+decay), links, conflicts, expiry, outcomes (which train recall's learned ranking), sharing, and forget.
 """

@@ -32,7 +32,7 @@ from veramem_desktop.core.storage import expiry_rows, meta
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.text.time_values import parse_time
 
 #: where an expiry is kept, in a memory's and an episode's metadata
 EXPIRES_KEY = "expires_at"

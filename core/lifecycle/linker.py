@@ -36,7 +36,6 @@ from typing import Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict
 from veramem_desktop.core.lifecycle.links import (
-    LINK_TYPES,
     MAX_ATTEMPTS,
     add_link,
     dequeue,
@@ -46,12 +45,14 @@ from veramem_desktop.core.lifecycle.links import (
 )
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall.query import content_terms, context_text, words
 from veramem_desktop.core.storage import episode_rows, index, item_scans, items, ledger, link_rows
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
-from veramem_desktop.core.trust.normalize import skeleton
+from veramem_desktop.core.text.link_types import LINK_TYPES
+from veramem_desktop.core.text.normalize import skeleton
+from veramem_desktop.core.text.terms import content_terms, words
+from veramem_desktop.core.text.turns import context_text
 from veramem_desktop.core.write.retractions import person
 
 #: the vector variant holding a memory with its source episode's neighbouring turns

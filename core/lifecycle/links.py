@@ -1,7 +1,7 @@
 """The link graph: typed edges between related memories of one scope, and cold storage.
 
 An edge (``links``: source, destination, type, score) is written with a ledger entry
-(``link.add``, ids only). The types a pair may get are ``LINK_TYPES``; two more,
+(``link.add``, ids only). The types a pair may get are ``LINK_TYPES`` (core/text/link_types.py); two more,
 ``COLD_LINKS``, point from a memory to one it sent to cold storage: ``subsumes`` (a broader
 memory, see the linker) and ``fused`` (a fused memory and its sources, core/lifecycle/merge.py).
 
@@ -27,8 +27,6 @@ from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 
-#: the types a model or the rules may give a pair of memories
-LINK_TYPES = ("supports", "extends", "contrasts", "related", "prerequisite")
 #: edges that point from a memory to the one it sent to cold storage (general → specific, fused → source)
 COLD_LINKS = ("subsumes", "fused")
 #: a memory that failed this many times stays queued but is no longer tried

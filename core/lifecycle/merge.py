@@ -32,10 +32,10 @@ from veramem_desktop.core.lifecycle.rules import (
     scope_of,
     values_disagree,
 )
-from veramem_desktop.core.recall.query import entities
 from veramem_desktop.core.storage import derivations, index, item_scans, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.text.terms import entities
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.consolidator import Consolidator

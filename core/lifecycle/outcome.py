@@ -10,7 +10,7 @@
   ``successes += max(a, 0)``, ``failures += max(-a, 0)``, one more use, and a helpful
   use restores its retrieval strength;
 - each credited memory's features and the outcome's sign are kept in the trace, and the
-  usage-learned scorer is refitted when enough new outcomes arrived (core/lifecycle/learned.py).
+  usage-learned scorer is refitted when enough new outcomes arrived (core/recall/learned.py).
 All of it happens in one transaction, with one ledger entry per credited memory
 (``memory.outcome``, through ``items.set_fields``) and one ``trace.feedback`` entry.
 
@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
-from veramem_desktop.core.lifecycle import learned
+from veramem_desktop.core.recall import learned
 from veramem_desktop.core.storage import item_scans, items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso, now_iso

@@ -31,14 +31,21 @@ from dataclasses import dataclass, replace
 
 from veramem_desktop.core.lifecycle.restatements import holds
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import episode_rows, index, index_rows, item_rows, ledger, mention_rows
+from veramem_desktop.core.storage import (
+    episode_rows,
+    index,
+    index_rows,
+    item_rows,
+    ledger,
+    mention_rows,
+    rejections,
+)
 from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import Episode, as_row, index_text
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.items import Evidence
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import rejections
 from veramem_desktop.core.trust.quotes import locate
 
 #: where a sentence ends: after . ! ? or … (and closing quotes or brackets), or at a line break

@@ -3,7 +3,7 @@
 Forgetting "I moved to Lisbon in March." must not leave the assistant's "Noted: Lisbon since
 March.", a tool's copy or a summary that says it, each still found by search. What repeats a
 memory is decided by the same mechanism that finds a rejected value inside other text
-(core/trust/rejections.py): a forgotten memory is known by the words of its value's confusable
+(core/storage/rejections.py): a forgotten memory is known by the words of its value's confusable
 skeleton (``phrase_of``), or, for a memory without a structured value, by the words of each of
 its quotes (a copy of the quote, when the quote is long enough to say something on its own); a
 message or memory restates it when its text holds those words in that order, however it is
@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from veramem_desktop.core.storage import forget_reach as reach_rows
+from veramem_desktop.core.storage.near_misses import joined_runs
+from veramem_desktop.core.storage.rejections import phrase_of
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust.near_misses import joined_runs
-from veramem_desktop.core.trust.normalize import phrase_words
-from veramem_desktop.core.trust.rejections import phrase_of
+from veramem_desktop.core.text.normalize import phrase_words
 
 REACHES = ("none", "session", "everywhere")
 #: a quote stands for a memory without a value only when it has this many words (fewer say too little)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veramem_desktop.core.storage.items import MemoryItem
-from veramem_desktop.core.trust.normalize import skeleton
+from veramem_desktop.core.text.normalize import skeleton
 
 ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
 

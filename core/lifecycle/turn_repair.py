@@ -8,10 +8,10 @@ context vectors are dropped, their owners returned so the caller can recompute t
 
 from __future__ import annotations
 
-from veramem_desktop.core.recall.query import episode_fts_text
 from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, row_to_episode
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.text.turns import episode_fts_text
 from veramem_desktop.core.write.ingest import line_of
 
 

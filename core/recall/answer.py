@@ -18,9 +18,9 @@ from veramem_desktop.core.recall.fence import fence
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first
 from veramem_desktop.core.storage import episode_reads, item_reads, items, traces
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
-from veramem_desktop.core.trust.access import Caller
 
 LADDER = ("dual", "source_episodes", "neighbouring_turns")
 

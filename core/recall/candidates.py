@@ -1,7 +1,7 @@
 """The access-checked reads behind every recall channel, one call per unit (memories, episodes). Their
 SQL lives in the repositories (core/storage/item_reads.py, episode_reads.py, index_reads.py): each
 query there that returns rows a caller could be shown carries the access predicate
-(core/trust/access.py) in its own SQL, never as a post-filter (invariant 6).
+(core/storage/access.py) in its own SQL, never as a post-filter (invariant 6).
 
 - the ids a caller may see (the rows the dense channel scores), cached per store version;
 - the BM25 and entity channels' candidates (the words and names to match come from
@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from veramem_desktop.core.lifecycle.links import LINK_TYPES
 from veramem_desktop.core.storage import episode_reads, index_reads, item_reads
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.text.link_types import LINK_TYPES
 
 
 class Candidates:

@@ -29,14 +29,15 @@ from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
 from veramem_desktop.core.recall.lexical import Lexical
-from veramem_desktop.core.recall.query import content_terms, entities, names_in, route_for
+from veramem_desktop.core.recall.query import names_in, route_for
 from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 from veramem_desktop.core.recall.temporal import date_fit
 from veramem_desktop.core.recall.topic import QueryVectors
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.text.terms import content_terms, entities
 
 
 class Channels:

@@ -19,19 +19,18 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from veramem_desktop.core.lifecycle import learned
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import asked, rank, relevance, truth
+from veramem_desktop.core.recall import asked, learned, rank, relevance, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.rank import TimeBound
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import episode_reads, item_reads, traces
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
-from veramem_desktop.core.trust.access import Caller
 
 
 class SearchEngine:

@@ -24,7 +24,7 @@ from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.focus import question_kind
 from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, SearchConfig
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 
 def cited_order(memories: Sequence[str], cited: Iterable[tuple[str, str]]) -> list[str]:

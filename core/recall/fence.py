@@ -24,6 +24,7 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from veramem_desktop.core.text.terms import approx_tokens
 from veramem_desktop.core.trust.display import FORMAT_RANGES, LINE_BREAKS
 
 #: Angle-like characters a reader (human or model) could take for a fence delimiter.
@@ -93,10 +94,6 @@ def fence_all(items: Iterable[tuple[str, Mapping[str, object]]], *, nonce: str |
     tag = nonce or new_nonce()
     blocks = [block(text, tag, attrs) for text, attrs in items]
     return "\n\n".join([PREAMBLE, *blocks]) if blocks else ""
-
-
-def approx_tokens(text: str) -> int:
-    return max(1, len(text) // 4)
 
 
 @dataclass(frozen=True)

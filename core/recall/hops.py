@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.lexical import Lexical
-from veramem_desktop.core.recall.query import STOPWORDS, content_terms, entities
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.text.terms import STOPWORDS, content_terms, entities
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None
 FollowUp = Callable[[str, Sequence[str]], "str | None"]

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from functools import partial
 
 from veramem_desktop.core.recall.candidates import Candidates
-from veramem_desktop.core.recall.query import content_terms, entities, fts_match
+from veramem_desktop.core.recall.query import fts_match
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import index_reads
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.text.terms import content_terms, entities
 
 
 class Lexical:

@@ -15,9 +15,9 @@ from datetime import UTC, date, datetime, timedelta
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.recall.query import AskedTime
-from veramem_desktop.core.write.dates import resolve_relative_dates
-from veramem_desktop.core.write.times import parse_time
-from veramem_desktop.core.write.written_dates import MONTHS, normalise_explicit_dates
+from veramem_desktop.core.text.explicit_dates import MONTHS, normalise_explicit_dates
+from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.time_values import parse_time
 
 _MONTH_NUM = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_NUM.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})

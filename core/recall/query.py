@@ -1,7 +1,7 @@
-"""Query and text analysis for search (pure functions, no IO).
+"""Query analysis for search (pure functions, no IO).
 
-Tokens for FTS5 queries, content terms, rule-based entities (names, numbers,
-dates), granularity routing and temporal intent.
+FTS5 match expressions, granularity routing, temporal intent, the names a question mentions and the
+time it asks about. The words and entities of a text are core/text/terms.py's.
 """
 
 from __future__ import annotations
@@ -10,57 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Function words and question words dropped from FTS queries (FTS5 keeps every word, so the
-# query side filters). Measured on LoCoMo: dropping the vague verbs and nouns of questions
-# ("describe", "kind", "thing", "mention") keeps BM25 on the words that carry the answer.
-_STOPWORD_TEXT = """a an the and or but if then else of at by for with about against between into through during before
-    after above below to from up down in out on off over under again further once here there when where why how
-    all any both each few more most other some such no nor not only own same so than too very s t can will just
-    don should now i me my myself we our ours you your yours he him his she her hers it its they them their
-    theirs what which who whom whose this that these those am is are was were be been being have has had having
-    do does did doing would could might must shall may also ever still yet as much many get got go went going
-    like likely kind type sort someone something one thing things way ways lot describe tell mention mentioned
-    say said really yeah oh ok okay well"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"[\w']+", re.UNICODE)
-_CAP = re.compile(r"\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
-_NUMBER = re.compile(r"\b\d[\d,.:/-]*\b")
-_MONTH_TEXT = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
-_MONTHS = frozenset(_MONTH_TEXT.split())
-_QUESTION_TEXT = "what when where who whom whose which why how did does do is are was were"
-_QUESTION_WORDS = frozenset(_QUESTION_TEXT.split())
-_NOT_ALONE_AT_START = STOPWORDS | _QUESTION_WORDS | {"i", "i'm", "i've"}
-#: where a month name can stand as a whole word of :func:`words`: after a word boundary, before a
-#: non-word character (an apostrophe splits words) or the end. Case-insensitive matching may also
-#: find a look-alike ("\u017fep"), so a match counts only when it lower-cases to a month name.
-#: (Written as a tree, led by the first letters: several times faster than a plain alternation.)
-_MONTH_TOKEN = re.compile(
-    r"(?=[adfjmnos])\b(?:j(?:an(?:uary)?|u(?:ne?|ly?))|feb(?:ruary)?|ma(?:r(?:ch)?|y)"
-    r"|a(?:pr(?:il)?|ug(?:ust)?)|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?!\w)",
-    re.I,
-)
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words as the FTS5 tokenizer sees them: a possessive "'s" is dropped and other
-    apostrophes split ("don't" gives "don" and "t"); typographic apostrophes count as "'"."""
-    out: list[str] = []
-    for raw in _WORD.findall(text.replace("\u2019", "'").replace("\u2018", "'")):
-        w = raw.lower().strip("'").removesuffix("'s")
-        out.extend(part for part in w.split("'") if part)
-    return out
-
-
-def content_terms(text: str) -> list[str]:
-    """Lower-case words that carry meaning (no stopwords), in order, without repeats."""
-    seen: dict[str, None] = {}
-    for w in words(text):
-        if w not in STOPWORDS and (len(w) > 1 or w.isdigit()):
-            seen.setdefault(w, None)
-    return list(seen)
+from veramem_desktop.core.text.terms import entities
 
 
 def fts_match(terms: list[str], op: str = "OR") -> str | None:
@@ -71,33 +21,6 @@ def fts_match(terms: list[str], op: str = "OR") -> str | None:
     if not terms:
         return None
     return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-def entities(text: str) -> set[str]:
-    """Names and capitalised phrases (not a sentence's first word alone), numbers, month names."""
-    found: set[str] = set()
-    for match in _CAP.finditer(text):
-        phrase = match.group(1)
-        start = match.start(1)
-        end = start  # the end of the text before the phrase, trailing whitespace left out
-        while end and text[end - 1].isspace():
-            end -= 1
-        sentence_start = not end or text[end - 1] in '.!?\n:"“'
-        parts = phrase.split()
-        if sentence_start and len(parts) == 1 and phrase.lower() in _NOT_ALONE_AT_START:
-            continue
-        for part in parts:
-            low = part.lower().replace("\u2019", "'").removesuffix("'s").strip("'")
-            if low and low not in STOPWORDS and low not in _QUESTION_WORDS and len(low) > 1:
-                found.add(low)
-    for number in _NUMBER.findall(text):
-        found.add(number.strip(".,"))
-    # The months that words(text) would give, without splitting the whole text into words.
-    for month in _MONTH_TOKEN.finditer(text):
-        low = month.group().lower()
-        if low in _MONTHS:
-            found.add(low)
-    return found
 
 
 Route = str  # "facts" | "raw" | "summaries" | "dual"
@@ -149,27 +72,6 @@ def temporal_intent(query: str) -> TemporalIntent:
     if _WHEN.search(query):
         return TemporalIntent("when")
     return TemporalIntent(None)
-
-
-def context_text(prev: str | None, current: str, nxt: str | None, *, budget: int = 1200) -> str:
-    """A turn with its neighbours in conversation order (previous, the turn, next), for the
-    context-enriched vector. The neighbours are cut first so the turn itself always fits."""
-    parts = (
-        ([prev[: budget // 3]] if prev else []) + [current[:budget]] + ([nxt[: budget // 3]] if nxt else [])
-    )
-    return "\n".join(parts)
-
-
-def speaker_line(speaker: str, content: str) -> str:
-    """One turn as the indexes see it: "speaker: words"."""
-    return f"{speaker}: {content}"
-
-
-def episode_fts_text(line: str, prev_line: str | None) -> str:
-    """What BM25 indexes for a turn: the previous turn of its session, then the turn. A reply is
-    then found by the words of the question it answers; the previous turn is known when the turn
-    arrives, so nothing is re-indexed later."""
-    return f"{prev_line}\n{line}" if prev_line else line
 
 
 def names_in(text: str, names: Iterable[str]) -> list[str]:

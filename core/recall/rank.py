@@ -9,8 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from veramem_desktop.core import attributes
-from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.recall import questions
+from veramem_desktop.core.recall import learned, questions
 from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
@@ -19,7 +18,7 @@ from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.write.times import parse_bound
+from veramem_desktop.core.text.time_values import parse_bound
 
 
 def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[str, float]:

@@ -137,7 +137,7 @@ class SearchConfig:
     link_seeds: int = 20
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
-    #: share of the ranking prior given to the usage-learned score once it is trained (core/lifecycle/learned.py)
+    #: share of the ranking prior given to the usage-learned score once it is trained (core/recall/learned.py)
     learned_share: float = 0.35
     shared_k: int = 3
     #: vector caches larger than this rank by a 128-dimensional projection first and score exactly

@@ -34,7 +34,7 @@ from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.fact_votes import add_channel, fact_votes
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _FIRST_TEXT = "i me my mine myself we us our ours ourselves i'm i've i'd i'll we're we've we'd we'll"

@@ -17,7 +17,7 @@ from veramem_desktop.core.recall import periods
 from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 
 def date_fit(

@@ -22,7 +22,7 @@ from concurrent.futures import Future
 import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.recall.dense import Dense
-from veramem_desktop.core.recall.query import content_terms
+from veramem_desktop.core.text.terms import content_terms
 
 
 def topic_text(query: str, drop: Collection[str]) -> str | None:

@@ -18,7 +18,7 @@ that subject's hits; what is stale, and every claim of lower authority, ranks be
 many times it was repeated. A memory a message retracted speaks about one thing with that message
 and the memories made from it: they are brought in, the most relevant of them stands for it, and
 they rank above it (core/recall/retired.py). Rejected values never get here: the access predicate
-withheld them in SQL (core/trust/access.py).
+withheld them in SQL (core/storage/access.py).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Reads of episodes for trust, the write path and transfer.
 
 The episode family's writes and its reads by id and list are in core/storage/episodes.py (and
-episode_rows.py, rows as they are); these are the reads that reads-by-caller (core/trust/reads.py),
+episode_rows.py, rows as they are); these are the reads that reads-by-caller (core/curation/reads.py),
 the write path (an add's earlier turns, context vectors rebuilt after a forget: core/write/), and
 the memory and training exports and the import (core/transfer/) make. A function taking a
 ``Connection`` reads inside the caller's transaction; one taking the ``Store`` reads on its own.
-The caller's visibility is the access predicate (core/trust/access.py), in the statement's own SQL.
+The caller's visibility is the access predicate (core/storage/access.py), in the statement's own SQL.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.access import Caller
 
 #: most ids bound in one statement
 _CHUNK = 500

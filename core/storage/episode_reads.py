@@ -1,7 +1,7 @@
 """Recall's reads of episodes (written by core/storage/episodes.py and episode_rows.py).
 
 Each read that returns rows a caller could be shown carries the access predicate
-(core/trust/access.py) in its own SQL, never as a post-filter (invariant 6):
+(core/storage/access.py) in its own SQL, never as a post-filter (invariant 6):
 
 - the ids a caller may see, the words of given turns, their speakers and neighbouring turns,
   the latest event time, the times and words of given turns (the channels, core/recall/);
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.id_sets import chunks
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.access import Caller
 
 
 # ------------------------------------------------------------ for a caller (the access predicate in the SQL)

@@ -8,14 +8,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.storage import index_rows, ledger, visibility
+from veramem_desktop.core.storage import index_rows, ledger, limits, rejections, visibility
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.ids import iso, new_id, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index, storable
-from veramem_desktop.core.trust import rejections
 
 ROLES = ("user", "assistant", "system", "tool", "document", "shared")
 

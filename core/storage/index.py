@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.recall.query import entities
 from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.storage.vectors import to_blob
+from veramem_desktop.core.text.terms import entities
 
 #: The vector variants each kind of owner may have (keys of the embeddings table).
 VECTOR_KINDS = {"memory": ("memory", "memory_ctx"), "episode": ("episode", "episode_ctx")}

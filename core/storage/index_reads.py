@@ -4,7 +4,7 @@
   name): counts only, no row leaves them; recall weighs words and names by them
   (core/recall/lexical.py);
 - the BM25 and entity channels' ranked rows: each query carries the access predicate
-  (core/trust/access.py) in its own SQL, never as a post-filter (invariant 6).
+  (core/storage/access.py) in its own SQL, never as a post-filter (invariant 6).
 
 ``unit`` is "memory" or "episode"; ``deep`` is how many raw matches are ranked before the access
 predicate and the kinds filter keep the caller's ``n`` (core/recall/candidates.py decides it).
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.access import Caller
 
 
 def fts_row_count(store: Store, unit: str) -> int:

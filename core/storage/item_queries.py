@@ -4,7 +4,7 @@ The item family's writes and its reads by id, version and list are in core/stora
 these are the reads that review and reads-by-caller (core/trust/), planning and applying an add
 (core/write/), and the memory and training exports and the import (core/transfer/) make. A
 function taking a ``Connection`` reads inside the caller's transaction; one taking the ``Store``
-reads on its own. The caller's visibility is the access predicate (core/trust/access.py), in
+reads on its own. The caller's visibility is the access predicate (core/storage/access.py), in
 the statement's own SQL.
 """
 
@@ -13,12 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage import access, visibility
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.access import Caller
 
 
 def _marks(values: Sequence[Any]) -> str:

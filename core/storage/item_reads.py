@@ -1,7 +1,7 @@
 """Recall's reads of memories and their evidence (written by core/storage/items.py and item_rows.py).
 
 Each read that returns rows a caller could be shown carries the access predicate
-(core/trust/access.py) in its own SQL, never as a post-filter (invariant 6):
+(core/storage/access.py) in its own SQL, never as a post-filter (invariant 6):
 
 - the ids a caller may see (of some kinds, or among given ids), the words of given memories and
   their typed links (the channels and the truth stage's fetch, core/recall/), and the turns given
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.id_sets import chunks
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.access import Caller
 
 
 # ------------------------------------------------------------ for a caller (the access predicate in the SQL)

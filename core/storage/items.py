@@ -13,11 +13,10 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
-from veramem_desktop.core.storage import derivations, index_rows, ledger, visibility
+from veramem_desktop.core.storage import derivations, index_rows, ledger, rejections, visibility
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
-from veramem_desktop.core.trust import rejections
 
 AUTHORITY_RANK = {"unendorsed": 0, "attested": 1, "authorized": 2}
 ROLE_AUTHORITY = {

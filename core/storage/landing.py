@@ -3,11 +3,11 @@
 Sync decides what to apply (sync/replica.py, with the merge rules of sync/rows.py); a
 :class:`Landing` writes it, inside the caller's transaction, through the repositories that own
 each table (:mod:`.episode_rows`, :mod:`.item_rows`, :mod:`.derivations`, :mod:`.index_rows`,
-core/trust/rejections.py). Rows keep their ids, so landing a row twice changes nothing.
+core/storage/rejections.py). Rows keep their ids, so landing a row twice changes nothing.
 
 It is built for whole batches: the rows a batch names are read up front (:meth:`prefetch`, one
 query per table) and answered from memory after that, kept current as the batch writes. What
-other code reads back inside the same transaction (core/trust/rejections.py reads rows and
+other code reads back inside the same transaction (core/storage/rejections.py reads rows and
 evidence when a rejection arrives) is written first (:meth:`flush`); the rest waits and is
 written table by table, one ``executemany`` each. An id the prefetch did not name is read with
 a query when asked for, so a missed id costs time, never a wrong answer.
@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from veramem_desktop.core.recall.query import entities, episode_fts_text, speaker_line
 from veramem_desktop.core.storage import (
     derivations,
     episode_rows,
@@ -27,11 +26,13 @@ from veramem_desktop.core.storage import (
     item_rows,
     ledger_feed,
     rejection_rows,
+    rejections,
 )
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.storage.text import for_index
-from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.text.terms import entities
+from veramem_desktop.core.text.turns import episode_fts_text, speaker_line
 
 Vector = tuple[str, str, bytes]
 """(vector kind, model, blob) of one stored vector, as index_rows.vectors_of gives them."""
@@ -185,7 +186,7 @@ class Landing:
 
     def _hold_with_source(self, memory_id: str, episode_ids: list[str]) -> None:
         """A memory taken from a message held for resembling a rejected value is held with it (as
-        core/trust/rejections.withhold_if_rejected does where evidence is written at once)."""
+        core/storage/rejections.withhold_if_rejected does where evidence is written at once)."""
         row = self._memories.get(memory_id)
         if row is None or not episode_ids:
             return
@@ -202,7 +203,7 @@ class Landing:
             self._pending.add(derivations.add_pairs, (memory_id, source))
 
     def record_rejection(self, item: MemoryItem) -> None:
-        """core/trust/rejections.record, after writing what it reads (rows, evidence); later rows of the
+        """core/storage/rejections.record, after writing what it reads (rows, evidence); later rows of the
         batch in the item's scope are then checked against it."""
         self.flush()
         rejections.record(self.conn, item)
@@ -227,7 +228,7 @@ class Landing:
     def _withhold_if_rejected(
         self, kind: str, owner_id: str, user_id: str | None, team_id: str | None, text: str
     ) -> None:
-        """core/trust/rejections.withhold_if_rejected, skipped for a scope that holds no rejected value
+        """core/storage/rejections.withhold_if_rejected, skipped for a scope that holds no rejected value
         (it would find nothing there); whether a scope holds one is read once per batch."""
         scope = rejections.scope_of(user_id, team_id)
         if scope not in self._rejected_scopes:

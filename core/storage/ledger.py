@@ -9,7 +9,7 @@ per-item secret (``item_secrets``) that is erased with the item, so after a
 core/storage/ledger_verify.py recomputes the chain and compares the stored rows with it.
 
 Each entry also names who acted and through which surface (``details["actor"]``, see
-core/trust/actor.py): inside what the hash covers, so an edited actor breaks the chain.
+core/storage/actor.py): inside what the hash covers, so an edited actor breaks the chain.
 Entries from before actors were recorded have none and verify as they always did.
 """
 
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from veramem_desktop.core.storage import meta
+from veramem_desktop.core.storage.actor import Actor, describe
 from veramem_desktop.core.storage.canonical import (
     GENESIS_HASH,
     Encoder,
@@ -32,7 +33,6 @@ from veramem_desktop.core.storage.canonical import (
 )
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust.actor import Actor, describe
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def append(
 ) -> LedgerEntry:
     """Append one entry. Call inside the write transaction of the change it records.
 
-    The entry names ``actor``, else whoever acts on the connection (core/trust/actor.py); details that
+    The entry names ``actor``, else whoever acts on the connection (core/storage/actor.py); details that
     already hold an actor (an entry replicated from another device) keep theirs. ``speaker_role``
     is the role of a message being stored, so a user message an agent wrote is marked as relayed.
     """

@@ -2,7 +2,7 @@
 
 Each answers one question by id or over every row, with no access predicate: they serve the
 person's own tools (the import's duplicate check, the benchmarks' scoring), never an agent.
-By-id reads made for a caller go through core/trust/reads.py.
+By-id reads made for a caller go through core/curation/reads.py.
 """
 
 from __future__ import annotations

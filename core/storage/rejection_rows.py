@@ -1,11 +1,11 @@
 """Rejected values and withheld rows: every statement on the ``rejected_values`` and ``withheld`` tables.
 
-core/trust/rejections.py decides what a rejection records (keyed digests, never the words) and
+core/storage/rejections.py decides what a rejection records (keyed digests, never the words) and
 which rows hold a rejected value; this module reads and writes the two tables for it, in the
 caller's transaction. A ``rejected_values`` row is one key of a rejected value in a scope
 (``user|team``); a ``withheld`` row holds one episode or memory out of recall, with its reason
 (``rejected``, or ``resembles`` while a person has not decided) and the rejected memory it
-came from. The access predicate (core/trust/access.py) reads ``withheld`` in every channel's SQL.
+came from. The access predicate (core/storage/access.py) reads ``withheld`` in every channel's SQL.
 ``forget`` (core/lifecycle/forget.py) erases rows of both tables with what they name.
 """
 
@@ -40,7 +40,7 @@ def add_value(
 
 
 def scope_has_values(conn: Connection, scope: str) -> bool:
-    """Whether any value is rejected in ``scope`` (:func:`core.trust.rejections.scope_of`); where none is, nothing is withheld."""
+    """Whether any value is rejected in ``scope`` (:func:`core.storage.rejections.scope_of`); where none is, nothing is withheld."""
     return conn.execute(_ANY_IN_SCOPE, (scope,)).fetchone() is not None
 
 

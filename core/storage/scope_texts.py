@@ -1,9 +1,9 @@
 """The texts of one scope, read as plain rows for the rejection scan.
 
-A rejection (core/trust/rejections.py) reads every message and memory of the rejected value's
+A rejection (core/storage/rejections.py) reads every message and memory of the rejected value's
 scope (its user and team), and the messages the rejected memory quotes, to withhold those that
 hold the value. The modules that own episodes and memories (core/storage/episodes.py, items.py)
-import core/trust/rejections.py to withhold what they insert, so these three reads live apart
+import core/storage/rejections.py to withhold what they insert, so these three reads live apart
 from them, with no access predicate, in the caller's transaction.
 """
 

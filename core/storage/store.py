@@ -20,9 +20,9 @@ from typing import Any
 import sqlcipher3
 from veramem_desktop.core.errors import NotAStoreError, StoreBusyError, StoreDamagedError, WrongKeyError
 from veramem_desktop.core.storage import meta
+from veramem_desktop.core.storage.actor import Acting
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.schema import MIGRATIONS
-from veramem_desktop.core.trust.actor import Acting
 
 BUSY_TIMEOUT_MS = 10_000
 #: page cache per connection, in KiB (decrypted pages; memory only). 32 MiB keeps the 100k-memory
@@ -43,7 +43,7 @@ sqlcipher3.register_adapter(type(None), lambda value: value)
 
 
 class _ActingConnection(sqlcipher3.Connection):  # type: ignore[misc]
-    """A connection that also holds who is acting on it (core/trust/actor.py), read by the ledger."""
+    """A connection that also holds who is acting on it (core/storage/actor.py), read by the ledger."""
 
     acting: Acting
 
@@ -137,7 +137,7 @@ class Store:
     def __init__(self, conn: Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
-        #: who is acting on this store, per thread (core/trust/actor.py); the ledger records it
+        #: who is acting on this store, per thread (core/storage/actor.py); the ledger records it
         self.acting = Acting()
         if isinstance(conn, _ActingConnection):
             conn.acting = self.acting

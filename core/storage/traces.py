@@ -5,7 +5,7 @@ returned or referred to; an answer trace adds the ids it cited, its text and whe
 abstained; feedback later sets the reward and the ids it credited. Lists and metadata are
 stored as JSON text, which the callers encode (each keeps its own key order).
 
-Besides the writes, who a trace was made for (core/trust/reads.py), the pages the training
+Besides the writes, who a trace was made for (core/curation/reads.py), the pages the training
 export reads (core/transfer/training.py), and what the outcome loop reads (feedback, the learned
 ranking model, experiences and the trajectories export, core/lifecycle/) are read here. The rows
 are erased by ``forget`` (core/lifecycle/forget.py) with what they refer to.

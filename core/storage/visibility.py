@@ -1,7 +1,7 @@
 """The one visibility rule: which stored rows no read shows, whoever reads them and through whichever surface.
 
 A row is shown only when it passes all of these (the caller and its grants are the other half of the
-rule, core/trust/access.py, which builds every channel's SQL from the fragments here):
+rule, core/storage/access.py, which builds every channel's SQL from the fragments here):
 
 - **not withheld**: no ``withheld`` row holds it (it holds a rejected value, or resembles one while a
   person has not decided), and a memory is not rejected itself. A person who asks for rejected material
@@ -18,7 +18,7 @@ rule, core/trust/access.py, which builds every channel's SQL from the fragments 
   is left to read.
 
 The same fragments decide the sweep (core/storage/expiry_rows.py), the SQL of every recall channel, the
-reads by id (:func:`hidden_ids`, core/trust/reads.py) and every export, so a row cannot be shown by one
+reads by id (:func:`hidden_ids`, core/curation/reads.py) and every export, so a row cannot be shown by one
 path and hidden by another. Every fragment reads the moment of the question from the ``:now`` parameter.
 Times are canonical ISO text and compare as strings; ``instr`` first keeps the JSON read off the rows
 that carry no expiry at all (nearly all of them).

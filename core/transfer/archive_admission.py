@@ -14,12 +14,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage import rejections
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.records import Problem
-from veramem_desktop.core.trust import admission, rejections
+from veramem_desktop.core.trust import admission
 
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
 Version = tuple[MemoryItem, list[Evidence], list[str]]

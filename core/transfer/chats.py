@@ -10,7 +10,7 @@ Formats, detected from the path and the first record:
   core/transfer/message_lists.py.
 - ``documents``: a Markdown or text file, or a folder of them; one document per file,
   chunked as ``veramem add --file F --role document`` does, dated by its own words when they
-  give a date (core/write/written_dates.py ``document_time``), else by the file's time.
+  give a date (core/text/explicit_dates.py ``document_time``), else by the file's time.
 - ``memories``: the JSON lines written by ``veramem export memories`` (read by
   core/transfer/memory_import.py).
 
@@ -41,9 +41,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import ijson
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage import limits
 from veramem_desktop.core.storage.ids import iso
+from veramem_desktop.core.text.explicit_dates import document_time
 from veramem_desktop.core.transfer.bounded import (
     MAX_TOKEN_BYTES,
     JsonGuard,
@@ -62,7 +63,6 @@ from veramem_desktop.core.transfer.opening import (
 )
 from veramem_desktop.core.transfer.records import Item, Problem, Record, import_key
 from veramem_desktop.core.write.chunking import chunk_document
-from veramem_desktop.core.write.written_dates import document_time
 
 FORMATS = ("chatgpt", "claude", "messages", "documents", "memories")
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text")

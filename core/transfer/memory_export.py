@@ -36,13 +36,13 @@ from veramem_desktop.core.storage import (
     item_queries,
     items,
     link_rows,
+    rejections,
     visibility,
 )
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.chats import ARCHIVE_TYPE
 from veramem_desktop.core.transfer.plaintext import open_private
-from veramem_desktop.core.trust import rejections
 
 VERSION = 1
 CHUNK = 256

@@ -26,10 +26,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall.query import context_text, episode_fts_text
 from veramem_desktop.core.storage import (
     derivations,
     episode_queries,
@@ -40,13 +38,16 @@ from veramem_desktop.core.storage import (
     item_rows,
     items,
     ledger,
+    limits,
     link_rows,
+    rejections,
 )
 from veramem_desktop.core.storage.canonical import text_sha256
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
+from veramem_desktop.core.text.turns import context_text, episode_fts_text
 from veramem_desktop.core.transfer.archive_admission import (
     ArchiveResult,
     admitted_chain,
@@ -60,7 +61,7 @@ from veramem_desktop.core.transfer.memory_export import CHUNK, VERSION
 from veramem_desktop.core.transfer.message_lists import bounded_lines
 from veramem_desktop.core.transfer.opening import open_regular
 from veramem_desktop.core.transfer.records import Problem
-from veramem_desktop.core.trust import admission, rejections
+from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write.ingest import line_of
 

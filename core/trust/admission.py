@@ -3,7 +3,7 @@
 Every path that brings messages or memories into the store asks here: ``add``
 (services/writes.py), each import format (services/importer.py), the import of a memory export
 (core/transfer/archive_admission.py), sync apply (sync/batch_rows.py, sync/replica.py) and a restore
-(core/lifecycle/reapply.py). The gate checks:
+(core/curation/reapply.py). The gate checks:
 
 - **Forget marks.** Forgetting an episode keeps content-free marks of it (:func:`mark_forgotten`):
   HMAC-SHA256 digests, under the store's admission keys (core/storage/forget_marks.py), of what makes
@@ -16,8 +16,8 @@ Every path that brings messages or memories into the store asks here: ``add``
   again (expiry is a schedule, not a refusal).
 - **Rejected values, and near misses of them.** What holds a rejected value is withheld as it lands,
   and a text one or two edits away from a rejected value's skeleton is held for a person to decide:
-  every path that stores a text calls core/trust/rejections.withhold_if_rejected (near misses:
-  core/trust/near_misses.py), and a memory taken from a held message is held with it.
+  every path that stores a text calls core/storage/rejections.withhold_if_rejected (near misses:
+  core/storage/near_misses.py), and a memory taken from a held message is held with it.
 - **Authority and trust** are never taken from a file (:func:`file_trust`, :func:`attributed_text`).
 - **Expiry.** An item whose expiry time has passed is not admitted as live (:func:`expired`).
 
@@ -36,13 +36,12 @@ from datetime import datetime
 from typing import Any
 
 from veramem_desktop.core.errors import RefusedError
-from veramem_desktop.core.storage import forget_marks, ledger, meta
+from veramem_desktop.core.storage import access, forget_marks, ledger, meta
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.episodes import EpisodeInput
 from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust import access
-from veramem_desktop.core.trust.actor import Actor
-from veramem_desktop.core.trust.normalize import normalise, skeleton
+from veramem_desktop.core.text.normalize import normalise, skeleton
 
 #: the metadata key an imported message keeps its import key under (services/importer.py)
 IMPORT_KEY = "import_key"
@@ -150,7 +149,7 @@ def incoming_of_input(item: EpisodeInput, user_id: str | None) -> Incoming:
 
 def require_writer(conn: Connection, user_id: str | None, actor: Actor | None) -> None:
     """RefusedError when an agent writes for a user who has not granted it. The grant half of the read
-    rule (core/trust/access.py): an agent that may read nothing of a user writes nothing for them either,
+    rule (core/storage/access.py): an agent that may read nothing of a user writes nothing for them either,
     since a write compares the new words with the user's memories (its result would name them) and may
     supersede them. The person and system jobs are not agents."""
     if actor is None or actor.kind != "agent":

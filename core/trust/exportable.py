@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage import rejections, visibility
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust import rejections
 
 
 def blocked(

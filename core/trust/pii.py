@@ -17,7 +17,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Sequence
 
-from veramem_desktop.core.recall.query import STOPWORDS, words
+from veramem_desktop.core.text.terms import STOPWORDS, words
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 CARD = re.compile(r"(?<![\d-])(\d[ -]?){12,18}\d(?![\d-])")

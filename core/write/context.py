@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from veramem_desktop.core.recall.fence import approx_tokens
 from veramem_desktop.core.storage import episode_queries, rejection_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.text.terms import approx_tokens
 
 #: most earlier turns read for one add, whatever the budget
 MAX_TURNS = 64

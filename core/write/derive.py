@@ -20,14 +20,14 @@ from typing import Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.recall.query import content_terms
-from veramem_desktop.core.storage import item_queries, items, rejection_rows
+from veramem_desktop.core.storage import item_queries, items, rejection_rows, rejections
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
+from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
-from veramem_desktop.core.trust import rejections
+from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.terms import content_terms
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import (
     by_meaning,
@@ -83,24 +83,16 @@ def to_messages(episodes: Sequence[Episode]) -> list[Message]:
 
 class Writer:
     def __init__(
-        self,
-        engine: SearchEngine,
-        embedder: Embedder,
-        llm: LLM,
-        *,
-        device: str,
-        resolve_dates: Any = None,
-        vectors: VectorCache | None = None,
+        self, store: Store, vectors: VectorCache, embedder: Embedder, llm: LLM, *, device: str
     ) -> None:
         """``vectors``: the memories' vector cache the neighbours are found in, the one the composition root
-        shares with search, the linker and consolidation (the engine's own when not given)."""
-        self.engine = engine
-        self.store = engine.store
-        self.vectors: VectorCache = vectors if vectors is not None else engine.vectors.memory
+        shares with search, the linker and consolidation. Relative dates in a memory's text are resolved
+        against its message's time (core/text/relative_dates.py)."""
+        self.store = store
+        self.vectors = vectors
         self.embedder = embedder
         self.llm = llm
         self.device = device
-        self.resolve_dates = resolve_dates
         self._scoped: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------ plan
@@ -185,8 +177,7 @@ class Writer:
                 continue
             authority = ROLE_AUTHORITY[ep.role]
             text = cand.text.strip() or ep.content[match.start : match.end]
-            if self.resolve_dates is not None:
-                text = self.resolve_dates(text, parse_iso(ep.event_time))
+            text = resolve_relative_dates(text, parse_iso(ep.event_time))
             text = attributed(text, ep.role, ep.source_name)
             cand = keyed_to_speaker(cand, ep)
             evidence = Evidence(
@@ -310,8 +301,7 @@ class Writer:
     def _reworded(self, model_text: str, ep: Episode) -> str:
         """The model's rewording of a memory: attribution and date resolution are ours to apply, never its."""
         final = model_text.strip()
-        if self.resolve_dates is not None:
-            final = self.resolve_dates(final, parse_iso(ep.event_time))
+        final = resolve_relative_dates(final, parse_iso(ep.event_time))
         return attributed(final, ep.role, ep.source_name)
 
     def _resembles_rejected(self, ep: Episode, cand: Candidate, vec: Vectors) -> str | None:

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.recall.query import episode_fts_text, speaker_line
 from veramem_desktop.core.storage import episode_queries, episodes, index, index_rows
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.text import for_index, storable
+from veramem_desktop.core.text.turns import episode_fts_text, speaker_line
 
 #: characters of a neighbour's and of the turn's own message that weigh in its context vector
 NEIGHBOUR_CHARS = 400

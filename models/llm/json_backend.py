@@ -27,9 +27,9 @@ from veramem_desktop.core.llm import (
     Notice,
     Reply,
 )
-from veramem_desktop.core.write.dates import resolve_relative_dates
-from veramem_desktop.core.write.times import parse_time
-from veramem_desktop.core.write.written_dates import normalise_explicit_dates
+from veramem_desktop.core.text.explicit_dates import normalise_explicit_dates
+from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.models.llm import prompts
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.prompts import TaskPrompt

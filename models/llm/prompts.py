@@ -20,7 +20,7 @@ from typing import Any
 from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import ContextItem, Message, Neighbour
-from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.text.time_values import parse_time
 
 Schema = dict[str, Any]
 

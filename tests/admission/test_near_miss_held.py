@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.internals import store_of
-from veramem_desktop.core.trust.rejections import variants
+from veramem_desktop.core.storage.rejections import variants
 
 from veramem_desktop.memory import Memory
 
@@ -115,8 +115,7 @@ def test_the_memories_of_a_held_message_are_held_with_it(rmem: Memory) -> None:
 
 
 def test_a_rejection_recorded_before_near_keys_existed_gets_them(rmem: Memory) -> None:
-    from veramem_desktop.core.storage import meta
-    from veramem_desktop.core.trust import rejections
+    from veramem_desktop.core.storage import meta, rejections
 
     _reject(rmem, "I live in Berlin.", "Berlin")
     store = store_of(rmem)

@@ -3,7 +3,7 @@
 `serve --user bob --agent cursor`, where cursor is granted only for alice, returned bob's data from GET
 detail, history, forget-preview and /v1/episodes (issue 30). An agent that some user granted reads only
 the users who grant it, on REST as on MCP, the CLI and the SDK (the access predicate,
-core/trust/access.py); a real uvicorn serves the app.
+core/storage/access.py); a real uvicorn serves the app.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from veramem_desktop.core.errors import RefusedError
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 from veramem_desktop.agent_access import AgentAccess, Identity
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.write.dates import HOLIDAYS, resolve_relative_dates
-from veramem_desktop.core.write.times import parse_time
-from veramem_desktop.core.write.written_dates import MONTHS, normalise_explicit_dates
+from veramem_desktop.core.text.explicit_dates import MONTHS, normalise_explicit_dates
+from veramem_desktop.core.text.relative_dates import HOLIDAYS, resolve_relative_dates
+from veramem_desktop.core.text.time_values import parse_time
 
 WED = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)  # a Wednesday
 anchors = st.datetimes(

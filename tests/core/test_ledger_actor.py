@@ -10,7 +10,7 @@ import pytest
 from support.fixtures import init_store, run_cli
 from support.internals import store_of
 from veramem_desktop.core.storage import ledger
-from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.storage.actor import Actor
 
 from veramem_desktop.agent_access import AgentAccess, Identity
 from veramem_desktop.memory import Memory

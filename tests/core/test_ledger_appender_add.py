@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 from veramem_desktop.core.storage import ledger, ledger_verify
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.actor import Actor
 
 TS = "2026-12-01T10:00:00.000000Z"
 

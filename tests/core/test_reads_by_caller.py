@@ -1,4 +1,4 @@
-"""Reads and erases by id take a caller, and the engine applies the access predicate to them (core/trust/reads.py).
+"""Reads and erases by id take a caller, and the engine applies the access predicate to them (core/curation/reads.py).
 
 The agent surfaces (MCP, REST) pass their agent's caller; the CLI, TUI and SDK pass none and act as the
 person holding the store's key, who may name any row as before.
@@ -12,7 +12,7 @@ import pytest
 from support.internals import store_of
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.storage import items
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 AGENT = Caller("alice", "cursor")
 

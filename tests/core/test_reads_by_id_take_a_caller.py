@@ -1,7 +1,7 @@
 """The reads by id that took no caller take one now: ``episode``, ``links`` and ``ledger_entries``.
 
 As with get, history and detail (tests/core/test_reads_by_caller.py), no caller means the person at their
-own store, who may name any row; an agent caller is checked in core (core/trust/reads.py), and what it may
+own store, who may name any row; an agent caller is checked in core (core/curation/reads.py), and what it may
 not see is not found, so an id never confirms that a row of another user exists.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from support.internals import store_of
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import links as links_mod
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 AGENT = Caller("alice", "cursor")
 

@@ -12,8 +12,8 @@ from support.fake_embedder import HashEmbedder
 from support.internals import embedder_of, store_of
 from veramem_desktop.core.recall import ROUTES, SearchEngine
 from veramem_desktop.core.storage import grants, index, items
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.items import MemoryItem
-from veramem_desktop.core.trust.access import Caller
 
 from veramem_desktop.memory import Memory
 

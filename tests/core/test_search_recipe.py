@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall.fusion import expand_neighbours, speaker_bonus
-from veramem_desktop.core.recall.query import content_terms, context_text, names_in
+from veramem_desktop.core.recall.query import names_in
+from veramem_desktop.core.text.terms import content_terms
+from veramem_desktop.core.text.turns import context_text
 from veramem_desktop.core.write.ingest import context_vector
 
 from veramem_desktop.memory import Memory

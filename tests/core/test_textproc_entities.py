@@ -7,7 +7,7 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from veramem_desktop.core.recall.query import _MONTHS, _QUESTION_WORDS, STOPWORDS, entities, words
+from veramem_desktop.core.text.terms import _MONTHS, _QUESTION_WORDS, STOPWORDS, entities, words
 
 from veramem_desktop.bench.sentences import fact_sentences
 

@@ -1,4 +1,4 @@
-"""The input limits (core/limits.py) as the SDK meets them, and an add that stores its episodes
+"""The input limits (core/storage/limits.py) as the SDK meets them, and an add that stores its episodes
 but cannot derive from them says so instead of failing."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Capabilities
+from veramem_desktop.core.storage import limits
 from veramem_desktop.core.storage.episodes import EpisodeInput
 
 from veramem_desktop.config import Config

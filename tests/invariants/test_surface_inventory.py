@@ -13,7 +13,7 @@ run with every id of those cases. A control memory must come back from the recal
 that shows nothing at all cannot pass for one that hides the right rows.
 
 The person at their own store (CLI and SDK without a caller) holds the file's key and may name any row
-by id or export every user's rows (core/trust/access.py, ``Caller.person``): those probes are held to
+by id or export every user's rows (core/storage/access.py, ``Caller.person``): those probes are held to
 the forgotten, rejected and expired cases, and the per-user and agent probes to the rest.
 """
 
@@ -34,7 +34,7 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.errors import ExitCode, VeramemError
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 from invariants.world import (
     AGENT_CASES,

@@ -12,8 +12,8 @@ from organise_support import DEVICE, link_all, open_store, put
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle.links import add_link
 from veramem_desktop.core.recall import SearchConfig, SearchEngine
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.access import Caller
 
 E = HashEmbedder()
 

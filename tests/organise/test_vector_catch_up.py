@@ -13,7 +13,7 @@ from support.fixtures import PASSPHRASE
 from support.internals import engine_of, organiser_of, store_of
 from veramem_desktop.core.lifecycle import reembed
 from veramem_desktop.core.protocols import Vectors
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 
 from veramem_desktop.config import Config
 from veramem_desktop.doctor import checks

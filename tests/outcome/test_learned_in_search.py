@@ -7,8 +7,8 @@ Not collected yet (no ``test_`` prefix): rename it to ``test_learned_in_search.p
 from __future__ import annotations
 
 from support.internals import engine_of, store_of
-from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.lifecycle.learned import LearnedModel
+from veramem_desktop.core.recall import learned
+from veramem_desktop.core.recall.learned import LearnedModel
 from veramem_desktop.core.storage import items
 
 from veramem_desktop.memory import Memory

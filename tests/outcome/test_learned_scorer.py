@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.internals import store_of
-from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.lifecycle.learned import Features, LearnedModel
+from veramem_desktop.core.recall import learned
+from veramem_desktop.core.recall.learned import Features, LearnedModel
 
 from veramem_desktop.memory import Memory
 

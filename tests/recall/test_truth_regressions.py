@@ -189,7 +189,7 @@ def test_natural_language_time_bounds_filter_and_an_unreadable_one_is_reported(r
 
 
 def test_last_summer_is_the_start_of_the_latest_summer_begun() -> None:
-    from veramem_desktop.core.write.times import parse_bound
+    from veramem_desktop.core.text.time_values import parse_bound
 
     now = datetime(2026, 11, 30, tzinfo=UTC)
     assert parse_bound("last summer", now) == datetime(2026, 6, 1, tzinfo=UTC)
@@ -200,8 +200,8 @@ def test_last_summer_is_the_start_of_the_latest_summer_begun() -> None:
 
 def test_reading_time_bounds_leaves_relative_dates_in_messages_resolved() -> None:
     """The bound parser shares the date module's number words ("a few", "a couple of")."""
-    from veramem_desktop.core.write.dates import resolve_relative_dates
-    from veramem_desktop.core.write.times import parse_bound
+    from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+    from veramem_desktop.core.text.time_values import parse_bound
 
     now = datetime(2026, 11, 30, tzinfo=UTC)
     assert resolve_relative_dates("I went there a few days ago.", now) == "I went there around 2026-11-27."

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from veramem_desktop.core.curation import review
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.lifecycle import forget as forget_mod
-from veramem_desktop.core.storage import episodes, grants, items
+from veramem_desktop.core.storage import episodes, grants, items, rejections
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import rejections, review
 from veramem_desktop.sync import batchfile, registry
 from veramem_desktop.sync.envelope import open_batch, read_header
 from veramem_desktop.sync.keys import AccountKey, DeviceIdentity

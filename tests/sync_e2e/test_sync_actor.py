@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sync_e2e_helpers import converge, make_devices
 from veramem_desktop.core.storage import ledger, ledger_verify
-from veramem_desktop.core.trust.actor import Actor
+from veramem_desktop.core.storage.actor import Actor
 
 
 def test_a_synced_entry_names_the_agent_that_wrote_it_on_the_other_device(tmp_path: Path) -> None:

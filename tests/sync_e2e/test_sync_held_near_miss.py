@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import USER, Device, converge
-from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
@@ -24,7 +24,11 @@ def _add(device: Device, text: str) -> tuple[str, WriteOutcome]:
         device.store, embedder, [EpisodeInput(content=text)], Scope(user_id=USER), device=device.ledger_device
     )
     writer = Writer(
-        SearchEngine(device.store, embedder), embedder, RuleBasedLLM(), device=device.ledger_device
+        device.store,
+        VectorIndex(embedder.name, embedder.dim).memory,
+        embedder,
+        RuleBasedLLM(),
+        device=device.ledger_device,
     )
     return episode.id, writer.derive([episode])
 

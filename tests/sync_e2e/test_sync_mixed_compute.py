@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support.fixtures import PASSPHRASE
 from support.internals import engine_of
-from veramem_desktop.core.trust.access import Caller
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.models.embedder import DEFAULT_MODEL_ID, FLOAT32_MODEL_ID
 
 from veramem_desktop.config import Config

@@ -16,10 +16,10 @@ from typing import Any, cast
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import USER, Device, converge, deliver, make_devices
 from veramem_desktop.core.lifecycle import forget as forget_mod
-from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
+from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -64,7 +64,11 @@ def _import(device: Device, path: Path, *, include_forgotten: bool = False) -> I
         device.store,
         embedder=lambda: embedder,
         writer=lambda: Writer(
-            SearchEngine(device.store, embedder), embedder, RuleBasedLLM(), device=device.ledger_device
+            device.store,
+            VectorIndex(embedder.name, embedder.dim).memory,
+            embedder,
+            RuleBasedLLM(),
+            device=device.ledger_device,
         ),
         identity=IdentitySettings(user_id=USER),
         linking=False,

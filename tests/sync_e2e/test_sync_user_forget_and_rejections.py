@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from support.fake_embedder import HashEmbedder
 from sync_e2e_helpers import OTHER_USER, USER, Device, converge, deliver, make_devices, own_files
-from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import items, ledger_verify
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
+from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
@@ -34,7 +34,11 @@ def write_path_add(device: Device, text: str, user: str = USER) -> WriteOutcome:
         device.store, embedder, [EpisodeInput(content=text)], Scope(user_id=user), device=device.ledger_device
     )
     writer = Writer(
-        SearchEngine(device.store, embedder), embedder, RuleBasedLLM(), device=device.ledger_device
+        device.store,
+        VectorIndex(embedder.name, embedder.dim).memory,
+        embedder,
+        RuleBasedLLM(),
+        device=device.ledger_device,
     )
     return writer.derive(stored)
 

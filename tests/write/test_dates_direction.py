@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from veramem_desktop.core.write.dates import resolve_relative_dates
-from veramem_desktop.core.write.tense import tense_at
-from veramem_desktop.core.write.written_dates import MONTHS
+from veramem_desktop.core.text.explicit_dates import MONTHS
+from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.tense import tense_at
 
 JUNE = datetime(2025, 6, 10, 9, 30, tzinfo=UTC)  # a Tuesday
 NOVEMBER = datetime(2024, 11, 20, 18, 0, tzinfo=UTC)  # a Wednesday

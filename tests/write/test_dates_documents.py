@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.internals import store_of
-from veramem_desktop.core.write.written_dates import document_period, document_time
+from veramem_desktop.core.text.explicit_dates import document_period, document_time
 
 from veramem_desktop.memory import Memory
 

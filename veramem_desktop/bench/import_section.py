@@ -29,7 +29,7 @@ from .runner import BENCH_PASSPHRASE, BenchContext, Section, peak_rss_mb
 
 def locomo_as_chatgpt(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One ChatGPT-format conversation per LoCoMo session."""
-    from veramem_desktop.core.write.times import parse_time
+    from veramem_desktop.core.text.time_values import parse_time
 
     out: list[dict[str, Any]] = []
     for sample in samples:

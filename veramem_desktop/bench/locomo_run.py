@@ -14,9 +14,9 @@ from typing import Any
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, FOCUS_WEIGHTS, RECIPES, TOPIC_CHANNELS
 from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso
-from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.text.time_values import parse_time
 
 from ..memory import Memory
 from . import locomo

@@ -150,7 +150,7 @@ def answer_current(text: str, abstained: bool, expect: Sequence[str], stale: Seq
 
 def _first_position(text: str, values: Sequence[str]) -> int | None:
     """The word offset of the first mention of any of ``values`` in ``text``."""
-    from veramem_desktop.core.trust.normalize import phrase_words
+    from veramem_desktop.core.text.normalize import phrase_words
 
     hay = phrase_words(text)
     found = []

@@ -30,7 +30,7 @@ from typing import Any
 
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import lookups
-from veramem_desktop.core.trust.normalize import phrase_words
+from veramem_desktop.core.text.normalize import phrase_words
 
 from ..memory import Memory
 from .runner import BenchContext, Section
@@ -196,7 +196,7 @@ def _texts(engine: SearchEngine, ids: Sequence[str]) -> list[str]:
 def _ablations(mem: Memory, sc: Scenario, t: _Tally) -> None:
     """What the truth stage buys: the same question ranked by the channels alone (relevance, memories
     and messages together), and with withheld rows left in (as a person asking for rejected material)."""
-    from veramem_desktop.core.trust.access import Caller
+    from veramem_desktop.core.storage.access import Caller
 
     engine = mem.recall.search_engine()  # ranks as Memory.search does, before its truth stage
     _, scores, _ = engine.rank(sc.question, Caller(sc.user), route="dual")

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
+from veramem_desktop.core.storage import limits
 
 from .common import clip, emit_json, json_option, pass_memory, read_bytes_text, say
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def _parse_messages(text: str, where: str) -> list[dict[str, Any]] | None:
-    """A JSON list of messages, or None when the text is plain prose (limits: core/limits.py)."""
+    """A JSON list of messages, or None when the text is plain prose (limits: core/storage/limits.py)."""
     stripped = text.lstrip()
     if not stripped.startswith("["):
         return None

@@ -10,9 +10,9 @@ from . import done
 from .common import clip, emit_json, json_option, pass_memory, say
 
 if TYPE_CHECKING:
+    from veramem_desktop.core.curation.detail import MemoryDetail
     from veramem_desktop.core.lifecycle.forget import ForgetPlan
     from veramem_desktop.core.recall.hits import SearchResult
-    from veramem_desktop.core.trust.detail import MemoryDetail
 
     from ..memory import Memory
 

@@ -4,7 +4,7 @@ surfaces call; a few of the SDK's most common calls are also shortcuts on the fa
 ``mem.recall.search``):
 
 - opening.py: ``Opening`` (``mem.opening``), finding, making and opening the store of one home (and its key), and its status;
-- reading.py: ``Reading`` (``mem.reading``), the reads (by id with a caller: core/trust/reads.py; listings); who is asking;
+- reading.py: ``Reading`` (``mem.reading``), the reads (by id with a caller: core/curation/reads.py; listings); who is asking;
 - recall.py: ``Recall`` (``mem.recall``), search, answer and engines for measuring recall, and the checks a search query
   or a question passes before recall runs on it;
 - writes.py: ``Writes`` (``mem.writes``), the add path (episodes, then derivation), and ``Adding``
@@ -21,5 +21,5 @@ surfaces call; a few of the SDK's most common calls are also shortcuts on the fa
   stores filled without a model).
 
 What they return is typed in the engine: ``AddResult`` (core/write/results.py), ``ImportReport``
-(core/transfer/import_report.py), ``MemoryDetail`` and ``EvidenceView`` (core/trust/detail.py).
+(core/transfer/import_report.py), ``MemoryDetail`` and ``EvidenceView`` (core/curation/detail.py).
 """

@@ -11,9 +11,9 @@ from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
 from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
-from veramem_desktop.core.trust.actor import Actor
 
 from .organiser import Organiser
 from .writes import Writes

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from veramem_desktop.core.curation import reads
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.lifecycle import forget as forget_mod
@@ -24,11 +25,10 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import reads
-from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.ingest import recompute_context
 
 from ..config import IdentitySettings
@@ -111,7 +111,7 @@ class Curation:
     ) -> forget_mod.ForgetReport:
         """Erase a memory (every version), an episode, or ``user:<id>`` (``target``), and all that was built
         from them, as ``caller`` (the person by default) may: the person may erase anything, an agent caller
-        only what it may see and its user owns (core/trust/reads.py). ``reach``: where the messages and memories that restate it are
+        only what it may see and its user owns (core/curation/reads.py). ``reach``: where the messages and memories that restate it are
         looked for and erased with it (session, everywhere or none; core/lifecycle/restatements.py).
         ``redact``: a memory's messages are replaced by the sentences that do not state it, and the other
         memories they hold stay (core/lifecycle/redaction.py)."""

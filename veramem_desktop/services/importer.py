@@ -25,15 +25,15 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import import_queue, lookups
+from veramem_desktop.core.storage import import_queue, limits, lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.core.transfer import full_export, memory_export, memory_import
 from veramem_desktop.core.transfer.chats import open_source
 from veramem_desktop.core.transfer.import_report import ImportReport
@@ -42,7 +42,6 @@ from veramem_desktop.core.trust import admission
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
 from veramem_desktop.core.write.plan import WriteOutcome
-from veramem_desktop.core.write.times import parse_time
 
 from ..config import IdentitySettings
 from .import_derive import derive_waiting
@@ -425,7 +424,7 @@ def _count_would_store(
 
 
 def _checked(rec: Record) -> Record | Problem:
-    """A record within the limits every add is held to (``core/limits.py``), or why not."""
+    """A record within the limits every add is held to (``core/storage/limits.py``), or why not."""
     try:
         episodes_mod.validate(
             [

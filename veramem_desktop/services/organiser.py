@@ -30,8 +30,8 @@ from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle import reembed as reembed_mod
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import index_rows
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.actor import Actor
 
 if TYPE_CHECKING:
     from ..config import OrganiseSettings

@@ -12,9 +12,9 @@ from typing import Any
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.lifecycle import outcome as outcome_mod
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.core.transfer import training as training_mod
 from veramem_desktop.core.transfer.plaintext import open_private
-from veramem_desktop.core.write.times import parse_time
 
 
 class Outcomes:

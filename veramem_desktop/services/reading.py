@@ -1,7 +1,7 @@
 """Reads of one open store: memories, their versions and detail, messages, sessions, links and the ledger.
 
 A read that names an id (a memory, a message, a trace, a memory's links or ledger entries) takes a
-caller and goes through ``core/trust/reads.py``, where the access check lives: the person at their
+caller and goes through ``core/curation/reads.py``, where the access check lives: the person at their
 own store (``Caller.person``: CLI, TUI, SDK, the default when no caller is given) may name any row,
 an agent caller (MCP, REST) only what it may see, and anything else is "not found". Listings
 (``memories``, ``episodes``, ``sessions``) are the person's.
@@ -14,20 +14,20 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from veramem_desktop.core.curation import detail as detail_mod
+from veramem_desktop.core.curation import reads
+from veramem_desktop.core.curation.detail import MemoryDetail
 from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.recall.states import states as recall_states
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage import ledger, ledger_verify, stats
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import detail as detail_mod
-from veramem_desktop.core.trust import reads
-from veramem_desktop.core.trust.access import Caller
-from veramem_desktop.core.trust.detail import MemoryDetail
-from veramem_desktop.core.write.times import parse_time
+from veramem_desktop.core.text.time_values import parse_time
 
 from ..config import IdentitySettings
 
@@ -41,7 +41,7 @@ def caller_for(
 ) -> Caller:
     """Who is asking: the ids given, else the settings' identity (an agent left empty is none).
     ``include_rejected`` is a person's request to see rejected material too; an agent never gets it
-    (core/trust/access.py ignores it whenever an agent id is set)."""
+    (core/storage/access.py ignores it whenever an agent id is set)."""
     return Caller(
         user_id or identity.user_id,
         agent_id if agent_id is not None else (identity.agent_id or None),

@@ -1,11 +1,11 @@
 """Review of one open store, a person's act only (CLI and TUI; never offered to agents): the queue of
-what needs a person, approval and rejection (core/trust/review.py)."""
+what needs a person, approval and rejection (core/curation/review.py)."""
 
 from __future__ import annotations
 
+from veramem_desktop.core.curation import review as review_mod
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import review as review_mod
 
 
 class Review:

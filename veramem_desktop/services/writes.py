@@ -15,25 +15,22 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
-from veramem_desktop.core import limits
 from veramem_desktop.core.errors import InvalidInputError, VeramemError
 from veramem_desktop.core.lifecycle import expiry as expiry_mod
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import pending_rows
+from veramem_desktop.core.storage import limits, pending_rows
+from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.text.explicit_dates import document_time
 from veramem_desktop.core.trust import admission
-from veramem_desktop.core.trust.actor import Actor
 from veramem_desktop.core.write.chunking import chunk_document
-from veramem_desktop.core.write.dates import resolve_relative_dates
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
 from veramem_desktop.core.write.results import AddResult
-from veramem_desktop.core.write.written_dates import document_time
 
 from ..config import IdentitySettings
 from .organiser import Organiser
@@ -49,7 +46,7 @@ def to_inputs(
     """Accept a string, a message dict, an EpisodeInput, or a list of them.
 
     Values are passed on as given: :func:`episodes.validate` checks every field against
-    the limits in ``core/limits.py`` (types included), so nothing is coerced here.
+    the limits in ``core/storage/limits.py`` (types included), so nothing is coerced here.
     """
     if isinstance(messages, (str, dict, EpisodeInput)):
         items: Sequence[Any] = [messages]
@@ -114,7 +111,6 @@ class Writes:
     def __init__(
         self,
         store: Store,
-        engine: SearchEngine,
         embedder: Embedder,
         llm: Callable[[], LLM],
         *,
@@ -123,7 +119,6 @@ class Writes:
         organiser: Organiser,
     ) -> None:
         self.store = store
-        self.engine = engine
         self.vectors = vectors
         self.embedder = embedder
         self.llm = llm
@@ -131,15 +126,8 @@ class Writes:
         self.organiser = organiser
 
     def writer(self) -> Writer:
-        """The engine's write path over this store's engine, embedder, LLM and the memories' shared vectors."""
-        return Writer(
-            self.engine,
-            self.embedder,
-            self.llm(),
-            device=self.device,
-            resolve_dates=resolve_relative_dates,
-            vectors=self.vectors,
-        )
+        """The engine's write path over this store, the memories' shared vectors, the embedder and the LLM."""
+        return Writer(self.store, self.vectors, self.embedder, self.llm(), device=self.device)
 
     def add(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None

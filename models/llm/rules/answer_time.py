@@ -2,7 +2,7 @@
 
 A question may name a time ("where did I live in March 2024?", "last summer", "in 2023") or a change
 ("where did I work before I moved?"). The time is read by recall's own rules (core/recall/query.py finds
-the phrase, core/recall/periods.py resolves it against the asker's day, core/write/times.py reads a
+the phrase, core/recall/periods.py resolves it against the asker's day, core/text/time_values.py reads a
 written bound); nothing here parses dates itself. The version that held then is the newest statement
 of the subject made before the period ends; before a change, the newest one before the current one.
 """
@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.core.recall import periods
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
-from veramem_desktop.core.write.times import parse_bound
+from veramem_desktop.core.text.time_values import parse_bound
 from veramem_desktop.models.llm.rules.text import content_stems
 
 #: a change named by a clause of the asker's own ("before I moved", "before we split up")

@@ -20,9 +20,9 @@ from datetime import datetime
 from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate, Kind, Message
-from veramem_desktop.core.write.dates import resolve_relative_dates
-from veramem_desktop.core.write.times import parse_time
-from veramem_desktop.core.write.written_dates import normalise_explicit_dates
+from veramem_desktop.core.text.explicit_dates import normalise_explicit_dates
+from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.models.llm.rules.keys import (
     NOT_NAMES,
     Keyed,

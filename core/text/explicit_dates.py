@@ -4,8 +4,8 @@ The vocabulary the date modules share (month names and their abbreviations, coun
 "a couple of" or "a few") and dates written with a day, a month and a year ("May 8th, 2023",
 "8 May 2023", "2023/05/08", "13/05/2023"). :func:`normalise_explicit_dates` rewrites the
 unambiguous ones in memory text as ISO 8601; :func:`written_date` reads one for
-core/write/times.py. A numeric date that reads both ways (05/08/2023) is left as written.
-Relative expressions ("last Friday") are resolved in core/write/dates.py. All functions are pure.
+core/text/time_values.py. A numeric date that reads both ways (05/08/2023) is left as written.
+Relative expressions ("last Friday") are resolved in core/text/relative_dates.py. All functions are pure.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Near misses of rejected values: what is held for a person to decide (core/trust/rejections.py).
+"""Near misses of rejected values: what is held for a person to decide (core/storage/rejections.py).
 
 A value of one to three words is also kept by its *near keys*: keyed hashes of the variants its
 skeleton (the words joined by one space) has after up to one edit (two from eight characters): a
@@ -17,10 +17,10 @@ from itertools import combinations
 
 from rapidfuzz.distance import OSA
 from veramem_desktop.core.storage import meta, rejection_rows, scope_texts
+from veramem_desktop.core.storage import rejection_keys as keys
+from veramem_desktop.core.storage.rejection_keys import ascii_skeleton, phrase_of, scope_of
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust import rejection_keys as keys
-from veramem_desktop.core.trust.normalize import phrase_words
-from veramem_desktop.core.trust.rejection_keys import ascii_skeleton, phrase_of, scope_of
+from veramem_desktop.core.text.normalize import phrase_words
 
 #: (subject, predicate) of a near key: ``skeleton`` holds a variant's digest, ``norm_value``
 #: "edits used:edits allowed:words:characters"

@@ -1,6 +1,6 @@
 """Reads and erases by id, as one caller may make them: where a read that names an id meets the access predicate.
 
-Search and answer put the predicate (core/trust/access.py) in every channel's SQL. A read
+Search and answer put the predicate (core/storage/access.py) in every channel's SQL. A read
 that names an id (a memory, its versions, evidence, links and ledger entries, a message, a
 trace) and a forget ask here first, with the same predicate:
 
@@ -36,11 +36,11 @@ from veramem_desktop.core.storage import (
     visibility,
 )
 from veramem_desktop.core.storage import episodes as episodes_mod
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust.access import Caller
 
 
 # ---------------------------------------------------------------- checks

@@ -1,5 +1,5 @@
 """The keys of the rejected-value ledger: the store-wide secret they are HMACs under, the scope they are
-kept in, and the words a value is recognised by (core/trust/rejections.py and near_misses.py use them)."""
+kept in, and the words a value is recognised by (core/storage/rejections.py and near_misses.py use them)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust.normalize import phrase_words
+from veramem_desktop.core.text.normalize import phrase_words
 
 #: the meta key of the secret every key is an HMAC under
 KEY_META = "rejection_key"

@@ -15,7 +15,7 @@ query time, so revoking one hides items retroactively.
   (agent_resource edges), it sees items written by no agent, by itself, or by the
   agents/resources it was granted.
 - An episode is visible to its own user (and the agent rules above).
-- A read or erase that names an id applies the same predicate (core/trust/reads.py); the
+- A read or erase that names an id applies the same predicate (core/curation/reads.py); the
   person holding the store's key (:meth:`Caller.person`) may name any row.
 - Every predicate ends with the one visibility rule (core/storage/visibility.py): rows
   that hold a rejected value or resemble one while a person has not decided (the
@@ -43,7 +43,7 @@ class Caller:
     #: a person asking to see rejected material too (``--include-rejected``); ignored for agents
     include_rejected: bool = False
     #: the person who holds the store's key, at a surface of their own (CLI, TUI, SDK): a read or erase
-    #: by id (core/trust/reads.py) may reach every row of the file, whoever it was recorded for; recall
+    #: by id (core/curation/reads.py) may reach every row of the file, whoever it was recorded for; recall
     #: still answers for ``user_id`` alone. Never set for an agent surface (MCP, REST).
     keyholder: bool = False
 

@@ -1,6 +1,6 @@
 """Which way a clause points in time, read from its auxiliaries and verb forms: past, future or present.
 
-core/write/dates.py asks it which way a month or weekday named without "last" or "next" points:
+core/text/relative_dates.py asks it which way a month or weekday named without "last" or "next" points:
 "we moved in August" is the August before the message, "we're moving in August" and "moving in
 August" (a plan with its subject left out) the August after it, "I start in September" (a
 present that names a time is a schedule) too. A habitual present ("I usually travel in August")

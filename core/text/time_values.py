@@ -14,7 +14,7 @@ import re
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.write.written_dates import NUMBER_RE, parse_count, written_date
+from veramem_desktop.core.text.explicit_dates import NUMBER_RE, parse_count, written_date
 
 _CLOCK_ON_DATE = re.compile(
     r"^\s*(?P<h>\d{1,2})(?::(?P<mi>\d{2}))?\s*(?P<ampm>[ap])\.?\s*m\.?\s+on\s+(?P<date>.+?)\s*$",

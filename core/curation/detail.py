@@ -1,7 +1,7 @@
 """A memory in full, as one caller may read it (``Memory.detail``): its evidence inside the source
 episodes, every version, their ledger entries, its links and the memories it is in conflict with.
 
-Every piece goes through the reads by id of ``core/trust/reads.py`` with the caller, so what an agent
+Every piece goes through the reads by id of ``core/curation/reads.py`` with the caller, so what an agent
 may not see is left out here as everywhere (evidence in such messages is counted, not shown).
 """
 
@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from veramem_desktop.core.curation import reads
 from veramem_desktop.core.recall.states import states
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import ledger
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import reads
-from veramem_desktop.core.trust.access import Caller
 
 
 @dataclass

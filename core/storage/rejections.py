@@ -1,7 +1,7 @@
 """The rejected-value ledger: what a person rejected can never come back.
 
 A rejection is kept per subject/predicate/scope as a confusable skeleton of the
-value (core/trust/normalize.py), so re-assertion, supersession, look-alike characters,
+value (core/text/normalize.py), so re-assertion, supersession, look-alike characters,
 decay, pruning and consolidation cannot launder it back. Nothing removes a row
 here except erasing the user who rejected it (``forget user:…``).
 
@@ -12,11 +12,11 @@ Besides the keys of the rejected memory itself, the value is kept as a *phrase*:
 keyed hash of its words and of its first word. Any text of the same scope that holds
 those words (an episode of any role, a memory written before or after the rejection,
 a summary) is then recognised without the value being stored, and is *withheld*:
-listed in the ``withheld`` table, which the access predicate (core/trust/access.py) puts in
+listed in the ``withheld`` table, which the access predicate (core/storage/access.py) puts in
 the SQL of every recall channel. Withheld rows are derived state: each device computes
 them from the keys it holds.
 
-A value of one to three words is also kept by its *near keys* (core/trust/near_misses.py): a text
+A value of one to three words is also kept by its *near keys* (core/storage/near_misses.py): a text
 holding a near miss of it ("Berlln" after "Berlin") is *held* (withheld as ``resembles``) for a person
 to decide, on every path that stores text, since they all call :func:`withhold_if_rejected`.
 """
@@ -27,20 +27,19 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from veramem_desktop.core.storage import rejection_rows, scope_texts
-from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.trust import near_misses
-from veramem_desktop.core.trust.near_misses import NEAR_BACKFILLED, NEAR_KEY, variants
-from veramem_desktop.core.trust.normalize import normalise, phrase_words, skeleton
-from veramem_desktop.core.trust.rejection_keys import (
+from veramem_desktop.core.storage import near_misses, rejection_rows, scope_texts
+from veramem_desktop.core.storage.near_misses import NEAR_BACKFILLED, NEAR_KEY, variants
+from veramem_desktop.core.storage.rejection_keys import (
     KEY_META,
     MAX_PHRASE_WORDS,
     ascii_skeleton,
     phrase_of,
     scope_of,
 )
-from veramem_desktop.core.trust.rejection_keys import digest as _digest
-from veramem_desktop.core.trust.rejection_keys import secret as _secret
+from veramem_desktop.core.storage.rejection_keys import digest as _digest
+from veramem_desktop.core.storage.rejection_keys import secret as _secret
+from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.text.normalize import normalise, phrase_words, skeleton
 
 __all__ = ["KEY_META", "MAX_PHRASE_WORDS", "NEAR_BACKFILLED", "NEAR_KEY", "phrase_of", "scope_of", "variants"]
 

@@ -3,11 +3,11 @@
 "Yesterday" in a message written on 2024-05-08 means 2024-05-07 whenever the memory is
 read, so every relative expression is rewritten to an explicit date computed from the
 anchor the caller passes in (the message time), never from the wall clock. All functions
-are pure. Dates written out in full are normalised in core/write/written_dates.py; times
-given by users and bounds named in questions are read in core/write/times.py.
+are pure. Dates written out in full are normalised in core/text/explicit_dates.py; times
+given by users and bounds named in questions are read in core/text/time_values.py.
 
 A month or weekday named alone ("in August", "on Friday") points the way its clause does
-(core/write/tense.py): forward from the message in a plan, a future or a scheduled present, back in a
+(core/text/tense.py): forward from the message in a plan, a future or a scheduled present, back in a
 past clause, and nowhere in a habit ("I usually travel in August" stays as written). A length of time
 ("for three years", "a two-week trip", "finished it in three months") is not a date; it becomes one
 only when anchored ("three years ago", "in three months' time", "in two weeks" in a plan).
@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from veramem_desktop.core.write.tense import habitual, tense_at
-from veramem_desktop.core.write.written_dates import MONTH_NUM, MONTH_RE, MONTHS, NUMBER_RE, parse_count
+from veramem_desktop.core.text.explicit_dates import MONTH_NUM, MONTH_RE, MONTHS, NUMBER_RE, parse_count
+from veramem_desktop.core.text.tense import habitual, tense_at
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_RE = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"

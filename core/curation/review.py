@@ -12,11 +12,10 @@ from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.recall.states import states
-from veramem_desktop.core.storage import item_queries, items, rejection_rows
+from veramem_desktop.core.storage import item_queries, items, rejection_rows, rejections
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
-from veramem_desktop.core.trust import rejections
 
 
 @dataclass

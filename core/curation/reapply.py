@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from veramem_desktop.core.curation import review
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.lifecycle import forget as forget_mod
-from veramem_desktop.core.storage import forget_marks, meta, rejection_rows, scope_texts
+from veramem_desktop.core.storage import forget_marks, meta, rejection_rows, rejections, scope_texts
 from veramem_desktop.core.storage.store import Connection, Store
-from veramem_desktop.core.trust import admission, rejections, review
+from veramem_desktop.core.trust import admission
 
 
 @dataclass
