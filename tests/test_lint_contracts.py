@@ -88,6 +88,46 @@ def test_a_module_placed_in_no_layer_is_refused(tmp_path: Path) -> None:
     assert "stray" in result.stdout
 
 
+# Inside the engine: each plant is an import from a layer of core into one above it (or into its sibling
+# across a "|"), which only the contract "Layers inside the engine" forbids.
+_ENGINE_CLIMBS = [
+    ("import veramem_desktop.core.storage.ids", "core/text/terms.py"),
+    ("import veramem_desktop.core.trust.admission", "core/storage/ids.py"),
+    ("import veramem_desktop.core.recall.query", "core/trust/pii.py"),
+    ("import veramem_desktop.core.recall.query", "core/write/plan.py"),
+    ("import veramem_desktop.core.write.plan", "core/recall/hits.py"),
+    ("import veramem_desktop.core.lifecycle.links", "core/recall/hits.py"),
+    ("import veramem_desktop.core.curation.reads", "core/lifecycle/expiry.py"),
+    ("import veramem_desktop.core.transfer.records", "core/curation/review.py"),
+    ("import veramem_desktop.core.storage.ids", "core/errors.py"),
+]
+
+
+@pytest.mark.parametrize(
+    ("statement", "where"), _ENGINE_CLIMBS, ids=[f"{w}:{s.split()[-1]}" for s, w in _ENGINE_CLIMBS]
+)
+def test_an_engine_layer_importing_a_higher_one_breaks_the_engine_layers(
+    tmp_path: Path, statement: str, where: str
+) -> None:
+    tree = _lint_tree(tmp_path)
+    _append(tree / "veramem_desktop" / where, statement)
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    broken = [line for line in result.stdout.splitlines() if line.rstrip().endswith("BROKEN")]
+    assert broken, result.stdout
+    report = result.stdout.split("Broken contracts")[-1]
+    assert "Layers inside the engine" in report, result.stdout
+    assert statement.split()[-1] in report, result.stdout
+
+
+def test_an_engine_module_placed_in_no_layer_is_refused(tmp_path: Path) -> None:
+    tree = _lint_tree(tmp_path)
+    (tree / "veramem_desktop" / "core" / "stray.py").write_text("X = 1\n")
+    result = _lint_imports(tree)
+    assert result.returncode != 0
+    assert "core.stray" in result.stdout
+
+
 # ---------------------------------------------------------------- ruff and mypy, as make lint runs them
 def _run(tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(BIN / tool), *args], cwd=cwd, capture_output=True, text=True, timeout=300)
