@@ -53,7 +53,7 @@ from veramem_desktop.core.text.link_types import LINK_TYPES
 from veramem_desktop.core.text.normalize import skeleton
 from veramem_desktop.core.text.terms import content_terms, words
 from veramem_desktop.core.text.turns import context_text
-from veramem_desktop.core.write.retractions import person
+from veramem_desktop.core.write.retraction_forms import person
 
 #: the vector variant holding a memory with its source episode's neighbouring turns
 CTX_KIND = "memory_ctx"

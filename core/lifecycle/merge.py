@@ -38,7 +38,7 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.text.terms import entities
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.consolidator import Consolidator
+    from veramem_desktop.core.lifecycle.stage_common import Consolidator
 
 
 def lost_facts(sources: list[str], fused: str) -> set[str]:

@@ -31,7 +31,7 @@ from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.consolidator import Consolidator
+    from veramem_desktop.core.lifecycle.stage_common import Consolidator
 
 
 def why_stale(source: MemoryItem | None) -> str | None:

@@ -1,7 +1,7 @@
 """Consolidation's archive, merge, summarise, budget and decay stages.
 
-Each is a function over the ``Consolidator`` (core/lifecycle/consolidator.py) that fills its
-``StageCount``; core/lifecycle/consolidate.py says what each stage does and runs them in order.
+Each is a function over the ``Consolidator`` (core/lifecycle/stage_common.py) that fills its
+``StageCount``; core/lifecycle/consolidation.py says what each stage does and runs them in order.
 The revise, fuse and distil stages have modules of their own (core/lifecycle/revise.py,
 core/lifecycle/merge.py, core/lifecycle/experiences.py).
 """
@@ -14,7 +14,6 @@ from typing import Any
 
 from veramem_desktop.core.lifecycle import budgets, outcome
 from veramem_desktop.core.lifecycle.conflicts import open_conflicts
-from veramem_desktop.core.lifecycle.consolidator import ConsolidateConfig, Consolidator
 from veramem_desktop.core.lifecycle.decay import idle_days, strength
 from veramem_desktop.core.lifecycle.rules import (
     BASE_KINDS,
@@ -23,6 +22,7 @@ from veramem_desktop.core.lifecycle.rules import (
     scope_of,
     values_disagree,
 )
+from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator
 from veramem_desktop.core.storage import index, item_scans, items
 from veramem_desktop.core.storage.items import MemoryItem
 

@@ -59,7 +59,7 @@ class _Row(NamedTuple):
     superseded_by: str | None = None
     #: the message (episode id) whose statement retracted this memory
     retracted_by: str | None = None
-    #: for a version that corrects a mistake (core/write/correcting.py): the value it said was wrong
+    #: for a version that corrects a mistake (core/write/correction_targets.py): the value it said was wrong
     corrects: str | None = None
 
     @property

@@ -28,9 +28,9 @@ from veramem_desktop.core.llm import Decision
 from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
-from veramem_desktop.core.write.correcting import REASON as CORRECTION
-from veramem_desktop.core.write.retracting import OTHER_PERSON
-from veramem_desktop.core.write.retracting import REASON as RETRACTION
+from veramem_desktop.core.write.correction_targets import REASON as CORRECTION
+from veramem_desktop.core.write.retraction_targets import OTHER_PERSON
+from veramem_desktop.core.write.retraction_targets import REASON as RETRACTION
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode

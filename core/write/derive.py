@@ -31,12 +31,12 @@ from veramem_desktop.core.text.terms import content_terms
 from veramem_desktop.core.trust.quotes import locate
 from veramem_desktop.core.write import (
     by_meaning,
-    correcting,
-    corrections,
+    correction_forms,
+    correction_targets,
     decisions,
     ends,
     guards,
-    retracting,
+    retraction_targets,
     same_add,
     versions,
 )
@@ -190,7 +190,7 @@ class Writer:
         """Each checked candidate not restating a rejected value, with its neighbours in scope and the
         decision taken against them (the model's wording re-attributed, never its authority). A
         candidate that corrects a stored memory is planned as its new version first
-        (core/write/correcting.py), so the checks below see the corrected value; a bare value that
+        (core/write/correction_targets.py), so the checks below see the corrected value; a bare value that
         corrects no one memory ("I meant Maria" after "My partner is Anna. I moved to Lisbon.") is not
         planned at all: alone it states nothing, and it stays in the message, with a notice."""
         vectors = self.embedder.embed([t for *_, t in checked])
@@ -200,7 +200,7 @@ class Writer:
             # the stored memories, and those planned earlier in this add (core/write/same_add.py)
             pool = partial(same_add.pool, partial(self._pool, ep, cand, vec), planned, ep, vec)
             recent = partial(same_add.recent, partial(self._recent, ep), planned, ep, vec)
-            corrected = correcting.correct(cand, text, ep, pool, recent)
+            corrected = correction_targets.correct(cand, text, ep, pool, recent)
             if corrected is None and _only_the_bare_value(cand.quote, text):
                 out.notices.append(
                     f"{cand.quote!r} corrects a value, but which stored memory it corrects is not clear; it "
@@ -294,8 +294,8 @@ class Writer:
                 "ADD", reason=f"the model named {decision.target_id!r}, which was not offered"
             )
         target = next((m for m, _ in neighbours if m.id == decision.target_id), None)
-        if decision.op == "DELETE" and target is not None and retracting.other_person(text, target):
-            decision = Decision("ADD", reason=retracting.OTHER_PERSON)
+        if decision.op == "DELETE" and target is not None and retraction_targets.other_person(text, target):
+            decision = Decision("ADD", reason=retraction_targets.OTHER_PERSON)
         return decision
 
     def _reworded(self, model_text: str, ep: Episode) -> str:
@@ -345,14 +345,16 @@ class Writer:
     def _pool(self, ep: Episode, cand: Candidate, vec: Vectors) -> list[tuple[MemoryItem, float]]:
         """The memories a correction may concern: the nearest of the scope by meaning, and those with
         the candidate's key (read only when a candidate reads as a correction)."""
-        return list(self._once(("pool", id(cand)), lambda: self._nearest(ep, cand, vec, correcting.POOL)))
+        return list(
+            self._once(("pool", id(cand)), lambda: self._nearest(ep, cand, vec, correction_targets.POOL))
+        )
 
     def _recent(self, ep: Episode) -> list[MemoryItem]:
         """The newest current memories of the episode's scope, newest first (ids grow with time)."""
 
         def load() -> list[MemoryItem]:
             ids = sorted(item_queries.current_ids_in_scope(self.store, ep.user_id, ep.team_id))[
-                -correcting.POOL :
+                -correction_targets.POOL :
             ]
             rows = items.get_many(self.store, ids)
             return [rows[i] for i in reversed(ids) if i in rows]
@@ -387,4 +389,4 @@ def _only_the_bare_value(quote: str, text: str) -> bool:
     """Whether a candidate is a bare correction ("Sorry, I meant Maria.") worded as nothing more: a model
     that read the conversation and wrote "User's partner is Maria." says more, and is kept."""
     said = set(content_terms(quote)) | {"user"}
-    return corrections.bare_only(quote) and set(content_terms(text)) <= said
+    return correction_forms.bare_only(quote) and set(content_terms(text)) <= said

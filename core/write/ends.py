@@ -19,7 +19,7 @@ from veramem_desktop.core.attributes import canonical, is_multi_valued
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
-from veramem_desktop.core.write import retracting
+from veramem_desktop.core.write import retraction_targets
 from veramem_desktop.core.write.plan import WriteOutcome
 
 #: the reason of the retraction this step plans
@@ -64,9 +64,9 @@ def reconciled(
     neighbours: list[tuple[MemoryItem, float]],
     decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], WriteOutcome], Decision],
     out: WriteOutcome,
-) -> tuple[Candidate, Decision, retracting.Retracted | None]:
+) -> tuple[Candidate, Decision, retraction_targets.Retracted | None]:
     """Reconciliation's decision (``decide``, reporting in ``out``), then the engine's own readings: a retraction in the
-    speaker's words (core/write/retracting.py), and an ending statement's key, which retracts the current
+    speaker's words (core/write/retraction_targets.py), and an ending statement's key, which retracts the current
     value it ends; an ending statement with nothing to end loses its key. Returns the candidate as
     planned, the decision and a retraction to plan beside it."""
     end = ended(cand, neighbours) if cand.ends else None
@@ -75,7 +75,7 @@ def reconciled(
     elif end is not None and not cand.predicate:
         cand = replace(cand, predicate=end[0].predicate)  # the attribute of the value it ends
     decision = decide(cand, text, neighbours, out)
-    decision, apart = retracting.decided(cand, text, ep, pool, neighbours, decision)
+    decision, apart = retraction_targets.decided(cand, text, ep, pool, neighbours, decision)
     if end is not None and decision.op != "DELETE":
         decision = Decision("DELETE", end[0].id, reason=REASON)
     return cand, decision, apart

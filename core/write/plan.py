@@ -40,7 +40,7 @@ class Planned:
     decision: Decision
     folded: bool = False  # a DELETE absorbed by an UPDATE of the same memory in this batch
     resembles: str | None = None  # the rejected memory this candidate paraphrases
-    corrects: str | None = None  # the wrong value this candidate corrects (core/write/correcting.py)
+    corrects: str | None = None  # the wrong value this candidate corrects (core/write/correction_targets.py)
     #: the plan of the same add whose memory this one corrects or retracts (core/write/same_add.py)
     revises: Planned | None = None
     made: MemoryItem | None = None  # the memory this plan wrote, once applied (new, or a new version)

@@ -78,7 +78,7 @@ def test_the_retraction_wordings_say_each_form_once_and_what_only_looks_like_one
 
 
 def test_no_retraction_wording_leaves_the_old_value_first_and_no_look_alike_retracts() -> None:
-    """Without core/write/retracting.py "I sold the X" leaves the X first (stale_above_current > 0);
+    """Without core/write/retraction_targets.py "I sold the X" leaves the X first (stale_above_current > 0);
     without the same-person rule "Mel no longer works at X" retracts the user's X (false_retraction > 0);
     the first retraction set's wordings ("My diet is no longer X", "I don't eat X anymore, and …") too."""
     with bench_home() as home:

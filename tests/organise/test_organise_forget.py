@@ -10,7 +10,7 @@ import pytest
 from organise_support import DEVICE, link_all, links, open_store, put, status
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle import forget
-from veramem_desktop.core.lifecycle.consolidate import consolidate
+from veramem_desktop.core.lifecycle.consolidation import consolidate
 from veramem_desktop.core.lifecycle.links import enqueue
 from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store

@@ -11,8 +11,8 @@ import pytest
 from consolidation_support import one, open_memory, rate
 from organise_support import DEVICE, link_all, open_store, put, status
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.lifecycle.consolidate import consolidate
-from veramem_desktop.core.lifecycle.consolidator import ConsolidateConfig
+from veramem_desktop.core.lifecycle.consolidation import consolidate
+from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM

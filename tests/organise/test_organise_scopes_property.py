@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from organise_support import link_all, open_store, put
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.lifecycle.consolidate import consolidate
-from veramem_desktop.core.lifecycle.consolidator import ConsolidateConfig
+from veramem_desktop.core.lifecycle.consolidation import consolidate
+from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig
 from veramem_desktop.core.storage.items import get_many
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM

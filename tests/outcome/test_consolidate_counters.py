@@ -15,7 +15,7 @@ from support.fake_embedder import HashEmbedder
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent, RawContent, running_fake_ollama
 from support.fixtures import PASSPHRASE
 from support.internals import embedder_of, store_of
-from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
+from veramem_desktop.core.lifecycle.consolidation import ConsolidateReport, consolidate
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Store

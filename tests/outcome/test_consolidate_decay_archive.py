@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from outcome_support import DEVICE, ScriptedLLM, open_store, put, snapshot
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.lifecycle import decay
-from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport, consolidate
+from veramem_desktop.core.lifecycle.consolidation import ConsolidateReport, consolidate
 from veramem_desktop.core.storage import items, ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache

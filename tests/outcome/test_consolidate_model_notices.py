@@ -12,7 +12,7 @@ import pytest
 from outcome_support import DEVICE, ScriptedLLM, open_store, put
 from support.fake_embedder import HashEmbedder
 from support.fixtures import PASSPHRASE
-from veramem_desktop.core.lifecycle.consolidate import consolidate
+from veramem_desktop.core.lifecycle.consolidation import consolidate
 from veramem_desktop.core.llm import Notice, Reply
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Store

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from outcome_support import DEVICE, derived_sources, open_store, put
 from support.fake_embedder import HashEmbedder
-from veramem_desktop.core.lifecycle.consolidate import consolidate
+from veramem_desktop.core.lifecycle.consolidation import consolidate
 from veramem_desktop.core.lifecycle.rules import scope_of
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.ids import now_iso

@@ -1,11 +1,11 @@
-"""Which sentences read as corrections (core/write/corrections.py), and how a statement is re-worded
+"""Which sentences read as corrections (core/write/correction_forms.py), and how a statement is re-worded
 without the value it takes back. The engine acts on these only when a current memory of the same
 subject holds the wrong value (tests/write/test_corrections.py)."""
 
 from __future__ import annotations
 
 import pytest
-from veramem_desktop.core.write.corrections import read, restated, substituted
+from veramem_desktop.core.write.correction_forms import read, restated, substituted
 
 
 @pytest.mark.parametrize(

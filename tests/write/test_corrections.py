@@ -1,14 +1,14 @@
 """A correction ("X, not Y", "Not Y — X", "I meant X", "… not Y anymore, S") makes a new version of the
 current memory of the same subject that holds the wrong value Y: the old one is superseded (versions,
 not overwrites, each change in the ledger) and recall shows the corrected value as current. The rule
-is the engine's (core/write/correcting.py): the same with the rule-based backend and with a model."""
+is the engine's (core/write/correction_targets.py): the same with the rule-based backend and with a model."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent
-from veramem_desktop.core.write.corrections import read
+from veramem_desktop.core.write.correction_forms import read
 
 from veramem_desktop.memory import Memory
 

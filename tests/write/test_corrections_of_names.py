@@ -2,7 +2,7 @@
 naming a place does: after "My partner is Anna.", "Sorry, I meant Maria." or "I meant Maria, not Anna"
 makes "User's partner is Maria." the current version and Anna its superseded earlier one, in two adds
 or in one. A value the speaker gave of a relation ("User's partner …") is the speaker's own to
-correct; another speaker's is never touched (core/write/correcting.py).
+correct; another speaker's is never touched (core/write/correction_targets.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ its wording: "I sold the Volvo" after "I have a Volvo", "I quit playing tennis",
 retracted, puts the retracting message first, and the answer does not state the old value as
 current. What only looks like a retraction retracts nothing: "I stopped by the bakery", a sale with a
 replacement ("… and bought a new one"), another person's sentence ("Mel no longer works at Acme"),
-a question or a hypothetical. The reading is the engine's (core/write/retractions.py), run on every
+a question or a hypothetical. The reading is the engine's (core/write/retraction_forms.py), run on every
 candidate whatever model extracted it; the same person's rule also holds for a model's own DELETE.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.fake_ollama import FakeOllama, FromRequest, JsonContent
-from veramem_desktop.core.write import retractions
+from veramem_desktop.core.write import retraction_forms
 
 from veramem_desktop.bench.truth_section import holds
 from veramem_desktop.memory import Memory
@@ -116,7 +116,7 @@ def test_a_named_speakers_sale_retracts_only_their_own_possession(rmem: Memory) 
 def test_the_reader_finds_the_verb_that_stopped_and_its_object(
     quote: str, verb: str | None, thing: str
 ) -> None:
-    found = retractions.read(quote)
+    found = retraction_forms.read(quote)
     assert found is not None and (found.verb, found.thing) == (verb, thing)
 
 
@@ -133,7 +133,7 @@ def test_the_reader_finds_the_verb_that_stopped_and_its_object(
     ],
 )
 def test_the_reader_reads_no_retraction_where_there_is_none(quote: str) -> None:
-    assert retractions.read(quote) is None
+    assert retraction_forms.read(quote) is None
 
 
 # --- with a model: the reading and the same-person rule are the engine's ------------------------------

@@ -13,7 +13,7 @@ from .progress import Tracker, progress_of, shown, working
 from .suggest import SuggestingGroup
 
 if TYPE_CHECKING:
-    from veramem_desktop.core.lifecycle.consolidate import ConsolidateReport
+    from veramem_desktop.core.lifecycle.consolidation import ConsolidateReport
 
     from ..memory import Memory
 

@@ -1,14 +1,14 @@
 """Consolidation of one open store, the idle-time job of the outcome loop: erase what has expired
 (core/lifecycle/expiry.py), derive again what an add could not, link what is queued, then the engine's
-stages (core/lifecycle/consolidate.py), then link what they made."""
+stages (core/lifecycle/consolidation.py), then link what they made."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
 
-from veramem_desktop.core.lifecycle import consolidate as consolidate_mod
-from veramem_desktop.core.lifecycle import consolidator as consolidator_mod
+from veramem_desktop.core.lifecycle import consolidation as consolidate_mod
+from veramem_desktop.core.lifecycle import stage_common as consolidator_mod
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage.actor import Actor

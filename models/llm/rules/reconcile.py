@@ -1,7 +1,7 @@
 """Rule-based reconciliation from the neighbours' keys and cosines.
 
 In order: a candidate that says something stopped being true (a retraction as the engine reads
-them, core/write/retractions.py) retracts the neighbour it negates (DELETE); a new value for a neighbour's subject and single-valued predicate
+them, core/write/retraction_forms.py) retracts the neighbour it negates (DELETE); a new value for a neighbour's subject and single-valued predicate
 replaces it (UPDATE), unless that neighbour is an event: "User moved to Lisbon in March"
 stays true after "User lives in Porto now", so the new state is added beside it; a
 near-identical neighbour (cosine above 0.95) or the same attribute and value means
@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import Candidate, Decision, Neighbour, multi_valued
-from veramem_desktop.core.write import retractions
+from veramem_desktop.core.write import retraction_forms as retractions
 from veramem_desktop.models.llm.rules.text import NEGATION, content_stems, is_negated
 
 NOOP_COSINE = 0.95
@@ -61,7 +61,7 @@ def _negated_target(
 
 def reconcile(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision:
     found = retractions.read(candidate.quote) or retractions.read(candidate.text)
-    if found is not None:  # a retraction, in one of the forms core/write/retractions.py reads
+    if found is not None:  # a retraction, in one of the forms core/write/retraction_forms.py reads
         target = _negated_target(candidate, neighbours, found)
         if target is not None:
             return Decision("DELETE", target.id, reason="the new statement says this is no longer true")

@@ -1,7 +1,7 @@
 """A retraction and what follows it in one sentence are two statements.
 
 "I quit my job at Acme and joined Globex" says two things: the job at Acme stopped (a retraction,
-read by the engine from the quote, core/write/retractions.py) and the speaker joined Globex. As one
+read by the engine from the quote, core/write/retraction_forms.py) and the speaker joined Globex. As one
 candidate the engine reads the retraction and the rest is lost, so :func:`split_after_retraction`
 cuts such a sentence where the rest begins: after ", and", " and", " but" (with "then", "now",
 "instead" … allowed before it) when what follows starts with a verb ("joined", "bought", "eat",
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from veramem_desktop.core.write import retractions
+from veramem_desktop.core.write import retraction_forms as retractions
 from veramem_desktop.models.llm.rules.lexicon import IRREGULAR_PAST, NOT_PAST
 from veramem_desktop.models.llm.rules.text import Span
 

@@ -5,7 +5,7 @@ cache, and the helpers the stages share: the union of sources'
 evidence, writing a derived memory with its derivations and index entry, one model call that
 never raises, clustering by cosine and a check that sources are still active. The stages
 themselves are functions over it (core/lifecycle/stages.py, core/lifecycle/revise.py,
-core/lifecycle/merge.py, core/lifecycle/experiences.py), and core/lifecycle/consolidate.py
+core/lifecycle/merge.py, core/lifecycle/experiences.py), and core/lifecycle/consolidation.py
 runs them in order.
 """
 

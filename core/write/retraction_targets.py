@@ -3,7 +3,7 @@
 "I sold the Volvo." after "I have a Volvo." says the stored memory no longer holds. A model, or the
 rule-based reconciler, may read it as a new fact beside the old one; this step, run by the write path
 on every candidate whatever model extracted it (the decision is the engine's, from the speaker's own
-words in the quote, read by core/write/retractions.py), finds the current memory of the same person
+words in the quote, read by core/write/retraction_forms.py), finds the current memory of the same person
 that states the thing with the verb that stopped, and retracts it whatever reconciliation decided
 (:func:`decided`, unless that decision already retracts or replaces it). The person is read from
 the memories' words ("User …", "Mel …"; a named speaker's "I" is theirs), so "Mel no longer works
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
-from veramem_desktop.core.write import retractions
-from veramem_desktop.core.write.correcting import speaker
+from veramem_desktop.core.write import retraction_forms
+from veramem_desktop.core.write.correction_targets import speaker
 
 #: the reason of every decision this step makes (core/write/decisions.py names the guard by it)
 REASON = "a retraction"
@@ -39,8 +39,8 @@ class Retracted:
     target: MemoryItem
     cosine: float
     decision: Decision
-    #: what the speaker's words say stopped (core/write/retractions.py)
-    reading: retractions.Retraction
+    #: what the speaker's words say stopped (core/write/retraction_forms.py)
+    reading: retraction_forms.Retraction
 
 
 def retract(
@@ -48,10 +48,10 @@ def retract(
 ) -> Retracted | None:
     """The memory ``cand`` retracts, or None. ``text`` is the candidate's wording (attributed); ``pool``
     gives the memories near it in its scope with their cosines (read only when a retraction is read)."""
-    found = retractions.read(cand.quote)
-    if found is None or (found.verb == "have" and retractions.replaced(ep.content)):
+    found = retraction_forms.read(cand.quote)
+    if found is None or (found.verb == "have" and retraction_forms.replaced(ep.content)):
         return None
-    about = retractions.person(text) or speaker(ep)
+    about = retraction_forms.person(text) or speaker(ep)
     if about is None:
         return None
     held = [
@@ -60,7 +60,7 @@ def retract(
         if m.status == "active"
         and m.kind in _RETRACTABLE
         and _about(m, about, text)
-        and retractions.retracts(found, _words(m), m.predicate)
+        and retraction_forms.retracts(found, _words(m), m.predicate)
     ]
     if not held:
         return None
@@ -90,7 +90,7 @@ def decided(
         return decision, None
     if found.target.id not in {m.id for m, _ in neighbours}:
         neighbours.append((found.target, found.cosine))
-    if not retractions.holds_thing(found.reading, _words_of(text)):
+    if not retraction_forms.holds_thing(found.reading, _words_of(text)):
         return decision, found
     return found.decision, None
 
@@ -98,21 +98,21 @@ def decided(
 def other_person(text: str, target: MemoryItem) -> bool:
     """Whether a DELETE worded ``text`` would retract a memory about another person than it speaks of
     (any backend's decision: "Mel no longer works at Acme" against "User works at Acme")."""
-    return not retractions.same_person(text, _words(target))
+    return not retraction_forms.same_person(text, _words(target))
 
 
 def _about(m: MemoryItem, person: str, text: str) -> bool:
     """A memory about ``person`` ("User's editor is Vim" is the user's), or about someone the retraction
     names ("Anna is no longer User's partner" and "User's partner is Anna")."""
-    about = retractions.person(_words(m)) or (m.subject.casefold() if m.subject else None)
-    return about == person or (about is not None and retractions.names(text, about))
+    about = retraction_forms.person(_words(m)) or (m.subject.casefold() if m.subject else None)
+    return about == person or (about is not None and retraction_forms.names(text, about))
 
 
 def _fit(
     m: MemoryItem, cosine: float, own: str, cand: Candidate, person: str
 ) -> tuple[int, int, int, float, str]:
     """The speaker's own authority first, then the person exactly, the same key, closeness, the newest."""
-    exact = int((retractions.person(_words(m)) or "") == person)
+    exact = int((retraction_forms.person(_words(m)) or "") == person)
     same_key = int(bool(cand.predicate) and m.predicate == cand.predicate)
     return (int(m.authority == own), exact, same_key, cosine, m.id)
 

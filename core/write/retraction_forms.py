@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from veramem_desktop.core.write.correcting import who
+from veramem_desktop.core.write.correction_targets import who
 
 #: a retraction is a short sentence: longer ones are not read (and no pattern runs over long text)
 MAX_SENTENCE_CHARS = 300

@@ -12,7 +12,7 @@ the candidate) and returns the wrong value and, when the form isolates it, the r
 - a retraction followed by the new statement: "I don't live in Lisbon anymore, I live in Porto".
 
 What to do with it (which stored memory holds the wrong value, and the new version's words)
-is core/write/correcting.py's. A statement is re-worded without its "not Y" part
+is core/write/correction_targets.py's. A statement is re-worded without its "not Y" part
 (:func:`restated`); a bare value takes the wrong one's place in the corrected memory's words
 (:func:`substituted`). Pure functions over text: no SQL, no model.
 """

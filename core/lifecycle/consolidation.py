@@ -40,7 +40,7 @@ moved by a budget until a person settles the conflict (skipped as ``open_conflic
 Model calls happen outside transactions; each write is its own short transaction.
 Nothing here crosses scopes: every group is keyed by (user, team, agent, visibility).
 
-Every stage is a function over the ``Consolidator`` (core/lifecycle/consolidator.py: the
+Every stage is a function over the ``Consolidator`` (core/lifecycle/stage_common.py: the
 settings, the store and models, and the helpers the stages share); archive, merge, summarise,
 budget and decay are in core/lifecycle/stages.py. This module runs them in order.
 """
@@ -52,8 +52,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from veramem_desktop.core.lifecycle import experiences, merge, revise, stages
-from veramem_desktop.core.lifecycle.consolidator import ConsolidateConfig, Consolidator, Progress
 from veramem_desktop.core.lifecycle.rules import StageCount
+from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator, Progress
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage.store import Store

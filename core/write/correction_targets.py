@@ -32,8 +32,8 @@ from typing import cast
 from veramem_desktop.core.llm import Candidate, Decision, Kind
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
-from veramem_desktop.core.write import corrections
-from veramem_desktop.core.write.corrections import Correction
+from veramem_desktop.core.write import correction_forms
+from veramem_desktop.core.write.correction_forms import Correction
 
 #: memories read for a correction: the nearest of the scope by meaning (they hold the wrong value's
 #: words), and for "I meant X" alone the newest of the scope
@@ -100,7 +100,7 @@ def correct(
     """The correction ``cand`` makes of a current memory, or None. ``text`` is the candidate's wording
     (dates resolved, attributed); ``pool`` gives the memories near it in its scope with their cosines,
     ``recent`` the newest of its scope, newest first (each read only when a correction is read)."""
-    found = corrections.read(cand.quote)
+    found = correction_forms.read(cand.quote)
     if found is None:
         return None
     subject = who(text) if found.form == "statement" else None
@@ -117,7 +117,7 @@ def correct(
         # retract it, so it becomes that memory's new version instead
         items = [m for m in items if m.kind != "event"]
     for wrong in _wrongs(found):
-        holders = [m for m in items if corrections.holds(_words(m), m.value, wrong)]
+        holders = [m for m in items if correction_forms.holds(_words(m), m.value, wrong)]
         if not found.signalled:  # "I went to Paris, not London": only what it restates, not any London
             holders = [m for m in holders if _restates(m, cand, text, subject, wrong)]
         if holders:
@@ -161,14 +161,14 @@ def _planned(
     """The new version of ``target``: the statement restated, or the right value in the wrong one's
     place; None when the new words would still hold the wrong value."""
     if found.form == "statement":
-        new_text = corrections.restated(text, found)
+        new_text = correction_forms.restated(text, found)
         new = replace(cand, text=new_text)
     else:
         right = found.right or ""
-        new_text = corrections.substituted(_words(target), wrong, right) or ""
+        new_text = correction_forms.substituted(_words(target), wrong, right) or ""
         value = target.value
-        if value is not None and corrections.holds(value, value, wrong):
-            value = corrections.substituted(value, wrong, right) or right
+        if value is not None and correction_forms.holds(value, value, wrong):
+            value = correction_forms.substituted(value, wrong, right) or right
         new = replace(
             cand,
             text=new_text,
@@ -177,7 +177,7 @@ def _planned(
             predicate=target.predicate,
             value=value,
         )
-    if not new_text or corrections.holds(new_text, None, wrong):
+    if not new_text or correction_forms.holds(new_text, None, wrong):
         return None
     reason = f"{REASON}: {wrong!r} " + ("no longer holds" if found.change else "was wrong")
     decision = Decision("UPDATE", target.id, new_text, reason)
@@ -188,11 +188,11 @@ def _wrongs(found: Correction) -> list[str]:
     """The wrong value as said, then as a stored memory may word it ("to Lisbon" -> "Lisbon"; after a
     retraction, "live in Lisbon" -> "Lisbon")."""
     out = [found.wrong] if found.wrong else []
-    shorter = corrections.bare_wrong(found.wrong) if found.wrong else None
+    shorter = correction_forms.bare_wrong(found.wrong) if found.wrong else None
     if shorter:
         out.append(shorter)
     if found.shape == "no_longer" and found.wrong and len(found.wrong.split()) > 1:
-        rest = corrections.bare_wrong(found.wrong.split(None, 1)[1]) or found.wrong.split(None, 1)[1]
+        rest = correction_forms.bare_wrong(found.wrong.split(None, 1)[1]) or found.wrong.split(None, 1)[1]
         out.append(rest)
     return list(dict.fromkeys(out))
 
