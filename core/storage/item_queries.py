@@ -1,7 +1,7 @@
-"""Reads of memories and their evidence for trust, the write path and transfer.
+"""Reads of memories and their evidence for curation, the write path and transfer.
 
 The item family's writes and its reads by id, version and list are in core/storage/items.py;
-these are the reads that review and reads-by-caller (core/trust/), planning and applying an add
+these are the reads that review and reads-by-caller (core/curation/), planning and applying an add
 (core/write/), and the memory and training exports and the import (core/transfer/) make. A
 function taking a ``Connection`` reads inside the caller's transaction; one taking the ``Store``
 reads on its own. The caller's visibility is the access predicate (core/storage/access.py), in
