@@ -295,7 +295,7 @@ def test_sql_planted_outside_storage_is_reported(tmp_path: Path) -> None:
         "lifecycle/forget.py": 'Q = "DELETE FROM meta WHERE key = ?"\n',
         "trust/access.py": 'P = "NOT EXISTS (SELECT 1 FROM grants g WHERE g.subject = :caller)"\n',
         "storage/meta.py": 'Q = "SELECT value FROM meta WHERE key = ?"\n',
-        "recall/dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_reads.py."""\n',
+        "recall/dense.py": 'def f():\n    """Reads SELECT id FROM memory_items through core/storage/item_search.py."""\n',
         "transfer/memory_export.py": 'NOTE = "selected turns from a session; an update to the newest"\n',
         "transfer/chats.py": 'def f(start):\n    return f"valid from {start}; imported into {start}"\n',
     }

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict
-from veramem_desktop.core.storage import item_scans, items, ledger, link_rows
+from veramem_desktop.core.storage import item_states, items, ledger, link_rows
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -101,7 +101,7 @@ def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
 
 def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: str) -> MemoryItem | None:
     """Move an active, unpinned memory to cold storage (archived), saying why and for whom."""
-    item = item_scans.read(conn, item_id)
+    item = item_states.read(conn, item_id)
     if item is None:
         return None
     if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):

@@ -34,7 +34,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.lifecycle import learned
-from veramem_desktop.core.storage import item_scans, items, ledger, traces
+from veramem_desktop.core.storage import item_chains, item_states, items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -119,7 +119,7 @@ def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
     """The current version of ``item``'s chain when it was superseded; else the item itself."""
     if item.status != "superseded":
         return item
-    head = item_scans.active_head(conn, item.root_id)
+    head = item_chains.active_head(conn, item.root_id)
     return head if head is not None else item
 
 
@@ -243,7 +243,7 @@ def _credit(
     for mid in ids:
         if not mid.startswith("mem_"):
             continue  # episodes carry no counters
-        found = item_scans.read(conn, mid)
+        found = item_states.read(conn, mid)
         if found is None:
             continue  # forgotten since the trace was written
         item = _head(conn, found)

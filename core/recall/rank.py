@@ -15,7 +15,7 @@ from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import episode_reads, item_reads
+from veramem_desktop.core.storage import episode_contents, item_search
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
@@ -49,11 +49,11 @@ def hydrate(
     truth_rows: dict[str, tuple[Any, ...]] | None = None,
 ) -> list[Hit]:
     """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added).
-    Each memory's truth row (as core/storage/item_reads.truth_rows gives it) goes to ``truth_rows`` when
+    Each memory's truth row (as core/storage/item_search.truth_rows gives it) goes to ``truth_rows`` when
     given: it comes with the same read."""
     ids = list(scores)
     hits: list[Hit] = []
-    for r in item_reads.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
+    for r in item_search.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
         if truth_rows is not None:
             truth_rows[r[0]] = (r[0], r[5], r[4], r[18], r[19], r[7], r[20], r[13], r[3], r[21], r[22], r[23])
         age = (now - parse_iso(r[6])).total_seconds() / 86400
@@ -94,7 +94,7 @@ def hydrate(
                 prior=bonus,
             )
         )
-    for r in episode_reads.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
+    for r in episode_contents.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
         hits.append(
             Hit(
                 r[0],

@@ -9,15 +9,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from veramem_desktop.core.storage.id_sets import marks
 from veramem_desktop.core.storage.store import Connection
 
 
 def ids_of(conn: Connection, sql: str, params: Any = ()) -> set[str]:
     return {r[0] for r in conn.execute(sql, params).fetchall()}
-
-
-def marks(values: set[str] | list[str]) -> str:
-    return ",".join("?" * len(values))
 
 
 def closure(

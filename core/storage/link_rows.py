@@ -3,7 +3,8 @@
 Every statement on the two tables is here except forget's erasure (core/lifecycle/forget.py).
 What an edge means, when one is made and what is ledgered with it is decided by the lifecycle
 (core/lifecycle/links.py and the linker, core/lifecycle/linker.py), which calls these functions
-in its own transactions.
+in its own transactions. Search reads the graph through :func:`linked_pairs` (the links
+between seeds and the memories the caller may see).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.access import Caller
 
 
 # ------------------------------------------------------------------ the queue
@@ -99,4 +102,34 @@ def has_edge(conn: Connection, src: str, dst: str, link_type: str) -> bool:
             "SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?", (src, dst, link_type)
         ).fetchone()
         is not None
+    )
+
+
+def linked_pairs(
+    store: Store,
+    seeds: list[str],
+    link_types: tuple[str, ...],
+    caller: Caller,
+    kinds: tuple[str, ...],
+    include_archived: bool,
+    now: str,
+) -> list[Any]:
+    """The rows (seed, linked memory), one for each link of the ``link_types`` between a seed and a memory
+    of the ``kinds`` the caller may see."""
+    params: dict[str, Any] = {
+        **access.params(caller, now),
+        **{f"s{i}": d for i, d in enumerate(seeds)},
+        **{f"k{i}": k for i, k in enumerate(kinds)},
+        **{f"t{i}": t for i, t in enumerate(link_types)},
+    }
+    in_seeds = ",".join(f":s{i}" for i in range(len(seeds)))
+    in_kinds = ",".join(f":k{i}" for i in range(len(kinds)))
+    in_types = ",".join(f":t{i}" for i in range(len(link_types)))
+    pred = access.memory_predicate("m", include_archived=include_archived)
+    return store.query(
+        f"SELECT l.src, l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.src IN ({in_seeds}) "
+        f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred} "
+        f"UNION SELECT l.dst, l.src FROM links l JOIN memory_items m ON m.id = l.src WHERE l.dst IN ({in_seeds}) "
+        f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred}",
+        params,
     )

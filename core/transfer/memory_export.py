@@ -32,8 +32,9 @@ from typing import Any
 
 from veramem_desktop.core.storage import (
     derivations,
-    episode_queries,
-    item_queries,
+    episode_turns,
+    item_chains,
+    item_evidence,
     items,
     link_rows,
     visibility,
@@ -59,7 +60,7 @@ def _chains(
         part = [i for i, _ in ids[lo : lo + CHUNK]]
         rows = items.get_many(store, part)
         evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in item_queries.evidence_rows(store, part):
+        for r in item_evidence.evidence_rows(store, part):
             if r[1] in left_out_episodes:
                 continue
             evidence.setdefault(r[0], []).append(
@@ -89,7 +90,7 @@ def _chains(
 
 def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
     for lo in range(0, len(ids), CHUNK):
-        yield from episode_queries.in_session_order(store, ids[lo : lo + CHUNK])
+        yield from episode_turns.in_session_order(store, ids[lo : lo + CHUNK])
 
 
 def export(
@@ -111,7 +112,7 @@ def export(
 
     moment = now or now_iso()
     ids, quoted_ids, left_out_episodes, left_out = _shown(
-        store, item_queries.chain_order(store, user_id), moment
+        store, item_chains.chain_order(store, user_id), moment
     )
     contents = "quoted" if episode_ids is None else "all"
     if episode_ids is None:
@@ -184,7 +185,7 @@ def _shown(
     kept = [(i, r) for i, r in ids if i not in hidden]
     quoted: dict[str, set[str]] = {}
     for lo in range(0, len(kept), CHUNK):
-        for r in item_queries.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
+        for r in item_evidence.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
             quoted.setdefault(r[0], set()).add(r[1])
     every_episode = sorted({e for eps in quoted.values() for e in eps})
     shown_episodes = {e.id: e for e in _episodes(store, every_episode)}
@@ -215,7 +216,7 @@ def _visible_episodes(store: Store, ids: Sequence[str], now: str) -> tuple[list[
             out |= visibility.hidden_ids(conn, "episode", part, now)
             out |= {
                 e.id
-                for e in episode_queries.in_session_order(store, part)
+                for e in episode_turns.in_session_order(store, part)
                 if _holds_rejected(conn, e.user_id, e.team_id, e.content)
             }
     return [i for i in ids if i not in out], out

@@ -32,12 +32,12 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall.query import context_text, episode_fts_text
 from veramem_desktop.core.storage import (
     derivations,
-    episode_queries,
+    episode_contents,
     episode_rows,
     index,
     index_rows,
-    item_queries,
     item_rows,
+    item_states,
     items,
     ledger,
     link_rows,
@@ -144,7 +144,7 @@ def _flush_episodes(
 ) -> None:
     if not pending:
         return
-    have = episode_queries.existing_ids(store, [str(o.get("id")) for _, o in pending])
+    have = episode_contents.existing_ids(store, [str(o.get("id")) for _, o in pending])
     eps: list[Episode] = []
     for n, obj in pending:
         try:
@@ -251,7 +251,7 @@ def _flush_memories(
         if checked is not None:
             chains.append(checked)
     pending.clear()
-    have = item_queries.existing_ids(store, [item.id for chain in chains for item, _, _ in chain])
+    have = item_states.existing_ids(store, [item.id for chain in chains for item, _, _ in chain])
     todo = [[v for v in chain if v[0].id not in have] for chain in chains]
     result.already_stored += sum(len(c) for c in chains) - sum(len(c) for c in todo)
     todo = [c for c in todo if c]
@@ -309,7 +309,7 @@ def _check_chain(
             return None
         found: list[Evidence] = []
         for ev in evidence:
-            row = episode_queries.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
+            row = episode_contents.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
                 ev.episode_id
             )
             if row is not None and row[0][ev.span_start : ev.span_end] == ev.quote and ev.quote.strip():
@@ -358,7 +358,7 @@ def _flush_links(
         pending.clear()
         return
     ids = {str(o.get(k)) for _, o in pending for k in ("src", "dst")}
-    have = item_queries.existing_ids(store, sorted(ids))
+    have = item_states.existing_ids(store, sorted(ids))
     with store.atomic() as conn:
         for n, obj in pending:
             src, dst, kind = str(obj.get("src")), str(obj.get("dst")), obj.get("link_type")

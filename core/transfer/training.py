@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from veramem_desktop.core.storage import episode_queries, item_queries, traces
+from veramem_desktop.core.storage import episode_contents, item_states, traces
 from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import exportable
@@ -158,7 +158,7 @@ def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
     found: dict[str, dict[str, Any]] = {}
     for i in range(0, len(mem_ids), PAGE):
         chunk = mem_ids[i : i + PAGE]
-        for mid, kind, text, authority, status in item_queries.briefs(conn, chunk):
+        for mid, kind, text, authority, status in item_states.briefs(conn, chunk):
             found[mid] = {"id": mid, "kind": kind, "text": text, "authority": authority, "status": status}
     for eid, ep in _episodes(conn, ep_ids).items():
         found[eid] = {
@@ -200,7 +200,7 @@ def _episodes(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
     unique = list(dict.fromkeys(ids))
     for i in range(0, len(unique), PAGE):
         chunk = unique[i : i + PAGE]
-        for eid, role, name, time, content in episode_queries.briefs(conn, chunk):
+        for eid, role, name, time, content in episode_contents.briefs(conn, chunk):
             out[eid] = {"id": eid, "role": role, "name": name, "time": time, "text": content}
     return out
 

@@ -1,0 +1,165 @@
+"""What episodes say, and who said it when: their words, speakers and times, the rows search
+ranks, and why one is withheld. A function given a caller puts the access predicate
+(core/trust/access.py) in its own statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from veramem_desktop.core.storage.id_sets import chunks
+from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.trust import access
+from veramem_desktop.core.trust.access import Caller
+
+#: most ids bound in one statement
+_CHUNK = 500
+
+
+def _ids_where(store: Store, ids: Sequence[str], pred: str, params: dict[str, Any]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        names = {f"id{n}": value for n, value in enumerate(chunk)}
+        marks = ",".join(f":{name}" for name in names)
+        rows = store.query(
+            f"SELECT e.id FROM episodes e WHERE e.id IN ({marks}) AND {pred}", {**params, **names}
+        )
+        found |= {r[0] for r in rows}
+    return found
+
+
+def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:
+    """Those of ``ids`` that are episodes here."""
+    return _ids_where(store, ids, "1", {})
+
+
+def visible_ids(store: Store, ids: Sequence[str], caller: Caller, now: str) -> set[str]:
+    """Those of ``ids`` that are episodes ``caller`` may see at ``now``."""
+    return _ids_where(store, ids, access.episode_predicate("e"), access.params(caller, now))
+
+
+def visible_episode_ids(store: Store, caller: Caller, now: str) -> list[str]:
+    """The ids of every episode the caller may see."""
+    sql = f"SELECT e.id FROM episodes e WHERE {access.episode_predicate('e')}"
+    return [r[0] for r in store.query(sql, access.params(caller, now))]
+
+
+def content_and_role(store: Store, episode_id: str) -> tuple[str, str] | None:
+    """The episode's words and role, or None when it is not here."""
+    row = store.query_one("SELECT content, role FROM episodes WHERE id = ?", (episode_id,))
+    return None if row is None else (row[0], row[1])
+
+
+def content_and_time(store: Store, episode_id: str, caller: Caller, now: str) -> Any:
+    """The row (content, event time) of one episode the caller may see, or None."""
+    return store.query_one(
+        f"SELECT e.content, e.event_time FROM episodes e WHERE e.id = :id AND {access.episode_predicate('e')}",
+        {**access.params(caller, now), "id": episode_id},
+    )
+
+
+def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str | None, str, str]]:
+    """``(id, role, source_name, event_time, content)`` of those of ``ids`` (one ``?`` per id) that are here."""
+    rows = conn.execute(
+        f"SELECT id, role, source_name, event_time, content FROM episodes WHERE id IN "
+        f"({','.join('?' * len(ids))})",
+        list(ids),
+    ).fetchall()
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
+def episode_texts(store: Store, ids: list[str], caller: Caller, now: str) -> dict[str, str]:
+    """The words of the given episodes (not empty) that the caller may see."""
+    params: dict[str, Any] = {**access.params(caller, now), **{f"c{i}": d for i, d in enumerate(ids)}}
+    marks = ",".join(f":c{i}" for i in range(len(ids)))
+    sql = (
+        f"SELECT e.id, e.content FROM episodes e WHERE e.id IN ({marks}) AND {access.episode_predicate('e')}"
+    )
+    return {r[0]: str(r[1]) for r in store.query(sql, params)}
+
+
+def ids_times_contents(store: Store, ids: list[str], caller: Caller, now: str) -> list[Any]:
+    """The rows (id, event time, content) of the given episodes that the caller may see."""
+    found: list[Any] = []
+    for chunk in chunks(ids, 500):
+        params: dict[str, Any] = {
+            **access.params(caller, now),
+            **{f"c{i}": d for i, d in enumerate(chunk)},
+        }
+        marks = ",".join(f":c{i}" for i in range(len(chunk)))
+        found.extend(
+            store.query(
+                f"SELECT e.id, e.event_time, e.content FROM episodes e WHERE e.id IN ({marks}) "
+                f"AND {access.episode_predicate('e')}",
+                params,
+            )
+        )
+    return found
+
+
+def speaker_names(store: Store, caller: Caller, now: str) -> list[Any]:
+    """The distinct speaker names (as stored, none missing) among the caller's visible episodes."""
+    rows = store.query(
+        "SELECT DISTINCT e.source_name FROM episodes e WHERE e.source_name IS NOT NULL "
+        f"AND {access.episode_predicate('e')}",
+        access.params(caller, now),
+    )
+    return [r[0] for r in rows]
+
+
+def speakers_of(store: Store, ids: list[str]) -> dict[str, str | None]:
+    """The speaker of each of the given episodes."""
+    out: dict[str, str | None] = {}
+    for chunk in chunks(ids, 500):
+        marks = ",".join("?" * len(chunk))
+        for r in store.query(f"SELECT id, source_name FROM episodes WHERE id IN ({marks})", chunk):
+            out[r[0]] = r[1]
+    return out
+
+
+def latest_event_time(store: Store, caller: Caller, now: str) -> str | None:
+    """The latest event time among the caller's visible episodes, or None."""
+    row = store.query_one(
+        f"SELECT max(e.event_time) FROM episodes e WHERE {access.episode_predicate('e')}",
+        access.params(caller, now),
+    )
+    return str(row[0]) if row and row[0] else None
+
+
+def hit_rows(store: Store, ids: list[str]) -> list[Any]:
+    """The rows (id, content, role, event time, user, session, source name) of the given episodes."""
+    found: list[Any] = []
+    for chunk in chunks(ids, 500):
+        found.extend(
+            store.query(
+                "SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes "
+                f"WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+        )
+    return found
+
+
+def visible_hit_row(store: Store, episode_id: str, caller: Caller, now: str) -> Any:
+    """The row (id, content, role, event time, user, session, source name) of one episode the caller
+    may see, or None."""
+    return store.query_one(
+        f"SELECT e.id, e.content, e.role, e.event_time, e.user_id, e.session_id, e.source_name FROM episodes e "
+        f"WHERE e.id = :id AND {access.episode_predicate('e')}",
+        {**access.params(caller, now), "id": episode_id},
+    )
+
+
+def withheld_reasons(store: Store, episode_ids: list[str]) -> dict[str, str]:
+    """Why each of the given episodes is withheld (rejected, resembles), for those that are."""
+    out: dict[str, str] = {}
+    for chunk in chunks(episode_ids, 500):
+        for eid, reason in store.query(
+            f"SELECT owner_id, reason FROM withheld WHERE owner_kind = 'episode' "
+            f"AND owner_id IN ({','.join('?' * len(chunk))})",
+            chunk,
+        ):
+            out[eid] = reason
+    return out
