@@ -336,10 +336,11 @@ def memory_context(store: Store, item: MemoryItem) -> str:
     if episode_id is None:
         return item.text
     src = episode_turns.position(store, episode_id)
-    if src is None or src[0] is None:
+    if src is None or src.session_id is None:
         return item.text
+    turn = int(src.turn_index)
     around = {
-        int(r[0]): f"{r[2] or r[1]}: {r[3]}"
-        for r in episode_turns.turns_at(store, src[0], (int(src[1]) - 1, int(src[1]) + 1))
+        int(t.turn_index): f"{t.source_name or t.role}: {t.content}"
+        for t in episode_turns.turns_at(store, src.session_id, (turn - 1, turn + 1))
     }
-    return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))
+    return context_text(around.get(turn - 1), item.text, around.get(turn + 1))

@@ -235,10 +235,11 @@ class Answerer:
             ep_ids = [i for i in pool if i.startswith("ep_")]
             neighbours: list[str] = []
             for eid in ep_ids:
-                row = episode_turns.position(self.store, eid)
-                if row is None or row[0] is None:
+                place = episode_turns.position(self.store, eid)
+                if place is None or place.session_id is None:
                     continue
-                neighbours += episode_turns.turn_ids(self.store, row[0], (row[1] - 1, row[1] + 1))
+                turn = place.turn_index
+                neighbours += episode_turns.turn_ids(self.store, place.session_id, (turn - 1, turn + 1))
             self._add_episodes(neighbours, caller, pool, score=-0.01)
         return len(pool) - before
 
@@ -249,17 +250,16 @@ class Answerer:
             row = episode_contents.visible_hit_row(self.store, eid, caller, iso(datetime.now(UTC)))
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
-            authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
             pool[eid] = Hit(
-                row[0],
-                "episode",
-                row[1],
-                score,
-                authority,
-                "raw",
-                "active",
-                row[3],
-                row[4],
-                row[5],
-                row[6] or row[2],
+                id=row.id,
+                kind="episode",
+                text=row.content,
+                score=score,
+                authority=ROLE_AUTHORITY.get(row.role, "unendorsed"),
+                trust="raw",
+                status="active",
+                time=row.event_time,
+                user_id=row.user_id,
+                session_id=row.session_id,
+                source=row.source_name or row.role,
             )

@@ -45,8 +45,8 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.action_gate import may_act
 
 Fetch = Callable[[list[str]], list[Hit]]
-#: a memory's truth row as core/storage/item_search.truth_rows gives it (hydrating reads it too)
-TruthRow = tuple[Any, ...]
+#: a memory's truth row, built by name in core/storage/item_search.py (hydrating reads it too)
+TruthRow = item_search.TruthRow
 
 
 class _Row(NamedTuple):
@@ -85,10 +85,31 @@ class _Row(NamedTuple):
 
 def read_rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
     """The rows of the given memories (in id order): those ``known`` already, the others read now."""
-    read = {r[0]: r for r in item_search.truth_rows(store, {i for i in ids if i not in known})}
+    read = {r.id: r for r in item_search.truth_rows(store, {i for i in ids if i not in known})}
     rows = (known.get(i) or read[i] for i in sorted(ids) if i in known or i in read)
-    # id, status, trust, subject, predicate, user, team, root, authority; withheld, value; the metadata's
-    return {r[0]: _Row(*r[:9], *r[10:12], *_from_metadata(r[9], r[1])) for r in rows}
+    return {r.id: _row(r) for r in rows}
+
+
+def _row(r: TruthRow) -> _Row:
+    """The truth stage's row of a memory: its stored row, with what its metadata records."""
+    conflicts, replaced_by, retracted_by, wrong = _from_metadata(r.metadata, r.status)
+    return _Row(
+        id=r.id,
+        status=r.status,
+        trust=r.trust,
+        subject=r.subject,
+        predicate=r.predicate,
+        user_id=r.user_id,
+        team_id=r.team_id,
+        root_id=r.root_id,
+        authority=r.authority,
+        withheld=r.withheld,
+        value=r.value,
+        conflicts=conflicts,
+        superseded_by=replaced_by,
+        retracted_by=retracted_by,
+        corrects=wrong,
+    )
 
 
 def partner_rows(store: Store, rows: dict[str, _Row], known: Mapping[str, TruthRow]) -> dict[str, _Row]:

@@ -6,8 +6,9 @@ ranks, and why one is withheld. A function given a caller puts the access predic
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.id_sets import chunks
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import access
@@ -128,28 +129,38 @@ def latest_event_time(store: Store, caller: Caller, now: str) -> str | None:
     return str(row[0]) if row and row[0] else None
 
 
-def hit_rows(store: Store, ids: list[str]) -> list[Any]:
-    """The rows (id, content, role, event time, user, session, source name) of the given episodes."""
-    found: list[Any] = []
+class EpisodeHitRow(NamedTuple):
+    """What ranking (core/recall/rank.py) reads of an episode."""
+
+    id: str
+    content: str
+    role: str
+    event_time: str | None
+    user_id: str | None
+    session_id: str | None
+    source_name: str | None
+
+
+def hit_rows(store: Store, ids: list[str]) -> list[EpisodeHitRow]:
+    """The ranking rows of the given episodes (:class:`EpisodeHitRow`)."""
+    found: list[EpisodeHitRow] = []
     for chunk in chunks(ids, 500):
-        found.extend(
-            store.query(
-                "SELECT id, content, role, event_time, user_id, session_id, source_name FROM episodes "
-                f"WHERE id IN ({','.join('?' * len(chunk))})",
-                chunk,
-            )
+        rows = store.query(
+            f"SELECT {select_list(EpisodeHitRow._fields)} FROM episodes WHERE id IN ({','.join('?' * len(chunk))})",
+            chunk,
         )
+        found.extend(EpisodeHitRow._make(r) for r in rows)
     return found
 
 
-def visible_hit_row(store: Store, episode_id: str, caller: Caller, now: str) -> Any:
-    """The row (id, content, role, event time, user, session, source name) of one episode the caller
-    may see, or None."""
-    return store.query_one(
-        f"SELECT e.id, e.content, e.role, e.event_time, e.user_id, e.session_id, e.source_name FROM episodes e "
+def visible_hit_row(store: Store, episode_id: str, caller: Caller, now: str) -> EpisodeHitRow | None:
+    """The ranking row of one episode the caller may see, or None."""
+    row = store.query_one(
+        f"SELECT {select_list(EpisodeHitRow._fields, 'e')} FROM episodes e "
         f"WHERE e.id = :id AND {access.episode_predicate('e')}",
         {**access.params(caller, now), "id": episode_id},
     )
+    return None if row is None else EpisodeHitRow._make(row)
 
 
 def withheld_reasons(store: Store, episode_ids: list[str]) -> dict[str, str]:

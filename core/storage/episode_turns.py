@@ -5,8 +5,9 @@ one, and every episode in session order (what exports and the context window rea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
 from veramem_desktop.core.storage.id_sets import chunks
 from veramem_desktop.core.storage.store import Connection, Store
@@ -14,10 +15,26 @@ from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
 
 
-def position(store: Store, episode_id: str) -> tuple[str | None, int] | None:
-    """(session, turn index) of the episode, or None when it is not here."""
-    found = store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (episode_id,))
-    return None if found is None else (found[0], found[1])
+class Place(NamedTuple):
+    """Where an episode stands: its session (None for none) and its turn index in it."""
+
+    session_id: str | None
+    turn_index: int
+
+
+class TurnAt(NamedTuple):
+    """One turn of a session: its index, the speaker's role and name, and its words."""
+
+    turn_index: int
+    role: str
+    source_name: str | None
+    content: str
+
+
+def position(store: Store, episode_id: str) -> Place | None:
+    """Where the episode stands (:class:`Place`), or None when it is not here."""
+    found = store.query_one(f"SELECT {select_list(Place._fields)} FROM episodes WHERE id = ?", (episode_id,))
+    return None if found is None else Place._make(found)
 
 
 def turn(conn: Connection, session_id: str, turn_index: int) -> tuple[str, str | None, str] | None:
@@ -30,18 +47,13 @@ def turn(conn: Connection, session_id: str, turn_index: int) -> tuple[str, str |
     return None if found is None else (found[0], found[1], found[2])
 
 
-def turns_at(
-    store: Store, session_id: str, turn_indexes: tuple[int, int]
-) -> list[tuple[int, str, str | None, str]]:
-    """(turn index, role, source_name, content) of the session's turns at either of two numbers."""
-    return [
-        (r[0], r[1], r[2], r[3])
-        for r in store.query(
-            "SELECT turn_index, role, source_name, content FROM episodes WHERE session_id = ? "
-            "AND turn_index IN (?, ?)",
-            (session_id, *turn_indexes),
-        )
-    ]
+def turns_at(store: Store, session_id: str, turn_indexes: tuple[int, int]) -> list[TurnAt]:
+    """The session's turns at either of two numbers (:class:`TurnAt`)."""
+    rows = store.query(
+        f"SELECT {select_list(TurnAt._fields)} FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)",
+        (session_id, *turn_indexes),
+    )
+    return [TurnAt._make(r) for r in rows]
 
 
 def turn_ids(store: Store, session_id: str, turn_indexes: tuple[int, int]) -> list[str]:

@@ -5,12 +5,85 @@ stage weigh.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.id_sets import chunks, marks
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
+
+#: the reason the memory ``m`` is withheld, or None when it is shown
+_WITHHELD = "(SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id)"
+
+
+class TruthRow(NamedTuple):
+    """What the truth stage (core/recall/truth.py) reads of a memory; ``metadata`` is its JSON text and
+    ``withheld`` the reason it is withheld (None when it is shown)."""
+
+    id: str
+    status: str
+    trust: str
+    subject: str | None
+    predicate: str | None
+    user_id: str | None
+    team_id: str | None
+    root_id: str
+    authority: str
+    metadata: str | None
+    withheld: str | None
+    value: str | None
+
+
+class HitRow(NamedTuple):
+    """What ranking (core/recall/rank.py) reads of a memory, then the rest of its :class:`TruthRow`: one
+    read serves the ranking and the truth stage."""
+
+    id: str
+    kind: str
+    text: str
+    authority: str
+    trust: str
+    status: str
+    valid_from: str
+    user_id: str | None
+    session_id: str | None
+    source: str | None
+    successes: float
+    failures: float
+    retrieval_strength: float
+    root_id: str
+    importance: float
+    confidence: float
+    uses: int
+    last_used_at: str | None
+    subject: str | None
+    predicate: str | None
+    team_id: str | None
+    metadata: str | None
+    withheld: str | None
+    value: str | None
+
+    def truth(self) -> TruthRow:
+        """The memory's truth row, as :func:`truth_rows` would read it."""
+        return TruthRow(
+            id=self.id,
+            status=self.status,
+            trust=self.trust,
+            subject=self.subject,
+            predicate=self.predicate,
+            user_id=self.user_id,
+            team_id=self.team_id,
+            root_id=self.root_id,
+            authority=self.authority,
+            metadata=self.metadata,
+            withheld=self.withheld,
+            value=self.value,
+        )
+
+
+_HIT_COLUMNS = select_list(HitRow._fields, "m", withheld=_WITHHELD)
+_TRUTH_COLUMNS = select_list(TruthRow._fields, "m", withheld=_WITHHELD)
 
 
 def visible_memory_ids(
@@ -53,37 +126,21 @@ def memory_texts(
     return {r[0]: str(r[1]) for r in store.query(sql, params)}
 
 
-def hit_rows(store: Store, ids: list[str]) -> list[Any]:
-    """The ranking rows of the given memories: id, kind, text, authority, trust, status, valid from, user,
-    session, source, successes, failures, retrieval strength, root, importance, confidence, uses, last used;
-    then the rest of what :func:`truth_rows` reads: subject, predicate, team, metadata (JSON), withheld
-    reason (or None), value. One read serves the ranking and the truth stage."""
-    found: list[Any] = []
+def hit_rows(store: Store, ids: list[str]) -> list[HitRow]:
+    """The ranking rows of the given memories (:class:`HitRow`)."""
+    found: list[HitRow] = []
     for chunk in chunks(ids, 500):
-        found.extend(
-            store.query(
-                "SELECT m.id, m.kind, m.text, m.authority, m.trust, m.status, m.valid_from, m.user_id, m.session_id, "
-                "m.source, m.successes, m.failures, m.retrieval_strength, m.root_id, m.importance, m.confidence, "
-                "m.uses, m.last_used_at, m.subject, m.predicate, m.team_id, m.metadata, "
-                "(SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
-                f"FROM memory_items m WHERE m.id IN ({marks(chunk)})",
-                chunk,
-            )
-        )
+        rows = store.query(f"SELECT {_HIT_COLUMNS} FROM memory_items m WHERE m.id IN ({marks(chunk)})", chunk)
+        found.extend(HitRow._make(r) for r in rows)
     return found
 
 
-def truth_rows(store: Store, ids: set[str]) -> list[Any]:
-    """The truth stage's rows of the given memories (in id order): id, status, trust, subject, predicate,
-    user, team, root, authority, metadata (JSON), withheld reason (or None), value."""
-    found: list[Any] = []
+def truth_rows(store: Store, ids: set[str]) -> list[TruthRow]:
+    """The truth stage's rows of the given memories (:class:`TruthRow`), in id order."""
+    found: list[TruthRow] = []
     for chunk in chunks(sorted(ids), 500):
-        found.extend(
-            store.query(
-                "SELECT m.id, m.status, m.trust, m.subject, m.predicate, m.user_id, m.team_id, m.root_id, m.authority, "
-                "m.metadata, (SELECT reason FROM withheld w WHERE w.owner_kind = 'memory' AND w.owner_id = m.id), m.value "
-                f"FROM memory_items m WHERE m.id IN ({marks(chunk)})",
-                chunk,
-            )
+        rows = store.query(
+            f"SELECT {_TRUTH_COLUMNS} FROM memory_items m WHERE m.id IN ({marks(chunk)})", chunk
         )
+        found.extend(TruthRow._make(r) for r in rows)
     return found

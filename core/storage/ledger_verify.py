@@ -59,8 +59,9 @@ def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
         if not rows:
             return
         for row in rows:
-            yield row_to_entry(row)
-        after = int(rows[-1][0])
+            entry = row_to_entry(row)
+            yield entry
+        after = entry.seq
 
 
 def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
@@ -307,7 +308,7 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:
             prev, expected_seq = entry.hash, expected_seq + 1
         if len(rows) < batch:
             break
-        after = int(rows[-1][0])
+        after = entry.seq
     last = expected_seq - 1
     cut = _count_or_end_problem(last, total, head)
     if cut is not None:

@@ -118,7 +118,11 @@ def require_trace(store: Store, caller: Caller, trace_id: str) -> None:
     if caller.keyholder:
         return
     made_for = traces.made_for(store, trace_id)
-    if made_for is None or made_for[0] != caller.user_id or (made_for[1] or None) != caller.agent_id:
+    if (
+        made_for is None
+        or made_for.user_id != caller.user_id
+        or (made_for.agent_id or None) != caller.agent_id
+    ):
         raise NotFoundError(
             f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
         )
