@@ -107,8 +107,8 @@ def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
 
 def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
     """Move one planned memory to cold storage if it is still active, unpinned and in no open conflict."""
-    row = item_states.status_and_pinned(conn, item.id)
-    if row is None or row[0] != "active" or row[1] or in_open_conflict(conn, item.id):
+    state = item_states.status_and_pinned(conn, item.id)
+    if state is None or state.status != "active" or state.pinned or in_open_conflict(conn, item.id):
         return False
     items.set_fields(
         conn,

@@ -87,15 +87,15 @@ def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
     rows = link_rows.touching(store, memory_id)
     return [
         {
-            "src": r[0],
-            "dst": r[1],
-            "type": r[2],
-            "score": r[3],
-            "created_at": r[4],
-            "other": r[1] if r[0] == memory_id else r[0],
-            "direction": "out" if r[0] == memory_id else "in",
+            "src": e.src,
+            "dst": e.dst,
+            "type": e.type,
+            "score": e.score,
+            "created_at": e.created_at,
+            "other": e.dst if e.src == memory_id else e.src,
+            "direction": "out" if e.src == memory_id else "in",
         }
-        for r in rows
+        for e in rows
     ]
 
 

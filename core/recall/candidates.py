@@ -205,12 +205,12 @@ class Candidates:
             self._latest[key] = (version, latest)
         return latest
 
-    def told(self, episode_id: str, caller: Caller, now: str) -> Any:
-        """The row (content, event time) of one episode the caller may see, or None."""
+    def told(self, episode_id: str, caller: Caller, now: str) -> episode_contents.Told | None:
+        """The words and time of one episode the caller may see, or None."""
         return episode_contents.content_and_time(self.store, episode_id, caller, now)
 
-    def told_all(self, ids: list[str], caller: Caller, now: str) -> list[Any]:
-        """The rows (id, event time, content) of the given episodes that the caller may see."""
+    def told_all(self, ids: list[str], caller: Caller, now: str) -> list[episode_contents.TimedTurn]:
+        """The given episodes that the caller may see, each with its time and words."""
         return episode_contents.ids_times_contents(self.store, ids, caller, now)
 
     # ------------------------------------------------------------ typed links

@@ -92,23 +92,10 @@ def read_rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dic
 
 def _row(r: TruthRow) -> _Row:
     """The truth stage's row of a memory: its stored row, with what its metadata records."""
-    conflicts, replaced_by, retracted_by, wrong = _from_metadata(r.metadata, r.status)
+    stored = r._asdict()
+    conflicts, replaced_by, retracted_by, wrong = _from_metadata(stored.pop("metadata"), r.status)
     return _Row(
-        id=r.id,
-        status=r.status,
-        trust=r.trust,
-        subject=r.subject,
-        predicate=r.predicate,
-        user_id=r.user_id,
-        team_id=r.team_id,
-        root_id=r.root_id,
-        authority=r.authority,
-        withheld=r.withheld,
-        value=r.value,
-        conflicts=conflicts,
-        superseded_by=replaced_by,
-        retracted_by=retracted_by,
-        corrects=wrong,
+        **stored, conflicts=conflicts, superseded_by=replaced_by, retracted_by=retracted_by, corrects=wrong
     )
 
 

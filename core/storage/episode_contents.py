@@ -27,7 +27,7 @@ def _ids_where(store: Store, ids: Sequence[str], pred: str, params: dict[str, An
         rows = store.query(
             f"SELECT e.id FROM episodes e WHERE e.id IN ({marks}) AND {pred}", {**params, **names}
         )
-        found |= {r[0] for r in rows}
+        found |= {episode_id for (episode_id,) in rows}
     return found
 
 
@@ -47,18 +47,41 @@ def visible_episode_ids(store: Store, caller: Caller, now: str) -> list[str]:
     return [r[0] for r in store.query(sql, access.params(caller, now))]
 
 
-def content_and_role(store: Store, episode_id: str) -> tuple[str, str] | None:
+class Said(NamedTuple):
+    """An episode's words and its speaker's role."""
+
+    content: str
+    role: str
+
+
+class Told(NamedTuple):
+    """An episode's words and when they were said."""
+
+    content: str
+    event_time: str
+
+
+class TimedTurn(NamedTuple):
+    """An episode's id, when it was said, and its words."""
+
+    id: str
+    event_time: str
+    content: str
+
+
+def content_and_role(store: Store, episode_id: str) -> Said | None:
     """The episode's words and role, or None when it is not here."""
-    row = store.query_one("SELECT content, role FROM episodes WHERE id = ?", (episode_id,))
-    return None if row is None else (row[0], row[1])
+    row = store.query_one(f"SELECT {select_list(Said._fields)} FROM episodes WHERE id = ?", (episode_id,))
+    return None if row is None else Said._make(row)
 
 
-def content_and_time(store: Store, episode_id: str, caller: Caller, now: str) -> Any:
-    """The row (content, event time) of one episode the caller may see, or None."""
-    return store.query_one(
-        f"SELECT e.content, e.event_time FROM episodes e WHERE e.id = :id AND {access.episode_predicate('e')}",
+def content_and_time(store: Store, episode_id: str, caller: Caller, now: str) -> Told | None:
+    """The words and time of one episode the caller may see, or None."""
+    row = store.query_one(
+        f"SELECT {select_list(Told._fields, 'e')} FROM episodes e WHERE e.id = :id AND {access.episode_predicate('e')}",
         {**access.params(caller, now), "id": episode_id},
     )
+    return None if row is None else Told._make(row)
 
 
 def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str | None, str, str]]:
@@ -68,7 +91,10 @@ def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str | N
         f"({','.join('?' * len(ids))})",
         list(ids),
     ).fetchall()
-    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+    return [
+        (episode_id, role, source_name, event_time, content)
+        for episode_id, role, source_name, event_time, content in rows
+    ]
 
 
 def episode_texts(store: Store, ids: list[str], caller: Caller, now: str) -> dict[str, str]:
@@ -78,25 +104,24 @@ def episode_texts(store: Store, ids: list[str], caller: Caller, now: str) -> dic
     sql = (
         f"SELECT e.id, e.content FROM episodes e WHERE e.id IN ({marks}) AND {access.episode_predicate('e')}"
     )
-    return {r[0]: str(r[1]) for r in store.query(sql, params)}
+    return {episode_id: str(content) for episode_id, content in store.query(sql, params)}
 
 
-def ids_times_contents(store: Store, ids: list[str], caller: Caller, now: str) -> list[Any]:
-    """The rows (id, event time, content) of the given episodes that the caller may see."""
-    found: list[Any] = []
+def ids_times_contents(store: Store, ids: list[str], caller: Caller, now: str) -> list[TimedTurn]:
+    """The given episodes that the caller may see (:class:`TimedTurn`)."""
+    found: list[TimedTurn] = []
     for chunk in chunks(ids, 500):
         params: dict[str, Any] = {
             **access.params(caller, now),
             **{f"c{i}": d for i, d in enumerate(chunk)},
         }
         marks = ",".join(f":c{i}" for i in range(len(chunk)))
-        found.extend(
-            store.query(
-                f"SELECT e.id, e.event_time, e.content FROM episodes e WHERE e.id IN ({marks}) "
-                f"AND {access.episode_predicate('e')}",
-                params,
-            )
+        rows = store.query(
+            f"SELECT {select_list(TimedTurn._fields, 'e')} FROM episodes e WHERE e.id IN ({marks}) "
+            f"AND {access.episode_predicate('e')}",
+            params,
         )
+        found.extend(TimedTurn._make(r) for r in rows)
     return found
 
 
@@ -107,7 +132,7 @@ def speaker_names(store: Store, caller: Caller, now: str) -> list[Any]:
         f"AND {access.episode_predicate('e')}",
         access.params(caller, now),
     )
-    return [r[0] for r in rows]
+    return [source_name for (source_name,) in rows]
 
 
 def speakers_of(store: Store, ids: list[str]) -> dict[str, str | None]:
@@ -115,8 +140,10 @@ def speakers_of(store: Store, ids: list[str]) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for chunk in chunks(ids, 500):
         marks = ",".join("?" * len(chunk))
-        for r in store.query(f"SELECT id, source_name FROM episodes WHERE id IN ({marks})", chunk):
-            out[r[0]] = r[1]
+        for episode_id, source_name in store.query(
+            f"SELECT id, source_name FROM episodes WHERE id IN ({marks})", chunk
+        ):
+            out[episode_id] = source_name
     return out
 
 
@@ -174,3 +201,14 @@ def withheld_reasons(store: Store, episode_ids: list[str]) -> dict[str, str]:
         ):
             out[eid] = reason
     return out
+
+
+def import_keys(store: Store, session_id: str, user_id: str | None) -> set[str]:
+    """The import keys of the messages already stored in one session of one user (an import skips those;
+    no access predicate: the person's own import)."""
+    rows = store.query(
+        "SELECT json_extract(metadata, '$.import_key') FROM episodes WHERE session_id = ? AND "
+        "user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL",
+        (session_id, user_id),
+    )
+    return {r[0] for r in rows}

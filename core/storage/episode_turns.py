@@ -59,8 +59,8 @@ def turns_at(store: Store, session_id: str, turn_indexes: tuple[int, int]) -> li
 def turn_ids(store: Store, session_id: str, turn_indexes: tuple[int, int]) -> list[str]:
     """The ids of the session's turns at the two given turn indexes."""
     return [
-        r[0]
-        for r in store.query(
+        episode_id
+        for (episode_id,) in store.query(
             "SELECT id FROM episodes WHERE session_id = ? AND turn_index IN (?, ?)",
             (session_id, *turn_indexes),
         )
@@ -136,8 +136,8 @@ def ids_in_order(store: Store, user_id: str | None) -> list[str]:
     """Ids of every episode (or of ``user_id``'s), by session, turn and time: what a full export writes."""
     where, params = ("", ()) if user_id is None else (" WHERE user_id = ?", (user_id,))
     return [
-        r[0]
-        for r in store.query(
+        episode_id
+        for (episode_id,) in store.query(
             f"SELECT id FROM episodes{where} ORDER BY session_id, turn_index, event_time", params
         )
     ]

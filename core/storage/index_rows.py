@@ -96,8 +96,8 @@ def insert_vectors(conn: Connection, values: Sequence[Sequence[Any]]) -> None:
 def vectors_of(conn: Connection, owner_id: str) -> list[tuple[str, str, bytes]]:
     """Every stored vector of one owner as ``(vector kind, model, blob)``, in a stable order."""
     return [
-        (str(r[0]), str(r[1]), bytes(r[2]))
-        for r in conn.execute(
+        (str(owner_kind), str(model), bytes(vector))
+        for owner_kind, model, vector in conn.execute(
             "SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
             (owner_id,),
         ).fetchall()
@@ -118,7 +118,7 @@ def owners_without(
         f"AND f.model = ?) AND e.owner_id NOT IN ({','.join('?' * len(skip))}){newer} LIMIT ?",
         (vector_kind, model, model, *skip, *([after] if after else []), limit),
     )
-    return [r[0] for r in rows]
+    return [owner_id for (owner_id,) in rows]
 
 
 def last_vector_rowid(store: Store) -> int:
@@ -144,7 +144,8 @@ def owners_with(store: Store, vector_kind: str, model: str, owner_ids: Sequence[
 
 def vector_models(store: Store) -> dict[str, int]:
     """How many vectors each model holds in the store."""
-    return {r[0]: int(r[1]) for r in store.query("SELECT model, count(*) FROM embeddings GROUP BY model")}
+    rows = store.query("SELECT model, count(*) FROM embeddings GROUP BY model")
+    return {model: int(count) for model, count in rows}
 
 
 def remove_other_models(conn: Connection, model: str) -> int:
@@ -159,8 +160,8 @@ def stored_vectors(
     per id) that have one."""
     marks = ",".join("?" * len(owner_ids))
     return [
-        (r[0], r[1])
-        for r in store.query(
+        (owner_id, vector)
+        for owner_id, vector in store.query(
             f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = ? AND model = ? AND owner_id IN ({marks})",
             (vector_kind, model, *owner_ids),
         )
@@ -266,3 +267,17 @@ def entity_ranked_ids(
             f"WHERE {access.episode_predicate('e')} ORDER BY en.c DESC, e.event_time DESC LIMIT :n"
         )
     return [r[0] for r in store.query(sql, params)]
+
+
+def embedded_ids(store: Store, owner_kind: str, model: str) -> list[str]:
+    """Ids of the ``owner_kind`` rows (memory, episode) that hold a vector from ``model``."""
+    rows = store.query(
+        "SELECT owner_id FROM embeddings WHERE owner_kind = ? AND model = ?", (owner_kind, model)
+    )
+    return [owner_id for (owner_id,) in rows]
+
+
+def vector_model(store: Store) -> str | None:
+    """The model id of one stored vector (a store's vectors come from one model), or ``None`` when it holds none."""
+    row = store.query_one("SELECT model FROM embeddings LIMIT 1")
+    return None if row is None else str(row[0])

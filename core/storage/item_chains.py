@@ -33,7 +33,8 @@ def chain_order(store: Store, user_id: str | None) -> list[tuple[str, str]]:
     if user_id is not None:
         sql += " WHERE user_id = ?"
         params.append(user_id)
-    return [(r[0], r[1]) for r in store.query(sql + " ORDER BY root_id, version, created_at", params)]
+    rows = store.query(sql + " ORDER BY root_id, version, created_at", params)
+    return [(memory_id, root_id) for memory_id, root_id in rows]
 
 
 def active_head(conn: Connection, root_id: str) -> MemoryItem | None:
@@ -58,9 +59,8 @@ def standing_version(store: Store, item_id: str) -> MemoryItem | None:
 
 def chain_ids(conn: Connection, root_id: str) -> list[str]:
     """Every version's id of the chain ``root_id``."""
-    return [
-        r[0] for r in conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (root_id,)).fetchall()
-    ]
+    rows = conn.execute("SELECT id FROM memory_items WHERE root_id = ?", (root_id,)).fetchall()
+    return [memory_id for (memory_id,) in rows]
 
 
 def active_by_root(store: Store, roots: list[str]) -> list[Any]:

@@ -5,32 +5,41 @@ each episode is evidence of (the evidence rows themselves are written by items.p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.id_sets import chunks, marks
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
 
 
-def evidence_rows(
-    store: Store, memory_ids: Sequence[str]
-) -> list[tuple[str, str, str, int, int, float, str]]:
-    """``(memory_id, episode_id, quote, span_start, span_end, score, role)`` of the evidence of
-    ``memory_ids`` (one ``?`` per id), in the order it was recorded."""
+class EvidenceRow(NamedTuple):
+    """One piece of evidence: the memory it supports, the episode and span it quotes, its score and role."""
+
+    memory_id: str
+    episode_id: str
+    span_start: int
+    span_end: int
+    quote: str
+    role: str
+    score: float
+
+
+def evidence_rows(store: Store, memory_ids: Sequence[str]) -> list[EvidenceRow]:
+    """The evidence of ``memory_ids`` (one ``?`` per id), in the order it was recorded."""
     rows = store.query(
-        "SELECT memory_id, episode_id, quote, span_start, span_end, score, role FROM evidence "
-        f"WHERE memory_id IN ({marks(memory_ids)}) ORDER BY id",
+        f"SELECT {select_list(EvidenceRow._fields)} FROM evidence WHERE memory_id IN ({marks(memory_ids)}) ORDER BY id",
         list(memory_ids),
     )
-    return [(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
+    return [EvidenceRow._make(r) for r in rows]
 
 
 def evidence_spans(conn: Connection, memory_id: str) -> set[tuple[str, int, int]]:
     """``(episode, span start, span end)`` of each of the memory's quotes."""
     return {
-        (r[0], int(r[1]), int(r[2]))
-        for r in conn.execute(
+        (episode_id, int(span_start), int(span_end))
+        for episode_id, span_start, span_end in conn.execute(
             "SELECT episode_id, span_start, span_end FROM evidence WHERE memory_id = ?", (memory_id,)
         ).fetchall()
     }
@@ -47,8 +56,8 @@ def first_episode(store: Store, memory_id: str) -> str | None:
 def quoted_episodes(store: Store, memory_ids: Sequence[str]) -> set[str]:
     """The episodes the evidence of ``memory_ids`` (one ``?`` per id) stands in."""
     return {
-        r[0]
-        for r in store.query(
+        episode_id
+        for (episode_id,) in store.query(
             f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks(memory_ids)})",
             list(memory_ids),
         )
@@ -58,8 +67,8 @@ def quoted_episodes(store: Store, memory_ids: Sequence[str]) -> set[str]:
 def cited_episode_ids(store: Store, memory_ids: list[str]) -> list[str]:
     """The distinct episodes the given memories (not empty) cite as evidence."""
     return [
-        r[0]
-        for r in store.query(
+        episode_id
+        for (episode_id,) in store.query(
             f"SELECT DISTINCT episode_id FROM evidence WHERE memory_id IN ({marks(memory_ids)})", memory_ids
         )
     ]
@@ -89,3 +98,12 @@ def memories_of_episodes(store: Store, episode_ids: list[str]) -> dict[str, list
         ):
             out.setdefault(eid, []).append(mid)
     return out
+
+
+def evidence_map(store: Store) -> dict[str, list[str]]:
+    """Every memory's evidence as the episode ids it stands in, in the order the evidence was recorded (no
+    access predicate: the benchmarks score their own stores with it)."""
+    found: dict[str, list[str]] = {}
+    for memory_id, episode_id in store.query("SELECT memory_id, episode_id FROM evidence ORDER BY id"):
+        found.setdefault(memory_id, []).append(episode_id)
+    return found

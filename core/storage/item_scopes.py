@@ -18,7 +18,7 @@ def _current_ids(store: Store, where: str, params: Sequence[Any]) -> list[str]:
     rows = store.query(
         f"SELECT id FROM memory_items WHERE status = 'active' AND trust != 'rejected' AND {where}", params
     )
-    return [r[0] for r in rows]
+    return [memory_id for (memory_id,) in rows]
 
 
 def current_with_key(
@@ -60,7 +60,7 @@ def rejected_keys(
         "SELECT id, subject, predicate FROM memory_items WHERE trust = 'rejected' AND user_id IS ? AND team_id IS ?",
         (user_id, team_id),
     )
-    return [(r[0], r[1], r[2]) for r in rows]
+    return [(memory_id, subject, predicate) for memory_id, subject, predicate in rows]
 
 
 def key_holders(store: Store, keys: list[tuple[str | None, ...]]) -> list[str]:
@@ -110,8 +110,8 @@ def experience_ids(
 ) -> list[str]:
     """Ids of the active, unrejected experiences consolidation wrote in one scope, of one authority."""
     return [
-        r[0]
-        for r in store.query(
+        memory_id
+        for (memory_id,) in store.query(
             "SELECT id FROM memory_items WHERE kind = 'experience' AND source = 'derived' AND status = 'active' "
             "AND trust != 'rejected' AND user_id IS ? AND team_id IS ? AND agent_id IS ? AND visibility = ? "
             "AND authority = ?",
@@ -133,8 +133,8 @@ def own_active(store: Store, user_id: str) -> list[MemoryItem]:
 def shared_pool(store: Store, visibility: str, team_id: str | None) -> list[str]:
     """Ids of the active shared copies of one visibility and team."""
     return [
-        r[0]
-        for r in store.query(
+        memory_id
+        for (memory_id,) in store.query(
             "SELECT id FROM memory_items WHERE source = 'shared' AND status = 'active' AND visibility = ? "
             "AND team_id IS ?",
             (visibility, team_id),
@@ -160,4 +160,4 @@ def source_usage(store: Store, sources: Sequence[str]) -> list[tuple[str, int, i
         f"AND trust != 'rejected' AND source IN ({marks(sources)}) GROUP BY user_id, source",
         list(sources),
     )
-    return [(r[0], r[1], r[2]) for r in rows]
+    return [(source, memories, tokens) for source, memories, tokens in rows]

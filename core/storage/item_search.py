@@ -5,6 +5,7 @@ stage weigh.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage.columns import select_list
@@ -24,15 +25,15 @@ class TruthRow(NamedTuple):
     id: str
     status: str
     trust: str
-    subject: str | None
-    predicate: str | None
+    authority: str
+    root_id: str
     user_id: str | None
     team_id: str | None
-    root_id: str
-    authority: str
-    metadata: str | None
-    withheld: str | None
+    subject: str | None
+    predicate: str | None
     value: str | None
+    withheld: str | None
+    metadata: str | None
 
 
 class HitRow(NamedTuple):
@@ -66,20 +67,7 @@ class HitRow(NamedTuple):
 
     def truth(self) -> TruthRow:
         """The memory's truth row, as :func:`truth_rows` would read it."""
-        return TruthRow(
-            id=self.id,
-            status=self.status,
-            trust=self.trust,
-            subject=self.subject,
-            predicate=self.predicate,
-            user_id=self.user_id,
-            team_id=self.team_id,
-            root_id=self.root_id,
-            authority=self.authority,
-            metadata=self.metadata,
-            withheld=self.withheld,
-            value=self.value,
-        )
+        return TruthRow(**{name: getattr(self, name) for name in TruthRow._fields})
 
 
 _HIT_COLUMNS = select_list(HitRow._fields, "m", withheld=_WITHHELD)
@@ -104,8 +92,8 @@ def visible_among(
     """Those of the given memory ids that the caller may see."""
     named = ",".join(f":i{n}" for n in range(len(ids)))
     return [
-        r[0]
-        for r in store.query(
+        memory_id
+        for (memory_id,) in store.query(
             f"SELECT m.id FROM memory_items m WHERE m.id IN ({named}) AND "
             f"{access.memory_predicate('m', include_archived=include_archived)}",
             {**access.params(caller, now), **{f"i{n}": i for n, i in enumerate(ids)}},
@@ -123,7 +111,7 @@ def memory_texts(
         f"SELECT m.id, m.text FROM memory_items m WHERE m.id IN ({named}) AND "
         f"{access.memory_predicate('m', include_archived=include_archived)}"
     )
-    return {r[0]: str(r[1]) for r in store.query(sql, params)}
+    return {memory_id: str(text) for memory_id, text in store.query(sql, params)}
 
 
 def hit_rows(store: Store, ids: list[str]) -> list[HitRow]:
@@ -143,4 +131,18 @@ def truth_rows(store: Store, ids: set[str]) -> list[TruthRow]:
             f"SELECT {_TRUTH_COLUMNS} FROM memory_items m WHERE m.id IN ({marks(chunk)})", chunk
         )
         found.extend(TruthRow._make(r) for r in rows)
+    return found
+
+
+def texts_of(store: Store, ids: Sequence[str]) -> dict[str, str]:
+    """The text of each id found: a memory's text or an episode's content (missing ids are left out). No
+    access predicate: the benchmarks score their own stores with it."""
+    found: dict[str, str] = {}
+    for i in ids:
+        row = store.query_one(
+            "SELECT text FROM memory_items WHERE id = ? UNION ALL SELECT content FROM episodes WHERE id = ?",
+            (i, i),
+        )
+        if row is not None:
+            found[i] = str(row[0])
     return found

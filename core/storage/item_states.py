@@ -9,7 +9,7 @@ reads on its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage import visibility
 from veramem_desktop.core.storage.id_sets import marks
@@ -39,13 +39,26 @@ def status_of(conn: Connection, item_id: str) -> str | None:
 def status_and_trust(conn: Connection, memory_id: str) -> tuple[str, str] | None:
     """The memory's status and trust, or None when it is gone."""
     row = conn.execute("SELECT status, trust FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
-    return None if row is None else (row[0], row[1])
+    if row is None:
+        return None
+    status, trust = row
+    return status, trust
 
 
-def status_and_pinned(conn: Connection, item_id: str) -> tuple[str, bool] | None:
+class Standing(NamedTuple):
+    """A memory's status and whether it is pinned."""
+
+    status: str
+    pinned: bool
+
+
+def status_and_pinned(conn: Connection, item_id: str) -> Standing | None:
     """The memory's status and whether it is pinned, or None when it is gone."""
     row = conn.execute("SELECT status, pinned FROM memory_items WHERE id = ?", (item_id,)).fetchone()
-    return None if row is None else (str(row[0]), bool(row[1]))
+    if row is None:
+        return None
+    status, pinned = row
+    return Standing(status=str(status), pinned=bool(pinned))
 
 
 def user_of(store: Store, memory_id: str) -> str | None:
@@ -58,7 +71,10 @@ def existing_ids(store: Store, ids: Sequence[str]) -> set[str]:
     """Those of ``ids`` (one ``?`` per id) that are memories here."""
     if not ids:
         return set()
-    return {r[0] for r in store.query(f"SELECT id FROM memory_items WHERE id IN ({marks(ids)})", list(ids))}
+    return {
+        memory_id
+        for (memory_id,) in store.query(f"SELECT id FROM memory_items WHERE id IN ({marks(ids)})", list(ids))
+    }
 
 
 def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str, str, str]]:
@@ -66,7 +82,7 @@ def briefs(conn: Connection, ids: Sequence[str]) -> list[tuple[str, str, str, st
     rows = conn.execute(
         f"SELECT id, kind, text, authority, status FROM memory_items WHERE id IN ({marks(ids)})", list(ids)
     ).fetchall()
-    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+    return [(memory_id, kind, text, authority, status) for memory_id, kind, text, authority, status in rows]
 
 
 def any_rejected(conn: Connection, ids: Sequence[str]) -> bool:
@@ -98,8 +114,8 @@ def count_standing(conn: Connection, ids: Sequence[str]) -> int:
 def standing_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
     """Those of ``ids`` that are standing memories."""
     return {
-        r[0]
-        for r in conn.execute(
+        memory_id
+        for (memory_id,) in conn.execute(
             f"SELECT id FROM memory_items WHERE id IN ({marks(ids)}) "
             "AND status IN ('active', 'archived') AND trust != 'rejected'",
             list(ids),
@@ -145,8 +161,8 @@ def standing(
 def cold_by_any(conn: Connection, ids: Sequence[str]) -> list[str]:
     """Unrejected memories in cold storage that one of ``ids`` sent there (``metadata.cold_by``)."""
     return [
-        r[0]
-        for r in conn.execute(
+        memory_id
+        for (memory_id,) in conn.execute(
             f"SELECT id FROM memory_items WHERE status = 'archived' AND trust != 'rejected' "
             f"AND json_extract(metadata, '$.cold_by') IN ({marks(ids)})",
             list(ids),
@@ -161,9 +177,8 @@ def conflict_records(conn: Connection, memory_id: str | None = None) -> list[tup
         "SELECT id, json_extract(metadata, '$.conflicts_with') FROM memory_items "
         "WHERE metadata LIKE '%conflicts_with%' AND status IN ('active', 'archived') AND trust != 'rejected'"
     )
-    if memory_id is None:
-        return [(r[0], r[1]) for r in conn.execute(sql).fetchall()]
-    return [(r[0], r[1]) for r in conn.execute(sql + " AND id = ?", (memory_id,)).fetchall()]
+    rows = conn.execute(sql) if memory_id is None else conn.execute(sql + " AND id = ?", (memory_id,))
+    return [(mid, partners) for mid, partners in rows.fetchall()]
 
 
 def review_queue(store: Store, *, user_id: str | None, limit: int) -> list[MemoryItem]:
@@ -182,3 +197,14 @@ def review_queue(store: Store, *, user_id: str | None, limit: int) -> list[Memor
         params["user"] = user_id
     sql += " ORDER BY created_at DESC LIMIT :limit"
     return [row_to_item(row) for row in store.query(sql, params)]
+
+
+def any_current(store: Store, memory_ids: Sequence[str]) -> bool:
+    """True when any of ``memory_ids`` is active and not rejected (a conflict with it is still open)."""
+    if not memory_ids:
+        return False
+    row = store.query_one(
+        f"SELECT 1 FROM memory_items WHERE id IN ({marks(memory_ids)}) AND status = 'active' AND trust != 'rejected' LIMIT 1",
+        list(memory_ids),
+    )
+    return row is not None

@@ -303,7 +303,10 @@ _EVIDENCE_OF = "SELECT episode_id, quote, span_start, span_end, score, role FROM
 
 
 def _evidence(rows: Sequence[Any]) -> list[Evidence]:
-    return [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
+    return [
+        Evidence(episode_id, quote, int(start), int(end), float(score), role)
+        for episode_id, quote, start, end, score, role in rows
+    ]
 
 
 def history(store: Store, item_id: str) -> list[MemoryItem]:

@@ -373,18 +373,7 @@ def row_to_entry(row: Sequence[Any], details: Any = None) -> LedgerEntry:
             details = json.loads(r.details)
         except (TypeError, ValueError):
             details = {"__unparseable__": str(r.details)}
-    return LedgerEntry(
-        seq=int(r.seq),
-        ts=r.ts,
-        device=r.device,
-        op=r.op,
-        target_kind=r.target_kind,
-        target_id=r.target_id,
-        commitment=r.commitment,
-        details=details,
-        prev_hash=r.prev_hash,
-        hash=r.hash,
-    )
+    return LedgerEntry(**{**r._asdict(), "seq": int(r.seq), "details": details})
 
 
 def entries(store: Store, *, target_id: str | None = None, limit: int | None = None) -> list[LedgerEntry]:

@@ -21,7 +21,10 @@ from veramem_desktop.core.storage.store import Connection
 def head(conn: Connection) -> tuple[int, str]:
     """(seq, hash) of the last entry; ``(0, GENESIS_HASH)`` for an empty ledger."""
     row = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
-    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+    if row is None:
+        return 0, GENESIS_HASH
+    seq, digest = row
+    return int(seq), str(digest)
 
 
 def hash_at(conn: Connection, seq: int) -> str | None:
@@ -82,8 +85,8 @@ def _feed_dict(row: Any) -> dict[str, Any]:
 def episodes_recorded(conn: Connection, episode_ids: Iterable[str]) -> set[str]:
     """Those of ``episode_ids`` that have an entry here other than a forget (an ``episode.add``)."""
     return {
-        str(r[0])
-        for r in conn.execute(
+        str(target_id)
+        for (target_id,) in conn.execute(
             f"SELECT DISTINCT target_id FROM ledger WHERE target_id {IN_IDS} AND target_kind = 'episode' "
             "AND op != 'forget'",
             (ids_param(episode_ids),),

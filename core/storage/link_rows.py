@@ -10,8 +10,9 @@ between seeds and the memories the caller may see).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import access
 from veramem_desktop.core.trust.access import Caller
@@ -45,7 +46,7 @@ def queued(store: Store, *, limit: int, max_attempts: int) -> list[str]:
         "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
         (max_attempts, limit),
     )
-    return [r[0] for r in rows]
+    return [memory_id for (memory_id,) in rows]
 
 
 def queued_count(store: Store) -> int:
@@ -71,13 +72,23 @@ def set_created_at(conn: Connection, src: str, dst: str, link_type: str, created
     )
 
 
-def touching(store: Store, memory_id: str) -> list[Any]:
-    """``(src, dst, type, score, created_at)`` of every edge from or to ``memory_id``, oldest first."""
-    return store.query(
-        "SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
-        "ORDER BY created_at, src, dst",
+class Edge(NamedTuple):
+    """One typed edge of the link graph, from ``src`` to ``dst``."""
+
+    src: str
+    dst: str
+    type: str
+    score: float
+    created_at: str
+
+
+def touching(store: Store, memory_id: str) -> list[Edge]:
+    """Every edge from or to ``memory_id``, oldest first."""
+    rows = store.query(
+        f"SELECT {select_list(Edge._fields)} FROM links WHERE src = ? OR dst = ? ORDER BY created_at, src, dst",
         (memory_id, memory_id),
     )
+    return [Edge._make(r) for r in rows]
 
 
 def pair_linked(conn: Connection, a: str, b: str) -> bool:
@@ -90,9 +101,10 @@ def pair_linked(conn: Connection, a: str, b: str) -> bool:
     )
 
 
-def every_edge(store: Store) -> list[Any]:
-    """``(src, dst, type, score, created_at)`` of every edge, by source, destination and type (the memory export)."""
-    return store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
+def every_edge(store: Store) -> list[Edge]:
+    """Every edge, by source, destination and type (the memory export)."""
+    rows = store.query(f"SELECT {select_list(Edge._fields)} FROM links ORDER BY src, dst, type")
+    return [Edge._make(r) for r in rows]
 
 
 def has_edge(conn: Connection, src: str, dst: str, link_type: str) -> bool:

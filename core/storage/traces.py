@@ -141,6 +141,12 @@ def page_of_kinds(
     if since is not None:
         sql += " AND created_at >= ?"
         params.append(since)
+    return _page(store, sql, params, after, limit)
+
+
+def _page(store: Store, sql: str, params: list[Any], after: tuple[str, str], limit: int) -> list[TraceRecord]:
+    """Up to ``limit`` of the traces ``sql`` selects that come after ``after`` (``(created_at, id)``), in
+    that order."""
     rows = store.query(
         sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
     )
@@ -152,7 +158,7 @@ def rewarded(store: Store) -> list[tuple[str, float, str, str | None]]:
     rows = store.query(
         "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
     )
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(trace_id, reward, rewarded_at, metadata) for trace_id, reward, rewarded_at, metadata in rows]
 
 
 class FeedbackTarget(NamedTuple):
@@ -182,7 +188,8 @@ def reward_tally(conn: Connection, user_id: str | None, *, excluding: str) -> tu
         "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",
         (user_id, excluding),
     ).fetchone()
-    return int(row[0]), row[1]
+    count, mean = row
+    return int(count), mean
 
 
 def recent_outcomes(conn: Connection, limit: int) -> list[str | None]:
@@ -191,7 +198,7 @@ def recent_outcomes(conn: Connection, limit: int) -> list[str | None]:
         "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?",
         (limit,),
     ).fetchall()
-    return [r[0] for r in rows]
+    return [metadata for (metadata,) in rows]
 
 
 def rewarded_at_least(
@@ -200,8 +207,8 @@ def rewarded_at_least(
     """``(id, user_id, query, returned_ids, cited_ids)`` of the traces rewarded ``reward`` or more,
     in the order they were rewarded."""
     return [
-        (r[0], r[1], r[2], r[3], r[4])
-        for r in store.query(
+        (trace_id, user_id, query, returned_ids, cited_ids)
+        for trace_id, user_id, query, returned_ids, cited_ids in store.query(
             "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? "
             "ORDER BY rewarded_at, id",
             (reward,),
@@ -225,7 +232,4 @@ def trajectory_page(
     if user_id is not None:
         sql += " AND user_id = ?"
         params.append(user_id)
-    rows = store.query(
-        sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
-    )
-    return [TraceRecord._make(r) for r in rows]
+    return _page(store, sql, params, after, limit)

@@ -60,17 +60,17 @@ def _chains(
         part = [i for i, _ in ids[lo : lo + CHUNK]]
         rows = items.get_many(store, part)
         evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in item_evidence.evidence_rows(store, part):
-            if r[1] in left_out_episodes:
+        for ev in item_evidence.evidence_rows(store, part):
+            if ev.episode_id in left_out_episodes:
                 continue
-            evidence.setdefault(r[0], []).append(
+            evidence.setdefault(ev.memory_id, []).append(
                 {
-                    "episode_id": r[1],
-                    "quote": r[2],
-                    "span_start": r[3],
-                    "span_end": r[4],
-                    "score": r[5],
-                    "role": r[6],
+                    "episode_id": ev.episode_id,
+                    "quote": ev.quote,
+                    "span_start": ev.span_start,
+                    "span_end": ev.span_end,
+                    "score": ev.score,
+                    "role": ev.role,
                 }
             )
         derived: dict[str, list[str]] = {}
@@ -121,7 +121,7 @@ def export(
         episode_ids, hidden_episodes = _visible_episodes(store, episode_ids, moment)
         left_out += len(hidden_episodes - left_out_episodes)
     wanted = {i for i, _ in ids}
-    edges = [r for r in link_rows.every_edge(store) if r[0] in wanted and r[1] in wanted]
+    edges = [e for e in link_rows.every_edge(store) if e.src in wanted and e.dst in wanted]
     counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0, "left_out": left_out}
     header = {
         "type": ARCHIVE_TYPE,
@@ -142,16 +142,16 @@ def export(
                 out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
-            for r in edges:
+            for e in edges:
                 out.write(
                     _line(
                         {
                             "type": "link",
-                            "src": r[0],
-                            "dst": r[1],
-                            "link_type": r[2],
-                            "score": r[3],
-                            "created_at": r[4],
+                            "src": e.src,
+                            "dst": e.dst,
+                            "link_type": e.type,
+                            "score": e.score,
+                            "created_at": e.created_at,
                         }
                     )
                 )
@@ -160,9 +160,9 @@ def export(
             episodes = {e.id: e for e in _episodes(store, episode_ids)}
             counts["episodes"] = len(episodes)
             links: dict[str, list[tuple[str, str, str]]] = {}
-            for r in edges:
-                links.setdefault(r[0], []).append(("→", r[2], r[1]))
-                links.setdefault(r[1], []).append(("←", r[2], r[0]))
+            for e in edges:
+                links.setdefault(e.src, []).append(("→", e.type, e.dst))
+                links.setdefault(e.dst, []).append(("←", e.type, e.src))
             out.write(
                 f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
                 "encrypted.\n"
@@ -185,8 +185,8 @@ def _shown(
     kept = [(i, r) for i, r in ids if i not in hidden]
     quoted: dict[str, set[str]] = {}
     for lo in range(0, len(kept), CHUNK):
-        for r in item_evidence.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
-            quoted.setdefault(r[0], set()).add(r[1])
+        for ev in item_evidence.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
+            quoted.setdefault(ev.memory_id, set()).add(ev.episode_id)
     every_episode = sorted({e for eps in quoted.values() for e in eps})
     shown_episodes = {e.id: e for e in _episodes(store, every_episode)}
     with store.read() as conn:

@@ -43,6 +43,7 @@ from veramem_desktop.core.storage import (
     link_rows,
 )
 from veramem_desktop.core.storage.canonical import text_sha256
+from veramem_desktop.core.storage.episode_contents import Said
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -171,7 +172,9 @@ def _flush_episodes(
     pending.clear()
     eps, overridden = admitted_episodes(store, eps, result)
     if dry_run or not eps:
-        result.dry_episodes.update({e.id: (e.content, e.role) for e in eps} if dry_run else {})
+        result.dry_episodes.update(
+            {e.id: Said(content=e.content, role=e.role) for e in eps} if dry_run else {}
+        )
         result.episodes += len(eps)
         result.stored += len(eps)
         return
@@ -309,14 +312,18 @@ def _check_chain(
             return None
         found: list[Evidence] = []
         for ev in evidence:
-            row = episode_contents.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
+            said = episode_contents.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
                 ev.episode_id
             )
-            if row is not None and row[0][ev.span_start : ev.span_end] == ev.quote and ev.quote.strip():
-                found.append(replace(ev, role=row[1]))  # the quote stands where the export says
+            if (
+                said is not None
+                and said.content[ev.span_start : ev.span_end] == ev.quote
+                and ev.quote.strip()
+            ):
+                found.append(replace(ev, role=said.role))  # the quote stands where the export says
                 continue
-            match = locate(row[0], ev.quote) if row is not None else None
-            if row is None or match is None:
+            match = locate(said.content, ev.quote) if said is not None else None
+            if said is None or match is None:
                 result.problems.append(
                     Problem(
                         where,
@@ -328,11 +335,11 @@ def _check_chain(
             found.append(
                 Evidence(
                     ev.episode_id,
-                    row[0][match.start : match.end],
+                    said.content[match.start : match.end],
                     match.start,
                     match.end,
                     match.score,
-                    row[1],
+                    said.role,
                 )
             )
         ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else "unendorsed"

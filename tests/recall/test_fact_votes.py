@@ -11,7 +11,7 @@ from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall import SearchEngine, recipe
 from veramem_desktop.core.recall.fact_votes import add_channel, cited_order
 from veramem_desktop.core.recall.focus import question_kind
-from veramem_desktop.core.storage import item_evidence, lookups
+from veramem_desktop.core.storage import item_evidence
 from veramem_desktop.core.storage.ids import iso
 
 from veramem_desktop.memory import Memory
@@ -47,7 +47,7 @@ def _conversation(mem: Memory) -> str:
 
 
 def _memory_citing(mem: Memory, episode_id: str) -> str:
-    return next(m for m, eps in lookups.evidence_map(store_of(mem)).items() if episode_id in eps)
+    return next(m for m, eps in item_evidence.evidence_map(store_of(mem)).items() if episode_id in eps)
 
 
 def test_each_cited_turn_takes_the_place_of_the_best_memory_citing_it() -> None:
