@@ -192,13 +192,18 @@ def _first_bad(store: Store, select: str, bad_of: Callable[..., BadRow | None]) 
 
 def _verify_memories(store: Store) -> tuple[int, BadRow | None]:
     """(memories checked, the first whose content does not match its last content entry, or None)."""
-    return _first_bad(
-        store,
-        f"SELECT m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value, s.secret, l.seq, l.commitment "
-        f"FROM memory_items m LEFT JOIN item_secrets s ON s.item_id = m.id "
-        f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('m', 'memory')} "
-        f"WHERE m.id > ? ORDER BY m.id LIMIT ?",
-        _bad_memory_row,
+    columns = "m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value"
+    return _first_bad(store, _state_page("memory_items", "m", "memory", columns), _bad_memory_row)
+
+
+def _state_page(table: str, alias: str, kind: str, columns: str) -> str:
+    """A page of ``table``'s rows after an id: ``columns``, then the row's secret and its last content
+    entry's seq and commitment."""
+    return (
+        f"SELECT {columns}, s.secret, l.seq, l.commitment "
+        f"FROM {table} {alias} LEFT JOIN item_secrets s ON s.item_id = {alias}.id "
+        f"LEFT JOIN ledger l ON l.seq = {_last_content_entry(alias, kind)} "
+        f"WHERE {alias}.id > ? ORDER BY {alias}.id LIMIT ?"
     )
 
 
@@ -232,14 +237,8 @@ def _bad_memory_row(
 
 def _verify_episodes(store: Store) -> tuple[int, BadRow | None]:
     """(episodes checked, the first whose content does not match its sha256 or its commitment, or None)."""
-    return _first_bad(
-        store,
-        f"SELECT e.id, e.content, e.sha256, e.role, s.secret, l.seq, l.commitment "
-        f"FROM episodes e LEFT JOIN item_secrets s ON s.item_id = e.id "
-        f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('e', 'episode')} "
-        f"WHERE e.id > ? ORDER BY e.id LIMIT ?",
-        _bad_episode_row,
-    )
+    columns = "e.id, e.content, e.sha256, e.role"
+    return _first_bad(store, _state_page("episodes", "e", "episode", columns), _bad_episode_row)
 
 
 def _bad_episode_row(
