@@ -69,8 +69,10 @@ class BatchRows:
         every = named.memories | named.episodes | named.others
         self._tomb_known |= every
         self._tombstones |= {
-            r[0]
-            for r in q(f"SELECT target_id FROM sync_tombstones WHERE target_id {IN_IDS}", (ids_param(every),))
+            target_id
+            for (target_id,) in q(
+                f"SELECT target_id FROM sync_tombstones WHERE target_id {IN_IDS}", (ids_param(every),)
+            )
         }
         if named.memories:
             mids = ids_param(named.memories)
@@ -91,8 +93,8 @@ class BatchRows:
         unknown = wanted - self._tomb_known
         if unknown:
             self._tombstones |= {
-                r[0]
-                for r in self.conn.execute(
+                target_id
+                for (target_id,) in self.conn.execute(
                     f"SELECT target_id FROM sync_tombstones WHERE target_id {IN_IDS}", (ids_param(unknown),)
                 )
             }

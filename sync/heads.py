@@ -111,8 +111,10 @@ def build(conn: Connection, me: str, now_ms: int) -> Head:
     stamp = registry.clock(conn, me).tick(now_ms)
     registry.set_clock(conn, stamp)
     seen = {
-        str(r[0]): (int(r[1]), str(r[2]))
-        for r in conn.execute("SELECT device_id, seq, hash FROM sync_chains WHERE seq > 0").fetchall()
+        str(device_id): (int(seq), str(hash))
+        for device_id, seq, hash in conn.execute(
+            "SELECT device_id, seq, hash FROM sync_chains WHERE seq > 0"
+        ).fetchall()
     }  # the last good entry received
     return Head(me, seq, digest, batch, stamp, seen)
 
@@ -292,8 +294,10 @@ def check(store: Store, folder: Path, me: str) -> list[Problem]:
     keys = {(k.epoch, k.key_id): k for k in registry.keys(store)}
     peers = {d.device_id: d.verify_key for d in registry.active_devices(store) if d.device_id != me}
     chains = {
-        str(r[0]): (int(r[1]), str(r[2]), r[3])
-        for r in store.query("SELECT device_id, seq, hash, problem FROM sync_chains")
+        str(device_id): (int(seq), str(hash), problem)
+        for device_id, seq, hash, problem in store.query(
+            "SELECT device_id, seq, hash, problem FROM sync_chains"
+        )
     }
     with store.read() as conn:
         own_seq, _ = ledger_feed.head(conn)

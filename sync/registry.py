@@ -73,7 +73,8 @@ def load_identity(store: Store) -> tuple[DeviceIdentity, str]:
             "Sync is not set up on this device. Run `veramem sync init FOLDER` on your first device, "
             "or `veramem sync join FOLDER` to pair this one."
         )
-    return DeviceIdentity.from_secret_bytes(bytes(row[0]), row[1]), str(row[2])
+    secret, name, folder = row
+    return DeviceIdentity.from_secret_bytes(bytes(secret), name), str(folder)
 
 
 def set_folder(store: Store, folder: str) -> None:
@@ -95,7 +96,7 @@ def add_key(conn: Connection, key: AccountKey) -> bool:
 
 def keys(conn: Connection | Store) -> list[AccountKey]:
     rows = _rows(conn, "SELECT epoch, key FROM sync_keys ORDER BY epoch, key_id")
-    return [AccountKey(int(r[0]), bytes(r[1])) for r in rows]
+    return [AccountKey(int(epoch), bytes(key)) for epoch, key in rows]
 
 
 def current_key(conn: Connection | Store) -> AccountKey:
@@ -161,15 +162,15 @@ def devices(conn: Connection | Store) -> list[TrustedDevice]:
         "FROM sync_devices ORDER BY added_at, device_id",
     )
     out = []
-    for r in rows:
-        if len(bytes(r[1])) != 32:  # a removed device known only by id
+    for device_id, verify_key, box_key, name, added_at, removed, removed_upto in rows:
+        if len(bytes(verify_key)) != 32:  # a removed device known only by id
             continue
         out.append(
             TrustedDevice(
-                DevicePublic(r[0], bytes(r[1]), bytes(r[2]), r[3]),
-                r[4],
-                bool(r[5]),
-                None if r[6] is None else int(r[6]),
+                DevicePublic(device_id, bytes(verify_key), bytes(box_key), name),
+                added_at,
+                bool(removed),
+                None if removed_upto is None else int(removed_upto),
             )
         )
     return out
@@ -177,8 +178,10 @@ def devices(conn: Connection | Store) -> list[TrustedDevice]:
 
 def removed_ids(conn: Connection | Store) -> dict[str, int | None]:
     return {
-        r[0]: (None if r[1] is None else int(r[1]))
-        for r in _rows(conn, "SELECT device_id, removed_upto FROM sync_devices WHERE removed = 1")
+        device_id: (None if removed_upto is None else int(removed_upto))
+        for device_id, removed_upto in _rows(
+            conn, "SELECT device_id, removed_upto FROM sync_devices WHERE removed = 1"
+        )
     }
 
 
@@ -190,7 +193,10 @@ def active_devices(conn: Connection | Store) -> list[DevicePublic]:
 
 
 def seen(conn: Connection | Store) -> dict[str, int]:
-    return {r[0]: int(r[1]) for r in _rows(conn, "SELECT device_id, batch_seq FROM sync_seen")}
+    return {
+        device_id: int(batch_seq)
+        for device_id, batch_seq in _rows(conn, "SELECT device_id, batch_seq FROM sync_seen")
+    }
 
 
 def set_seen(conn: Connection, device_id: str, batch_seq: int) -> None:
@@ -250,16 +256,16 @@ def refusals(store: Store) -> list[dict[str, Any]]:
     )
     return [
         {
-            "file": r[0],
-            "device": r[1],
-            "reason": r[2],
-            "message": r[3],
-            "waiting": bool(r[4]),
-            "first_seen": r[5],
-            "last_seen": r[6],
-            "count": int(r[7]),
+            "file": path,
+            "device": device_id,
+            "reason": reason,
+            "message": message,
+            "waiting": bool(retryable),
+            "first_seen": first_seen,
+            "last_seen": last_seen,
+            "count": int(count),
         }
-        for r in rows
+        for path, device_id, reason, message, retryable, first_seen, last_seen, count in rows
     ]
 
 
@@ -274,7 +280,10 @@ def save_pending(conn: Connection, request_id: str, state: dict[str, Any]) -> No
 
 
 def pending(store: Store) -> dict[str, dict[str, Any]]:
-    return {r[0]: json.loads(r[1]) for r in store.query("SELECT request_id, state FROM sync_pending")}
+    return {
+        request_id: json.loads(state)
+        for request_id, state in store.query("SELECT request_id, state FROM sync_pending")
+    }
 
 
 def drop_pending(conn: Connection, request_id: str) -> None:

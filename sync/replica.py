@@ -357,8 +357,8 @@ def _tombstoned(conn: Connection, ids: Sequence[str | None]) -> set[str]:
         return set()
     marks = ",".join("?" * len(wanted))
     return {
-        r[0]
-        for r in conn.execute(
+        target_id
+        for (target_id,) in conn.execute(
             f"SELECT target_id FROM sync_tombstones WHERE target_id IN ({marks})", wanted
         ).fetchall()
     }

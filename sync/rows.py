@@ -165,9 +165,11 @@ def own_counters(
     """This device's share: the total minus every other device's share (stored, stamped if changed)."""
     shares = load_shares(conn, memory_id)
     own = own_share(current, [v for d, v in shares.items() if d != device])
-    row = shares.get(device)
-    if row is not None and [int(row[0]), float(row[1]), float(row[2])] == own:
-        return [*own, row[3]]
+    share = shares.get(device)
+    if share is not None:
+        uses, successes, failures, clock = share
+        if [int(uses), float(successes), float(failures)] == own:
+            return [*own, clock]
     stamp = tick()
     conn.execute(_SAVE_SHARE_SQL, (memory_id, device, own[0], own[1], own[2], stamp))
     return [*own, stamp]
@@ -176,8 +178,8 @@ def own_counters(
 def load_shares(conn: Connection, memory_id: str) -> dict[str, list[Any]]:
     """Every device's share of a memory's counters: device -> [uses, successes, failures, clock]."""
     return {
-        str(r[0]): list(r[1:])
-        for r in conn.execute(
+        str(device): [uses, successes, failures, hlc]
+        for device, uses, successes, failures, hlc in conn.execute(
             "SELECT device_id, uses, successes, failures, hlc FROM sync_counters WHERE memory_id = ?",
             (memory_id,),
         )

@@ -347,9 +347,9 @@ class SyncService:
         # Refusals of files that are gone (replaced, rewritten, deleted) are no longer news.
         with self.store.atomic() as conn:
             stale = [
-                r[0]
-                for r in conn.execute("SELECT path FROM sync_refusals").fetchall()
-                if r[0] not in live_paths and not Path(r[0]).exists()
+                path
+                for (path,) in conn.execute("SELECT path FROM sync_refusals").fetchall()
+                if path not in live_paths and not Path(path).exists()
             ]
             registry.clear_refusals(conn, stale)
         return removed_now
@@ -688,8 +688,8 @@ class SyncService:
             "refused": [r for r in found if not r["waiting"]],
             "waiting": [r for r in found if r["waiting"]],
             "chains": [
-                {"device": r[0], "entries": int(r[1]), "problem": r[2]}
-                for r in self.store.query(
+                {"device": device_id, "entries": int(seq), "problem": problem}
+                for device_id, seq, problem in self.store.query(
                     "SELECT device_id, seq, problem FROM sync_chains ORDER BY device_id"
                 )
             ],

@@ -38,7 +38,7 @@ from veramem_desktop.core.lifecycle.reembed import ReembedReport
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.store import Store
@@ -380,7 +380,7 @@ class Memory:
             store = self._store
             built = build_embedder(
                 self.config.embedder,
-                lambda: lookups.vector_model(store) if store is not None else None,
+                lambda: index_rows.vector_model(store) if store is not None else None,
                 self._head_start if store is not None else None,
             )
             if store is None:

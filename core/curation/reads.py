@@ -27,9 +27,10 @@ from veramem_desktop.core.lifecycle import forget as forget_mod
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.lifecycle.restatements import REACHES, Reach
 from veramem_desktop.core.storage import (
-    episode_queries,
-    item_queries,
+    episode_contents,
+    item_chains,
     item_rows,
+    item_states,
     items,
     ledger,
     traces,
@@ -59,12 +60,12 @@ def memory_visible(store: Store, caller: Caller, memory_id: str) -> bool:
         return item_rows.exists(store, memory_id) and not hidden(
             store, "memory", [memory_id], show_rejected=True
         )
-    return item_queries.chain_visible(store, memory_id, caller, now_iso())
+    return item_chains.chain_visible(store, memory_id, caller, now_iso())
 
 
 def memory_owned(store: Store, caller: Caller, memory_id: str) -> bool:
     """The caller may see the memory and it was recorded for the caller's user."""
-    owner = item_queries.user_of(store, memory_id)
+    owner = item_states.user_of(store, memory_id)
     return owner is not None and owner == caller.user_id and memory_visible(store, caller, memory_id)
 
 
@@ -79,9 +80,9 @@ def visible_episode_ids(store: Store, caller: Caller, episode_ids: Sequence[str]
     if not wanted:
         return set()
     if caller.keyholder:
-        found = episode_queries.existing_ids(store, wanted)
+        found = episode_contents.existing_ids(store, wanted)
         return found - hidden(store, "episode", sorted(found), show_rejected=caller.shows_rejected)
-    return episode_queries.visible_ids(store, wanted, caller, now_iso())
+    return episode_contents.visible_ids(store, wanted, caller, now_iso())
 
 
 def require_memory(store: Store, caller: Caller, memory_id: str) -> None:
@@ -117,7 +118,11 @@ def require_trace(store: Store, caller: Caller, trace_id: str) -> None:
     if caller.keyholder:
         return
     made_for = traces.made_for(store, trace_id)
-    if made_for is None or made_for[0] != caller.user_id or (made_for[1] or None) != caller.agent_id:
+    if (
+        made_for is None
+        or made_for.user_id != caller.user_id
+        or (made_for.agent_id or None) != caller.agent_id
+    ):
         raise NotFoundError(
             f"No trace {trace_id!r} from this caller; use the trace_id a search or answer returned."
         )

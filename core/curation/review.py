@@ -12,7 +12,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError, RefusedError
 from veramem_desktop.core.recall.states import states
-from veramem_desktop.core.storage import item_queries, items, rejection_rows, rejections
+from veramem_desktop.core.storage import item_states, items, rejection_rows, rejections
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
@@ -32,7 +32,7 @@ def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list
     """Active candidates that need a person: conflicts first, then lower-authority claims. A recorded
     conflict counts while it is open (the state search gives the memory, core/recall/states.py): once its
     other side is rejected, replaced or forgotten, the user's own memory no longer waits for anyone."""
-    found = item_queries.review_queue(store, user_id=user_id, limit=limit)
+    found = item_states.review_queue(store, user_id=user_id, limit=limit)
     state = states(store, [item.id for item in found])
     with store.read() as conn:  # held by the write path's near-miss check: it waits for a person too
         near = {i.id for i in found if rejection_rows.is_withheld(conn, "memory", i.id) == "resembles"}
@@ -57,7 +57,7 @@ def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list
 
 def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
     with store.atomic() as conn:
-        item = item_queries.find(conn, memory_id)
+        item = item_states.read(conn, memory_id)
         if item is None:
             raise NotFoundError(f"No memory {memory_id}.")
         if item.trust == "rejected":
@@ -106,7 +106,7 @@ class Rejection:
 
 def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Rejection:
     with store.atomic() as conn:
-        item = item_queries.find(conn, memory_id)
+        item = item_states.read(conn, memory_id)
         if item is None:
             raise NotFoundError(f"No memory {memory_id}.")
         withheld = rejections.record(conn, item)
@@ -124,7 +124,7 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
         for other in withheld:
             if other == memory_id or not other.startswith("mem_"):
                 continue
-            current = item_queries.status_and_trust(conn, other)
+            current = item_states.status_and_trust(conn, other)
             if current is not None and current[0] == "active":
                 items.set_fields(
                     conn,
@@ -148,7 +148,7 @@ def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
     said the change was wrong), unless it was rejected or withheld itself."""
     if item.status != "active" or not item.supersedes:
         return None
-    before = item_queries.find(conn, item.supersedes)
+    before = item_states.read(conn, item.supersedes)
     if before is None:
         return None
     if (

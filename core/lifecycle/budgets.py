@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict, open_conflicts
-from veramem_desktop.core.storage import item_scans, items
+from veramem_desktop.core.storage import item_scopes, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -97,18 +97,18 @@ def plan(
 
 def over_budget(store: Store, budgets: Mapping[str, Budget]) -> bool:
     """A cheap check (two aggregates per source) before loading anything."""
-    rows = item_scans.source_usage(store, list(budgets))
+    rows = item_scopes.source_usage(store, list(budgets))
     return any(int(n) > budgets[s].items or int(t or 0) > budgets[s].tokens for s, n, t in rows)
 
 
 def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
-    return item_scans.active_of_sources(store, list(budgets))
+    return item_scopes.active_of_sources(store, list(budgets))
 
 
 def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
     """Move one planned memory to cold storage if it is still active, unpinned and in no open conflict."""
-    row = item_scans.status_and_pinned(conn, item.id)
-    if row is None or row[0] != "active" or row[1] or in_open_conflict(conn, item.id):
+    state = item_states.status_and_pinned(conn, item.id)
+    if state is None or state.status != "active" or state.pinned or in_open_conflict(conn, item.id):
         return False
     items.set_fields(
         conn,

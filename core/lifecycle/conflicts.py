@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from veramem_desktop.core.storage import item_scans
+from veramem_desktop.core.storage import item_states
 from veramem_desktop.core.storage.store import Connection
 
 
@@ -22,7 +22,7 @@ def _pairs(conn: Connection, memory_id: str | None = None) -> list[tuple[str, st
     """(memory, partner) for each recorded conflict (of ``memory_id``'s own record, when given) whose
     two sides both still stand (cold storage included: archiving is not settling)."""
     recorded: list[tuple[str, str]] = []
-    for mid, partners in item_scans.conflict_records(conn, memory_id):
+    for mid, partners in item_states.conflict_records(conn, memory_id):
         try:
             found = json.loads(partners) if partners else []
         except ValueError:
@@ -34,7 +34,7 @@ def _pairs(conn: Connection, memory_id: str | None = None) -> list[tuple[str, st
     live: set[str] = set()
     for start in range(0, len(wanted), 500):
         chunk = wanted[start : start + 500]
-        live |= item_scans.standing_ids(conn, chunk)
+        live |= item_states.standing_ids(conn, chunk)
     return [(m, p) for m, p in recorded if p in live]
 
 

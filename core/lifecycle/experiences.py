@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.lifecycle.rules import ScopeKey, StageCount, question_key, scope_of
-from veramem_desktop.core.storage import derivations, item_scans, items, traces
+from veramem_desktop.core.storage import derivations, item_scopes, item_states, items, traces
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
@@ -108,7 +108,7 @@ def _standing_experiences(
     question key)): an active experience wins over an archived one."""
     done: set[tuple[Any, ...]] = set()
     standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
-    for e in item_scans.standing(
+    for e in item_states.standing(
         con.store, statuses=("archived", "active"), kinds=("experience",), derived=True
     ):
         for tid in traces_of(e):
@@ -210,7 +210,7 @@ def _distil_group(
 def _most_similar(con: Consolidator, unit: Unit, vector: Any) -> MemoryItem | None:
     """An active experience of the unit's scope and authority whose text is as good as ``vector``."""
     user, team, agent, visibility = unit.scope
-    ids = item_scans.experience_ids(con.store, user, team, agent, visibility, unit.authority)
+    ids = item_scopes.experience_ids(con.store, user, team, agent, visibility, unit.authority)
     if not ids:
         return None
     con.vectors.refresh(con.store)
@@ -225,7 +225,7 @@ def _reinforce_all(
 ) -> None:
     """Fold ``units`` into ``target``: support, strength, traces, questions and sources, one ledger entry."""
     with con.store.atomic() as conn:
-        current = item_scans.read(conn, target.id)
+        current = item_states.read(conn, target.id)
         if current is None or current.status not in ("active", "archived") or current.trust == "rejected":
             count.skip("changed_meanwhile", len(units))
             return

@@ -163,12 +163,12 @@ def upcoming(
     rows = expiry_rows.active_expiring(store, iso(now + within), user_id)
     return [
         {
-            "id": r[0],
-            "kind": r[1],
-            "text": r[2],
-            "expires_at": r[3],
-            "pinned": bool(r[4]),
-            "in": str(parse_iso(r[3]) - now).split(".")[0],
+            "id": r.id,
+            "kind": r.kind,
+            "text": r.text,
+            "expires_at": r.expires_at,
+            "pinned": bool(r.pinned),
+            "in": str(parse_iso(r.expires_at) - now).split(".")[0],
         }
         for r in rows
     ]

@@ -28,8 +28,8 @@ from veramem_desktop.core.storage import forget_reach as reach_rows
 from veramem_desktop.core.storage import index, ledger
 from veramem_desktop.core.storage.forget_reach import closure as _closure
 from veramem_desktop.core.storage.forget_reach import ids_of as _ids
-from veramem_desktop.core.storage.forget_reach import marks as _marks
 from veramem_desktop.core.storage.forget_reach import restorable as _restorable
+from veramem_desktop.core.storage.id_sets import marks as _marks
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission

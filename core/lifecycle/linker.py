@@ -45,7 +45,16 @@ from veramem_desktop.core.lifecycle.links import (
 )
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import episode_rows, index, item_scans, items, ledger, link_rows
+from veramem_desktop.core.storage import (
+    episode_turns,
+    index,
+    item_evidence,
+    item_scopes,
+    item_states,
+    items,
+    ledger,
+    link_rows,
+)
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
@@ -188,7 +197,7 @@ class Linker:
         return report
 
     def link_one(self, memory_id: str, report: LinkReport) -> None:
-        item = item_scans.find(self.store, memory_id)
+        item = item_states.find(self.store, memory_id)
         if item is None or item.status != "active" or item.trust == "rejected":
             with self.store.atomic() as conn:
                 dequeue(conn, memory_id)
@@ -218,7 +227,7 @@ class Linker:
     ) -> bool:
         """Link the new memory ``item`` with one neighbour as ``verdict`` says, under the authority guard
         (a subsumed memory goes cold). True when ``item`` itself went cold, so its other neighbours are left."""
-        if item_scans.count_active(conn, (item.id, other.id)) != 2 or link_rows.pair_linked(
+        if item_states.count_active(conn, (item.id, other.id)) != 2 or link_rows.pair_linked(
             conn, item.id, other.id
         ):
             return False  # one edge per pair, whichever of the two was linked first
@@ -247,7 +256,7 @@ class Linker:
     # -------------------------------------------------------------- parts
     def _neighbours(self, item: MemoryItem, vec: Any) -> list[tuple[MemoryItem, float]]:
         cfg = self.config
-        scope_ids = item_scans.scope_peers(self.store, item.id, *scope_key(item))
+        scope_ids = item_scopes.scope_peers(self.store, item.id, *scope_key(item))
         if not scope_ids:
             return []
         found = [
@@ -289,8 +298,8 @@ class Linker:
         self, conn: Connection, target: MemoryItem, narrower: MemoryItem, report: LinkReport
     ) -> None:
         """The broader memory gains the narrower one's evidence and a little confidence."""
-        have = item_scans.evidence_spans(conn, target.id)
-        for ev in item_scans.evidence_on(conn, narrower.id):
+        have = item_evidence.evidence_spans(conn, target.id)
+        for ev in items.evidence_on(conn, narrower.id):
             if (ev.episode_id, ev.span_start, ev.span_end) in have:
                 continue
             items.add_evidence(conn, target.id, ev)
@@ -324,14 +333,15 @@ def _values_differ(a: MemoryItem, b: MemoryItem) -> bool:
 def memory_context(store: Store, item: MemoryItem) -> str:
     """The memory's text between the turns before and after its first source episode (what its
     'memory_ctx' vector embeds)."""
-    episode_id = item_scans.first_episode(store, item.id)
+    episode_id = item_evidence.first_episode(store, item.id)
     if episode_id is None:
         return item.text
-    src = episode_rows.position(store, episode_id)
-    if src is None or src[0] is None:
+    src = episode_turns.position(store, episode_id)
+    if src is None or src.session_id is None:
         return item.text
+    turn = int(src.turn_index)
     around = {
-        int(r[0]): f"{r[2] or r[1]}: {r[3]}"
-        for r in episode_rows.turns_at(store, src[0], (int(src[1]) - 1, int(src[1]) + 1))
+        int(t.turn_index): f"{t.source_name or t.role}: {t.content}"
+        for t in episode_turns.turns_at(store, src.session_id, (turn - 1, turn + 1))
     }
-    return context_text(around.get(int(src[1]) - 1), item.text, around.get(int(src[1]) + 1))
+    return context_text(around.get(turn - 1), item.text, around.get(turn + 1))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.lifecycle.conflicts import in_open_conflict
-from veramem_desktop.core.storage import item_scans, items, ledger, link_rows
+from veramem_desktop.core.storage import item_states, items, ledger, link_rows
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -85,21 +85,21 @@ def links_of(store: Store, memory_id: str) -> list[dict[str, Any]]:
     rows = link_rows.touching(store, memory_id)
     return [
         {
-            "src": r[0],
-            "dst": r[1],
-            "type": r[2],
-            "score": r[3],
-            "created_at": r[4],
-            "other": r[1] if r[0] == memory_id else r[0],
-            "direction": "out" if r[0] == memory_id else "in",
+            "src": e.src,
+            "dst": e.dst,
+            "type": e.type,
+            "score": e.score,
+            "created_at": e.created_at,
+            "other": e.dst if e.src == memory_id else e.src,
+            "direction": "out" if e.src == memory_id else "in",
         }
-        for r in rows
+        for e in rows
     ]
 
 
 def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: str) -> MemoryItem | None:
     """Move an active, unpinned memory to cold storage (archived), saying why and for whom."""
-    item = item_scans.read(conn, item_id)
+    item = item_states.read(conn, item_id)
     if item is None:
         return None
     if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):

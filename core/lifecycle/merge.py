@@ -32,7 +32,7 @@ from veramem_desktop.core.lifecycle.rules import (
     scope_of,
     values_disagree,
 )
-from veramem_desktop.core.storage import derivations, index, item_scans, items
+from veramem_desktop.core.storage import derivations, index, item_states, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.text.terms import entities
@@ -57,7 +57,7 @@ def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime
     cfg = con.config
     since = iso(now - timedelta(days=cfg.fuse_days))
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in item_scans.standing(
+    for item in item_states.standing(
         con.store, kinds=BASE_KINDS, unpinned=True, created_since=since, unfused=True
     ):
         groups.setdefault((*scope_of(item), item.kind), []).append(item)

@@ -34,7 +34,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError, RefusedError
 from veramem_desktop.core.recall import learned
-from veramem_desktop.core.storage import item_scans, items, ledger, traces
+from veramem_desktop.core.storage import item_chains, item_states, items, ledger, traces
 from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
@@ -119,7 +119,7 @@ def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
     """The current version of ``item``'s chain when it was superseded; else the item itself."""
     if item.status != "superseded":
         return item
-    head = item_scans.active_head(conn, item.root_id)
+    head = item_chains.active_head(conn, item.root_id)
     return head if head is not None else item
 
 
@@ -156,12 +156,16 @@ def feedback(
         row = traces.feedback_target(conn, trace_id)
         if row is None:  # a write decision's record (core/write/decisions.py) takes no reward of its own
             raise NotFoundError(f"No trace {trace_id!r}; use the trace_id a search or answer returned.")
-        user_id, returned, cited = row[0], json.loads(row[1] or "[]"), json.loads(row[2] or "[]")
-        meta = json.loads(row[4] or "{}")
-        agent_id = row[5] or None
+        user_id, returned, cited = (
+            row.user_id,
+            json.loads(row.returned_ids or "[]"),
+            json.loads(row.cited_ids or "[]"),
+        )
+        meta = json.loads(row.metadata or "{}")
+        agent_id = row.agent_id or None
         giver = by if by is not None else ("agent" if agent_id else "person")
-        if row[3] is not None:
-            if float(row[3]) == r and "feedback" in meta:
+        if row.reward is not None:
+            if float(row.reward) == r and "feedback" in meta:
                 done = meta["feedback"]
                 return FeedbackResult(
                     trace_id,
@@ -176,7 +180,7 @@ def feedback(
                     by=done.get("by", "agent"),
                 )
             raise RefusedError(
-                f"Trace {trace_id} already has the reward {float(row[3]):g}; a trace is rewarded once."
+                f"Trace {trace_id} already has the reward {float(row.reward):g}; a trace is rewarded once."
             )
         ignored: list[str] = []
         if cited_ids is not None:
@@ -243,7 +247,7 @@ def _credit(
     for mid in ids:
         if not mid.startswith("mem_"):
             continue  # episodes carry no counters
-        found = item_scans.read(conn, mid)
+        found = item_states.read(conn, mid)
         if found is None:
             continue  # forgotten since the trace was written
         item = _head(conn, found)
@@ -294,17 +298,17 @@ def _credit(
 
 
 # ------------------------------------------------------------------ trajectories
-def _withheld_trace(store: Store, row: Any) -> bool:
+def _withheld_trace(store: Store, row: traces.TraceRecord) -> bool:
     """A trace the visibility rule keeps out of an export: it names a memory or message hidden now, or its
     question or answer holds a rejected value (core/trust/exportable.py)."""
-    named = [*json.loads(row[7] or "[]"), *json.loads(row[8] or "[]")]
+    named = [*json.loads(row.returned_ids or "[]"), *json.loads(row.cited_ids or "[]")]
     with store.read() as conn:
         return exportable.blocked(
             conn,
-            user_id=row[3],
+            user_id=row.user_id,
             memory_ids=[i for i in named if str(i).startswith("mem_")],
             episode_ids=[i for i in named if str(i).startswith("ep_")],
-            texts=[row[5] or "", row[9] or ""],
+            texts=[row.query or "", row.answer or ""],
             now=now_iso(),
         )
 
@@ -326,21 +330,21 @@ def trajectories(store: Store, *, user_id: str | None = None) -> Iterator[dict[s
         for r in page:
             if _withheld_trace(store, r):
                 continue
-            meta = json.loads(r[13] or "{}")
+            meta = json.loads(r.metadata or "{}")
             yield {
-                "trace_id": r[0],
-                "kind": r[1],
-                "created_at": r[2],
-                "user_id": r[3],
-                "agent_id": r[4],
-                "query": r[5],
-                "route": r[6],
-                "retrieved_ids": json.loads(r[7] or "[]"),
-                "cited_ids": json.loads(r[8] or "[]"),
-                "answer": r[9],
-                "abstained": None if r[10] is None else bool(r[10]),
-                "reward": r[11],
-                "rewarded_at": r[12],
-                "write_operations": list(meta.get("writes", [])) + writes.get(r[0], []),
+                "trace_id": r.id,
+                "kind": r.kind,
+                "created_at": r.created_at,
+                "user_id": r.user_id,
+                "agent_id": r.agent_id,
+                "query": r.query,
+                "route": r.route,
+                "retrieved_ids": json.loads(r.returned_ids or "[]"),
+                "cited_ids": json.loads(r.cited_ids or "[]"),
+                "answer": r.answer,
+                "abstained": None if r.abstained is None else bool(r.abstained),
+                "reward": r.reward,
+                "rewarded_at": r.rewarded_at,
+                "write_operations": list(meta.get("writes", [])) + writes.get(r.id, []),
             }
-        after = (page[-1][2], page[-1][0])
+        after = (page[-1].created_at, page[-1].id)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import experiences
 from veramem_desktop.core.lifecycle.rules import BASE_KINDS, DERIVED_KINDS, StageCount, scope_of
-from veramem_desktop.core.storage import derivations, item_scans, items
+from veramem_desktop.core.storage import derivations, item_chains, item_states, items
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
@@ -46,7 +46,7 @@ def why_stale(source: MemoryItem | None) -> str | None:
 
 
 def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
-    derived = item_scans.standing(
+    derived = item_states.standing(
         con.store, statuses=("active", "archived"), kinds=DERIVED_KINDS, derived=True
     )
     if not derived:
@@ -104,9 +104,9 @@ def _standing(
 def _successor(con: Consolidator, source_id: str) -> MemoryItem | None:
     """What stands for a superseded memory now: the active version of its chain, else the active
     memory it was merged into."""
-    current = item_scans.standing_version(con.store, source_id)
+    current = item_chains.standing_version(con.store, source_id)
     if current is None:
-        current = item_scans.merged_into(con.store, source_id, BASE_KINDS)
+        current = item_chains.merged_into(con.store, source_id, BASE_KINDS)
     return current
 
 
@@ -137,14 +137,14 @@ def _rewrite(
 
 
 def _unchanged(conn: Connection, item: MemoryItem) -> bool:
-    status = item_scans.status_of(conn, item.id)
+    status = item_states.status_of(conn, item.id)
     return status is not None and status == item.status
 
 
 def _all_stand(conn: Connection, members: list[MemoryItem]) -> bool:
     if not members:
         return False
-    return item_scans.count_standing(conn, [m.id for m in members]) == len(members)
+    return item_states.count_standing(conn, [m.id for m in members]) == len(members)
 
 
 def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> None:
@@ -159,8 +159,8 @@ def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> N
         metadata={"retired": reason},
         details={"reason": "a source changed"},
     )
-    chain = item_scans.chain_ids(conn, item.root_id)
-    for mid in item_scans.cold_by_any(conn, chain):
+    chain = item_chains.chain_ids(conn, item.root_id)
+    for mid in item_states.cold_by_any(conn, chain):
         items.set_fields(
             conn,
             mid,

@@ -17,7 +17,7 @@ from veramem_desktop.core.lifecycle import abstraction
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import derivations, index, item_scans, items
+from veramem_desktop.core.storage import derivations, index, item_scopes, items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.trust.action_gate import may_act, memory_state
 from veramem_desktop.core.trust.pii import canary_leaks, find_pii
@@ -109,7 +109,7 @@ class Sharer:
         only: list[str] | None = None,
     ) -> ShareReport:
         report = ShareReport()
-        mine = item_scans.own_active(self.store, user_id)
+        mine = item_scopes.own_active(self.store, user_id)
         candidates = [m for m in mine if only is None or m.id in only]
         scanner: SecretScanner | None = None
         for item in candidates:
@@ -144,7 +144,7 @@ class Sharer:
         if refused is not None:
             return refused
         vector = self.embedder.embed([abstract])[0]
-        pool_ids = item_scans.shared_pool(self.store, visibility, team_id)
+        pool_ids = item_scopes.shared_pool(self.store, visibility, team_id)
         cache = self.engine.caches["memory"]
         cache.refresh(self.store)
         best = cache.top(vector, cache.positions(pool_ids), 1) if pool_ids else []

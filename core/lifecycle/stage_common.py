@@ -22,7 +22,7 @@ from veramem_desktop.core.lifecycle.budgets import BudgetConfig
 from veramem_desktop.core.lifecycle.rules import StageCount
 from veramem_desktop.core.llm import LLM, Reply
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.storage import derivations, index, item_scans, items
+from veramem_desktop.core.storage import derivations, index, item_states, items
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
@@ -87,7 +87,7 @@ class Consolidator:
         seen: set[tuple[str, int, int]] = set()
         out: list[Evidence] = []
         for src in sources:
-            for ev in item_scans.evidence_on(conn, src.id):
+            for ev in items.evidence_on(conn, src.id):
                 key = (ev.episode_id, ev.span_start, ev.span_end)
                 if key not in seen:
                     seen.add(key)
@@ -194,4 +194,4 @@ class Consolidator:
 
     @staticmethod
     def still_active(conn: Connection, members: Sequence[MemoryItem]) -> bool:
-        return item_scans.count_active(conn, [m.id for m in members]) == len(members)
+        return item_states.count_active(conn, [m.id for m in members]) == len(members)

@@ -23,7 +23,7 @@ from veramem_desktop.core.lifecycle.rules import (
     values_disagree,
 )
 from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator
-from veramem_desktop.core.storage import index, item_scans, items
+from veramem_desktop.core.storage import index, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
 
 
@@ -33,7 +33,7 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
     found: list[tuple[MemoryItem, str | None]] = []
     with con.store.read() as conn:
         held = open_conflicts(conn)
-    for item in item_scans.standing(con.store):
+    for item in item_states.standing(con.store):
         reason = _archive_reason(item, item.uses, item.utility, cfg, now)
         if reason is None:
             continue
@@ -71,7 +71,7 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
 def merge(con: Consolidator, count: StageCount) -> None:
     cfg = con.config
     groups: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in item_scans.standing(con.store, kinds=BASE_KINDS, unpinned=True):
+    for item in item_states.standing(con.store, kinds=BASE_KINDS, unpinned=True):
         groups.setdefault((*scope_of(item), item.kind, item.authority), []).append(item)
     con.vectors.refresh(con.store)
     clusters: list[list[MemoryItem]] = []
@@ -113,11 +113,11 @@ def merge(con: Consolidator, count: StageCount) -> None:
 def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     cfg = con.config
     sessions: dict[tuple[Any, ...], list[MemoryItem]] = {}
-    for item in item_scans.standing(con.store, kinds=BASE_KINDS, in_session=True):
+    for item in item_states.standing(con.store, kinds=BASE_KINDS, in_session=True):
         sessions.setdefault((item.session_id, *scope_of(item)), []).append(item)
     existing: dict[tuple[Any, ...], MemoryItem] = {}
     # an archived summary still stands for its sources: it is not written again
-    for s in item_scans.standing(
+    for s in item_states.standing(
         con.store, statuses=("archived", "active"), kinds=("summary",), in_session=True
     ):
         key = (s.session_id, *scope_of(s))
@@ -182,7 +182,7 @@ def budget(con: Consolidator, count: StageCount) -> None:
 def decay(con: Consolidator, count: StageCount, now: datetime) -> None:
     cfg = con.config
     plan: list[tuple[MemoryItem, float | None]] = []
-    for item in item_scans.standing(con.store):
+    for item in item_states.standing(con.store):
         if item.pinned:
             plan.append((item, None))
             continue

@@ -24,7 +24,7 @@ def neighbours_of(conn: Connection, erased: list[str]) -> set[tuple[str, int]]:
         "AND session_id IS NOT NULL",
         erased,
     ).fetchall()
-    return {(r[0], int(r[1])) for r in rows}
+    return {(session_id, int(turn_index)) for session_id, turn_index in rows}
 
 
 def repair_neighbours(conn: Connection, touched: set[tuple[str, int]]) -> list[str]:

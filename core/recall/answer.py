@@ -17,7 +17,7 @@ from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked
 from veramem_desktop.core.recall.fence import fence
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first
-from veramem_desktop.core.storage import episode_reads, item_reads, items, traces
+from veramem_desktop.core.storage import episode_contents, episode_turns, item_evidence, items, traces
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
@@ -180,7 +180,7 @@ class Answerer:
         others = sorted(chains - pool.keys())
         if others:
             floor = min((h.score for h in pool.values()), default=0.0) - 0.01
-            self._add_episodes(item_reads.cited_episode_ids(self.store, others), caller, pool, score=floor)
+            self._add_episodes(item_evidence.cited_episode_ids(self.store, others), caller, pool, score=floor)
         return len(pool) - before
 
     def _annotate(self, pool: dict[str, Hit]) -> None:
@@ -229,16 +229,17 @@ class Answerer:
         elif step == "source_episodes":
             mem_ids = [i for i in pool if i.startswith("mem_")]
             if mem_ids:
-                ep_ids = item_reads.cited_episode_ids(self.store, mem_ids)
+                ep_ids = item_evidence.cited_episode_ids(self.store, mem_ids)
                 self._add_episodes(ep_ids, caller, pool, score=0.0)
         elif step == "neighbouring_turns":
             ep_ids = [i for i in pool if i.startswith("ep_")]
             neighbours: list[str] = []
             for eid in ep_ids:
-                row = episode_reads.session_place(self.store, eid)
-                if row is None or row[0] is None:
+                place = episode_turns.position(self.store, eid)
+                if place is None or place.session_id is None:
                     continue
-                neighbours += episode_reads.turn_ids(self.store, row[0], (row[1] - 1, row[1] + 1))
+                turn = place.turn_index
+                neighbours += episode_turns.turn_ids(self.store, place.session_id, (turn - 1, turn + 1))
             self._add_episodes(neighbours, caller, pool, score=-0.01)
         return len(pool) - before
 
@@ -246,20 +247,19 @@ class Answerer:
         for eid in ids:
             if eid in pool:
                 continue
-            row = episode_reads.visible_hit_row(self.store, eid, caller, iso(datetime.now(UTC)))
+            row = episode_contents.visible_hit_row(self.store, eid, caller, iso(datetime.now(UTC)))
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
-            authority = ROLE_AUTHORITY.get(row[2], "unendorsed")
             pool[eid] = Hit(
-                row[0],
-                "episode",
-                row[1],
-                score,
-                authority,
-                "raw",
-                "active",
-                row[3],
-                row[4],
-                row[5],
-                row[6] or row[2],
+                id=row.id,
+                kind="episode",
+                text=row.content,
+                score=score,
+                authority=ROLE_AUTHORITY.get(row.role, "unendorsed"),
+                trust="raw",
+                status="active",
+                time=row.event_time,
+                user_id=row.user_id,
+                session_id=row.session_id,
+                source=row.source_name or row.role,
             )

@@ -1,5 +1,5 @@
 """The access-checked reads behind every recall channel, one call per unit (memories, episodes). Their
-SQL lives in the repositories (core/storage/item_reads.py, episode_reads.py, index_reads.py): each
+SQL lives in the repositories (core/storage/item_search.py, episode_contents.py, index_rows.py): each
 query there that returns rows a caller could be shown carries the access predicate
 (core/storage/access.py) in its own SQL, never as a post-filter (invariant 6).
 
@@ -22,7 +22,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from veramem_desktop.core.storage import episode_reads, index_reads, item_reads
+from veramem_desktop.core.storage import (
+    episode_contents,
+    episode_turns,
+    index_rows,
+    item_evidence,
+    item_search,
+    link_rows,
+)
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.link_types import LINK_TYPES
@@ -90,9 +97,9 @@ class Candidates:
             if hit is not None and hit[0] == version:
                 return key, hit[1]
         if unit == "memory":
-            ids = item_reads.visible_memory_ids(self.store, caller, kinds, include_archived, now)
+            ids = item_search.visible_memory_ids(self.store, caller, kinds, include_archived, now)
         else:
-            ids = episode_reads.visible_episode_ids(self.store, caller, now)
+            ids = episode_contents.visible_episode_ids(self.store, caller, now)
         # Interned, the sets of every caller, filter and engine share one string per id with the vector
         # caches (core/storage/vectors.py) instead of each holding its own (8 MB per set at 100,000 rows).
         ids = [sys.intern(i) for i in ids]
@@ -123,7 +130,7 @@ class Candidates:
         n: int,
     ) -> list[str]:
         """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
-        return index_reads.fts_ranked_ids(
+        return index_rows.fts_ranked_ids(
             self.store, unit, match, caller, kinds, include_archived, now, n, self._deep(n)
         )
 
@@ -138,7 +145,7 @@ class Candidates:
         n: int,
     ) -> list[str]:
         """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
-        return index_reads.entity_ranked_ids(
+        return index_rows.entity_ranked_ids(
             self.store, unit, names, caller, kinds, include_archived, now, n, self._deep(n)
         )
 
@@ -150,12 +157,12 @@ class Candidates:
         if not ids:
             return {}
         if unit == "memory":
-            return item_reads.memory_texts(self.store, ids, caller, include_archived, now)
-        return episode_reads.episode_texts(self.store, ids, caller, now)
+            return item_search.memory_texts(self.store, ids, caller, include_archived, now)
+        return episode_contents.episode_texts(self.store, ids, caller, now)
 
     def cited_turns(self, memory_ids: list[str], caller: Caller, now: str) -> list[Any]:
         """The rows (memory, episode) for each turn the given memories cite that the caller may see."""
-        return item_reads.cited_visible_turns(self.store, memory_ids, caller, now)
+        return item_evidence.cited_visible_turns(self.store, memory_ids, caller, now)
 
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
@@ -166,7 +173,7 @@ class Candidates:
             hit = self._speakers.get(key)
             if hit is not None and hit[0] == version:
                 return hit[1]
-        found = episode_reads.speaker_names(self.store, caller, now)
+        found = episode_contents.speaker_names(self.store, caller, now)
         names = tuple(sorted({str(r).strip() for r in found if str(r).strip()}))
         with self._lock:
             if len(self._speakers) > 64:
@@ -176,11 +183,11 @@ class Candidates:
 
     def speakers_of(self, ids: list[str]) -> dict[str, str | None]:
         """The speaker of each of the given episodes (ids already ranked for the caller)."""
-        return episode_reads.speakers_of(self.store, ids)
+        return episode_contents.speakers_of(self.store, ids)
 
     def neighbours(self, ids: list[str], caller: Caller, now: str) -> dict[str, list[str]]:
         """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
-        return episode_reads.adjacent_turns(self.store, ids, caller, now)
+        return episode_turns.adjacent_turns(self.store, ids, caller, now)
 
     # ------------------------------------------------------------ the times turns were told
     def latest_time(self, caller: Caller, now: str) -> str | None:
@@ -191,24 +198,24 @@ class Candidates:
             hit = self._latest.get(key)
             if hit is not None and hit[0] == version:
                 return hit[1]
-        latest = episode_reads.latest_event_time(self.store, caller, now)
+        latest = episode_contents.latest_event_time(self.store, caller, now)
         with self._lock:
             if len(self._latest) > 64:
                 self._latest.clear()
             self._latest[key] = (version, latest)
         return latest
 
-    def told(self, episode_id: str, caller: Caller, now: str) -> Any:
-        """The row (content, event time) of one episode the caller may see, or None."""
-        return episode_reads.content_and_time(self.store, episode_id, caller, now)
+    def told(self, episode_id: str, caller: Caller, now: str) -> episode_contents.Told | None:
+        """The words and time of one episode the caller may see, or None."""
+        return episode_contents.content_and_time(self.store, episode_id, caller, now)
 
-    def told_all(self, ids: list[str], caller: Caller, now: str) -> list[Any]:
-        """The rows (id, event time, content) of the given episodes that the caller may see."""
-        return episode_reads.ids_times_contents(self.store, ids, caller, now)
+    def told_all(self, ids: list[str], caller: Caller, now: str) -> list[episode_contents.TimedTurn]:
+        """The given episodes that the caller may see, each with its time and words."""
+        return episode_contents.ids_times_contents(self.store, ids, caller, now)
 
     # ------------------------------------------------------------ typed links
     def linked(
         self, seeds: list[str], caller: Caller, kinds: tuple[str, ...], include_archived: bool, now: str
     ) -> list[Any]:
         """The rows (seed, linked memory), one for each typed link between a seed and a memory the caller may see."""
-        return item_reads.linked_pairs(self.store, seeds, LINK_TYPES, caller, kinds, include_archived, now)
+        return link_rows.linked_pairs(self.store, seeds, LINK_TYPES, caller, kinds, include_archived, now)

@@ -6,7 +6,7 @@ after (core/recall/).
 This module is the orchestration; the parts are beside it:
 
 - core/recall/candidates.py: the access-checked reads of every channel (their SQL in
-  core/storage/item_reads.py, episode_reads.py and index_reads.py), and the store version the
+  core/storage/item_search.py, episode_contents.py and index_rows.py), and the store version the
   caches follow;
 - core/recall/dense.py: the dense channel (vector caches, the question's embedding, "hyde");
 - core/recall/lexical.py: the BM25 and entity channels (which words and names are worth ranking);

@@ -26,7 +26,7 @@ from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
 from veramem_desktop.core.recall.rank import TimeBound
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import episode_reads, item_reads, traces
+from veramem_desktop.core.storage import episode_contents, item_search, traces
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Store
@@ -216,14 +216,15 @@ class SearchEngine:
         def fetch(ids: list[str]) -> list[Hit]:
             mems = [i for i in ids if not i.startswith("ep_")]
             allowed = (
-                item_reads.visible_among(self.store, mems, caller, include_archived, iso(moment))
+                item_search.visible_among(self.store, mems, caller, include_archived, iso(moment))
                 if mems
                 else []
             )
             allowed += [
                 i
                 for i in ids
-                if i.startswith("ep_") and episode_reads.visible_hit_row(self.store, i, caller, iso(moment))
+                if i.startswith("ep_")
+                and episode_contents.visible_hit_row(self.store, i, caller, iso(moment))
             ]
             return rank.hydrate(self.store, dict.fromkeys(allowed, 0.0), {}, moment, cfg, model, known)
 

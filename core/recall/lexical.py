@@ -4,7 +4,7 @@ the rows that hold them.
 A word or name that most rows hold says little yet costs the ranking a walk over every row it
 matches, so each is weighed by its document frequency first: counted over the whole full-text or
 entity index (counts only: no row leaves them) and kept until the index grows or shrinks by a
-tenth (the counts are read through core/storage/index_reads.py). The ranked rows themselves come
+tenth (the counts are read through core/storage/index_rows.py). The ranked rows themselves come
 from core/recall/candidates.py, whose reads carry the access predicate in their SQL.
 """
 
@@ -17,7 +17,7 @@ from functools import partial
 from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.query import fts_match
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import index_reads
+from veramem_desktop.core.storage import index_rows
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.text.terms import content_terms, entities
 
@@ -41,7 +41,7 @@ class Lexical:
             cached = self._fts_rows.get(unit)
         if cached is not None and cached[0] == version:
             return cached[1]
-        rows = index_reads.fts_row_count(self.store, unit)
+        rows = index_rows.fts_row_count(self.store, unit)
         with self._lock:
             self._fts_rows[unit] = (version, rows)
         return rows
@@ -69,7 +69,7 @@ class Lexical:
         found: dict[str, int] = {}
         if len(missing) > 1:
             matches = [fts_match([t]) or "" for t in missing]
-            found = dict(zip(missing, index_reads.fts_match_counts(self.store, table, matches), strict=True))
+            found = dict(zip(missing, index_rows.fts_match_counts(self.store, table, matches), strict=True))
         return {t: self._df(table, size, t, partial(self._counted, table, t, found)) for t in terms}
 
     def _counted(self, table: str, term: str, found: dict[str, int]) -> int:
@@ -78,7 +78,7 @@ class Lexical:
 
     def _matching(self, table: str, term: str) -> int:
         """How many full-text rows of ``table`` hold the word (a count over the whole index)."""
-        return index_reads.fts_match_count(self.store, table, fts_match([term]))
+        return index_rows.fts_match_count(self.store, table, fts_match([term]))
 
     def match(self, unit: str, query: str, drop: frozenset[str] = frozenset()) -> str | None:
         """The full-text query for ``query``: its content words OR-ed.
@@ -147,5 +147,5 @@ class Lexical:
             "entities",
             rows,
             entity,
-            lambda: index_reads.entity_count(self.store, entity),
+            lambda: index_rows.entity_count(self.store, entity),
         )

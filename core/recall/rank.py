@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall import learned, questions
@@ -14,7 +13,7 @@ from veramem_desktop.core.recall.fusion import prior
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import TemporalIntent
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage import episode_reads, item_reads
+from veramem_desktop.core.storage import episode_contents, item_search
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
@@ -45,69 +44,69 @@ def hydrate(
     now: datetime,
     config: SearchConfig,
     model: learned.LearnedModel | None,
-    truth_rows: dict[str, tuple[Any, ...]] | None = None,
+    truth_rows: dict[str, item_search.TruthRow] | None = None,
 ) -> list[Hit]:
     """The hits of ``scores`` read from the store, each with its relevance score and its prior (not yet added).
-    Each memory's truth row (as core/storage/item_reads.truth_rows gives it) goes to ``truth_rows`` when
-    given: it comes with the same read."""
+    Each memory's truth row (:class:`~veramem_desktop.core.storage.item_search.TruthRow`) goes to
+    ``truth_rows`` when given: it comes with the same read."""
     ids = list(scores)
     hits: list[Hit] = []
-    for r in item_reads.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
+    for r in item_search.hit_rows(store, [i for i in ids if i.startswith("mem_")]):
         if truth_rows is not None:
-            truth_rows[r[0]] = (r[0], r[5], r[4], r[18], r[19], r[7], r[20], r[13], r[3], r[21], r[22], r[23])
-        age = (now - parse_iso(r[6])).total_seconds() / 86400
-        util = (float(r[10]) + 1.0) / (float(r[10]) + float(r[11]) + 2.0)
+            truth_rows[r.id] = r.truth()
+        age = (now - parse_iso(r.valid_from)).total_seconds() / 86400
+        util = (float(r.successes) + 1.0) / (float(r.successes) + float(r.failures) + 2.0)
         bonus = prior(
             utility_value=util,
             age_days=age,
-            trust=r[4],
-            retrieval_strength=float(r[12]),
+            trust=r.trust,
+            retrieval_strength=float(r.retrieval_strength),
             utility_lambda=config.utility_lambda,
             recency_weight=config.recency_weight,
         )
         if model is not None:
             feats = learned.features(
-                importance=float(r[14]),
-                confidence=float(r[15]),
-                uses=int(r[16]),
-                last_used_at=r[17],
-                valid_from=r[6],
+                importance=float(r.importance),
+                confidence=float(r.confidence),
+                uses=int(r.uses),
+                last_used_at=r.last_used_at,
+                valid_from=r.valid_from,
                 now=now,
             )
             bonus = learned.blend(bonus, feats, model, config.learned_share)
         hits.append(
             Hit(
-                r[0],
-                r[1],
-                r[2],
-                scores[r[0]],
-                r[3],
-                r[4],
-                r[5],
-                r[6],
-                r[7],
-                r[8],
-                r[9],
-                ranks.get(r[0], {}),
-                r[13],
+                id=r.id,
+                kind=r.kind,
+                text=r.text,
+                score=scores[r.id],
+                authority=r.authority,
+                trust=r.trust,
+                status=r.status,
+                time=r.valid_from,
+                user_id=r.user_id,
+                session_id=r.session_id,
+                source=r.source,
+                channels=ranks.get(r.id, {}),
+                root_id=r.root_id,
                 prior=bonus,
             )
         )
-    for r in episode_reads.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
+    for e in episode_contents.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
         hits.append(
             Hit(
-                r[0],
-                "episode",
-                r[1],
-                scores[r[0]],
-                ROLE_AUTHORITY.get(r[2], "unendorsed"),
-                "raw",
-                "active",
-                r[3],
-                r[4],
-                r[5],
-                r[6] or r[2],
-                ranks.get(r[0], {}),
+                id=e.id,
+                kind="episode",
+                text=e.content,
+                score=scores[e.id],
+                authority=ROLE_AUTHORITY.get(e.role, "unendorsed"),
+                trust="raw",
+                status="active",
+                time=e.event_time,
+                user_id=e.user_id,
+                session_id=e.session_id,
+                source=e.source_name or e.role,
+                channels=ranks.get(e.id, {}),
             )
         )
     return hits

@@ -62,10 +62,10 @@ def event_day(lexical: Lexical, what: str, caller: Caller, now: str) -> date | N
     if not found:
         return None
     row = lexical.candidates.told(found[0], caller, now)
-    told = periods.as_day(row[1]) if row else None
+    told = periods.as_day(row.event_time) if row else None
     if row is None or told is None:
         return None
-    stated = periods.stated_days(str(row[0]), datetime.fromisoformat(str(row[1])))
+    stated = periods.stated_days(str(row.content), datetime.fromisoformat(str(row.event_time)))
     return stated[0].start if stated else told
 
 

@@ -33,14 +33,20 @@ from veramem_desktop.core.recall import safety_net
 from veramem_desktop.core.recall.hits import STALE, Hit
 from veramem_desktop.core.recall.retired import retiring_above_retired
 from veramem_desktop.core.recall.subjects import Groups
-from veramem_desktop.core.storage import episode_reads, item_reads
+from veramem_desktop.core.storage import (
+    episode_contents,
+    item_chains,
+    item_evidence,
+    item_scopes,
+    item_search,
+)
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.action_gate import may_act
 
 Fetch = Callable[[list[str]], list[Hit]]
-#: a memory's truth row as core/storage/item_reads.truth_rows gives it (hydrating reads it too)
-TruthRow = tuple[Any, ...]
+#: a memory's truth row, built by name in core/storage/item_search.py (hydrating reads it too)
+TruthRow = item_search.TruthRow
 
 
 class _Row(NamedTuple):
@@ -79,10 +85,18 @@ class _Row(NamedTuple):
 
 def read_rows(store: Store, ids: set[str], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
     """The rows of the given memories (in id order): those ``known`` already, the others read now."""
-    read = {r[0]: r for r in item_reads.truth_rows(store, {i for i in ids if i not in known})}
+    read = {r.id: r for r in item_search.truth_rows(store, {i for i in ids if i not in known})}
     rows = (known.get(i) or read[i] for i in sorted(ids) if i in known or i in read)
-    # id, status, trust, subject, predicate, user, team, root, authority; withheld, value; the metadata's
-    return {r[0]: _Row(*r[:9], *r[10:12], *_from_metadata(r[9], r[1])) for r in rows}
+    return {r.id: _row(r) for r in rows}
+
+
+def _row(r: TruthRow) -> _Row:
+    """The truth stage's row of a memory: its stored row, with what its metadata records."""
+    stored = r._asdict()
+    conflicts, replaced_by, retracted_by, wrong = _from_metadata(stored.pop("metadata"), r.status)
+    return _Row(
+        **stored, conflicts=conflicts, superseded_by=replaced_by, retracted_by=retracted_by, corrects=wrong
+    )
 
 
 def partner_rows(store: Store, rows: dict[str, _Row], known: Mapping[str, TruthRow]) -> dict[str, _Row]:
@@ -117,7 +131,7 @@ def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
 def _active_of_roots(store: Store, stale: Sequence[_Row]) -> dict[str, str]:
     """The active version of each chain the ``stale`` rows belong to (the first one read per root)."""
     active_of_root: dict[str, str] = {}
-    for root, mid in item_reads.active_by_root(store, sorted({r.root_id for r in stale})):
+    for root, mid in item_chains.active_by_root(store, sorted({r.root_id for r in stale})):
         active_of_root.setdefault(root, mid)
     return active_of_root
 
@@ -138,7 +152,7 @@ def _merged_into(store: Store, source: str) -> str | None:
     """The active memory ``source`` was merged or fused into, following its newest derivation at most
     four steps; None when the trail ends (or runs on) before an active one."""
     for _ in range(4):
-        row = item_reads.newest_derived(store, source)
+        row = item_chains.newest_derived(store, source)
         if row is None:
             return None
         source = row[0]
@@ -156,7 +170,7 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
             asked.setdefault(
                 (r.user_id, r.subject, r.predicate), (r.user_id, r.subject, r.predicate, r.team_id)
             )
-    return set(item_reads.key_holders(store, list(asked.values()))) if asked else set()
+    return set(item_scopes.key_holders(store, list(asked.values()))) if asked else set()
 
 
 def _live(row: _Row, rows: dict[str, _Row]) -> bool:
@@ -191,8 +205,8 @@ def annotate(
     the subject group of each."""
     known = known or {}
     episode_ids = [h.id for h in hits if h.kind == "episode"]
-    related = item_reads.memories_of_episodes(store, episode_ids)
-    withheld_eps = episode_reads.withheld_reasons(store, episode_ids)
+    related = item_evidence.memories_of_episodes(store, episode_ids)
+    withheld_eps = episode_contents.withheld_reasons(store, episode_ids)
     wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
     rows = read_rows(store, wanted, known)
     current = _current_of(store, rows)
@@ -250,7 +264,7 @@ def _retirements(
     retired = {r.id: r.retracted_by for r in rows.values() if r.retracted_by is not None}
     if not retired:
         return {}, {}
-    made = item_reads.memories_of_episodes(store, sorted(set(retired.values())))
+    made = item_evidence.memories_of_episodes(store, sorted(set(retired.values())))
     new = {m for ms in made.values() for m in ms} - rows.keys()
     if new:
         fresh = read_rows(store, new, known)

@@ -31,8 +31,8 @@ def add_pairs(conn: Connection, pairs: Iterable[Sequence[str]]) -> None:
 def sources_of(conn: Connection, derived_id: str) -> list[str]:
     """What ``derived_id`` was made from, in id order."""
     return [
-        str(r[0])
-        for r in conn.execute(
+        str(source_id)
+        for (source_id,) in conn.execute(
             "SELECT source_id FROM derivations WHERE derived_id = ? ORDER BY source_id", (derived_id,)
         ).fetchall()
     ]
@@ -41,7 +41,10 @@ def sources_of(conn: Connection, derived_id: str) -> list[str]:
 def source_ids(store: Store, derived_id: str) -> set[str]:
     """What ``derived_id`` was made from, read on its own (outside a transaction)."""
     return {
-        r[0] for r in store.query("SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,))
+        source_id
+        for (source_id,) in store.query(
+            "SELECT source_id FROM derivations WHERE derived_id = ?", (derived_id,)
+        )
     }
 
 
@@ -49,8 +52,8 @@ def pairs_of(store: Store, derived_ids: Sequence[str]) -> list[tuple[str, str]]:
     """``(derived_id, source_id)`` of the edges of ``derived_ids`` (one ``?`` each: pass a few hundred at a
     time), ordered by source."""
     return [
-        (r[0], r[1])
-        for r in store.query(
+        (derived_id, source_id)
+        for derived_id, source_id in store.query(
             f"SELECT derived_id, source_id FROM derivations WHERE derived_id IN "
             f"({','.join('?' * len(derived_ids))}) ORDER BY source_id",
             list(derived_ids),
@@ -61,6 +64,8 @@ def pairs_of(store: Store, derived_ids: Sequence[str]) -> list[tuple[str, str]]:
 def all_pairs(store: Store) -> list[tuple[str, str]]:
     """Every edge as ``(derived_id, source_id)``, ordered (the replicated state devices compare)."""
     return [
-        (str(r[0]), str(r[1]))
-        for r in store.query("SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id")
+        (str(derived_id), str(source_id))
+        for derived_id, source_id in store.query(
+            "SELECT derived_id, source_id FROM derivations ORDER BY derived_id, source_id"
+        )
     ]

@@ -43,36 +43,6 @@ def exists(store: Store, episode_id: str) -> bool:
     return store.query_one("SELECT 1 FROM episodes WHERE id = ?", (episode_id,)) is not None
 
 
-def turn(conn: Connection, session_id: str, turn_index: int) -> tuple[str, str | None, str] | None:
-    """(role, source_name, content) of the turn ``turn_index`` of a session, if one is here (the
-    first that SQLite's session index gives when several share the number)."""
-    found = conn.execute(
-        "SELECT role, source_name, content FROM episodes WHERE session_id = ? AND turn_index = ?",
-        (session_id, turn_index),
-    ).fetchone()
-    return None if found is None else (found[0], found[1], found[2])
-
-
-def position(store: Store, episode_id: str) -> tuple[str | None, int] | None:
-    """(session, turn index) of the episode, or None when it is not here."""
-    found = store.query_one("SELECT session_id, turn_index FROM episodes WHERE id = ?", (episode_id,))
-    return None if found is None else (found[0], found[1])
-
-
-def turns_at(
-    store: Store, session_id: str, turn_indexes: tuple[int, int]
-) -> list[tuple[int, str, str | None, str]]:
-    """(turn index, role, source_name, content) of the session's turns at either of two numbers."""
-    return [
-        (r[0], r[1], r[2], r[3])
-        for r in store.query(
-            "SELECT turn_index, role, source_name, content FROM episodes WHERE session_id = ? "
-            "AND turn_index IN (?, ?)",
-            (session_id, *turn_indexes),
-        )
-    ]
-
-
 def insert_rows(conn: Connection, values: Sequence[Sequence[Any]]) -> None:
     """Insert episodes stored elsewhere, each a list of values in ``EPISODE_FIELDS`` order."""
     conn.executemany(_INSERT, values)

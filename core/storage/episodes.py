@@ -82,22 +82,16 @@ def as_row(episode: Episode) -> tuple[Any, ...]:
     )
 
 
-def row_to_episode(row: Any) -> Episode:
-    return Episode(
-        id=row[0],
-        content=row[1],
-        sha256=row[2],
-        role=row[3],
-        source_name=row[4],
-        user_id=row[5],
-        agent_id=row[6],
-        team_id=row[7],
-        session_id=row[8],
-        turn_index=int(row[9]),
-        event_time=row[10],
-        created_at=row[11],
-        metadata=json.loads(row[12] or "{}"),
-    )
+#: the names of EPISODE_COLUMNS, which are also the names of :class:`Episode`'s fields
+_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
+
+
+def row_to_episode(row: Sequence[Any]) -> Episode:
+    """The episode a row of ``SELECT {EPISODE_COLUMNS}`` holds, each value taken by its column's name."""
+    data = dict(zip(_FIELDS, row, strict=True))
+    data["turn_index"] = int(data["turn_index"])
+    data["metadata"] = json.loads(data["metadata"] or "{}")
+    return Episode(**data)
 
 
 def _event_time(value: str | datetime | None, default: str, parse: Any) -> str:
@@ -221,7 +215,7 @@ def get_many(store: Store, ids: Sequence[str]) -> dict[str, Episode]:
         return {}
     marks = ",".join("?" * len(ids))
     rows = store.query(f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE id IN ({marks})", list(ids))
-    return {r[0]: row_to_episode(r) for r in rows}
+    return {e.id: e for e in map(row_to_episode, rows)}
 
 
 def list_episodes(
@@ -267,11 +261,11 @@ def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]
     sql += " GROUP BY session_id ORDER BY max(event_time) DESC"
     return [
         {
-            "session_id": r[0],
-            "episodes": int(r[1]) - int(r[4]),
-            "withheld": int(r[4]),
-            "first": r[2],
-            "last": r[3],
+            "session_id": session_id,
+            "episodes": int(total) - int(withheld),
+            "withheld": int(withheld),
+            "first": first,
+            "last": last,
         }
-        for r in store.query(sql, params)
+        for session_id, total, first, last, withheld in store.query(sql, params)
     ]

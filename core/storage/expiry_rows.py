@@ -9,9 +9,10 @@ rule's (core/storage/visibility.py), so the sweep erases exactly what reads alre
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage import visibility
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -33,8 +34,8 @@ def expired_chains(store: Store, now: str) -> list[tuple[str, str]]:
     visibility rule: a chain with a version that is pinned, has no expiry, or stands on a message that has
     not lapsed is kept (its expired versions stay hidden)."""
     return [
-        (r[0], r[1])
-        for r in store.query(
+        (root_id, first_id)
+        for root_id, first_id in store.query(
             f"SELECT m.root_id, min(m.id) FROM memory_items m WHERE {visibility.memory_expired('m')} "
             f"AND NOT EXISTS (SELECT 1 FROM memory_items o WHERE o.root_id = m.root_id "
             f"AND NOT {visibility.memory_expired('o')}) GROUP BY m.root_id ORDER BY m.root_id",
@@ -58,8 +59,8 @@ def chain_pinned(store: Store, root_id: str) -> bool:
 def expired_uncited_episodes(store: Store, now: str) -> list[str]:
     """Ids of the episodes expired by ``now`` that no memory cites, in id order."""
     return [
-        r[0]
-        for r in store.query(
+        episode_id
+        for (episode_id,) in store.query(
             f"SELECT e.id FROM episodes e WHERE {visibility.lapsed('e')} "
             "AND NOT EXISTS (SELECT 1 FROM evidence v WHERE v.episode_id = e.id) ORDER BY e.id",
             {"now": now},
@@ -67,15 +68,26 @@ def expired_uncited_episodes(store: Store, now: str) -> list[str]:
     ]
 
 
-def active_expiring(store: Store, before: str, user_id: str | None) -> list[Any]:
-    """``(id, kind, text, expires_at, pinned)`` of the active memories (of ``user_id`` when given) that
-    expire by ``before``, soonest first; those expired already are hidden (core/storage/visibility.py)."""
+class Expiring(NamedTuple):
+    """An active memory that expires: its id, kind, words, when it expires and whether it is pinned."""
+
+    id: str
+    kind: str
+    text: str
+    expires_at: str
+    pinned: int
+
+
+def active_expiring(store: Store, before: str, user_id: str | None) -> list[Expiring]:
+    """The active memories (of ``user_id`` when given) that expire by ``before``, soonest first; those
+    expired already are hidden (core/storage/visibility.py)."""
+    columns = select_list(Expiring._fields, "m", expires_at="json_extract(m.metadata, '$.expires_at') AS t")
     sql = (
-        "SELECT m.id, m.kind, m.text, json_extract(m.metadata, '$.expires_at') AS t, m.pinned FROM memory_items m "
+        f"SELECT {columns} FROM memory_items m "
         f"WHERE m.status = 'active' AND t IS NOT NULL AND t <= :before AND NOT {visibility.memory_expired('m')}"
     )
     params: dict[str, Any] = {"before": before, "now": now_iso()}
     if user_id is not None:
         sql += " AND m.user_id = :user"
         params["user"] = user_id
-    return store.query(sql + " ORDER BY t, m.id", params)
+    return [Expiring._make(r) for r in store.query(sql + " ORDER BY t, m.id", params)]

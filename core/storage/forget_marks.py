@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
@@ -42,7 +44,10 @@ def shared_key(conn: Connection) -> tuple[str, bytes] | None:
         "SELECT key_id, secret FROM admission_keys WHERE key_id LIKE ? ORDER BY key_id LIMIT 1",
         (SHARED_PREFIX + "%",),
     ).fetchone()
-    return None if row is None else (str(row[0]), bytes(row[1]))
+    if row is None:
+        return None
+    key_id, secret = row
+    return str(key_id), bytes(secret)
 
 
 def new_shared_key(conn: Connection) -> str:
@@ -150,19 +155,40 @@ def add_rows(conn: Connection, marks: Sequence[tuple[str, str, str, str]]) -> No
     )
 
 
-def episode_identities(
-    conn: Connection, ids: Sequence[str] | None = None
-) -> list[tuple[str, str, str, str | None, str, str]]:
-    """(id, role, content, user id, event time, metadata) of the episodes ``ids`` (None: every episode),
-    for making or matching marks."""
-    sql = "SELECT id, role, content, user_id, event_time, metadata FROM episodes"
+class EpisodeIdentity(NamedTuple):
+    """What identifies a stored episode for making or matching marks (``metadata`` as its JSON text)."""
+
+    id: str
+    role: str
+    content: str
+    user_id: str | None
+    event_time: str
+    metadata: str
+
+
+def episode_identities(conn: Connection, ids: Sequence[str] | None = None) -> list[EpisodeIdentity]:
+    """The identities of the episodes ``ids`` (None: every episode)."""
+    sql = f"SELECT {select_list(EpisodeIdentity._fields)} FROM episodes"
     found = conn.execute(sql) if ids is None else conn.execute(f"{sql} WHERE id {IN_IDS}", (ids_param(ids),))
-    return [(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4]), str(r[5])) for r in found]
+    return [
+        EpisodeIdentity(
+            id=str(episode_id),
+            role=str(role),
+            content=str(content),
+            user_id=user_id,
+            event_time=str(event_time),
+            metadata=str(metadata),
+        )
+        for episode_id, role, content, user_id, event_time, metadata in found
+    ]
 
 
 def targets_of_op(conn: Connection, op: str) -> list[str]:
     """The ids the ledger records ``op`` on (e.g. the memories a person rejected)."""
-    return [str(r[0]) for r in conn.execute("SELECT DISTINCT target_id FROM ledger WHERE op = ?", (op,))]
+    return [
+        str(target_id)
+        for (target_id,) in conn.execute("SELECT DISTINCT target_id FROM ledger WHERE op = ?", (op,))
+    ]
 
 
 def not_rejected(conn: Connection, memory_id: str) -> bool:
@@ -174,8 +200,8 @@ def not_rejected(conn: Connection, memory_id: str) -> bool:
 def scopes(conn: Connection) -> list[tuple[str | None, str | None]]:
     """Every (user id, team id) that holds an episode or a memory."""
     return [
-        (r[0], r[1])
-        for r in conn.execute(
+        (user_id, team_id)
+        for user_id, team_id in conn.execute(
             "SELECT user_id, team_id FROM episodes UNION SELECT user_id, team_id FROM memory_items"
         )
     ]

@@ -9,15 +9,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
+from veramem_desktop.core.storage.id_sets import marks
 from veramem_desktop.core.storage.store import Connection
 
 
 def ids_of(conn: Connection, sql: str, params: Any = ()) -> set[str]:
     return {r[0] for r in conn.execute(sql, params).fetchall()}
-
-
-def marks(values: set[str] | list[str]) -> str:
-    return ",".join("?" * len(values))
 
 
 def closure(
@@ -94,7 +91,7 @@ def restorable(conn: Connection, memories: set[str]) -> list[str]:
         "AND json_extract(m.metadata, '$.cold_by') = l.src",
         list(memories),
     ).fetchall()
-    return sorted(r[0] for r in rows if r[0] not in memories)
+    return sorted(dst for (dst,) in rows if dst not in memories)
 
 
 # ------------------------------------------------------------------ restatements
@@ -102,13 +99,18 @@ def values_of(conn: Connection, memories: Iterable[str]) -> list[tuple[str, Any]
     """(id, value) of each memory."""
     ids = sorted(memories)
     return [
-        (r[0], r[1])
-        for r in conn.execute(f"SELECT id, value FROM memory_items WHERE id IN ({marks(ids)})", ids)
+        (memory_id, value)
+        for memory_id, value in conn.execute(
+            f"SELECT id, value FROM memory_items WHERE id IN ({marks(ids)})", ids
+        )
     ]
 
 
 def quotes_of(conn: Connection, memory_id: str) -> list[str]:
-    return [r[0] or "" for r in conn.execute("SELECT quote FROM evidence WHERE memory_id = ?", (memory_id,))]
+    return [
+        quote or ""
+        for (quote,) in conn.execute("SELECT quote FROM evidence WHERE memory_id = ?", (memory_id,))
+    ]
 
 
 def owners_of(conn: Connection, ids: Iterable[str]) -> list[str | None]:
@@ -119,7 +121,7 @@ def owners_of(conn: Connection, ids: Iterable[str]) -> list[str | None]:
         f"SELECT user_id FROM memory_items WHERE id IN ({m}) UNION SELECT user_id FROM episodes WHERE id IN ({m})",
         [*wanted, *wanted],
     ).fetchall()
-    return sorted({r[0] for r in rows}, key=lambda u: u or "")
+    return sorted({user_id for (user_id,) in rows}, key=lambda u: u or "")
 
 
 def sessions_of(conn: Connection, memories: set[str], episodes: set[str]) -> list[str]:
@@ -129,7 +131,7 @@ def sessions_of(conn: Connection, memories: set[str], episodes: set[str]) -> lis
         f"OR e.id IN (SELECT episode_id FROM evidence WHERE memory_id IN ({marks(memories) or 'NULL'}))",
         [*episodes, *memories],
     ).fetchall()
-    return [r[0] for r in rows if r[0] is not None]
+    return [session_id for (session_id,) in rows if session_id is not None]
 
 
 def episode_texts(
@@ -165,7 +167,10 @@ def memory_texts(
 def contents_of(conn: Connection, episodes: Iterable[str]) -> dict[str, str]:
     ids = sorted(episodes)
     return {
-        r[0]: r[1] for r in conn.execute(f"SELECT id, content FROM episodes WHERE id IN ({marks(ids)})", ids)
+        episode_id: content
+        for episode_id, content in conn.execute(
+            f"SELECT id, content FROM episodes WHERE id IN ({marks(ids)})", ids
+        )
     }
 
 
@@ -176,7 +181,7 @@ def spans_in(conn: Connection, episode_id: str, memories: Iterable[str]) -> list
         f"SELECT span_start, span_end FROM evidence WHERE episode_id = ? AND memory_id IN ({marks(ids) or 'NULL'})",
         [episode_id, *ids],
     ).fetchall()
-    return [(int(r[0]), int(r[1])) for r in rows]
+    return [(int(span_start), int(span_end)) for span_start, span_end in rows]
 
 
 def citing(conn: Connection, episodes: Iterable[str]) -> set[str]:
@@ -200,8 +205,10 @@ def drawn_from_messages(conn: Connection, memory_id: str) -> bool:
 def evidence_quotes(conn: Connection, memory_id: str) -> list[tuple[str, str]]:
     """(episode id, quote) of each piece of the memory's evidence."""
     return [
-        (r[0], r[1])
-        for r in conn.execute("SELECT episode_id, quote FROM evidence WHERE memory_id = ?", (memory_id,))
+        (episode_id, quote)
+        for episode_id, quote in conn.execute(
+            "SELECT episode_id, quote FROM evidence WHERE memory_id = ?", (memory_id,)
+        )
     ]
 
 
@@ -223,7 +230,7 @@ def evidence_in(conn: Connection, episode_id: str) -> list[tuple[str, str, float
     rows = conn.execute(
         "SELECT memory_id, quote, score, role FROM evidence WHERE episode_id = ?", (episode_id,)
     )
-    return [(r[0], r[1], float(r[2]), r[3]) for r in rows]
+    return [(memory_id, quote, float(score), role) for memory_id, quote, score, role in rows]
 
 
 def mentioned_in(conn: Connection, episode_id: str) -> set[str]:

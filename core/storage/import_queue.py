@@ -55,7 +55,10 @@ def waiting(store: Store, user_id: str | None, first_id: str, after: Place | Non
         "WHERE id >= ? AND user_id IS ? AND json_extract(metadata, '$.import_key') IS NOT NULL",
         (first_id, user_id),
     )
-    found = sorted(((str(r[0]), str(r[1]), int(r[2])), str(r[3])) for r in rows)
+    found = sorted(
+        ((str(event_time), str(session), int(turn)), str(episode_id))
+        for event_time, session, turn, episode_id in rows
+    )
     return [p for p in found if after is None or p[0] > after]
 
 

@@ -1,4 +1,4 @@
-"""Search index rows: every statement that writes the search indexes.
+"""Search index rows: every statement that reads or writes the search indexes.
 
 The full-text tables (``fts_rows`` naming what each rowid indexes, ``episode_fts`` and
 ``memory_fts``), ``entities`` and ``embeddings`` are written here only: a new episode's or
@@ -10,7 +10,9 @@ writes, a turn's full-text row rewritten and its neighbours' context vectors dro
 Rows that arrive from another device carry their vectors (the receiver needs no model) and are
 indexed here, many at once: FTS rows with the rowids the caller gives them, entity rows and
 vector rows, each a list of values for one ``executemany``. The write path reads back the line
-vectors it stored (:func:`stored_vectors`) to build a turn's context vector.
+vectors it stored (:func:`stored_vectors`) to build a turn's context vector. Search reads the
+full-text and entity indexes here too (counts, and the BM25 and entity rankings), the access
+predicate (core/storage/access.py) in each statement that returns rows a caller could be shown.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Connection, Store
 
 FTS_TABLES = {"episode": "episode_fts", "memory": "memory_fts"}
@@ -92,8 +96,8 @@ def insert_vectors(conn: Connection, values: Sequence[Sequence[Any]]) -> None:
 def vectors_of(conn: Connection, owner_id: str) -> list[tuple[str, str, bytes]]:
     """Every stored vector of one owner as ``(vector kind, model, blob)``, in a stable order."""
     return [
-        (str(r[0]), str(r[1]), bytes(r[2]))
-        for r in conn.execute(
+        (str(owner_kind), str(model), bytes(vector))
+        for owner_kind, model, vector in conn.execute(
             "SELECT owner_kind, model, vector FROM embeddings WHERE owner_id = ? ORDER BY owner_kind, model",
             (owner_id,),
         ).fetchall()
@@ -114,7 +118,7 @@ def owners_without(
         f"AND f.model = ?) AND e.owner_id NOT IN ({','.join('?' * len(skip))}){newer} LIMIT ?",
         (vector_kind, model, model, *skip, *([after] if after else []), limit),
     )
-    return [r[0] for r in rows]
+    return [owner_id for (owner_id,) in rows]
 
 
 def last_vector_rowid(store: Store) -> int:
@@ -140,7 +144,8 @@ def owners_with(store: Store, vector_kind: str, model: str, owner_ids: Sequence[
 
 def vector_models(store: Store) -> dict[str, int]:
     """How many vectors each model holds in the store."""
-    return {r[0]: int(r[1]) for r in store.query("SELECT model, count(*) FROM embeddings GROUP BY model")}
+    rows = store.query("SELECT model, count(*) FROM embeddings GROUP BY model")
+    return {model: int(count) for model, count in rows}
 
 
 def remove_other_models(conn: Connection, model: str) -> int:
@@ -155,9 +160,124 @@ def stored_vectors(
     per id) that have one."""
     marks = ",".join("?" * len(owner_ids))
     return [
-        (r[0], r[1])
-        for r in store.query(
+        (owner_id, vector)
+        for owner_id, vector in store.query(
             f"SELECT owner_id, vector FROM embeddings WHERE owner_kind = ? AND model = ? AND owner_id IN ({marks})",
             (vector_kind, model, *owner_ids),
         )
     ]
+
+
+def fts_row_count(store: Store, unit: str) -> int:
+    """Full-text rows of the unit (memories or episodes)."""
+    return int(store.query_one("SELECT count(*) FROM fts_rows WHERE owner_kind = ?", (unit,))[0])
+
+
+def fts_match_count(store: Store, table: str, match: str | None) -> int:
+    """How many rows of the full-text ``table`` the full-text query ``match`` finds (a count over the whole index)."""
+    return int(store.query_one(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (match,))[0])
+
+
+def fts_match_counts(store: Store, table: str, matches: list[str]) -> list[int]:
+    """:func:`fts_match_count` of each full-text query in ``matches`` (not empty), in one statement."""
+    counts = ", ".join(f"(SELECT count(*) FROM {table} WHERE {table} MATCH ?)" for _ in matches)
+    return [int(c) for c in store.query_one(f"SELECT {counts}", matches)]
+
+
+def entity_count(store: Store, entity: str) -> int:
+    """How many rows (memories and episodes together) carry the entity (an index-only count)."""
+    return int(
+        store.query_one(
+            "SELECT count(*) FROM entities INDEXED BY entities_by_name WHERE entity = ?", (entity,)
+        )[0]
+    )
+
+
+def fts_ranked_ids(
+    store: Store,
+    unit: str,
+    match: str,
+    caller: Caller,
+    kinds: tuple[str, ...],
+    include_archived: bool,
+    now: str,
+    n: int,
+    deep: int,
+) -> list[str]:
+    """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
+    params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": deep}
+    if unit == "memory":
+        params.update({f"k{i}": k for i, k in enumerate(kinds)})
+        sql = (
+            "WITH f AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts) AS score FROM memory_fts "
+            "WHERE memory_fts MATCH :match ORDER BY score LIMIT :deep) "
+            "SELECT m.id FROM f CROSS JOIN fts_rows r ON r.rowid = f.rid AND r.owner_kind = 'memory' "
+            "CROSS JOIN memory_items m ON m.id = r.owner_id "
+            f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
+            f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
+            "ORDER BY f.score, f.rid LIMIT :n"
+        )
+    else:
+        sql = (
+            "WITH f AS MATERIALIZED (SELECT rowid AS rid, bm25(episode_fts) AS score FROM episode_fts "
+            "WHERE episode_fts MATCH :match ORDER BY score LIMIT :deep) "
+            "SELECT e.id FROM f CROSS JOIN fts_rows r ON r.rowid = f.rid AND r.owner_kind = 'episode' "
+            "CROSS JOIN episodes e ON e.id = r.owner_id "
+            f"WHERE {access.episode_predicate('e')} ORDER BY f.score, f.rid LIMIT :n"
+        )
+    return [r[0] for r in store.query(sql, params)]
+
+
+def entity_ranked_ids(
+    store: Store,
+    unit: str,
+    names: tuple[str, ...],
+    caller: Caller,
+    kinds: tuple[str, ...],
+    include_archived: bool,
+    now: str,
+    n: int,
+    deep: int,
+) -> list[str]:
+    """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
+    owner_kind = "memory" if unit == "memory" else "episode"
+    params: dict[str, Any] = {
+        **access.params(caller, now),
+        "n": n,
+        "deep": deep,
+        "ok": owner_kind,
+    }
+    params.update({f"en{i}": e for i, e in enumerate(names)})
+    in_names = ",".join(f":en{i}" for i in range(len(names)))
+    matches = (
+        "WITH en AS MATERIALIZED (SELECT owner_id, count(*) AS c FROM entities INDEXED BY entities_by_name "
+        f"WHERE entity IN ({in_names}) AND owner_kind = :ok GROUP BY owner_id ORDER BY c DESC LIMIT :deep) "
+    )
+    if unit == "memory":
+        params.update({f"k{i}": k for i, k in enumerate(kinds)})
+        sql = (
+            matches + "SELECT m.id FROM en CROSS JOIN memory_items m ON m.id = en.owner_id "
+            f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
+            f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
+            "ORDER BY en.c DESC, m.created_at DESC LIMIT :n"
+        )
+    else:
+        sql = (
+            matches + "SELECT e.id FROM en CROSS JOIN episodes e ON e.id = en.owner_id "
+            f"WHERE {access.episode_predicate('e')} ORDER BY en.c DESC, e.event_time DESC LIMIT :n"
+        )
+    return [r[0] for r in store.query(sql, params)]
+
+
+def embedded_ids(store: Store, owner_kind: str, model: str) -> list[str]:
+    """Ids of the ``owner_kind`` rows (memory, episode) that hold a vector from ``model``."""
+    rows = store.query(
+        "SELECT owner_id FROM embeddings WHERE owner_kind = ? AND model = ?", (owner_kind, model)
+    )
+    return [owner_id for (owner_id,) in rows]
+
+
+def vector_model(store: Store) -> str | None:
+    """The model id of one stored vector (a store's vectors come from one model), or ``None`` when it holds none."""
+    row = store.query_one("SELECT model FROM embeddings LIMIT 1")
+    return None if row is None else str(row[0])

@@ -1,5 +1,11 @@
 """Memory items and their evidence: create, version, retract, read, history.
 
+The other reads of memories are beside this module, one concept each: ``item_states`` (status,
+trust, pins, the standing set and the review queue), ``item_chains`` (version chains and what was
+made from what), ``item_scopes`` (memories of one scope or key), ``item_evidence`` (what memories
+cite) and ``item_search`` (the rows search ranks); ``item_rows`` reads and writes rows as they are,
+for sync and import.
+
 Every change here appends to the ledger in the caller's transaction. Updates are
 new versions (``supersedes``); the old row becomes ``superseded`` with ``valid_to``.
 Retraction changes status only. Only ``forget`` (core/lifecycle/forget.py) erases.
@@ -287,11 +293,19 @@ def evidence_for(store: Store, memory_id: str) -> list[Evidence]:
     return _evidence(store.query(_EVIDENCE_OF, (memory_id,)))
 
 
+def evidence_on(conn: Connection, memory_id: str) -> list[Evidence]:
+    """The memory's evidence in the order it was added, as the caller's transaction sees it."""
+    return _evidence(conn.execute(_EVIDENCE_OF, (memory_id,)).fetchall())
+
+
 _EVIDENCE_OF = "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ? ORDER BY id"
 
 
 def _evidence(rows: Sequence[Any]) -> list[Evidence]:
-    return [Evidence(r[0], r[1], int(r[2]), int(r[3]), float(r[4]), r[5]) for r in rows]
+    return [
+        Evidence(episode_id, quote, int(start), int(end), float(score), role)
+        for episode_id, quote, start, end, score, role in rows
+    ]
 
 
 def history(store: Store, item_id: str) -> list[MemoryItem]:

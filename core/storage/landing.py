@@ -22,6 +22,7 @@ from typing import Any
 from veramem_desktop.core.storage import (
     derivations,
     episode_rows,
+    episode_turns,
     index_rows,
     item_rows,
     ledger_feed,
@@ -128,10 +129,10 @@ class Landing:
             return None
         session, turn = row["session_id"], int(row["turn_index"]) - 1
         waiting = self._pending_turns.get((session, turn), [])
-        prev = episode_rows.turn(self.conn, session, turn)
+        prev = episode_turns.turn(self.conn, session, turn)
         if waiting and prev is not None:  # both written and waiting ones match: let SQLite choose among all
             self.flush()
-            prev = episode_rows.turn(self.conn, session, turn)
+            prev = episode_turns.turn(self.conn, session, turn)
         elif waiting:  # the order of the index SQLite searches (episodes_session: event time, then rowid)
             first = min(enumerate(waiting), key=lambda t: (t[1][0], t[0]))[1]
             prev = first[1:]

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.actor import Actor, describe
@@ -31,6 +31,7 @@ from veramem_desktop.core.storage.canonical import (
     commitment,
     details_text,
 )
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -82,6 +83,25 @@ class LedgerEntry:
             "channel": actor.get("channel"),
             "relayed": actor.get("relayed"),
         }
+
+
+class LedgerRow(NamedTuple):
+    """A ledger row as stored (``details`` as its JSON text)."""
+
+    seq: int
+    ts: str
+    device: str
+    op: str
+    target_kind: str
+    target_id: str
+    commitment: str
+    details: str
+    prev_hash: str
+    hash: str
+
+
+#: the ledger's columns, in :class:`LedgerRow`'s order
+LEDGER_COLUMNS = select_list(LedgerRow._fields)
 
 
 def item_secret(conn: Connection, item_id: str) -> bytes:
@@ -185,7 +205,7 @@ class Appender:
         self._encode = encode
         last = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
         self.seq, self.head = (0, GENESIS_HASH) if last is None else (int(last[0]), str(last[1]))
-        self._rows: list[tuple[Any, ...]] = []
+        self._rows: list[LedgerRow] = []
         self._secrets: dict[str, bytes] = {}
         self._absent: set[str] = set()  # read and found without a secret
         self._new_secrets: list[tuple[str, bytes]] = []
@@ -261,8 +281,8 @@ class Appender:
         )
         row = self._rows[-1]
         return LedgerEntry(
-            seq=row[0],
-            ts=row[1],
+            seq=row.seq,
+            ts=row.ts,
             device=device,
             op=op,
             target_kind=target_kind,
@@ -270,7 +290,7 @@ class Appender:
             commitment=commitment_hex,
             details=kept,
             prev_hash=prev,
-            hash=row[9],
+            hash=row.hash,
         )
 
     def add(
@@ -308,17 +328,17 @@ class Appender:
             self._encode,
         )
         self._rows.append(
-            (
-                seq,
-                ts,
-                device,
-                op,
-                target_kind,
-                target_id,
-                commitment_hex,
-                details_text(details),
-                self.head,
-                digest,
+            LedgerRow(
+                seq=seq,
+                ts=ts,
+                device=device,
+                op=op,
+                target_kind=target_kind,
+                target_id=target_id,
+                commitment=commitment_hex,
+                details=details_text(details),
+                prev_hash=self.head,
+                hash=digest,
             )
         )
         self.seq, self.head = seq, digest
@@ -342,30 +362,18 @@ class Appender:
 
 
 # --------------------------------------------------------------- reading entries
-def row_to_entry(row: Any, details: Any = None) -> LedgerEntry:
-    """The entry a ledger row holds, its columns in the order of :data:`LEDGER_COLUMNS`; ``details``
-    when the caller has already decoded them (core/storage/ledger_feed.py)."""
+
+
+def row_to_entry(row: Sequence[Any], details: Any = None) -> LedgerEntry:
+    """The entry a row of ``SELECT {LEDGER_COLUMNS}`` holds; ``details`` when the caller has already
+    decoded them (core/storage/ledger_feed.py)."""
+    r = LedgerRow._make(row)
     if details is None:
         try:
-            details = json.loads(row[7])
+            details = json.loads(r.details)
         except (TypeError, ValueError):
-            details = {"__unparseable__": str(row[7])}
-    return LedgerEntry(
-        seq=int(row[0]),
-        ts=row[1],
-        device=row[2],
-        op=row[3],
-        target_kind=row[4],
-        target_id=row[5],
-        commitment=row[6],
-        details=details,
-        prev_hash=row[8],
-        hash=row[9],
-    )
-
-
-#: the ledger's columns, in the order :func:`row_to_entry` reads them
-LEDGER_COLUMNS = "seq, ts, device, op, target_kind, target_id, commitment, details, prev_hash, hash"
+            details = {"__unparseable__": str(r.details)}
+    return LedgerEntry(**{**r._asdict(), "seq": int(r.seq), "details": details})
 
 
 def entries(store: Store, *, target_id: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
@@ -385,8 +393,8 @@ def outcome_entries(store: Store) -> list[tuple[int, str, str | None, str | None
     """``(seq, op, target id, details as JSON)`` of every outcome entry (``memory.outcome``,
     ``trace.feedback``), in ledger order: what feedback wrote, for the trajectories export."""
     return [
-        (r[0], r[1], r[2], r[3])
-        for r in store.query(
+        (seq, op, target_id, details)
+        for seq, op, target_id, details in store.query(
             "SELECT seq, op, target_id, details FROM ledger WHERE op IN ('memory.outcome', 'trace.feedback') "
             "ORDER BY seq"
         )

@@ -14,14 +14,17 @@ from typing import Any
 import orjson
 from veramem_desktop.core.storage.canonical import GENESIS_HASH
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
-from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, row_to_entry
+from veramem_desktop.core.storage.ledger import LEDGER_COLUMNS, LedgerRow, row_to_entry
 from veramem_desktop.core.storage.store import Connection
 
 
 def head(conn: Connection) -> tuple[int, str]:
     """(seq, hash) of the last entry; ``(0, GENESIS_HASH)`` for an empty ledger."""
     row = conn.execute("SELECT seq, hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
-    return (0, GENESIS_HASH) if row is None else (int(row[0]), str(row[1]))
+    if row is None:
+        return 0, GENESIS_HASH
+    seq, digest = row
+    return int(seq), str(digest)
 
 
 def hash_at(conn: Connection, seq: int) -> str | None:
@@ -50,7 +53,8 @@ def _feed_dict(row: Any) -> dict[str, Any]:
     details decoded by orjson (a fifth of json's time). orjson reads JSON text as json does, except that
     it turns an integer past 64 bits into a float and refuses NaN, infinities and lone surrogates: details
     holding a run of 19 digits, and whatever orjson refuses, are read by ``row_to_entry`` itself."""
-    text = row[7]
+    r = LedgerRow._make(row)
+    text = r.details
     if not isinstance(text, str) or _LONG_NUMBER.search(text):
         return row_to_entry(row).to_dict()
     try:
@@ -61,16 +65,16 @@ def _feed_dict(row: Any) -> dict[str, Any]:
     if not isinstance(actor, dict):
         actor = {}
     return {
-        "seq": int(row[0]),
-        "ts": row[1],
-        "device": row[2],
-        "op": row[3],
-        "kind": row[4],
-        "target": row[5],
-        "commit": row[6],
+        "seq": int(r.seq),
+        "ts": r.ts,
+        "device": r.device,
+        "op": r.op,
+        "kind": r.target_kind,
+        "target": r.target_id,
+        "commit": r.commitment,
         "details": details,
-        "prev_hash": row[8],
-        "hash": row[9],
+        "prev_hash": r.prev_hash,
+        "hash": r.hash,
         "actor": actor.get("id"),
         "actor_kind": actor.get("kind"),
         "channel": actor.get("channel"),
@@ -81,8 +85,8 @@ def _feed_dict(row: Any) -> dict[str, Any]:
 def episodes_recorded(conn: Connection, episode_ids: Iterable[str]) -> set[str]:
     """Those of ``episode_ids`` that have an entry here other than a forget (an ``episode.add``)."""
     return {
-        str(r[0])
-        for r in conn.execute(
+        str(target_id)
+        for (target_id,) in conn.execute(
             f"SELECT DISTINCT target_id FROM ledger WHERE target_id {IN_IDS} AND target_kind = 'episode' "
             "AND op != 'forget'",
             (ids_param(episode_ids),),

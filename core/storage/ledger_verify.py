@@ -59,8 +59,9 @@ def _iter_rows(store: Store, batch: int = 2000) -> Iterator[LedgerEntry]:
         if not rows:
             return
         for row in rows:
-            yield row_to_entry(row)
-        after = int(rows[-1][0])
+            entry = row_to_entry(row)
+            yield entry
+        after = entry.seq
 
 
 def verify(store: Store, progress: Callable[[int, int], None] | None = None) -> VerifyReport:
@@ -172,26 +173,38 @@ def verify_state(store: Store) -> tuple[int, BadRow | None]:
     return memories + episodes, bad
 
 
-def _verify_memories(store: Store) -> tuple[int, BadRow | None]:
-    """(memories checked, the first whose content does not match its last content entry, or None)."""
+def _first_bad(store: Store, select: str, bad_of: Callable[..., BadRow | None]) -> tuple[int, BadRow | None]:
+    """(rows checked, the first ``bad_of`` reports, or None): ``select`` read a page at a time, its two
+    parameters the last id of the page before and the page's size."""
     checked = 0
     after = ""
     while True:
-        page = store.query(
-            f"SELECT m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value, s.secret, l.seq, l.commitment "
-            f"FROM memory_items m LEFT JOIN item_secrets s ON s.item_id = m.id "
-            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('m', 'memory')} "
-            f"WHERE m.id > ? ORDER BY m.id LIMIT ?",
-            (after, _STATE_PAGE),
-        )
+        page = store.query(select, (after, _STATE_PAGE))
         for row in page:
             checked += 1
-            bad = _bad_memory_row(*row)
+            bad = bad_of(*row)
             if bad is not None:
                 return checked, bad
         if len(page) < _STATE_PAGE:
             return checked, None
         after = page[-1][0]
+
+
+def _verify_memories(store: Store) -> tuple[int, BadRow | None]:
+    """(memories checked, the first whose content does not match its last content entry, or None)."""
+    columns = "m.id, m.kind, m.text, m.authority, m.status, m.trust, m.value"
+    return _first_bad(store, _state_page("memory_items", "m", "memory", columns), _bad_memory_row)
+
+
+def _state_page(table: str, alias: str, kind: str, columns: str) -> str:
+    """A page of ``table``'s rows after an id: ``columns``, then the row's secret and its last content
+    entry's seq and commitment."""
+    return (
+        f"SELECT {columns}, s.secret, l.seq, l.commitment "
+        f"FROM {table} {alias} LEFT JOIN item_secrets s ON s.item_id = {alias}.id "
+        f"LEFT JOIN ledger l ON l.seq = {_last_content_entry(alias, kind)} "
+        f"WHERE {alias}.id > ? ORDER BY {alias}.id LIMIT ?"
+    )
 
 
 def _bad_memory_row(
@@ -224,24 +237,8 @@ def _bad_memory_row(
 
 def _verify_episodes(store: Store) -> tuple[int, BadRow | None]:
     """(episodes checked, the first whose content does not match its sha256 or its commitment, or None)."""
-    checked = 0
-    after = ""
-    while True:
-        page = store.query(
-            f"SELECT e.id, e.content, e.sha256, e.role, s.secret, l.seq, l.commitment "
-            f"FROM episodes e LEFT JOIN item_secrets s ON s.item_id = e.id "
-            f"LEFT JOIN ledger l ON l.seq = {_last_content_entry('e', 'episode')} "
-            f"WHERE e.id > ? ORDER BY e.id LIMIT ?",
-            (after, _STATE_PAGE),
-        )
-        for row in page:
-            checked += 1
-            bad = _bad_episode_row(*row)
-            if bad is not None:
-                return checked, bad
-        if len(page) < _STATE_PAGE:
-            return checked, None
-        after = page[-1][0]
+    columns = "e.id, e.content, e.sha256, e.role"
+    return _first_bad(store, _state_page("episodes", "e", "episode", columns), _bad_episode_row)
 
 
 def _bad_episode_row(
@@ -310,7 +307,7 @@ def verify_from_checkpoint(store: Store) -> VerifyReport:
             prev, expected_seq = entry.hash, expected_seq + 1
         if len(rows) < batch:
             break
-        after = int(rows[-1][0])
+        after = entry.seq
     last = expected_seq - 1
     cut = _count_or_end_problem(last, total, head)
     if cut is not None:

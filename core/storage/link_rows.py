@@ -3,14 +3,18 @@
 Every statement on the two tables is here except forget's erasure (core/lifecycle/forget.py).
 What an edge means, when one is made and what is ledgered with it is decided by the lifecycle
 (core/lifecycle/links.py and the linker, core/lifecycle/linker.py), which calls these functions
-in its own transactions.
+in its own transactions. Search reads the graph through :func:`linked_pairs` (the links
+between seeds and the memories the caller may see).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage import access
+from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.store import Connection, Store
 
 
@@ -42,7 +46,7 @@ def queued(store: Store, *, limit: int, max_attempts: int) -> list[str]:
         "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
         (max_attempts, limit),
     )
-    return [r[0] for r in rows]
+    return [memory_id for (memory_id,) in rows]
 
 
 def queued_count(store: Store) -> int:
@@ -68,13 +72,23 @@ def set_created_at(conn: Connection, src: str, dst: str, link_type: str, created
     )
 
 
-def touching(store: Store, memory_id: str) -> list[Any]:
-    """``(src, dst, type, score, created_at)`` of every edge from or to ``memory_id``, oldest first."""
-    return store.query(
-        "SELECT src, dst, type, score, created_at FROM links WHERE src = ? OR dst = ? "
-        "ORDER BY created_at, src, dst",
+class Edge(NamedTuple):
+    """One typed edge of the link graph, from ``src`` to ``dst``."""
+
+    src: str
+    dst: str
+    type: str
+    score: float
+    created_at: str
+
+
+def touching(store: Store, memory_id: str) -> list[Edge]:
+    """Every edge from or to ``memory_id``, oldest first."""
+    rows = store.query(
+        f"SELECT {select_list(Edge._fields)} FROM links WHERE src = ? OR dst = ? ORDER BY created_at, src, dst",
         (memory_id, memory_id),
     )
+    return [Edge._make(r) for r in rows]
 
 
 def pair_linked(conn: Connection, a: str, b: str) -> bool:
@@ -87,9 +101,10 @@ def pair_linked(conn: Connection, a: str, b: str) -> bool:
     )
 
 
-def every_edge(store: Store) -> list[Any]:
-    """``(src, dst, type, score, created_at)`` of every edge, by source, destination and type (the memory export)."""
-    return store.query("SELECT src, dst, type, score, created_at FROM links ORDER BY src, dst, type")
+def every_edge(store: Store) -> list[Edge]:
+    """Every edge, by source, destination and type (the memory export)."""
+    rows = store.query(f"SELECT {select_list(Edge._fields)} FROM links ORDER BY src, dst, type")
+    return [Edge._make(r) for r in rows]
 
 
 def has_edge(conn: Connection, src: str, dst: str, link_type: str) -> bool:
@@ -99,4 +114,34 @@ def has_edge(conn: Connection, src: str, dst: str, link_type: str) -> bool:
             "SELECT 1 FROM links WHERE src = ? AND dst = ? AND type = ?", (src, dst, link_type)
         ).fetchone()
         is not None
+    )
+
+
+def linked_pairs(
+    store: Store,
+    seeds: list[str],
+    link_types: tuple[str, ...],
+    caller: Caller,
+    kinds: tuple[str, ...],
+    include_archived: bool,
+    now: str,
+) -> list[Any]:
+    """The rows (seed, linked memory), one for each link of the ``link_types`` between a seed and a memory
+    of the ``kinds`` the caller may see."""
+    params: dict[str, Any] = {
+        **access.params(caller, now),
+        **{f"s{i}": d for i, d in enumerate(seeds)},
+        **{f"k{i}": k for i, k in enumerate(kinds)},
+        **{f"t{i}": t for i, t in enumerate(link_types)},
+    }
+    in_seeds = ",".join(f":s{i}" for i in range(len(seeds)))
+    in_kinds = ",".join(f":k{i}" for i in range(len(kinds)))
+    in_types = ",".join(f":t{i}" for i in range(len(link_types)))
+    pred = access.memory_predicate("m", include_archived=include_archived)
+    return store.query(
+        f"SELECT l.src, l.dst FROM links l JOIN memory_items m ON m.id = l.dst WHERE l.src IN ({in_seeds}) "
+        f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred} "
+        f"UNION SELECT l.dst, l.src FROM links l JOIN memory_items m ON m.id = l.src WHERE l.dst IN ({in_seeds}) "
+        f"AND l.type IN ({in_types}) AND m.kind IN ({in_kinds}) AND {pred}",
+        params,
     )

@@ -33,5 +33,8 @@ def clear(conn: Connection, episode_ids: Sequence[str]) -> None:
 def queued(store: Store) -> list[str]:
     """The queued episode ids, oldest first."""
     return [
-        r[0] for r in store.query("SELECT episode_id FROM pending_derivations ORDER BY queued_at, episode_id")
+        episode_id
+        for (episode_id,) in store.query(
+            "SELECT episode_id FROM pending_derivations ORDER BY queued_at, episode_id"
+        )
     ]

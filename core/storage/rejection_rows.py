@@ -12,7 +12,9 @@ came from. The access predicate (core/storage/access.py) reads ``withheld`` in e
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 
@@ -58,14 +60,20 @@ def has_key(conn: Connection, *, subject: str, predicate: str, scope: str, skele
     return row is not None
 
 
-def phrase_keys(conn: Connection, scope: str, subject: str, predicate: str) -> list[tuple[str, str]]:
-    """The ``(norm_value, skeleton)`` of the rows of ``scope`` kept under the keyed ``(subject, predicate)``
-    (a phrase key's first word's digest and the digest of its words)."""
+class PhraseKey(NamedTuple):
+    """A rejected phrase as kept: the digest of its first word (``norm_value``) and of its words (``skeleton``)."""
+
+    norm_value: str
+    skeleton: str
+
+
+def phrase_keys(conn: Connection, scope: str, subject: str, predicate: str) -> list[PhraseKey]:
+    """The phrase keys of the rows of ``scope`` kept under the keyed ``(subject, predicate)``."""
     rows = conn.execute(
-        "SELECT norm_value, skeleton FROM rejected_values WHERE scope = ? AND subject = ? AND predicate = ?",
+        f"SELECT {select_list(PhraseKey._fields)} FROM rejected_values WHERE scope = ? AND subject = ? AND predicate = ?",
         (scope, subject, predicate),
     ).fetchall()
-    return [(r[0], r[1]) for r in rows]
+    return [PhraseKey._make(r) for r in rows]
 
 
 def has_values_of(conn: Connection, memory_id: str) -> bool:
@@ -107,8 +115,16 @@ def withhold(conn: Connection, owner_kind: str, owner_id: str, reason: str, memo
 def all_values(conn: Connection) -> list[tuple[str | None, str, str, str, str, str, str]]:
     """Every rejected-value key as (user id, subject, predicate, scope, norm value, skeleton, memory id)."""
     return [
-        (r[0], str(r[1]), str(r[2]), str(r[3]), str(r[4]), str(r[5]), str(r[6] or ""))
-        for r in conn.execute(
+        (
+            user_id,
+            str(subject),
+            str(predicate),
+            str(scope),
+            str(norm_value),
+            str(skeleton),
+            str(memory_id or ""),
+        )
+        for user_id, subject, predicate, scope, norm_value, skeleton, memory_id in conn.execute(
             "SELECT user_id, subject, predicate, scope, norm_value, skeleton, memory_id FROM rejected_values"
         )
     ]
@@ -117,8 +133,10 @@ def all_values(conn: Connection) -> list[tuple[str | None, str, str, str, str, s
 def rejected_memories(conn: Connection) -> list[tuple[str, str | None, str | None, str | None]]:
     """(id, user id, team id, value) of every memory marked rejected."""
     return [
-        (str(r[0]), r[1], r[2], r[3])
-        for r in conn.execute("SELECT id, user_id, team_id, value FROM memory_items WHERE trust = 'rejected'")
+        (str(memory_id), user_id, team_id, value)
+        for memory_id, user_id, team_id, value in conn.execute(
+            "SELECT id, user_id, team_id, value FROM memory_items WHERE trust = 'rejected'"
+        )
     ]
 
 
@@ -155,8 +173,8 @@ def withheld_ids(conn: Connection, owner_kind: str, ids: Sequence[str]) -> set[s
     for i in range(0, len(ids), 500):
         chunk = list(ids[i : i + 500])
         out |= {
-            r[0]
-            for r in conn.execute(
+            owner_id
+            for (owner_id,) in conn.execute(
                 f"SELECT owner_id FROM withheld WHERE owner_kind = ? AND owner_id IN ({','.join('?' * len(chunk))})",
                 [owner_kind, *chunk],
             ).fetchall()

@@ -166,8 +166,8 @@ def holding(
     )
     if not rows:
         return [False] * len(texts)
-    heads = {r[0] for r in rows}
-    phrases = {r[1] for r in rows}
+    heads = {r.norm_value for r in rows}
+    phrases = {r.skeleton for r in rows}
     return [_holds(secret, heads, phrases, text) for text in texts]
 
 

@@ -17,7 +17,7 @@ def episode_texts(conn: Connection, user_id: str | None, team_id: str | None) ->
     rows = conn.execute(
         "SELECT id, content FROM episodes WHERE user_id IS ? AND team_id IS ?", (user_id, team_id)
     ).fetchall()
-    return [(r[0], r[1]) for r in rows]
+    return [(episode_id, content) for episode_id, content in rows]
 
 
 def memory_texts(conn: Connection, user_id: str | None, team_id: str | None) -> list[tuple[str, str]]:
@@ -25,12 +25,14 @@ def memory_texts(conn: Connection, user_id: str | None, team_id: str | None) -> 
     rows = conn.execute(
         "SELECT id, text FROM memory_items WHERE user_id IS ? AND team_id IS ?", (user_id, team_id)
     ).fetchall()
-    return [(r[0], r[1]) for r in rows]
+    return [(memory_id, text) for memory_id, text in rows]
 
 
 def quoted_episode_ids(conn: Connection, memory_id: str) -> list[str]:
     """The episode of each piece of evidence of ``memory_id`` (one per piece, in the table's order)."""
     return [
-        r[0]
-        for r in conn.execute("SELECT episode_id FROM evidence WHERE memory_id = ?", (memory_id,)).fetchall()
+        episode_id
+        for (episode_id,) in conn.execute(
+            "SELECT episode_id FROM evidence WHERE memory_id = ?", (memory_id,)
+        ).fetchall()
     ]

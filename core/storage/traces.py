@@ -14,8 +14,9 @@ are erased by ``forget`` (core/lifecycle/forget.py) with what they refer to.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.store import Connection, Store
 
 
@@ -84,17 +85,41 @@ def set_feedback(
     )
 
 
-def made_for(store: Store, trace_id: str) -> tuple[str | None, str | None] | None:
-    """``(user_id, agent_id)`` the trace was written for, or None when there is no such trace."""
-    row = store.query_one("SELECT user_id, agent_id FROM traces WHERE id = :t", {"t": trace_id})
-    return None if row is None else (row[0], row[1])
+class MadeFor(NamedTuple):
+    """Who a trace was written for."""
+
+    user_id: str | None
+    agent_id: str | None
 
 
-#: the columns of a trace as :func:`page_of_kinds` gives them, in this order
-RECORD_COLUMNS = (
-    "id, kind, created_at, user_id, agent_id, query, route, returned_ids, cited_ids, answer, "
-    "abstained, reward, rewarded_at, metadata"
-)
+def made_for(store: Store, trace_id: str) -> MadeFor | None:
+    """Who the trace was written for, or None when there is no such trace."""
+    row = store.query_one(f"SELECT {select_list(MadeFor._fields)} FROM traces WHERE id = :t", {"t": trace_id})
+    return None if row is None else MadeFor._make(row)
+
+
+class TraceRecord(NamedTuple):
+    """A trace as :func:`page_of_kinds` and :func:`trajectory_page` give it (the id lists and the
+    metadata as their JSON text)."""
+
+    id: str
+    kind: str
+    created_at: str
+    user_id: str | None
+    agent_id: str | None
+    query: str | None
+    route: str | None
+    returned_ids: str | None
+    cited_ids: str | None
+    answer: str | None
+    abstained: int | None
+    reward: float | None
+    rewarded_at: str | None
+    metadata: str | None
+
+
+#: the columns of a trace, in :class:`TraceRecord`'s order
+RECORD_COLUMNS = select_list(TraceRecord._fields)
 
 
 def page_of_kinds(
@@ -105,10 +130,9 @@ def page_of_kinds(
     since: str | None,
     after: tuple[str, str],
     limit: int,
-) -> list[Any]:
+) -> list[TraceRecord]:
     """Up to ``limit`` traces of ``kinds`` (``user_id``'s only and made at or after ``since``, when given)
-    that come after ``after`` (``(created_at, id)``) in ``(created_at, id)`` order, as rows of
-    ``RECORD_COLUMNS``."""
+    that come after ``after`` (``(created_at, id)``) in ``(created_at, id)`` order."""
     sql = f"SELECT {RECORD_COLUMNS} FROM traces WHERE kind IN ({','.join('?' * len(kinds))})"
     params: list[Any] = list(kinds)
     if user_id is not None:
@@ -117,9 +141,16 @@ def page_of_kinds(
     if since is not None:
         sql += " AND created_at >= ?"
         params.append(since)
-    return store.query(
+    return _page(store, sql, params, after, limit)
+
+
+def _page(store: Store, sql: str, params: list[Any], after: tuple[str, str], limit: int) -> list[TraceRecord]:
+    """Up to ``limit`` of the traces ``sql`` selects that come after ``after`` (``(created_at, id)``), in
+    that order."""
+    rows = store.query(
         sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
     )
+    return [TraceRecord._make(r) for r in rows]
 
 
 def rewarded(store: Store) -> list[tuple[str, float, str, str | None]]:
@@ -127,18 +158,28 @@ def rewarded(store: Store) -> list[tuple[str, float, str, str | None]]:
     rows = store.query(
         "SELECT id, reward, rewarded_at, metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at, id"
     )
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(trace_id, reward, rewarded_at, metadata) for trace_id, reward, rewarded_at, metadata in rows]
 
 
-def feedback_target(conn: Connection, trace_id: str) -> tuple[Any, ...] | None:
-    """``(user_id, returned_ids, cited_ids, reward, metadata, agent_id)`` of a search or answer trace,
-    or None when there is none (a write decision's trace takes no reward)."""
+class FeedbackTarget(NamedTuple):
+    """What a reward reads of the search or answer trace it rewards."""
+
+    user_id: str | None
+    returned_ids: str | None
+    cited_ids: str | None
+    reward: float | None
+    metadata: str | None
+    agent_id: str | None
+
+
+def feedback_target(conn: Connection, trace_id: str) -> FeedbackTarget | None:
+    """The :class:`FeedbackTarget` of a search or answer trace, or None when there is none (a write
+    decision's trace takes no reward)."""
     row = conn.execute(
-        "SELECT user_id, returned_ids, cited_ids, reward, metadata, agent_id FROM traces "
-        "WHERE id = ? AND kind != 'write'",
+        f"SELECT {select_list(FeedbackTarget._fields)} FROM traces WHERE id = ? AND kind != 'write'",
         (trace_id,),
     ).fetchone()
-    return None if row is None else tuple(row)
+    return None if row is None else FeedbackTarget._make(row)
 
 
 def reward_tally(conn: Connection, user_id: str | None, *, excluding: str) -> tuple[int, float | None]:
@@ -147,7 +188,8 @@ def reward_tally(conn: Connection, user_id: str | None, *, excluding: str) -> tu
         "SELECT count(*), avg(reward) FROM traces WHERE user_id IS ? AND reward IS NOT NULL AND id != ?",
         (user_id, excluding),
     ).fetchone()
-    return int(row[0]), row[1]
+    count, mean = row
+    return int(count), mean
 
 
 def recent_outcomes(conn: Connection, limit: int) -> list[str | None]:
@@ -156,7 +198,7 @@ def recent_outcomes(conn: Connection, limit: int) -> list[str | None]:
         "SELECT metadata FROM traces WHERE reward IS NOT NULL ORDER BY rewarded_at DESC LIMIT ?",
         (limit,),
     ).fetchall()
-    return [r[0] for r in rows]
+    return [metadata for (metadata,) in rows]
 
 
 def rewarded_at_least(
@@ -165,8 +207,8 @@ def rewarded_at_least(
     """``(id, user_id, query, returned_ids, cited_ids)`` of the traces rewarded ``reward`` or more,
     in the order they were rewarded."""
     return [
-        (r[0], r[1], r[2], r[3], r[4])
-        for r in store.query(
+        (trace_id, user_id, query, returned_ids, cited_ids)
+        for trace_id, user_id, query, returned_ids, cited_ids in store.query(
             "SELECT id, user_id, query, returned_ids, cited_ids FROM traces WHERE reward >= ? "
             "ORDER BY rewarded_at, id",
             (reward,),
@@ -180,14 +222,14 @@ def query_of(store: Store, trace_id: str) -> str | None:
     return None if row is None or row[0] is None else str(row[0])
 
 
-def trajectory_page(store: Store, user_id: str | None, after: tuple[str, str], limit: int) -> list[Any]:
+def trajectory_page(
+    store: Store, user_id: str | None, after: tuple[str, str], limit: int
+) -> list[TraceRecord]:
     """Up to ``limit`` search and answer traces (of ``user_id`` when given) after ``after``
-    (created_at, id), in that order, as rows of ``RECORD_COLUMNS``."""
+    (created_at, id), in that order."""
     sql = f"SELECT {RECORD_COLUMNS} FROM traces WHERE kind != 'write'"  # write decisions: core/transfer/training.py
     params: list[Any] = []
     if user_id is not None:
         sql += " AND user_id = ?"
         params.append(user_id)
-    return store.query(
-        sql + " AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?", [*params, *after, limit]
-    )
+    return _page(store, sql, params, after, limit)

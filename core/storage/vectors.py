@@ -150,7 +150,7 @@ class VectorCache:
             if not rows:
                 break
             self._grow(self._size + len(rows))  # more than counted: written since the count
-            vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(
+            vectors = np.frombuffer(b"".join(vector for _, _, vector in rows), dtype=np.float32).reshape(
                 len(rows), self.dim
             )
             for (_, stored_id, _), vec in zip(rows, vectors, strict=True):

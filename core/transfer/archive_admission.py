@@ -15,6 +15,7 @@ from typing import Any
 
 from veramem_desktop.core.storage import episodes as episodes_mod
 from veramem_desktop.core.storage import rejections
+from veramem_desktop.core.storage.episode_contents import Said
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
@@ -38,7 +39,7 @@ class ArchiveResult:
     problems: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     #: with ``dry_run``, the episodes read so far (id -> (content, role)), for checking quotes
-    dry_episodes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    dry_episodes: dict[str, Said] = field(default_factory=dict)
     #: when each row skipped as forgotten was forgotten (ISO), and the episodes skipped so
     forgotten: list[str] = field(default_factory=list)
     forgotten_episodes: set[str] = field(default_factory=set)

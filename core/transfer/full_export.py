@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from veramem_desktop.core.storage import episode_queries
+from veramem_desktop.core.storage import episode_turns
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer import memory_export
 
@@ -36,5 +36,5 @@ def export_all(
         overwrite=overwrite,
         store_id=store_id,
         now=now,
-        episode_ids=episode_queries.ids_in_order(store, user_id),
+        episode_ids=episode_turns.ids_in_order(store, user_id),
     )

@@ -32,8 +32,9 @@ from typing import Any
 
 from veramem_desktop.core.storage import (
     derivations,
-    episode_queries,
-    item_queries,
+    episode_turns,
+    item_chains,
+    item_evidence,
     items,
     link_rows,
     rejections,
@@ -59,17 +60,17 @@ def _chains(
         part = [i for i, _ in ids[lo : lo + CHUNK]]
         rows = items.get_many(store, part)
         evidence: dict[str, list[dict[str, Any]]] = {}
-        for r in item_queries.evidence_rows(store, part):
-            if r[1] in left_out_episodes:
+        for ev in item_evidence.evidence_rows(store, part):
+            if ev.episode_id in left_out_episodes:
                 continue
-            evidence.setdefault(r[0], []).append(
+            evidence.setdefault(ev.memory_id, []).append(
                 {
-                    "episode_id": r[1],
-                    "quote": r[2],
-                    "span_start": r[3],
-                    "span_end": r[4],
-                    "score": r[5],
-                    "role": r[6],
+                    "episode_id": ev.episode_id,
+                    "quote": ev.quote,
+                    "span_start": ev.span_start,
+                    "span_end": ev.span_end,
+                    "score": ev.score,
+                    "role": ev.role,
                 }
             )
         derived: dict[str, list[str]] = {}
@@ -89,7 +90,7 @@ def _chains(
 
 def _episodes(store: Store, ids: Sequence[str]) -> Iterator[Episode]:
     for lo in range(0, len(ids), CHUNK):
-        yield from episode_queries.in_session_order(store, ids[lo : lo + CHUNK])
+        yield from episode_turns.in_session_order(store, ids[lo : lo + CHUNK])
 
 
 def export(
@@ -111,7 +112,7 @@ def export(
 
     moment = now or now_iso()
     ids, quoted_ids, left_out_episodes, left_out = _shown(
-        store, item_queries.chain_order(store, user_id), moment
+        store, item_chains.chain_order(store, user_id), moment
     )
     contents = "quoted" if episode_ids is None else "all"
     if episode_ids is None:
@@ -120,7 +121,7 @@ def export(
         episode_ids, hidden_episodes = _visible_episodes(store, episode_ids, moment)
         left_out += len(hidden_episodes - left_out_episodes)
     wanted = {i for i, _ in ids}
-    edges = [r for r in link_rows.every_edge(store) if r[0] in wanted and r[1] in wanted]
+    edges = [e for e in link_rows.every_edge(store) if e.src in wanted and e.dst in wanted]
     counts = {"memories": 0, "versions": 0, "episodes": 0, "links": 0, "left_out": left_out}
     header = {
         "type": ARCHIVE_TYPE,
@@ -141,16 +142,16 @@ def export(
                 out.write(_line({"type": "memory", "root_id": chain[0]["root_id"], "versions": chain}))
                 counts["memories"] += 1
                 counts["versions"] += len(chain)
-            for r in edges:
+            for e in edges:
                 out.write(
                     _line(
                         {
                             "type": "link",
-                            "src": r[0],
-                            "dst": r[1],
-                            "link_type": r[2],
-                            "score": r[3],
-                            "created_at": r[4],
+                            "src": e.src,
+                            "dst": e.dst,
+                            "link_type": e.type,
+                            "score": e.score,
+                            "created_at": e.created_at,
                         }
                     )
                 )
@@ -159,9 +160,9 @@ def export(
             episodes = {e.id: e for e in _episodes(store, episode_ids)}
             counts["episodes"] = len(episodes)
             links: dict[str, list[tuple[str, str, str]]] = {}
-            for r in edges:
-                links.setdefault(r[0], []).append(("→", r[2], r[1]))
-                links.setdefault(r[1], []).append(("←", r[2], r[0]))
+            for e in edges:
+                links.setdefault(e.src, []).append(("→", e.type, e.dst))
+                links.setdefault(e.dst, []).append(("←", e.type, e.src))
             out.write(
                 f"# VeraMem memories\n\nExported {header['exported_at']}. This file is PLAINTEXT: it is not "
                 "encrypted.\n"
@@ -184,8 +185,8 @@ def _shown(
     kept = [(i, r) for i, r in ids if i not in hidden]
     quoted: dict[str, set[str]] = {}
     for lo in range(0, len(kept), CHUNK):
-        for r in item_queries.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
-            quoted.setdefault(r[0], set()).add(r[1])
+        for ev in item_evidence.evidence_rows(store, [i for i, _ in kept[lo : lo + CHUNK]]):
+            quoted.setdefault(ev.memory_id, set()).add(ev.episode_id)
     every_episode = sorted({e for eps in quoted.values() for e in eps})
     shown_episodes = {e.id: e for e in _episodes(store, every_episode)}
     with store.read() as conn:
@@ -215,7 +216,7 @@ def _visible_episodes(store: Store, ids: Sequence[str], now: str) -> tuple[list[
             out |= visibility.hidden_ids(conn, "episode", part, now)
             out |= {
                 e.id
-                for e in episode_queries.in_session_order(store, part)
+                for e in episode_turns.in_session_order(store, part)
                 if _holds_rejected(conn, e.user_id, e.team_id, e.content)
             }
     return [i for i in ids if i not in out], out

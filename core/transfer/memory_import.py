@@ -30,12 +30,12 @@ from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.storage import (
     derivations,
-    episode_queries,
+    episode_contents,
     episode_rows,
     index,
     index_rows,
-    item_queries,
     item_rows,
+    item_states,
     items,
     ledger,
     limits,
@@ -43,6 +43,7 @@ from veramem_desktop.core.storage import (
     rejections,
 )
 from veramem_desktop.core.storage.canonical import text_sha256
+from veramem_desktop.core.storage.episode_contents import Said
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, EpisodeInput, validate
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
@@ -145,7 +146,7 @@ def _flush_episodes(
 ) -> None:
     if not pending:
         return
-    have = episode_queries.existing_ids(store, [str(o.get("id")) for _, o in pending])
+    have = episode_contents.existing_ids(store, [str(o.get("id")) for _, o in pending])
     eps: list[Episode] = []
     for n, obj in pending:
         try:
@@ -172,7 +173,9 @@ def _flush_episodes(
     pending.clear()
     eps, overridden = admitted_episodes(store, eps, result)
     if dry_run or not eps:
-        result.dry_episodes.update({e.id: (e.content, e.role) for e in eps} if dry_run else {})
+        result.dry_episodes.update(
+            {e.id: Said(content=e.content, role=e.role) for e in eps} if dry_run else {}
+        )
         result.episodes += len(eps)
         result.stored += len(eps)
         return
@@ -252,7 +255,7 @@ def _flush_memories(
         if checked is not None:
             chains.append(checked)
     pending.clear()
-    have = item_queries.existing_ids(store, [item.id for chain in chains for item, _, _ in chain])
+    have = item_states.existing_ids(store, [item.id for chain in chains for item, _, _ in chain])
     todo = [[v for v in chain if v[0].id not in have] for chain in chains]
     result.already_stored += sum(len(c) for c in chains) - sum(len(c) for c in todo)
     todo = [c for c in todo if c]
@@ -310,14 +313,18 @@ def _check_chain(
             return None
         found: list[Evidence] = []
         for ev in evidence:
-            row = episode_queries.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
+            said = episode_contents.content_and_role(store, ev.episode_id) or result.dry_episodes.get(
                 ev.episode_id
             )
-            if row is not None and row[0][ev.span_start : ev.span_end] == ev.quote and ev.quote.strip():
-                found.append(replace(ev, role=row[1]))  # the quote stands where the export says
+            if (
+                said is not None
+                and said.content[ev.span_start : ev.span_end] == ev.quote
+                and ev.quote.strip()
+            ):
+                found.append(replace(ev, role=said.role))  # the quote stands where the export says
                 continue
-            match = locate(row[0], ev.quote) if row is not None else None
-            if row is None or match is None:
+            match = locate(said.content, ev.quote) if said is not None else None
+            if said is None or match is None:
                 result.problems.append(
                     Problem(
                         where,
@@ -329,11 +336,11 @@ def _check_chain(
             found.append(
                 Evidence(
                     ev.episode_id,
-                    row[0][match.start : match.end],
+                    said.content[match.start : match.end],
                     match.start,
                     match.end,
                     match.score,
-                    row[1],
+                    said.role,
                 )
             )
         ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else "unendorsed"
@@ -359,7 +366,7 @@ def _flush_links(
         pending.clear()
         return
     ids = {str(o.get(k)) for _, o in pending for k in ("src", "dst")}
-    have = item_queries.existing_ids(store, sorted(ids))
+    have = item_states.existing_ids(store, sorted(ids))
     with store.atomic() as conn:
         for n, obj in pending:
             src, dst, kind = str(obj.get("src")), str(obj.get("dst")), obj.get("link_type")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from veramem_desktop.core.storage import episode_queries, item_queries, traces
+from veramem_desktop.core.storage import episode_contents, item_states, traces
 from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import exportable
@@ -70,7 +70,9 @@ def records(
         if not page:
             return
         with store.read() as conn:
-            built = [(_write(conn, r, rewards) if r[1] == decisions.KIND else _answer(conn, r)) for r in page]
+            built = [
+                (_write(conn, r, rewards) if r.kind == decisions.KIND else _answer(conn, r)) for r in page
+            ]
         for record in built:
             if record is None:
                 counts.withheld += 1
@@ -80,7 +82,7 @@ def records(
             else:
                 counts.answer += 1
             yield record
-        after = (page[-1][2], page[-1][0])
+        after = (page[-1].created_at, page[-1].id)
 
 
 def _rewards_by_memory(store: Store) -> dict[str, list[dict[str, Any]]]:
@@ -101,8 +103,10 @@ def _rewards_by_memory(store: Store) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
-    d = json.loads(row[13] or "{}").get("decision")
+def _write(
+    conn: Connection, row: traces.TraceRecord, rewards: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any] | None:
+    d = json.loads(row.metadata or "{}").get("decision")
     if not isinstance(d, dict):
         return None
     episodes = _episodes(conn, [*d["messages"], *d["context"]])
@@ -117,7 +121,7 @@ def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]])
     )
     if exportable.blocked(
         conn,
-        user_id=row[3],
+        user_id=row.user_id,
         team_id=d.get("team_id"),
         memory_ids=memory_ids,
         episode_ids=list(episodes),
@@ -129,10 +133,10 @@ def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]])
     return {
         "schema": SCHEMA,
         "kind": "write",
-        "id": row[0],
-        "created_at": row[2],
-        "user_id": row[3],
-        "agent_id": row[4],
+        "id": row.id,
+        "created_at": row.created_at,
+        "user_id": row.user_id,
+        "agent_id": row.agent_id,
         "session_id": d.get("session_id"),
         "messages": messages,
         "context": context,
@@ -150,15 +154,15 @@ def _write(conn: Connection, row: Any, rewards: dict[str, list[dict[str, Any]]])
     }
 
 
-def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
-    ids = json.loads(row[7] or "[]")
-    cited = json.loads(row[8] or "[]")
+def _answer(conn: Connection, row: traces.TraceRecord) -> dict[str, Any] | None:
+    ids = json.loads(row.returned_ids or "[]")
+    cited = json.loads(row.cited_ids or "[]")
     mem_ids = [i for i in ids if i.startswith("mem_")]
     ep_ids = [i for i in ids if i.startswith("ep_")]
     found: dict[str, dict[str, Any]] = {}
     for i in range(0, len(mem_ids), PAGE):
         chunk = mem_ids[i : i + PAGE]
-        for mid, kind, text, authority, status in item_queries.briefs(conn, chunk):
+        for mid, kind, text, authority, status in item_states.briefs(conn, chunk):
             found[mid] = {"id": mid, "kind": kind, "text": text, "authority": authority, "status": status}
     for eid, ep in _episodes(conn, ep_ids).items():
         found[eid] = {
@@ -170,28 +174,28 @@ def _answer(conn: Connection, row: Any) -> dict[str, Any] | None:
             "role": ep["role"],
         }
     retrieved = [found[i] for i in ids if i in found]
-    texts = [row[5], row[9] or ""] + [r["text"] for r in retrieved]
+    texts = [row.query, row.answer or ""] + [r["text"] for r in retrieved]
     if exportable.blocked(
-        conn, user_id=row[3], memory_ids=mem_ids, episode_ids=ep_ids, texts=texts, now=now_iso()
+        conn, user_id=row.user_id, memory_ids=mem_ids, episode_ids=ep_ids, texts=texts, now=now_iso()
     ):
         return None
-    feedback = json.loads(row[13] or "{}").get("feedback", {})
+    feedback = json.loads(row.metadata or "{}").get("feedback", {})
     return {
         "schema": SCHEMA,
         "kind": "answer",
-        "id": row[0],
-        "created_at": row[2],
-        "user_id": row[3],
-        "agent_id": row[4],
-        "question": row[5],
-        "route": row[6],
+        "id": row.id,
+        "created_at": row.created_at,
+        "user_id": row.user_id,
+        "agent_id": row.agent_id,
+        "question": row.query,
+        "route": row.route,
         "retrieved": retrieved,
         "cited_ids": [c for c in cited if c in found],
-        "answer": row[9],
-        "abstained": None if row[10] is None else bool(row[10]),
-        "reward": row[11],
+        "answer": row.answer,
+        "abstained": None if row.abstained is None else bool(row.abstained),
+        "reward": row.reward,
         "advantage": feedback.get("advantage"),
-        "rewarded_at": row[12],
+        "rewarded_at": row.rewarded_at,
     }
 
 
@@ -200,7 +204,7 @@ def _episodes(conn: Connection, ids: list[str]) -> dict[str, dict[str, Any]]:
     unique = list(dict.fromkeys(ids))
     for i in range(0, len(unique), PAGE):
         chunk = unique[i : i + PAGE]
-        for eid, role, name, time, content in episode_queries.briefs(conn, chunk):
+        for eid, role, name, time, content in episode_contents.briefs(conn, chunk):
             out[eid] = {"id": eid, "role": role, "name": name, "time": time, "text": content}
     return out
 

@@ -187,9 +187,15 @@ def identities(conn: Connection, ids: Sequence[str] | None = None) -> list[tuple
     """(id, what identifies it) of the stored episodes ``ids`` (None: every episode)."""
     return [
         (
-            r[0],
+            r.id,
             incoming_of_row(
-                {"role": r[1], "content": r[2], "user_id": r[3], "event_time": r[4], "metadata": r[5]}
+                {
+                    "role": r.role,
+                    "content": r.content,
+                    "user_id": r.user_id,
+                    "event_time": r.event_time,
+                    "metadata": r.metadata,
+                }
             ),
         )
         for r in forget_marks.episode_identities(conn, ids)

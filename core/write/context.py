@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from veramem_desktop.core.storage import episode_queries, rejection_rows
+from veramem_desktop.core.storage import episode_turns, rejection_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
@@ -40,7 +40,7 @@ def preceding_turns(
     start = min(e.turn_index for e in episodes if e.session_id == first.session_id)
     moment = iso(now or datetime.now(UTC))
     with store.read() as conn:
-        earlier = episode_queries.earlier_turns(
+        earlier = episode_turns.earlier_turns(
             conn,
             session_id=first.session_id,
             user_id=first.user_id,

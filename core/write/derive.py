@@ -20,7 +20,7 @@ from typing import Any
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.storage import item_queries, items, rejection_rows, rejections
+from veramem_desktop.core.storage import item_scopes, items, rejection_rows, rejections
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.ids import parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, Evidence, MemoryItem
@@ -309,7 +309,7 @@ class Writer:
         about a different subject), or None."""
         rows = self._once(
             ("rejected memories", ep.user_id, ep.team_id),
-            lambda: item_queries.rejected_keys(self.store, ep.user_id, ep.team_id),
+            lambda: item_scopes.rejected_keys(self.store, ep.user_id, ep.team_id),
         )
         if not rows:
             return None
@@ -333,7 +333,7 @@ class Writer:
         allowed = self._once(("scope", ep.user_id, ep.team_id), lambda: self._scope_positions(ep))
         found = dict(cache.top(vec, allowed, n)) if allowed.size else {}
         if cand.subject and cand.predicate:
-            for mid in item_queries.current_ids_with_key(
+            for mid in item_scopes.current_ids_with_key(
                 self.store, ep.user_id, ep.team_id, cand.subject, cand.predicate
             ):
                 if mid not in found:
@@ -353,7 +353,7 @@ class Writer:
         """The newest current memories of the episode's scope, newest first (ids grow with time)."""
 
         def load() -> list[MemoryItem]:
-            ids = sorted(item_queries.current_ids_in_scope(self.store, ep.user_id, ep.team_id))[
+            ids = sorted(item_scopes.current_ids_in_scope(self.store, ep.user_id, ep.team_id))[
                 -correction_targets.POOL :
             ]
             rows = items.get_many(self.store, ids)
@@ -379,7 +379,7 @@ class Writer:
 
     def _scope_positions(self, ep: Episode) -> Any:
         """The memory cache's positions of the active memories of the episode's scope (user and team)."""
-        scope_ids = item_queries.current_ids_in_scope(self.store, ep.user_id, ep.team_id)
+        scope_ids = item_scopes.current_ids_in_scope(self.store, ep.user_id, ep.team_id)
         cache = self.vectors
         cache.refresh(self.store)
         return cache.positions(scope_ids)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.storage import episode_queries, episodes, index, index_rows
+from veramem_desktop.core.storage import episode_turns, episodes, index, index_rows
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.text import for_index, storable
@@ -116,7 +116,7 @@ def recompute_context(store: Store, embedder: Embedder, episode_ids: Sequence[st
         if ep is None:
             continue
         around = [
-            episode_queries.turn_beside(store, ep.session_id, ep.turn_index, after=after)
+            episode_turns.turn_beside(store, ep.session_id, ep.turn_index, after=after)
             for after in (False, True)
         ]
         triples.append((around[0], ep, around[1]))

@@ -20,7 +20,15 @@ from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.llm import Decision, multi_valued
-from veramem_desktop.core.storage import index, item_queries, items, ledger, mention_rows, rejection_rows
+from veramem_desktop.core.storage import (
+    index,
+    item_scopes,
+    item_states,
+    items,
+    ledger,
+    mention_rows,
+    rejection_rows,
+)
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.write import decisions
@@ -247,7 +255,7 @@ def _retire_restatements(
     c = plan.candidate
     if not (c.subject and c.predicate and old.value) or multi_valued(c.predicate):
         return
-    for other in item_queries.current_with_key(
+    for other in item_scopes.current_with_key(
         conn,
         user_id=old.user_id,
         team_id=old.team_id,
@@ -325,7 +333,7 @@ def _add(
 
 def _current(conn: Connection, memory_id: str) -> MemoryItem:
     """The memory as this transaction sees it (it was read when the add was planned)."""
-    found = item_queries.find(conn, memory_id)
+    found = item_states.read(conn, memory_id)
     if found is None:
         raise NotFoundError(f"No memory {memory_id}.")
     return found

@@ -11,7 +11,7 @@ from support.internals import embedder_of, engine_of, store_of
 from veramem_desktop.core.recall import SearchEngine, recipe
 from veramem_desktop.core.recall.fact_votes import add_channel, cited_order
 from veramem_desktop.core.recall.focus import question_kind
-from veramem_desktop.core.storage import item_reads, lookups
+from veramem_desktop.core.storage import item_evidence
 from veramem_desktop.core.storage.ids import iso
 
 from veramem_desktop.memory import Memory
@@ -47,7 +47,7 @@ def _conversation(mem: Memory) -> str:
 
 
 def _memory_citing(mem: Memory, episode_id: str) -> str:
-    return next(m for m, eps in lookups.evidence_map(store_of(mem)).items() if episode_id in eps)
+    return next(m for m, eps in item_evidence.evidence_map(store_of(mem)).items() if episode_id in eps)
 
 
 def test_each_cited_turn_takes_the_place_of_the_best_memory_citing_it() -> None:
@@ -72,9 +72,9 @@ def test_a_rejected_memory_casts_no_vote_and_its_withheld_turn_stays_out(rmem: M
     memory = _memory_citing(rmem, kayak)
     caller = rmem.caller("me")
     now = iso(datetime.now(UTC))
-    assert item_reads.cited_visible_turns(store_of(rmem), [memory], caller, now) == [(memory, kayak)]
+    assert item_evidence.cited_visible_turns(store_of(rmem), [memory], caller, now) == [(memory, kayak)]
     rmem.review.reject(memory, "not what happened")
-    assert item_reads.cited_visible_turns(store_of(rmem), [memory], caller, now) == []
+    assert item_evidence.cited_visible_turns(store_of(rmem), [memory], caller, now) == []
     with_votes = _scores(rmem, QUESTION, 5.0)
     assert kayak not in with_votes
     assert with_votes == _scores(rmem, QUESTION, 5.0) and with_votes != _scores(rmem, QUESTION, 0.0)
@@ -84,7 +84,7 @@ def test_the_turns_a_memory_cites_are_read_only_for_a_caller_who_may_see_them(rm
     kayak = _conversation(rmem)
     memory = _memory_citing(rmem, kayak)
     now = iso(datetime.now(UTC))
-    assert item_reads.cited_visible_turns(store_of(rmem), [memory], rmem.caller("other"), now) == []
+    assert item_evidence.cited_visible_turns(store_of(rmem), [memory], rmem.caller("other"), now) == []
 
 
 def test_votes_never_bring_in_another_users_turn(rmem: Memory) -> None:

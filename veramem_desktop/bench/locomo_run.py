@@ -2,7 +2,7 @@
 
 The recipes, routes and channels are compared on engines the facade builds for measurement
 (``mem.recall.search_engine``); which turns a memory's evidence cites is read from that engine's
-store through core's lookups."""
+store through core's repositories."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from veramem_desktop.core.recall import SearchConfig, SearchEngine, recipe
 from veramem_desktop.core.recall.recipes import CV_GRID, FOCUS_WEIGHTS, RECIPES, TOPIC_CHANNELS
-from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage import item_evidence
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.text.time_values import parse_time
@@ -122,7 +122,7 @@ def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = Fal
             out[name] = scores.summary(KS)
         else:
             out.setdefault("ablation", {})[name] = scores.summary(KS)["cat1-4"]
-    evidence = lookups.evidence_map(base.store)
+    evidence = item_evidence.evidence_map(base.store)
     out["pipeline"] = locomo.score(
         samples,
         lambda sample: pipeline_retriever(
@@ -232,7 +232,7 @@ def channel_ablation(
     """Recall with every default channel on each route, then one row per channel: without it when it
     is on by default, with it when it is off (categories 1-4, and multi-hop apart)."""
     own = mem.recall.search_engine()
-    evidence = lookups.evidence_map(own.store)
+    evidence = item_evidence.evidence_map(own.store)
     base = own.config
     has_model = own.hypothesise is not None and _probe(own)
 

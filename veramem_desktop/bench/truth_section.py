@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.recall import SearchEngine
-from veramem_desktop.core.storage import lookups
+from veramem_desktop.core.storage import item_search
 from veramem_desktop.core.text.normalize import phrase_words
 
 from ..memory import Memory
@@ -189,7 +189,7 @@ def _rest(client: Any, sc: Scenario, t: _Tally) -> None:
 
 def _texts(engine: SearchEngine, ids: Sequence[str]) -> list[str]:
     """The texts of ranked ids, read from the store of the engine that ranked them (its rows as they are)."""
-    found = lookups.texts_of(engine.store, ids)
+    found = item_search.texts_of(engine.store, ids)
     return [found[i] for i in ids if i in found]
 
 

@@ -23,8 +23,8 @@ from veramem_desktop.core.lifecycle.sharing import Sharer, ShareReport, may_act_
 from veramem_desktop.core.llm import LLM
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import SearchEngine
+from veramem_desktop.core.storage import item_states
 from veramem_desktop.core.storage import items as items_mod
-from veramem_desktop.core.storage import lookups
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.actor import Actor
 from veramem_desktop.core.storage.items import MemoryItem
@@ -138,7 +138,7 @@ class Curation:
         """The one action gate, with ``item``'s open conflicts read from the store (a partner that is
         active and not rejected keeps the conflict open)."""
         partners = [c for c in item.metadata.get("conflicts_with", []) if isinstance(c, str)]
-        return may_act_on(item, open_conflict=lookups.any_current(self.store(), partners))
+        return may_act_on(item, open_conflict=item_states.any_current(self.store(), partners))
 
     def share(
         self,

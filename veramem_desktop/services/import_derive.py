@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from veramem_desktop.core.lifecycle import links as links_mod
 from veramem_desktop.core.llm import Candidate
-from veramem_desktop.core.storage import episode_queries, import_queue, pending_rows
+from veramem_desktop.core.storage import episode_turns, import_queue, pending_rows
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.import_report import ImportReport
@@ -143,7 +143,7 @@ def _context(store: Store, writer: Writer, ep: Episode) -> list[Episode]:
     budget = writer.llm.capabilities.context_tokens
     if budget > 0:
         return write_context.preceding_turns(store, [ep], budget)
-    before = episode_queries.turn_beside(store, ep.session_id, ep.turn_index, after=False)
+    before = episode_turns.turn_beside(store, ep.session_id, ep.turn_index, after=False)
     return [before] if before is not None else []
 
 

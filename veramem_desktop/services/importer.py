@@ -28,8 +28,8 @@ import numpy as np
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder
+from veramem_desktop.core.storage import episode_contents, import_queue, limits
 from veramem_desktop.core.storage import episodes as episodes_mod
-from veramem_desktop.core.storage import import_queue, limits, lookups
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
@@ -189,7 +189,9 @@ class Importer:
         for rec in batch:
             keys = known.get(rec.session_id)
             if keys is None:
-                keys = known[rec.session_id] = lookups.import_keys(self.store, rec.session_id, base.user_id)
+                keys = known[rec.session_id] = episode_contents.import_keys(
+                    self.store, rec.session_id, base.user_id
+                )
                 while len(known) > KEY_CACHE_SESSIONS:
                     known.popitem(last=False)
             else:
