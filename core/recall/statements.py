@@ -47,7 +47,7 @@ _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's"
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 _HISTORY = re.compile(
-    r"\b(?:used to|back when|back then|when (?:i|we) (?:still|was|were)|anymore|any more)\b", re.I
+    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b", re.I
 )
 #: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
 _BEHIND = re.compile(

@@ -205,3 +205,31 @@ def test_a_multi_valued_thing_asked_now_puts_the_newest_statement_first_and_repl
 )
 def test_a_value_before_a_contraction_is_no_person(text: str, other: bool) -> None:
     assert statements.about_someone_else(text) is other
+
+
+def test_a_change_told_against_the_old_value_leads_and_is_answered_with_the_new_value_alone(
+    rmem: Memory,
+) -> None:
+    """No frame reads "jumped over to", and the line is far from the question; it names the keyed old
+    value beside a new name, so it is a statement of the attribute, and the answer says the new value
+    plainly (the sentence word for word would name the old one as if current)."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "I train at Ironclad Gym, five mornings a week.", "2023-02-11")
+    new = said(rmem, "Ironclad doubled the fees so I jumped over to Pulsefit last month.", "2024-06-03")
+    assert rmem.search("Which gym do I go to?", k=10).results[0].id == new
+    answer = rmem.answer("Which gym do I go to?")
+    assert not answer.abstained and "Pulsefit" in answer.text
+    assert not stale_as_current(answer.text, ["Ironclad"]), answer.text
+
+
+def test_a_statement_naming_only_an_old_value_never_leads(keyless: Memory) -> None:
+    """The newest line about the car names only the car said before: it tells of the old value, so the
+    change before it still leads, and the line is history too."""
+    said(keyless, "My car is a Renault Zoe, tiny but fine.", "2023-02-11")
+    new = said(keyless, "Picked up a Tesla Model 3 on Saturday, the car is a dream.", "2024-05-01")
+    said(keyless, "Sold the Zoe to a neighbour, that car had done ninety thousand miles.", "2024-05-09")
+    hits = keyless.search("What car do I drive?", k=10).results
+    assert hits[0].id == new, [h.text for h in hits[:3]]
+    zoe = [h for h in _memories(hits, "Zoe") if h.state == "current"]
+    assert not zoe, [h.text for h in zoe]
