@@ -120,6 +120,24 @@ def current_ids_with_key(
     ]
 
 
+def keyed_versions(
+    store: Store, user_id: str, subject: str, predicates: Sequence[str], limit: int = 50
+) -> list[tuple[str, str, str | None, str, str]]:
+    """``(id, predicate, value, status, valid_from)`` of the unrejected memories of ``user_id``'s own scope
+    stating one of ``predicates`` of ``subject`` that held for a time: current, replaced, or ended
+    (retracted with the day it stopped), newest first."""
+    if not predicates:
+        return []
+    marks = ",".join("?" * len(predicates))
+    rows = store.query(
+        "SELECT id, predicate, value, status, valid_from FROM memory_items WHERE user_id = ? AND team_id IS NULL "
+        f"AND subject = ? AND predicate IN ({marks}) AND trust != 'rejected' AND (status IN ('active', "
+        "'superseded') OR (status = 'retracted' AND valid_to IS NOT NULL)) ORDER BY valid_from DESC LIMIT ?",
+        (user_id, subject, *predicates, limit),
+    )
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+
 def current_ids_in_scope(store: Store, user_id: str | None, team_id: str | None) -> list[str]:
     """Ids of the active, unrejected memories of one scope, summaries left out."""
     return [

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.core.recall import questions, statements
-from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
+from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
@@ -58,6 +58,8 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         keys -= when.words  # "in March 2024" says when, not what
     asked = questions.asked(question)
     own = not questions.person_asked(question)
+    # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
+    named = questions.attributes_of_nouns(questions.asked_nouns(question))
     scored = _scored(items, keys, asked)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
@@ -78,7 +80,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
     for rows in [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]:
-        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own)
+        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
         sentences.append(said)
         cited += ids
         covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
@@ -170,6 +172,8 @@ def _subject(
     when: AskedWhen | None = None,
     *,
     own: bool = False,
+    asked: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
@@ -193,12 +197,18 @@ def _subject(
         ),
     )
     if when is not None:
-        then = held_then([m for m in members if m.authority == head.authority], head, when)
+        # the versions of the asked attribute, where the subject holds them, else all its statements
+        versions = [m for m in members if m.authority == head.authority]
+        versions = [m for m in versions if _states(m, asked) or not m.subject] or versions
+        then = held_then(versions, head, when)
         if then is not None:  # what holds now is cited with it: the answer does not present it as current
-            return _as_of(then, head, members, keys), list(dict.fromkeys([then.id, head.id]))
+            return _as_of(then, head, members, keys, own=own), list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
+    # only where the question asks the attribute recall read the head as stating
     plain = (
-        _value_said(head, members, keys) if own and when is None and head.authority == "authorized" else None
+        _value_said(head, members, keys)
+        if own and when is None and head.authority == "authorized" and _states(head, asked | named)
+        else None
     )
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     ids = [head.id]
@@ -280,13 +290,20 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
     return _lower_first(in_the_past(_sentence(old, keys)).rstrip("."))
 
 
-def _as_of(then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str]) -> str:
-    """The version that held at the asked time, said as past when it no longer holds, with when it held."""
-    after = sorted((m.time or "" for m in members if (m.time or "") > (then.time or "")), key=str)
+def _as_of(
+    then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str], *, own: bool = False
+) -> str:
+    """The version that held at the asked time, said as past when it no longer holds, with when it held.
+    A version known by its key and value whose chosen sentence does not name the value (a message that
+    said more) is said by its value: "Your employer was Copperleaf Insurance"."""
+    after = sorted(b for m in members if (b := begun(m)) > begun(then))
     if then is head or not after:
         since = f" (since {head.time[:10]})" if head.time else ""
         return f"{_stated(head, keys).rstrip('.')}{since}."
     said = _stated(then, keys)
+    attribute = attributes.by_name(then.subject) if then.subject else None
+    if own and then.value and attribute is not None and not _words(then.value) <= _words(said):
+        said = f"Your {_label(attribute)} was {then.value}"
     said = in_the_past(first_to_second(said) if then.kind == "episode" else said).rstrip(".")
     start = f"from {then.time[:10]} " if then.time else ""
     return f"{said} ({start}until {after[0][:10]})."

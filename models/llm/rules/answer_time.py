@@ -3,8 +3,9 @@
 A question may name a time ("where did I live in March 2024?", "last summer", "in 2023") or a change
 ("where did I work before I moved?"). The time is read by recall's own rules (core/recall/query.py finds
 the phrase, core/recall/periods.py resolves it against the asker's day, core/write/times.py reads a
-written bound); nothing here parses dates itself. The version that held then is the newest statement
-of the subject made before the period ends; before a change, the newest one before the current one.
+written bound); nothing here parses dates itself. The version that held then is the statement of the
+subject that began to hold last before the period ends (a plan holds from the day it names); before a
+change, the newest one before the current one.
 """
 
 from __future__ import annotations
@@ -74,5 +75,18 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     if when.before_change:
         earlier = [s for s in dated if s is not head and (s.time or "") < (head.time or "")]
         return earlier[-1] if earlier else None
-    before = [s for s in dated if (s.time or "")[:10] < (when.end or "")]
+    before = sorted((s for s in dated if begun(s)[:10] < (when.end or "")), key=begun)
     return before[-1] if before else None
+
+
+def begun(statement: ContextItem) -> str:
+    """When a statement's value began to hold: the first day its own words put after the day it was said
+    ("I start in September", "moving over to a new role from January 2025"), else when it was said."""
+    told = statement.time or ""
+    try:
+        moment = datetime.fromisoformat(told)
+    except ValueError:
+        return told
+    day = moment.date()
+    later = [p.start for p in periods.stated_days(statement.text, moment) if p.start > day]
+    return min(later).isoformat() if later else told
