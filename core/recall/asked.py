@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
-from veramem_desktop.core.recall import questions, safety_net, statements
+from veramem_desktop.core.recall import periods, questions, safety_net, statements
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
@@ -71,8 +71,8 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
         key=lambda m: (
             m[0].state in _LIVE,
             _rank(m[0]),
-            _day(m[0]),
             id(m[0]) in leads,
+            _day(m[0]),
             m[0].time or "",
             -_place(m[0]),
             m[0].kind != "episode",
@@ -283,34 +283,45 @@ def _said_before(values: frozenset[str], h: Hit, members: list[tuple[Hit, frozen
 def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     """Label one attribute's statements and return the one that leads: of the live statements of the
     highest authority (a claim never leads the person's own words), those naming a value no older one
-    named are changes; of the newest day's changes, a keyed one leads, else the latest. An older live
-    statement whose values the leaders do not name is replaced, and so is one that names only values
-    said before and none of the leaders' (it tells of an old value)."""
+    named are changes. The newest day's changes, and later statements naming their values again, lead:
+    a keyed one first, then the one whose value began last, then the latest. An older live statement whose
+    values the leaders do not name is replaced, and so is one that names only values said before and none
+    of the leaders' (it tells of an old value)."""
     live = [(h, v) for h, v in members if h.state in _LIVE]
     if len(live) < 2:
         return live[0][0] if live else None
     top = max(_rank(h) for h, _ in live)
     live = [(h, v) for h, v in live if _rank(h) == top]
     # a statement naming only values said before ("the Fabia went to my nephew", "the senior engineer part
-    # is over") tells of an old value, not a change: the newest naming a value of its own leads
-    changes = [(h, v) for h, v in live if not _said_before(v, h, members)]
+    # is over") tells of an old value, not a change; one naming no value ("the new flat is cold") neither
+    changes = [(h, v) for h, v in live if v and not _said_before(v, h, members)]
     # statements of one day are one telling (a message and the replies around it)
     newest = max(_day(h) for h, _ in changes or live)
     heads = [(h, v) for h, v in changes or live if _day(h) == newest]
-    # of them, a statement the write path keyed with a value leads one it did not
-    lead = max(heads, key=lambda m: (bool(m[0].value), m[0].time or "", m[0].kind != "episode", m[0].score))[
-        0
-    ]
     said_now = frozenset().union(*(v for _, v in heads))
+    # a later statement naming the new value again ("first weeks at Ember") says it as of its own day
+    again = [(h, v) for h, v in live if _day(h) > newest and v & said_now]
+    # of them, a statement the write path keyed with a value leads one it did not, then the one whose value
+    # began last (a plan holds from the day it names), then the latest
+    lead = max(
+        heads + again,
+        key=lambda m: (
+            bool(m[0].value),
+            periods.begun(m[0].text, m[0].time),
+            m[0].time or "",
+            m[0].kind != "episode",
+            m[0].score,
+        ),
+    )[0]
     group = lead.group or lead.id
     for h, _ in members:
         h.group = group  # one subject: the answer states its newest statement once, the rest as past
-    leading = {id(h) for h, _ in heads}
+    leading = {id(h) for h, _ in heads + again}
     for h, values in live:
         if id(h) in leading:
             continue
         replaced = _day(h) < newest and bool(said_now - values)
-        told_of_old = (h, values) not in changes and not values & said_now
+        told_of_old = bool(values) and (h, values) not in changes and not values & said_now
         if replaced or told_of_old:
             h.state = safety_net.STATE
             h.superseded_by = lead.id

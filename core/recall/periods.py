@@ -228,3 +228,18 @@ def as_day(value: str | None) -> date | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).date()
+
+
+def begun(text: str, told: str | None) -> str:
+    """When a statement told at ``told`` (an ISO time) says its value began to hold: the first day its own
+    words put after the day it was said ("I start in September", "moving over from January 2025"), else
+    ``told`` itself ("" when unknown)."""
+    try:
+        moment = datetime.fromisoformat(told or "")
+    except ValueError:
+        return told or ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    day = moment.date()
+    later = [p.start for p in stated_days(text, moment) if p.start > day]
+    return min(later).isoformat() if later else told or ""

@@ -80,13 +80,5 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
 
 
 def begun(statement: ContextItem) -> str:
-    """When a statement's value began to hold: the first day its own words put after the day it was said
-    ("I start in September", "moving over to a new role from January 2025"), else when it was said."""
-    told = statement.time or ""
-    try:
-        moment = datetime.fromisoformat(told)
-    except ValueError:
-        return told
-    day = moment.date()
-    later = [p.start for p in periods.stated_days(statement.text, moment) if p.start > day]
-    return min(later).isoformat() if later else told
+    """When a statement's value began to hold (a plan holds from the day it names)."""
+    return periods.begun(statement.text, statement.time)
