@@ -236,7 +236,7 @@ def test_a_statement_naming_only_an_old_value_never_leads(keyless: Memory) -> No
 
 
 def test_a_later_line_naming_no_value_never_leads_the_change_it_speaks_of(rmem: Memory) -> None:
-    """"The new flat …" speaks of the home and names none: the statement naming the new town leads."""
+    """ "The new flat …" speaks of the home and names none: the statement naming the new town leads."""
     said(rmem, "I live in Harwick, near the ring road.", "2023-02-11")
     moved = said(rmem, "Got the keys to our place in Dunmere today!", "2024-03-11")
     said(rmem, "The new flat has the worst radiators, honestly.", "2025-04-11")
