@@ -179,10 +179,16 @@ def _members(
 def _anchored(
     hits: Sequence[Hit], found: list[tuple[Hit, frozenset[str]]], wanted: frozenset[str], numbers: bool
 ) -> list[tuple[Hit, frozenset[str]]]:
-    """The person's own statements that name a value a keyed statement of the attribute gave and a name
-    besides ("Ironclad doubled the fees so I jumped over to Pulsefit"): a change told against the old
-    value, in words no frame has and too short to be close to the question."""
-    known = frozenset().union(*(_words(h.value) for h, _ in found if h.value and h.subject))
+    """The person's own statements that name a value a keyed statement of the attribute gave, or one a
+    statement of it said stopped, and a name besides ("Ironclad doubled the fees so I jumped over to
+    Pulsefit"): a change told against the old value, in words no frame has and too short to be close to
+    the question."""
+    # the values keyed statements gave, and those a statement of the attribute says stopped
+    known = (
+        frozenset()
+        .union(*(_words(h.value) for h, _ in found if h.value and h.subject))
+        .union(*(statements.ended(h.text) for h, _ in found))
+    )
     if not known:
         return []
     taken = {id(h) for h, _ in found}
@@ -294,7 +300,21 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     live = [(h, v) for h, v in live if _rank(h) == top]
     # a statement naming only values said before ("the Fabia went to my nephew", "the senior engineer part
     # is over") tells of an old value, not a change; one naming no value ("the new flat is cold") neither
-    changes = [(h, v) for h, v in live if v and not _said_before(v, h, members)]
+    # nor a value it says stopped ("walked out of Halcyon for good"); a value a later statement says stopped
+    # holds no more
+    stops = {id(h): statements.ended(h.text) for h, _ in live}
+    gone = [(h, stops[id(h)]) for h, _ in live if stops[id(h)]]
+    holding = {id(h): v - stops[id(h)] for h, v in live}
+    ended_later = {
+        id(h)
+        for h, _ in live
+        if any((e.time or "") > (h.time or "") and stop & _words(h.text) for e, stop in gone)
+    }
+    changes = [
+        (h, v)
+        for h, v in live
+        if holding[id(h)] and not _said_before(holding[id(h)], h, members) and id(h) not in ended_later
+    ]
     # statements of one day are one telling (a message and the replies around it)
     newest = max(_day(h) for h, _ in changes or live)
     heads = [(h, v) for h, v in changes or live if _day(h) == newest]
@@ -320,8 +340,8 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     for h, values in live:
         if id(h) in leading:
             continue
-        replaced = _day(h) < newest and bool(said_now - values)
-        told_of_old = bool(values) and (h, values) not in changes and not values & said_now
+        replaced = (_day(h) < newest and bool(said_now - values)) or id(h) in ended_later
+        told_of_old = bool(holding[id(h)]) and (h, values) not in changes and not values & said_now
         if replaced or told_of_old:
             h.state = safety_net.STATE
             h.superseded_by = lead.id
