@@ -60,7 +60,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     own = not questions.person_asked(question)
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
     named = questions.attributes_of_nouns(questions.asked_nouns(question))
-    scored = _scored(items, keys, asked)
+    scored = _scored(items, keys, asked | named)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
     groups: dict[str, list[Row]] = {}
@@ -70,8 +70,8 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     ranked = sorted(groups.values(), key=lambda rows: max(r[:3] for r in rows), reverse=True)
     # A question asking one attribute is answered by the subject that states it, alone: another subject
     # said beside it would read as a second current value
-    stating = [rows for rows in ranked if any(_states(r[3], asked) for r in rows)]
-    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked)))
+    stating = [rows for rows in ranked if any(_states(r[3], asked | named) for r in rows)]
+    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked | named)))
     ranked = stating[:1] or ranked
     best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
