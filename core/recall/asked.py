@@ -72,6 +72,7 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
             m[0].state in _LIVE,
             _rank(m[0]),
             id(m[0]) in leads,
+            bool(m[1]),  # a lead naming the value before one that names none
             _day(m[0]),
             m[0].time or "",
             -_place(m[0]),
