@@ -7,17 +7,25 @@ A question naming a time also gets the other versions of the memories retrieved 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
-from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked
+from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked, questions
 from veramem_desktop.core.recall.fence import fence
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first
-from veramem_desktop.core.storage import episode_contents, episode_turns, item_evidence, items, traces
+from veramem_desktop.core.storage import (
+    episode_contents,
+    episode_turns,
+    item_evidence,
+    item_scopes,
+    items,
+    traces,
+)
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
@@ -63,7 +71,7 @@ def _attrs(hit: Hit) -> dict[str, object]:
     }
 
 
-def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
+def _context(pool: dict[str, Hit], question: str, told: Collection[str] = ()) -> list[Hit]:
     """What the answer may use, best first (the asker's own first for a first-person question, as search
     orders it): an episode whose own memory is also in the pool is left out
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
@@ -83,8 +91,18 @@ def _context(pool: dict[str, Hit], question: str) -> list[Hit]:
             and present & set(h.derived)
             and h.id not in retiring
             and h.state != "retracted"
+            and not (h.id in told and h.state in STALE)
         )
     ]
+
+
+def _as_versions(pool: dict[str, Hit], told: dict[str, item_scopes.KeyedVersion]) -> None:
+    """Each message that stated a version of the asked attribute, labelled as that version: what it states,
+    its value, whether it still holds, and since when."""
+    for episode, (_, predicate, value, status, valid_from) in told.items():
+        h = pool[episode]
+        h.subject, h.value, h.time = predicate, value, valid_from
+        h.state = "current" if status == "active" else status
 
 
 def _names_a_time(question: str) -> bool:
@@ -118,10 +136,15 @@ class Answerer:
         for h in first.shared:  # shared items may inform, labelled, never displacing the caller's own
             pool.setdefault(h.id, h)
         steps = [f"retrieve:{first.route}"]
-        if _names_a_time(question) and self._versions(pool, caller):
-            steps.append("versions")
-            self._annotate(pool)
-        draft, dropped = self._ask(question, pool, notices)
+        told: dict[str, item_scopes.KeyedVersion] = {}
+        if _names_a_time(question):
+            added = self._versions(pool, caller)
+            told = self._timeline(pool, caller, question)
+            if added or told:
+                steps.append("versions")
+                self._annotate(pool)
+                _as_versions(pool, told)
+        draft, dropped = self._ask(question, pool, notices, told)
         for step in LADDER:
             if draft is not None and not draft.abstained and draft.sufficient:
                 break
@@ -130,7 +153,7 @@ class Answerer:
             if not added:
                 continue
             self._annotate(pool)
-            draft, dropped = self._ask(question, pool, notices)
+            draft, dropped = self._ask(question, pool, notices, told)
         text, cited_ids, abstained = "", [], True
         if draft is not None:
             cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
@@ -183,13 +206,37 @@ class Answerer:
             self._add_episodes(item_evidence.cited_episode_ids(self.store, others), caller, pool, score=floor)
         return len(pool) - before
 
+    def _timeline(
+        self, pool: dict[str, Hit], caller: Caller, question: str
+    ) -> dict[str, item_scopes.KeyedVersion]:
+        """For a question naming a time and asking an attribute of the asker: each message that stated a
+        version of it that held for a time (current, replaced or ended), found by the attribute's key
+        whatever its words, with the version it stated, those the caller may see, below everything found."""
+        if questions.person_asked(question):
+            return {}
+        versions = item_scopes.keyed_versions(
+            self.store, caller.user_id, "user", sorted(questions.asked(question))
+        )
+        by_id = {v[0]: v for v in versions}
+        turns = (
+            item_evidence.cited_visible_turns(self.store, list(by_id), caller, iso(datetime.now(UTC)))
+            if by_id
+            else []
+        )
+        told = {episode: by_id[memory] for memory, episode in turns}
+        floor = min((h.score for h in pool.values()), default=0.0) - 0.02
+        self._add_episodes([e for e in told if e not in pool], caller, pool, score=floor)
+        return {e: v for e, v in told.items() if e in pool}
+
     def _annotate(self, pool: dict[str, Hit]) -> None:
         """Label what the ladder added (its state, what it speaks about) like search labels its hits."""
         for h in self.engine.annotate(list(pool.values())):
             pool[h.id] = h
 
-    def _ask(self, question: str, pool: dict[str, Hit], notices: list[str]) -> tuple[AnswerDraft | None, int]:
-        ordered = _context(pool, question)
+    def _ask(
+        self, question: str, pool: dict[str, Hit], notices: list[str], told: Collection[str] = ()
+    ) -> tuple[AnswerDraft | None, int]:
+        ordered = _context(pool, question, told)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
         items = [
             ContextItem(

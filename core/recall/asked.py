@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
-from veramem_desktop.core.recall import questions, safety_net, statements
+from veramem_desktop.core.recall import periods, questions, safety_net, statements
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
@@ -64,14 +64,16 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
             return _newest_first(hits, members)  # values side by side: none replaces another
     if not members:
         return hits
-    for part in _by_attribute(members, wanted):
-        _label(part)
+    leads = {id(_label(part)) for part in _by_attribute(members, wanted)}
     chosen = {id(h) for h, _ in members}
     ordered = sorted(
         members,
         key=lambda m: (
             m[0].state in _LIVE,
             _rank(m[0]),
+            id(m[0]) in leads,
+            bool(m[1]),  # a lead naming the value before one that names none
+            _day(m[0]),
             m[0].time or "",
             -_place(m[0]),
             m[0].kind != "episode",
@@ -171,7 +173,42 @@ def _members(
             loose.append((h, values, h.closeness))
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
-    return keyed + named + [(h, v) for h, v, c in loose if c >= bound]
+    found = keyed + named + [(h, v) for h, v, c in loose if c >= bound]
+    return found + _anchored(hits, found, wanted, numbers)
+
+
+def _anchored(
+    hits: Sequence[Hit], found: list[tuple[Hit, frozenset[str]]], wanted: frozenset[str], numbers: bool
+) -> list[tuple[Hit, frozenset[str]]]:
+    """The person's own statements that name a value a keyed statement of the attribute gave, or one a
+    statement of it said stopped, and a name besides ("Ironclad doubled the fees so I jumped over to
+    Pulsefit"): a change told against the old value, in words no frame has and too short to be close to
+    the question."""
+    # the values keyed statements gave, and those a statement of the attribute says stopped
+    known = (
+        frozenset()
+        .union(*(_words(h.value) for h, _ in found if h.value and h.subject))
+        .union(*(statements.ended(h.text) for h, _ in found))
+    )
+    if not known:
+        return []
+    taken = {id(h) for h, _ in found}
+    out = []
+    for h in hits:
+        if id(h) in taken or h.state not in _LIVE or h.authority != "authorized":
+            continue
+        if (h.about or "user").casefold() != "user" or (h.subject and h.value):
+            continue
+        if not known & _words(h.text):
+            continue
+        values = _plain_values(h.text, wanted, numbers)
+        if values - known:
+            out.append((h, values | (known & _words(h.text))))
+    return out
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in statements.WORD.findall(text))
 
 
 def _names(text: str, wanted: frozenset[str]) -> bool:
@@ -240,23 +277,74 @@ def _by_attribute(
     return list(parts.values())
 
 
-def _label(members: list[tuple[Hit, frozenset[str]]]) -> None:
-    """The newest live statement of the highest authority leads (a claim never leads the person's own
-    words); an older live one of that authority whose values it does not name is replaced."""
+def _day(h: Hit) -> str:
+    return (h.time or "")[:10]
+
+
+def _said_before(values: frozenset[str], h: Hit, members: list[tuple[Hit, frozenset[str]]]) -> bool:
+    """Whether every value ``h`` names was named by an older statement of its subject."""
+    older = frozenset().union(*(v for o, v in members if (o.time or "") < (h.time or "")))
+    return bool(values) and values <= older
+
+
+def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
+    """Label one attribute's statements and return the one that leads: of the live statements of the
+    highest authority (a claim never leads the person's own words), those naming a value no older one
+    named are changes. The newest day's changes, and later statements naming their values again, lead:
+    a keyed one first, then the one whose value began last, then the latest. An older live statement whose
+    values the leaders do not name is replaced, and so is one that names only values said before and none
+    of the leaders' (it tells of an old value)."""
     live = [(h, v) for h, v in members if h.state in _LIVE]
     if len(live) < 2:
-        return
+        return live[0][0] if live else None
     top = max(_rank(h) for h, _ in live)
     live = [(h, v) for h, v in live if _rank(h) == top]
-    newest = max(h.time or "" for h, _ in live)
-    heads = [(h, v) for h, v in live if (h.time or "") == newest]
-    lead = max(heads, key=lambda m: (m[0].kind != "episode", m[0].score))[0]
+    # a statement naming only values said before ("the Fabia went to my nephew", "the senior engineer part
+    # is over") tells of an old value, not a change; one naming no value ("the new flat is cold") neither
+    # nor a value it says stopped ("walked out of Halcyon for good"); a value a later statement says stopped
+    # holds no more
+    stops = {id(h): statements.ended(h.text) for h, _ in live}
+    gone = [(h, stops[id(h)]) for h, _ in live if stops[id(h)]]
+    holding = {id(h): v - stops[id(h)] for h, v in live}
+    ended_later = {
+        id(h)
+        for h, _ in live
+        if any((e.time or "") > (h.time or "") and stop & _words(h.text) for e, stop in gone)
+    }
+    changes = [
+        (h, v)
+        for h, v in live
+        if holding[id(h)] and not _said_before(holding[id(h)], h, members) and id(h) not in ended_later
+    ]
+    # statements of one day are one telling (a message and the replies around it)
+    newest = max(_day(h) for h, _ in changes or live)
+    heads = [(h, v) for h, v in changes or live if _day(h) == newest]
     said_now = frozenset().union(*(v for _, v in heads))
+    # a later statement naming the new value again ("first weeks at Ember") says it as of its own day
+    again = [(h, v) for h, v in live if _day(h) > newest and v & said_now]
+    # of them, a statement the write path keyed with a value leads one it did not, then the one whose value
+    # began last (a plan holds from the day it names), then the latest
+    lead = max(
+        heads + again,
+        key=lambda m: (
+            bool(m[0].value),
+            periods.begun(m[0].text, m[0].time),
+            m[0].time or "",
+            m[0].kind != "episode",
+            m[0].score,
+        ),
+    )[0]
     group = lead.group or lead.id
     for h, _ in members:
         h.group = group  # one subject: the answer states its newest statement once, the rest as past
+    leading = {id(h) for h, _ in heads + again}
     for h, values in live:
-        if (h.time or "") < newest and said_now - values:
+        if id(h) in leading:
+            continue
+        replaced = (_day(h) < newest and bool(said_now - values)) or id(h) in ended_later
+        told_of_old = bool(holding[id(h)]) and (h, values) not in changes and not values & said_now
+        if replaced or told_of_old:
             h.state = safety_net.STATE
             h.superseded_by = lead.id
             h.actionable = may_act(h.authority, h.state)
+    return lead

@@ -17,6 +17,7 @@ from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.recall.query import AskedTime
 from veramem_desktop.core.text.explicit_dates import MONTHS, normalise_explicit_dates
 from veramem_desktop.core.text.relative_dates import resolve_relative_dates
+from veramem_desktop.core.text.tense import tense_at
 from veramem_desktop.core.text.time_values import parse_time
 
 _MONTH_NUM = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
@@ -92,6 +93,27 @@ def _named_year(asked: AskedTime, anchor: date) -> Period:
     return Period(date(year, 1, 1), date(year + 1, 1, 1))
 
 
+#: the months a part of a year spans: its first third, its middle, its last third
+_PARTS = {
+    "early": (1, 5),
+    "start": (1, 5),
+    "beginning": (1, 5),
+    "mid": (5, 9),
+    "middle": (5, 9),
+    "late": (9, 13),
+    "end": (9, 13),
+}
+
+
+def _year_part(asked: AskedTime, anchor: date) -> Period:
+    """A part of a year ("mid 2024", "early 2023", "the end of 2022"): four months of it."""
+    part, _, year_word = asked.value.partition(" ")
+    first, last = _PARTS[part]
+    year = int(year_word)
+    end = date(year + 1, 1, 1) if last == 13 else date(year, last, 1)
+    return Period(date(year, first, 1), end)
+
+
 def _season(asked: AskedTime, anchor: date) -> Period:
     """A season ("this summer", "last summer"): the latest such season begun by the anchor ("last" the one
     before it while it is still going on), 92 days from its first month."""
@@ -135,6 +157,7 @@ _READ_AGAINST_ANCHOR: dict[str, Callable[[AskedTime, date], Period | None]] = {
     "day": _named_day,
     "month": _named_month,
     "year": _named_year,
+    "part": _year_part,
     "season": _season,
     "last": _last_unit,
 }
@@ -155,10 +178,32 @@ _MONTH_YEAR = re.compile(r"\b(" + "|".join(MONTHS) + r") (\d{4})\b")
 _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
+#: a day of a month named without its year ("the 2nd of March", "March 2nd", "4 August")
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>" + "|".join(MONTHS) + r")\b"
+    r"|\b(?P<month2>" + "|".join(MONTHS) + r")\s+(?P<dom2>\d{1,2})(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+
+
 def stated_days(text: str, told: datetime) -> list[Period]:
-    """The dates a turn states, its relative ones ("last Saturday") read against the time it was told."""
+    """The dates a turn states, its relative ones ("last Saturday") read against the time it was told, and
+    a day of a month named without a year, outside a past clause, as the next such day (only read here: the
+    turn's text is left as written, since "her birthday is the 28th of December" names no one year)."""
     resolved = normalise_explicit_dates(resolve_relative_dates(text, told))
     found: list[Period] = []
+    for m in _DAY_OF_MONTH.finditer(resolved):
+        if tense_at(resolved, m.start(), m.end()) == "past":
+            continue  # "I moved in on the 3rd of March": a day gone by, of a year not said
+        month = _MONTH_NUM[(m["month"] or m["month2"]).lower()]
+        for year in (told.year, told.year + 1):
+            try:
+                day = date(year, month, int(m["dom"] or m["dom2"]))
+            except ValueError:
+                break
+            if day >= told.date():
+                found.append(Period(day, day + timedelta(days=1)))
+                break
     for m in _ISO_DAY.finditer(resolved):
         try:
             day = date(int(m[1]), int(m[2]), int(m[3]))
@@ -183,3 +228,18 @@ def as_day(value: str | None) -> date | None:
     except ValueError:
         return None
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).date()
+
+
+def begun(text: str, told: str | None) -> str:
+    """When a statement told at ``told`` (an ISO time) says its value began to hold: the first day its own
+    words put after the day it was said ("I start in September", "moving over from January 2025"), else
+    ``told`` itself ("" when unknown)."""
+    try:
+        moment = datetime.fromisoformat(told or "")
+    except ValueError:
+        return told or ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    day = moment.date()
+    later = [p.start for p in stated_days(text, moment) if p.start > day]
+    return min(later).isoformat() if later else told or ""

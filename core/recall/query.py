@@ -123,6 +123,9 @@ _ASKED_BARE_MONTH = re.compile(
     r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD + r")\b(?!\s*\d)", re.I
 )
 _ASKED_SEASON = re.compile(r"\b(last|this|in|during)\s+(?:the\s+)?(spring|summer|autumn|fall|winter)\b", re.I)
+_ASKED_PART_YEAR = re.compile(
+    r"\b(early|mid|middle of|late|the start of|the beginning of|the end of)[\s-]+((?:19|20)\d{2})\b", re.I
+)
 _ASKED_YEAR = re.compile(r"\b(?:in|during|of)\s+((?:19|20)\d{2})\b", re.I)
 _ASKED_LAST = re.compile(r"\blast\s+(week|month|year)\b", re.I)
 _MONTH_KEY = {
@@ -170,6 +173,8 @@ def asked_time(query: str) -> AskedTime | None:
     if m := _ASKED_SEASON.search(query):
         which = m[1].lower()
         return AskedTime("season", f"{'last ' if which == 'last' else ''}{m[2].lower()}")
+    if m := _ASKED_PART_YEAR.search(query):
+        return AskedTime("part", f"{m[1].lower().split()[-2] if ' ' in m[1] else m[1].lower()} {m[2]}")
     if m := _ASKED_YEAR.search(query):
         return AskedTime("year", m[1])
     if m := _ASKED_LAST.search(query):

@@ -31,7 +31,8 @@ from veramem_desktop.core.recall.statements import (
 @lru_cache(maxsize=2048)
 def asked(question: str) -> frozenset[str]:
     """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
-    ("where do I work?": works_at, occupation), a noun ("who is my manager?": relation:boss) or a value."""
+    with its particle ("where do I work?": works_at, occupation; an ending's frame asks nothing: "do I walk
+    the dog?" is no "walk out"), a noun ("who is my manager?": relation:boss) or a value."""
     words = WORD.findall(question[:400])
     lowered = [w.lower() for w in words]
     spans = noun_spans(lowered)
@@ -43,7 +44,7 @@ def asked(question: str) -> frozenset[str]:
         if w not in _QUESTION_VERBS
         for lemma in lemmas(w)
         for attr, frame in heads.get(lemma, ())
-        if not frame.weak
+        if not frame.weak and not frame.ends and set(frame.verb.split()[1:]) <= set(lowered)
     )
     return frozenset(found - {"name"})
 

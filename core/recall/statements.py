@@ -47,7 +47,7 @@ _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's"
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 _HISTORY = re.compile(
-    r"\b(?:used to|back when|back then|when (?:i|we) (?:still|was|were)|anymore|any more)\b", re.I
+    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b", re.I
 )
 #: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
 _BEHIND = re.compile(
@@ -83,6 +83,8 @@ class Read:
     other: bool
     values: frozenset[str]
     historic: bool
+    #: whether every cue says a value ended ("walked out of Halcyon"): it states no value that holds
+    only_ends: bool = False
 
 
 @dataclass(frozen=True)
@@ -324,7 +326,8 @@ def read(text: str) -> Read | None:
     historic = behind or bool(_HISTORY.search(text))
     values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
     named = frozenset(named_all & set(names))
-    return Read(names, named, any(c.ends for c in cues), other, values, historic)
+    ends = [c.ends for c in cues]
+    return Read(names, named, any(ends), other, values, historic, all(ends))
 
 
 def attribute_of(found: Read) -> str:
@@ -335,6 +338,22 @@ def attribute_of(found: Read) -> str:
 
 #: "the old one", "my former boss", "our previous flat": a value said as one that no longer holds
 _FORMER = re.compile(r"\b(?:my|our|the|his|her|their|user's) (?:old|former|previous|ex)\b", re.I)
+
+
+#: where one sentence of a message ends and the next begins
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def ended(text: str) -> frozenset[str]:
+    """The values ``text`` says stopped holding: those named by its sentences that only say a value ended
+    ("walked out of Halcyon for good"), less any another sentence of it states ("…, now at Orrin")."""
+    stopped: set[str] = set()
+    holding: set[str] = set()
+    for sentence in _SENTENCE_END.split(text[:600]):
+        found = read(sentence)
+        named = values(sentence, "")
+        (stopped if found is not None and found.only_ends else holding).update(named)
+    return frozenset(stopped - holding)
 
 
 def is_request(text: str) -> bool:
@@ -358,6 +377,8 @@ def about_someone_else(text: str) -> bool:
             return True  # "my brother", "User's sister"
     if _SPEAKER & set(plain):
         return False
+    if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(_SENTENCE_END.split(text[:400])[0])}:
+        return False  # "it's been a month since I left": "it" is no one, the speaker is said after it
     if _OTHERS & set(plain) or any(attributes.relation(w) is not None for w in plain):
         return True
     if not first:

@@ -6,7 +6,7 @@ per-source usage budgets count.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage.id_sets import marks
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem, row_to_item
@@ -50,6 +50,33 @@ def current_ids_with_key(
         "user_id IS ? AND team_id IS ? AND subject = ? AND predicate = ?",
         (user_id, team_id, subject, predicate),
     )
+
+
+class KeyedVersion(NamedTuple):
+    """A memory stating one version of a key: its id, predicate, value, status and the time it began."""
+
+    id: str
+    predicate: str
+    value: str | None
+    status: str
+    valid_from: str
+
+
+def keyed_versions(
+    store: Store, user_id: str, subject: str, predicates: Sequence[str], limit: int = 50
+) -> list[KeyedVersion]:
+    """The unrejected memories of ``user_id``'s own scope stating one of ``predicates`` of ``subject`` that
+    held for a time: current, replaced, or ended (retracted with the day it stopped), newest first."""
+    if not predicates:
+        return []
+    rows = store.query(
+        "SELECT id, predicate, value, status, valid_from FROM memory_items WHERE user_id = ? AND team_id IS NULL "
+        f"AND subject = ? AND predicate IN ({marks(predicates)}) AND trust != 'rejected' AND (status IN "
+        "('active', 'superseded') OR (status = 'retracted' AND valid_to IS NOT NULL)) ORDER BY valid_from DESC "
+        "LIMIT ?",
+        (user_id, subject, *predicates, limit),
+    )
+    return [KeyedVersion(*row) for row in rows]
 
 
 def rejected_keys(

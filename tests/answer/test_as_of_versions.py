@@ -22,3 +22,53 @@ def test_the_version_valid_then_answers_though_relevance_found_only_the_current_
         said.text.index("Lindqvist") if "Lindqvist" in said.text else len(said.text)
     )
     assert mem.answer("Who is my dentist?", k=1).text.startswith("Your dentist is Dr Lindqvist")
+
+
+def test_a_value_that_ended_answers_for_the_time_it_held(mem: Memory) -> None:
+    """An ending retracts the value with the day it stopped; the versions rung finds it by the asked
+    attribute's key, so the answer about a time it held names it though relevance found the newer job."""
+    _said(mem, "I work at Harrowgate Foods as a buyer.", "2022-03-01")
+    _said(mem, "I handed in my notice at Harrowgate Foods today.", "2023-06-10")
+    _said(mem, "Week two at Cindermoss Labs, loving it.", "2023-09-20")
+    said = mem.answer("Where did I work in January 2023?")
+    assert not said.abstained and "Harrowgate" in said.text, said.text
+    assert "Cindermoss" not in said.text or said.text.index("Harrowgate") < said.text.index("Cindermoss")
+
+
+def test_a_plan_holds_from_the_day_it_names_not_the_day_it_was_said(mem: Memory) -> None:
+    """A new job said in September with its first day in November: in October the old job still held."""
+    _said(mem, "I work at Pellwood Bakery.", "2025-01-05")
+    _said(mem, "Signed with Tarnmoor Studio, first day is the 3rd of November.", "2025-09-15")
+    october = mem.answer("Where was I working in October 2025?")
+    assert "Pellwood" in october.text, october.text
+    assert "Tarnmoor" not in october.text or october.text.index("Pellwood") < october.text.index("Tarnmoor")
+    assert "Tarnmoor" in mem.answer("Where was I working in December 2025?").text
+
+
+def test_a_part_of_a_year_is_a_time_a_question_names() -> None:
+    from datetime import date
+
+    from veramem_desktop.core.recall import periods
+    from veramem_desktop.core.recall.query import asked_time
+
+    for question, span in (
+        ("Who was my partner in mid 2024?", (date(2024, 5, 1), date(2024, 9, 1))),
+        ("Where did I live in early-2023?", (date(2023, 1, 1), date(2023, 5, 1))),
+        ("What car did I have at the end of 2022?", (date(2022, 9, 1), date(2023, 1, 1))),
+    ):
+        asked = asked_time(question)
+        assert asked is not None, question
+        period = periods.resolve(asked, date(2026, 1, 1))
+        assert period is not None and (period.start, period.end) == span, question
+
+
+def test_a_day_of_a_month_without_its_year_is_read_forward_outside_a_past_clause() -> None:
+    from datetime import UTC, date, datetime
+
+    from veramem_desktop.core.recall import periods
+
+    told = datetime(2026, 1, 12, tzinfo=UTC)
+    days = [p.start for p in periods.stated_days("My first day there is the 2nd of March.", told)]
+    assert days == [date(2026, 3, 2)]
+    assert [p.start for p in periods.stated_days("We fly out December 3rd.", told)] == [date(2026, 12, 3)]
+    assert periods.stated_days("I moved in on the 3rd of March.", told) == []

@@ -205,3 +205,74 @@ def test_a_multi_valued_thing_asked_now_puts_the_newest_statement_first_and_repl
 )
 def test_a_value_before_a_contraction_is_no_person(text: str, other: bool) -> None:
     assert statements.about_someone_else(text) is other
+
+
+def test_a_change_told_against_the_old_value_leads_and_is_answered_with_the_new_value_alone(
+    rmem: Memory,
+) -> None:
+    """No frame reads "jumped over to", and the line is far from the question; it names the keyed old
+    value beside a new name, so it is a statement of the attribute, and the answer says the new value
+    plainly (the sentence word for word would name the old one as if current)."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "I train at Ironclad Gym, five mornings a week.", "2023-02-11")
+    new = said(rmem, "Ironclad doubled the fees so I jumped over to Pulsefit last month.", "2024-06-03")
+    assert rmem.search("Which gym do I go to?", k=10).results[0].id == new
+    answer = rmem.answer("Which gym do I go to?")
+    assert not answer.abstained and "Pulsefit" in answer.text
+    assert not stale_as_current(answer.text, ["Ironclad"]), answer.text
+
+
+def test_a_statement_naming_only_an_old_value_never_leads(keyless: Memory) -> None:
+    """The newest line about the car names only the car said before (here it says it was sold): it tells
+    of the old value, so the change before it still leads, and the old car's statement is history."""
+    said(keyless, "My car is a Renault Zoe, tiny but fine.", "2023-02-11")
+    new = said(keyless, "Picked up a Tesla Model 3 on Saturday, the car is a dream.", "2024-05-01")
+    said(keyless, "Sold the Zoe to a neighbour, that car had done ninety thousand miles.", "2024-05-09")
+    hits = keyless.search("What car do I drive?", k=10).results
+    assert hits[0].id == new, [h.text for h in hits[:3]]
+    old = [h for h in _memories(hits, "Renault Zoe") if h.state == "current"]
+    assert not old, [h.text for h in old]
+
+
+def test_a_later_line_naming_no_value_never_leads_the_change_it_speaks_of(rmem: Memory) -> None:
+    """ "The new flat …" speaks of the home and names none: the statement naming the new town leads."""
+    said(rmem, "I live in Harwick, near the ring road.", "2023-02-11")
+    moved = said(rmem, "Got the keys to our place in Dunmere today!", "2024-03-11")
+    said(rmem, "The new flat has the worst radiators, honestly.", "2025-04-11")
+    hits = rmem.search("Where do I live?", k=10).results
+    assert hits[0].id == moved, [(h.text, h.state) for h in hits[:3]]
+
+
+def test_a_message_ending_the_old_value_and_naming_the_new_one_leads(rmem: Memory) -> None:
+    """One sentence says the old job stopped, the next names the new place in words no frame has: the
+    message names the ended value beside a new name, so it is a statement of the attribute, and it
+    leads; the ending alone states no value that holds."""
+    said(rmem, "Quarrow Print is grinding me down, 60 hour weeks.", "2023-02-11")
+    said(
+        rmem,
+        "It's been two weeks since I walked out of Quarrow for good. The new place, Lindqvist & Moe, is calmer.",
+        "2024-03-11",
+    )
+    hits = rmem.search("Where do I work?", k=10).results
+    assert "Lindqvist & Moe" in hits[0].text, [(h.text, h.state) for h in hits[:3]]
+
+
+@pytest.mark.parametrize(
+    ("text", "stopped"),
+    [
+        ("Walked out of Quarrow for good. The new place, Lindqvist & Moe, is calmer.", {"quarrow"}),
+        ("I quit Brantwood Gym last month.", {"brantwood"}),
+        ("I quit Brantwood Gym and joined Corvel Fitness.", set()),
+        ("Lindqvist & Moe is calmer.", set()),
+    ],
+)
+def test_the_values_a_message_says_stopped(text: str, stopped: set[str]) -> None:
+    found = statements.ended(text)
+    assert stopped <= found, found
+    assert not found & {"corvel", "fitness", "lindqvist", "moe"}, found  # a value said to hold never stopped
+
+
+def test_an_it_before_the_speaker_is_no_one_else() -> None:
+    assert not statements.about_someone_else("It's been a month since I left Quarrow.")
+    assert statements.about_someone_else("It's her third year at Quarrow, she loves it.")

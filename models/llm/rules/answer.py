@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
-from veramem_desktop.core.recall import questions
-from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, held_then
+from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
@@ -57,7 +57,10 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     if when is not None and keys - when.words:
         keys -= when.words  # "in March 2024" says when, not what
     asked = questions.asked(question)
-    scored = _scored(items, keys, asked)
+    own = not questions.person_asked(question)
+    # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
+    named = questions.attributes_of_nouns(questions.asked_nouns(question))
+    scored = _scored(items, keys, asked | named)
     if not scored:
         return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
     groups: dict[str, list[Row]] = {}
@@ -67,8 +70,8 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     ranked = sorted(groups.values(), key=lambda rows: max(r[:3] for r in rows), reverse=True)
     # A question asking one attribute is answered by the subject that states it, alone: another subject
     # said beside it would read as a second current value
-    stating = [rows for rows in ranked if any(_states(r[3], asked) for r in rows)]
-    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked)))
+    stating = [rows for rows in ranked if any(_states(r[3], asked | named) for r in rows)]
+    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked | named)))
     ranked = stating[:1] or ranked
     best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
@@ -77,7 +80,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
     for rows in [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]:
-        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when)
+        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
         sentences.append(said)
         cited += ids
         covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
@@ -163,7 +166,14 @@ def _stems(item: ContextItem) -> set[str]:
 
 
 def _subject(
-    rows: list[Row], keys: set[str], by_id: dict[str, ContextItem], when: AskedWhen | None = None
+    rows: list[Row],
+    keys: set[str],
+    by_id: dict[str, ContextItem],
+    when: AskedWhen | None = None,
+    *,
+    own: bool = False,
+    asked: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
@@ -187,11 +197,20 @@ def _subject(
         ),
     )
     if when is not None:
-        then = held_then([m for m in members if m.authority == head.authority], head, when)
+        # the versions of the asked attribute, where the subject holds them, else all its statements
+        versions = [m for m in members if m.authority == head.authority]
+        versions = [m for m in versions if _states(m, asked) or not m.subject] or versions
+        then = held_then(versions, head, when)
         if then is not None:  # what holds now is cited with it: the answer does not present it as current
-            return _as_of(then, head, members, keys), list(dict.fromkeys([then.id, head.id]))
+            return _as_of(then, head, members, keys, own=own), list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
-    text = _said(head, keys) if head.id in retractions else _stated(head, keys)
+    # only where the question asks the attribute recall read the head as stating
+    plain = (
+        _value_said(head, members, keys)
+        if own and when is None and head.authority == "authorized" and _states(head, asked | named)
+        else None
+    )
+    text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions)
     lower = [
@@ -249,6 +268,7 @@ _NOT_A_VALUE = re.compile(
     r"September|October|November|December|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day",
     re.I,
 )
+_SPEAKERS = re.compile(r"\b(?:User|Assistant)(?:'s)?\b")
 _NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
 
 
@@ -270,16 +290,80 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
     return _lower_first(in_the_past(_sentence(old, keys)).rstrip("."))
 
 
-def _as_of(then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str]) -> str:
-    """The version that held at the asked time, said as past when it no longer holds, with when it held."""
-    after = sorted((m.time or "" for m in members if (m.time or "") > (then.time or "")), key=str)
+def _as_of(
+    then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str], *, own: bool = False
+) -> str:
+    """The version that held at the asked time, said as past when it no longer holds, with when it held.
+    A version known by its key and value whose chosen sentence does not name the value (a message that
+    said more) is said by its value: "Your employer was Copperleaf Insurance"."""
+    after = sorted(b for m in members if (b := begun(m)) > begun(then))
     if then is head or not after:
         since = f" (since {head.time[:10]})" if head.time else ""
         return f"{_stated(head, keys).rstrip('.')}{since}."
     said = _stated(then, keys)
+    attribute = attributes.by_name(then.subject) if then.subject else None
+    if own and then.value and attribute is not None and not _words(then.value) <= _words(said):
+        said = f"Your {_label(attribute)} was {then.value}"
     said = in_the_past(first_to_second(said) if then.kind == "episode" else said).rstrip(".")
     start = f"from {then.time[:10]} " if then.time else ""
     return f"{said} ({start}until {after[0][:10]})."
+
+
+def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -> str | None:
+    """The asker's own attribute said plainly ("Your carrier is Meadow Mobile."), when the sentence stating
+    it names another value beside it ("Orbit hiked the price so I jumped ship, on Meadow Mobile now"):
+    said word for word, the other name would read as current too. The value is the one the item was keyed
+    with, else the one name of the sentence no older statement of the subject names; None when neither
+    is known or the sentence names nothing else, so it is said as it is."""
+    attribute = attributes.by_name(head.subject) if head.subject else None
+    if attribute is None:
+        return None
+    sentence = own_words(_best_sentence(own_words(head.text), keys))
+    older = [n for m in members if (m.time or "") < (head.time or "") for n in _names_in(own_words(m.text))]
+    names = _names_in(sentence, older)
+    value = head.value if head.value and _words(head.value) <= _words(sentence) else None
+    if value is None:
+        new = [n for n in names if not any(_overlaps(n, o) for o in older)]
+        value = new[0] if len(new) == 1 else None
+    if value is None or not [n for n in names if not _overlaps(n, value)]:
+        return None
+    return f"Your {_label(attribute)} is {value}."
+
+
+def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
+    """The names and numbers of a sentence: capitalised runs (the first word only when it is a name the
+    lexicon does not know, or one of ``known``), less speakers, months and years."""
+    found = []
+    # a speaker is no part of a name ("on Firefox User had" is "Firefox")
+    for m in _NAMED.finditer(_SPEAKERS.sub(" , ", _DATE.sub(" ", sentence))):
+        name = m.group(0).rstrip(".,:")
+        if not name or _NOT_A_VALUE.fullmatch(name):
+            continue
+        if m.start() == 0 and not (
+            statements.a_name(name.split()[0]) or any(_overlaps(name, k) for k in known)
+        ):
+            continue
+        found.append(name)
+    return list(dict.fromkeys(found))
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[^\W_]+", text.casefold()))
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Whether two names are one ("Orbit", "Orbit Telecom"): the words of one hold the other's."""
+    wa, wb = _words(a), _words(b)
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+def _label(attribute: attributes.Attribute) -> str:
+    """What to call an attribute in an answer: a relation's role, a one-word name, else its first noun."""
+    if attribute.name.startswith("relation:"):
+        return attribute.name.split(":", 1)[1]
+    if "_" not in attribute.name or not attribute.nouns:
+        return attribute.name
+    return attribute.nouns[0]
 
 
 def _lower_first(text: str) -> str:

@@ -3,8 +3,9 @@
 A question may name a time ("where did I live in March 2024?", "last summer", "in 2023") or a change
 ("where did I work before I moved?"). The time is read by recall's own rules (core/recall/query.py finds
 the phrase, core/recall/periods.py resolves it against the asker's day, core/text/time_values.py reads a
-written bound); nothing here parses dates itself. The version that held then is the newest statement
-of the subject made before the period ends; before a change, the newest one before the current one.
+written bound); nothing here parses dates itself. The version that held then is the statement of the
+subject that began to hold last before the period ends (a plan holds from the day it names); before a
+change, the newest one before the current one.
 """
 
 from __future__ import annotations
@@ -74,5 +75,10 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     if when.before_change:
         earlier = [s for s in dated if s is not head and (s.time or "") < (head.time or "")]
         return earlier[-1] if earlier else None
-    before = [s for s in dated if (s.time or "")[:10] < (when.end or "")]
+    before = sorted((s for s in dated if begun(s)[:10] < (when.end or "")), key=begun)
     return before[-1] if before else None
+
+
+def begun(statement: ContextItem) -> str:
+    """When a statement's value began to hold (a plan holds from the day it names)."""
+    return periods.begun(statement.text, statement.time)
