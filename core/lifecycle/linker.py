@@ -52,6 +52,7 @@ from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.trust.normalize import skeleton
+from veramem_desktop.core.vocabulary import Kind, Status, Trust
 from veramem_desktop.core.write.retractions import person
 
 #: the vector variant holding a memory with its source episode's neighbouring turns
@@ -188,7 +189,7 @@ class Linker:
 
     def link_one(self, memory_id: str, report: LinkReport) -> None:
         item = item_scans.find(self.store, memory_id)
-        if item is None or item.status != "active" or item.trust == "rejected":
+        if item is None or item.status != Status.ACTIVE or item.trust == Trust.REJECTED:
             with self.store.atomic() as conn:
                 dequeue(conn, memory_id)
             return
@@ -266,7 +267,7 @@ class Linker:
         if conflict or _values_differ(item, other):
             return "contrasts"
         # a summary or experience restates its sources: it never sends them (or anything) to cold storage
-        if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {"summary", "experience"}:
+        if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {Kind.SUMMARY, Kind.EXPERIENCE}:
             general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms)
             if general is not None:
                 return general

@@ -19,6 +19,7 @@ from veramem_desktop.core.storage import episode_reads, item_reads
 from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.vocabulary import EPISODE_KIND, Authority, State, Status, Trust
 from veramem_desktop.core.write.times import parse_bound
 
 
@@ -98,12 +99,12 @@ def hydrate(
         hits.append(
             Hit(
                 r[0],
-                "episode",
+                EPISODE_KIND,
                 r[1],
                 scores[r[0]],
-                ROLE_AUTHORITY.get(r[2], "unendorsed"),
-                "raw",
-                "active",
+                ROLE_AUTHORITY.get(r[2], Authority.UNENDORSED),
+                Trust.RAW,
+                Status.ACTIVE,
                 r[3],
                 r[4],
                 r[5],
@@ -172,7 +173,7 @@ def statements_first(hits: list[Hit], query: str) -> list[Hit]:
     if not wanted:
         return hits
     stating = [
-        h.state in ("current", "in_conflict") and attributes.canonical(h.subject or "") in wanted
+        h.state in (State.CURRENT, State.IN_CONFLICT) and attributes.canonical(h.subject or "") in wanted
         for h in hits
     ]
     return [h for h, s in zip(hits, stating, strict=True) if s] + [

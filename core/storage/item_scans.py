@@ -15,6 +15,7 @@ from typing import Any
 
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, Evidence, MemoryItem, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Status
 
 _EVIDENCE = "SELECT episode_id, quote, span_start, span_end, score, role FROM evidence WHERE memory_id = ? ORDER BY id"
 
@@ -82,7 +83,7 @@ def merged_into(store: Store, source_id: str, kinds: Sequence[str]) -> MemoryIte
 def standing(
     store: Store,
     *,
-    statuses: Sequence[str] = ("active",),
+    statuses: Sequence[str] = (Status.ACTIVE,),
     kinds: Sequence[str] = (),
     unpinned: bool = False,
     in_session: bool = False,

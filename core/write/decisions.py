@@ -28,6 +28,7 @@ from veramem_desktop.core.llm import Decision
 from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Status
 from veramem_desktop.core.write.correcting import REASON as CORRECTION
 from veramem_desktop.core.write.retracting import OTHER_PERSON
 from veramem_desktop.core.write.retracting import REASON as RETRACTION
@@ -107,7 +108,7 @@ class Recorder:
                 "text": main["text"],
                 "kind": main["kind"],
                 "authority": main["authority"],
-                "status": "retracted" if outcome == "retracted" else "active",
+                "status": Status.RETRACTED if outcome == "retracted" else Status.ACTIVE,
             }
         cand, ep = plan.candidate, plan.episode
         messages = (

@@ -19,6 +19,7 @@ from veramem_desktop.core.attributes import canonical, is_multi_valued
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.vocabulary import Kind, Status
 from veramem_desktop.core.write import retracting
 from veramem_desktop.core.write.plan import WriteOutcome
 
@@ -38,8 +39,8 @@ def ended(cand: Candidate, neighbours: Sequence[tuple[MemoryItem, float]]) -> tu
     same = [
         (m, cos)
         for m, cos in neighbours
-        if m.status == "active"
-        and m.kind != "event"
+        if m.status == Status.ACTIVE
+        and m.kind != Kind.EVENT
         and (m.subject or "").casefold() == cand.subject.casefold()
         and m.predicate
         and (predicate is None or canonical(m.predicate) == predicate)

@@ -23,11 +23,12 @@ from veramem_desktop.core.llm import Decision, multi_valued
 from veramem_desktop.core.storage import index, item_queries, items, ledger, mention_rows, rejection_rows
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Authority, Status, Withheld
 from veramem_desktop.core.write import decisions
 from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
 from veramem_desktop.core.write.plan import Planned, WriteOutcome, norm
 
-CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
+CONFIDENCE: dict[str, float] = {Authority.AUTHORIZED: 0.9, Authority.ATTESTED: 0.7, Authority.UNENDORSED: 0.5}
 SOURCE_BY_ROLE = {
     "user": "user",
     "system": "user",
@@ -98,7 +99,7 @@ def _apply_one(
             target.id,
             device=device,
             op="memory.retract",
-            status="retracted",
+            status=Status.RETRACTED,
             valid_to=plan.episode.event_time,
             metadata={"retracted_by": plan.episode.id},
             details={"evidence": plan.episode.id},
@@ -188,7 +189,7 @@ def _apply_update(
     """A new version superseding the target (and the restatements of its value), or a new memory
     when the target changed earlier in this batch."""
     current = _current(conn, target.id)
-    if current.status != "active":
+    if current.status != Status.ACTIVE:
         item = _add(conn, plan, embedder_name, device=device)
         out.added.append(_summary(item, "its target changed in this batch; kept as new"))
         return
@@ -264,7 +265,7 @@ def _retire_restatements(
             other.id,
             device=device,
             op="memory.supersede",
-            status="superseded",
+            status=Status.SUPERSEDED,
             valid_to=new.valid_from,
             metadata={"superseded_by": new.id},
             details={"superseded_by": new.id},
@@ -318,7 +319,7 @@ def _add(
     }
     item = items.insert(conn, new, [plan.evidence], device=device, details=details or None)
     if resembles:
-        rejection_rows.withhold(conn, "memory", item.id, "resembles", resembles)
+        rejection_rows.withhold(conn, "memory", item.id, Withheld.RESEMBLES, resembles)
     index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
     return item
 

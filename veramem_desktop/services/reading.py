@@ -27,6 +27,7 @@ from veramem_desktop.core.trust import detail as detail_mod
 from veramem_desktop.core.trust import reads
 from veramem_desktop.core.trust.access import Caller
 from veramem_desktop.core.trust.detail import MemoryDetail
+from veramem_desktop.core.vocabulary import Status
 from veramem_desktop.core.write.times import parse_time
 
 from ..config import IdentitySettings
@@ -78,7 +79,7 @@ class Reading:
         *,
         user_id: str | None = None,
         kind: str | None = None,
-        status: str | None = "active",
+        status: str | None = Status.ACTIVE,
         authority: str | None = None,
         trust: str | None = None,
         agent_id: str | None = None,
