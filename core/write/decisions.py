@@ -35,7 +35,8 @@ from veramem_desktop.core.write.retracting import REASON as RETRACTION
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode
-    from veramem_desktop.core.write.plan import Planned, WriteOutcome
+    from veramem_desktop.core.write.plan import Planned
+from veramem_desktop.core.write.results import AddResult
 
 KIND = "write"
 ROUTE = "write"
@@ -56,7 +57,7 @@ class Recorder:
         self.context = [e.id for e in context][-MAX_MESSAGES:]
         self.produced: list[tuple[Planned, list[tuple[str, dict[str, Any]]]]] = []
 
-    def follow(self, planned: Sequence[Planned], out: WriteOutcome) -> Iterator[Planned]:
+    def follow(self, planned: Sequence[Planned], out: AddResult) -> Iterator[Planned]:
         """Yield each plan; when the loop comes back for the next, note the entries it added to ``out``."""
         for plan in planned:
             before = {name: len(getattr(out, name)) for name in _LISTS}

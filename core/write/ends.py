@@ -21,7 +21,7 @@ from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.vocabulary import Kind, Status
 from veramem_desktop.core.write import retracting
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 
 #: the reason of the retraction this step plans
 REASON = "the statement says this ended"
@@ -63,8 +63,8 @@ def reconciled(
     ep: Episode,
     pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
     neighbours: list[tuple[MemoryItem, float]],
-    decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], WriteOutcome], Decision],
-    out: WriteOutcome,
+    decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], AddResult], Decision],
+    out: AddResult,
 ) -> tuple[Candidate, Decision, retracting.Retracted | None]:
     """Reconciliation's decision (``decide``, reporting in ``out``), then the engine's own readings: a retraction in the
     speaker's words (core/write/retracting.py), and an ending statement's key, which retracts the current

@@ -16,7 +16,6 @@ batch guards (core/write/guards.py) say which plans of one add conflict or repea
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.llm import Decision, multi_valued
@@ -26,7 +25,8 @@ from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.vocabulary import Authority, Status, Withheld
 from veramem_desktop.core.write import decisions
 from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
-from veramem_desktop.core.write.plan import Planned, WriteOutcome, norm
+from veramem_desktop.core.write.plan import Planned, norm
+from veramem_desktop.core.write.results import AddResult, Entry
 
 CONFIDENCE: dict[str, float] = {Authority.AUTHORIZED: 0.9, Authority.ATTESTED: 0.7, Authority.UNENDORSED: 0.5}
 SOURCE_BY_ROLE = {
@@ -42,7 +42,7 @@ SOURCE_BY_ROLE = {
 def apply(
     store: Store,
     planned: list[Planned],
-    out: WriteOutcome,
+    out: AddResult,
     recorder: decisions.Recorder | None = None,
     *,
     embedder_name: str,
@@ -67,7 +67,7 @@ def _apply_one(
     plan: Planned,
     planned: list[Planned],
     fresh: dict[int, MemoryItem],
-    out: WriteOutcome,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
@@ -124,7 +124,7 @@ def _kept_apart(
     plan: Planned,
     op: str,
     target: MemoryItem | None,
-    out: WriteOutcome,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
@@ -165,7 +165,7 @@ def _apply_add(
     plan: Planned,
     planned: list[Planned],
     fresh: dict[int, MemoryItem],
-    out: WriteOutcome,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
@@ -184,7 +184,7 @@ def _apply_add(
 
 
 def _apply_update(
-    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, embedder_name: str, device: str
+    conn: Connection, plan: Planned, target: MemoryItem, out: AddResult, *, embedder_name: str, device: str
 ) -> None:
     """A new version superseding the target (and the restatements of its value), or a new memory
     when the target changed earlier in this batch."""
@@ -204,9 +204,7 @@ def _apply_update(
     _retire_restatements(conn, current, item, plan, out, device=device)
 
 
-def _apply_noop(
-    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, device: str
-) -> None:
+def _apply_noop(conn: Connection, plan: Planned, target: MemoryItem, out: AddResult, *, device: str) -> None:
     """Already known: the plan's evidence on the target, or a mention when its source is of lower authority."""
     if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
         items.add_evidence(conn, target.id, plan.evidence)
@@ -226,7 +224,7 @@ def _apply_noop(
 
 
 def _mark_batch_conflict(
-    conn: Connection, lower: MemoryItem, higher: MemoryItem, out: WriteOutcome, *, device: str
+    conn: Connection, lower: MemoryItem, higher: MemoryItem, out: AddResult, *, device: str
 ) -> None:
     """Two memories new in this add that contradict each other: the conflict on both, and the lower's
     report says why it was kept separately."""
@@ -241,7 +239,7 @@ def _mark_batch_conflict(
 
 
 def _retire_restatements(
-    conn: Connection, old: MemoryItem, new: MemoryItem, plan: Planned, out: WriteOutcome, *, device: str
+    conn: Connection, old: MemoryItem, new: MemoryItem, plan: Planned, out: AddResult, *, device: str
 ) -> None:
     """Other current memories of no higher authority that state the value just replaced (an echo
     kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
@@ -346,7 +344,7 @@ def _mark_conflict(conn: Connection, target: MemoryItem, other_id: str, *, devic
     )
 
 
-def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
+def _summary(item: MemoryItem, reason: str) -> Entry:
     return {
         "id": item.id,
         "text": item.text,
