@@ -47,8 +47,7 @@ from veramem_desktop.core.write.results import AddResult
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
 MAX_CANDIDATES = 200
 NEIGHBOURS = 5
-#: a candidate this close to a rejected memory of its scope (and not about another subject) is a
-#: paraphrase of the rejected value: stored, held out of recall, and put to a person in review
+#: a candidate this close to a rejected memory in scope (same subject) paraphrases it: stored, held for review
 RESEMBLES_COSINE = 0.9
 
 
