@@ -34,6 +34,7 @@ from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.provenance import provenance_of
+from veramem_desktop.core.vocabulary import Status
 
 #: A rejection tombstone's target: this prefix and the id of the memory that was rejected.
 REJECTION_PREFIX = "rejection:"
@@ -289,7 +290,7 @@ def forget(
                 mid,
                 device=device,
                 op="memory.restore",
-                status="active",
+                status=Status.ACTIVE,
                 metadata={"cold": None, "cold_by": None},
                 details={"reason": "what stood for it was forgotten"},
             )

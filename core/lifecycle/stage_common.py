@@ -26,6 +26,7 @@ from veramem_desktop.core.storage import derivations, index, item_states, items
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.vocabulary import Kind
 
 __all__ = ["ConsolidateConfig", "Consolidator", "Progress"]
 
@@ -118,7 +119,7 @@ class Consolidator:
             user_id=first.user_id,
             agent_id=first.agent_id,
             team_id=first.team_id,
-            session_id=first.session_id if kind == "summary" else None,
+            session_id=first.session_id if kind == Kind.SUMMARY else None,
             visibility=first.visibility,
             valid_from=min(s.valid_from for s in sources),
             confidence=min(s.confidence for s in sources),

@@ -25,6 +25,7 @@ from veramem_desktop.core.lifecycle.rules import (
 from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator
 from veramem_desktop.core.storage import index, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
 
 # ---------------------------------------------------------------- 1. archive
@@ -60,7 +61,7 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
                     item.id,
                     device=con.device,
                     op="memory.archive",
-                    status="archived",
+                    status=Status.ARCHIVED,
                     details={"reason": reason, "utility": round(heard.utility, 4)},
                 )
                 count.wrote(item.id)
@@ -118,10 +119,10 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     existing: dict[tuple[Any, ...], MemoryItem] = {}
     # an archived summary still stands for its sources: it is not written again
     for s in item_states.standing(
-        con.store, statuses=("archived", "active"), kinds=("summary",), in_session=True
+        con.store, statuses=(Status.ARCHIVED, Status.ACTIVE), kinds=(Kind.SUMMARY,), in_session=True
     ):
         key = (s.session_id, *scope_of(s))
-        if key not in existing or s.status == "active":
+        if key not in existing or s.status == Status.ACTIVE:
             existing[key] = s
     keys = sorted(sessions, key=lambda k: tuple("" if v is None else str(v) for v in k))
     count.found = len(keys)
@@ -139,7 +140,7 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
             texts = [s.text for s in sources]
             text = con.ask(partial(con.llm.summarise, texts), count, notices, f"session {key[0]} summary")
             if text is not None:
-                if items.weakest([s.authority for s in sources]) != "authorized":
+                if items.weakest([s.authority for s in sources]) != Authority.AUTHORIZED:
                     text = f"According to this session's sources: {text}"
                 with con.store.atomic() as conn:
                     if not con.still_active(conn, sources):
@@ -148,7 +149,7 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
                         item = con.write_derived(
                             conn,
                             sources,
-                            "summary",
+                            Kind.SUMMARY,
                             text,
                             {"sources": source_ids, "session": key[0]},
                             previous,
@@ -187,7 +188,7 @@ def decay(con: Consolidator, count: StageCount, now: datetime) -> None:
             plan.append((item, None))
             continue
         idle = idle_days(item.last_used_at, item.created_at, now)
-        plan.append((item, strength(idle, item.importance, item.trust == "verified", cfg.decay)))
+        plan.append((item, strength(idle, item.importance, item.trust == Trust.VERIFIED, cfg.decay)))
     count.found = len(plan)
     for start in range(0, len(plan), cfg.batch):
         with con.store.atomic() as conn:

@@ -32,9 +32,10 @@ from veramem_desktop.core.recall import statements
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
+from veramem_desktop.core.vocabulary import Authority, State
 
-STATE = "probably_superseded"
-_LIVE = ("current", "in_conflict")
+STATE = State.PROBABLY_SUPERSEDED
+_LIVE = (State.CURRENT, State.IN_CONFLICT)
 
 
 class _KeyedRow(Protocol):
@@ -89,7 +90,7 @@ def _statements(h: Hit, rows: Mapping[str, _KeyedRow], related: Mapping[str, lis
     keyed = [r for r in keyed if r.subject and r.predicate]
     if keyed:
         return [s for r in keyed if (s := _from_key(h, r)) is not None]
-    if h.authority != "authorized":
+    if h.authority != Authority.AUTHORIZED:
         return []
     found = statements.read(h.text)
     if found is None or found.other:

@@ -40,6 +40,7 @@ from veramem_desktop.core.storage.rejection_keys import digest as _digest
 from veramem_desktop.core.storage.rejection_keys import secret as _secret
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.text.normalize import normalise, phrase_words, skeleton
+from veramem_desktop.core.vocabulary import Withheld
 
 __all__ = ["KEY_META", "MAX_PHRASE_WORDS", "NEAR_BACKFILLED", "NEAR_KEY", "phrase_of", "scope_of", "variants"]
 
@@ -121,7 +122,7 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
     rejection_rows.withhold_rejected(conn, item.id)
     # The messages the value was taken from hold it, whatever words it has.
     for episode_id in scope_texts.quoted_episode_ids(conn, item.id):
-        rejection_rows.withhold(conn, "episode", episode_id, "rejected", item.id)
+        rejection_rows.withhold(conn, "episode", episode_id, Withheld.REJECTED, item.id)
         withheld.append(episode_id)
     if words is not None:
         withheld += _withhold_holders(conn, item, words)
@@ -142,7 +143,7 @@ def _withhold_holders(conn: Connection, item: RejectedMemory, words: list[str]) 
             if text.isascii() and words[0] not in ascii_skeleton(text):
                 continue
             if _contains(phrase_words(text), words) and rejection_rows.withhold(
-                conn, kind, owner_id, "rejected", item.id
+                conn, kind, owner_id, Withheld.REJECTED, item.id
             ):
                 out.append(owner_id)
     return out
@@ -198,11 +199,12 @@ def withhold_if_rejected(
         if not rejection_rows.scope_has_values(conn, scope_of(user_id, team_id)):
             continue  # nothing rejected in this scope: nothing to hold
         if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0]:
-            reason = "rejected"
+            reason = Withheld.REJECTED
         elif near_misses.near_miss(conn, user_id=user_id, team_id=team_id, text=text) or (
             owner_kind == "memory" and rejection_rows.cites_held(conn, owner_id)
         ):
-            reason = "resembles"  # held for a person to decide, with what was taken from a held message
+            # held for a person to decide, with what was taken from a held message
+            reason = Withheld.RESEMBLES
         else:
             continue
         if rejection_rows.withhold(conn, owner_kind, owner_id, reason, None):

@@ -22,6 +22,7 @@ from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, E
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission
+from veramem_desktop.core.vocabulary import Authority, Trust
 
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
 Version = tuple[MemoryItem, list[Evidence], list[str]]
@@ -131,11 +132,11 @@ def admitted_chain(
                     f"memory {item.id}: trust {item.trust!r} from the file kept as {trust!r}"
                 )
             text = item.text
-            if evidence and item.authority != "authorized":
+            if evidence and item.authority != Authority.AUTHORIZED:
                 weakest = min(evidence, key=lambda e: AUTHORITY_RANK[ROLE_AUTHORITY[e.role]])
                 source = episodes_mod.get(store, weakest.episode_id)
                 text = admission.attributed_text(text, weakest.role, source.source_name if source else None)
-            if trust != "rejected" and rejections.is_rejected(
+            if trust != Trust.REJECTED and rejections.is_rejected(
                 conn,
                 user_id=item.user_id,
                 team_id=item.team_id,

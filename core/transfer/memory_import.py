@@ -64,6 +64,7 @@ from veramem_desktop.core.transfer.opening import open_regular
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.quotes import locate
+from veramem_desktop.core.vocabulary import Authority, Kind, Trust
 from veramem_desktop.core.write.ingest import line_of
 
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
@@ -271,7 +272,7 @@ def _flush_memories(
             written = _insert_exact(conn, item, evidence, device)
             index.index_memory(conn, embedder.name, item.id, item.text, vec)
             derivations.add(conn, item.id, derived)
-            if written.trust == "rejected":
+            if written.trust == Trust.REJECTED:
                 rejections.record(conn, written)
     result.memories += len(todo)
     result.versions += len(flat)
@@ -304,7 +305,7 @@ def _check_chain(
     for item, evidence, derived in chain:
         if (
             not item.id
-            or item.kind not in ("fact", "preference", "event", "experience", "summary")
+            or item.kind not in (Kind.FACT, Kind.PREFERENCE, Kind.EVENT, Kind.EXPERIENCE, Kind.SUMMARY)
             or item.authority not in AUTHORITY_RANK
         ):
             result.problems.append(
@@ -343,7 +344,7 @@ def _check_chain(
                     said.role,
                 )
             )
-        ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else "unendorsed"
+        ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else Authority.UNENDORSED
         if AUTHORITY_RANK[item.authority] > AUTHORITY_RANK[ceiling]:
             result.notices.append(
                 f"memory {item.id}: authority {item.authority} lowered to {ceiling}, what its evidence gives"

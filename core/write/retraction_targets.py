@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
+from veramem_desktop.core.vocabulary import Authority, Kind, Status
 from veramem_desktop.core.write import retraction_forms
 from veramem_desktop.core.write.correction_targets import speaker
 
@@ -29,7 +30,7 @@ from veramem_desktop.core.write.correction_targets import speaker
 REASON = "a retraction"
 #: the reason of a DELETE turned into an ADD because it spoke of another person (:func:`other_person`)
 OTHER_PERSON = "it speaks of another person than the memory it would retract"
-_RETRACTABLE = frozenset({"fact", "preference", "event"})
+_RETRACTABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.EVENT})
 
 
 @dataclass(frozen=True)
@@ -57,14 +58,14 @@ def retract(
     held = [
         (m, c)
         for m, c in pool()
-        if m.status == "active"
+        if m.status == Status.ACTIVE
         and m.kind in _RETRACTABLE
         and _about(m, about, text)
         and retraction_forms.retracts(found, _words(m), m.predicate)
     ]
     if not held:
         return None
-    own = ROLE_AUTHORITY.get(ep.role, "unendorsed")
+    own = ROLE_AUTHORITY.get(ep.role, Authority.UNENDORSED)
     target, cosine = max(held, key=lambda p: _fit(p[0], p[1], own, cand, about))
     verb = "" if found.verb in (None, "be", "have") else f"{found.verb} "
     reason = f"{REASON}: {verb}{found.thing or 'it'} no longer holds".replace("  ", " ")

@@ -168,16 +168,7 @@ class Writes:
                     "of a memory that had none (forget it to erase it sooner)"
                 )
         self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])  # in the background
-        return AddResult(
-            episodes=stored,
-            added=outcome.added,
-            updated=outcome.updated,
-            retracted=outcome.retracted,
-            unchanged=outcome.unchanged,
-            rejected=outcome.rejected,
-            notices=notices,
-            forgotten=forgotten,
-        )
+        return replace(outcome, episodes=stored, notices=notices, forgotten=forgotten)
 
     def admit(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str]
