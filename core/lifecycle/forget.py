@@ -22,6 +22,7 @@ from typing import Any
 
 from veramem_desktop.core.errors import InvalidInputError, NotFoundError
 from veramem_desktop.core.lifecycle import redaction, restatements
+from veramem_desktop.core.lifecycle.links import bring_back
 from veramem_desktop.core.lifecycle.restatements import NO_REACH, Reach
 from veramem_desktop.core.lifecycle.turn_repair import neighbours_of, repair_neighbours
 from veramem_desktop.core.storage import forget_reach as reach_rows
@@ -30,7 +31,6 @@ from veramem_desktop.core.storage.forget_reach import closure as _closure
 from veramem_desktop.core.storage.forget_reach import ids_of as _ids
 from veramem_desktop.core.storage.forget_reach import marks as _marks
 from veramem_desktop.core.storage.forget_reach import restorable as _restorable
-from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.provenance import provenance_of
@@ -284,15 +284,7 @@ def forget(
                 )
                 tombstones.append(entry.seq)
         for mid in p.restored:
-            set_fields(
-                conn,
-                mid,
-                device=device,
-                op="memory.restore",
-                status="active",
-                metadata={"cold": None, "cold_by": None},
-                details={"reason": "what stood for it was forgotten"},
-            )
+            bring_back(conn, mid, device=device, reason="what stood for it was forgotten")
         for mid in p.memories:
             _delete_memory(conn, mid)
         touched = neighbours_of(conn, p.episodes)

@@ -133,15 +133,7 @@ def admitted_chain(
                 weakest = min(evidence, key=lambda e: AUTHORITY_RANK[ROLE_AUTHORITY[e.role]])
                 source = episodes_mod.get(store, weakest.episode_id)
                 text = admission.attributed_text(text, weakest.role, source.source_name if source else None)
-            if trust != "rejected" and rejections.is_rejected(
-                conn,
-                user_id=item.user_id,
-                team_id=item.team_id,
-                subject=item.subject,
-                predicate=item.predicate,
-                value=item.value,
-                text=text,
-            ):
+            if trust != "rejected" and rejections.is_rejected(conn, item, item, text):
                 result.notices.append(
                     f"{where}: memory {item.id} restates a value you rejected; not imported"
                 )

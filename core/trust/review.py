@@ -63,15 +63,7 @@ def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
             raise NotFoundError(f"No memory {memory_id}.")
         if item.trust == "rejected":
             raise RefusedError(f"{memory_id} was rejected; a rejected value cannot be approved.")
-        if rejections.is_rejected(
-            conn,
-            user_id=item.user_id,
-            team_id=item.team_id,
-            subject=item.subject,
-            predicate=item.predicate,
-            value=item.value,
-            text=item.text,
-        ):
+        if rejections.is_rejected(conn, item, item, item.text):
             raise RefusedError(
                 f"{memory_id} states a value that was rejected before for the same subject; "
                 "it cannot be approved."
