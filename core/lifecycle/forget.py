@@ -367,23 +367,31 @@ def rejection_target(memory_id: str) -> str:
 def erase_grant(conn: Connection, grant_id: str, *, device: str) -> int:
     """Delete one grant and leave its tombstone (kind ``grant``); returns the ledger seq.
     Used by a user forget, and on a synced device when that tombstone arrives."""
-    commit = ledger.commit_to(conn, grant_id, {"forgotten": grant_id})
-    entry = ledger.append(
-        conn, op="forget", target_kind="grant", target_id=grant_id, commitment_hex=commit, device=device
-    )
-    conn.execute("DELETE FROM grants WHERE id = ?", (grant_id,))
-    ledger.erase_secret(conn, grant_id)
-    return entry.seq
+    return _erase(conn, "grant", grant_id, "DELETE FROM grants WHERE id = ?", (grant_id,), device=device)
 
 
 def erase_rejections(conn: Connection, memory_id: str, *, device: str) -> int:
     """Delete the rejected values recorded for ``memory_id`` and leave their tombstone (kind
     ``rejection``); returns the ledger seq. Only a user forget erases rejections."""
-    target = rejection_target(memory_id)
+    return _erase(
+        conn,
+        "rejection",
+        rejection_target(memory_id),
+        "DELETE FROM rejected_values WHERE memory_id = ?",
+        (memory_id,),
+        device=device,
+    )
+
+
+def _erase(
+    conn: Connection, kind: str, target: str, delete: str, params: tuple[str, ...], *, device: str
+) -> int:
+    """Leave the tombstone of ``target`` (kind ``kind``), run ``delete`` and erase the target's secret;
+    returns the ledger seq."""
     commit = ledger.commit_to(conn, target, {"forgotten": target})
     entry = ledger.append(
-        conn, op="forget", target_kind="rejection", target_id=target, commitment_hex=commit, device=device
+        conn, op="forget", target_kind=kind, target_id=target, commitment_hex=commit, device=device
     )
-    conn.execute("DELETE FROM rejected_values WHERE memory_id = ?", (memory_id,))
+    conn.execute(delete, params)
     ledger.erase_secret(conn, target)
     return entry.seq

@@ -20,12 +20,25 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from veramem_desktop.core.lifecycle.links import LINK_TYPES
 from veramem_desktop.core.storage import episode_reads, index_reads, item_reads
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.access import Caller
+
+V = TypeVar("V")
+
+
+def keep_per_minute(cache: dict[tuple[Any, ...], V], key: tuple[Any, ...], value: V) -> None:
+    """Keep ``value`` under ``key``, whose last part is the minute it was made in, dropping the entries of
+    earlier minutes with the same rest of the key; past 64 entries the cache starts over. The caller
+    holds the lock that guards ``cache``."""
+    if len(cache) > 64:
+        cache.clear()
+    for older in [k for k in cache if k[:-1] == key[:-1]]:
+        del cache[older]
+    cache[key] = value
 
 
 class Candidates:
@@ -97,12 +110,8 @@ class Candidates:
         # caches (core/storage/vectors.py) instead of each holding its own (8 MB per set at 100,000 rows).
         ids = [sys.intern(i) for i in ids]
         with self._lock:
-            if len(self._allowed) > 64:
-                self._allowed.clear()
             # A new minute's set replaces the caller's last one: each holds every id the caller may see.
-            for older in [k for k in self._allowed if k[:-1] == key[:-1]]:
-                del self._allowed[older]
-            self._allowed[key] = (version, ids)
+            keep_per_minute(self._allowed, key, (version, ids))
         return key, ids
 
     # ------------------------------------------------------------ the lexical channels' rows

@@ -9,7 +9,6 @@ keeps its source's wording, and one restating a rejected value is not imported.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -77,21 +76,9 @@ def admitted_episodes(
 
 
 def values(ep: Episode) -> tuple[Any, ...]:
-    return (
-        ep.id,
-        ep.content,
-        ep.sha256,
-        ep.role,
-        ep.source_name,
-        ep.user_id,
-        ep.agent_id,
-        ep.team_id,
-        ep.session_id,
-        int(ep.turn_index),
-        ep.event_time,
-        ep.created_at,
-        json.dumps(ep.metadata or {}, sort_keys=True),
-    )
+    """An imported episode's row (core/storage/episodes.as_row), its turn read as a whole number and no
+    metadata as an empty object."""
+    return episodes_mod.as_row(replace(ep, turn_index=int(ep.turn_index), metadata=ep.metadata or {}))
 
 
 def forgotten_chain(

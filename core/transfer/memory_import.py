@@ -66,6 +66,8 @@ from veramem_desktop.core.write.ingest import line_of
 
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
+#: records of one type read but not stored yet, each with its line number
+Pending = list[tuple[int, dict[str, Any]]]
 
 
 def import_archive(
@@ -80,9 +82,9 @@ def import_archive(
     """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring).
     ``include_forgotten`` (a person's act) lets forgotten episodes in again; the ledger records it."""
     result = ArchiveResult(include_forgotten=include_forgotten)
-    pending_eps: list[tuple[int, dict[str, Any]]] = []
-    pending_mems: list[tuple[int, dict[str, Any]]] = []
-    pending_links: list[tuple[int, dict[str, Any]]] = []
+    pending_eps: Pending = []
+    pending_mems: Pending = []
+    pending_links: Pending = []
     header_seen = False
     for n, obj in read_archive(path):
         if isinstance(obj, Problem):
@@ -135,12 +137,7 @@ def read_archive(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
 
 
 def _flush_episodes(
-    store: Store,
-    embedder: Embedder,
-    pending: list[tuple[int, dict[str, Any]]],
-    result: ArchiveResult,
-    device: str,
-    dry_run: bool,
+    store: Store, embedder: Embedder, pending: Pending, result: ArchiveResult, device: str, dry_run: bool
 ) -> None:
     if not pending:
         return
@@ -225,12 +222,7 @@ def _version(obj: Any) -> tuple[MemoryItem, list[Evidence], list[str]]:
 
 
 def _flush_memories(
-    store: Store,
-    embedder: Embedder,
-    pending: list[tuple[int, dict[str, Any]]],
-    result: ArchiveResult,
-    device: str,
-    dry_run: bool,
+    store: Store, embedder: Embedder, pending: Pending, result: ArchiveResult, device: str, dry_run: bool
 ) -> None:
     if not pending:
         return
@@ -345,9 +337,7 @@ def _check_chain(
     return out
 
 
-def _flush_links(
-    store: Store, pending: list[tuple[int, dict[str, Any]]], result: ArchiveResult, device: str, dry_run: bool
-) -> None:
+def _flush_links(store: Store, pending: Pending, result: ArchiveResult, device: str, dry_run: bool) -> None:
     from veramem_desktop.core.lifecycle.links import add_link, keep_created_at
 
     if not pending:

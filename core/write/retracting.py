@@ -16,7 +16,6 @@ Pure functions over the memories the writer offers (core/write/derive.py): no SQ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from veramem_desktop.core.llm import Candidate, Decision
@@ -24,6 +23,7 @@ from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
 from veramem_desktop.core.write import retractions
 from veramem_desktop.core.write.correcting import speaker
+from veramem_desktop.core.write.same_add import Pool
 
 #: the reason of every decision this step makes (core/write/decisions.py names the guard by it)
 REASON = "a retraction"
@@ -43,9 +43,7 @@ class Retracted:
     reading: retractions.Retraction
 
 
-def retract(
-    cand: Candidate, text: str, ep: Episode, pool: Callable[[], Sequence[tuple[MemoryItem, float]]]
-) -> Retracted | None:
+def retract(cand: Candidate, text: str, ep: Episode, pool: Pool) -> Retracted | None:
     """The memory ``cand`` retracts, or None. ``text`` is the candidate's wording (attributed); ``pool``
     gives the memories near it in its scope with their cosines (read only when a retraction is read)."""
     found = retractions.read(cand.quote)
@@ -75,7 +73,7 @@ def decided(
     cand: Candidate,
     text: str,
     ep: Episode,
-    pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
+    pool: Pool,
     neighbours: list[tuple[MemoryItem, float]],
     decision: Decision,
 ) -> tuple[Decision, Retracted | None]:
