@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from veramem_desktop.core.lifecycle.links import LINK_TYPES
 from veramem_desktop.core.storage import episode_reads, index_reads, item_reads
@@ -28,6 +28,16 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.access import Caller
 
 V = TypeVar("V")
+
+
+class Sight(NamedTuple):
+    """What one search may see: the caller, the memory kinds it asks for, whether archived memories count,
+    and the moment (ISO) the access predicate is read at."""
+
+    caller: Caller
+    kinds: tuple[str, ...]
+    include_archived: bool
+    now: str
 
 
 def keep_per_minute(cache: dict[tuple[Any, ...], V], key: tuple[Any, ...], value: V) -> None:
@@ -121,35 +131,13 @@ class Candidates:
         joins from running over every match of a common word."""
         return max(5 * n, 1000)
 
-    def bm25(
-        self,
-        unit: str,
-        match: str,
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
-        n: int,
-    ) -> list[str]:
+    def bm25(self, unit: str, match: str, sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
-        return index_reads.fts_ranked_ids(
-            self.store, unit, match, caller, kinds, include_archived, now, n, self._deep(n)
-        )
+        return index_reads.fts_ranked_ids(self.store, unit, match, *sight, n, self._deep(n))
 
-    def entity(
-        self,
-        unit: str,
-        names: tuple[str, ...],
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
-        n: int,
-    ) -> list[str]:
+    def entity(self, unit: str, names: tuple[str, ...], sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
-        return index_reads.entity_ranked_ids(
-            self.store, unit, names, caller, kinds, include_archived, now, n, self._deep(n)
-        )
+        return index_reads.entity_ranked_ids(self.store, unit, names, *sight, n, self._deep(n))
 
     # ------------------------------------------------------------ what given rows hold
     def texts(
@@ -169,19 +157,12 @@ class Candidates:
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
         """The distinct speaker names among the caller's visible episodes (cached per store version)."""
-        version = self.version()
-        key = (caller, now[:16])
-        with self._lock:
-            hit = self._speakers.get(key)
-            if hit is not None and hit[0] == version:
-                return hit[1]
-        found = episode_reads.speaker_names(self.store, caller, now)
-        names = tuple(sorted({str(r).strip() for r in found if str(r).strip()}))
-        with self._lock:
-            if len(self._speakers) > 64:
-                self._speakers.clear()
-            self._speakers[key] = (version, names)
-        return names
+
+        def read() -> tuple[str, ...]:
+            found = episode_reads.speaker_names(self.store, caller, now)
+            return tuple(sorted({str(r).strip() for r in found if str(r).strip()}))
+
+        return self._per_version(self._speakers, (caller, now[:16]), read)
 
     def speakers_of(self, ids: list[str]) -> dict[str, str | None]:
         """The speaker of each of the given episodes (ids already ranked for the caller)."""
@@ -191,21 +172,29 @@ class Candidates:
         """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
         return episode_reads.adjacent_turns(self.store, ids, caller, now)
 
+    def _per_version(
+        self, cache: dict[tuple[Any, ...], tuple[int, V]], key: tuple[Any, ...], read: Callable[[], V]
+    ) -> V:
+        """What ``read`` gives, kept in ``cache`` under ``key`` until the store's version moves; past 64
+        entries the cache starts over."""
+        version = self.version()
+        with self._lock:
+            hit = cache.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        value = read()
+        with self._lock:
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = (version, value)
+        return value
+
     # ------------------------------------------------------------ the times turns were told
     def latest_time(self, caller: Caller, now: str) -> str | None:
         """The latest event time among the caller's visible episodes (cached per store version)."""
-        version = self.version()
-        key = (caller, now[:16])
-        with self._lock:
-            hit = self._latest.get(key)
-            if hit is not None and hit[0] == version:
-                return hit[1]
-        latest = episode_reads.latest_event_time(self.store, caller, now)
-        with self._lock:
-            if len(self._latest) > 64:
-                self._latest.clear()
-            self._latest[key] = (version, latest)
-        return latest
+        return self._per_version(
+            self._latest, (caller, now[:16]), lambda: episode_reads.latest_event_time(self.store, caller, now)
+        )
 
     def told(self, episode_id: str, caller: Caller, now: str) -> Any:
         """The row (content, event time) of one episode the caller may see, or None."""
