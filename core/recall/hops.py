@@ -33,7 +33,6 @@ from veramem_desktop.core.recall.candidates import Sight
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import STOPWORDS, content_terms, entities
-from veramem_desktop.core.trust.access import Caller
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None
 FollowUp = Callable[[str, Sequence[str]], "str | None"]
@@ -136,15 +135,12 @@ def fuse(
 def second_hop(
     scores: dict[str, float],
     question: str,
-    caller: Caller,
+    sight: Sight,
     *,
     lexical: Lexical,
     dense: Dense,
     follow_up: FollowUp | None,
     units: Sequence[str],
-    kinds: tuple[str, ...],
-    include_archived: bool,
-    moment: str,
     depth: dict[str, int],
     drop: frozenset[str],
     qvec: npt.NDArray[np.float32] | None,
@@ -153,7 +149,7 @@ def second_hop(
     ``lexical`` and ``dense`` are the first hop's channels, ``follow_up`` the model's question (or None)."""
     cfg = lexical.config
     candidates = lexical.candidates
-    sight = Sight(caller, kinds, include_archived, moment)
+    caller, kinds, include_archived, moment = sight
     rankings: list[list[str]] = []
     asked = content_terms(question)
     for unit in units:

@@ -39,7 +39,6 @@ from veramem_desktop.core.storage import (
     item_queries,
     item_rows,
     items,
-    ledger,
     link_rows,
 )
 from veramem_desktop.core.storage.canonical import text_sha256
@@ -62,7 +61,7 @@ from veramem_desktop.core.transfer.opening import open_regular
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission, rejections
 from veramem_desktop.core.trust.quotes import locate
-from veramem_desktop.core.write.ingest import line_of
+from veramem_desktop.core.write.ingest import ledger_added, line_of
 
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
@@ -183,12 +182,9 @@ def _flush_episodes(
                 ep.id,
                 for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content), None)),
             )
-            ledger.append(
+            ledger_added(
                 conn,
-                op="episode.add",
-                target_kind="episode",
-                target_id=ep.id,
-                commitment_hex=ledger.commit_to(conn, ep.id, {"sha256": ep.sha256, "role": ep.role}),
+                ep,
                 device=device,
                 details={"session": ep.session_id, "imported": True} if ep.session_id else {"imported": True},
             )
