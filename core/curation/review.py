@@ -63,15 +63,7 @@ def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
             raise NotFoundError(f"No memory {memory_id}.")
         if item.trust == Trust.REJECTED:
             raise RefusedError(f"{memory_id} was rejected; a rejected value cannot be approved.")
-        if rejections.is_rejected(
-            conn,
-            user_id=item.user_id,
-            team_id=item.team_id,
-            subject=item.subject,
-            predicate=item.predicate,
-            value=item.value,
-            text=item.text,
-        ):
+        if rejections.is_rejected(conn, item, item, item.text):
             raise RefusedError(
                 f"{memory_id} states a value that was rejected before for the same subject; "
                 "it cannot be approved."
@@ -127,13 +119,10 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
                 continue
             current = item_states.status_and_trust(conn, other)
             if current is not None and current[0] == Status.ACTIVE:
-                items.set_fields(
+                _retract(
                     conn,
                     other,
                     device=device,
-                    op="memory.retract",
-                    status=Status.RETRACTED,
-                    valid_to=now_iso(),
                     metadata={"retracted_by_rejection": memory_id},
                     details={"rejection": memory_id},
                 )
@@ -142,6 +131,13 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
         return Rejection(
             rejected, retracted, [w for w in withheld if w not in retracted and w != memory_id], reinstated
         )
+
+
+def _retract(conn: Any, item_id: str, *, device: str, **why: Any) -> None:
+    """Retract a memory as of now; ``why`` holds the ledger ``details`` and any ``metadata`` that say why."""
+    items.set_fields(
+        conn, item_id, device=device, op="memory.retract", status=Status.RETRACTED, valid_to=now_iso(), **why
+    )
 
 
 def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
@@ -158,15 +154,7 @@ def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
         or rejection_rows.is_withheld(conn, "memory", before.id) is not None
     ):
         return None
-    items.set_fields(
-        conn,
-        item.id,
-        device=device,
-        op="memory.retract",
-        status=Status.RETRACTED,
-        valid_to=now_iso(),
-        details={"rejected": True},
-    )
+    _retract(conn, item.id, device=device, details={"rejected": True})
     items.set_fields(
         conn,
         before.id,

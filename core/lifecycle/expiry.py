@@ -127,11 +127,10 @@ class ExpiryReport:
     stale_context: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field but ``stale_context``, in field order."""
         return {
-            "memories": self.memories,
-            "episodes": self.episodes,
-            "erased_memories": self.erased_memories,
-            "erased_episodes": self.erased_episodes,
+            name: getattr(self, name)
+            for name in ("memories", "episodes", "erased_memories", "erased_episodes")
         }
 
 

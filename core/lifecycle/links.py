@@ -105,12 +105,27 @@ def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: s
         return None
     if item.status != Status.ACTIVE or item.pinned or in_open_conflict(conn, item_id):
         return None  # a claim in an open conflict stays in view until a person settles it
+    return _set_cold(conn, item_id, device=device, cold=reason, by=by, details={"reason": reason, "by": by})
+
+
+def bring_back(conn: Connection, item_id: str, *, device: str, reason: str) -> None:
+    """Bring a memory back from cold storage (active again), saying why."""
+    _set_cold(conn, item_id, device=device, cold=None, by=None, details={"reason": reason})
+
+
+def _set_cold(
+    conn: Connection, item_id: str, *, device: str, cold: str | None, by: str | None, details: dict[str, Any]
+) -> MemoryItem:
+    """Archive a memory with why and for whom it went cold (``cold``, ``by``), or with ``cold`` None restore it."""
+    op, status = (
+        ("memory.archive", Status.ARCHIVED) if cold is not None else ("memory.restore", Status.ACTIVE)
+    )
     return items.set_fields(
         conn,
         item_id,
         device=device,
-        op="memory.archive",
-        status=Status.ARCHIVED,
-        metadata={"cold": reason, "cold_by": by},
-        details={"reason": reason, "by": by},
+        op=op,
+        status=status,
+        metadata={"cold": cold, "cold_by": by},
+        details=details,
     )

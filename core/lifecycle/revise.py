@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import experiences
+from veramem_desktop.core.lifecycle.links import bring_back
 from veramem_desktop.core.lifecycle.rules import BASE_KINDS, DERIVED_KINDS, StageCount, scope_of
 from veramem_desktop.core.storage import derivations, item_chains, item_states, items
 from veramem_desktop.core.storage.ids import now_iso
@@ -162,15 +163,7 @@ def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> N
     )
     chain = item_chains.chain_ids(conn, item.root_id)
     for mid in item_states.cold_by_any(conn, chain):
-        items.set_fields(
-            conn,
-            mid,
-            device=device,
-            op="memory.restore",
-            status=Status.ACTIVE,
-            metadata={"cold": None, "cold_by": None},
-            details={"reason": "what stood for it was retired"},
-        )
+        bring_back(conn, mid, device=device, reason="what stood for it was retired")
 
 
 def _chunks(values: list[str], size: int) -> list[list[str]]:

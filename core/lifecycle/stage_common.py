@@ -12,7 +12,7 @@ runs them in order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,25 +58,19 @@ class ConsolidateConfig:
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
 
 
+@dataclass(eq=False)
 class Consolidator:
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        llm: LLM,
-        vectors: VectorCache,
-        *,
-        device: str,
-        config: ConsolidateConfig | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.llm = llm
-        self.vectors = vectors
-        self.device = device
-        self.config = config or ConsolidateConfig()
-        self.progress = progress
+    """What every stage of one consolidation run works with: the store, the models, the shared vectors,
+    this device, the thresholds and where progress goes."""
+
+    store: Store
+    embedder: Embedder
+    llm: LLM
+    vectors: VectorCache
+    _: KW_ONLY
+    device: str
+    config: ConsolidateConfig = field(default_factory=ConsolidateConfig)
+    progress: Progress | None = None
 
     # ------------------------------------------------------------ helpers
     def tick(self, stage: str, done: int, total: int) -> None:

@@ -25,6 +25,7 @@ from veramem_desktop.core.lifecycle.rules import (
 from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator
 from veramem_desktop.core.storage import index, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
 
@@ -92,9 +93,7 @@ def merge(con: Consolidator, count: StageCount) -> None:
             rep = max(cluster, key=lambda m: (m.valid_from, m.id))
             ordered = [rep, *[m for m in cluster if m.id != rep.id]]
             with con.store.atomic() as conn:
-                if not con.still_active(conn, ordered):
-                    count.skip("changed_meanwhile")
-                else:
+                if _unchanged(con, conn, ordered, count):
                     merged = items.merge(
                         conn,
                         ordered,
@@ -108,6 +107,15 @@ def merge(con: Consolidator, count: StageCount) -> None:
                     index.index_memory(conn, con.embedder.name, merged.id, merged.text, vec)
                     count.wrote(merged.id)
         con.tick("merge", n, len(clusters))
+
+
+def _unchanged(con: Consolidator, conn: Connection, members: list[MemoryItem], count: StageCount) -> bool:
+    """Whether ``members`` are all still active, read inside the write's transaction; when one is not,
+    the write is skipped and counted as ``changed_meanwhile``."""
+    if con.still_active(conn, members):
+        return True
+    count.skip("changed_meanwhile")
+    return False
 
 
 # ---------------------------------------------------------------- 4. summarise
@@ -143,9 +151,7 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
                 if items.weakest([s.authority for s in sources]) != Authority.AUTHORIZED:
                     text = f"According to this session's sources: {text}"
                 with con.store.atomic() as conn:
-                    if not con.still_active(conn, sources):
-                        count.skip("changed_meanwhile")
-                    else:
+                    if _unchanged(con, conn, sources, count):
                         item = con.write_derived(
                             conn,
                             sources,

@@ -45,7 +45,27 @@ from veramem_desktop.core.vocabulary import Withheld
 __all__ = ["KEY_META", "MAX_PHRASE_WORDS", "NEAR_BACKFILLED", "NEAR_KEY", "phrase_of", "scope_of", "variants"]
 
 
-class RejectedMemory(Protocol):
+class Scoped(Protocol):
+    """Whose a memory or a message is: the user and team its rejections are scoped by."""
+
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def team_id(self) -> str | None: ...
+
+
+class Keyed(Protocol):
+    """The key a statement may carry: its subject, predicate and value (each may be missing)."""
+
+    @property
+    def subject(self) -> str | None: ...
+    @property
+    def predicate(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+
+
+class RejectedMemory(Scoped, Keyed, Protocol):
     """What a rejection reads of the memory rejected (a core/storage/items.MemoryItem).
 
     Named by its fields rather than imported: items imports this module, to withhold what it inserts.
@@ -53,16 +73,6 @@ class RejectedMemory(Protocol):
 
     @property
     def id(self) -> str: ...
-    @property
-    def user_id(self) -> str | None: ...
-    @property
-    def team_id(self) -> str | None: ...
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def predicate(self) -> str | None: ...
-    @property
-    def value(self) -> str | None: ...
     @property
     def text(self) -> str: ...
 
@@ -212,19 +222,11 @@ def withhold_if_rejected(
     return out
 
 
-def is_rejected(
-    conn: Connection,
-    *,
-    user_id: str | None,
-    team_id: str | None,
-    subject: str | None,
-    predicate: str | None,
-    value: str | None,
-    text: str,
-) -> bool:
-    """Whether a candidate restates a rejected value: its own keys, or the rejected words inside its text."""
-    scope = scope_of(user_id, team_id)
-    for subj, pred, skel in keys_for(conn, subject, predicate, value, text):
+def is_rejected(conn: Connection, owner: Scoped, claim: Keyed, text: str) -> bool:
+    """Whether a candidate restates a rejected value in ``owner``'s scope: ``claim``'s own keys, or the
+    rejected words inside ``text``."""
+    scope = scope_of(owner.user_id, owner.team_id)
+    for subj, pred, skel in keys_for(conn, claim.subject, claim.predicate, claim.value, text):
         if rejection_rows.has_key(conn, subject=subj, predicate=pred, scope=scope, skeleton=skel):
             return True
-    return any(holding(conn, user_id=user_id, team_id=team_id, texts=[text, value or ""]))
+    return any(holding(conn, user_id=owner.user_id, team_id=owner.team_id, texts=[text, claim.value or ""]))

@@ -252,15 +252,7 @@ class Writer:
     def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: AddResult) -> bool:
         """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""
         with self.store.read() as conn:
-            if not self._rejections_in_scope(ep) or not rejections.is_rejected(
-                conn,
-                user_id=ep.user_id,
-                team_id=ep.team_id,
-                subject=cand.subject,
-                predicate=cand.predicate,
-                value=cand.value,
-                text=text,
-            ):
+            if not self._rejections_in_scope(ep) or not rejections.is_rejected(conn, ep, cand, text):
                 return False
         out.rejected.append(
             {

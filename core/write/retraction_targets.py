@@ -16,7 +16,6 @@ Pure functions over the memories the writer offers (core/write/derive.py): no SQ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from veramem_desktop.core.llm import Candidate, Decision
@@ -25,6 +24,7 @@ from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
 from veramem_desktop.core.vocabulary import Authority, Kind, Status
 from veramem_desktop.core.write import retraction_forms
 from veramem_desktop.core.write.correction_targets import speaker
+from veramem_desktop.core.write.same_add import Pool
 
 #: the reason of every decision this step makes (core/write/decisions.py names the guard by it)
 REASON = "a retraction"
@@ -44,9 +44,7 @@ class Retracted:
     reading: retraction_forms.Retraction
 
 
-def retract(
-    cand: Candidate, text: str, ep: Episode, pool: Callable[[], Sequence[tuple[MemoryItem, float]]]
-) -> Retracted | None:
+def retract(cand: Candidate, text: str, ep: Episode, pool: Pool) -> Retracted | None:
     """The memory ``cand`` retracts, or None. ``text`` is the candidate's wording (attributed); ``pool``
     gives the memories near it in its scope with their cosines (read only when a retraction is read)."""
     found = retraction_forms.read(cand.quote)
@@ -76,7 +74,7 @@ def decided(
     cand: Candidate,
     text: str,
     ep: Episode,
-    pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
+    pool: Pool,
     neighbours: list[tuple[MemoryItem, float]],
     decision: Decision,
 ) -> tuple[Decision, Retracted | None]:

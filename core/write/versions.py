@@ -98,7 +98,10 @@ def _apply_one(
     if _kept_apart(conn, plan, op, target, out, embedder_name=embedder_name, device=device):
         return
     if op == "ADD" or target is None:
-        _apply_add(conn, plan, planned, fresh, out, embedder_name=embedder_name, device=device)
+        same = same_in_batch(plan, planned, fresh)
+        made = _apply_add(conn, plan, same, out, embedder_name=embedder_name, device=device)
+        if made is not None:
+            fresh[id(plan)] = made
     elif op == "UPDATE":
         _apply_update(conn, plan, target, out, embedder_name=embedder_name, device=device)
     elif op == "DELETE":
@@ -171,24 +174,24 @@ def _kept_apart(
 def _apply_add(
     conn: Connection,
     plan: Planned,
-    planned: list[Planned],
-    fresh: dict[int, MemoryItem],
+    same: MemoryItem | None,
     out: AddResult,
     *,
     embedder_name: str,
     device: str,
-) -> None:
-    """A new memory, unless the same add already said it (then evidence, or a mention when lower)."""
-    same = same_in_batch(plan, planned, fresh)
+) -> MemoryItem | None:
+    """A new memory, returned, unless the same add already said it as ``same`` (then evidence, or a
+    mention when lower)."""
     if same is not None:  # said again in this add (the assistant's echo): one memory
         if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
             items.add_evidence(conn, same.id, plan.evidence)
         else:
             mention_rows.add(conn, plan.episode.id, same.id)
         out.unchanged.append(_summary(same, "said again in the same add"))
-        return
-    item = fresh[id(plan)] = plan.made = _add(conn, plan, embedder_name, device=device)
+        return None
+    item = plan.made = _add(conn, plan, embedder_name, device=device)
     out.added.append(_summary(item, plan.decision.reason or "new"))
+    return item
 
 
 def _apply_update(

@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -61,28 +62,19 @@ DERIVED_UNIT = "messages derived"
 ImportProgress = Callable[[int, int, str, dict[str, int]], None]
 
 
+@dataclass(eq=False)
 class Importer:
     """Imports into (and exports from) one open store. ``embedder`` and ``writer`` are built on first use:
     a dry run needs neither, and a memory export needs no model at all."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        embedder: Callable[[], Embedder],
-        writer: Callable[[], Writer],
-        identity: IdentitySettings,
-        linking: bool,
-        device: str,
-        organiser: Organiser,
-    ) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.writer = writer
-        self.identity = identity
-        self.linking = linking
-        self.device = device
-        self.organiser = organiser
+    store: Store
+    _: KW_ONLY
+    embedder: Callable[[], Embedder]
+    writer: Callable[[], Writer]
+    identity: IdentitySettings
+    linking: bool
+    device: str
+    organiser: Organiser
 
     def import_history(
         self,
