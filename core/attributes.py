@@ -31,7 +31,7 @@ and never load a model (vectors are passed in).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 import numpy as np
@@ -102,31 +102,28 @@ _PREFERENCE = Attribute(
 )
 
 
-@cache
-def _index() -> dict[str, Attribute]:
+def _indexed(words: Callable[[Attribute], Iterable[str]]) -> dict[str, Attribute]:
+    """Each attribute by every one of its ``words``; a word two attributes share names the first listed."""
     out: dict[str, Attribute] = {}
     for attr in ATTRIBUTES:
-        for name in (attr.name, *attr.aliases):
-            out.setdefault(name, attr)
+        for word in words(attr):
+            out.setdefault(word, attr)
     return out
+
+
+@cache
+def _index() -> dict[str, Attribute]:
+    return _indexed(lambda attr: (attr.name, *attr.aliases))
 
 
 @cache
 def _noun_index() -> dict[str, Attribute]:
-    out: dict[str, Attribute] = {}
-    for attr in ATTRIBUTES:
-        for noun in attr.nouns:
-            out.setdefault(noun.lower(), attr)
-    return out
+    return _indexed(lambda attr: (noun.lower() for noun in attr.nouns))
 
 
 @cache
 def _value_index() -> dict[str, Attribute]:
-    out: dict[str, Attribute] = {}
-    for attr in ATTRIBUTES:
-        for value in attr.values:
-            out.setdefault(value.lower(), attr)
-    return out
+    return _indexed(lambda attr: (value.lower() for value in attr.values))
 
 
 def by_name(predicate: str) -> Attribute | None:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from veramem_desktop.core.attributes import is_multi_valued
+from veramem_desktop.core.vocabulary import Kind, State
 
-Kind = Literal["fact", "preference", "event", "experience", "summary"]
 Op = Literal["ADD", "UPDATE", "DELETE", "NOOP"]
 LinkType = Literal["supports", "extends", "contrasts", "related", "prerequisite", "none"]
 
@@ -44,7 +44,7 @@ class Candidate:
     message_id: str
     quote: str
     text: str
-    kind: Kind = "fact"
+    kind: Kind = Kind.FACT
     subject: str | None = None
     predicate: str | None = None
     value: str | None = None
@@ -95,7 +95,7 @@ class ContextItem:
     authority: str
     time: str | None = None
     #: what recall's truth stage knows (core/recall/truth.py): current, in_conflict, raw, superseded …
-    state: str = "current"
+    state: str = State.CURRENT
     superseded_by: str | None = None
     conflicts_with: tuple[str, ...] = ()
     #: items about one subject share a group; an episode lists the memories derived from it

@@ -52,6 +52,7 @@ from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import content_of_row, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import admission
+from veramem_desktop.core.vocabulary import Kind, Trust
 from veramem_desktop.sync import heads, registry, rows
 from veramem_desktop.sync.batch_rows import BatchRows
 from veramem_desktop.sync.canonical_fast import canonical_plain
@@ -475,7 +476,7 @@ def _doomed(tombstoned: Callable[[Sequence[str | None]], set[str]], data: dict[s
     evidence = data.get("evidence", [])
     gone = tombstoned([e["episode_id"] for e in evidence])
     left = [e for e in evidence if e["episode_id"] not in gone]
-    return bool(evidence) and (not left or (bool(gone) and row["kind"] in ("summary", "experience")))
+    return bool(evidence) and (not left or (bool(gone) and row["kind"] in (Kind.SUMMARY, Kind.EXPERIENCE)))
 
 
 def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock, sender: str = "") -> bool:
@@ -521,7 +522,7 @@ def _apply_memory(batch: BatchRows, data: dict[str, Any], me: str, clock: Clock,
 def _record_rejection(batch: BatchRows, remote: dict[str, Any], local: dict[str, Any]) -> None:
     """A memory rejected on any device is recorded as rejected here too (keys computed locally), even when a
     later change elsewhere won its trust field: a rejection is a person's word and is never undone."""
-    if "rejected" not in (remote["trust"], local["trust"]):
+    if Trust.REJECTED not in (remote["trust"], local["trust"]):
         return
     if batch.tombstoned([forget_mod.rejection_target(local["id"])]):
         return  # the user who rejected it was forgotten

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veramem_desktop.core.errors import VeramemError
+from veramem_desktop.core.vocabulary import Status
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -321,7 +322,7 @@ def _authority(mem: Any) -> str:
     user = mem.adding.add("I live in Lisbon.", user_id="probe2").added[0]["id"]
     result = mem.adding.add([{"role": "assistant", "content": "You live in Madrid."}], user_id="probe2")
     kept = mem.reading.get(user)
-    assert kept.status == "active" and "Lisbon" in kept.text, (
+    assert kept.status == Status.ACTIVE and "Lisbon" in kept.text, (
         f"the user's fact became {kept.status}: {kept.text}"
     )
     claim = result.added[0] if result.added else {}

@@ -16,6 +16,7 @@ from veramem_desktop.core.storage import item_states, items, rejection_rows, rej
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.vocabulary import Authority, State, Status, Trust, Withheld
 
 
 @dataclass
@@ -35,13 +36,13 @@ def queue(store: Store, *, user_id: str | None = None, limit: int = 200) -> list
     found = item_states.review_queue(store, user_id=user_id, limit=limit)
     state = states(store, [item.id for item in found])
     with store.read() as conn:  # held by the write path's near-miss check: it waits for a person too
-        near = {i.id for i in found if rejection_rows.is_withheld(conn, "memory", i.id) == "resembles"}
+        near = {i.id for i in found if rejection_rows.is_withheld(conn, "memory", i.id) == Withheld.RESEMBLES}
     out = []
     for item in found:
-        open_conflict = state.get(item.id) == "in_conflict"
+        open_conflict = state.get(item.id) == State.IN_CONFLICT
         conflicts = list(item.metadata.get("conflicts_with", [])) if open_conflict else []
         resembles = item.metadata.get("resembles_rejected") or ("a near miss" if item.id in near else None)
-        if not (conflicts or resembles) and item.authority == "authorized":
+        if not (conflicts or resembles) and item.authority == Authority.AUTHORIZED:
             continue  # it waited only for a conflict that is settled now
         reason = (
             f"resembles a rejected value ({resembles}); held out of recall until you decide"
@@ -60,29 +61,21 @@ def approve(store: Store, memory_id: str, *, device: str) -> MemoryItem:
         item = item_states.read(conn, memory_id)
         if item is None:
             raise NotFoundError(f"No memory {memory_id}.")
-        if item.trust == "rejected":
+        if item.trust == Trust.REJECTED:
             raise RefusedError(f"{memory_id} was rejected; a rejected value cannot be approved.")
-        if rejections.is_rejected(
-            conn,
-            user_id=item.user_id,
-            team_id=item.team_id,
-            subject=item.subject,
-            predicate=item.predicate,
-            value=item.value,
-            text=item.text,
-        ):
+        if rejections.is_rejected(conn, item, item, item.text):
             raise RefusedError(
                 f"{memory_id} states a value that was rejected before for the same subject; "
                 "it cannot be approved."
             )
-        if rejection_rows.is_withheld(conn, "memory", memory_id) == "rejected" or any(
+        if rejection_rows.is_withheld(conn, "memory", memory_id) == Withheld.REJECTED or any(
             rejections.holding(conn, user_id=item.user_id, team_id=item.team_id, texts=[item.text])
         ):
             raise RefusedError(f"{memory_id} holds a value that was rejected before; it cannot be approved.")
-        if item.status != "active":
+        if item.status != Status.ACTIVE:
             raise RefusedError(f"{memory_id} is {item.status}; only an active memory can be approved.")
         rejection_rows.release(conn, "memory", memory_id)  # a person decided it is not the rejected value
-        return items.set_fields(conn, memory_id, device=device, op="memory.approve", trust="verified")
+        return items.set_fields(conn, memory_id, device=device, op="memory.approve", trust=Trust.VERIFIED)
 
 
 @dataclass
@@ -115,7 +108,7 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
             memory_id,
             device=device,
             op="memory.reject",
-            trust="rejected",
+            trust=Trust.REJECTED,
             confidence=0.0,
             metadata={"rejected_reason": reason} if reason else {},
         )
@@ -125,14 +118,11 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
             if other == memory_id or not other.startswith("mem_"):
                 continue
             current = item_states.status_and_trust(conn, other)
-            if current is not None and current[0] == "active":
-                items.set_fields(
+            if current is not None and current[0] == Status.ACTIVE:
+                _retract(
                     conn,
                     other,
                     device=device,
-                    op="memory.retract",
-                    status="retracted",
-                    valid_to=now_iso(),
                     metadata={"retracted_by_rejection": memory_id},
                     details={"rejection": memory_id},
                 )
@@ -143,35 +133,34 @@ def reject(store: Store, memory_id: str, *, device: str, reason: str = "") -> Re
         )
 
 
+def _retract(conn: Any, item_id: str, *, device: str, **why: Any) -> None:
+    """Retract a memory as of now; ``why`` holds the ledger ``details`` and any ``metadata`` that say why."""
+    items.set_fields(
+        conn, item_id, device=device, op="memory.retract", status=Status.RETRACTED, valid_to=now_iso(), **why
+    )
+
+
 def _reinstate(conn: Any, item: MemoryItem, *, device: str) -> str | None:
     """A rejected version that had replaced an earlier one: the earlier value is current again (a person
     said the change was wrong), unless it was rejected or withheld itself."""
-    if item.status != "active" or not item.supersedes:
+    if item.status != Status.ACTIVE or not item.supersedes:
         return None
     before = item_states.read(conn, item.supersedes)
     if before is None:
         return None
     if (
-        before.status != "superseded"
-        or before.trust == "rejected"
+        before.status != Status.SUPERSEDED
+        or before.trust == Trust.REJECTED
         or rejection_rows.is_withheld(conn, "memory", before.id) is not None
     ):
         return None
-    items.set_fields(
-        conn,
-        item.id,
-        device=device,
-        op="memory.retract",
-        status="retracted",
-        valid_to=now_iso(),
-        details={"rejected": True},
-    )
+    _retract(conn, item.id, device=device, details={"rejected": True})
     items.set_fields(
         conn,
         before.id,
         device=device,
         op="memory.reinstate",
-        status="active",
+        status=Status.ACTIVE,
         valid_to=None,
         details={"reason": f"{item.id}, which replaced it, was rejected"},
     )

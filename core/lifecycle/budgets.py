@@ -21,6 +21,7 @@ from veramem_desktop.core.lifecycle.conflicts import in_open_conflict, open_conf
 from veramem_desktop.core.storage import item_scopes, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Status
 
 #: the sources that have budgets (derived and shared items have none)
 SOURCES = ("user", "agent", "tool", "document")
@@ -84,7 +85,7 @@ def plan(
     ids (memories in an open conflict) are never among them."""
     groups: dict[tuple[str | None, str], list[MemoryItem]] = {}
     for m in members:
-        if m.source in budgets and m.status == "active":
+        if m.source in budgets and m.status == Status.ACTIVE:
             groups.setdefault((m.user_id, m.source), []).append(m)
     out: list[MemoryItem] = []
     for (_, source), group in sorted(groups.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
@@ -108,14 +109,14 @@ def candidates(store: Store, budgets: Mapping[str, Budget]) -> list[MemoryItem]:
 def move(conn: Connection, item: MemoryItem, *, device: str) -> bool:
     """Move one planned memory to cold storage if it is still active, unpinned and in no open conflict."""
     state = item_states.status_and_pinned(conn, item.id)
-    if state is None or state.status != "active" or state.pinned or in_open_conflict(conn, item.id):
+    if state is None or state.status != Status.ACTIVE or state.pinned or in_open_conflict(conn, item.id):
         return False
     items.set_fields(
         conn,
         item.id,
         device=device,
         op="memory.archive",
-        status="archived",
+        status=Status.ARCHIVED,
         metadata={"cold": "budget"},
         details={"reason": "budget", "source": item.source, "value": round(value(item), 4)},
     )

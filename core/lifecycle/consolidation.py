@@ -102,7 +102,9 @@ def consolidate(
     now: datetime | None = None,
 ) -> ConsolidateReport:
     """Run every stage once; see the module docstring."""
-    con = Consolidator(store, embedder, llm, vectors, device=device, config=config, progress=progress)
+    con = Consolidator(
+        store, embedder, llm, vectors, device=device, config=config or ConsolidateConfig(), progress=progress
+    )
     moment = now or datetime.now(UTC)
     report = ConsolidateReport(model=con.llm.capabilities.name)
     revise.revise(con, report.stages["revise"], report.notices)

@@ -32,6 +32,7 @@ from veramem_desktop.core.storage import derivations, item_scopes, item_states, 
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Kind, Status, Trust
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.stage_common import Consolidator
@@ -109,13 +110,13 @@ def _standing_experiences(
     done: set[tuple[Any, ...]] = set()
     standing: dict[tuple[Any, ...], MemoryItem] = {}  # (scope, authority, question key) → experience
     for e in item_states.standing(
-        con.store, statuses=("archived", "active"), kinds=("experience",), derived=True
+        con.store, statuses=(Status.ARCHIVED, Status.ACTIVE), kinds=(Kind.EXPERIENCE,), derived=True
     ):
         for tid in traces_of(e):
             done.add((tid, *scope_of(e)))
         for key in e.metadata.get("questions", []):
             slot = (scope_of(e), e.authority, key)
-            if slot not in standing or e.status == "active":
+            if slot not in standing or e.status == Status.ACTIVE:
                 standing[slot] = e
     return done, standing
 
@@ -155,8 +156,8 @@ def _own_active_memories(
         for i in ids
         if i in found
         and found[i].user_id == user_id
-        and found[i].status == "active"
-        and found[i].trust != "rejected"
+        and found[i].status == Status.ACTIVE
+        and found[i].trust != Trust.REJECTED
     ]
 
 
@@ -185,7 +186,7 @@ def _distil_group(
         item = con.write_derived(
             conn,
             first.members,
-            "experience",
+            Kind.EXPERIENCE,
             text,
             {"from_traces": support, "questions": [qkey], "support": len(support)},
             None,
@@ -226,7 +227,11 @@ def _reinforce_all(
     """Fold ``units`` into ``target``: support, strength, traces, questions and sources, one ledger entry."""
     with con.store.atomic() as conn:
         current = item_states.read(conn, target.id)
-        if current is None or current.status not in ("active", "archived") or current.trust == "rejected":
+        if (
+            current is None
+            or current.status not in (Status.ACTIVE, Status.ARCHIVED)
+            or current.trust == Trust.REJECTED
+        ):
             count.skip("changed_meanwhile", len(units))
             return
         added = _extend_sources(conn, current, [m for u in units for m in u.members])

@@ -33,6 +33,7 @@ from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import set_fields
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.text.time_values import parse_time
+from veramem_desktop.core.vocabulary import ForgetReason
 
 #: where an expiry is kept, in a memory's and an episode's metadata
 EXPIRES_KEY = "expires_at"
@@ -126,11 +127,10 @@ class ExpiryReport:
     stale_context: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field but ``stale_context``, in field order."""
         return {
-            "memories": self.memories,
-            "episodes": self.episodes,
-            "erased_memories": self.erased_memories,
-            "erased_episodes": self.erased_episodes,
+            name: getattr(self, name)
+            for name in ("memories", "episodes", "erased_memories", "erased_episodes")
         }
 
 
@@ -141,13 +141,15 @@ def expire(store: Store, now: datetime, *, device: str) -> ExpiryReport:
     for _root, mid in expiry_rows.expired_chains(store, now_text):
         if not expiry_rows.memory_exists(store, mid):
             continue  # erased along with an earlier one
-        done = forget_mod.forget(store, mid, device=device, reason="expired", keep_cited_episodes=True)
+        done = forget_mod.forget(
+            store, mid, device=device, reason=ForgetReason.EXPIRED, keep_cited_episodes=True
+        )
         report.memories.append(mid)
         report.erased_memories += done.erased_memories
         report.erased_episodes += done.erased_episodes
         report.stale_context += done.stale_context
     for eid in expiry_rows.expired_uncited_episodes(store, now_text):
-        done = forget_mod.forget(store, eid, device=device, reason="expired")
+        done = forget_mod.forget(store, eid, device=device, reason=ForgetReason.EXPIRED)
         report.episodes.append(eid)
         report.erased_memories += done.erased_memories
         report.erased_episodes += done.erased_episodes

@@ -62,6 +62,7 @@ from veramem_desktop.core.text.link_types import LINK_TYPES
 from veramem_desktop.core.text.normalize import skeleton
 from veramem_desktop.core.text.terms import content_terms, words
 from veramem_desktop.core.text.turns import context_text
+from veramem_desktop.core.vocabulary import Kind, Status, Trust
 from veramem_desktop.core.write.retraction_forms import person
 
 #: the vector variant holding a memory with its source episode's neighbouring turns
@@ -198,7 +199,7 @@ class Linker:
 
     def link_one(self, memory_id: str, report: LinkReport) -> None:
         item = item_states.find(self.store, memory_id)
-        if item is None or item.status != "active" or item.trust == "rejected":
+        if item is None or item.status != Status.ACTIVE or item.trust == Trust.REJECTED:
             with self.store.atomic() as conn:
                 dequeue(conn, memory_id)
             return
@@ -276,7 +277,7 @@ class Linker:
         if conflict or _values_differ(item, other):
             return "contrasts"
         # a summary or experience restates its sources: it never sends them (or anything) to cold storage
-        if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {"summary", "experience"}:
+        if cos >= cfg.subsume_cosine and not {item.kind, other.kind} & {Kind.SUMMARY, Kind.EXPERIENCE}:
             general = generality(item.text, other.text, min_terms=cfg.subsume_min_terms)
             if general is not None:
                 return general

@@ -26,6 +26,7 @@ from veramem_desktop.core.storage import item_states, items, ledger, link_rows
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Status
 
 #: edges that point from a memory to the one it sent to cold storage (general → specific, fused → source)
 COLD_LINKS = ("subsumes", "fused")
@@ -102,14 +103,29 @@ def send_cold(conn: Connection, item_id: str, *, device: str, reason: str, by: s
     item = item_states.read(conn, item_id)
     if item is None:
         return None
-    if item.status != "active" or item.pinned or in_open_conflict(conn, item_id):
+    if item.status != Status.ACTIVE or item.pinned or in_open_conflict(conn, item_id):
         return None  # a claim in an open conflict stays in view until a person settles it
+    return _set_cold(conn, item_id, device=device, cold=reason, by=by, details={"reason": reason, "by": by})
+
+
+def bring_back(conn: Connection, item_id: str, *, device: str, reason: str) -> None:
+    """Bring a memory back from cold storage (active again), saying why."""
+    _set_cold(conn, item_id, device=device, cold=None, by=None, details={"reason": reason})
+
+
+def _set_cold(
+    conn: Connection, item_id: str, *, device: str, cold: str | None, by: str | None, details: dict[str, Any]
+) -> MemoryItem:
+    """Archive a memory with why and for whom it went cold (``cold``, ``by``), or with ``cold`` None restore it."""
+    op, status = (
+        ("memory.archive", Status.ARCHIVED) if cold is not None else ("memory.restore", Status.ACTIVE)
+    )
     return items.set_fields(
         conn,
         item_id,
         device=device,
-        op="memory.archive",
-        status="archived",
-        metadata={"cold": reason, "cold_by": by},
-        details={"reason": reason, "by": by},
+        op=op,
+        status=status,
+        metadata={"cold": cold, "cold_by": by},
+        details=details,
     )

@@ -36,6 +36,7 @@ from veramem_desktop.core.storage import derivations, index, item_states, items
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.text.terms import entities
+from veramem_desktop.core.vocabulary import Authority
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.stage_common import Consolidator
@@ -94,7 +95,7 @@ def fuse(con: Consolidator, count: StageCount, notices: list[str], now: datetime
 
 def _write(con: Consolidator, sources: list[MemoryItem], text: str, count: StageCount) -> None:
     authority = items.weakest([s.authority for s in sources])
-    if authority != "authorized" and not text.lower().startswith("according to"):
+    if authority != Authority.AUTHORIZED and not text.lower().startswith("according to"):
         text = f"According to these sources: {text}"
     vector = con.embedder.embed([text])[0]
     first = sources[0]

@@ -39,9 +39,10 @@ from veramem_desktop.core.storage.canonical import canonical_json, sha256_hex
 from veramem_desktop.core.storage.ids import iso, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust import exportable
+from veramem_desktop.core.vocabulary import Authority, Status
 
 #: who may give feedback, and the authority their word carries
-GIVER_AUTHORITY = {"person": "authorized", "agent": "attested"}
+GIVER_AUTHORITY = {"person": Authority.AUTHORIZED, "agent": Authority.ATTESTED}
 #: the metadata key holding the person's own share of a memory's outcome counters
 PERSON_OUTCOMES = "person_outcomes"
 
@@ -117,7 +118,7 @@ def baseline(conn: Connection, user_id: str | None, *, excluding: str) -> float 
 
 def _head(conn: Connection, item: items.MemoryItem) -> items.MemoryItem:
     """The current version of ``item``'s chain when it was superseded; else the item itself."""
-    if item.status != "superseded":
+    if item.status != Status.SUPERSEDED:
         return item
     head = item_chains.active_head(conn, item.root_id)
     return head if head is not None else item

@@ -47,6 +47,7 @@ from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.items import Evidence
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.trust.quotes import locate
+from veramem_desktop.core.write.ingest import ledger_added
 
 #: where a sentence ends: after . ! ? or … (and closing quotes or brackets), or at a line break
 _SENTENCE_END = re.compile(r"(?<=[.!?\u2026])[\"'\u2019\u201d)\]]*\s+|\n+")
@@ -150,12 +151,9 @@ def _insert(conn: Connection, old: Episode, content: str, *, device: str) -> Epi
     episode_rows.insert_rows(conn, [as_row(episode)])
     index_rows.add_fts(conn, "episode", episode.id, index_text(episode))
     index.store_entities(conn, "episode", episode.id, index_text(episode))
-    ledger.append(
+    ledger_added(
         conn,
-        op="episode.add",
-        target_kind="episode",
-        target_id=episode.id,
-        commitment_hex=ledger.commit_to(conn, episode.id, {"sha256": episode.sha256, "role": episode.role}),
+        episode,
         device=device,
         details={**({"session": episode.session_id} if episode.session_id else {}), "redacts": old.id},
         speaker_role=episode.role,

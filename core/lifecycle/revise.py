@@ -24,11 +24,13 @@ from typing import TYPE_CHECKING
 
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle import experiences
+from veramem_desktop.core.lifecycle.links import bring_back
 from veramem_desktop.core.lifecycle.rules import BASE_KINDS, DERIVED_KINDS, StageCount, scope_of
 from veramem_desktop.core.storage import derivations, item_chains, item_states, items
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
 if TYPE_CHECKING:
     from veramem_desktop.core.lifecycle.stage_common import Consolidator
@@ -38,16 +40,16 @@ def why_stale(source: MemoryItem | None) -> str | None:
     """What happened to a source since the derived item was written (None: it still stands)."""
     if source is None:
         return "forgotten"
-    if source.trust == "rejected":
-        return "rejected"
-    if source.status in ("superseded", "retracted"):
+    if source.trust == Trust.REJECTED:
+        return Trust.REJECTED
+    if source.status in (Status.SUPERSEDED, Status.RETRACTED):
         return source.status
     return None
 
 
 def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     derived = item_states.standing(
-        con.store, statuses=("active", "archived"), kinds=DERIVED_KINDS, derived=True
+        con.store, statuses=(Status.ACTIVE, Status.ARCHIVED), kinds=DERIVED_KINDS, derived=True
     )
     if not derived:
         return
@@ -71,7 +73,7 @@ def revise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
                 count.skip("changed_meanwhile")
             elif text is not None and _all_stand(conn, standing):
                 metadata = dict(item.metadata)
-                if item.kind == "summary":
+                if item.kind == Kind.SUMMARY:
                     metadata["sources"] = sorted(s.id for s in standing)
                 new = con.write_derived(
                     conn, standing, item.kind, text, metadata, item, f"revised: its source {what}"
@@ -93,7 +95,7 @@ def _standing(
     """The sources that still stand, with the current version of each superseded one, in time order."""
     out: dict[str, MemoryItem] = {s.id: s for s in sources if s.id not in gone}
     for sid, why in gone.items():
-        if why != "superseded":
+        if why != Status.SUPERSEDED:
             continue
         successor = _successor(con, sid)
         if successor is not None and scope_of(successor) == scope_of(item):
@@ -115,7 +117,7 @@ def _rewrite(
 ) -> tuple[str | None, str]:
     """The derived text written again from ``standing`` (None, with why, when it cannot be)."""
     cfg = con.config
-    if item.kind == "summary":
+    if item.kind == Kind.SUMMARY:
         if len(standing) < cfg.min_session_items:
             return None, ""
         try:
@@ -125,7 +127,7 @@ def _rewrite(
         text = text.strip() if isinstance(text, str) else ""
         if not text or len(text) > cfg.summary_max_chars:
             return None, "the model's summary was unusable"
-        if items.weakest([s.authority for s in standing]) != "authorized":
+        if items.weakest([s.authority for s in standing]) != Authority.AUTHORIZED:
             text = f"According to this session's sources: {text}"
         return text, ""
     question = experiences.question_of(con, item)
@@ -154,22 +156,14 @@ def retire(conn: Connection, item: MemoryItem, *, device: str, reason: str) -> N
         item.id,
         device=device,
         op="memory.retire",
-        status="retracted",
+        status=Status.RETRACTED,
         valid_to=now_iso(),
         metadata={"retired": reason},
         details={"reason": "a source changed"},
     )
     chain = item_chains.chain_ids(conn, item.root_id)
     for mid in item_states.cold_by_any(conn, chain):
-        items.set_fields(
-            conn,
-            mid,
-            device=device,
-            op="memory.restore",
-            status="active",
-            metadata={"cold": None, "cold_by": None},
-            details={"reason": "what stood for it was retired"},
-        )
+        bring_back(conn, mid, device=device, reason="what stood for it was retired")
 
 
 def _chunks(values: list[str], size: int) -> list[list[str]]:

@@ -13,14 +13,15 @@ from typing import Any
 
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.text.normalize import skeleton
+from veramem_desktop.core.vocabulary import Kind
 
 ScopeKey = tuple[str | None, str | None, str | None, str]  # user, team, agent, visibility
 
 #: the kinds drawn from conversations, that consolidation merges, fuses and summarises
-BASE_KINDS = ("fact", "preference", "event")
+BASE_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.EVENT)
 
 #: the kinds consolidation builds from others (and revises or retires when a source changes)
-DERIVED_KINDS = ("summary", "experience")
+DERIVED_KINDS = (Kind.SUMMARY, Kind.EXPERIENCE)
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 

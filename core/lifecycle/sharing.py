@@ -23,10 +23,11 @@ from veramem_desktop.core.trust.action_gate import may_act, memory_state
 from veramem_desktop.core.trust.pii import canary_leaks, find_pii
 from veramem_desktop.core.trust.provenance import provenance_of
 from veramem_desktop.core.trust.secret_scan import SecretScanner
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
 log = logging.getLogger("veramem.share")
 
-SHAREABLE_KINDS = ("experience", "fact")
+SHAREABLE_KINDS = (Kind.EXPERIENCE, Kind.FACT)
 POOL_DUPLICATE_COSINE = 0.92
 
 
@@ -55,15 +56,15 @@ def _about_the_user(item: MemoryItem) -> bool:
 
 def eligibility(item: MemoryItem, *, tau: float, team_policy: bool) -> str | None:
     """Why ``item`` may not be shared, or None when it may."""
-    if item.kind == "preference":
+    if item.kind == Kind.PREFERENCE:
         return "preferences are never shared"
     if item.kind not in SHAREABLE_KINDS:
         return f"a {item.kind} is not shareable (only experiences and facts about the world)"
-    if item.kind == "fact" and _about_the_user(item):
+    if item.kind == Kind.FACT and _about_the_user(item):
         return "a fact about the user is not a fact about the world"
     if not (item.shareable or team_policy):
         return "the owner has not consented (not marked shareable, no team policy)"
-    if item.status != "active" or item.trust == "rejected":
+    if item.status != Status.ACTIVE or item.trust == Trust.REJECTED:
         return f"the item is {item.status}/{item.trust}"
     if item.utility < tau:
         return f"utility {item.utility:.2f} is below the sharing threshold {tau:.2f}"
@@ -159,9 +160,9 @@ class Sharer:
                 conn,
                 MemoryItem(
                     id="",
-                    kind="experience",
+                    kind=Kind.EXPERIENCE,
                     text=abstract,
-                    authority="unendorsed",
+                    authority=Authority.UNENDORSED,
                     user_id=None,
                     team_id=team_id,
                     visibility=visibility,

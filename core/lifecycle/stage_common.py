@@ -12,7 +12,7 @@ runs them in order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from veramem_desktop.core.storage import derivations, index, item_states, items
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.vectors import VectorCache
+from veramem_desktop.core.vocabulary import Kind
 
 __all__ = ["ConsolidateConfig", "Consolidator", "Progress"]
 
@@ -57,25 +58,19 @@ class ConsolidateConfig:
     budgets: BudgetConfig = field(default_factory=BudgetConfig)
 
 
+@dataclass(eq=False)
 class Consolidator:
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        llm: LLM,
-        vectors: VectorCache,
-        *,
-        device: str,
-        config: ConsolidateConfig | None = None,
-        progress: Progress | None = None,
-    ) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.llm = llm
-        self.vectors = vectors
-        self.device = device
-        self.config = config or ConsolidateConfig()
-        self.progress = progress
+    """What every stage of one consolidation run works with: the store, the models, the shared vectors,
+    this device, the thresholds and where progress goes."""
+
+    store: Store
+    embedder: Embedder
+    llm: LLM
+    vectors: VectorCache
+    _: KW_ONLY
+    device: str
+    config: ConsolidateConfig = field(default_factory=ConsolidateConfig)
+    progress: Progress | None = None
 
     # ------------------------------------------------------------ helpers
     def tick(self, stage: str, done: int, total: int) -> None:
@@ -118,7 +113,7 @@ class Consolidator:
             user_id=first.user_id,
             agent_id=first.agent_id,
             team_id=first.team_id,
-            session_id=first.session_id if kind == "summary" else None,
+            session_id=first.session_id if kind == Kind.SUMMARY else None,
             visibility=first.visibility,
             valid_from=min(s.valid_from for s in sources),
             confidence=min(s.confidence for s in sources),

@@ -25,6 +25,8 @@ from veramem_desktop.core.lifecycle.rules import (
 from veramem_desktop.core.lifecycle.stage_common import ConsolidateConfig, Consolidator
 from veramem_desktop.core.storage import index, item_states, items
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
 
 # ---------------------------------------------------------------- 1. archive
@@ -60,7 +62,7 @@ def archive(con: Consolidator, count: StageCount, now: datetime) -> None:
                     item.id,
                     device=con.device,
                     op="memory.archive",
-                    status="archived",
+                    status=Status.ARCHIVED,
                     details={"reason": reason, "utility": round(heard.utility, 4)},
                 )
                 count.wrote(item.id)
@@ -91,9 +93,7 @@ def merge(con: Consolidator, count: StageCount) -> None:
             rep = max(cluster, key=lambda m: (m.valid_from, m.id))
             ordered = [rep, *[m for m in cluster if m.id != rep.id]]
             with con.store.atomic() as conn:
-                if not con.still_active(conn, ordered):
-                    count.skip("changed_meanwhile")
-                else:
+                if _unchanged(con, conn, ordered, count):
                     merged = items.merge(
                         conn,
                         ordered,
@@ -109,6 +109,15 @@ def merge(con: Consolidator, count: StageCount) -> None:
         con.tick("merge", n, len(clusters))
 
 
+def _unchanged(con: Consolidator, conn: Connection, members: list[MemoryItem], count: StageCount) -> bool:
+    """Whether ``members`` are all still active, read inside the write's transaction; when one is not,
+    the write is skipped and counted as ``changed_meanwhile``."""
+    if con.still_active(conn, members):
+        return True
+    count.skip("changed_meanwhile")
+    return False
+
+
 # ---------------------------------------------------------------- 4. summarise
 def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     cfg = con.config
@@ -118,10 +127,10 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
     existing: dict[tuple[Any, ...], MemoryItem] = {}
     # an archived summary still stands for its sources: it is not written again
     for s in item_states.standing(
-        con.store, statuses=("archived", "active"), kinds=("summary",), in_session=True
+        con.store, statuses=(Status.ARCHIVED, Status.ACTIVE), kinds=(Kind.SUMMARY,), in_session=True
     ):
         key = (s.session_id, *scope_of(s))
-        if key not in existing or s.status == "active":
+        if key not in existing or s.status == Status.ACTIVE:
             existing[key] = s
     keys = sorted(sessions, key=lambda k: tuple("" if v is None else str(v) for v in k))
     count.found = len(keys)
@@ -139,16 +148,14 @@ def summarise(con: Consolidator, count: StageCount, notices: list[str]) -> None:
             texts = [s.text for s in sources]
             text = con.ask(partial(con.llm.summarise, texts), count, notices, f"session {key[0]} summary")
             if text is not None:
-                if items.weakest([s.authority for s in sources]) != "authorized":
+                if items.weakest([s.authority for s in sources]) != Authority.AUTHORIZED:
                     text = f"According to this session's sources: {text}"
                 with con.store.atomic() as conn:
-                    if not con.still_active(conn, sources):
-                        count.skip("changed_meanwhile")
-                    else:
+                    if _unchanged(con, conn, sources, count):
                         item = con.write_derived(
                             conn,
                             sources,
-                            "summary",
+                            Kind.SUMMARY,
                             text,
                             {"sources": source_ids, "session": key[0]},
                             previous,
@@ -187,7 +194,7 @@ def decay(con: Consolidator, count: StageCount, now: datetime) -> None:
             plan.append((item, None))
             continue
         idle = idle_days(item.last_used_at, item.created_at, now)
-        plan.append((item, strength(idle, item.importance, item.trust == "verified", cfg.decay)))
+        plan.append((item, strength(idle, item.importance, item.trust == Trust.VERIFIED, cfg.decay)))
     count.found = len(plan)
     for start in range(0, len(plan), cfg.batch):
         with con.store.atomic() as conn:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from veramem_desktop.core.storage import (
     episode_contents,
@@ -33,6 +33,29 @@ from veramem_desktop.core.storage import (
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.link_types import LINK_TYPES
+
+V = TypeVar("V")
+
+
+class Sight(NamedTuple):
+    """What one search may see: the caller, the memory kinds it asks for, whether archived memories count,
+    and the moment (ISO) the access predicate is read at."""
+
+    caller: Caller
+    kinds: tuple[str, ...]
+    include_archived: bool
+    now: str
+
+
+def keep_per_minute(cache: dict[tuple[Any, ...], V], key: tuple[Any, ...], value: V) -> None:
+    """Keep ``value`` under ``key``, whose last part is the minute it was made in, dropping the entries of
+    earlier minutes with the same rest of the key; past 64 entries the cache starts over. The caller
+    holds the lock that guards ``cache``."""
+    if len(cache) > 64:
+        cache.clear()
+    for older in [k for k in cache if k[:-1] == key[:-1]]:
+        del cache[older]
+    cache[key] = value
 
 
 class Candidates:
@@ -104,12 +127,8 @@ class Candidates:
         # caches (core/storage/vectors.py) instead of each holding its own (8 MB per set at 100,000 rows).
         ids = [sys.intern(i) for i in ids]
         with self._lock:
-            if len(self._allowed) > 64:
-                self._allowed.clear()
             # A new minute's set replaces the caller's last one: each holds every id the caller may see.
-            for older in [k for k in self._allowed if k[:-1] == key[:-1]]:
-                del self._allowed[older]
-            self._allowed[key] = (version, ids)
+            keep_per_minute(self._allowed, key, (version, ids))
         return key, ids
 
     # ------------------------------------------------------------ the lexical channels' rows
@@ -119,35 +138,13 @@ class Candidates:
         joins from running over every match of a common word."""
         return max(5 * n, 1000)
 
-    def bm25(
-        self,
-        unit: str,
-        match: str,
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
-        n: int,
-    ) -> list[str]:
+    def bm25(self, unit: str, match: str, sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
-        return index_rows.fts_ranked_ids(
-            self.store, unit, match, caller, kinds, include_archived, now, n, self._deep(n)
-        )
+        return index_rows.fts_ranked_ids(self.store, unit, match, *sight, n, self._deep(n))
 
-    def entity(
-        self,
-        unit: str,
-        names: tuple[str, ...],
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
-        n: int,
-    ) -> list[str]:
+    def entity(self, unit: str, names: tuple[str, ...], sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
-        return index_rows.entity_ranked_ids(
-            self.store, unit, names, caller, kinds, include_archived, now, n, self._deep(n)
-        )
+        return index_rows.entity_ranked_ids(self.store, unit, names, *sight, n, self._deep(n))
 
     # ------------------------------------------------------------ what given rows hold
     def texts(
@@ -167,19 +164,12 @@ class Candidates:
     # ------------------------------------------------------------ speakers and neighbours
     def speaker_names(self, caller: Caller, now: str) -> tuple[str, ...]:
         """The distinct speaker names among the caller's visible episodes (cached per store version)."""
-        version = self.version()
-        key = (caller, now[:16])
-        with self._lock:
-            hit = self._speakers.get(key)
-            if hit is not None and hit[0] == version:
-                return hit[1]
-        found = episode_contents.speaker_names(self.store, caller, now)
-        names = tuple(sorted({str(r).strip() for r in found if str(r).strip()}))
-        with self._lock:
-            if len(self._speakers) > 64:
-                self._speakers.clear()
-            self._speakers[key] = (version, names)
-        return names
+
+        def read() -> tuple[str, ...]:
+            found = episode_contents.speaker_names(self.store, caller, now)
+            return tuple(sorted({str(r).strip() for r in found if str(r).strip()}))
+
+        return self._per_version(self._speakers, (caller, now[:16]), read)
 
     def speakers_of(self, ids: list[str]) -> dict[str, str | None]:
         """The speaker of each of the given episodes (ids already ranked for the caller)."""
@@ -189,21 +179,31 @@ class Candidates:
         """The adjacent turns (same session, turn index ± 1) of each episode, among those the caller may see."""
         return episode_turns.adjacent_turns(self.store, ids, caller, now)
 
+    def _per_version(
+        self, cache: dict[tuple[Any, ...], tuple[int, V]], key: tuple[Any, ...], read: Callable[[], V]
+    ) -> V:
+        """What ``read`` gives, kept in ``cache`` under ``key`` until the store's version moves; past 64
+        entries the cache starts over."""
+        version = self.version()
+        with self._lock:
+            hit = cache.get(key)
+            if hit is not None and hit[0] == version:
+                return hit[1]
+        value = read()
+        with self._lock:
+            if len(cache) > 64:
+                cache.clear()
+            cache[key] = (version, value)
+        return value
+
     # ------------------------------------------------------------ the times turns were told
     def latest_time(self, caller: Caller, now: str) -> str | None:
         """The latest event time among the caller's visible episodes (cached per store version)."""
-        version = self.version()
-        key = (caller, now[:16])
-        with self._lock:
-            hit = self._latest.get(key)
-            if hit is not None and hit[0] == version:
-                return hit[1]
-        latest = episode_contents.latest_event_time(self.store, caller, now)
-        with self._lock:
-            if len(self._latest) > 64:
-                self._latest.clear()
-            self._latest[key] = (version, latest)
-        return latest
+        return self._per_version(
+            self._latest,
+            (caller, now[:16]),
+            lambda: episode_contents.latest_event_time(self.store, caller, now),
+        )
 
     def told(self, episode_id: str, caller: Caller, now: str) -> episode_contents.Told | None:
         """The words and time of one episode the caller may see, or None."""

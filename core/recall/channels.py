@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import hops, telling
-from veramem_desktop.core.recall.candidates import Candidates
+from veramem_desktop.core.recall.candidates import Candidates, Sight
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
@@ -135,7 +135,7 @@ class Channels:
         dense = [f"{u}:{c}" for u in units for c in ("dense", "dense_ctx", "memory_ctx") if c in use]
         topic = cfg.topic_channels if "topic" in use else ()
         vectors = QueryVectors(self.dense, query, dense, topic, speaker_words)
-        scope = (caller, kinds, include_archived, moment)
+        scope = Sight(caller, kinds, include_archived, moment)
         lexical = self._lexical_rankings(units, use, query, scope, depth, speaker_words)
         qvec = vectors.first()
         want_hyde = "hyde" in use and cfg.weights.get("hyde", 0.0) > 0
@@ -153,14 +153,11 @@ class Channels:
             scores = hops.second_hop(
                 scores,
                 query,
-                caller,
+                scope,
                 lexical=self.lexical,
                 dense=self.dense,
                 follow_up=self.follow_up,
                 units=units,
-                kinds=kinds,
-                include_archived=include_archived,
-                moment=moment,
                 depth=depth,
                 drop=speaker_words,
                 qvec=qvec,
@@ -209,13 +206,12 @@ class Channels:
         units: list[str],
         use: set[str],
         query: str,
-        scope: tuple[Caller, tuple[str, ...], bool, str],
+        scope: Sight,
         depth: dict[str, int],
         speaker_words: frozenset[str],
     ) -> dict[str, list[str]]:
         """The BM25 and entity rankings per unit ("unit:channel"); among episodes the speakers' own names
         are no entity (nor, with ``bm25_without_speakers``, a BM25 term)."""
-        caller, kinds, include_archived, moment = scope
         cfg = self.config
         lexical: dict[str, list[str]] = {}
         for unit in units:
@@ -223,18 +219,13 @@ class Channels:
                 lexical[f"{unit}:bm25"] = self.lexical.bm25(
                     unit,
                     query,
-                    caller,
-                    kinds,
-                    include_archived,
-                    moment,
+                    scope,
                     depth[unit],
                     speaker_words if unit == "episode" and cfg.bm25_without_speakers else frozenset(),
                 )
             if "entity" in use:
                 drop = speaker_words if unit == "episode" else frozenset()
-                lexical[f"{unit}:entity"] = self.lexical.entity(
-                    unit, query, caller, kinds, include_archived, moment, depth[unit], drop
-                )
+                lexical[f"{unit}:entity"] = self.lexical.entity(unit, query, scope, depth[unit], drop)
         return lexical
 
     def _dense_rankings(
@@ -243,7 +234,7 @@ class Channels:
         use: set[str],
         vectors: QueryVectors,
         hvec: npt.NDArray[np.float32] | None,
-        scope: tuple[Caller, tuple[str, ...], bool, str],
+        scope: Sight,
         depth: int,
     ) -> dict[str, list[str]]:
         """One unit's vector rankings, in fusion order: dense, the episodes' context vectors, the memories'

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall.candidates import Candidates
+from veramem_desktop.core.recall.candidates import Candidates, keep_per_minute
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex
 
@@ -69,12 +69,8 @@ class Dense:
         else:
             positions = cache.positions(allowed[1])
             with self._lock:
-                if len(self._positions) > 64:
-                    self._positions.clear()
                 # A new minute's positions replace the last ones of the same caller (the minute ends the key).
-                for older in [k for k in self._positions if k[:-1] == key[:-1]]:
-                    del self._positions[older]
-                self._positions[key] = (version, positions)
+                keep_per_minute(self._positions, key, (version, positions))
         return [i for i, _ in cache.top(qvec, positions, n)]
 
     def embedding(self, query: str) -> Future[npt.NDArray[np.float32]]:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from veramem_desktop.core.vocabulary import Trust
+
 RRF_K = 60
+#: the prior a memory's review state adds; any other trust (rejected) takes a whole point off
+_TRUST_BONUS: dict[str, float] = {Trust.VERIFIED: 0.02, Trust.CANDIDATE: 0.0}
 
 
 def weighted_rrf(
@@ -73,6 +77,6 @@ def prior(
 ) -> float:
     """The additive prior on a 0–1 relevance scale: utility, mild recency, trust, reachability."""
     recency = recency_weight * math.exp(-max(age_days, 0.0) * math.log(2) / recency_half_life_days)
-    trust_bonus = {"verified": 0.02, "candidate": 0.0}.get(trust, -1.0)
+    trust_bonus = _TRUST_BONUS.get(trust, -1.0)
     strength = 0.02 * (min(max(retrieval_strength, 0.0), 1.0) - 1.0)
     return utility_lambda * (utility_value - 0.5) + recency + trust_bonus + strength

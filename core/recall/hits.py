@@ -5,26 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: A hit's state, as the truth stage (core/recall/truth.py) finds it.
-#: current: what the memory holds now; superseded / retracted / archived: history; in_conflict: a
-#: current memory contradicted by another one a person has not settled; raw: a message nothing was
-#: derived from; rejected / held: shown only to a person who asked for rejected material;
-#: probably_superseded: stored as current, but a newer statement of the same attribute of the same
-#: person replaces it (recall's safety net, core/recall/safety_net.py, found the change the write path
-#: did not record).
-STATES = (
-    "current",
-    "in_conflict",
-    "raw",
-    "superseded",
-    "probably_superseded",
-    "retracted",
-    "archived",
-    "held",
-    "rejected",
-)
+from veramem_desktop.core.vocabulary import STALE_STATES, State, Status
+
+#: every state a hit can have, in the order core/vocabulary.py lists and describes them
+STATES = tuple(State)
 #: states whose text is not what the memory holds now
-STALE = frozenset({"superseded", "probably_superseded", "retracted", "archived"})
+STALE = STALE_STATES
 
 
 @dataclass
@@ -36,7 +22,7 @@ class Hit:
     authority: str
     #: a memory's review state (candidate, verified: a person approved it, rejected); "raw" for an episode
     trust: str
-    status: str = "active"
+    status: str = Status.ACTIVE
     time: str | None = None
     user_id: str | None = None
     session_id: str | None = None
@@ -45,7 +31,7 @@ class Hit:
     root_id: str | None = None
     #: the ranking prior (utility, recency, trust, usage) added to the relevance score
     prior: float = 0.0
-    state: str = "current"
+    state: str = State.CURRENT
     #: what stands for a stale hit now: its chain's active version, what it was merged into, the
     #: memory made from the statement that retracted it, or the newer statement that probably replaced it
     superseded_by: str | None = None

@@ -29,9 +29,9 @@ from functools import partial
 
 import numpy as np
 import numpy.typing as npt
+from veramem_desktop.core.recall.candidates import Sight
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.lexical import Lexical
-from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.text.terms import STOPWORDS, content_terms, entities
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None
@@ -135,15 +135,12 @@ def fuse(
 def second_hop(
     scores: dict[str, float],
     question: str,
-    caller: Caller,
+    sight: Sight,
     *,
     lexical: Lexical,
     dense: Dense,
     follow_up: FollowUp | None,
     units: Sequence[str],
-    kinds: tuple[str, ...],
-    include_archived: bool,
-    moment: str,
     depth: dict[str, int],
     drop: frozenset[str],
     qvec: npt.NDArray[np.float32] | None,
@@ -152,6 +149,7 @@ def second_hop(
     ``lexical`` and ``dense`` are the first hop's channels, ``follow_up`` the model's question (or None)."""
     cfg = lexical.config
     candidates = lexical.candidates
+    caller, kinds, include_archived, moment = sight
     rankings: list[list[str]] = []
     asked = content_terms(question)
     for unit in units:
@@ -178,17 +176,9 @@ def second_hop(
         )
         parts = cfg.hop_parts
         if "bm25" in parts and exp.terms:
-            rankings.append(
-                lexical.bm25(
-                    unit, " ".join([*asked, *exp.terms]), caller, kinds, include_archived, moment, depth[unit]
-                )
-            )
+            rankings.append(lexical.bm25(unit, " ".join([*asked, *exp.terms]), sight, depth[unit]))
         if "entity" in parts and exp.names:
-            rankings.append(
-                lexical.entity(
-                    unit, "", caller, kinds, include_archived, moment, depth[unit], names=exp.names
-                )
-            )
+            rankings.append(lexical.entity(unit, "", sight, depth[unit], names=exp.names))
         if "dense" in parts and qvec is not None and cfg.hop_beta > 0:
             cache = "episode" if unit == "episode" else "memory"
             vecs = [v for d in seeds if d in texts and (v := dense.caches[cache].vector(d)) is not None]
@@ -198,7 +188,7 @@ def second_hop(
         if "model" in parts and follow_up is not None:
             sub = _ask(follow_up, question, found)
             if sub:
-                rankings.append(lexical.bm25(unit, sub, caller, kinds, include_archived, moment, depth[unit]))
+                rankings.append(lexical.bm25(unit, sub, sight, depth[unit]))
                 if qvec is not None:
                     allowed = candidates.allowed_ids(unit, caller, kinds, include_archived, moment)
                     svec = dense.embedder.embed([sub])[0]

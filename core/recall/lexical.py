@@ -14,11 +14,10 @@ import threading
 from collections.abc import Callable
 from functools import partial
 
-from veramem_desktop.core.recall.candidates import Candidates
+from veramem_desktop.core.recall.candidates import Candidates, Sight
 from veramem_desktop.core.recall.query import fts_match
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import index_rows
-from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.text.terms import content_terms, entities
 
 
@@ -100,30 +99,19 @@ class Lexical:
         return fts_match([t for t in terms if dfs[t] > 0], "AND")
 
     def bm25(
-        self,
-        unit: str,
-        query: str,
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
-        n: int,
-        drop: frozenset[str] = frozenset(),
+        self, unit: str, query: str, sight: Sight, n: int, drop: frozenset[str] = frozenset()
     ) -> list[str]:
         """The rows the caller may see that hold the query's words (see :meth:`match`), best BM25 first."""
         match = self.match(unit, query, drop)
         if match is None:
             return []
-        return self.candidates.bm25(unit, match, caller, kinds, include_archived, now, n)
+        return self.candidates.bm25(unit, match, sight, n)
 
     def entity(
         self,
         unit: str,
         query: str,
-        caller: Caller,
-        kinds: tuple[str, ...],
-        include_archived: bool,
-        now: str,
+        sight: Sight,
         n: int,
         drop: frozenset[str] = frozenset(),
         *,
@@ -135,7 +123,7 @@ class Lexical:
         names = tuple(e for e in sorted(asked - drop) if self.entity_df(e, rows) <= self.config.entity_max_df)
         if not names:
             return []
-        return self.candidates.entity(unit, names, caller, kinds, include_archived, now, n)
+        return self.candidates.entity(unit, names, sight, n)
 
     def term_df(self, table: str, rows: int, term: str) -> int:
         """How many full-text rows of ``table`` hold the word (counted once, see :meth:`_df`)."""

@@ -18,6 +18,7 @@ from veramem_desktop.core.storage.ids import iso, parse_iso
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.time_values import parse_bound
+from veramem_desktop.core.vocabulary import EPISODE_KIND, Authority, State, Status, Trust
 
 
 def shortlist(scores: dict[str, float], k: int, config: SearchConfig) -> dict[str, float]:
@@ -96,12 +97,12 @@ def hydrate(
         hits.append(
             Hit(
                 id=e.id,
-                kind="episode",
+                kind=EPISODE_KIND,
                 text=e.content,
                 score=scores[e.id],
-                authority=ROLE_AUTHORITY.get(e.role, "unendorsed"),
-                trust="raw",
-                status="active",
+                authority=ROLE_AUTHORITY.get(e.role, Authority.UNENDORSED),
+                trust=Trust.RAW,
+                status=Status.ACTIVE,
                 time=e.event_time,
                 user_id=e.user_id,
                 session_id=e.session_id,
@@ -170,7 +171,7 @@ def statements_first(hits: list[Hit], query: str) -> list[Hit]:
     if not wanted:
         return hits
     stating = [
-        h.state in ("current", "in_conflict") and attributes.canonical(h.subject or "") in wanted
+        h.state in (State.CURRENT, State.IN_CONFLICT) and attributes.canonical(h.subject or "") in wanted
         for h in hits
     ]
     return [h for h, s in zip(hits, stating, strict=True) if s] + [

@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from veramem_desktop.core.vocabulary import Kind
+
 MEMORY_KINDS_BY_ROUTE = {
-    "facts": ("fact", "preference", "event", "experience"),
-    "dual": ("fact", "preference", "event", "experience", "summary"),
-    "summaries": ("summary", "experience"),
+    "facts": (Kind.FACT, Kind.PREFERENCE, Kind.EVENT, Kind.EXPERIENCE),
+    "dual": (Kind.FACT, Kind.PREFERENCE, Kind.EVENT, Kind.EXPERIENCE, Kind.SUMMARY),
+    "summaries": (Kind.SUMMARY, Kind.EXPERIENCE),
     "raw": (),
 }
 ROUTES = tuple(MEMORY_KINDS_BY_ROUTE)

@@ -25,27 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall import statements
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
+from veramem_desktop.core.storage.rejections import Keyed
 from veramem_desktop.core.trust.action_gate import may_act
+from veramem_desktop.core.vocabulary import Authority, State
 
-STATE = "probably_superseded"
-_LIVE = ("current", "in_conflict")
-
-
-class _KeyedRow(Protocol):
-    """What the safety net reads of a memory's truth row (core/recall/truth.py's rows)."""
-
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def predicate(self) -> str | None: ...
-    @property
-    def value(self) -> str | None: ...
+STATE = State.PROBABLY_SUPERSEDED
+_LIVE = (State.CURRENT, State.IN_CONFLICT)
 
 
 @dataclass(frozen=True)
@@ -65,7 +55,7 @@ Union = Callable[[str, str], None]
 
 def apply(
     hits: Sequence[Hit],
-    rows: Mapping[str, _KeyedRow],
+    rows: Mapping[str, Keyed],
     related: Mapping[str, list[str]],
     union: Union,
 ) -> None:
@@ -81,7 +71,7 @@ def apply(
             _settle(members, union)
 
 
-def _statements(h: Hit, rows: Mapping[str, _KeyedRow], related: Mapping[str, list[str]]) -> list[_Said]:
+def _statements(h: Hit, rows: Mapping[str, Keyed], related: Mapping[str, list[str]]) -> list[_Said]:
     """The attributes ``h`` states, read from its key (or its memories' keys), else from its words."""
     if h.state not in _LIVE:
         return []
@@ -89,7 +79,7 @@ def _statements(h: Hit, rows: Mapping[str, _KeyedRow], related: Mapping[str, lis
     keyed = [r for r in keyed if r.subject and r.predicate]
     if keyed:
         return [s for r in keyed if (s := _from_key(h, r)) is not None]
-    if h.authority != "authorized":
+    if h.authority != Authority.AUTHORIZED:
         return []
     found = statements.read(h.text)
     if found is None or found.other:
@@ -100,7 +90,7 @@ def _statements(h: Hit, rows: Mapping[str, _KeyedRow], related: Mapping[str, lis
     return [_Said(h, _person(h, None), attribute, found.values, found.ends, found.historic)]
 
 
-def _from_key(h: Hit, row: _KeyedRow) -> _Said | None:
+def _from_key(h: Hit, row: Keyed) -> _Said | None:
     predicate = attributes.canonical(row.predicate or "")
     if attributes.is_multi_valued(predicate):
         return None
@@ -110,7 +100,7 @@ def _from_key(h: Hit, row: _KeyedRow) -> _Said | None:
     return _Said(h, _person(h, row), predicate, values, bool(found and found.ends), historic)
 
 
-def _person(h: Hit, row: _KeyedRow | None) -> str:
+def _person(h: Hit, row: Keyed | None) -> str:
     """Whose attribute: a keyed memory's subject; else the speaker ("user" for the person's own words)."""
     who = row.subject if row is not None and row.subject else (h.source or "user")
     return f"{h.user_id or ''}/{who.casefold().strip()}"

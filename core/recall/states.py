@@ -17,6 +17,7 @@ from veramem_desktop.core.recall.truth import partner_rows, read_rows, row_state
 from veramem_desktop.core.storage import items
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.vocabulary import State
 
 #: how many of a person's newest active memories a listed memory's statement is compared with
 NET_WINDOW = 500
@@ -27,7 +28,7 @@ def states(store: Store, ids: Sequence[str]) -> dict[str, str]:
     rows = read_rows(store, set(ids), {})
     rows |= partner_rows(store, rows, {})
     found = {i: row_state(rows[i], rows) for i in ids if i in rows}
-    live = [i for i, state in found.items() if state in ("current", "in_conflict")]
+    live = [i for i, state in found.items() if state in (State.CURRENT, State.IN_CONFLICT)]
     for i in _replaced(store, live):
         found[i] = safety_net.STATE
     return found

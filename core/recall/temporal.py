@@ -14,6 +14,7 @@ from datetime import date, datetime
 from functools import lru_cache
 
 from veramem_desktop.core.recall import periods
+from veramem_desktop.core.recall.candidates import Sight
 from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.recall.recipes import SearchConfig
@@ -58,7 +59,7 @@ def date_fit(
 def event_day(lexical: Lexical, what: str, caller: Caller, now: str) -> date | None:
     """The day of the event ``what`` names ("Alice's birthday"): the date the best-matching turn
     states, else the day it was told."""
-    found = lexical.bm25("episode", what, caller, (), False, now, 1)
+    found = lexical.bm25("episode", what, Sight(caller, (), False, now), 1)
     if not found:
         return None
     row = lexical.candidates.told(found[0], caller, now)

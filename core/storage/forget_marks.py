@@ -17,6 +17,7 @@ from veramem_desktop.core.storage.columns import select_list
 from veramem_desktop.core.storage.id_sets import IN_IDS, ids_param
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Trust
 
 LOCAL_KEY = "local"
 #: a shared key's id: this prefix and 16 random hex digits (made by the first forget of a store)
@@ -194,7 +195,7 @@ def targets_of_op(conn: Connection, op: str) -> list[str]:
 def not_rejected(conn: Connection, memory_id: str) -> bool:
     """Whether the memory is here and not (yet) marked rejected."""
     row = conn.execute("SELECT trust FROM memory_items WHERE id = ?", (memory_id,)).fetchone()
-    return row is not None and row[0] != "rejected"
+    return row is not None and row[0] != Trust.REJECTED
 
 
 def scopes(conn: Connection) -> list[tuple[str | None, str | None]]:

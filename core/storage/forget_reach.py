@@ -11,6 +11,7 @@ from typing import Any
 from veramem_desktop.core.storage.episodes import EPISODE_COLUMNS, Episode, row_to_episode
 from veramem_desktop.core.storage.id_sets import marks
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Kind
 
 
 def ids_of(conn: Connection, sql: str, params: Any = ()) -> set[str]:
@@ -72,7 +73,7 @@ def closure(
                 ).fetchone()
                 # derived kinds and fused memories go with any of their evidence; plain facts only
                 # when nothing is left
-                if left == 0 or (kind and (kind[0] in ("summary", "experience") or kind[1])):
+                if left == 0 or (kind and (kind[0] in (Kind.SUMMARY, Kind.EXPERIENCE) or kind[1])):
                     memories.add(mid)
                     if mid not in initial:
                         derived.add(mid)

@@ -16,6 +16,7 @@ from veramem_desktop.core.storage.id_sets import marks
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.items import ITEM_COLUMNS, MemoryItem, row_to_item
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Status
 
 
 def find(store: Store, item_id: str) -> MemoryItem | None:
@@ -126,7 +127,7 @@ def standing_ids(conn: Connection, ids: Sequence[str]) -> set[str]:
 def standing(
     store: Store,
     *,
-    statuses: Sequence[str] = ("active",),
+    statuses: Sequence[str] = (Status.ACTIVE,),
     kinds: Sequence[str] = (),
     unpinned: bool = False,
     in_session: bool = False,

@@ -23,21 +23,22 @@ from veramem_desktop.core.storage import derivations, index_rows, ledger, reject
 from veramem_desktop.core.storage.ids import new_id, now_iso
 from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
-AUTHORITY_RANK = {"unendorsed": 0, "attested": 1, "authorized": 2}
-ROLE_AUTHORITY = {
-    "user": "authorized",
-    "system": "authorized",
-    "assistant": "attested",
-    "tool": "unendorsed",
-    "document": "unendorsed",
-    "shared": "unendorsed",
+AUTHORITY_RANK: dict[str, int] = {Authority.UNENDORSED: 0, Authority.ATTESTED: 1, Authority.AUTHORIZED: 2}
+ROLE_AUTHORITY: dict[str, Authority] = {
+    "user": Authority.AUTHORIZED,
+    "system": Authority.AUTHORIZED,
+    "assistant": Authority.ATTESTED,
+    "tool": Authority.UNENDORSED,
+    "document": Authority.UNENDORSED,
+    "shared": Authority.UNENDORSED,
 }
 
 
 def weakest(authorities: Sequence[str]) -> str:
     """The lowest authority among ``authorities`` (a merge never raises authority)."""
-    return min(authorities, key=lambda a: AUTHORITY_RANK[a]) if authorities else "unendorsed"
+    return min(authorities, key=lambda a: AUTHORITY_RANK[a]) if authorities else Authority.UNENDORSED
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ class MemoryItem:
     team_id: str | None = None
     session_id: str | None = None
     visibility: str = "private"
-    trust: str = "candidate"
-    status: str = "active"
+    trust: str = Trust.CANDIDATE
+    status: str = Status.ACTIVE
     subject: str | None = None
     predicate: str | None = None
     value: str | None = None
@@ -162,7 +163,7 @@ def insert(
     )
     if not item.root_id:
         item = replace(item, root_id=item.id)
-    if item.kind == "preference" and item.visibility != "private":
+    if item.kind == Kind.PREFERENCE and item.visibility != "private":
         item = replace(item, visibility="private")  # preferences are always private
     marks = ",".join("?" * len(_FIELDS))
     conn.execute(f"INSERT INTO memory_items({ITEM_COLUMNS}) VALUES ({marks})", _item_params(item))
@@ -245,7 +246,7 @@ def new_version(
     The change happens at ``new.valid_from`` (the time of the message that caused it, so imported history
     answers ``as of`` questions right), never before ``old`` began; the wall clock only when it has none."""
     at = max(new.valid_from or now_iso(), old.valid_from)
-    set_fields(conn, old.id, device=device, op="memory.supersede", status="superseded", valid_to=at)
+    set_fields(conn, old.id, device=device, op="memory.supersede", status=Status.SUPERSEDED, valid_to=at)
     version = replace(
         new,
         id="",
@@ -330,7 +331,7 @@ def list_items(
     *,
     user_id: str | None = None,
     kind: str | None = None,
-    status: str | None = "active",
+    status: str | None = Status.ACTIVE,
     authority: str | None = None,
     trust: str | None = None,
     agent_id: str | None = None,
@@ -345,7 +346,7 @@ def list_items(
     asked = {column: value for column, value in {**asked, "agent_id": agent_id}.items() if value is not None}
     where = [visibility.memory_shown("memory_items"), *(f"{column} = :{column}" for column in asked)]
     params = {**asked, "now": now or now_iso(), "limit": limit, "offset": offset}
-    params["show_rejected"] = int(trust == "rejected")
+    params["show_rejected"] = int(trust == Trust.REJECTED)
     sql = f"SELECT {ITEM_COLUMNS} FROM memory_items WHERE " + " AND ".join(where)
     sql += " ORDER BY created_at DESC LIMIT :limit OFFSET :offset"
     return [row_to_item(r) for r in store.query(sql, params)]
@@ -365,7 +366,7 @@ def merge(
     for src in sources:
         evidence += _evidence(conn.execute(_EVIDENCE_OF, (src.id,)).fetchall())
     authority = weakest(
-        [ROLE_AUTHORITY.get(e.role, "unendorsed") for e in evidence] + [s.authority for s in sources]
+        [ROLE_AUTHORITY.get(e.role, Authority.UNENDORSED) for e in evidence] + [s.authority for s in sources]
     )
     first = sources[0]
     merged = replace(
@@ -399,7 +400,7 @@ def merge(
             src.id,
             device=device,
             op="memory.supersede",
-            status="superseded",
+            status=Status.SUPERSEDED,
             valid_to=now,
             details={"merged_into": item.id},
         )

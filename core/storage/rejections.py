@@ -40,11 +40,32 @@ from veramem_desktop.core.storage.rejection_keys import digest as _digest
 from veramem_desktop.core.storage.rejection_keys import secret as _secret
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.text.normalize import normalise, phrase_words, skeleton
+from veramem_desktop.core.vocabulary import Withheld
 
 __all__ = ["KEY_META", "MAX_PHRASE_WORDS", "NEAR_BACKFILLED", "NEAR_KEY", "phrase_of", "scope_of", "variants"]
 
 
-class RejectedMemory(Protocol):
+class Scoped(Protocol):
+    """Whose a memory or a message is: the user and team its rejections are scoped by."""
+
+    @property
+    def user_id(self) -> str | None: ...
+    @property
+    def team_id(self) -> str | None: ...
+
+
+class Keyed(Protocol):
+    """The key a statement may carry: its subject, predicate and value (each may be missing)."""
+
+    @property
+    def subject(self) -> str | None: ...
+    @property
+    def predicate(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+
+
+class RejectedMemory(Scoped, Keyed, Protocol):
     """What a rejection reads of the memory rejected (a core/storage/items.MemoryItem).
 
     Named by its fields rather than imported: items imports this module, to withhold what it inserts.
@@ -52,16 +73,6 @@ class RejectedMemory(Protocol):
 
     @property
     def id(self) -> str: ...
-    @property
-    def user_id(self) -> str | None: ...
-    @property
-    def team_id(self) -> str | None: ...
-    @property
-    def subject(self) -> str | None: ...
-    @property
-    def predicate(self) -> str | None: ...
-    @property
-    def value(self) -> str | None: ...
     @property
     def text(self) -> str: ...
 
@@ -121,7 +132,7 @@ def record(conn: Connection, item: RejectedMemory) -> list[str]:
     rejection_rows.withhold_rejected(conn, item.id)
     # The messages the value was taken from hold it, whatever words it has.
     for episode_id in scope_texts.quoted_episode_ids(conn, item.id):
-        rejection_rows.withhold(conn, "episode", episode_id, "rejected", item.id)
+        rejection_rows.withhold(conn, "episode", episode_id, Withheld.REJECTED, item.id)
         withheld.append(episode_id)
     if words is not None:
         withheld += _withhold_holders(conn, item, words)
@@ -142,7 +153,7 @@ def _withhold_holders(conn: Connection, item: RejectedMemory, words: list[str]) 
             if text.isascii() and words[0] not in ascii_skeleton(text):
                 continue
             if _contains(phrase_words(text), words) and rejection_rows.withhold(
-                conn, kind, owner_id, "rejected", item.id
+                conn, kind, owner_id, Withheld.REJECTED, item.id
             ):
                 out.append(owner_id)
     return out
@@ -198,11 +209,12 @@ def withhold_if_rejected(
         if not rejection_rows.scope_has_values(conn, scope_of(user_id, team_id)):
             continue  # nothing rejected in this scope: nothing to hold
         if holding(conn, user_id=user_id, team_id=team_id, texts=[text])[0]:
-            reason = "rejected"
+            reason = Withheld.REJECTED
         elif near_misses.near_miss(conn, user_id=user_id, team_id=team_id, text=text) or (
             owner_kind == "memory" and rejection_rows.cites_held(conn, owner_id)
         ):
-            reason = "resembles"  # held for a person to decide, with what was taken from a held message
+            # held for a person to decide, with what was taken from a held message
+            reason = Withheld.RESEMBLES
         else:
             continue
         if rejection_rows.withhold(conn, owner_kind, owner_id, reason, None):
@@ -210,19 +222,11 @@ def withhold_if_rejected(
     return out
 
 
-def is_rejected(
-    conn: Connection,
-    *,
-    user_id: str | None,
-    team_id: str | None,
-    subject: str | None,
-    predicate: str | None,
-    value: str | None,
-    text: str,
-) -> bool:
-    """Whether a candidate restates a rejected value: its own keys, or the rejected words inside its text."""
-    scope = scope_of(user_id, team_id)
-    for subj, pred, skel in keys_for(conn, subject, predicate, value, text):
+def is_rejected(conn: Connection, owner: Scoped, claim: Keyed, text: str) -> bool:
+    """Whether a candidate restates a rejected value in ``owner``'s scope: ``claim``'s own keys, or the
+    rejected words inside ``text``."""
+    scope = scope_of(owner.user_id, owner.team_id)
+    for subj, pred, skel in keys_for(conn, claim.subject, claim.predicate, claim.value, text):
         if rejection_rows.has_key(conn, subject=subj, predicate=pred, scope=scope, skeleton=skel):
             return True
-    return any(holding(conn, user_id=user_id, team_id=team_id, texts=[text, value or ""]))
+    return any(holding(conn, user_id=owner.user_id, team_id=owner.team_id, texts=[text, claim.value or ""]))

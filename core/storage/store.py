@@ -21,6 +21,8 @@ import sqlcipher3
 from veramem_desktop.core.errors import NotAStoreError, StoreBusyError, StoreDamagedError, WrongKeyError
 from veramem_desktop.core.storage import meta
 from veramem_desktop.core.storage.actor import Acting
+from veramem_desktop.core.storage.connection import Connection as Connection
+from veramem_desktop.core.storage.connection import register_adapters
 from veramem_desktop.core.storage.ids import now_iso
 from veramem_desktop.core.storage.schema import MIGRATIONS
 
@@ -36,10 +38,7 @@ PAGE_SIZE = 4096
 #: words in SQLite's and SQLCipher's messages that mean the file itself is damaged
 _DAMAGE_WORDS = ("not a database", "malformed", "corrupt", "hmac", "invalid size", "unsupported file format")
 
-Connection = Any  # sqlcipher3.Connection (the module ships no type stubs)
-# A NULL parameter binds as NULL either way; with an adapter found at once the driver skips its two failing
-# attribute probes per NULL (each raising internally, about 4 us; a twentieth of a sync apply, issue 17).
-sqlcipher3.register_adapter(type(None), lambda value: value)
+register_adapters()  # NULL and vocabulary members bind without the driver's probes
 
 
 class _ActingConnection(sqlcipher3.Connection):  # type: ignore[misc]
@@ -98,7 +97,7 @@ def _check_path(path: Path, *, create: bool) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def connect_keyed(path: Path, key: bytes, *, wrong_key: str, report_damage: bool) -> sqlcipher3.Connection:
+def connect_keyed(path: Path, key: bytes, *, wrong_key: str, report_damage: bool) -> Connection:
     """A connection with the key set and proved: a wrong key or a foreign file fails here, not later.
 
     A key that does not decrypt the file raises :class:`WrongKeyError` with the message ``wrong_key``
@@ -108,7 +107,7 @@ def connect_keyed(path: Path, key: bytes, *, wrong_key: str, report_damage: bool
     """
     old_umask = os.umask(0o077)
     try:
-        conn = sqlcipher3.connect(
+        conn: Connection = sqlcipher3.connect(
             str(path),
             isolation_level=None,
             check_same_thread=False,

@@ -9,7 +9,6 @@ keeps its source's wording, and one restating a rejected value is not imported.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from veramem_desktop.core.storage.items import AUTHORITY_RANK, ROLE_AUTHORITY, E
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission
+from veramem_desktop.core.vocabulary import Authority, Trust
 
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
 Version = tuple[MemoryItem, list[Evidence], list[str]]
@@ -79,21 +79,9 @@ def admitted_episodes(
 
 
 def values(ep: Episode) -> tuple[Any, ...]:
-    return (
-        ep.id,
-        ep.content,
-        ep.sha256,
-        ep.role,
-        ep.source_name,
-        ep.user_id,
-        ep.agent_id,
-        ep.team_id,
-        ep.session_id,
-        int(ep.turn_index),
-        ep.event_time,
-        ep.created_at,
-        json.dumps(ep.metadata or {}, sort_keys=True),
-    )
+    """An imported episode's row (core/storage/episodes.as_row), its turn read as a whole number and no
+    metadata as an empty object."""
+    return episodes_mod.as_row(replace(ep, turn_index=int(ep.turn_index), metadata=ep.metadata or {}))
 
 
 def forgotten_chain(
@@ -131,19 +119,11 @@ def admitted_chain(
                     f"memory {item.id}: trust {item.trust!r} from the file kept as {trust!r}"
                 )
             text = item.text
-            if evidence and item.authority != "authorized":
+            if evidence and item.authority != Authority.AUTHORIZED:
                 weakest = min(evidence, key=lambda e: AUTHORITY_RANK[ROLE_AUTHORITY[e.role]])
                 source = episodes_mod.get(store, weakest.episode_id)
                 text = admission.attributed_text(text, weakest.role, source.source_name if source else None)
-            if trust != "rejected" and rejections.is_rejected(
-                conn,
-                user_id=item.user_id,
-                team_id=item.team_id,
-                subject=item.subject,
-                predicate=item.predicate,
-                value=item.value,
-                text=text,
-            ):
+            if trust != Trust.REJECTED and rejections.is_rejected(conn, item, item, text):
                 result.notices.append(
                     f"{where}: memory {item.id} restates a value you rejected; not imported"
                 )

@@ -22,26 +22,24 @@ from veramem_desktop.core.transfer.records import (
     Problem,
     Record,
     chat_meta,
+    conversation_items,
     epoch_to_iso,
     import_key,
+    message_time,
+    time_or_none,
 )
 
 
 def chatgpt_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
-    conv_id = conv.get("conversation_id") or conv.get("id")
-    where = f"conversation {index + 1}"
-    if not conv_id or not isinstance(conv_id, (str, int)):
-        yield Problem(where, "has no id (text or a number)")
-        return
-    where = f"conversation {index + 1} ({conv_id})"
+    return conversation_items(conv, index, "conversation_id", "id", _conversation)
+
+
+def _conversation(conv: dict[str, Any], conv_id: str | int, where: str) -> Iterator[Item]:
     mapping = conv.get("mapping")
     if not isinstance(mapping, dict) or not mapping:
         yield Problem(where, 'has no message tree ("mapping")')
         return
-    try:
-        conv_time = epoch_to_iso(conv.get("create_time"))
-    except (TypeError, ValueError, OverflowError, OSError):
-        conv_time = None
+    conv_time = time_or_none(epoch_to_iso, conv.get("create_time"))
     title = conv.get("title") if isinstance(conv.get("title"), str) else None
     path, broken = _current_branch(mapping, conv.get("current_node"), where)
     if broken is not None:
@@ -103,13 +101,14 @@ def _message_item(
     text = "\n\n".join(texts).strip()
     if not text:
         return Problem(pos, "has no text", "empty")
-    try:
-        when = epoch_to_iso(msg.get("create_time")) or conv_time
-    except (TypeError, ValueError, OverflowError, OSError):
-        return Problem(pos, f"has an unreadable create_time {_shown(msg.get('create_time'))}")
+    when = message_time(msg, "create_time", epoch_to_iso, pos, _shown)
+    if isinstance(when, Problem):
+        return when
     meta = chat_meta("chatgpt", conv_id, msg_id, title)
     name = author.get("name") if isinstance(author.get("name"), str) and role == "tool" else None
-    return Record(pos, session, role, text, when, name, import_key("chatgpt", conv_id, msg_id), meta)
+    return Record(
+        pos, session, role, text, when or conv_time, name, import_key("chatgpt", conv_id, msg_id), meta
+    )
 
 
 def _node_time(node: Any) -> float:

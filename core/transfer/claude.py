@@ -10,27 +10,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from veramem_desktop.core.transfer.records import Item, Problem, Record, chat_meta, import_key, text_to_iso
+from veramem_desktop.core.transfer.records import (
+    Item,
+    Problem,
+    Record,
+    chat_meta,
+    conversation_items,
+    import_key,
+    message_time,
+    text_to_iso,
+    time_or_none,
+)
 
 _SENDERS = {"human": "user", "user": "user", "assistant": "assistant"}
 
 
 def claude_items(conv: dict[str, Any], index: int) -> Iterator[Item]:
-    conv_id = conv.get("uuid") or conv.get("id")
-    where = f"conversation {index + 1}"
-    if not conv_id or not isinstance(conv_id, (str, int)):
-        yield Problem(where, "has no uuid (text or a number)")
-        return
-    where = f"conversation {index + 1} ({conv_id})"
+    return conversation_items(conv, index, "uuid", "uuid", _conversation)
+
+
+def _conversation(conv: dict[str, Any], conv_id: str | int, where: str) -> Iterator[Item]:
     messages = conv.get("chat_messages")
     if not isinstance(messages, list):
         yield Problem(where, 'has no "chat_messages" list')
         return
     title = conv.get("name") if isinstance(conv.get("name"), str) and conv.get("name") else None
-    try:
-        conv_time = text_to_iso(conv.get("created_at"))
-    except (TypeError, ValueError, OverflowError, OSError):
-        conv_time = None
+    conv_time = time_or_none(text_to_iso, conv.get("created_at"))
     session = f"claude:{conv_id}"
     for n, msg in enumerate(messages):
         item = _message_item(msg, n, where, session, str(conv_id), conv_time, title)
@@ -53,13 +58,14 @@ def _message_item(
     text = _message_text(msg)
     if not text:
         return Problem(pos, "has no text", "empty")
-    try:
-        when = text_to_iso(msg.get("created_at")) or conv_time
-    except (TypeError, ValueError, OverflowError, OSError):
-        return Problem(pos, f"has an unreadable created_at {str(msg.get('created_at'))[:40]!r}")
+    when = message_time(msg, "created_at", text_to_iso, pos, lambda value: repr(str(value)[:40]))
+    if isinstance(when, Problem):
+        return when
     msg_id = msg.get("uuid") if isinstance(msg.get("uuid"), (str, int)) and msg.get("uuid") else f"#{n}"
     meta = chat_meta("claude", conv_id, msg_id, title)
-    return Record(pos, session, role, text, when, None, import_key("claude", conv_id, msg_id), meta)
+    return Record(
+        pos, session, role, text, when or conv_time, None, import_key("claude", conv_id, msg_id), meta
+    )
 
 
 def _message_text(msg: dict[str, Any]) -> str:

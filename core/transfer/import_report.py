@@ -10,6 +10,8 @@ from veramem_desktop.core.transfer.records import Problem
 
 #: problems listed one by one in a report (all are counted)
 PROBLEMS_LISTED = 1_000
+#: the message counts of :meth:`ImportReport.counts`, in the order they are reported
+COUNTS = ("read", "stored", "already_stored", "before_since", "empty", "bad", "forgotten")
 
 
 @dataclass
@@ -41,15 +43,7 @@ class ImportReport:
         return round(self.stored / self.seconds, 1) if self.seconds else 0.0
 
     def counts(self) -> dict[str, int]:
-        return {
-            "read": self.read,
-            "stored": self.stored,
-            "already_stored": self.already_stored,
-            "before_since": self.before_since,
-            "empty": self.empty,
-            "bad": self.bad,
-            "forgotten": self.forgotten,
-        }
+        return self._fields(*COUNTS)
 
     def note_forgotten(self, dates: list[str]) -> None:
         """Count messages the admission gate refused as forgotten, and say so in one notice."""
@@ -72,15 +66,14 @@ class ImportReport:
             self.problems.append(p.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
+        """What was imported, the counts, what came of it, and how fast: fields as they are but the time."""
         return {
-            "path": self.path,
-            "format": self.format,
-            "dry_run": self.dry_run,
+            **self._fields("path", "format", "dry_run"),
             **self.counts(),
-            "problems": self.problems,
-            "sessions": self.sessions,
-            "memories": self.memories,
-            "notices": self.notices,
+            **self._fields("problems", "sessions", "memories", "notices"),
             "seconds": round(self.seconds, 2),
             "per_s": self.per_s,
         }
+
+    def _fields(self, *names: str) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in names}

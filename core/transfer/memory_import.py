@@ -37,7 +37,6 @@ from veramem_desktop.core.storage import (
     item_rows,
     item_states,
     items,
-    ledger,
     limits,
     link_rows,
     rejections,
@@ -64,10 +63,13 @@ from veramem_desktop.core.transfer.opening import open_regular
 from veramem_desktop.core.transfer.records import Problem
 from veramem_desktop.core.trust import admission
 from veramem_desktop.core.trust.quotes import locate
-from veramem_desktop.core.write.ingest import line_of
+from veramem_desktop.core.vocabulary import Authority, Kind, Trust
+from veramem_desktop.core.write.ingest import ledger_added, line_of
 
 _ITEM_FIELDS = {f.name for f in fields(MemoryItem)}
 _EPISODE_FIELDS = [c.strip() for c in EPISODE_COLUMNS.split(",")]
+#: records of one type read but not stored yet, each with its line number
+Pending = list[tuple[int, dict[str, Any]]]
 
 
 def import_archive(
@@ -82,9 +84,9 @@ def import_archive(
     """Read a ``veramem export memories`` JSON-lines file into ``store`` (see the module's docstring).
     ``include_forgotten`` (a person's act) lets forgotten episodes in again; the ledger records it."""
     result = ArchiveResult(include_forgotten=include_forgotten)
-    pending_eps: list[tuple[int, dict[str, Any]]] = []
-    pending_mems: list[tuple[int, dict[str, Any]]] = []
-    pending_links: list[tuple[int, dict[str, Any]]] = []
+    pending_eps: Pending = []
+    pending_mems: Pending = []
+    pending_links: Pending = []
     header_seen = False
     for n, obj in read_archive(path):
         if isinstance(obj, Problem):
@@ -137,12 +139,7 @@ def read_archive(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
 
 
 def _flush_episodes(
-    store: Store,
-    embedder: Embedder,
-    pending: list[tuple[int, dict[str, Any]]],
-    result: ArchiveResult,
-    device: str,
-    dry_run: bool,
+    store: Store, embedder: Embedder, pending: Pending, result: ArchiveResult, device: str, dry_run: bool
 ) -> None:
     if not pending:
         return
@@ -190,12 +187,9 @@ def _flush_episodes(
                 ep.id,
                 for_index(episode_fts_text(line_of(ep.role, ep.source_name, ep.content), None)),
             )
-            ledger.append(
+            ledger_added(
                 conn,
-                op="episode.add",
-                target_kind="episode",
-                target_id=ep.id,
-                commitment_hex=ledger.commit_to(conn, ep.id, {"sha256": ep.sha256, "role": ep.role}),
+                ep,
                 device=device,
                 details={"session": ep.session_id, "imported": True} if ep.session_id else {"imported": True},
             )
@@ -229,12 +223,7 @@ def _version(obj: Any) -> tuple[MemoryItem, list[Evidence], list[str]]:
 
 
 def _flush_memories(
-    store: Store,
-    embedder: Embedder,
-    pending: list[tuple[int, dict[str, Any]]],
-    result: ArchiveResult,
-    device: str,
-    dry_run: bool,
+    store: Store, embedder: Embedder, pending: Pending, result: ArchiveResult, device: str, dry_run: bool
 ) -> None:
     if not pending:
         return
@@ -271,7 +260,7 @@ def _flush_memories(
             written = _insert_exact(conn, item, evidence, device)
             index.index_memory(conn, embedder.name, item.id, item.text, vec)
             derivations.add(conn, item.id, derived)
-            if written.trust == "rejected":
+            if written.trust == Trust.REJECTED:
                 rejections.record(conn, written)
     result.memories += len(todo)
     result.versions += len(flat)
@@ -304,7 +293,7 @@ def _check_chain(
     for item, evidence, derived in chain:
         if (
             not item.id
-            or item.kind not in ("fact", "preference", "event", "experience", "summary")
+            or item.kind not in (Kind.FACT, Kind.PREFERENCE, Kind.EVENT, Kind.EXPERIENCE, Kind.SUMMARY)
             or item.authority not in AUTHORITY_RANK
         ):
             result.problems.append(
@@ -343,7 +332,7 @@ def _check_chain(
                     said.role,
                 )
             )
-        ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else "unendorsed"
+        ceiling = items.weakest([ROLE_AUTHORITY[e.role] for e in found]) if found else Authority.UNENDORSED
         if AUTHORITY_RANK[item.authority] > AUTHORITY_RANK[ceiling]:
             result.notices.append(
                 f"memory {item.id}: authority {item.authority} lowered to {ceiling}, what its evidence gives"
@@ -353,9 +342,7 @@ def _check_chain(
     return out
 
 
-def _flush_links(
-    store: Store, pending: list[tuple[int, dict[str, Any]]], result: ArchiveResult, device: str, dry_run: bool
-) -> None:
+def _flush_links(store: Store, pending: Pending, result: ArchiveResult, device: str, dry_run: bool) -> None:
     from veramem_desktop.core.lifecycle.links import add_link, keep_created_at
 
     if not pending:

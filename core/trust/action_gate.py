@@ -12,10 +12,12 @@ truth stage, core/recall/truth.py), MCP blocks as ``may_act=``, REST JSON as
 
 from __future__ import annotations
 
+from veramem_desktop.core.vocabulary import Authority, State, Status, Trust
+
 #: the only authority that may authorise an action
-ACTING_AUTHORITY = "authorized"
+ACTING_AUTHORITY = Authority.AUTHORIZED
 #: the only recall state that may authorise an action
-ACTING_STATE = "current"
+ACTING_STATE = State.CURRENT
 
 
 def may_act(authority: str, state: str) -> bool:
@@ -25,8 +27,8 @@ def may_act(authority: str, state: str) -> bool:
 
 def memory_state(*, trust: str, status: str, open_conflict: bool = False) -> str:
     """A stored memory's recall state from its own fields (the truth stage's rules, for one item)."""
-    if trust == "rejected":
-        return "rejected"
-    if status != "active":
+    if trust == Trust.REJECTED:
+        return State.REJECTED
+    if status != Status.ACTIVE:
         return status
-    return "in_conflict" if open_conflict else "current"
+    return State.IN_CONFLICT if open_conflict else State.CURRENT

@@ -42,11 +42,12 @@ from veramem_desktop.core.storage.episodes import EpisodeInput
 from veramem_desktop.core.storage.ids import iso, now_iso, parse_iso
 from veramem_desktop.core.storage.store import Connection
 from veramem_desktop.core.text.normalize import normalise, skeleton
+from veramem_desktop.core.vocabulary import ForgetReason, Trust
 
 #: the metadata key an imported message keeps its import key under (services/importer.py)
 IMPORT_KEY = "import_key"
 #: trust and authority an imported memory may keep from its file: none above a candidate's
-FILE_TRUST = "candidate"
+FILE_TRUST = Trust.CANDIDATE
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def mark_episodes(conn: Connection, episode_ids: Sequence[str], reason: str | No
     """Keep the marks of stored episodes a forget is about to erase (inside its transaction), so the
     gate refuses the same episode when any path or device brings it again. Expiry (``reason``
     ``expired``) keeps none: it is a schedule, not a refusal, and the source may bring the message again."""
-    if episode_ids and reason != "expired":
+    if episode_ids and reason != ForgetReason.EXPIRED:
         mark_forgotten(conn, identities(conn, episode_ids), when=now_iso())
 
 
@@ -339,9 +340,9 @@ def file_trust(conn: Connection, memory_id: str, trust: str) -> str:
     """The trust an imported memory keeps: ``rejected`` as the file says (a rejection only lowers),
     ``verified`` only when this store's own ledger records a person approving that memory, else
     ``candidate``. Trust is never taken from a file."""
-    if trust in (FILE_TRUST, "rejected"):
+    if trust in (FILE_TRUST, Trust.REJECTED):
         return trust
-    if trust == "verified" and forget_marks.has_op(conn, memory_id, "memory.approve"):
+    if trust == Trust.VERIFIED and forget_marks.has_op(conn, memory_id, "memory.approve"):
         return trust
     return FILE_TRUST
 

@@ -103,18 +103,14 @@ def iban_ok(candidate: str) -> bool:
 
 
 def _ips(text: str) -> Iterable[str]:
-    for m in IPV4.finditer(text):
-        try:
-            ipaddress.IPv4Address(m.group(0))
-            yield m.group(0)
-        except ValueError:
-            continue
-    for m in IPV6.finditer(text):
-        try:
-            ipaddress.IPv6Address(m.group(0))
-            yield m.group(0)
-        except ValueError:
-            continue
+    """The IPv4 addresses in ``text``, then the IPv6 ones: each match its address class accepts."""
+    for pattern, address in ((IPV4, ipaddress.IPv4Address), (IPV6, ipaddress.IPv6Address)):
+        for m in pattern.finditer(text):
+            try:
+                address(m.group(0))
+                yield m.group(0)
+            except ValueError:
+                continue
 
 
 def _cards(text: str) -> bool:

@@ -161,10 +161,7 @@ def _lead_not(body: str) -> Correction | None:
     m = _LEAD_NOT.match(body)
     if not m or _IDIOM.match(m["wrong"]):
         return None
-    found = _made(_value(m["wrong"]), m["right"], "lead_not")
-    return (
-        found if found is not None and found.form == "bare" else None
-    )  # "Not easy, but I …" is no correction
+    return _bare(_made(_value(m["wrong"]), m["right"], "lead_not"))
 
 
 def _not_but(body: str) -> Correction | None:
@@ -175,10 +172,12 @@ def _not_but(body: str) -> Correction | None:
     if head and not _IT_WAS_HEAD.match(head):  # "I moved not to Lisbon but to Porto": a statement
         wrong = _value(m["wrong"])
         return Correction(wrong, None, "statement", "not_but") if wrong else None
-    found = _made(_value(m["wrong"]), m["right"], "not_but")
-    return (
-        found if found is not None and found.form == "bare" else None
-    )  # "Not easy, but I …" is no correction
+    return _bare(_made(_value(m["wrong"]), m["right"], "not_but"))
+
+
+def _bare(found: Correction | None) -> Correction | None:
+    """``found`` when it is a bare correction, else None: "Not easy, but I …" is no correction."""
+    return found if found is not None and found.form == "bare" else None
 
 
 def _no_longer(body: str) -> Correction | None:

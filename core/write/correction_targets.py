@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import cast
 
-from veramem_desktop.core.llm import Candidate, Decision, Kind
+from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
+from veramem_desktop.core.vocabulary import Authority, Kind, Status
 from veramem_desktop.core.write import correction_forms
 from veramem_desktop.core.write.correction_forms import Correction
 
@@ -45,7 +45,7 @@ _COMMON_TEXT = """
     these those they them their his her its our your you who what when where which will would
 """
 _COMMON = frozenset(_COMMON_TEXT.split())
-_CORRECTABLE = frozenset({"fact", "preference", "event"})
+_CORRECTABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.EVENT})
 _ATTRIBUTION = re.compile(r"^According to [^:]{1,80}:\s*")
 _SAID = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?) said:\s")
 _LEADING = re.compile(r"^(?P<who>[A-Z][\w-]*(?: [A-Z][\w-]*)?)(?P<poss>'s [a-z]+)?(?![\w'-])")
@@ -115,13 +115,13 @@ def correct(
         # what holds now ("I live in Porto now, not Lisbon") never makes a dated event untrue: "moved to
         # Lisbon in March" stays; one that says the old value stopped ("… not Lisbon anymore, I …") would
         # retract it, so it becomes that memory's new version instead
-        items = [m for m in items if m.kind != "event"]
+        items = [m for m in items if m.kind != Kind.EVENT]
     for wrong in _wrongs(found):
         holders = [m for m in items if correction_forms.holds(_words(m), m.value, wrong)]
         if not found.signalled:  # "I went to Paris, not London": only what it restates, not any London
             holders = [m for m in holders if _restates(m, cand, text, subject, wrong)]
         if holders:
-            own = ROLE_AUTHORITY.get(ep.role, "unendorsed")
+            own = ROLE_AUTHORITY.get(ep.role, Authority.UNENDORSED)
             target = max(holders, key=lambda m: _fit(m, own, cand, text, cosines.get(m.id, 0.0), subject))
             return _planned(found, wrong, target, cosines.get(target.id, 0.0), cand, text)
     return None
@@ -172,7 +172,7 @@ def _planned(
         new = replace(
             cand,
             text=new_text,
-            kind=cast(Kind, target.kind),  # one of _CORRECTABLE
+            kind=Kind(target.kind),  # one of _CORRECTABLE
             subject=target.subject,
             predicate=target.predicate,
             value=value,
@@ -200,7 +200,7 @@ def _wrongs(found: Correction) -> list[str]:
 def _correctable(m: MemoryItem, subject: str, *, owned: bool = False) -> bool:
     """A current memory of one of the corrected kinds, about ``subject`` (or, when ``owned``, about
     something of theirs: "User's partner is Anna" for "user")."""
-    if m.status != "active" or m.kind not in _CORRECTABLE:
+    if m.status != Status.ACTIVE or m.kind not in _CORRECTABLE:
         return False
     about = who(m.text) or (m.subject.casefold() if m.subject else None)
     return about == subject or (owned and about is not None and about.partition("'s ")[0] == subject)

@@ -28,13 +28,15 @@ from veramem_desktop.core.llm import Decision
 from veramem_desktop.core.storage import traces
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.store import Connection
+from veramem_desktop.core.vocabulary import Status
 from veramem_desktop.core.write.correction_targets import REASON as CORRECTION
 from veramem_desktop.core.write.retraction_targets import OTHER_PERSON
 from veramem_desktop.core.write.retraction_targets import REASON as RETRACTION
 
 if TYPE_CHECKING:
     from veramem_desktop.core.storage.episodes import Episode
-    from veramem_desktop.core.write.plan import Planned, WriteOutcome
+    from veramem_desktop.core.write.plan import Planned
+from veramem_desktop.core.write.results import AddResult
 
 KIND = "write"
 ROUTE = "write"
@@ -55,7 +57,7 @@ class Recorder:
         self.context = [e.id for e in context][-MAX_MESSAGES:]
         self.produced: list[tuple[Planned, list[tuple[str, dict[str, Any]]]]] = []
 
-    def follow(self, planned: Sequence[Planned], out: WriteOutcome) -> Iterator[Planned]:
+    def follow(self, planned: Sequence[Planned], out: AddResult) -> Iterator[Planned]:
         """Yield each plan; when the loop comes back for the next, note the entries it added to ``out``."""
         for plan in planned:
             before = {name: len(getattr(out, name)) for name in _LISTS}
@@ -107,7 +109,7 @@ class Recorder:
                 "text": main["text"],
                 "kind": main["kind"],
                 "authority": main["authority"],
-                "status": "retracted" if outcome == "retracted" else "active",
+                "status": Status.RETRACTED if outcome == "retracted" else Status.ACTIVE,
             }
         cand, ep = plan.candidate, plan.episode
         messages = (

@@ -41,13 +41,13 @@ from veramem_desktop.core.write import (
     versions,
 )
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write.plan import Planned, WriteOutcome
+from veramem_desktop.core.write.plan import Planned
+from veramem_desktop.core.write.results import AddResult
 
 #: Most candidates derived from one add; the rest of a huge message stays searchable as an episode.
 MAX_CANDIDATES = 200
 NEIGHBOURS = 5
-#: a candidate this close to a rejected memory of its scope (and not about another subject) is a
-#: paraphrase of the rejected value: stored, held out of recall, and put to a person in review
+#: a candidate this close to a rejected memory in scope (same subject) paraphrases it: stored, held for review
 RESEMBLES_COSINE = 0.9
 
 
@@ -102,10 +102,10 @@ class Writer:
         *,
         context: Sequence[Episode] = (),
         candidates: Sequence[Candidate] | None = None,
-    ) -> WriteOutcome:
+    ) -> AddResult:
         """Derive memories from ``episodes``. ``candidates``: already extracted from them (the bulk
         import extracts in calls of its own); no extraction call is made then."""
-        out = WriteOutcome()
+        out = AddResult()
         if not episodes:
             return out
         self._scoped = {}  # per-scope reads shared by this derive's candidates
@@ -146,7 +146,7 @@ class Writer:
         return out
 
     def _check_quotes(
-        self, candidates: list[Candidate], episodes: Sequence[Episode], out: WriteOutcome
+        self, candidates: list[Candidate], episodes: Sequence[Episode], out: AddResult
     ) -> list[_Checked]:
         """The candidates whose quote is found in the message of this add they cite, with their evidence,
         the authority of that message's role, their text (dates resolved, attributed) and a named
@@ -186,7 +186,7 @@ class Writer:
             checked.append((cand, ep, evidence, authority, text))
         return checked
 
-    def _plan(self, checked: list[_Checked], out: WriteOutcome) -> list[Planned]:
+    def _plan(self, checked: list[_Checked], out: AddResult) -> list[Planned]:
         """Each checked candidate not restating a rejected value, with its neighbours in scope and the
         decision taken against them (the model's wording re-attributed, never its authority). A
         candidate that corrects a stored memory is planned as its new version first
@@ -249,18 +249,10 @@ class Writer:
             )
         return planned
 
-    def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: WriteOutcome) -> bool:
+    def _restates_rejected(self, ep: Episode, cand: Candidate, text: str, out: AddResult) -> bool:
         """Whether ``cand`` restates a value rejected in its scope (then reported in ``out.rejected``)."""
         with self.store.read() as conn:
-            if not self._rejections_in_scope(ep) or not rejections.is_rejected(
-                conn,
-                user_id=ep.user_id,
-                team_id=ep.team_id,
-                subject=cand.subject,
-                predicate=cand.predicate,
-                value=cand.value,
-                text=text,
-            ):
+            if not self._rejections_in_scope(ep) or not rejections.is_rejected(conn, ep, cand, text):
                 return False
         out.rejected.append(
             {
@@ -272,7 +264,7 @@ class Writer:
         return True
 
     def _decided(
-        self, cand: Candidate, text: str, neighbours: list[tuple[MemoryItem, float]], out: WriteOutcome
+        self, cand: Candidate, text: str, neighbours: list[tuple[MemoryItem, float]], out: AddResult
     ) -> Decision:
         """Reconciliation's decision against the neighbours (by the model, or the rule-based reconciler)."""
         offered = [

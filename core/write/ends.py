@@ -19,8 +19,9 @@ from veramem_desktop.core.attributes import canonical, is_multi_valued
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import MemoryItem
+from veramem_desktop.core.vocabulary import Kind, Status
 from veramem_desktop.core.write import retraction_targets
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 
 #: the reason of the retraction this step plans
 REASON = "the statement says this ended"
@@ -38,8 +39,8 @@ def ended(cand: Candidate, neighbours: Sequence[tuple[MemoryItem, float]]) -> tu
     same = [
         (m, cos)
         for m, cos in neighbours
-        if m.status == "active"
-        and m.kind != "event"
+        if m.status == Status.ACTIVE
+        and m.kind != Kind.EVENT
         and (m.subject or "").casefold() == cand.subject.casefold()
         and m.predicate
         and (predicate is None or canonical(m.predicate) == predicate)
@@ -62,8 +63,8 @@ def reconciled(
     ep: Episode,
     pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
     neighbours: list[tuple[MemoryItem, float]],
-    decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], WriteOutcome], Decision],
-    out: WriteOutcome,
+    decide: Callable[[Candidate, str, list[tuple[MemoryItem, float]], AddResult], Decision],
+    out: AddResult,
 ) -> tuple[Candidate, Decision, retraction_targets.Retracted | None]:
     """Reconciliation's decision (``decide``, reporting in ``out``), then the engine's own readings: a retraction in the
     speaker's words (core/write/retraction_targets.py), and an ending statement's key, which retracts the current

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from veramem_desktop.core.llm import Decision, multi_valued
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
+from veramem_desktop.core.vocabulary import Kind
 from veramem_desktop.core.write.plan import Planned, norm
 
 NOOP_COSINE = 0.95
@@ -59,7 +60,7 @@ def batch_conflicts(planned: list[Planned]) -> list[tuple[Planned, Planned]]:
         if (
             p.decision.op != "ADD"
             or p.folded
-            or c.kind == "event"
+            or c.kind == Kind.EVENT
             or not (c.subject and c.predicate and c.value)
             or multi_valued(c.predicate)
         ):

@@ -19,12 +19,13 @@ their vectors and entities are then written in one transaction. Each turn's line
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from veramem_desktop.core.protocols import Embedder, Vectors
-from veramem_desktop.core.storage import episode_turns, episodes, index, index_rows
+from veramem_desktop.core.storage import episode_turns, episodes, index, index_rows, ledger
 from veramem_desktop.core.storage.episodes import Episode, EpisodeInput, Scope
-from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.storage.text import for_index, storable
 from veramem_desktop.core.text.turns import episode_fts_text, speaker_line
 
@@ -39,6 +40,28 @@ def line_of(role: str, name: str | None, content: str) -> str:
 
 
 Lined = tuple[Vectors, str]  # a line's vector and its message's text
+
+
+def ledger_added(
+    conn: Connection,
+    episode: Episode,
+    *,
+    device: str,
+    details: dict[str, Any],
+    speaker_role: str | None = None,
+) -> None:
+    """The ``episode.add`` ledger entry of an episode written whole as a row (imported, or a redacted
+    message's kept sentences): its commitment covers the episode's hash and role."""
+    ledger.append(
+        conn,
+        op="episode.add",
+        target_kind="episode",
+        target_id=episode.id,
+        commitment_hex=ledger.commit_to(conn, episode.id, {"sha256": episode.sha256, "role": episode.role}),
+        device=device,
+        details=details,
+        speaker_role=speaker_role,
+    )
 
 
 def context_vector(prev: Lined | None, own: Lined, nxt: Lined | None) -> Vectors:

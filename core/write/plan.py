@@ -1,31 +1,21 @@
-"""What the write path plans for each candidate, and what it reports back.
+"""What the write path plans for each candidate.
 
 ``Writer.derive`` (core/write/derive.py) turns each candidate whose quote was found into a
 :class:`Planned` entry with the decision reconciliation proposed; the batch guards
-(core/write/guards.py) may change that decision; core/write/versions.py applies it and reports
-each memory it touched in a :class:`WriteOutcome`; core/write/decisions.py records both for the
-training export. These values are shared by those stages, so they live apart from all of them.
+(core/write/guards.py) may change that decision; core/write/versions.py applies it and reports each
+memory it touched in the write's result (core/write/results.py); core/write/decisions.py records
+both for the training export. These values are shared by those stages, so they live apart from all
+of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.protocols import Vectors
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
-
-
-@dataclass
-class WriteOutcome:
-    added: list[dict[str, Any]] = field(default_factory=list)
-    updated: list[dict[str, Any]] = field(default_factory=list)
-    retracted: list[dict[str, Any]] = field(default_factory=list)
-    unchanged: list[dict[str, Any]] = field(default_factory=list)
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -16,20 +16,21 @@ Pure functions over the memories the writer offers (core/write/derive.py): no SQ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from veramem_desktop.core.llm import Candidate, Decision
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY, MemoryItem
+from veramem_desktop.core.vocabulary import Authority, Kind, Status
 from veramem_desktop.core.write import retraction_forms
 from veramem_desktop.core.write.correction_targets import speaker
+from veramem_desktop.core.write.same_add import Pool
 
 #: the reason of every decision this step makes (core/write/decisions.py names the guard by it)
 REASON = "a retraction"
 #: the reason of a DELETE turned into an ADD because it spoke of another person (:func:`other_person`)
 OTHER_PERSON = "it speaks of another person than the memory it would retract"
-_RETRACTABLE = frozenset({"fact", "preference", "event"})
+_RETRACTABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.EVENT})
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,7 @@ class Retracted:
     reading: retraction_forms.Retraction
 
 
-def retract(
-    cand: Candidate, text: str, ep: Episode, pool: Callable[[], Sequence[tuple[MemoryItem, float]]]
-) -> Retracted | None:
+def retract(cand: Candidate, text: str, ep: Episode, pool: Pool) -> Retracted | None:
     """The memory ``cand`` retracts, or None. ``text`` is the candidate's wording (attributed); ``pool``
     gives the memories near it in its scope with their cosines (read only when a retraction is read)."""
     found = retraction_forms.read(cand.quote)
@@ -57,14 +56,14 @@ def retract(
     held = [
         (m, c)
         for m, c in pool()
-        if m.status == "active"
+        if m.status == Status.ACTIVE
         and m.kind in _RETRACTABLE
         and _about(m, about, text)
         and retraction_forms.retracts(found, _words(m), m.predicate)
     ]
     if not held:
         return None
-    own = ROLE_AUTHORITY.get(ep.role, "unendorsed")
+    own = ROLE_AUTHORITY.get(ep.role, Authority.UNENDORSED)
     target, cosine = max(held, key=lambda p: _fit(p[0], p[1], own, cand, about))
     verb = "" if found.verb in (None, "be", "have") else f"{found.verb} "
     reason = f"{REASON}: {verb}{found.thing or 'it'} no longer holds".replace("  ", " ")
@@ -75,7 +74,7 @@ def decided(
     cand: Candidate,
     text: str,
     ep: Episode,
-    pool: Callable[[], Sequence[tuple[MemoryItem, float]]],
+    pool: Pool,
     neighbours: list[tuple[MemoryItem, float]],
     decision: Decision,
 ) -> tuple[Decision, Retracted | None]:

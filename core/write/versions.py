@@ -16,7 +16,6 @@ batch guards (core/write/guards.py) say which plans of one add conflict or repea
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from veramem_desktop.core.errors import NotFoundError
 from veramem_desktop.core.llm import Decision, multi_valued
@@ -31,11 +30,13 @@ from veramem_desktop.core.storage import (
 )
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.storage.store import Connection, Store
+from veramem_desktop.core.vocabulary import Authority, Status, Withheld
 from veramem_desktop.core.write import decisions
 from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
-from veramem_desktop.core.write.plan import Planned, WriteOutcome, norm
+from veramem_desktop.core.write.plan import Planned, norm
+from veramem_desktop.core.write.results import AddResult, Entry
 
-CONFIDENCE = {"authorized": 0.9, "attested": 0.7, "unendorsed": 0.5}
+CONFIDENCE: dict[str, float] = {Authority.AUTHORIZED: 0.9, Authority.ATTESTED: 0.7, Authority.UNENDORSED: 0.5}
 SOURCE_BY_ROLE = {
     "user": "user",
     "system": "user",
@@ -49,7 +50,7 @@ SOURCE_BY_ROLE = {
 def apply(
     store: Store,
     planned: list[Planned],
-    out: WriteOutcome,
+    out: AddResult,
     recorder: decisions.Recorder | None = None,
     *,
     embedder_name: str,
@@ -74,7 +75,7 @@ def _apply_one(
     plan: Planned,
     planned: list[Planned],
     fresh: dict[int, MemoryItem],
-    out: WriteOutcome,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
@@ -97,7 +98,10 @@ def _apply_one(
     if _kept_apart(conn, plan, op, target, out, embedder_name=embedder_name, device=device):
         return
     if op == "ADD" or target is None:
-        _apply_add(conn, plan, planned, fresh, out, embedder_name=embedder_name, device=device)
+        same = same_in_batch(plan, planned, fresh)
+        made = _apply_add(conn, plan, same, out, embedder_name=embedder_name, device=device)
+        if made is not None:
+            fresh[id(plan)] = made
     elif op == "UPDATE":
         _apply_update(conn, plan, target, out, embedder_name=embedder_name, device=device)
     elif op == "DELETE":
@@ -106,7 +110,7 @@ def _apply_one(
             target.id,
             device=device,
             op="memory.retract",
-            status="retracted",
+            status=Status.RETRACTED,
             valid_to=plan.episode.event_time,
             metadata={"retracted_by": plan.episode.id},
             details={"evidence": plan.episode.id},
@@ -131,7 +135,7 @@ def _kept_apart(
     plan: Planned,
     op: str,
     target: MemoryItem | None,
-    out: WriteOutcome,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
@@ -170,33 +174,33 @@ def _kept_apart(
 def _apply_add(
     conn: Connection,
     plan: Planned,
-    planned: list[Planned],
-    fresh: dict[int, MemoryItem],
-    out: WriteOutcome,
+    same: MemoryItem | None,
+    out: AddResult,
     *,
     embedder_name: str,
     device: str,
-) -> None:
-    """A new memory, unless the same add already said it (then evidence, or a mention when lower)."""
-    same = same_in_batch(plan, planned, fresh)
+) -> MemoryItem | None:
+    """A new memory, returned, unless the same add already said it as ``same`` (then evidence, or a
+    mention when lower)."""
     if same is not None:  # said again in this add (the assistant's echo): one memory
         if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[same.authority]:
             items.add_evidence(conn, same.id, plan.evidence)
         else:
             mention_rows.add(conn, plan.episode.id, same.id)
         out.unchanged.append(_summary(same, "said again in the same add"))
-        return
-    item = fresh[id(plan)] = plan.made = _add(conn, plan, embedder_name, device=device)
+        return None
+    item = plan.made = _add(conn, plan, embedder_name, device=device)
     out.added.append(_summary(item, plan.decision.reason or "new"))
+    return item
 
 
 def _apply_update(
-    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, embedder_name: str, device: str
+    conn: Connection, plan: Planned, target: MemoryItem, out: AddResult, *, embedder_name: str, device: str
 ) -> None:
     """A new version superseding the target (and the restatements of its value), or a new memory
     when the target changed earlier in this batch."""
     current = _current(conn, target.id)
-    if current.status != "active":
+    if current.status != Status.ACTIVE:
         item = _add(conn, plan, embedder_name, device=device)
         out.added.append(_summary(item, "its target changed in this batch; kept as new"))
         return
@@ -211,9 +215,7 @@ def _apply_update(
     _retire_restatements(conn, current, item, plan, out, device=device)
 
 
-def _apply_noop(
-    conn: Connection, plan: Planned, target: MemoryItem, out: WriteOutcome, *, device: str
-) -> None:
+def _apply_noop(conn: Connection, plan: Planned, target: MemoryItem, out: AddResult, *, device: str) -> None:
     """Already known: the plan's evidence on the target, or a mention when its source is of lower authority."""
     if AUTHORITY_RANK[plan.authority] >= AUTHORITY_RANK[target.authority]:
         items.add_evidence(conn, target.id, plan.evidence)
@@ -233,7 +235,7 @@ def _apply_noop(
 
 
 def _mark_batch_conflict(
-    conn: Connection, lower: MemoryItem, higher: MemoryItem, out: WriteOutcome, *, device: str
+    conn: Connection, lower: MemoryItem, higher: MemoryItem, out: AddResult, *, device: str
 ) -> None:
     """Two memories new in this add that contradict each other: the conflict on both, and the lower's
     report says why it was kept separately."""
@@ -248,7 +250,7 @@ def _mark_batch_conflict(
 
 
 def _retire_restatements(
-    conn: Connection, old: MemoryItem, new: MemoryItem, plan: Planned, out: WriteOutcome, *, device: str
+    conn: Connection, old: MemoryItem, new: MemoryItem, plan: Planned, out: AddResult, *, device: str
 ) -> None:
     """Other current memories of no higher authority that state the value just replaced (an echo
     kept apart, a tool's copy) are history too: superseded at the same moment, pointing at ``new``."""
@@ -272,7 +274,7 @@ def _retire_restatements(
             other.id,
             device=device,
             op="memory.supersede",
-            status="superseded",
+            status=Status.SUPERSEDED,
             valid_to=new.valid_from,
             metadata={"superseded_by": new.id},
             details={"superseded_by": new.id},
@@ -326,7 +328,7 @@ def _add(
     }
     item = items.insert(conn, new, [plan.evidence], device=device, details=details or None)
     if resembles:
-        rejection_rows.withhold(conn, "memory", item.id, "resembles", resembles)
+        rejection_rows.withhold(conn, "memory", item.id, Withheld.RESEMBLES, resembles)
     index.index_memory(conn, emb_name, item.id, item.text, plan.vector)
     return item
 
@@ -353,7 +355,7 @@ def _mark_conflict(conn: Connection, target: MemoryItem, other_id: str, *, devic
     )
 
 
-def _summary(item: MemoryItem, reason: str) -> dict[str, Any]:
+def _summary(item: MemoryItem, reason: str) -> Entry:
     return {
         "id": item.id,
         "text": item.text,

@@ -21,10 +21,11 @@ from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import ContextItem, Message, Neighbour
 from veramem_desktop.core.text.time_values import parse_time
+from veramem_desktop.core.vocabulary import Kind
 
 Schema = dict[str, Any]
 
-EXTRACT_KINDS = ("fact", "preference", "event")
+EXTRACT_KINDS = (Kind.FACT, Kind.PREFERENCE, Kind.EVENT)
 OPS = ("ADD", "UPDATE", "DELETE", "NOOP")
 LINK_TYPES = ("supports", "extends", "contrasts", "related", "prerequisite", "none")
 

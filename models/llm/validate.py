@@ -12,8 +12,9 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 from veramem_desktop.core.attributes import canonical
-from veramem_desktop.core.llm import AnswerDraft, Candidate, Decision, Kind, LinkType, LinkVerdict, Op
+from veramem_desktop.core.llm import AnswerDraft, Candidate, Decision, LinkType, LinkVerdict, Op
 from veramem_desktop.core.trust.quotes import locate
+from veramem_desktop.core.vocabulary import Kind
 from veramem_desktop.models.llm.errors import MalformedReplyError
 from veramem_desktop.models.llm.experience import render_experience
 from veramem_desktop.models.llm.prompts import EXTRACT_KINDS, LINK_TYPES, OPS
@@ -81,7 +82,7 @@ def parse_extract(reply: Mapping[str, Any], message_ids: Collection[str]) -> lis
                 message_id=cast(str, message_id),
                 quote=cast(str, _text(raw, "quote", task, where)),
                 text=cast(str, _text(raw, "text", task, where)),
-                kind=cast(Kind, kind),
+                kind=Kind(kind),
                 subject=_text(raw, "subject", task, where, required=False),
                 # the inventory's one name for it ("relation:wife" is "relation:partner"), as the rules key it
                 predicate=canonical(predicate) if predicate else predicate,

@@ -176,15 +176,7 @@ class Device:
             ).fetchall()
             for row in rows:
                 item = items.row_to_item(row)
-                if not rejections.is_rejected(
-                    conn,
-                    user_id=item.user_id,
-                    team_id=item.team_id,
-                    subject=item.subject,
-                    predicate=item.predicate,
-                    value=item.value,
-                    text=item.text,
-                ):
+                if not rejections.is_rejected(conn, item, item, item.text):
                     out.append(item.id)
         return out
 

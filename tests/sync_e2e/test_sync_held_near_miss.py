@@ -14,11 +14,11 @@ from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 
 
-def _add(device: Device, text: str) -> tuple[str, WriteOutcome]:
+def _add(device: Device, text: str) -> tuple[str, AddResult]:
     embedder = HashEmbedder()
     [episode] = store_episodes(
         device.store, embedder, [EpisodeInput(content=text)], Scope(user_id=USER), device=device.ledger_device

@@ -14,7 +14,7 @@ from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.vectors import VectorIndex
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 from veramem_desktop.models.llm.rule_based import RuleBasedLLM
 from veramem_desktop.sync.replica import state_hash
 
@@ -27,7 +27,7 @@ def devices(tmp_path: Path) -> Iterator[list[Device]]:
         d.store.close()
 
 
-def write_path_add(device: Device, text: str, user: str = USER) -> WriteOutcome:
+def write_path_add(device: Device, text: str, user: str = USER) -> AddResult:
     """Add a message the way ``Memory.add`` does: store the episode, then derive memories from it."""
     embedder = HashEmbedder()
     stored = store_episodes(
@@ -43,7 +43,7 @@ def write_path_add(device: Device, text: str, user: str = USER) -> WriteOutcome:
     return writer.derive(stored)
 
 
-def _refused_as_rejected(outcome: WriteOutcome) -> bool:
+def _refused_as_rejected(outcome: AddResult) -> bool:
     return (
         not outcome.added and not outcome.updated and any("rejected" in r["reason"] for r in outcome.rejected)
     )

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input, Static
+from veramem_desktop.core.vocabulary import Status, Trust
 from veramem_desktop.tui.formatting import one_line, plural
 from veramem_desktop.tui.screens.base import SectionScreen
 from veramem_desktop.tui.screens.memory_detail import MemoryDetailScreen
@@ -108,8 +109,8 @@ class MemoriesScreen(SectionScreen):
             user_id=filters.user_id,
             agent_id=filters.agent_id,
             k=50,
-            include_archived=filters.status in ("archived", None),
-            include_rejected=filters.trust == "rejected",  # a person asking for rejected material
+            include_archived=filters.status in (Status.ARCHIVED, None),
+            include_rejected=filters.trust == Trust.REJECTED,  # a person asking for rejected material
         )
         hits = [hit for hit in result.results if filters.matches(hit)]
         self.post_result(

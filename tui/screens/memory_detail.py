@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from veramem_desktop.core.vocabulary import State
 from veramem_desktop.tui.formatting import join_nonempty, one_line, outcome_line, plain, short_id, short_time
 from veramem_desktop.tui.screens.base import FacadeWorkers
 from veramem_desktop.tui.screens.forget import ForgetScreen
@@ -200,7 +201,7 @@ class MemoryDetailScreen(FacadeWorkers, Screen[None]):
         conflicts = getattr(detail, "conflicts", []) or []
         if conflicts:
             versions.append("")
-            settled = "" if detail.state == "in_conflict" else " (settled)"
+            settled = "" if detail.state == State.IN_CONFLICT else " (settled)"
             versions += [f"conflicts with {short_id(c)}{settled}" for c in conflicts]
         self.query_one("#versions", Static).update(Text("\n".join(versions) or "Only this version."))
         lines = link_lines(item.id, getattr(detail, "links", []) or [])

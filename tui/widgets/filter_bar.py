@@ -10,11 +10,13 @@ from textual.app import ComposeResult
 from textual.containers import Grid
 from textual.message import Message
 from textual.widgets import Input, Select
+from veramem_desktop.core.vocabulary import Authority, Kind, Status, Trust
 
-KINDS = ("fact", "preference", "event", "experience", "summary")
-STATUSES = ("active", "superseded", "retracted", "archived")
-AUTHORITIES = ("authorized", "attested", "unendorsed")
-TRUSTS = ("candidate", "verified", "rejected")
+KINDS = tuple(Kind)
+STATUSES = tuple(Status)
+AUTHORITIES = tuple(Authority)
+#: the trusts a memory can have (a raw episode's own "raw" is no memory's)
+TRUSTS = (Trust.CANDIDATE, Trust.VERIFIED, Trust.REJECTED)
 
 
 @dataclass(frozen=True)
@@ -22,7 +24,7 @@ class Filters:
     """What the list is narrowed to; None means any."""
 
     kind: str | None = None
-    status: str | None = "active"
+    status: str | None = Status.ACTIVE
     authority: str | None = None
     trust: str | None = None
     user_id: str | None = None

@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
+from veramem_desktop.core.vocabulary import State
 from veramem_desktop.tui.formatting import cell
 
 #: (key, label, width); the memory text takes what is left. The trust column shows from ``WIDE`` cells
@@ -22,16 +23,16 @@ COLUMNS = (
 TRUST_COLUMN = ("trust", "Trust", 9)
 WIDE = 110
 #: badge styles: what holds now green, history dim, conflicts and rejections marked
-_BADGE_STYLE = {
-    "current": "green",
-    "in_conflict": "bold yellow",
-    "superseded": "dim",
-    "probably_superseded": "dim italic",
-    "retracted": "dim",
-    "archived": "dim",
-    "rejected": "bold red",
-    "held": "yellow",
-    "raw": "",
+_BADGE_STYLE: dict[str, str] = {
+    State.CURRENT: "green",
+    State.IN_CONFLICT: "bold yellow",
+    State.SUPERSEDED: "dim",
+    State.PROBABLY_SUPERSEDED: "dim italic",
+    State.RETRACTED: "dim",
+    State.ARCHIVED: "dim",
+    State.REJECTED: "bold red",
+    State.HELD: "yellow",
+    State.RAW: "",
 }
 
 

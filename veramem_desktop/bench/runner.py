@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -138,85 +139,29 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _latency(ctx: BenchContext) -> Section:
-    from .latency import run_latency
+def _lazy(module: str, function: str) -> Callable[[BenchContext], Section]:
+    """The section ``function`` of ``module`` (in this package), imported only when the section runs."""
 
-    return run_latency(ctx)
+    def run(ctx: BenchContext) -> Section:
+        section: Callable[[BenchContext], Section] = getattr(import_module(module, __package__), function)
+        return section(ctx)
 
-
-def _add(ctx: BenchContext) -> Section:
-    from .latency import run_add
-
-    return run_add(ctx)
-
-
-def _import(ctx: BenchContext) -> Section:
-    from .import_section import run_import_section
-
-    return run_import_section(ctx)
-
-
-def _locomo(ctx: BenchContext) -> Section:
-    from .locomo_section import run_locomo_section
-
-    return run_locomo_section(ctx)
-
-
-def _sync(ctx: BenchContext) -> Section:
-    from .sync_section import run_sync_section
-
-    return run_sync_section(ctx)
-
-
-def _forget(ctx: BenchContext) -> Section:
-    from .forget_section import run_forget_section
-
-    return run_forget_section(ctx)
-
-
-def _cli(ctx: BenchContext) -> Section:
-    from .cli_section import run_cli_section
-
-    return run_cli_section(ctx)
-
-
-def _tui(ctx: BenchContext) -> Section:
-    from .tui_section import run_tui_section
-
-    return run_tui_section(ctx)
-
-
-def _truth_natural(ctx: BenchContext) -> Section:
-    from .truth_natural_section import run_truth_natural_section
-
-    return run_truth_natural_section(ctx)
-
-
-def _extraction(ctx: BenchContext) -> Section:
-    from .extraction_section import run_extraction_section
-
-    return run_extraction_section(ctx)
-
-
-def _truth(ctx: BenchContext) -> Section:
-    from .truth_section import run_truth_section
-
-    return run_truth_section(ctx)
+    return run
 
 
 #: the selectable sections, in the order they run
 SECTIONS: dict[str, Callable[[BenchContext], Section]] = {
-    "latency": _latency,
-    "add": _add,
-    "import": _import,
-    "forget": _forget,
-    "sync": _sync,
-    "tui": _tui,
-    "cli": _cli,
-    "locomo": _locomo,
-    "truth": _truth,
-    "truth-natural": _truth_natural,
-    "extraction": _extraction,
+    "latency": _lazy(".latency", "run_latency"),
+    "add": _lazy(".latency", "run_add"),
+    "import": _lazy(".import_section", "run_import_section"),
+    "forget": _lazy(".forget_section", "run_forget_section"),
+    "sync": _lazy(".sync_section", "run_sync_section"),
+    "tui": _lazy(".tui_section", "run_tui_section"),
+    "cli": _lazy(".cli_section", "run_cli_section"),
+    "locomo": _lazy(".locomo_section", "run_locomo_section"),
+    "truth": _lazy(".truth_section", "run_truth_section"),
+    "truth-natural": _lazy(".truth_natural_section", "run_truth_natural_section"),
+    "extraction": _lazy(".extraction_section", "run_extraction_section"),
 }
 
 

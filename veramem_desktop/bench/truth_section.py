@@ -31,6 +31,7 @@ from typing import Any
 from veramem_desktop.core.recall import SearchEngine
 from veramem_desktop.core.storage import item_search
 from veramem_desktop.core.text.normalize import phrase_words
+from veramem_desktop.core.vocabulary import Status
 
 from ..memory import Memory
 from .runner import BenchContext, Section
@@ -253,7 +254,7 @@ def _kept(mem: Memory, sc: Scenario, t: _Tally) -> None:
     retracted = [
         m
         for m in mem.memories(user_id=sc.user, status=None, limit=100)
-        if m.status == "retracted" and holds(m.text, sc.current)
+        if m.status == Status.RETRACTED and holds(m.text, sc.current)
     ]
     t.add("store.false_retraction", bool(retracted), f"store {sc.kind}/{sc.variant} {sc.user}")
 

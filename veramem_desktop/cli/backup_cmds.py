@@ -16,7 +16,7 @@ from veramem_desktop.core.errors import LockedError, MissingKeyError, RefusedErr
 
 from ..keys import LOCKED, KeyManager, decode_recovery_code, keyring_usable, read_keyinfo
 from ..memory import Memory
-from .common import emit_json, interactive, json_option, open_memory
+from .common import emit_json, interactive, json_option, open_memory, recovery_code
 from .progress import shown, working
 
 
@@ -148,15 +148,7 @@ def restore(ctx: click.Context, path: Path, force: bool, use_code: bool, as_json
     if has_keyinfo:
         live_key, passphrase = _load_key(mem)
     if use_code:
-        code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
-            click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
-        )
-        if not code:
-            raise LockedError(
-                "The recovery code is needed and there is no terminal here to ask for it. Run the command "
-                "in a terminal, or set VERAMEM_RECOVERY_CODE."
-            )
-        backup_key = decode_recovery_code(code)
+        backup_key = decode_recovery_code(recovery_code())
     else:
         assert live_key is not None
         backup_key = live_key

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from .common import emit_json, json_option
+from .common import F, emit_json, json_option
 
 
 def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
@@ -18,6 +19,11 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     if not sizes or any(s < 1 for s in sizes):
         raise click.BadParameter("give at least one positive size")
     return sizes
+
+
+def _file_option(flag: str, dest: str, help: str) -> Callable[[F], F]:
+    """An option naming one file (not a folder), given as a Path; None when the option is left out."""
+    return click.option(flag, dest, type=click.Path(dir_okay=False, path_type=Path), default=None, help=help)
 
 
 @click.command()
@@ -42,12 +48,10 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     show_default=True,
     help="Searches timed at each size.",
 )
-@click.option(
+@_file_option(
     "--locomo",
     "locomo_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="A LoCoMo JSON file (default: ../shared/bench/locomo/locomo_dev.json beside the repository).",
+    "A LoCoMo JSON file (default: ../shared/bench/locomo/locomo_dev.json beside the repository).",
 )
 @click.option("--no-ablation", is_flag=True, help="Skip the LoCoMo ablation of the recipe's extras.")
 @click.option(
@@ -56,12 +60,10 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     help="LoCoMo: also choose the recipe leave-one-conversation-out (on the other conversations only) "
     "and report the held-out recall's mean and spread.",
 )
-@click.option(
+@_file_option(
     "--save",
     "save_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write the JSON object to this file (e.g. to keep it beside the printed table).",
+    "Also write the JSON object to this file (e.g. to keep it beside the printed table).",
 )
 @json_option
 def bench(

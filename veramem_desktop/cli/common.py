@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from veramem_desktop.core.errors import ExitCode
+from veramem_desktop.core.errors import ExitCode, LockedError
 from veramem_desktop.core.trust.display import visible, visible_line
 
 from ..memory import Memory
@@ -34,6 +34,20 @@ def prompt_passphrase() -> str | None:
     if not interactive():
         return None
     return click.prompt("Passphrase", hide_input=True, err=True)
+
+
+def recovery_code() -> str:
+    """The recovery code: VERAMEM_RECOVERY_CODE, else asked for (hidden) on a terminal; LockedError
+    when there is neither."""
+    code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
+        click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
+    )
+    if not code:
+        raise LockedError(
+            "The recovery code is needed and there is no terminal here to ask for it. Run the command in a "
+            "terminal, or set VERAMEM_RECOVERY_CODE."
+        )
+    return str(code)
 
 
 def open_memory(ctx: click.Context, *, prompt: bool = True, head_start: bool = True, **kwargs: Any) -> Memory:

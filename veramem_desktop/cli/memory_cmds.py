@@ -137,36 +137,15 @@ def add(
     """
     body, where, name = _input_of(text, file_, role, name)
     messages = _parse_messages(body, where)
-    if messages is not None:
-        result = mem.adding.add(
-            messages,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            role=role,
-            name=name,
-            until=until,
-            expires_in=expires_in,
-        )
-    elif role == "document":
+    scope = {"user_id": user_id, "agent_id": agent_id, "team_id": team_id, "session_id": session_id}
+    if messages is None and role == "document":
         result = mem.adding.add_document(
-            body,
-            name=name or "document",
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
-            until=until,
-            expires_in=expires_in,
+            body, name=name or "document", **scope, until=until, expires_in=expires_in
         )
-    else:
+    else:  # a JSON list of messages, or the text as one message
         result = mem.adding.add(
-            body,
-            user_id=user_id,
-            agent_id=agent_id,
-            team_id=team_id,
-            session_id=session_id,
+            messages if messages is not None else body,
+            **scope,
             role=role,
             name=name,
             until=until,

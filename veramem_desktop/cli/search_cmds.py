@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from veramem_desktop.core.vocabulary import State
+
 from . import done
 from .common import clip, emit_json, json_option, pass_memory, say
 
@@ -19,12 +21,12 @@ if TYPE_CHECKING:
 
 def state_badge(hit: object) -> str:
     """What recall knows of a hit, in a few words: its trust and its state."""
-    state = getattr(hit, "state", "current")
-    if state in ("superseded", "probably_superseded") and getattr(hit, "superseded_by", None):
+    state = getattr(hit, "state", State.CURRENT)
+    if state in (State.SUPERSEDED, State.PROBABLY_SUPERSEDED) and getattr(hit, "superseded_by", None):
         state = f"{state.replace('_', ' ')} by {hit.superseded_by}"  # type: ignore[attr-defined]
-    elif state == "retracted" and getattr(hit, "retracted_by", None):
+    elif state == State.RETRACTED and getattr(hit, "retracted_by", None):
         state = f"retracted by {hit.retracted_by}"  # type: ignore[attr-defined]
-    elif state == "in_conflict" and getattr(hit, "conflicts_with", None):
+    elif state == State.IN_CONFLICT and getattr(hit, "conflicts_with", None):
         state = f"in conflict with {', '.join(hit.conflicts_with)}"  # type: ignore[attr-defined]
     elif getattr(hit, "corrects", None):
         state = f"{state}, corrects {hit.corrects!r}"  # type: ignore[attr-defined]
@@ -177,7 +179,7 @@ def _print_relations(detail: MemoryDetail) -> None:
     """The memory's conflicts, links and ledger entries as text."""
     item = detail.item
     if detail.conflicts:
-        settled = "" if detail.state == "in_conflict" else " (settled)"
+        settled = "" if detail.state == State.IN_CONFLICT else " (settled)"
         say("\nConflicts with: " + ", ".join(detail.conflicts) + settled)
     if detail.links:
         say("\nLinks:")

@@ -9,7 +9,7 @@ from veramem_desktop.core.storage.store import damaged
 
 from ..keys import KeyManager, check_new_passphrase, keyring_usable, passphrase_problem
 from ..memory import Memory
-from .common import emit_json, interactive, json_option, pass_memory, say
+from .common import emit_json, interactive, json_option, pass_memory, recovery_code, say
 from .progress import progress_of, shown
 
 
@@ -108,14 +108,7 @@ def unlock(ctx: click.Context, mem: Memory, use_code: bool) -> None:
     recognised and the rekey's date named (only the code that rekey showed opens the store now)."""
     import os
 
-    code = os.environ.get("VERAMEM_RECOVERY_CODE") or (
-        click.prompt("Recovery code", hide_input=True, err=True) if interactive() else None
-    )
-    if not code:
-        raise LockedError(
-            "The recovery code is needed and there is no terminal here to ask for it. Run the command in a "
-            "terminal, or set VERAMEM_RECOVERY_CODE."
-        )
+    code = recovery_code()
     # The code is checked first: a typo, another store's code or one from before a rekey is said now,
     # not after a new passphrase was chosen twice.
     KeyManager(mem.paths.keyinfo).check_recovery_code(code)

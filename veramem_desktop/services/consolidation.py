@@ -5,6 +5,7 @@ stages (core/lifecycle/consolidation.py), then link what they made."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime
 
 from veramem_desktop.core.lifecycle import consolidation as consolidate_mod
@@ -19,31 +20,21 @@ from .organiser import Organiser
 from .writes import Writes
 
 
+@dataclass(eq=False)
 class Consolidation:
     """Consolidates one store with its embedder, its LLM and the memories' vectors (the ones search and the
     write path share); ``expire`` erases what has expired first, the organiser links, the write path
     derives again. The LLM is asked for once what has expired is erased."""
 
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        llm: Callable[[], LLM],
-        vectors: VectorCache,
-        *,
-        device: str,
-        organiser: Organiser,
-        writes: Writes,
-        expire: Callable[[datetime | None], object],
-    ) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.llm = llm
-        self.vectors = vectors
-        self.device = device
-        self.organiser = organiser
-        self.writes = writes
-        self.expire = expire
+    store: Store
+    embedder: Embedder
+    llm: Callable[[], LLM]
+    vectors: VectorCache
+    _: KW_ONLY
+    device: str
+    organiser: Organiser
+    writes: Writes
+    expire: Callable[[datetime | None], object]
 
     def run(
         self,

@@ -11,6 +11,7 @@ before anything opens.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -35,27 +36,18 @@ from ..config import IdentitySettings
 from .reading import caller_for, reader_for
 
 
+@dataclass(eq=False)
 class Curation:
     """Pins, expiry, erasure and sharing of one store, recorded as made on ``device`` through ``channel``."""
 
-    def __init__(
-        self,
-        store: Callable[[], Store],
-        *,
-        identity: IdentitySettings,
-        device: Callable[[], str],
-        channel: str,
-        embedder: Callable[[], Embedder],
-        engine: Callable[[], SearchEngine],
-        llm: Callable[[], LLM],
-    ) -> None:
-        self.store = store
-        self.identity = identity
-        self.device = device
-        self.channel = channel
-        self.embedder = embedder
-        self.engine = engine
-        self.llm = llm
+    store: Callable[[], Store]
+    _: KW_ONLY
+    identity: IdentitySettings
+    device: Callable[[], str]
+    channel: str
+    embedder: Callable[[], Embedder]
+    engine: Callable[[], SearchEngine]
+    llm: Callable[[], LLM]
 
     # ------------------------------------------------------------ pins
     def set_pinned(self, memory_id: str, pinned: bool) -> MemoryItem:

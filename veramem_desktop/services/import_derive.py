@@ -24,14 +24,14 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.write import context as write_context
 from veramem_desktop.core.write.derive import Writer, to_messages
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 
 from ..bulk_extract import PER_CALL, Extracted, extract_in_batches
 
 #: derive(writer, episodes, candidates or None, context, failed) -> what was written; the ids of messages
 #: whose derivation failed are appended to ``failed``
 Derive = Callable[
-    [Writer, Sequence[Episode], "Sequence[Candidate] | None", Sequence[Episode], list[str]], WriteOutcome
+    [Writer, Sequence[Episode], "Sequence[Candidate] | None", Sequence[Episode], list[str]], AddResult
 ]
 
 
@@ -64,7 +64,7 @@ def derive_waiting(
             else _extract_by_runs(store, writer, episodes)
         )
         if extracted is not None:
-            _count(WriteOutcome(notices=extracted.notices), report)
+            _count(AddResult(notices=extracted.notices), report)
         places = dict((eid, place) for place, eid in part)
         for i, ep in enumerate(episodes):
             candidates = (
@@ -147,7 +147,7 @@ def _context(store: Store, writer: Writer, ep: Episode) -> list[Episode]:
     return [before] if before is not None else []
 
 
-def _count(outcome: WriteOutcome, report: ImportReport) -> None:
+def _count(outcome: AddResult, report: ImportReport) -> None:
     for name in report.memories:
         report.memories[name] += len(getattr(outcome, name))
     for notice in outcome.notices:

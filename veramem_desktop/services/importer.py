@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import KW_ONLY, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -41,7 +42,7 @@ from veramem_desktop.core.transfer.records import Item, Problem, Record
 from veramem_desktop.core.trust import admission
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import line_of, store_episodes
-from veramem_desktop.core.write.plan import WriteOutcome
+from veramem_desktop.core.write.results import AddResult
 
 from ..config import IdentitySettings
 from .import_derive import derive_waiting
@@ -61,28 +62,19 @@ DERIVED_UNIT = "messages derived"
 ImportProgress = Callable[[int, int, str, dict[str, int]], None]
 
 
+@dataclass(eq=False)
 class Importer:
     """Imports into (and exports from) one open store. ``embedder`` and ``writer`` are built on first use:
     a dry run needs neither, and a memory export needs no model at all."""
 
-    def __init__(
-        self,
-        store: Store,
-        *,
-        embedder: Callable[[], Embedder],
-        writer: Callable[[], Writer],
-        identity: IdentitySettings,
-        linking: bool,
-        device: str,
-        organiser: Organiser,
-    ) -> None:
-        self.store = store
-        self.embedder = embedder
-        self.writer = writer
-        self.identity = identity
-        self.linking = linking
-        self.device = device
-        self.organiser = organiser
+    store: Store
+    _: KW_ONLY
+    embedder: Callable[[], Embedder]
+    writer: Callable[[], Writer]
+    identity: IdentitySettings
+    linking: bool
+    device: str
+    organiser: Organiser
 
     def import_history(
         self,
@@ -447,7 +439,7 @@ def _derive(
     candidates: Sequence[Candidate] | None = None,
     context: Sequence[Episode] = (),
     failed: list[str] | None = None,
-) -> WriteOutcome:
+) -> AddResult:
     """Derive from the whole batch (from ``candidates`` when they were extracted already); should that
     fail unexpectedly, from each half in turn, down to single messages, so a message that trips the
     write path costs only its own memories (its episode stays stored and searchable) and the rest of the
@@ -458,21 +450,20 @@ def _derive(
         if len(stored) == 1:
             if failed is not None:
                 failed.append(stored[0].id)
-            return WriteOutcome(
+            return AddResult(
                 notices=[
                     f"no memories were derived from episode {stored[0].id} "
                     f"({type(exc).__name__}); it is stored and searchable, and derived again at the next "
                     "`veramem consolidate`"
                 ]
             )
-    merged = WriteOutcome()
+    merged = AddResult()
     half = len(stored) // 2
     for part in (
         _derive(writer, stored[:half], _citing(candidates, stored[:half]), context, failed),
         _derive(writer, stored[half:], _citing(candidates, stored[half:]), context, failed),
     ):
-        for name in ("added", "updated", "retracted", "unchanged", "rejected", "notices"):
-            getattr(merged, name).extend(getattr(part, name))
+        merged.extend(part)
     return merged
 
 

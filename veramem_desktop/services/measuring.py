@@ -13,6 +13,7 @@ from veramem_desktop.core.storage import items as items_mod
 from veramem_desktop.core.storage.episodes import EpisodeInput, Scope
 from veramem_desktop.core.storage.items import Evidence, MemoryItem
 from veramem_desktop.core.storage.store import Store
+from veramem_desktop.core.vocabulary import Authority, Kind
 
 
 def load_embedder(embedder: Embedder) -> tuple[str, int]:
@@ -69,7 +70,12 @@ class Measuring:
                     episode = episodes_mod.insert(conn, [EpisodeInput(content=text)], scope, device=device)[0]
                     evidence = [Evidence(episode.id, text, 0, len(text), 1.0, "user")]
                 item = MemoryItem(
-                    id="", kind="fact", text=text, authority="authorized", user_id=user_id, source="bench"
+                    id="",
+                    kind=Kind.FACT,
+                    text=text,
+                    authority=Authority.AUTHORIZED,
+                    user_id=user_id,
+                    source="bench",
                 )
                 item = items_mod.insert(conn, item, evidence, device=device)
                 if vectors is not None:

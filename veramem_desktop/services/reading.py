@@ -28,6 +28,7 @@ from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.items import MemoryItem
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.time_values import parse_time
+from veramem_desktop.core.vocabulary import Status
 
 from ..config import IdentitySettings
 
@@ -78,7 +79,7 @@ class Reading:
         *,
         user_id: str | None = None,
         kind: str | None = None,
-        status: str | None = "active",
+        status: str | None = Status.ACTIVE,
         authority: str | None = None,
         trust: str | None = None,
         agent_id: str | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.llm import LLM
@@ -44,27 +45,19 @@ def checked_question(question: str) -> str:
     return storable(question[:MAX_QUERY_CHARS])[0]
 
 
+@dataclass(eq=False)
 class Recall:
     """Search and answer over one store's engine (the one ``engine`` gives: the store's [search] settings and
     the shared vector index). Every part is asked for only once the request passed its checks, and what has
     expired is erased first (``expire_if_due``), so recall never shows it."""
 
-    def __init__(
-        self,
-        identity: IdentitySettings,
-        *,
-        store: Callable[[], Store],
-        embedder: Callable[[], Embedder],
-        engine: Callable[[], SearchEngine],
-        llm: Callable[[], LLM],
-        expire_if_due: Callable[[], object],
-    ) -> None:
-        self.identity = identity
-        self.store = store
-        self.embedder = embedder
-        self.engine = engine
-        self.llm = llm
-        self.expire_if_due = expire_if_due
+    identity: IdentitySettings
+    _: KW_ONLY
+    store: Callable[[], Store]
+    embedder: Callable[[], Embedder]
+    engine: Callable[[], SearchEngine]
+    llm: Callable[[], LLM]
+    expire_if_due: Callable[[], object]
 
     def search(
         self,

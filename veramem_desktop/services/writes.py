@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
@@ -104,26 +104,18 @@ def scope_for(
     )
 
 
+@dataclass(eq=False)
 class Writes:
     """Adds to one open store. ``llm`` is asked for the backend only once the episodes are stored (finding
     a model server may fail; the messages are kept all the same)."""
 
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        llm: Callable[[], LLM],
-        *,
-        vectors: VectorCache,
-        device: str,
-        organiser: Organiser,
-    ) -> None:
-        self.store = store
-        self.vectors = vectors
-        self.embedder = embedder
-        self.llm = llm
-        self.device = device
-        self.organiser = organiser
+    store: Store
+    embedder: Embedder
+    llm: Callable[[], LLM]
+    _: KW_ONLY
+    vectors: VectorCache
+    device: str
+    organiser: Organiser
 
     def writer(self) -> Writer:
         """The engine's write path over this store, the memories' shared vectors, the embedder and the LLM."""
@@ -168,16 +160,7 @@ class Writes:
                     "of a memory that had none (forget it to erase it sooner)"
                 )
         self.organiser.queue_links([d["id"] for d in outcome.added + outcome.updated])  # in the background
-        return AddResult(
-            episodes=stored,
-            added=outcome.added,
-            updated=outcome.updated,
-            retracted=outcome.retracted,
-            unchanged=outcome.unchanged,
-            rejected=outcome.rejected,
-            notices=notices,
-            forgotten=forgotten,
-        )
+        return replace(outcome, episodes=stored, notices=notices, forgotten=forgotten)
 
     def admit(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str]

@@ -19,10 +19,11 @@ from datetime import datetime
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import InvalidInputError
-from veramem_desktop.core.llm import Candidate, Kind, Message
+from veramem_desktop.core.llm import Candidate, Message
 from veramem_desktop.core.text.explicit_dates import normalise_explicit_dates
 from veramem_desktop.core.text.relative_dates import resolve_relative_dates
 from veramem_desktop.core.text.time_values import parse_time
+from veramem_desktop.core.vocabulary import Kind
 from veramem_desktop.models.llm.rules.keys import (
     NOT_NAMES,
     Keyed,
@@ -67,10 +68,10 @@ def _has_past_action(sentence: str) -> bool:
 def classify(sentence: str) -> Kind:
     """preference / event / fact, by the patterns in the module docstring."""
     if _PREFERENCE.search(sentence):
-        return "preference"
+        return Kind.PREFERENCE
     if TIME.search(sentence) and (_has_past_action(sentence) or _FUTURE.search(sentence)):
-        return "event"
-    return "fact"
+        return Kind.EVENT
+    return Kind.FACT
 
 
 # --- importance -------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ _EMPHASIS = re.compile(r"\b(?:important|remember|never|always|must|deadline)\b",
 
 
 def importance(sentence: str, kind: Kind) -> float:
-    score = 0.5 + {"preference": 0.1, "event": 0.05}.get(kind, 0.0)
+    score = 0.5 + {Kind.PREFERENCE: 0.1, Kind.EVENT: 0.05}.get(kind, 0.0)
     if _HEALTH.search(sentence):
         score += 0.3
     if _IDENTITY.search(sentence):
@@ -288,7 +289,7 @@ def _also_stated(keys: Sequence[Keyed], message_id: str, quote: str) -> list[Can
                 subject=k.subject,
                 predicate=k.predicate,
                 value=k.value,
-                importance=importance(quote, "fact"),
+                importance=importance(quote, Kind.FACT),
             )
         )
     return out
