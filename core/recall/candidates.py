@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from veramem_desktop.core.storage import (
     episode_contents,
@@ -30,21 +30,11 @@ from veramem_desktop.core.storage import (
     item_search,
     link_rows,
 )
-from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.access import Caller, Sight
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.link_types import LINK_TYPES
 
 V = TypeVar("V")
-
-
-class Sight(NamedTuple):
-    """What one search may see: the caller, the memory kinds it asks for, whether archived memories count,
-    and the moment (ISO) the access predicate is read at."""
-
-    caller: Caller
-    kinds: tuple[str, ...]
-    include_archived: bool
-    now: str
 
 
 def keep_per_minute(cache: dict[tuple[Any, ...], V], key: tuple[Any, ...], value: V) -> None:
@@ -140,11 +130,11 @@ class Candidates:
 
     def bm25(self, unit: str, match: str, sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
-        return index_rows.fts_ranked_ids(self.store, unit, match, *sight, n, self._deep(n))
+        return index_rows.fts_ranked_ids(self.store, unit, match, sight, n, self._deep(n))
 
     def entity(self, unit: str, names: tuple[str, ...], sight: Sight, n: int) -> list[str]:
         """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
-        return index_rows.entity_ranked_ids(self.store, unit, names, *sight, n, self._deep(n))
+        return index_rows.entity_ranked_ids(self.store, unit, names, sight, n, self._deep(n))
 
     # ------------------------------------------------------------ what given rows hold
     def texts(

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import hops, telling
-from veramem_desktop.core.recall.candidates import Candidates, Sight
+from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.focus import focus, question_kind
 from veramem_desktop.core.recall.fusion import expand_neighbours, max_rrf, speaker_bonus, weighted_rrf
@@ -33,7 +33,7 @@ from veramem_desktop.core.recall.query import names_in, route_for
 from veramem_desktop.core.recall.recipes import MEMORY_KINDS_BY_ROUTE, ROUTES, SearchConfig
 from veramem_desktop.core.recall.temporal import date_fit
 from veramem_desktop.core.recall.topic import QueryVectors
-from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.access import Caller, Sight
 from veramem_desktop.core.storage.ids import iso
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache, VectorIndex

@@ -29,9 +29,9 @@ from functools import partial
 
 import numpy as np
 import numpy.typing as npt
-from veramem_desktop.core.recall.candidates import Sight
 from veramem_desktop.core.recall.dense import Dense
 from veramem_desktop.core.recall.lexical import Lexical
+from veramem_desktop.core.storage.access import Sight
 from veramem_desktop.core.text.terms import STOPWORDS, content_terms, entities
 
 #: a model's follow-up question: (question, what the first hop found) -> a question, or None

@@ -14,10 +14,11 @@ import threading
 from collections.abc import Callable
 from functools import partial
 
-from veramem_desktop.core.recall.candidates import Candidates, Sight
+from veramem_desktop.core.recall.candidates import Candidates
 from veramem_desktop.core.recall.query import fts_match
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import index_rows
+from veramem_desktop.core.storage.access import Sight
 from veramem_desktop.core.text.terms import content_terms, entities
 
 

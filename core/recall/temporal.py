@@ -14,11 +14,10 @@ from datetime import date, datetime
 from functools import lru_cache
 
 from veramem_desktop.core.recall import periods
-from veramem_desktop.core.recall.candidates import Sight
 from veramem_desktop.core.recall.lexical import Lexical
 from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.recall.recipes import SearchConfig
-from veramem_desktop.core.storage.access import Caller
+from veramem_desktop.core.storage.access import Caller, Sight
 
 
 def date_fit(

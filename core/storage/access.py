@@ -26,7 +26,7 @@ query time, so revoking one hides items retroactively.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from veramem_desktop.core.storage import visibility
 from veramem_desktop.core.storage.store import Connection
@@ -65,6 +65,16 @@ def _user_agent_clause() -> str:
                      AND ua.object = :agent AND {active_ua})
              OR (NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.subject = :caller)
                  AND NOT EXISTS (SELECT 1 FROM grants ua WHERE ua.kind = 'user_agent' AND ua.object = :agent)))"""
+
+
+class Sight(NamedTuple):
+    """What one search may see: the caller, the memory kinds it asks for, whether archived memories count,
+    and the moment (ISO) the access predicate is read at."""
+
+    caller: Caller
+    kinds: tuple[str, ...]
+    include_archived: bool
+    now: str
 
 
 def may_act_for(conn: Connection, caller: Caller, now: str) -> bool:

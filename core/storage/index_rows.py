@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from veramem_desktop.core.storage import access
-from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.store import Connection, Store
 
 FTS_TABLES = {"episode": "episode_fts", "memory": "memory_fts"}
@@ -193,29 +192,26 @@ def entity_count(store: Store, entity: str) -> int:
     )
 
 
-def fts_ranked_ids(
-    store: Store,
-    unit: str,
-    match: str,
-    caller: Caller,
-    kinds: tuple[str, ...],
-    include_archived: bool,
-    now: str,
-    n: int,
-    deep: int,
-) -> list[str]:
+def _memories_seen(sight: access.Sight, params: dict[str, Any]) -> str:
+    """The condition on memories ``m`` the sight allows (the access predicate and the kinds asked for), its
+    parameters added to ``params``."""
+    params.update({f"k{i}": k for i, k in enumerate(sight.kinds)})
+    return (
+        f"{access.memory_predicate('m', include_archived=sight.include_archived)} "
+        f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(sight.kinds)))})"
+    )
+
+
+def fts_ranked_ids(store: Store, unit: str, match: str, sight: access.Sight, n: int, deep: int) -> list[str]:
     """The rows the caller may see that the full-text query ``match`` finds, best BM25 first."""
-    params: dict[str, Any] = {**access.params(caller, now), "match": match, "n": n, "deep": deep}
+    params: dict[str, Any] = {**access.params(sight.caller, sight.now), "match": match, "n": n, "deep": deep}
     if unit == "memory":
-        params.update({f"k{i}": k for i, k in enumerate(kinds)})
         sql = (
             "WITH f AS MATERIALIZED (SELECT rowid AS rid, bm25(memory_fts) AS score FROM memory_fts "
             "WHERE memory_fts MATCH :match ORDER BY score LIMIT :deep) "
             "SELECT m.id FROM f CROSS JOIN fts_rows r ON r.rowid = f.rid AND r.owner_kind = 'memory' "
             "CROSS JOIN memory_items m ON m.id = r.owner_id "
-            f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
-            f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
-            "ORDER BY f.score, f.rid LIMIT :n"
+            f"WHERE {_memories_seen(sight, params)} ORDER BY f.score, f.rid LIMIT :n"
         )
     else:
         sql = (
@@ -229,20 +225,12 @@ def fts_ranked_ids(
 
 
 def entity_ranked_ids(
-    store: Store,
-    unit: str,
-    names: tuple[str, ...],
-    caller: Caller,
-    kinds: tuple[str, ...],
-    include_archived: bool,
-    now: str,
-    n: int,
-    deep: int,
+    store: Store, unit: str, names: tuple[str, ...], sight: access.Sight, n: int, deep: int
 ) -> list[str]:
     """The rows the caller may see that carry the entity ``names`` (not empty), most matches first."""
     owner_kind = "memory" if unit == "memory" else "episode"
     params: dict[str, Any] = {
-        **access.params(caller, now),
+        **access.params(sight.caller, sight.now),
         "n": n,
         "deep": deep,
         "ok": owner_kind,
@@ -254,12 +242,9 @@ def entity_ranked_ids(
         f"WHERE entity IN ({in_names}) AND owner_kind = :ok GROUP BY owner_id ORDER BY c DESC LIMIT :deep) "
     )
     if unit == "memory":
-        params.update({f"k{i}": k for i, k in enumerate(kinds)})
         sql = (
             matches + "SELECT m.id FROM en CROSS JOIN memory_items m ON m.id = en.owner_id "
-            f"WHERE {access.memory_predicate('m', include_archived=include_archived)} "
-            f"AND m.kind IN ({','.join(':k' + str(i) for i in range(len(kinds)))}) "
-            "ORDER BY en.c DESC, m.created_at DESC LIMIT :n"
+            f"WHERE {_memories_seen(sight, params)} ORDER BY en.c DESC, m.created_at DESC LIMIT :n"
         )
     else:
         sql = (
