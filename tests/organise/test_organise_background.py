@@ -134,3 +134,30 @@ def test_a_memory_added_while_the_linker_is_finishing_is_linked_before_it_is_idl
     finally:
         gate.set()
         mem.close()
+
+
+def test_a_wait_while_a_background_thread_is_starting_never_joins_an_unstarted_thread(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI once failed with "cannot join thread before it is started": a waiter read the new thread
+    between its publication and its start. Here each wait runs at exactly that moment."""
+    mem = _open(isolated_home, RuleBasedLLM())
+    start = threading.Thread.start
+    waited: dict[str, bool] = {}
+
+    def start_after_a_wait(thread: threading.Thread) -> None:
+        if thread.name == "veramem-linker":
+            waited[thread.name] = mem.organiser.wait_for_links(0)
+        if thread.name == "veramem-vectors":
+            waited[thread.name] = mem.organiser.wait_for_vectors(0)
+        start(thread)
+
+    try:
+        monkeypatch.setattr(threading.Thread, "start", start_after_a_wait)
+        mem.add("Ann plays tennis on Sundays.")
+        mem.add("Ann plays squash on Mondays.")
+        assert mem.organiser.wait_for_links(10) and mem.organiser.wait_for_vectors(10)
+        assert waited.get("veramem-linker") is True  # nothing was running yet: idle, and no error
+    finally:
+        monkeypatch.undo()
+        mem.close()

@@ -134,13 +134,14 @@ class Organiser:
             stop = threading.Event()
             self._stop = stop
             self._again = False
-            self._thread = threading.Thread(
+            thread = threading.Thread(
                 target=self._run_as_system,
                 args=(linker, stop, self.budget_config()),
                 name="veramem-linker",
                 daemon=True,
             )
-            self._thread.start()
+            thread.start()  # started before it is published: a waiter never joins an unstarted thread
+            self._thread = thread
 
     def _run_as_system(
         self, linker: linker_mod.Linker, stop: threading.Event, budget: budgets_mod.BudgetConfig
@@ -268,10 +269,11 @@ class _VectorPass:
                 return
             self.closing.clear()
             self.again = False
-            self.thread = threading.Thread(
+            thread = threading.Thread(
                 target=self._loop, args=(store, embedder, current), name="veramem-vectors", daemon=True
             )
-            self.thread.start()
+            thread.start()  # published once started (the loop clears it only under this guard)
+            self.thread = thread
 
     def _loop(self, store: Store, embedder: Embedder, current: Callable[[], Embedder]) -> None:
         try:
