@@ -99,6 +99,9 @@ class OrganiseSettings:
     """Background linking, and the per-source budgets beyond which memories go to cold storage."""
 
     linking: bool = True
+    #: link in a background thread as memories arrive; off, the queue waits for ``consolidate`` (the
+    #: same links, made in one pass, in queue order: a benchmark that must repeat byte for byte)
+    background: bool = True
     user_tokens: int = 400_000
     user_items: int = 20_000
     agent_tokens: int = 200_000

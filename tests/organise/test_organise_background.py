@@ -161,3 +161,18 @@ def test_a_wait_while_a_background_thread_is_starting_never_joins_an_unstarted_t
     finally:
         monkeypatch.undo()
         mem.close()
+
+
+def test_with_background_linking_off_the_queue_waits_for_consolidate(isolated_home: Path) -> None:
+    """The setting a repeatable benchmark uses: adds queue, no thread runs, consolidate links."""
+    mem = _open(isolated_home, RuleBasedLLM())
+    mem.config.organise.background = False
+    try:
+        a = mem.add("Ann plays tennis on Sundays.").added[0]["id"]
+        b = mem.add("Ann plays squash on Mondays.").added[0]["id"]
+        assert not [t for t in threading.enumerate() if t.name == "veramem-linker"]
+        assert mem.organiser.links_pending() == 2 and mem.reading.links(a) == []
+        mem.consolidate()
+        assert mem.organiser.links_pending() == 0 and [x["other"] for x in mem.reading.links(a)] == [b]
+    finally:
+        mem.close()

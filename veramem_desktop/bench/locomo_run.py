@@ -96,12 +96,16 @@ def pipeline_retriever(
 def run_locomo(mem: Memory, path: Path, *, ablation: bool = True, cv: bool = False) -> dict[str, Any]:
     samples = locomo.load(path)
     dia: dict[str, dict[str, str]] = {}
-    for sample in samples:
-        dia[str(sample["sample_id"])] = ingest(mem, sample)
-    mem.organiser.wait_for_links(
-        timeout=3600
-    )  # the background linker: links and context vectors are in place
-    mem.organiser.drain_links()
+    # Linked in one pass after every add, in queue order: a background linker racing the adds links
+    # against whatever exists when it runs, and two runs of the same code would differ.
+    background, mem.config.organise.background = mem.config.organise.background, False
+    try:
+        for sample in samples:
+            dia[str(sample["sample_id"])] = ingest(mem, sample)
+        mem.organiser.drain_links()  # links and context vectors are in place
+        mem.organiser.enforce_budgets()
+    finally:
+        mem.config.organise.background = background
     order = {ep: i for mapping in dia.values() for i, ep in enumerate(mapping)}
     variants = {name: name for name in VARIANTS} | (ABLATION if ablation else {})
     out: dict[str, Any] = {

@@ -119,8 +119,10 @@ class Organiser:
     # ------------------------------------------------------------ the background linker
     def start_linker(self) -> None:
         """One background thread at a time drains the queue, then checks the budgets (the first start
-        also looks once for vectors of another model)."""
+        also looks once for vectors of another model); none when the ``background`` setting is off."""
         self._look_for_vectors()
+        if not self.settings.background:  # the queue waits for consolidate
+            return
         with self._guard:
             thread = self._thread
             if thread is not None and thread.is_alive():
