@@ -195,14 +195,6 @@ class SearchEngine:
         shared, _ = truth.annotate(self.store, shared, lambda ids: [], known)
         return route, own, shared, groups
 
-    def visible(self, ids: list[str], caller: Caller, score: float = 0.0) -> list[Hit]:
-        """The memories and messages of ``ids`` the caller may see, read as hits scored ``score`` (a rung of
-        the answer ladder that found them by key, not by relevance)."""
-        found = self._fetcher(caller, datetime.now(UTC), False, self.config, None)(ids)
-        for h in found:
-            h.score = score
-        return found
-
     def annotate(self, hits: list[Hit]) -> list[Hit]:
         """The truth stage for hits gathered elsewhere (the answer ladder's source episodes and turns);
         they were read through the caller's access predicate already."""

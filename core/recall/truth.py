@@ -43,6 +43,7 @@ from veramem_desktop.core.storage import (
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.trust.action_gate import may_act
+from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, State, Status, Trust, Withheld
 
 Fetch = Callable[[list[str]], list[Hit]]
 #: a memory's truth row, built by name in core/storage/item_search.py (hydrating reads it too)
@@ -107,16 +108,16 @@ def partner_rows(store: Store, rows: dict[str, _Row], known: Mapping[str, TruthR
 def _from_metadata(metadata: str | None, status: str) -> tuple[Any, ...]:
     """A memory's conflict partners, what replaced it (or holds it cold), retracted_by, corrected value."""
     meta = json.loads(metadata) if metadata and metadata != "{}" else {}  # most memories have none
-    retracted_by = meta.get("retracted_by") if status == "retracted" else None
+    retracted_by = meta.get("retracted_by") if status == Status.RETRACTED else None
     wrong = (meta.get("corrects") or {}).get("wrong")
-    replaced_by = meta.get("superseded_by") or (meta.get("cold_by") if status == "archived" else None)
+    replaced_by = meta.get("superseded_by") or (meta.get("cold_by") if status == Status.ARCHIVED else None)
     return tuple(meta.get("conflicts_with", [])), replaced_by, retracted_by, wrong
 
 
 def _current_of(store: Store, rows: dict[str, _Row]) -> dict[str, str]:
     """For each memory no longer current, what stands for it now: its chain's active version, else what it
     was merged or fused into (a few steps), or the broader memory that sent it to cold storage."""
-    stale = [r for r in rows.values() if r.status in ("superseded", "retracted", "archived")]
+    stale = [r for r in rows.values() if r.status in (Status.SUPERSEDED, Status.RETRACTED, Status.ARCHIVED)]
     out: dict[str, str] = {}
     if not stale:
         return out
@@ -143,7 +144,7 @@ def _standing_for(store: Store, r: _Row, active_of_root: dict[str, str]) -> str 
         return active_of_root[r.root_id]
     if r.superseded_by is not None:  # a restatement retired with the value it repeated
         return r.superseded_by
-    if r.status != "superseded":
+    if r.status != Status.SUPERSEDED:
         return None
     return _merged_into(store, r.id)
 
@@ -156,7 +157,7 @@ def _merged_into(store: Store, source: str) -> str | None:
         if row is None:
             return None
         source = row[0]
-        if row[1] == "active":
+        if row[1] == Status.ACTIVE:
             return source
     return None
 
@@ -174,21 +175,23 @@ def _holders(store: Store, rows: Sequence[_Row]) -> set[str]:
 
 
 def _live(row: _Row, rows: dict[str, _Row]) -> bool:
-    return row_state(row, rows) in ("current", "in_conflict")
+    return row_state(row, rows) in LIVE_STATES
 
 
 def row_state(row: _Row, rows: dict[str, _Row]) -> str:
     """A memory's state from its row (``rows`` holds the other sides of its conflicts)."""
-    if row.trust == "rejected" or row.withheld == "rejected":
-        return "rejected"
-    if row.withheld == "resembles":
-        return "held"
+    if row.trust == Trust.REJECTED or row.withheld == Withheld.REJECTED:
+        return State.REJECTED
+    if row.withheld == Withheld.RESEMBLES:
+        return State.HELD
     if row.status in STALE:
         return row.status
     live = [
-        c for c in row.conflicts if c in rows and rows[c].status == "active" and rows[c].trust != "rejected"
+        c
+        for c in row.conflicts
+        if c in rows and rows[c].status == Status.ACTIVE and rows[c].trust != Trust.REJECTED
     ]
-    return "in_conflict" if live else "current"
+    return State.IN_CONFLICT if live else State.CURRENT
 
 
 def annotate(
@@ -204,10 +207,10 @@ def annotate(
     attribute lead where the write path recorded no change. Returns the hits (those brought in last) and
     the subject group of each."""
     known = known or {}
-    episode_ids = [h.id for h in hits if h.kind == "episode"]
+    episode_ids = [h.id for h in hits if h.kind == EPISODE_KIND]
     related = item_evidence.memories_of_episodes(store, episode_ids)
     withheld_eps = episode_contents.withheld_reasons(store, episode_ids)
-    wanted = {h.id for h in hits if h.kind != "episode"} | {m for ms in related.values() for m in ms}
+    wanted = {h.id for h in hits if h.kind != EPISODE_KIND} | {m for ms in related.values() for m in ms}
     rows = read_rows(store, wanted, known)
     current = _current_of(store, rows)
     retired, made = _retirements(store, rows, current, known)
@@ -221,8 +224,8 @@ def annotate(
         groups.union(stale, message)
     for h in hits:
         _label_hit(h, rows, current, related, withheld_eps)
-        if h.state == "raw" and h.kind == "episode" and h.id in retired.values() and not h.derived:
-            h.state = "current"  # it says a memory stopped being true, and that still holds
+        if h.state == State.RAW and h.kind == EPISODE_KIND and h.id in retired.values() and not h.derived:
+            h.state = State.CURRENT  # it says a memory stopped being true, and that still holds
             h.actionable = may_act(h.authority, h.state)
     safety_net.apply(hits, rows, related, groups.union)
     found = {h.id: groups.find(h.id) for h in hits}
@@ -251,7 +254,7 @@ def _bring_in_current(
     extra = fetch(sorted(missing))
     for h in extra:
         h.channels = {**h.channels, "truth": 1}
-    rows |= read_rows(store, {h.id for h in extra if h.kind != "episode"} - rows.keys(), known)
+    rows |= read_rows(store, {h.id for h in extra if h.kind != EPISODE_KIND} - rows.keys(), known)
     return hits + extra
 
 
@@ -315,7 +318,7 @@ def _label_hit(
 ) -> None:
     """Set the hit's state, subject and value from its row (a message's from the memories made from it),
     then whether it may be acted on."""
-    if h.kind == "episode":
+    if h.kind == EPISODE_KIND:
         _label_episode(h, related.get(h.id, []), rows, current, withheld_eps.get(h.id))
     elif h.id in rows:
         row = rows[h.id]
@@ -331,36 +334,36 @@ def _label_hit(
 def _label_episode(
     hit: Hit, mids: list[str], rows: dict[str, _Row], current: dict[str, str], withheld: str | None
 ) -> None:
-    hit.trust = "raw"
+    hit.trust = Trust.RAW
     hit.derived = sorted(mids)
     if withheld is not None:
-        hit.state = "rejected" if withheld == "rejected" else "held"
+        hit.state = State.REJECTED if withheld == Withheld.REJECTED else State.HELD
         return
     states = {m: row_state(rows[m], rows) for m in mids if m in rows}
     # what it speaks about: the value a later statement retracted, when one did, else its first key
     keyed = sorted(
-        (m for m in mids if m in rows and rows[m].predicate), key=lambda m: states[m] != "retracted"
+        (m for m in mids if m in rows and rows[m].predicate), key=lambda m: states[m] != State.RETRACTED
     )
     about = rows[keyed[0]] if keyed else None
     hit.subject, hit.value = (about.predicate, about.value) if about is not None else (None, None)
     hit.about = about.subject if about is not None else None
-    live = [m for m, s in states.items() if s in ("current", "in_conflict")]
+    live = [m for m, s in states.items() if s in LIVE_STATES]
     # a message that said a value a later statement retracted says something no longer true, though another
     # memory made from it ("… as a data engineer": the role) still holds on its own
-    retracted = [m for m, s in states.items() if s == "retracted" and rows[m].retracted_by]
-    if not states or all(s in ("rejected", "held") for s in states.values()):
-        hit.state = "raw"
+    retracted = [m for m, s in states.items() if s == State.RETRACTED and rows[m].retracted_by]
+    if not states or all(s in (State.REJECTED, State.HELD) for s in states.values()):
+        hit.state = State.RAW
     elif live and not retracted:
-        hit.state = "current" if any(states[m] == "current" for m in live) else "in_conflict"
+        hit.state = State.CURRENT if any(states[m] == State.CURRENT for m in live) else State.IN_CONFLICT
         hit.conflicts_with = sorted({c for m in live for c in rows[m].conflicts})
     else:
         stale = [m for m, s in states.items() if s in STALE]
         hit.state = (
-            "superseded"
-            if any(states[m] == "superseded" for m in stale)
+            State.SUPERSEDED
+            if any(states[m] == State.SUPERSEDED for m in stale)
             else states[stale[0]]
             if stale
-            else "raw"
+            else State.RAW
         )
         hit.superseded_by = next((current[m] for m in stale if m in current), None)
         hit.retracted_by = next((rows[m].retracted_by for m in stale if rows[m].retracted_by), None)
@@ -377,7 +380,7 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
     for h in hits:
         by_group.setdefault(groups.get(h.id, h.id), []).append(h)
     for members in by_group.values():
-        live = [h for h in members if h.state in ("current", "in_conflict")]
+        live = [h for h in members if h.state in LIVE_STATES]
         if len(members) < 2 or not live:
             continue
         standing = {h.superseded_by for h in members if h.retracted_by}  # stands for what a message retracted
@@ -385,10 +388,10 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
             live,
             key=lambda h: (
                 AUTHORITY_RANK.get(h.authority, 0),
-                h.state == "current",
+                h.state == State.CURRENT,
                 h.id in standing,
-                h.trust == "verified",
-                h.kind != "episode",
+                h.trust == Trust.VERIFIED,
+                h.kind != EPISODE_KIND,
                 h.score,
             ),
         )
@@ -400,7 +403,7 @@ def order(hits: list[Hit], groups: dict[str, object]) -> list[Hit]:
         below = sorted(
             (h for h in members if h is not head),
             key=lambda h: (
-                h.state not in ("current", "in_conflict"),
+                h.state not in LIVE_STATES,
                 AUTHORITY_RANK.get(h.authority, 0) < rank,
                 -h.score,
             ),

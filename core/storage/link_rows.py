@@ -41,9 +41,11 @@ def count_failure(conn: Connection, memory_id: str, error: str) -> None:
 
 
 def queued(store: Store, *, limit: int, max_attempts: int) -> list[str]:
-    """Queued memories tried fewer than ``max_attempts`` times, oldest first, at most ``limit``."""
+    """Queued memories tried fewer than ``max_attempts`` times, oldest first, at most ``limit``; those
+    queued together in the order they were given (their ids end in random bits: an order by id would
+    link one add's memories in a different order each run)."""
     rows = store.query(
-        "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, memory_id LIMIT ?",
+        "SELECT memory_id FROM pending_links WHERE attempts < ? ORDER BY queued_at, rowid LIMIT ?",
         (max_attempts, limit),
     )
     return [memory_id for (memory_id,) in rows]

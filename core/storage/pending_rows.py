@@ -31,10 +31,12 @@ def clear(conn: Connection, episode_ids: Sequence[str]) -> None:
 
 
 def queued(store: Store) -> list[str]:
-    """The queued episode ids, oldest first."""
+    """The queued episode ids, oldest first; those queued together in the order they were stored (an
+    add's messages in their order, never in the order of their ids' random bits)."""
     return [
         episode_id
         for (episode_id,) in store.query(
-            "SELECT episode_id FROM pending_derivations ORDER BY queued_at, episode_id"
+            "SELECT p.episode_id FROM pending_derivations p LEFT JOIN episodes e ON e.id = p.episode_id "
+            "ORDER BY p.queued_at, e.rowid, p.episode_id"
         )
     ]

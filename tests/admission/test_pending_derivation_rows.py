@@ -85,6 +85,19 @@ def test_rederive_deletes_only_the_rows_it_finished(isolated_home: Path) -> None
         mem.close()
 
 
+def test_messages_queued_together_are_derived_again_in_the_order_they_were_said(isolated_home: Path) -> None:
+    """Their ids end in random bits: in the order of the ids, a second try reconciled one add's
+    messages in a different order each time."""
+    mem = _create(isolated_home, FailingLLM())
+    try:
+        said = [f"Message {n}: I keep {n} hives of bees." for n in range(12)]
+        episodes = mem.add([{"role": "user", "content": text} for text in said]).episodes
+        assert [e.content for e in episodes] == said
+        assert pending_rows.queued(store_of(mem)) == [e.id for e in episodes]
+    finally:
+        mem.close()
+
+
 def _create_again(home: Path) -> Memory:
     """The same store opened with the rule-based backend, which derives."""
     config = Config()

@@ -10,7 +10,7 @@ from organise_support import link_all, links, open_store, put, status
 from support.fake_embedder import HashEmbedder
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.lifecycle.linker import generality, rule_type
-from veramem_desktop.core.lifecycle.links import pending_count
+from veramem_desktop.core.lifecycle.links import enqueue, pending, pending_count
 from veramem_desktop.core.llm import DEFAULT_CONTEXT_TOKENS, Capabilities, LinkVerdict, Reply
 from veramem_desktop.core.storage import ledger, ledger_verify
 from veramem_desktop.core.storage.store import Store
@@ -164,3 +164,16 @@ def test_selling_an_old_bike_and_buying_a_new_one_leaves_having_a_bike_in_place(
     rmem.add([{"role": "user", "content": "I sold my old bike and bought a new one."}])
     assert rmem.organiser.wait_for_links(timeout=30)
     assert rmem.get(have).status == "active"
+
+
+def test_memories_queued_together_are_linked_in_the_order_they_were_queued(store: Store) -> None:
+    """Ids end in random bits: ordered by id, one add's memories were linked in a different order each
+    run (and which of two was linked first decides the direction of their edge)."""
+    ids = [
+        "mem_0000000000ZZZZZZZZZZZZZZZZ",
+        "mem_0000000000AAAAAAAAAAAAAAAA",
+        "mem_0000000000MMMMMMMMMMMMMMMM",
+    ]
+    with store.atomic() as conn:
+        enqueue(conn, ids)
+    assert pending(store, limit=10) == ids

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from veramem_desktop.core.llm import Candidate, Decision, Neighbour, multi_valued
+from veramem_desktop.core.vocabulary import Kind
 from veramem_desktop.core.write import retraction_forms as retractions
 from veramem_desktop.models.llm.rules.text import NEGATION, content_stems, is_negated
 
@@ -74,7 +75,7 @@ def reconcile(candidate: Candidate, neighbours: Sequence[Neighbour]) -> Decision
             their = _norm(n.predicate)
             if their == predicate and _norm(n.value) == value:
                 return Decision("NOOP", n.id, reason="the same attribute with the same value is stored")
-            if their == predicate and not multi_valued(predicate) and n.kind != "event":
+            if their == predicate and not multi_valued(predicate) and n.kind != Kind.EVENT:
                 return Decision(
                     "UPDATE", n.id, candidate.text, reason=f"a new value for {candidate.predicate}"
                 )
