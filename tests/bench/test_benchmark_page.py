@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from veramem_desktop.bench.report import PAGE, RESULTS, merge, render
+import pytest
+
+from veramem_desktop.bench.report import PAGE, RESULTS, differences, main, merge, render
 
 
 def test_the_benchmark_page_is_written_from_the_recorded_runs() -> None:
@@ -34,3 +37,34 @@ def test_a_run_of_some_sections_replaces_those_sections_only() -> None:
     assert "machine" not in after["sections"]
     page = render(after)
     assert "| truth search | new |" in page and "commit c1" in page and "| truth search | old |" not in page
+
+
+def test_two_runs_differ_only_in_what_they_measured_never_in_times_or_the_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = {
+        "machine": {"cpu_model": "A"},
+        "peak_rss_mb": 500.0,
+        "table": {"locomo": [["locomo", "3 conversations, 201.0 s"]]},
+        "locomo": {"seconds": 201.0, "hybrid": {"cat1-4": {"recall@10": 0.8233}}, "links": [1, 2]},
+        "truth": {"search": {"current_first": 1.0}, "latency_ms": {"p50": 9}},
+    }
+    again = json.loads(json.dumps(run))
+    again["machine"]["cpu_model"] = "B"
+    again["peak_rss_mb"], again["locomo"]["seconds"], again["truth"]["latency_ms"]["p50"] = 700.0, 250.0, 12
+    again["table"]["locomo"][0][1] = "3 conversations, 250.0 s"
+    assert differences(run, again) == []
+    again["locomo"]["hybrid"]["cat1-4"]["recall@10"] = 0.8246
+    again["locomo"]["links"] = [1, 3]
+    del again["truth"]["search"]
+    assert differences(run, again) == [
+        ".locomo.hybrid.cat1-4.recall@10: 0.8233 -> 0.8246",
+        ".locomo.links[1]: 2 -> 3",
+        ".truth.search: only in before",
+    ]
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    before.write_text(json.dumps(run))
+    after.write_text(json.dumps(again))
+    assert main(["compare", str(before), str(before)]) == 0
+    assert main(["compare", str(before), str(after)]) == 1
+    assert ".locomo.links[1]: 2 -> 3" in capsys.readouterr().out

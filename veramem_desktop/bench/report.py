@@ -6,6 +6,13 @@ on which commit that run was made. A run of some sections replaces those section
     veramem bench --only truth,locomo --save /tmp/run.json
     python -m veramem_desktop.bench.report merge /tmp/run.json   # updates docs/bench.json and the page
 
+A change meant to keep behaviour is checked by comparing two runs on the same inputs::
+
+    python -m veramem_desktop.bench.report compare before.json after.json   # exit 1 on any difference
+
+which prints every measured figure that differs, leaving out what depends on the machine and the
+moment (times, memory, the machine line, the printed table that repeats the figures with times).
+
 The page is the method of each section (below, in :data:`METHODS`) and its figures and ablations
 as the run printed them. A test renders the page from docs/bench.json and compares, so the page
 never says what no run measured.
@@ -14,6 +21,7 @@ never says what no run measured.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime
@@ -162,14 +170,50 @@ def _cell(text: str) -> str:
     return "↳ " * depth + " ".join(text.split()).replace("|", "\\|")
 
 
+#: keys whose values depend on the machine or the moment, not on what the code computes
+_MACHINE_KEYS = re.compile(r"(^|_)(ms|seconds|seconds_total|rss|rss_mb|peak_rss_mb|per_s|machine|table)($|_)")
+
+
+def differences(before: Any, after: Any, path: str = "") -> list[str]:
+    """Every figure that differs between two runs' JSON (``path: before -> after``), machine keys left out."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[str] = []
+        for key in sorted(set(before) | set(after), key=str):
+            if _MACHINE_KEYS.search(str(key)):
+                continue
+            if key not in before or key not in after:
+                out.append(f"{path}.{key}: only in {'after' if key not in before else 'before'}")
+            else:
+                out += differences(before[key], after[key], f"{path}.{key}")
+        return out
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        return [
+            d
+            for i, (b, a) in enumerate(zip(before, after, strict=True))
+            for d in differences(b, a, f"{path}[{i}]")
+        ]
+    return [] if type(before) is type(after) and before == after else [f"{path}: {before!r} -> {after!r}"]
+
+
+def _compare(before: Path, after: Path) -> int:
+    found = differences(*(json.loads(p.read_text(encoding="utf-8")) for p in (before, after)))
+    print("\n".join(found) if found else "no measured figure differs")
+    return 1 if found else 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["compare"] and len(argv) == 3:
+        return _compare(Path(argv[1]), Path(argv[2]))
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"sections": {}}
     if argv[:1] == ["merge"] and len(argv) == 2:
         run = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
         results = merge(results, run, date=datetime.now(UTC).strftime("%Y-%m-%d"), commit=_commit())
         RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     elif argv:
-        print("usage: python -m veramem_desktop.bench.report [merge RUN.json]", file=sys.stderr)
+        print(
+            "usage: python -m veramem_desktop.bench.report [merge RUN.json | compare BEFORE.json AFTER.json]",
+            file=sys.stderr,
+        )
         return 2
     PAGE.write_text(render(results), encoding="utf-8")
     return 0
