@@ -29,6 +29,7 @@ from veramem_desktop.core.storage import (
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
 from veramem_desktop.core.storage.items import ROLE_AUTHORITY
+from veramem_desktop.core.vocabulary import EPISODE_KIND, Authority, State, Status, Trust
 
 LADDER = ("dual", "source_episodes", "neighbouring_turns")
 
@@ -87,10 +88,10 @@ def _context(pool: dict[str, Hit], question: str, told: Collection[str] = ()) ->
         h
         for h in ordered
         if not (
-            h.kind == "episode"
+            h.kind == EPISODE_KIND
             and present & set(h.derived)
             and h.id not in retiring
-            and h.state != "retracted"
+            and h.state != State.RETRACTED
             and not (h.id in told and h.state in STALE)
         )
     ]
@@ -102,7 +103,7 @@ def _as_versions(pool: dict[str, Hit], told: dict[str, item_scopes.KeyedVersion]
     for episode, (_, predicate, value, status, valid_from) in told.items():
         h = pool[episode]
         h.subject, h.value, h.time = predicate, value, valid_from
-        h.state = "current" if status == "active" else status
+        h.state = State.CURRENT if status == Status.ACTIVE else status
 
 
 def _names_a_time(question: str) -> bool:
@@ -198,7 +199,10 @@ class Answerer:
         messages show), those the caller may see, below everything found. How many were added."""
         before = len(pool)
         chains = {
-            m.id for h in list(pool.values()) if h.kind != "episode" for m in items.history(self.store, h.id)
+            m.id
+            for h in list(pool.values())
+            if h.kind != EPISODE_KIND
+            for m in items.history(self.store, h.id)
         }
         others = sorted(chains - pool.keys())
         if others:
@@ -299,12 +303,12 @@ class Answerer:
                 continue
             pool[eid] = Hit(
                 id=row.id,
-                kind="episode",
+                kind=EPISODE_KIND,
                 text=row.content,
                 score=score,
-                authority=ROLE_AUTHORITY.get(row.role, "unendorsed"),
-                trust="raw",
-                status="active",
+                authority=ROLE_AUTHORITY.get(row.role, Authority.UNENDORSED),
+                trust=Trust.RAW,
+                status=Status.ACTIVE,
                 time=row.event_time,
                 user_id=row.user_id,
                 session_id=row.session_id,
