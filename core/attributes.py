@@ -94,6 +94,22 @@ def is_pet(noun: str) -> bool:
 
 
 _PET_KINDS = PETS
+#: how a named thing stops whichever attribute it was a value of: a business or a venue closing ("the
+#: gym shut down", "Harcourt closed down"); an attribute's own endings are its frames that ``end``
+ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under", ends=True)
+
+
+@cache
+def endings() -> tuple[tuple[Attribute | None, Frame], ...]:
+    """Every frame of the inventory that says a value stopped, multi-valued attributes and the relations
+    included ("Biscuit passed away": a pet; "gave up on Italian": a language), each with its attribute, and
+    :data:`ENDINGS` (no attribute)."""
+    found: list[tuple[Attribute | None, Frame]] = [
+        (attr, frame) for attr in (*ATTRIBUTES, _RELATION) for frame in attr.frames if frame.ends
+    ]
+    return (*found, *((None, frame) for frame in ENDINGS))
+
+
 #: the family of preferences ("preference:coffee"): one favourite per topic
 _PREFERENCE = Attribute(
     "preference",

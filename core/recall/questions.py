@@ -38,13 +38,17 @@ def asked(question: str) -> frozenset[str]:
     spans = noun_spans(lowered)
     found = named_attributes(lowered, spans)
     heads = frames_by_head()
+    said = {form for w in lowered for form in lemmas(w)}
     found.update(
         attr.name
         for w in lowered
         if w not in _QUESTION_VERBS
         for lemma in lemmas(w)
         for attr, frame in heads.get(lemma, ())
-        if not frame.weak and not frame.ends and set(frame.verb.split()[1:]) <= set(lowered)
+        if not frame.weak
+        and not frame.ends
+        and set(frame.verb.split()[1:]) <= set(lowered)
+        and (frame.obj is None or frame.obj in said)  # "do a degree in", never any "doing"
     )
     return frozenset(found - {"name"})
 

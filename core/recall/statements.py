@@ -346,14 +346,131 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 def ended(text: str) -> frozenset[str]:
     """The values ``text`` says stopped holding: those named by its sentences that only say a value ended
-    ("walked out of Halcyon for good"), less any another sentence of it states ("…, now at Orrin")."""
+    ("walked out of Halcyon for good"), and by its clauses that say one of the inventory's endings
+    (:func:`clause_stops`: "Biscuit passed away", "Harcourt closed down, booked Linden Garage instead"),
+    less any another sentence or clause of it states ("…, now at Orrin")."""
     stopped: set[str] = set()
     holding: set[str] = set()
     for sentence in _SENTENCE_END.split(text[:600]):
         found = read(sentence)
-        named = values(sentence, "")
-        (stopped if found is not None and found.only_ends else holding).update(named)
+        if found is not None and found.only_ends:
+            stopped.update(values(sentence, ""))
+            continue
+        for clause in _CLAUSE.split(sentence):
+            stops = clause_stops(clause)
+            stopped.update(stops)
+            holding.update(values(clause, "") - stops)
     return frozenset(stopped - holding)
+
+
+def past_its_opening_end(sentence: str) -> str:
+    """``sentence`` without the clauses it opens with that say the thing they open with ended ("Harcourt
+    closed down, booked Linden Garage instead" gives "booked Linden Garage instead"): what holds, said
+    alone; the whole sentence when it opens otherwise or nothing else is said."""
+    rest = sentence
+    while (cut := _CLAUSE.search(rest)) is not None:
+        clause = rest[: cut.start()]
+        stops = clause_stops(clause)
+        first = WORD.findall(clause)[:1]
+        if not (stops and first and bare(first[0]) in stops):
+            break
+        rest = rest[cut.end() :]
+    if rest is sentence or not WORD.search(rest):
+        return sentence
+    return rest[:1].upper() + rest[1:]
+
+
+#: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then"
+_CLAUSE = re.compile(r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+", re.I)
+
+
+@cache
+def _ending_heads() -> dict[str, tuple[tuple[Attribute | None, Frame], ...]]:
+    """The inventory's endings (attributes.endings: multi-valued attributes and relations included) by
+    the word their match starts from."""
+    out: dict[str, list[tuple[Attribute | None, Frame]]] = {}
+    for attr, frame in attributes.endings():
+        out.setdefault(_head(frame), []).append((attr, frame))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=4096)
+def clause_stops(clause: str) -> frozenset[str]:
+    """The values one clause says stopped by an ending of the inventory, said by its verb and particle
+    whatever the attribute, whether one or several values hold, and whoever's it is: the name after the
+    ending ("quit Acme", "gave up on Italian"), else a value of the ending's attribute the clause gives
+    ("dropped swimming"), else the name the ending is said of ("Biscuit passed away", "Gerald's old Rufus
+    died", "Harcourt closed down"). An ending of many uses ("drop", "leave") counts only when a noun or a
+    value of its attribute is said too. Empty when no ending is said."""
+    words = WORD.findall(clause[:300])
+    for at, word in enumerate(words):
+        for lemma in lemmas(word):
+            for attr, frame in _ending_heads().get(lemma, ()):
+                end = _ending_fits(frame, words, at)
+                if end is None:
+                    continue
+                given = _gives(attr, words)
+                if frame.weak and not given and not _names_noun(attr, words):
+                    continue
+                stops = (
+                    _names_from(words, end) or _gives(attr, words[end:]) or _named_before(words, at) or given
+                )
+                if stops:
+                    return stops
+    return frozenset()
+
+
+def _ending_fits(frame: Frame, words: list[str], at: int) -> int | None:
+    """Where the value would start when ``frame`` (an ending) is said from the word at ``at``."""
+    parts = frame.verb.split()
+    if parts[0] == "be" and not BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+        return None
+    return _fits_to(frame, parts, words, at)
+
+
+def _gives(attr: Attribute | None, words: list[str]) -> frozenset[str]:
+    """The words of ``words`` that are values of ``attr`` by the inventory ("swimming" a sport)."""
+    if attr is None:
+        return frozenset()
+    return frozenset(w.lower() for w in words if attributes.for_value(w.lower()) is attr)
+
+
+def _names_noun(attr: Attribute | None, words: list[str]) -> bool:
+    """Whether ``words`` say a noun of ``attr`` ("quit the climbing gym")."""
+    if attr is None:
+        return False
+    said = {lemma for w in words for lemma in lemmas(w)}
+    return any(noun.lower().split()[-1] in said for noun in attr.nouns)
+
+
+#: words between an ending and the name it ended ("quit *the* gym at Ironclad")
+_LEAD_IN = frozenset(
+    {"the", "a", "an", "my", "our", "his", "her", "their", "old", "at", "with", "on", "from"}
+)
+
+
+def _names_from(words: list[str], start: int) -> frozenset[str]:
+    """The run of names starting at ``start``, past a few small words ("out of *Halcyon Media*")."""
+    found: list[str] = []
+    for w in words[start : start + _REACH]:
+        name = bare(w)
+        if (w[:1].isupper() or w[:1].isdigit()) and name not in NOT_VALUES and not _DATE_PART.fullmatch(name):
+            found.append(name)
+        elif found or w.lower() not in _LEAD_IN:
+            break
+    return frozenset(found)
+
+
+def _named_before(words: list[str], at: int) -> frozenset[str]:
+    """The name an ending is said of: the last name just before its verb, not an owner's ("Gerald's old
+    *Rufus* died") nor the speaker."""
+    for w in reversed(words[max(0, at - 3) : at]):
+        name = bare(w)
+        if w.lower().replace("’", "'").endswith("'s") or name in NOT_VALUES or name in _SPEAKER:
+            continue
+        if w[:1].isupper() and name not in _FUNCTION and name not in OWN and name not in _OTHERS:
+            return frozenset({name})
+    return frozenset()
 
 
 def is_request(text: str) -> bool:
@@ -386,8 +503,14 @@ def about_someone_else(text: str) -> bool:
     if first[0].lower().replace("’", "'").endswith("'s"):
         name = re.sub(r"['’]s$", "", first[0])  # "Ana's new job"; not "German's on hold", a value
         return a_name(name) and attributes.for_value(name) is None
-    # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value)
-    return a_name(first[0]) and attributes.for_value(first[0]) is None and any(_is_verb(w) for w in low[1:3])
+    # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value), nor "Harcourt closed down" (a
+    # thing said to have ended: the speaker's value)
+    return (
+        a_name(first[0])
+        and attributes.for_value(first[0]) is None
+        and any(_is_verb(w) for w in low[1:3])
+        and plain[0] not in ended(text)
+    )
 
 
 def _is_verb(word: str) -> bool:

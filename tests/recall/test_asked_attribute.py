@@ -276,3 +276,99 @@ def test_the_values_a_message_says_stopped(text: str, stopped: set[str]) -> None
 def test_an_it_before_the_speaker_is_no_one_else() -> None:
     assert not statements.about_someone_else("It's been a month since I left Quarrow.")
     assert statements.about_someone_else("It's her third year at Quarrow, she loves it.")
+
+
+@pytest.mark.parametrize(
+    ("text", "stopped"),
+    [
+        ("Our hamster Pip passed away last night.", {"pip"}),  # the name the ending is said of
+        ("Copperline closed down, so I moved my membership to Vantage Fitness.", {"copperline"}),
+        ("Dropped tennis, it was hurting my elbow.", {"tennis"}),  # a value of the ending's attribute
+        ("Imogen's old Saffron died in March.", {"saffron"}),  # not the owner
+        ("Gave up on Danish, too many silent letters.", {"danish"}),
+        ("We adopted a greyhound called Pilot.", set()),
+        ("Left the keys with Marguerite.", set()),  # an ending of many uses needs its attribute said
+    ],
+)
+def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:
+    assert statements.ended(text) == frozenset(stopped)
+
+
+def test_a_pet_that_died_is_replaced_by_the_newest_pet_though_pets_sit_side_by_side(rmem: Memory) -> None:
+    """Pets are multi-valued: a new one replaces nothing by itself. The death said in between ends the old
+    one, so its statement is history and the newest statement holding leads, in search and in the answer."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "Our rabbit Clover adores dandelion leaves.", "2023-04-02")
+    said(rmem, "Clover died on Sunday, the house is so quiet.", "2024-02-12")
+    new = said(rmem, "We adopted a greyhound called Pilot from the rescue centre.", "2024-06-20")
+    hits = rmem.search("What pets do we have now?", k=10).results
+    assert "Pilot" in hits[0].text, [h.text for h in hits[:3]]
+    old = _memories(hits, "dandelion")
+    assert old and all(h.state == "probably_superseded" and h.superseded_by == new for h in old)
+    answer = rmem.answer("What pets do we have now?")
+    assert not answer.abstained and "Pilot" in answer.text
+    assert not stale_as_current(answer.text, ["Clover"]), answer.text
+
+
+def test_two_pets_alive_side_by_side_replace_nothing(rmem: Memory) -> None:
+    said(rmem, "Our rabbit Clover adores dandelion leaves.", "2023-04-02")
+    said(rmem, "We adopted a greyhound called Pilot from the rescue centre.", "2024-06-20")
+    hits = rmem.search("What pets do we have now?", k=10).results
+    assert all(h.state != "probably_superseded" for h in hits)
+
+
+def test_someone_elses_thing_ended_and_a_pronoun_giving_the_new_one_leads(rmem: Memory) -> None:
+    """The new cat is said with "She", in the message that names Imogen: the pronoun speaks of her, and
+    the old cat, said to have died, is history."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "My neighbour Imogen has a tabby called Saffron who visits our garden.", "2023-05-14")
+    said(rmem, "Imogen's old Saffron died in March. She's adopted a kitten named Pickle.", "2024-09-03")
+    hits = rmem.search("What is Imogen's cat called?", k=10).results
+    assert "Pickle" in hits[0].text, [h.text for h in hits[:3]]
+    old = _memories(hits, "visits our garden")
+    assert old and all(h.state == "probably_superseded" for h in old)
+    answer = rmem.answer("What is Imogen's cat called?")
+    assert not answer.abstained and "Pickle" in answer.text
+    assert not stale_as_current(answer.text, ["Saffron"]), answer.text
+
+
+def test_an_activity_someone_dropped_is_history_beside_the_new_one(rmem: Memory) -> None:
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "Remind me that Oskar's fencing club meets on Thursdays at the Wexley Hall.", "2023-10-01")
+    said(rmem, "Oskar dropped fencing, he's doing karate at the Hollow Dojo on Mondays now.", "2024-03-05")
+    answer = rmem.answer("What activity does Oskar do now?")
+    assert not answer.abstained and "karate" in answer.text
+    assert not stale_as_current(answer.text, ["fencing"]), answer.text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        (
+            "Copperline shut down, so I moved my membership to Vantage Fitness.",
+            "I moved my membership to Vantage Fitness.",
+        ),
+        ("Pip passed away, we adopted a kitten named Quince.", "We adopted a kitten named Quince."),
+        ("Oskar dropped fencing, he's doing karate now.", "Oskar dropped fencing, he's doing karate now."),
+        ("Pip passed away.", "Pip passed away."),
+    ],
+)
+def test_an_opening_that_says_the_old_thing_ended_is_left_to_the_history(sentence: str, said: str) -> None:
+    assert statements.past_its_opening_end(sentence) == said
+
+
+def test_a_place_that_closed_is_said_as_past_and_the_new_one_as_current(rmem: Memory) -> None:
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "The gym I go to is Copperline Fitness on Dock Street.", "2023-03-04")
+    new = said(rmem, "Copperline shut down, so I moved my membership to Vantage Fitness.", "2024-08-19")
+    hits = rmem.search("Which gym do I go to?", k=10).results
+    assert "Vantage" in hits[0].text, [h.text for h in hits[:3]]
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Dock Street"))
+    answer = rmem.answer("Which gym do I go to?")
+    assert not answer.abstained and "Vantage Fitness" in answer.text
+    assert not stale_as_current(answer.text, ["Copperline"]), answer.text
+    assert new is not None

@@ -192,6 +192,7 @@ def _subject(
         key=lambda m: (
             _AUTHORITY_RANK.get(m.authority, 0),
             m.id in standing,
+            not _only_ends(m),
             m.state == "current",
             -(members + live).index(m),
         ),
@@ -224,6 +225,13 @@ def _subject(
         text += f" ({verb} {_attributed(other, keys)})"
         ids.append(other.id)
     return text, ids
+
+
+def _only_ends(item: ContextItem) -> bool:
+    """Whether ``item`` only says values stopped ("Saffron died in March"): it states no value that holds,
+    so a statement of its subject that does leads it."""
+    stopped = statements.ended(own_words(item.text))
+    return bool(stopped) and not statements.values(item.text, "") - stopped
 
 
 def _history(
@@ -400,7 +408,9 @@ def _said(item: ContextItem, keys: set[str]) -> str:
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
-    text = _best_sentence(own_words(item.text), keys)
+    """The item's sentence sharing most key words, less an opening that says an old value ended (said as
+    the history instead), the user's own memory in the second person."""
+    text = statements.past_its_opening_end(_best_sentence(own_words(item.text), keys))
     return _second_person(text) if item.kind != "episode" else text
 
 
