@@ -126,7 +126,7 @@ def _mentions(
             continue
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
-        values = _values_of(h.text, frozenset(), numbers) - person
+        values = _values_of(statements.others_clauses(h.text), frozenset(), numbers) - person
         if values:
             loose.append((h, values, h.closeness))
     best = max((c for _, _, c in loose), default=0.0)

@@ -380,6 +380,18 @@ def past_its_opening_end(sentence: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+def others_clauses(text: str) -> str:
+    """``text`` without its clauses that open with the speaker ("Kofi lives there, I'm in Leicester" gives
+    "Kofi lives there"): what a statement names there is the speaker's, not the person it speaks of."""
+    kept = []
+    for sentence in _SENTENCE_END.split(text[:600]):
+        for clause in _CLAUSE.split(sentence):
+            first = WORD.findall(clause)[:1]
+            if not (first and first[0].lower().replace("’", "'") in _SPEAKER):
+                kept.append(clause)
+    return ", ".join(kept)
+
+
 #: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then"
 _CLAUSE = re.compile(r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+", re.I)
 

@@ -62,6 +62,33 @@ def test_a_part_of_a_year_is_a_time_a_question_names() -> None:
         assert period is not None and (period.start, period.end) == span, question
 
 
+def test_a_season_of_a_named_year_is_that_years_season_not_the_latest() -> None:
+    from datetime import date
+
+    from veramem_desktop.core.recall import periods
+    from veramem_desktop.core.recall.query import asked_time
+
+    for question, span in (
+        ("Which town was I in during summer 2021?", (date(2021, 6, 1), date(2021, 9, 1))),
+        ("Where did I swim in the autumn of 2020?", (date(2020, 9, 1), date(2020, 12, 2))),
+        ("What bike did I ride in winter 2022?", (date(2022, 12, 1), date(2023, 3, 3))),
+        ("Where did I work last summer?", (date(2025, 6, 1), date(2025, 9, 1))),
+    ):
+        asked = asked_time(question)
+        assert asked is not None, question
+        period = periods.resolve(asked, date(2026, 1, 1))
+        assert period is not None and (period.start, period.end) == span, question
+
+
+def test_a_season_of_a_named_year_answers_with_the_version_of_that_year(mem: Memory) -> None:
+    _said(mem, "I live in Carrickmore, above the chemist.", "2021-02-10")
+    _said(mem, "We moved to Dunlavin last weekend!", "2022-04-03")
+    _said(mem, "Our Dunlavin flat finally has curtains.", "2024-01-10")  # the latest summer is 2023's
+    said = mem.answer("Where was I living in summer 2021?")
+    assert not said.abstained and "Carrickmore" in said.text, said.text
+    assert "Dunlavin" not in said.text or said.text.index("Carrickmore") < said.text.index("Dunlavin")
+
+
 def test_a_day_of_a_month_without_its_year_is_read_forward_outside_a_past_clause() -> None:
     from datetime import UTC, date, datetime
 

@@ -372,3 +372,17 @@ def test_a_place_that_closed_is_said_as_past_and_the_new_one_as_current(rmem: Me
     assert not answer.abstained and "Vantage Fitness" in answer.text
     assert not stale_as_current(answer.text, ["Copperline"]), answer.text
     assert new is not None
+
+
+def test_the_speakers_own_clause_gives_no_value_of_the_person_asked_about(rmem: Memory) -> None:
+    """ "I'm back in Kettering" beside Anselm's town is the speaker's home, not Anselm's: the statement naming
+    his town leads, and the answer never gives the speaker's town as his."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "My cousin Anselm bought a house in Bergen.", "2023-02-01")
+    said(rmem, "Anselm stays in Bergen for good; I'm back in Kettering with the kids.", "2024-05-11")
+    hits = rmem.search("Where does Anselm live?", k=10).results
+    assert "Kettering" not in hits[0].text and "Bergen" in hits[0].text, [h.text for h in hits[:3]]
+    answer = rmem.answer("Where does Anselm live?")
+    assert not answer.abstained and "Bergen" in answer.text
+    assert not stale_as_current(answer.text, ["Kettering"]), answer.text
