@@ -99,3 +99,32 @@ def test_a_day_of_a_month_without_its_year_is_read_forward_outside_a_past_clause
     assert days == [date(2026, 3, 2)]
     assert [p.start for p in periods.stated_days("We fly out December 3rd.", told)] == [date(2026, 12, 3)]
     assert periods.stated_days("I moved in on the 3rd of March.", told) == []
+
+
+def test_before_a_change_named_by_a_noun_answers_with_the_version_before_it(mem: Memory) -> None:
+    _said(mem, "I live in Pollokshaws, two minutes from the park.", "2021-06-02")
+    _said(mem, "We moved to Kelvinside!", "2023-05-14")
+    said = mem.answer("Where did I live before the move to Kelvinside?")
+    assert not said.abstained and "Pollokshaws" in said.text, said.text
+    assert "Kelvinside" not in said.text or said.text.index("Pollokshaws") < said.text.index("Kelvinside")
+
+
+def test_before_a_change_in_a_named_season_answers_with_the_version_before_that_change(mem: Memory) -> None:
+    _said(mem, "I bank with Fallowmere Savings.", "2022-03-01")
+    _said(mem, "Moved all my accounts over to Ostrander Bank.", "2023-10-10")
+    said = mem.answer("Who did I bank with before the switch in autumn 2023?")
+    assert not said.abstained and "Fallowmere" in said.text, said.text
+    assert "Ostrander" not in said.text or said.text.index("Fallowmere") < said.text.index("Ostrander")
+
+
+def test_what_a_before_phrase_names() -> None:
+    from datetime import date
+
+    from veramem_desktop.models.llm.rules.answer_time import asked_when
+
+    today = date(2025, 12, 1)
+    assert asked_when("Where did I live before the move to Kelvinside?", [], today).before_change
+    assert asked_when("Where did I work before I changed jobs?", [], today).before_change
+    switch = asked_when("Who did I bank with before the switch in autumn 2023?", [], today)
+    assert switch is not None and switch.before_change and switch.end == "2023-12-02"
+    assert asked_when("Where did I live before Christmas?", [], today) is None  # a day, no change
