@@ -392,6 +392,16 @@ def others_clauses(text: str) -> str:
     return ", ".join(kept)
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (its first 600 characters), without empty ones."""
+    return [s.strip() for s in _SENTENCE_END.split(text[:600]) if s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of one sentence, as :data:`_CLAUSE` parts them, without empty ones."""
+    return [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
+
+
 #: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then"
 _CLAUSE = re.compile(r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+", re.I)
 

@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
@@ -52,6 +54,8 @@ def key_terms(question: str) -> set[str]:
 
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
+    # a plan said beside what holds until then is two versions once its day has come
+    items = plans.split(items, datetime.now(UTC).date())
     keys = key_terms(question)
     when = asked_when(question, items)
     if when is not None and keys - when.words:
@@ -138,13 +142,13 @@ def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
     group = rows[0][3].group
     if group is None:
         return []
-    have = {r[3].id for r in rows}
+    have = {id(r[3]) for r in rows}  # by the object: a plan's two versions share their statement's id
     present = {i.id for i in items}
     return [
         (0, _AUTHORITY_RANK.get(item.authority, 0), -position, item, set())
         for position, item in enumerate(items)
         if item.group == group
-        and item.id not in have
+        and id(item) not in have
         and item.state not in _WITHHELD
         and not _said_by_its_memory(item, present)
     ]
