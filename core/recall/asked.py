@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall import periods, questions, safety_net, statements
 from veramem_desktop.core.recall.hits import Hit
+from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
 
@@ -47,7 +48,38 @@ _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNO
 
 def settle(hits: list[Hit], question: str) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
-    as they were when the question asks no single-valued attribute of the asker or of someone it names."""
+    as they were when the question asks no single-valued attribute of the asker or of someone it names.
+    For a question about now, the person's own lines telling what held before ("used to drink four
+    coffees a day", "back when I was stuck at 1380") come after the rest: they say what no longer holds."""
+    return _history_last(_settled(hits, question), question)
+
+
+#: a line telling what held before, said as such ("used to", "back when", "when I was still")
+_TOLD_PAST = re.compile(r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were))\b", re.I)
+#: words of a question about the past ("what did I …", "what was …", "before"): history is what it asks
+_ASKS_PAST = re.compile(
+    r"\b(?:did|was|were|used|had|before|previously|formerly|former|old|first|ever)\b", re.I
+)
+
+
+def _history_last(hits: list[Hit], question: str) -> list[Hit]:
+    """``hits`` with the person's own live lines telling history after the others, for a question about now."""
+    if _ASKS_PAST.search(question) or periods_named(question):
+        return hits
+    told = [
+        h.authority == "authorized" and h.state in _LIVE and bool(_TOLD_PAST.search(h.text)) for h in hits
+    ]
+    return [h for h, t in zip(hits, told, strict=True) if not t] + [
+        h for h, t in zip(hits, told, strict=True) if t
+    ]
+
+
+def periods_named(question: str) -> bool:
+    """Whether the question names a time ("in March 2024", "last summer")."""
+    return asked_time(question) is not None
+
+
+def _settled(hits: list[Hit], question: str) -> list[Hit]:
     wanted = questions.asked(question)
     person, wanted = _whose(questions.person_asked(question), wanted)
     if person and wanted:

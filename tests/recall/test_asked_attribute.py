@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from support.keyless_model import keyless_memory
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.core.recall import asked, questions, statements
+from veramem_desktop.core.recall.hits import Hit
 
 from veramem_desktop.memory import Memory
 
@@ -386,3 +387,36 @@ def test_the_speakers_own_clause_gives_no_value_of_the_person_asked_about(rmem: 
     answer = rmem.answer("Where does Anselm live?")
     assert not answer.abstained and "Bergen" in answer.text
     assert not stale_as_current(answer.text, ["Kettering"]), answer.text
+
+
+def _hit(text: str, day: str, authority: str = "authorized") -> Hit:
+    return Hit(
+        id=text[:12],
+        kind="fact",
+        text=text,
+        score=1.0,
+        authority=authority,
+        trust="raw",
+        time=f"{day}T12:00:00+00:00",
+    )
+
+
+def test_a_line_telling_history_comes_after_the_present_for_a_question_about_now() -> None:
+    past = _hit("I used to drink three energy drinks a day, wild times.", "2024-06-01")
+    now = _hit("These days I mostly drink rooibos in the afternoons.", "2024-03-01")
+    assert asked.settle([past, now], "What do I drink in the afternoons?") == [now, past]
+    # a question about the past asks for history: the order stays
+    assert asked.settle([past, now], "What did I drink before?") == [past, now]
+    assert asked.settle([past, now], "What was I drinking in May 2024?") == [past, now]
+    # someone else's line is not the person's history to move
+    claim = _hit("You used to drink three energy drinks a day.", "2024-06-01", authority="attested")
+    assert asked.settle([claim, now], "What do I drink in the afternoons?") == [claim, now]
+
+
+def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Memory) -> None:
+    said(rmem, "These days I mostly drink rooibos in the afternoons.", "2024-03-01")
+    said(rmem, "I used to drink three energy drinks a day, wild times.", "2024-06-01")
+    hits = rmem.search("What do I drink in the afternoons?", k=10).results
+    first_past = next(i for i, h in enumerate(hits) if "used to" in h.text)
+    first_now = next(i for i, h in enumerate(hits) if "rooibos" in h.text)
+    assert first_now < first_past, [h.text for h in hits[:3]]
