@@ -57,7 +57,7 @@ _RELATION = Attribute(
 )
 #: words for the relations of the family, each with the role it is keyed under ("relation:<role>")
 _RELATION_WORDS = """
-    sister: sister, sis; brother: brother, bro; sibling: sibling; son: son; daughter: daughter;
+    sister: sister, sis; brother: brother, bro; sibling: sibling; parent: parent, folks; son: son; daughter: daughter;
     child: child, kid, baby; cousin: cousin; aunt: aunt, auntie; uncle: uncle;
     grandmother: grandmother, grandma, granny, gran, nan, nana; grandfather: grandfather, grandpa, granddad;
     niece: niece; nephew: nephew; friend: friend, buddy, pal; best_friend: best friend, bff;
@@ -84,8 +84,11 @@ def _relation_index() -> dict[str, str]:
 
 def relation(noun: str) -> str | None:
     """The predicate of the relation a noun names ("mum" -> "relation:mother", "wife" ->
-    "relation:partner", "sis" -> "relation:sister"), None for a noun that names no relation."""
-    return _relation_index().get(" ".join(noun.lower().split()))
+    "relation:partner", "sis" -> "relation:sister", "parents" -> "relation:parent": in the plural too),
+    None for a noun that names no relation."""
+    word = " ".join(noun.lower().split())
+    index = _relation_index()
+    return index.get(word) or (index.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None)
 
 
 def is_pet(noun: str) -> bool:

@@ -420,3 +420,27 @@ def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Me
     first_past = next(i for i, h in enumerate(hits) if "used to" in h.text)
     first_now = next(i for i, h in enumerate(hits) if "rooibos" in h.text)
     assert first_now < first_past, [h.text for h in hits[:3]]
+
+
+@pytest.mark.parametrize(
+    ("noun", "role"),
+    [
+        ("parents", "relation:parent"),
+        ("folks", "relation:parent"),
+        ("sisters", "relation:sister"),
+        ("is", None),
+    ],
+)
+def test_a_relation_is_named_in_the_plural_too(noun: str, role: str | None) -> None:
+    from veramem_desktop.core import attributes
+
+    assert attributes.relation(noun) == role
+
+
+def test_the_parents_home_is_theirs_and_the_persons_own_move_never_replaces_it(rmem: Memory) -> None:
+    assert statements.about_someone_else("My parents retired to a little place in Aldeburgh.")
+    theirs = said(rmem, "My parents retired to a little place in Aldeburgh.", "2023-04-18")
+    said(rmem, "We finally got a flat in Hexham, about an hour's drive from my parents.", "2024-09-02")
+    hits = rmem.search("Where do my parents live?", k=10).results
+    assert "Aldeburgh" in hits[0].text, [h.text for h in hits[:3]]
+    assert all(h.state == "current" for h in hits if h.id == theirs)
