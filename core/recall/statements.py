@@ -363,21 +363,33 @@ def ended(text: str) -> frozenset[str]:
     return frozenset(stopped - holding)
 
 
-def past_its_opening_end(sentence: str) -> str:
-    """``sentence`` without the clauses it opens with that say the thing they open with ended ("Harcourt
-    closed down, booked Linden Garage instead" gives "booked Linden Garage instead"): what holds, said
-    alone; the whole sentence when it opens otherwise or nothing else is said."""
-    rest = sentence
-    while (cut := _CLAUSE.search(rest)) is not None:
-        clause = rest[: cut.start()]
-        stops = clause_stops(clause)
-        first = WORD.findall(clause)[:1]
-        if not (stops and first and bare(first[0]) in stops):
-            break
-        rest = rest[cut.end() :]
-    if rest is sentence or not WORD.search(rest):
+def without_told_ends(sentence: str) -> str:
+    """``sentence`` without its clauses that only tell an old value ended, said of the thing itself
+    ("Harcourt closed down, booked Linden Garage instead" gives "Booked Linden Garage instead"; "…,
+    goodbye call centre" is left out): what holds, said alone; the whole sentence when no such clause is
+    there or nothing else is said. "Theo dropped swimming, …" stays: it says who ended it."""
+    parts: list[tuple[str, str]] = []  # each clause with the separator after it
+    at = 0
+    for cut in _CLAUSE.finditer(sentence):
+        parts.append((sentence[at : cut.start()], cut.group(0)))
+        at = cut.end()
+    parts.append((sentence[at:], ""))
+    kept = [(clause, sep) for clause, sep in parts if not _told_end(clause)]
+    if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
         return sentence
-    return rest[:1].upper() + rest[1:]
+    text = ("".join(clause + sep for clause, sep in kept[:-1]) + kept[-1][0]).strip().rstrip(",;:-–—").strip()
+    close = sentence.rstrip()[-1:]
+    if close in ".!?" and text[-1:] not in ".!?":
+        text += close
+    return text[:1].upper() + text[1:]
+
+
+def _told_end(clause: str) -> bool:
+    """Whether a clause tells an old value ended, said of the thing itself ("Harcourt closed down",
+    "goodbye call centre")."""
+    stops = clause_stops(clause)
+    first = WORD.findall(clause)[:1]
+    return bool(stops) and bool(first) and (bare(first[0]) in stops or bool(_FAREWELL.match(clause.strip())))
 
 
 def others_clauses(text: str) -> str:
@@ -424,6 +436,11 @@ def clause_stops(clause: str) -> frozenset[str]:
     ("dropped swimming"), else the name the ending is said of ("Biscuit passed away", "Gerald's old Rufus
     died", "Harcourt closed down"). An ending of many uses ("drop", "leave") counts only when a noun or a
     value of its attribute is said too. Empty when no ending is said."""
+    if farewell := _FAREWELL.match(clause.strip()):  # "goodbye call centre", "no more trains"
+        said = [bare(w) for w in WORD.findall(farewell.group(1))]
+        return frozenset(
+            w for w in said[:4] if w not in _FUNCTION and w not in _LEAD_IN and w not in NOT_VALUES
+        )
     words = WORD.findall(clause[:300])
     for at, word in enumerate(words):
         for lemma in lemmas(word):
@@ -465,6 +482,8 @@ def _names_noun(attr: Attribute | None, words: list[str]) -> bool:
     return any(noun.lower().split()[-1] in said for noun in attr.nouns)
 
 
+#: a clause bidding a thing farewell: it ended ("goodbye call centre", "so long Vim", "no more trains")
+_FAREWELL = re.compile(r"^(?:good\s?bye|bye(?: bye)?|farewell|so long|no more)\b[\s,]*(\S.*)$", re.I)
 #: words between an ending and the name it ended ("quit *the* gym at Ironclad")
 _LEAD_IN = frozenset(
     {"the", "a", "an", "my", "our", "his", "her", "their", "old", "at", "with", "on", "from"}

@@ -289,6 +289,7 @@ def test_an_it_before_the_speaker_is_no_one_else() -> None:
         ("Gave up on Danish, too many silent letters.", {"danish"}),
         ("We adopted a greyhound called Pilot.", set()),
         ("Left the keys with Marguerite.", set()),  # an ending of many uses needs its attribute said
+        ("Signed with Marrowby Ltd, goodbye night shifts.", {"night", "shifts"}),  # a farewell
     ],
 )
 def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:
@@ -355,10 +356,14 @@ def test_an_activity_someone_dropped_is_history_beside_the_new_one(rmem: Memory)
         ("Pip passed away, we adopted a kitten named Quince.", "We adopted a kitten named Quince."),
         ("Oskar dropped fencing, he's doing karate now.", "Oskar dropped fencing, he's doing karate now."),
         ("Pip passed away.", "Pip passed away."),
+        (
+            "Signed with Marrowby Ltd as a buyer, goodbye night shifts.",
+            "Signed with Marrowby Ltd as a buyer.",
+        ),
     ],
 )
-def test_an_opening_that_says_the_old_thing_ended_is_left_to_the_history(sentence: str, said: str) -> None:
-    assert statements.past_its_opening_end(sentence) == said
+def test_a_clause_telling_the_old_thing_ended_is_left_to_the_history(sentence: str, said: str) -> None:
+    assert statements.without_told_ends(sentence) == said
 
 
 def test_a_place_that_closed_is_said_as_past_and_the_new_one_as_current(rmem: Memory) -> None:
@@ -444,3 +449,18 @@ def test_the_parents_home_is_theirs_and_the_persons_own_move_never_replaces_it(r
     hits = rmem.search("Where do my parents live?", k=10).results
     assert "Aldeburgh" in hits[0].text, [h.text for h in hits[:3]]
     assert all(h.state == "current" for h in hits if h.id == theirs)
+
+
+def test_what_is_my_job_is_answered_by_the_new_role_and_the_farewell_to_the_old_one_is_past(
+    rmem: Memory,
+) -> None:
+    """ "job" names the employer and the role alike; the sentence giving the new role bids the old job
+    farewell, which the answer leaves to the history."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    assert questions.asked("What is my job?") == frozenset({"works_at", "occupation"})
+    said(rmem, "I pick orders in a warehouse, nights mostly.", "2023-01-09")
+    said(rmem, "Accepted an offer as a lab technician at Quarrowby Labs, goodbye warehouse.", "2024-10-21")
+    answer = rmem.answer("What is my job?")
+    assert not answer.abstained and "lab technician" in answer.text
+    assert not stale_as_current(answer.text, ["warehouse"]), answer.text

@@ -412,9 +412,9 @@ def _said(item: ContextItem, keys: set[str]) -> str:
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
-    """The item's sentence sharing most key words, less an opening that says an old value ended (said as
+    """The item's sentence sharing most key words, less the clauses that tell an old value ended (said as
     the history instead), the user's own memory in the second person."""
-    text = statements.past_its_opening_end(_best_sentence(own_words(item.text), keys))
+    text = statements.without_told_ends(_best_sentence(own_words(item.text), keys))
     return _second_person(text) if item.kind != "episode" else text
 
 
