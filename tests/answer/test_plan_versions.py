@@ -55,3 +55,32 @@ def test_the_answer_says_the_plans_value_now_and_the_old_one_for_a_time_before_i
     for question in ("Where was I living in January 2024?", "Where did I live before the move to Kilkenny?"):
         then = rmem.answer(question)
         assert as_of_answer(then.text, then.abstained, ["Waterford"], ["Kilkenny"]), (question, then.text)
+
+
+def test_a_value_is_dated_from_the_day_a_sibling_sentence_of_its_message_gives() -> None:
+    told = "2024-04-10T12:00:00+00:00"
+    value = _item("Going with Halloran Foods.", told)
+    day = ContextItem("mem_2", "User starts on the 2nd of June.", "fact", "authorized", told)
+    other = _item("Our kitchen is tiny.", "2024-04-11T12:00:00+00:00")
+    found = plans.dated_by_siblings([value, day, other])
+    assert found[0].time == "2024-06-02" and found[1] == day and found[2] == other
+    # a claim of the assistant's, or a sibling naming something, dates nothing
+    claim = ContextItem("mem_3", "User starts on the 2nd of June.", "fact", "attested", told)
+    assert plans.dated_by_siblings([value, claim]) == [value, claim]
+
+
+def test_a_new_job_whose_first_day_a_sibling_sentence_gives_leaves_the_old_one_until_then(
+    rmem: Memory,
+) -> None:
+    rmem.add([{"role": "user", "content": "I work at Brennock Dairy.", "time": "2022-03-01T12:00:00+00:00"}])
+    rmem.add(
+        [
+            {
+                "role": "user",
+                "content": "Going with Halloran Foods. I start on the 2nd of June.",
+                "time": "2024-04-10T12:00:00+00:00",
+            }
+        ]
+    )
+    then = rmem.answer("Where was I working in May 2024?")
+    assert as_of_answer(then.text, then.abstained, ["Brennock"], ["Halloran"]), then.text

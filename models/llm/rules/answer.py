@@ -55,7 +55,7 @@ def key_terms(question: str) -> set[str]:
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     # a plan said beside what holds until then is two versions once its day has come
-    items = plans.split(items, datetime.now(UTC).date())
+    items = plans.split(plans.dated_by_siblings(items), datetime.now(UTC).date())
     keys = key_terms(question)
     when = asked_when(question, items)
     if when is not None and keys - when.words:

@@ -46,6 +46,34 @@ def split(items: Sequence[ContextItem], today: date) -> list[ContextItem]:
     return out
 
 
+def dated_by_siblings(items: Sequence[ContextItem]) -> list[ContextItem]:
+    """``items`` with each of the person's own statements naming a value dated from the later day a
+    sentence of the same message gives without naming anything ("Going with Lattice Works." beside "I
+    start on the 4th of August."): the value holds from that day, as a plan said in one sentence does."""
+    starts: dict[str, str] = {}
+    for item in items:
+        if _own(item) and not statements.values(item.text, ""):
+            start = periods.begun(item.text, item.time)
+            if start[:10] > (item.time or "")[:10]:
+                starts[item.time or ""] = min(start, starts.get(item.time or "", start))
+    if not starts:
+        return list(items)
+    out = []
+    for item in items:
+        start = starts.get(item.time or "")
+        said_when = periods.begun(item.text, item.time) == item.time
+        if start and _own(item) and said_when and statements.values(item.text, ""):
+            item = dataclasses.replace(item, time=start)
+        out.append(item)
+    return out
+
+
+def _own(item: ContextItem) -> bool:
+    return (
+        item.authority == "authorized" and item.state in _LIVE and bool(item.time) and item.kind != "episode"
+    )
+
+
 def _parts(item: ContextItem) -> tuple[str, str, str] | None:
     """(what held until the plan's day, the plan clause, that day) for the person's own live statement of
     one sentence that has one clause naming a value from a later day and another naming a value now."""
