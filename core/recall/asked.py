@@ -334,10 +334,16 @@ def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset
 
 
 def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
-    """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``."""
+    """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``;
+    of a statement that reads as one asked attribute said by its noun alone, the names attached to the noun
+    (statements.attached_values: "from the new place to Temple Meads" names no home)."""
     found: set[str] = set(statements.values(text, ""))
     for name in wanted:
         found.update(statements.values(text, name))
+    read = statements.read(text)
+    if read is not None and len(read.attributes) == 1 and read.attributes[0] in wanted:
+        if statements.attached_values(text, read.attributes[0]) is not None:
+            found = set(read.values)
     return frozenset(v for v in found if numbers or not v[:1].isdigit())
 
 

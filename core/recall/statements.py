@@ -325,9 +325,66 @@ def read(text: str) -> Read | None:
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
     historic = behind or bool(_HISTORY.search(text))
     values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
+    attached = attached_values(text, names[0]) if len(names) == 1 else None
+    if attached is not None:  # said by its noun alone: only the names attached to the noun are its values
+        values = attached | given_values(words, names[0])
     named = frozenset(named_all & set(names))
     ends = [c.ends for c in cues]
     return Read(names, named, any(ends), other, values, historic, all(ends))
+
+
+#: words that attach a name to the noun before them ("the new flat *in* Bristol", "a dog *called* Pip")
+_ATTACH = frozenset({"in", "at", "on", "near", "with", "by", "called", "named", "is", "was", "-", "of"})
+
+
+def attached_values(text: str, attribute: str) -> frozenset[str] | None:
+    """For a statement that speaks of ``attribute`` by a noun of it and by no frame ("the new place is
+    great", "our Leeds flat"), the names attached to that noun: just before it ("Leeds flat"), just after
+    it or after a word that attaches ("the new flat in Bristol", "my employer, Acme"). A name said
+    elsewhere ("from the new place to Temple Meads") is no value of it. None when a frame of the
+    attribute is said (its value is wherever the frame puts it) or none of its nouns is."""
+    attr = attributes.by_name(attribute)
+    if attr is None or not attr.nouns:
+        return None
+    words = WORD.findall(text[:400])
+    lasts = {noun.lower().split()[-1] for noun in attr.nouns}
+    places = [i for i, w in enumerate(words) if lemmas(w) & lasts]
+    if not places or _frame_said(words, attribute):
+        return None
+    found: set[str] = set()
+    for i in places:
+        if i > 0 and _a_value_word(words[i - 1]) and not words[i - 1].lower().endswith("'s"):
+            found.add(bare(words[i - 1]))
+        start = i + 1 + (i + 1 < len(words) and words[i + 1].lower() in _ATTACH)
+        found.update(_names_from(words, start) if start < len(words) and _a_value_word(words[start]) else ())
+    return frozenset(found)
+
+
+def given_values(words: list[str], attribute: str) -> frozenset[str]:
+    """The words that are values of ``attribute`` by the inventory ("vegan" a diet)."""
+    return frozenset(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
+
+
+def _a_value_word(word: str) -> bool:
+    name = bare(word)
+    if name in NOT_VALUES or name in _SPEAKER or name in OWN or name in _FUNCTION or name in _OTHERS:
+        return False
+    return word[:1].isupper() or word[:1].isdigit()
+
+
+def frame_said(text: str, attribute: str) -> bool:
+    """Whether a frame of ``attribute`` (not an ending) is said in ``text``."""
+    return _frame_said(WORD.findall(text[:400]), attribute)
+
+
+def _frame_said(words: list[str], attribute: str) -> bool:
+    """Whether a frame of ``attribute`` (not an ending) is said in ``words``."""
+    for at, word in enumerate(words):
+        for lemma in lemmas(word):
+            for attr, frame in frames_by_head().get(lemma, ()):
+                if attr.name == attribute and not frame.ends and _frame_fits(frame, words, at):
+                    return True
+    return False
 
 
 def attribute_of(found: Read) -> str:

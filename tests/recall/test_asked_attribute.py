@@ -464,3 +464,29 @@ def test_what_is_my_job_is_answered_by_the_new_role_and_the_farewell_to_the_old_
     answer = rmem.answer("What is my job?")
     assert not answer.abstained and "lab technician" in answer.text
     assert not stale_as_current(answer.text, ["warehouse"]), answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "attached"),
+    [
+        ("Walking from the new place to Ferris Wharf takes ten minutes.", set()),
+        ("The new flat in Dunmurry is freezing.", {"dunmurry"}),
+        ("Our Portadown flat has mould again.", {"portadown"}),
+        ("I moved to Lisburn in May.", None),  # a frame says it: its value is where the frame puts it
+        ("Ferris Wharf is lovely in the evening.", None),  # no noun of the attribute
+    ],
+)
+def test_a_statement_said_by_the_attributes_noun_names_only_what_is_attached_to_it(
+    text: str, attached: set[str] | None
+) -> None:
+    found = statements.attached_values(text, "lives_in")
+    assert found == (frozenset(attached) if attached is not None else None)
+
+
+def test_a_later_line_about_the_new_place_naming_a_landmark_never_replaces_the_town(keyless: Memory) -> None:
+    said(keyless, "I live in Ardglass, by the harbour.", "2022-05-02")
+    town = said(keyless, "The new flat in Dunmurry has a huge window!", "2024-03-09")
+    said(keyless, "Walking from the new place to Ferris Wharf takes ten minutes.", "2024-07-21")
+    hits = keyless.search("Which town do I live in now?", k=10).results
+    assert hits[0].id == town, [h.text for h in hits[:3]]
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Ardglass"))
