@@ -341,9 +341,9 @@ def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[st
     for name in wanted:
         found.update(statements.values(text, name))
     read = statements.read(text)
-    if read is not None and len(read.attributes) == 1 and read.attributes[0] in wanted:
-        if statements.attached_values(text, read.attributes[0]) is not None:
-            found = set(read.values)
+    one = read is not None and len(read.attributes) == 1 and read.attributes[0] in wanted
+    if read is not None and one and statements.attached_values(text, read.attributes[0]) is not None:
+        found = set(read.values)
     return frozenset(v for v in found if numbers or not v[:1].isdigit())
 
 

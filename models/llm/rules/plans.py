@@ -60,10 +60,10 @@ def dated_by_siblings(items: Sequence[ContextItem]) -> list[ContextItem]:
         return list(items)
     out = []
     for item in items:
-        start = starts.get(item.time or "")
+        day = starts.get(item.time or "")
         said_when = periods.begun(item.text, item.time) == item.time
-        if start and _own(item) and said_when and statements.values(item.text, ""):
-            item = dataclasses.replace(item, time=start)
+        if day and _own(item) and said_when and statements.values(item.text, ""):
+            item = dataclasses.replace(item, time=day)
         out.append(item)
     return out
 
