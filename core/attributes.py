@@ -57,7 +57,7 @@ _RELATION = Attribute(
 )
 #: words for the relations of the family, each with the role it is keyed under ("relation:<role>")
 _RELATION_WORDS = """
-    sister: sister, sis; brother: brother, bro; sibling: sibling; parent: parent, folks; son: son; daughter: daughter;
+    sister: sister, sis; brother: brother, bro; sibling: sibling; son: son; daughter: daughter;
     child: child, kid, baby; cousin: cousin; aunt: aunt, auntie; uncle: uncle;
     grandmother: grandmother, grandma, granny, gran, nan, nana; grandfather: grandfather, grandpa, granddad;
     niece: niece; nephew: nephew; friend: friend, buddy, pal; best_friend: best friend, bff;
@@ -84,11 +84,27 @@ def _relation_index() -> dict[str, str]:
 
 def relation(noun: str) -> str | None:
     """The predicate of the relation a noun names ("mum" -> "relation:mother", "wife" ->
-    "relation:partner", "sis" -> "relation:sister", "parents" -> "relation:parent": in the plural too),
-    None for a noun that names no relation."""
+    "relation:partner", "sis" -> "relation:sister"), None for a noun that names no relation."""
+    return _relation_index().get(" ".join(noun.lower().split()))
+
+
+def relation_of_any_number(noun: str) -> str | None:
+    """:func:`relation`, in the plural too ("sisters" -> "relation:sister"), and the relations said of a
+    pair or a group ("parents", "in-laws"): recall reads "my parents bought …" as someone else's words.
+    (The write path keys with :func:`relation` alone.)"""
     word = " ".join(noun.lower().split())
-    index = _relation_index()
-    return index.get(word) or (index.get(word[:-1]) if word.endswith("s") and len(word) > 3 else None)
+    plural = relation(word[:-1]) if word.endswith("s") and len(word) > 3 else None
+    return relation(word) or plural or _GROUPS.get(word)
+
+
+#: relations said of a pair or a group, by the role recall reads them under
+_GROUPS = {
+    "parents": "relation:parents",
+    "folks": "relation:parents",
+    "grandparents": "relation:grandparents",
+    "in-laws": "relation:in_laws",
+    "inlaws": "relation:in_laws",
+}
 
 
 def is_pet(noun: str) -> bool:

@@ -113,7 +113,7 @@ def mentions(text: str, person: frozenset[str]) -> bool:
 
 def _relation(word: str) -> str | None:
     """The relation a word names, in the singular too ("parents", "sisters")."""
-    return attributes.relation(word) or (attributes.relation(word[:-1]) if word.endswith("s") else None)
+    return attributes.relation_of_any_number(word)
 
 
 def relation_of(word: str) -> str | None:

@@ -275,7 +275,7 @@ def _other_person(before: list[str]) -> bool:
     if _OTHERS & set(low):
         return True
     for i, w in enumerate(low):
-        if w in OWN and i + 1 < len(low) and attributes.relation(low[i + 1]) is not None:
+        if w in OWN and i + 1 < len(low) and attributes.relation_of_any_number(low[i + 1]) is not None:
             return True
     return any(a_name(w) for w in before)
 
@@ -588,13 +588,13 @@ def about_someone_else(text: str) -> bool:
     low = [w.lower().replace("’", "'") for w in first]
     plain = [bare(w) for w in first]
     for i, w in enumerate(low[:-1]):
-        if (w in OWN or w.endswith("'s")) and attributes.relation(plain[i + 1]) is not None:
+        if (w in OWN or w.endswith("'s")) and attributes.relation_of_any_number(plain[i + 1]) is not None:
             return True  # "my brother", "User's sister"
     if _SPEAKER & set(plain):
         return False
     if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(_SENTENCE_END.split(text[:400])[0])}:
         return False  # "it's been a month since I left": "it" is no one, the speaker is said after it
-    if _OTHERS & set(plain) or any(attributes.relation(w) is not None for w in plain):
+    if _OTHERS & set(plain) or any(attributes.relation_of_any_number(w) is not None for w in plain):
         return True
     if not first:
         return False

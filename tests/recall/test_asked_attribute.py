@@ -430,8 +430,8 @@ def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Me
 @pytest.mark.parametrize(
     ("noun", "role"),
     [
-        ("parents", "relation:parent"),
-        ("folks", "relation:parent"),
+        ("parents", "relation:parents"),
+        ("folks", "relation:parents"),
         ("sisters", "relation:sister"),
         ("is", None),
     ],
@@ -439,7 +439,7 @@ def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Me
 def test_a_relation_is_named_in_the_plural_too(noun: str, role: str | None) -> None:
     from veramem_desktop.core import attributes
 
-    assert attributes.relation(noun) == role
+    assert attributes.relation_of_any_number(noun) == role
 
 
 def test_the_parents_home_is_theirs_and_the_persons_own_move_never_replaces_it(rmem: Memory) -> None:
