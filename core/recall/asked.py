@@ -51,7 +51,35 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
     as they were when the question asks no single-valued attribute of the asker or of someone it names.
     For a question about now, the person's own lines telling what held before ("used to drink four
     coffees a day", "back when I was stuck at 1380") come after the rest: they say what no longer holds."""
-    return _history_last(_settled(hits, question), question)
+    return _history_last(_own_before_closer_claims(_settled(hits, question), question), question)
+
+
+def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
+    """For a question in the first person, a claim (an assistant's or a tool's line) never comes before
+    a live statement of the person's own that is closer to the question: the claim moves down past it,
+    and the person's own statements keep their order (the truth order among them stands)."""
+    if not _FIRST_PERSON.search(question):
+        return hits
+    own = [h for h in hits if h.authority == "authorized" and h.state in _LIVE and h.closeness is not None]
+    remaining = {id(h): h.closeness or 0.0 for h in own}
+    out: list[Hit] = []
+    waiting: list[Hit] = []
+    for h in hits:
+        if id(h) in remaining:
+            out.append(h)
+            del remaining[id(h)]
+            ready = [c for c in waiting if not _closer_own(c, remaining)]
+            out += ready
+            waiting = [c for c in waiting if c not in ready]
+        elif h.authority != "authorized" and _closer_own(h, remaining):
+            waiting.append(h)
+        else:
+            out.append(h)
+    return out + waiting
+
+
+def _closer_own(claim: Hit, remaining: dict[int, float]) -> bool:
+    return claim.closeness is not None and any(c > claim.closeness for c in remaining.values())
 
 
 #: a line telling what held before, said as such ("used to", "back when", "when I was still")

@@ -490,3 +490,21 @@ def test_a_later_line_about_the_new_place_naming_a_landmark_never_replaces_the_t
     hits = keyless.search("Which town do I live in now?", k=10).results
     assert hits[0].id == town, [h.text for h in hits[:3]]
     assert all(h.state == "probably_superseded" for h in _memories(hits, "Ardglass"))
+
+
+def _close(text: str, authority: str, closeness: float) -> Hit:
+    h = _hit(text, "2024-01-01", authority=authority)
+    h.closeness = closeness
+    return h
+
+
+def test_a_claim_never_comes_before_the_persons_own_closer_statement() -> None:
+    claim = _close("Refereeing keeps you fit.", "attested", 0.5)
+    own = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.6)
+    assert asked._own_before_closer_claims([claim, own], "What do I do at Dockside Rovers?") == [own, claim]
+    # the person's own statements keep their order: the claim moves down, nothing else moves up
+    newer = _close("These days I mostly referee.", "authorized", 0.3)
+    assert asked._own_before_closer_claims([claim, newer, own], "What do I do at Dockside Rovers?") == [newer, own, claim]
+    # a claim closer than every own statement stays where it is
+    far = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.4)
+    assert asked._own_before_closer_claims([claim, far], "What do I do at Dockside Rovers?") == [claim, far]
