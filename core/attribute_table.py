@@ -76,7 +76,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         "occupation",
         False,
         "The person's job title, role or profession, what they do for a living.",
-        nouns="profession, occupation, role, title, position, job title",
+        nouns="profession, occupation, role, title, position, job title, job",
         frames="work as; be hired as; start as; retrain as; become; be promoted to; train as; qualify as",
         values=_OCCUPATIONS,
         aliases="role job",

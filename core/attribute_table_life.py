@@ -161,7 +161,7 @@ LIFE: tuple[Attribute, ...] = (
         "A sport the person plays or practises.",
         nouns="sport",
         frames="play?; take_up?; do?; get into?",
-        ends="give_up?; quit?; stop?",
+        ends="give_up?; quit?; stop?; drop?",
         values=_SPORTS,
     ),
     _a(
@@ -170,7 +170,7 @@ LIFE: tuple[Attribute, ...] = (
         "A hobby or pastime the person does in their free time.",
         nouns="hobby, pastime, side project",
         frames="take_up; get into?; do?; start?",
-        ends="give_up?; quit?; stop?; pack_in?",
+        ends="give_up?; quit?; stop?; pack_in?; drop?",
         values=_HOBBIES,
     ),
     _a(

@@ -88,12 +88,47 @@ def relation(noun: str) -> str | None:
     return _relation_index().get(" ".join(noun.lower().split()))
 
 
+def relation_of_any_number(noun: str) -> str | None:
+    """:func:`relation`, in the plural too ("sisters" -> "relation:sister"), and the relations said of a
+    pair or a group ("parents", "in-laws"): recall reads "my parents bought …" as someone else's words.
+    (The write path keys with :func:`relation` alone.)"""
+    word = " ".join(noun.lower().split())
+    plural = relation(word[:-1]) if word.endswith("s") and len(word) > 3 else None
+    return relation(word) or plural or _GROUPS.get(word)
+
+
+#: relations said of a pair or a group, by the role recall reads them under
+_GROUPS = {
+    "parents": "relation:parents",
+    "folks": "relation:parents",
+    "grandparents": "relation:grandparents",
+    "in-laws": "relation:in_laws",
+    "inlaws": "relation:in_laws",
+}
+
+
 def is_pet(noun: str) -> bool:
     """Whether a noun names a kind of pet ("dog", "kitten")."""
     return " ".join(noun.lower().split()) in _PET_KINDS
 
 
 _PET_KINDS = PETS
+#: how a named thing stops whichever attribute it was a value of: a business or a venue closing ("the
+#: gym shut down", "Harcourt closed down"); an attribute's own endings are its frames that ``end``
+ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under", ends=True)
+
+
+@cache
+def endings() -> tuple[tuple[Attribute | None, Frame], ...]:
+    """Every frame of the inventory that says a value stopped, multi-valued attributes and the relations
+    included ("Biscuit passed away": a pet; "gave up on Italian": a language), each with its attribute, and
+    :data:`ENDINGS` (no attribute)."""
+    found: list[tuple[Attribute | None, Frame]] = [
+        (attr, frame) for attr in (*ATTRIBUTES, _RELATION) for frame in attr.frames if frame.ends
+    ]
+    return (*found, *((None, frame) for frame in ENDINGS))
+
+
 #: the family of preferences ("preference:coffee"): one favourite per topic
 _PREFERENCE = Attribute(
     "preference",

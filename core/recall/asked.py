@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall import periods, questions, safety_net, statements
 from veramem_desktop.core.recall.hits import Hit
+from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
 
@@ -47,12 +48,73 @@ _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNO
 
 def settle(hits: list[Hit], question: str) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
-    as they were when the question asks no single-valued attribute of the asker or of someone it names."""
+    as they were when the question asks no single-valued attribute of the asker or of someone it names.
+    For a question about now, the person's own lines telling what held before ("used to drink four
+    coffees a day", "back when I was stuck at 1380") come after the rest: they say what no longer holds."""
+    return _history_last(_own_before_closer_claims(_settled(hits, question), question), question)
+
+
+def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
+    """For a question in the first person, a claim (an assistant's or a tool's line) never comes before
+    a live statement of the person's own that is closer to the question: the claim moves down past it,
+    and the person's own statements keep their order (the truth order among them stands)."""
+    if not _FIRST_PERSON.search(question):
+        return hits
+    own = [h for h in hits if h.authority == "authorized" and h.state in _LIVE and h.closeness is not None]
+    remaining = {id(h): h.closeness or 0.0 for h in own}
+    out: list[Hit] = []
+    waiting: list[Hit] = []
+    for h in hits:
+        if id(h) in remaining:
+            out.append(h)
+            del remaining[id(h)]
+            ready = [c for c in waiting if not _closer_own(c, remaining)]
+            out += ready
+            waiting = [c for c in waiting if c not in ready]
+        elif h.authority != "authorized" and _closer_own(h, remaining):
+            waiting.append(h)
+        else:
+            out.append(h)
+    return out + waiting
+
+
+def _closer_own(claim: Hit, remaining: dict[int, float]) -> bool:
+    return claim.closeness is not None and any(c > claim.closeness for c in remaining.values())
+
+
+#: a line telling what held before, said as such ("used to", "back when", "when I was still")
+_TOLD_PAST = re.compile(r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were))\b", re.I)
+#: words of a question about the past ("what did I …", "what was …", "before"): history is what it asks
+_ASKS_PAST = re.compile(
+    r"\b(?:did|was|were|used|had|before|previously|formerly|former|old|first|ever)\b", re.I
+)
+
+
+def _history_last(hits: list[Hit], question: str) -> list[Hit]:
+    """``hits`` with the person's own live lines telling history after the others, for a question about now."""
+    if _ASKS_PAST.search(question) or periods_named(question):
+        return hits
+    told = [
+        h.authority == "authorized" and h.state in _LIVE and bool(_TOLD_PAST.search(h.text)) for h in hits
+    ]
+    return [h for h, t in zip(hits, told, strict=True) if not t] + [
+        h for h, t in zip(hits, told, strict=True) if t
+    ]
+
+
+def periods_named(question: str) -> bool:
+    """Whether the question names a time ("in March 2024", "last summer")."""
+    return asked_time(question) is not None
+
+
+def _settled(hits: list[Hit], question: str) -> list[Hit]:
     wanted = questions.asked(question)
     person, wanted = _whose(questions.person_asked(question), wanted)
     if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
-    elif person or not _FIRST_PERSON.search(question):
+    elif person:  # a thing of theirs the inventory has no single-valued name for: only a told end replaces
+        return _ends_first(hits, _mentions(hits, person, numbers=True), person)
+    elif not _FIRST_PERSON.search(question):
         return hits
     elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))
@@ -61,7 +123,7 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
         named = questions.attributes_of_nouns(nouns)
         members = _by_noun(hits, nouns, named)
         if any(attributes.is_multi_valued(a) for a in named):
-            return _newest_first(hits, members)  # values side by side: none replaces another
+            return _ends_first(hits, members)  # values side by side: only a told end replaces one
     if not members:
         return hits
     leads = {id(_label(part)) for part in _by_attribute(members, wanted)}
@@ -87,17 +149,18 @@ def _by_noun(
     hits: Sequence[Hit], nouns: frozenset[str], named: frozenset[str]
 ) -> list[tuple[Hit, frozenset[str]]]:
     """For a thing no single-valued attribute of the inventory names ("who is my landlord?", "which
-    language am I learning?"), the person's own live hits that say the question's noun, or a value of the
-    attribute it names ("Korean"), and name a value."""
+    language am I learning?"), the person's own live hits that say the question's noun, a value of the
+    attribute it names ("Korean") or were keyed to it, and name a value."""
     if not nouns:
         return []
     found = []
     for h in hits:
         if h.state not in _LIVE or h.authority != "authorized" or (h.about or "user").casefold() != "user":
             continue
-        if not (questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
+        keyed = h.subject is not None and attributes.canonical(h.subject) in named
+        if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             continue
-        values = _plain_values(h.text, frozenset(), numbers=True)
+        values = _plain_values(h.text, frozenset(), numbers=True) | (_own_value(h) if keyed else frozenset())
         if values:
             found.append((h, values))
     return found
@@ -115,14 +178,15 @@ def _mentions(
     """The person's own hits that speak of the person a question names ("where does my brother Dario
     work?") and name a value besides that person, close to the question as :func:`_members` requires."""
     loose: list[tuple[Hit, frozenset[str], float]] = []
+    told = _told_of(hits, person)
     for h in hits:
         if h.state not in _LIVE and h.state != safety_net.STATE:
             continue
-        if h.authority != "authorized" or h.closeness is None or not questions.mentions(h.text, person):
+        if h.authority != "authorized" or h.closeness is None or id(h) not in told:
             continue
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
-        values = _values_of(h.text, frozenset(), numbers) - person
+        values = _values_of(statements.others_clauses(h.text), frozenset(), numbers) - person
         if values:
             loose.append((h, values, h.closeness))
     best = max((c for _, _, c in loose), default=0.0)
@@ -130,11 +194,80 @@ def _mentions(
     return [(h, v) for h, v, c in loose if c >= bound]
 
 
-def _newest_first(hits: list[Hit], members: list[tuple[Hit, frozenset[str]]]) -> list[Hit]:
-    """``hits`` with ``members`` first, the newest first (nothing labelled)."""
+#: words a statement opens with that speak of someone already named ("He's got a new pup")
+_PRONOUNS = frozenset({"he", "she", "they", "he's", "she's", "they're", "they've", "his", "her", "their"})
+
+
+def _told_of(hits: Sequence[Hit], person: frozenset[str]) -> set[int]:
+    """The hits (by ``id``) that speak of the person ``person`` names: those that name them, and those
+    opening with a pronoun ("He's got a new pup") said in a message that names them (a hit of the same
+    message time and session does): the pronoun speaks of the person the message named."""
+    naming = {id(h) for h in hits if questions.mentions(h.text, person)}
+    messages = {(h.time, h.session_id) for h in hits if id(h) in naming and h.time}
+    for h in hits:
+        first = statements.WORD.findall(h.text[:40])[:1]
+        opens = bool(first) and first[0].lower().replace("’", "'") in _PRONOUNS
+        if opens and h.time and (h.time, h.session_id) in messages:
+            naming.add(id(h))
+    return naming
+
+
+def _ends_first(
+    hits: list[Hit], members: list[tuple[Hit, frozenset[str]]], person: frozenset[str] = frozenset()
+) -> list[Hit]:
+    """``hits`` with ``members`` first, where a newer value does not replace an older one (values side by
+    side, or a thing the inventory has no single-valued name for): an older live statement is replaced
+    only when a later statement of the same person's says a value it names stopped ("Biscuit passed
+    away", "Theo dropped swimming"). Such a statement of that person (whoever said it) is
+    ``probably_superseded`` by the newest member still holding, in its subject; the members holding lead,
+    newest first. What a named person is asked about is one subject (its versions answer "what was Ana
+    doing in May?"); values side by side stay subjects of their own."""
+    told = _told_of(hits, person) if person else set()
+    own = [h for h in hits if h.state in _LIVE and h.authority == "authorized"]
+    if person:  # their ends, said by the person whose memory this is
+        own = [h for h in own if id(h) in told]
+    gone = [
+        (h.time or "", stops)
+        for h in own
+        if (stops := statements.ended(h.text)) and (person or not statements.about_someone_else(h.text))
+    ]
+    stopped = {id(h) for h, _ in members if _stopped_later(h, gone)}
+    holding = [(h, v) for h, v in members if id(h) not in stopped and v - statements.ended(h.text)]
+    lead = max(holding, key=lambda m: (m[0].time or "", m[0].kind != "episode"), default=(None,))[0]
+    if lead is not None:
+        group = lead.group or lead.id
+        lead.group = group
+        for h, _ in members if person else ():
+            h.group = group  # what a person is asked about is one subject: its versions answer a time
+        for h in hits:
+            if h is lead or h.state not in _LIVE or not _stopped_later(h, gone):
+                continue
+            if (id(h) in told) if person else (id(h) in stopped or not statements.about_someone_else(h.text)):
+                h.state = safety_net.STATE
+                h.superseded_by = lead.id
+                h.actionable = may_act(h.authority, h.state)
+                h.group = group
+    keep = {id(h) for h, _ in holding}
+    first = sorted((h for h, _ in members if id(h) in keep), key=_newest, reverse=True)
+    rest = sorted((h for h, _ in members if id(h) not in keep), key=_newest, reverse=True)
     chosen = {id(h) for h, _ in members}
-    ordered = sorted((h for h, _ in members), key=lambda h: (h.time or "", h.kind != "episode"), reverse=True)
-    return ordered + [h for h in hits if id(h) not in chosen]
+    return first + rest + [h for h in hits if id(h) not in chosen]
+
+
+def _newest(h: Hit) -> tuple[str, bool]:
+    return (h.time or "", h.kind != "episode")
+
+
+def _stopped_later(h: Hit, gone: list[tuple[str, frozenset[str]]]) -> bool:
+    """Whether a statement later than ``h`` says a value ``h`` names stopped (in any of its word forms:
+    "swims" for a stopped "swimming")."""
+    said = {
+        form for w in statements.WORD.findall(h.text[:400]) for form in statements.lemmas(statements.bare(w))
+    }
+    return any(
+        when > (h.time or "") and said & {f for s in stops for f in statements.lemmas(s)}
+        for when, stops in gone
+    )
 
 
 def _numeric(wanted: frozenset[str]) -> bool:
@@ -229,10 +362,16 @@ def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset
 
 
 def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
-    """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``."""
+    """The names (and numbers, when a value may be one) ``text`` holds, and inventory values of ``wanted``;
+    of a statement that reads as one asked attribute said by its noun alone, the names attached to the noun
+    (statements.attached_values: "from the new place to Temple Meads" names no home)."""
     found: set[str] = set(statements.values(text, ""))
     for name in wanted:
         found.update(statements.values(text, name))
+    read = statements.read(text)
+    one = read is not None and len(read.attributes) == 1 and read.attributes[0] in wanted
+    if read is not None and one and statements.attached_values(text, read.attributes[0]) is not None:
+        found = set(read.values)
     return frozenset(v for v in found if numbers or not v[:1].isdigit())
 
 

@@ -116,8 +116,12 @@ def _year_part(asked: AskedTime, anchor: date) -> Period:
 
 def _season(asked: AskedTime, anchor: date) -> Period:
     """A season ("this summer", "last summer"): the latest such season begun by the anchor ("last" the one
-    before it while it is still going on), 92 days from its first month."""
+    before it while it is still going on), 92 days from its first month; a season of a named year
+    ("summer 2023") is that year's."""
     which, _, season = asked.value.lower().rpartition(" ")
+    if season.isdigit():
+        start = date(int(season), _SEASONS[which], 1)
+        return Period(start, start + timedelta(days=92))
     month = _SEASONS[season]
     year = anchor.year if anchor.month >= month else anchor.year - 1  # the latest one begun
     if which == "last" and anchor < date(year, month, 1) + timedelta(days=92):

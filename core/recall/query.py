@@ -91,7 +91,7 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
 @dataclass(frozen=True)
 class AskedTime:
     """The time a question asks about, as written: ``kind`` is "day", "month" ("may 2023" or "june"),
-    "year", "season" ("last summer"), "last" ("week", "month", "year"), or "before"/"after" with
+    "year", "season" ("last summer", "summer 2023"), "last" ("week", "month", "year"), or "before"/"after" with
     ``value`` "count|unit|what" (a written date, or an event such as "Alice's birthday")."""
 
     kind: str
@@ -123,6 +123,8 @@ _ASKED_BARE_MONTH = re.compile(
     r"\b(?:in|during)\s+(?:early\s+|mid[- ]|late\s+)?(" + _MONTH_WORD + r")\b(?!\s*\d)", re.I
 )
 _ASKED_SEASON = re.compile(r"\b(last|this|in|during)\s+(?:the\s+)?(spring|summer|autumn|fall|winter)\b", re.I)
+#: a season of a named year ("summer 2023", "the autumn of 2022")
+_ASKED_SEASON_YEAR = re.compile(r"\b(spring|summer|autumn|fall|winter)\s+(?:of\s+)?((?:19|20)\d{2})\b", re.I)
 _ASKED_PART_YEAR = re.compile(
     r"\b(early|mid|middle of|late|the start of|the beginning of|the end of)[\s-]+((?:19|20)\d{2})\b", re.I
 )
@@ -155,6 +157,16 @@ _MAY_NAME_TIME = re.compile(
 )
 
 
+def _asked_season(query: str) -> AskedTime | None:
+    """A season a question names: of a named year ("summer 2023"), else "last summer", "in the winter"."""
+    if m := _ASKED_SEASON_YEAR.search(query):
+        return AskedTime("season", f"{m[1].lower()} {m[2]}")
+    if m := _ASKED_SEASON.search(query):
+        which = m[1].lower()
+        return AskedTime("season", f"{'last ' if which == 'last' else ''}{m[2].lower()}")
+    return None
+
+
 def asked_time(query: str) -> AskedTime | None:
     """The time ``query`` asks about ("in May 2023", "the week before Alice's birthday", "last summer"),
     unresolved; None when it names none. "May" alone is read as the month only with a capital."""
@@ -170,9 +182,8 @@ def asked_time(query: str) -> AskedTime | None:
         return AskedTime("month", f"{_MONTH_KEY[m[1][:3].lower()]} {m[2]}")
     if (m := _ASKED_BARE_MONTH.search(query)) and (m[1].lower() != "may" or m[1] == "May"):
         return AskedTime("month", _MONTH_KEY[m[1][:3].lower()])
-    if m := _ASKED_SEASON.search(query):
-        which = m[1].lower()
-        return AskedTime("season", f"{'last ' if which == 'last' else ''}{m[2].lower()}")
+    if season := _asked_season(query):
+        return season
     if m := _ASKED_PART_YEAR.search(query):
         return AskedTime("part", f"{m[1].lower().split()[-2] if ' ' in m[1] else m[1].lower()} {m[2]}")
     if m := _ASKED_YEAR.search(query):

@@ -38,13 +38,17 @@ def asked(question: str) -> frozenset[str]:
     spans = noun_spans(lowered)
     found = named_attributes(lowered, spans)
     heads = frames_by_head()
+    said = {form for w in lowered for form in lemmas(w)}
     found.update(
         attr.name
         for w in lowered
         if w not in _QUESTION_VERBS
         for lemma in lemmas(w)
         for attr, frame in heads.get(lemma, ())
-        if not frame.weak and not frame.ends and set(frame.verb.split()[1:]) <= set(lowered)
+        if not frame.weak
+        and not frame.ends
+        and set(frame.verb.split()[1:]) <= set(lowered)
+        and (frame.obj is None or frame.obj in said)  # "do a degree in", never any "doing"
     )
     return frozenset(found - {"name"})
 
@@ -109,7 +113,7 @@ def mentions(text: str, person: frozenset[str]) -> bool:
 
 def _relation(word: str) -> str | None:
     """The relation a word names, in the singular too ("parents", "sisters")."""
-    return attributes.relation(word) or (attributes.relation(word[:-1]) if word.endswith("s") else None)
+    return attributes.relation_of_any_number(word)
 
 
 def relation_of(word: str) -> str | None:

@@ -275,7 +275,7 @@ def _other_person(before: list[str]) -> bool:
     if _OTHERS & set(low):
         return True
     for i, w in enumerate(low):
-        if w in OWN and i + 1 < len(low) and attributes.relation(low[i + 1]) is not None:
+        if w in OWN and i + 1 < len(low) and attributes.relation_of_any_number(low[i + 1]) is not None:
             return True
     return any(a_name(w) for w in before)
 
@@ -325,9 +325,66 @@ def read(text: str) -> Read | None:
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
     historic = behind or bool(_HISTORY.search(text))
     values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
+    attached = attached_values(text, names[0]) if len(names) == 1 else None
+    if attached is not None:  # said by its noun alone: only the names attached to the noun are its values
+        values = attached | given_values(words, names[0])
     named = frozenset(named_all & set(names))
     ends = [c.ends for c in cues]
     return Read(names, named, any(ends), other, values, historic, all(ends))
+
+
+#: words that attach a name to the noun before them ("the new flat *in* Bristol", "a dog *called* Pip")
+_ATTACH = frozenset({"in", "at", "on", "near", "with", "by", "called", "named", "is", "was", "-", "of"})
+
+
+def attached_values(text: str, attribute: str) -> frozenset[str] | None:
+    """For a statement that speaks of ``attribute`` by a noun of it and by no frame ("the new place is
+    great", "our Leeds flat"), the names attached to that noun: just before it ("Leeds flat"), just after
+    it or after a word that attaches ("the new flat in Bristol", "my employer, Acme"). A name said
+    elsewhere ("from the new place to Temple Meads") is no value of it. None when a frame of the
+    attribute is said (its value is wherever the frame puts it) or none of its nouns is."""
+    attr = attributes.by_name(attribute)
+    if attr is None or not attr.nouns:
+        return None
+    words = WORD.findall(text[:400])
+    lasts = {noun.lower().split()[-1] for noun in attr.nouns}
+    places = [i for i, w in enumerate(words) if lemmas(w) & lasts]
+    if not places or _frame_said(words, attribute):
+        return None
+    found: set[str] = set()
+    for i in places:
+        if i > 0 and _a_value_word(words[i - 1]) and not words[i - 1].lower().endswith("'s"):
+            found.add(bare(words[i - 1]))
+        start = i + 1 + (i + 1 < len(words) and words[i + 1].lower() in _ATTACH)
+        found.update(_names_from(words, start) if start < len(words) and _a_value_word(words[start]) else ())
+    return frozenset(found)
+
+
+def given_values(words: list[str], attribute: str) -> frozenset[str]:
+    """The words that are values of ``attribute`` by the inventory ("vegan" a diet)."""
+    return frozenset(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
+
+
+def _a_value_word(word: str) -> bool:
+    name = bare(word)
+    if name in NOT_VALUES or name in _SPEAKER or name in OWN or name in _FUNCTION or name in _OTHERS:
+        return False
+    return word[:1].isupper() or word[:1].isdigit()
+
+
+def frame_said(text: str, attribute: str) -> bool:
+    """Whether a frame of ``attribute`` (not an ending) is said in ``text``."""
+    return _frame_said(WORD.findall(text[:400]), attribute)
+
+
+def _frame_said(words: list[str], attribute: str) -> bool:
+    """Whether a frame of ``attribute`` (not an ending) is said in ``words``."""
+    for at, word in enumerate(words):
+        for lemma in lemmas(word):
+            for attr, frame in frames_by_head().get(lemma, ()):
+                if attr.name == attribute and not frame.ends and _frame_fits(frame, words, at):
+                    return True
+    return False
 
 
 def attribute_of(found: Read) -> str:
@@ -346,14 +403,172 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 def ended(text: str) -> frozenset[str]:
     """The values ``text`` says stopped holding: those named by its sentences that only say a value ended
-    ("walked out of Halcyon for good"), less any another sentence of it states ("…, now at Orrin")."""
+    ("walked out of Halcyon for good"), and by its clauses that say one of the inventory's endings
+    (:func:`clause_stops`: "Biscuit passed away", "Harcourt closed down, booked Linden Garage instead"),
+    less any another sentence or clause of it states ("…, now at Orrin")."""
     stopped: set[str] = set()
     holding: set[str] = set()
     for sentence in _SENTENCE_END.split(text[:600]):
         found = read(sentence)
-        named = values(sentence, "")
-        (stopped if found is not None and found.only_ends else holding).update(named)
+        if found is not None and found.only_ends:
+            stopped.update(values(sentence, ""))
+            continue
+        for clause in _CLAUSE.split(sentence):
+            stops = clause_stops(clause)
+            stopped.update(stops)
+            holding.update(values(clause, "") - stops)
     return frozenset(stopped - holding)
+
+
+def without_told_ends(sentence: str) -> str:
+    """``sentence`` without its clauses that only tell an old value ended, said of the thing itself
+    ("Harcourt closed down, booked Linden Garage instead" gives "Booked Linden Garage instead"; "…,
+    goodbye call centre" is left out): what holds, said alone; the whole sentence when no such clause is
+    there or nothing else is said. "Theo dropped swimming, …" stays: it says who ended it."""
+    parts: list[tuple[str, str]] = []  # each clause with the separator after it
+    at = 0
+    for cut in _CLAUSE.finditer(sentence):
+        parts.append((sentence[at : cut.start()], cut.group(0)))
+        at = cut.end()
+    parts.append((sentence[at:], ""))
+    kept = [(clause, sep) for clause, sep in parts if not _told_end(clause)]
+    if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
+        return sentence
+    text = ("".join(clause + sep for clause, sep in kept[:-1]) + kept[-1][0]).strip().rstrip(",;:-–—").strip()
+    close = sentence.rstrip()[-1:]
+    if close in ".!?" and text[-1:] not in ".!?":
+        text += close
+    return text[:1].upper() + text[1:]
+
+
+def _told_end(clause: str) -> bool:
+    """Whether a clause tells an old value ended, said of the thing itself ("Harcourt closed down",
+    "goodbye call centre")."""
+    stops = clause_stops(clause)
+    first = WORD.findall(clause)[:1]
+    return bool(stops) and bool(first) and (bare(first[0]) in stops or bool(_FAREWELL.match(clause.strip())))
+
+
+def others_clauses(text: str) -> str:
+    """``text`` without its clauses that open with the speaker ("Kofi lives there, I'm in Leicester" gives
+    "Kofi lives there"): what a statement names there is the speaker's, not the person it speaks of."""
+    kept = []
+    for sentence in _SENTENCE_END.split(text[:600]):
+        for clause in _CLAUSE.split(sentence):
+            first = WORD.findall(clause)[:1]
+            if not (first and first[0].lower().replace("’", "'") in _SPEAKER):
+                kept.append(clause)
+    return ", ".join(kept)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (its first 600 characters), without empty ones."""
+    return [s.strip() for s in _SENTENCE_END.split(text[:600]) if s.strip()]
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of one sentence, as :data:`_CLAUSE` parts them, without empty ones."""
+    return [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
+
+
+#: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then"
+_CLAUSE = re.compile(r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+", re.I)
+
+
+@cache
+def _ending_heads() -> dict[str, tuple[tuple[Attribute | None, Frame], ...]]:
+    """The inventory's endings (attributes.endings: multi-valued attributes and relations included) by
+    the word their match starts from."""
+    out: dict[str, list[tuple[Attribute | None, Frame]]] = {}
+    for attr, frame in attributes.endings():
+        out.setdefault(_head(frame), []).append((attr, frame))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=4096)
+def clause_stops(clause: str) -> frozenset[str]:
+    """The values one clause says stopped by an ending of the inventory, said by its verb and particle
+    whatever the attribute, whether one or several values hold, and whoever's it is: the name after the
+    ending ("quit Acme", "gave up on Italian"), else a value of the ending's attribute the clause gives
+    ("dropped swimming"), else the name the ending is said of ("Biscuit passed away", "Gerald's old Rufus
+    died", "Harcourt closed down"). An ending of many uses ("drop", "leave") counts only when a noun or a
+    value of its attribute is said too. Empty when no ending is said."""
+    if farewell := _FAREWELL.match(clause.strip()):  # "goodbye call centre", "no more trains"
+        said = [bare(w) for w in WORD.findall(farewell.group(1))]
+        return frozenset(
+            w for w in said[:4] if w not in _FUNCTION and w not in _LEAD_IN and w not in NOT_VALUES
+        )
+    words = WORD.findall(clause[:300])
+    for at, word in enumerate(words):
+        for lemma in lemmas(word):
+            for attr, frame in _ending_heads().get(lemma, ()):
+                end = _ending_fits(frame, words, at)
+                if end is None:
+                    continue
+                given = _gives(attr, words)
+                if frame.weak and not given and not _names_noun(attr, words):
+                    continue
+                stops = (
+                    _names_from(words, end) or _gives(attr, words[end:]) or _named_before(words, at) or given
+                )
+                if stops:
+                    return stops
+    return frozenset()
+
+
+def _ending_fits(frame: Frame, words: list[str], at: int) -> int | None:
+    """Where the value would start when ``frame`` (an ending) is said from the word at ``at``."""
+    parts = frame.verb.split()
+    if parts[0] == "be" and not BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+        return None
+    return _fits_to(frame, parts, words, at)
+
+
+def _gives(attr: Attribute | None, words: list[str]) -> frozenset[str]:
+    """The words of ``words`` that are values of ``attr`` by the inventory ("swimming" a sport)."""
+    if attr is None:
+        return frozenset()
+    return frozenset(w.lower() for w in words if attributes.for_value(w.lower()) is attr)
+
+
+def _names_noun(attr: Attribute | None, words: list[str]) -> bool:
+    """Whether ``words`` say a noun of ``attr`` ("quit the climbing gym")."""
+    if attr is None:
+        return False
+    said = {lemma for w in words for lemma in lemmas(w)}
+    return any(noun.lower().split()[-1] in said for noun in attr.nouns)
+
+
+#: a clause bidding a thing farewell: it ended ("goodbye call centre", "so long Vim", "no more trains")
+_FAREWELL = re.compile(r"^(?:good\s?bye|bye(?: bye)?|farewell|so long|no more)\b[\s,]*(\S.*)$", re.I)
+#: words between an ending and the name it ended ("quit *the* gym at Ironclad")
+_LEAD_IN = frozenset(
+    {"the", "a", "an", "my", "our", "his", "her", "their", "old", "at", "with", "on", "from"}
+)
+
+
+def _names_from(words: list[str], start: int) -> frozenset[str]:
+    """The run of names starting at ``start``, past a few small words ("out of *Halcyon Media*")."""
+    found: list[str] = []
+    for w in words[start : start + _REACH]:
+        name = bare(w)
+        if (w[:1].isupper() or w[:1].isdigit()) and name not in NOT_VALUES and not _DATE_PART.fullmatch(name):
+            found.append(name)
+        elif found or w.lower() not in _LEAD_IN:
+            break
+    return frozenset(found)
+
+
+def _named_before(words: list[str], at: int) -> frozenset[str]:
+    """The name an ending is said of: the last name just before its verb, not an owner's ("Gerald's old
+    *Rufus* died") nor the speaker."""
+    for w in reversed(words[max(0, at - 3) : at]):
+        name = bare(w)
+        if w.lower().replace("’", "'").endswith("'s") or name in NOT_VALUES or name in _SPEAKER:
+            continue
+        if w[:1].isupper() and name not in _FUNCTION and name not in OWN and name not in _OTHERS:
+            return frozenset({name})
+    return frozenset()
 
 
 def is_request(text: str) -> bool:
@@ -373,21 +588,27 @@ def about_someone_else(text: str) -> bool:
     low = [w.lower().replace("’", "'") for w in first]
     plain = [bare(w) for w in first]
     for i, w in enumerate(low[:-1]):
-        if (w in OWN or w.endswith("'s")) and attributes.relation(plain[i + 1]) is not None:
+        if (w in OWN or w.endswith("'s")) and attributes.relation_of_any_number(plain[i + 1]) is not None:
             return True  # "my brother", "User's sister"
     if _SPEAKER & set(plain):
         return False
     if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(_SENTENCE_END.split(text[:400])[0])}:
         return False  # "it's been a month since I left": "it" is no one, the speaker is said after it
-    if _OTHERS & set(plain) or any(attributes.relation(w) is not None for w in plain):
+    if _OTHERS & set(plain) or any(attributes.relation_of_any_number(w) is not None for w in plain):
         return True
     if not first:
         return False
     if first[0].lower().replace("’", "'").endswith("'s"):
         name = re.sub(r"['’]s$", "", first[0])  # "Ana's new job"; not "German's on hold", a value
         return a_name(name) and attributes.for_value(name) is None
-    # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value)
-    return a_name(first[0]) and attributes.for_value(first[0]) is None and any(_is_verb(w) for w in low[1:3])
+    # "Femi got …", not "Three weeks …" nor "Portuguese is paused" (a value), nor "Harcourt closed down" (a
+    # thing said to have ended: the speaker's value)
+    return (
+        a_name(first[0])
+        and attributes.for_value(first[0]) is None
+        and any(_is_verb(w) for w in low[1:3])
+        and plain[0] not in ended(text)
+    )
 
 
 def _is_verb(word: str) -> bool:

@@ -62,6 +62,33 @@ def test_a_part_of_a_year_is_a_time_a_question_names() -> None:
         assert period is not None and (period.start, period.end) == span, question
 
 
+def test_a_season_of_a_named_year_is_that_years_season_not_the_latest() -> None:
+    from datetime import date
+
+    from veramem_desktop.core.recall import periods
+    from veramem_desktop.core.recall.query import asked_time
+
+    for question, span in (
+        ("Which town was I in during summer 2021?", (date(2021, 6, 1), date(2021, 9, 1))),
+        ("Where did I swim in the autumn of 2020?", (date(2020, 9, 1), date(2020, 12, 2))),
+        ("What bike did I ride in winter 2022?", (date(2022, 12, 1), date(2023, 3, 3))),
+        ("Where did I work last summer?", (date(2025, 6, 1), date(2025, 9, 1))),
+    ):
+        asked = asked_time(question)
+        assert asked is not None, question
+        period = periods.resolve(asked, date(2026, 1, 1))
+        assert period is not None and (period.start, period.end) == span, question
+
+
+def test_a_season_of_a_named_year_answers_with_the_version_of_that_year(mem: Memory) -> None:
+    _said(mem, "I live in Carrickmore, above the chemist.", "2021-02-10")
+    _said(mem, "We moved to Dunlavin last weekend!", "2022-04-03")
+    _said(mem, "Our Dunlavin flat finally has curtains.", "2024-01-10")  # the latest summer is 2023's
+    said = mem.answer("Where was I living in summer 2021?")
+    assert not said.abstained and "Carrickmore" in said.text, said.text
+    assert "Dunlavin" not in said.text or said.text.index("Carrickmore") < said.text.index("Dunlavin")
+
+
 def test_a_day_of_a_month_without_its_year_is_read_forward_outside_a_past_clause() -> None:
     from datetime import UTC, date, datetime
 
@@ -72,3 +99,32 @@ def test_a_day_of_a_month_without_its_year_is_read_forward_outside_a_past_clause
     assert days == [date(2026, 3, 2)]
     assert [p.start for p in periods.stated_days("We fly out December 3rd.", told)] == [date(2026, 12, 3)]
     assert periods.stated_days("I moved in on the 3rd of March.", told) == []
+
+
+def test_before_a_change_named_by_a_noun_answers_with_the_version_before_it(mem: Memory) -> None:
+    _said(mem, "I live in Pollokshaws, two minutes from the park.", "2021-06-02")
+    _said(mem, "We moved to Kelvinside!", "2023-05-14")
+    said = mem.answer("Where did I live before the move to Kelvinside?")
+    assert not said.abstained and "Pollokshaws" in said.text, said.text
+    assert "Kelvinside" not in said.text or said.text.index("Pollokshaws") < said.text.index("Kelvinside")
+
+
+def test_before_a_change_in_a_named_season_answers_with_the_version_before_that_change(mem: Memory) -> None:
+    _said(mem, "I bank with Fallowmere Savings.", "2022-03-01")
+    _said(mem, "Moved all my accounts over to Ostrander Bank.", "2023-10-10")
+    said = mem.answer("Who did I bank with before the switch in autumn 2023?")
+    assert not said.abstained and "Fallowmere" in said.text, said.text
+    assert "Ostrander" not in said.text or said.text.index("Fallowmere") < said.text.index("Ostrander")
+
+
+def test_what_a_before_phrase_names() -> None:
+    from datetime import date
+
+    from veramem_desktop.models.llm.rules.answer_time import asked_when
+
+    today = date(2025, 12, 1)
+    assert asked_when("Where did I live before the move to Kelvinside?", [], today).before_change
+    assert asked_when("Where did I work before I changed jobs?", [], today).before_change
+    switch = asked_when("Who did I bank with before the switch in autumn 2023?", [], today)
+    assert switch is not None and switch.before_change and switch.end == "2023-12-02"
+    assert asked_when("Where did I live before Christmas?", [], today) is None  # a day, no change

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from support.keyless_model import keyless_memory
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.core.recall import asked, questions, statements
+from veramem_desktop.core.recall.hits import Hit
 
 from veramem_desktop.memory import Memory
 
@@ -276,3 +277,234 @@ def test_the_values_a_message_says_stopped(text: str, stopped: set[str]) -> None
 def test_an_it_before_the_speaker_is_no_one_else() -> None:
     assert not statements.about_someone_else("It's been a month since I left Quarrow.")
     assert statements.about_someone_else("It's her third year at Quarrow, she loves it.")
+
+
+@pytest.mark.parametrize(
+    ("text", "stopped"),
+    [
+        ("Our hamster Pip passed away last night.", {"pip"}),  # the name the ending is said of
+        ("Copperline closed down, so I moved my membership to Vantage Fitness.", {"copperline"}),
+        ("Dropped tennis, it was hurting my elbow.", {"tennis"}),  # a value of the ending's attribute
+        ("Imogen's old Saffron died in March.", {"saffron"}),  # not the owner
+        ("Gave up on Danish, too many silent letters.", {"danish"}),
+        ("We adopted a greyhound called Pilot.", set()),
+        ("Left the keys with Marguerite.", set()),  # an ending of many uses needs its attribute said
+        ("Signed with Marrowby Ltd, goodbye night shifts.", {"night", "shifts"}),  # a farewell
+    ],
+)
+def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:
+    assert statements.ended(text) == frozenset(stopped)
+
+
+def test_a_pet_that_died_is_replaced_by_the_newest_pet_though_pets_sit_side_by_side(rmem: Memory) -> None:
+    """Pets are multi-valued: a new one replaces nothing by itself. The death said in between ends the old
+    one, so its statement is history and the newest statement holding leads, in search and in the answer."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "Our rabbit Clover adores dandelion leaves.", "2023-04-02")
+    said(rmem, "Clover died on Sunday, the house is so quiet.", "2024-02-12")
+    new = said(rmem, "We adopted a greyhound called Pilot from the rescue centre.", "2024-06-20")
+    hits = rmem.search("What pets do we have now?", k=10).results
+    assert "Pilot" in hits[0].text, [h.text for h in hits[:3]]
+    old = _memories(hits, "dandelion")
+    assert old and all(h.state == "probably_superseded" and h.superseded_by == new for h in old)
+    answer = rmem.answer("What pets do we have now?")
+    assert not answer.abstained and "Pilot" in answer.text
+    assert not stale_as_current(answer.text, ["Clover"]), answer.text
+
+
+def test_two_pets_alive_side_by_side_replace_nothing(rmem: Memory) -> None:
+    said(rmem, "Our rabbit Clover adores dandelion leaves.", "2023-04-02")
+    said(rmem, "We adopted a greyhound called Pilot from the rescue centre.", "2024-06-20")
+    hits = rmem.search("What pets do we have now?", k=10).results
+    assert all(h.state != "probably_superseded" for h in hits)
+
+
+def test_someone_elses_thing_ended_and_a_pronoun_giving_the_new_one_leads(rmem: Memory) -> None:
+    """The new cat is said with "She", in the message that names Imogen: the pronoun speaks of her, and
+    the old cat, said to have died, is history."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "My neighbour Imogen has a tabby called Saffron who visits our garden.", "2023-05-14")
+    said(rmem, "Imogen's old Saffron died in March. She's adopted a kitten named Pickle.", "2024-09-03")
+    hits = rmem.search("What is Imogen's cat called?", k=10).results
+    assert "Pickle" in hits[0].text, [h.text for h in hits[:3]]
+    old = _memories(hits, "visits our garden")
+    assert old and all(h.state == "probably_superseded" for h in old)
+    answer = rmem.answer("What is Imogen's cat called?")
+    assert not answer.abstained and "Pickle" in answer.text
+    assert not stale_as_current(answer.text, ["Saffron"]), answer.text
+
+
+def test_an_activity_someone_dropped_is_history_beside_the_new_one(rmem: Memory) -> None:
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "Remind me that Oskar's fencing club meets on Thursdays at the Wexley Hall.", "2023-10-01")
+    said(rmem, "Oskar dropped fencing, he's doing karate at the Hollow Dojo on Mondays now.", "2024-03-05")
+    answer = rmem.answer("What activity does Oskar do now?")
+    assert not answer.abstained and "karate" in answer.text
+    assert not stale_as_current(answer.text, ["fencing"]), answer.text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        (
+            "Copperline shut down, so I moved my membership to Vantage Fitness.",
+            "I moved my membership to Vantage Fitness.",
+        ),
+        ("Pip passed away, we adopted a kitten named Quince.", "We adopted a kitten named Quince."),
+        ("Oskar dropped fencing, he's doing karate now.", "Oskar dropped fencing, he's doing karate now."),
+        ("Pip passed away.", "Pip passed away."),
+        (
+            "Signed with Marrowby Ltd as a buyer, goodbye night shifts.",
+            "Signed with Marrowby Ltd as a buyer.",
+        ),
+    ],
+)
+def test_a_clause_telling_the_old_thing_ended_is_left_to_the_history(sentence: str, said: str) -> None:
+    assert statements.without_told_ends(sentence) == said
+
+
+def test_a_place_that_closed_is_said_as_past_and_the_new_one_as_current(rmem: Memory) -> None:
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "The gym I go to is Copperline Fitness on Dock Street.", "2023-03-04")
+    new = said(rmem, "Copperline shut down, so I moved my membership to Vantage Fitness.", "2024-08-19")
+    hits = rmem.search("Which gym do I go to?", k=10).results
+    assert "Vantage" in hits[0].text, [h.text for h in hits[:3]]
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Dock Street"))
+    answer = rmem.answer("Which gym do I go to?")
+    assert not answer.abstained and "Vantage Fitness" in answer.text
+    assert not stale_as_current(answer.text, ["Copperline"]), answer.text
+    assert new is not None
+
+
+def test_the_speakers_own_clause_gives_no_value_of_the_person_asked_about(rmem: Memory) -> None:
+    """ "I'm back in Kettering" beside Anselm's town is the speaker's home, not Anselm's: the statement naming
+    his town leads, and the answer never gives the speaker's town as his."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "My cousin Anselm bought a house in Bergen.", "2023-02-01")
+    said(rmem, "Anselm stays in Bergen for good; I'm back in Kettering with the kids.", "2024-05-11")
+    hits = rmem.search("Where does Anselm live?", k=10).results
+    assert "Kettering" not in hits[0].text and "Bergen" in hits[0].text, [h.text for h in hits[:3]]
+    answer = rmem.answer("Where does Anselm live?")
+    assert not answer.abstained and "Bergen" in answer.text
+    assert not stale_as_current(answer.text, ["Kettering"]), answer.text
+
+
+def _hit(text: str, day: str, authority: str = "authorized") -> Hit:
+    return Hit(
+        id=text[:12],
+        kind="fact",
+        text=text,
+        score=1.0,
+        authority=authority,
+        trust="raw",
+        time=f"{day}T12:00:00+00:00",
+    )
+
+
+def test_a_line_telling_history_comes_after_the_present_for_a_question_about_now() -> None:
+    past = _hit("I used to drink three energy drinks a day, wild times.", "2024-06-01")
+    now = _hit("These days I mostly drink rooibos in the afternoons.", "2024-03-01")
+    assert asked.settle([past, now], "What do I drink in the afternoons?") == [now, past]
+    # a question about the past asks for history: the order stays
+    assert asked.settle([past, now], "What did I drink before?") == [past, now]
+    assert asked.settle([past, now], "What was I drinking in May 2024?") == [past, now]
+    # someone else's line is not the person's history to move
+    claim = _hit("You used to drink three energy drinks a day.", "2024-06-01", authority="attested")
+    assert asked.settle([claim, now], "What do I drink in the afternoons?") == [claim, now]
+
+
+def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Memory) -> None:
+    said(rmem, "These days I mostly drink rooibos in the afternoons.", "2024-03-01")
+    said(rmem, "I used to drink three energy drinks a day, wild times.", "2024-06-01")
+    hits = rmem.search("What do I drink in the afternoons?", k=10).results
+    first_past = next(i for i, h in enumerate(hits) if "used to" in h.text)
+    first_now = next(i for i, h in enumerate(hits) if "rooibos" in h.text)
+    assert first_now < first_past, [h.text for h in hits[:3]]
+
+
+@pytest.mark.parametrize(
+    ("noun", "role"),
+    [
+        ("parents", "relation:parents"),
+        ("folks", "relation:parents"),
+        ("sisters", "relation:sister"),
+        ("is", None),
+    ],
+)
+def test_a_relation_is_named_in_the_plural_too(noun: str, role: str | None) -> None:
+    from veramem_desktop.core import attributes
+
+    assert attributes.relation_of_any_number(noun) == role
+
+
+def test_the_parents_home_is_theirs_and_the_persons_own_move_never_replaces_it(rmem: Memory) -> None:
+    assert statements.about_someone_else("My parents retired to a little place in Aldeburgh.")
+    theirs = said(rmem, "My parents retired to a little place in Aldeburgh.", "2023-04-18")
+    said(rmem, "We finally got a flat in Hexham, about an hour's drive from my parents.", "2024-09-02")
+    hits = rmem.search("Where do my parents live?", k=10).results
+    assert "Aldeburgh" in hits[0].text, [h.text for h in hits[:3]]
+    assert all(h.state == "current" for h in hits if h.id == theirs)
+
+
+def test_what_is_my_job_is_answered_by_the_new_role_and_the_farewell_to_the_old_one_is_past(
+    rmem: Memory,
+) -> None:
+    """ "job" names the employer and the role alike; the sentence giving the new role bids the old job
+    farewell, which the answer leaves to the history."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    assert questions.asked("What is my job?") == frozenset({"works_at", "occupation"})
+    said(rmem, "I pick orders in a warehouse, nights mostly.", "2023-01-09")
+    said(rmem, "Accepted an offer as a lab technician at Quarrowby Labs, goodbye warehouse.", "2024-10-21")
+    answer = rmem.answer("What is my job?")
+    assert not answer.abstained and "lab technician" in answer.text
+    assert not stale_as_current(answer.text, ["warehouse"]), answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "attached"),
+    [
+        ("Walking from the new place to Ferris Wharf takes ten minutes.", set()),
+        ("The new flat in Dunmurry is freezing.", {"dunmurry"}),
+        ("Our Portadown flat has mould again.", {"portadown"}),
+        ("I moved to Lisburn in May.", None),  # a frame says it: its value is where the frame puts it
+        ("Ferris Wharf is lovely in the evening.", None),  # no noun of the attribute
+    ],
+)
+def test_a_statement_said_by_the_attributes_noun_names_only_what_is_attached_to_it(
+    text: str, attached: set[str] | None
+) -> None:
+    found = statements.attached_values(text, "lives_in")
+    assert found == (frozenset(attached) if attached is not None else None)
+
+
+def test_a_later_line_about_the_new_place_naming_a_landmark_never_replaces_the_town(keyless: Memory) -> None:
+    said(keyless, "I live in Ardglass, by the harbour.", "2022-05-02")
+    town = said(keyless, "The new flat in Dunmurry has a huge window!", "2024-03-09")
+    said(keyless, "Walking from the new place to Ferris Wharf takes ten minutes.", "2024-07-21")
+    hits = keyless.search("Which town do I live in now?", k=10).results
+    assert hits[0].id == town, [h.text for h in hits[:3]]
+    assert all(h.state == "probably_superseded" for h in _memories(hits, "Ardglass"))
+
+
+def _close(text: str, authority: str, closeness: float) -> Hit:
+    h = _hit(text, "2024-01-01", authority=authority)
+    h.closeness = closeness
+    return h
+
+
+def test_a_claim_never_comes_before_the_persons_own_closer_statement() -> None:
+    claim = _close("Refereeing keeps you fit.", "attested", 0.5)
+    own = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.6)
+    assert asked._own_before_closer_claims([claim, own], "What do I do at Dockside Rovers?") == [own, claim]
+    # the person's own statements keep their order: the claim moves down, nothing else moves up
+    newer = _close("These days I mostly referee.", "authorized", 0.3)
+    assert asked._own_before_closer_claims([claim, newer, own], "What do I do at Dockside Rovers?") == [newer, own, claim]
+    # a claim closer than every own statement stays where it is
+    far = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.4)
+    assert asked._own_before_closer_claims([claim, far], "What do I do at Dockside Rovers?") == [claim, far]

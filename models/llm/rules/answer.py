@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
@@ -52,6 +54,8 @@ def key_terms(question: str) -> set[str]:
 
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
+    # a plan said beside what holds until then is two versions once its day has come
+    items = plans.split(plans.dated_by_siblings(items), datetime.now(UTC).date())
     keys = key_terms(question)
     when = asked_when(question, items)
     if when is not None and keys - when.words:
@@ -138,13 +142,13 @@ def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
     group = rows[0][3].group
     if group is None:
         return []
-    have = {r[3].id for r in rows}
+    have = {id(r[3]) for r in rows}  # by the object: a plan's two versions share their statement's id
     present = {i.id for i in items}
     return [
         (0, _AUTHORITY_RANK.get(item.authority, 0), -position, item, set())
         for position, item in enumerate(items)
         if item.group == group
-        and item.id not in have
+        and id(item) not in have
         and item.state not in _WITHHELD
         and not _said_by_its_memory(item, present)
     ]
@@ -192,6 +196,7 @@ def _subject(
         key=lambda m: (
             _AUTHORITY_RANK.get(m.authority, 0),
             m.id in standing,
+            not _only_ends(m),
             m.state == "current",
             -(members + live).index(m),
         ),
@@ -224,6 +229,13 @@ def _subject(
         text += f" ({verb} {_attributed(other, keys)})"
         ids.append(other.id)
     return text, ids
+
+
+def _only_ends(item: ContextItem) -> bool:
+    """Whether ``item`` only says values stopped ("Saffron died in March"): it states no value that holds,
+    so a statement of its subject that does leads it."""
+    stopped = statements.ended(own_words(item.text))
+    return bool(stopped) and not statements.values(item.text, "") - stopped
 
 
 def _history(
@@ -400,7 +412,9 @@ def _said(item: ContextItem, keys: set[str]) -> str:
 
 
 def _sentence(item: ContextItem, keys: set[str]) -> str:
-    text = _best_sentence(own_words(item.text), keys)
+    """The item's sentence sharing most key words, less the clauses that tell an old value ended (said as
+    the history instead), the user's own memory in the second person."""
+    text = statements.without_told_ends(_best_sentence(own_words(item.text), keys))
     return _second_person(text) if item.kind != "episode" else text
 
 

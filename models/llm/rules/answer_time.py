@@ -5,7 +5,9 @@ A question may name a time ("where did I live in March 2024?", "last summer", "i
 the phrase, core/recall/periods.py resolves it against the asker's day, core/text/time_values.py reads a
 written bound); nothing here parses dates itself. The version that held then is the statement of the
 subject that began to hold last before the period ends (a plan holds from the day it names); before a
-change, the newest one before the current one.
+change ("before I moved", "before the move to Utrecht": a clause of the asker's, or a word of change the
+inventory's frames use), the newest one before the current one, or before the change made by the end of
+a time named with it ("before the switch in autumn 2023").
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.core.recall import periods
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
+from veramem_desktop.core.recall.statements import WORD, lemmas
 from veramem_desktop.core.text.time_values import parse_bound
 from veramem_desktop.models.llm.rules.text import content_stems
 
@@ -45,21 +49,33 @@ def asked_when(question: str, items: Sequence[ContextItem], today: date | None =
     now = max(d for d in (today or datetime.now(UTC).date(), latest) if d is not None)
     anchor = now
     found = asked_time(question)
+    intent = temporal_intent(question)
+    change = intent.kind == "before" and bool(intent.phrase) and _names_change(intent.phrase or "")
     if found is not None:
         if found.kind in ("month", "season") and not found.value.startswith("last") and latest is not None:
             anchor = latest
         period = periods.resolve(found, anchor)
         if period is not None:
             named = content_stems(found.value.replace("|", " ")) | {"last", "ago"}
-            return AskedWhen(period.end.isoformat(), False, frozenset(named))
-    intent = temporal_intent(question)
+            # "before the switch in autumn 2023": the version before the change made by then
+            return AskedWhen(period.end.isoformat(), change, frozenset(named))
     if intent.kind != "before" or not intent.phrase:
         return None
     words = frozenset(content_stems(intent.phrase))
-    if _OWN_CLAUSE.match(intent.phrase):
+    if change:
         return AskedWhen(None, True, words)
     bound = parse_bound(intent.phrase, datetime(now.year, now.month, now.day, tzinfo=UTC))
     return AskedWhen(bound.date().isoformat(), False, words) if bound is not None else None
+
+
+def _names_change(phrase: str) -> bool:
+    """Whether a "before …" phrase names a change rather than a time: a clause of the asker's own ("before
+    I moved"), or a verb or noun of change the inventory's frames use ("the move to Utrecht", "the
+    switch", "the new job"), not a date ("May 2024") nor a day of the year ("Christmas")."""
+    if _OWN_CLAUSE.match(phrase):
+        return True
+    changes = attributes.verbs() | attributes.SWITCH_VERBS
+    return any(lemmas(w) & changes for w in WORD.findall(phrase.lower()))
 
 
 def _latest_day(items: Sequence[ContextItem]) -> date | None:
@@ -73,8 +89,11 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     head. None when none is dated early enough."""
     dated = sorted((s for s in statements if s.time), key=lambda s: s.time or "")
     if when.before_change:
-        earlier = [s for s in dated if s is not head and (s.time or "") < (head.time or "")]
-        return earlier[-1] if earlier else None
+        # the change: the current version, or the newest begun by the end of the time named with it
+        by_then = [s for s in dated if begun(s)[:10] < when.end] if when.end else []
+        change = max(by_then, key=begun) if by_then else head
+        earlier = [s for s in dated if s is not change and begun(s) < begun(change)]
+        return max(earlier, key=begun) if earlier else None
     before = sorted((s for s in dated if begun(s)[:10] < (when.end or "")), key=begun)
     return before[-1] if before else None
 
