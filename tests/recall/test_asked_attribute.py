@@ -504,7 +504,11 @@ def test_a_claim_never_comes_before_the_persons_own_closer_statement() -> None:
     assert asked._own_before_closer_claims([claim, own], "What do I do at Dockside Rovers?") == [own, claim]
     # the person's own statements keep their order: the claim moves down, nothing else moves up
     newer = _close("These days I mostly referee.", "authorized", 0.3)
-    assert asked._own_before_closer_claims([claim, newer, own], "What do I do at Dockside Rovers?") == [newer, own, claim]
+    assert asked._own_before_closer_claims([claim, newer, own], "What do I do at Dockside Rovers?") == [
+        newer,
+        own,
+        claim,
+    ]
     # a claim closer than every own statement stays where it is
     far = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.4)
     assert asked._own_before_closer_claims([claim, far], "What do I do at Dockside Rovers?") == [claim, far]
