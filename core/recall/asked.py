@@ -34,13 +34,14 @@ from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
 from veramem_desktop.core.trust.action_gate import may_act
+from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, Authority
 
 #: the least closeness to the question a statement found this way has
 FLOOR = 0.20
 #: and its share of the closest such statement's closeness
 SHARE = 0.60
 
-_LIVE = ("current", "in_conflict")
+_LIVE = LIVE_STATES
 #: entity labels of values that are numbers
 _NUMBER_LABELS = frozenset({"TIME", "QUANTITY", "CARDINAL", "DATE", "MONEY", "PERCENT"})
 _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
@@ -60,7 +61,11 @@ def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
     and the person's own statements keep their order (the truth order among them stands)."""
     if not _FIRST_PERSON.search(question):
         return hits
-    own = [h for h in hits if h.authority == "authorized" and h.state in _LIVE and h.closeness is not None]
+    own = [
+        h
+        for h in hits
+        if h.authority == Authority.AUTHORIZED and h.state in _LIVE and h.closeness is not None
+    ]
     remaining = {id(h): h.closeness or 0.0 for h in own}
     out: list[Hit] = []
     waiting: list[Hit] = []
@@ -71,7 +76,7 @@ def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
             ready = [c for c in waiting if not _closer_own(c, remaining)]
             out += ready
             waiting = [c for c in waiting if c not in ready]
-        elif h.authority != "authorized" and _closer_own(h, remaining):
+        elif h.authority != Authority.AUTHORIZED and _closer_own(h, remaining):
             waiting.append(h)
         else:
             out.append(h)
@@ -95,7 +100,8 @@ def _history_last(hits: list[Hit], question: str) -> list[Hit]:
     if _ASKS_PAST.search(question) or periods_named(question):
         return hits
     told = [
-        h.authority == "authorized" and h.state in _LIVE and bool(_TOLD_PAST.search(h.text)) for h in hits
+        h.authority == Authority.AUTHORIZED and h.state in _LIVE and bool(_TOLD_PAST.search(h.text))
+        for h in hits
     ]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t
@@ -138,7 +144,7 @@ def _settled(hits: list[Hit], question: str) -> list[Hit]:
             _day(m[0]),
             m[0].time or "",
             -_place(m[0]),
-            m[0].kind != "episode",
+            m[0].kind != EPISODE_KIND,
         ),
         reverse=True,
     )
@@ -155,7 +161,11 @@ def _by_noun(
         return []
     found = []
     for h in hits:
-        if h.state not in _LIVE or h.authority != "authorized" or (h.about or "user").casefold() != "user":
+        if (
+            h.state not in _LIVE
+            or h.authority != Authority.AUTHORIZED
+            or (h.about or "user").casefold() != "user"
+        ):
             continue
         keyed = h.subject is not None and attributes.canonical(h.subject) in named
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
@@ -182,7 +192,7 @@ def _mentions(
     for h in hits:
         if h.state not in _LIVE and h.state != safety_net.STATE:
             continue
-        if h.authority != "authorized" or h.closeness is None or id(h) not in told:
+        if h.authority != Authority.AUTHORIZED or h.closeness is None or id(h) not in told:
             continue
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
@@ -223,7 +233,7 @@ def _ends_first(
     newest first. What a named person is asked about is one subject (its versions answer "what was Ana
     doing in May?"); values side by side stay subjects of their own."""
     told = _told_of(hits, person) if person else set()
-    own = [h for h in hits if h.state in _LIVE and h.authority == "authorized"]
+    own = [h for h in hits if h.state in _LIVE and h.authority == Authority.AUTHORIZED]
     if person:  # their ends, said by the person whose memory this is
         own = [h for h in own if id(h) in told]
     gone = [
@@ -233,7 +243,7 @@ def _ends_first(
     ]
     stopped = {id(h) for h, _ in members if _stopped_later(h, gone)}
     holding = [(h, v) for h, v in members if id(h) not in stopped and v - statements.ended(h.text)]
-    lead = max(holding, key=lambda m: (m[0].time or "", m[0].kind != "episode"), default=(None,))[0]
+    lead = max(holding, key=lambda m: (m[0].time or "", m[0].kind != EPISODE_KIND), default=(None,))[0]
     if lead is not None:
         group = lead.group or lead.id
         lead.group = group
@@ -255,7 +265,7 @@ def _ends_first(
 
 
 def _newest(h: Hit) -> tuple[str, bool]:
-    return (h.time or "", h.kind != "episode")
+    return (h.time or "", h.kind != EPISODE_KIND)
 
 
 def _stopped_later(h: Hit, gone: list[tuple[str, frozenset[str]]]) -> bool:
@@ -295,7 +305,7 @@ def _members(
         if h.subject is not None and attributes.canonical(h.subject) in wanted:
             keyed.append((h, _values_of(h.text, wanted, numbers) | _own_value(h)))
             continue
-        if h.authority != "authorized" or h.closeness is None or (h.subject and h.value):
+        if h.authority != Authority.AUTHORIZED or h.closeness is None or (h.subject and h.value):
             continue  # a claim, or a memory the write path keyed to another attribute
         values = _plain_values(h.text, wanted, numbers)
         if not values:
@@ -328,7 +338,7 @@ def _anchored(
     taken = {id(h) for h, _ in found}
     out = []
     for h in hits:
-        if id(h) in taken or h.state not in _LIVE or h.authority != "authorized":
+        if id(h) in taken or h.state not in _LIVE or h.authority != Authority.AUTHORIZED:
             continue
         if (h.about or "user").casefold() != "user" or (h.subject and h.value):
             continue
@@ -469,7 +479,7 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
             bool(m[0].value),
             periods.begun(m[0].text, m[0].time),
             m[0].time or "",
-            m[0].kind != "episode",
+            m[0].kind != EPISODE_KIND,
             m[0].score,
         ),
     )[0]

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, STALE_STATES, Authority, State
 from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
@@ -36,13 +37,13 @@ MAX_SUBJECTS = 3
 ABSTAIN_TEXT = "No stored memory answers this."
 # Words that frame a question rather than say what it is about.
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
-_AUTHORITY_RANK = {"authorized": 3, "attested": 2, "unendorsed": 1}
-_LIVE = ("current", "in_conflict")
+_AUTHORITY_RANK = {Authority.AUTHORIZED: 3, Authority.ATTESTED: 2, Authority.UNENDORSED: 1}
+_LIVE = LIVE_STATES
 #: history: replaced, retracted, kept cold, or (recall's safety net) an older statement of an attribute
 #: a newer one states
-_STALE = ("superseded", "retracted", "archived", "probably_superseded")
+_STALE = STALE_STATES
 #: never said as anything: shown only to a person who asked for rejected material
-_WITHHELD = ("rejected", "held")
+_WITHHELD = (State.REJECTED, State.HELD)
 #: a reply's note of the question it answered (core's rule extractor writes it)
 _REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
 
@@ -124,7 +125,7 @@ _ORDER = {a.name: i for i, a in enumerate(attributes.ATTRIBUTES)}
 def _said_by_its_memory(item: ContextItem, present: set[str]) -> bool:
     """Whether a message's memory is among the items and says it with its state: not so for a message a
     statement retracted a value of (the memory present may be another value it gave, still holding)."""
-    return item.kind == "episode" and bool(present & set(item.derived)) and item.state != "retracted"
+    return item.kind == EPISODE_KIND and bool(present & set(item.derived)) and item.state != State.RETRACTED
 
 
 def _states(item: ContextItem, asked: frozenset[str]) -> bool:
@@ -186,7 +187,7 @@ def _subject(
         item = members[0]
         # cold storage keeps what a broader memory covers, or what was rarely used: nothing said it
         # stopped holding, so the answer does not say so either
-        state = "kept in cold storage" if item.state == "archived" else "this no longer holds"
+        state = "kept in cold storage" if item.state == State.ARCHIVED else "this no longer holds"
         return f"{_sentence(item, keys)} ({state})", [item.id]
     # what stands for a retracted value (the memory made from the statement that retracted it) leads its
     # subject, as recall's truth order has it
@@ -197,7 +198,7 @@ def _subject(
             _AUTHORITY_RANK.get(m.authority, 0),
             m.id in standing,
             not _only_ends(m),
-            m.state == "current",
+            m.state == State.CURRENT,
             -(members + live).index(m),
         ),
     )
@@ -212,7 +213,7 @@ def _subject(
     # only where the question asks the attribute recall read the head as stating
     plain = (
         _value_said(head, members, keys)
-        if own and when is None and head.authority == "authorized" and _states(head, asked | named)
+        if own and when is None and head.authority == Authority.AUTHORIZED and _states(head, asked | named)
         else None
     )
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
@@ -251,7 +252,11 @@ def _history(
     directly, else the latest history. What waits in cold storage under it (a narrower statement it
     covers) was not replaced: it is not said. The ids said are added to ``ids``."""
     stale = sorted(
-        (m for m in members if m.state in _STALE and m.state != "archived" and m.authority == head.authority),
+        (
+            m
+            for m in members
+            if m.state in _STALE and m.state != State.ARCHIVED and m.authority == head.authority
+        ),
         key=lambda m: (m.superseded_by == head.id, m.time or ""),
         reverse=True,
     )
@@ -264,7 +269,7 @@ def _history(
         return text
     before = _former(stale[0], head, keys)
     since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
-    gone = ", which no longer holds" if stale[0].state == "retracted" else ""
+    gone = ", which no longer holds" if stale[0].state == State.RETRACTED else ""
     # the statement that retired it is cited with it
     ids += [i for i in (stale[0].retracted_by,) if i in by_id and i not in ids]
     ids.append(stale[0].id)
@@ -316,7 +321,7 @@ def _as_of(
     attribute = attributes.by_name(then.subject) if then.subject else None
     if own and then.value and attribute is not None and not _words(then.value) <= _words(said):
         said = f"Your {_label(attribute)} was {then.value}"
-    said = in_the_past(first_to_second(said) if then.kind == "episode" else said).rstrip(".")
+    said = in_the_past(first_to_second(said) if then.kind == EPISODE_KIND else said).rstrip(".")
     start = f"from {then.time[:10]} " if then.time else ""
     return f"{said} ({start}until {after[0][:10]})."
 
@@ -403,7 +408,7 @@ def _said(item: ContextItem, keys: set[str]) -> str:
     """A message that retracted something, as the user's own words: 'You said on 2024-05-01: "…"', the
     parts of it that say what holds now when others only say what stopped ("Ana is no longer my
     partner; I'm with Noor now." gives "I'm with Noor now.")."""
-    if item.kind != "episode":
+    if item.kind != EPISODE_KIND:
         return _sentence(item, keys)
     parts = [p.strip() for s in split_sentences(item.text) for p in _PARTS.split(s.text) if p.strip()]
     holding = [p for p in parts if not is_negated(p)]
@@ -415,13 +420,13 @@ def _sentence(item: ContextItem, keys: set[str]) -> str:
     """The item's sentence sharing most key words, less the clauses that tell an old value ended (said as
     the history instead), the user's own memory in the second person."""
     text = statements.without_told_ends(_best_sentence(own_words(item.text), keys))
-    return _second_person(text) if item.kind != "episode" else text
+    return _second_person(text) if item.kind != EPISODE_KIND else text
 
 
 def _stated(item: ContextItem, keys: set[str]) -> str:
     """An item said as what holds: the user's own statement in the second person; a line of the assistant,
     a tool or a document with who said it, never as the user's fact."""
-    if item.authority != "authorized":
+    if item.authority != Authority.AUTHORIZED:
         return _attributed(item, keys)
     return _sentence(item, keys)
 

@@ -19,8 +19,9 @@ from datetime import date
 
 from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.core.recall import periods, statements
+from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, Authority, State
 
-_LIVE = ("current", "in_conflict")
+_LIVE = LIVE_STATES
 #: words that say a clause holds at the time of speaking, not once the plan is done
 _PRESENT = re.compile(r"^(?:(?:currently|for now|right now|at the moment|still|now)\b[\s,]*)+", re.I)
 
@@ -40,7 +41,12 @@ def split(items: Sequence[ContextItem], today: date) -> list[ContextItem]:
         out.append(dataclasses.replace(item, text=plan, time=start, value=value, group=group))
         out.append(
             dataclasses.replace(
-                item, text=before, value=None, state="probably_superseded", superseded_by=item.id, group=group
+                item,
+                text=before,
+                value=None,
+                state=State.PROBABLY_SUPERSEDED,
+                superseded_by=item.id,
+                group=group,
             )
         )
     return out
@@ -70,14 +76,22 @@ def dated_by_siblings(items: Sequence[ContextItem]) -> list[ContextItem]:
 
 def _own(item: ContextItem) -> bool:
     return (
-        item.authority == "authorized" and item.state in _LIVE and bool(item.time) and item.kind != "episode"
+        item.authority == Authority.AUTHORIZED
+        and item.state in _LIVE
+        and bool(item.time)
+        and item.kind != EPISODE_KIND
     )
 
 
 def _parts(item: ContextItem) -> tuple[str, str, str] | None:
     """(what held until the plan's day, the plan clause, that day) for the person's own live statement of
     one sentence that has one clause naming a value from a later day and another naming a value now."""
-    if item.authority != "authorized" or item.state not in _LIVE or not item.time or item.kind == "episode":
+    if (
+        item.authority != Authority.AUTHORIZED
+        or item.state not in _LIVE
+        or not item.time
+        or item.kind == EPISODE_KIND
+    ):
         return None
     text = item.text.strip()
     if len(statements.sentences(text)) != 1:
