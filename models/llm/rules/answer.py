@@ -37,7 +37,7 @@ MAX_SUBJECTS = 3
 ABSTAIN_TEXT = "No stored memory answers this."
 # Words that frame a question rather than say what it is about.
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
-_AUTHORITY_RANK = {Authority.AUTHORIZED: 3, Authority.ATTESTED: 2, Authority.UNENDORSED: 1}
+_AUTHORITY_RANK: dict[str, int] = {Authority.AUTHORIZED: 3, Authority.ATTESTED: 2, Authority.UNENDORSED: 1}
 _LIVE = LIVE_STATES
 #: history: replaced, retracted, kept cold, or (recall's safety net) an older statement of an attribute
 #: a newer one states
@@ -132,7 +132,7 @@ def _states(item: ContextItem, asked: frozenset[str]) -> bool:
     """Whether recall read ``item`` as a live statement of an attribute the question asks."""
     return (
         bool(item.subject)
-        and item.state in _LIVE + _STALE
+        and item.state in _LIVE | _STALE
         and attributes.canonical(item.subject or "") in asked
     )
 
