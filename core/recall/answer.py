@@ -17,7 +17,7 @@ from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked, questions
 from veramem_desktop.core.recall.fence import fence
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
-from veramem_desktop.core.recall.rank import asker_first
+from veramem_desktop.core.recall.rank import asker_first, episode_hit
 from veramem_desktop.core.storage import (
     episode_contents,
     episode_turns,
@@ -28,8 +28,7 @@ from veramem_desktop.core.storage import (
 )
 from veramem_desktop.core.storage.access import Caller
 from veramem_desktop.core.storage.ids import iso, new_id
-from veramem_desktop.core.storage.items import ROLE_AUTHORITY
-from veramem_desktop.core.vocabulary import EPISODE_KIND, Authority, State, Status, Trust
+from veramem_desktop.core.vocabulary import EPISODE_KIND, State, Status
 
 LADDER = ("dual", "source_episodes", "neighbouring_turns")
 
@@ -301,16 +300,4 @@ class Answerer:
             row = episode_contents.visible_hit_row(self.store, eid, caller, iso(datetime.now(UTC)))
             if row is None:  # the access predicate applies to every rung of the ladder
                 continue
-            pool[eid] = Hit(
-                id=row.id,
-                kind=EPISODE_KIND,
-                text=row.content,
-                score=score,
-                authority=ROLE_AUTHORITY.get(row.role, Authority.UNENDORSED),
-                trust=Trust.RAW,
-                status=Status.ACTIVE,
-                time=row.event_time,
-                user_id=row.user_id,
-                session_id=row.session_id,
-                source=row.source_name or row.role,
-            )
+            pool[eid] = episode_hit(row, score)

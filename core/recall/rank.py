@@ -94,23 +94,28 @@ def hydrate(
             )
         )
     for e in episode_contents.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
-        hits.append(
-            Hit(
-                id=e.id,
-                kind=EPISODE_KIND,
-                text=e.content,
-                score=scores[e.id],
-                authority=ROLE_AUTHORITY.get(e.role, Authority.UNENDORSED),
-                trust=Trust.RAW,
-                status=Status.ACTIVE,
-                time=e.event_time,
-                user_id=e.user_id,
-                session_id=e.session_id,
-                source=e.source_name or e.role,
-                channels=ranks.get(e.id, {}),
-            )
-        )
+        hits.append(episode_hit(e, scores[e.id], ranks.get(e.id, {})))
     return hits
+
+
+def episode_hit(
+    row: episode_contents.EpisodeHitRow, score: float, channels: dict[str, int] | None = None
+) -> Hit:
+    """A raw message as a hit: the authority of its speaker's role, never more; trust "raw"."""
+    return Hit(
+        id=row.id,
+        kind=EPISODE_KIND,
+        text=row.content,
+        score=score,
+        authority=ROLE_AUTHORITY.get(row.role, Authority.UNENDORSED),
+        trust=Trust.RAW,
+        status=Status.ACTIVE,
+        time=row.event_time,
+        user_id=row.user_id,
+        session_id=row.session_id,
+        source=row.source_name or row.role,
+        channels=channels or {},
+    )
 
 
 def apply_priors(hits: list[Hit]) -> list[Hit]:
