@@ -64,16 +64,22 @@ def person_asked(question: str) -> frozenset[str]:
     Femi work?") and a relation said as the asker's ("my brother Dario", "my mum"), lower case; empty
     for a question about the asker."""
     words = WORD.findall(question[:400])
+    # a question typed all in lower case gives no capitals to tell a name by: a word the lexicon does not
+    # know, where a question puts whom it asks about ("does aisha teach"), is one
+    uncased = not any(c.isupper() for c in re.sub(r"\bI\b", "", question))
     found: set[str] = set()
     for i, w in enumerate(words):
         low = bare(w)
+        name = re.sub(r"['’]s$", "", w)
         if i > 0 and words[i - 1].lower() in OWN and _relation(low) is not None:
-            asked_for = i > 1 and words[i - 2].lower() in BE_FORMS and not w.lower().endswith("'s")
+            before = words[i - 2].lower().replace("’", "'") if i > 1 else ""
+            # "who is my partner?", "who's my partner?": the question asks the relation itself
+            asked_for = (before in BE_FORMS or before.endswith("'s")) and not w.lower().endswith("'s")
             if not asked_for:  # "who is my partner?" asks the partner; "where does my mum live?" asks of her
                 found.add(low)
         elif (
             i > 0
-            and a_name(re.sub(r"['’]s$", "", w))
+            and (a_name(name) or (uncased and a_name(name.capitalize())))
             and low not in _QUESTION_NAMES
             and _subject_at(words, i)
         ):

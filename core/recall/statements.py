@@ -30,6 +30,7 @@ too. A few dozen dictionary lookups per hit, cached per text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -425,13 +426,19 @@ def without_told_ends(sentence: str) -> str:
     ("Harcourt closed down, booked Linden Garage instead" gives "Booked Linden Garage instead"; "…,
     goodbye call centre" is left out): what holds, said alone; the whole sentence when no such clause is
     there or nothing else is said. "Theo dropped swimming, …" stays: it says who ended it."""
+    return without_clauses(sentence, _told_end)
+
+
+def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
+    """``sentence`` without the clauses ``drop`` picks, rejoined with the separators between those kept;
+    the whole sentence when none is picked or nothing else is said."""
     parts: list[tuple[str, str]] = []  # each clause with the separator after it
     at = 0
     for cut in _CLAUSE.finditer(sentence):
         parts.append((sentence[at : cut.start()], cut.group(0)))
         at = cut.end()
     parts.append((sentence[at:], ""))
-    kept = [(clause, sep) for clause, sep in parts if not _told_end(clause)]
+    kept = [(clause, sep) for clause, sep in parts if not drop(clause)]
     if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
         return sentence
     text = ("".join(clause + sep for clause, sep in kept[:-1]) + kept[-1][0]).strip().rstrip(",;:-–—").strip()

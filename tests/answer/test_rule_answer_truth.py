@@ -143,3 +143,79 @@ def test_a_relative_time_is_counted_from_the_askers_day_not_the_last_message() -
     when = asked_when("Where did I live last summer?", items, today=date(2026, 3, 2))
     assert when is not None and when.end == "2025-09-01"
     assert asked_when("Where did I live last summer?", items, today=date(2024, 8, 1)).end == "2023-09-01"
+
+
+def test_another_persons_attribute_is_never_answered_with_what_the_asker_says_of_themselves() -> None:
+    """Asked where a brother works, the asker's own employer is no answer, however well it matches; the
+    brother's statements count, those naming him by the name the history gives the relation too."""
+    items = [
+        _item("m-own", "User's employer: Kestrel Mutual.", time="2023-05-05T09:00:00+00:00", group="g-own"),
+        _item(
+            "m-own2", "I'm an underwriter at Kestrel Mutual.", time="2023-05-05T09:01:00+00:00", group=None
+        ),
+        _item(
+            "m-bro",
+            "User's brother Pavel codes for Ashgrove Freight.",
+            time="2022-05-05T09:00:00+00:00",
+            group=None,
+        ),
+        _item("m-new", "Pavel got hired at Corrin Labs!", time="2024-01-17T09:00:00+00:00", group=None),
+    ]
+    items[0] = ContextItem(
+        "m-own", items[0].text, "fact", "authorized", items[0].time, group="g-own", subject="works_at"
+    )
+    draft = answer("Where does my brother work now?", items)
+    assert "Kestrel" not in draft.text, draft.text
+    assert not {"m-own", "m-own2"} & set(draft.cited_ids)
+
+
+def test_a_question_naming_an_attribute_is_answered_by_one_subject() -> None:
+    """Two unrelated statements both matching the question's words: only the best is said, never a
+    second one beside it that would read as another current value."""
+    items = [
+        _item("m-a", "Tova's new partner Ines is a climber.", time="2023-12-03T09:00:00+00:00", group=None),
+        _item(
+            "m-b",
+            "Tova brought Ruth, her partner, to the barbecue.",
+            time="2021-08-07T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("Who is Tova's partner now?", items)
+    assert "Ines" in draft.text and "Ruth" not in draft.text, draft.text
+
+
+def test_a_clause_denying_something_is_no_part_of_what_holds() -> None:
+    items = [
+        _item(
+            "m-new",
+            "User's editor is Helix since October, hasn't opened Kakoune once, it is so fast.",
+            time="2024-03-19T09:00:00+00:00",
+            group=None,
+        )
+    ]
+    draft = answer("Which editor do I use?", items)
+    assert "Helix" in draft.text and "Kakoune" not in draft.text, draft.text
+
+
+def test_asked_about_a_time_no_version_knows_the_asker_s_words_said_by_then_answer() -> None:
+    """No statement shares a word with the question and none is keyed: what the asker said by the end of
+    the asked time, the most relevant first, answers, as past with the day it was said; never what they
+    said after."""
+    items = [
+        _item(
+            "m-new",
+            "The GP swapped User onto Veltrazine in August 2022.",
+            time="2022-10-14T09:00:00+00:00",
+            group=None,
+        ),
+        _item(
+            "m-old",
+            "User is on Moraxil 50mg, eight months now.",
+            time="2022-02-09T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("What antidepressant was I taking in spring 2022?", items)
+    assert not draft.abstained and draft.cited_ids == ("m-old",), draft
+    assert "Moraxil" in draft.text and "Veltrazine" not in draft.text and "2022-02-09" in draft.text

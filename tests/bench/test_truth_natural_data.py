@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
-from veramem_desktop.bench.truth_natural_section import DATA, held_out, load
+from veramem_desktop.bench.truth_natural_section import DATA, SETS, held_out, load
 
 #: the data file as written before any tuning (commit f491b35); a third of it is the held-out part
 FROZEN_SHA256 = "ae3f0422fcb5d9d6315162d4ef1799b2515c3c1ea6dd6d859e9dd39fa8dd2216"
+#: the blind set as its authors wrote it, committed before any tuning on it (commit 88109d8)
+BLIND_SHA256 = "3673413d8eb5fb9e9f26da3ecc55962e20cc0b450c666f04e5c1f84fa641952b"
 KINDS = {
     "no_i",
     "we",
@@ -31,6 +33,24 @@ def test_the_data_file_is_frozen() -> None:
         "truth_natural.json changed: the held-out part is frozen (it was fixed before any tuning and its "
         "failures are not to be read). Add new histories in a new data file rather than editing this one."
     )
+
+
+def test_the_blind_set_is_frozen_and_each_set_keeps_its_own_held_out_third() -> None:
+    (_, first), (_, blind) = SETS
+    assert first == DATA
+    assert hashlib.sha256(blind.read_bytes()).hexdigest() == BLIND_SHA256, (
+        "truth_natural_blind.json changed: it was committed before any tuning; add a new set instead."
+    )
+    joined = load()
+    position = 0
+    for name, path in SETS:
+        own = load(path)
+        assert [h["set"] for h in own] == [name] * len(own)
+        for index, history in enumerate(own):  # the joined position picks the same third as the own one
+            assert held_out(position + index) == held_out(index), history["id"]
+            assert joined[position + index]["id"] == history["id"]
+        position += len(own)
+    assert position == len(joined)
 
 
 def test_the_data_has_enough_histories_of_two_to_six_sessions_in_time_order() -> None:

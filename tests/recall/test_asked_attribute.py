@@ -133,6 +133,12 @@ def test_a_named_persons_newest_statement_leads_for_a_question_about_them(keyles
         ("Who is my partner now?", set()),
         ("Which area of Lisbon do we live in?", set()),
         ("Who is my GP?", set()),
+        # contracted, and typed all in lower case: a word the lexicon does not know, asked about, is a name
+        ("who's my partner now?", set()),
+        ("which school does oyelaran teach at now?", {"oyelaran"}),
+        ("what's brannagh's job these days", {"brannagh"}),
+        ("where do i live now?", set()),
+        ("what phone am i using rn", set()),
     ],
 )
 def test_whom_a_question_asks_about(question: str, person: set[str]) -> None:

@@ -52,6 +52,9 @@ from .runner import BENCH_PASSPHRASE, BenchContext, Section
 from .truth_section import holds
 
 DATA = Path(__file__).with_name("truth_natural.json")
+#: the data sets, each frozen with its own held-out third: the first, written by the team with the code,
+#: and a blind one, written later by authors who never read the code or the first set
+SETS = (("first", DATA), ("blind", Path(__file__).with_name("truth_natural_blind.json")))
 METRICS = ("answer_current", "search_top1_current", "stale_above_current", "abstained", "as_of_answer")
 #: metrics counting something that must not happen (lower is better)
 LOWER_IS_BETTER = frozenset({"stale_above_current", "abstained"})
@@ -99,10 +102,16 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
-def load(path: Path = DATA) -> list[dict[str, Any]]:
-    """The histories of the data file, in their frozen order."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    histories: list[dict[str, Any]] = data["histories"]
+def load(path: Path | None = None) -> list[dict[str, Any]]:
+    """The histories of one data file, or of every set in :data:`SETS` one after another, in their
+    frozen order, each tagged with its set's name. Every set but the last holds a multiple of three
+    histories (tests/bench/test_truth_natural_data.py), so :func:`held_out` on a position in the
+    joined list picks the same histories as on their position in their own file."""
+    chosen = [(name, p) for name, p in SETS if path is None or p == path] or [("first", path or DATA)]
+    histories: list[dict[str, Any]] = []
+    for name, file in chosen:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        histories += [{**h, "set": name} for h in data["histories"]]
     return histories
 
 
@@ -317,6 +326,8 @@ class VariantResult:
     dev: Tally = field(default_factory=Tally)
     held: Tally = field(default_factory=Tally)
     kinds: dict[str, Tally] = field(default_factory=dict)
+    #: per data set: (dev, held-out)
+    sets: dict[str, tuple[Tally, Tally]] = field(default_factory=dict)
     misses: list[dict[str, str]] = field(default_factory=list)
     imported: dict[str, int] = field(default_factory=dict)
     skipped_overrides: list[str] = field(default_factory=list)
@@ -350,9 +361,11 @@ def run_variant(
         for key, value in counts.items():
             result.imported[key] = result.imported.get(key, 0) + value
         held = is_held_out(index)
+        by_set = result.sets.setdefault(history.get("set", "first"), (Tally(), Tally()))
         for q, outcome in scored:
             for metric, seen in outcome.scores.items():
                 (result.held if held else result.dev).add(metric, seen)
+                by_set[held].add(metric, seen)
                 if not held:
                     for kind in history["kinds"]:
                         result.kinds.setdefault(kind, Tally()).add(metric, seen)
@@ -387,6 +400,10 @@ def _figures(result: VariantResult) -> dict[str, Any]:
     figures: dict[str, Any] = {m: result.dev.rate(m) for m in METRICS}
     figures["held_out"] = {m: result.held.rate(m) for m in METRICS}
     figures["questions"] = {"dev": result.dev.n("abstained"), "held_out": result.held.n("abstained")}
+    figures["sets"] = {
+        name: {part: {m: t.rate(m) for m in METRICS} for part, t in (("dev", dev), ("held_out", held))}
+        for name, (dev, held) in sorted(result.sets.items())
+    }
     figures["imported"] = result.imported
     figures["seconds"] = result.seconds
     if result.skipped_overrides:
@@ -436,6 +453,9 @@ def run_truth_natural_section(
         ("truth-natural dev", _shown(data)),
         ("truth-natural held_out", _shown(data["held_out"])),
     ]
+    for set_name, parts in data["sets"].items():
+        for part, rates in parts.items():
+            rows.append((f"  set {set_name} {part}", _shown(rates)))
     for kind, rates in data["kinds"].items():
         rows.append((f"  dev kind {kind}", _shown(rates)))
     for n, figures in data["variants"].items():

@@ -62,12 +62,17 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     if when is not None and keys - when.words:
         keys -= when.words  # "in March 2024" says when, not what
     asked = questions.asked(question)
-    own = not questions.person_asked(question)
+    person = questions.person_asked(question)
+    own = not person
+    if person:  # another person's attribute is never said by what the asker says of themselves
+        items = about(items, person)
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
     named = questions.attributes_of_nouns(questions.asked_nouns(question))
     scored = _scored(items, keys, asked | named)
     if not scored:
-        return AnswerDraft(text=ABSTAIN_TEXT, abstained=True, sufficient=False)
+        return _said_by_then(items, keys, when) or AnswerDraft(
+            text=ABSTAIN_TEXT, abstained=True, sufficient=False
+        )
     groups: dict[str, list[Row]] = {}
     for row in scored:
         groups.setdefault(row[3].group or row[3].id, []).append(row)
@@ -84,7 +89,22 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     cited: list[str] = []
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
-    for rows in [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]:
+    chosen = [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]
+    if asked | named:
+        # a question naming an attribute is answered from one statement: other subjects are said beside the
+        # first only when said the same day (the rest of that message, a document's other lines); one said
+        # another day would read as a second value of it
+        day = {(r[3].time or "")[:10] for r in chosen[0]}
+        chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
+    if when is not None and when.end and not when.before_change:
+        lead = [r[3] for r in chosen[0] + _mates(chosen[0], items)]
+        if not any(m.time and begun(m)[:10] < when.end for m in lead):
+            # nothing of the subject found was said by the end of the asked time: it cannot say what held
+            # then, the asker's own words said by then can
+            earlier = _said_by_then(items, keys, when)
+            if earlier is not None:
+                return earlier
+    for rows in chosen:
         said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
         sentences.append(said)
         cited += ids
@@ -95,6 +115,65 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         abstained=False,
         sufficient=len(covered) / len(keys) >= 0.5 if keys else False,
     )
+
+
+#: how far down the context (relevance order) a statement said by the asked time is looked for
+_THEN_DEPTH = 10
+
+
+def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen | None) -> AnswerDraft | None:
+    """For a question naming a time, the most relevant of the asker's own statements said by the end of
+    it, as past with the day it was said: what they said then is what held then, when no version of the
+    subject is known. None when the question names no time, or nothing of theirs is that old."""
+    if when is None or not when.end or when.before_change:
+        return None
+    present = {i.id for i in items}
+    for item in items[:_THEN_DEPTH]:
+        if (
+            item.authority == Authority.AUTHORIZED
+            and item.state not in _WITHHELD
+            and item.time
+            and begun(item)[:10] < when.end
+            and not _said_by_its_memory(item, present)
+        ):
+            said = _stated(item, keys)
+            said = in_the_past(first_to_second(said) if item.kind == EPISODE_KIND else said).rstrip(".")
+            return AnswerDraft(
+                text=f"{said} (as you said on {item.time[:10]}).", cited_ids=(item.id,), sufficient=True
+            )
+    return None
+
+
+def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextItem]:
+    """The items less those the asker says of themselves and not of the person a question asks about: an
+    item opening with the asker ("I'm a claims analyst at Brightline", "User's employer: …") that names
+    the person neither by the question's words ("my brother", "Femi") nor by a name the items give
+    that relation ("my brother Sam" makes "Sam landed a job" speak of him)."""
+    names = set(person) | {n for i in items for n in _named_as(own_words(i.text), person)}
+    return [i for i in items if names & _words(own_words(i.text)) or not _SELF.match(own_words(i.text))]
+
+
+#: a statement opening with its speaker: what the asker says of themselves
+_SELF = re.compile(r"\s*(?:I|I['’](?:m|ve|d|ll)|User(?:['’]s)?|[Mm]y|[Ww]e(?:['’](?:re|ve))?)\b")
+
+
+def _named_as(text: str, relations: frozenset[str]) -> set[str]:
+    """The names ``text`` gives the relations: the name just after one ("brother Sam", "sister, Ana")
+    or just before one ("Sam, my brother"), lower case."""
+    found: set[str] = set()
+    words = re.findall(r"[^\W_]+(?:['’]s)?", text)
+    for i, w in enumerate(words):
+        if w.casefold() not in relations:
+            continue
+        near = words[i + 1 : i + 2] + (
+            [words[i - 2]] if i >= 2 and words[i - 1].casefold() in _OWNERS else []
+        )
+        found.update(statements.bare(n) for n in near if statements.a_name(re.sub(r"['’]s$", "", n)))
+    return found
+
+
+#: words that say whose relation it is ("Sam, *my* brother")
+_OWNERS = frozenset({"my", "our", "user's", "users"})
 
 
 def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] = frozenset()) -> list[Row]:
@@ -420,7 +499,18 @@ def _sentence(item: ContextItem, keys: set[str]) -> str:
     """The item's sentence sharing most key words, less the clauses that tell an old value ended (said as
     the history instead), the user's own memory in the second person."""
     text = statements.without_told_ends(_best_sentence(own_words(item.text), keys))
+    text = statements.without_clauses(text, _denies)
     return _second_person(text) if item.kind != EPISODE_KIND else text
+
+
+#: a clause that says something is not so ("haven't opened VS Code once", "not at Oxfam any more")
+_DENIAL = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
+
+
+def _denies(clause: str) -> bool:
+    """Whether a clause denies what it says: it is no part of saying what holds (the rest of the sentence
+    says that; a sentence that only denies is said whole)."""
+    return _DENIAL.search(clause) is not None
 
 
 def _stated(item: ContextItem, keys: set[str]) -> str:
