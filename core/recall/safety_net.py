@@ -96,7 +96,7 @@ def _from_key(h: Hit, row: Keyed) -> _Said | None:
         return None
     found = statements.read(h.text)
     values = frozenset({(row.value or "").casefold()} - {""}) | (found.values if found else frozenset())
-    historic = found.historic if found is not None else False
+    historic = found.historic if found is not None else statements.tells_history(h.text)
     return _Said(h, _person(h, row), predicate, values, bool(found and found.ends), historic)
 
 

@@ -48,7 +48,11 @@ _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's"
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 _HISTORY = re.compile(
-    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b", re.I
+    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b"
+    # a sentence opening on a denial ("Not missing Albion Terrace one bit", "Never going back to Vim"):
+    # what it names is behind the speaker
+    r"|^\W*(?:not|never|don['’]?t|doesn['’]?t|no longer)\b",
+    re.I,
 )
 #: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
 _BEHIND = re.compile(
@@ -478,8 +482,12 @@ def clauses(sentence: str) -> list[str]:
     return [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
 
 
-#: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then"
-_CLAUSE = re.compile(r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+", re.I)
+#: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then", and
+#: before a reason ("because", "bc", "cos")
+_CLAUSE = re.compile(
+    r"\s*[,;:]\s*(?:(?:and|but|so|then)\s+)?|\s+[-–—]\s+|\s+(?:and|but|so|then)\s+|\s+(?=(?:because|bc|cos|coz|cuz)\s)",
+    re.I,
+)
 
 
 @cache

@@ -219,3 +219,28 @@ def test_asked_about_a_time_no_version_knows_the_asker_s_words_said_by_then_answ
     draft = answer("What antidepressant was I taking in spring 2022?", items)
     assert not draft.abstained and draft.cited_ids == ("m-old",), draft
     assert "Moraxil" in draft.text and "Veltrazine" not in draft.text and "2022-02-09" in draft.text
+
+
+def test_a_clause_naming_only_what_earlier_days_named_is_left_out_beside_one_naming_something_new() -> None:
+    """No ending verb the inventory knows: the clause naming the old gym is history because an earlier
+    day's statement named it, and another clause names the new one."""
+    items = [
+        _item(
+            "m-new",
+            "Swapped out of corebarn in March, the Tallow Street Lido has a 50m pool so I go there daily.",
+            time="2024-05-20T09:00:00+00:00",
+            group=None,
+        ),
+        _item(
+            "m-old", "Signed up at Corebarn near the office.", time="2023-01-09T09:00:00+00:00", group=None
+        ),
+    ]
+    draft = answer("Which pool do I go to these days?", items)
+    assert "Tallow Street Lido" in draft.text and "corebarn" not in draft.text.lower(), draft.text
+
+
+def test_a_reason_given_with_a_change_is_its_own_clause() -> None:
+    from veramem_desktop.core.recall.statements import clauses
+
+    said = clauses("Moved my number to Wrenly bc quillnet kept dropping calls on the bus.")
+    assert said == ["Moved my number to Wrenly", "bc quillnet kept dropping calls on the bus."]

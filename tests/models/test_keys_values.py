@@ -16,3 +16,58 @@ from veramem_desktop.models.llm.rules.keys import attribute
 )
 def test_a_name_that_begins_with_new_keeps_it(sentence: str, key: tuple[str, str, str]) -> None:
     assert attribute(sentence) == key
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ended", "taken"),
+    [
+        ("Gave up on german, switched to korean.", "german", "korean"),
+        ("I gave up on Swedish and switched to Welsh last month.", "swedish", "welsh"),
+    ],
+)
+def test_a_value_ended_and_one_taken_up_in_one_sentence_are_both_keyed(
+    sentence: str, ended: str, taken: str
+) -> None:
+    """A multi-valued attribute: what was left is ended by its clause, and the switch's value is taken up;
+    keeping one key per attribute dropped the new value."""
+    from veramem_desktop.models.llm.rules.keys import read_all
+
+    found = read_all(sentence)
+    said = {(k.value.lower() if k.value else None, k.ends) for k in found}
+    assert (ended, True) in said and (taken, False) in said, found
+    assert len({k.predicate for k in found}) == 1, found
+
+
+@pytest.mark.parametrize(
+    ("sentence", "predicate", "value"),
+    [
+        # a value of a kind written with figures keys its attribute, with or without "my"
+        ("Marathon PB is 3:58 now.", "personal_best", "3:58"),
+        ("My 10k PB is 48:02.", "personal_best", "48:02"),
+        # the object gives its attribute away by itself, whatever the verb
+        ("Rented a viola from the music shop in March.", "instrument", "viola"),
+        ("I picked up the oboe.", "instrument", "oboe"),
+    ],
+)
+def test_a_value_that_gives_its_attribute_away_is_keyed_to_it(
+    sentence: str, predicate: str, value: str
+) -> None:
+    from veramem_desktop.models.llm.rules.keys import read_all
+
+    found = read_all(sentence)
+    assert [(k.predicate, k.value) for k in found][:1] == [(predicate, value)], found
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Listening to a viola concerto.",
+        "I hate the oboe.",
+        "My cousin rented a viola.",
+        "I used to play the oboe.",
+    ],
+)
+def test_a_thing_of_a_value_a_liking_or_someone_elses_is_no_value_of_the_speakers(sentence: str) -> None:
+    from veramem_desktop.models.llm.rules.keys import read_all
+
+    assert not [k for k in read_all(sentence) if k.predicate == "instrument" and k.subject == "user"]

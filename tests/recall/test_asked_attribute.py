@@ -518,3 +518,24 @@ def test_a_claim_never_comes_before_the_persons_own_closer_statement() -> None:
     # a claim closer than every own statement stays where it is
     far = _close("I referee the under-12s at Dockside Rovers on Sundays.", "authorized", 0.4)
     assert asked._own_before_closer_claims([claim, far], "What do I do at Dockside Rovers?") == [claim, far]
+
+
+def test_a_statement_opening_on_a_denial_of_the_old_value_never_leads(rmem: Memory) -> None:
+    """ "Not missing Larkspur Row one bit" names the old street after the move: it is history, the newest
+    statement that holds leads, on search as on the answer."""
+    said(
+        rmem,
+        "can you draft a note to our landlord Mr Pellow? the damp at 9 Larkspur Row is back again",
+        "2021-03-02",
+    )
+    said(
+        rmem, "WE GOT THE KEYS to the new place on Quenby Street!!! the letting agent is lovely", "2021-09-20"
+    )
+    said(
+        rmem,
+        "ideas for a rainy saturday with a toddler? the library from Quenby Street is like 3 mins which is "
+        "great. not missing Pellow and that damp at Larkspur Row one bit lol. anyway, cheap ones please",
+        "2022-06-11",
+    )
+    hits = rmem.search("What street do we live on now?", k=10).results
+    assert "Quenby" in hits[0].text, [(h.text, h.state) for h in hits[:4]]

@@ -135,3 +135,24 @@ def test_a_frame_followed_by_another_attributes_value_and_a_dates_numbers_are_no
     )
     found = read("I moved to Tallinn on 2024-03-09.")
     assert found is not None and found.values == frozenset({"tallinn"})
+
+
+def test_a_keyed_statement_opening_on_a_denial_is_history_and_never_leads() -> None:
+    """The write path keyed both to the home; the newer one only says the old street is behind
+    ("not missing …"): it is history, and the statement naming the new street leads."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Key:
+        subject: str | None
+        predicate: str | None
+        value: str | None
+
+    new = _hit(0, "Got the keys to the new place on Quenby Street!", 10)
+    denial = _hit(1, "not missing Pellow and that damp at Larkspur Row one bit lol.", 200)
+    rows = {
+        new.id: Key("user", "lives_in", "Quenby Street"),
+        denial.id: Key("user", "lives_in", "Larkspur Row"),
+    }
+    safety_net.apply([denial, new], rows, {}, lambda _a, _b: None)
+    assert new.state == "current" and denial.state == safety_net.STATE

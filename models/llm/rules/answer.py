@@ -136,7 +136,7 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
             and begun(item)[:10] < when.end
             and not _said_by_its_memory(item, present)
         ):
-            said = _stated(item, keys)
+            said = without_history(_stated(item, keys), item, items, keys)
             said = in_the_past(first_to_second(said) if item.kind == EPISODE_KIND else said).rstrip(".")
             return AnswerDraft(
                 text=f"{said} (as you said on {item.time[:10]}).", cited_ids=(item.id,), sufficient=True
@@ -287,7 +287,8 @@ def _subject(
         versions = [m for m in versions if _states(m, asked) or not m.subject] or versions
         then = held_then(versions, head, when)
         if then is not None:  # what holds now is cited with it: the answer does not present it as current
-            return _as_of(then, head, members, keys, own=own), list(dict.fromkeys([then.id, head.id]))
+            said = _as_of(then, head, members, keys, own=own, items=list(by_id.values()))
+            return said, list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
     # only where the question asks the attribute recall read the head as stating
     plain = (
@@ -296,6 +297,8 @@ def _subject(
         else None
     )
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
+    if plain is None and head.id not in retractions:
+        text = without_history(text, head, list(by_id.values()), keys)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions)
     lower = [
@@ -355,6 +358,42 @@ def _history(
     return f"{text.rstrip('.')} ({since}before that, {before}{gone})."
 
 
+def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], keys: set[str]) -> str:
+    """``text`` (what ``head`` says) without its clauses that name only what statements made on earlier
+    days named, when another clause of it names something new and the clause shares no key word with
+    the question: "ditched Ironyard in April, the Forge Athletic Club has a pool" after "signed up at
+    Ironyard" is said as "the Forge Athletic Club has a pool" (the old gym is history, said as such by
+    the answer's "before that"), while "Sol married Amara" stays for "who is Sol married to?" however
+    often Amara was named before. Names are the words the items write with a capital (most people
+    write names so somewhere, if not everywhere)."""
+    day = (head.time or "")[:10]
+    if not day:
+        return text
+    names = _capitalised(items)
+    older = names & {w for i in items if (i.time or "")[:10] < day for w in _words(own_words(i.text))}
+    new = (names - older) & _words(text)
+    if not new or not older & _words(text):
+        return text
+
+    def history(clause: str) -> bool:
+        said = _words(clause)
+        return bool(said & older) and not said & new and not keys & content_stems(clause)
+
+    return statements.without_clauses(text, history)
+
+
+def _capitalised(items: Sequence[ContextItem]) -> set[str]:
+    """The words the items write with a capital past a sentence's first word, lower case: names, less
+    the speakers, months and days."""
+    found: set[str] = set()
+    for item in items:
+        for m in re.finditer(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'&-]*", own_words(item.text)):
+            word = re.sub(r"['’]s$", "", m.group(0))
+            if not _NOT_A_VALUE.fullmatch(word) and not _SPEAKERS.fullmatch(word):
+                found.update(_words(word))
+    return found
+
+
 #: a name or a number in a statement: what a value usually is ("Berlin", "Lumen Health", "2019")
 #: a date the write path wrote out ("on 2024-03-30")
 _DATE = re.compile(r"\b(?:on |in |from |since )?\d{4}-\d{2}-\d{2}\b")
@@ -387,7 +426,13 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
 
 
 def _as_of(
-    then: ContextItem, head: ContextItem, members: list[ContextItem], keys: set[str], *, own: bool = False
+    then: ContextItem,
+    head: ContextItem,
+    members: list[ContextItem],
+    keys: set[str],
+    *,
+    own: bool = False,
+    items: Sequence[ContextItem] = (),
 ) -> str:
     """The version that held at the asked time, said as past when it no longer holds, with when it held.
     A version known by its key and value whose chosen sentence does not name the value (a message that
@@ -396,7 +441,7 @@ def _as_of(
     if then is head or not after:
         since = f" (since {head.time[:10]})" if head.time else ""
         return f"{_stated(head, keys).rstrip('.')}{since}."
-    said = _stated(then, keys)
+    said = without_history(_stated(then, keys), then, items, keys)  # what it replaced is no value of then
     attribute = attributes.by_name(then.subject) if then.subject else None
     if own and then.value and attribute is not None and not _words(then.value) <= _words(said):
         said = f"Your {_label(attribute)} was {then.value}"
@@ -417,13 +462,22 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
     sentence = own_words(_best_sentence(own_words(head.text), keys))
     older = [n for m in members if (m.time or "") < (head.time or "") for n in _names_in(own_words(m.text))]
     names = _names_in(sentence, older)
-    value = head.value if head.value and _words(head.value) <= _words(sentence) else None
+    # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
+    # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
+    keyed = head.value if head.value and _a_value(head.value) else None
+    value = keyed if keyed and _words(keyed) <= _words(sentence) else None
     if value is None:
         new = [n for n in names if not any(_overlaps(n, o) for o in older)]
         value = new[0] if len(new) == 1 else None
     if value is None or not [n for n in names if not _overlaps(n, value)]:
         return None
     return f"Your {_label(attribute)} is {value}."
+
+
+def _a_value(value: str) -> bool:
+    """Whether a keyed value can be said alone: a name, a figure, or a value of the inventory."""
+    last = value.split()[-1] if value.split() else ""
+    return value[:1].isupper() or value[:1].isdigit() or attributes.for_value(last) is not None
 
 
 def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:

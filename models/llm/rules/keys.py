@@ -203,7 +203,32 @@ def _without_a_frame(parsed: Parsed, referent: str | None) -> list[Keyed]:
         found = read_it(parsed)
         if found is not None:
             return [found]
-    return [u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None]
+    valued = [v for c in parsed.clauses if (v := _valued(_resolved(c, referent))) is not None]
+    return valued or [u for c in parsed.clauses if (u := _unframed(_resolved(c, referent))) is not None]
+
+
+def _valued(c: Clause) -> Keyed | None:
+    """The speaker's change whose object gives its attribute away by itself, when no frame of the verb
+    fits it ("picked up a second-hand cello", "rented a cello", "bought a Pixel 8"): the value, keyed to
+    the attribute it is a value of, whatever the verb. Only a change done (past or perfect): a routine
+    ("I walk the dog on Sundays"), a state ("I have a dog named after …") or anything said not to hold
+    names a thing, not a new value."""
+    if c.hypothetical or c.background or c.negated or c.verb in ("be", "have"):
+        return None
+    if c.tense not in ("past", "perfect") or _who(c.subject) not in (None, "user"):
+        return None
+    if any(f.ends or a.name in _LIKED for a, f in _frames(c.verb)):
+        return None  # "sold the cello", "hate the cello": an ending or a liking, read by its frame
+    for phrase in (c.obj, *(p for prep, p in c.preps if prep in ("to", "into"))):
+        if phrase is None or phrase.owner is not None:
+            continue
+        # the value is the thing itself ("a second-hand cello"), not a thing of it ("a cello concerto")
+        owner = attributes.for_value(phrase.head) or (
+            attributes.for_value(phrase.text) if phrase.proper else None
+        )
+        if owner is not None and owner.name not in _LIKED:
+            return Keyed("user", owner.name, _text(phrase, owner) or phrase.text)
+    return None
 
 
 #: whom a sentence is about when it is another person no name or relation says ("my parents", "they")
@@ -306,12 +331,13 @@ def _label(phrase: Phrase, text: str) -> str | None:
 
 
 def _one_each(found: list[Keyed]) -> list[Keyed]:
-    """The keys with one per (person, attribute), the first said kept."""
-    seen: set[tuple[str, str | None]] = set()
+    """The keys with one per (person, attribute), the first said kept; beside a value ended, one value
+    taken up ("gave up on Italian, switched to Japanese": both)."""
+    seen: set[tuple[str, str | None, bool]] = set()
     out = []
     for k in found:
-        if (k.subject, k.predicate) not in seen:
-            seen.add((k.subject, k.predicate))
+        if (k.subject, k.predicate, k.ends) not in seen and (k.subject, k.predicate, False) not in seen:
+            seen.add((k.subject, k.predicate, k.ends))
             out.append(k)
     return out
 
@@ -647,13 +673,14 @@ def _left_a_name(c: Clause, who: str) -> Keyed | None:
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
-    """ "I moved everything to VS Code", "switched over to Firefox": a switch whose value gives its
-    attribute away, when no frame of the verb fits."""
+    """ "I moved everything to VS Code", "switched over to Firefox", "switched to Japanese": a switch
+    whose value gives its attribute away, when no frame of the verb fits (of a multi-valued attribute,
+    the value taken up; what was left is ended by its own clause)."""
     if c.verb.split()[0] not in attributes.SWITCH_VERBS or c.negated:
         return None  # "switched to", "moved everything over to"
     for phrase in (p for prep, p in c.preps if prep in ("to", "into")):
         owner = _owned_by(phrase)
-        if owner is not None and not owner.multi:
+        if owner is not None:
             return Keyed(who, owner.name, phrase.text)
     return None
 
@@ -814,8 +841,14 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
         return _theirs_is(owner, subject, complement, c)
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
         return _mine_is(subject, complement, c, parsed)
-    if subject.owner is None and complement is not None and _name(complement) and _single(subject.head):
-        return _noun_key("user", subject.text, complement.text, named=True)  # "the car's a Kia Niro EV"
+    if (
+        subject.owner is None
+        and complement is not None
+        and (_name(complement) or any(ch.isdigit() for ch in complement.text))
+        and _single(subject.head)
+    ):  # "the car's a Kia Niro EV", "deadlift PB is 135kg now": a thing of the inventory with no owner
+        # said is the speaker's
+        return _noun_key("user", subject.text, complement.text, named=True)
     if complement is not None and (complement.owner in ("my", "our") or complement.new):
         # "Ana is my sister", "Priya is the new boss", "Acme is my employer"
         if subject.proper or subject.label is not None:
@@ -1030,12 +1063,22 @@ def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bo
     attr = _noun_attribute(noun)
     if attr is None:
         return Keyed(who, noun.replace(" ", "_"), value) if not named else None
-    if attr.entities and not value[:1].isupper() and attributes.for_value(value) is None:
+    if attr.entities and not _of_its_kind(value, attr) and attributes.for_value(value) is None:
         return Keyed(who, noun.replace(" ", "_"), value) if not where else None
     better = attributes.for_value(value)
     if better is not None and better.name == "occupation" and attr.name == "works_at":
         attr = better  # "my job is nurse"
     return Keyed(who, attr.name, value)
+
+
+#: the entity labels whose values are written with figures ("135kg", "1:52", "£6k", "the 1st")
+_FIGURES = frozenset({"QUANTITY", "CARDINAL", "TIME", "DATE", "MONEY", "PERCENT", "ORDINAL"})
+
+
+def _of_its_kind(value: str, attr: Attribute) -> bool:
+    """Whether ``value`` is written as a value of ``attr``'s entity kinds are: a name with a capital, or,
+    for kinds written with figures (a personal best, a rent), a value that has one."""
+    return value[:1].isupper() or (bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value))
 
 
 # --- other speakers ----------------------------------------------------------------------------
