@@ -72,7 +72,7 @@ LIFE: tuple[Attribute, ...] = (
         "dentist",
         False,
         "The person's dentist.",
-        nouns="dentist, dental practice",
+        nouns="dentist, dental practice, dental surgery, dental clinic, dental",
         entities="PERSON ORG",
     ),
     _a(
@@ -202,8 +202,34 @@ LIFE: tuple[Attribute, ...] = (
         "insurance",
         False,
         "The person's health or car insurance company.",
-        nouns="insurance, insurer, health insurance",
+        nouns="insurance, insurer, health insurance, car insurance, home insurance, house insurance, "
+        "contents insurance, travel insurance, pet insurance",
         entities="ORG",
+    ),
+    _a(
+        "streaming_service",
+        False,
+        "The film and TV streaming service the person subscribes to.",
+        nouns="streaming service, streaming subscription, streaming platform, streamer",
+        frames="subscribe to?; sign_up for?; switch to?; go with?",
+        ends="cancel?; unsubscribe from?",
+        values="netflix, mubi, hulu, disney, disney+, disney plus, hbo max, prime video, amazon prime, "
+        "apple tv, apple tv+, paramount+, peacock, now tv, crunchyroll, britbox",
+        entities="ORG PRODUCT",
+    ),
+    _a(
+        "cafe",
+        False,
+        "The café or coffee shop the person usually goes to.",
+        nouns="coffee shop, coffee place, café, cafe, coffee spot, go-to, local",
+        entities="ORG FAC",
+    ),
+    _a(
+        "savings_goal",
+        False,
+        "What the person is saving money for.",
+        nouns="savings, savings goal, savings pot, savings target",
+        frames="save for; save up for",
     ),
     _a(
         "commute",

@@ -65,8 +65,12 @@ _REQUEST = re.compile(
     r"^\s*(?:please|can you|could you|would you|will you|help me|remind me|tell me|let's|lets|do you)\b|\?\s*$",
     re.I,
 )
-#: words the lexicon holds no lemma for that are no names
-_FUNCTION_TEXT = "the a an this that these those our your so and but or yes no oh well"
+#: words the lexicon holds no lemma for that are no names: function words, and the particles and
+#: shorthands of chat ("Ok switched to …", "Tbh the new one is better")
+_FUNCTION_TEXT = (
+    "the a an this that these those our your so and but or yes no oh well ok okay yeah yep yup nope lol "
+    "omg btw tbh fyi imo idk ngl haha ugh hmm wow hey hi anyway also pls thx rn"
+)
 _FUNCTION = frozenset(_FUNCTION_TEXT.split())
 BE_FORMS = frozenset(
     {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
@@ -251,16 +255,22 @@ def _single_value_of(word: str) -> str | None:
 
 
 def noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
-    """Where a noun of an attribute is said (the position of its first word), and which attribute."""
+    """Where a noun of an attribute is said (the position of its first word), and which attribute; a noun
+    inside a longer one of another attribute is not said ("coffee place" is a café, not the home a
+    "place" is; "car insurance" is no car)."""
     index = _nouns()
-    out = []
-    for at, word in enumerate(lowered):
-        for lemma in lemmas(word):
-            for before, name in index.get(lemma, ()):
-                start = at - len(before)
-                if start >= 0 and tuple(lowered[start:at]) == before:
-                    out.append((start, name))
-    return out
+    found = [
+        (at - len(before), at, name)
+        for at, word in enumerate(lowered)
+        for lemma in lemmas(word)
+        for before, name in index.get(lemma, ())
+        if at - len(before) >= 0 and tuple(lowered[at - len(before) : at]) == before
+    ]
+    return [
+        (start, name)
+        for start, end, name in found
+        if not any(s <= start and end <= e and (s, e) != (start, end) and n != name for s, e, n in found)
+    ]
 
 
 def _owned_nouns(lowered: list[str], spans: list[tuple[int, str]]) -> list[tuple[str, int]]:

@@ -244,3 +244,39 @@ def test_a_reason_given_with_a_change_is_its_own_clause() -> None:
 
     said = clauses("Moved my number to Wrenly bc quillnet kept dropping calls on the bus.")
     assert said == ["Moved my number to Wrenly", "bc quillnet kept dropping calls on the bus."]
+
+
+def test_asked_about_a_time_the_latest_matching_statement_said_by_then_answers_keyed_or_not() -> None:
+    """The subject's keyed versions skip a statement the write path did not key; what the asker said last
+    before the asked time, matching the question, is what held then."""
+    items = [
+        ContextItem(
+            "m-new",
+            "User's squat PB is 150kg now.",
+            "fact",
+            "authorized",
+            "2023-02-10T09:00:00+00:00",
+            group="g1",
+            subject="personal_best",
+        ),
+        ContextItem(
+            "m-old",
+            "New squat PB on Friday: 110kg!",
+            "fact",
+            "authorized",
+            "2022-01-15T09:00:00+00:00",
+            "probably_superseded",
+            "m-new",
+            group="g1",
+            subject="personal_best",
+        ),
+        _item(
+            "m-mid",
+            "Squat went well, hit 130kg in the week of 2022-06-13.",
+            time="2022-06-22T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("What was my best squat in late summer 2022?", items)
+    assert not draft.abstained and draft.cited_ids[0] == "m-mid", draft
+    assert draft.text.index("130kg") < min(draft.text.find(v) % 10_000 for v in ("110kg", "150kg"))

@@ -71,3 +71,28 @@ def test_a_thing_of_a_value_a_liking_or_someone_elses_is_no_value_of_the_speaker
     from veramem_desktop.models.llm.rules.keys import read_all
 
     assert not [k for k in read_all(sentence) if k.predicate == "instrument" and k.subject == "user"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "predicate", "value"),
+    [
+        # the longest ending of a name that the inventory has a noun for gives its attribute
+        ("Had to switch so I'm at Rowan Court Health Centre now.", "doctor", "Rowan Court Health Centre"),
+        ("I bank with Thistledown Bank.", "bank", "Thistledown Bank"),
+        # a thing of the inventory whose values are plain nouns, said with no owner, is the speaker's
+        ("The savings pot is a holiday fund now.", "savings_goal", "holiday fund"),
+    ],
+)
+def test_an_attribute_known_by_the_words_of_a_name_or_a_plain_noun(
+    sentence: str, predicate: str, value: str
+) -> None:
+    from veramem_desktop.models.llm.rules.keys import read_all
+
+    found = read_all(sentence)
+    assert [(k.predicate, k.value) for k in found][:1] == [(predicate, value)], found
+
+
+def test_a_word_that_describes_an_ownerless_thing_is_no_value() -> None:
+    from veramem_desktop.models.llm.rules.keys import read_all
+
+    assert read_all("The savings pot is tiny.") == []

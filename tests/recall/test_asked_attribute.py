@@ -539,3 +539,19 @@ def test_a_statement_opening_on_a_denial_of_the_old_value_never_leads(rmem: Memo
     )
     hits = rmem.search("What street do we live on now?", k=10).results
     assert "Quenby" in hits[0].text, [(h.text, h.state) for h in hits[:4]]
+
+
+def test_a_noun_inside_a_longer_noun_of_the_inventory_asks_the_longer_ones_attribute() -> None:
+    """ "coffee place" is a café, not the home a "place" is; "car insurance" is no car."""
+    from veramem_desktop.core.recall.statements import noun_spans
+
+    assert questions.asked("What's my go-to coffee place now?") == frozenset({"cafe"})
+    assert {name for _, name in noun_spans(["our", "car", "insurance", "went", "up"])} == {"insurance"}
+
+
+@pytest.mark.parametrize("opener", ["Ok", "Tbh", "Btw", "Yeah", "Lol"])
+def test_a_chat_particle_opening_a_statement_is_no_other_person(opener: str) -> None:
+    from veramem_desktop.core.recall.statements import read
+
+    found = read(f"{opener} switched to Thistledown Bank last week.")
+    assert found is not None and not found.other, found

@@ -96,14 +96,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         # another day would read as a second value of it
         day = {(r[3].time or "")[:10] for r in chosen[0]}
         chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
-    if when is not None and when.end and not when.before_change:
-        lead = [r[3] for r in chosen[0] + _mates(chosen[0], items)]
-        if not any(m.time and begun(m)[:10] < when.end for m in lead):
-            # nothing of the subject found was said by the end of the asked time: it cannot say what held
-            # then, the asker's own words said by then can
-            earlier = _said_by_then(items, keys, when)
-            if earlier is not None:
-                return earlier
+    then = _then_outside_the_subject(chosen[0], scored, items, keys, when)
+    if then is not None:
+        return then
     for rows in chosen:
         said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
         sentences.append(said)
@@ -121,6 +116,73 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
 _THEN_DEPTH = 10
 
 
+def _then_outside_the_subject(
+    lead_rows: list[Row],
+    scored: list[Row],
+    items: Sequence[ContextItem],
+    keys: set[str],
+    when: AskedWhen | None,
+) -> AnswerDraft | None:
+    """For a question naming a time, what held then when the leading subject's versions cannot say it:
+    nothing of it was said by the end of that time (the asker's own words said by then say it), or a
+    statement matching the question said later than its version then, which the write path did not
+    key to it. None otherwise: the subject's versions answer."""
+    if when is None or not when.end or when.before_change:
+        return None
+    lead = [r[3] for r in lead_rows + _mates(lead_rows, items)]
+    if not any(m.time and begun(m)[:10] < when.end for m in lead):
+        return _said_by_then(items, keys, when)
+    return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead)
+
+
+def _latest_by_then(
+    matching: Sequence[ContextItem],
+    items: Sequence[ContextItem],
+    keys: set[str],
+    when: AskedWhen,
+    subject: Sequence[ContextItem],
+) -> AnswerDraft | None:
+    """For a question naming a time, the latest of the asker's own statements matching the question (its
+    key words, or the asked attribute) that had begun by the end of that time, when it is no statement
+    of the leading ``subject`` (whose versions say what held then themselves): what they said last
+    before then is what held then, whether or not the write path keyed it to that subject."""
+    present = {i.id for i in items}
+    by_then = [
+        i
+        for i in dict.fromkeys(matching)
+        if i.authority == Authority.AUTHORIZED
+        and i.state not in _WITHHELD
+        and i.time
+        and begun(i)[:10] < (when.end or "")
+        and not _said_by_its_memory(i, present)
+    ]
+    by_then = [i for i in by_then if _names_something(own_words(i.text))]
+    if not by_then:
+        return None
+    chosen = max(by_then, key=begun)
+    return None if any(chosen is m for m in subject) else _said_then(chosen, items, keys)
+
+
+def _names_something(text: str) -> bool:
+    """Whether a statement names what could be a value: a name, a figure, or a value of the inventory ("it
+    has a forest school" names none: a reply's remark, no value of anything)."""
+    words = re.findall(r"[^\W_]+", text.casefold())
+    return (
+        bool(_names_in(text)) or any(w[:1].isdigit() for w in words) or any(map(attributes.for_value, words))
+    )
+
+
+def _said_then(chosen: ContextItem, items: Sequence[ContextItem], keys: set[str]) -> AnswerDraft:
+    """A statement said as what held at an asked time: in the past, with the day it was said."""
+    said = without_history(_stated(chosen, keys), chosen, items, keys)
+    said = in_the_past(first_to_second(said) if chosen.kind == EPISODE_KIND else said).rstrip(".")
+    # what replaced or retracted it is cited with it: the answer does not present it as holding now
+    after = [i.id for i in items if i.id in (chosen.superseded_by, chosen.retracted_by)]
+    return AnswerDraft(
+        text=f"{said} (as you said on {(chosen.time or '')[:10]}).", cited_ids=(chosen.id, *after)
+    )
+
+
 def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen | None) -> AnswerDraft | None:
     """For a question naming a time, the most relevant of the asker's own statements said by the end of
     it, as past with the day it was said: what they said then is what held then, when no version of the
@@ -128,20 +190,19 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
     if when is None or not when.end or when.before_change:
         return None
     present = {i.id for i in items}
-    for item in items[:_THEN_DEPTH]:
-        if (
-            item.authority == Authority.AUTHORIZED
-            and item.state not in _WITHHELD
-            and item.time
-            and begun(item)[:10] < when.end
-            and not _said_by_its_memory(item, present)
-        ):
-            said = without_history(_stated(item, keys), item, items, keys)
-            said = in_the_past(first_to_second(said) if item.kind == EPISODE_KIND else said).rstrip(".")
-            return AnswerDraft(
-                text=f"{said} (as you said on {item.time[:10]}).", cited_ids=(item.id,), sufficient=True
-            )
-    return None
+    own = [
+        i
+        for i in items[:_THEN_DEPTH]
+        if i.authority == Authority.AUTHORIZED
+        and i.state not in _WITHHELD
+        and i.time
+        and i.time[:10] < when.end
+        and not _said_by_its_memory(i, present)
+    ]
+    # what had begun by then first; else what was said by then (a date it names may be a deadline: "the
+    # thesis is due in June")
+    chosen = next(iter([i for i in own if begun(i)[:10] < when.end] or own), None)
+    return _said_then(chosen, items, keys) if chosen is not None else None
 
 
 def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextItem]:

@@ -647,7 +647,9 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
             phrase.head
         )  # never a common noun's head alone: a "care home" is no "home"
     if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
-        found = attributes.for_noun(phrase.text.split()[-1])  # "Kestrel Bank", "Riverside Rowing Club"
+        # the longest ending of the name the inventory has a noun for: "Kestrel Bank", "Riverside Rowing
+        # Club", "Elm Tree Medical Centre"
+        found = _noun_attribute(" ".join(phrase.text.lower().split()[1:]))
     return found
 
 
@@ -844,10 +846,14 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     if (
         subject.owner is None
         and complement is not None
-        and (_name(complement) or any(ch.isdigit() for ch in complement.text))
-        and _single(subject.head)
-    ):  # "the car's a Kia Niro EV", "deadlift PB is 135kg now": a thing of the inventory with no owner
-        # said is the speaker's
+        and (
+            _name(complement)
+            or any(ch.isdigit() for ch in complement.text)
+            or _plain_kind(subject, complement)
+        )
+        and (_single(subject.head) or _single(_CHANGE_WORDS.sub("", subject.text.lower()).strip()))
+    ):  # "the car's a Kia Niro EV", "deadlift PB is 135kg now", "the savings pot is a car fund": a thing
+        # of the inventory with no owner said is the speaker's
         return _noun_key("user", subject.text, complement.text, named=True)
     if complement is not None and (complement.owner in ("my", "our") or complement.new):
         # "Ana is my sister", "Priya is the new boss", "Acme is my employer"
@@ -860,6 +866,13 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     if who is None or complement is None:
         return None
     return _is_a(who, complement, c)
+
+
+def _plain_kind(subject: Phrase, complement: Phrase) -> bool:
+    """Whether the complement is a value of the attribute the subject names, for an attribute whose values
+    are plain nouns (no entity kinds: a savings goal is "a car fund"), never a word that describes."""
+    attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
+    return attr is not None and not attr.entities and not complement.describes
 
 
 _PLACES = frozenset({"GPE", "LOC"})
