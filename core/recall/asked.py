@@ -56,10 +56,11 @@ def settle(hits: list[Hit], question: str) -> list[Hit]:
 
 
 def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
-    """For a question in the first person, a claim (an assistant's or a tool's line) never comes before
-    a live statement of the person's own that is closer to the question: the claim moves down past it,
+    """For a question about the person or someone they know (in the first person, or naming whom it asks
+    about: "what's carla's job now?"), a claim (an assistant's or a tool's line) never comes before a
+    live statement of the person's own that is closer to the question: the claim moves down past it,
     and the person's own statements keep their order (the truth order among them stands)."""
-    if not _FIRST_PERSON.search(question):
+    if not _FIRST_PERSON.search(question) and not questions.person_asked(question):
         return hits
     own = [
         h

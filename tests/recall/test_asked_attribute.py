@@ -555,3 +555,13 @@ def test_a_chat_particle_opening_a_statement_is_no_other_person(opener: str) -> 
 
     found = read(f"{opener} switched to Thistledown Bank last week.")
     assert found is not None and not found.other, found
+
+
+def test_asked_about_someone_they_know_a_claim_never_comes_before_the_persons_own_closer_statement() -> None:
+    """ "what's oriel's job now?": the person's own line about Oriel outranks an assistant's line that is
+    less close, as for a question about themselves."""
+    claim = _close("According to the assistant: A flask of soup helps on night shifts.", "attested", 0.1)
+    own = _close("Oriel got promoted to charge nurse!!!", "authorized", 0.7)
+    assert asked._own_before_closer_claims([claim, own], "what's oriel's job now?") == [own, claim]
+    # a question about no one keeps the order relevance gave
+    assert asked._own_before_closer_claims([claim, own], "what helps on night shifts?") == [claim, own]
