@@ -280,3 +280,22 @@ def test_asked_about_a_time_the_latest_matching_statement_said_by_then_answers_k
     draft = answer("What was my best squat in late summer 2022?", items)
     assert not draft.abstained and draft.cited_ids[0] == "m-mid", draft
     assert draft.text.index("130kg") < min(draft.text.find(v) % 10_000 for v in ("110kg", "150kg"))
+
+
+def test_asked_about_someone_their_unkeyed_change_states_what_is_asked() -> None:
+    """Recall reads an unkeyed line about another person ("Pavel landed a job at Corrin Labs") as stating
+    their employer, so it answers "where does my brother work?" over an older line that only shares the
+    word "brother"."""
+    items = [
+        ContextItem(
+            "m-old",
+            "User's brother Pavel (he codes at Ashgrove Freight) says recruiters only want numbers.",
+            "fact",
+            "authorized",
+            "2022-05-05T09:00:00+00:00",
+            subject="relation:brother",
+        ),
+        _item("m-new", "Pavel landed a job at Corrin Labs!!!", time="2023-01-17T09:00:00+00:00", group=None),
+    ]
+    draft = answer("Where does my brother work now?", items)
+    assert "Corrin Labs" in draft.text and "Ashgrove" not in draft.text, draft.text

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from veramem_desktop.core import attributes
@@ -65,7 +66,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     person = questions.person_asked(question)
     own = not person
     if person:  # another person's attribute is never said by what the asker says of themselves
-        items = about(items, person)
+        items = [_read_as_theirs(i) for i in about(items, person)]
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
     named = questions.attributes_of_nouns(questions.asked_nouns(question))
     scored = _scored(items, keys, asked | named)
@@ -203,6 +204,18 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
     # thesis is due in June")
     chosen = next(iter([i for i in own if begun(i)[:10] < when.end] or own), None)
     return _said_then(chosen, items, keys) if chosen is not None else None
+
+
+def _read_as_theirs(item: ContextItem) -> ContextItem:
+    """An unkeyed statement of someone else's attribute with the attribute recall reads in its words ("Sam
+    landed a job at Quantwell": the employer), as recall labels the person's own statements: asked about
+    that person, it states what is asked whatever its words."""
+    if item.subject or item.authority != Authority.AUTHORIZED:
+        return item
+    found = statements.read(own_words(item.text))
+    if found is None or not found.other:
+        return item
+    return replace(item, subject=statements.attribute_of(found))
 
 
 def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextItem]:
