@@ -9,8 +9,12 @@ from veramem_desktop.bench.truth_natural_section import DATA, SETS, held_out, lo
 
 #: the data file as written before any tuning (commit f491b35); a third of it is the held-out part
 FROZEN_SHA256 = "ae3f0422fcb5d9d6315162d4ef1799b2515c3c1ea6dd6d859e9dd39fa8dd2216"
-#: the blind set as its authors wrote it, committed before any tuning on it (commit 88109d8)
-BLIND_SHA256 = "3673413d8eb5fb9e9f26da3ecc55962e20cc0b450c666f04e5c1f84fa641952b"
+#: the blind sets as their authors wrote them, each committed before any tuning on it (commits 88109d8
+#: and b3bbb8b)
+BLIND_SHA256 = {
+    "blind": "3673413d8eb5fb9e9f26da3ecc55962e20cc0b450c666f04e5c1f84fa641952b",
+    "blind-2": "800c411baca4df3f29604400fcad68cf355b5bd25350a46146930e3ec2140f69",
+}
 KINDS = {
     "no_i",
     "we",
@@ -35,20 +39,20 @@ def test_the_data_file_is_frozen() -> None:
     )
 
 
-def test_the_blind_set_is_frozen_and_each_set_keeps_its_own_held_out_third() -> None:
-    (_, first), (_, blind) = SETS
-    assert first == DATA
-    assert hashlib.sha256(blind.read_bytes()).hexdigest() == BLIND_SHA256, (
-        "truth_natural_blind.json changed: it was committed before any tuning; add a new set instead."
-    )
+def test_the_blind_sets_are_frozen_and_each_set_keeps_its_own_held_out_third() -> None:
+    assert SETS[0] == ("first", DATA)
+    for name, path in SETS[1:]:
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == BLIND_SHA256[name], (
+            f"{path.name} changed: it was committed before any tuning on it; add a new set instead."
+        )
     joined = load()
     position = 0
     for name, path in SETS:
         own = load(path)
         assert [h["set"] for h in own] == [name] * len(own)
-        for index, history in enumerate(own):  # the joined position picks the same third as the own one
-            assert held_out(position + index) == held_out(index), history["id"]
+        for index, history in enumerate(own):  # held out by its position in its own file
             assert joined[position + index]["id"] == history["id"]
+            assert joined[position + index]["held_out"] == held_out(index), history["id"]
         position += len(own)
     assert position == len(joined)
 
@@ -78,8 +82,8 @@ def test_the_questions_are_many_and_a_quarter_ask_as_of_a_time() -> None:
 
 def test_the_held_out_third_and_the_dev_part_each_cover_every_kind() -> None:
     histories = load()
-    held = [h for i, h in enumerate(histories) if held_out(i)]
-    dev = [h for i, h in enumerate(histories) if not held_out(i)]
-    assert len(held) == len(histories) // 3
+    held = [h for h in histories if h["held_out"]]
+    dev = [h for h in histories if not h["held_out"]]
+    assert len(held) == sum(len(load(path)) // 3 for _, path in SETS)  # a third of each set
     for part in (held, dev):
         assert {k for h in part for k in h["kinds"]} == KINDS

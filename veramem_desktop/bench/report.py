@@ -83,13 +83,15 @@ METHODS: dict[str, str] = {
     "truth-natural": (
         "Chat histories written the way people talk to an assistant (2-6 sessions each), imported as a "
         "ChatGPT export with no model, then asked about the current value and about the value at a named "
-        "time. Two sets, each with a third frozen as held out before any tuning on it: the first (90 "
-        "histories) written by the team beside the code, and a blind one (52 histories, 99 questions) "
-        "written later by two authors who never read the code or the first set. Both parts of both are "
-        "reported (rows 'set'); the headline joins them. Before any tuning on it (commit 88109d8, same "
-        "scoring) the blind set gave answer_current 0.429 dev / 0.304 held out, search_top1_current "
-        "0.571 / 0.696, stale_above_current 0.238 / 0.217, abstained 0.138 / 0.059, as_of_answer "
-        "0.348 / 0.455."
+        "time. Three sets, each with a third frozen as held out before any tuning on it: the first (90 "
+        "histories) written by the team beside the code, then two blind ones (52 histories, 99 "
+        "questions; 44 histories, 91 questions) written later by four authors who never read the code "
+        "or the earlier sets. Both parts of each are reported (rows 'set'); the headline joins them. "
+        "Before any tuning on it (commit 88109d8, same scoring) the blind set gave answer_current 0.429 "
+        "dev / 0.304 held out, search_top1_current 0.571 / 0.696, stale_above_current 0.238 / 0.217, "
+        "abstained 0.138 / 0.059, as_of_answer 0.348 / 0.455; blind-2, on the code it was written "
+        "against (commit a948c49), answer_current 0.459 / 0.389, search_top1_current 0.541 / 0.611, "
+        "stale_above_current 0.324 / 0.333, abstained 0.082 / 0.033, as_of_answer 0.542 / 0.417."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "

@@ -54,7 +54,11 @@ from .truth_section import holds
 DATA = Path(__file__).with_name("truth_natural.json")
 #: the data sets, each frozen with its own held-out third: the first, written by the team with the code,
 #: and a blind one, written later by authors who never read the code or the first set
-SETS = (("first", DATA), ("blind", Path(__file__).with_name("truth_natural_blind.json")))
+SETS = (
+    ("first", DATA),
+    ("blind", Path(__file__).with_name("truth_natural_blind.json")),
+    ("blind-2", Path(__file__).with_name("truth_natural_blind2.json")),
+)
 METRICS = ("answer_current", "search_top1_current", "stale_above_current", "abstained", "as_of_answer")
 #: metrics counting something that must not happen (lower is better)
 LOWER_IS_BETTER = frozenset({"stale_above_current", "abstained"})
@@ -104,15 +108,22 @@ _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 def load(path: Path | None = None) -> list[dict[str, Any]]:
     """The histories of one data file, or of every set in :data:`SETS` one after another, in their
-    frozen order, each tagged with its set's name. Every set but the last holds a multiple of three
-    histories (tests/bench/test_truth_natural_data.py), so :func:`held_out` on a position in the
-    joined list picks the same histories as on their position in their own file."""
+    frozen order, each tagged with its set's name and whether it is in that set's held-out third
+    (:func:`held_out` of its position in its own file)."""
     chosen = [(name, p) for name, p in SETS if path is None or p == path] or [("first", path or DATA)]
     histories: list[dict[str, Any]] = []
     for name, file in chosen:
         data = json.loads(file.read_text(encoding="utf-8"))
-        histories += [{**h, "set": name} for h in data["histories"]]
+        histories += [{**h, "set": name, "held_out": held_out(i)} for i, h in enumerate(data["histories"])]
     return histories
+
+
+def _held(history: dict[str, Any], index: int, is_held_out: Callable[[int], bool] | None) -> bool:
+    """Whether a history counts as held out: by ``is_held_out`` of its position when given, else by the
+    flag :func:`load` set, else by its position."""
+    if is_held_out is not None:
+        return is_held_out(index)
+    return bool(history.get("held_out", held_out(index)))
 
 
 def held_out(index: int) -> bool:
@@ -340,7 +351,7 @@ def run_variant(
     name: str,
     overrides: dict[str, Any],
     *,
-    is_held_out: Callable[[int], bool] = held_out,
+    is_held_out: Callable[[int], bool] | None = None,
 ) -> VariantResult:
     """Every history imported and asked under one variant's config; held-out outcomes are only counted."""
     result = VariantResult(skipped_overrides=apply_overrides(Config(), overrides))
@@ -360,7 +371,7 @@ def run_variant(
         scored, counts = run_history(make_memory, history, ctx.home / f"natural-{name}-{index}", overrides)
         for key, value in counts.items():
             result.imported[key] = result.imported.get(key, 0) + value
-        held = is_held_out(index)
+        held = _held(history, index, is_held_out)
         by_set = result.sets.setdefault(history.get("set", "first"), (Tally(), Tally()))
         for q, outcome in scored:
             for metric, seen in outcome.scores.items():
@@ -420,7 +431,7 @@ def run_truth_natural_section(
     *,
     histories: Sequence[dict[str, Any]] | None = None,
     variants: Sequence[tuple[str, dict[str, Any]]] | None = None,
-    is_held_out: Callable[[int], bool] = held_out,
+    is_held_out: Callable[[int], bool] | None = None,
 ) -> Section:
     """The headline variant (and, with the ablation option, the others) over every history."""
     histories = load() if histories is None else histories
@@ -432,7 +443,7 @@ def run_truth_natural_section(
     name, head = results[0]
     data: dict[str, Any] = {
         "histories": len(histories),
-        "held_out_histories": sum(1 for i in range(len(histories)) if is_held_out(i)),
+        "held_out_histories": sum(1 for i, h in enumerate(histories) if _held(h, i, is_held_out)),
         "variant": name,
         **_figures(head),
         "kinds": {
