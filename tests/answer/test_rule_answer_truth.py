@@ -299,3 +299,22 @@ def test_asked_about_someone_their_unkeyed_change_states_what_is_asked() -> None
     ]
     draft = answer("Where does my brother work now?", items)
     assert "Corrin Labs" in draft.text and "Ashgrove" not in draft.text, draft.text
+
+
+def test_a_clause_naming_an_earlier_value_written_in_lower_case_is_history_too() -> None:
+    """ "emacs" is never capitalised in the history, but the inventory knows it as an editor: the clause
+    that ditches it is left out of what holds."""
+    items = [
+        _item(
+            "m-new",
+            "ditched emacs over the summer, on Helix now with a tiny config.",
+            time="2024-08-21T09:00:00+00:00",
+            group=None,
+        ),
+        _item("m-old", "my emacs init file is 3000 lines lol", time="2023-01-09T09:00:00+00:00", group=None),
+    ]
+    items[0] = ContextItem(
+        "m-new", items[0].text, "fact", "authorized", items[0].time, group=None, subject="editor"
+    )
+    draft = answer("what text editor am i using now?", items)
+    assert "Helix" in draft.text and "emacs" not in draft.text.lower().split("before that")[0], draft.text

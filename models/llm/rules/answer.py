@@ -443,8 +443,10 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
     day = (head.time or "")[:10]
     if not day:
         return text
-    names = _capitalised(items)
-    older = names & {w for i in items if (i.time or "")[:10] < day for w in _words(own_words(i.text))}
+    said_before = {w for i in items if (i.time or "")[:10] < day for w in _words(own_words(i.text))}
+    # names, and values of the inventory however they are written ("vscode", "neovim")
+    names = _capitalised(items) | {w for w in said_before | _words(text) if attributes.for_value(w)}
+    older = names & said_before
     new = (names - older) & _words(text)
     if not new or not older & _words(text):
         return text
