@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -147,17 +147,11 @@ def _latest_by_then(
     key words, or the asked attribute) that had begun by the end of that time, when it is no statement
     of the leading ``subject`` (whose versions say what held then themselves): what they said last
     before then is what held then, whether or not the write path keyed it to that subject."""
-    present = {i.id for i in items}
     by_then = [
         i
-        for i in dict.fromkeys(matching)
-        if i.authority == Authority.AUTHORIZED
-        and i.state not in _WITHHELD
-        and i.time
-        and begun(i)[:10] < (when.end or "")
-        and not _said_by_its_memory(i, present)
+        for i in _own_dated(dict.fromkeys(matching), items)
+        if begun(i)[:10] < (when.end or "") and _names_something(own_words(i.text))
     ]
-    by_then = [i for i in by_then if _names_something(own_words(i.text))]
     if not by_then:
         return None
     chosen = max(by_then, key=begun)
@@ -167,10 +161,24 @@ def _latest_by_then(
 def _names_something(text: str) -> bool:
     """Whether a statement names what could be a value: a name, a figure, or a value of the inventory ("it
     has a forest school" names none: a reply's remark, no value of anything)."""
-    words = re.findall(r"[^\W_]+", text.casefold())
+    words = _words(text)
     return (
         bool(_names_in(text)) or any(w[:1].isdigit() for w in words) or any(map(attributes.for_value, words))
     )
+
+
+def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) -> list[ContextItem]:
+    """Of ``candidates``, the asker's own dated statements that may be said (not withheld, and not a
+    message whose memory is among ``items`` and says it with its state)."""
+    present = {i.id for i in items}
+    return [
+        i
+        for i in candidates
+        if i.authority == Authority.AUTHORIZED
+        and i.state not in _WITHHELD
+        and i.time
+        and not _said_by_its_memory(i, present)
+    ]
 
 
 def _said_then(chosen: ContextItem, items: Sequence[ContextItem], keys: set[str]) -> AnswerDraft:
@@ -190,16 +198,7 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
     subject is known. None when the question names no time, or nothing of theirs is that old."""
     if when is None or not when.end or when.before_change:
         return None
-    present = {i.id for i in items}
-    own = [
-        i
-        for i in items[:_THEN_DEPTH]
-        if i.authority == Authority.AUTHORIZED
-        and i.state not in _WITHHELD
-        and i.time
-        and i.time[:10] < when.end
-        and not _said_by_its_memory(i, present)
-    ]
+    own = [i for i in _own_dated(items[:_THEN_DEPTH], items) if (i.time or "")[:10] < when.end]
     # what had begun by then first; else what was said by then (a date it names may be a deadline: "the
     # thesis is due in June")
     chosen = next(iter([i for i in own if begun(i)[:10] < when.end] or own), None)
@@ -240,14 +239,10 @@ def _named_as(text: str, relations: frozenset[str]) -> set[str]:
         if w.casefold() not in relations:
             continue
         near = words[i + 1 : i + 2] + (
-            [words[i - 2]] if i >= 2 and words[i - 1].casefold() in _OWNERS else []
+            [words[i - 2]] if i >= 2 and words[i - 1].casefold().replace("’", "'") in statements.OWN else []
         )
         found.update(statements.bare(n) for n in near if statements.a_name(re.sub(r"['’]s$", "", n)))
     return found
-
-
-#: words that say whose relation it is ("Sam, *my* brother")
-_OWNERS = frozenset({"my", "our", "user's", "users"})
 
 
 def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] = frozenset()) -> list[Row]:

@@ -846,12 +846,14 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     if (
         subject.owner is None
         and complement is not None
+        and (thing := _thing(subject)) is not None
+        and not thing.multi
+        and not thing.name.startswith("relation:")
         and (
             _name(complement)
             or any(ch.isdigit() for ch in complement.text)
-            or _plain_kind(subject, complement)
+            or (not thing.entities and not complement.describes)  # plain nouns: "a car fund"
         )
-        and (_single(subject.head) or _single(_CHANGE_WORDS.sub("", subject.text.lower()).strip()))
     ):  # "the car's a Kia Niro EV", "deadlift PB is 135kg now", "the savings pot is a car fund": a thing
         # of the inventory with no owner said is the speaker's
         return _noun_key("user", subject.text, complement.text, named=True)
@@ -868,11 +870,12 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     return _is_a(who, complement, c)
 
 
-def _plain_kind(subject: Phrase, complement: Phrase) -> bool:
-    """Whether the complement is a value of the attribute the subject names, for an attribute whose values
-    are plain nouns (no entity kinds: a savings goal is "a car fund"), never a word that describes."""
-    attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
-    return attr is not None and not attr.entities and not complement.describes
+def _thing(subject: Phrase) -> Attribute | None:
+    """The attribute a subject phrase names by its longest known ending, change words left out ("the new
+    savings pot", "deadlift PB")."""
+    return _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()).strip()) or _noun_attribute(
+        subject.head
+    )
 
 
 _PLACES = frozenset({"GPE", "LOC"})
@@ -1089,8 +1092,8 @@ _FIGURES = frozenset({"QUANTITY", "CARDINAL", "TIME", "DATE", "MONEY", "PERCENT"
 
 
 def _of_its_kind(value: str, attr: Attribute) -> bool:
-    """Whether ``value`` is written as a value of ``attr``'s entity kinds are: a name with a capital, or,
-    for kinds written with figures (a personal best, a rent), a value that has one."""
+    """Whether ``value`` is written the way values of ``attr``'s entity kinds are: a name with a capital,
+    or, for kinds written with figures (a personal best, a rent), a value that has one."""
     return value[:1].isupper() or (bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value))
 
 
