@@ -113,3 +113,14 @@ def test_a_named_thing_said_to_be_gone_ends_the_value_of_that_name_whatever_its_
     # a name nothing stored has is no ending of anything
     nothing = _say(rmem, "Kelmscott closed down last year", "2025-06-02T09:00:00Z")
     assert nothing.retracted == [] and _current(rmem, "user", "lives_in") == ["Norwich"]
+
+
+def test_an_emoji_closes_a_clause_so_the_next_one_is_read_with_its_own_subject(rmem: Memory) -> None:
+    """Chat ends a thought with an emoji instead of a full stop: what follows it is a statement of its own
+    ("new boss is …" is the speaker's), not more of the sentence about the person named before it."""
+    _say(rmem, "My boss is Tobias.", "2025-01-10T09:00:00Z")
+    _say(rmem, "Tobias left for a rival firm 👋 new boss is Wren Addo, seems nice", "2025-04-02T09:00:00Z")
+    _changed(rmem, "user", "relation:boss", "Tobias", "Wren Addo", "2025-04-02")
+    _say(rmem, "I'm learning Danish.", "2025-01-10T09:00:00Z")
+    _say(rmem, "Dropped Danish 😩 started Portuguese with a tutor instead", "2025-05-06T09:00:00Z")
+    assert _current(rmem, "user", "languages_learning") == ["Portuguese"]
