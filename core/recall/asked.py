@@ -114,15 +114,42 @@ def periods_named(question: str) -> bool:
     return asked_time(question) is not None
 
 
+def within(hits: list[Hit], question: str, k: int) -> list[Hit]:
+    """The first ``k`` of ``hits`` (the shortlist, in rank order, with their closeness labelled), with the
+    asked attribute's statements that rank below ``k`` brought in first, at most half of ``k`` of them:
+    a statement of it is what the question asks, and :func:`settle` puts it first, however far down the
+    channels ranked its words ("Sam landed a job at Quantwell" for "where does my brother work now?").
+    Those brought in take the places of the last of the rest."""
+    if len(hits) <= k:
+        return hits
+    members = _settled_parts(list(hits), question)[0]
+    head = hits[:k]
+    inside = {id(h) for h in head}
+    brought = [h for h in members if id(h) not in inside][
+        : max(0, k // 2 - sum(id(h) in inside for h in members))
+    ]
+    if not brought:
+        return head
+    return head[: k - len(brought)] + brought
+
+
 def _settled(hits: list[Hit], question: str) -> list[Hit]:
+    members, rest = _settled_parts(hits, question)
+    return members + rest
+
+
+def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]]:
+    """The asked attribute's statements, ordered as they lead, and the other hits in their order; no
+    statements and every hit as it came when the question asks none (or the order is its own: values side
+    by side, where only a told end replaces one)."""
     wanted = questions.asked(question)
     person, wanted = _whose(questions.person_asked(question), wanted)
     if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
     elif person:  # a thing of theirs the inventory has no single-valued name for: only a told end replaces
-        return _ends_first(hits, _mentions(hits, person, numbers=True), person)
+        return [], _ends_first(hits, _mentions(hits, person, numbers=True), person)
     elif not _FIRST_PERSON.search(question):
-        return hits
+        return [], hits
     elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))
     else:
@@ -130,9 +157,9 @@ def _settled(hits: list[Hit], question: str) -> list[Hit]:
         named = questions.attributes_of_nouns(nouns)
         members = _by_noun(hits, nouns, named)
         if any(attributes.is_multi_valued(a) for a in named):
-            return _ends_first(hits, members)  # values side by side: only a told end replaces one
+            return [], _ends_first(hits, members)  # values side by side: only a told end replaces one
     if not members:
-        return hits
+        return [], hits
     leads = {id(_label(part)) for part in _by_attribute(members, wanted)}
     chosen = {id(h) for h, _ in members}
     ordered = sorted(
@@ -149,7 +176,7 @@ def _settled(hits: list[Hit], question: str) -> list[Hit]:
         ),
         reverse=True,
     )
-    return [h for h, _ in ordered] + [h for h in hits if id(h) not in chosen]
+    return [h for h, _ in ordered], [h for h in hits if id(h) not in chosen]
 
 
 def _by_noun(

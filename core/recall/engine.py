@@ -119,7 +119,11 @@ class SearchEngine:
         rank.apply_priors(shared)
         own = rank.within(own, bound)
         own = truth.order(own, groups) if intent.kind is None else sorted(own, key=lambda h: -h.score)
-        own = rank.asker_first(own, query)[:k]
+        own = rank.asker_first(own, query)
+        if intent.kind in (None, "latest"):  # the asked attribute's statements are not cut by k
+            self._label_closeness(query, own, [])
+            own = asked.within(own, query, k)
+        own = own[:k]
         if intent.kind == "latest":
             own.sort(key=lambda h: h.time or "", reverse=True)
         elif intent.kind is not None:

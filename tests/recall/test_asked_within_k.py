@@ -1,0 +1,45 @@
+"""The asked attribute's statements are not cut by ``k`` (core/recall/asked.within): a statement of what a
+question asks, ranked by its words below lines that share the question's words but state nothing, is still
+among the results. Hits built as recall hands them over (closeness labelled, keyed subject); every
+sentence is written for this test. The bench's truth-natural section measures it through the whole path."""
+
+from __future__ import annotations
+
+from veramem_desktop.core.recall import asked
+from veramem_desktop.core.recall.hits import Hit
+
+
+def _hit(id: str, text: str, closeness: float, *, day: str, subject: str | None = None) -> Hit:
+    hit = Hit(
+        id, "fact", text, 1.0, "authorized", "candidate", time=f"{day}T12:00:00+00:00", closeness=closeness
+    )
+    hit.subject = subject
+    return hit
+
+
+def test_a_statement_of_the_asked_attribute_ranked_past_k_is_brought_in() -> None:
+    """Ranked by their words, three lines saying "work" come first and the statement of the employer
+    fourth; cut at three, the statement is among the results all the same, in the place of the last of
+    the rest."""
+    chatter = [
+        _hit("m1", "Work was mad busy today, where do the hours go.", 0.52, day="2024-01-10"),
+        _hit("m2", "Work drinks on Friday, do I go or not?", 0.50, day="2024-02-10"),
+        _hit("m3", "My work laptop keeps freezing when I share my screen.", 0.47, day="2024-03-10"),
+    ]
+    stated = _hit(
+        "m4",
+        "Started at Marlowe Robotics on Monday, the canteen is amazing.",
+        0.45,
+        day="2024-09-12",
+        subject="works_at",
+    )
+    got = asked.within([*chatter, stated], "where do I work now?", 3)
+    assert [h.id for h in got] == ["m1", "m2", "m4"]
+
+
+def test_within_keeps_the_first_k_when_the_question_asks_no_attribute() -> None:
+    hits = [
+        Hit(f"m{i}", "fact", f"Line {i} about tea.", 1.0 - i / 10, "authorized", "candidate", closeness=0.5)
+        for i in range(8)
+    ]
+    assert asked.within(hits, "tell me about tea", 3) == hits[:3]
