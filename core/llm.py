@@ -35,6 +35,15 @@ class Message:
     content: str
     time: str  # ISO 8601, the message's own time (relative dates resolve against it)
     name: str | None = None  # speaker or source name (tool name, file name)
+    #: ``content`` with the names typed in lower case spelt as the person's history spells them
+    #: (core/write/casing.py): only letters' case differs, so its offsets are the content's. The rule-based
+    #: extractor parses it to key a statement; what it quotes and words is ``content``. None: as typed.
+    cased: str | None = None
+
+    @property
+    def read(self) -> str:
+        """The words as a parse reads them: :attr:`cased` when there is one."""
+        return self.cased if self.cased is not None else self.content
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ so one bad message costs nobody else their memories and no message is ever dropp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -21,7 +21,6 @@ from veramem_desktop.core.llm import LLM, Candidate, Message
 from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write.derive import to_messages
 
 #: messages of one session per extraction call
 PER_CALL = 8
@@ -47,19 +46,27 @@ def chunks(episodes: Sequence[Episode], per_call: int) -> list[list[Episode]]:
 
 
 def extract_in_batches(
-    llm: LLM, store: Store, episodes: Sequence[Episode], *, per_call: int = PER_CALL, at_once: int = AT_ONCE
+    llm: LLM,
+    store: Store,
+    episodes: Sequence[Episode],
+    *,
+    read: Callable[[Sequence[Episode]], list[Message]],
+    per_call: int = PER_CALL,
+    at_once: int = AT_ONCE,
 ) -> Extracted:
-    """The candidate memories of ``episodes`` (stored already), in message order."""
+    """The candidate memories of ``episodes`` (stored already), in message order. ``read`` gives the
+    messages an extraction reads (the writer's: core/write/casing.py)."""
     if per_call < 1 or at_once < 1:
         raise ValueError("per_call and at_once must be at least 1")
     parts = chunks(episodes, per_call)
     budget = llm.capabilities.context_tokens
-    contexts = [write_context.preceding_turns(store, part, budget) for part in parts]
+    # the store is read here, on the calling thread: the workers only talk to the model
+    jobs = [(read(part), read(write_context.preceding_turns(store, part, budget))) for part in parts]
     # A call of several messages goes to the model alone (not through a fallback that would answer
     # for all of them with the simpler extractor): its failure is what sends each message on its own.
     whole = llm.without_fallback()
     with ThreadPoolExecutor(max_workers=min(at_once, len(parts)) or 1, thread_name_prefix="extract") as pool:
-        results = list(pool.map(lambda job: _one_call(llm, whole, *job), zip(parts, contexts, strict=True)))
+        results = list(pool.map(lambda job: _one_call(llm, whole, *job), jobs))
     out = Extracted()
     for found in results:
         out.candidates += found.candidates
@@ -67,35 +74,34 @@ def extract_in_batches(
     return out
 
 
-def _one_call(llm: LLM, whole: LLM, part: list[Episode], context: list[Episode]) -> Extracted:
-    messages, earlier = to_messages(part), to_messages(context)
-    if len(part) == 1:
-        return _alone(llm, part[0], earlier)
+def _one_call(llm: LLM, whole: LLM, messages: list[Message], earlier: list[Message]) -> Extracted:
+    if len(messages) == 1:
+        return _alone(llm, messages[0], earlier)
     try:
         reply = whole.extract(messages, earlier)
         return Extracted(list(reply.value), reply.lines())
     except ModelError as exc:
         out = Extracted(
             notices=[
-                f"extraction of {len(part)} messages in one call failed ({exc.message}); "
+                f"extraction of {len(messages)} messages in one call failed ({exc.message}); "
                 "each was extracted on its own"
             ]
         )
-    for ep in part:
-        found = _alone(llm, ep, earlier)
+    for message in messages:
+        found = _alone(llm, message, earlier)
         out.candidates += found.candidates
         out.notices += found.notices
     return out
 
 
-def _alone(llm: LLM, episode: Episode, earlier: Sequence[Message]) -> Extracted:
+def _alone(llm: LLM, message: Message, earlier: Sequence[Message]) -> Extracted:
     try:
-        reply = llm.extract(to_messages([episode]), earlier)
+        reply = llm.extract([message], earlier)
         return Extracted(list(reply.value), reply.lines())
     except ModelError as exc:
         return Extracted(
             notices=[
-                f"no memories were derived from episode {episode.id} ({exc.message}); "
+                f"no memories were derived from episode {message.id} ({exc.message}); "
                 "it is stored and searchable"
             ]
         )

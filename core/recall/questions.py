@@ -22,10 +22,10 @@ from veramem_desktop.core.recall.statements import (
     bare,
     frames_by_head,
     lemmas,
-    lexicon,
     named_attributes,
     noun_spans,
 )
+from veramem_desktop.core.text.lexicon import lexicon
 
 
 @lru_cache(maxsize=2048)

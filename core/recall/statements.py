@@ -33,10 +33,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
+from veramem_desktop.core.text.lexicon import lexicon
 
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
@@ -102,31 +102,6 @@ class _Cue:
     position: int
     ends: bool = False
     state_in_past: bool = False
-
-
-@cache
-def lexicon() -> Any:
-    """lemminflect, loaded with the first hit read, never at start-up, and without spaCy: the package
-    imports spaCy, when installed, only to register token extensions nothing here uses, which costs
-    seconds at a cold start (a one-shot ``veramem search``). While it loads, under the import lock (no
-    other thread imports meanwhile), ``spacy`` names a stand-in whose extensions go nowhere."""
-    import _imp
-    import sys
-    from types import SimpleNamespace
-
-    _imp.acquire_lock()
-    try:
-        if "lemminflect" not in sys.modules and "spacy" not in sys.modules:
-            token = SimpleNamespace(set_extension=lambda *_a, **_k: None)
-            sys.modules["spacy"] = SimpleNamespace(__version__="3.0", tokens=SimpleNamespace(Token=token))  # type: ignore[assignment]
-            try:
-                import lemminflect
-            finally:
-                del sys.modules["spacy"]
-        import lemminflect
-    finally:
-        _imp.release_lock()
-    return lemminflect
 
 
 @lru_cache(maxsize=8192)

@@ -269,3 +269,26 @@ def sessions(store: Store, *, user_id: str | None = None) -> list[dict[str, Any]
         }
         for session_id, total, first, last, withheld in store.query(sql, params)
     ]
+
+
+def extent(store: Store, user_id: str | None, after: int = 0) -> tuple[int, int, int]:
+    """How many episodes ``user_id`` has, the newest one's row number, and how many were stored after row
+    ``after``: a reader that cached something of them knows from these whether any was added or erased
+    since."""
+    row = store.query_one(
+        "SELECT count(*), coalesce(max(rowid), 0), count(*) FILTER (WHERE rowid > ?) FROM episodes "
+        "WHERE user_id IS ?",
+        (after, user_id),
+    )
+    return (int(row[0]), int(row[1]), int(row[2])) if row is not None else (0, 0, 0)
+
+
+def texts_after(store: Store, user_id: str | None, after: int, *, limit: int) -> list[tuple[int, str]]:
+    """The row number and words of ``user_id``'s episodes stored after row ``after`` that the visibility
+    rule shows (no rejected value, not expired), the newest ``limit`` of them, oldest first."""
+    rows = store.query(
+        "SELECT rowid, content FROM episodes WHERE user_id IS :user AND rowid > :after AND "
+        f"{visibility.episode_shown('episodes')} ORDER BY rowid DESC LIMIT :limit",
+        {"user": user_id, "after": after, "limit": limit, "now": now_iso(), "show_rejected": 0},
+    )
+    return [(int(r[0]), str(r[1])) for r in reversed(rows)]

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from veramem_desktop.core.errors import ModelError
-from veramem_desktop.core.llm import LLM, Candidate, Decision, Message, Neighbour
+from veramem_desktop.core.llm import LLM, Candidate, Decision, Neighbour
 from veramem_desktop.core.protocols import Embedder, Vectors
 from veramem_desktop.core.storage import item_scopes, items, rejection_rows, rejections
 from veramem_desktop.core.storage.episodes import Episode
@@ -41,6 +41,7 @@ from veramem_desktop.core.write import (
     versions,
 )
 from veramem_desktop.core.write import context as write_context
+from veramem_desktop.core.write.casing import HistoryCasing
 from veramem_desktop.core.write.plan import Planned
 from veramem_desktop.core.write.results import AddResult
 
@@ -77,22 +78,28 @@ def keyed_to_speaker(cand: Candidate, ep: Episode) -> Candidate:
     return replace(cand, subject=ep.source_name)
 
 
-def to_messages(episodes: Sequence[Episode]) -> list[Message]:
-    return [Message(e.id, e.role, e.content, e.event_time, e.source_name) for e in episodes]
-
-
 class Writer:
     def __init__(
-        self, store: Store, vectors: VectorCache, embedder: Embedder, llm: LLM, *, device: str
+        self,
+        store: Store,
+        vectors: VectorCache,
+        embedder: Embedder,
+        llm: LLM,
+        *,
+        device: str,
+        casing: HistoryCasing | None = None,
     ) -> None:
         """``vectors``: the memories' vector cache the neighbours are found in, the one the composition root
         shares with search, the linker and consolidation. Relative dates in a memory's text are resolved
-        against its message's time (core/text/relative_dates.py)."""
+        against its message's time (core/text/relative_dates.py). ``casing``: how the person's history spells
+        names (core/write/casing.py), shared by the writers of one open store so it is learnt once."""
         self.store = store
         self.vectors = vectors
         self.embedder = embedder
         self.llm = llm
         self.device = device
+        #: what an extraction reads: each message with names typed in lower case spelt as its history does
+        self.casing = casing if casing is not None else HistoryCasing(store)
         self._scoped: dict[tuple[Any, ...], Any] = {}
 
     # ------------------------------------------------------------ plan
@@ -117,7 +124,9 @@ class Writer:
                     self.store, episodes, self.llm.capabilities.context_tokens
                 )
             try:
-                candidates = self.llm.extract(to_messages(episodes), to_messages(context)).unwrap(out.notices)
+                candidates = self.llm.extract(
+                    self.casing.messages(episodes), self.casing.messages(context)
+                ).unwrap(out.notices)
             except ModelError as exc:
                 out.notices.append(
                     f"extraction failed ({exc.message}); the episodes are stored and searchable"

@@ -23,7 +23,7 @@ from veramem_desktop.core.storage.episodes import Episode
 from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.transfer.import_report import ImportReport
 from veramem_desktop.core.write import context as write_context
-from veramem_desktop.core.write.derive import Writer, to_messages
+from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.results import AddResult
 
 from ..bulk_extract import PER_CALL, Extracted, extract_in_batches
@@ -59,7 +59,7 @@ def derive_waiting(
     for part in _batches(todo, batch_size, per_call):
         episodes = import_queue.read(store, [eid for _, eid in part])
         extracted = (
-            extract_in_batches(writer.llm, store, episodes)
+            extract_in_batches(writer.llm, store, episodes, read=writer.casing.messages)
             if writer.llm.capabilities.batch_extraction
             else _extract_by_runs(store, writer, episodes)
         )
@@ -129,7 +129,9 @@ def _extract_by_runs(store: Store, writer: Writer, episodes: Sequence[Episode]) 
             runs.append([ep])
     for run in runs:
         try:
-            reply = writer.llm.extract(to_messages(run), to_messages(_context(store, writer, run[0])))
+            reply = writer.llm.extract(
+                writer.casing.messages(run), writer.casing.messages(_context(store, writer, run[0]))
+            )
         except Exception:  # noqa: BLE001 - fail open: each message is extracted alone as it is derived,
             return None  # where a failing one costs only its own memories (importer._derive)
         out.candidates += reply.value

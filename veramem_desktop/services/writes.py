@@ -27,6 +27,7 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.storage.vectors import VectorCache
 from veramem_desktop.core.text.explicit_dates import document_time
 from veramem_desktop.core.trust import admission
+from veramem_desktop.core.write.casing import HistoryCasing
 from veramem_desktop.core.write.chunking import chunk_document
 from veramem_desktop.core.write.derive import Writer
 from veramem_desktop.core.write.ingest import store_episodes
@@ -117,9 +118,15 @@ class Writes:
     device: str
     organiser: Organiser
 
+    def __post_init__(self) -> None:
+        #: how the person's history spells names, learnt once and kept up to date across writes
+        self.casing = HistoryCasing(self.store)
+
     def writer(self) -> Writer:
         """The engine's write path over this store, the memories' shared vectors, the embedder and the LLM."""
-        return Writer(self.store, self.vectors, self.embedder, self.llm(), device=self.device)
+        return Writer(
+            self.store, self.vectors, self.embedder, self.llm(), device=self.device, casing=self.casing
+        )
 
     def add(
         self, inputs: list[EpisodeInput], scope: Scope, notices: list[str], expires_at: str | None

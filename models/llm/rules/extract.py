@@ -211,17 +211,20 @@ def extract_with_skips(
     previous_message = context[-1] if context else None
     # each message is cut into statements once: the parse is warmed with them and the loop reads them
     statements = [_clauses(message.content) for message in messages]
-    warm(span.said for spans in statements for span in spans)  # one batch for the parse
+    # one batch for the parse
+    warm(_read(span, message) for message, spans in zip(messages, statements, strict=True) for span in spans)
     for message, spans in zip(messages, statements, strict=True):
         anchor = _anchor(message)
         speaker = speaker_of(message)
         asked = _question_before(message, previous_message)
         previous_message = message
         seen: set[str] = set()
-        previous = ""
+        previous = previous_read = ""
         person: str | None = None  # the person named last in the message: whom "he" or "she" is
         for span in spans:
-            sentence, before, previous = span.said, previous, span.said
+            sentence, read = span.said, _read(span, message)
+            before, previous = previous, sentence
+            before_read, previous_read = previous_read, read
             if sentence in seen or _HEADING.match(span.text):
                 continue
             seen.add(sentence)
@@ -232,9 +235,9 @@ def extract_with_skips(
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
-            topic = topic_of(before) if before and message.role == "user" else None
-            found = _keys(sentence, message.role, person, topic)
-            person = _last_person(sentence, found, person) if message.role == "user" else None
+            topic = topic_of(before_read) if before_read and message.role == "user" else None
+            found = _keys(read, message.role, person, topic)
+            person = _last_person(read, found, person) if message.role == "user" else None
             keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
@@ -271,6 +274,15 @@ def extract_with_skips(
             )
             out.extend(_also_stated(found[1:], message.id, span.text))
     return out, skipped
+
+
+def _read(span: Span, message: Message) -> str:
+    """A statement as the parse reads it: with the names of the message's cased words (``Message.cased``,
+    at the same offsets as its content)."""
+    if message.cased is None:
+        return span.said
+    text = message.cased[span.start : span.end]
+    return f"{span.subject} {text}" if span.subject else text
 
 
 def _also_stated(keys: Sequence[Keyed], message_id: str, quote: str) -> list[Candidate]:

@@ -7,7 +7,7 @@ doesn't -> don't, wasn't -> weren't), every other verb by lemminflect's English 
 singular present form goes back to its lemma: "focuses" -> "focus", "watches" -> "watch"; a past form or
 a modal stays). Adverbs between the subject and the verb ("User really loves") are skipped over. "User's"
 becomes "your", any other "User" "you", and a reflexive that pointed back to the user "yourself".
-lemminflect is loaded on first use, without spaCy (core/recall/statements.lexicon).
+lemminflect is loaded on first use, without spaCy (core/text/lexicon.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from veramem_desktop.core.recall.statements import lexicon
+from veramem_desktop.core.text.lexicon import lexicon
 
 #: agreement of the auxiliaries, and of forms a verb table does not hold ("ares" is "are" said twice)
 _AUX = {

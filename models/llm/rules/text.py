@@ -27,10 +27,11 @@ _ABBREVIATIONS_TEXT = """
     jun jul aug sep sept oct nov dec u.s u.k
 """
 _ABBREVIATIONS = frozenset(_ABBREVIATIONS_TEXT.split())
-# A sentence ends at . ! ? (with any closing quotes or brackets) before whitespace, or at a line break.
 #: where a sentence ends: its closing punctuation, a line break, or an emoji said before a space (chat closes
 #: a thought with one: "Gareth left for a competitor 👋 new boss is Deepa"), which stays with its sentence
-_BOUNDARY = re.compile(r"[.!?…]+['\"”’)\]]*(?=\s|$)|[\U0001F300-\U0001FAFF\u2600-\u27BF][\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F\u200D\U0001F3FB-\U0001F3FF]*(?=\s)|\n+")
+_BOUNDARY = re.compile(
+    r"[.!?…]+['\"”’)\]]*(?=\s|$)|[\U0001F300-\U0001FAFF\u2600-\u27BF][\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F\u200D\U0001F3FB-\U0001F3FF]*(?=\s)|\n+"
+)
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 NEGATION = re.compile(
     r"\bno longer\b|\bnot any ?more\b|(?:n't|n’t|\bnot|\bnever)\b[^.!?]*\bany ?more\b|\bno more\b"
