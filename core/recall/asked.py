@@ -144,6 +144,8 @@ def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]
     by side, where only a told end replaces one)."""
     wanted = questions.asked(question)
     person, wanted = _whose(questions.person_asked(question), wanted)
+    # the names the hits give the person asked by relation ("my brother Sam": "Sam landed a job" is his)
+    person |= {n for h in hits for n in questions.names_given(h.text, person)}
     if person and wanted:
         members = _mentions(hits, person, numbers=_numeric(wanted))
     elif person:  # a thing of theirs the inventory has no single-valued name for: only a told end replaces
@@ -440,7 +442,9 @@ def _by_attribute(
     other."""
     for h, _ in members:
         if wanted and h.subject and attributes.canonical(h.subject) not in wanted:
-            h.subject = None  # read as another attribute too, but a statement of the asked one here
+            # read as another attribute too, but a statement of the asked one here: the value its key gave is
+            # that other attribute's ("Hannah", the sister), never this one's
+            h.subject, h.value = None, None
     keyed = sorted((m for m in members if m[0].subject), key=lambda m: m[0].time or "", reverse=True)
     main: str | None = None
     if keyed:

@@ -117,6 +117,21 @@ def mentions(text: str, person: frozenset[str]) -> bool:
     return False
 
 
+def names_given(text: str, relations: frozenset[str]) -> set[str]:
+    """The names ``text`` gives the relations: the name just after one ("brother Sam", "sister, Ana")
+    or just before one ("Sam, my brother"), lower case."""
+    found: set[str] = set()
+    words = re.findall(r"[^\W_]+(?:['’]s)?", text)
+    for i, w in enumerate(words):
+        if w.casefold() not in relations:
+            continue
+        near = words[i + 1 : i + 2] + (
+            [words[i - 2]] if i >= 2 and words[i - 1].casefold().replace("’", "'") in OWN else []
+        )
+        found.update(bare(n) for n in near if a_name(re.sub(r"['’]s$", "", n)))
+    return found
+
+
 def _relation(word: str) -> str | None:
     """The relation a word names, in the singular too ("parents", "sisters")."""
     return attributes.relation_of_any_number(word)

@@ -431,6 +431,7 @@ def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
         return sentence
     text = ("".join(clause + sep for clause, sep in kept[:-1]) + kept[-1][0]).strip().rstrip(",;:-–—").strip()
+    text += ")" * max(0, text.count("(") - text.count(")"))  # a bracket whose close was dropped is closed
     close = sentence.rstrip()[-1:]
     if close in ".!?" and text[-1:] not in ".!?":
         text += close

@@ -318,3 +318,18 @@ def test_a_clause_naming_an_earlier_value_written_in_lower_case_is_history_too()
     )
     draft = answer("what text editor am i using now?", items)
     assert "Helix" in draft.text and "emacs" not in draft.text.lower().split("before that")[0], draft.text
+
+
+def test_a_clause_dropped_inside_brackets_leaves_them_closed() -> None:
+    """ "no more retail" is history and is left out of what holds; the bracket it closed is closed still."""
+    items = [
+        _item(
+            "m-new",
+            "Tamsin landed a job at Orrin Compounding (a small lab, no more retail!!).",
+            time="2024-06-15T09:00:00+00:00",
+            group=None,
+        )
+    ]
+    draft = answer("where does Tamsin work now?", items)
+    said = draft.text
+    assert "Orrin Compounding" in said and said.count("(") == said.count(")"), said

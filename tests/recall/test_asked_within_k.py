@@ -43,3 +43,26 @@ def test_within_keeps_the_first_k_when_the_question_asks_no_attribute() -> None:
         for i in range(8)
     ]
     assert asked.within(hits, "tell me about tea", 3) == hits[:3]
+
+
+def test_the_name_the_history_gives_a_relation_brings_in_that_persons_statement() -> None:
+    """ "my brother Idris" in one hit makes "Idris started at Quantmoor" speak of the brother asked about,
+    though it never says "brother": it is among the first k, and its older value is no sister's name."""
+    older = _hit(
+        "m1", "User's brother Idris (he's a courier at Fernmoss Freight) is visiting.", 0.52, day="2022-05-05"
+    )
+    older.subject, older.value = "relation:brother", "Idris"
+    chatter = [
+        _hit("m2", "Work drinks with the team on Friday, do I go?", 0.50, day="2023-02-10"),
+        _hit("m3", "My work laptop keeps freezing when I share my screen.", 0.47, day="2023-03-10"),
+        _hit("m5", "Where do people find time to work out before work?", 0.45, day="2023-04-10"),
+    ]
+    news = _hit(
+        "m4", "Idris started at Quantmoor Labs this week!", 0.40, day="2023-06-01", subject="works_at"
+    )
+    question = "where does my brother work now?"
+    got = asked.within([older, *chatter, news], question, 4)
+    assert [h.id for h in got] == ["m1", "m2", "m3", "m4"]
+    settled = asked.settle(got, question)
+    assert settled[0].id == "m4"
+    assert all(h.value != "Idris" for h in settled if h.subject == "works_at")

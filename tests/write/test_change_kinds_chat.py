@@ -124,3 +124,17 @@ def test_an_emoji_closes_a_clause_so_the_next_one_is_read_with_its_own_subject(r
     _say(rmem, "I'm learning Danish.", "2025-01-10T09:00:00Z")
     _say(rmem, "Dropped Danish 😩 started Portuguese with a tutor instead", "2025-05-06T09:00:00Z")
     assert _current(rmem, "user", "languages_learning") == ["Portuguese"]
+
+
+def test_a_labelled_line_of_a_document_the_person_pasted_keys_their_attribute(rmem: Memory) -> None:
+    """A lease pasted to be checked says who the landlord is now in a labelled line ("Landlord: …"),
+    not in a sentence; the line is keyed as a tool's "Home: Porto" is. A label the inventory has no
+    attribute for ("Clause 4") keys nothing."""
+    _say(rmem, "My landlord is Mr Pryce, he never fixes anything.", "2024-02-01T09:00:00Z")
+    _say(
+        rmem,
+        "can you check this before I sign\nTENANCY AGREEMENT\nLandlord: Ifeanyi Okafor\n"
+        "Clause 4: The tenant keeps the garden tidy.",
+        "2025-03-10T09:00:00Z",
+    )
+    _changed(rmem, "user", "relation:landlord", "Pryce", "Ifeanyi Okafor", "2025-03-10")

@@ -222,27 +222,12 @@ def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextI
     item opening with the asker ("I'm a claims analyst at Brightline", "User's employer: …") that names
     the person neither by the question's words ("my brother", "Femi") nor by a name the items give
     that relation ("my brother Sam" makes "Sam landed a job" speak of him)."""
-    names = set(person) | {n for i in items for n in _named_as(own_words(i.text), person)}
+    names = set(person) | {n for i in items for n in questions.names_given(own_words(i.text), person)}
     return [i for i in items if names & _words(own_words(i.text)) or not _SELF.match(own_words(i.text))]
 
 
 #: a statement opening with its speaker: what the asker says of themselves
 _SELF = re.compile(r"\s*(?:I|I['’](?:m|ve|d|ll)|User(?:['’]s)?|[Mm]y|[Ww]e(?:['’](?:re|ve))?)\b")
-
-
-def _named_as(text: str, relations: frozenset[str]) -> set[str]:
-    """The names ``text`` gives the relations: the name just after one ("brother Sam", "sister, Ana")
-    or just before one ("Sam, my brother"), lower case."""
-    found: set[str] = set()
-    words = re.findall(r"[^\W_]+(?:['’]s)?", text)
-    for i, w in enumerate(words):
-        if w.casefold() not in relations:
-            continue
-        near = words[i + 1 : i + 2] + (
-            [words[i - 2]] if i >= 2 and words[i - 1].casefold().replace("’", "'") in statements.OWN else []
-        )
-        found.update(statements.bare(n) for n in near if statements.a_name(re.sub(r"['’]s$", "", n)))
-    return found
 
 
 def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] = frozenset()) -> list[Row]:

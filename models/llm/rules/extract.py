@@ -25,10 +25,12 @@ from veramem_desktop.core.text.relative_dates import resolve_relative_dates
 from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.core.vocabulary import Kind
 from veramem_desktop.models.llm.rules.keys import (
+    NO_KEY,
     NOT_NAMES,
     Keyed,
     about_user,
     addressed,
+    labelled,
     labelled_wording,
     read_all,
     topic_of,
@@ -158,9 +160,16 @@ def _keys(sentence: str, role: str, person: str | None = None, topic: str | None
     """Every key of a statement, the main one first: a user's may state several attributes, and its "he"
     or "she" is ``person``, the one named last before it in the message; another speaker's gives one."""
     if role == "user":
-        return read_all(sentence, person, topic)
+        # a labelled line of a document the person pasted ("Landlord: Mrs Okafor", "- Employer: Veldt") is
+        # theirs as a tool's is about them, when nothing else in it is keyed
+        return read_all(sentence, person, topic) or _labelled(sentence.lstrip("-*•· \t"))
     found = _other_key(sentence, role)
     return [found] if found is not None else []
+
+
+def _labelled(sentence: str) -> list[Keyed]:
+    key = labelled(sentence)
+    return [Keyed(*key)] if key != NO_KEY else []  # type: ignore[arg-type]
 
 
 def _other_key(sentence: str, role: str) -> Keyed | None:
