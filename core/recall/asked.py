@@ -116,21 +116,16 @@ def periods_named(question: str) -> bool:
 
 def within(hits: list[Hit], question: str, k: int) -> list[Hit]:
     """The first ``k`` of ``hits`` (the shortlist, in rank order, with their closeness labelled), with the
-    asked attribute's statements that rank below ``k`` brought in first, at most half of ``k`` of them:
-    a statement of it is what the question asks, and :func:`settle` puts it first, however far down the
-    channels ranked its words ("Sam landed a job at Quantwell" for "where does my brother work now?").
-    Those brought in take the places of the last of the rest."""
+    asked attribute's leading statement in them though its words ranked it below ``k``: it is what the
+    question asks, and :func:`settle` puts it first ("Sam landed a job at Quantwell" for "where does my
+    brother work now?"). It takes the place of the last of the rest; no other hit moves."""
     if len(hits) <= k:
         return hits
     members = _settled_parts(list(hits), question)[0]
     head = hits[:k]
-    inside = {id(h) for h in head}
-    brought = [h for h in members if id(h) not in inside][
-        : max(0, k // 2 - sum(id(h) in inside for h in members))
-    ]
-    if not brought:
+    if not members or any(h is members[0] for h in head):
         return head
-    return head[: k - len(brought)] + brought
+    return [*head[: k - 1], members[0]]
 
 
 def _settled(hits: list[Hit], question: str) -> list[Hit]:

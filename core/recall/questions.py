@@ -24,6 +24,7 @@ from veramem_desktop.core.recall.statements import (
     lemmas,
     named_attributes,
     noun_spans,
+    value_attribute,
 )
 from veramem_desktop.core.text.lexicon import lexicon
 
@@ -36,7 +37,13 @@ def asked(question: str) -> frozenset[str]:
     words = WORD.findall(question[:400])
     lowered = [w.lower() for w in words]
     spans = noun_spans(lowered)
-    found = named_attributes(lowered, spans)
+    # a word that names an attribute as a noun asks that attribute, not the one it is a value of: "who's my
+    # dentist?" asks the dentist, never whether the asker's occupation is dentist
+    found = named_attributes(lowered, spans) - {
+        a
+        for at, _ in spans
+        if (a := value_attribute(lowered[at])) is not None and a not in {n for _, n in spans}
+    }
     heads = frames_by_head()
     said = {form for w in lowered for form in lemmas(w)}
     found.update(

@@ -160,7 +160,7 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     if end is None:
         return False
     after = [w.lower() for w in words[end : end + 2]]
-    other = {_single_value_of(" ".join(after)), *map(_single_value_of, after)} - {None}
+    other = {value_attribute(" ".join(after)), *map(value_attribute, after)} - {None}
     return not other or any(a in other for a in _attribute_names_of(frame))
 
 
@@ -218,12 +218,12 @@ def _is_past(word: str, lemma: str) -> bool:
 def named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[str]:
     """The attributes a noun (``spans``) or a value of names anywhere in the words."""
     found = {name for _, name in spans}
-    found.update(a for a in map(_single_value_of, lowered) if a is not None)
+    found.update(a for a in map(value_attribute, lowered) if a is not None)
     return found
 
 
 @lru_cache(maxsize=8192)
-def _single_value_of(word: str) -> str | None:
+def value_attribute(word: str) -> str | None:
     """The single-valued attribute a word gives away as its value ("vegan" is a diet), or None."""
     attr = attributes.for_value(word)
     return attr.name if attr is not None and not attr.multi else None
@@ -282,7 +282,7 @@ def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
     named = (bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
     found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
-    found.update(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
+    found.update(w.lower() for w in words if value_attribute(w.lower()) == attribute)
     return frozenset(found)
 
 
@@ -352,7 +352,7 @@ def attached_values(text: str, attribute: str) -> frozenset[str] | None:
 
 def given_values(words: list[str], attribute: str) -> frozenset[str]:
     """The words that are values of ``attribute`` by the inventory ("vegan" a diet)."""
-    return frozenset(w.lower() for w in words if _single_value_of(w.lower()) == attribute)
+    return frozenset(w.lower() for w in words if value_attribute(w.lower()) == attribute)
 
 
 def _a_value_word(word: str) -> bool:

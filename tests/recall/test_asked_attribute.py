@@ -565,3 +565,12 @@ def test_asked_about_someone_they_know_a_claim_never_comes_before_the_persons_ow
     assert asked._own_before_closer_claims([claim, own], "what's oriel's job now?") == [own, claim]
     # a question about no one keeps the order relevance gave
     assert asked._own_before_closer_claims([claim, own], "what helps on night shifts?") == [claim, own]
+
+
+def test_a_word_said_as_a_noun_of_one_attribute_asks_that_one_not_the_one_it_is_a_value_of() -> None:
+    """ "dentist" is an occupation one may have and the noun of the dentist one sees: "who's my dentist?"
+    asks the latter, never the asker's occupation; "am I still a dentist?" names no noun and asks the
+    former."""
+    assert questions.asked("who's our dentist these days?") == frozenset({"dentist"})
+    assert questions.asked("which doctor do I see now?") == frozenset({"doctor"})
+    assert "occupation" in questions.asked("am I still working as a dentist?")
