@@ -102,6 +102,8 @@ class _Cue:
     position: int
     ends: bool = False
     state_in_past: bool = False
+    #: a frame's verb (else a noun of the attribute said as the speaker's)
+    verb: bool = False
 
 
 @lru_cache(maxsize=8192)
@@ -198,7 +200,7 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
                     continue
                 if _frame_fits(frame, words, at):
                     past = frame.state and _is_past(lowered[at], lemma)
-                    cues.append(_Cue(attr.name, at, frame.ends, past))
+                    cues.append(_Cue(attr.name, at, frame.ends, past, verb=True))
     cues += [_Cue(name, at) for name, at in _owned_nouns(lowered, spans)]
     return sorted(cues, key=lambda c: c.position)
 
@@ -270,6 +272,24 @@ def _other_person(before: list[str]) -> bool:
     return any(a_name(w) for w in before)
 
 
+#: words that open a noun phrase: what follows them is a thing or someone named by a noun, not the speaker
+_DETERMINERS = frozenset(
+    {"the", "a", "an", "this", "that", "our", "my", "his", "her", "their", "its", "your"}
+)
+
+
+def _thing_before(before: list[str]) -> bool:
+    """Whether a frame's verb has a noun phrase for its subject, just before it ("since *the office* moved
+    to Canary Wharf", "*our landlord* moved to Spain"): what moved or started is that thing or that
+    person, not the speaker."""
+    return (
+        len(before) >= 2
+        and before[-2] in _DETERMINERS
+        and before[-1] not in _FUNCTION
+        and before[-1] not in OWN
+    )
+
+
 def a_name(word: str) -> bool:
     """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
     low = word.lower()
@@ -310,7 +330,9 @@ def read(text: str) -> Read | None:
     if not cues:
         return None
     first = cues[0]
-    other = _other_person(words[: first.position])
+    other = _other_person(words[: first.position]) or (
+        first.verb and _thing_before(lowered[: first.position])
+    )
     names = tuple(dict.fromkeys(c.attribute for c in cues))
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
     historic = behind or bool(_HISTORY.search(text))

@@ -574,3 +574,15 @@ def test_a_word_said_as_a_noun_of_one_attribute_asks_that_one_not_the_one_it_is_
     assert questions.asked("who's our dentist these days?") == frozenset({"dentist"})
     assert questions.asked("which doctor do I see now?") == frozenset({"doctor"})
     assert "occupation" in questions.asked("am I still working as a dentist?")
+
+
+def test_a_frame_whose_subject_is_a_noun_phrase_states_nothing_of_the_speaker() -> None:
+    """ "the office moved to Docklands" is the office's move, not the speaker's new home; "we moved" and a
+    bare "moved to" (said without a subject) are the speaker's."""
+    from veramem_desktop.core.recall.statements import read
+
+    office = read("since the office moved to Docklands in May it's the bus now")
+    assert office is not None and office.other
+    for own in ("We finally moved to Tarnow!", "moved to Tarnow last spring", "I moved to Tarnow."):
+        found = read(own)
+        assert found is not None and not found.other and "tarnow" in found.values, own
