@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from veramem_desktop.core.text.lexicon import lexicon
 from veramem_desktop.core.text.terms import STOPWORDS
@@ -26,6 +27,8 @@ from veramem_desktop.core.text.terms import STOPWORDS
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 #: where a sentence (or a line, or a list item) begins: its first word is capitalised for that reason
 _SENTENCE = re.compile(r"(?<=[.!?:;…])\s+|\n+|(?<=\s)[-*•]\s+")
+#: the most words a name is made of ("Kirkgate Compounding Pharmacy Ltd"); a longer capitalised run is a title
+_LONGEST_NAME = 4
 #: a possessive or contraction ending the case map keys without ("Amara's" is Amara)
 _ENDING = re.compile(r"['’](?:s|d|ll|re|ve|m)$", re.I)
 
@@ -38,6 +41,7 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper()
 
 
+@lru_cache(maxsize=16384)
 def _common(key: str) -> bool:
     """Whether ``key`` is an English word the lexicon knows ("bank", "cube", "boots"): a name made of such
     words is cased only whole, as the history spells it ("Corvel Bank"), never word by word."""
@@ -64,6 +68,8 @@ class Casing:
         self._spelling: dict[str, Counter[str]] = {}
         #: runs of capitalised words said together mid-sentence ("corvel bank" -> "Corvel Bank")
         self._runs: dict[tuple[str, ...], Counter[tuple[str, ...]]] = {}
+        self._firsts: set[str] = set()  # the first words of those runs
+        self._longest = 0
 
     def add(self, text: str) -> None:
         """Count the words of ``text``'s sentences that use capitals (an all lower-case sentence says
@@ -85,9 +91,11 @@ class Casing:
                         self._capital[key] += 1
                         self._spelling.setdefault(key, Counter())[_ENDING.sub("", word)] += 1
                     continue
-                if len(run) > 1:
+                if 1 < len(run) <= _LONGEST_NAME:
                     spelt = tuple(_ENDING.sub("", w) for w in run)
                     self._runs.setdefault(tuple(w.lower() for w in spelt), Counter())[spelt] += 1
+                    self._firsts.add(spelt[0].lower())
+                    self._longest = max(self._longest, len(spelt))
                 run = []
                 if word and key not in STOPWORDS and len(key) > 1:
                     self._lower[key] += 1
@@ -125,8 +133,11 @@ class Casing:
             return text
         words = list(_WORD.finditer(text))
         out, last, i = [], 0, 0
-        longest = max(map(len, self._runs))
+        longest, firsts = self._longest, self._firsts
         while i < len(words):
+            if _key(words[i].group()) not in firsts:
+                i += 1
+                continue
             for n in range(min(longest, len(words) - i), 1, -1):
                 span = words[i : i + n]
                 key = tuple(_key(m.group()) for m in span)

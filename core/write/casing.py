@@ -20,7 +20,7 @@ from veramem_desktop.core.storage.store import Store
 from veramem_desktop.core.text.truecase import Casing
 
 #: the newest episodes a history's casing is learnt from
-WINDOW = 20_000
+WINDOW = 5_000
 
 
 class HistoryCasing:
