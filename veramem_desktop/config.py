@@ -113,6 +113,15 @@ class OrganiseSettings:
 
 
 @dataclass
+class WriteSettings:
+    """How the write path reads messages."""
+
+    #: read a name typed in lower case as the person's history spells it (core/write/casing.py); off only
+    #: for the bench's ablation
+    name_casing: bool = True
+
+
+@dataclass
 class Config:
     llm: LLMSettings = field(default_factory=LLMSettings)
     embedder: EmbedderSettings = field(default_factory=EmbedderSettings)
@@ -121,6 +130,7 @@ class Config:
     #: the engine's own search config; the file's ``[search]`` table holds its ``SETTINGS`` keys
     search: SearchConfig = field(default_factory=SearchConfig)
     organise: OrganiseSettings = field(default_factory=OrganiseSettings)
+    write: WriteSettings = field(default_factory=WriteSettings)
     store_path: str = ""
     sync_folder: str = ""
 

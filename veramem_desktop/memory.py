@@ -460,6 +460,7 @@ class Memory:
             vectors=self._index().memory,
             device=opened.device,
             organiser=opened.organiser,
+            name_casing=self.config.write.name_casing,
         )
 
     def _make_importer(self, opened: _OpenStore) -> Importer:

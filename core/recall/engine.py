@@ -120,7 +120,10 @@ class SearchEngine:
         own = rank.within(own, bound)
         own = truth.order(own, groups) if intent.kind is None else sorted(own, key=lambda h: -h.score)
         own = rank.asker_first(own, query)
-        if intent.kind in (None, "latest"):  # the asked attribute's leading statement is not cut by k
+        if cfg.lead_within_k and intent.kind in (
+            None,
+            "latest",
+        ):  # the asked attribute's lead is not cut by k
             self._label_closeness(query, own, [])
             own = asked.within(own, query, k)
         own = own[:k]

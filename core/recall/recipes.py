@@ -139,6 +139,9 @@ class SearchConfig:
     link_seeds: int = 20
     utility_lambda: float = 0.2
     recency_weight: float = 0.01
+    #: a question about now keeps the asked attribute's leading statement among its k results however far
+    #: down its words ranked it (core/recall/asked.within); off only for the bench's ablation
+    lead_within_k: bool = True
     #: share of the ranking prior given to the usage-learned score once it is trained (core/recall/learned.py)
     learned_share: float = 0.35
     shared_k: int = 3

@@ -26,8 +26,10 @@ WINDOW = 5_000
 class HistoryCasing:
     """Each user's :class:`Casing`, learnt from their stored episodes and kept up to date."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, enabled: bool = True) -> None:
+        """``enabled`` False: messages are read as typed (the bench's ablation)."""
         self.store = store
+        self.enabled = enabled
         self._lock = threading.Lock()
         #: user -> ((episodes counted, newest row read), casing)
         self._known: dict[str | None, tuple[tuple[int, int], Casing]] = {}
@@ -50,6 +52,8 @@ class HistoryCasing:
     def messages(self, episodes: Sequence[Episode]) -> list[Message]:
         """``episodes`` as an extraction reads them: a user's words also with names cased as their history
         spells them (``Message.cased``)."""
+        if not self.enabled:
+            return [Message(e.id, e.role, e.content, e.event_time, e.source_name) for e in episodes]
         out = []
         with self._lock:  # one thread learns the history at a time, and none reads it meanwhile
             casings = {user: self._of(user) for user in {e.user_id for e in episodes if e.role == "user"}}

@@ -101,7 +101,11 @@ PAST_MARKERS = (
     "ex",
 )
 #: (name, config overrides by dotted path); the first is the headline row
-VARIANTS: list[tuple[str, dict[str, Any]]] = [("headline", {})]
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("headline", {}),
+    ("without name casing", {"write.name_casing": False}),
+    ("without the lead within k", {"search.lead_within_k": False}),
+]
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 

@@ -117,10 +117,11 @@ class Writes:
     vectors: VectorCache
     device: str
     organiser: Organiser
+    name_casing: bool = True
 
     def __post_init__(self) -> None:
         #: how the person's history spells names, learnt once and kept up to date across writes
-        self.casing = HistoryCasing(self.store)
+        self.casing = HistoryCasing(self.store, enabled=self.name_casing)
 
     def writer(self) -> Writer:
         """The engine's write path over this store, the memories' shared vectors, the embedder and the LLM."""
