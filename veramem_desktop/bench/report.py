@@ -91,7 +91,10 @@ METHODS: dict[str, str] = {
         "dev / 0.304 held out, search_top1_current 0.571 / 0.696, stale_above_current 0.238 / 0.217, "
         "abstained 0.138 / 0.059, as_of_answer 0.348 / 0.455; blind-2, on the code it was written "
         "against (commit a948c49), answer_current 0.459 / 0.389, search_top1_current 0.541 / 0.611, "
-        "stale_above_current 0.324 / 0.333, abstained 0.082 / 0.033, as_of_answer 0.542 / 0.417."
+        "stale_above_current 0.324 / 0.333, abstained 0.082 / 0.033, as_of_answer 0.542 / 0.417. "
+        "Variant rows (ablations): the write path reading names typed in lower case as they are, not as "
+        "the history spells them; search cutting at k without keeping the asked attribute's leading "
+        "statement."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
