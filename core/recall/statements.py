@@ -48,12 +48,13 @@ _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's"
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 _HISTORY = re.compile(
-    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b"
-    # a sentence opening on a denial ("Not missing Albion Terrace one bit", "Never going back to Vim"):
-    # what it names is behind the speaker
-    r"|^\W*(?:not|never|don['’]?t|doesn['’]?t|no longer)\b",
-    re.I,
+    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b", re.I
 )
+#: a sentence opening on a denial ("Not missing Albion Terrace one bit", "Never going back to Vim"): what it
+#: names is behind the speaker, unless a later clause says what holds instead (:func:`_denies_only`)
+_DENIAL = re.compile(r"^\W*(?:not|never|don['’]?t|doesn['’]?t|no longer)\b", re.I)
+#: words that say a clause tells what holds now
+_NOW = re.compile(r"\b(?:now|these days|nowadays|currently|at the moment|instead)\b", re.I)
 #: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
 _BEHIND = re.compile(
     r"\b(?:for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several|a few|some) "
@@ -335,7 +336,7 @@ def read(text: str) -> Read | None:
     )
     names = tuple(dict.fromkeys(c.attribute for c in cues))
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
-    historic = behind or bool(_HISTORY.search(text))
+    historic = behind or _told_before(text)
     values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
     attached = attached_values(text, names[0]) if len(names) == 1 else None
     if attached is not None:  # said by its noun alone: only the names attached to the noun are its values
@@ -601,7 +602,21 @@ def is_request(text: str) -> bool:
 
 def tells_history(text: str) -> bool:
     """Whether ``text`` tells what held before ("used to", "back when", "when I still", "the old one")."""
-    return bool(_HISTORY.search(text) or _FORMER.search(text))
+    return _told_before(text) or bool(_FORMER.search(text))
+
+
+def _told_before(text: str) -> bool:
+    return bool(_HISTORY.search(text)) or (bool(_DENIAL.match(text)) and _denies_only(text))
+
+
+def _denies_only(text: str) -> bool:
+    """Whether a sentence opening on a denial says nothing else that holds now: "Not Bramble, gave up on
+    them months ago — Ferrybridge Dental now" denies one value and says which holds now, which is no
+    history; "Not missing Greaves and that boiler at Albion Terrace one bit" is."""
+    rest = without_clauses(text, lambda clause: bool(_DENIAL.match(clause)))
+    if rest == text:
+        return True
+    return not _NOW.search(rest)
 
 
 def about_someone_else(text: str) -> bool:

@@ -333,3 +333,11 @@ def test_a_clause_dropped_inside_brackets_leaves_them_closed() -> None:
     draft = answer("where does Tamsin work now?", items)
     said = draft.text
     assert "Orrin Compounding" in said and said.count("(") == said.count(")"), said
+
+
+def test_a_replaced_value_written_in_capitals_keeps_them_after_before_that() -> None:
+    from veramem_desktop.models.llm.rules.answer import _lower_first
+
+    assert _lower_first("KESTREL HOUSE CHOIR, spring term") == "KESTREL HOUSE CHOIR, spring term"
+    assert _lower_first("Moved to Leith") == "moved to Leith"
+    assert _lower_first("I lived in Leith") == "I lived in Leith"

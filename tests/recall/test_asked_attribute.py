@@ -586,3 +586,12 @@ def test_a_frame_whose_subject_is_a_noun_phrase_states_nothing_of_the_speaker() 
     for own in ("We finally moved to Tarnow!", "moved to Tarnow last spring", "I moved to Tarnow."):
         found = read(own)
         assert found is not None and not found.other and "tarnow" in found.values, own
+
+
+def test_a_sentence_opening_on_a_denial_is_history_unless_a_later_clause_says_what_holds_now() -> None:
+    from veramem_desktop.core.recall.statements import tells_history
+
+    assert not tells_history("Not Hawthorn, gave up on them ages ago — Millbrook Dental now, so much nicer.")
+    assert not tells_history("Never going back to Nano, Micro is my editor these days.")
+    assert tells_history("Not missing Linden Row and that damp flat one bit.")
+    assert tells_history("Not Hawthorn, they closed.")

@@ -573,7 +573,12 @@ def _label(attribute: attributes.Attribute) -> str:
 
 
 def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] not in ("I ", "I'") else text
+    """``text`` with its first letter in lower case, to follow "before that, "; a word written all in
+    capitals ("NHS", "WREN") and "I" keep theirs."""
+    first = text.split(" ", 1)[0]
+    if text[:2] in ("I ", "I'") or (len(first) > 1 and first.isupper()):
+        return text
+    return text[:1].lower() + text[1:]
 
 
 def _retiring(members: list[ContextItem], by_id: dict[str, ContextItem]) -> list[ContextItem]:
