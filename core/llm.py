@@ -40,11 +40,6 @@ class Message:
     #: extractor parses it to key a statement; what it quotes and words is ``content``. None: as typed.
     cased: str | None = None
 
-    @property
-    def read(self) -> str:
-        """The words as a parse reads them: :attr:`cased` when there is one."""
-        return self.cased if self.cased is not None else self.content
-
 
 @dataclass(frozen=True)
 class Candidate:

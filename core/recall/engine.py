@@ -120,10 +120,10 @@ class SearchEngine:
         own = rank.within(own, bound)
         own = truth.order(own, groups) if intent.kind is None else sorted(own, key=lambda h: -h.score)
         own = rank.asker_first(own, query)
-        if cfg.lead_within_k and intent.kind in (
-            None,
-            "latest",
-        ):  # the asked attribute's lead is not cut by k
+        # the asked attribute's lead is not cut by k: it is found by closeness, so the shortlist is labelled
+        # here (step 6 then labels only the shared block)
+        labelled = cfg.lead_within_k and intent.kind in (None, "latest")
+        if labelled:
             self._label_closeness(query, own, [])
             own = asked.within(own, query, k)
         own = own[:k]
@@ -134,7 +134,9 @@ class SearchEngine:
         # 5. the shared block, labelled, never displacing the caller's own
         shared = sorted(shared, key=lambda h: -h.score)[: cfg.shared_k]
         # 6. closeness: each hit labelled against the relevance floor (labels only: nothing moves or goes)
-        nothing_close = self._label_closeness(query, own, shared)
+        nothing_close = self._label_closeness(query, [] if labelled else own, shared)
+        if labelled:
+            nothing_close = not any(h.close for h in own)
         # 7. the asked attribute's statements, newest first ("where do I work now?"), then what states
         #    it before chit-chat; a history question keeps its time order
         if intent.kind in (None, "latest"):

@@ -39,10 +39,9 @@ def asked(question: str) -> frozenset[str]:
     spans = noun_spans(lowered)
     # a word that names an attribute as a noun asks that attribute, not the one it is a value of: "who's my
     # dentist?" asks the dentist, never whether the asker's occupation is dentist
+    nouns = {name for _, name in spans}
     found = named_attributes(lowered, spans) - {
-        a
-        for at, _ in spans
-        if (a := value_attribute(lowered[at])) is not None and a not in {n for _, n in spans}
+        a for at, _ in spans if (a := value_attribute(lowered[at])) is not None and a not in nouns
     }
     heads = frames_by_head()
     said = {form for w in lowered for form in lemmas(w)}

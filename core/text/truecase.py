@@ -159,6 +159,3 @@ class Casing:
             m.group().islower() or self.name(m.group()) == m.group()[: len(self.name(m.group()) or "")]
             for m in span
         )
-
-    def __len__(self) -> int:
-        return len(self._capital)
