@@ -52,7 +52,13 @@ class TemporalIntent:
     phrase: str | None = None  # the time expression after since/before/after
 
 
-_LATEST = re.compile(r"\b(latest|most recent(ly)?|newest|current(ly)?|now|last time|these days)\b", re.I)
+#: words saying "at present": when a question asks, never what it asks about ("who's my dentist these days?")
+NOW = re.compile(
+    r"\b(?:right now|for now|now|nowadays|these days|at the moment|at the minute|at present|presently|"
+    r"currently|current)\b",
+    re.I,
+)
+_LATEST = re.compile(r"\b(latest|most recent(ly)?|newest|last time)\b", re.I)
 _WHEN = re.compile(r"\b(when|what (date|day|year|month|time)|how long ago|what year)\b", re.I)
 _SINCE = re.compile(r"\b(since|after)\s+(.+?)(\?|$|,)", re.I)
 _BEFORE = re.compile(r"\b(before|until|prior to)\s+(.+?)(\?|$|,)", re.I)
@@ -67,7 +73,7 @@ def temporal_intent(query: str) -> TemporalIntent:
         return TemporalIntent("since", m.group(2).strip())
     if m := _BEFORE.search(query):
         return TemporalIntent("before", m.group(2).strip())
-    if _LATEST.search(query):
+    if _LATEST.search(query) or NOW.search(query):
         return TemporalIntent("latest")
     if _WHEN.search(query):
         return TemporalIntent("when")

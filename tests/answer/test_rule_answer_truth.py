@@ -341,3 +341,19 @@ def test_a_replaced_value_written_in_capitals_keeps_them_after_before_that() -> 
     assert _lower_first("KESTREL HOUSE CHOIR, spring term") == "KESTREL HOUSE CHOIR, spring term"
     assert _lower_first("Moved to Leith") == "moved to Leith"
     assert _lower_first("I lived in Leith") == "I lived in Leith"
+
+
+def test_words_for_now_say_when_never_what_so_the_answer_is_enough() -> None:
+    """'these days', 'at the moment', 'currently': a question's words for now are no part of what it asks
+    about, so a statement naming every other asked word answers it in full instead of abstaining."""
+    items = [
+        _item("m-fav", "Our favourite is the little place by the canal.", time="2023-02-10T09:00:00+00:00")
+    ]
+    for question in (
+        "which restaurant is our favourite these days?",
+        "which restaurant is our favourite at the moment?",
+        "which restaurant is currently our favourite?",
+    ):
+        draft = answer(question, items)
+        assert not draft.abstained and draft.sufficient, question
+        assert draft.cited_ids == ("m-fav",)

@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
 from veramem_desktop.core.recall import questions, statements
+from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, STALE_STATES, Authority, State
 from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
@@ -52,7 +53,9 @@ Row = tuple[int, int, int, ContextItem, set[str]]
 
 
 def key_terms(question: str) -> set[str]:
-    return {s for s in content_stems(question) if s not in _QUESTION_WORDS}
+    """The stems of what ``question`` asks about: not its question words, nor its words for "now" (they say
+    when, as a named time does)."""
+    return {s for s in content_stems(NOW.sub(" ", question)) if s not in _QUESTION_WORDS}
 
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
