@@ -145,6 +145,8 @@ def test_a_named_persons_attribute_is_theirs_and_a_date_is_whole(
         ("switched banks to Fenwick Savings", [("user", "bank", "Fenwick Savings", False)]),
         # a name parsed as the head with its kind before it
         ("my cat Biscotti died", [("user", "pet", "Biscotti", True)]),
+        # a participle heading the sentence, its subject dropped, tells a change done (not a to-do)
+        ("signed up at the Corran climbing gym last week", [("user", "gym", "Corran climbing gym", False)]),
     ],
 )
 def test_sloppy_chat_and_misread_phrases_still_key(sentence: str, keys: list[tuple[object, ...]]) -> None:

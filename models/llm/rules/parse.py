@@ -816,6 +816,8 @@ def _tense(verb: Any, aux: list[Any]) -> Tense:
         return "progressive"
     if verb.tag_ == "VBD" or words & {"was", "were", "did"}:
         return "past"
+    if verb.tag_ == "VBN" and not aux and verb.dep_ in ("ROOT", "conj"):
+        return "past"  # "signed up at Ironyard": a participle heading its sentence, its subject dropped
     if verb.lemma_ == "be" and verb.tag_ == "VBD":
         return "past"
     return "present"
