@@ -37,7 +37,8 @@ class Message:
     name: str | None = None  # speaker or source name (tool name, file name)
     #: ``content`` with the names typed in lower case spelt as the person's history spells them
     #: (core/write/casing.py): only letters' case differs, so its offsets are the content's. The rule-based
-    #: extractor parses it to key a statement; what it quotes and words is ``content``. None: as typed.
+    #: extractor parses it to key a statement and words the memory from it (names read as names on every
+    #: surface); what it quotes is ``content``, word for word. None: as typed.
     cased: str | None = None
 
 

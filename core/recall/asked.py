@@ -407,7 +407,15 @@ def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[st
     one = read is not None and len(read.attributes) == 1 and read.attributes[0] in wanted
     if read is not None and one and statements.attached_values(text, read.attributes[0]) is not None:
         found = set(read.values)
+    if _only_numbers(wanted):  # a time or a weight is the value: a name beside it ("the Harriers") is not
+        return frozenset(v for v in found if v[:1].isdigit())
     return frozenset(v for v in found if numbers or not v[:1].isdigit())
+
+
+def _only_numbers(wanted: frozenset[str]) -> bool:
+    """Whether every value of ``wanted`` is a number, by the inventory (a personal best, an age)."""
+    kinds = [attr.entities for name in wanted if (attr := attributes.by_name(name)) is not None]
+    return bool(kinds) and all(labels and set(labels) <= _NUMBER_LABELS for labels in kinds)
 
 
 def _own_value(h: Hit) -> frozenset[str]:

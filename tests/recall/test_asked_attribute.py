@@ -595,3 +595,18 @@ def test_a_sentence_opening_on_a_denial_is_history_unless_a_later_clause_says_wh
     assert not tells_history("Never going back to Nano, Micro is my editor these days.")
     assert tells_history("Not missing Linden Row and that damp flat one bit.")
     assert tells_history("Not Hawthorn, they closed.")
+
+
+def test_a_name_beside_no_figure_never_leads_a_personal_best(keyless: Memory) -> None:
+    """A personal best is a figure: a later line naming only a club ("the Wendover Striders") states none,
+    so it never leads the newest line that gives the time."""
+    said(keyless, "First 10k race done in 58:40, legs are jelly.", "2022-04-03")
+    best = said(keyless, "Ran 10k in 51:12 at the Brockley road race, a new best!!", "2023-06-18")
+    said(
+        keyless,
+        "Club 10k next week, been with the Wendover Striders a year now, still nervous.",
+        "2023-09-02",
+    )
+    hits = keyless.search("what's my 10k personal best?", k=10).results
+    assert hits[0].id == best
+    assert "51:12" in keyless.answer("what's my 10k personal best?").text

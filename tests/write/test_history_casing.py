@@ -1,5 +1,5 @@
 """Names typed in lower case are read as the history spells them (core/text/truecase.py,
-core/write/casing.py), for the key only: the memory keeps the words as typed and quotes them exactly.
+core/write/casing.py), for the key and the memory's wording: its evidence quotes the words as typed.
 
 The pure tests pin the rule (a word is a name when the history only ever writes it with a capital in the
 middle of a sentence; a word English has anyway only inside the whole name). The write-path tests run
@@ -77,7 +77,8 @@ def test_a_change_typed_in_lower_case_is_keyed_to_the_person_the_history_names(r
     done = say(rmem, "oluwaseun got a job at brightwater analytics!!", "2025-03-02T09:00:00Z")
     assert current(rmem, "Oluwaseun", "works_at") == ["Brightwater Analytics"]
     (made,) = versions(rmem, "Oluwaseun", "works_at")
-    assert made.text.startswith("Oluwaseun got a job at brightwater analytics")  # the words as typed
+    # the memory is written as the history spells the names; its evidence quotes the words as typed
+    assert made.text.startswith("Oluwaseun got a job at Brightwater Analytics")
     assert rmem.reading.detail(made.id).evidence[0].quote == "oluwaseun got a job at brightwater analytics!!"
     assert done.episodes[0].content == "oluwaseun got a job at brightwater analytics!!"
 

@@ -251,7 +251,7 @@ def extract_with_skips(
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
                 third_person(
-                    resolve_leading_pronoun(sentence, before),
+                    resolve_leading_pronoun(read, before),
                     speaker,
                     addressee_is_user=message.role in _ADDRESSES_USER,
                 )
@@ -286,8 +286,8 @@ def extract_with_skips(
 
 
 def _read(span: Span, message: Message) -> str:
-    """A statement as the parse reads it: with the names of the message's cased words (``Message.cased``,
-    at the same offsets as its content)."""
+    """A statement as the parse reads it and the memory words it: with the names of the message's cased
+    words (``Message.cased``, at the same offsets as its content). The quote is the content's own words."""
     if message.cased is None:
         return span.said
     text = message.cased[span.start : span.end]
