@@ -115,6 +115,8 @@ class ContextItem:
     retracted_by: str | None = None
     #: for a version that corrects a mistake: the value the correction said was wrong
     corrects: str | None = None
+    #: how close recall found its words to the question (core/recall/relevance.py), when measured
+    closeness: float | None = None
 
 
 @dataclass(frozen=True)

@@ -258,6 +258,7 @@ class Answerer:
                 h.subject,
                 h.retracted_by,
                 h.corrects,
+                h.closeness,
             )
             for h in ordered
             if h.id in fenced.included

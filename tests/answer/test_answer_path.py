@@ -197,3 +197,19 @@ def test_decay_and_consolidation_do_not_bring_a_rejected_value_back(rejected: tu
     ]
     assert not [t for t in texts if "lives in berlin" in t.lower()], texts
     assert not [r.item.id for r in mem.review.queue() if "berlin" in r.item.text.lower()]
+
+
+def test_the_askers_close_statement_answers_in_words_the_question_does_not_use(rmem: Memory) -> None:
+    """Recall's first hit, the person's own statement close to the question, answers though it shares no
+    word with it; an unrelated question still abstains, and so does one about another attribute."""
+    rmem.add(
+        {
+            "content": "Been helping out at Harrowgate Food Bank on Mondays since March.",
+            "time": "2024-04-02T09:00:00Z",
+        }
+    )
+    said = rmem.answer("where am I volunteering these days?")
+    assert not said.abstained and "Harrowgate Food Bank" in said.text
+    assert rmem.answer("What is the airspeed of an unladen swallow?").abstained
+    rmem.add("My favourite editor is Vim.")
+    assert rmem.answer("What is my favourite football team?").abstained

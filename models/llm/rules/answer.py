@@ -73,6 +73,10 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
     named = questions.attributes_of_nouns(questions.asked_nouns(question))
     scored = _scored(items, keys, asked | named)
+    # no item shares half the question's words: recall's first item, the asker's own close statement, answers
+    lead = _closest_own(items, asked | named) if own and when is None else None
+    if lead is not None and max((len(r[4]) for r in scored), default=0) * 2 < len(keys):
+        scored = _scored(items, keys, asked | named, lead)
     if not scored:
         return _said_by_then(items, keys, when) or AnswerDraft(
             text=ABSTAIN_TEXT, abstained=True, sufficient=False
@@ -233,10 +237,38 @@ def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextI
 _SELF = re.compile(r"\s*(?:I|I['’](?:m|ve|d|ll)|User(?:['’]s)?|[Mm]y|[Ww]e(?:['’](?:re|ve))?)\b")
 
 
-def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] = frozenset()) -> list[Row]:
+#: the least closeness to the question at which recall's first hit answers in other words
+CLOSE = 0.30
+
+
+def _closest_own(items: Sequence[ContextItem], asked: frozenset[str]) -> ContextItem | None:
+    """Recall's first item when it is the asker's own live statement naming a value, close to the question
+    (:data:`CLOSE`), and no statement the write path keyed to another attribute than the asked one: it
+    answers though it shares no word with the question ("where am I volunteering?" — "helping at the
+    food bank on Mondays")."""
+    if not items:
+        return None
+    first = items[0]
+    if first.authority != Authority.AUTHORIZED or first.state not in _LIVE or first.closeness is None:
+        return None
+    if first.closeness < CLOSE or statements.is_request(own_words(first.text)):
+        return None
+    if first.subject and first.value and attributes.canonical(first.subject) not in asked:
+        return None
+    if not _names_in(own_words(first.text)) and not statements.values(own_words(first.text), ""):
+        return None
+    return first
+
+
+def _scored(
+    items: Sequence[ContextItem],
+    keys: set[str],
+    asked: frozenset[str] = frozenset(),
+    lead: ContextItem | None = None,
+) -> list[Row]:
     """The items sharing a key word with the question: (how many, authority, -position, item, which). An item
-    recall read as stating the attribute the question asks ("what vehicle do we drive?": the car) answers
-    it whatever its words: it counts as sharing every key word."""
+    recall read as stating the attribute the question asks ("what vehicle do we drive?": the car), and
+    ``lead`` (:func:`_closest_own`), answer it whatever their words: they count as sharing every key word."""
     present = {item.id for item in items}
     scored: list[Row] = []
     for position, item in enumerate(items):
@@ -244,7 +276,7 @@ def _scored(items: Sequence[ContextItem], keys: set[str], asked: frozenset[str] 
             continue  # its memory is here and says it, with its state
         if item.state in _WITHHELD:
             continue
-        shared = set(keys) if _states(item, asked) and keys else keys & _stems(item)
+        shared = set(keys) if (_states(item, asked) or item is lead) and keys else keys & _stems(item)
         if shared:
             scored.append((len(shared), _AUTHORITY_RANK.get(item.authority, 0), -position, item, shared))
     return scored
