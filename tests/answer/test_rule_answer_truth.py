@@ -357,3 +357,31 @@ def test_words_for_now_say_when_never_what_so_the_answer_is_enough() -> None:
         draft = answer(question, items)
         assert not draft.abstained and draft.sufficient, question
         assert draft.cited_ids == ("m-fav",)
+
+
+def test_a_change_typed_in_lower_case_is_said_by_its_new_value_alone() -> None:
+    """'ditched emacs for helix': both are editors the inventory knows, however they are typed; the answer
+    says the new one plainly and the old one only as past, never the sentence naming both as now."""
+    old = ContextItem(
+        "m-old",
+        "Using emacs at work, it's fine.",
+        "fact",
+        "authorized",
+        "2022-01-10T09:00:00+00:00",
+        "probably_superseded",
+        "m-new",
+        group="g1",
+        subject="editor",
+    )
+    new = ContextItem(
+        "m-new",
+        "Ditched emacs for helix, my mate kept going on about it.",
+        "fact",
+        "authorized",
+        "2023-05-02T09:00:00+00:00",
+        group="g1",
+        subject="editor",
+    )
+    draft = answer("which editor do I use?", [new, old])
+    assert draft.text.startswith("Your editor is helix")
+    assert "before that, emacs" in draft.text and draft.text.count("emacs") == 1

@@ -380,16 +380,18 @@ def _subject(
             return said, list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
     # only where the question asks the attribute recall read the head as stating
-    plain = (
+    value = (
         _value_said(head, members, keys)
         if own and when is None and head.authority == Authority.AUTHORIZED and _states(head, asked | named)
         else None
     )
+    attribute = attributes.by_name(head.subject or "")
+    plain = f"Your {_label(attribute)} is {value}." if value and attribute else None
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     if plain is None and head.id not in retractions:
         text = without_history(text, head, list(by_id.values()), keys)
     ids = [head.id]
-    text = _history(text, head, members, keys, by_id, ids, retractions)
+    text = _history(text, head, members, keys, by_id, ids, retractions, value if plain else None)
     lower = [
         m
         for m in live
@@ -418,10 +420,12 @@ def _history(
     by_id: dict[str, ContextItem],
     ids: list[str],
     retractions: set[str | None],
+    value: str | None = None,
 ) -> str:
     """``text`` (the head said) with what the current value replaced, as past: the version it superseded
     directly, else the latest history. What waits in cold storage under it (a narrower statement it
-    covers) was not replaced: it is not said. The ids said are added to ``ids``."""
+    covers) was not replaced: it is not said. The ids said are added to ``ids``. ``value``: the value
+    the head was said by, when said plainly."""
     stale = sorted(
         (
             m
@@ -438,7 +442,7 @@ def _history(
         return f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
     if not stale:
         return text
-    before = _former(stale[0], head, keys)
+    before = _former(stale[0], head, keys, value)
     since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
     gone = ", which no longer holds" if stale[0].state == State.RETRACTED else ""
     # the statement that retired it is cited with it
@@ -498,18 +502,26 @@ _SPEAKERS = re.compile(r"\b(?:User|Assistant)(?:'s)?\b")
 _NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
 
 
-def _former(old: ContextItem, head: ContextItem, keys: set[str]) -> str:
+def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | None = None) -> str:
     """The value ``old`` gave, to name as past: its recorded value, else the names it holds that the
-    current statement does not ("Berlin" from "I live in Berlin." beside "We moved to Amsterdam!"), else
-    its sentence told in the past."""
+    current statement does not ("Berlin" from "I live in Berlin." beside "We moved to Amsterdam!") or,
+    when the current value is known (``value``), that are not it ("emacs" from "using emacs at work"
+    beside "ditched emacs for helix", the inventory's values however typed), else its sentence told in
+    the past."""
     if old.value:
         return old.value
     said = _DATE.sub(" ", own_words(_best_sentence(old.text, keys)))  # when it was said is no value
     now = own_words(head.text).casefold()
+    attribute = attributes.by_name(old.subject or head.subject or "")
+    found = [m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0]
+    if value is not None and attribute is not None:
+        found += _values_in(said, attribute)
     names = [
         n
-        for n in dict.fromkeys(m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0)
-        if n and n.casefold() not in now and not _NOT_A_VALUE.fullmatch(n)
+        for n in dict.fromkeys(found)
+        if n
+        and not _NOT_A_VALUE.fullmatch(n)
+        and (not _overlaps(n, value) if value is not None else n.casefold() not in now)
     ]
     if names:
         return " and ".join(names)
@@ -542,17 +554,22 @@ def _as_of(
 
 
 def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -> str | None:
-    """The asker's own attribute said plainly ("Your carrier is Meadow Mobile."), when the sentence stating
-    it names another value beside it ("Orbit hiked the price so I jumped ship, on Meadow Mobile now"):
-    said word for word, the other name would read as current too. The value is the one the item was keyed
+    """The value to say the asker's own attribute by, plainly ("Your carrier is Meadow Mobile."), when the
+    sentence stating it names another value beside it ("Orbit hiked the price so I jumped ship, on Meadow
+    Mobile now"): said word for word, the other name would read as current too. The value is the one the item was keyed
     with, else the one name of the sentence no older statement of the subject names; None when neither
     is known or the sentence names nothing else, so it is said as it is."""
     attribute = attributes.by_name(head.subject) if head.subject else None
     if attribute is None:
         return None
     sentence = own_words(_best_sentence(own_words(head.text), keys))
-    older = [n for m in members if (m.time or "") < (head.time or "") for n in _names_in(own_words(m.text))]
-    names = _names_in(sentence, older)
+    older = [
+        n
+        for m in members
+        if (m.time or "") < (head.time or "")
+        for n in _values_in(own_words(m.text), attribute)
+    ]
+    names = _values_in(sentence, attribute, older)
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
     keyed = head.value if head.value and _a_value(head.value) else None
@@ -562,7 +579,7 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
         value = new[0] if len(new) == 1 else None
     if value is None or not [n for n in names if not _overlaps(n, value)]:
         return None
-    return f"Your {_label(attribute)} is {value}."
+    return value
 
 
 def _a_value(value: str) -> bool:
@@ -586,6 +603,16 @@ def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
             continue
         found.append(name)
     return list(dict.fromkeys(found))
+
+
+def _values_in(sentence: str, attribute: attributes.Attribute, known: Sequence[str] = ()) -> list[str]:
+    """The names and numbers of a sentence (:func:`_names_in`), and the inventory's values of ``attribute``
+    however they are typed ("ditched vscode for neovim": two editors)."""
+    found = _names_in(sentence, known)
+    for word in re.findall(r"[^\W_]+", sentence):
+        if attributes.for_value(word.casefold()) is attribute and not any(_overlaps(word, n) for n in found):
+            found.append(word)
+    return found
 
 
 def _words(text: str) -> set[str]:
