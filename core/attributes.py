@@ -114,8 +114,11 @@ def is_pet(noun: str) -> bool:
 
 _PET_KINDS = PETS
 #: how a named thing stops whichever attribute it was a value of: a business or a venue closing ("the
-#: gym shut down", "Harcourt closed down"); an attribute's own endings are its frames that ``end``
-ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under", ends=True)
+#: gym shut down", "Harcourt closed down"), or the person dropping it, whatever it was ("ditched
+#: Ironyard", "switched from Vodafone"); an attribute's own endings are its frames that ``end``
+ENDINGS: tuple[Frame, ...] = frames_of(
+    "close_down; shut_down; go_bust; go_under; ditch; dump; switch from; swap", ends=True
+)
 
 
 @cache

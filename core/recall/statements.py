@@ -70,7 +70,8 @@ _REQUEST = re.compile(
 #: shorthands of chat ("Ok switched to …", "Tbh the new one is better")
 _FUNCTION_TEXT = (
     "the a an this that these those our your so and but or yes no oh well ok okay yeah yep yup nope lol "
-    "omg btw tbh fyi imo idk ngl haha ugh hmm wow hey hi anyway also pls thx rn"
+    "omg btw tbh fyi imo idk ngl haha ugh hmm wow hey hi anyway also pls thx rn for from into onto with than "
+    "until during against because cos coz cuz bc nor cannot dont didnt doesnt isnt wasnt arent ive"
 )
 _FUNCTION = frozenset(_FUNCTION_TEXT.split())
 BE_FORMS = frozenset(
@@ -576,11 +577,24 @@ def _names_from(words: list[str], start: int) -> frozenset[str]:
     found: list[str] = []
     for w in words[start : start + _REACH]:
         name = bare(w)
-        if (w[:1].isupper() or w[:1].isdigit()) and name not in NOT_VALUES and not _DATE_PART.fullmatch(name):
+        if (
+            (w[:1].isupper() or w[:1].isdigit() or _typed_name(w))
+            and name not in NOT_VALUES
+            and not _DATE_PART.fullmatch(name)
+        ):
             found.append(name)
         elif found or w.lower() not in _LEAD_IN:
             break
     return frozenset(found)
+
+
+def _typed_name(word: str) -> bool:
+    """A word typed in lower case that is a name all the same, where a value is due: one the lexicon does
+    not know ("ditched pulsebox"), or a value of the inventory ("dropped vscode")."""
+    low = word.lower()
+    if not word.isalpha() or not word.islower() or len(word) < 3 or low in _FUNCTION or low in _LEAD_IN:
+        return False
+    return not _known(low) or attributes.for_value(low) is not None
 
 
 def _named_before(words: list[str], at: int) -> frozenset[str]:

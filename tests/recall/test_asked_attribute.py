@@ -296,6 +296,11 @@ def test_an_it_before_the_speaker_is_no_one_else() -> None:
         ("We adopted a greyhound called Pilot.", set()),
         ("Left the keys with Marguerite.", set()),  # an ending of many uses needs its attribute said
         ("Signed with Marrowby Ltd, goodbye night shifts.", {"night", "shifts"}),  # a farewell
+        # dropped whatever it was, its name typed in lower case: unknown to the lexicon, or an inventory value
+        ("ditched brackenfit for the pool at the leisure centre", {"brackenfit"}),
+        ("Ditched nano for zed, way faster.", {"nano"}),
+        ("switched from tellanova to a sim-only deal", {"tellanova"}),
+        ("ditched the car at the station lol", set()),  # a common noun is no name
     ],
 )
 def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:
