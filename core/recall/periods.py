@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from dateutil.easter import easter
 from veramem_desktop.core.errors import InvalidInputError
 from veramem_desktop.core.recall.query import AskedTime
 from veramem_desktop.core.text.explicit_dates import MONTHS, normalise_explicit_dates
@@ -130,6 +131,38 @@ def _season(asked: AskedTime, anchor: date) -> Period:
     return Period(start, start + timedelta(days=92))
 
 
+#: the days fixed holidays fall on (month, day); Easter and Thanksgiving move
+_HOLIDAYS = {
+    "christmas": (12, 25),
+    "xmas": (12, 25),
+    "boxing day": (12, 26),
+    "halloween": (10, 31),
+    "bonfire night": (11, 5),
+    "valentine's": (2, 14),
+    "valentines": (2, 14),
+}
+
+
+def _holiday(asked: AskedTime, anchor: date) -> Period:
+    """A holiday of a named year ("Christmas 2022", "Easter 2023"): the week around its day (Easter by
+    dateutil's computus, Thanksgiving the fourth Thursday of November)."""
+    name, _, year_word = asked.value.rpartition(" ")
+    year = int(year_word)
+    name = name.removesuffix(" day") if name.startswith("valentine") else name
+    if name == "easter":
+        day = easter(year)
+    elif name.startswith("new year") and name.endswith("eve"):
+        day = date(year, 12, 31)
+    elif name.startswith("new year"):
+        day = date(year, 1, 1)
+    elif name == "thanksgiving":
+        first = date(year, 11, 1)
+        day = first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    else:
+        day = date(year, *_HOLIDAYS.get(name, (12, 25)))
+    return Period(day - timedelta(days=3), day + timedelta(days=4))
+
+
 def _last_unit(asked: AskedTime, anchor: date) -> Period:
     """Last week, month or year: the calendar unit before the anchor's (weeks start on Monday)."""
     unit = asked.value.lower()
@@ -163,6 +196,7 @@ _READ_AGAINST_ANCHOR: dict[str, Callable[[AskedTime, date], Period | None]] = {
     "year": _named_year,
     "part": _year_part,
     "season": _season,
+    "holiday": _holiday,
     "last": _last_unit,
 }
 

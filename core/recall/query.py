@@ -97,7 +97,8 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
 @dataclass(frozen=True)
 class AskedTime:
     """The time a question asks about, as written: ``kind`` is "day", "month" ("may 2023" or "june"),
-    "year", "season" ("last summer", "summer 2023"), "last" ("week", "month", "year"), or "before"/"after" with
+    "year", "season" ("last summer", "summer 2023"), "holiday" ("christmas 2022", "easter 2023"), "last"
+    ("week", "month", "year"), or "before"/"after" with
     ``value`` "count|unit|what" (a written date, or an event such as "Alice's birthday")."""
 
     kind: str
@@ -173,6 +174,19 @@ def _asked_season(query: str) -> AskedTime | None:
     return None
 
 
+#: a holiday of a named year ("at Christmas 2022", "Easter of 2023"): the days around it
+_ASKED_HOLIDAY = re.compile(
+    r"\b(christmas|xmas|easter|new year(?:'s)? eve|new year(?:'s)?(?: day)?|halloween|bonfire night|"
+    r"boxing day|valentine'?s(?: day)?|thanksgiving)(?:\s+of)?,?\s+(\d{4})\b",
+    re.I,
+)
+
+
+def _asked_holiday(query: str) -> AskedTime | None:
+    m = _ASKED_HOLIDAY.search(query.replace("\u2019", "'"))
+    return AskedTime("holiday", f"{m[1].lower()} {m[2]}") if m else None
+
+
 def asked_time(query: str) -> AskedTime | None:
     """The time ``query`` asks about ("in May 2023", "the week before Alice's birthday", "last summer"),
     unresolved; None when it names none. "May" alone is read as the month only with a capital."""
@@ -188,8 +202,8 @@ def asked_time(query: str) -> AskedTime | None:
         return AskedTime("month", f"{_MONTH_KEY[m[1][:3].lower()]} {m[2]}")
     if (m := _ASKED_BARE_MONTH.search(query)) and (m[1].lower() != "may" or m[1] == "May"):
         return AskedTime("month", _MONTH_KEY[m[1][:3].lower()])
-    if season := _asked_season(query):
-        return season
+    if named := _asked_holiday(query) or _asked_season(query):
+        return named
     if m := _ASKED_PART_YEAR.search(query):
         return AskedTime("part", f"{m[1].lower().split()[-2] if ' ' in m[1] else m[1].lower()} {m[2]}")
     if m := _ASKED_YEAR.search(query):

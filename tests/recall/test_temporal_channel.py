@@ -63,6 +63,22 @@ def _rank(mem: Memory, query: str, channels: tuple[str, ...], user: str = "me") 
             AskedTime("before", "the|week|August 3, 2023"),
             Period(date(2023, 7, 24), date(2023, 8, 4)),
         ),
+        # a holiday of a named year: the week around its day (Easter moves, by the computus)
+        (
+            "Where were we living at Easter 2022?",
+            AskedTime("holiday", "easter 2022"),
+            Period(date(2022, 4, 14), date(2022, 4, 21)),
+        ),
+        (
+            "Who was looking after Dad at Christmas 2021?",
+            AskedTime("holiday", "christmas 2021"),
+            Period(date(2021, 12, 22), date(2021, 12, 29)),
+        ),
+        (
+            "which flat was i in on new year's eve 2022",
+            AskedTime("holiday", "new year's eve 2022"),
+            Period(date(2022, 12, 28), date(2023, 1, 4)),
+        ),
         (
             "What puppy did she get two weeks before August 11, 2023?",
             AskedTime("before", "two|week|August 11, 2023"),
