@@ -114,22 +114,23 @@ def is_pet(noun: str) -> bool:
 
 _PET_KINDS = PETS
 #: how a named thing stops whichever attribute it was a value of: a business or a venue closing ("the
-#: gym shut down", "Harcourt closed down"), or the person dropping it, whatever it was ("ditched
-#: Ironyard", "switched from Vodafone"); an attribute's own endings are its frames that ``end``
-ENDINGS: tuple[Frame, ...] = frames_of(
-    "close_down; shut_down; go_bust; go_under; ditch; dump; switch from; swap", ends=True
-)
+#: gym shut down", "Harcourt closed down"), a person leaving a role ("Janet has moved on"); an
+#: attribute's own endings are its frames that ``end``
+ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under; move_on", ends=True)
+#: how the person drops a thing whatever it was, said of the thing as the verb's object ("ditched
+#: Ironyard", "switched from Vodafone", "swapped violin for cello"), never of who did it
+DROPS: tuple[Frame, ...] = frames_of("ditch; dump; switch from; swap", ends=True)
 
 
 @cache
 def endings() -> tuple[tuple[Attribute | None, Frame], ...]:
     """Every frame of the inventory that says a value stopped, multi-valued attributes and the relations
     included ("Biscuit passed away": a pet; "gave up on Italian": a language), each with its attribute, and
-    :data:`ENDINGS` (no attribute)."""
+    :data:`ENDINGS` and :data:`DROPS` (no attribute)."""
     found: list[tuple[Attribute | None, Frame]] = [
         (attr, frame) for attr in (*ATTRIBUTES, _RELATION) for frame in attr.frames if frame.ends
     ]
-    return (*found, *((None, frame) for frame in ENDINGS))
+    return (*found, *((None, frame) for frame in ENDINGS + DROPS))
 
 
 #: the family of preferences ("preference:coffee"): one favourite per topic

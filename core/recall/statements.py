@@ -533,9 +533,15 @@ def clause_stops(clause: str) -> frozenset[str]:
                 given = _gives(attr, words)
                 if frame.weak and not given and not _names_noun(attr, words):
                     continue
-                stops = (
-                    _names_from(words, end) or _gives(attr, words[end:]) or _named_before(words, at) or given
-                )
+                if frame in attributes.DROPS:  # said of its object, never of who dropped it
+                    stops = _names_from(words, end)
+                else:
+                    stops = (
+                        _names_from(words, end)
+                        or _gives(attr, words[end:])
+                        or _named_before(words, at)
+                        or given
+                    )
                 if stops:
                     return stops
     return frozenset()

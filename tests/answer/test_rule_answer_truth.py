@@ -385,3 +385,31 @@ def test_a_change_typed_in_lower_case_is_said_by_its_new_value_alone() -> None:
     draft = answer("which editor do I use?", [new, old])
     assert draft.text.startswith("Your editor is helix")
     assert "before that, emacs" in draft.text and draft.text.count("emacs") == 1
+
+
+def test_asked_about_a_time_a_value_a_later_statement_says_stopped_held_then() -> None:
+    """'ditched Brackenfit in April 2024', said after the asked summer: Brackenfit held until then, so it
+    answers 'which gym was I using in summer 2023?' before an older line that recall found less close; a
+    subject that swapped someone onto something is no value that stopped."""
+    items = [
+        _item(
+            "m-ditched",
+            "Ditched Brackenfit in April 2024, the pool at Lowmoor is worth the trip.",
+            time="2024-05-20T09:00:00+00:00",
+            group=None,
+        ),
+        _item(
+            "m-old",
+            "Leg day at Pulsewell again, cannot feel my knees.",
+            time="2022-02-14T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("which gym was I using in summer 2023?", items)
+    assert draft.text.startswith("Brackenfit, until 2024-05-20") and draft.cited_ids == ("m-ditched",)
+    swapped = [
+        _item(
+            "m-gp", "The GP swapped me onto sertraline in May.", time="2024-05-20T09:00:00+00:00", group=None
+        )
+    ]
+    assert not answer("which GP was I seeing in summer 2023?", swapped).text.startswith("GP, until")

@@ -205,11 +205,39 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
     subject is known. None when the question names no time, or nothing of theirs is that old."""
     if when is None or not when.end or when.before_change:
         return None
-    own = [i for i in _own_dated(items[:_THEN_DEPTH], items) if (i.time or "")[:10] < when.end]
+    dated = _own_dated(items[:_THEN_DEPTH], items)
+    own = [i for i in dated if (i.time or "")[:10] < when.end]
     # what had begun by then first; else what was said by then (a date it names may be a deadline: "the
     # thesis is due in June")
-    chosen = next(iter([i for i in own if begun(i)[:10] < when.end] or own), None)
-    return _said_then(chosen, items, keys) if chosen is not None else None
+    then = [i for i in own if begun(i)[:10] < when.end] or own
+    # and a later statement saying a value stopped ("ditched Ironyard in April", "Janet has moved on"): it
+    # held until then, so at the asked time too; the one recall found closer to the question answers
+    ended = [i for i in dated if (i.time or "")[:10] >= when.end and _stopped(i)]
+    chosen = next((i for i in items if any(i is c for c in then + ended)), None)
+    if chosen is None:
+        return None
+    return _ended_then(chosen, keys) if any(chosen is e for e in ended) else _said_then(chosen, items, keys)
+
+
+def _stopped(item: ContextItem) -> list[str]:
+    """The values ``item`` says stopped, as it writes them ("Ironyard" from "ditched Ironyard in April")."""
+    stops = statements.ended(own_words(item.text))
+    return [
+        w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", own_words(item.text)) if statements.bare(w) in stops
+    ]
+
+
+def _ended_then(item: ContextItem, keys: set[str]) -> AnswerDraft:
+    """A value a statement made after the asked time says stopped, as what held then: the value, until
+    the day it was said, with the statement's words."""
+    values = " ".join(dict.fromkeys(_stopped(item)))
+    said = in_the_past(
+        first_to_second(_stated(item, keys)) if item.kind == EPISODE_KIND else _stated(item, keys)
+    )
+    day = (item.time or "")[:10]
+    return AnswerDraft(
+        text=f"{values}, until {day} (as you said on {day}: {_lower_first(said)})", cited_ids=(item.id,)
+    )
 
 
 def _read_as_theirs(item: ContextItem) -> ContextItem:
