@@ -413,3 +413,16 @@ def test_asked_about_a_time_a_value_a_later_statement_says_stopped_held_then() -
         )
     ]
     assert not answer("which GP was I seeing in summer 2023?", swapped).text.startswith("GP, until")
+
+
+def test_asked_about_a_time_a_name_told_later_as_history_held_then() -> None:
+    items = [
+        _item(
+            "m-told",
+            "Back when I was with Corvane Bank the app was awful.",
+            time="2024-03-02T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("which bank was I with in summer 2022?", items)
+    assert draft.text.startswith("Corvane Bank, until 2024-03-02")

@@ -220,11 +220,13 @@ def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen 
 
 
 def _stopped(item: ContextItem) -> list[str]:
-    """The values ``item`` says stopped, as it writes them ("Ironyard" from "ditched Ironyard in April")."""
-    stops = statements.ended(own_words(item.text))
-    return [
-        w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", own_words(item.text)) if statements.bare(w) in stops
-    ]
+    """The values ``item`` says stopped, as it writes them ("Ironyard" from "ditched Ironyard in April"),
+    or the names it tells as history ("Marmalade" from "we used to have a cat called Marmalade")."""
+    text = own_words(item.text)
+    stops = statements.ended(text)
+    if stops:
+        return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in stops]
+    return _names_in(text) if statements.tells_history(text) else []
 
 
 def _ended_then(item: ContextItem, keys: set[str]) -> AnswerDraft:
