@@ -426,3 +426,16 @@ def test_asked_about_a_time_a_name_told_later_as_history_held_then() -> None:
     ]
     draft = answer("which bank was I with in summer 2022?", items)
     assert draft.text.startswith("Corvane Bank, until 2024-03-02")
+
+
+def test_asked_about_a_time_the_clause_telling_what_held_before_names_it_alone() -> None:
+    items = [
+        _item(
+            "m-since",
+            "Alto in Harbour Voices since March 2023, before that the Wrenfield Singers.",
+            time="2024-02-10T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("which choir was I singing in in spring 2022?", items)
+    assert draft.text.startswith("Wrenfield Singers, until 2024-02-10")

@@ -226,7 +226,20 @@ def _stopped(item: ContextItem) -> list[str]:
     stops = statements.ended(text)
     if stops:
         return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in stops]
-    return _names_in(text) if statements.tells_history(text) else []
+    told = [
+        n
+        for s in statements.sentences(text)
+        for c in statements.clauses(s)
+        if _BEFORE.match(c)
+        for n in _names_in(c)
+    ]
+    return told or (_names_in(text) if statements.tells_history(text) else [])
+
+
+#: a clause telling what held before ("before that The Soft Rinse", "used to be at Corvel")
+_BEFORE = re.compile(
+    r"\W*(?:before that|before then|previously|formerly|used to|back when|back then)\b", re.I
+)
 
 
 def _ended_then(item: ContextItem, keys: set[str]) -> AnswerDraft:
