@@ -101,12 +101,23 @@ def _history_last(hits: list[Hit], question: str) -> list[Hit]:
     if _ASKS_PAST.search(question) or periods_named(question):
         return hits
     told = [
-        h.authority == Authority.AUTHORIZED and h.state in _LIVE and bool(_TOLD_PAST.search(h.text))
-        for h in hits
+        h.authority == Authority.AUTHORIZED and h.state in _LIVE and _tells_only_past(h.text) for h in hits
     ]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t
     ]
+
+
+def _tells_only_past(text: str) -> bool:
+    """Whether a line of the person's tells only what held before: said as such ("used to", "back when"),
+    told as history with no word for now ("no cube anymore, it got stolen"), or saying values stopped and
+    naming none that holds ("Ditched Pulsewell.")."""
+    if _TOLD_PAST.search(text):
+        return True
+    if statements.tells_history(text) and not statements.says_now(text):
+        return True
+    stopped = statements.ended(text)
+    return bool(stopped) and not statements.values(text, "") - stopped
 
 
 def periods_named(question: str) -> bool:

@@ -620,6 +620,11 @@ def is_request(text: str) -> bool:
     return bool(_REQUEST.search(text))
 
 
+def says_now(text: str) -> bool:
+    """Whether ``text`` has a word for what holds now ("now", "these days", "instead")."""
+    return bool(_NOW.search(text))
+
+
 def tells_history(text: str) -> bool:
     """Whether ``text`` tells what held before ("used to", "back when", "when I still", "the old one")."""
     return _told_before(text) or bool(_FORMER.search(text))

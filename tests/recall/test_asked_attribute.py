@@ -429,6 +429,19 @@ def test_a_line_telling_history_comes_after_the_present_for_a_question_about_now
     assert asked.settle([claim, now], "What do I drink in the afternoons?") == [claim, now]
 
 
+def test_a_line_telling_only_an_end_or_history_comes_after_the_present_for_a_question_about_now() -> None:
+    now = _hit("These days I mostly drink rooibos in the afternoons.", "2024-03-01")
+    for line in (
+        "Ditched the Zingo cans, never again.",  # an ending, naming nothing that holds
+        "No Zingo anymore, my dentist was horrified.",  # history with no word for now
+    ):
+        told = _hit(line, "2024-06-01")
+        assert asked.settle([told, now], "What do I drink in the afternoons?") == [now, told], line
+    # an end said beside what holds now is no history only
+    instead = _hit("Ditched the Zingo cans, Rooibos Gold now.", "2024-06-01")
+    assert asked.settle([instead, now], "What do I drink in the afternoons?")[0] is instead
+
+
 def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Memory) -> None:
     said(rmem, "These days I mostly drink rooibos in the afternoons.", "2024-03-01")
     said(rmem, "I used to drink three energy drinks a day, wild times.", "2024-06-01")
