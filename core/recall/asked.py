@@ -97,11 +97,17 @@ _ASKS_PAST = re.compile(
 
 
 def _history_last(hits: list[Hit], question: str) -> list[Hit]:
-    """``hits`` with the person's own live lines telling history after the others, for a question about now."""
+    """``hits`` with the person's own live lines telling history after the others, for a question about now.
+    A line that retracted a value ("I don't work at Acme anymore") says what holds now: it stays."""
     if _ASKS_PAST.search(question) or periods_named(question):
         return hits
+    retracting = {h.retracted_by for h in hits if h.retracted_by}
     told = [
-        h.authority == Authority.AUTHORIZED and h.state in _LIVE and _tells_only_past(h.text) for h in hits
+        h.authority == Authority.AUTHORIZED
+        and h.state in _LIVE
+        and h.id not in retracting
+        and _tells_only_past(h.text)
+        for h in hits
     ]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t
