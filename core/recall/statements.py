@@ -655,8 +655,11 @@ def about_someone_else(text: str) -> bool:
             return True  # "my brother", "User's sister"
     if _SPEAKER & set(plain):
         return False
-    if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(_SENTENCE_END.split(text[:400])[0])}:
+    opening = _SENTENCE_END.split(text[:400])[0]
+    if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(opening)}:
         return False  # "it's been a month since I left": "it" is no one, the speaker is said after it
+    if plain[:1] == ["it"] and _NOW.search(opening):
+        return False  # "It's Harbourside Homes now": the thing spoken of, as it is now
     if _OTHERS & set(plain) or any(attributes.relation_of_any_number(w) is not None for w in plain):
         return True
     if not first:

@@ -106,6 +106,8 @@ def test_three_statements_give_the_newest_first_and_both_older_ones_replaced(key
         ("Week two at Corran Bio, the coffee is bad.", False),
         ("We got the keys to the Harrogate flat.", False),
         ("My new flat in Bristol has a balcony.", False),
+        ("It's Tellanova now, the old lot kept dropping calls.", False),  # the thing spoken of, as it is now
+        ("It was her birthday on Sunday.", True),
     ],
 )
 def test_who_a_statement_opens_with(text: str, other: bool) -> None:
