@@ -599,9 +599,9 @@ def _as_of(
 def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -> str | None:
     """The value to say the asker's own attribute by, plainly ("Your carrier is Meadow Mobile."), when the
     sentence stating it names another value beside it ("Orbit hiked the price so I jumped ship, on Meadow
-    Mobile now"): said word for word, the other name would read as current too. The value is the one the item was keyed
-    with, else the one name of the sentence no older statement of the subject names; None when neither
-    is known or the sentence names nothing else, so it is said as it is."""
+    Mobile now"): said word for word, the other name would read as current too. The value is the one the
+    item was keyed with, else the one name of the sentence no older statement of the subject names; None
+    when neither is known or the sentence names nothing else, so it is said as it is."""
     attribute = attributes.by_name(head.subject) if head.subject else None
     if attribute is None:
         return None
