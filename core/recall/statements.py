@@ -36,6 +36,7 @@ from functools import cache, lru_cache
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
+from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.text.lexicon import lexicon
 
 #: words between a frame's verb and its particle, object or preposition, at most
@@ -54,7 +55,7 @@ _HISTORY = re.compile(
 #: names is behind the speaker, unless a later clause says what holds instead (:func:`_denies_only`)
 _DENIAL = re.compile(r"^\W*(?:not|never|don['’]?t|doesn['’]?t|no longer)\b", re.I)
 #: words that say a clause tells what holds now
-_NOW = re.compile(r"\b(?:now|these days|nowadays|currently|at the moment|instead)\b", re.I)
+_NOW = re.compile(NOW.pattern + r"|\binstead\b", re.I)
 #: words that put a lasting state said in the past behind: "I lived in Berlin for five years", "until May"
 _BEHIND = re.compile(
     r"\b(?:for (?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|many|several|a few|some) "
