@@ -428,7 +428,7 @@ def ended(text: str) -> frozenset[str]:
         if found is not None and found.only_ends:
             stopped.update(values(sentence, ""))
             continue
-        for clause in _CLAUSE.split(sentence):
+        for clause in _split(sentence):
             stops = clause_stops(clause)
             stopped.update(stops)
             holding.update(values(clause, "") - stops)
@@ -448,7 +448,7 @@ def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     the whole sentence when none is picked or nothing else is said."""
     parts: list[tuple[str, str]] = []  # each clause with the separator after it
     at = 0
-    for cut in _CLAUSE.finditer(sentence):
+    for cut in _cuts(sentence):
         parts.append((sentence[at : cut.start()], cut.group(0)))
         at = cut.end()
     parts.append((sentence[at:], ""))
@@ -476,7 +476,7 @@ def others_clauses(text: str) -> str:
     "Kofi lives there"): what a statement names there is the speaker's, not the person it speaks of."""
     kept = []
     for sentence in _SENTENCE_END.split(text[:600]):
-        for clause in _CLAUSE.split(sentence):
+        for clause in _split(sentence):
             first = WORD.findall(clause)[:1]
             if not (first and first[0].lower().replace("’", "'") in _SPEAKER):
                 kept.append(clause)
@@ -490,7 +490,30 @@ def sentences(text: str) -> list[str]:
 
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence, as :data:`_CLAUSE` parts them, without empty ones."""
-    return [c.strip() for c in _CLAUSE.split(sentence) if c.strip()]
+    return [c.strip() for c in _split(sentence) if c.strip()]
+
+
+def _cuts(sentence: str) -> list[re.Match[str]]:
+    """Where :data:`_CLAUSE` parts ``sentence``, less an "and" between two names: "Sarah and Tom", "Dan and
+    Priya" are one phrase, never two clauses."""
+    return [
+        m
+        for m in _CLAUSE.finditer(sentence)
+        if not (
+            m.group(0).strip().lower() == "and"
+            and sentence[m.end() : m.end() + 1].isupper()
+            and (WORD.findall(sentence[: m.start()])[-1:] or [""])[0][:1].isupper()
+        )
+    ]
+
+
+def _split(sentence: str) -> list[str]:
+    """``sentence`` parted at :func:`_cuts`."""
+    parts, at = [], 0
+    for cut in _cuts(sentence):
+        parts.append(sentence[at : cut.start()])
+        at = cut.end()
+    return [*parts, sentence[at:]]
 
 
 #: where a sentence's clauses part: a comma, a semicolon, a dash, "and", "but", "so", "then", and

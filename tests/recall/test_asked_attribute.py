@@ -630,3 +630,18 @@ def test_a_name_beside_no_figure_never_leads_a_personal_best(keyless: Memory) ->
     hits = keyless.search("what's my 10k personal best?", k=10).results
     assert hits[0].id == best
     assert "51:12" in keyless.answer("what's my 10k personal best?").text
+
+
+def test_an_and_between_two_names_joins_one_phrase_never_two_clauses() -> None:
+    said = "We stayed with Imogen and Rafe for the weekend, the new flat has a view"
+    assert statements.clauses(said) == [
+        "We stayed with Imogen and Rafe for the weekend",
+        "the new flat has a view",
+    ]
+    # the answer's clause dropping keeps the pair whole: dropping "Rafe for the weekend" would lose a value
+    kept = statements.without_clauses(said, lambda clause: clause.startswith("Rafe"))
+    assert kept == said[:1].upper() + said[1:]
+    assert statements.clauses("I live in Tartu and work at Veskimets") == [
+        "I live in Tartu",
+        "work at Veskimets",
+    ]
