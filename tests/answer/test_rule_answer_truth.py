@@ -439,3 +439,18 @@ def test_asked_about_a_time_the_clause_telling_what_held_before_names_it_alone()
     ]
     draft = answer("which choir was I singing in in spring 2022?", items)
     assert draft.text.startswith("Wrenfield Singers, until 2024-02-10")
+
+
+def test_a_statement_ending_one_value_and_naming_the_next_is_said_by_the_next_alone() -> None:
+    """No older statement is at hand: the value the sentence says stopped ('ditched brackenfit', typed in
+    lower case) is still an old one, and a figure ('a 25m pool') is no gym, so the gym is said plainly."""
+    head = ContextItem(
+        "m-gym",
+        "Ditched brackenfit in March, the Lowmoor Leisure Centre has a 25m pool so going there 3x a week.",
+        "fact",
+        "authorized",
+        "2024-05-20T09:00:00+00:00",
+        group="g1",
+        subject="gym",
+    )
+    assert answer("what gym am i going to these days?", [head]).text == "Your gym is Lowmoor Leisure Centre."

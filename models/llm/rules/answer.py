@@ -223,9 +223,9 @@ def _stopped(item: ContextItem) -> list[str]:
     """The values ``item`` says stopped, as it writes them ("Ironyard" from "ditched Ironyard in April"),
     or the names it tells as history ("Marmalade" from "we used to have a cat called Marmalade")."""
     text = own_words(item.text)
-    stops = statements.ended(text)
+    stops = _ended_words(text)
     if stops:
-        return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in stops]
+        return stops
     told = [
         n
         for s in statements.sentences(text)
@@ -234,6 +234,16 @@ def _stopped(item: ContextItem) -> list[str]:
         for n in _names_in(c)
     ]
     return told or (_names_in(text) if statements.tells_history(text) else [])
+
+
+def _ended_words(text: str) -> list[str]:
+    """The words of ``text`` naming values it says stopped, as written ("ironyard" in "ditched ironyard")."""
+    stops = statements.ended(text)
+    return (
+        [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in stops]
+        if stops
+        else []
+    )
 
 
 #: a clause telling what held before ("before that The Soft Rinse", "used to be at Corvel")
@@ -612,17 +622,28 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
         if (m.time or "") < (head.time or "")
         for n in _values_in(own_words(m.text), attribute)
     ]
+    # the values it says stopped are old ones, however typed ("ditched ironyard, the Forge Athletic Club …")
+    older += _ended_words(sentence)
     names = _values_in(sentence, attribute, older)
+    names += [w for w in _ended_words(sentence) if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
     keyed = head.value if head.value and _a_value(head.value) else None
     value = keyed if keyed and _words(keyed) <= _words(sentence) else None
     if value is None:
-        new = [n for n in names if not any(_overlaps(n, o) for o in older)]
+        # a figure is no value of an attribute the inventory gives no figures ("a 25m pool" for a gym)
+        figures = any(label in _FIGURE_LABELS for label in attribute.entities)
+        new = [
+            n for n in names if not any(_overlaps(n, o) for o in older) and (figures or not n[:1].isdigit())
+        ]
         value = new[0] if len(new) == 1 else None
     if value is None or not [n for n in names if not _overlaps(n, value)]:
         return None
     return value
+
+
+#: entity labels of values written with figures (a personal best, an age)
+_FIGURE_LABELS = frozenset({"TIME", "QUANTITY", "CARDINAL", "DATE", "MONEY", "PERCENT"})
 
 
 def _a_value(value: str) -> bool:
