@@ -622,10 +622,12 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
         if (m.time or "") < (head.time or "")
         for n in _values_in(own_words(m.text), attribute)
     ]
-    # the values it says stopped are old ones, however typed ("ditched ironyard, the Forge Athletic Club …")
-    older += _ended_words(sentence)
+    # the values it says stopped are old ones, however typed ("ditched ironyard, the Forge Athletic Club …"),
+    # and other values beside the new one where the sentence, as said, keeps them ("goodbye warehouse" is not)
+    stopped = _ended_words(statements.without_told_ends(sentence))
+    older += stopped
     names = _values_in(sentence, attribute, older)
-    names += [w for w in _ended_words(sentence) if not any(_overlaps(w, n) for n in names)]
+    names += [w for w in stopped if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
     keyed = head.value if head.value and _a_value(head.value) else None
