@@ -96,9 +96,9 @@ METHODS: dict[str, str] = {
         "blind-3, on the code it was written against (commit 61bdafa), answer_current 0.364 / 0.364, "
         "search_top1_current 0.545 / 0.455, stale_above_current 0.250 / 0.409, abstained 0.104 / 0.000, "
         "as_of_answer 0.424 / 0.563. "
-        "Variant rows (ablations): the write path reading names typed in lower case as they are, not as "
-        "the history spells them; search cutting at k without keeping the asked attribute's leading "
-        "statement."
+        "Variant rows (ablations): the write path reading and wording names typed in lower case as they "
+        "are, not as the history spells them; search cutting at k without keeping the asked attribute's "
+        "leading statement."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
