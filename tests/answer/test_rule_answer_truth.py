@@ -4,6 +4,7 @@ held then. Items are built as recall hands them over (state, group, time), with 
 
 from __future__ import annotations
 
+import pytest
 from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.models.llm.rules.answer import answer
 
@@ -415,30 +416,30 @@ def test_asked_about_a_time_a_value_a_later_statement_says_stopped_held_then() -
     assert not answer("which GP was I seeing in summer 2023?", swapped).text.startswith("GP, until")
 
 
-def test_asked_about_a_time_a_name_told_later_as_history_held_then() -> None:
-    items = [
-        _item(
-            "m-told",
+@pytest.mark.parametrize(
+    ("said", "day", "question", "held"),
+    [
+        # a name told later as history
+        (
             "Back when I was with Corvane Bank the app was awful.",
-            time="2024-03-02T09:00:00+00:00",
-            group=None,
+            "2024-03-02",
+            "which bank was I with in summer 2022?",
+            "Corvane Bank",
         ),
-    ]
-    draft = answer("which bank was I with in summer 2022?", items)
-    assert draft.text.startswith("Corvane Bank, until 2024-03-02")
-
-
-def test_asked_about_a_time_the_clause_telling_what_held_before_names_it_alone() -> None:
-    items = [
-        _item(
-            "m-since",
+        # the clause telling what held before names it alone
+        (
             "Alto in Harbour Voices since March 2023, before that the Wrenfield Singers.",
-            time="2024-02-10T09:00:00+00:00",
-            group=None,
+            "2024-02-10",
+            "which choir was I singing in in spring 2022?",
+            "Wrenfield Singers",
         ),
-    ]
-    draft = answer("which choir was I singing in in spring 2022?", items)
-    assert draft.text.startswith("Wrenfield Singers, until 2024-02-10")
+    ],
+)
+def test_asked_about_a_time_what_a_later_line_tells_as_before_held_then(
+    said: str, day: str, question: str, held: str
+) -> None:
+    draft = answer(question, [_item("m-told", said, time=f"{day}T09:00:00+00:00", group=None)])
+    assert draft.text.startswith(f"{held}, until {day}")
 
 
 def test_a_statement_ending_one_value_and_naming_the_next_is_said_by_the_next_alone() -> None:
