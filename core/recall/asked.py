@@ -88,8 +88,6 @@ def _closer_own(claim: Hit, remaining: dict[int, float]) -> bool:
     return claim.closeness is not None and any(c > claim.closeness for c in remaining.values())
 
 
-#: a line telling what held before, said as such ("used to", "back when", "when I was still")
-_TOLD_PAST = re.compile(r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were))\b", re.I)
 #: words of a question about the past ("what did I …", "what was …", "before"): history is what it asks
 _ASKS_PAST = re.compile(
     r"\b(?:did|was|were|used|had|before|previously|formerly|former|old|first|ever)\b", re.I
@@ -118,7 +116,7 @@ def _tells_only_past(text: str) -> bool:
     """Whether a line of the person's tells only what held before: said as such ("used to", "back when"),
     told as history with no word for now ("no cube anymore, it got stolen"), or saying values stopped and
     naming none that holds ("Ditched Pulsewell.")."""
-    if _TOLD_PAST.search(text):
+    if statements.told_past(text):
         return True
     if statements.tells_history(text) and not statements.says_now(text):
         return True

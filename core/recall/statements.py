@@ -48,9 +48,15 @@ _SPEAKER = frozenset(
 _OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
-_HISTORY = re.compile(
-    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were)|anymore|any more)\b", re.I
+#: a line telling what held before, said as such: "used to", "back when", "when I still …", or a sentence
+#: opening on what held when someone was or had something ("When the Pattersons were next door, Anne had
+#: the key"; "When I had the Telegraph the crossword was easier")
+_TOLD_PAST = re.compile(
+    r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were))\b"
+    r"|^\W*when\s+(?:[\w'’-]+\s+){1,3}?(?:was|were|had|still|used)\b",
+    re.I,
 )
+_HISTORY = re.compile(_TOLD_PAST.pattern + r"|\b(?:anymore|any more)\b", re.I)
 #: a sentence opening on a denial ("Not missing Albion Terrace one bit", "Never going back to Vim"): what it
 #: names is behind the speaker, unless a later clause says what holds instead (:func:`_denies_only`)
 _DENIAL = re.compile(r"^\W*(?:not|never|don['’]?t|doesn['’]?t|no longer)\b", re.I)
@@ -647,6 +653,12 @@ def is_request(text: str) -> bool:
 def says_now(text: str) -> bool:
     """Whether ``text`` has a word for what holds now ("now", "these days", "instead")."""
     return bool(_NOW.search(text))
+
+
+def told_past(text: str) -> bool:
+    """Whether ``text`` tells what held before as such ("used to", "back when", "When the Pattersons were
+    next door, …"), with no word that only sometimes does ("anymore": "no car anymore, it's the bike now")."""
+    return bool(_TOLD_PAST.search(text))
 
 
 def tells_history(text: str) -> bool:

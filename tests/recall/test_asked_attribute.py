@@ -436,12 +436,15 @@ def test_a_line_telling_only_an_end_or_history_comes_after_the_present_for_a_que
     for line in (
         "Ditched the Zingo cans, never again.",  # an ending, naming nothing that holds
         "No Zingo anymore, my dentist was horrified.",  # history with no word for now
+        "When the Zingo cans were in the fridge I never slept.",  # opening on what held when it was so
     ):
         told = _hit(line, "2024-06-01")
         assert asked.settle([told, now], "What do I drink in the afternoons?") == [now, told], line
     # an end said beside what holds now is no history only
     instead = _hit("Ditched the Zingo cans, Rooibos Gold now.", "2024-06-01")
     assert asked.settle([instead, now], "What do I drink in the afternoons?")[0] is instead
+    # a "when" clause said after what the line states is no history ("moved when the lease was up")
+    assert not statements.told_past("Switched to Rooibos Gold when the shop was out of Zingo.")
 
 
 def test_the_persons_history_never_ranks_first_for_a_question_about_now(rmem: Memory) -> None:
