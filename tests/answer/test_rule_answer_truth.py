@@ -199,6 +199,22 @@ def test_a_clause_denying_something_is_no_part_of_what_holds() -> None:
     assert "Helix" in draft.text and "Kakoune" not in draft.text, draft.text
 
 
+def test_a_denial_after_the_value_it_follows_says_that_value_holds_and_denies_the_other() -> None:
+    """A denial reaches only what follows it ("it's Odile now not Bram"): the answer says Odile, never Bram."""
+    items = [
+        ContextItem(
+            "m-boss",
+            "Bram's long gone lol, it's Odile now not Bram.",
+            "fact",
+            "authorized",
+            "2024-02-27T09:00:00+00:00",
+            subject="relation:boss",
+        )
+    ]
+    draft = answer("Who's my manager now?", items)
+    assert not draft.abstained and "Odile" in draft.text and "Bram" not in draft.text, draft.text
+
+
 def test_asked_about_a_time_no_version_knows_the_asker_s_words_said_by_then_answer() -> None:
     """No statement shares a word with the question and none is keyed: what the asker said by the end of
     the asked time, the most relevant first, answers, as past with the day it was said; never what they

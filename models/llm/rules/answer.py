@@ -625,7 +625,7 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
     # the values it says stopped are old ones, however typed ("ditched ironyard, the Forge Athletic Club …"),
     # and other values beside the new one where the sentence, as said, keeps them ("goodbye warehouse" is not)
     stopped = _ended_words(statements.without_told_ends(sentence))
-    older += stopped
+    older += stopped + _denied_names(sentence)
     names = _values_in(sentence, attribute, older)
     names += [w for w in stopped if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
@@ -750,10 +750,22 @@ def _sentence(item: ContextItem, keys: set[str]) -> str:
 _DENIAL = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
 
 
+def _denied_names(sentence: str) -> list[str]:
+    """The names a sentence denies: those after a denial in their clause ("it's Priya now not *Tom*")."""
+    return [
+        n
+        for c in statements.clauses(sentence)
+        if (denial := _DENIAL.search(c)) is not None
+        for n in _names_in(c[denial.end() :])
+    ]
+
+
 def _denies(clause: str) -> bool:
     """Whether a clause denies what it says: it is no part of saying what holds (the rest of the sentence
-    says that; a sentence that only denies is said whole)."""
-    return _DENIAL.search(clause) is not None
+    says that; a sentence that only denies is said whole). A denial reaches what follows it: a clause
+    naming a value before it ("it's Priya now not Tom") says that value holds."""
+    denial = _DENIAL.search(clause)
+    return denial is not None and not _names_in(clause[: denial.start()])
 
 
 def _stated(item: ContextItem, keys: set[str]) -> str:
