@@ -24,6 +24,7 @@ from veramem_desktop.core.text.explicit_dates import normalise_explicit_dates
 from veramem_desktop.core.text.relative_dates import resolve_relative_dates
 from veramem_desktop.core.text.time_values import parse_time
 from veramem_desktop.core.vocabulary import Kind
+from veramem_desktop.models.llm.rules import drafts
 from veramem_desktop.models.llm.rules.keys import (
     NO_KEY,
     NOT_NAMES,
@@ -224,7 +225,8 @@ def extract_with_skips(
     warm(_read(span, message) for message, spans in zip(messages, statements, strict=True) for span in spans)
     for message, spans in zip(messages, statements, strict=True):
         anchor = _anchor(message)
-        speaker = speaker_of(message)
+        # a letter or message the assistant wrote for the person speaks in the person's voice
+        drafted = drafts.regions(message.content) if message.role == "assistant" else []
         asked = _question_before(message, previous_message)
         previous_message = message
         seen: set[str] = set()
@@ -237,23 +239,27 @@ def extract_with_skips(
             if sentence in seen or _HEADING.match(span.text):
                 continue
             seen.add(sentence)
+            # whose first person the words are: a draft's is the person's (its authority stays its message's)
+            drafted_here = drafts.within(drafted, span.start)
+            voice = "user" if drafted_here else message.role
+            speaker = _ROLE_SPEAKER["user"] if drafted_here else speaker_of(message)
             # a labelled line about the user ("Home: Porto") is short, yet says something
-            worded = labelled_wording(sentence) if message.role != "user" else None
-            reason = _skipped(sentence, message.role, named=bool(message.name)) if worded is None else None
+            worded = labelled_wording(sentence) if voice != "user" else None
+            reason = _skipped(sentence, voice, named=bool(message.name)) if worded is None else None
             if reason is not None:
                 skipped.append(Skipped(message.id, span.text, reason))
                 continue
             kind = classify(sentence)
-            topic = topic_of(before_read) if before_read and message.role == "user" else None
-            found = _keys(read, message.role, person, topic)
-            person = _last_person(read, found, person) if message.role == "user" else None
+            topic = topic_of(before_read) if before_read and voice == "user" else None
+            found = [] if drafted_here else _keys(read, voice, person, topic)
+            person = _last_person(read, found, person) if voice == "user" else None
             keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
                 third_person(
                     resolve_leading_pronoun(read, before),
                     speaker,
-                    addressee_is_user=message.role in _ADDRESSES_USER,
+                    addressee_is_user=voice in _ADDRESSES_USER,
                 )
             )
             if message.role != "user":
