@@ -273,6 +273,9 @@ def _month_name(m: re.Match[str], day: date, text: str) -> Resolved | None:
 
 
 _WHICH = _NOT_AFTER_ARTICLE + r"(?P<which>this past|this coming|last|this|next|past|coming)"
+#: a weekday named with its date ("Saturday 11 March", "Friday the 8th", "Sunday, May 4"): the date says
+#: which day it is, and the weekday is left as written
+_WITH_ITS_DATE = r"(?!,?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|" + MONTH_RE + r"\b))"
 _UNITS = r"(?P<unit>days?|weeks?|fortnights?|months?|years?)"
 _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     (
@@ -292,14 +295,18 @@ _RULES: list[tuple[re.Pattern[str], _Handler]] = [
     ),
     (re.compile(r"\bin\s+(?P<n>" + NUMBER_RE + r")\s+" + _UNITS + r"\b(?!['’])", re.IGNORECASE), _in_future),
     (
-        re.compile(_PREP_RE + _WHICH + r"\s+(?P<weekday>" + _WEEKDAY_RE + r")\b(?!['’])", re.IGNORECASE),
+        re.compile(
+            _PREP_RE + _WHICH + r"\s+(?P<weekday>" + _WEEKDAY_RE + r")\b(?!['’])" + _WITH_ITS_DATE,
+            re.IGNORECASE,
+        ),
         _weekday,
     ),
     (
         re.compile(
             r"\b(?P<prep>on|by|until|till|since|before|after|from)\s+(?P<weekday>"
             + _WEEKDAY_RE
-            + r")\b(?!['’s])",
+            + r")\b(?!['’s])"
+            + _WITH_ITS_DATE,
             re.IGNORECASE,
         ),
         _bare_weekday,

@@ -63,6 +63,20 @@ def test_a_preposition_before_the_expression_is_kept() -> None:
     assert resolve("until tomorrow") == "until 2024-05-09"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll collect the van on Saturday 11 May",
+        "dinner on Friday the 17th",
+        "we fly on Sunday, June 2",
+        "see you next Saturday 18 May",
+    ],
+)
+def test_a_weekday_named_with_its_date_is_left_as_written(text: str) -> None:
+    # the date says which day it is; resolving the weekday would put a second, wrong date beside it
+    assert resolve(text) == text
+
+
 def test_last_weekday_on_that_same_weekday_means_a_week_earlier() -> None:
     monday = datetime(2024, 5, 6, tzinfo=UTC)
     assert resolve("last Monday", monday) == "on 2024-04-29"
