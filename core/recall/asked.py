@@ -169,6 +169,11 @@ def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]
         named = questions.attributes_of_nouns(nouns)
         members = _by_noun(hits, nouns, named)
         if any(attributes.is_multi_valued(a) for a in named):
+            if len(named) == 1:  # a statement naming a value of the one attribute asked speaks of it
+                (name,) = named
+                for h, values in members:
+                    if not h.subject and {v for v in values - nouns if statements.value_of(v) == name}:
+                        h.subject = name
             return [], _ends_first(hits, members)  # values side by side: only a told end replaces one
     if not members:
         return [], hits
@@ -210,7 +215,7 @@ def _by_noun(
         keyed = h.subject is not None and attributes.canonical(h.subject) in named
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             continue
-        values = _plain_values(h.text, frozenset(), numbers=True) | (_own_value(h) if keyed else frozenset())
+        values = _plain_values(h.text, named, numbers=True) | (_own_value(h) if keyed else frozenset())
         if values:
             found.append((h, values))
     return found

@@ -234,6 +234,12 @@ def named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[st
 
 
 @lru_cache(maxsize=8192)
+def value_of(word: str) -> str | None:
+    """The attribute, single- or multi-valued, a word gives away as its value ("korean" a language learnt)."""
+    attr = attributes.for_value(word)
+    return attr.name if attr is not None else None
+
+
 def value_attribute(word: str) -> str | None:
     """The single-valued attribute a word gives away as its value ("vegan" is a diet), or None."""
     attr = attributes.for_value(word)
@@ -311,7 +317,7 @@ def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
     named = (bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
     found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
-    found.update(w.lower() for w in words if value_attribute(w.lower()) == attribute)
+    found.update(w.lower() for w in words if value_of(w.lower()) == attribute)
     return frozenset(found)
 
 

@@ -648,3 +648,16 @@ def test_an_and_between_two_names_joins_one_phrase_never_two_clauses() -> None:
         "I live in Tartu",
         "work at Veskimets",
     ]
+
+
+def test_a_value_of_a_multi_valued_attribute_typed_in_lower_case_answers_what_is_learnt_now(
+    rmem: Memory,
+) -> None:
+    """ "which language …" asks a multi-valued attribute: a newer statement naming one of its values however
+    typed ("korean") is a statement of it, leads, and answers; no frame or key is needed."""
+    said(rmem, "Started learning Portuguese for the trip, obrigada!", "2023-03-01")
+    said(rmem, "Eight months of korean now, finally reading webtoons.", "2024-01-08")
+    hits = rmem.search("what language am i learning these days", k=10).results
+    assert "korean" in hits[0].text, [h.text for h in hits[:3]]
+    answer = rmem.answer("what language am i learning these days")
+    assert not answer.abstained and "korean" in answer.text.lower(), answer.text
