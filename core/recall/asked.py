@@ -175,6 +175,12 @@ def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]
                     if not h.subject and {v for v in values - nouns if statements.value_of(v) == name}:
                         h.subject = name
             return [], _ends_first(hits, members)  # values side by side: only a told end replaces one
+        # what the write path keyed to the noun is the attribute asked: a member keyed to another is its statement
+        wanted = frozenset(
+            attributes.canonical(h.subject)
+            for h, _ in members
+            if h.subject and _keyed_to(h.subject, nouns, named)
+        )
     if not members:
         return [], hits
     leads = {id(_label(part)) for part in _by_attribute(members, wanted)}
@@ -212,13 +218,19 @@ def _by_noun(
             or (h.about or "user").casefold() != "user"
         ):
             continue
-        keyed = h.subject is not None and attributes.canonical(h.subject) in named
+        keyed = h.subject is not None and _keyed_to(h.subject, nouns, named)
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             continue
         values = _plain_values(h.text, named, numbers=True) | (_own_value(h) if keyed else frozenset())
         if values:
             found.append((h, values))
     return found
+
+
+def _keyed_to(subject: str, nouns: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a key's subject is what the question names: an attribute of its nouns, or a subject one of its
+    nouns names ("favourite" for "what's our favourite restaurant?")."""
+    return attributes.canonical(subject) in named or bool(nouns & set(re.split(r"[:_\s]+", subject.lower())))
 
 
 def _whose(person: frozenset[str], wanted: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:

@@ -468,11 +468,16 @@ def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
         return sentence
     text = ("".join(clause + sep for clause, sep in kept[:-1]) + kept[-1][0]).strip().rstrip(",;:-–—").strip()
-    text += ")" * max(0, text.count("(") - text.count(")"))  # a bracket whose close was dropped is closed
+    # a bracket whose close was dropped is closed (a face drawn with one, ":(", is no bracket)
+    text += ")" * max(0, len(_OPENING.findall(text)) - len(_CLOSING.findall(text)))
     close = sentence.rstrip()[-1:]
     if close in ".!?" and text[-1:] not in ".!?":
         text += close
     return text[:1].upper() + text[1:]
+
+
+_OPENING = re.compile(r"(?<![:;=])\(")
+_CLOSING = re.compile(r"(?<![:;=])\)")
 
 
 def _told_end(clause: str) -> bool:

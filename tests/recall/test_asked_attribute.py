@@ -661,3 +661,28 @@ def test_a_value_of_a_multi_valued_attribute_typed_in_lower_case_answers_what_is
     assert "korean" in hits[0].text, [h.text for h in hits[:3]]
     answer = rmem.answer("what language am i learning these days")
     assert not answer.abstained and "korean" in answer.text.lower(), answer.text
+
+
+def test_a_statement_keyed_to_the_questions_noun_leads_and_replaces_an_older_one_saying_the_noun() -> None:
+    """ "what's our favourite restaurant these days?": the write path keyed the newer statement to
+    "favourite" (no attribute of the inventory); it leads although it opens with another name ("Osteria
+    Lupo shut …"), and the older one saying the noun (keyed to the husband it names) is its past."""
+    old = _hit(
+        "On our anniversary with User's husband we always go to Osteria Lupo, our favourite place.",
+        "2021-10-15",
+    )
+    old.subject = "relation:partner"
+    new = _hit(
+        "Lupo is closed since summer so sad :( now our favourite is Kintsugi Noodles on Mill Lane.",
+        "2023-02-10",
+    )
+    new.subject, new.value = "favourite", "Kintsugi Noodles"
+    settled = asked.settle([old, new], "what's our favourite restaurant these days?")
+    assert settled[0] is new and old.state == "probably_superseded" and old.superseded_by == new.id
+
+
+def test_a_face_drawn_with_a_bracket_is_no_bracket_to_close() -> None:
+    said = statements.without_told_ends(
+        "Lupo closed down last summer so sad :( now we go to Kintsugi Noodles."
+    )
+    assert said == "Sad :( now we go to Kintsugi Noodles.", said
