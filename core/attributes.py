@@ -114,9 +114,9 @@ def is_pet(noun: str) -> bool:
 
 _PET_KINDS = PETS
 #: how a named thing stops whichever attribute it was a value of: a business or a venue closing ("the
-#: gym shut down", "Harcourt closed down"), a person leaving a role ("Janet has moved on"); an
+#: gym shut down", "Harcourt closed down"), a person leaving a role ("Janet has moved on", "Sophie retired"); an
 #: attribute's own endings are its frames that ``end``
-ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under; move_on", ends=True)
+ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under; move_on; retire", ends=True)
 #: how the person drops a thing whatever it was, said of the thing as the verb's object ("ditched
 #: Ironyard", "switched from Vodafone", "swapped violin for cello"), never of who did it
 DROPS: tuple[Frame, ...] = frames_of("ditch; dump; switch from; swap", ends=True)

@@ -207,10 +207,13 @@ def _by_noun(
 ) -> list[tuple[Hit, frozenset[str]]]:
     """For a thing no single-valued attribute of the inventory names ("who is my landlord?", "which
     language am I learning?"), the person's own live hits that say the question's noun, a value of the
-    attribute it names ("Korean") or were keyed to it, and name a value."""
+    attribute it names ("Korean") or were keyed to it, and name a value; and, when some do, those as close
+    to the question as :func:`_members` asks that name a value in other words ("switched to Agnieszka"
+    for "who's our childminder now?")."""
     if not nouns:
         return []
     found = []
+    loose: list[tuple[Hit, frozenset[str], float]] = []
     for h in hits:
         if (
             h.state not in _LIVE
@@ -220,11 +223,19 @@ def _by_noun(
             continue
         keyed = h.subject is not None and _keyed_to(h.subject, nouns, named)
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
+            # as close to the question as :func:`_members` asks, naming a value, and keyed to nothing else
+            close = h.closeness is not None and not (h.subject and h.value)
+            if close and (values := _plain_values(h.text, named, numbers=True)):
+                loose.append((h, values, h.closeness or 0.0))
             continue
         values = _plain_values(h.text, named, numbers=True) | (_own_value(h) if keyed else frozenset())
         if values:
             found.append((h, values))
-    return found
+    if not found:  # the noun said or keyed comes first: close words alone state nothing of it
+        return found
+    best = max([c for _, _, c in loose] + [h.closeness or 0.0 for h, _ in found])
+    bound = max(FLOOR, SHARE * best)
+    return found + [(h, v) for h, v, c in loose if c >= bound]
 
 
 def _keyed_to(subject: str, nouns: frozenset[str], named: frozenset[str]) -> bool:

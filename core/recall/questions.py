@@ -166,7 +166,13 @@ def asked_nouns(question: str) -> frozenset[str]:
         forms = lexicon().getAllLemmas(w)
         if "NOUN" in forms:
             found.update(forms["NOUN"])
+        elif not forms and i > 0 and words[i - 1] in _OWNERS and w.isalpha():
+            found.add(w)  # a word the lexicon does not know, owned: a noun all the same ("our childminder")
     return frozenset(found)
+
+
+#: words owning the noun after them in a question
+_OWNERS = frozenset({"my", "our", "the", "his", "her", "their", "your"})
 
 
 def says_noun(text: str, nouns: frozenset[str]) -> bool:

@@ -437,10 +437,11 @@ def ended(text: str) -> frozenset[str]:
     holding: set[str] = set()
     for sentence in _SENTENCE_END.split(text[:600]):
         found = read(sentence)
-        if found is not None and found.only_ends:
+        parts = _split(sentence)
+        if found is not None and found.only_ends and len(parts) == 1:
             stopped.update(values(sentence, ""))
             continue
-        for clause in _split(sentence):
+        for clause in parts:  # of several clauses, each says what it says ("X retired, we've switched to Y")
             stops = clause_stops(clause)
             stopped.update(stops)
             holding.update(values(clause, "") - stops)
@@ -608,7 +609,14 @@ def _names_noun(attr: Attribute | None, words: list[str]) -> bool:
     if attr is None:
         return False
     said = {lemma for w in words for lemma in lemmas(w)}
-    return any(noun.lower().split()[-1] in said for noun in attr.nouns)
+    heads = {noun.lower().split()[-1] for noun in attr.nouns}
+    # a name written as one word ending with the noun says it too ("Pure*Gym*")
+    return bool(heads & said) or any(
+        w.lower().endswith(h) and len(w) > len(h) and w[-len(h)].isupper()
+        for w in words
+        for h in heads
+        if len(h) >= 3
+    )
 
 
 #: a clause bidding a thing farewell: it ended ("goodbye call centre", "so long Vim", "no more trains")

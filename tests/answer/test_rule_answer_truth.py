@@ -4,6 +4,8 @@ held then. Items are built as recall hands them over (state, group, time), with 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.models.llm.rules.answer import answer
@@ -471,3 +473,16 @@ def test_a_statement_ending_one_value_and_naming_the_next_is_said_by_the_next_al
         subject="gym",
     )
     assert answer("what gym am i going to these days?", [head]).text == "Your gym is Lowmoor Leisure Centre."
+
+
+def test_asked_about_a_time_after_one_value_stopped_and_another_began_the_same_day_the_new_one_held() -> None:
+    """ "Quit FlexiGym" and "Signed up to Harbour Climbing instead" said the same day: asked about the summer
+    after, the answer is the climbing wall, never the gym that stopped."""
+    items = [
+        _item("m1", "Just joined FlexiGym on the high street.", time="2021-09-14T18:20:00+00:00"),
+        _item("m3", "Signed up to Harbour Climbing instead, it's cheaper.", time="2022-03-02T20:05:00+00:00"),
+        _item("m2", "Quit FlexiGym on 2022-03-02.", time="2022-03-02T20:05:00+00:00"),
+        _item("m4", "Harbour Climbing membership went up to 49.", time="2023-01-20T12:40:00+00:00"),
+    ]
+    draft = answer("which gym was I going to in summer 2022?", [replace(i, subject="gym") for i in items])
+    assert "Harbour Climbing" in draft.text and "FlexiGym" not in draft.text.split("(")[0], draft.text

@@ -81,6 +81,9 @@ def test_a_thing_of_a_value_a_liking_or_someone_elses_is_no_value_of_the_speaker
         ("I bank with Thistledown Bank.", "bank", "Thistledown Bank"),
         # a thing of the inventory whose values are plain nouns, said with no owner, is the speaker's
         ("The savings pot is a holiday fund now.", "savings_goal", "holiday fund"),
+        # a name written as one word that ends with the attribute's noun: a verb of many attributes ("join")
+        # reads as the one its value names, never the employer
+        ("Just joined FlexiGym on the high street, total beginner.", "gym", "FlexiGym"),
     ],
 )
 def test_an_attribute_known_by_the_words_of_a_name_or_a_plain_noun(

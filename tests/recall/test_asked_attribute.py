@@ -163,6 +163,8 @@ def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_
         ("Who is my landlord?", {"landlord"}),
         ("Who is my mortgage with?", {"mortgage"}),
         ("Where do I keep my passport?", {"passport"}),
+        # a word the lexicon does not know is a noun where one is owned
+        ("who's our childminder now?", {"childminder"}),
     ],
 )
 def test_the_nouns_a_question_asks_about(question: str, nouns: set[str]) -> None:
@@ -686,3 +688,17 @@ def test_a_face_drawn_with_a_bracket_is_no_bracket_to_close() -> None:
         "Lupo closed down last summer so sad :( now we go to Kintsugi Noodles."
     )
     assert said == "Sad :( now we go to Kintsugi Noodles.", said
+
+
+def test_the_newest_statement_of_an_owned_noun_answers_though_it_shares_no_word_with_the_question(
+    rmem: Memory,
+) -> None:
+    """ "who's our childminder now?": the newer statement never says "childminder" ("switched to Ottilie"),
+    yet it is the asked thing's statement, leads, and answers: the words the older one shared cover it."""
+    said(rmem, "Our childminder Marisol does Fridays.", "2022-09-05")
+    said(rmem, "Marisol has retired, we've switched to Ottilie from next week.", "2023-11-13")
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    answer = rmem.answer("who's our childminder now?")
+    assert not answer.abstained and "Ottilie" in answer.text, answer.text
+    assert not stale_as_current(answer.text, ["Marisol"]), answer.text

@@ -31,7 +31,7 @@ from veramem_desktop.core.recall import questions, statements
 from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, STALE_STATES, Authority, State
 from veramem_desktop.models.llm.rules import plans
-from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then
+from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then, only_ends
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
@@ -111,7 +111,8 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
         sentences.append(said)
         cited += ids
-        covered |= set().union(*(r[4] for r in rows if r[3].id in ids))
+        # the subject's rows matched the question: the item saying its current value answers those words too
+        covered |= set().union(*(r[4] for r in rows))
     return AnswerDraft(
         text=" ".join(sentences),
         cited_ids=tuple(dict.fromkeys(cited)),
@@ -154,10 +155,11 @@ def _latest_by_then(
     key words, or the asked attribute) that had begun by the end of that time, when it is no statement
     of the leading ``subject`` (whose versions say what held then themselves): what they said last
     before then is what held then, whether or not the write path keyed it to that subject."""
+    # a statement that only says a value stopped ("quit PureGym") tells what held no longer, not what held
     by_then = [
         i
         for i in _own_dated(dict.fromkeys(matching), items)
-        if begun(i)[:10] < (when.end or "") and _names_something(own_words(i.text))
+        if begun(i)[:10] < (when.end or "") and _names_something(own_words(i.text)) and not only_ends(i)
     ]
     if not by_then:
         return None
@@ -418,7 +420,7 @@ def _subject(
         key=lambda m: (
             _AUTHORITY_RANK.get(m.authority, 0),
             m.id in standing,
-            not _only_ends(m),
+            not only_ends(m),
             m.state == State.CURRENT,
             -(members + live).index(m),
         ),
@@ -456,13 +458,6 @@ def _subject(
         text += f" ({verb} {_attributed(other, keys)})"
         ids.append(other.id)
     return text, ids
-
-
-def _only_ends(item: ContextItem) -> bool:
-    """Whether ``item`` only says values stopped ("Saffron died in March"): it states no value that holds,
-    so a statement of its subject that does leads it."""
-    stopped = statements.ended(own_words(item.text))
-    return bool(stopped) and not statements.values(item.text, "") - stopped
 
 
 def _history(

@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import ContextItem
-from veramem_desktop.core.recall import periods
+from veramem_desktop.core.recall import periods, statements
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.statements import WORD, lemmas
 from veramem_desktop.core.text.time_values import parse_bound
@@ -94,8 +94,23 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
         change = max(by_then, key=begun) if by_then else head
         earlier = [s for s in dated if s is not change and begun(s) < begun(change)]
         return max(earlier, key=begun) if earlier else None
-    before = sorted((s for s in dated if begun(s)[:10] < (when.end or "")), key=begun)
+    # of one day's statements, one that only says a value stopped ("quit PureGym") came before what
+    # replaced it ("signed up to The Gym Group instead")
+    before = sorted(
+        (s for s in dated if begun(s)[:10] < (when.end or "")), key=lambda s: (begun(s), not only_ends(s))
+    )
     return before[-1] if before else None
+
+
+_REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
+
+
+def only_ends(item: ContextItem) -> bool:
+    """Whether ``item`` only says values stopped ("Saffron died in March"): it states no value that holds
+    (a reply's note of the question it answered is no part of it)."""
+    text = _REPLY_NOTE.sub(" ", item.text).strip()
+    stopped = statements.ended(text)
+    return bool(stopped) and not statements.values(item.text, "") - stopped
 
 
 def begun(statement: ContextItem) -> str:

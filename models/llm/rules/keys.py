@@ -800,6 +800,8 @@ def _confirmed(attr: Attribute, value: Phrase | None) -> tuple[int, int]:
         lexical += 3
     if attributes.for_value(value.text) is attr or attributes.for_value(value.head) is attr:
         lexical += 3
+    if not lexical and _name_says_noun(value.text, attr):
+        lexical += 3
     labels = {value.label, *(label for _, label in value.entities)} - {None}
     labelled = 0
     if attr.entities and labels & set(attr.entities):
@@ -807,6 +809,19 @@ def _confirmed(attr: Attribute, value: Phrase | None) -> tuple[int, int]:
     elif attr.entities and value.label is not None:
         labelled = -1
     return lexical, labelled
+
+
+def _name_says_noun(name: str, attr: Attribute) -> bool:
+    """Whether a name says a noun of ``attr`` in its own words: a word of it ("The *Gym* Group", "Lloyds
+    *Pharmacy*"), or the end of a word written as one ("Pure*Gym*")."""
+    nouns = [n for n in attr.nouns if " " not in n and len(n) >= 3]
+    for word in re.findall(r"[A-Za-z]+", name):
+        low = word.lower()
+        if attributes.for_noun(low) is attr or any(
+            low.endswith(n) and word[-len(n)].isupper() for n in nouns
+        ):
+            return True
+    return False
 
 
 def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:

@@ -86,9 +86,14 @@ def _reports_a_deed(sentence: str) -> bool:
     return any(_past(m["verb"]) for m in _SPEAKER_DID.finditer(sentence))
 
 
+#: a letter typed three times or more, as chat stretches a word ("Hiii", "pleeease", "sooo"): no English word
+#: holds one, so the word read is the one stretched
+_STRETCHED = re.compile(r"([A-Za-z])\1{2,}")
+
+
 def is_request(sentence: str) -> bool:
     """Whether ``sentence`` asks or tells the assistant to do something (module docstring)."""
-    raw = sentence.replace("’", "'").strip()
+    raw = _STRETCHED.sub(r"\1", sentence.replace("’", "'").strip())
     if _reports_a_deed(raw):
         return False
     if _MODAL.match(raw) or re.match(r"^(?:please|pls|plz|kindly)\b", raw, re.IGNORECASE):
