@@ -504,6 +504,13 @@ def _by_attribute(
     return list(parts.values())
 
 
+def _typed(member: tuple[Hit, frozenset[str]]) -> bool:
+    """Whether a statement names a value the inventory gives its attribute ("Kia" a car), not only names that
+    may be anything ("car insurance moved to Churchill")."""
+    h, values = member
+    return any(statements.value_of(v) == attributes.canonical(h.subject or "") for v in values)
+
+
 def _day(h: Hit) -> str:
     return (h.time or "")[:10]
 
@@ -549,12 +556,14 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     said_now = frozenset().union(*(v for _, v in heads))
     # a later statement naming the new value again ("first weeks at Ember") says it as of its own day
     again = [(h, v) for h, v in live if _day(h) > newest and v & said_now]
-    # of them, a statement the write path keyed with a value leads one it did not, then the one whose value
-    # began last (a plan holds from the day it names), then the latest
+    # of them, a statement the write path keyed with a value leads one it did not, then one naming a value
+    # the inventory gives the attribute, then the one whose value began last (a plan holds from the day it
+    # names), then the latest
     lead = max(
         heads + again,
         key=lambda m: (
             bool(m[0].value),
+            _typed(m),
             periods.begun(m[0].text, m[0].time),
             m[0].time or "",
             m[0].kind != EPISODE_KIND,

@@ -702,3 +702,17 @@ def test_the_newest_statement_of_an_owned_noun_answers_though_it_shares_no_word_
     answer = rmem.answer("who's our childminder now?")
     assert not answer.abstained and "Ottilie" in answer.text, answer.text
     assert not stale_as_current(answer.text, ["Marisol"]), answer.text
+
+
+def test_of_one_days_statements_the_one_naming_a_value_the_inventory_gives_the_attribute_leads() -> None:
+    """ "what car do we drive now?": the same day said "part-exed the saxo for a Kia Ceed" and "the car
+    insurance moved to Churchill"; the make is a car, the insurer's name may be anything: the first leads."""
+    old = _hit("The Saxo's got a roof box so space is fine.", "2022-03-17")
+    old.subject = "car"
+    car = _hit("Part-exed the saxo for a Kia Ceed in the week of 2023-03-13!!", "2023-03-21")
+    insurer = _hit(
+        "Also insurance moved to Churchill since Admiral wanted £900 for the new car, mad.", "2023-03-21"
+    )
+    old.closeness, car.closeness, insurer.closeness = 0.24, 0.43, 0.30
+    settled = asked.settle([old, insurer, car], "what car do we drive now?")
+    assert settled[0] is car, [h.text for h in settled]
