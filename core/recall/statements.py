@@ -240,6 +240,7 @@ def value_of(word: str) -> str | None:
     return attr.name if attr is not None else None
 
 
+@lru_cache(maxsize=8192)
 def value_attribute(word: str) -> str | None:
     """The single-valued attribute a word gives away as its value ("vegan" is a diet), or None."""
     attr = attributes.for_value(word)
@@ -745,7 +746,12 @@ _REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", r
 def values(text: str, attribute: str) -> frozenset[str]:
     """The names and numbers ``text`` holds past its first word, and the inventory's values of ``attribute``
     (a reply's note of the question it answered left out)."""
-    return _values(WORD.findall(_REPLY_NOTE.sub(" ", text[:600])[:400]), attribute)
+    return _values(WORD.findall(without_reply_note(text[:600])[:400]), attribute)
+
+
+def without_reply_note(text: str) -> str:
+    """``text`` without a reply's note of the question it answered ("… (in reply to User: …)")."""
+    return _REPLY_NOTE.sub(" ", text).strip()
 
 
 def named(text: str) -> frozenset[str]:

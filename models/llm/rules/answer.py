@@ -46,8 +46,6 @@ _LIVE = LIVE_STATES
 _STALE = STALE_STATES
 #: never said as anything: shown only to a person who asked for rejected material
 _WITHHELD = (State.REJECTED, State.HELD)
-#: a reply's note of the question it answered (core's rule extractor writes it)
-_REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
 
 Row = tuple[int, int, int, ContextItem, set[str]]
 
@@ -380,7 +378,7 @@ def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
 
 def own_words(text: str) -> str:
     """An item's text without a reply's note of the question it answered."""
-    return _REPLY_NOTE.sub(" ", text).strip()
+    return statements.without_reply_note(text)
 
 
 def _stems(item: ContextItem) -> set[str]:

@@ -102,14 +102,10 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     return before[-1] if before else None
 
 
-_REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", re.I)
-
-
 def only_ends(item: ContextItem) -> bool:
     """Whether ``item`` only says values stopped ("Saffron died in March"): it states no value that holds
     (a reply's note of the question it answered is no part of it)."""
-    text = _REPLY_NOTE.sub(" ", item.text).strip()
-    stopped = statements.ended(text)
+    stopped = statements.ended(statements.without_reply_note(item.text))
     return bool(stopped) and not statements.values(item.text, "") - stopped
 
 
