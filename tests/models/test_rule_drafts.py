@@ -66,3 +66,12 @@ def test_the_assistant_greeting_the_person_is_no_draft() -> None:
     assert drafts.regions(reply) == []
     # quoted words with no first person are no draft ("Riptide" is a song)
     assert drafts.regions('You could learn "Riptide" or "Stand By Me" next.') == []
+
+
+def test_a_quoted_message_is_the_persons_from_its_opening_quote_mark() -> None:
+    """The first sentence of a quoted draft starts at the quote mark: it is in the draft too."""
+    texts = _texts(
+        '"Hi, just so you know I\'ve changed banks, so rent now comes from my Tallis account. Thanks!"'
+    )
+    first = next(t for t, _ in texts if "changed banks" in t)
+    assert "User has changed banks" in first and "User's Tallis account" in first, first

@@ -41,7 +41,7 @@ _SIGNATURE = re.compile(r"^[ \t]*(?:\[[\w ]+\]|[A-Z][\w'’-]*(?: [A-Z][\w'’-]
 def regions(text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` (an assistant's message) that are drafts written in the person's voice, in
     order, none overlapping."""
-    found = [(m.start(1), m.end(1)) for m in _QUOTED.finditer(text) if _FIRST_PERSON.search(m.group(1))]
+    found = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if _FIRST_PERSON.search(m.group(1))]
     openings = [(m, True) for m in _SUBJECT.finditer(text)] + [(m, False) for m in _GREETING.finditer(text)]
     for opening, subject_line in sorted(openings, key=lambda o: o[0].start()):
         if any(start <= opening.start() < end for start, end in found):
