@@ -702,6 +702,8 @@ def test_the_newest_statement_of_an_owned_noun_answers_though_it_shares_no_word_
     answer = rmem.answer("who's our childminder now?")
     assert not answer.abstained and "Ottilie" in answer.text, answer.text
     assert not stale_as_current(answer.text, ["Marisol"]), answer.text
+    # what it replaced is the one the newer line says stopped, never a weekday ("before that, Fridays")
+    assert "before that, Marisol" in answer.text, answer.text
 
 
 def test_of_one_days_statements_the_one_naming_a_value_the_inventory_gives_the_attribute_leads() -> None:

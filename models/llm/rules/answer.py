@@ -541,7 +541,7 @@ _DATE = re.compile(r"\b(?:on |in |from |since )?\d{4}-\d{2}-\d{2}\b")
 #: capitalised words and numbers that are no value: the speakers, when something was said
 _NOT_A_VALUE = re.compile(
     r"(?:User|I|Assistant)(?:'s)?|(?:19|20)\d\d|\d{1,2}|(?:Jan|Febr)uary|March|April|May|June|July|August|"
-    r"September|October|November|December|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day",
+    r"September|October|November|December|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?",
     re.I,
 )
 _SPEAKERS = re.compile(r"\b(?:User|Assistant)(?:'s)?\b")
@@ -558,6 +558,7 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
         return old.value
     said = _DATE.sub(" ", own_words(_best_sentence(old.text, keys)))  # when it was said is no value
     now = own_words(head.text).casefold()
+    ended = statements.ended(own_words(head.text))  # the head names what it says stopped as the old value
     attribute = attributes.by_name(old.subject or head.subject or "")
     found = [m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0]
     if value is not None and attribute is not None:
@@ -567,7 +568,11 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
         for n in dict.fromkeys(found)
         if n
         and not _NOT_A_VALUE.fullmatch(n)
-        and (not _overlaps(n, value) if value is not None else n.casefold() not in now)
+        and (
+            not _overlaps(n, value)
+            if value is not None
+            else n.casefold() not in now or statements.bare(n) in ended
+        )
     ]
     if names:
         return " and ".join(names)
