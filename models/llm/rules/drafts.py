@@ -19,6 +19,7 @@ stays the assistant's claim (its authority is its message's): only whose "I" it 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 #: a passage in quotes, straight or curly, of a few words at least
 _QUOTED = re.compile(r"[\"“]([^\"“”\n]{12,}?(?:\n[^\"“”\n]+?)*)[\"”]")
@@ -40,17 +41,19 @@ _SIGNATURE = re.compile(r"^[ \t]*(?:\[[\w ]+\]|[A-Z][\w'’-]*(?: [A-Z][\w'’-]
 
 def regions(text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` (an assistant's message) that are drafts written in the person's voice, in
-    order, none overlapping."""
-    found = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if _FIRST_PERSON.search(m.group(1))]
+    order, none overlapping. Each pattern reads the text once, however many letters it holds."""
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text) if _FIRST_PERSON.search(m.group(1))]
+    letters: list[tuple[int, int]] = []
+    ends = _Ends(text)
     openings = [(m, True) for m in _SUBJECT.finditer(text)] + [(m, False) for m in _GREETING.finditer(text)]
     for opening, subject_line in sorted(openings, key=lambda o: o[0].start()):
-        if any(start <= opening.start() < end for start, end in found):
-            continue
-        end = _letter_end(text, opening.end())
+        if within(letters[-1:], opening.start()) or _in_sorted(quoted, opening.start()):
+            continue  # a greeting inside a letter or a quoted draft already found
+        end = ends.after(opening.end())
         if end is None and not subject_line:
             continue  # a greeting with nothing signing it off is the assistant greeting the person
-        found.append((opening.start(), len(text) if end is None else end))
-    return _merged(found)
+        letters.append((opening.start(), len(text) if end is None else end))
+    return _merged(quoted + letters)
 
 
 def within(regions_: list[tuple[int, int]], start: int) -> bool:
@@ -58,15 +61,36 @@ def within(regions_: list[tuple[int, int]], start: int) -> bool:
     return any(a <= start < b for a, b in regions_)
 
 
-def _letter_end(text: str, after: int) -> int | None:
-    """Where a letter opened before ``after`` ends: past the name under its sign-off, or at a name alone on
-    its line; None when nothing signs it off."""
-    sign_off = next((m for m in _SIGN_OFF.finditer(text, after) if not _GREETING.match(m.group(0))), None)
-    signature = next((m for m in _SIGNATURE.finditer(text, after) if m.group(0).strip()), None)
-    if sign_off is not None and (signature is None or sign_off.start() <= signature.start()):
-        name = _SIGNATURE.match(text, sign_off.end() + 1) if sign_off.end() < len(text) else None
-        return name.end() if name is not None else sign_off.end()
-    return signature.end() if signature is not None else None
+class _Ends:
+    """Where the letters of one text end: its sign-off lines (not greetings) and its names alone on a line,
+    found once."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sign_offs = [m for m in _SIGN_OFF.finditer(text) if not _GREETING.match(m.group(0))]
+        self.signatures = [m for m in _SIGNATURE.finditer(text) if m.group(0).strip()]
+
+    def after(self, at: int) -> int | None:
+        """Where a letter opened before ``at`` ends: past the name under its sign-off, or at a name alone on
+        its line; None when nothing signs it off."""
+        sign_off = _first_from(self.sign_offs, at)
+        signature = _first_from(self.signatures, at)
+        if sign_off is not None and (signature is None or sign_off.start() <= signature.start()):
+            text = self.text
+            name = _SIGNATURE.match(text, sign_off.end() + 1) if sign_off.end() < len(text) else None
+            return name.end() if name is not None else sign_off.end()
+        return signature.end() if signature is not None else None
+
+
+def _in_sorted(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether ``at`` is in one of ``spans`` (sorted, none overlapping)."""
+    i = bisect_left(spans, at, key=lambda span: span[1] - 1)
+    return i < len(spans) and spans[i][0] <= at
+
+
+def _first_from(matches: list[re.Match[str]], at: int) -> re.Match[str] | None:
+    i = bisect_left(matches, at, key=lambda m: m.start())
+    return matches[i] if i < len(matches) else None
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

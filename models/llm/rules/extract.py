@@ -227,6 +227,7 @@ def extract_with_skips(
         anchor = _anchor(message)
         # a letter or message the assistant wrote for the person speaks in the person's voice
         drafted = drafts.regions(message.content) if message.role == "assistant" else []
+        own_speaker = speaker_of(message)
         asked = _question_before(message, previous_message)
         previous_message = message
         seen: set[str] = set()
@@ -242,7 +243,7 @@ def extract_with_skips(
             # whose first person the words are: a draft's is the person's (its authority stays its message's)
             drafted_here = drafts.within(drafted, span.start)
             voice = "user" if drafted_here else message.role
-            speaker = _ROLE_SPEAKER["user"] if drafted_here else speaker_of(message)
+            speaker = _ROLE_SPEAKER["user"] if drafted_here else own_speaker
             # a labelled line about the user ("Home: Porto") is short, yet says something
             worded = labelled_wording(sentence) if voice != "user" else None
             reason = _skipped(sentence, voice, named=bool(message.name)) if worded is None else None
