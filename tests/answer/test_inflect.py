@@ -62,6 +62,11 @@ def test_a_word_that_is_no_third_person_present_keeps_its_form_or_becomes_are(wo
         ("You still drive a van.", "You still drove a van."),
         ("Your manager is Odile.", "Your manager was Odile."),
         ("You moved to Ghent.", "You moved to Ghent."),
+        # what held "now" when it was said held then
+        ("You are now the proud owner of a Skoda Fabia.", "You were the proud owner of a Skoda Fabia."),
+        ("Your dentist is currently Dr Amadi.", "Your dentist was Dr Amadi."),
+        ("You rent in Leith for now.", "You rented in Leith for now."),
+        ("You are nowhere near Leith.", "You were nowhere near Leith."),
     ],
 )
 def test_a_statement_is_told_in_the_past(present: str, past: str) -> None:

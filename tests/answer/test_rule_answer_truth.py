@@ -486,3 +486,17 @@ def test_asked_about_a_time_after_one_value_stopped_and_another_began_the_same_d
     ]
     draft = answer("which gym was I going to in summer 2022?", [replace(i, subject="gym") for i in items])
     assert "Harbour Climbing" in draft.text and "FlexiGym" not in draft.text.split("(")[0], draft.text
+
+
+def test_asked_about_a_time_of_one_days_statements_the_one_naming_a_value_of_the_attribute_held() -> None:
+    """Two statements keyed to the car the same day, one naming a make of car ("a 2012 Mazda Demio") and one
+    naming none (someone else drove): asked about the year after, the make is what was driven."""
+    day, old = "2021-05-03T10:00:00+00:00", "probably_superseded"
+    items = [
+        _item("m-now", "Swapped the Demio for a Toyota Aygo last week.", time="2024-07-09T10:00:00+00:00"),
+        _item("m-old", "Driving the old Saab 900 into the ground.", time="2019-02-01T10:00:00+00:00", state=old),
+        _item("m-new", "Picked up a 2012 Mazda Demio, red, from the auction.", time=day, state=old),
+        _item("m-lift", "My cousin has been driving me to the shops in the meantime.", time=day, state=old),
+    ]
+    draft = answer("what was I driving in spring 2022?", [replace(i, subject="car") for i in items])
+    assert "Mazda" in draft.text.split("(")[0] and draft.cited_ids[0] == "m-new", draft.text

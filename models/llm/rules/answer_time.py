@@ -95,11 +95,19 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
         earlier = [s for s in dated if s is not change and begun(s) < begun(change)]
         return max(earlier, key=begun) if earlier else None
     # of one day's statements, one that only says a value stopped ("quit PureGym") came before what
-    # replaced it ("signed up to The Gym Group instead")
+    # replaced it ("signed up to The Gym Group instead"), and one naming a value the inventory gives the
+    # attribute ("a 2015 Honda Jazz") says what held over one naming none ("the neighbour's boy drove me")
     before = sorted(
-        (s for s in dated if begun(s)[:10] < (when.end or "")), key=lambda s: (begun(s), not only_ends(s))
+        (s for s in dated if begun(s)[:10] < (when.end or "")),
+        key=lambda s: (begun(s), not only_ends(s), typed(s)),
     )
     return before[-1] if before else None
+
+
+def typed(item: ContextItem) -> bool:
+    """Whether ``item`` names a value the inventory gives the attribute it states ("Honda" a car)."""
+    name = attributes.canonical(item.subject or "")
+    return bool(name) and any(statements.value_of(v) == name for v in statements.values(item.text, name))
 
 
 def only_ends(item: ContextItem) -> bool:

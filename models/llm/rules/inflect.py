@@ -164,7 +164,7 @@ def in_the_past(text: str) -> str:
     verb after a leading "You" (adverbs stepped over) is the one moved."""
     owned = _YOUR_BE.match(text)
     if owned is not None:  # "Your partner is Ana." -> "Your partner was Ana."
-        return text[: owned.start("verb")] + _BE_PAST[owned["verb"]] + text[owned.end("verb") :]
+        return _then(text[: owned.start("verb")] + _BE_PAST[owned["verb"]] + text[owned.end("verb") :])
     m = re.match(r"(You\s+)(.*)", text, re.DOTALL)
     if m is None:
         return text
@@ -177,8 +177,18 @@ def in_the_past(text: str) -> str:
         if _adverb(w.group(0), _next_word(rest, w.end())):
             position = w.end() + 1
             continue
-        return m[1] + rest[: w.start()] + past_of(w.group(0)) + rest[w.end() :]
+        return _then(m[1] + rest[: w.start()] + past_of(w.group(0)) + rest[w.end() :])
     return text
+
+
+def _then(text: str) -> str:
+    """A statement told as past without its words for the present: what held "now" when it was said held
+    then ("You were now the owner of a Jazz" says "now" of no time)."""
+    return _NOW.sub("", text)
+
+
+#: a word for the present standing alone ("by now", "for now" and "until now" say a span; kept)
+_NOW = re.compile(r"(?<!\bby)(?<!\bfor)(?<!\buntil)(?<!\btill)\s+(?:now|currently)\b(?=[\s.,;!?]|$)", re.I)
 
 
 _FIRST = [
