@@ -418,6 +418,22 @@ def _anchored(
     return out
 
 
+def _says_change(text: str) -> bool:
+    """Whether ``text`` says a change or states an attribute: a verb of change of the inventory's frames
+    (not one only of state: "is", "do", "go"), or words recall reads as stating one."""
+    said = {lemma for w in statements.WORD.findall(text[:400]) for lemma in statements.lemmas(w.lower())}
+    return bool(said & _CHANGE_VERBS) or statements.read(text) is not None
+
+
+#: the single-word verbs of change of the inventory's frames, and the words a change is told against the
+#: old value with ("on Meadow Mobile *now*", "the *new* place", "Lowmoor *instead*")
+_CHANGE_VERBS = frozenset(
+    v
+    for v in attributes.verbs() | attributes.SWITCH_VERBS
+    if " " not in v and v not in attributes.STATE_VERBS
+) | {"now", "new", "instead"}
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in statements.WORD.findall(text))
 
@@ -545,10 +561,18 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
         for h, _ in live
         if any((e.time or "") > (h.time or "") and stop & _words(h.text) for e, stop in gone)
     }
+    # where the write path keyed a value, a later statement it did not key changes it only by saying so: in
+    # a word of change, by the attribute's own words, or told against the keyed value ("Ironclad doubled the
+    # fees so I jumped over to Pulsefit"); "The Town Moor is right there" after "the new flat's in Gosforth"
+    # names a place, not a new home
+    keyed = frozenset().union(*(_words(h.value) for h, _ in live if h.value))
     changes = [
         (h, v)
         for h, v in live
-        if holding[id(h)] and not _said_before(holding[id(h)], h, members) and id(h) not in ended_later
+        if holding[id(h)]
+        and not _said_before(holding[id(h)], h, members)
+        and id(h) not in ended_later
+        and (not keyed or bool(h.value) or bool(keyed & _words(h.text)) or _says_change(h.text))
     ]
     # statements of one day are one telling (a message and the replies around it)
     newest = max(_day(h) for h, _ in changes or live)

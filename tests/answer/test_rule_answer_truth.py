@@ -494,7 +494,9 @@ def test_asked_about_a_time_of_one_days_statements_the_one_naming_a_value_of_the
     day, old = "2021-05-03T10:00:00+00:00", "probably_superseded"
     items = [
         _item("m-now", "Swapped the Demio for a Toyota Aygo last week.", time="2024-07-09T10:00:00+00:00"),
-        _item("m-old", "Driving the old Saab 900 into the ground.", time="2019-02-01T10:00:00+00:00", state=old),
+        _item(
+            "m-old", "Driving the old Saab 900 into the ground.", time="2019-02-01T10:00:00+00:00", state=old
+        ),
         _item("m-new", "Picked up a 2012 Mazda Demio, red, from the auction.", time=day, state=old),
         _item("m-lift", "My cousin has been driving me to the shops in the meantime.", time=day, state=old),
     ]

@@ -66,3 +66,32 @@ def test_the_name_the_history_gives_a_relation_brings_in_that_persons_statement(
     settled = asked.settle(got, question)
     assert settled[0].id == "m4"
     assert all(h.value != "Idris" for h in settled if h.subject == "works_at")
+
+
+def _valued(id: str, text: str, closeness: float, *, day: str, subject: str, value: str) -> Hit:
+    hit = _hit(id, text, closeness, day=day, subject=subject)
+    hit.value = value
+    return hit
+
+
+def test_a_later_line_naming_a_place_does_not_replace_a_keyed_home_unless_it_says_a_change() -> None:
+    """The write path keyed the new home ("the new flat's in Heaton"). A year on, lines that only name places
+    ("the Ouseburn is right there", "do miss the Byker chippy") change nothing, however close to the question;
+    a line saying a change in a word of change ("we've relocated to Tynemouth") does."""
+    keyed = _valued(
+        "m1",
+        "The new flat's in Heaton, bigger and cheaper.",
+        0.27,
+        day="2021-12-09",
+        subject="lives_in",
+        value="Heaton",
+    )
+    chatter = [
+        _hit("m2", "The Ouseburn is right there.", 0.48, day="2022-10-03"),
+        _hit("m3", "I do miss the Byker chippy for a Friday tea tho.", 0.23, day="2022-10-03"),
+    ]
+    got = asked.settle([*chatter, keyed], "what part of newcastle do i live in now?")
+    assert got[0].id == "m1", [(h.id, h.state) for h in got]
+    moved = _hit("m4", "We've relocated to Tynemouth, the sea air is bracing.", 0.30, day="2023-04-01")
+    got = asked.settle([*chatter, keyed, moved], "what part of newcastle do i live in now?")
+    assert got[0].id == "m4", [(h.id, h.state) for h in got]
