@@ -99,6 +99,9 @@ LIFE: tuple[Attribute, ...] = (
         nouns="major, degree, course, subject, programme, program, thesis, phd, masters",
         frames="study?; major in; do +degree in; do +masters in; do +phd in",
         ends="drop?",
+        values="psychology, psych, biology, bio, chemistry, physics, maths, mathematics, economics, sociology, "
+        "philosophy, law, geography, anthropology, archaeology, linguistics, engineering, "
+        "architecture, accountancy, neuroscience, biochemistry, zoology, geology, criminology, midwifery",
     ),
     _a(
         "languages_learning",

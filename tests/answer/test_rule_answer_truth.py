@@ -502,3 +502,14 @@ def test_asked_about_a_time_of_one_days_statements_the_one_naming_a_value_of_the
     ]
     draft = answer("what was I driving in spring 2022?", [replace(i, subject="car") for i in items])
     assert "Mazda" in draft.text.split("(")[0] and draft.cited_ids[0] == "m-new", draft.text
+
+
+def test_a_word_asked_as_for_with_wise_is_what_is_asked() -> None:
+    """ "job wise" asks about the job: "wise" is no word the answer must cover, so the line about what
+    Tomasz does now answers rather than abstaining as half the question unsaid."""
+    items = [
+        _item("m1", "Tomasz is retraining as a paramedic, starts in March.", time="2024-05-01T10:00:00+00:00")
+    ]
+    draft = answer("what's tomasz doing now job wise?", items)
+    assert draft.sufficient and not draft.abstained and "paramedic" in draft.text
+    assert draft.sufficient == answer("what's tomasz doing now money-wise?", items).sufficient

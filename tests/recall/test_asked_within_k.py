@@ -95,3 +95,14 @@ def test_a_later_line_naming_a_place_does_not_replace_a_keyed_home_unless_it_say
     moved = _hit("m4", "We've relocated to Tynemouth, the sea air is bracing.", 0.30, day="2023-04-01")
     got = asked.settle([*chatter, keyed, moved], "what part of newcastle do i live in now?")
     assert got[0].id == "m4", [(h.id, h.state) for h in got]
+
+
+def test_a_field_of_study_is_a_value_of_what_the_person_studies() -> None:
+    """No frame and no noun of the degree: the fields named ("geology", "criminology") are values the
+    inventory gives what the person studies, so the newer one leads and the older one is past."""
+    first = _hit(
+        "m1", "First year geology at Aberdeen and already buried in field reports.", 0.17, day="2021-10-04"
+    )
+    moved = _hit("m2", "Swapping to criminology from September, they said yes!!!", 0.30, day="2022-05-19")
+    got = asked.settle([first, moved], "what degree am i doing")
+    assert [(h.id, h.state) for h in got] == [("m2", "current"), ("m1", "probably_superseded")]

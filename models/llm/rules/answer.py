@@ -39,6 +39,8 @@ MAX_SUBJECTS = 3
 ABSTAIN_TEXT = "No stored memory answers this."
 # Words that frame a question rather than say what it is about.
 _QUESTION_WORDS = {"user", "what", "when", "where", "who", "which", "how", "why", "tell", "know", "remember"}
+#: "-wise" after a word says "as for" it ("job wise", "money-wise"): the word is what is asked
+_AS_FOR = re.compile(r"(?<=\w)[ -]wise\b", re.I)
 _AUTHORITY_RANK: dict[str, int] = {Authority.AUTHORIZED: 3, Authority.ATTESTED: 2, Authority.UNENDORSED: 1}
 _LIVE = LIVE_STATES
 #: history: replaced, retracted, kept cold, or (recall's safety net) an older statement of an attribute
@@ -53,7 +55,7 @@ Row = tuple[int, int, int, ContextItem, set[str]]
 def key_terms(question: str) -> set[str]:
     """The stems of what ``question`` asks about: not its question words, nor its words for "now" (they say
     when, as a named time does)."""
-    return {s for s in content_stems(NOW.sub(" ", question)) if s not in _QUESTION_WORDS}
+    return {s for s in content_stems(_AS_FOR.sub("", NOW.sub(" ", question))) if s not in _QUESTION_WORDS}
 
 
 def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
