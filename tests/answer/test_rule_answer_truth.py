@@ -513,3 +513,28 @@ def test_a_word_asked_as_for_with_wise_is_what_is_asked() -> None:
     draft = answer("what's tomasz doing now job wise?", items)
     assert draft.sufficient and not draft.abstained and "paramedic" in draft.text
     assert draft.sufficient == answer("what's tomasz doing now money-wise?", items).sufficient
+
+
+def test_a_swap_naming_the_old_value_in_lower_case_is_said_by_the_new_value_alone() -> None:
+    """ "Traded the fabia in for a Hyundai Kona EV": the old car typed in lower case is still the one an older
+    line named ("The Fabia's boot …", after its article and without its "'s"), and of the names left the one
+    naming a make the inventory knows is the car (not the capitalised verb opening the sentence)."""
+    now = ContextItem(
+        "m-new",
+        "Part-swapped the fabia for a Hyundai Kona EV at the weekend!!",
+        "fact",
+        "authorized",
+        "2023-03-21T10:00:00+00:00",
+        group="g1",
+        subject="car",
+    )
+    old = replace(
+        now,
+        id="m-old",
+        text="The Fabia's boot is tiny but the dog fits.",
+        time="2022-05-02T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    draft = answer("what car do we drive now?", [now, old])
+    assert draft.text.startswith("Your car is Hyundai Kona EV"), draft.text
+    assert "before that, Fabia" in draft.text and draft.text.count("abia") == 1, draft.text

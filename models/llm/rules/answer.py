@@ -638,8 +638,18 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
         new = [
             n for n in names if not any(_overlaps(n, o) for o in older) and (figures or not n[:1].isdigit())
         ]
-        value = new[0] if len(new) == 1 else None
-    if value is None or not [n for n in names if not _overlaps(n, value)]:
+        # of several, the one naming a value the inventory gives the attribute ("Kia Niro EV" beside a
+        # capitalised verb opening the sentence)
+        typed = [
+            n for n in new if n[:1].isupper() and any(attributes.for_value(w) is attribute for w in _words(n))
+        ]
+        value = new[0] if len(new) == 1 else typed[0] if len(typed) == 1 else None
+    # the sentence names another value: a name beside it, or an older value however typed ("part-exed the
+    # octavia for a Kia Niro")
+    said = _words(sentence)
+    others = [n for n in names if not _overlaps(n, value)] if value is not None else []
+    others += [o for o in older if value is not None and _words(o) <= said and not _overlaps(o, value)]
+    if value is None or not others:
         return None
     return value
 
@@ -660,15 +670,22 @@ def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
     found = []
     # a speaker is no part of a name ("on Firefox User had" is "Firefox")
     for m in _NAMED.finditer(_SPEAKERS.sub(" , ", _DATE.sub(" ", sentence))):
-        name = m.group(0).rstrip(".,:")
+        name = _POSSESSIVE.sub("", m.group(0).rstrip(".,:"))
+        first, _, rest = name.partition(" ")
+        at_start = m.start() == 0
+        if at_start and rest and first.casefold() in _DETERMINERS:
+            name, at_start = rest, False  # "The Octavia's got a roof box": the name after the article
         if not name or _NOT_A_VALUE.fullmatch(name):
             continue
-        if m.start() == 0 and not (
-            statements.a_name(name.split()[0]) or any(_overlaps(name, k) for k in known)
-        ):
+        if at_start and not (statements.a_name(first) or any(_overlaps(name, k) for k in known)):
             continue
         found.append(name)
     return list(dict.fromkeys(found))
+
+
+#: words opening a sentence before a name, which are no part of it
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "your"})
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def _values_in(sentence: str, attribute: attributes.Attribute, known: Sequence[str] = ()) -> list[str]:
