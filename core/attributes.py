@@ -119,7 +119,7 @@ _PET_KINDS = PETS
 ENDINGS: tuple[Frame, ...] = frames_of("close_down; shut_down; go_bust; go_under; move_on; retire", ends=True)
 #: how the person drops a thing whatever it was, said of the thing as the verb's object ("ditched
 #: Ironyard", "switched from Vodafone", "swapped violin for cello"), never of who did it
-DROPS: tuple[Frame, ...] = frames_of("ditch; dump; switch from; swap", ends=True)
+DROPS: tuple[Frame, ...] = frames_of("ditch; dump; switch from; swap; cancel; give_up", ends=True)
 
 
 @cache

@@ -100,13 +100,18 @@ def _history_last(hits: list[Hit], question: str) -> list[Hit]:
     if _ASKS_PAST.search(question) or periods_named(question):
         return hits
     retracting = {h.retracted_by for h in hits if h.retracted_by}
-    told = [
-        h.authority == Authority.AUTHORIZED
-        and h.state in _LIVE
-        and h.id not in retracting
-        and _tells_only_past(h.text)
-        for h in hits
+    own = [
+        h for h in hits if h.authority == Authority.AUTHORIZED and h.state in _LIVE and h.id not in retracting
     ]
+    # and a line naming a value a later line of theirs says stopped ("the paper boy brings the Telegraph"
+    # before "cancelled the Telegraph"), whatever the attribute, named in the inventory or not
+    gone = [
+        (h.time or "", stops)
+        for h in own
+        if (stops := statements.ended(h.text)) and not statements.about_someone_else(h.text)
+    ]
+    old = {id(h) for h in own if _tells_only_past(h.text) or _stopped_later(h, gone)}
+    told = [id(h) in old for h in hits]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t
     ]

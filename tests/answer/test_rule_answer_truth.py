@@ -538,3 +538,18 @@ def test_a_swap_naming_the_old_value_in_lower_case_is_said_by_the_new_value_alon
     draft = answer("what car do we drive now?", [now, old])
     assert draft.text.startswith("Your car is Hyundai Kona EV"), draft.text
     assert "before that, Fabia" in draft.text and draft.text.count("abia") == 1, draft.text
+
+
+def test_a_close_line_only_saying_a_value_stopped_is_never_said_as_what_holds() -> None:
+    """Recall's first item shares no word with the question and only says the Courier was cancelled: it tells
+    what no longer holds, so it does not answer "what newspaper do I read now?" as if it did."""
+    cancelled = replace(
+        _item(
+            "m1",
+            "Cancelled the Courier after thirty years, the price is scandalous.",
+            time="2022-06-01T09:00:00+00:00",
+        ),
+        closeness=0.6,
+    )
+    draft = answer("what newspaper do I read now?", [cancelled])
+    assert draft.abstained or "Courier" not in draft.text, draft.text

@@ -305,6 +305,9 @@ def test_an_it_before_the_speaker_is_no_one_else() -> None:
         ("Ditched nano for zed, way faster.", {"nano"}),
         ("switched from tellanova to a sim-only deal", {"tellanova"}),
         ("ditched the car at the station lol", set()),  # a common noun is no name
+        # a thing given up or cancelled, whatever it was
+        ("Cancelled the Courier after thirty years, the price is daylight robbery.", {"courier"}),
+        ("Finally gave up Duolingo, the owl can shout all it likes.", {"duolingo"}),
     ],
 )
 def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:

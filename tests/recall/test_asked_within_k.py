@@ -106,3 +106,23 @@ def test_a_field_of_study_is_a_value_of_what_the_person_studies() -> None:
     moved = _hit("m2", "Swapping to criminology from September, they said yes!!!", 0.30, day="2022-05-19")
     got = asked.settle([first, moved], "what degree am i doing")
     assert [(h.id, h.state) for h in got] == [("m2", "current"), ("m1", "probably_superseded")]
+
+
+def test_for_a_question_about_now_a_line_naming_what_a_later_line_says_stopped_comes_last() -> None:
+    """No attribute of the inventory is asked ("newspaper"): the line saying the Courier arrives each morning
+    is still history once a later line of the person's says it was cancelled, so it comes after the lines
+    still holding; asked about a time, the order is left as it was."""
+    delivered = _hit(
+        "m1", "The paper lad brings the Courier at seven and I do the puzzle page.", 0.40, day="2021-03-01"
+    )
+    cancelled = _hit(
+        "m2", "Cancelled the Courier after thirty years, the price is scandalous.", 0.35, day="2022-06-01"
+    )
+    now = _hit(
+        "m3", "It's the Gazette on the tablet these days, my grandson set it up.", 0.30, day="2022-06-20"
+    )
+    got = asked.settle([delivered, cancelled, now], "what newspaper do I read now?")
+    assert [h.id for h in got][0] == "m3" and got[-1].id in ("m1", "m2"), [h.id for h in got]
+    assert [h.id for h in got].index("m1") > [h.id for h in got].index("m3")
+    then = asked.settle([delivered, cancelled, now], "what newspaper did I read in 2021?")
+    assert [h.id for h in then] == ["m1", "m2", "m3"]

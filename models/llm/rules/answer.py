@@ -306,7 +306,8 @@ def _closest_own(items: Sequence[ContextItem], asked: frozenset[str]) -> Context
     first = items[0]
     if first.authority != Authority.AUTHORIZED or first.state not in _LIVE or first.closeness is None:
         return None
-    if first.closeness < CLOSE or statements.is_request(own_words(first.text)):
+    # a line only saying a value stopped ("Cancelled the Telegraph") tells what no longer holds
+    if first.closeness < CLOSE or statements.is_request(own_words(first.text)) or only_ends(first):
         return None
     if first.subject and first.value and attributes.canonical(first.subject) not in asked:
         return None
