@@ -462,7 +462,8 @@ def test_asked_about_a_time_what_a_later_line_tells_as_before_held_then(
 
 def test_a_statement_ending_one_value_and_naming_the_next_is_said_by_the_next_alone() -> None:
     """No older statement is at hand: the value the sentence says stopped ('ditched brackenfit', typed in
-    lower case) is still an old one, and a figure ('a 25m pool') is no gym, so the gym is said plainly."""
+    lower case) is still an old one, and a figure ('a 25m pool') is no gym, so the gym is said plainly, and
+    the one it replaced as past."""
     head = ContextItem(
         "m-gym",
         "Ditched brackenfit in March, the Lowmoor Leisure Centre has a 25m pool so going there 3x a week.",
@@ -472,7 +473,8 @@ def test_a_statement_ending_one_value_and_naming_the_next_is_said_by_the_next_al
         group="g1",
         subject="gym",
     )
-    assert answer("what gym am i going to these days?", [head]).text == "Your gym is Lowmoor Leisure Centre."
+    said = answer("what gym am i going to these days?", [head]).text
+    assert said == "Your gym is Lowmoor Leisure Centre (since 2024-05-20; before that, brackenfit)."
 
 
 def test_asked_about_a_time_after_one_value_stopped_and_another_began_the_same_day_the_new_one_held() -> None:
@@ -553,3 +555,19 @@ def test_a_close_line_only_saying_a_value_stopped_is_never_said_as_what_holds() 
     )
     draft = answer("what newspaper do I read now?", [cancelled])
     assert draft.abstained or "Courier" not in draft.text, draft.text
+
+
+def test_someone_elses_attribute_named_by_the_question_is_said_by_its_value_and_the_old_one_as_past() -> None:
+    """ "what instrument does Maxi play now?": nothing keyed the line, but the question names one attribute
+    and the line names a value of it typed in lower case; the name of whom it is about is no value, and the
+    instrument the sentence says was swapped is said as past, never as current."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    item = _item(
+        "m1",
+        "Maxi's swapped flute for clarinet this term, his teacher Mrs Oduya reckons it suits him.",
+        time="2024-05-01T10:00:00+00:00",
+    )
+    draft = answer("what instrument does Maxi play now?", [item])
+    assert draft.text == "Maxi's instrument is clarinet (since 2024-05-01; before that, flute).", draft.text
+    assert draft.sufficient and not stale_as_current(draft.text, ["flute"])

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import cache
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.llm import AnswerDraft, ContextItem
@@ -108,11 +109,17 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     if then is not None:
         return then
     for rows in chosen:
-        said, ids = _subject(rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named)
+        said, ids = _subject(
+            rows + _mates(rows, items), keys, by_id, when, own=own, asked=asked, named=named, person=person
+        )
         sentences.append(said)
         cited += ids
         # the subject's rows matched the question: the item saying its current value answers those words too
         covered |= set().union(*(r[4] for r in rows))
+        # a subject naming a value of an attribute the question names answers the words naming it ("what
+        # instrument does Leo play?": "swapped violin for cello" says the instrument and the playing)
+        if any(questions.gives_value_of(own_words(r[3].text), named) for r in rows):
+            covered |= keys & _words_of(named)
     return AnswerDraft(
         text=" ".join(sentences),
         cited_ids=tuple(dict.fromkeys(cited)),
@@ -123,6 +130,19 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
 
 #: how far down the context (relevance order) a statement said by the asked time is looked for
 _THEN_DEPTH = 10
+
+
+@cache
+def _stems_of(name: str) -> frozenset[str]:
+    """The stems of the words an attribute is named and stated by: its nouns and its frames' verbs."""
+    attr = attributes.by_name(name)
+    if attr is None:
+        return frozenset()
+    return frozenset(content_stems(" ".join([*attr.nouns, *(f.verb for f in attr.frames)])))
+
+
+def _words_of(names: Iterable[str]) -> set[str]:
+    return set().union(*(_stems_of(n) for n in names))
 
 
 def _then_outside_the_subject(
@@ -403,6 +423,7 @@ def _subject(
     own: bool = False,
     asked: frozenset[str] = frozenset(),
     named: frozenset[str] = frozenset(),
+    person: frozenset[str] = frozenset(),
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
     members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
@@ -435,14 +456,22 @@ def _subject(
             said = _as_of(then, head, members, keys, own=own, items=list(by_id.values()))
             return said, list(dict.fromkeys([then.id, head.id]))
     retractions = {m.retracted_by for m in members}
-    # only where the question asks the attribute recall read the head as stating
+    # only where the question asks the attribute recall read the head as stating; of someone else, the one
+    # attribute the question names, where nothing was read ("what instrument does Leo play?")
+    theirs = None if own or head.subject or len(asked | named) != 1 else next(iter(asked | named))
+    if theirs is not None:
+        head = replace(head, subject=theirs)
     value = (
-        _value_said(head, members, keys)
-        if own and when is None and head.authority == Authority.AUTHORIZED and _states(head, asked | named)
+        _value_said(head, members, keys, person)
+        if (own or theirs is not None)
+        and when is None
+        and head.authority == Authority.AUTHORIZED
+        and _states(head, asked | named)
         else None
     )
     attribute = attributes.by_name(head.subject or "")
-    plain = f"Your {_label(attribute)} is {value}." if value and attribute else None
+    whose = "Your" if own else _whose(head, person)
+    plain = f"{whose} {_label(attribute)} is {value}." if value and attribute and whose else None
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     if plain is None and head.id not in retractions:
         text = without_history(text, head, list(by_id.values()), keys)
@@ -490,7 +519,16 @@ def _history(
         ids.append(stale[0].id)
         return f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
     if not stale:
-        return text
+        # said by its value, the one its own sentence says it replaced ("swapped violin for cello") is past
+        gone = [
+            w
+            for w in _ended_words(own_words(_best_sentence(head.text, keys)))
+            if value and not _overlaps(w, value)
+        ]
+        since = f"since {head.time[:10]}; " if head.time else ""
+        return (
+            f"{text.rstrip('.')} ({since}before that, {' and '.join(dict.fromkeys(gone))})." if gone else text
+        )
     before = _former(stale[0], head, keys, value)
     since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
     gone = ", which no longer holds" if stale[0].state == State.RETRACTED else ""
@@ -607,7 +645,20 @@ def _as_of(
     return f"{said} ({start}until {after[0][:10]})."
 
 
-def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -> str | None:
+def _whose(head: ContextItem, person: frozenset[str]) -> str | None:
+    """Whose attribute an answer about someone else says, as the head writes them ("Leo's"; "Your
+    sister's" for a relation); None when the head does not name them."""
+    for word in re.findall(r"[^\W\d_][\w'’-]*", own_words(head.text)):
+        bare = _POSSESSIVE.sub("", word)
+        if bare.casefold() in person:
+            role = attributes.relation(bare)
+            return f"Your {bare.casefold()}'s" if role else f"{bare[:1].upper()}{bare[1:]}'s"
+    return None
+
+
+def _value_said(
+    head: ContextItem, members: list[ContextItem], keys: set[str], person: frozenset[str] = frozenset()
+) -> str | None:
     """The value to say the asker's own attribute by, plainly ("Your carrier is Meadow Mobile."), when the
     sentence stating it names another value beside it ("Orbit hiked the price so I jumped ship, on Meadow
     Mobile now"): said word for word, the other name would read as current too. The value is the one the
@@ -627,7 +678,8 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
     # and other values beside the new one where the sentence, as said, keeps them ("goodbye warehouse" is not)
     stopped = _ended_words(statements.without_told_ends(sentence))
     older += stopped + _denied_names(sentence)
-    names = _values_in(sentence, attribute, older)
+    # the person asked about is no value of theirs ("Leo's swapped violin for cello")
+    names = [n for n in _values_in(sentence, attribute, older) if not _words(n) & person]
     names += [w for w in stopped if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
@@ -641,9 +693,7 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
         ]
         # of several, the one naming a value the inventory gives the attribute ("Kia Niro EV" beside a
         # capitalised verb opening the sentence)
-        typed = [
-            n for n in new if n[:1].isupper() and any(attributes.for_value(w) is attribute for w in _words(n))
-        ]
+        typed = [n for n in new if _typed(n, attribute)]
         value = new[0] if len(new) == 1 else typed[0] if len(typed) == 1 else None
     # the sentence names another value: a name beside it, or an older value however typed ("part-exed the
     # octavia for a Kia Niro")
@@ -653,6 +703,16 @@ def _value_said(head: ContextItem, members: list[ContextItem], keys: set[str]) -
     if value is None or not others:
         return None
     return value
+
+
+def _typed(name: str, attribute: attributes.Attribute) -> bool:
+    """Whether ``name`` names a value the inventory gives ``attribute``: a name holding one ("Kia Niro EV"),
+    or the value itself however typed ("cello"), not a kind that names the attribute ("dog", a pet)."""
+    words = _words(name)
+    if name[:1].isupper():
+        return any(attributes.for_value(w) is attribute for w in words)
+    low = name.casefold()
+    return attributes.for_value(low) is attribute and attributes.for_noun(low) is not attribute
 
 
 #: entity labels of values written with figures (a personal best, an age)
