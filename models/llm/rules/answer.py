@@ -520,15 +520,15 @@ def _history(
         return f"{text.rstrip('.')} (corrected{when}: not {head.corrects})."
     if not stale:
         # said by its value, the one its own sentence says it replaced ("swapped violin for cello") is past
-        gone = [
+        replaced = [
             w
             for w in _ended_words(own_words(_best_sentence(head.text, keys)))
             if value and not _overlaps(w, value)
         ]
+        if not replaced:
+            return text
         since = f"since {head.time[:10]}; " if head.time else ""
-        return (
-            f"{text.rstrip('.')} ({since}before that, {' and '.join(dict.fromkeys(gone))})." if gone else text
-        )
+        return f"{text.rstrip('.')} ({since}before that, {' and '.join(dict.fromkeys(replaced))})."
     before = _former(stale[0], head, keys, value)
     since = f"since {head.time[:10]}; " if head.time and head.id not in retractions else ""
     gone = ", which no longer holds" if stale[0].state == State.RETRACTED else ""
