@@ -59,7 +59,7 @@ _RELATION = Attribute(
 _RELATION_WORDS = """
     sister: sister, sis; brother: brother, bro; sibling: sibling; son: son; daughter: daughter;
     child: child, kid, baby; cousin: cousin; aunt: aunt, auntie; uncle: uncle;
-    grandmother: grandmother, grandma, granny, gran, nan, nana; grandfather: grandfather, grandpa, granddad;
+    grandmother: grandmother, grandma, granny, gran, nan, nana; grandfather: grandfather, grandpa, granddad, grandad;
     niece: niece; nephew: nephew; friend: friend, buddy, pal; best_friend: best friend, bff;
     roommate: roommate, flatmate, housemate; colleague: colleague, coworker, co-worker, teammate;
     neighbour: neighbour, neighbor; mentor: mentor; stepmother: stepmother, stepmom, stepmum;

@@ -61,6 +61,10 @@ def test_one_statement_gives_every_attribute_it_states(
         "- find a bigger place outside Hull",
         "Italian food now, every night",
         "my friend Sol got engaged to Amara!",
+        # a person moved by the speaker goes somewhere; the speaker does not
+        "We decided to move Tobiah to a childminder, Gwen Alder, two streets away.",
+        "Moved Grandad into a care home in Ely last month.",
+        "we moved the kids to Oakfield Primary",
     ],
 )
 def test_no_current_value_of_the_speakers_from_others_history_plans_questions_or_stays(sentence: str) -> None:

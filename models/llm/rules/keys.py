@@ -219,7 +219,11 @@ def _valued(c: Clause) -> Keyed | None:
         return None
     if any(f.ends or a.name in _LIKED for a, f in _frames(c.verb)):
         return None  # "sold the cello", "hate the cello": an ending or a liking, read by its frame
-    for phrase in (c.obj, *(p for prep, p in c.preps if prep in ("to", "into"))):
+    if c.obj is not None and _a_person(c.obj):
+        return None  # "moved Dad into a care home": a person was moved, the home is theirs
+    # a named thing moved somewhere ("moved Grandad into a care home"): where it went is no value of the speaker's
+    named = c.obj is not None and c.obj.proper
+    for phrase in (c.obj, *(p for prep, p in c.preps if prep in ("to", "into") and not named)):
         if phrase is None or phrase.owner is not None:
             continue
         # the value is the thing itself ("a second-hand cello"), not a thing of it ("a cello concerto")
@@ -680,6 +684,8 @@ def _switched_to_value(c: Clause, who: str) -> Keyed | None:
     the value taken up; what was left is ended by its own clause)."""
     if c.verb.split()[0] not in attributes.SWITCH_VERBS or c.negated:
         return None  # "switched to", "moved everything over to"
+    if c.obj is not None and _a_person(c.obj):
+        return None  # "moved Dad into a care home": where he went
     for phrase in (p for prep, p in c.preps if prep in ("to", "into")):
         owner = _owned_by(phrase)
         if owner is not None:
@@ -756,6 +762,15 @@ def _value(c: Clause, frame: Frame, attr: Attribute, parsed: Parsed) -> Phrase |
         c.obj is None or c.obj.head not in (frame.obj, frame.obj.removesuffix("s"))
     ):
         return False
+    if (
+        frame.prep is not None
+        and frame.obj is None
+        and c.obj is not None
+        and (c.obj.proper or _a_person(c.obj))
+    ):
+        # "moved Maya to a childminder", "moved the kids to Oakfield": what the verb moves is named (the small
+        # pipeline labels an unfamiliar name a place as often as a person), and it is that which goes there
+        return False
     if frame.prep is not None:
         found = next((p for prep, p in c.preps if prep == frame.prep), None)
         if found is None and frame.obj is not None and c.obj is not None:
@@ -772,6 +787,16 @@ def _value(c: Clause, frame: Frame, attr: Attribute, parsed: Parsed) -> Phrase |
     if frame.ends:
         return None
     return False
+
+
+def _a_person(phrase: Phrase) -> bool:
+    """Whether a phrase names a person: a name the pipeline labels one, a relation ("the kids", "my mum"),
+    or a pronoun for people ("him")."""
+    return (
+        phrase.label == "PERSON"
+        or attributes.relation_of_any_number(phrase.head) is not None
+        or phrase.head in _PRONOUNS_OF_PEOPLE
+    )
 
 
 def _loose_value(c: Clause, attr: Attribute, parsed: Parsed) -> Phrase | None:

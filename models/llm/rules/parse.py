@@ -542,6 +542,18 @@ def _clause(verb: Any, inherited: Phrase | None) -> Clause | None:
     complement = next((c for c in verb.children if c.dep_ in ("attr", "acomp", "oprd")), None)
     name = _verb_name(verb, complement)
     obj = next((c for c in verb.children if c.dep_ in ("dobj", "dative")), None)
+    if obj is None:  # the small pipeline hangs a person's name right after the verb as a bare modifier
+        obj = next(
+            (
+                c
+                for c in verb.children
+                if c.dep_ == "npadvmod"
+                and c.i == verb.i + 1
+                and c.pos_ == "PROPN"
+                and c.ent_type_ == "PERSON"
+            ),
+            None,
+        )
     xcomp = next((c for c in verb.children if c.dep_ == "xcomp" and c.pos_ in ("VERB", "AUX")), None)
     nested = _clause(xcomp, subject) if xcomp is not None else None
     return Clause(
