@@ -183,6 +183,8 @@ LIFE: tuple[Attribute, ...] = (
         nouns="bank",
         frames="bank with; open +account with; open +account at; switch to?",
         ends="close +account with",
+        values="monzo, starling, revolut, barclays, natwest, santander, halifax, hsbc, tsb, n26, first direct, "
+        "metro bank, co-op bank",
         entities="ORG",
     ),
     _a(
@@ -191,6 +193,8 @@ LIFE: tuple[Attribute, ...] = (
         "The mobile phone carrier or network provider the person is with.",
         nouns="carrier, mobile provider, network, phone plan, mobile plan, provider, telecom, telecoms, sim",
         frames="port +number to; be on?; switch to?",
+        values="giffgaff, vodafone, o2, smarty, lebara, voxi, lycamobile, tesco mobile, id mobile, sky mobile, "
+        "t-mobile, verizon",
         entities="ORG",
     ),
     _a(
@@ -305,6 +309,9 @@ LIFE: tuple[Attribute, ...] = (
         nouns="medication, medicine, prescription, meds",
         frames="be on?; be prescribed; take?",
         ends="come_off?",
+        values="sertraline, citalopram, fluoxetine, mirtazapine, cetirizine, loratadine, fexofenadine, metformin, "
+        "warfarin, apixaban, rivaroxaban, levothyroxine, omeprazole, lansoprazole, amlodipine, ramipril, "
+        "atorvastatin, simvastatin, salbutamol, propranolol, insulin, methotrexate, adalimumab",
     ),
     _a(
         "volunteering",

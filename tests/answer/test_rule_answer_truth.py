@@ -571,3 +571,27 @@ def test_someone_elses_attribute_named_by_the_question_is_said_by_its_value_and_
     draft = answer("what instrument does Maxi play now?", [item])
     assert draft.text == "Maxi's instrument is clarinet (since 2024-05-01; before that, flute).", draft.text
     assert draft.sufficient and not stale_as_current(draft.text, ["flute"])
+
+
+def test_a_value_said_plainly_is_labelled_as_the_attribute_it_is_a_value_of_when_that_is_asked() -> None:
+    """Recall read the line as the phone; its value, Voxi, is a mobile network the inventory knows, and the
+    network is what is asked: "Your carrier is Voxi", never "Your phone is Voxi"."""
+    now = ContextItem(
+        "m1",
+        "Switched us both to Voxi from O2, it is half the price.",
+        "fact",
+        "authorized",
+        "2023-04-04T10:00:00+00:00",
+        group="g1",
+        subject="phone",
+    )
+    old = replace(
+        now,
+        id="m0",
+        text="O2 keeps dropping calls in the kitchen.",
+        time="2022-01-01T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    assert answer("who is my mobile provider now?", [now, old]).text == (
+        "Your carrier is Voxi (since 2023-04-04; before that, O2)."
+    )

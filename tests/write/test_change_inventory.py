@@ -54,6 +54,10 @@ def test_frames_nouns_and_values_point_to_their_attribute() -> None:
     assert "works_at" in {a.name for a, _ in attributes.frames_for("join")}
     assert attributes.for_noun("Boss").name == "relation:boss"  # type: ignore[union-attr]
     assert attributes.for_value("vegan").name == "diet"  # type: ignore[union-attr]
+    # well-known names of banks, networks, medicines and fields of study give their attribute away
+    for value, name in (("monzo", "bank"), ("giffgaff", "mobile_provider"), ("apixaban", "medication")):
+        assert attributes.for_value(value).name == name  # type: ignore[union-attr]
+    assert attributes.for_value("criminology").name == "studies"  # type: ignore[union-attr]
     assert attributes.for_noun("weather") is None
 
 

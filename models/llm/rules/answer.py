@@ -470,6 +470,9 @@ def _subject(
         else None
     )
     attribute = attributes.by_name(head.subject or "")
+    typed = attributes.for_value(value.casefold()) if value else None
+    if typed is not None and typed.name in asked | named:
+        attribute = typed  # "Tesco Mobile" is the network the question asks, whatever recall read the line as
     whose = "Your" if own else _whose(head, person)
     plain = f"{whose} {_label(attribute)} is {value}." if value and attribute and whose else None
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
