@@ -595,3 +595,25 @@ def test_a_value_said_plainly_is_labelled_as_the_attribute_it_is_a_value_of_when
     assert answer("who is my mobile provider now?", [now, old]).text == (
         "Your carrier is Voxi (since 2023-04-04; before that, O2)."
     )
+
+
+def test_an_assistants_claim_keeps_who_made_it_when_its_old_names_are_dropped() -> None:
+    """The claim names a medicine an earlier claim named: its clauses of old names may go, but "According to
+    the assistant:" is no clause of history; the answer never says the assistant's line as the user's."""
+    claim = ContextItem(
+        "m1",
+        "According to the assistant: Packing list: boots, map and compass, and User's loratadine for the hay fever.",
+        "fact",
+        "attested",
+        "2023-06-04T10:00:00+00:00",
+        group="g1",
+    )
+    earlier = replace(
+        claim,
+        id="m0",
+        text="According to the assistant: Try loratadine.",
+        time="2023-04-04T10:00:00+00:00",
+        group="g2",
+    )
+    said = answer("what am i taking for hay fever now?", [claim, earlier]).text
+    assert said.startswith("According to the assistant:"), said

@@ -548,7 +548,12 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
     Ironyard" is said as "the Forge Athletic Club has a pool" (the old gym is history, said as such by
     the answer's "before that"), while "Sol married Amara" stays for "who is Sol married to?" however
     often Amara was named before. Names are the words the items write with a capital (most people
-    write names so somewhere, if not everywhere)."""
+    write names so somewhere, if not everywhere). Who made a claim ("According to the assistant:") is
+    never a clause to drop: it stays whatever the rest loses."""
+    said_by = _SAID_BY.match(text)
+    if said_by is not None and said_by.end() < len(text):
+        rest = text[said_by.end() :]
+        return said_by.group(0) + without_history(rest, head, items, keys)
     day = (head.time or "")[:10]
     if not day:
         return text
@@ -565,6 +570,10 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
         return bool(said & older) and not said & new and not keys & content_stems(clause)
 
     return statements.without_clauses(text, history)
+
+
+#: who made a claim, as an answer says it before the claim
+_SAID_BY = re.compile(r"^(?:According to [^:]{1,60}:|[^:]{1,60} said:)\s*")
 
 
 def _capitalised(items: Sequence[ContextItem]) -> set[str]:
