@@ -617,3 +617,26 @@ def test_an_assistants_claim_keeps_who_made_it_when_its_old_names_are_dropped() 
     )
     said = answer("what am i taking for hay fever now?", [claim, earlier]).text
     assert said.startswith("According to the assistant:"), said
+
+
+def test_the_old_value_named_as_past_is_never_said_with_the_speakers_name() -> None:
+    """The old line is the user's memory ("User's Hexham place …"): the value said as past is "Hexham", never
+    "User's Hexham"."""
+    new = ContextItem(
+        "m2",
+        "The new flat in Alnwick has a balcony and User is unreasonably excited about it.",
+        "fact",
+        "authorized",
+        "2024-03-08T10:00:00+00:00",
+        group="g1",
+        subject="lives_in",
+    )
+    old = replace(
+        new,
+        id="m1",
+        text="User's Hexham place is damp again.",
+        time="2023-01-08T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    said = answer("where do I live now?", [new, old]).text
+    assert "before that, Hexham" in said and "User" not in said, said

@@ -609,7 +609,8 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
     the past."""
     if old.value:
         return old.value
-    said = _DATE.sub(" ", own_words(_best_sentence(old.text, keys)))  # when it was said is no value
+    # when it was said is no value, nor who said it ("User's Leeds" is Leeds)
+    said = _SPEAKERS.sub(" , ", _DATE.sub(" ", own_words(_best_sentence(old.text, keys))))
     now = own_words(head.text).casefold()
     ended = statements.ended(own_words(head.text))  # the head names what it says stopped as the old value
     attribute = attributes.by_name(old.subject or head.subject or "")
