@@ -16,6 +16,10 @@ from veramem_desktop.models.llm.rules.inflect import agree, first_to_second, in_
         ("User wasn't at the reunion.", "You weren't at the reunion."),
         ("User hasn't finished the thesis.", "You haven't finished the thesis."),
         ("User ares a night owl.", "You are a night owl."),
+        # a sentence opening on a conjunction before the user
+        ("And User is glad the router works.", "And you are glad the router works."),
+        ("So User has a lodger now.", "So you have a lodger now."),
+        ("But User doesn't drive.", "But you don't drive."),
         ("User is a beekeeper.", "You are a beekeeper."),
         ("User has two ferrets.", "You have two ferrets."),
         ("User teaches ceramics.", "You teach ceramics."),

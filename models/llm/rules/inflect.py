@@ -33,7 +33,7 @@ _AUX = {
 }
 #: a "User" in subject position: at the start, or after a clause boundary or a conjunction
 _SUBJECT = re.compile(
-    r"(?P<pre>^|[.;:!?(]\s+|,\s+|\b(?:and|but|or|so|because|since|as|while|when|if|that|then|now|until)\s+)"
+    r"(?P<pre>^|[.;:!?(]\s+|,\s+|\b(?i:and|but|or|so|because|since|as|while|when|if|that|then|now|until)\s+)"
     r"User(?P<gap>\s+)(?P<rest>.*)",
     re.DOTALL,
 )
