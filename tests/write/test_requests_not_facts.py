@@ -126,6 +126,9 @@ def test_through_an_add_a_request_stores_nothing_and_a_reminder_stores_its_fact(
         "should I repot the fig before winter",
         "any tips for a first half marathon",
         "how often should I descale the kettle",
+        # asked on a condition said first
+        "if I cycle 40 miles a week how many calories is that",
+        "If we adopt the greyhound, what size crate should we get",
     ],
 )
 def test_a_question_typed_without_its_question_mark_gives_no_memory(text: str) -> None:
@@ -139,6 +142,7 @@ def test_a_question_typed_without_its_question_mark_gives_no_memory(text: str) -
     [
         "when I lived in Leeds the buses were always late.",
         "where we live now the rent is half.",
+        "If I move to Harrogate I will miss the sea.",  # a condition and what follows from it: no question
         "Check out the scarf I knitted for my niece!",  # a request that tells what the speaker did
     ],
 )

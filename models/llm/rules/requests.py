@@ -134,12 +134,21 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _TIPS = re.compile(r"^any\s+(?:good\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts)\b", re.I)
+#: a condition opening a sentence, and the words that may open what is asked on it
+_CONDITION = re.compile(r"^(?:if|say|assuming)\s", re.I)
+_ASKING = re.compile(r"\b(?:what|how|where|when|which|who|should|can|could|would|do|does|is|are)\b", re.I)
 
 
 def is_question(sentence: str) -> bool:
-    """Whether ``sentence`` asks something, with or without its question mark."""
+    """Whether ``sentence`` asks something, with or without its question mark; a question after the
+    condition it is asked on ("if I do 120 miles a night how much is petrol") asks too."""
     body = _body(sentence)
     if "?" in body or _TIPS.match(body):
+        return True
+    asked_on = _CONDITION.match(body)
+    if asked_on is not None and any(
+        is_question(body[m.start() :]) for m in _ASKING.finditer(body, asked_on.end())
+    ):
         return True
     if _MODAL.match(body):
         return False  # "could you write …": a request (is_request)
