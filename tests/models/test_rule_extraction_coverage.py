@@ -27,6 +27,15 @@ def test_each_skipped_sentence_says_why(sentence: str, reason: str) -> None:
     assert not found and [(s.sentence, s.reason) for s in skipped] == [(sentence, reason)]
 
 
+@pytest.mark.parametrize(
+    "sentence", ["her names Wren, shes a midwife.", "hes a plumber now!", "im off sugar till easter!"]
+)
+def test_a_short_line_typed_without_apostrophes_has_its_verb(sentence: str) -> None:
+    """Chat drops the apostrophe of "he's", "she's", "I'm": the line still states something and is kept."""
+    found, skipped = extract_with_skips([_m(sentence)])
+    assert found and not skipped, skipped
+
+
 def test_the_notice_counts_reasons_and_quotes_a_few_sentences_cut_short() -> None:
     _, skipped = extract_with_skips(
         [

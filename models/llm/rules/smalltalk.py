@@ -219,11 +219,24 @@ def _statement_verb(text: str) -> bool:
     return m is not None and m["verb"] not in STOPWORDS and m["verb"] not in _SOCIAL_WORDS
 
 
+#: a pronoun or a negation with its verb, typed without the apostrophe as chat has it ("hes a paramedic",
+#: "im off", "dont drive")
+_UNMARKED_CONTRACTIONS = frozenset(
+    "im ive hes shes thats theres whats youre theyre weve theyve dont didnt doesnt isnt wasnt arent "
+    "havent hasnt cant couldnt wont wouldnt shouldnt".split()
+)
+
+
 def _has_verb(text: str) -> bool:
     if _statement_verb(text):
         return True
     for w in words(text):
-        if w in _AUX or w in IRREGULAR_PAST or re.search(r"'(?:s|re|m|ve|d|ll)$|n't$", w):
+        if (
+            w in _AUX
+            or w in IRREGULAR_PAST
+            or w in _UNMARKED_CONTRACTIONS
+            or re.search(r"'(?:s|re|m|ve|d|ll)$|n't$", w)
+        ):
             return True
         if w.endswith("ed") and len(w) > 3 and w not in NOT_PAST:
             return True
