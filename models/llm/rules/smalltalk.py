@@ -221,10 +221,11 @@ def _statement_verb(text: str) -> bool:
 
 #: a pronoun or a negation with its verb, typed without the apostrophe as chat has it ("hes a paramedic",
 #: "im off", "dont drive")
-_UNMARKED_CONTRACTIONS = frozenset(
-    "im ive hes shes thats theres whats youre theyre weve theyve dont didnt doesnt isnt wasnt arent "
-    "havent hasnt cant couldnt wont wouldnt shouldnt".split()
-)
+_UNMARKED_TEXT = """
+    im ive hes shes thats theres whats youre theyre weve theyve dont didnt doesnt isnt wasnt arent havent
+    hasnt cant couldnt wont wouldnt shouldnt
+"""
+_UNMARKED_CONTRACTIONS = frozenset(_UNMARKED_TEXT.split())
 
 
 def _has_verb(text: str) -> bool:
