@@ -640,3 +640,26 @@ def test_the_old_value_named_as_past_is_never_said_with_the_speakers_name() -> N
     )
     said = answer("where do I live now?", [new, old]).text
     assert "before that, Hexham" in said and "User" not in said, said
+
+
+def test_a_word_written_in_capitals_for_emphasis_is_no_value() -> None:
+    """ "is NOT warm": a word the lexicon knows written loud is no name, so the old home said as past is
+    Hexham alone (an acronym such as "NHS" is still a name)."""
+    new = ContextItem(
+        "m2",
+        "We finally moved to Alnwick, the removal van was late.",
+        "fact",
+        "authorized",
+        "2024-03-08T10:00:00+00:00",
+        group="g1",
+        subject="lives_in",
+    )
+    old = replace(
+        new,
+        id="m1",
+        text="The Hexham place is NOT warm in winter.",
+        time="2023-01-08T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    said = answer("where do I live now?", [new, old]).text
+    assert "before that, Hexham)" in said and "NOT" not in said, said

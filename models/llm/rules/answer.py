@@ -614,7 +614,7 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
     now = own_words(head.text).casefold()
     ended = statements.ended(own_words(head.text))  # the head names what it says stopped as the old value
     attribute = attributes.by_name(old.subject or head.subject or "")
-    found = [m.group(0).rstrip(".,:") for m in _NAMED.finditer(said) if m.start() > 0]
+    found = _names_in(said)
     if value is not None and attribute is not None:
         found += _values_in(said, attribute)
     names = [
@@ -622,6 +622,7 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
         for n in dict.fromkeys(found)
         if n
         and not _NOT_A_VALUE.fullmatch(n)
+        and not _shouted(n)
         and (
             not _overlaps(n, value)
             if value is not None
@@ -749,12 +750,19 @@ def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
         at_start = m.start() == 0
         if at_start and rest and first.casefold() in _DETERMINERS:
             name, at_start = rest, False  # "The Octavia's got a roof box": the name after the article
-        if not name or _NOT_A_VALUE.fullmatch(name):
+        if not name or _NOT_A_VALUE.fullmatch(name) or _shouted(name):
             continue
         if at_start and not (statements.a_name(first) or any(_overlaps(name, k) for k in known)):
             continue
         found.append(name)
     return list(dict.fromkeys(found))
+
+
+def _shouted(name: str) -> bool:
+    """Whether a run of capitals is a word written loud ("is NOT happening", "full AGAIN"), not a name: every
+    word in capitals is one the lexicon knows (an acronym, "NHS", "EE", is not)."""
+    parts = name.split()
+    return all(p.isupper() and len(p) > 1 and not statements.a_name(p) for p in parts)
 
 
 #: words opening a sentence before a name, which are no part of it
