@@ -47,8 +47,9 @@ def asked(question: str) -> frozenset[str]:
     said = {form for w in lowered for form in lemmas(w)}
     found.update(
         attr.name
-        for w in lowered
-        if w not in _QUESTION_VERBS
+        for i, w in enumerate(lowered)
+        # a word owned is a noun ("when is my rent due?" asks no renting)
+        if w not in _QUESTION_VERBS and not (i > 0 and lowered[i - 1] in _OWNERS)
         for lemma in lemmas(w)
         for attr, frame in heads.get(lemma, ())
         if not frame.weak

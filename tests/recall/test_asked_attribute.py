@@ -721,3 +721,9 @@ def test_of_one_days_statements_the_one_naming_a_value_the_inventory_gives_the_a
     old.closeness, car.closeness, insurer.closeness = 0.24, 0.43, 0.30
     settled = asked.settle([old, insurer, car], "what car do we drive now?")
     assert settled[0] is car, [h.text for h in settled]
+
+
+def test_a_word_owned_in_a_question_is_a_noun_not_a_frames_verb() -> None:
+    """ "my rent" is the rent, not renting from a landlord; "who do I rent from?" still asks the landlord."""
+    assert questions.asked("When is my rent due?") == frozenset()
+    assert questions.asked("who do I rent from?") == frozenset({"relation:landlord"})
