@@ -622,7 +622,6 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
         for n in dict.fromkeys(found)
         if n
         and not _NOT_A_VALUE.fullmatch(n)
-        and not _shouted(n)
         and (
             not _overlaps(n, value)
             if value is not None
