@@ -110,7 +110,7 @@ def _history_last(hits: list[Hit], question: str) -> list[Hit]:
         for h in own
         if (stops := statements.ended(h.text)) and not statements.about_someone_else(h.text)
     ]
-    old = {id(h) for h in own if _tells_only_past(h.text) or _stopped_later(h, gone)}
+    old = {id(h) for h in own if _tells_only_past(h.text) or (gone and _stopped_later(h, gone))}
     told = [id(h) in old for h in hits]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t

@@ -429,6 +429,7 @@ _FORMER = re.compile(r"\b(?:my|our|the|his|her|their|user's) (?:old|former|previ
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
+@lru_cache(maxsize=8192)
 def ended(text: str) -> frozenset[str]:
     """The values ``text`` says stopped holding: those named by its sentences that only say a value ended
     ("walked out of Halcyon for good"), and by its clauses that say one of the inventory's endings

@@ -619,47 +619,29 @@ def test_an_assistants_claim_keeps_who_made_it_when_its_old_names_are_dropped() 
     assert said.startswith("According to the assistant:"), said
 
 
-def test_the_old_value_named_as_past_is_never_said_with_the_speakers_name() -> None:
-    """The old line is the user's memory ("User's Hexham place …"): the value said as past is "Hexham", never
-    "User's Hexham"."""
+@pytest.mark.parametrize(
+    ("now", "before", "unsaid"),
+    [
+        # the old line is the user's memory: the value said as past is "Hexham", never "User's Hexham"
+        (
+            "The new flat in Alnwick has a balcony and User is unreasonably excited about it.",
+            "User's Hexham place is damp again.",
+            "User",
+        ),
+        # a word the lexicon knows written loud is no name (an acronym such as "NHS" is still one)
+        (
+            "We finally moved to Alnwick, the removal van was late.",
+            "The Hexham place is NOT warm in winter.",
+            "NOT",
+        ),
+    ],
+)
+def test_the_old_value_named_as_past_is_the_name_alone(now: str, before: str, unsaid: str) -> None:
+    """The home said as past is Hexham alone: not with who said the line, nor a word written in capitals
+    for emphasis."""
     new = ContextItem(
-        "m2",
-        "The new flat in Alnwick has a balcony and User is unreasonably excited about it.",
-        "fact",
-        "authorized",
-        "2024-03-08T10:00:00+00:00",
-        group="g1",
-        subject="lives_in",
+        "m2", now, "fact", "authorized", "2024-03-08T10:00:00+00:00", group="g1", subject="lives_in"
     )
-    old = replace(
-        new,
-        id="m1",
-        text="User's Hexham place is damp again.",
-        time="2023-01-08T10:00:00+00:00",
-        state="probably_superseded",
-    )
+    old = replace(new, id="m1", text=before, time="2023-01-08T10:00:00+00:00", state="probably_superseded")
     said = answer("where do I live now?", [new, old]).text
-    assert "before that, Hexham" in said and "User" not in said, said
-
-
-def test_a_word_written_in_capitals_for_emphasis_is_no_value() -> None:
-    """ "is NOT warm": a word the lexicon knows written loud is no name, so the old home said as past is
-    Hexham alone (an acronym such as "NHS" is still a name)."""
-    new = ContextItem(
-        "m2",
-        "We finally moved to Alnwick, the removal van was late.",
-        "fact",
-        "authorized",
-        "2024-03-08T10:00:00+00:00",
-        group="g1",
-        subject="lives_in",
-    )
-    old = replace(
-        new,
-        id="m1",
-        text="The Hexham place is NOT warm in winter.",
-        time="2023-01-08T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    said = answer("where do I live now?", [new, old]).text
-    assert "before that, Hexham)" in said and "NOT" not in said, said
+    assert "before that, Hexham)" in said and unsaid not in said, said
