@@ -170,9 +170,31 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     end = _fits_to(frame, parts, words, at)
     if end is None:
         return False
+    particles = len(parts) - (2 if parts[0] == "be" else 1)
+    if frame.prep and not frame.obj and _moves_someone(words, at + 1 + particles):
+        return False  # "moved Grandad into a care home": where he went, not the speaker
     after = [w.lower() for w in words[end : end + 2]]
     other = {value_attribute(" ".join(after)), *map(value_attribute, after)} - {None}
     return not other or any(a in other for a in _attribute_names_of(frame))
+
+
+def _moves_someone(words: list[str], at: int) -> bool:
+    """Whether the verb's object, right after it (and its particles), is a person it acts on: a relation
+    ("the kids", "Grandad"), a pronoun for people, or a name ("moved Maya to a childminder")."""
+    said = words[at : at + 2]
+    if said and bare(said[0]) in _DETERMINERS:
+        said = said[1:]
+    if not said:
+        return False
+    w, low = said[0], bare(said[0])
+    if attributes.relation_of_any_number(low) is not None or low in _PEOPLE:
+        return True
+    return w[:1].isupper() and low not in _FUNCTION and low not in _SPEAKER and not _known(low)
+
+
+#: pronouns for people a verb acts on, and the words before a noun that owns or points at it
+_PEOPLE = frozenset({"him", "her", "them"})
+_DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their"})
 
 
 def _attribute_names_of(frame: Frame) -> tuple[str, ...]:
