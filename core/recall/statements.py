@@ -182,7 +182,7 @@ def _moves_someone(words: list[str], at: int) -> bool:
     """Whether the verb's object, right after it (and its particles), is a person it acts on: a relation
     ("the kids", "Grandad"), a pronoun for people, or a name ("moved Maya to a childminder")."""
     said = words[at : at + 2]
-    if said and bare(said[0]) in _DETERMINERS:
+    if said and bare(said[0]) in DETERMINERS:
         said = said[1:]
     if not said:
         return False
@@ -192,9 +192,8 @@ def _moves_someone(words: list[str], at: int) -> bool:
     return w[:1].isupper() and low not in _FUNCTION and low not in _SPEAKER and not _known(low)
 
 
-#: pronouns for people a verb acts on, and the words before a noun that owns or points at it
+#: pronouns for people a verb acts on
 _PEOPLE = frozenset({"him", "her", "them"})
-_DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their"})
 
 
 def _attribute_names_of(frame: Frame) -> tuple[str, ...]:
@@ -311,9 +310,7 @@ def _other_person(before: list[str]) -> bool:
 
 
 #: words that open a noun phrase: what follows them is a thing or someone named by a noun, not the speaker
-_DETERMINERS = frozenset(
-    {"the", "a", "an", "this", "that", "our", "my", "his", "her", "their", "its", "your"}
-)
+DETERMINERS = frozenset({"the", "a", "an", "this", "that", "our", "my", "his", "her", "their", "its", "your"})
 
 
 def _thing_before(before: list[str]) -> bool:
@@ -322,7 +319,7 @@ def _thing_before(before: list[str]) -> bool:
     person, not the speaker."""
     return (
         len(before) >= 2
-        and before[-2] in _DETERMINERS
+        and before[-2] in DETERMINERS
         and before[-1] not in _FUNCTION
         and before[-1] not in OWN
     )

@@ -747,7 +747,7 @@ def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
         name = _POSSESSIVE.sub("", m.group(0).rstrip(".,:"))
         first, _, rest = name.partition(" ")
         at_start = m.start() == 0
-        if at_start and rest and first.casefold() in _DETERMINERS:
+        if at_start and rest and first.casefold() in statements.DETERMINERS:
             name, at_start = rest, False  # "The Octavia's got a roof box": the name after the article
         if not name or _NOT_A_VALUE.fullmatch(name) or _shouted(name):
             continue
@@ -764,8 +764,6 @@ def _shouted(name: str) -> bool:
     return all(p.isupper() and len(p) > 1 and not statements.a_name(p) for p in parts)
 
 
-#: words opening a sentence before a name, which are no part of it
-_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "his", "her", "their", "your"})
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
