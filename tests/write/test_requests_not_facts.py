@@ -35,7 +35,6 @@ def _extract(text: str) -> tuple[list[tuple[str, str]], list[str]]:
         "Would you mind checking the maths in my mortgage spreadsheet.",
         "Let's plan a four-day itinerary for Kyoto in April.",
         "Get me a packing list for two weeks of camping in Norway.",
-        "ok so now draft a reply to Tomasz saying I can't make Friday",
         "Remind me to renew my passport before the trip to Chile.",
         "Remind me about the parents' evening at Hollybank School.",
     ],
@@ -82,6 +81,25 @@ def test_statements_that_open_like_an_instruction_are_kept(text: str) -> None:
             "I'm vegetarian since January.",
         ),
         ("Find me a yoga class nearby; we live near Clapham Common.", "we live near Clapham Common."),
+        # what the person says of themselves inside a message they ask for is theirs
+        ("ok so now draft a reply to Tomasz saying I can't make Friday", "I can't make Friday"),
+        # a question or a request tells a statement on its way
+        (
+            "whats a fair price to sell it for, i ride a 2019 Trek Domane about 50 miles a week",
+            "i ride a 2019 Trek Domane about 50 miles a week",
+        ),
+        (
+            "could u write to the letting agent confirming we'll hand back the keys on 30 June",
+            "we'll hand back the keys on 30 June",
+        ),
+        (
+            "which plants survive shade, our new garden in Frome faces north?",
+            "our new garden in Frome faces north",
+        ),
+        (
+            "Im starting at Wexcombe on the 3rd, what should I wear on day one?",
+            "Im starting at Wexcombe on the 3rd",
+        ),
     ],
 )
 def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(
@@ -157,3 +175,28 @@ def test_a_named_speaker_in_a_conversation_of_people_is_not_asking_the_assistant
     assert [c.quote for c in found] == [said]
     alone, reasons = _extract("Draft a speech for the arts festival on my street.")
     assert alone == [] and REQUEST in reasons
+
+
+def test_an_assistants_question_tells_nothing_of_the_user() -> None:
+    """Only the person's own questions carry statements: the assistant asking "so Mr Pell is still your
+    landlord?" asserts nothing about them."""
+    found, _ = extract_with_skips(
+        [
+            Message(
+                "m1",
+                "assistant",
+                "So Mr Pell is still your landlord, or did the agency take over?",
+                WHEN,
+                None,
+            )
+        ]
+    )
+    assert [c.quote for c in found] == []
+    mine, _ = extract_with_skips(
+        [
+            Message(
+                "m2", "user", "so Mr Pell is still my landlord, do I write to him or the agency?", WHEN, None
+            )
+        ]
+    )
+    assert [c.quote for c in mine] == ["Mr Pell is still my landlord"]

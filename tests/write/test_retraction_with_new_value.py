@@ -184,3 +184,16 @@ def test_a_model_that_quotes_the_whole_sentence_twice_retracts_once_and_keeps_th
     done = mem.add(_SAID)
     assert [r["id"] for r in done.retracted] == [acme], done
     assert [a["text"] for a in done.added] == ["User joined Globex."], done
+
+
+def test_a_clause_of_its_own_after_a_comma_is_a_statement_of_its_own(rmem: Memory) -> None:
+    """With no "and" to cut at, the parse finds where the second statement begins: the old employer no
+    longer holds, and what starts next is kept in its own words."""
+    (old,) = _say(rmem, "I work at Brindle Foods.").added
+    done = _say(
+        rmem, "I gave notice at Brindle Foods in May, from July I start at Orwell Tech as a data engineer."
+    )
+    assert rmem.get(old["id"]).status != "active", done
+    texts = [m.text for m in rmem.memories(limit=100)]
+    assert any(t.startswith("From July") and "Orwell Tech" in t and "Brindle" not in t for t in texts), texts
+    assert not any("Brindle" in t for t in texts), texts

@@ -37,8 +37,8 @@ from veramem_desktop.models.llm.rules.keys import (
     topic_of,
 )
 from veramem_desktop.models.llm.rules.lexicon import ADVERBS, IRREGULAR_PAST, NOT_PAST, TIME
-from veramem_desktop.models.llm.rules.parse import parse, warm
-from veramem_desktop.models.llm.rules.requests import statement_in
+from veramem_desktop.models.llm.rules.parse import clauses_after_pause, parse, warm
+from veramem_desktop.models.llm.rules.requests import statements_in
 from veramem_desktop.models.llm.rules.retraction_clauses import split_after_retraction
 from veramem_desktop.models.llm.rules.smalltalk import TOO_SHORT, skip_reason
 from veramem_desktop.models.llm.rules.text import Span, split_clauses, split_sentences
@@ -220,7 +220,7 @@ def extract_with_skips(
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
     # each message is cut into statements once: the parse is warmed with them and the loop reads them
-    statements = [_clauses(message.content) for message in messages]
+    statements = [_clauses(message.content, own=message.role == "user") for message in messages]
     # one batch for the parse
     warm(_read(span, message) for message, spans in zip(messages, statements, strict=True) for span in spans)
     for message, spans in zip(messages, statements, strict=True):
@@ -345,10 +345,11 @@ def _last_person(sentence: str, found: Sequence[Keyed], before: str | None) -> s
     return said[-1] if said else before
 
 
-def _clauses(content: str) -> list[Span]:
-    """The statements of ``content``: its sentences (of a request, the statement it carries: "Remind me
-    that | Lena's birthday is December 28"), each cut where a second statement begins, and after a
-    retraction where a statement of its own follows ("I quit my job at Acme | and joined Globex").
+def _clauses(content: str, *, own: bool = True) -> list[Span]:
+    """The statements of ``content``: its sentences (of a request or, for the person's ``own`` words, a
+    question, the statements it carries: "Remind me that | Lena's birthday is December 28"), each cut
+    where a second statement begins, and after a retraction where a statement of its own follows ("I
+    quit my job at Acme | and joined Globex").
     A sentence said again is cut as it was the first time, moved to where it stands: the cuts read
     only the sentence itself, and a pasted log may repeat one line many thousands of times."""
     out: list[Span] = []
@@ -358,8 +359,10 @@ def _clauses(content: str) -> list[Span]:
         if done is None:
             parts = [
                 part
-                for clause in split_clauses(statement_in(whole))
-                for part in split_after_retraction(clause)
+                for told in statements_in(whole, own=own)
+                for clause in split_clauses(told)
+                for second in _at_pauses(clause)
+                for part in split_after_retraction(second)
             ]
             cut[(whole.text, whole.subject)] = (whole.start, parts)
             out.extend(parts)
@@ -367,6 +370,28 @@ def _clauses(content: str) -> list[Span]:
         shift = whole.start - done[0]
         out.extend(replace(part, start=part.start + shift, end=part.end + shift) for part in done[1])
     return out
+
+
+def _at_pauses(span: Span) -> list[Span]:
+    """``span`` cut where the parse finds a clause of its own after a comma, a semicolon or a dash ("I
+    handed in my notice at Klarwerk last month, | from November I start at Zalando"), each part at least
+    three words."""
+    parts, start = [], 0
+    for at in clauses_after_pause(span.text):
+        left = span.text[start:at].rstrip(" ,;-–—")
+        if len(left.split()) >= 3 and len(span.text[at:].split()) >= 3:
+            parts.append(
+                Span(
+                    span.start + start,
+                    span.start + start + len(left),
+                    left,
+                    span.subject if not start else "",
+                )
+            )
+            start = at
+    if not parts:
+        return [span]
+    return [*parts, Span(span.start + start, span.end, span.text[start:])]
 
 
 def skipped_notice(skipped: Sequence[Skipped]) -> str | None:

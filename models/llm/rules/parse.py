@@ -14,13 +14,14 @@ the start as a name, and the speaker is who such a sentence is about.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from veramem_desktop.core.attributes import for_noun, frames_for, verbs
@@ -859,3 +860,162 @@ def _background(verb: Any) -> bool:
 def _stopped(verb: Any) -> bool:
     words = " ".join(t.lower_ for t in verb.subtree)
     return "anymore" in words or "any more" in words or "no longer" in words
+
+
+# ------------------------------------------------------------------ statements inside a request or a question
+_WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "how", "where", "when", "why"})
+#: a clause opened by one of these is no statement: a condition, a purpose ("so I can …"), a likeness ("like
+#: I'm 5"), a time still to come ("till I see results")
+_UNSTATED_MARKS = frozenset({"if", "unless", "whether", "so", "like", "till", "until", "before", "once"})
+#: tags of a finite verb (one with a tense of its own, not "-ing", "to …" or a participle)
+_FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+#: dependents of a verb that start a clause of its own (not its clause's words)
+_CLAUSE_DEPS = frozenset({"ccomp", "conj", "parataxis", "advcl", "relcl", "acl", "xcomp", "csubj"})
+
+
+@lru_cache(maxsize=4096)
+def told_within(sentence: str) -> tuple[tuple[int, int], ...]:
+    """Where the statements a request or a question carries are, as (start, end) offsets into ``sentence``:
+    each finite clause said in the indicative, with a subject that is a person or a thing of theirs ("how
+    much would I save going electric, *I drive the corsa 800 miles a month*", "can you write to the dealer
+    confirming *I'll pick up the Niro on Saturday*", "what should we do, *my wife Sylvia doesn't bank
+    online*"); never the question or the request itself (an auxiliary before its subject, a question word
+    before its verb, no subject), a condition, a purpose or a likeness, a relative clause (a fragment of a
+    noun phrase) or a clause with nothing after its verb. Nested statements give the outermost."""
+    text = _normal(sentence)
+    if not text or len(text) > MAX_CHARS:
+        return ()
+    doc = _doc(text)
+    found = [span for t in doc if (span := _told(t)) is not None]
+    outermost = [s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)]
+    if not outermost:
+        return ()
+    back = _offsets_back(text, sentence)
+    spans = []
+    for start, end in outermost:
+        a, b = back(start), back(end - 1)
+        if a is not None and b is not None:
+            spans.append((a, b + 1))
+    return tuple(spans)
+
+
+#: pronouns of people, as a statement's subject
+_PEOPLE = frozenset({"i", "we", "he", "she", "they"})
+
+
+def _a_person_or_theirs(subject: Any) -> bool:
+    """Whether a subject is a person ("I", "she", "Darren", "most of us") or a thing someone has ("my
+    memory", "our new garden", "Sana's flat"): what a statement carried by a request tells of. A firm, a
+    place or a thing of no one ("Fernhill Bio pays more", "the tonkotsu is best in Bristol") is what the
+    request is about, not a fact of the person's."""
+    if subject.lower_ in _PEOPLE:
+        return True
+    if any(c.dep_ == "poss" for c in subject.children):
+        return True
+    if subject.pos_ == "PROPN":
+        return bool(subject.ent_type_ == "PERSON")
+    return any(
+        c.dep_ == "prep" and any(g.lower_ in _PEOPLE | {"us", "them"} for g in c.subtree)
+        for c in subject.children
+    )
+
+
+@lru_cache(maxsize=4096)
+def clauses_after_pause(sentence: str) -> tuple[int, ...]:
+    """Where a clause of its own begins after a comma, a semicolon or a dash, as offsets into ``sentence``:
+    a finite verb with a subject that is a person or a thing of theirs, from the first word it governs
+    ("I handed in my notice at Klarwerk, | from November I start at Zalando")."""
+    text = _normal(sentence)
+    if not text or len(text) > MAX_CHARS:
+        return ()
+    doc = _doc(text)
+    back = _offsets_back(text, sentence)
+    starts = []
+    for t in doc:
+        subject = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if t.pos_ not in ("VERB", "AUX") or not _finite(t) or subject is None or subject.i > t.i:
+            continue
+        if t.dep_ in ("relcl", "acl") or _asks(t):
+            continue  # ", which I love": said of what came before, not a statement of its own
+        first = min(
+            _own_words(t), key=lambda w: w.i
+        )  # the clause's own first word, not a clause set under it
+        if first.i == 0 or doc[first.i - 1].text not in ",;-–—" or not _a_person_or_theirs(subject):
+            continue
+        if (at := back(first.idx)) is not None:
+            starts.append(at)
+    return tuple(starts)
+
+
+def _finite(t: Any) -> bool:
+    return t.tag_ in _FINITE_TAGS or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS for c in t.children
+    )
+
+
+def _own_words(t: Any) -> list[Any]:
+    """The words of ``t``'s clause, without the clauses set under it."""
+    words, stack = [t], list(t.children)
+    while stack:
+        c = stack.pop()
+        if c.dep_ in _CLAUSE_DEPS and c.pos_ in ("VERB", "AUX"):
+            continue
+        words.append(c)
+        stack.extend(c.children)
+    return words
+
+
+def _asks(t: Any) -> bool:
+    """Whether the clause of ``t`` asks: an auxiliary before its subject, or a question word before its verb."""
+    subject = next((c for c in t.children if c.dep_ in _SUBJECTS), None)
+    if subject is not None and any(c.dep_ in ("aux", "auxpass") and c.i < subject.i for c in t.children):
+        return True
+    return any(w.lower_ in _WH_WORDS and w.i < t.i for w in _own_words(t))
+
+
+def _told(t: Any) -> tuple[int, int] | None:
+    """The span (offsets into the parsed text) of the statement ``t`` heads, or None."""
+    if t.pos_ not in ("VERB", "AUX") or t.dep_ in (
+        "relcl",
+        "acl",
+        "xcomp",
+        "amod",
+        "aux",
+        "auxpass",
+        "csubj",
+    ):
+        return None
+    if not _finite(t):
+        return None
+    subject = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or not _a_person_or_theirs(subject) or subject.i > t.i or _asks(t):
+        return None
+    if any(c.dep_ == "mark" and c.lower_ in _UNSTATED_MARKS for c in t.children):
+        return None
+    if not any(c.i > t.i and c.dep_ != "punct" for c in t.children):
+        return None  # "my goals note:", "data on giffgaff is": a noun phrase, or a clause cut short
+    between = t.doc[min(t.i, t.head.i) : max(t.i, t.head.i)]
+    if t.dep_ == "ccomp" and _asks(t.head) and not any(w.text in ",;-–—" for w in between):
+        return None  # what a question asks about ("does that mean we can't get a cat")
+    start, last = subject.left_edge, t.right_edge
+    while last.i > start.i and last.is_punct and last.text not in ")!.":
+        last = last.doc[last.i - 1]
+    return start.idx, last.idx + len(last)
+
+
+def _offsets_back(text: str, sentence: str) -> Any:
+    """A map from offsets in the normalised ``text`` to offsets in ``sentence`` (None where a character of
+    ``text`` is not in ``sentence``: a word the normalising wrote out, "I'm" for "im")."""
+    if text == sentence:
+        return lambda i: i
+    blocks = difflib.SequenceMatcher(
+        None, text.lower(), sentence.lower(), autojunk=False
+    ).get_matching_blocks()
+
+    def back(i: int) -> int | None:
+        for a, b, size in blocks:
+            if a <= i < a + size:
+                return b + (i - a)
+        return None
+
+    return back

@@ -19,14 +19,15 @@ reports it, and is kept as a statement.
 A question typed without its question mark ("how do I turn off the minimap", "is there a cheaper
 flight") is read by its word order (:func:`is_question`): it is not a fact either.
 
-A request may carry a statement: "Remind me that Lena's birthday is December 28" states the
-birthday, and "Please note that I'm allergic to penicillin" the allergy. When a request's verb is one
-of keeping or telling ("remind", "remember", "note", "keep in mind", "don't forget", "tell") and what
-follows it (after "that", a colon, or the person reminded) is a clause with a finite verb,
-:func:`statement_in` gives that clause as the sentence to extract, quoted exactly where it is;
-"Remind me to call the dentist" carries none (an infinitive is a task, not a statement). Any other
-request keeps a clause of the speaker's own that follows it in the sentence ("Give me five dinners,
-I eat meat but less of it" gives "I eat meat but less of it").
+A request or a question may carry statements, and those are facts (:func:`statements_in`). When a
+request's verb is one of keeping or telling ("remind", "remember", "note", "keep in mind", "don't
+forget", "tell") and what follows it (after "that", a colon, or the person reminded) is a clause with
+a finite verb, that clause is the statement: "Remind me that Lena's birthday is December 28" states
+the birthday; "Remind me to call the dentist" carries none (an infinitive is a task). Any other
+request or question gives the statements it tells on its way, read from the parse
+(:func:`parse.told_within`): "how much would I save going electric, I drive the Corsa 800 miles a
+month" gives "I drive the Corsa 800 miles a month", "can you write to the dealer confirming I'll pick
+up the Niro on Saturday" gives "I'll pick up the Niro on Saturday", each quoted exactly where it is.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import re
 
 from veramem_desktop.models.llm.rules.lexicon import DIRECTIVE_VERBS, IRREGULAR_PAST, is_common_verb
+from veramem_desktop.models.llm.rules.parse import told_within
 from veramem_desktop.models.llm.rules.text import STOPWORDS, Span
 
 # What may come before a request's verb: courtesy, fillers, and a name the assistant is called by.
@@ -126,6 +128,8 @@ _AUXILIARIES_TEXT = """
     do does did is are was were am can could should would will shall might must may have has 's 're
 """
 _AUXILIARIES = frozenset(_AUXILIARIES_TEXT.split())
+#: a question word with its "'s" and no apostrophe
+_WH_S = frozenset(w + "s" for w in ("what", "how", "where", "who", "when", "why"))
 _PRONOUNS = frozenset(["i", "you", "we", "he", "she", "they", "it", "this", "that", "there", "a", "an"])
 _HOW_MUCH = frozenset(["often", "much", "many", "long", "far", "come", "about"])
 _YES_NO = re.compile(
@@ -153,6 +157,8 @@ def is_question(sentence: str) -> bool:
     if _MODAL.match(body):
         return False  # "could you write …": a request (is_request)
     ws = re.findall(r"[a-z]+|'[a-z]+", body.lower().replace("’", "'"))
+    if ws and ws[0] in _WH_S:  # "whats a fair price", as chat leaves out the apostrophe
+        ws[:1] = [ws[0][:-1], "'s"]
     if _YES_NO.match(body) and len(ws) >= 4:
         return True
     if len(ws) < 3 or ws[0] not in _WH or ws[1] in _PRONOUNS:
@@ -171,35 +177,67 @@ def _past(word: str) -> bool:
     return word in IRREGULAR_PAST or (word.endswith("ed") and len(word) > 4)
 
 
-# A clause of the speaker's own after a request: "give me five dinners, | I eat meat but less of it".
-_OWN_CLAUSE = re.compile(r"(?:[,;]|\s[-–—])\s+(?=(?:I|I'm|I’m|I've|I'd|we|We|we're|We're|my|My|our|Our)\b)")
+#: where a statement a request or a question carries may stop: a comma, a semicolon or a dash
+_PAUSE = re.compile(r"\s*(?:[,;]|\s[-–—])\s*")
 
 
-def _own_clause_after(span: Span) -> Span:
-    """The speaker's own statement following a request in the same sentence, or ``span``."""
-    m = _OWN_CLAUSE.search(span.text)
-    if m is None:
-        return span
-    said = span.text[m.end() :]
-    return Span(span.start + m.end(), span.end, said) if len(said.split()) >= 2 else span
+def _statement_only(said: str, whole: str) -> str:
+    """``said`` up to the pause after which the words ask or request again ("I'm moving to Leeds in May,
+    | any tips for finding a flat"; of a sentence asked, "I work at Klarwerk, | is it ok to …")."""
+    asked = said.rstrip().endswith("?") or whole.rstrip().endswith("?")
+    for m in _PAUSE.finditer(said):
+        rest = said[m.end() :]
+        opener = rest.split()[0].lower() if rest.split() else ""
+        if opener in _WH or (asked and opener in _AUXILIARIES) or is_question(rest) or is_request(rest):
+            return said[: m.start()]
+    return said
 
 
-def statement_in(span: Span) -> Span:
-    """The statement a request carries, as a span of its own ("Remind me that Lena's birthday is December
-    28" gives "Lena's birthday is December 28"), or ``span`` itself when it is no request or carries
-    none."""
-    if span.subject or not is_request(span.text):
-        return span
+def _told(span: Span) -> list[Span]:
+    """The statements ``span`` carries, each quoted where it is (parse.told_within)."""
+    out = []
+    for start, end in told_within(span.text):
+        said = _statement_only(span.text[start:end], span.text)
+        if len(said.split()) >= 2:
+            out.append(Span(span.start + start, span.start + start + len(said), said))
+    return out
+
+
+def _asks_or_requests(sentence: str) -> bool:
+    """Whether a sentence asks something or is shaped as a request, even one that also tells a deed ("can
+    you help me write to my landlord, we moved in June")."""
+    raw = sentence.replace("’", "'").strip()
+    return is_question(raw) or is_request(raw) or bool(_MODAL.match(_body(raw)))
+
+
+def statements_in(span: Span, *, own: bool = True) -> list[Span]:
+    """The statements a sentence gives to extract, each a span of its own quoted exactly where it is: the
+    sentence itself when it asks and requests nothing; what a request to keep or tell carries ("Remind me
+    that Lena's birthday is December 28" gives "Lena's birthday is December 28"); and the statements a
+    request or a question tells on its way ("how much would I save going electric, I drive the Corsa 800
+    miles a month" gives "I drive the Corsa 800 miles a month"). A request or a question that tells
+    nothing is given whole, for the skip to say why it gives no memory. Only the person's ``own`` questions
+    tell statements: an assistant's "So Mr Castellano is still your landlord?" asserts nothing."""
+    if span.subject or not _asks_or_requests(span.text):
+        return [span]
+    if is_request(span.text) and (kept := _kept(span)) is not None:
+        return [kept]
+    return (_told(span) if own else []) or [span]
+
+
+def _kept(span: Span) -> Span | None:
+    """What a request to keep or tell carries, or None ("Remind me to call the dentist" carries none: an
+    infinitive is a task, not a statement)."""
     keep = _KEEP.search(span.text)
     if keep is None:
-        return _own_clause_after(span)
+        return None
     rest = span.text[keep.end() :]
     lead = re.match(r"\s*(?:that\b|:|,)?\s*", rest)
     offset = keep.end() + (lead.end() if lead else 0)
     said = span.text[offset:].strip()
     if not said or re.match(r"(?:to|about|of|when|if|how|what|why|where|who)\b", said, re.IGNORECASE):
-        return span  # a task ("remind me to call"), a topic ("about the dentist"), or a question
+        return None  # a task ("remind me to call"), a topic ("about the dentist"), or a question
     if _FINITE.search(said) is None or len(said.split()) < 3:
-        return span
+        return None
     start = span.start + offset
     return Span(start, start + len(said), said)

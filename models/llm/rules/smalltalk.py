@@ -266,7 +266,7 @@ def skip_reason(sentence: str, role: str, *, named: bool = False) -> str | None:
     if len(words(sentence)) < 3:
         return TOO_SHORT
     if role == "user" and not named and is_request(sentence):
-        return REQUEST  # a statement a request carries is extracted on its own (requests.statement_in)
+        return REQUEST  # a statement a request carries is extracted on its own (requests.statements_in)
     body = _VOCATIVE.sub("", _LEAD.sub("", sentence.replace("’", "'")).strip())
     body = _LEAD.sub("", body).strip()
     courtesy = _courtesy_reason(sentence, body, role)
