@@ -219,8 +219,14 @@ def extract_with_skips(
     out: list[Candidate] = []
     skipped: list[Skipped] = []
     previous_message = context[-1] if context else None
-    # each message is cut into statements once: the parse is warmed with them and the loop reads them
-    statements = [_clauses(message.content, own=message.role == "user") for message in messages]
+    # each message is cut into statements once, the cuts reading each sentence's one parse (batched here),
+    # then the parse is warmed with the statements the cuts made and the loop reads them
+    words = [_parsed_as(message) for message in messages]
+    warm(w[s.start : s.end] for w, m in zip(words, messages, strict=True) for s in split_sentences(m.content))
+    statements = [
+        _clauses(message.content, own=message.role == "user", parsed_as=w)
+        for message, w in zip(messages, words, strict=True)
+    ]
     # one batch for the parse
     warm(_read(span, message) for message, spans in zip(messages, statements, strict=True) for span in spans)
     for message, spans in zip(messages, statements, strict=True):
@@ -345,13 +351,22 @@ def _last_person(sentence: str, found: Sequence[Keyed], before: str | None) -> s
     return said[-1] if said else before
 
 
-def _clauses(content: str, *, own: bool = True) -> list[Span]:
+def _parsed_as(message: Message) -> str:
+    """A message's words as the parse reads them: with its names cased (``Message.cased``, at the content's
+    offsets), else as typed."""
+    cased = message.cased
+    return cased if cased is not None and len(cased) == len(message.content) else message.content
+
+
+def _clauses(content: str, *, own: bool = True, parsed_as: str | None = None) -> list[Span]:
     """The statements of ``content``: its sentences (of a request or, for the person's ``own`` words, a
     question, the statements it carries: "Remind me that | Lena's birthday is December 28"), each cut
     where a second statement begins, and after a retraction where a statement of its own follows ("I
     quit my job at Acme | and joined Globex").
     A sentence said again is cut as it was the first time, moved to where it stands: the cuts read
-    only the sentence itself, and a pasted log may repeat one line many thousands of times."""
+    only the sentence itself, and a pasted log may repeat one line many thousands of times. The parse reads
+    ``parsed_as`` (the content with its names cased, at the same offsets)."""
+    read = parsed_as if parsed_as is not None and len(parsed_as) == len(content) else content
     out: list[Span] = []
     cut: dict[tuple[str, str], tuple[int, list[Span]]] = {}
     for whole in split_sentences(content):
@@ -359,9 +374,9 @@ def _clauses(content: str, *, own: bool = True) -> list[Span]:
         if done is None:
             parts = [
                 part
-                for told in statements_in(whole, own=own)
+                for told in statements_in(whole, own=own, parsed_as=read[whole.start : whole.end])
                 for clause in split_clauses(told)
-                for second in _at_pauses(clause)
+                for second in _at_pauses(clause, read[clause.start : clause.end])
                 for part in split_after_retraction(second)
             ]
             cut[(whole.text, whole.subject)] = (whole.start, parts)
@@ -372,12 +387,18 @@ def _clauses(content: str, *, own: bool = True) -> list[Span]:
     return out
 
 
-def _at_pauses(span: Span) -> list[Span]:
-    """``span`` cut where the parse finds a clause of its own after a comma, a semicolon or a dash ("I
-    handed in my notice at Klarwerk last month, | from November I start at Zalando"), each part at least
-    three words."""
+#: the marks a clause of its own may follow
+_PAUSES = frozenset(",;-–—")
+
+
+def _at_pauses(span: Span, parsed_as: str) -> list[Span]:
+    """``span`` cut where the parse (of ``parsed_as``, its words with names cased) finds a clause of its own
+    after a comma, a semicolon or a dash ("I handed in my notice at Klarwerk last month, | from November I
+    start at Zalando"), each part at least three words."""
+    if not _PAUSES & set(span.text):
+        return [span]  # nothing to cut at: no parse asked for
     parts, start = [], 0
-    for at in clauses_after_pause(span.text):
+    for at in clauses_after_pause(parsed_as):
         left = span.text[start:at].rstrip(" ,;-–—")
         if len(left.split()) >= 3 and len(span.text[at:].split()) >= 3:
             parts.append(

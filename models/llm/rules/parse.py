@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, Literal
 
 from veramem_desktop.core.attributes import for_noun, frames_for, verbs
@@ -129,6 +129,10 @@ class Parsed:
     #: a time said of what the clause tells ("this week", "for the weekend"), not a word of a noun
     #: ("the Saturday market")
     timed: bool = False
+    #: the statements it tells (:func:`told_within`) and where a clause of its own begins after a pause
+    #: (:func:`clauses_after_pause`), as offsets into the normalised sentence
+    told: tuple[tuple[int, int], ...] = ()
+    pauses: tuple[int, ...] = ()
 
 
 @cache
@@ -221,6 +225,7 @@ def warm(sentences: Iterable[str]) -> None:
 def _read(text: str, doc: Any) -> Parsed:
     """The parse of ``text`` from its doc (parsed again with the speaker's "I" when it has no subject)."""
     implied = False
+    told, pauses = _told_spans(doc), _pause_starts(doc)
     if _wants_speaker(doc):
         again = _doc("I " + text[0].lower() + text[1:])
         if _has_subject(_root(again)):
@@ -237,6 +242,8 @@ def _read(text: str, doc: Any) -> Parsed:
         tuple(_now(doc)),
         tuple(t.lower_ for t in doc),
         any(_timed(e) for e in doc.ents),
+        told,
+        pauses,
     )
 
 
@@ -863,7 +870,8 @@ def _stopped(verb: Any) -> bool:
 
 
 # ------------------------------------------------------------------ statements inside a request or a question
-_WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "how", "where", "when", "why"})
+#: the words a question is asked with (requests.is_question reads them too)
+WH_WORDS = frozenset({"what", "which", "who", "whom", "whose", "how", "where", "when", "why"})
 #: a clause opened by one of these is no statement: a condition, a purpose ("so I can …"), a likeness ("like
 #: I'm 5"), a time still to come ("till I see results")
 _UNSTATED_MARKS = frozenset({"if", "unless", "whether", "so", "like", "till", "until", "before", "once"})
@@ -873,7 +881,6 @@ _FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
 _CLAUSE_DEPS = frozenset({"ccomp", "conj", "parataxis", "advcl", "relcl", "acl", "xcomp", "csubj"})
 
 
-@lru_cache(maxsize=4096)
 def told_within(sentence: str) -> tuple[tuple[int, int], ...]:
     """Where the statements a request or a question carries are, as (start, end) offsets into ``sentence``:
     each finite clause said in the indicative, with a subject that is a person or a thing of theirs ("how
@@ -881,22 +888,48 @@ def told_within(sentence: str) -> tuple[tuple[int, int], ...]:
     confirming *I'll pick up the Niro on Saturday*", "what should we do, *my wife Sylvia doesn't bank
     online*"); never the question or the request itself (an auxiliary before its subject, a question word
     before its verb, no subject), a condition, a purpose or a likeness, a relative clause (a fragment of a
-    noun phrase) or a clause with nothing after its verb. Nested statements give the outermost."""
-    text = _normal(sentence)
-    if not text or len(text) > MAX_CHARS:
+    noun phrase) or a clause with nothing after its verb. Nested statements give the outermost. Read from
+    the sentence's one parse (cached, and batched by :func:`warm`)."""
+    spans = parse(sentence).told
+    if not spans:
         return ()
-    doc = _doc(text)
+    back = _offsets_back(_normal(sentence), sentence)
+    return tuple(
+        (a, b + 1)
+        for start, end in spans
+        if (a := back(start)) is not None and (b := back(end - 1)) is not None
+    )
+
+
+def clauses_after_pause(sentence: str) -> tuple[int, ...]:
+    """Where a clause of its own begins after a comma, a semicolon or a dash, as offsets into ``sentence``:
+    a finite verb with a subject that is a person or a thing of theirs, from the first word it governs
+    ("I handed in my notice at Klarwerk, | from November I start at Zalando"). Read from the sentence's
+    one parse."""
+    starts = parse(sentence).pauses
+    if not starts:
+        return ()
+    back = _offsets_back(_normal(sentence), sentence)
+    return tuple(at for start in starts if (at := back(start)) is not None)
+
+
+def _told_spans(doc: Any) -> tuple[tuple[int, int], ...]:
     found = [span for t in doc if (span := _told(t)) is not None]
-    outermost = [s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)]
-    if not outermost:
-        return ()
-    back = _offsets_back(text, sentence)
-    spans = []
-    for start, end in outermost:
-        a, b = back(start), back(end - 1)
-        if a is not None and b is not None:
-            spans.append((a, b + 1))
-    return tuple(spans)
+    return tuple(s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found))
+
+
+def _pause_starts(doc: Any) -> tuple[int, ...]:
+    starts = []
+    for t in doc:
+        subject = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if t.pos_ not in ("VERB", "AUX") or not _finite(t) or subject is None or subject.i > t.i:
+            continue
+        if t.dep_ in ("relcl", "acl") or _asks(t):
+            continue  # ", which I love": said of what came before, not a statement of its own
+        first = min(_own_words(t), key=lambda w: w.i)  # the clause's own first word, not one set under it
+        if first.i > 0 and doc[first.i - 1].text in ",;-–—" and _a_person_or_theirs(subject):
+            starts.append(first.idx)
+    return tuple(starts)
 
 
 #: pronouns of people, as a statement's subject
@@ -918,33 +951,6 @@ def _a_person_or_theirs(subject: Any) -> bool:
         c.dep_ == "prep" and any(g.lower_ in _PEOPLE | {"us", "them"} for g in c.subtree)
         for c in subject.children
     )
-
-
-@lru_cache(maxsize=4096)
-def clauses_after_pause(sentence: str) -> tuple[int, ...]:
-    """Where a clause of its own begins after a comma, a semicolon or a dash, as offsets into ``sentence``:
-    a finite verb with a subject that is a person or a thing of theirs, from the first word it governs
-    ("I handed in my notice at Klarwerk, | from November I start at Zalando")."""
-    text = _normal(sentence)
-    if not text or len(text) > MAX_CHARS:
-        return ()
-    doc = _doc(text)
-    back = _offsets_back(text, sentence)
-    starts = []
-    for t in doc:
-        subject = next((c for c in t.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if t.pos_ not in ("VERB", "AUX") or not _finite(t) or subject is None or subject.i > t.i:
-            continue
-        if t.dep_ in ("relcl", "acl") or _asks(t):
-            continue  # ", which I love": said of what came before, not a statement of its own
-        first = min(
-            _own_words(t), key=lambda w: w.i
-        )  # the clause's own first word, not a clause set under it
-        if first.i == 0 or doc[first.i - 1].text not in ",;-–—" or not _a_person_or_theirs(subject):
-            continue
-        if (at := back(first.idx)) is not None:
-            starts.append(at)
-    return tuple(starts)
 
 
 def _finite(t: Any) -> bool:
@@ -970,7 +976,7 @@ def _asks(t: Any) -> bool:
     subject = next((c for c in t.children if c.dep_ in _SUBJECTS), None)
     if subject is not None and any(c.dep_ in ("aux", "auxpass") and c.i < subject.i for c in t.children):
         return True
-    return any(w.lower_ in _WH_WORDS and w.i < t.i for w in _own_words(t))
+    return any(w.lower_ in WH_WORDS and w.i < t.i for w in _own_words(t))
 
 
 def _told(t: Any) -> tuple[int, int] | None:

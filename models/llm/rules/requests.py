@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from veramem_desktop.models.llm.rules.lexicon import DIRECTIVE_VERBS, IRREGULAR_PAST, is_common_verb
-from veramem_desktop.models.llm.rules.parse import told_within
+from veramem_desktop.models.llm.rules.parse import WH_WORDS, told_within
 from veramem_desktop.models.llm.rules.text import STOPWORDS, Span
 
 # What may come before a request's verb: courtesy, fillers, and a name the assistant is called by.
@@ -123,7 +123,7 @@ def is_request(sentence: str) -> bool:
 # "what's a good tent for two", "is there a cheaper flight". A wh-word opens a question when an
 # auxiliary or a verb follows it (straight away or after the noun it asks about: "what foods keep …"),
 # never when a subject pronoun does ("when I was on nights …" is a clause of a statement).
-_WH = frozenset(["what", "how", "where", "when", "why", "which", "who", "whose", "whom"])
+_WH = WH_WORDS
 _AUXILIARIES_TEXT = """
     do does did is are was were am can could should would will shall might must may have has 's 're
 """
@@ -193,10 +193,10 @@ def _statement_only(said: str, whole: str) -> str:
     return said
 
 
-def _told(span: Span) -> list[Span]:
-    """The statements ``span`` carries, each quoted where it is (parse.told_within)."""
+def _told(span: Span, parsed_as: str) -> list[Span]:
+    """The statements ``span`` carries, each quoted where it is (parse.told_within of ``parsed_as``)."""
     out = []
-    for start, end in told_within(span.text):
+    for start, end in told_within(parsed_as):
         said = _statement_only(span.text[start:end], span.text)
         if len(said.split()) >= 2:
             out.append(Span(span.start + start, span.start + start + len(said), said))
@@ -210,19 +210,20 @@ def _asks_or_requests(sentence: str) -> bool:
     return is_question(raw) or is_request(raw) or bool(_MODAL.match(_body(raw)))
 
 
-def statements_in(span: Span, *, own: bool = True) -> list[Span]:
+def statements_in(span: Span, *, own: bool = True, parsed_as: str | None = None) -> list[Span]:
     """The statements a sentence gives to extract, each a span of its own quoted exactly where it is: the
     sentence itself when it asks and requests nothing; what a request to keep or tell carries ("Remind me
     that Lena's birthday is December 28" gives "Lena's birthday is December 28"); and the statements a
     request or a question tells on its way ("how much would I save going electric, I drive the Corsa 800
     miles a month" gives "I drive the Corsa 800 miles a month"). A request or a question that tells
     nothing is given whole, for the skip to say why it gives no memory. Only the person's ``own`` questions
-    tell statements: an assistant's "So Mr Castellano is still your landlord?" asserts nothing."""
+    tell statements: an assistant's "So Mr Castellano is still your landlord?" asserts nothing.
+    ``parsed_as``: the sentence's words as the parse reads them (names cased, at the same offsets)."""
     if span.subject or not _asks_or_requests(span.text):
         return [span]
     if is_request(span.text) and (kept := _kept(span)) is not None:
         return [kept]
-    return (_told(span) if own else []) or [span]
+    return (_told(span, parsed_as or span.text) if own else []) or [span]
 
 
 def _kept(span: Span) -> Span | None:
