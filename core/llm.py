@@ -117,6 +117,9 @@ class ContextItem:
     corrects: str | None = None
     #: how close recall found its words to the question (core/recall/relevance.py), when measured
     closeness: float | None = None
+    #: whether it states the attribute recall read the question as asking by its meaning, when the question's
+    #: words name none (core/recall/meaning.py: "who does my hair now?" asks the hairdresser)
+    meant: bool = False
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from veramem_desktop.core import attributes
 from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked, questions
@@ -71,7 +72,9 @@ def _attrs(hit: Hit) -> dict[str, object]:
     }
 
 
-def _context(pool: dict[str, Hit], question: str, told: Collection[str] = ()) -> list[Hit]:
+def _context(
+    pool: dict[str, Hit], question: str, told: Collection[str] = (), meant: frozenset[str] = frozenset()
+) -> list[Hit]:
     """What the answer may use, best first (the asker's own first for a first-person question, as search
     orders it): an episode whose own memory is also in the pool is left out
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
@@ -80,7 +83,7 @@ def _context(pool: dict[str, Hit], question: str, told: Collection[str] = ()) ->
     ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
     # the asked attribute's statements as one subject, newest first, as search gives them (for a question
     # naming a time, the answer then takes the version that held then)
-    ordered = asked.settle(ordered, question)
+    ordered = asked.settle(ordered, question, meant)
     present = set(pool)
     retiring = {h.retracted_by for h in ordered}
     return [
@@ -137,14 +140,15 @@ class Answerer:
             pool.setdefault(h.id, h)
         steps = [f"retrieve:{first.route}"]
         told: dict[str, item_scopes.KeyedVersion] = {}
+        meant = self.engine.meant(question)
         if _names_a_time(question):
             added = self._versions(pool, caller)
-            told = self._timeline(pool, caller, question)
+            told = self._timeline(pool, caller, question, meant)
             if added or told:
                 steps.append("versions")
                 self._annotate(pool)
                 _as_versions(pool, told)
-        draft, dropped = self._ask(question, pool, notices, told)
+        draft, dropped = self._ask(question, pool, notices, told, meant)
         for step in LADDER:
             if draft is not None and not draft.abstained and draft.sufficient:
                 break
@@ -153,7 +157,7 @@ class Answerer:
             if not added:
                 continue
             self._annotate(pool)
-            draft, dropped = self._ask(question, pool, notices, told)
+            draft, dropped = self._ask(question, pool, notices, told, meant)
         text, cited_ids, abstained = "", [], True
         if draft is not None:
             cited_ids = [i for i in dict.fromkeys(draft.cited_ids) if i in pool]  # strip ids never retrieved
@@ -210,7 +214,7 @@ class Answerer:
         return len(pool) - before
 
     def _timeline(
-        self, pool: dict[str, Hit], caller: Caller, question: str
+        self, pool: dict[str, Hit], caller: Caller, question: str, meant: frozenset[str]
     ) -> dict[str, item_scopes.KeyedVersion]:
         """For a question naming a time and asking an attribute of the asker: each message that stated a
         version of it that held for a time (current, replaced or ended), found by the attribute's key
@@ -218,7 +222,7 @@ class Answerer:
         if questions.person_asked(question):
             return {}
         versions = item_scopes.keyed_versions(
-            self.store, caller.user_id, "user", sorted(questions.asked(question))
+            self.store, caller.user_id, "user", sorted(questions.asked(question) or meant)
         )
         by_id = {v[0]: v for v in versions}
         turns = (
@@ -237,9 +241,14 @@ class Answerer:
             pool[h.id] = h
 
     def _ask(
-        self, question: str, pool: dict[str, Hit], notices: list[str], told: Collection[str] = ()
+        self,
+        question: str,
+        pool: dict[str, Hit],
+        notices: list[str],
+        told: Collection[str] = (),
+        meant: frozenset[str] = frozenset(),
     ) -> tuple[AnswerDraft | None, int]:
-        ordered = _context(pool, question, told)
+        ordered = _context(pool, question, told, meant)
         fenced = fence([(h.id, _attrs(h), h.text) for h in ordered], budget_tokens=self.budget)
         items = [
             ContextItem(
@@ -259,6 +268,7 @@ class Answerer:
                 h.retracted_by,
                 h.corrects,
                 h.closeness,
+                attributes.canonical(h.subject or "") in meant,
             )
             for h in ordered
             if h.id in fenced.included

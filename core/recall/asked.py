@@ -47,12 +47,13 @@ _NUMBER_LABELS = frozenset({"TIME", "QUANTITY", "CARDINAL", "DATE", "MONEY", "PE
 _FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 
 
-def settle(hits: list[Hit], question: str) -> list[Hit]:
+def settle(hits: list[Hit], question: str, meant: frozenset[str] = frozenset()) -> list[Hit]:
     """``hits`` with the asked attribute's statements first, newest first, older ones it replaced labelled;
     as they were when the question asks no single-valued attribute of the asker or of someone it names.
     For a question about now, the person's own lines telling what held before ("used to drink four
-    coffees a day", "back when I was stuck at 1380") come after the rest: they say what no longer holds."""
-    return _history_last(_own_before_closer_claims(_settled(hits, question), question), question)
+    coffees a day", "back when I was stuck at 1380") come after the rest: they say what no longer holds.
+    ``meant``: the attribute the question asks by its meaning when its words name none (core/recall/meaning.py)."""
+    return _history_last(_own_before_closer_claims(_settled(hits, question, meant), question), question)
 
 
 def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
@@ -134,30 +135,30 @@ def periods_named(question: str) -> bool:
     return asked_time(question) is not None
 
 
-def within(hits: list[Hit], question: str, k: int) -> list[Hit]:
+def within(hits: list[Hit], question: str, k: int, meant: frozenset[str] = frozenset()) -> list[Hit]:
     """The first ``k`` of ``hits`` (the shortlist, in rank order, with their closeness labelled), with the
     asked attribute's leading statement in them though its words ranked it below ``k``: it is what the
     question asks, and :func:`settle` puts it first ("Sam landed a job at Quantwell" for "where does my
     brother work now?"). It takes the place of the last of the rest; no other hit moves."""
     if len(hits) <= k:
         return hits
-    members = _settled_parts(list(hits), question)[0]
+    members = _settled_parts(list(hits), question, meant)[0]
     head = hits[:k]
     if not members or any(h is members[0] for h in head):
         return head
     return [*head[: k - 1], members[0]]
 
 
-def _settled(hits: list[Hit], question: str) -> list[Hit]:
-    members, rest = _settled_parts(hits, question)
+def _settled(hits: list[Hit], question: str, meant: frozenset[str]) -> list[Hit]:
+    members, rest = _settled_parts(hits, question, meant)
     return members + rest
 
 
-def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]]:
+def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tuple[list[Hit], list[Hit]]:
     """The asked attribute's statements, ordered as they lead, and the other hits in their order; no
     statements and every hit as it came when the question asks none (or the order is its own: values side
     by side, where only a told end replaces one)."""
-    wanted = questions.asked(question)
+    wanted = questions.asked(question) or frozenset(a for a in meant if not attributes.is_multi_valued(a))
     person, wanted = _whose(questions.person_asked(question), wanted)
     # the names the hits give the person asked by relation ("my brother Sam": "Sam landed a job" is his)
     person |= {n for h in hits for n in questions.names_given(h.text, person)}
@@ -171,7 +172,7 @@ def _settled_parts(hits: list[Hit], question: str) -> tuple[list[Hit], list[Hit]
         members = _members(hits, wanted, numbers=_numeric(wanted))
     else:
         nouns = questions.asked_nouns(question)
-        named = questions.attributes_of_nouns(nouns)
+        named = questions.attributes_of_nouns(nouns) or meant
         members = _by_noun(hits, nouns, named)
         if any(attributes.is_multi_valued(a) for a in named):
             if len(named) == 1:  # a statement naming a value of the one attribute asked speaks of it
@@ -215,7 +216,7 @@ def _by_noun(
     attribute it names ("Korean") or were keyed to it, and name a value; and, when some do, those as close
     to the question as :func:`_members` asks that name a value in other words ("switched to Agnieszka"
     for "who's our childminder now?")."""
-    if not nouns:
+    if not nouns and not named:
         return []
     found = []
     loose: list[tuple[Hit, frozenset[str], float]] = []
@@ -454,10 +455,31 @@ def _names(text: str, wanted: frozenset[str]) -> bool:
 
 def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
     """The values a statement read as no attribute names, when it is the speaker's own statement of now:
-    empty for a request, a question, history, or words about someone else."""
-    if statements.is_request(text) or statements.tells_history(text) or statements.about_someone_else(text):
+    empty for a request, a question, history, or words about someone else. Where the attribute asked is
+    a person (a hairdresser, a manager, a landlord), a line opening on a name speaks of the value itself
+    ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life."""
+    if statements.is_request(text) or statements.tells_history(text):
+        return frozenset()
+    if statements.about_someone_else(text) and not (_person_valued(wanted) and _opens_on_a_name(text)):
         return frozenset()
     return _values_of(text, wanted, numbers)
+
+
+def _person_valued(wanted: frozenset[str]) -> bool:
+    """Whether every attribute of ``wanted`` may have a person as its value, by the inventory's entity labels
+    ("where do we live?" asks a home too, never a person)."""
+    found = [attributes.by_name(name) for name in wanted]
+    return bool(found) and all(attr is not None and "PERSON" in attr.entities for attr in found)
+
+
+def _opens_on_a_name(text: str) -> bool:
+    """Whether ``text`` opens on a person's name, not a pronoun or a relation ("Mags did …", not "My
+    brother …" nor "She …")."""
+    first = statements.WORD.findall(text[:40])[:1]
+    if not first:
+        return False
+    name = statements.bare(first[0])
+    return statements.a_name(first[0]) and attributes.relation_of_any_number(name) is None
 
 
 def _values_of(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:

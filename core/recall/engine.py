@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from veramem_desktop.core.protocols import Embedder
-from veramem_desktop.core.recall import asked, learned, rank, relevance, truth
+from veramem_desktop.core.recall import asked, learned, meaning, rank, relevance, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
 from veramem_desktop.core.recall.query import temporal_intent
@@ -123,9 +123,10 @@ class SearchEngine:
         # the asked attribute's lead is not cut by k: it is found by closeness, so the shortlist is labelled
         # here (step 6 then labels only the shared block)
         labelled = cfg.lead_within_k and intent.kind in (None, "latest")
+        meant = self.meant(query) if intent.kind in (None, "latest") else frozenset()
         if labelled:
             self._label_closeness(query, own, [])
-            own = asked.within(own, query, k)
+            own = asked.within(own, query, k, meant)
         own = own[:k]
         if intent.kind == "latest":
             own.sort(key=lambda h: h.time or "", reverse=True)
@@ -140,7 +141,7 @@ class SearchEngine:
         # 7. the asked attribute's statements, newest first ("where do I work now?"), then what states
         #    it before chit-chat; a history question keeps its time order
         if intent.kind in (None, "latest"):
-            own = asked.settle(own, query)
+            own = asked.settle(own, query, meant)
         own = rank.statements_first(own, query)
         trace_id = new_id("tr")
         if write_trace:
@@ -155,6 +156,13 @@ class SearchEngine:
             [notice] if notice else [],
             nothing_close,
         )
+
+    def meant(self, query: str) -> frozenset[str]:
+        """The attribute the question asks by its meaning when its words name none (core/recall/meaning.py),
+        read from the question's vector the dense channel embedded."""
+        if not meaning.unread(query):
+            return frozenset()
+        return meaning.meant(query, self.channels.dense.embedding(query).result()[0], self.embedder)
 
     def _label_closeness(self, query: str, own: list[Hit], shared: list[Hit]) -> bool:
         """Label every hit's closeness to the question (the question's vector is the one the dense channel

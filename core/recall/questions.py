@@ -15,6 +15,7 @@ from functools import lru_cache
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall.statements import (
     BE_FORMS,
+    DETERMINERS,
     NOT_VALUES,
     OWN,
     WORD,
@@ -88,6 +89,7 @@ def person_asked(question: str) -> frozenset[str]:
             i > 0
             and (a_name(name) or (uncased and a_name(name.capitalize())))
             and low not in _QUESTION_NAMES
+            and words[i - 1].lower() not in DETERMINERS  # "the cafe's electric": a thing, no one's name
             and _subject_at(words, i)
         ):
             found.add(low)

@@ -41,7 +41,7 @@ from veramem_desktop.core.text.lexicon import lexicon
 
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
-WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-])*|\d[\d:.,]*")
+WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’-])*|\d[\d:.,]*")
 _SPEAKER = frozenset(
     {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
 )

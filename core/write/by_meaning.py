@@ -12,29 +12,14 @@ vectors tell the attributes apart only roughly, so most such statements stay unk
 from __future__ import annotations
 
 from dataclasses import replace
-from weakref import WeakKeyDictionary
 
 from veramem_desktop.core import attributes
+from veramem_desktop.core.attribute_vectors import descriptions
 from veramem_desktop.core.llm import Candidate
 from veramem_desktop.core.protocols import Embedder, Vectors
 
 COSINE = 0.50
 MARGIN = 0.05
-
-
-#: the descriptions' vectors by the embedder that made them, kept while that embedder lives
-_EMBEDDED: WeakKeyDictionary[Embedder, Vectors] = WeakKeyDictionary()
-
-
-def descriptions(embedder: Embedder) -> Vectors:
-    """The inventory's descriptions embedded by ``embedder``, once per embedder."""
-    try:
-        found = _EMBEDDED.get(embedder)
-    except TypeError:  # an embedder that cannot be referred to weakly: embedded each time
-        return embedder.embed(list(attributes.descriptions()))
-    if found is None:
-        found = _EMBEDDED[embedder] = embedder.embed(list(attributes.descriptions()))
-    return found
 
 
 def keyed(cand: Candidate, vec: Vectors, embedder: Embedder) -> Candidate:

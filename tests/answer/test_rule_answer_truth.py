@@ -645,3 +645,49 @@ def test_the_old_value_named_as_past_is_the_name_alone(now: str, before: str, un
     old = replace(new, id="m1", text=before, time="2023-01-08T10:00:00+00:00", state="probably_superseded")
     said = answer("where do I live now?", [new, old]).text
     assert "before that, Hexham)" in said and unsaid not in said, said
+
+
+def test_a_place_said_beside_the_value_is_never_said_as_it() -> None:
+    """An energy supplier is no place: "Bramley" in "a terrace in Bramley" is where the house is, so the
+    plain answer names no place as the supplier (it says the line as it is)."""
+    now = ContextItem(
+        "m1",
+        "Been with ember energy a year now, is a 5kw battery worth it for a terrace in Bramley.",
+        "fact",
+        "authorized",
+        "2024-03-02T10:00:00+00:00",
+        group="g1",
+        subject="energy_supplier",
+    )
+    old = replace(
+        now,
+        id="m0",
+        text="Solwick Power want 210 a month for the house now.",
+        time="2022-10-01T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    text = answer("who's my energy supplier now?", [now, old]).text
+    assert "energy supplier is Bramley" not in text, text
+    assert "ember energy" in text, text
+
+
+def test_a_figure_keeps_the_unit_written_against_it() -> None:
+    """A figure written with its unit ("120kg") is said with it, as the line writes it: the old best too."""
+    now = ContextItem(
+        "m1",
+        "New PB on the squat today, 142kg for a single!!",
+        "fact",
+        "authorized",
+        "2024-06-02T10:00:00+00:00",
+        group="g1",
+        subject="personal_best",
+    )
+    old = replace(
+        now,
+        id="m0",
+        text="Squat max is 120kg, want 140 by summer.",
+        time="2023-01-10T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    text = answer("what's my best squat now?", [now, old]).text
+    assert "142kg" in text and "before that, 120kg" in text, text

@@ -34,6 +34,7 @@ from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, STALE_STA
 from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then, only_ends
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
+from veramem_desktop.models.llm.rules.parse import parse
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
 MAX_SUBJECTS = 3
@@ -72,7 +73,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     if person:  # another person's attribute is never said by what the asker says of themselves
         items = [_read_as_theirs(i) for i in about(items, person)]
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
-    named = questions.attributes_of_nouns(questions.asked_nouns(question))
+    named = questions.attributes_of_nouns(questions.asked_nouns(question)) or _read_by_recall(
+        items, own and not asked and when is None
+    )
     scored = _scored(items, keys, asked | named)
     # no item shares half the question's words: recall's first item, the asker's own close statement, answers
     lead = _closest_own(items, asked | named) if own and when is None else None
@@ -310,6 +313,15 @@ def about(items: Sequence[ContextItem], person: frozenset[str]) -> list[ContextI
 
 #: a statement opening with its speaker: what the asker says of themselves
 _SELF = re.compile(r"\s*(?:I|I['’](?:m|ve|d|ll)|User(?:['’]s)?|[Mm]y|[Ww]e(?:['’](?:re|ve))?)\b")
+
+
+def _read_by_recall(items: Sequence[ContextItem], unread: bool) -> frozenset[str]:
+    """For a question of the asker's whose words name no attribute (``unread``: "who does my hair now?"),
+    the attribute recall read it as asking by its meaning (core/recall/meaning.py), as the items it
+    labelled stating it say."""
+    if not unread:
+        return frozenset()
+    return frozenset(attributes.canonical(i.subject) for i in items if i.meant and i.subject)
 
 
 #: the least closeness to the question at which recall's first hit answers in other words
@@ -598,7 +610,9 @@ _NOT_A_VALUE = re.compile(
     re.I,
 )
 _SPEAKERS = re.compile(r"\b(?:User|Assistant)(?:'s)?\b")
-_NAMED = re.compile(r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*)")
+_NAMED = re.compile(
+    r"\b(?:[A-Z][\w'&-]*(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'&-]*)*|\d[\d.,:]*(?<![.,:])[^\W\d_]*)"
+)
 
 
 def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | None = None) -> str:
@@ -693,6 +707,7 @@ def _value_said(
     older += stopped + _denied_names(sentence)
     # the person asked about is no value of theirs ("Leo's swapped violin for cello")
     names = [n for n in _values_in(sentence, attribute, older) if not _words(n) & person]
+    names = _of_its_kind(names, sentence, attribute)
     names += [w for w in stopped if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
@@ -716,6 +731,24 @@ def _value_said(
     if value is None or not others:
         return None
     return value
+
+
+def _of_its_kind(names: list[str], sentence: str, attribute: attributes.Attribute) -> list[str]:
+    """``names`` less the places the sentence says where something is ("… a 3 bed semi in Swindon" beside
+    "been with octopus" for the energy supplier), as the parse labels them, when ``attribute``'s values
+    are no places by the inventory's entity labels (a name the small model labels wrongly elsewhere,
+    "Voxi" a person, stays: only a place said with "in" goes)."""
+    if not attribute.entities or _PLACES & set(attribute.entities) or not names:
+        return names
+    places = {text.casefold() for text, label in parse(sentence).entities if label in _PLACES}
+    return [
+        n for n in names if not (n.casefold() in places and re.search(_IN_PLACE + re.escape(n), sentence))
+    ]
+
+
+#: entity labels of places, and the words saying where something is ("… in Swindon")
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+_IN_PLACE = r"\b(?:in|near|around|outside)\s+(?:the\s+)?"
 
 
 def _typed(name: str, attribute: attributes.Attribute) -> bool:
