@@ -230,7 +230,7 @@ def _by_noun(
         keyed = h.subject is not None and _keyed_to(h.subject, nouns, named)
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             # as close to the question as :func:`_members` asks, naming a value, and keyed to nothing else
-            close = h.closeness is not None and not (h.subject and h.value)
+            close = h.closeness is not None and not _keyed_elsewhere(h)
             if close and (values := _plain_values(h.text, named, numbers=True)):
                 loose.append((h, values, h.closeness or 0.0))
             continue
@@ -379,7 +379,7 @@ def _members(
         if h.subject is not None and attributes.canonical(h.subject) in wanted:
             keyed.append((h, _values_of(h.text, wanted, numbers) | _own_value(h)))
             continue
-        if h.authority != Authority.AUTHORIZED or h.closeness is None or (h.subject and h.value):
+        if h.authority != Authority.AUTHORIZED or h.closeness is None or _keyed_elsewhere(h):
             continue  # a claim, or a memory the write path keyed to another attribute
         values = _plain_values(h.text, wanted, numbers)
         if not values:
@@ -414,7 +414,7 @@ def _anchored(
     for h in hits:
         if id(h) in taken or h.state not in _LIVE or h.authority != Authority.AUTHORIZED:
             continue
-        if (h.about or "user").casefold() != "user" or (h.subject and h.value):
+        if (h.about or "user").casefold() != "user" or _keyed_elsewhere(h):
             continue
         if not known & _words(h.text):
             continue
@@ -502,6 +502,15 @@ def _only_numbers(wanted: frozenset[str]) -> bool:
     """Whether every value of ``wanted`` is a number, by the inventory (a personal best, an age)."""
     kinds = [attr.entities for name in wanted if (attr := attributes.by_name(name)) is not None]
     return bool(kinds) and all(labels and set(labels) <= _NUMBER_LABELS for labels in kinds)
+
+
+def _keyed_elsewhere(h: Hit) -> bool:
+    """Whether the write path keyed ``h`` with a value to an attribute of the inventory (another than the one
+    asked, where it is called). A key the inventory has no attribute for ("iphone_video" from "my iPhone
+    13 video is sooo much better") says nothing of which attribute the line states: it is read as unkeyed."""
+    return (
+        bool(h.subject and h.value) and attributes.by_name(attributes.canonical(h.subject or "")) is not None
+    )
 
 
 def _own_value(h: Hit) -> frozenset[str]:

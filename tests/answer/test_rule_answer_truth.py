@@ -115,6 +115,18 @@ def test_a_question_naming_a_change_is_answered_with_the_version_before_it() -> 
     assert draft.text.startswith("You lived in Leuven")
 
 
+def test_a_later_line_naming_the_new_value_again_is_no_change_of_its_own() -> None:
+    """ "Our kitchen in Utrecht is tiny" after the move says Utrecht again: the change is the move, so the
+    version before it is Leuven, never the move itself."""
+    items = [
+        _item("m-again", "User's kitchen in Utrecht is tiny.", time="2024-10-02T12:00:00+00:00"),
+        *_homes(),
+    ]
+    items = [replace(i, subject="lives_in") for i in items]
+    draft = answer("Where did I live before the move to Utrecht?", items)
+    assert draft.text.startswith("You lived in Leuven"), draft.text
+
+
 def test_a_question_naming_a_time_after_the_change_gets_the_current_version() -> None:
     draft = answer("Where did the user live in August 2024?", _homes())
     assert draft.text.startswith("You live in Utrecht")

@@ -126,3 +126,42 @@ def test_for_a_question_about_now_a_line_naming_what_a_later_line_says_stopped_c
     assert [h.id for h in got].index("m1") > [h.id for h in got].index("m3")
     then = asked.settle([delivered, cancelled, now], "what newspaper did I read in 2021?")
     assert [h.id for h in then] == ["m1", "m2", "m3"]
+
+
+def _keyed(id: str, text: str, closeness: float, *, day: str, subject: str, value: str) -> Hit:
+    hit = _hit(id, text, closeness, day=day, subject=subject)
+    hit.value = value
+    return hit
+
+
+def test_a_key_the_inventory_has_no_attribute_for_never_keeps_a_line_from_stating_the_asked_one() -> None:
+    """The write path keyed "my Fairphone 5 camera is way better …" as "camera: way" (no attribute of the
+    inventory): that key says nothing of which attribute the line states, so the line is read as the
+    phone it names and, newer, leads; a line keyed to another attribute of the inventory stays out."""
+    old = _keyed(
+        "m1",
+        "Got a Nokia G42 in the January sale.",
+        0.45,
+        day="2022-01-20",
+        subject="phone",
+        value="Nokia G42",
+    )
+    new = _keyed(
+        "m2",
+        "My Fairphone 5 camera is way better than the Nokia was.",
+        0.40,
+        day="2024-05-02",
+        subject="camera",
+        value="way",
+    )
+    other = _keyed(
+        "m3",
+        "Work gave me a Lenovo T14 for the new job.",
+        0.38,
+        day="2024-06-01",
+        subject="laptop",
+        value="Lenovo T14",
+    )
+    ordered = asked.settle([old, other, new], "what phone am I using now?")
+    assert ordered[0] is new
+    assert old.state == "probably_superseded" and other.state == "current"

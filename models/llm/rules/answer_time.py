@@ -91,7 +91,7 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     if when.before_change:
         # the change: the current version, or the newest begun by the end of the time named with it
         by_then = [s for s in dated if begun(s)[:10] < when.end] if when.end else []
-        change = max(by_then, key=begun) if by_then else head
+        change = _first_saying(dated, max(by_then, key=begun) if by_then else head)
         earlier = [s for s in dated if s is not change and begun(s) < begun(change)]
         return max(earlier, key=begun) if earlier else None
     # of one day's statements, one that only says a value stopped ("quit PureGym") came before what
@@ -102,6 +102,18 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
         key=lambda s: (begun(s), not only_ends(s), typed(s)),
     )
     return before[-1] if before else None
+
+
+def _first_saying(dated: Sequence[ContextItem], change: ContextItem) -> ContextItem:
+    """The first of the statements right before ``change`` that name a value it names: a later line naming
+    the new value again ("our living room in Utrecht is weird") is the same version, not the change
+    ("we're moving to Utrecht in September")."""
+    name = attributes.canonical(change.subject or "")
+    said = statements.values(change.text, name)
+    earlier = sorted((s for s in dated if begun(s) < begun(change)), key=begun)
+    while said and earlier and statements.values(earlier[-1].text, name) & said:
+        change = earlier.pop()
+    return change
 
 
 def typed(item: ContextItem) -> bool:
