@@ -217,9 +217,13 @@ _ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
 #: a day of a month named without its year ("the 2nd of March", "March 2nd", "4 August")
+#: a month by its name or its short form ("Sept", "aug"), for a day named without a year
+_A_MONTH = "|".join(sorted(_MONTH_NUM, key=len, reverse=True))
+#: "the 3rd of March", "1 sept"; "March 3rd", "sept 1" (a number after the month is a day, never a time
+#: of day, a year or the start of a bigger number)
 _DAY_OF_MONTH = re.compile(
-    r"\b(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>" + "|".join(MONTHS) + r")\b"
-    r"|\b(?P<month2>" + "|".join(MONTHS) + r")\s+(?P<dom2>\d{1,2})(?:st|nd|rd|th)\b",
+    r"\b(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>" + _A_MONTH + r")\b"
+    r"|\b(?P<month2>" + _A_MONTH + r")\.?\s+(?P<dom2>\d{1,2})(?:st|nd|rd|th)?\b(?![:.,]?\d)",
     re.IGNORECASE,
 )
 

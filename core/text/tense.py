@@ -17,9 +17,14 @@ from typing import Literal
 Tense = Literal["past", "future", "present"]
 
 # Where a clause ends: a sentence mark, a semicolon or colon, a dash, or a coordinating "and/but/so"
-# (with or without a comma before it), which usually starts a clause of its own tense ("so" is
-# left out: it is more often "so excited" than a clause of its own).
-_CLAUSE_BREAK = re.compile(r"[.!?;:\n]|\s[-–—]\s|,?\s+\b(?:and|but|because|though|although|while)\b\s+|,\s+")
+# (with or without a comma before it), which usually starts a clause of its own tense ("so" only
+# before a subject pronoun: it is more often "so excited" than a clause of its own, but "… so we
+# move on Sept 1" is one).
+_CLAUSE_BREAK = re.compile(
+    r"[.!?;:\n]|\s[-–—]\s|,?\s+\b(?:and|but|because|though|although|while)\b\s+|,\s+"
+    r"|,?\s+\bso\s+(?=(?:i|we|he|she|they|you)\b)",
+    re.IGNORECASE,
+)
 
 _SUBJECT = r"(?:I|we|you|he|she|they|it|[A-Z][a-z]+|(?i:the|a|an|my|our|his|her|their|your)(?:\s+\w+){1,2})"
 _ADVERB = r"(?:just|finally|already|recently|also|actually|still|even|never|then|\w+ly)"

@@ -127,6 +127,33 @@ def test_a_later_line_naming_the_new_value_again_is_no_change_of_its_own() -> No
     assert draft.text.startswith("You lived in Leuven"), draft.text
 
 
+def test_a_plan_naming_no_day_holds_once_a_later_line_says_it_is_done() -> None:
+    """ "Moving to Riga!!" said in March names no day: in May the person still lived in Tallinn, as far as
+    anything said tells; "five months in Riga now" in December says the move was done."""
+    items = [
+        _item(
+            "m-now", "Five months in Riga now and the old town is gorgeous.", time="2022-12-01T12:00:00+00:00"
+        ),
+        _item(
+            "m-plan",
+            "Ok it's decided, moving to Riga!!",
+            time="2022-03-01T12:00:00+00:00",
+            state="probably_superseded",
+            superseded_by="m-now",
+        ),
+        _item(
+            "m-was",
+            "User lives in Tallinn.",
+            time="2021-01-10T12:00:00+00:00",
+            state="probably_superseded",
+            superseded_by="m-now",
+        ),
+    ]
+    items = [replace(i, subject="lives_in") for i in items]
+    draft = answer("Where did I live in May 2022?", items)
+    assert draft.text.startswith("You lived in Tallinn"), draft.text
+
+
 def test_a_question_naming_a_time_after_the_change_gets_the_current_version() -> None:
     draft = answer("Where did the user live in August 2024?", _homes())
     assert draft.text.startswith("You live in Utrecht")

@@ -138,3 +138,26 @@ def test_a_labelled_line_of_a_document_the_person_pasted_keys_their_attribute(rm
         "2025-03-10T09:00:00Z",
     )
     _changed(rmem, "user", "relation:landlord", "Pryce", "Ifeanyi Okafor", "2025-03-10")
+
+
+def test_a_joined_verb_with_no_subject_carries_on_the_nearest_clause_said_with_one(rmem: Memory) -> None:
+    """ "Tova got a residency in Tromsø so we move up there in March, found a flat in Kvaløya": the flat
+    was found by "we" (the clause right before), never by Tova (the sentence's first subject)."""
+    _say(rmem, "I live in Bergen.", "2024-01-10T09:00:00Z")
+    _say(
+        rmem,
+        "Tova got a residency in Tromsø so we move up there in March, found a flat in Kvaløya.",
+        "2024-11-02T09:00:00Z",
+    )
+    assert _current(rmem, "tova", "lives_in") == []
+    assert [v.value for v in _versions(rmem, "user", "lives_in")][0] == "Bergen"
+    assert len(_versions(rmem, "user", "lives_in")) == 2
+
+
+def test_a_verb_joined_after_a_reason_carries_on_the_main_clause() -> None:
+    from veramem_desktop.models.llm.rules.parse import parse
+
+    said = parse("I quit because my manager was awful, and joined Pellmore Foods.")
+    assert [(c.verb, c.subject.text if c.subject else None) for c in said.clauses if c.verb == "join"] == [
+        ("join", "I")
+    ]

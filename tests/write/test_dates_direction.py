@@ -155,3 +155,21 @@ def test_a_plan_said_in_june_is_stored_with_this_augusts_date(mem) -> None:  # t
     assert "August 2025" in texts
     assert "2025-06-13" in texts
     assert "2024" not in texts
+
+
+@pytest.mark.parametrize(
+    ("text", "begins"),
+    [
+        # a day named by a month's short form and a bare number, in a clause of its own after "so we"
+        ("Kofi got a contract in Bergen so we move there on sept 4, packing already.", "2025-09-04"),
+        ("moving into the new place on 1 aug", "2025-08-01"),
+        ("we move on Sept. 4th", "2025-09-04"),
+        # past, a time of day, a bigger number: no day
+        ("I was so glad we moved in on the 3rd of March", JUNE.isoformat()),
+        ("the train's at jun 10:45 apparently", JUNE.isoformat()),
+    ],
+)
+def test_a_day_of_a_month_said_short_in_a_plan_is_when_it_begins(text: str, begins: str) -> None:
+    from veramem_desktop.core.recall import periods
+
+    assert periods.begun(text, JUNE.isoformat()) == begins

@@ -22,6 +22,7 @@ from veramem_desktop.core.llm import ContextItem
 from veramem_desktop.core.recall import periods, statements
 from veramem_desktop.core.recall.query import asked_time, temporal_intent
 from veramem_desktop.core.recall.statements import WORD, lemmas
+from veramem_desktop.core.text.tense import tense_at
 from veramem_desktop.core.text.time_values import parse_bound
 from veramem_desktop.models.llm.rules.text import content_stems
 
@@ -97,11 +98,34 @@ def held_then(statements: Sequence[ContextItem], head: ContextItem, when: AskedW
     # of one day's statements, one that only says a value stopped ("quit PureGym") came before what
     # replaced it ("signed up to The Gym Group instead"), and one naming a value the inventory gives the
     # attribute ("a 2015 Honda Jazz") says what held over one naming none ("the neighbour's boy drove me")
+    held = {id(s): _held_from(s, dated) for s in dated}
     before = sorted(
-        (s for s in dated if begun(s)[:10] < (when.end or "")),
-        key=lambda s: (begun(s), not only_ends(s), typed(s)),
+        (s for s in dated if held[id(s)][:10] < (when.end or "")),
+        key=lambda s: (held[id(s)], not only_ends(s), typed(s)),
     )
     return before[-1] if before else None
+
+
+def _held_from(statement: ContextItem, dated: Sequence[ContextItem]) -> str:
+    """When ``statement``'s value began to hold, among its subject's ``dated`` statements: the day its words
+    put it (:func:`begun`); for a plan naming no day ("moving to Halifax!!"), the first later statement
+    naming its value again, by which the plan was done (the day said, when none does)."""
+    start = begun(statement)
+    if start != (statement.time or "") or not _planned(statement):
+        return start
+    said = statements.values(statement.text, attributes.canonical(statement.subject or ""))
+    later = [s for s in dated if (s.time or "") > start and statements.values(s.text, "") & said]
+    return begun(later[0]) if later else start
+
+
+def _planned(statement: ContextItem) -> bool:
+    """Whether the clause naming ``statement``'s first value points forward ("we're moving to Halifax")."""
+    text = statements.without_reply_note(statement.text)
+    for value in statements.values(text, attributes.canonical(statement.subject or "")):
+        at = text.casefold().find(value)
+        if at >= 0:
+            return tense_at(text, at, at + len(value)) == "future"
+    return False
 
 
 def _first_saying(dated: Sequence[ContextItem], change: ContextItem) -> ContextItem:

@@ -454,10 +454,35 @@ def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
         carried = head is not root and _said_on(head) is not None
         if head is not root and head.dep_ != "conj" and not _has_subject(head) and not (opening or carried):
             continue  # "… to play tennis", "… looking for a flat": no statement of its own
-        clause = _clause(head, inherited if head.dep_ == "conj" else _SPEAKER if opening else _said_on(head))
+        given = _carried_subject(head, heads) or inherited if head.dep_ == "conj" else None
+        clause = _clause(head, given if head.dep_ == "conj" else _SPEAKER if opening else _said_on(head))
         if clause is not None:
             said_as_i = clause.subject and clause.subject.head == "i"
             yield _implied(clause) if (implied or opening or carried) and said_as_i else clause
+
+
+def _carried_subject(verb: Any, heads: list[Any]) -> Phrase | None:
+    """The subject a joined verb with none of its own carries on: that of the nearest clause before it said
+    with one, a main clause or one of result ("Noah got a postdoc so we move to Ottawa, | found a place":
+    we found it), never one set under another by "because", "when" … ("I quit because my boss was awful,
+    and joined Lumio": I joined). None when the verb has a subject, or no such clause comes before it."""
+    if _has_subject(verb):
+        return None
+    before = [h for h in heads if h.i < verb.i and _subject_token(h) is not None and _main_or_result(h)]
+    return _subject(max(before, key=lambda h: h.i)) if before else None
+
+
+#: the marks that open a clause of result, which carries the telling on as a main clause does
+_RESULT_MARKS = frozenset({"so", "then"})
+
+
+def _main_or_result(verb: Any) -> bool:
+    """Whether a clause is a main one or one of result ("so we move …": "so" read as its mark or adverb)."""
+    if verb.dep_ in ("ROOT", "conj", "parataxis"):
+        return True
+    marks = {c.lower_ for c in verb.children if c.dep_ == "mark"}
+    opening = {c.lower_ for c in verb.children if c.dep_ in ("mark", "advmod") and c.i < verb.i}
+    return verb.dep_ == "advcl" and marks <= _RESULT_MARKS and bool(opening & _RESULT_MARKS)
 
 
 def _misplaced(doc: Any, root: Any) -> Iterable[Any]:
