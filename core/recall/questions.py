@@ -82,7 +82,9 @@ def person_asked(question: str) -> frozenset[str]:
         if i > 0 and words[i - 1].lower() in OWN and _relation(low) is not None:
             before = words[i - 2].lower().replace("’", "'") if i > 1 else ""
             # "who is my partner?", "who's my partner?": the question asks the relation itself
-            asked_for = (before in BE_FORMS or before.endswith("'s")) and not w.lower().endswith("'s")
+            asked_for = (
+                before in BE_FORMS or before.endswith("'s") or bool(_WH_IS.fullmatch(before))
+            ) and not (w.lower().endswith("'s"))
             if not asked_for:  # "who is my partner?" asks the partner; "where does my mum live?" asks of her
                 found.add(low)
         elif (
@@ -94,6 +96,10 @@ def person_asked(question: str) -> frozenset[str]:
         ):
             found.add(low)
     return frozenset(found)
+
+
+#: a question word with "is" typed without its apostrophe ("whos my manager", "whats my pb")
+_WH_IS = re.compile(r"(?:who|what|where|which|how)s")
 
 
 #: the verbs a question puts before its subject ("where does Femi work?", "where was Zoe in May?")

@@ -404,7 +404,30 @@ def attached_values(text: str, attribute: str) -> frozenset[str] | None:
             found.add(bare(words[i - 1]))
         start = i + 1 + (i + 1 < len(words) and words[i + 1].lower() in _ATTACH)
         found.update(_names_from(words, start) if start < len(words) and _a_value_word(words[start]) else ())
+        found.update(_named_as(words, i))
     return frozenset(found)
+
+
+def _named_as(words: list[str], at: int) -> list[str]:
+    """The name said to be the noun at ``at`` by a "be" before it: "Jen Alvarez is now my direct
+    manager" (a few words of the noun's own between: an owner, "new", "now"; never a preposition)."""
+    j = at - 1
+    while j >= 0 and at - j <= 4 and words[j].lower().replace("’", "'") not in BE_FORMS:
+        if words[j].lower() in _PREPOSITIONS or _a_value_word(words[j]) and bare(words[j]) != "user":
+            return []
+        j -= 1
+    if j < 1 or words[j].lower().replace("’", "'") not in BE_FORMS:
+        return []
+    names: list[str] = []
+    for w in reversed(words[max(0, j - 3) : j]):
+        if not _a_value_word(w):
+            break
+        names.append(bare(w))
+    return names
+
+
+#: prepositions a name said to be a noun never stands behind ("a boss *of* …")
+_PREPOSITIONS = frozenset({"of", "for", "at", "in", "on", "with", "from", "to", "by", "about"})
 
 
 def given_values(words: list[str], attribute: str) -> frozenset[str]:

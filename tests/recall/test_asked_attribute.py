@@ -141,6 +141,8 @@ def test_a_named_persons_newest_statement_leads_for_a_question_about_them(keyles
         ("what's brannagh's job these days", {"brannagh"}),
         ("where do i live now?", set()),
         ("what phone am i using rn", set()),
+        # "is" typed without its apostrophe: the relation itself is asked
+        ("whos my manager these days", set()),
     ],
 )
 def test_whom_a_question_asks_about(question: str, person: set[str]) -> None:
@@ -743,3 +745,16 @@ def test_a_verb_moving_a_person_reads_as_no_move_of_the_speakers_home(text: str)
     assert statements.read(text) is None or "lives_in" not in statements.read(text).attributes  # type: ignore[union-attr]
     assert statements.read("Moved house to Ely.").attributes == ("lives_in",)  # type: ignore[union-attr]
     assert statements.read("We moved to Leeds.").attributes == ("lives_in",)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "attached"),
+    [
+        ("Tamsin Okoye is now my line manager, at least until they hire.", {"tamsin", "okoye"}),
+        ("My old mentor Rhys is the new boss.", {"rhys"}),
+        ("Rhys is a friend of the new boss.", set()),  # a friend *of* the boss: not said to be the boss
+        ("The new boss is great.", set()),
+    ],
+)
+def test_a_name_said_to_be_the_attributes_noun_is_its_value(text: str, attached: set[str]) -> None:
+    assert statements.attached_values(text, "relation:boss") == frozenset(attached)
