@@ -458,11 +458,13 @@ def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset
     empty for a request, a question, history, or words about someone else. Where the attribute asked is
     a person (a hairdresser, a manager, a landlord), a line opening on a name speaks of the value itself
     ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life."""
-    if statements.is_request(text) or statements.tells_history(text):
+    if statements.is_request(text) or statements.tells_history(text) and not statements.says_now(text):
         return frozenset()
     if statements.about_someone_else(text) and not (_person_valued(wanted) and _opens_on_a_name(text)):
         return frozenset()
-    return _values_of(text, wanted, numbers)
+    # history told beside what holds now ("now goes to Lloyds, not boots anymore"): what it says stopped
+    # or denies is no value of now
+    return _values_of(text, wanted, numbers) - statements.ended(text) - statements.denied(text)
 
 
 def _person_valued(wanted: frozenset[str]) -> bool:

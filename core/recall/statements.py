@@ -550,6 +550,31 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(text[:600]) if s.strip()]
 
 
+#: a verb said in the negative, apostrophe typed or not ("hasn't had", "hasnt had", "never")
+_NEGATED = re.compile(
+    r"\b(?:(?:is|are|was|were|has|have|had|do|does|did|ca|could|would|should|wo|must)n['’]?t|can['’]?t|cannot"
+    r"|never|no longer)\b",
+    re.I,
+)
+#: a name said after "not" ("it's Priya now not Tom", "goes to Lloyds now, not boots anymore")
+_NOT_NAME = re.compile(r"\bnot\s+(?:(?:the|a|an|at|with|on|in|to)\s+)?([^\W\d_][\w'’&-]*)", re.I)
+
+
+def denied(text: str) -> frozenset[str]:
+    """The names ``text`` says only as not holding: in a clause whose verb is in the negative ("Boots hasnt
+    had my prescription since spring", "I don't work at Acme now"), or right after "not" ("Lloyds now, not
+    boots anymore"); a name another clause says as holding is not taken away."""
+    said_in: dict[bool, set[str]] = {True: set(), False: set()}
+    for sentence in sentences(text):
+        for clause in clauses(sentence):
+            nots = {bare(m.group(1)) for m in _NOT_NAME.finditer(clause)}
+            words = {bare(w) for w in WORD.findall(clause)}
+            negated = bool(_NEGATED.search(clause))
+            said_in[True].update(words if negated else nots)
+            said_in[False].update(set() if negated else words - nots)
+    return frozenset(said_in[True] - said_in[False])
+
+
 def clauses(sentence: str) -> list[str]:
     """The clauses of one sentence, as :data:`_CLAUSE` parts them, without empty ones."""
     return [c.strip() for c in _split(sentence) if c.strip()]

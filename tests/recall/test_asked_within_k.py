@@ -5,7 +5,8 @@ sentence is written for this test. The bench's truth-natural section measures it
 
 from __future__ import annotations
 
-from veramem_desktop.core.recall import asked
+import pytest
+from veramem_desktop.core.recall import asked, statements
 from veramem_desktop.core.recall.hits import Hit
 
 
@@ -165,3 +166,28 @@ def test_a_key_the_inventory_has_no_attribute_for_never_keeps_a_line_from_statin
     ordered = asked.settle([old, other, new], "what phone am I using now?")
     assert ordered[0] is new
     assert old.state == "probably_superseded" and other.state == "current"
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("Wexley Chemists hasnt had my prescription since spring.", {"wexley", "chemists"}),
+        ("Repeats go to Pillbox on Arden Road now, not wexley anymore.", {"wexley"}),
+        ("I don't bank with Cobalt now, Fernway is so much better.", {"cobalt"}),
+        ("Loving Fernway, never been happier.", set()),
+    ],
+)
+def test_the_names_a_line_says_only_as_not_holding(text: str, denied: set[str]) -> None:
+    assert statements.denied(text) >= denied
+    assert not statements.denied(text) & {"pillbox", "fernway", "arden"}
+
+
+def test_a_line_telling_the_new_value_beside_the_old_one_no_longer_held_leads() -> None:
+    """ "now goes to Pillbox, not wexley anymore" tells history beside what holds now: it states the
+    pharmacy, Pillbox, and leads the older line naming Wexley."""
+    old = _hit("m1", "My prescriptions all go to Wexley Chemists, handy.", 0.50, day="2022-02-01")
+    new = _hit(
+        "m2", "Repeats now go to Pillbox Pharmacy on Arden Road, not wexley anymore.", 0.45, day="2023-05-03"
+    )
+    ordered = asked.settle([old, new], "which pharmacy handles my prescriptions now?")
+    assert ordered[0] is new and old.state == "probably_superseded"
