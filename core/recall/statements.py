@@ -81,6 +81,8 @@ _FUNCTION_TEXT = (
     "until during against because cos coz cuz bc nor cannot dont didnt doesnt isnt wasnt arent ive"
 )
 _FUNCTION = frozenset(_FUNCTION_TEXT.split())
+#: the same, for readers outside this module
+FUNCTION = _FUNCTION
 BE_FORMS = frozenset(
     {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
 )

@@ -730,3 +730,26 @@ def test_a_figure_keeps_the_unit_written_against_it() -> None:
     )
     text = answer("what's my best squat now?", [now, old]).text
     assert "142kg" in text and "before that, 120kg" in text, text
+
+
+def test_a_name_opening_a_sentence_as_an_owner_is_a_name_though_the_lexicon_knows_the_word() -> None:
+    """ "Golf's a dream, the Fabia never felt like that": "Golf" is a dictionary word, but said owning
+    something at the start of a sentence it is a name, the new car, said plainly beside the old one."""
+    now = ContextItem(
+        "m1",
+        "Golf's a dream on the motorway, the Fabia never felt like that.",
+        "fact",
+        "authorized",
+        "2024-06-02T10:00:00+00:00",
+        group="g1",
+        subject="car",
+    )
+    old = replace(
+        now,
+        id="m0",
+        text="Driving a Skoda Fabia hatchback, 2016.",
+        time="2023-01-10T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    text = answer("what car have I got now?", [now, old]).text
+    assert text.startswith("Your car is Golf"), text

@@ -784,10 +784,25 @@ def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:
             name, at_start = rest, False  # "The Octavia's got a roof box": the name after the article
         if not name or _NOT_A_VALUE.fullmatch(name) or _shouted(name):
             continue
-        if at_start and not (statements.a_name(first) or any(_overlaps(name, k) for k in known)):
+        owned = bool(_POSSESSIVE.search(m.group(0).rstrip(".,:")))
+        if at_start and not (
+            statements.a_name(first) or any(_overlaps(name, k) for k in known) or owned and _may_own(first)
+        ):
             continue
         found.append(name)
     return list(dict.fromkeys(found))
+
+
+def _may_own(word: str) -> bool:
+    """Whether a sentence's first word, said as owning something ("Corolla's lovely"), is a name though the
+    lexicon knows it: not a relation ("Mum's"), a day or a month, a speaker or a word of no content."""
+    low = word.casefold()
+    return (
+        low not in statements.NOT_VALUES
+        and low not in statements.FUNCTION
+        and attributes.relation(low) is None
+        and not _NOT_A_VALUE.fullmatch(word)
+    )
 
 
 def _shouted(name: str) -> bool:
