@@ -753,3 +753,32 @@ def test_a_name_opening_a_sentence_as_an_owner_is_a_name_though_the_lexicon_know
     )
     text = answer("what car have I got now?", [now, old]).text
     assert text.startswith("Your car is Golf"), text
+
+
+def test_of_two_names_a_later_line_says_the_one_named_last_is_the_value() -> None:
+    """After "traded the Fabia in for a Golf", "Golf's a dream, the Fabia never felt like that" names both
+    cars, both said before: the Golf came last, so it is the car, said plainly."""
+    head = ContextItem(
+        "m2",
+        "Golf's a dream on the motorway, the Fabia never felt like that.",
+        "fact",
+        "authorized",
+        "2024-06-20T10:00:00+00:00",
+        group="g1",
+        subject="car",
+    )
+    change = replace(
+        head,
+        id="m1",
+        text="Traded the Fabia in for a VW Golf at the garage in Naas.",
+        time="2024-06-02T10:00:00+00:00",
+    )
+    old = replace(
+        head,
+        id="m0",
+        text="Driving a Skoda Fabia hatchback, 2016.",
+        time="2023-01-10T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    text = answer("what car have I got now?", [head, change, old]).text
+    assert text.startswith("Your car is Golf"), text

@@ -723,6 +723,8 @@ def _value_said(
         # capitalised verb opening the sentence)
         typed = [n for n in new if _typed(n, attribute)]
         value = new[0] if len(new) == 1 else typed[0] if len(typed) == 1 else None
+        if value is None:
+            value = _named_last([n for n in names if figures or not n[:1].isdigit()], head, members)
     # the sentence names another value: a name beside it, or an older value however typed ("part-exed the
     # octavia for a Kia Niro")
     said = _words(sentence)
@@ -731,6 +733,21 @@ def _value_said(
     if value is None or not others:
         return None
     return value
+
+
+def _named_last(names: list[str], head: ContextItem, members: list[ContextItem]) -> str | None:
+    """Of the names the head says, the one its subject's statements named first latest of all, when one
+    is ("Corolla's lovely, the Octavia never got near that" after "traded the Octavia in for a Corolla":
+    the Corolla came last), None when two came together or the head alone names them."""
+    said = [m for m in members if (m.time or "") <= (head.time or "")]
+    first: dict[str, str] = {}
+    for n in names:
+        times = [m.time or "" for m in said if _words(n) <= _words(own_words(m.text))]
+        first[n] = min(times, default=head.time or "")
+    if len(first) < 2:
+        return None
+    ordered = sorted(first.items(), key=lambda kv: kv[1], reverse=True)
+    return ordered[0][0] if ordered[0][1] > ordered[1][1] else None
 
 
 def _of_its_kind(names: list[str], sentence: str, attribute: attributes.Attribute) -> list[str]:
