@@ -757,7 +757,7 @@ def test_a_name_opening_a_sentence_as_an_owner_is_a_name_though_the_lexicon_know
 
 def test_of_two_names_a_later_line_says_the_one_named_last_is_the_value() -> None:
     """After "traded the Fabia in for a Golf", "Golf's a dream, the Fabia never felt like that" names both
-    cars, both said before: the Golf came last, so it is the car, said plainly."""
+    cars, both said before: the Golf came last, so it is the car, said plainly, and the Fabia as past."""
     head = ContextItem(
         "m2",
         "Golf's a dream on the motorway, the Fabia never felt like that.",
@@ -776,9 +776,11 @@ def test_of_two_names_a_later_line_says_the_one_named_last_is_the_value() -> Non
     old = replace(
         head,
         id="m0",
-        text="Driving a Skoda Fabia hatchback, 2016.",
+        text="Vehicle: 2016 Skoda Fabia 1.0 TSI, 161-D-1234.",
         time="2023-01-10T10:00:00+00:00",
         state="probably_superseded",
     )
     text = answer("what car have I got now?", [head, change, old]).text
     assert text.startswith("Your car is Golf"), text
+    # what it replaced is the Fabia, by the inventory's makes, not the line naming the Golf, nor "TSI"
+    assert text.endswith("before that, Skoda Fabia)."), text

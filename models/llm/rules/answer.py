@@ -528,6 +528,10 @@ def _history(
         key=lambda m: (m.superseded_by == head.id, m.time or ""),
         reverse=True,
     )
+    if (
+        value is not None
+    ):  # an older line naming the value said is that version said before, not what it replaced
+        stale = [m for m in stale if not _words(value) <= _words(own_words(m.text))]
     if stale and head.corrects and stale[0].superseded_by == head.id:
         # a mistake put right is no change of state: the old value never held
         when = f" on {head.time[:10]}" if head.time else ""
@@ -619,8 +623,9 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
     """The value ``old`` gave, to name as past: its recorded value, else the names it holds that the
     current statement does not ("Berlin" from "I live in Berlin." beside "We moved to Amsterdam!") or,
     when the current value is known (``value``), that are not it ("emacs" from "using emacs at work"
-    beside "ditched emacs for helix", the inventory's values however typed), else its sentence told in
-    the past."""
+    beside "ditched emacs for helix", the inventory's values however typed; of them, those of a value
+    the inventory gives the attribute when any is: "Skoda Octavia", not "1.6" or "TDI"), else its
+    sentence told in the past."""
     if old.value:
         return old.value
     # when it was said is no value, nor who said it ("User's Leeds" is Leeds)
@@ -642,6 +647,8 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
             else n.casefold() not in now or statements.bare(n) in ended
         )
     ]
+    if attribute is not None:  # of several, those naming a value the inventory gives it ("Skoda Octavia")
+        names = [n for n in names if _typed(n, attribute)] or names
     if names:
         return " and ".join(names)
     return _lower_first(in_the_past(_sentence(old, keys)).rstrip("."))
