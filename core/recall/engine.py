@@ -160,7 +160,7 @@ class SearchEngine:
     def meant(self, query: str) -> frozenset[str]:
         """The attribute the question asks by its meaning when its words name none (core/recall/meaning.py),
         read from the question's vector the dense channel embedded."""
-        if not meaning.unread(query):
+        if not self.config.read_by_meaning or not meaning.unread(query):
             return frozenset()
         return meaning.meant(query, self.channels.dense.embedding(query).result()[0], self.embedder)
 

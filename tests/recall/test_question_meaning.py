@@ -84,3 +84,12 @@ def test_a_road_name_is_one_word_and_never_the_article() -> None:
     # "A64" read as "A" and "64" once made the article a stopped value, and every line with "a" a statement
     assert statements.WORD.findall("the van died on the A64") == ["the", "van", "died", "on", "the", "A64"]
     assert "a" not in statements.values("Broke down on the A64 near the services, a right mess.", "")
+
+
+def test_the_reading_by_meaning_can_be_switched_off_for_the_benchs_ablation(keyless: Memory) -> None:
+    from support.internals import engine_of
+
+    engine = engine_of(keyless)
+    assert engine.meant("who trims my hair at the moment?") == {"hairdresser"}
+    engine.config.read_by_meaning = False
+    assert engine.meant("who trims my hair at the moment?") == frozenset()

@@ -101,7 +101,8 @@ METHODS: dict[str, str] = {
         "0.379, abstained 0.034 / 0.000, as_of_answer 0.500 / 0.583. "
         "Variant rows (ablations): the write path reading and wording names typed in lower case as they "
         "are, not as the history spells them; search cutting at k without keeping the asked attribute's "
-        "leading statement."
+        "leading statement; questions whose words name no attribute left unread instead of read by "
+        "their meaning."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
