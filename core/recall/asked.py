@@ -455,15 +455,15 @@ def _names(text: str, wanted: frozenset[str]) -> bool:
 
 def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
     """The values a statement read as no attribute names, when it is the speaker's own statement of now:
-    empty for a request, a question, history, or words about someone else. Where the attribute asked is
+    empty for a request, a question, history told with no word for now, or words about someone else; the
+    names it says stopped or only as not holding are left out. Where the attribute asked is
     a person (a hairdresser, a manager, a landlord), a line opening on a name speaks of the value itself
     ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life."""
-    if statements.is_request(text) or statements.tells_history(text) and not statements.says_now(text):
+    if statements.is_request(text) or (statements.tells_history(text) and not statements.says_now(text)):
         return frozenset()
     if statements.about_someone_else(text) and not (_person_valued(wanted) and _opens_on_a_name(text)):
         return frozenset()
-    # history told beside what holds now ("now goes to Lloyds, not boots anymore"): what it says stopped
-    # or denies is no value of now
+    # history told beside what holds now ("now goes to Lloyds, not boots anymore")
     return _values_of(text, wanted, numbers) - statements.ended(text) - statements.denied(text)
 
 
