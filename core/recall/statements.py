@@ -80,9 +80,7 @@ _FUNCTION_TEXT = (
     "omg btw tbh fyi imo idk ngl haha ugh hmm wow hey hi anyway also pls thx rn for from into onto with than "
     "until during against because cos coz cuz bc nor cannot dont didnt doesnt isnt wasnt arent ive"
 )
-_FUNCTION = frozenset(_FUNCTION_TEXT.split())
-#: the same, for readers outside this module
-FUNCTION = _FUNCTION
+FUNCTION = frozenset(_FUNCTION_TEXT.split())
 BE_FORMS = frozenset(
     {"be", "is", "am", "are", "was", "were", "been", "being", "i'm", "we're", "it's", "'m", "'s"}
 )
@@ -191,7 +189,7 @@ def _moves_someone(words: list[str], at: int) -> bool:
     w, low = said[0], bare(said[0])
     if attributes.relation_of_any_number(low) is not None or low in _PEOPLE:
         return True
-    return w[:1].isupper() and low not in _FUNCTION and low not in _SPEAKER and not _known(low)
+    return w[:1].isupper() and low not in FUNCTION and low not in _SPEAKER and not _known(low)
 
 
 #: pronouns for people a verb acts on
@@ -322,7 +320,7 @@ def _thing_before(before: list[str]) -> bool:
     return (
         len(before) >= 2
         and before[-2] in DETERMINERS
-        and before[-1] not in _FUNCTION
+        and before[-1] not in FUNCTION
         and before[-1] not in OWN
     )
 
@@ -330,7 +328,7 @@ def _thing_before(before: list[str]) -> bool:
 def a_name(word: str) -> bool:
     """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
     low = word.lower()
-    if low in NOT_VALUES or low in OWN or low in _SPEAKER or low in _OTHERS or low in _FUNCTION:
+    if low in NOT_VALUES or low in OWN or low in _SPEAKER or low in _OTHERS or low in FUNCTION:
         return False
     return word[:1].isupper() and not _known(low)
 
@@ -439,7 +437,7 @@ def given_values(words: list[str], attribute: str) -> frozenset[str]:
 
 def _a_value_word(word: str) -> bool:
     name = bare(word)
-    if name in NOT_VALUES or name in _SPEAKER or name in OWN or name in _FUNCTION or name in _OTHERS:
+    if name in NOT_VALUES or name in _SPEAKER or name in OWN or name in FUNCTION or name in _OTHERS:
         return False
     return word[:1].isupper() or word[:1].isdigit()
 
@@ -634,7 +632,7 @@ def clause_stops(clause: str) -> frozenset[str]:
     if farewell := _FAREWELL.match(clause.strip()):  # "goodbye call centre", "no more trains"
         said = [bare(w) for w in WORD.findall(farewell.group(1))]
         return frozenset(
-            w for w in said[:4] if w not in _FUNCTION and w not in _LEAD_IN and w not in NOT_VALUES
+            w for w in said[:4] if w not in FUNCTION and w not in _LEAD_IN and w not in NOT_VALUES
         )
     words = WORD.findall(clause[:300])
     for at, word in enumerate(words):
@@ -718,7 +716,7 @@ def _typed_name(word: str) -> bool:
     """A word typed in lower case that is a name all the same, where a value is due: one the lexicon does
     not know ("ditched pulsebox"), or a value of the inventory ("dropped vscode")."""
     low = word.lower()
-    if not word.isalpha() or not word.islower() or len(word) < 3 or low in _FUNCTION or low in _LEAD_IN:
+    if not word.isalpha() or not word.islower() or len(word) < 3 or low in FUNCTION or low in _LEAD_IN:
         return False
     return not _known(low) or attributes.for_value(low) is not None
 
@@ -730,7 +728,7 @@ def _named_before(words: list[str], at: int) -> frozenset[str]:
         name = bare(w)
         if w.lower().replace("’", "'").endswith("'s") or name in NOT_VALUES or name in _SPEAKER:
             continue
-        if w[:1].isupper() and name not in _FUNCTION and name not in OWN and name not in _OTHERS:
+        if w[:1].isupper() and name not in FUNCTION and name not in OWN and name not in _OTHERS:
             return frozenset({name})
     return frozenset()
 

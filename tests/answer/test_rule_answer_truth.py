@@ -686,101 +686,73 @@ def test_the_old_value_named_as_past_is_the_name_alone(now: str, before: str, un
     assert "before that, Hexham)" in said and unsaid not in said, said
 
 
+def _said_over_time(subject: str, *lines: tuple[str, str]) -> list[ContextItem]:
+    """One subject's statements of the person's own, newest first: (day, text) pairs, the first current, the
+    last (the oldest) probably superseded, those between current too (a later line saying the value again)."""
+    items = [
+        ContextItem(
+            f"m{len(lines) - i}",
+            text,
+            "fact",
+            "authorized",
+            f"{day}T10:00:00+00:00",
+            group="g1",
+            subject=subject,
+        )
+        for i, (day, text) in enumerate(lines)
+    ]
+    return [*items[:-1], replace(items[-1], state="probably_superseded")]
+
+
 def test_a_place_said_beside_the_value_is_never_said_as_it() -> None:
     """An energy supplier is no place: "Bramley" in "a terrace in Bramley" is where the house is, so the
     plain answer names no place as the supplier (it says the line as it is)."""
-    now = ContextItem(
-        "m1",
-        "Been with ember energy a year now, is a 5kw battery worth it for a terrace in Bramley.",
-        "fact",
-        "authorized",
-        "2024-03-02T10:00:00+00:00",
-        group="g1",
-        subject="energy_supplier",
+    items = _said_over_time(
+        "energy_supplier",
+        (
+            "2024-03-02",
+            "Been with ember energy a year now, is a 5kw battery worth it for a terrace in Bramley.",
+        ),
+        ("2022-10-01", "Solwick Power want 210 a month for the house now."),
     )
-    old = replace(
-        now,
-        id="m0",
-        text="Solwick Power want 210 a month for the house now.",
-        time="2022-10-01T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    text = answer("who's my energy supplier now?", [now, old]).text
+    text = answer("who's my energy supplier now?", items).text
     assert "energy supplier is Bramley" not in text, text
     assert "ember energy" in text, text
 
 
 def test_a_figure_keeps_the_unit_written_against_it() -> None:
     """A figure written with its unit ("120kg") is said with it, as the line writes it: the old best too."""
-    now = ContextItem(
-        "m1",
-        "New PB on the squat today, 142kg for a single!!",
-        "fact",
-        "authorized",
-        "2024-06-02T10:00:00+00:00",
-        group="g1",
-        subject="personal_best",
+    items = _said_over_time(
+        "personal_best",
+        ("2024-06-02", "New PB on the squat today, 142kg for a single!!"),
+        ("2023-01-10", "Squat max is 120kg, want 140 by summer."),
     )
-    old = replace(
-        now,
-        id="m0",
-        text="Squat max is 120kg, want 140 by summer.",
-        time="2023-01-10T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    text = answer("what's my best squat now?", [now, old]).text
+    text = answer("what's my best squat now?", items).text
     assert "142kg" in text and "before that, 120kg" in text, text
 
 
 def test_a_name_opening_a_sentence_as_an_owner_is_a_name_though_the_lexicon_knows_the_word() -> None:
     """ "Golf's a dream, the Fabia never felt like that": "Golf" is a dictionary word, but said owning
     something at the start of a sentence it is a name, the new car, said plainly beside the old one."""
-    now = ContextItem(
-        "m1",
-        "Golf's a dream on the motorway, the Fabia never felt like that.",
-        "fact",
-        "authorized",
-        "2024-06-02T10:00:00+00:00",
-        group="g1",
-        subject="car",
+    items = _said_over_time(
+        "car",
+        ("2024-06-02", "Golf's a dream on the motorway, the Fabia never felt like that."),
+        ("2023-01-10", "Driving a Skoda Fabia hatchback, 2016."),
     )
-    old = replace(
-        now,
-        id="m0",
-        text="Driving a Skoda Fabia hatchback, 2016.",
-        time="2023-01-10T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    text = answer("what car have I got now?", [now, old]).text
+    text = answer("what car have I got now?", items).text
     assert text.startswith("Your car is Golf"), text
 
 
 def test_of_two_names_a_later_line_says_the_one_named_last_is_the_value() -> None:
     """After "traded the Fabia in for a Golf", "Golf's a dream, the Fabia never felt like that" names both
     cars, both said before: the Golf came last, so it is the car, said plainly, and the Fabia as past."""
-    head = ContextItem(
-        "m2",
-        "Golf's a dream on the motorway, the Fabia never felt like that.",
-        "fact",
-        "authorized",
-        "2024-06-20T10:00:00+00:00",
-        group="g1",
-        subject="car",
+    items = _said_over_time(
+        "car",
+        ("2024-06-20", "Golf's a dream on the motorway, the Fabia never felt like that."),
+        ("2024-06-02", "Traded the Fabia in for a VW Golf at the garage in Naas."),
+        ("2023-01-10", "Vehicle: 2016 Skoda Fabia 1.0 TSI, 161-D-1234."),
     )
-    change = replace(
-        head,
-        id="m1",
-        text="Traded the Fabia in for a VW Golf at the garage in Naas.",
-        time="2024-06-02T10:00:00+00:00",
-    )
-    old = replace(
-        head,
-        id="m0",
-        text="Vehicle: 2016 Skoda Fabia 1.0 TSI, 161-D-1234.",
-        time="2023-01-10T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    text = answer("what car have I got now?", [head, change, old]).text
+    text = answer("what car have I got now?", items).text
     assert text.startswith("Your car is Golf"), text
     # what it replaced is the Fabia, by the inventory's makes, not the line naming the Golf, nor "TSI"
     assert text.endswith("before that, Skoda Fabia)."), text
