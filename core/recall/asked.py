@@ -565,6 +565,11 @@ def _typed(member: tuple[Hit, frozenset[str]]) -> bool:
     return any(statements.value_of(v) == attributes.canonical(h.subject or "") for v in values)
 
 
+def _message(h: Hit) -> tuple[str, str | None]:
+    """The message ``h`` was said in: its time and session."""
+    return (h.time or "", h.session_id)
+
+
 def _day(h: Hit) -> str:
     return (h.time or "")[:10]
 
@@ -604,13 +609,18 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     # fees so I jumped over to Pulsefit"); "The Town Moor is right there" after "the new flat's in Gosforth"
     # names a place, not a new home
     keyed = frozenset().union(*(_words(h.value) for h, _ in live if h.value))
+    # a message is one telling: a line of it says a change when another of its lines of the attribute does
+    # ("Trading in the Civic for something bigger." then "Picking up a RAV4 on April 9")
+    told_change = {
+        _message(h) for h, _ in live if h.time and (keyed & _words(h.text) or _says_change(h.text))
+    }
     changes = [
         (h, v)
         for h, v in live
         if holding[id(h)]
         and not _said_before(holding[id(h)], h, members)
         and id(h) not in ended_later
-        and (not keyed or bool(h.value) or bool(keyed & _words(h.text)) or _says_change(h.text))
+        and (not keyed or bool(h.value) or _message(h) in told_change)
     ]
     # statements of one day are one telling (a message and the replies around it)
     newest = max(_day(h) for h, _ in changes or live)

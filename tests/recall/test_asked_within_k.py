@@ -191,3 +191,41 @@ def test_a_line_telling_the_new_value_beside_the_old_one_no_longer_held_leads() 
     )
     ordered = asked.settle([old, new], "which pharmacy handles my prescriptions now?")
     assert ordered[0] is new and old.state == "probably_superseded"
+
+
+def test_a_line_of_a_message_whose_other_line_says_the_change_states_the_new_value() -> None:
+    """A message is one telling: of "Trading in the Corsa for something roomier." and "Collecting a Skoda
+    Kodiaq on May 2 …", said together, the second names the new car though only the first names the old one
+    the write path keyed; it leads, and the keyed old car is past. The same line said in a message of its
+    own, naming no change, replaces nothing."""
+    keyed = _valued(
+        "m1",
+        "I drive a 2012 Vauxhall Corsa, it's falling apart.",
+        0.36,
+        day="2020-05-01",
+        subject="car",
+        value="Corsa",
+    )
+    trade = _hit("m2", "Trading in the Corsa for something roomier.", 0.34, day="2023-04-20")
+    pick_up = _hit(
+        "m3", "Collecting a Skoda Kodiaq on May 2 from the dealer in Leeds, at last.", 0.31, day="2023-04-20"
+    )
+    for line in (trade, pick_up):
+        line.session_id = "s7"
+    got = asked.settle([keyed, trade, pick_up], "what car do I drive now?")
+    assert got[0].id == "m3", [(h.id, h.state) for h in got]
+    assert next(h for h in got if h.id == "m1").state == "probably_superseded"
+    alone = _hit(
+        "m4", "Collecting a Skoda Kodiaq on May 2 from the dealer in Leeds, at last.", 0.31, day="2023-04-20"
+    )
+    alone.session_id = "s8"
+    keyed = _valued(
+        "m1",
+        "I drive a 2012 Vauxhall Corsa, it's falling apart.",
+        0.36,
+        day="2020-05-01",
+        subject="car",
+        value="Corsa",
+    )
+    got = asked.settle([keyed, alone], "what car do I drive now?")
+    assert got[0].id == "m1", [(h.id, h.state) for h in got]
