@@ -4,9 +4,11 @@ core/recall/questions.py reads a question by the inventory's words: a frame's ve
 People ask in words the inventory has no entry for ("who does my hair now?", "what antidepressant am I
 on?", "who's our electricity retailer?"), and such a question asks nothing the asked stage
 (core/recall/asked.py) can put first, so relevance alone orders the hits and an old statement may lead.
-Then the question's own vector (the one the dense channel embedded) is compared with the inventory's
-descriptions (core/attribute_vectors.py): the nearest attribute is what it asks when it is at least
-:data:`COSINE` close and :data:`MARGIN` closer than the next one. A question whose words read an
+Then the nouns it asks about, said alone ("antidepressant"), and failing them the question's own vector (the
+one the dense channel embedded) are compared with the inventory's descriptions
+(core/attribute_vectors.py): the nearest attribute is what it asks when it is at least :data:`COSINE`
+close and :data:`MARGIN` closer than the next one. The nouns come first because the rest of a question
+("what … am I on now?") pulls its vector toward no attribute in particular. A question whose words read an
 attribute, a person or a noun of the inventory is never read this way: its words decide.
 
 The bounds were set on the development part of the truth-natural benchmark's questions, never its
@@ -39,5 +41,10 @@ def meant(question: str, vector: Sequence[float], embedder: Embedder) -> frozens
     ``embedder``), as a set of one name; empty when its words read one or its meaning is not clear."""
     if not unread(question):
         return frozenset()
-    found = attributes.nearest(vector, descriptions(embedder), threshold=COSINE, margin=MARGIN)
-    return frozenset({found[0].name}) if found is not None else frozenset()
+    # the nouns it asks about said alone come first: what is asked, without "what … am I on now?"
+    phrase = questions.asked_phrase(question)
+    for reading in [*embedder.embed([phrase])[:1], vector] if phrase else [vector]:
+        found = attributes.nearest(reading, descriptions(embedder), threshold=COSINE, margin=MARGIN)
+        if found is not None:
+            return frozenset({found[0].name})
+    return frozenset()

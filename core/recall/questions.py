@@ -27,6 +27,7 @@ from veramem_desktop.core.recall.statements import (
     noun_spans,
     value_attribute,
 )
+from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.text.lexicon import lexicon
 
 
@@ -167,7 +168,7 @@ _NOT_ASKED = frozenset(_NOT_ASKED_TEXT.split())
 def asked_nouns(question: str) -> frozenset[str]:
     """The nouns a first-person question asks about when the inventory names no attribute in it ("who is
     my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
-    words = [w.lower() for w in WORD.findall(question[:400])]
+    words = [w.lower() for w in WORD.findall(NOW.sub(" ", question[:400]))]  # "at the moment" says when
     found: set[str] = set()
     for i, w in enumerate(words):
         if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
@@ -175,13 +176,25 @@ def asked_nouns(question: str) -> frozenset[str]:
         forms = lexicon().getAllLemmas(w)
         if "NOUN" in forms:
             found.update(forms["NOUN"])
-        elif not forms and i > 0 and words[i - 1] in _OWNERS and w.isalpha():
-            found.add(w)  # a word the lexicon does not know, owned: a noun all the same ("our childminder")
+        elif not forms and i > 0 and words[i - 1] in _ASKING and w.isalpha():
+            # a word the lexicon does not know, owned or asked for: a noun all the same ("our childminder",
+            # "which antihistamine")
+            found.add(w)
     return frozenset(found)
+
+
+def asked_phrase(question: str) -> str:
+    """The words of ``question`` saying the nouns it asks about, in its order ("what blood thinner is Dad on
+    now?": "blood thinner"); empty when it asks none."""
+    nouns = asked_nouns(question)
+    said = [w for w in WORD.findall(question[:400]) if lemmas(bare(w)) & nouns]
+    return " ".join(said)
 
 
 #: words owning the noun after them in a question
 _OWNERS = frozenset({"my", "our", "the", "his", "her", "their", "your"})
+#: words before a noun a question asks for ("which antihistamine …")
+_ASKING = _OWNERS | {"what", "which"}
 
 
 def says_noun(text: str, nouns: frozenset[str]) -> bool:

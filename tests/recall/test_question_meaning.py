@@ -34,6 +34,8 @@ def said(mem: Memory, text: str, day: str) -> None:
         ("who trims my hair at the moment?", "hairdresser"),
         ("who does our gas and electricity these days?", "energy_supplier"),
         ("where do I volunteer on Saturdays?", "volunteering"),
+        # the whole question is near nothing; the noun it asks, said alone, is near the medication
+        ("which antidepressant do I take at the moment?", "medication"),
     ],
 )
 def test_a_question_whose_words_name_no_attribute_is_read_by_its_meaning(
@@ -93,3 +95,16 @@ def test_the_reading_by_meaning_can_be_switched_off_for_the_benchs_ablation(keyl
     assert engine.meant("who trims my hair at the moment?") == {"hairdresser"}
     engine.config.read_by_meaning = False
     assert engine.meant("who trims my hair at the moment?") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [
+        ("what blood thinner am I on at the moment?", "blood thinner"),  # "moment" says when
+        ("which antihistamine do I take these days?", "antihistamine"),  # unknown to the lexicon, asked for
+        ("who's our childminder now?", "childminder"),
+        ("where do I work?", ""),  # the word after "I" is its verb
+    ],
+)
+def test_the_nouns_a_question_asks_are_said_in_its_order(question: str, phrase: str) -> None:
+    assert questions.asked_phrase(question) == phrase
