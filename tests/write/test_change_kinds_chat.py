@@ -161,3 +161,16 @@ def test_a_verb_joined_after_a_reason_carries_on_the_main_clause() -> None:
     assert [(c.verb, c.subject.text if c.subject else None) for c in said.clauses if c.verb == "join"] == [
         ("join", "I")
     ]
+
+
+def test_a_pronoun_after_a_request_cut_away_is_the_relative_the_request_named(rmem: Memory) -> None:
+    """The request ("could you write a leaving speech for my brother") is no fact and is not stored, yet the
+    "he" after it is still the brother: his new employer is his, never the asker's."""
+    _say(rmem, "I work at Brindle Labs.", "2025-01-10T09:00:00Z")
+    _say(
+        rmem,
+        "could you write a leaving speech for my brother, he got a job at Ostrava Freight and starts in May",
+        "2025-04-02T09:00:00Z",
+    )
+    assert _current(rmem, "user's brother", "works_at") == ["Ostrava Freight"]
+    assert _current(rmem, "user", "works_at") == ["Brindle Labs"]

@@ -258,13 +258,16 @@ def extract_with_skips(
                 continue
             kind = classify(sentence)
             topic = topic_of(before_read) if before_read and voice == "user" else None
-            found = [] if drafted_here else _keys(read, voice, person, topic)
+            resolved = _pronoun_resolved(
+                read, before, message.content[: span.start] if voice == "user" else ""
+            )
+            found = [] if drafted_here else _keys(resolved, voice, person, topic)
             person = _last_person(read, found, person) if voice == "user" else None
             keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
             text = normalise_explicit_dates(
                 third_person(
-                    resolve_leading_pronoun(read, before),
+                    resolved,
                     speaker,
                     addressee_is_user=voice in _ADDRESSES_USER,
                 )
@@ -296,6 +299,14 @@ def extract_with_skips(
             )
             out.extend(_also_stated(found[1:], message.id, span.text))
     return out, skipped
+
+
+def _pronoun_resolved(read: str, before: str, earlier: str) -> str:
+    """``read`` with a leading "she" or "he" said as whom it stands for: the one relative the sentence
+    ``before`` names, else the one the message's ``earlier`` text names (a request cut away: "… a card for
+    my sister, she landed …")."""
+    resolved = resolve_leading_pronoun(read, before)
+    return resolved if resolved != read or not earlier else resolve_leading_pronoun(read, earlier)
 
 
 def _read(span: Span, message: Message) -> str:

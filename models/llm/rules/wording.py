@@ -144,7 +144,7 @@ _RELATIVE = re.compile(
     + RELATIONS
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b)?"
 )
-_LEADING_PRONOUN = re.compile(r"^(?P<word>She|He|Her|His)\b(?P<rest>\s+\S)")
+_LEADING_PRONOUN = re.compile(r"^(?P<word>[Ss]he|[Hh]e|[Hh]er|[Hh]is)\b(?P<rest>\s+\S)")
 
 
 def referent(previous: str, pronoun: str) -> str | None:
@@ -166,8 +166,9 @@ def resolve_leading_pronoun(sentence: str, previous: str) -> str:
     m = _LEADING_PRONOUN.match(sentence)
     if m is None:
         return sentence
-    phrase = referent(previous, "she" if m["word"] in ("She", "Her") else "he")
+    word = m["word"].lower()
+    phrase = referent(previous, "she" if word in ("she", "her") else "he")
     if phrase is None:
         return sentence
     phrase = phrase[:1].upper() + phrase[1:]
-    return (phrase if m["word"] in ("She", "He") else f"{phrase}'s") + sentence[m.end("word") :]
+    return (phrase if word in ("she", "he") else f"{phrase}'s") + sentence[m.end("word") :]
