@@ -112,6 +112,8 @@ def _history_last(hits: list[Hit], question: str) -> list[Hit]:
         if (stops := statements.ended(h.text)) and not statements.about_someone_else(h.text)
     ]
     old = {id(h) for h in own if _tells_only_past(h.text) or (gone and _stopped_later(h, gone))}
+    # and what a newer statement of its subject probably replaced: history too, for a question about now
+    old |= {id(h) for h in hits if h.state == safety_net.STATE}
     told = [id(h) in old for h in hits]
     return [h for h, t in zip(hits, told, strict=True) if not t] + [
         h for h, t in zip(hits, told, strict=True) if t
@@ -163,7 +165,7 @@ def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tup
     # the names the hits give the person asked by relation ("my brother Sam": "Sam landed a job" is his)
     person |= {n for h in hits for n in questions.names_given(h.text, person)}
     if person and wanted:
-        members = _mentions(hits, person, numbers=_numeric(wanted))
+        members = _mentions(hits, person, numbers=_numeric(wanted), wanted=wanted)
     elif person:  # a thing of theirs the inventory has no single-valued name for: only a told end replaces
         return [], _ends_first(hits, _mentions(hits, person, numbers=True), person)
     elif not _FIRST_PERSON.search(question):
@@ -257,10 +259,12 @@ def _whose(person: frozenset[str], wanted: frozenset[str]) -> tuple[frozenset[st
 
 
 def _mentions(
-    hits: Sequence[Hit], person: frozenset[str], *, numbers: bool
+    hits: Sequence[Hit], person: frozenset[str], *, numbers: bool, wanted: frozenset[str] = frozenset()
 ) -> list[tuple[Hit, frozenset[str]]]:
     """The person's own hits that speak of the person a question names ("where does my brother Dario
-    work?") and name a value besides that person, close to the question as :func:`_members` requires."""
+    work?") and name a value besides that person: those the write path keyed to an attribute of ``wanted``,
+    and the others close to the question as :func:`_members` requires."""
+    keyed: list[tuple[Hit, frozenset[str]]] = []
     loose: list[tuple[Hit, frozenset[str], float]] = []
     told = _told_of(hits, person)
     for h in hits:
@@ -271,11 +275,14 @@ def _mentions(
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
         values = _values_of(statements.others_clauses(h.text), frozenset(), numbers) - person
-        if values:
+        if values and h.subject is not None and attributes.canonical(h.subject) in wanted:
+            keyed.append((h, values))
+        elif values:
             loose.append((h, values, h.closeness))
-    best = max((c for _, _, c in loose), default=0.0)
+    # as close as the closest of all, keyed ones too
+    best = max([c for _, _, c in loose] + [h.closeness or 0.0 for h, _ in keyed], default=0.0)
     bound = max(FLOOR, SHARE * best)
-    return [(h, v) for h, v, c in loose if c >= bound]
+    return keyed + [(h, v) for h, v, c in loose if c >= bound]
 
 
 #: words a statement opens with that speak of someone already named ("He's got a new pup")

@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from veramem_desktop.core import attributes
+from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.recall.statements import (
     BE_FORMS,
     DETERMINERS,
@@ -27,7 +28,6 @@ from veramem_desktop.core.recall.statements import (
     noun_spans,
     value_attribute,
 )
-from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.text.lexicon import lexicon
 
 
@@ -133,18 +133,20 @@ def mentions(text: str, person: frozenset[str]) -> bool:
     return False
 
 
-def names_given(text: str, relations: frozenset[str]) -> set[str]:
-    """The names ``text`` gives the relations: the name just after one ("brother Sam", "sister, Ana")
-    or just before one ("Sam, my brother"), lower case."""
+def names_given(text: str, person: frozenset[str]) -> set[str]:
+    """The other words ``text`` calls the person ``person`` names by, lower case: the name it gives a
+    relation of theirs, just after it ("brother Sam", "sister, Ana") or just before it ("Sam, my brother"),
+    and the relation it gives a name of theirs ("my sister ana" for Ana)."""
     found: set[str] = set()
     words = re.findall(r"[^\W_]+(?:['’]s)?", text)
     for i, w in enumerate(words):
-        if w.casefold() not in relations:
-            continue
         near = words[i + 1 : i + 2] + (
             [words[i - 2]] if i >= 2 and words[i - 1].casefold().replace("’", "'") in OWN else []
         )
-        found.update(bare(n) for n in near if a_name(re.sub(r"['’]s$", "", n)))
+        if w.casefold() in person:
+            found.update(bare(n) for n in near if a_name(re.sub(r"['’]s$", "", n)))
+        elif _relation(w.casefold()) is not None and {bare(n) for n in near} & person:
+            found.add(w.casefold())
     return found
 
 

@@ -128,3 +128,16 @@ def test_what_a_before_phrase_names() -> None:
     switch = asked_when("Who did I bank with before the switch in autumn 2023?", [], today)
     assert switch is not None and switch.before_change and switch.end == "2023-12-02"
     assert asked_when("Where did I live before Christmas?", [], today) is None  # a day, no change
+
+
+def test_a_person_asked_by_name_is_also_the_relative_the_history_calls_them(rmem: Memory) -> None:
+    """ "my sister Ines" makes Ines the sister: a later line calling her only "my sister" speaks of Ines, so
+    it is what holds now for her, and the older line what held before (the real embedder)."""
+    mem = rmem
+    _said(mem, "my sister Ines works at Marrow Bank, she hates the commute", "2022-02-01")
+    _said(mem, "can you write a card for my sister, she landed a job at Quillfeather Games", "2023-06-10")
+    then = mem.answer("where was Ines working in March 2022?")
+    assert not then.abstained and "Marrow Bank" in then.text, then.text
+    now = mem.answer("where does Ines work now?")
+    assert not now.abstained and "Quillfeather" in now.text, now.text
+    assert "Marrow" not in now.text or now.text.index("Quillfeather") < now.text.index("Marrow")
