@@ -229,3 +229,28 @@ def test_a_line_of_a_message_whose_other_line_says_the_change_states_the_new_val
     )
     got = asked.settle([keyed, alone], "what car do I drive now?")
     assert got[0].id == "m1", [(h.id, h.state) for h in got]
+
+
+def test_for_a_question_about_now_what_a_newer_statement_replaced_comes_after_the_live_hits() -> None:
+    """What a newer statement probably replaced is history: for "what car do I drive now?" it comes after
+    the lead and after the other live hits, so no old value is seen before what else holds now. A question
+    naming a time keeps it where the versions are."""
+
+    def lines() -> list[Hit]:
+        keyed = _valued(
+            "m1",
+            "I drive a Vauxhall Corsa, it's falling apart.",
+            0.40,
+            day="2020-05-01",
+            subject="car",
+            value="Corsa",
+        )
+        swapped = _hit("m2", "Swapped the Corsa for a Kia Niro last week.", 0.35, day="2023-04-20")
+        trip = _hit("m3", "need a charging plan for the long drive next month.", 0.30, day="2023-05-02")
+        return [keyed, swapped, trip]
+
+    got = asked.settle(lines(), "what car do I drive now?")
+    assert [h.id for h in got] == ["m2", "m3", "m1"], [(h.id, h.state) for h in got]
+    assert got[-1].state == "probably_superseded"
+    then = asked.settle(lines(), "what car did I drive in 2021?")
+    assert [h.id for h in then].index("m1") < [h.id for h in then].index("m3")
