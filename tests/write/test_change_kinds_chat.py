@@ -174,3 +174,23 @@ def test_a_pronoun_after_a_request_cut_away_is_the_relative_the_request_named(rm
     )
     assert _current(rmem, "user's brother", "works_at") == ["Ostrava Freight"]
     assert _current(rmem, "user", "works_at") == ["Brindle Labs"]
+
+
+def test_a_relative_named_in_a_request_or_a_question_is_known_though_the_request_is_no_fact(
+    rmem: Memory,
+) -> None:
+    """What a request asks is not stored, but whom it names by name in passing is so: "my area manager
+    Rachel" makes Rachel the asker's boss, and "my nephew Jonah" Jonah their nephew."""
+    _say(
+        rmem,
+        "can u help me write to my area manager Rachel about the rota, we're 2 short",
+        "2025-03-01T09:00:00Z",
+    )
+    _say(rmem, "what should I get my nephew Jonah for his 10th?", "2025-03-02T09:00:00Z")
+    assert _current(rmem, "user", "relation:boss") == ["Rachel"]
+    assert _current(rmem, "user", "relation:nephew") == ["Jonah"]
+    assert not [
+        h
+        for h in rmem.search("help me write to my area manager", k=10).results
+        if "help me" in h.text and h.kind != "episode"
+    ]

@@ -33,6 +33,7 @@ from veramem_desktop.models.llm.rules.keys import (
     addressed,
     labelled,
     labelled_wording,
+    named_in_passing,
     read_all,
     topic_of,
 )
@@ -229,7 +230,7 @@ def extract_with_skips(
     ]
     # one batch for the parse
     warm(_read(span, message) for message, spans in zip(messages, statements, strict=True) for span in spans)
-    for message, spans in zip(messages, statements, strict=True):
+    for message, spans, parsed_as in zip(messages, statements, words, strict=True):
         anchor = _anchor(message)
         # a letter or message the assistant wrote for the person speaks in the person's voice
         drafted = drafts.regions(message.content) if message.role == "assistant" else []
@@ -298,7 +299,23 @@ def extract_with_skips(
                 )
             )
             out.extend(_also_stated(found[1:], message.id, span.text))
+        out.extend(_named_in_passing(message, parsed_as, out))
     return out, skipped
+
+
+def _named_in_passing(message: Message, parsed_as: str, said: Sequence[Candidate]) -> list[Candidate]:
+    """The relatives a user's message names by name where no memory of it keys them: in a request or a
+    question cut away from what it tells ("can you write a card for my sister Ines?"), each quoting its
+    sentence."""
+    if message.role != "user":
+        return []
+    given = {(c.subject, c.predicate, c.value) for c in said if c.message_id == message.id}
+    out: list[Candidate] = []
+    for s in split_sentences(message.content):
+        named = [k for k in named_in_passing(parsed_as[s.start : s.end]) if k.key not in given]
+        out += _also_stated(named, message.id, message.content[s.start : s.end])
+        given |= {k.key for k in named}
+    return out
 
 
 def _pronoun_resolved(read: str, before: str, earlier: str) -> str:

@@ -505,6 +505,13 @@ def _who(phrase: Phrase | None) -> str | None:
     return None
 
 
+def named_in_passing(sentence: str) -> list[Keyed]:
+    """The relative (or pet) a request or a question names by name in passing ("write a card for my sister
+    Ines", "what should I get my brother Tom?"): what it asks is no fact, but who Ines is, is."""
+    found = _named_relative(parse(sentence.replace("\u2019", "'")))
+    return [found] if found is not None else []
+
+
 def _named_relative(parsed: Parsed) -> Keyed | None:
     """ "my sister Ana", "my daughter Sara's party", "a dog named Rex" (had, got or adopted by the
     speaker): the relation (or the pet) and the name."""
