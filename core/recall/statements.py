@@ -361,7 +361,10 @@ def read(text: str) -> Read | None:
     lowered = [w.lower() for w in words]
     spans = noun_spans(lowered)
     named_all = named_attributes(lowered, spans)
-    cues = _cues(words, lowered, spans, named_all)
+    # the label of a labelled line ("Statement date: 2022-01-14") names a field, never says a verb
+    label = _LABEL.match(text)
+    opening = len(WORD.findall(label.group(0))) if label else 0
+    cues = [c for c in _cues(words, lowered, spans, named_all) if not (c.verb and c.position < opening)]
     if not cues:
         return None
     first = cues[0]
@@ -379,6 +382,9 @@ def read(text: str) -> Read | None:
     ends = [c.ends for c in cues]
     return Read(names, named, any(ends), other, values, historic, all(ends))
 
+
+#: a line's label: up to four words before a colon that opens it ("Renewal date:", "- shoes:")
+_LABEL = re.compile(r"^\W*(?:[^\W\d_][\w'’-]*\s+){0,3}[^\W\d_][\w'’-]*\s*:(?!\d)")
 
 #: words that attach a name to the noun before them ("the new flat *in* Bristol", "a dog *called* Pip")
 _ATTACH = frozenset({"in", "at", "on", "near", "with", "by", "called", "named", "is", "was", "-", "of"})

@@ -758,3 +758,14 @@ def test_a_verb_moving_a_person_reads_as_no_move_of_the_speakers_home(text: str)
 )
 def test_a_name_said_to_be_the_attributes_noun_is_its_value(text: str, attached: set[str]) -> None:
     assert statements.attached_values(text, "relation:boss") == frozenset(attached)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Renewal date: 3 March 2024.", "Statement date: 2023-01-14", "Move date: 1 June"],
+)
+def test_the_label_of_a_labelled_line_says_no_verb(line: str) -> None:
+    """ "date" is also a verb of the partner ("dating Jo"), "move" one of the home: in a document's labelled
+    line it names a field, so the line states neither."""
+    assert statements.read(line) is None
+    assert statements.read("I started dating Jo Marsh last spring.") is not None
