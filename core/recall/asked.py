@@ -44,7 +44,6 @@ SHARE = 0.60
 _LIVE = LIVE_STATES
 #: entity labels of values that are numbers
 _NUMBER_LABELS = frozenset({"TIME", "QUANTITY", "CARDINAL", "DATE", "MONEY", "PERCENT"})
-_FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
 
 
 def settle(hits: list[Hit], question: str, meant: frozenset[str] = frozenset()) -> list[Hit]:
@@ -61,7 +60,7 @@ def _own_before_closer_claims(hits: list[Hit], question: str) -> list[Hit]:
     about: "what's carla's job now?"), a claim (an assistant's or a tool's line) never comes before a
     live statement of the person's own that is closer to the question: the claim moves down past it,
     and the person's own statements keep their order (the truth order among them stands)."""
-    if not _FIRST_PERSON.search(question) and not questions.person_asked(question):
+    if not questions.in_first_person(question) and not questions.person_asked(question):
         return hits
     own = [
         h
@@ -168,7 +167,7 @@ def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tup
         members = _mentions(hits, person, numbers=_numeric(wanted), wanted=wanted)
     elif person:  # a thing of theirs the inventory has no single-valued name for: only a told end replaces
         return [], _ends_first(hits, _mentions(hits, person, numbers=True), person)
-    elif not _FIRST_PERSON.search(question):
+    elif not questions.in_first_person(question):
         return [], hits
     elif wanted:
         members = _members(hits, wanted, numbers=_numeric(wanted))

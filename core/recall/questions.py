@@ -185,6 +185,15 @@ def asked_nouns(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
+#: the words of a question in the asker's first person
+_FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself|we|us|our)\b", re.IGNORECASE)
+
+
+def in_first_person(question: str) -> bool:
+    """Whether ``question`` asks in the asker's first person ("where do I live?", "who's our vet?")."""
+    return _FIRST_PERSON.search(question) is not None
+
+
 def asked_phrase(question: str) -> str:
     """The words of ``question`` saying the nouns it asks about, in its order ("what blood thinner is Dad on
     now?": "blood thinner"); empty when it asks none."""

@@ -69,7 +69,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         keys -= when.words  # "in March 2024" says when, not what
     asked = questions.asked(question)
     person = questions.person_asked(question)
-    own = not person
+    # the asker's own attribute only where the question asks in their first person ("where's Mam living
+    # now?" asks someone's the inventory has no relation for: never "your home")
+    own = not person and questions.in_first_person(question)
     if person:  # another person's attribute is never said by what the asker says of themselves
         items = [_read_as_theirs(i) for i in about(items, person)]
     # the attributes the question names by a noun, multi-valued ones too ("which language …": languages learnt)
