@@ -770,3 +770,21 @@ def test_a_question_not_in_the_askers_first_person_is_never_answered_as_theirs()
     assert not draft.abstained and "Larkhill House" in draft.text
     assert not draft.text.startswith("Your"), draft.text
     assert answer("where am I living now?", items).text.startswith("Your home is Larkhill House")
+
+
+def test_a_value_said_beside_one_it_denies_in_lower_case_and_a_road_is_said_plainly() -> None:
+    """ "… now go to Alder Pharmacy on Ash Road not superdrug anymore": the road is where the value is (the
+    parse labels it a facility), and "superdrug", however typed, is said only as not holding, so the answer
+    names the one value."""
+    item = ContextItem(
+        "m1",
+        "Prescriptions now go to Alder Pharmacy on Ash Road not superdrug anymore, every 28 days.",
+        "fact",
+        "authorized",
+        "2024-06-02T10:00:00+00:00",
+        group="g1",
+        subject="pharmacy",
+    )
+    draft = answer("which pharmacy do I use now?", [item])
+    assert draft.text.startswith("Your pharmacy is Alder Pharmacy."), draft.text
+    assert "superdrug" not in draft.text.casefold()

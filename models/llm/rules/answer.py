@@ -713,7 +713,8 @@ def _value_said(
     # the values it says stopped are old ones, however typed ("ditched ironyard, the Forge Athletic Club …"),
     # and other values beside the new one where the sentence, as said, keeps them ("goodbye warehouse" is not)
     stopped = _ended_words(statements.without_told_ends(sentence))
-    older += stopped + _denied_names(sentence)
+    # and those it says only as not holding: after a denial in their clause, or however typed ("not boots")
+    older += stopped + _denied_names(sentence) + sorted(statements.denied(sentence))
     # the person asked about is no value of theirs ("Leo's swapped violin for cello")
     names = [n for n in _values_in(sentence, attribute, older) if not _words(n) & person]
     names = _of_its_kind(names, sentence, attribute)
@@ -774,7 +775,7 @@ def _of_its_kind(names: list[str], sentence: str, attribute: attributes.Attribut
 
 #: entity labels of places, and the words saying where something is ("… in Swindon")
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
-_IN_PLACE = r"\b(?:in|near|around|outside)\s+(?:the\s+)?"
+_IN_PLACE = r"\b(?:in|on|near|around|outside)\s+(?:the\s+)?"
 
 
 def _typed(name: str, attribute: attributes.Attribute) -> bool:
