@@ -397,7 +397,28 @@ def _members(
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
     found = keyed + named + [(h, v) for h, v, c in loose if c >= bound]
-    return found + _anchored(hits, found, wanted, numbers)
+    return found + _anchored(hits, found, wanted, numbers) + _figures_told_with(hits, found, wanted)
+
+
+def _figures_told_with(
+    hits: Sequence[Hit], found: list[tuple[Hit, frozenset[str]]], wanted: frozenset[str]
+) -> list[tuple[Hit, frozenset[str]]]:
+    """Where every value of the asked attribute is a figure (a personal best, a weight): the person's own
+    lines said in the message of a statement of it that name a figure ("New PB by four minutes." then
+    "1:56:40 at the Harbourside Half"): a message is one telling, and its figure is the value."""
+    if not _only_numbers(wanted):
+        return []
+    taken = {id(h) for h, _ in found}
+    told = {_message(h) for h, _ in found if h.time}
+    out = []
+    for h in hits:
+        if id(h) in taken or _message(h) not in told or h.state not in _LIVE or _keyed_elsewhere(h):
+            continue
+        if h.authority != Authority.AUTHORIZED or (h.about or "user").casefold() != "user":
+            continue
+        if values := _plain_values(h.text, wanted, numbers=True):
+            out.append((h, values))
+    return out
 
 
 def _anchored(

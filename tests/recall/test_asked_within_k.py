@@ -254,3 +254,38 @@ def test_for_a_question_about_now_what_a_newer_statement_replaced_comes_after_th
     assert got[-1].state == "probably_superseded"
     then = asked.settle(lines(), "what car did I drive in 2021?")
     assert [h.id for h in then].index("m1") < [h.id for h in then].index("m3")
+
+
+def test_a_figure_said_in_the_message_of_a_statement_of_a_figure_valued_attribute_is_its_value() -> None:
+    """ "Smashed my PB again." keys the personal best but names no time; "41:12 at the Riverside 10k.", said in
+    the same message and far from the question in words, names it: a message is one telling, so it
+    leads and the older best is past. A figure said in another message stays out."""
+    old = _valued(
+        "m1",
+        "10k best is 43:30 from Leeds last year.",
+        0.45,
+        day="2023-03-01",
+        subject="personal_best",
+        value="43:30",
+    )
+    new = _hit("m2", "Smashed my PB again.", 0.30, day="2024-05-12", subject="personal_best")
+    time = _hit("m3", "41:12 at the Riverside 10k on a windy morning.", 0.12, day="2024-05-12")
+    for h in (new, time):
+        h.session_id = "s3"
+    got = asked.settle([old, new, time], "what's my 10k personal best?")
+    assert got[0].id == "m3", [(h.id, h.state) for h in got]
+    assert next(h for h in got if h.id == "m1").state == "probably_superseded"
+    old = _valued(
+        "m1",
+        "10k best is 43:30 from Leeds last year.",
+        0.45,
+        day="2023-03-01",
+        subject="personal_best",
+        value="43:30",
+    )
+    other = _hit("m4", "41:12 at the Riverside 10k on a windy morning.", 0.12, day="2024-05-12")
+    other.session_id = "s4"
+    new = _hit("m2", "Smashed my PB again.", 0.30, day="2024-05-12", subject="personal_best")
+    new.session_id = "s3"
+    got = asked.settle([old, new, other], "what's my 10k personal best?")
+    assert got[0].id != "m4", [(h.id, h.state) for h in got]
