@@ -242,7 +242,8 @@ def _by_noun(
         return found
     best = max([c for _, _, c in loose] + [h.closeness or 0.0 for h, _ in found])
     bound = max(FLOOR, SHARE * best)
-    return found + [(h, v) for h, v, c in loose if c >= bound]
+    found += [(h, v) for h, v, c in loose if c >= bound]
+    return found + _named_after_a_kind(hits, found, named)
 
 
 def _keyed_to(subject: str, nouns: frozenset[str], named: frozenset[str]) -> bool:
@@ -323,7 +324,7 @@ def _ends_first(
     ]
     stopped = {id(h) for h, _ in members if _stopped_later(h, gone)}
     holding = [(h, v) for h, v in members if id(h) not in stopped and v - statements.ended(h.text)]
-    lead = max(holding, key=lambda m: (m[0].time or "", m[0].kind != EPISODE_KIND), default=(None,))[0]
+    lead = max(holding, key=_newest_naming, default=(None,))[0]
     if lead is not None:
         group = lead.group or lead.id
         lead.group = group
@@ -338,7 +339,7 @@ def _ends_first(
                 h.actionable = may_act(h.authority, h.state)
                 h.group = group
     keep = {id(h) for h, _ in holding}
-    first = sorted((h for h, _ in members if id(h) in keep), key=_newest, reverse=True)
+    first = [h for h, _ in sorted((m for m in members if id(m[0]) in keep), key=_newest_naming, reverse=True)]
     rest = sorted((h for h, _ in members if id(h) not in keep), key=_newest, reverse=True)
     chosen = {id(h) for h, _ in members}
     return first + rest + [h for h in hits if id(h) not in chosen]
@@ -346,6 +347,13 @@ def _ends_first(
 
 def _newest(h: Hit) -> tuple[str, bool]:
     return (h.time or "", h.kind != EPISODE_KIND)
+
+
+def _newest_naming(member: tuple[Hit, frozenset[str]]) -> tuple[str, bool, bool]:
+    """The newest first and, of one message's, one naming more than a kind of the thing ("Cockapoo called
+    Pesto" before "We got a puppy!!")."""
+    h, values = member
+    return (*_newest(h), any(attributes.for_noun(v) is None for v in values))
 
 
 def _stopped_later(h: Hit, gone: list[tuple[str, frozenset[str]]]) -> bool:
@@ -397,7 +405,40 @@ def _members(
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
     found = keyed + named + [(h, v) for h, v, c in loose if c >= bound]
-    return found + _anchored(hits, found, wanted, numbers) + _figures_told_with(hits, found, wanted)
+    found += _anchored(hits, found, wanted, numbers)
+    return found + _figures_told_with(hits, found, wanted) + _named_after_a_kind(hits, found, wanted)
+
+
+def _named_after_a_kind(
+    hits: Sequence[Hit], found: list[tuple[Hit, frozenset[str]]], wanted: frozenset[str]
+) -> list[tuple[Hit, frozenset[str]]]:
+    """The person's own lines naming a name in the message of a statement that names only a kind of the
+    asked thing ("We got a puppy!!" then "Cockapoo called Pesto, 10 wks."): a message is one telling, and
+    the name is the one its kind was given."""
+    kinds: dict[tuple[str, str | None], str] = {}
+    for h, values in found:
+        named = {a.name if (a := attributes.for_noun(v)) is not None else None for v in values}
+        if h.time and len(named) == 1 and (name := next(iter(named))) in wanted:
+            kinds[_message(h)] = name
+    if not kinds:
+        return []
+    taken = {id(h) for h, _ in found}
+    out = []
+    for h in hits:
+        if id(h) in taken or _message(h) not in kinds or h.state not in _LIVE or _keyed_elsewhere(h):
+            continue
+        if h.authority != Authority.AUTHORIZED or (h.about or "user").casefold() != "user":
+            continue
+        if statements.is_request(h.text) or statements.tells_history(h.text):
+            continue
+        # a line opening on the name is of the thing named, not someone else's ("Cockapoo called Pesto")
+        values = (
+            _values_of(h.text, wanted, numbers=False) - statements.ended(h.text) - statements.denied(h.text)
+        )
+        if any(attributes.for_noun(v) is None for v in values):
+            h.subject = h.subject or kinds[_message(h)]  # it states what its message named the kind of
+            out.append((h, values))
+    return out
 
 
 def _figures_told_with(

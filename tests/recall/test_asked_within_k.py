@@ -289,3 +289,16 @@ def test_a_figure_said_in_the_message_of_a_statement_of_a_figure_valued_attribut
     new.session_id = "s3"
     got = asked.settle([old, new, other], "what's my 10k personal best?")
     assert got[0].id != "m4", [(h.id, h.state) for h in got]
+
+
+def test_the_name_said_in_the_message_of_a_kind_of_the_thing_asked_leads() -> None:
+    """ "Got a kitten!!" names only a kind of pet; "tabby called Miso, 9 weeks.", said in the same message and
+    opening on no person, names it: it is a statement of the pet too, and it leads."""
+    kind = _hit("m1", "Got a kitten!!", 0.55, day="2024-02-03", subject="pet")
+    kind.value = "kitten"
+    name = _hit("m2", "tabby called Miso, 9 weeks.", 0.30, day="2024-02-03")
+    for h in (kind, name):
+        h.session_id = "s1"
+    got = asked.settle([kind, name], "what pet do we have now?")
+    assert got[0].id == "m2", [(h.id, h.state) for h in got]
+    assert got[0].subject == "pet"  # read as stating the pet, on every surface and for the answer
