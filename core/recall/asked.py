@@ -420,15 +420,8 @@ def _named_after_a_kind(
         named = {a.name if (a := attributes.for_noun(v)) is not None else None for v in values}
         if h.time and len(named) == 1 and (name := next(iter(named))) in wanted:
             kinds[_message(h)] = name
-    if not kinds:
-        return []
-    taken = {id(h) for h, _ in found}
     out = []
-    for h in hits:
-        if id(h) in taken or _message(h) not in kinds or h.state not in _LIVE or _keyed_elsewhere(h):
-            continue
-        if h.authority != Authority.AUTHORIZED or (h.about or "user").casefold() != "user":
-            continue
+    for h in _told_beside(hits, found, set(kinds)):
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
         # a line opening on the name is of the thing named, not someone else's ("Cockapoo called Pesto")
@@ -449,17 +442,29 @@ def _figures_told_with(
     "1:56:40 at the Harbourside Half"): a message is one telling, and its figure is the value."""
     if not _only_numbers(wanted):
         return []
-    taken = {id(h) for h, _ in found}
     told = {_message(h) for h, _ in found if h.time}
-    out = []
-    for h in hits:
-        if id(h) in taken or _message(h) not in told or h.state not in _LIVE or _keyed_elsewhere(h):
-            continue
-        if h.authority != Authority.AUTHORIZED or (h.about or "user").casefold() != "user":
-            continue
-        if values := _plain_values(h.text, wanted, numbers=True):
-            out.append((h, values))
-    return out
+    return [
+        (h, values)
+        for h in _told_beside(hits, found, told)
+        if (values := _plain_values(h.text, wanted, numbers=True))
+    ]
+
+
+def _told_beside(
+    hits: Sequence[Hit], found: list[tuple[Hit, frozenset[str]]], messages: set[tuple[str, str | None]]
+) -> list[Hit]:
+    """The person's own live lines of ``messages`` not among ``found`` and keyed to no other attribute."""
+    taken = {id(h) for h, _ in found}
+    return [
+        h
+        for h in hits
+        if id(h) not in taken
+        and _message(h) in messages
+        and h.state in _LIVE
+        and not _keyed_elsewhere(h)
+        and h.authority == Authority.AUTHORIZED
+        and (h.about or "user").casefold() == "user"
+    ]
 
 
 def _anchored(

@@ -193,41 +193,38 @@ def test_a_line_telling_the_new_value_beside_the_old_one_no_longer_held_leads() 
     assert ordered[0] is new and old.state == "probably_superseded"
 
 
+def _keyed_corsa() -> Hit:
+    return _valued(
+        "m1",
+        "I drive a 2012 Vauxhall Corsa, it's falling apart.",
+        0.36,
+        day="2020-05-01",
+        subject="car",
+        value="Corsa",
+    )
+
+
+def _in_message(id: str, text: str, closeness: float, *, day: str, session: str) -> Hit:
+    hit = _hit(id, text, closeness, day=day)
+    hit.session_id = session
+    return hit
+
+
 def test_a_line_of_a_message_whose_other_line_says_the_change_states_the_new_value() -> None:
     """A message is one telling: of "Trading in the Corsa for something roomier." and "Collecting a Skoda
     Kodiaq on May 2 …", said together, the second names the new car though only the first names the old one
     the write path keyed; it leads, and the keyed old car is past. The same line said in a message of its
     own, naming no change, replaces nothing."""
-    keyed = _valued(
-        "m1",
-        "I drive a 2012 Vauxhall Corsa, it's falling apart.",
-        0.36,
-        day="2020-05-01",
-        subject="car",
-        value="Corsa",
+    pick_up = "Collecting a Skoda Kodiaq on May 2 from the dealer in Leeds, at last."
+    trade = _in_message(
+        "m2", "Trading in the Corsa for something roomier.", 0.34, day="2023-04-20", session="s7"
     )
-    trade = _hit("m2", "Trading in the Corsa for something roomier.", 0.34, day="2023-04-20")
-    pick_up = _hit(
-        "m3", "Collecting a Skoda Kodiaq on May 2 from the dealer in Leeds, at last.", 0.31, day="2023-04-20"
-    )
-    for line in (trade, pick_up):
-        line.session_id = "s7"
-    got = asked.settle([keyed, trade, pick_up], "what car do I drive now?")
+    together = _in_message("m3", pick_up, 0.31, day="2023-04-20", session="s7")
+    got = asked.settle([_keyed_corsa(), trade, together], "what car do I drive now?")
     assert got[0].id == "m3", [(h.id, h.state) for h in got]
     assert next(h for h in got if h.id == "m1").state == "probably_superseded"
-    alone = _hit(
-        "m4", "Collecting a Skoda Kodiaq on May 2 from the dealer in Leeds, at last.", 0.31, day="2023-04-20"
-    )
-    alone.session_id = "s8"
-    keyed = _valued(
-        "m1",
-        "I drive a 2012 Vauxhall Corsa, it's falling apart.",
-        0.36,
-        day="2020-05-01",
-        subject="car",
-        value="Corsa",
-    )
-    got = asked.settle([keyed, alone], "what car do I drive now?")
+    alone = _in_message("m4", pick_up, 0.31, day="2023-04-20", session="s8")
+    got = asked.settle([_keyed_corsa(), alone], "what car do I drive now?")
     assert got[0].id == "m1", [(h.id, h.state) for h in got]
 
 
@@ -260,35 +257,32 @@ def test_a_figure_said_in_the_message_of_a_statement_of_a_figure_valued_attribut
     """ "Smashed my PB again." keys the personal best but names no time; "41:12 at the Riverside 10k.", said in
     the same message and far from the question in words, names it: a message is one telling, so it
     leads and the older best is past. A figure said in another message stays out."""
-    old = _valued(
-        "m1",
-        "10k best is 43:30 from Leeds last year.",
-        0.45,
-        day="2023-03-01",
-        subject="personal_best",
-        value="43:30",
-    )
-    new = _hit("m2", "Smashed my PB again.", 0.30, day="2024-05-12", subject="personal_best")
-    time = _hit("m3", "41:12 at the Riverside 10k on a windy morning.", 0.12, day="2024-05-12")
-    for h in (new, time):
-        h.session_id = "s3"
-    got = asked.settle([old, new, time], "what's my 10k personal best?")
+
+    def lines(figure_session: str) -> list[Hit]:
+        old = _valued(
+            "m1",
+            "10k best is 43:30 from Leeds last year.",
+            0.45,
+            day="2023-03-01",
+            subject="personal_best",
+            value="43:30",
+        )
+        new = _in_message("m2", "Smashed my PB again.", 0.30, day="2024-05-12", session="s3")
+        new.subject = "personal_best"
+        figure = _in_message(
+            "m3",
+            "41:12 at the Riverside 10k on a windy morning.",
+            0.12,
+            day="2024-05-12",
+            session=figure_session,
+        )
+        return [old, new, figure]
+
+    got = asked.settle(lines("s3"), "what's my 10k personal best?")
     assert got[0].id == "m3", [(h.id, h.state) for h in got]
     assert next(h for h in got if h.id == "m1").state == "probably_superseded"
-    old = _valued(
-        "m1",
-        "10k best is 43:30 from Leeds last year.",
-        0.45,
-        day="2023-03-01",
-        subject="personal_best",
-        value="43:30",
-    )
-    other = _hit("m4", "41:12 at the Riverside 10k on a windy morning.", 0.12, day="2024-05-12")
-    other.session_id = "s4"
-    new = _hit("m2", "Smashed my PB again.", 0.30, day="2024-05-12", subject="personal_best")
-    new.session_id = "s3"
-    got = asked.settle([old, new, other], "what's my 10k personal best?")
-    assert got[0].id != "m4", [(h.id, h.state) for h in got]
+    got = asked.settle(lines("s4"), "what's my 10k personal best?")
+    assert got[0].id != "m3", [(h.id, h.state) for h in got]
 
 
 def test_the_name_said_in_the_message_of_a_kind_of_the_thing_asked_leads() -> None:
