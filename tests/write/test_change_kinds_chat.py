@@ -194,3 +194,14 @@ def test_a_relative_named_in_a_request_or_a_question_is_known_though_the_request
         for h in rmem.search("help me write to my area manager", k=10).results
         if "help me" in h.text and h.kind != "episode"
     ]
+
+
+def test_a_sentence_whose_pronoun_names_a_relative_is_its_own_memory_keyed_to_them(rmem: Memory) -> None:
+    """ "She is allergic to peanuts." after "My sister Ana is visiting on Saturday." is a memory of its own in
+    full words, keyed to Ana's allergy; the relation the pronoun stands for was said by the sentence before and
+    is not restated by it."""
+    _say(rmem, "My sister Ana is visiting on Saturday. She is allergic to peanuts.", "2025-03-01T09:00:00Z")
+    texts = [h.text for h in rmem.search("is Ana allergic to anything?", k=10).results if h.kind != "episode"]
+    assert "User's sister Ana is allergic to peanuts." in texts, texts
+    assert _current(rmem, "Ana", "allergic_to") == ["peanuts"]
+    assert _current(rmem, "user", "relation:sister") == ["Ana"]

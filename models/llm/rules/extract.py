@@ -262,7 +262,7 @@ def extract_with_skips(
             resolved = _pronoun_resolved(
                 read, before, message.content[: span.start] if voice == "user" else ""
             )
-            found = [] if drafted_here else _keys(resolved, voice, person, topic)
+            found = [] if drafted_here else _keys_resolved(read, resolved, voice, person, topic)
             person = _last_person(read, found, person) if voice == "user" else None
             keyed = found[0] if found else None
             subject, predicate, value = keyed.key if keyed is not None else (None, None, None)
@@ -316,6 +316,15 @@ def _named_in_passing(message: Message, parsed_as: str, said: Sequence[Candidate
         out += _also_stated(named, message.id, message.content[s.start : s.end])
         given |= {k.key for k in named}
     return out
+
+
+def _keys_resolved(read: str, resolved: str, role: str, person: str | None, topic: str | None) -> list[Keyed]:
+    """The keys of a statement read with its leading pronoun said as whom it stands for: not the relation
+    that naming gives ("my sister Ana"), which was said before; what it says of them."""
+    found = _keys(resolved, role, person, topic)
+    if resolved == read:
+        return found
+    return [k for k in found if not (k.subject == "user" and (k.predicate or "").startswith("relation:"))]
 
 
 def _pronoun_resolved(read: str, before: str, earlier: str) -> str:
