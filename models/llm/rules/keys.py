@@ -506,8 +506,10 @@ def _who(phrase: Phrase | None) -> str | None:
 
 
 def named_in_passing(sentence: str) -> list[Keyed]:
-    """The relative (or pet) a request or a question names by name in passing ("write a card for my sister
-    Ines", "what should I get my brother Tom?"): what it asks is no fact, but who Ines is, is."""
+    """The relative (or pet) any sentence names by name ("my sister Ines"), whatever else it says: read on
+    every sentence of a message, so a request or a question ("write a card for my sister Ines", "what
+    should I get my brother Tom?") still tells who Ines is though what it asks is no fact. The sentence's
+    parse is the one the extractor warmed, so this costs no parse of its own."""
     found = _named_relative(parse(sentence.replace("\u2019", "'")))
     return [found] if found is not None else []
 
