@@ -788,3 +788,54 @@ def test_a_value_said_beside_one_it_denies_in_lower_case_and_a_road_is_said_plai
     draft = answer("which pharmacy do I use now?", [item])
     assert draft.text.startswith("Your pharmacy is Alder Pharmacy."), draft.text
     assert "superdrug" not in draft.text.casefold()
+
+
+def test_a_clause_telling_a_past_state_beside_one_of_now_is_left_out_of_the_current_answer() -> None:
+    """'X was fine back then but y has been solid': the parse reads a copula in the simple past, so the
+    old value's clause is history beside a clause of now, whatever words say 'back then'; the answer
+    names the old value only as past."""
+    old = _item(
+        "m-old",
+        "Salary goes into Halifax.",
+        time="2019-04-02T09:00:00+00:00",
+        state="probably_superseded",
+        superseded_by="m-new",
+    )
+    new = _item(
+        "m-new",
+        "Halifax was alright when I was a student tbh but chase has been great for 18 months.",
+        time="2024-02-11T09:00:00+00:00",
+    )
+    draft = answer("which bank does my salary go into?", [new, old])
+    first = draft.text.split("(")[0]
+    assert "chase" in first.casefold() and "Halifax" not in first, draft.text
+
+
+def test_a_change_or_a_state_of_now_said_in_the_past_tense_stays_in_the_answer() -> None:
+    from veramem_desktop.models.llm.rules.answer import without_past_states
+
+    # a past event is the change itself; a past state with nothing of now beside it is all there is
+    for text in ("Switched to Lebara, 8 quid a month.", "I was at Orrin for 3 years, loved it."):
+        assert without_past_states(text) == text
+    assert without_past_states("We had Plusnet for ages, now on Zen.").casefold() == "now on zen."
+
+
+def test_asked_about_a_time_before_the_first_version_the_value_it_says_it_replaced_held_then() -> None:
+    """The only version of the home began after the asked month, and its own line says what it left: that
+    held then (a document line said by then names no home and is no answer)."""
+    letter = _item(
+        "m-doc", "Letter came on 2023-02-11: water bill.", time="2023-02-11T09:00:00+00:00", group="g2"
+    )
+    moved = ContextItem(
+        "m-new",
+        "We moved out of Alder Close in July 2023, new place is 9 Kestrel Way.",
+        "event",
+        "authorized",
+        "2023-08-27T09:00:00+00:00",
+        group="g1",
+        subject="lives_in",
+        value="9 Kestrel Way",
+    )
+    draft = answer("where did we live in april 2023?", [letter, moved])
+    assert draft.text.startswith("Alder Close"), draft.text
+    assert "Kestrel" not in draft.text.split("(")[0]

@@ -99,3 +99,16 @@ def test_a_word_that_describes_an_ownerless_thing_is_no_value() -> None:
     from veramem_desktop.models.llm.rules.keys import read_all
 
     assert read_all("The savings pot is tiny.") == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Our new place is 27 Copse Hill.", "Copse Hill"),
+        ("My new flat is 4b Marsh Row.", "Marsh Row"),
+    ],
+)
+def test_an_address_after_a_house_number_is_a_value_of_the_home(sentence: str, value: str) -> None:
+    """A name after a house number is a name: the noun "place" keys the home, not a subject of its own."""
+    who, predicate, said = attribute(sentence)
+    assert (who, predicate) == ("user", "lives_in") and said is not None and value in said

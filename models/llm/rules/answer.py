@@ -165,6 +165,11 @@ def _then_outside_the_subject(
         return None
     lead = [r[3] for r in lead_rows + _mates(lead_rows, items)]
     if not any(m.time and begun(m)[:10] < when.end for m in lead):
+        # its first version began after then: a value it says it replaced ("moved out of Wren Lane in
+        # July, new place is …") held until it began
+        first = min(_own_dated(lead, items), key=begun, default=None)
+        if first is not None and _stopped(first):
+            return _ended_then(first, keys)
         return _said_by_then(items, keys, when)
     return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead)
 
@@ -491,7 +496,7 @@ def _subject(
     plain = f"{whose} {_label(attribute)} is {value}." if value and attribute and whose else None
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     if plain is None and head.id not in retractions:
-        text = without_history(text, head, list(by_id.values()), keys)
+        text = without_history(without_past_states(text), head, list(by_id.values()), keys)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions, value if plain else None)
     lower = [
@@ -588,6 +593,44 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
         return bool(said & older) and not said & new and not keys & content_stems(clause)
 
     return statements.without_clauses(text, history)
+
+
+def without_past_states(text: str) -> str:
+    """``text`` without its clauses telling a state that held before, beside a clause saying what holds: a
+    copula or "have" in the simple past with a name ("Monzo was fine back in the day tbh but starling's been
+    solid for 2 yrs" is said as "starling's been solid for 2 yrs"). A past event is kept: a change said in
+    the past ("switched to giffgaff") is what holds now. The parse reads the tense and the verb; the whole
+    text is kept when what is left is no such change, no state of now and no word for now."""
+    cut = statements.without_clauses(text, _past_state)
+    if cut == text:
+        return text
+    holds = statements.says_now(cut) or any(
+        not c.hypothetical and (c.tense != "past" or c.verb.split()[0] not in attributes.STATE_VERBS)
+        for c in parse(cut).clauses
+    )
+    return cut if holds else text
+
+
+def _past_state(clause: str) -> bool:
+    """Whether a clause tells a state of something named that held in the past ("Monzo was fine", "we had
+    Sky"): its main verb "be" or "have" in the simple past, not denied, with a name said and no word for
+    now."""
+    main = next(iter(parse(clause).clauses), None)
+    if main is None or main.tense != "past" or main.negated or main.hypothetical:
+        return False
+    # a copula or "have" in its own past form ("was", "had"): "been on Zed …" is no past, "did an amazing job"
+    # and "went with Amber" are events
+    said = _words(clause)
+    return (
+        main.verb in ("be", "have")
+        and bool(said & _PAST_OF_STATE)
+        and not statements.says_now(clause)
+        and bool(_names_in(clause))
+    )
+
+
+#: the simple past forms of "be" and "have"
+_PAST_OF_STATE = frozenset({"was", "were", "had"})
 
 
 #: who made a claim, as an answer says it before the claim

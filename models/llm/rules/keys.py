@@ -1140,10 +1140,16 @@ def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bo
 _FIGURES = frozenset({"QUANTITY", "CARDINAL", "TIME", "DATE", "MONEY", "PERCENT", "ORDINAL"})
 
 
+#: a house or flat number before a name ("3 Bellfield Road", "Flat 2, 14b Wren Lane")
+_HOUSE_NUMBER = re.compile(r"^(?:\S*\d\S*[\s,]+)+")
+
+
 def _of_its_kind(value: str, attr: Attribute) -> bool:
     """Whether ``value`` is written the way values of ``attr``'s entity kinds are: a name with a capital,
     or, for kinds written with figures (a personal best, a rent), a value that has one."""
-    return value[:1].isupper() or (bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value))
+    # a name after a house or flat number is a name too ("3 Bellfield Road")
+    named = _HOUSE_NUMBER.sub("", value)
+    return named[:1].isupper() or (bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value))
 
 
 # --- other speakers ----------------------------------------------------------------------------
