@@ -401,7 +401,7 @@ def attached_values(text: str, attribute: str) -> frozenset[str] | None:
         return None
     words = WORD.findall(text[:400])
     lasts = {noun.lower().split()[-1] for noun in attr.nouns}
-    places = [i for i, w in enumerate(words) if lemmas(w) & lasts]
+    places = [i for i, w in enumerate(words) if lemmas(w) & lasts and not _in_a_name(words, i)]
     if not places or _frame_said(words, attribute):
         return None
     found: set[str] = set()
@@ -412,6 +412,16 @@ def attached_values(text: str, attribute: str) -> frozenset[str] | None:
         found.update(_names_from(words, start) if start < len(words) and _a_value_word(words[start]) else ())
         found.update(_named_as(words, i))
     return frozenset(found)
+
+
+def _in_a_name(words: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is part of a name of several capitalised words ("the Dogs Trust", "The Gym
+    Group"), not a noun of its own ("my GP", "Gym's back open")."""
+    word = words[at]
+    if not word.istitle():
+        return False
+    before = at > 1 and words[at - 1][:1].isupper()
+    return before or (at + 1 < len(words) and words[at + 1][:1].isupper())
 
 
 def _named_as(words: list[str], at: int) -> list[str]:

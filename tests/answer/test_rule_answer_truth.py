@@ -839,3 +839,56 @@ def test_asked_about_a_time_before_the_first_version_the_value_it_says_it_replac
     draft = answer("where did we live in april 2023?", [letter, moved])
     assert draft.text.startswith("Alder Close"), draft.text
     assert "Kestrel" not in draft.text.split("(")[0]
+
+
+def test_a_question_reading_one_attribute_is_answered_by_it_before_one_a_noun_of_it_names() -> None:
+    """'what's my job title?' reads the occupation; 'job' also names the employer, which the inventory lists
+    first: the occupation's statement answers."""
+    role = ContextItem(
+        "m-role",
+        "I start at Brenmoor as Lead Designer.",
+        "fact",
+        "authorized",
+        "2024-10-03T09:00:00+00:00",
+        group="g1",
+        subject="occupation",
+        value="Lead Designer",
+    )
+    employer = ContextItem(
+        "m-org",
+        "User's employer: Brenmoor.",
+        "fact",
+        "authorized",
+        "2024-10-03T09:00:00+00:00",
+        group="g2",
+        subject="works_at",
+        value="Brenmoor",
+    )
+    assert "Lead Designer" in answer("what's my job title now?", [role, employer]).text
+
+
+def test_a_name_attached_to_the_attributes_noun_is_the_value_said_though_said_before() -> None:
+    """'3 months into the Brenmoor job …, they ask for a SCHUFA': the employer is the name on 'job', said
+    before or not; the other name is no employer."""
+    old = ContextItem(
+        "m-old",
+        "I start at Brenmoor as Lead Designer.",
+        "fact",
+        "authorized",
+        "2024-10-03T09:00:00+00:00",
+        group="g1",
+        subject="works_at",
+        value="Brenmoor",
+    )
+    new = ContextItem(
+        "m-new",
+        "3 months into the Brenmoor job and still in a sublet, is it normal they ask for a SCHUFA.",
+        "fact",
+        "authorized",
+        "2025-02-11T09:00:00+00:00",
+        group="g1",
+        subject="works_at",
+    )
+    draft = answer("where do i work now?", [new, old])
+    assert draft.text.startswith("Your employer is Brenmoor"), draft.text
+    assert "SCHUFA" not in draft.text

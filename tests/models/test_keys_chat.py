@@ -27,6 +27,10 @@ from veramem_desktop.models.llm.rules.keys import read_all, topic_of
             "Rosa landed a job as an accountant at Pelham Bank!",
             {("Rosa", "works_at", "Pelham Bank"), ("Rosa", "occupation", "accountant")},
         ),
+        (  # the small model labels the employer a place: a role is held at an organisation all the same
+            "I start at Brenmoor as Lead Designer next month.",
+            {("user", "occupation", "Lead Designer"), ("user", "works_at", "Brenmoor")},
+        ),
     ],
 )
 def test_one_statement_gives_every_attribute_it_states(

@@ -761,6 +761,19 @@ def test_a_name_said_to_be_the_attributes_noun_is_its_value(text: str, attached:
 
 
 @pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("Adopted a rescue cat from the Cats Protection, she's called Mabel.", "pets"),
+        ("The Car Club van is booked for Friday.", "car"),
+    ],
+)
+def test_a_noun_inside_a_name_of_capitalised_words_is_no_noun_of_the_attribute(
+    text: str, attribute: str
+) -> None:
+    assert not statements.attached_values(text, attribute)
+
+
+@pytest.mark.parametrize(
     "line",
     ["Renewal date: 3 March 2024.", "Statement date: 2023-01-14", "Move date: 1 June"],
 )

@@ -95,7 +95,13 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     # A question asking one attribute is answered by the subject that states it, alone: another subject
     # said beside it would read as a second current value
     stating = [rows for rows in ranked if any(_states(r[3], asked | named) for r in rows)]
-    stating.sort(key=lambda rows: min(_place(r[3].subject) for r in rows if _states(r[3], asked | named)))
+    # what the question's words read as asked before what one of its nouns names ("what's my job title?"
+    # asks the occupation, though "job" names the employer too), then in the inventory's order
+    stating.sort(
+        key=lambda rows: min(
+            (not _states(r[3], asked), _place(r[3].subject)) for r in rows if _states(r[3], asked | named)
+        )
+    )
     ranked = stating[:1] or ranked
     best = max(r[0] for r in scored)
     floor = max(1, math.ceil(0.6 * best))
@@ -760,12 +766,18 @@ def _value_said(
     older += stopped + _denied_names(sentence) + sorted(statements.denied(sentence))
     # the person asked about is no value of theirs ("Leo's swapped violin for cello")
     names = [n for n in _values_in(sentence, attribute, older) if not _words(n) & person]
+    # a sentence speaking of the attribute by its noun states the name attached to it, said before or not
+    # ("3 months into the Zalando job …, is it normal they ask SCHUFA")
+    attached = statements.attached_values(sentence, attribute.name) or frozenset()
+    attached_names = [n for n in names if _words(n) & attached]
     names = _of_its_kind(names, sentence, attribute)
     names += [w for w in stopped if not any(_overlaps(w, n) for n in names)]
     # a name, a figure or a value of the inventory ("pescatarian", "second-hand cello"); another common
     # noun ("two rescue kittens") is said in the person's words, which may name it ("…, Mochi and Sesame")
     keyed = head.value if head.value and _a_value(head.value) else None
     value = keyed if keyed and _words(keyed) <= _words(sentence) else None
+    if value is None and len(attached_names) == 1:
+        value = attached_names[0]
     if value is None:
         # a figure is no value of an attribute the inventory gives no figures ("a 25m pool" for a gym)
         figures = any(label in _FIGURE_LABELS for label in attribute.entities)

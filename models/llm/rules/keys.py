@@ -349,7 +349,8 @@ def _one_each(found: list[Keyed]) -> list[Keyed]:
 def _also(c: Clause, found: Keyed) -> list[Keyed]:
     """The attributes a clause states beside its main one: a role said with where it is held ("a data
     analyst at Copperleaf", "as a buyer at Ember") is the occupation and the employer, the organisation
-    being of an employer's kind (its entity label) and said with "at" or "for"."""
+    being of an employer's kind (its entity label, or a name labelled a place or nothing: a role is held at
+    an organisation) and said with "at" or "for"."""
     if found.ends or found.predicate not in ("occupation", "works_at"):
         return []
     employer = attributes.by_name("works_at")
@@ -364,7 +365,16 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
     where = [p for prep, p in said if prep in ("at", "for", "with")]
     out = []
     if found.predicate == "occupation":
-        org = next((p for p in where if p.label in employer.entities), None)
+        # a role is held at an organisation: a name said there is one, whatever place or nothing the small
+        # model labels it ("at Zalando" a GPE, "at St Mary's" a facility)
+        org = next(
+            (
+                p
+                for p in where
+                if p.label in employer.entities or (p.label in _HELD_AT and p.text[:1].isupper())
+            ),
+            None,
+        )
         if org is not None:
             out.append(Keyed(found.subject, "works_at", org.text))
     else:
@@ -373,6 +383,9 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
             out.append(Keyed(found.subject, "occupation", role.text))
     return out
 
+
+#: the labels the small model gives an organisation a role is held at, besides its own ("at Zalando": GPE)
+_HELD_AT = frozenset({None, "GPE", "FAC", "LOC", "PERSON"})
 
 #: entity labels that never name an attribute's value (a time, an amount)
 _NOT_VALUES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
