@@ -892,3 +892,20 @@ def test_a_name_attached_to_the_attributes_noun_is_the_value_said_though_said_be
     draft = answer("where do i work now?", [new, old])
     assert draft.text.startswith("Your employer is Brenmoor"), draft.text
     assert "SCHUFA" not in draft.text
+
+
+def test_a_subjects_statement_recall_put_first_leads_it_though_another_shares_more_words() -> None:
+    """Of one subject (recall's group), the statement search shows first leads the answer: the older one
+    saying the question's noun ("nursery") shares more of its words, but is not what holds."""
+    new = _item(
+        "m-new",
+        "Ilse is moving to Sunflower Club in Hove from the 3rd of May.",
+        time="2024-04-02T09:00:00+00:00",
+    )
+    old = _item(
+        "m-old",
+        "Ilse starts at Tiny Steps nursery on monday, 3 days a week.",
+        time="2023-01-09T09:00:00+00:00",
+    )
+    draft = answer("what nursery does Ilse go to?", [new, old])
+    assert draft.text.startswith("Ilse is moving to Sunflower Club"), draft.text

@@ -451,7 +451,8 @@ def _subject(
     person: frozenset[str] = frozenset(),
 ) -> tuple[str, list[str]]:
     """One subject said once: its current value, then its history, lower claims and conflicts."""
-    members = [r[3] for r in sorted(rows, key=lambda r: r[:3], reverse=True)]
+    # in recall's order: the statement it put first of the subject leads it, as search shows it
+    members = [r[3] for r in sorted(rows, key=lambda r: (r[1], r[2]), reverse=True)]
     live = [m for m in members if m.state in _LIVE] or _retiring(members, by_id)
     if not live:  # only history matched: say so rather than present it as current
         item = members[0]
