@@ -59,7 +59,19 @@ def asked(question: str) -> frozenset[str]:
         and set(frame.verb.split()[1:]) <= set(lowered)
         and (frame.obj is None or frame.obj in said)  # "do a degree in", never any "doing"
     )
+    if _WHERE.match(question):  # "where" asks a place: never an attribute whose values are people
+        found = {a for a in found if not _people_only(a)}
     return frozenset(found - {"name"})
+
+
+#: a question asking where
+_WHERE = re.compile(r"\s*where\b", re.I)
+
+
+def _people_only(name: str) -> bool:
+    """Whether the inventory gives ``name`` only people as values ("lives_with": a flatmate, a partner)."""
+    attr = attributes.by_name(name)
+    return attr is not None and bool(attr.entities) and set(attr.entities) == {"PERSON"}
 
 
 #: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")

@@ -59,6 +59,12 @@ def _uses_capitals(sentence: list[str]) -> bool:
     return sum(map(_capitalised, long)) < 2 or not all(map(_capitalised, long))
 
 
+def _acronym(word: str) -> bool:
+    """Whether ``word`` is written all in capitals, two to five letters, and is no English word ("KPMG",
+    "EE", not "NOT" nor "A")."""
+    return 2 <= len(word) <= 5 and word.isupper() and not _common(word.lower())
+
+
 class Casing:
     """How a history writes each word in the middle of its sentences: with a capital, or without."""
 
@@ -76,6 +82,10 @@ class Casing:
         nothing of case: its writer did not use capitals at all)."""
         for part in _SENTENCE.split(text):
             words = _WORD.findall(part)
+            if words and _acronym(words[0]):
+                # a sentence may open on a name in capitals English does not have ("KPMG clearly knew …"):
+                # no writer capitalises a whole word only because it opens a sentence
+                self._count_capital(words[0])
             if len(words) < 2 or not _uses_capitals(words):
                 continue
             # a name may open the sentence: its first word counts only as part of it ("Brightwater
@@ -88,8 +98,7 @@ class Casing:
                 if word and _capitalised(word) and key not in ("i", ""):
                     run.append(word)
                     if key not in STOPWORDS and len(key) > 1:
-                        self._capital[key] += 1
-                        self._spelling.setdefault(key, Counter())[_ENDING.sub("", word)] += 1
+                        self._count_capital(word)
                     continue
                 if 1 < len(run) <= _LONGEST_NAME:
                     spelt = tuple(_ENDING.sub("", w) for w in run)
@@ -99,6 +108,16 @@ class Casing:
                 run = []
                 if word and key not in STOPWORDS and len(key) > 1:
                     self._lower[key] += 1
+
+    def _count_capital(self, word: str) -> None:
+        """Count ``word`` written with a capital, and the name a hyphen joins it to another word with
+        ("a Deloitte-green cake" writes Deloitte)."""
+        spelt = _ENDING.sub("", word)
+        for part in {spelt, spelt.split("-")[0]} if "-" in spelt else {spelt}:
+            key = part.lower()
+            if len(key) > 1 and key not in STOPWORDS:
+                self._capital[key] += 1
+                self._spelling.setdefault(key, Counter())[part] += 1
 
     def extend(self, texts: Iterable[str]) -> None:
         for text in texts:

@@ -909,3 +909,21 @@ def test_a_subjects_statement_recall_put_first_leads_it_though_another_shares_mo
     )
     draft = answer("what nursery does Ilse go to?", [new, old])
     assert draft.text.startswith("Ilse is moving to Sunflower Club"), draft.text
+
+
+def test_someone_elses_keyed_value_is_said_plainly_beside_an_old_one_in_its_sentence() -> None:
+    """Asked about someone, a statement the write path keyed with their value, naming their old one too
+    ("… after passing probation at Brevanta"), is said by the keyed value: the old name is no current one."""
+    line = ContextItem(
+        "m-1",
+        "Ines got poached by WTBK lmao, like 3 months after passing probation at Brevanta.",
+        "fact",
+        "authorized",
+        "2023-11-05T09:00:00+00:00",
+        group="g1",
+        subject="works_at",
+        value="WTBK",
+    )
+    draft = answer("where does Ines work now?", [line])
+    assert draft.text.startswith("Ines's employer is WTBK"), draft.text
+    assert "Brevanta" not in draft.text

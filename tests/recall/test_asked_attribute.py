@@ -782,3 +782,9 @@ def test_the_label_of_a_labelled_line_says_no_verb(line: str) -> None:
     line it names a field, so the line states neither."""
     assert statements.read(line) is None
     assert statements.read("I started dating Jo Marsh last spring.") is not None
+
+
+def test_a_question_asking_where_asks_no_attribute_whose_values_are_people() -> None:
+    """'where does my mum live now?' asks her home, never whom she lives with; 'who' still may."""
+    assert questions.asked("where does my mum live now?") == frozenset({"lives_in"})
+    assert "lives_with" in questions.asked("who do I live with now?")

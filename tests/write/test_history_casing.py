@@ -53,6 +53,19 @@ def test_headings_and_shouted_words_are_no_evidence() -> None:
     assert shouted.case("velmora") == "Velmora"
 
 
+def test_a_name_in_capitals_opening_a_sentence_or_joined_by_a_hyphen_is_a_name() -> None:
+    """No writer puts a whole word in capitals because it opens a sentence ("WTBK clearly knew …"), and a
+    name joined to a word by a hyphen is written as the name ("a Brevanta-green cake")."""
+    casing = _casing(
+        "Ha, good for Ines! WTBK clearly knew what they were doing.", "A Brevanta-green cake, then."
+    )
+    assert casing.case("ines got poached by wtbk, after probation at brevanta") == (
+        "Ines got poached by WTBK, after probation at Brevanta"
+    )
+    # an English word in capitals opening a sentence is shouted, not a name
+    assert _casing("NOT happening tonight.").case("not now") == "not now"
+
+
 @given(st.lists(st.text(max_size=60), max_size=5), st.text(max_size=200))
 def test_only_the_case_of_letters_ever_changes(history: list[str], text: str) -> None:
     cased = _casing(*history).case(text)

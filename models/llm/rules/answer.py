@@ -489,7 +489,8 @@ def _subject(
         head = replace(head, subject=theirs)
     value = (
         _value_said(head, members, keys, person)
-        if (own or theirs is not None)
+        # someone else's, keyed by the write path: said by the value it keyed ("Priya's employer is KPMG")
+        if (own or theirs is not None or (bool(person) and bool(head.value) and _a_value(head.value or "")))
         and when is None
         and head.authority == Authority.AUTHORIZED
         and _states(head, asked | named)
