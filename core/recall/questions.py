@@ -29,6 +29,7 @@ from veramem_desktop.core.recall.statements import (
     value_attribute,
 )
 from veramem_desktop.core.text.lexicon import lexicon
+from veramem_desktop.core.text.terms import STOPWORDS
 
 
 @lru_cache(maxsize=2048)
@@ -104,6 +105,7 @@ def person_asked(question: str) -> frozenset[str]:
             i > 0
             and (a_name(name) or (uncased and a_name(name.capitalize())))
             and low not in _QUESTION_NAMES
+            and low not in STOPWORDS  # "our landlord at the end of 2021": a word of no content is no one
             and words[i - 1].lower() not in DETERMINERS  # "the cafe's electric": a thing, no one's name
             and _subject_at(words, i)
         ):

@@ -788,3 +788,10 @@ def test_a_question_asking_where_asks_no_attribute_whose_values_are_people() -> 
     """'where does my mum live now?' asks her home, never whom she lives with; 'who' still may."""
     assert questions.asked("where does my mum live now?") == frozenset({"lives_in"})
     assert "lives_with" in questions.asked("who do I live with now?")
+
+
+def test_a_word_of_no_content_after_a_relation_in_a_lower_case_question_is_no_one() -> None:
+    """'who was our landlord at the end of 2021': typed in lower case, a word the lexicon lacks may be a
+    name, but 'at' after the relation names no one: the question asks of the asker's landlord."""
+    assert questions.person_asked("who was our landlord at the end of 2021") == frozenset()
+    assert questions.person_asked("where does my brother dario work") == frozenset({"brother", "dario"})
