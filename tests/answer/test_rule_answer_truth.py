@@ -927,3 +927,23 @@ def test_someone_elses_keyed_value_is_said_plainly_beside_an_old_one_in_its_sent
     draft = answer("where does Ines work now?", [line])
     assert draft.text.startswith("Ines's employer is WTBK"), draft.text
     assert "Brevanta" not in draft.text
+
+
+def test_asked_about_a_time_before_anything_known_the_answer_abstains_and_says_when_knowledge_begins() -> (
+    None
+):
+    """The only statement of the subject began after the asked time and says nothing of what it replaced:
+    it is never said as what held then."""
+    only = ContextItem(
+        "m-1",
+        "Switched to Lumenet fibre, 22 quid a month.",
+        "fact",
+        "authorized",
+        "2022-03-21T09:00:00+00:00",
+        group="g1",
+        subject="internet_provider",
+        value="Lumenet",
+    )
+    draft = answer("who was my broadband provider in december 2021?", [only])
+    assert draft.abstained and "Lumenet" not in draft.text
+    assert "2022-03-21" in draft.text
