@@ -7,7 +7,9 @@ states is lost. The history itself says which words are names: the assistant's r
 the person's own careful messages write "Amara", "Skyscanner", "NHS". A :class:`Casing` counts, for each
 word, how often text that uses capitals writes it with one in the middle of a sentence, and how often
 without; a word only ever written with a capital there is a name, and :meth:`Casing.case` spells its
-lower-case uses that way. Nothing is guessed from a word list: a word the history never writes with a
+lower-case uses that way. A sentence's first word counts only when it is written all in capitals and
+English has no such word ("KPMG clearly knew …"): no writer capitalises a whole word for opening a
+sentence. Nothing is guessed from a word list: a word the history never writes with a
 capital stays as typed, and one it also writes in lower case ("may", "march" the verb) does too. A word
 English has anyway ("bank", "cube", "boots") is cased only inside the whole name the history spells
 ("corvel bank" is "Corvel Bank"), never alone. Only the case of letters changes, so a quote taken from the cased text still stands in the message
@@ -79,7 +81,7 @@ class Casing:
 
     def add(self, text: str) -> None:
         """Count the words of ``text``'s sentences that use capitals (an all lower-case sentence says
-        nothing of case: its writer did not use capitals at all)."""
+        nothing of case: its writer did not use capitals at all), and a name in capitals opening any."""
         for part in _SENTENCE.split(text):
             words = _WORD.findall(part)
             if words and _acronym(words[0]):
