@@ -22,8 +22,22 @@ def _item(
     authority: str = "authorized",
     superseded_by: str | None = None,
     source: str | None = None,
+    subject: str | None = None,
+    value: str | None = None,
 ) -> ContextItem:
-    return ContextItem(id, text, kind, authority, time, state, superseded_by, group=group, source=source)
+    return ContextItem(
+        id,
+        text,
+        kind,
+        authority,
+        time,
+        state,
+        superseded_by,
+        group=group,
+        source=source,
+        subject=subject,
+        value=value,
+    )
 
 
 def _coach_history() -> list[ContextItem]:
@@ -826,12 +840,11 @@ def test_asked_about_a_time_before_the_first_version_the_value_it_says_it_replac
     letter = _item(
         "m-doc", "Letter came on 2023-02-11: water bill.", time="2023-02-11T09:00:00+00:00", group="g2"
     )
-    moved = ContextItem(
+    moved = _item(
         "m-new",
         "We moved out of Alder Close in July 2023, new place is 9 Kestrel Way.",
-        "event",
-        "authorized",
-        "2023-08-27T09:00:00+00:00",
+        time="2023-08-27T09:00:00+00:00",
+        kind="event",
         group="g1",
         subject="lives_in",
         value="9 Kestrel Way",
@@ -844,22 +857,18 @@ def test_asked_about_a_time_before_the_first_version_the_value_it_says_it_replac
 def test_a_question_reading_one_attribute_is_answered_by_it_before_one_a_noun_of_it_names() -> None:
     """'what's my job title?' reads the occupation; 'job' also names the employer, which the inventory lists
     first: the occupation's statement answers."""
-    role = ContextItem(
+    role = _item(
         "m-role",
         "I start at Brenmoor as Lead Designer.",
-        "fact",
-        "authorized",
-        "2024-10-03T09:00:00+00:00",
+        time="2024-10-03T09:00:00+00:00",
         group="g1",
         subject="occupation",
         value="Lead Designer",
     )
-    employer = ContextItem(
+    employer = _item(
         "m-org",
         "User's employer: Brenmoor.",
-        "fact",
-        "authorized",
-        "2024-10-03T09:00:00+00:00",
+        time="2024-10-03T09:00:00+00:00",
         group="g2",
         subject="works_at",
         value="Brenmoor",
@@ -870,22 +879,18 @@ def test_a_question_reading_one_attribute_is_answered_by_it_before_one_a_noun_of
 def test_a_name_attached_to_the_attributes_noun_is_the_value_said_though_said_before() -> None:
     """'3 months into the Brenmoor job …, they ask for a SCHUFA': the employer is the name on 'job', said
     before or not; the other name is no employer."""
-    old = ContextItem(
+    old = _item(
         "m-old",
         "I start at Brenmoor as Lead Designer.",
-        "fact",
-        "authorized",
-        "2024-10-03T09:00:00+00:00",
+        time="2024-10-03T09:00:00+00:00",
         group="g1",
         subject="works_at",
         value="Brenmoor",
     )
-    new = ContextItem(
+    new = _item(
         "m-new",
         "3 months into the Brenmoor job and still in a sublet, is it normal they ask for a SCHUFA.",
-        "fact",
-        "authorized",
-        "2025-02-11T09:00:00+00:00",
+        time="2025-02-11T09:00:00+00:00",
         group="g1",
         subject="works_at",
     )
@@ -914,12 +919,10 @@ def test_a_subjects_statement_recall_put_first_leads_it_though_another_shares_mo
 def test_someone_elses_keyed_value_is_said_plainly_beside_an_old_one_in_its_sentence() -> None:
     """Asked about someone, a statement the write path keyed with their value, naming their old one too
     ("… after passing probation at Brevanta"), is said by the keyed value: the old name is no current one."""
-    line = ContextItem(
+    line = _item(
         "m-1",
         "Ines got poached by WTBK lmao, like 3 months after passing probation at Brevanta.",
-        "fact",
-        "authorized",
-        "2023-11-05T09:00:00+00:00",
+        time="2023-11-05T09:00:00+00:00",
         group="g1",
         subject="works_at",
         value="WTBK",
@@ -934,12 +937,10 @@ def test_asked_about_a_time_before_anything_known_the_answer_abstains_and_says_w
 ):
     """The only statement of the subject began after the asked time and says nothing of what it replaced:
     it is never said as what held then."""
-    only = ContextItem(
+    only = _item(
         "m-1",
         "Switched to Lumenet fibre, 22 quid a month.",
-        "fact",
-        "authorized",
-        "2022-03-21T09:00:00+00:00",
+        time="2022-03-21T09:00:00+00:00",
         group="g1",
         subject="internet_provider",
         value="Lumenet",
