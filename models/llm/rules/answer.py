@@ -176,18 +176,24 @@ def _then_outside_the_subject(
         first = min(_own_dated(lead, items), key=begun, default=None)
         if first is not None and _stopped(first):
             return _ended_then(first, keys)
-        # what began later is never said as what held then: nothing known of then is said so
-        return _said_by_then(items, keys, when) or _nothing_by_then(lead, when.end)
+        # what began later is never said as what held then: nothing known of then is said so (an undated
+        # statement may have held then: it is said as it is)
+        found = _said_by_then(items, keys, when)
+        if found is None and lead and all(m.time for m in lead):
+            return _nothing_by_then(lead, when.end)
+        return found
     return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead)
 
 
 def _nothing_by_then(lead: Sequence[ContextItem], end: str) -> AnswerDraft:
-    """An abstention for a time no statement reaches back to: it says when the earliest of the subject's
-    statements began, so the person knows what is known, and presents none of them as what held then."""
-    days = sorted(begun(m)[:10] for m in lead if m.time)
-    since = f" the earliest statement of it began on {days[0]}" if days else " none is dated"
+    """An abstention for a time no statement reaches back to (``lead``: the subject's statements, each
+    dated): it says when the earliest began, so the person knows what is known, and presents none of them
+    as what held then."""
+    first = min(begun(m)[:10] for m in lead)
     return AnswerDraft(
-        text=f"No stored memory says what held before {end}:{since}.", abstained=True, sufficient=False
+        text=f"No stored memory says what held before {end}: the earliest statement of it began on {first}.",
+        abstained=True,
+        sufficient=False,
     )
 
 
