@@ -174,7 +174,7 @@ def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tup
     else:
         nouns = questions.asked_nouns(question)
         named = questions.attributes_of_nouns(nouns) or meant
-        members = _by_noun(hits, nouns, named)
+        members = _by_noun(hits, nouns, named, someone=questions.asks_someone(question))
         if any(attributes.is_multi_valued(a) for a in named):
             if len(named) == 1:  # a statement naming a value of the one attribute asked speaks of it
                 (name,) = named
@@ -210,7 +210,7 @@ def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tup
 
 
 def _by_noun(
-    hits: Sequence[Hit], nouns: frozenset[str], named: frozenset[str]
+    hits: Sequence[Hit], nouns: frozenset[str], named: frozenset[str], *, someone: bool = False
 ) -> list[tuple[Hit, frozenset[str]]]:
     """For a thing no single-valued attribute of the inventory names ("who is my landlord?", "which
     language am I learning?"), the person's own live hits that say the question's noun, a value of the
@@ -232,10 +232,12 @@ def _by_noun(
         if not (keyed or questions.says_noun(h.text, nouns) or questions.gives_value_of(h.text, named)):
             # as close to the question as :func:`_members` asks, naming a value, and keyed to nothing else
             close = h.closeness is not None and not _keyed_elsewhere(h)
-            if close and (values := _plain_values(h.text, named, numbers=True)):
+            if close and (values := _plain_values(h.text, named, numbers=True, someone=someone)):
                 loose.append((h, values, h.closeness or 0.0))
             continue
-        values = _plain_values(h.text, named, numbers=True) | (_own_value(h) if keyed else frozenset())
+        values = _plain_values(h.text, named, numbers=True, someone=someone) | (
+            _own_value(h) if keyed else frozenset()
+        )
         if values:
             found.append((h, values))
     if not found:  # the noun said or keyed comes first: close words alone state nothing of it
@@ -526,18 +528,24 @@ def _names(text: str, wanted: frozenset[str]) -> bool:
     return bool(wanted & statements.named(text))
 
 
-def _plain_values(text: str, wanted: frozenset[str], numbers: bool) -> frozenset[str]:
+def _plain_values(
+    text: str, wanted: frozenset[str], numbers: bool, *, someone: bool = False
+) -> frozenset[str]:
     """The values a statement read as no attribute names, when it is the speaker's own statement of now:
     empty for a request, a question, history told with no word for now, or words about someone else; the
     names it says stopped or only as not holding are left out. Where the attribute asked is
     a person (a hairdresser, a manager, a landlord), a line opening on a name speaks of the value itself
-    ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life."""
+    ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life;
+    so it is when the question asks who (``someone``: "who's my head chef?" of "Tasha (head chef) wants …")."""
     if statements.is_request(text) or (statements.tells_history(text) and not statements.says_now(text)):
         return frozenset()
-    if statements.about_someone_else(text) and not (_person_valued(wanted) and _opens_on_a_name(text)):
+    opens = (someone or _person_valued(wanted)) and _opens_on_a_name(text)
+    if statements.about_someone_else(text) and not opens:
         return frozenset()
+    # the name it opens on is one (a first word is no value otherwise: its capital may be the sentence's)
+    first = frozenset({statements.bare(statements.WORD.findall(text[:40])[0])}) if opens else frozenset()
     # history told beside what holds now ("now goes to Lloyds, not boots anymore")
-    return _values_of(text, wanted, numbers) - statements.ended(text) - statements.denied(text)
+    return (_values_of(text, wanted, numbers) | first) - statements.ended(text) - statements.denied(text)
 
 
 def _person_valued(wanted: frozenset[str]) -> bool:

@@ -48,6 +48,7 @@ def asked(question: str) -> frozenset[str]:
     }
     heads = frames_by_head()
     said = {form for w in lowered for form in lemmas(w)}
+    manner = _MANNER.match(question) is not None
     found.update(
         attr.name
         for i, w in enumerate(lowered)
@@ -59,20 +60,41 @@ def asked(question: str) -> frozenset[str]:
         and not frame.ends
         and set(frame.verb.split()[1:]) <= set(lowered)
         and (frame.obj is None or frame.obj in said)  # "do a degree in", never any "doing"
+        # "how" asks the way a thing is done: a frame's value it asks is one said "by" ("commute by")
+        and (not manner or frame.prep == "by")
     )
-    if _WHERE.match(question):  # "where" asks a place: never an attribute whose values are people
-        found = {a for a in found if not _people_only(a)}
-    return frozenset(found - {"name"})
+    return frozenset(a for a in found - {"name"} if _of_the_kind_asked(question, a))
 
 
 #: a question asking where
 _WHERE = re.compile(r"\s*where\b", re.I)
+#: a question asking who (or whom)
+_WHO = re.compile(r"\s*(?:who|whom)\b", re.I)
+#: a question asking how a thing is done ("how do I get to work?"), not how much, long or often
+_MANNER = re.compile(
+    r"\s*how\s+(?:do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should)\b", re.I
+)
 
 
-def _people_only(name: str) -> bool:
-    """Whether the inventory gives ``name`` only people as values ("lives_with": a flatmate, a partner)."""
+def asks_someone(question: str) -> bool:
+    """Whether the question asks who: its answer is a person or an organisation."""
+    return _WHO.match(question) is not None
+
+
+def _of_the_kind_asked(question: str, name: str) -> bool:
+    """Whether ``name``'s values are of the kind the question's first word asks for, by the entity labels
+    the inventory gives them: "where" asks a place, never someone ("lives_with": a flatmate); "who" asks
+    someone, a person or an organisation, never a role or a city ("who's my head chef?" asks no occupation,
+    "who lives next door?" no home)."""
     attr = attributes.by_name(name)
-    return attr is not None and bool(attr.entities) and set(attr.entities) == {"PERSON"}
+    if attr is None:
+        return True
+    labels = set(attr.entities)
+    if _WHERE.match(question):
+        return not labels or labels != {"PERSON"}
+    if _WHO.match(question):
+        return bool(labels & {"PERSON", "ORG"})
+    return True
 
 
 #: verbs a question is built with, which ask about no attribute ("what do I …", "where did I go")

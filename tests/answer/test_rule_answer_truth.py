@@ -948,3 +948,26 @@ def test_asked_about_a_time_before_anything_known_the_answer_abstains_and_says_w
     draft = answer("who was my broadband provider in december 2021?", [only])
     assert draft.abstained and "Lumenet" not in draft.text
     assert "2022-03-21" in draft.text
+
+
+def test_asked_about_a_time_a_line_naming_no_value_of_the_attribute_is_never_said_as_what_held() -> None:
+    """The most relevant lines said by then are a document's dated label and a payment's figures: neither
+    names an energy supplier (dates and sums are no value of one), so the line that names one, lower down
+    and in lower case, says what held then."""
+    items = [
+        _item(
+            "m-label", "Bill period: 2021-11-02 to 2021-12-01", time="2021-12-03T09:00:00+00:00", group=None
+        ),
+        _item(
+            "m-paid", "Paid 84 by direct debit on 2021-12-01.", time="2021-12-03T09:05:00+00:00", group=None
+        ),
+        _item(
+            "m-then",
+            "we went over to quorvane for the gas and electric last winter",
+            time="2021-03-14T09:00:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("which energy supplier were we with in December 2021?", items)
+    assert not draft.abstained and draft.cited_ids[:1] == ("m-then",), draft
+    assert "quorvane" in draft.text.lower() and "2021-11-02" not in draft.text, draft.text

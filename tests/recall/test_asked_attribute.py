@@ -795,3 +795,40 @@ def test_a_word_of_no_content_after_a_relation_in_a_lower_case_question_is_no_on
     name, but 'at' after the relation names no one: the question asks of the asker's landlord."""
     assert questions.person_asked("who was our landlord at the end of 2021") == frozenset()
     assert questions.person_asked("where does my brother dario work") == frozenset({"brother", "dario"})
+
+
+@pytest.mark.parametrize(
+    ("question", "not_asked", "asked_too"),
+    [
+        # "who" asks a person or an organisation: never a role, a city or a status
+        ("who is the sous chef at my restaurant now?", "occupation", None),
+        ("who do I work for these days?", "occupation", "works_at"),
+        ("who shares the house with me now?", "lives_in", None),
+        ("who is Tomasz married to?", "relationship_status", "relation:partner"),
+        # "how" asks the way a thing is done: a frame's value said "by" ("commute by"), never the employer
+        ("how do I get to work now?", "works_at", None),
+        ("how was I commuting in 2023?", "works_at", "commute"),
+    ],
+)
+def test_the_question_word_asks_an_attribute_of_its_kind(
+    question: str, not_asked: str, asked_too: str | None
+) -> None:
+    read = questions.asked(question)
+    assert not_asked not in read
+    assert asked_too is None or asked_too in read
+
+
+def test_a_question_asking_who_takes_a_line_about_the_person_holding_the_role(keyless: Memory) -> None:
+    """'who's my sous chef?' names a role the inventory has no attribute for: a line about the person who
+    holds it now ("Odile (sous chef) wants …") speaks of someone else, yet it names whom the question asks,
+    and it is newer than the line that named the one before."""
+    said(keyless, "The new sous chef is a quiet guy called Benedek Farkas, great with sauces.", "2022-02-07")
+    new = said(
+        keyless,
+        "Odile (sous chef since the reshuffle) wants me to rewrite the dessert card by Friday.",
+        "2023-10-19",
+    )
+    hits = keyless.search("who's my sous chef", k=10).results
+    assert hits[0].id == new
+    old = _memories(hits, "Benedek")
+    assert old and all(h.state == "probably_superseded" for h in old)

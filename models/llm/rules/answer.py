@@ -84,7 +84,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     if lead is not None and max((len(r[4]) for r in scored), default=0) * 2 < len(keys):
         scored = _scored(items, keys, asked | named, lead)
     if not scored:
-        return _said_by_then(items, keys, when) or AnswerDraft(
+        return _said_by_then(items, keys, when, asked | named, person) or AnswerDraft(
             text=ABSTAIN_TEXT, abstained=True, sufficient=False
         )
     groups: dict[str, list[Row]] = {}
@@ -116,7 +116,7 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         # another day would read as a second value of it
         day = {(r[3].time or "")[:10] for r in chosen[0]}
         chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
-    then = _then_outside_the_subject(chosen[0], scored, items, keys, when)
+    then = _then_outside_the_subject(chosen[0], scored, items, keys, when, asked | named, person)
     if then is not None:
         return then
     for rows in chosen:
@@ -162,6 +162,8 @@ def _then_outside_the_subject(
     items: Sequence[ContextItem],
     keys: set[str],
     when: AskedWhen | None,
+    asked: frozenset[str] = frozenset(),
+    person: frozenset[str] = frozenset(),
 ) -> AnswerDraft | None:
     """For a question naming a time, what held then when the leading subject's versions cannot say it:
     nothing of it was said by the end of that time (the asker's own words said by then say it), or a
@@ -178,11 +180,11 @@ def _then_outside_the_subject(
             return _ended_then(first, keys)
         # what began later is never said as what held then: nothing known of then is said so (an undated
         # statement may have held then: it is said as it is)
-        found = _said_by_then(items, keys, when)
+        found = _said_by_then(items, keys, when, asked, person)
         if found is None and lead and all(m.time for m in lead):
             return _nothing_by_then(lead, when.end)
         return found
-    return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead)
+    return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead, asked, person)
 
 
 def _nothing_by_then(lead: Sequence[ContextItem], end: str) -> AnswerDraft:
@@ -203,6 +205,8 @@ def _latest_by_then(
     keys: set[str],
     when: AskedWhen,
     subject: Sequence[ContextItem],
+    asked: frozenset[str] = frozenset(),
+    person: frozenset[str] = frozenset(),
 ) -> AnswerDraft | None:
     """For a question naming a time, the latest of the asker's own statements matching the question (its
     key words, or the asked attribute) that had begun by the end of that time, when it is no statement
@@ -212,7 +216,7 @@ def _latest_by_then(
     by_then = [
         i
         for i in _own_dated(dict.fromkeys(matching), items)
-        if begun(i)[:10] < (when.end or "") and _names_something(own_words(i.text)) and not only_ends(i)
+        if begun(i)[:10] < (when.end or "") and _gives_a_value(i, asked, person) and not only_ends(i)
     ]
     if not by_then:
         return None
@@ -220,13 +224,27 @@ def _latest_by_then(
     return None if any(chosen is m for m in subject) else _said_then(chosen, items, keys)
 
 
-def _names_something(text: str) -> bool:
-    """Whether a statement names what could be a value: a name, a figure, or a value of the inventory ("it
-    has a forest school" names none: a reply's remark, no value of anything)."""
-    words = _words(text)
-    return (
-        bool(_names_in(text)) or any(w[:1].isdigit() for w in words) or any(map(attributes.for_value, words))
-    )
+def _gives_a_value(
+    item: ContextItem, asked: frozenset[str] = frozenset(), person: frozenset[str] = frozenset()
+) -> bool:
+    """Whether a statement names what could be a value of the ``asked`` attributes: the value it was keyed
+    with, a name that is not the person asked about (in capitals, or a word the lexicon does not know:
+    "bachelor thesis at radboud"), or a value the inventory gives one; a figure only where one takes
+    figures (a personal best), and never a date. "Statement date: 2022-01-14" or "Re: Mr Bernard Naylor"
+    (for Bernard's carer) names none. Of no attribute known, any name, figure or value of the inventory."""
+    if item.value:
+        return True
+    text = own_words(item.text)
+    attrs = [a for n in asked if (a := attributes.by_name(n)) is not None]
+    figures = not attrs or any(_FIGURE_LABELS & set(a.entities) for a in attrs)
+    names = [n for n in _names_in(text) if not _words(n) <= person and (figures or not n[:1].isdigit())]
+    words = _words(_DATE.sub(" ", text)) - person
+    unknown = [w for w in words if w.isalpha() and len(w) > 2 and statements.a_name(w.capitalize())]
+    if names or unknown:
+        return True
+    if not attrs:
+        return any(w[:1].isdigit() for w in words) or any(map(attributes.for_value, words))
+    return any(attributes.for_value(w) in attrs for w in words)
 
 
 def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) -> list[ContextItem]:
@@ -254,13 +272,21 @@ def _said_then(chosen: ContextItem, items: Sequence[ContextItem], keys: set[str]
     )
 
 
-def _said_by_then(items: Sequence[ContextItem], keys: set[str], when: AskedWhen | None) -> AnswerDraft | None:
+def _said_by_then(
+    items: Sequence[ContextItem],
+    keys: set[str],
+    when: AskedWhen | None,
+    asked: frozenset[str] = frozenset(),
+    person: frozenset[str] = frozenset(),
+) -> AnswerDraft | None:
     """For a question naming a time, the most relevant of the asker's own statements said by the end of
     it, as past with the day it was said: what they said then is what held then, when no version of the
-    subject is known. None when the question names no time, or nothing of theirs is that old."""
+    subject is known. Only a statement naming what could be a value of the ``asked`` attributes says
+    what held (:func:`_gives_a_value`). None when the question names no time, or nothing of theirs is that
+    old."""
     if when is None or not when.end or when.before_change:
         return None
-    dated = _own_dated(items[:_THEN_DEPTH], items)
+    dated = [i for i in _own_dated(items[:_THEN_DEPTH], items) if _gives_a_value(i, asked, person)]
     own = [i for i in dated if (i.time or "")[:10] < when.end]
     # what had begun by then first; else what was said by then (a date it names may be a deadline: "the
     # thesis is due in June")
@@ -494,6 +520,8 @@ def _subject(
         # the versions of the asked attribute, where the subject holds them, else all its statements
         versions = [m for m in members if m.authority == head.authority]
         versions = [m for m in versions if _states(m, asked) or not m.subject] or versions
+        # a version says a value: a line naming none ("Re: Mr Bernard Naylor") tells nothing of what held
+        versions = [m for m in versions if _gives_a_value(m, asked | named, person)] or versions
         then = held_then(versions, head, when)
         if then is not None:  # what holds now is cited with it: the answer does not present it as current
             said = _as_of(then, head, members, keys, own=own, items=list(by_id.values()))
