@@ -180,9 +180,10 @@ def by_name(predicate: str) -> Attribute | None:
 
 
 def canonical(predicate: str) -> str:
-    """The canonical name of a predicate ("relation:wife" -> "relation:partner"); a family member
-    or an unknown predicate is returned as it is."""
-    attr = _index().get(predicate)
+    """The canonical name of a predicate ("relation:wife" -> "relation:partner"), or of the attribute whose
+    noun it is ("gp", keyed from "new GP is Dr Adeyemi", is the doctor); a family member or an unknown
+    predicate is returned as it is."""
+    attr = _index().get(predicate) or for_noun(predicate.replace("_", " "))
     return attr.name if attr is not None else predicate
 
 

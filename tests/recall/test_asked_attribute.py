@@ -7,6 +7,7 @@ seen. Real SQLCipher store, the real ONNX embedder; every sentence is written fo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -832,3 +833,20 @@ def test_a_question_asking_who_takes_a_line_about_the_person_holding_the_role(ke
     assert hits[0].id == new
     old = _memories(hits, "Benedek")
     assert old and all(h.state == "probably_superseded" for h in old)
+
+
+def test_a_statement_keyed_by_a_noun_of_the_asked_attribute_is_one_of_its_statements() -> None:
+    """A key named by a noun of an attribute ("gp", as a write path may key "my new GP is …") is that
+    attribute's: of the doctor's statements, the newer one so keyed leads, and the older one keyed by the
+    attribute's own name is probably superseded by it."""
+    old = replace(_hit("Dr Halvorsen at Brookmead is impossible to book.", "2021-05-10"), subject="doctor")
+    # typed in lower case: no name reads as a value, only the key says it states the doctor, and which
+    new = replace(
+        _hit("new gp is dr oyelaran at kestrel surgery, so much nicer", "2023-02-02"),
+        subject="gp",
+        value="dr oyelaran",
+    )
+    for h in (old, new):
+        h.closeness = 0.4
+    ordered = asked.settle([old, new], "who's my doctor now?")
+    assert ordered[0] is new and old.state == "probably_superseded" and old.superseded_by == new.id
