@@ -277,7 +277,10 @@ def _mentions(
         if statements.is_request(h.text) or statements.tells_history(h.text):
             continue
         values = _values_of(statements.others_clauses(h.text), frozenset(), numbers) - person
-        if values and h.subject is not None and attributes.canonical(h.subject) in wanted:
+        # keyed to what is asked, or read as stating it (of someone else: here, the person asked about)
+        read = statements.read(h.text)
+        stating = read is not None and bool(wanted & set(read.attributes))
+        if values and (stating or h.subject is not None and attributes.canonical(h.subject) in wanted):
             keyed.append((h, values))
         elif values:
             loose.append((h, values, h.closeness))
@@ -288,7 +291,9 @@ def _mentions(
 
 
 #: words a statement opens with that speak of someone already named ("He's got a new pup")
-_PRONOUNS = frozenset({"he", "she", "they", "he's", "she's", "they're", "they've", "his", "her", "their"})
+_PRONOUNS = statements.typed_bare(
+    {"he", "she", "they", "he's", "she's", "they're", "they've", "his", "her", "their"}
+)
 
 
 def _told_of(hits: Sequence[Hit], person: frozenset[str]) -> set[int]:

@@ -42,10 +42,19 @@ from veramem_desktop.core.text.lexicon import lexicon
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
 WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’-])*|\d[\d:.,]*")
-_SPEAKER = frozenset(
+
+
+def typed_bare(words: set[str]) -> frozenset[str]:
+    """``words`` and their contractions as people type them without the apostrophe ("shes", "im"), where
+    that spelling is no other word the lexicon knows ("we'll" is not "well", "i'd" not "id")."""
+    plain = {w.replace("'", "") for w in words if "'" in w}
+    return frozenset(words | {w for w in plain if not lexicon().getAllLemmas(w)})
+
+
+_SPEAKER = typed_bare(
     {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
 )
-_OTHERS = frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
+_OTHERS = typed_bare({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 #: a line telling what held before, said as such: "used to", "back when", "when I still …", or a sentence

@@ -850,3 +850,28 @@ def test_a_statement_keyed_by_a_noun_of_the_asked_attribute_is_one_of_its_statem
         h.closeness = 0.4
     ordered = asked.settle([old, new], "who's my doctor now?")
     assert ordered[0] is new and old.state == "probably_superseded" and old.superseded_by == new.id
+
+
+@pytest.mark.parametrize("typed", ["Shes", "She's", "She’s"])
+def test_a_line_telling_the_asked_persons_change_by_a_pronoun_leads_though_few_words_match(
+    typed: str,
+) -> None:
+    """'Shes moving down to Bristol …' speaks of the person its message names ("Ottilie got the job!!!"),
+    however the pronoun is typed, and reads as her home by its frame: it states what is asked, so it
+    leads the older line though its words are far from the question's (below the closeness a line
+    stating nothing by its words needs)."""
+    old = replace(_hit("Ottilie has a flat in Carlisle with two nurses.", "2022-04-02"), closeness=0.5)
+    news = replace(_hit("Ottilie got the job!!!", "2023-03-03"), closeness=0.6, session_id="s1")
+    moving = replace(
+        _hit(f"{typed} moving down to Bristol in may, starting at the museum.", "2023-03-03"),
+        closeness=0.12,
+        session_id="s1",
+    )
+    ordered = asked.settle([old, news, moving], "what city does ottilie live in now")
+    assert ordered[0] is moving, [h.text for h in ordered]
+
+
+def test_a_contraction_typed_without_its_apostrophe_is_read_unless_that_spelling_is_another_word() -> None:
+    forms = statements.typed_bare({"she's", "we'll", "i'm", "we're"})
+    assert {"shes", "im"} <= forms
+    assert not {"well", "were"} & forms  # words of their own
