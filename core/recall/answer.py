@@ -80,7 +80,8 @@ def _context(
     (the memory says it, with its state), so nothing is said twice; a message that retracted an item of
     the pool stays, so that the answer can cite the statement that retired it, and so does a message a
     statement retracted a value of (the memory of it in the pool may be another value it gave, still holding)."""
-    ordered = asker_first(sorted(pool.values(), key=lambda h: -h.score), question)
+    # the pool holds search's results in search's order, then what the ladder added, each below the last
+    ordered = asker_first(list(pool.values()), question)
     # the asked attribute's statements as one subject, newest first, as search gives them (for a question
     # naming a time, the answer then takes the version that held then)
     ordered = asked.settle(ordered, question, meant)

@@ -971,3 +971,30 @@ def test_asked_about_a_time_a_line_naming_no_value_of_the_attribute_is_never_sai
     draft = answer("which energy supplier were we with in December 2021?", items)
     assert not draft.abstained and draft.cited_ids[:1] == ("m-then",), draft
     assert "quorvane" in draft.text.lower() and "2021-11-02" not in draft.text, draft.text
+
+
+def test_the_askers_own_statement_recall_put_first_answers_before_a_claim_sharing_more_words() -> None:
+    """Recall put the asker's own line first; an assistant's packing list shares the question's words
+    ("hay fever") and names the old tablets. The asker's line answers, and the claim is not said beside it
+    as a second current value."""
+    items = [
+        _item(
+            "m-own",
+            "Fexofenadine now!",
+            time="2023-07-08T15:45:00+00:00",
+            group="g-own",
+            subject="medication",
+            value="fexofenadine",
+        ),
+        _item(
+            "m-claim",
+            "According to the assistant: Essentials: boots, waterproofs, map, and User's loratadine for the hay fever.",
+            time="2023-07-08T15:42:00+00:00",
+            group="g-claim",
+            authority="attested",
+        ),
+    ]
+    items = [replace(i, closeness=0.4) for i in items]
+    draft = answer("what am i taking for hay fever now?", items)
+    assert not draft.abstained and draft.cited_ids == ("m-own",), draft
+    assert "Fexofenadine" in draft.text and "loratadine" not in draft.text, draft.text

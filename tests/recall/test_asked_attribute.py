@@ -875,3 +875,14 @@ def test_a_contraction_typed_without_its_apostrophe_is_read_unless_that_spelling
     forms = statements.typed_bare({"she's", "we'll", "i'm", "we're"})
     assert {"shes", "im"} <= forms
     assert not {"well", "were"} & forms  # words of their own
+
+
+def test_the_answer_reads_the_pool_in_searchs_order() -> None:
+    """The answer's context starts from search's order (its truth and time ordering already applied), not
+    a fresh sort by relevance score: search and answer show the same item first."""
+    from veramem_desktop.core.recall.answer import _context
+
+    older = replace(_hit("Picnic on saturday, the tablets barely touch the pollen.", "2022-05-14"), score=2.0)
+    newer = replace(_hit("Switched tablets for the pollen, these ones work.", "2023-07-08"), score=1.0)
+    pool = {h.id: h for h in (newer, older)}  # search put the newer first, though it scored lower
+    assert [h.id for h in _context(pool, "what do I take for the pollen now?")] == [newer.id, older.id]

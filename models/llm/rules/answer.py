@@ -79,9 +79,11 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         items, own and not asked and when is None
     )
     scored = _scored(items, keys, asked | named)
-    # no item shares half the question's words: recall's first item, the asker's own close statement, answers
+    # no statement of the asker's own shares half the question's words (a claim may): recall's first item,
+    # the asker's own close statement, answers
     lead = _closest_own(items, asked | named) if own and when is None else None
-    if lead is not None and max((len(r[4]) for r in scored), default=0) * 2 < len(keys):
+    mine = [len(r[4]) for r in scored if r[3].authority == Authority.AUTHORIZED]
+    if lead is not None and max(mine, default=0) * 2 < len(keys):
         scored = _scored(items, keys, asked | named, lead)
     if not scored:
         return _said_by_then(items, keys, when, asked | named, person) or AnswerDraft(
@@ -103,19 +105,11 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         )
     )
     ranked = stating[:1] or ranked
-    best = max(r[0] for r in scored)
-    floor = max(1, math.ceil(0.6 * best))
     sentences: list[str] = []
     cited: list[str] = []
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
-    chosen = [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]
-    if asked | named:
-        # a question naming an attribute is answered from one statement: other subjects are said beside the
-        # first only when said the same day (the rest of that message, a document's other lines); one said
-        # another day would read as a second value of it
-        day = {(r[3].time or "")[:10] for r in chosen[0]}
-        chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
+    chosen = _chosen(ranked, max(r[0] for r in scored), bool(asked | named), own)
     then = _then_outside_the_subject(chosen[0], scored, items, keys, when, asked | named, person)
     if then is not None:
         return then
@@ -141,6 +135,27 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
 
 #: how far down the context (relevance order) a statement said by the asked time is looked for
 _THEN_DEPTH = 10
+
+
+def _chosen(ranked: list[list[Row]], best: int, asks: bool, own: bool) -> list[list[Row]]:
+    """The subjects said, of ``ranked``: those sharing enough of the question's words with the best
+    (``best`` key words), the first leading."""
+    floor = max(1, math.ceil(0.6 * best))
+    chosen = [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]
+    if asks:
+        # a question naming an attribute is answered from one statement: other subjects are said beside the
+        # first only when said the same day (the rest of that message, a document's other lines); one said
+        # another day would read as a second value of it
+        day = {(r[3].time or "")[:10] for r in chosen[0]}
+        chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
+    if own and any(_own_live(r[3]) for r in chosen[0]):
+        # the asker's own statement answers their question: what only a claim says is not said beside it
+        chosen = chosen[:1] + [g for g in chosen[1:] if any(_own_live(r[3]) for r in g)]
+    return chosen
+
+
+def _own_live(item: ContextItem) -> bool:
+    return item.authority == Authority.AUTHORIZED and item.state in _LIVE
 
 
 @cache
@@ -397,7 +412,7 @@ def _closest_own(items: Sequence[ContextItem], asked: frozenset[str]) -> Context
     # a line only saying a value stopped ("Cancelled the Telegraph") tells what no longer holds
     if first.closeness < CLOSE or statements.is_request(own_words(first.text)) or only_ends(first):
         return None
-    if first.subject and first.value and attributes.canonical(first.subject) not in asked:
+    if asked and first.subject and first.value and attributes.canonical(first.subject) not in asked:
         return None
     if not _names_in(own_words(first.text)) and not statements.values(own_words(first.text), ""):
         return None
