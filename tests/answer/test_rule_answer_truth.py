@@ -998,3 +998,24 @@ def test_the_askers_own_statement_recall_put_first_answers_before_a_claim_sharin
     draft = answer("what am i taking for hay fever now?", items)
     assert not draft.abstained and draft.cited_ids == ("m-own",), draft
     assert "Fexofenadine" in draft.text and "loratadine" not in draft.text, draft.text
+
+
+@pytest.mark.parametrize(("closeness", "answers"), [(0.24, True), (0.12, False)])
+def test_recalls_first_own_statement_answers_in_other_words_down_to_recalls_own_floor(
+    closeness: float, answers: bool
+) -> None:
+    """No word of "what evening class am I taking these days?" is in the line recall put first; near the
+    floor at which recall takes a statement of the asked thing (core/recall/asked.py) it answers, far
+    below it the answer abstains rather than say an unrelated line."""
+    items = [
+        _item(
+            "m-own",
+            "Level 2 at the Quarry Lane Improv school has a showcase friday and I'm terrified.",
+            time="2022-06-08T20:00:00+00:00",
+            group=None,
+        )
+    ]
+    items = [replace(i, closeness=closeness) for i in items]
+    draft = answer("what evening class am I taking these days?", items)
+    assert draft.abstained is not answers, draft
+    assert not answers or "Quarry Lane" in draft.text

@@ -395,8 +395,10 @@ def _read_by_recall(items: Sequence[ContextItem], unread: bool) -> frozenset[str
     return frozenset(attributes.canonical(i.subject) for i in items if i.meant and i.subject)
 
 
-#: the least closeness to the question at which recall's first hit answers in other words
-CLOSE = 0.30
+#: the least closeness to the question at which recall's first hit answers in other words: the floor recall
+#: itself takes a statement of the asked attribute by (core/recall/asked.py); a person's answer in their own
+#: words is seldom closer ("User's level 2 class at the Magnet Theater …" for "what class am I taking?")
+CLOSE = 0.20
 
 
 def _closest_own(items: Sequence[ContextItem], asked: frozenset[str]) -> ContextItem | None:
