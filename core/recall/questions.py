@@ -91,7 +91,7 @@ def _of_the_kind_asked(question: str, name: str) -> bool:
         return True
     labels = set(attr.entities)
     if _WHERE.match(question):
-        return not labels or labels != {"PERSON"}
+        return labels != {"PERSON"}
     if _WHO.match(question):
         return bool(labels & {"PERSON", "ORG"})
     return True

@@ -403,9 +403,9 @@ CLOSE = 0.20
 
 def _closest_own(items: Sequence[ContextItem], asked: frozenset[str]) -> ContextItem | None:
     """Recall's first item when it is the asker's own live statement naming a value, close to the question
-    (:data:`CLOSE`), and no statement the write path keyed to another attribute than the asked one: it
-    answers though it shares no word with the question ("where am I volunteering?" — "helping at the
-    food bank on Mondays")."""
+    (:data:`CLOSE`), and, where the question reads as asking an attribute, no statement the write path
+    keyed to another: it answers though it shares no word with the question ("where am I volunteering?" —
+    "helping at the food bank on Mondays")."""
     if not items:
         return None
     first = items[0]
