@@ -291,9 +291,7 @@ def _mentions(
 
 
 #: words a statement opens with that speak of someone already named ("He's got a new pup")
-_PRONOUNS = statements.typed_bare(
-    {"he", "she", "they", "he's", "she's", "they're", "they've", "his", "her", "their"}
-)
+_PRONOUNS = frozenset({"he", "she", "they", "he's", "she's", "they're", "they've", "his", "her", "their"})
 
 
 def _told_of(hits: Sequence[Hit], person: frozenset[str]) -> set[int]:
@@ -304,7 +302,7 @@ def _told_of(hits: Sequence[Hit], person: frozenset[str]) -> set[int]:
     messages = {(h.time, h.session_id) for h in hits if id(h) in naming and h.time}
     for h in hits:
         first = statements.WORD.findall(h.text[:40])[:1]
-        opens = bool(first) and first[0].lower().replace("’", "'") in _PRONOUNS
+        opens = bool(first) and first[0].lower().replace("’", "'") in statements.typed_bare(_PRONOUNS)
         if opens and h.time and (h.time, h.session_id) in messages:
             naming.add(id(h))
     return naming

@@ -44,17 +44,31 @@ _REACH = 6
 WORD = re.compile(r"[^\W\d_](?:[^\W_]|['’-])*|\d[\d:.,]*")
 
 
-def typed_bare(words: set[str]) -> frozenset[str]:
+@cache
+def typed_bare(words: frozenset[str]) -> frozenset[str]:
     """``words`` and their contractions as people type them without the apostrophe ("shes", "im"), where
-    that spelling is no other word the lexicon knows ("we'll" is not "well", "i'd" not "id")."""
+    that spelling is no other word the lexicon knows ("we'll" is not "well", "i'd" not "id"). Read on
+    first use: the lexicon is never loaded at start-up (core/text/lexicon.py)."""
     plain = {w.replace("'", "") for w in words if "'" in w}
-    return frozenset(words | {w for w in plain if not lexicon().getAllLemmas(w)})
+    return words | {w for w in plain if not lexicon().getAllLemmas(w)}
 
 
-_SPEAKER = typed_bare(
-    {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
-)
-_OTHERS = typed_bare({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
+def _speaker() -> frozenset[str]:
+    """The words naming the speaker, as typed with or without apostrophes."""
+    return typed_bare(
+        frozenset(
+            {"user", "i", "we", "i'm", "we're", "i've", "we've", "i'd", "we'd", "i'll", "we'll", "me", "us"}
+        )
+    )
+
+
+def _others() -> frozenset[str]:
+    """The pronouns naming someone else, as typed with or without apostrophes."""
+    return typed_bare(
+        frozenset({"he", "she", "they", "his", "her", "their", "he's", "she's", "they're", "it"})
+    )
+
+
 OWN = frozenset({"my", "our", "user's"})
 _NEW = frozenset({"new", "current"})
 #: a line telling what held before, said as such: "used to", "back when", "when I still …", or a sentence
@@ -198,7 +212,7 @@ def _moves_someone(words: list[str], at: int) -> bool:
     w, low = said[0], bare(said[0])
     if attributes.relation_of_any_number(low) is not None or low in _PEOPLE:
         return True
-    return w[:1].isupper() and low not in FUNCTION and low not in _SPEAKER and not _known(low)
+    return w[:1].isupper() and low not in FUNCTION and low not in _speaker() and not _known(low)
 
 
 #: pronouns for people a verb acts on
@@ -308,9 +322,9 @@ def _owned_nouns(lowered: list[str], spans: list[tuple[int, str]]) -> list[tuple
 def _other_person(before: list[str]) -> bool:
     """Whether the words before a statement's cue name someone other than the speaker as its subject."""
     low = [w.lower() for w in before]
-    if _SPEAKER & set(low):
+    if _speaker() & set(low):
         return False
-    if _OTHERS & set(low):
+    if _others() & set(low):
         return True
     for i, w in enumerate(low):
         if w in OWN and i + 1 < len(low) and attributes.relation_of_any_number(low[i + 1]) is not None:
@@ -337,7 +351,7 @@ def _thing_before(before: list[str]) -> bool:
 def a_name(word: str) -> bool:
     """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
     low = word.lower()
-    if low in NOT_VALUES or low in OWN or low in _SPEAKER or low in _OTHERS or low in FUNCTION:
+    if low in NOT_VALUES or low in OWN or low in _speaker() or low in _others() or low in FUNCTION:
         return False
     return word[:1].isupper() and not _known(low)
 
@@ -462,7 +476,7 @@ def given_values(words: list[str], attribute: str) -> frozenset[str]:
 
 def _a_value_word(word: str) -> bool:
     name = bare(word)
-    if name in NOT_VALUES or name in _SPEAKER or name in OWN or name in FUNCTION or name in _OTHERS:
+    if name in NOT_VALUES or name in _speaker() or name in OWN or name in FUNCTION or name in _others():
         return False
     return word[:1].isupper() or word[:1].isdigit()
 
@@ -565,7 +579,7 @@ def others_clauses(text: str) -> str:
     for sentence in _SENTENCE_END.split(text[:600]):
         for clause in _split(sentence):
             first = WORD.findall(clause)[:1]
-            if not (first and first[0].lower().replace("’", "'") in _SPEAKER):
+            if not (first and first[0].lower().replace("’", "'") in _speaker()):
                 kept.append(clause)
     return ", ".join(kept)
 
@@ -751,9 +765,9 @@ def _named_before(words: list[str], at: int) -> frozenset[str]:
     *Rufus* died") nor the speaker."""
     for w in reversed(words[max(0, at - 3) : at]):
         name = bare(w)
-        if w.lower().replace("’", "'").endswith("'s") or name in NOT_VALUES or name in _SPEAKER:
+        if w.lower().replace("’", "'").endswith("'s") or name in NOT_VALUES or name in _speaker():
             continue
-        if w[:1].isupper() and name not in FUNCTION and name not in OWN and name not in _OTHERS:
+        if w[:1].isupper() and name not in FUNCTION and name not in OWN and name not in _others():
             return frozenset({name})
     return frozenset()
 
@@ -802,14 +816,14 @@ def about_someone_else(text: str) -> bool:
     for i, w in enumerate(low[:-1]):
         if (w in OWN or w.endswith("'s")) and attributes.relation_of_any_number(plain[i + 1]) is not None:
             return True  # "my brother", "User's sister"
-    if _SPEAKER & set(plain):
+    if _speaker() & set(plain):
         return False
     opening = _SENTENCE_END.split(text[:400])[0]
-    if plain[:1] == ["it"] and _SPEAKER & {bare(w) for w in WORD.findall(opening)}:
+    if plain[:1] == ["it"] and _speaker() & {bare(w) for w in WORD.findall(opening)}:
         return False  # "it's been a month since I left": "it" is no one, the speaker is said after it
     if plain[:1] == ["it"] and _NOW.search(opening):
         return False  # "It's Harbourside Homes now": the thing spoken of, as it is now
-    if _OTHERS & set(plain) or any(attributes.relation_of_any_number(w) is not None for w in plain):
+    if _others() & set(plain) or any(attributes.relation_of_any_number(w) is not None for w in plain):
         return True
     if not first:
         return False

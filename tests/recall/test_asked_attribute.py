@@ -872,7 +872,7 @@ def test_a_line_telling_the_asked_persons_change_by_a_pronoun_leads_though_few_w
 
 
 def test_a_contraction_typed_without_its_apostrophe_is_read_unless_that_spelling_is_another_word() -> None:
-    forms = statements.typed_bare({"she's", "we'll", "i'm", "we're"})
+    forms = statements.typed_bare(frozenset({"she's", "we'll", "i'm", "we're"}))
     assert {"shes", "im"} <= forms
     assert not {"well", "were"} & forms  # words of their own
 

@@ -156,3 +156,19 @@ def test_a_keyed_statement_opening_on_a_denial_is_history_and_never_leads() -> N
     }
     safety_net.apply([denial, new], rows, {}, lambda _a, _b: None)
     assert new.state == "current" and denial.state == safety_net.STATE
+
+
+def test_importing_recall_loads_no_lexicon() -> None:
+    """The lexicon is loaded with the first statement read, never at start-up (core/text/lexicon.py): in a
+    fresh interpreter, importing recall's readers leaves lemminflect unloaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import veramem_desktop.core.recall.statements, veramem_desktop.core.recall.asked\n"
+        "import veramem_desktop.core.recall.questions, veramem_desktop.models.llm.rules.answer\n"
+        "print('lemminflect' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
