@@ -186,9 +186,10 @@ def _nouns() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
 def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     """Whether ``frame`` is said from the verb at ``at``: its particle, object and preposition follow (and
     for "be <participle>", a form of "be" comes just before it), and what follows them is no value of
-    another attribute ("moved everything to VS Code" is no move of home)."""
+    another attribute ("moved everything to VS Code" is no move of home), and the verb is no noun after
+    a determiner ("a drive to Cornwall")."""
     parts = frame.verb.split()
-    if parts[0] == "be" and not BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+    if not _said_as_verb(parts, words, at):
         return False
     end = _fits_to(frame, parts, words, at)
     if end is None:
@@ -199,6 +200,25 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     after = [w.lower() for w in words[end : end + 2]]
     other = {value_attribute(" ".join(after)), *map(value_attribute, after)} - {None}
     return not other or any(a in other for a in _attribute_names_of(frame))
+
+
+def _said_as_verb(parts: list[str], words: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is said as the frame's verb: for "be <participle>", a form of "be" comes
+    just before it; any other verb is a noun after a determiner, or a determiner and an adjective
+    ("planning a drive to Cornwall", "her big move to Dundee")."""
+    before = [w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]]
+    if parts[0] == "be":
+        return bool(BE_FORMS & set(before))
+    before = [bare(w) for w in before]
+    if before and before[-1] in _NOUN_BEFORE:
+        return False
+    return not (len(before) == 2 and before[0] in DETERMINERS and _only_adjective(before[1]))
+
+
+@lru_cache(maxsize=4096)
+def _only_adjective(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as an adjective and as nothing else ("big", "new")."""
+    return set(lexicon().getAllLemmas(word)) == {"ADJ"}
 
 
 def _moves_someone(words: list[str], at: int) -> bool:
@@ -334,6 +354,9 @@ def _other_person(before: list[str]) -> bool:
 
 #: words that open a noun phrase: what follows them is a thing or someone named by a noun, not the speaker
 DETERMINERS = frozenset({"the", "a", "an", "this", "that", "our", "my", "his", "her", "their", "its", "your"})
+#: determiners after which a word is a noun ("that" and "her" also open a clause: "the firm that hired me",
+#: "let her drive")
+_NOUN_BEFORE = DETERMINERS - {"that", "her"}
 
 
 def _thing_before(before: list[str]) -> bool:
@@ -358,10 +381,26 @@ def a_name(word: str) -> bool:
 
 def _values(words: list[str], attribute: str) -> frozenset[str]:
     """The names and numbers past the first word, and the inventory's values of ``attribute``."""
-    named = (bare(w) for i, w in enumerate(words) if i > 0 and w[:1].isupper() or w[:1].isdigit())
+    named = (
+        bare(w)
+        for i, w in enumerate(words)
+        if i > 0 and w[:1].isupper() and not _shouted(words, i) or w[:1].isdigit()
+    )
     found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
     found.update(w.lower() for w in words if value_of(w.lower()) == attribute)
     return frozenset(found)
+
+
+def _shouted(words: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is a word of the language written in capitals for stress ("is NOT
+    happening"), not a name or an initialism ("NHS"), nor a word of a name in capitals ("WREN STREET
+    READERS", a document's heading)."""
+
+    def capitals(i: int) -> bool:
+        return 0 <= i < len(words) and len(words[i]) > 1 and words[i].isupper()
+
+    alone = not capitals(at - 1) and not capitals(at + 1)
+    return capitals(at) and alone and _known(words[at].lower())
 
 
 #: a number that is part of a date (a year, a month or a day): when it was said, not what
@@ -397,7 +436,8 @@ def read(text: str) -> Read | None:
     names = tuple(dict.fromkeys(c.attribute for c in cues))
     behind = any(c.state_in_past for c in cues) and bool(_BEHIND.search(text))
     historic = behind or _told_before(text)
-    values = _values(words, names[0]) if len(names) == 1 else _values(words, "")
+    said = WORD.findall(sentence_case(text[:400]))
+    values = _values(said, names[0]) if len(names) == 1 else _values(said, "")
     attached = attached_values(text, names[0]) if len(names) == 1 else None
     if attached is not None:  # said by its noun alone: only the names attached to the noun are its values
         values = attached | given_values(words, names[0])
@@ -700,7 +740,7 @@ def clause_stops(clause: str) -> frozenset[str]:
 def _ending_fits(frame: Frame, words: list[str], at: int) -> int | None:
     """Where the value would start when ``frame`` (an ending) is said from the word at ``at``."""
     parts = frame.verb.split()
-    if parts[0] == "be" and not BE_FORMS & {w.lower().replace("’", "'") for w in words[max(0, at - 2) : at]}:
+    if not _said_as_verb(parts, words, at):
         return None
     return _fits_to(frame, parts, words, at)
 
@@ -853,7 +893,35 @@ _REPLY_NOTE = re.compile(r"\s*\(in reply to [^()]*(?:\([^()]*\)[^()]*)*\)\s*", r
 def values(text: str, attribute: str) -> frozenset[str]:
     """The names and numbers ``text`` holds past its first word, and the inventory's values of ``attribute``
     (a reply's note of the question it answered left out)."""
-    return _values(WORD.findall(without_reply_note(text[:600])[:400]), attribute)
+    return _values(WORD.findall(sentence_case(without_reply_note(text[:600])[:400])), attribute)
+
+
+def sentence_case(text: str) -> str:
+    """``text`` with a word that opens a sentence past the first in lower case when it is a word of the
+    language ("... I shall send it. Thank you"): its capital is the sentence's, not a name's. A word the
+    lexicon lacks keeps it, and so does one written with a capital inside a sentence too, or a noun or
+    adjective opening a run of capitalised words ("Pearl District Dental", "New Look"; not "Also Cigna")."""
+    inside = {m.group(1) for m in _INSIDE.finditer(text)}
+
+    def lower(m: re.Match[str]) -> str:
+        word = m.group(1)
+        if word in inside or not _known(word.lower()) or m.group(2) and _may_name(word.lower()):
+            return m.group(0)
+        return word.lower() + m.group(0)[len(word) :]
+
+    return _OPENER.sub(lower, text)
+
+
+@lru_cache(maxsize=4096)
+def _may_name(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as a noun or an adjective, words a name is made of."""
+    return bool({"NOUN", "ADJ", "PROPN"} & set(lexicon().getAllLemmas(word)))
+
+
+#: a capitalised word opening a sentence past the first (and whether a capitalised word follows it)
+_OPENER = re.compile(r"(?<=[.!?]\s)([A-Z][a-z'’]+)(\s+[A-Z])?")
+#: a capitalised word inside a sentence
+_INSIDE = re.compile(r"(?<![.!?]\s)(?<=[\w,;:]\s)([A-Z][a-z'’]+)")
 
 
 def without_reply_note(text: str) -> str:

@@ -886,3 +886,27 @@ def test_the_answer_reads_the_pool_in_searchs_order() -> None:
     newer = replace(_hit("Switched tablets for the pollen, these ones work.", "2023-07-08"), score=1.0)
     pool = {h.id: h for h in (newer, older)}  # search put the newer first, though it scored lower
     assert [h.id for h in _context(pool, "what do I take for the pollen now?")] == [newer.id, older.id]
+
+
+@pytest.mark.parametrize(
+    ("noun", "verb", "attribute"),
+    [
+        ("Booked a drive to Whitstable for the bank holiday.", "I drive a Skoda Octavia these days.", "car"),
+        ("Her big move to Dundee went fine in the end.", "We moved to Dundee in the end.", "lives_in"),
+    ],
+)
+def test_a_frame_verb_said_as_a_noun_after_a_determiner_states_nothing(
+    noun: str, verb: str, attribute: str
+) -> None:
+    read = statements.read(noun)
+    assert read is None or attribute not in read.attributes
+    said = statements.read(verb)
+    assert said is not None and attribute in said.attributes
+
+
+def test_a_known_word_opening_a_later_sentence_or_written_in_capitals_for_stress_is_no_value() -> None:
+    line = "Sounds perfect. Cheers for that, the Kettering one is NOT happening. Grateful as ever."
+    assert statements.values(line, "") == {"kettering"}
+    # a name keeps its capital wherever it stands: unknown to the lexicon, a run of capitals, an initialism
+    kept = "Done. Halvorsen Dental booked. WILLOW BANK SURGERY too, and the GP at the NHS one."
+    assert {"halvorsen", "dental", "willow", "bank", "surgery", "nhs", "gp"} <= statements.values(kept, "")
