@@ -10,12 +10,13 @@ from veramem_desktop.bench.truth_natural_section import DATA, SETS, held_out, lo
 #: the data file as written before any tuning (commit f491b35); a third of it is the held-out part
 FROZEN_SHA256 = "ae3f0422fcb5d9d6315162d4ef1799b2515c3c1ea6dd6d859e9dd39fa8dd2216"
 #: the blind sets as their authors wrote them, each committed before any tuning on it (commits 88109d8,
-#: b3bbb8b, the one adding blind-3 and the one adding blind-4)
+#: b3bbb8b, and the ones adding blind-3, blind-4 and blind-5)
 BLIND_SHA256 = {
     "blind": "3673413d8eb5fb9e9f26da3ecc55962e20cc0b450c666f04e5c1f84fa641952b",
     "blind-2": "800c411baca4df3f29604400fcad68cf355b5bd25350a46146930e3ec2140f69",
     "blind-3": "8a73dbd7dbe1278e0518266d4b433e2ec365241f582e3249b8ebe268471d3da2",
     "blind-4": "673c6df0df7883a5fbf751a4bcc07df1ff7909da46b90126d6e44148f4989e7c",
+    "blind-5": "5a7f995210c73b7e2349a08e3751387d4e57853e4b9a2fdec176a1cd247b7948",
 }
 KINDS = {
     "no_i",

@@ -60,6 +60,7 @@ SETS = (
     ("blind-2", Path(__file__).with_name("truth_natural_blind2.json")),
     ("blind-3", Path(__file__).with_name("truth_natural_blind3.json")),
     ("blind-4", Path(__file__).with_name("truth_natural_blind4.json")),
+    ("blind-5", Path(__file__).with_name("truth_natural_blind5.json")),
 )
 METRICS = ("answer_current", "search_top1_current", "stale_above_current", "abstained", "as_of_answer")
 #: metrics counting something that must not happen (lower is better)
