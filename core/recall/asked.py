@@ -125,10 +125,16 @@ def _tells_only_past(text: str) -> bool:
     naming none that holds ("Ditched Pulsewell.")."""
     if statements.told_past(text):
         return True
-    if statements.tells_history(text) and not statements.says_now(text):
+    if _history_only(text):
         return True
     stopped = statements.ended(text)
     return bool(stopped) and not statements.values(text, "") - stopped
+
+
+def _history_only(text: str) -> bool:
+    """Whether a line tells history with no word for now ("no cube anymore"; not "Menzieshill couldn't cope
+    anymore so he's at Oakwood now")."""
+    return statements.tells_history(text) and not statements.says_now(text)
 
 
 def periods_named(question: str) -> bool:
@@ -274,7 +280,7 @@ def _mentions(
             continue
         if h.authority != Authority.AUTHORIZED or h.closeness is None or id(h) not in told:
             continue
-        if statements.is_request(h.text) or statements.tells_history(h.text):
+        if statements.is_request(h.text) or _history_only(h.text):
             continue
         values = _values_of(statements.others_clauses(h.text), frozenset(), numbers) - person
         # keyed to what is asked, or read as stating it (of someone else: here, the person asked about)
@@ -427,7 +433,7 @@ def _named_after_a_kind(
             kinds[_message(h)] = name
     out = []
     for h in _told_beside(hits, found, set(kinds)):
-        if statements.is_request(h.text) or statements.tells_history(h.text):
+        if statements.is_request(h.text) or _history_only(h.text):
             continue
         # a line opening on the name is of the thing named, not someone else's ("Cockapoo called Pesto")
         values = (
@@ -540,7 +546,7 @@ def _plain_values(
     a person (a hairdresser, a manager, a landlord), a line opening on a name speaks of the value itself
     ("Mags at Curl Up & Dye did an amazing job" for "who does my hair now?"), not of someone else's life;
     so it is when the question asks who (``someone``: "who's my head chef?" of "Tasha (head chef) wants …")."""
-    if statements.is_request(text) or (statements.tells_history(text) and not statements.says_now(text)):
+    if statements.is_request(text) or _history_only(text):
         return frozenset()
     opens = (someone or _person_valued(wanted)) and _opens_on_a_name(text)
     if statements.about_someone_else(text) and not opens:

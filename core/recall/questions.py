@@ -22,6 +22,7 @@ from veramem_desktop.core.recall.statements import (
     WORD,
     a_name,
     bare,
+    capitalised,
     frames_by_head,
     lemmas,
     named_attributes,
@@ -125,11 +126,13 @@ def person_asked(question: str) -> frozenset[str]:
                 found.add(low)
         elif (
             i > 0
-            and (a_name(name) or (uncased and a_name(name.capitalize())))
+            # inside a question, a capital is a name's though the lexicon knows the word ("does Ken go")
+            and (capitalised(name) or (uncased and a_name(name.capitalize())))
             and low not in _QUESTION_NAMES
             and low not in STOPWORDS  # "our landlord at the end of 2021": a word of no content is no one
             and words[i - 1].lower() not in DETERMINERS  # "the cafe's electric": a thing, no one's name
             and _subject_at(words, i)
+            and not _with_the_asker(words, i)
         ):
             found.add(low)
     return frozenset(found)
@@ -152,6 +155,14 @@ def _subject_at(words: list[str], i: int) -> bool:
     w = words[i].lower().replace("’", "'")
     before = words[i - 1].lower()
     return w.endswith("'s") or before in _AUXILIARIES or _relation(bare(before)) is not None
+
+
+def _with_the_asker(words: list[str], i: int) -> bool:
+    """Whether the name at ``i`` is joined to the asker by "and" ("where do Ken and I live?", "me and
+    Ana"): the question asks of the household, the asker's own."""
+    after = [w.lower() for w in words[i + 1 : i + 3]]
+    before = [w.lower() for w in words[max(0, i - 2) : i]]
+    return after in (["and", "i"], ["and", "me"]) or before in (["i", "and"], ["me", "and"])
 
 
 #: capitalised words of a question that name no one ("I", a month)
@@ -214,11 +225,19 @@ def asked_nouns(question: str) -> frozenset[str]:
         forms = lexicon().getAllLemmas(w)
         if "NOUN" in forms:
             found.update(forms["NOUN"])
-        elif not forms and i > 0 and words[i - 1] in _ASKING and w.isalpha():
+        elif i > 0 and words[i - 1] in _ASKING and w.isalpha() and _said_as_noun(forms, words[i + 1 : i + 2]):
             # a word the lexicon does not know, owned or asked for: a noun all the same ("our childminder",
-            # "which antihistamine")
+            # "which antihistamine"); so is an adjective owned with no noun after it ("who's our electric with")
             found.add(w)
     return frozenset(found)
+
+
+def _said_as_noun(forms: dict[str, tuple[str, ...]], after: list[str]) -> bool:
+    """Whether an owned or asked-for word that is no noun by the lexicon (``forms``) stands for one: a word
+    it does not know, or an adjective with no noun after it ("our electric with", not "our new car")."""
+    if not forms:
+        return True
+    return set(forms) == {"ADJ"} and not (after and "NOUN" in lexicon().getAllLemmas(after[0]))
 
 
 #: the words of a question in the asker's first person

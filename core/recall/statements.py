@@ -373,18 +373,27 @@ def _thing_before(before: list[str]) -> bool:
 
 def a_name(word: str) -> bool:
     """A capitalised word the lexicon does not know: a name ("Ana", "Priya"), not "Loving" or "The"."""
-    low = word.lower()
-    if low in NOT_VALUES or low in OWN or low in _speaker() or low in _others() or low in FUNCTION:
-        return False
-    return word[:1].isupper() and not _known(low)
+    return word[:1].isupper() and not _no_name(word.lower()) and not _known(word.lower())
+
+
+def capitalised(word: str) -> bool:
+    """A word written with a capital as a name is ("Ken", "Ana"; not "I", "NOT", a weekday or a pronoun),
+    whether or not the lexicon knows it as a word: where no sentence opens, its capital is a name's."""
+    return word[:1].isupper() and not (len(word) > 1 and word.isupper()) and not _no_name(word.lower())
+
+
+def _no_name(low: str) -> bool:
+    """Whether a word, in lower case, is never a name: the speaker, a pronoun, a word of no content."""
+    return low in NOT_VALUES or low in OWN or low in _speaker() or low in _others() or low in FUNCTION
 
 
 def _values(words: list[str], attribute: str) -> frozenset[str]:
-    """The names and numbers past the first word, and the inventory's values of ``attribute``."""
+    """The names and numbers past the first word, and the inventory's values of ``attribute``; a single
+    letter is none ("100L": a unit said after a figure)."""
     named = (
         bare(w)
         for i, w in enumerate(words)
-        if i > 0 and w[:1].isupper() and not _shouted(words, i) or w[:1].isdigit()
+        if i > 0 and len(w) > 1 and w[:1].isupper() and not _shouted(words, i) or w[:1].isdigit()
     )
     found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
     found.update(w.lower() for w in words if value_of(w.lower()) == attribute)

@@ -910,3 +910,36 @@ def test_a_known_word_opening_a_later_sentence_or_written_in_capitals_for_stress
     # a name keeps its capital wherever it stands: unknown to the lexicon, a run of capitals, an initialism
     kept = "Done. Halvorsen Dental booked. WILLOW BANK SURGERY too, and the GP at the NHS one."
     assert {"halvorsen", "dental", "willow", "bank", "surgery", "nhs", "gp"} <= statements.values(kept, "")
+
+
+def test_a_single_letter_after_a_figure_is_a_unit_not_a_value() -> None:
+    assert statements.values("Year two now, 200L chemistry at the poly.", "") == {"200"}
+
+
+@pytest.mark.parametrize(
+    ("question", "person"),
+    [
+        # a capital inside a question is a name's though the lexicon knows the word
+        ("which swimming club does Rob go to now?", {"rob"}),
+        ("what school is Hope at these days?", {"hope"}),
+        # a name joined to the asker by "and" asks of the household: the asker's own
+        ("where do Priyanka and I live now?", set()),
+        ("where do me and Oyelaran rent these days?", set()),
+    ],
+)
+def test_whom_a_question_names_by_a_capital(question: str, person: set[str]) -> None:
+    assert questions.person_asked(question) == person
+
+
+def test_an_owned_adjective_with_no_noun_after_it_is_what_the_question_asks() -> None:
+    assert questions.asked_nouns("who's our gas with these days") == {"gas"}
+    assert questions.asked_phrase("who is our electric with at the moment?") == "electric"
+    assert "new" not in questions.asked_nouns("what is my new bike")
+
+
+def test_a_named_persons_line_saying_history_and_now_states_what_holds_now() -> None:
+    old = _hit("Rob started at Kingsmead swimming club, Mondays.", "2021-05-01")
+    new = _hit("Kingsmead couldn't fit Rob in anymore so he's at Tidewell now, Saturdays.", "2022-11-01")
+    for h in (old, new):
+        h.closeness = 0.5
+    assert asked.settle([old, new], "which swimming club does Rob go to now?")[0] is new
