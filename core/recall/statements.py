@@ -480,7 +480,8 @@ def attached_values(text: str, attribute: str) -> frozenset[str] | None:
     for i in places:
         if i > 0 and _a_value_word(words[i - 1]) and not words[i - 1].lower().endswith("'s"):
             found.add(bare(words[i - 1]))
-        start = i + 1 + (i + 1 < len(words) and words[i + 1].lower() in _ATTACH)
+        start = _past_be(words, i + 1)
+        start += start < len(words) and words[start].lower() in _ATTACH
         found.update(_names_from(words, start) if start < len(words) and _a_value_word(words[start]) else ())
         found.update(_named_as(words, i))
     return frozenset(found)
@@ -494,6 +495,22 @@ def _in_a_name(words: list[str], at: int) -> bool:
         return False
     before = at > 1 and words[at - 1][:1].isupper()
     return before or (at + 1 < len(words) and words[at + 1][:1].isupper())
+
+
+def _past_be(words: list[str], at: int) -> int:
+    """Where a name due after a noun starts, past a verb group of "be" from ``at`` ("my new manager *will
+    be* Dre", "the new place *is now* in Leith", "the landlord *has been* Kev"): the group's last word
+    stays, as an attaching word ("be", "is")."""
+    end = at
+    while end < len(words) and end - at < 3 and words[end].lower().replace("’", "'") in _BE_GROUP:
+        end += 1
+    if end > at and words[end - 1].lower() in _ATTACH:
+        return end - 1
+    return end
+
+
+#: the words of a verb group of "be" (its forms, the modals and auxiliaries before it, "now", "still")
+_BE_GROUP = BE_FORMS | {"will", "would", "shall", "should", "might", "must", "has", "have", "had", "now", "still"}
 
 
 def _named_as(words: list[str], at: int) -> list[str]:

@@ -943,3 +943,17 @@ def test_a_named_persons_line_saying_history_and_now_states_what_holds_now() -> 
     for h in (old, new):
         h.closeness = 0.5
     assert asked.settle([old, new], "which swimming club does Rob go to now?")[0] is new
+
+
+@pytest.mark.parametrize(
+    ("line", "attribute", "value"),
+    [
+        ("Signed with Kestrel Talent, my new manager will be Ottoline from March.", "relation:boss", "ottoline"),
+        ("Our landlord has been Wojciech since the sale.", "relation:landlord", "wojciech"),
+        ("The new flat is now in Stockbridge, ten minutes from work.", "lives_in", "stockbridge"),
+    ],
+)
+def test_a_name_said_to_be_the_noun_through_a_verb_group_of_be_is_its_value(
+    line: str, attribute: str, value: str
+) -> None:
+    assert value in (statements.attached_values(line, attribute) or set())
