@@ -510,7 +510,8 @@ def _past_be(words: list[str], at: int) -> int:
 
 
 #: the words of a verb group of "be" (its forms, the modals and auxiliaries before it, "now", "still")
-_BE_GROUP = BE_FORMS | {"will", "would", "shall", "should", "might", "must", "has", "have", "had", "now", "still"}
+_MODALS = frozenset({"will", "would", "shall", "should", "might", "must"})
+_BE_GROUP = BE_FORMS | _MODALS | {"has", "have", "had", "now", "still"}
 
 
 def _named_as(words: list[str], at: int) -> list[str]:

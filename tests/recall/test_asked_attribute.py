@@ -948,7 +948,11 @@ def test_a_named_persons_line_saying_history_and_now_states_what_holds_now() -> 
 @pytest.mark.parametrize(
     ("line", "attribute", "value"),
     [
-        ("Signed with Kestrel Talent, my new manager will be Ottoline from March.", "relation:boss", "ottoline"),
+        (
+            "Signed with Kestrel Talent, my new manager will be Ottoline from March.",
+            "relation:boss",
+            "ottoline",
+        ),
         ("Our landlord has been Wojciech since the sale.", "relation:landlord", "wojciech"),
         ("The new flat is now in Stockbridge, ten minutes from work.", "lives_in", "stockbridge"),
     ],
