@@ -38,6 +38,7 @@ from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
 from veramem_desktop.core.recall.query import NOW
 from veramem_desktop.core.text.lexicon import lexicon
+from veramem_desktop.core.text.terms import STOPWORDS
 
 #: words between a frame's verb and its particle, object or preposition, at most
 _REACH = 6
@@ -99,7 +100,8 @@ _REQUEST = re.compile(
 #: words the lexicon holds no lemma for that are no names: function words, and the particles and
 #: shorthands of chat ("Ok switched to …", "Tbh the new one is better")
 _FUNCTION_TEXT = (
-    "the a an this that these those our your so and but or yes no oh well ok okay yeah yep yup nope lol "
+    "the a an this that these those our your so and but or if unless although though whereas whether "
+    "yes no oh well ok okay yeah yep yup nope lol "
     "omg btw tbh fyi imo idk ngl haha ugh hmm wow hey hi anyway also pls thx rn for from into onto with than "
     "until during against because cos coz cuz bc nor cannot dont didnt doesnt isnt wasnt arent ive"
 )
@@ -383,8 +385,16 @@ def capitalised(word: str) -> bool:
 
 
 def _no_name(low: str) -> bool:
-    """Whether a word, in lower case, is never a name: the speaker, a pronoun, a word of no content."""
-    return low in NOT_VALUES or low in OWN or low in _speaker() or low in _others() or low in FUNCTION
+    """Whether a word, in lower case, is never a name: the speaker, a pronoun, a word of no content (the
+    lexicon knows only open-class words: "If" opening a line is no name)."""
+    return (
+        low in NOT_VALUES
+        or low in OWN
+        or low in _speaker()
+        or low in _others()
+        or low in FUNCTION
+        or low in STOPWORDS
+    )
 
 
 def _values(words: list[str], attribute: str) -> frozenset[str]:

@@ -961,3 +961,10 @@ def test_a_name_said_to_be_the_noun_through_a_verb_group_of_be_is_its_value(
     line: str, attribute: str, value: str
 ) -> None:
     assert value in (statements.attached_values(line, attribute) or set())
+
+
+def test_a_closed_class_word_opening_a_line_is_no_name() -> None:
+    # the lexicon knows open-class words only: a conjunction it lacks is still a word, not a name
+    for word in ("If", "Although", "Unless", "Whether"):
+        assert not statements.a_name(word), word
+    assert statements.a_name("Oyelaran")
