@@ -105,6 +105,10 @@ def test_a_stale_value_counts_as_past_only_after_a_past_marker_in_its_sentence()
     assert not answer_current("No stored memory answers this.", False, ["Bristol"], [])
     assert stale_as_current("Your manager is Keisha Obi.", ["Keisha"])
     assert not stale_as_current("Your manager is Ravi. Keisha used to be.", ["Ravi Menon"])
+    # a stale value said with a possessive is past after its marker too ("before that, St Mary's")
+    assert not stale_as_current("(since 2023; before that, St Anne's Parish).", ["St Anne"])
+    assert not stale_as_current("Before that, St Anne’s Parish.", ["St Anne's"])
+    assert stale_as_current("You go to St Anne's Parish.", ["St Anne"])
 
 
 def test_the_ranking_and_as_of_scores_on_known_lists() -> None:
