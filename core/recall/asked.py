@@ -33,6 +33,7 @@ from veramem_desktop.core.recall import periods, questions, safety_net, statemen
 from veramem_desktop.core.recall.hits import Hit
 from veramem_desktop.core.recall.query import asked_time
 from veramem_desktop.core.storage.items import AUTHORITY_RANK
+from veramem_desktop.core.text.terms import STOPWORDS
 from veramem_desktop.core.trust.action_gate import may_act
 from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, Authority
 
@@ -411,7 +412,7 @@ def _members(
             continue
         if _names(h.text, wanted):
             named.append((h, values))  # read as the asked attribute among others, or naming it by its noun
-        elif h.subject is None:
+        elif h.subject is None and not _another_field(h.text, wanted):
             loose.append((h, values, h.closeness))
     best = max((c for _, _, c in loose), default=0.0)
     bound = max(FLOOR, SHARE * best)
@@ -535,6 +536,25 @@ def _names(text: str, wanted: frozenset[str]) -> bool:
     if found is not None and not found.other and wanted & set(found.attributes):
         return True
     return bool(wanted & statements.named(text))
+
+
+def _another_field(text: str, wanted: frozenset[str]) -> bool:
+    """Whether a labelled line gives a field other than the asked attribute ("Policy number:
+    HOM-44817263", "Subject: Notice of Termination" for "who's my manager now?"): its names are that
+    field's value. A label saying a word of the attribute's description or nouns gives it ("Landlord: Dan
+    Whitaker", "Provider: Vodafone" for the internet provider)."""
+    label = statements.field(text)
+    if label is None:
+        return False
+    said = {f for w in statements.WORD.findall(label) for f in statements.lemmas(w.lower())}
+    described = {
+        f
+        for name in wanted
+        if (attr := attributes.by_name(name)) is not None
+        for w in statements.WORD.findall(" ".join([attr.description, *attr.nouns]))
+        for f in statements.lemmas(w.lower())
+    }
+    return not (said - statements.FUNCTION - STOPWORDS) & described
 
 
 def _plain_values(

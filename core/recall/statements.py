@@ -966,6 +966,13 @@ def without_reply_note(text: str) -> str:
     return _REPLY_NOTE.sub(" ", text).strip()
 
 
+def field(text: str) -> str | None:
+    """The field a labelled line gives ("Policy number" of "Policy number: HOM-44817263", "Subject" of
+    "Subject: Notice of Termination"), None for a line with no label."""
+    label = _LABEL.match(text)
+    return label.group(0).strip(" \t:*-#>") if label else None
+
+
 def named(text: str) -> frozenset[str]:
     """The single-valued attributes ``text`` names by a noun of theirs ("the Payments team": team)."""
     lowered = [w.lower() for w in WORD.findall(text[:400])]

@@ -968,3 +968,15 @@ def test_a_closed_class_word_opening_a_line_is_no_name() -> None:
     for word in ("If", "Although", "Unless", "Whether"):
         assert not statements.a_name(word), word
     assert statements.a_name("Oyelaran")
+
+
+def test_a_labelled_line_of_another_field_is_no_statement_of_the_asked_attribute() -> None:
+    said = _hit("Switched the broadband to Zephyrnet, way faster.", "2023-03-01")
+    label = _hit("Account reference: ZK-5521 Quillon.", "2023-05-01")
+    provider = _hit("Provider: Brightwave Fibre.", "2023-05-01")
+    for h in (said, label, provider):
+        h.closeness = 0.5
+    question = "who is my internet provider now?"
+    assert asked.settle([label, said], question)[0] is said
+    # a label saying a word of the attribute's own gives it
+    assert asked.settle([said, provider], question)[0] is provider
