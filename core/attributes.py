@@ -180,10 +180,11 @@ def by_name(predicate: str) -> Attribute | None:
 
 
 def canonical(predicate: str) -> str:
-    """The canonical name of a predicate ("relation:wife" -> "relation:partner"), or of the attribute whose
-    noun it is ("gp", keyed from "new GP is Dr Adeyemi", is the doctor); a family member or an unknown
-    predicate is returned as it is."""
-    attr = _index().get(predicate) or for_noun(predicate.replace("_", " "))
+    """The canonical name of a predicate ("relation:wife" -> "relation:partner"); a family member or an
+    unknown predicate is returned as it is. A key named by a noun of an attribute is not that attribute:
+    the write path keys what describes a thing under its noun ("my broadband is dreadful": "broadband"),
+    never as its value."""
+    attr = _index().get(predicate)
     return attr.name if attr is not None else predicate
 
 

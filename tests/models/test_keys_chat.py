@@ -169,4 +169,18 @@ def test_someone_new_named_aside_is_the_partner_even_when_the_name_is_mislabelle
 
 def test_a_word_that_describes_a_thing_is_no_value_of_its_attribute() -> None:
     assert read_all("the new office at Marrowby is right by the canal") == []
-    assert [k.key for k in read_all("my job is boring")] == [("user", "job", "boring")]  # not the employer
+    assert [k.key for k in read_all("my job is boring")] == [
+        ("user", "described:job", "boring")
+    ]  # not the employer
+
+
+def test_a_thing_named_where_it_is_and_described_keys_the_name_not_the_description() -> None:
+    # the description is no value; the name said with the thing is ("the new physio at Kelvin Clinic …")
+    assert [k.key for k in read_all("new dentist at Harbourview Dental is grand, no pain")] == [
+        ("user", "dentist", "Harbourview Dental")
+    ]
+    assert [k.key for k in read_all("my job at Quillon Labs is dull")] == [
+        ("user", "works_at", "Quillon Labs")
+    ]
+    # a description alone is kept under the thing's noun, never as the attribute's value
+    assert [k.key for k in read_all("my dentist is lovely")] == [("user", "described:dentist", "lovely")]

@@ -660,7 +660,7 @@ def test_every_task_is_deterministic(llm: RuleBasedLLM) -> None:
         ("I am married to Kelmar.", ("user", "relation:partner", "Kelmar")),
         ("I drive a Kelmar.", ("user", "car", "Kelmar")),
         ("I am a vegetarian now.", ("user", "diet", "vegetarian")),
-        ("My home is lovely.", ("user", "home", "lovely")),  # about the home, not where it is
+        ("My home is lovely.", ("user", "described:home", "lovely")),  # about the home, not where it is
     ],
 )
 def test_one_attribute_said_in_other_words_gets_one_key(sentence: str, key: tuple[str, str, str]) -> None:

@@ -835,21 +835,15 @@ def test_a_question_asking_who_takes_a_line_about_the_person_holding_the_role(ke
     assert old and all(h.state == "probably_superseded" for h in old)
 
 
-def test_a_statement_keyed_by_a_noun_of_the_asked_attribute_is_one_of_its_statements() -> None:
-    """A key named by a noun of an attribute ("gp", as a write path may key "my new GP is …") is that
-    attribute's: of the doctor's statements, the newer one so keyed leads, and the older one keyed by the
-    attribute's own name is probably superseded by it."""
-    old = replace(_hit("Dr Halvorsen at Brookmead is impossible to book.", "2021-05-10"), subject="doctor")
-    # typed in lower case: no name reads as a value, only the key says it states the doctor, and which
-    new = replace(
-        _hit("new gp is dr oyelaran at kestrel surgery, so much nicer", "2023-02-02"),
-        subject="gp",
-        value="dr oyelaran",
-    )
-    for h in (old, new):
-        h.closeness = 0.4
-    ordered = asked.settle([old, new], "who's my doctor now?")
-    assert ordered[0] is new and old.state == "probably_superseded" and old.superseded_by == new.id
+def test_a_thing_described_under_its_noun_never_replaces_the_attributes_value(rmem: Memory) -> None:
+    """ "My broadband is dreadful" is keyed under the noun "broadband", a description of the thing: it is
+    no value of the internet provider, so the provider said before stays current and leads."""
+    said(rmem, "I switched my broadband to Zephyrnet.", "2024-01-02")
+    said(rmem, "My broadband is dreadful this week.", "2024-03-02")
+    hits = rmem.search("who is my internet provider?").results
+    first = next(h for h in hits if h.kind != "episode")
+    assert "Zephyrnet" in first.text and first.state == "current"
+    assert "dreadful" not in rmem.answer("who is my internet provider?").text.split("(")[0]
 
 
 @pytest.mark.parametrize("typed", ["Shes", "She's", "She’s"])
@@ -980,3 +974,12 @@ def test_a_labelled_line_of_another_field_is_no_statement_of_the_asked_attribute
     assert asked.settle([label, said], question)[0] is said
     # a label saying a word of the attribute's own gives it
     assert asked.settle([said, provider], question)[0] is provider
+
+
+def test_a_description_said_of_the_attributes_own_noun_never_replaces_its_value(rmem: Memory) -> None:
+    """ "My dentist is lovely" describes the dentist: keyed under the noun, never under the attribute's own
+    name, it is no new version of who the dentist is."""
+    said(rmem, "My dentist is Dr Szymanska at Larkfield.", "2024-01-02")
+    said(rmem, "My dentist is lovely, no pain at all.", "2024-03-02")
+    answer = rmem.answer("who is my dentist?").text
+    assert "Szymanska" in answer and "lovely" not in answer

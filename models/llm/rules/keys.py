@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
+from veramem_desktop.core.recall import statements
 from veramem_desktop.models.llm.rules.parse import Clause, Parsed, Phrase, parse
 from veramem_desktop.models.llm.rules.text import stem
 
@@ -1029,13 +1030,18 @@ def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
     noun when it is mine ("my home is lovely"), else not at all."""
     value = _whole(complement, subject.text)
     attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
+    # "the new dentist at Shawlands Dental Care is class": the thing is named where it is, the rest
+    # describes it
+    where = next((t for prep, t in subject.preps if prep in ("at", "in", "with") and t[:1].isupper()), None)
+    if attr is not None and attr.entities and where is not None and not _of_its_kind(value, attr):
+        return Keyed("user", attr.name, where)
     if (
         complement.describes
         and not _name(complement)
         and attr is not None
         and attributes.for_value(value) is not attr
     ):
-        return Keyed("user", subject.head.replace(" ", "_"), value) if subject.owner is not None else None
+        return Keyed("user", _described(subject.head), value) if subject.owner is not None else None
     return _noun_key("user", subject.text, value, named=subject.owner is None)
 
 
@@ -1142,11 +1148,19 @@ def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bo
     if attr is None:
         return Keyed(who, noun.replace(" ", "_"), value) if not named else None
     if attr.entities and not _of_its_kind(value, attr) and attributes.for_value(value) is None:
-        return Keyed(who, noun.replace(" ", "_"), value) if not where else None
+        return Keyed(who, _described(noun), value) if not where else None
     better = attributes.for_value(value)
     if better is not None and better.name == "occupation" and attr.name == "works_at":
         attr = better  # "my job is nurse"
     return Keyed(who, attr.name, value)
+
+
+def _described(noun: str) -> str:
+    """The key a description of a thing is kept under: its noun ("my home is lovely": "home"), never an
+    attribute's own name ("my dentist is lovely" is no dentist's name: "described:dentist"), so what
+    describes a thing never replaces the attribute's value."""
+    key = noun.replace(" ", "_")
+    return f"described:{key}" if attributes.by_name(key) is not None else key
 
 
 #: the entity labels whose values are written with figures ("135kg", "1:52", "£6k", "the 1st")
@@ -1158,11 +1172,14 @@ _HOUSE_NUMBER = re.compile(r"^(?:\S*\d\S*[\s,]+)+")
 
 
 def _of_its_kind(value: str, attr: Attribute) -> bool:
-    """Whether ``value`` is written the way values of ``attr``'s entity kinds are: a name with a capital,
-    or, for kinds written with figures (a personal best, a rent), a value that has one."""
+    """Whether ``value`` is written the way values of ``attr``'s entity kinds are: a name with a capital
+    or a word no lexicon knows, or, for kinds written with figures (a personal best, a rent), a value that has one."""
     # a name after a house or flat number is a name too ("3 Bellfield Road")
     named = _HOUSE_NUMBER.sub("", value)
-    return named[:1].isupper() or (bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value))
+    # a name typed in lower case is one all the same: a word of it the lexicon does not know ("dr adeyemi")
+    typed = any(statements.a_name(w.capitalize()) for w in named.split() if w.isalpha() and len(w) > 2)
+    figures = bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value)
+    return named[:1].isupper() or typed or figures
 
 
 # --- other speakers ----------------------------------------------------------------------------
