@@ -378,6 +378,12 @@ def a_name(word: str) -> bool:
     return word[:1].isupper() and not _no_name(word.lower()) and not _known(word.lower())
 
 
+def typed_lower(value: str) -> bool:
+    """Whether a value typed in lower case is a name all the same: a word of it the lexicon does not know
+    ("dr adeyemi", "pulsebox")."""
+    return any(a_name(w.capitalize()) for w in value.split() if w.isalpha() and len(w) > 2)
+
+
 def capitalised(word: str) -> bool:
     """A word written with a capital as a name is ("Ken", "Ana"; not "I", "NOT", a weekday or a pronoun),
     whether or not the lexicon knows it as a word: where no sentence opens, its capital is a name's."""

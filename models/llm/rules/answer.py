@@ -915,8 +915,12 @@ def _a_value(value: str) -> bool:
     """Whether a keyed value can be said alone: a name (with a capital, or typed in lower case with a word
     the lexicon does not know: "dr adeyemi"), a figure, or a value of the inventory."""
     last = value.split()[-1] if value.split() else ""
-    typed = any(statements.a_name(w.capitalize()) for w in value.split() if w.isalpha() and len(w) > 2)
-    return value[:1].isupper() or value[:1].isdigit() or typed or attributes.for_value(last) is not None
+    return (
+        value[:1].isupper()
+        or value[:1].isdigit()
+        or statements.typed_lower(value)
+        or attributes.for_value(last) is not None
+    )
 
 
 def _names_in(sentence: str, known: Sequence[str] = ()) -> list[str]:

@@ -1176,10 +1176,8 @@ def _of_its_kind(value: str, attr: Attribute) -> bool:
     or a word no lexicon knows, or, for kinds written with figures (a personal best, a rent), a value that has one."""
     # a name after a house or flat number is a name too ("3 Bellfield Road")
     named = _HOUSE_NUMBER.sub("", value)
-    # a name typed in lower case is one all the same: a word of it the lexicon does not know ("dr adeyemi")
-    typed = any(statements.a_name(w.capitalize()) for w in named.split() if w.isalpha() and len(w) > 2)
     figures = bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value)
-    return named[:1].isupper() or typed or figures
+    return named[:1].isupper() or statements.typed_lower(named) or figures
 
 
 # --- other speakers ----------------------------------------------------------------------------
