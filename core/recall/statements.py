@@ -525,8 +525,8 @@ def _past_be(words: list[str], at: int) -> int:
     return end
 
 
-#: the words of a verb group of "be" (its forms, the modals and auxiliaries before it, "now", "still")
 _MODALS = frozenset({"will", "would", "shall", "should", "might", "must"})
+#: the words of a verb group of "be" (its forms, the modals and auxiliaries before it, "now", "still")
 _BE_GROUP = BE_FORMS | _MODALS | {"has", "have", "had", "now", "still"}
 
 

@@ -1156,9 +1156,9 @@ def _noun_key(who: str, noun: str, value: str, *, named: bool = False, where: bo
 
 
 def _described(noun: str) -> str:
-    """The key a description of a thing is kept under: its noun ("my home is lovely": "home"), never an
-    attribute's own name ("my dentist is lovely" is no dentist's name: "described:dentist"), so what
-    describes a thing never replaces the attribute's value."""
+    """The key a description of a thing is kept under: its noun ("my kitchen is tiny": "kitchen"), and
+    never a name or alias of an attribute ("my dentist is lovely": "described:dentist", "my job is boring":
+    "described:job"), so what describes a thing never replaces the attribute's value."""
     key = noun.replace(" ", "_")
     return f"described:{key}" if attributes.by_name(key) is not None else key
 
