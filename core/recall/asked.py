@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from veramem_desktop.core import attributes
 from veramem_desktop.core.recall import periods, questions, safety_net, statements
@@ -547,14 +548,20 @@ def _another_field(text: str, wanted: frozenset[str]) -> bool:
     if label is None:
         return False
     said = {f for w in statements.WORD.findall(label) for f in statements.lemmas(w.lower())}
-    described = {
+    return not (said - statements.FUNCTION - STOPWORDS) & _described(wanted)
+
+
+@lru_cache(maxsize=256)
+def _described(wanted: frozenset[str]) -> frozenset[str]:
+    """The word forms of the ``wanted`` attributes' descriptions and nouns (read once per question's
+    attributes, not per hit)."""
+    return frozenset(
         f
         for name in wanted
         if (attr := attributes.by_name(name)) is not None
         for w in statements.WORD.findall(" ".join([attr.description, *attr.nouns]))
         for f in statements.lemmas(w.lower())
-    }
-    return not (said - statements.FUNCTION - STOPWORDS) & described
+    )
 
 
 def _plain_values(

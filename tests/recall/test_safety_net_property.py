@@ -114,17 +114,11 @@ def test_statements_of_a_multi_valued_attribute_all_stay_current(values: list[st
 def test_reading_a_statement_loads_no_spacy() -> None:
     """The lexicon recall reads with (lemminflect) would import spaCy to hook into it: seconds at a cold
     `veramem search`. In a fresh interpreter, reading a statement leaves spaCy unloaded."""
-    import subprocess
-    import sys
-
     code = (
-        "import sys\n"
         "from veramem_desktop.core.recall.statements import read\n"
         "assert read('We finally moved into a flat in Ghent!').attributes == ('lives_in',)\n"
-        "print('spacy' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False", out.stderr
+    assert not _loaded_after(code, "spacy")
 
 
 def test_a_frame_followed_by_another_attributes_value_and_a_dates_numbers_are_not_read_as_values() -> None:
@@ -161,14 +155,19 @@ def test_a_keyed_statement_opening_on_a_denial_is_history_and_never_leads() -> N
 def test_importing_recall_loads_no_lexicon() -> None:
     """The lexicon is loaded with the first statement read, never at start-up (core/text/lexicon.py): in a
     fresh interpreter, importing recall's readers leaves lemminflect unloaded."""
+    code = (
+        "import veramem_desktop.core.recall.statements, veramem_desktop.core.recall.asked\n"
+        "import veramem_desktop.core.recall.questions, veramem_desktop.models.llm.rules.answer\n"
+    )
+    assert not _loaded_after(code, "lemminflect")
+
+
+def _loaded_after(code: str, module: str) -> bool:
+    """Whether ``module`` is loaded after running ``code`` in a fresh interpreter."""
     import subprocess
     import sys
 
-    code = (
-        "import sys\n"
-        "import veramem_desktop.core.recall.statements, veramem_desktop.core.recall.asked\n"
-        "import veramem_desktop.core.recall.questions, veramem_desktop.models.llm.rules.answer\n"
-        "print('lemminflect' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False", out.stderr
+    probe = f"{code}import sys\nprint({module!r} in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() in ("True", "False"), out.stderr
+    return out.stdout.strip() == "True"
