@@ -130,14 +130,14 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         "relation:mother",
         False,
         "The person's mother.",
-        nouns="mother, mom, mum, mama",
+        nouns="mother, mom, mum, mam, mama, mummy, mommy",
         entities="PERSON",
     ),
     _a(
         "relation:father",
         False,
         "The person's father.",
-        nouns="father, dad, papa",
+        nouns="father, dad, daddy, papa",
         entities="PERSON",
     ),
     _a(

@@ -184,3 +184,33 @@ def test_a_thing_named_where_it_is_and_described_keys_the_name_not_the_descripti
     ]
     # a description alone is kept under the thing's noun, never as the attribute's value
     assert [k.key for k in read_all("my dentist is lovely")] == [("user", "described:dentist", "lovely")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        # a passive of a verb that takes its subject somewhere says where the subject went
+        (
+            "Grandad was moved to Birchwood Lodge on Friday.",
+            ("user's grandfather", "lives_in", "Birchwood Lodge"),
+        ),
+        ("I got relocated to Dundee by the bank.", ("user", "lives_in", "Dundee")),
+        # a home's name ending in a noun of the home is a home, though "home" alone is also "work from home"
+        ("My nan moved into Ashgrove Care Home.", ("user's grandmother", "lives_in", "Ashgrove Care Home")),
+        # a relative "at" an organisation whose name says what it is
+        ("My daughter is at Kingsmead Academy now.", ("user's daughter", "school", "Kingsmead Academy")),
+        ("Daniel is at Westgate College now.", ("Daniel", "school", "Westgate College")),
+    ],
+)
+def test_a_passive_move_and_a_relative_at_a_named_school_key_their_place(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["I was moved to tears by the film.", "My dad is at Morrisons.", "The sofa was moved to the attic."],
+)
+def test_a_feeling_a_visit_or_a_thing_moved_keys_no_place(sentence: str) -> None:
+    assert not [k for k in read_all(sentence) if k.predicate in ("lives_in", "works_at", "school")]

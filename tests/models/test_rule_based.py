@@ -300,10 +300,13 @@ def test_labels_and_acknowledgements_are_not_part_of_the_memory(
             "User's sister Ana is allergic to peanuts.",
         ),
         ("My dad retired. He is 70 now.", "User's dad is 70 now."),
+        # a parent named as the speaker's own without "my", and "she's" said short
+        ("Quick news about gran. She's been poorly all week.", "Gran's been poorly all week."),
         # Nothing to stand for, or nothing that fits: left as said.
         ("My sister is a nurse. He is allergic to cats.", "He is allergic to cats."),
         ("My sister Ana and my aunt Rosa came. She is allergic to peanuts.", "She is allergic to peanuts."),
         ("We went to Lisbon. She is allergic to peanuts.", "She is allergic to peanuts."),
+        ("Saw Priya's mum at the market. She's been poorly all week.", "She's been poorly all week."),
     ],
 )
 def test_a_leading_she_or_he_names_the_one_relative_just_mentioned(

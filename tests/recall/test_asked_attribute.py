@@ -983,3 +983,16 @@ def test_a_description_said_of_the_attributes_own_noun_never_replaces_its_value(
     said(rmem, "My dentist is lovely, no pain at all.", "2024-03-02")
     answer = rmem.answer("who is my dentist?").text
     assert "Szymanska" in answer and "lovely" not in answer
+
+
+def test_a_parent_moved_by_others_and_said_as_she_leads_where_they_live(rmem: Memory) -> None:
+    """ "Update on gran. She's been moved to …": the pronoun is the parent named without "my", and a
+    passive move says where she went; the new home leads, and the old one is no current answer."""
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, "My gran lives in Kettering, in the sheltered flats by the park.", "2023-05-02")
+    said(rmem, "Update on gran. She's been moved to Elmfield Nursing Home after her fall.", "2024-09-14")
+    hits = rmem.search("Where is my gran living now?", k=10).results
+    assert "Elmfield" in hits[0].text, [(h.text, h.state) for h in hits[:3]]
+    answer = rmem.answer("Where is my gran living now?")
+    assert "Elmfield" in answer.text and not stale_as_current(answer.text, ["Kettering"]), answer.text

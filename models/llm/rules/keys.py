@@ -113,7 +113,7 @@ NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 _SPEAKER = frozenset({"i", "we", "me", "us"})
 #: words for a parent or grandparent that name the speaker's own without "my" ("mum finally moved out of Swindon")
-_PARENTS = frozenset(
+PARENTS = frozenset(
     {
         "mum",
         "mom",
@@ -130,6 +130,8 @@ _PARENTS = frozenset(
         "grandma",
         "grandpa",
         "granddad",
+        "grandad",
+        "mam",
     }
 )
 _PRONOUNS_TEXT = """
@@ -510,7 +512,7 @@ def _who(phrase: Phrase | None) -> str | None:
     if phrase.text.startswith("user's "):
         return phrase.text  # a pronoun read as the relative named before
     role = attributes.relation(phrase.head)
-    if role is not None and (phrase.owner in ("my", "our") or phrase.head in _PARENTS):
+    if role is not None and (phrase.owner in ("my", "our") or phrase.head in PARENTS):
         return phrase.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
     if phrase.kind is not None and phrase.owner in ("my", "our") and attributes.relation(phrase.kind):
         return phrase.text  # "my sister Ana", parsed with the name as the head
@@ -669,14 +671,14 @@ def _owned_by(phrase: Phrase | None) -> Attribute | None:
     if phrase is None:
         return None
     found = attributes.for_value(phrase.text)
+    if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
+        # the longest ending of the name the inventory has a noun for: "Kestrel Bank", "Riverside Rowing
+        # Club", "Elm Tree Medical Centre", "Elmfield Nursing Home" (a home, not the value "home")
+        found = _noun_attribute(" ".join(phrase.text.lower().split()[1:]))
     if found is None and (phrase.proper or " " not in phrase.text):
         found = attributes.for_value(
             phrase.head
         )  # never a common noun's head alone: a "care home" is no "home"
-    if found is None and (phrase.proper or phrase.label is not None) and " " in phrase.text:
-        # the longest ending of the name the inventory has a noun for: "Kestrel Bank", "Riverside Rowing
-        # Club", "Elm Tree Medical Centre"
-        found = _noun_attribute(" ".join(phrase.text.lower().split()[1:]))
     return found
 
 
@@ -964,20 +966,13 @@ def _is_in(who: str, c: Clause, parsed: Parsed) -> Keyed | None:
     # an organisation: labelled so, or a name of several words the pipeline did not label, never a visit
     # in company or for a purpose ("I'm at Nandos with the team", "… for a meeting")
     org = at is not None and (at.label == "ORG" or at.label is None and at.proper and " " in at.text)
-    if (
-        at is not None
-        and org
-        and _name(at)
-        and who == "user"
-        and not any(p in ("with", "for") for p, _ in c.preps)
-    ):
+    if at is not None and org and _name(at) and not any(p in ("with", "for") for p, _ in c.preps):
         held = _owned_by(at)  # "I'm at Quillon Pharma until July": a school, a gym, else the employer
-        held = (
-            held
-            if held is not None and held.entities and "ORG" in held.entities
-            else attributes.by_name("works_at")
-        )
-        return Keyed(who, held.name, at.text) if held is not None else None
+        if held is not None and held.entities and "ORG" in held.entities:
+            return Keyed(who, held.name, at.text)  # "Lwazi is at Heritage Academy": its name says a school
+        employer = attributes.by_name("works_at")
+        # someone else "at" a place the name says nothing of may be visiting it ("Dad's at Tesco")
+        return Keyed(who, employer.name, at.text) if employer is not None and who == "user" else None
     home = attributes.by_name("lives_in")
     assert home is not None
     places = [p for prep, p in c.preps if prep == "in"]
@@ -1016,7 +1011,8 @@ def _mine_is(subject: Phrase, complement: Phrase | None, c: Clause, parsed: Pars
         if complement is not None and _name(complement):
             return Keyed("user", role, complement.text)  # "my sister is Ana", "the new boss is Priya"
         who = subject.name or f"user's {role.removeprefix('relation:').replace('_', ' ')}"
-        return _is_a(who, complement, c) if complement is not None else None
+        # "my son is at Heritage Academy", "my mum's in Whitby now": where the relative is
+        return _is_a(who, complement, c) if complement is not None else _is_in(who, c, parsed)
     if complement is None:
         place = next((p for prep, p in c.preps if prep in ("in", "at")), None)
         return _noun_key("user", subject.text, place.text, where=True) if place is not None else None

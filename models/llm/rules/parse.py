@@ -616,7 +616,11 @@ def _verb_name(verb: Any, complement: Any) -> str:
     ]
     lemma = verb.lemma_.lower()
     if any(c.dep_ == "auxpass" for c in verb.children):
-        return " ".join(["be", verb.lower_, *particles])
+        passive = " ".join(["be", verb.lower_, *particles])
+        active = " ".join([lemma, *particles])
+        if passive not in verbs() and _sent_somewhere(active, verb):
+            return active  # "Mum was moved to Hawthorn House", "I got transferred to MICU": she moved there
+        return passive
     if (
         lemma == "be"
         and complement is not None
@@ -626,6 +630,23 @@ def _verb_name(verb: Any, complement: Any) -> str:
     ):
         return f"be {complement.lower_}"
     return " ".join([lemma, *particles])
+
+
+def _sent_somewhere(active: str, verb: Any) -> bool:
+    """Whether a passive says its subject went somewhere, as the active verb with no object says it: the
+    active verb's frame takes the preposition the passive has, and no object ("was moved to Hawthorn
+    House" is "moved to Hawthorn House"; "was moved by the film" is not, nor "the offer was accepted").
+    Where to is a name or a noun of the inventory ("a care home"): "was moved to tears" went nowhere."""
+    preps = {
+        c.lower_
+        for c in verb.children
+        if c.dep_ == "prep"
+        and any(
+            g.dep_ == "pobj" and (g.pos_ == "PROPN" or g.ent_type_ or for_noun(g.lemma_.lower()) is not None)
+            for g in c.children
+        )
+    }
+    return any(f.prep in preps and f.obj is None and not f.ends for _, f in frames_for(active))
 
 
 def _subject(verb: Any) -> Phrase | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from veramem_desktop.models.llm.rules.keys import NOT_NAMES, RELATIONS
+from veramem_desktop.models.llm.rules.keys import NOT_NAMES, PARENTS, RELATIONS
 from veramem_desktop.models.llm.rules.lexicon import IRREGULAR_PAST, NOT_PAST
 
 _NO_CONJUGATION_TEXT = """
@@ -135,8 +135,8 @@ def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False
 
 # --- a leading "she"/"he" resolved to the one relative named just before ----------------------
 
-_FEMALE = "sister mother mom mum wife daughter aunt grandmother grandma niece girlfriend fiancee fiancée"
-_MALE = "brother father dad husband son uncle grandfather grandpa nephew boyfriend fiance fiancé"
+_FEMALE = "sister mother mom mum mam mummy mommy mama gran granny nan nana wife daughter aunt grandmother grandma niece girlfriend fiancee fiancée"
+_MALE = "brother father dad daddy papa granddad grandad husband son uncle grandfather grandpa nephew boyfriend fiance fiancé"
 #: the pronoun each relation word takes; the others (friend, partner, boss, …) may take either
 _GENDER = {**dict.fromkeys(_FEMALE.split(), "she"), **dict.fromkeys(_MALE.split(), "he")}
 _RELATIVE = re.compile(
@@ -144,18 +144,41 @@ _RELATIVE = re.compile(
     + RELATIONS
     + r")\b(?:,?\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b)?"
 )
-_LEADING_PRONOUN = re.compile(r"^(?P<word>[Ss]he|[Hh]e|[Hh]er|[Hh]is)\b(?P<rest>\s+\S)")
+_LEADING_PRONOUN = re.compile(r"^(?P<word>[Ss]he|[Hh]e|[Hh]er|[Hh]is)\b(?P<rest>(?:['’]s\b)?\s+\S)")
+
+
+#: a parent named as the speaker's own without "my" ("update on mum."), never someone else's ("her mum")
+_PARENT = re.compile(
+    r"(?<![\w'’])(?P<rel>" + "|".join(sorted(PARENTS, key=len, reverse=True)) + r")\b", re.IGNORECASE
+)
+_OTHERS = frozenset({"his", "her", "their", "your", "its", "the", "a", "whose"})
 
 
 def referent(previous: str, pronoun: str) -> str | None:
     """The one relative of the previous sentence that ``pronoun`` ("she" or "he") can stand for,
-    as its speaker worded it ("my sister Ana"); None when none or several can."""
+    as its speaker worded it ("my sister Ana", or "mum" for the speaker's own); None when none or
+    several can."""
     fits = [m for m in _RELATIVE.finditer(previous) if _GENDER.get(m["rel"], pronoun) == pronoun]
-    if len(fits) != 1:
+    bare = [
+        m
+        for m in _PARENT.finditer(previous)
+        if _GENDER.get(m["rel"].lower(), pronoun) == pronoun
+        and not any(f.start() <= m.start() < f.end() for f in fits)
+        and not _owned_by_another(previous[: m.start()])
+    ]
+    if len(fits) + len(bare) != 1:
         return None
+    if bare:
+        return bare[0]["rel"]
     m = fits[0]
     named = m["name"] is not None and m["name"].split()[0] not in NOT_NAMES
     return previous[m.start() : m.end() if named else m.end("rel")]
+
+
+def _owned_by_another(before: str) -> bool:
+    """Whether the words just before a parent word make them someone else's ("her mum", "Tom's dad")."""
+    words = before.split()
+    return bool(words) and (words[-1].lower() in _OTHERS or words[-1].lower().endswith(("'s", "’s")))
 
 
 def resolve_leading_pronoun(sentence: str, previous: str) -> str:
