@@ -214,3 +214,14 @@ def test_a_passive_move_and_a_relative_at_a_named_school_key_their_place(
 )
 def test_a_feeling_a_visit_or_a_thing_moved_keys_no_place(sentence: str) -> None:
     assert not [k for k in read_all(sentence) if k.predicate in ("lives_in", "works_at", "school")]
+
+
+def test_an_ordinal_before_a_noun_is_no_name_of_it() -> None:
+    """Typed in lower case, "first" opening a sentence is tagged a proper noun: it is a figure all the same."""
+    assert not [k for k in read_all("first electric car ever!") if (k.value or "").lower() == "first"]
+
+
+def test_a_thing_named_beside_its_noun_and_described_keys_the_name() -> None:
+    assert ("user", "gym", "Crux Climbing") in {
+        k.key for k in read_all("the new gym, Crux Climbing, is mint")
+    }

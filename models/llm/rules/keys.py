@@ -1026,9 +1026,10 @@ def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
     noun when it is mine ("my home is lovely"), else not at all."""
     value = _whole(complement, subject.text)
     attr = _noun_attribute(_CHANGE_WORDS.sub("", subject.text.lower()))
-    # "the new dentist at Shawlands Dental Care is class": the thing is named where it is, the rest
-    # describes it
+    # "the new dentist at Shawlands Dental Care is class", "the new gym, Iron Temple, is class": the thing
+    # is named (where it is, or beside it), the rest describes it
     where = next((t for prep, t in subject.preps if prep in ("at", "in", "with") and t[:1].isupper()), None)
+    where = where or subject.name
     if attr is not None and attr.entities and where is not None and not _of_its_kind(value, attr):
         return Keyed("user", attr.name, where)
     if (

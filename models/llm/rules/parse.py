@@ -323,11 +323,9 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
     """A noun's owner, lemma, whether it is called new or old, and the name it carries."""
     owner = next((c for c in noun.children if c.dep_ == "poss"), None)
     mods = {c.lower_ for c in noun.children if c.dep_ == "amod"}
-    named = next(
-        (c for c in noun.children if c.dep_ == "compound" and c.pos_ == "PROPN" and c.i < noun.i), None
-    )
+    named = next((c for c in noun.children if c.dep_ == "compound" and _proper(c) and c.i < noun.i), None)
     if named is None:  # "the new therapist, Miriam"; never a name of another kind ("the new place, Acme")
-        named = next((c for c in noun.children if c.dep_ == "appos" and c.pos_ == "PROPN"), None)
+        named = next((c for c in noun.children if c.dep_ == "appos" and _proper(c)), None)
         attr = for_noun(noun.lemma_)
         label = next(
             (e.label_ for e in noun.doc.ents if named is not None and e.start <= named.i < e.end), None
@@ -340,7 +338,7 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
         preps = ("in", "at", "with") if attr is not None and "ORG" in attr.entities else ("in", "at")
         place = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ in preps), None)
         pobj = next((g for g in place.children if g.dep_ == "pobj"), None) if place is not None else None
-        named = pobj if pobj is not None and pobj.pos_ == "PROPN" else None
+        named = pobj if pobj is not None and _proper(pobj) else None
     return (
         _owner(owner) if owner is not None else "",
         noun.lemma_.lower(),
@@ -348,6 +346,16 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
         bool(mods & _OLD),
         _entity_or_name(named) if named is not None else "",
     )
+
+
+#: entity labels of figures: "first road bike ever" names no bike "first", whatever its tag
+_FIGURES = frozenset({"ORDINAL", "CARDINAL", "DATE", "TIME", "QUANTITY", "MONEY", "PERCENT"})
+
+
+def _proper(token: Any) -> bool:
+    """Whether a token is a name: tagged a proper noun, and no figure (the small pipeline tags a lower-case
+    "first" opening a sentence as a proper noun)."""
+    return bool(token.pos_ == "PROPN" and token.ent_type_ not in _FIGURES)
 
 
 def _shouting(text: str) -> bool:
