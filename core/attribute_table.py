@@ -84,8 +84,8 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
     _a(
         "team",
         False,
-        "The team, department or group the person belongs to at work.",
-        nouns="team, department, squad, unit, division",
+        "The team, department, ward or group the person belongs to at work.",
+        nouns="team, department, squad, unit, division, ward",
         frames="join?; move to?; transfer to?; be on?; switch to?; land on?; be put on?",
     ),
     _a(
@@ -202,6 +202,16 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         values="vim, neovim, emacs, vs code, vscode, helix, sublime, sublime text, intellij, pycharm, "
         "nano, zed, atom, notepad++, xcode, cursor",
         aliases="preference:editor preference:text_editor text_editor",
+    ),
+    _a(
+        "editing_app",
+        False,
+        "The app or software the person edits their videos or photos in.",
+        nouns="video editor, photo editor, editing app, editing software, editing program, editing tool",
+        frames="edit in; edit on; edit with?; switch to?",
+        ends="give_up on?; drop?",
+        values="capcut, premiere, premiere pro, davinci, davinci resolve, resolve, final cut, final cut pro, "
+        "imovie, lumafusion, vn, inshot, filmora, lightroom, photoshop, affinity photo, canva",
     ),
     _a(
         "notes_app",

@@ -245,6 +245,15 @@ LIFE: tuple[Attribute, ...] = (
         entities="ORG",
     ),
     _a(
+        "childcare",
+        False,
+        "The childminder, nanny, nursery or babysitter who looks after the person's children.",
+        nouns="childminder, child minder, nanny, nursery, daycare, day care, creche, crèche, babysitter, "
+        "au pair, childcare, child care",
+        frames="switch to?; move to?",
+        entities="PERSON ORG",
+    ),
+    _a(
         "hairdresser",
         False,
         "The hairdresser, salon or barber the person goes to.",

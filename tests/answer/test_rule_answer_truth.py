@@ -1019,3 +1019,24 @@ def test_recalls_first_own_statement_answers_in_other_words_down_to_recalls_own_
     draft = answer("what evening class am I taking these days?", items)
     assert draft.abstained is not answers, draft
     assert not answers or "Quarry Lane" in draft.text
+
+
+def test_a_start_said_for_later_is_never_what_held_before_it_though_a_deadline_is() -> None:
+    """Nothing had begun by the asked time: a statement said by then naming a later day answers when that day
+    is a deadline or an end, never when it is the start of the value (what held then is what it replaced)."""
+    start = _item(
+        "m-start",
+        "User starts at Brightwater Academy in September 2023.",
+        time="2023-05-20T09:00:00+00:00",
+        group=None,
+    )
+    draft = answer("Where was I working in June 2023?", [start])
+    assert "Brightwater" not in draft.text, draft
+    due = _item(
+        "m-due",
+        "User's dissertation at Kestrel University is due in July 2023.",
+        time="2023-03-01T09:00:00+00:00",
+        group=None,
+    )
+    draft = answer("Where was I studying in May 2023?", [due])
+    assert not draft.abstained and "Kestrel" in draft.text, draft

@@ -996,3 +996,35 @@ def test_a_parent_moved_by_others_and_said_as_she_leads_where_they_live(rmem: Me
     assert "Elmfield" in hits[0].text, [(h.text, h.state) for h in hits[:3]]
     answer = rmem.answer("Where is my gran living now?")
     assert "Elmfield" in answer.text and not stale_as_current(answer.text, ["Kettering"]), answer.text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "question", "value", "stale"),
+    [
+        (  # childcare: a new attribute of the inventory, its value named beside its noun
+            "Our nanny is Beatriz, she has the twins three days a week.",
+            "The new nanny, Oksana, is brilliant with the twins.",
+            "who does our childcare now?",
+            "Oksana",
+            "Beatriz",
+        ),
+        (  # the app videos are edited in: no text editor
+            "I edit my videos in iMovie on the old MacBook.",
+            "I edit in DaVinci Resolve now, iMovie was too basic.",
+            "what do I edit my videos in these days?",
+            "DaVinci",
+            "iMovie",
+        ),
+    ],
+)
+def test_childcare_and_the_editing_app_are_attributes_whose_newest_value_leads(
+    rmem: Memory, old: str, new: str, question: str, value: str, stale: str
+) -> None:
+    from veramem_desktop.bench.truth_natural_section import stale_as_current
+
+    said(rmem, old, "2023-02-11")
+    said(rmem, new, "2024-06-03")
+    hits = rmem.search(question, k=10).results
+    assert value in hits[0].text, [(h.text, h.state) for h in hits[:3]]
+    answer = rmem.answer(question)
+    assert value in answer.text and not stale_as_current(answer.text, [stale]), answer.text

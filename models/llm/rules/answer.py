@@ -304,8 +304,9 @@ def _said_by_then(
     dated = [i for i in _own_dated(items[:_THEN_DEPTH], items) if _gives_a_value(i, asked, person)]
     own = [i for i in dated if (i.time or "")[:10] < when.end]
     # what had begun by then first; else what was said by then (a date it names may be a deadline: "the
-    # thesis is due in June")
-    then = [i for i in own if begun(i)[:10] < when.end] or own
+    # thesis is due in June", or an end: "is retiring in April"), never a start said for later ("she starts
+    # with Janine in September": what held then is what it replaced)
+    then = [i for i in own if begun(i)[:10] < when.end] or [i for i in own if not _starts(i)]
     # and a later statement saying a value stopped ("ditched Ironyard in April", "Janet has moved on"): it
     # held until then, so at the asked time too; the one recall found closer to the question answers
     ended = [i for i in dated if (i.time or "")[:10] >= when.end and _stopped(i)]
@@ -313,6 +314,13 @@ def _said_by_then(
     if chosen is None:
         return None
     return _ended_then(chosen, keys) if any(chosen is e for e in ended) else _said_then(chosen, items, keys)
+
+
+def _starts(item: ContextItem) -> bool:
+    """Whether ``item`` reads as a value of an attribute beginning (a frame of the inventory that ends
+    nothing: "starts with", "moving to"), so a later day it names is when its value began."""
+    read = statements.read(own_words(item.text))
+    return read is not None and bool(read.attributes) and not read.ends
 
 
 def _stopped(item: ContextItem) -> list[str]:

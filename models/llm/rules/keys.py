@@ -1029,7 +1029,7 @@ def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
     # "the new dentist at Shawlands Dental Care is class", "the new gym, Iron Temple, is class": the thing
     # is named (where it is, or beside it), the rest describes it
     where = next((t for prep, t in subject.preps if prep in ("at", "in", "with") and t[:1].isupper()), None)
-    where = where or subject.name
+    where = where or (subject.name if subject.name and _may_be(subject, attr) else None)
     if attr is not None and attr.entities and where is not None and not _of_its_kind(value, attr):
         return Keyed("user", attr.name, where)
     if (
@@ -1040,6 +1040,16 @@ def _my_thing_is(subject: Phrase, complement: Phrase) -> Keyed | None:
     ):
         return Keyed("user", _described(subject.head), value) if subject.owner is not None else None
     return _noun_key("user", subject.text, value, named=subject.owner is None)
+
+
+def _may_be(subject: Phrase, attr: Attribute | None) -> bool:
+    """Whether the name said beside a thing's noun may be a value of its attribute by the name's entity label:
+    none, one of the attribute's, or a person's where the attribute's is an organisation (the small pipeline
+    labels unfamiliar companies as people). "The new place, Lindqvist & Moe": a company is no home."""
+    first = (subject.name or "").split()[:1]
+    label = next((lab for text, lab in subject.entities if first and first[0] in text.split()), None)
+    labels = set(attr.entities) if attr is not None else set()
+    return label is None or label in labels or label == "PERSON" and bool(labels & _ORGANISATION)
 
 
 def _whole(complement: Phrase, noun: str) -> str:
