@@ -165,8 +165,11 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         "bike",
         False,
         "The bicycle the person rides.",
-        nouns="bike, bicycle, e-bike, road bike",
+        nouns="bike, bicycle, e-bike, road bike, mountain bike, gravel bike, folding bike, cargo bike",
         frames="ride",
+        # makes of bicycle, as a car's makes give a car away
+        values="brompton, canyon, trek, cannondale, bianchi, cervelo, orbea, boardman, ribble, pinarello, "
+        "vanmoof, cube, merida, raleigh, pashley, tern, colnago, dahon, specialized",
         entities="PRODUCT",
     ),
     _a(

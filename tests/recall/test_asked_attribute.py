@@ -1028,3 +1028,12 @@ def test_childcare_and_the_editing_app_are_attributes_whose_newest_value_leads(
     assert value in hits[0].text, [(h.text, h.state) for h in hits[:3]]
     answer = rmem.answer(question)
     assert value in answer.text and not stale_as_current(answer.text, [stale]), answer.text
+
+
+def test_a_make_of_bicycle_gives_the_bike_away_as_a_make_of_car_gives_the_car(rmem: Memory) -> None:
+    """The inventory's values of the bike are its makes: a later line naming one, through no frame, states
+    the bike, and leads."""
+    said(rmem, "My bike is a Raleigh Pioneer, heavy but solid.", "2022-04-02")
+    said(rmem, "Wheeling the Pashley out of the shed every morning now, so much comfier.", "2024-03-18")
+    hits = rmem.search("what bike do I ride now?", k=10).results
+    assert "Pashley" in hits[0].text, [(h.text, h.state) for h in hits[:3]]
