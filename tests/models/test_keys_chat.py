@@ -225,3 +225,14 @@ def test_a_thing_named_beside_its_noun_and_described_keys_the_name() -> None:
     assert ("user", "gym", "Crux Climbing") in {
         k.key for k in read_all("the new gym, Crux Climbing, is mint")
     }
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Our minister Rev Okonjo is leaving after 12 years at St Columba's.",
+        "my supervisor Dana says two years at Harlow Labs is plenty",
+    ],
+)
+def test_time_someone_named_spent_somewhere_is_no_workplace_of_the_speakers(sentence: str) -> None:
+    assert not [k for k in read_all(sentence) if k.subject == "user" and k.predicate == "works_at"]

@@ -424,9 +424,21 @@ def _the_speakers_now(parsed: Parsed) -> bool:
         return False  # "first day at Fennick tomorrow": still ahead
     return not any(
         c.subject is not None
-        and (_who(c.subject) not in (None, "user") or c.subject.head in _PRONOUNS_OF_PEOPLE)
+        and (
+            _who(c.subject) not in (None, "user")
+            or c.subject.head in _PRONOUNS_OF_PEOPLE
+            or _someone_named(c.subject)
+        )
         for c in parsed.clauses
     )
+
+
+def _someone_named(subject: Phrase) -> bool:
+    """Whether a subject is someone named with a word for who they are that is no thing of the inventory:
+    "our vicar Rev Parfitt", "my tutor Nia" (not "my gym Iron Temple")."""
+    if subject.kind is not None:  # the name parsed as the head
+        return attributes.for_noun(subject.kind) is None
+    return subject.name is not None and attributes.for_noun(subject.head) is None
 
 
 def _spent(parsed: Parsed) -> Keyed | None:
