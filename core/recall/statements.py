@@ -392,7 +392,8 @@ def capitalised(word: str) -> bool:
 
 def _no_name(low: str) -> bool:
     """Whether a word, in lower case, is never a name: the speaker, a pronoun, a word of no content (the
-    lexicon knows only open-class words: "If" opening a line is no name)."""
+    lexicon knows only open-class words: "If" opening a line is no name), or a word for a relative ("Mam",
+    "Bro": who someone is to the speaker, said as a name or to address them, is no value)."""
     return (
         low in NOT_VALUES
         or low in OWN
@@ -400,6 +401,7 @@ def _no_name(low: str) -> bool:
         or low in _others()
         or low in FUNCTION
         or low in STOPWORDS
+        or attributes.relation(low) is not None
     )
 
 
@@ -411,7 +413,11 @@ def _values(words: list[str], attribute: str) -> frozenset[str]:
         for i, w in enumerate(words)
         if i > 0 and len(w) > 1 and w[:1].isupper() and not _shouted(words, i) or w[:1].isdigit()
     )
-    found = {w for w in named if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w)}
+    found = {
+        w
+        for w in named
+        if w and w not in NOT_VALUES and not _DATE_PART.fullmatch(w) and not attributes.relation(w)
+    }
     found.update(w.lower() for w in words if value_of(w.lower()) == attribute)
     return frozenset(found)
 

@@ -773,14 +773,14 @@ def test_of_two_names_a_later_line_says_the_one_named_last_is_the_value() -> Non
 
 
 def test_a_question_not_in_the_askers_first_person_is_never_answered_as_theirs() -> None:
-    """ "where's Nana living now?" asks someone whom the inventory has no relation word for: recall may read
+    """ "where's Oma living now?" asks someone whom the inventory has no relation word for: recall may read
     the lines as the home, yet the answer never says "your home"; it says the line as it is."""
     items = _said_over_time(
         "lives_in",
-        ("2024-02-14", "Nana's settled in Larkhill House, the staff are lovely."),
-        ("2021-05-03", "Nana lives on her own in Tramore still."),
+        ("2024-02-14", "Oma's settled in Larkhill House, the staff are lovely."),
+        ("2021-05-03", "Oma lives on her own in Tramore still."),
     )
-    draft = answer("where's Nana living now?", items)
+    draft = answer("where's Oma living now?", items)
     assert not draft.abstained and "Larkhill House" in draft.text
     assert not draft.text.startswith("Your"), draft.text
     assert answer("where am I living now?", items).text.startswith("Your home is Larkhill House")

@@ -1037,3 +1037,18 @@ def test_a_make_of_bicycle_gives_the_bike_away_as_a_make_of_car_gives_the_car(rm
     said(rmem, "Wheeling the Pashley out of the shed every morning now, so much comfier.", "2024-03-18")
     hits = rmem.search("what bike do I ride now?", k=10).results
     assert "Pashley" in hits[0].text, [(h.text, h.state) for h in hits[:3]]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Honestly Grandpa (Walter) is still in his bungalow in Kilkee.", {"walter", "kilkee"}),
+        ("ok Sis i don quit o, moving to Abuja", {"abuja"}),
+    ],
+)
+def test_a_word_for_a_relative_said_as_a_name_or_to_address_someone_is_no_value(
+    text: str, names: set[str]
+) -> None:
+    from veramem_desktop.core.recall import statements
+
+    assert statements.values(text, "") == names
