@@ -241,7 +241,9 @@ LIFE: tuple[Attribute, ...] = (
         nouns="energy supplier, energy provider, energy company, electricity supplier, gas supplier, "
         "gas and electric",
         frames="switch to?; go with?",
-        values="british gas, octopus energy, edf, e.on, eon, ovo, ovo energy, scottish power",
+        values="british gas, octopus, octopus energy, edf, e.on, eon, ovo, ovo energy, scottish power, sse, "
+        "npower, shell energy, so energy, utility warehouse, ecotricity, good energy, agl, origin energy, "
+        "genesis energy, contact energy, meridian energy, con edison, pg&e, eskom",
         entities="ORG",
     ),
     _a(
@@ -265,6 +267,9 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The pharmacy the person gets their prescriptions from.",
         nouns="pharmacy, chemist, chemists",
+        frames="switch to?",
+        values="boots, lloydspharmacy, lloyds pharmacy, superdrug, well pharmacy, rowlands, walgreens, cvs, "
+        "rite aid, dis-chem, clicks, chemist warehouse, shoppers drug mart",
         entities="ORG",
     ),
     _a(

@@ -236,3 +236,17 @@ def test_a_thing_named_beside_its_noun_and_described_keys_the_name() -> None:
 )
 def test_time_someone_named_spent_somewhere_is_no_workplace_of_the_speakers(sentence: str) -> None:
     assert not [k for k in read_all(sentence) if k.subject == "user" and k.predicate == "works_at"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        # any verb with "over" to a value that gives its attribute away is a switch
+        ("We've jumped over to Ecotricity, the fix was cheaper.", ("user", "energy_supplier", "Ecotricity")),
+        ("Finally went over to Revolut for everything.", ("user", "bank", "Revolut")),
+        # the inventory's values: chains of pharmacies, suppliers of energy
+        ("We switched to Superdrug for Dad's repeat prescriptions.", ("user", "pharmacy", "Superdrug")),
+    ],
+)
+def test_a_verb_with_over_to_a_value_is_a_switch(sentence: str, key: tuple[str, str, str]) -> None:
+    assert key in {k.key for k in read_all(sentence)}

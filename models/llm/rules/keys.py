@@ -716,11 +716,14 @@ def _left_a_name(c: Clause, who: str) -> Keyed | None:
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
-    """ "I moved everything to VS Code", "switched over to Firefox", "switched to Japanese": a switch
+    """ "I moved everything to VS Code", "switched over to Firefox", "switched to Japanese", "gone over to
+    Octopus": a switch
     whose value gives its attribute away, when no frame of the verb fits (of a multi-valued attribute,
     the value taken up; what was left is ended by its own clause)."""
-    if c.verb.split()[0] not in attributes.SWITCH_VERBS or c.negated:
-        return None  # "switched to", "moved everything over to"
+    # "switched to", "moved everything over to"; any verb with "over" to a value is a switch ("gone over to
+    # Octopus", "jumped over to Monzo")
+    if c.verb.split()[0] not in attributes.SWITCH_VERBS and not c.verb.endswith(" over") or c.negated:
+        return None
     if c.obj is not None and _a_person(c.obj):
         return None  # "moved Dad into a care home": where he went
     for phrase in (p for prep, p in c.preps if prep in ("to", "into")):
