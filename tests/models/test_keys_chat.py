@@ -250,18 +250,3 @@ def test_time_someone_named_spent_somewhere_is_no_workplace_of_the_speakers(sent
 )
 def test_a_verb_with_over_to_a_value_is_a_switch(sentence: str, key: tuple[str, str, str]) -> None:
     assert key in {k.key for k in read_all(sentence)}
-
-
-@pytest.mark.parametrize(
-    ("sentence", "key"),
-    [
-        # the small pipeline tags this name no proper noun; the lexicon does not know it: a name all the same
-        ("Tomasz moved to Nakuru.", ("Tomasz", "lives_in", "Nakuru")),
-        ("Tomasz started at Fernvale Foods.", ("Tomasz", "works_at", "Fernvale Foods")),
-    ],
-)
-def test_a_name_the_pipeline_did_not_tag_is_the_person_whose_change_it_is(
-    sentence: str, key: tuple[str, str, str]
-) -> None:
-    found = {k.key for k in read_all(sentence)}
-    assert key in found and not [k for k in found if k[0] == "user"], found

@@ -530,13 +530,6 @@ def _who(phrase: Phrase | None) -> str | None:
         return phrase.text  # "my sister Ana", parsed with the name as the head
     if phrase.proper and phrase.owner is None and phrase.text[:1].isupper() and phrase.text not in NOT_NAMES:
         return phrase.text
-    if (
-        phrase.owner is None
-        and phrase.label is None
-        and " " not in phrase.text
-        and statements.a_name(phrase.text)
-    ):
-        return phrase.text  # a name the small pipeline did not tag, the lexicon does not know ("Tomasz is …")
     return None
 
 
