@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
 from veramem_desktop.core.recall import statements
-from veramem_desktop.models.llm.rules.parse import Clause, Parsed, Phrase, parse
+from veramem_desktop.models.llm.rules.parse import FIGURES, Clause, Parsed, Phrase, parse
 from veramem_desktop.models.llm.rules.text import stem
 
 Key = tuple[str | None, str | None, str | None]
@@ -717,9 +717,8 @@ def _left_a_name(c: Clause, who: str) -> Keyed | None:
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:
     """ "I moved everything to VS Code", "switched over to Firefox", "switched to Japanese", "gone over to
-    Octopus": a switch
-    whose value gives its attribute away, when no frame of the verb fits (of a multi-valued attribute,
-    the value taken up; what was left is ended by its own clause)."""
+    Octopus": a switch whose value gives its attribute away, when no frame of the verb fits (of a
+    multi-valued attribute, the value taken up; what was left is ended by its own clause)."""
     # "switched to", "moved everything over to"; any verb with "over" to a value is a switch ("gone over to
     # Octopus", "jumped over to Monzo")
     if c.verb.split()[0] not in attributes.SWITCH_VERBS and not c.verb.endswith(" over") or c.negated:
@@ -1185,10 +1184,6 @@ def _described(noun: str) -> str:
     return f"described:{key}" if attributes.by_name(key) is not None else key
 
 
-#: the entity labels whose values are written with figures ("135kg", "1:52", "£6k", "the 1st")
-_FIGURES = frozenset({"QUANTITY", "CARDINAL", "TIME", "DATE", "MONEY", "PERCENT", "ORDINAL"})
-
-
 #: a house or flat number before a name ("3 Bellfield Road", "Flat 2, 14b Wren Lane")
 _HOUSE_NUMBER = re.compile(r"^(?:\S*\d\S*[\s,]+)+")
 
@@ -1198,7 +1193,9 @@ def _of_its_kind(value: str, attr: Attribute) -> bool:
     or a word no lexicon knows, or, for kinds written with figures (a personal best, a rent), a value that has one."""
     # a name after a house or flat number is a name too ("3 Bellfield Road")
     named = _HOUSE_NUMBER.sub("", value)
-    figures = bool(_FIGURES & set(attr.entities)) and any(ch.isdigit() for ch in value)
+    figures = bool(
+        FIGURES & set(attr.entities)
+    )  # values written with figures ("135kg", "1:52") and any(ch.isdigit() for ch in value)
     return named[:1].isupper() or statements.typed_lower(named) or figures
 
 

@@ -348,14 +348,14 @@ def _noted(noun: Any) -> tuple[str, str, bool, bool, str]:
     )
 
 
-#: entity labels of figures: "first road bike ever" names no bike "first", whatever its tag
-_FIGURES = frozenset({"ORDINAL", "CARDINAL", "DATE", "TIME", "QUANTITY", "MONEY", "PERCENT"})
+#: entity labels of figures and times: "first road bike ever" names no bike "first", whatever its tag
+FIGURES = frozenset({"ORDINAL", "CARDINAL", "DATE", "TIME", "QUANTITY", "MONEY", "PERCENT"})
 
 
 def _proper(token: Any) -> bool:
     """Whether a token is a name: tagged a proper noun, and no figure (the small pipeline tags a lower-case
     "first" opening a sentence as a proper noun)."""
-    return bool(token.pos_ == "PROPN" and token.ent_type_ not in _FIGURES)
+    return bool(token.pos_ == "PROPN" and token.ent_type_ not in FIGURES)
 
 
 def _shouting(text: str) -> bool:
