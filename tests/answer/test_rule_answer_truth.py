@@ -1050,3 +1050,28 @@ def test_a_start_said_for_later_is_never_what_held_before_it_though_a_deadline_i
         assert not draft.abstained and name in draft.text, draft
     else:
         assert name not in draft.text, draft
+
+
+def test_a_question_of_the_askers_present_is_answered_from_one_days_statement_not_beside_older_days() -> None:
+    """No attribute of the inventory is named, but the asker asks what holds for them now: statements of
+    other days sharing the question's words are not said beside the one recall put first (the older
+    one would read as a second, current value), and the memory still counts as holding the answer."""
+    items = [
+        _item(
+            "m-new", "Switched to rooibos after dinner, no more espresso.", time="2024-04-02T20:00:00+00:00"
+        ),
+        _item(
+            "m-old",
+            "User has a double espresso after dinner most nights.",
+            time="2023-01-15T20:00:00+00:00",
+            group="g2",
+        ),
+        _item(
+            "m-older", "An espresso after dinner keeps User up.", time="2022-06-01T20:00:00+00:00", group="g3"
+        ),
+    ]
+    draft = answer("what do I have after dinner instead of espresso?", items)
+    assert not draft.abstained and draft.sufficient
+    assert "rooibos" in draft.text
+    assert "double espresso" not in draft.text and "keeps" not in draft.text
+    assert draft.cited_ids == ("m-new",)

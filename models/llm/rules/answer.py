@@ -109,7 +109,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     cited: list[str] = []
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
-    chosen = _chosen(ranked, max(r[0] for r in scored), bool(asked | named), own)
+    matched = _matched(ranked, max(r[0] for r in scored))
+    # a question naming an attribute, or asking the asker's present, is answered from one statement
+    chosen = _chosen(matched, bool(asked | named) or (own and when is None), own)
     then = _then_outside_the_subject(chosen[0], scored, items, keys, when, asked | named, person)
     if then is not None:
         return then
@@ -125,6 +127,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
         # instrument does Leo play?": "swapped violin for cello" says the instrument and the playing)
         if any(questions.gives_value_of(own_words(r[3].text), named) for r in rows):
             covered |= keys & _words_of(named)
+    # the subjects left unsaid (another day's statement of the same words leads) matched the question too:
+    # the memory holds what it asks, said once
+    covered |= set().union(*(r[4] for rows in matched for r in rows))
     return AnswerDraft(
         text=" ".join(sentences),
         cited_ids=tuple(dict.fromkeys(cited)),
@@ -137,15 +142,21 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
 _THEN_DEPTH = 10
 
 
-def _chosen(ranked: list[list[Row]], best: int, asks: bool, own: bool) -> list[list[Row]]:
-    """The subjects said, of ``ranked``: those sharing enough of the question's words with the best
-    (``best`` key words), the first leading."""
+def _matched(ranked: list[list[Row]], best: int) -> list[list[Row]]:
+    """The subjects of ``ranked`` sharing enough of the question's words with the best (``best`` key
+    words), the first leading."""
     floor = max(1, math.ceil(0.6 * best))
-    chosen = [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]
-    if asks:
-        # a question naming an attribute is answered from one statement: other subjects are said beside the
-        # first only when said the same day (the rest of that message, a document's other lines); one said
-        # another day would read as a second value of it
+    return [g for g in ranked if max(r[0] for r in g) >= floor][:MAX_SUBJECTS]
+
+
+def _chosen(matched: list[list[Row]], one: bool, own: bool) -> list[list[Row]]:
+    """The subjects said, of ``matched``. ``one``: the question asks one value (an attribute it names, or
+    the asker's present state)."""
+    chosen = matched
+    if one:
+        # such a question is answered from one statement: other subjects are said beside the first only
+        # when said the same day (the rest of that message, a document's other lines); one said another
+        # day would read as a second value of it ("off coffee, green tea only" beside "four coffees a day")
         day = {(r[3].time or "")[:10] for r in chosen[0]}
         chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
     if own and any(_own_live(r[3]) for r in chosen[0]):
