@@ -749,6 +749,16 @@ def _ending_heads() -> dict[str, tuple[tuple[Attribute | None, Frame], ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+def stopped_by_speaker(clause: str) -> bool:
+    """Whether ``clause`` opens on the speaker ("User gave up …", "we've ditched …") or on the ending's own
+    verb, its subject left out ("Quit the climbing gym"): the speaker stopped what it names."""
+    first = WORD.findall(clause)[:1]
+    if not first:
+        return False
+    word = first[0].lower().replace("’", "'")
+    return word in _speaker() or bool(lemmas(word) & _ending_heads().keys())
+
+
 @lru_cache(maxsize=4096)
 def clause_stops(clause: str) -> frozenset[str]:
     """The values one clause says stopped by an ending of the inventory, said by its verb and particle

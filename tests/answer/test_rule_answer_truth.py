@@ -1075,3 +1075,30 @@ def test_a_question_of_the_askers_present_is_answered_from_one_days_statement_no
     assert "rooibos" in draft.text
     assert "double espresso" not in draft.text and "keeps" not in draft.text
     assert draft.cited_ids == ("m-new",)
+
+
+@pytest.mark.parametrize(
+    ("question", "line", "old", "new"),
+    [
+        (
+            "which news app is on my tablet now?",
+            "Nope, cancelled the Guardian app in 2023, it's the FT on my tablet now.",
+            "Guardian",
+            "FT",
+        ),
+        (
+            "where am I logging my runs these days?",
+            "Ditched Strava ages ago, logging my runs on Runalyze these days.",
+            "Strava",
+            "Runalyze",
+        ),
+    ],
+)
+def test_a_clause_telling_only_that_the_speaker_stopped_something_is_said_as_history_not_beside_the_value(
+    question: str, line: str, old: str, new: str
+) -> None:
+    """A line saying the speaker stopped an old value beside what holds: the answer quotes what holds, and
+    the old value, said in a clause of its own, would read as current: it is left out."""
+    draft = answer(question, [_item("e-new", line, time="2024-05-02T08:00:00+00:00", kind="episode")])
+    assert new in draft.text
+    assert old not in draft.text

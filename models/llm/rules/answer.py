@@ -1058,11 +1058,20 @@ def _sentence(item: ContextItem, keys: set[str]) -> str:
     the history instead), the user's own memory in the second person."""
     text = statements.without_told_ends(_best_sentence(own_words(item.text), keys))
     text = statements.without_clauses(text, _denies)
+    text = statements.without_clauses(text, _own_end)
     return _second_person(text) if item.kind != EPISODE_KIND else text
 
 
 #: a clause that says something is not so ("haven't opened VS Code once", "not at Oxfam any more")
 _DENIAL = re.compile(r"\b(?:not|never|no longer)\b|n['’]t\b", re.I)
+
+
+def _own_end(clause: str) -> bool:
+    """Whether a clause tells only that the speaker stopped something ("User gave up the Telegraph in
+    2022", "ditched Ironyard"): history, said as such by the answer's "before that" when the rest of the
+    sentence says what holds. Said of someone else ("Theo dropped swimming") it stays: it says whose."""
+    stops = statements.clause_stops(clause)
+    return bool(stops) and not statements.values(clause, "") - stops and statements.stopped_by_speaker(clause)
 
 
 def _denied_names(sentence: str) -> list[str]:
