@@ -95,7 +95,22 @@ def hydrate(
         )
     for e in episode_contents.hit_rows(store, [i for i in ids if i.startswith("ep_")]):
         hits.append(episode_hit(e, scores[e.id], ranks.get(e.id, {})))
-    return hits
+    return settled(hits)
+
+
+def settled(hits: list[Hit]) -> list[Hit]:
+    """``hits`` by score, ties broken by what they say, never by their ids (random past their creation time:
+    two memories of one message would change places between two imports of it): the newer first, then
+    the memory before the message it came from, then by text. Every later sort is stable, so equal
+    scores keep this order."""
+    return sorted(
+        hits, key=lambda h: (-h.score, h.time is None, _newest_first(h.time), h.kind == EPISODE_KIND, h.text)
+    )
+
+
+def _newest_first(time: str | None) -> tuple[int, ...]:
+    """A key putting later ISO times first."""
+    return tuple(-ord(c) for c in time or "")
 
 
 def episode_hit(
