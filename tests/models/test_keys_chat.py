@@ -250,3 +250,20 @@ def test_time_someone_named_spent_somewhere_is_no_workplace_of_the_speakers(sent
 )
 def test_a_verb_with_over_to_a_value_is_a_switch(sentence: str, key: tuple[str, str, str]) -> None:
     assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        # a name with "for" or "of" in it is one name, its closing noun saying what it is
+        ("Joined the Heart for Harmony choir last week.", {("user", "clubs", "Heart for Harmony choir")}),
+        (
+            "We've both joined the Friends of Lowther Park group.",
+            {("user", "clubs", "Friends of Lowther Park group")},
+        ),
+        # words after "for" that are no name stay out of it
+        ("Joined Brightlane for the pension scheme.", {("user", "works_at", "Brightlane")}),
+    ],
+)
+def test_a_name_split_at_its_of_or_for_is_read_whole(sentence: str, keys: set[tuple[str, str, str]]) -> None:
+    assert {k.key for k in read_all(sentence)} == keys

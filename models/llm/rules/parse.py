@@ -777,6 +777,9 @@ def _phrase(token: Any) -> Phrase:
         for e in doc.ents
         if token.left_edge.i <= e.start and e.end <= token.right_edge.i + 1
     )
+    joined = _name_with_of(token) if ent is None else None
+    if joined is not None:  # "the Sing for Joy group", "the League of Friends": one name, its noun the head
+        words, token = joined
     return Phrase(
         text=words.strip(),
         head=token.lemma_.lower() if token.pos_ != "PROPN" else token.lower_,
@@ -799,6 +802,29 @@ def _phrase(token: Any) -> Phrase:
         else None,
         describes=token.pos_ in ("ADJ", "ADV"),
     )
+
+
+def _name_with_of(token: Any) -> tuple[str, Any] | None:
+    """A name the small pipeline split at its "of" or "for" ("League | of Friends", "Sing | for Joy group"):
+    a capitalised noun past a sentence's first word, the preposition right after it, and its object's words all capitalised but for a
+    closing noun; the name said whole, and the token it ends on (the closing noun, its head, or the last
+    word of the name). None when the words after the preposition are no name ("Acme for two years")."""
+    if token.pos_ not in ("PROPN", "NOUN") or not token.text[:1].isupper() or token.is_sent_start:
+        return None
+    prep = next((c for c in token.children if c.dep_ == "prep" and c.i == token.i + 1), None)
+    if prep is None or prep.lower_ not in ("of", "for"):
+        return None
+    pobj = next((g for g in prep.children if g.dep_ == "pobj"), None)
+    if pobj is None:
+        return None
+    span = sorted(pobj.subtree, key=lambda t: t.i)
+    if [t.i for t in span] != list(range(prep.i + 1, prep.i + 1 + len(span))):
+        return None
+    capitalised = [t for t in span if t.text[:1].isupper()]
+    closing = span[-1] if span[-1].pos_ == "NOUN" and span[-1].is_lower else None
+    if not capitalised or len(capitalised) + (closing is not None) != len(span):
+        return None
+    return " ".join(_said(t) for t in [token, prep, *span]), closing if closing is not None else token
 
 
 def _noun_preps(token: Any) -> Iterable[tuple[str, str]]:
