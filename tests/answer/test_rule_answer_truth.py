@@ -1102,3 +1102,26 @@ def test_a_clause_telling_only_that_the_speaker_stopped_something_is_said_as_his
     draft = answer(question, [_item("e-new", line, time="2024-05-02T08:00:00+00:00", kind="episode")])
     assert new in draft.text
     assert old not in draft.text
+
+
+def test_the_replaced_value_is_named_by_the_names_of_its_kind_not_every_name_of_the_old_line() -> None:
+    """The old line names a place, a person and a shop: "before that" names the place, the kind a home is."""
+    items = [
+        _item(
+            "m-new",
+            "We finally moved to Leiden last month!",
+            time="2024-05-02T08:00:00+00:00",
+            subject="lives_in",
+        ),
+        _item(
+            "m-old",
+            "User lives in Utrecht with Pieter, above the Albert Heijn on Voorstraat.",
+            time="2022-01-02T08:00:00+00:00",
+            state="probably_superseded",
+            superseded_by="m-new",
+            subject="lives_in",
+        ),
+    ]
+    text = answer("where do I live now?", items).text
+    assert "Leiden" in text
+    assert text.endswith("before that, Utrecht).")

@@ -273,6 +273,20 @@ def _gives_a_value(
     return any(attributes.for_value(w) in attrs for w in words)
 
 
+def _of_its_label(names: list[str], sentence: str, attribute: attributes.Attribute) -> list[str]:
+    """Of several ``names``, those the parse of ``sentence`` labels as ``attribute``'s values are labelled (a
+    person's too where it takes an organisation's: the small pipeline labels unfamiliar companies as
+    people), else those it gives no label: "70th" is no home, nor "MTech" beside "Chennai". All of them
+    when none is such."""
+    if len(names) < 2 or not attribute.entities:
+        return names
+    labels = set(attribute.entities) | ({"PERSON"} if "ORG" in attribute.entities else set())
+    found = {text.casefold(): label for text, label in parse(sentence).entities}
+    of_its_kind = [n for n in names if found.get(n.casefold()) in labels]
+    unlabelled = [n for n in names if n.casefold() not in found]
+    return of_its_kind or unlabelled or names
+
+
 def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) -> list[ContextItem]:
     """Of ``candidates``, the asker's own dated statements that may be said (not withheld, and not a
     message whose memory is among ``items`` and says it with its state)."""
@@ -782,7 +796,7 @@ def _former(old: ContextItem, head: ContextItem, keys: set[str], value: str | No
         )
     ]
     if attribute is not None:  # of several, those naming a value the inventory gives it ("Skoda Octavia")
-        names = [n for n in names if _typed(n, attribute)] or names
+        names = [n for n in names if _typed(n, attribute)] or _of_its_label(names, said, attribute)
     if names:
         return " and ".join(names)
     return _lower_first(in_the_past(_sentence(old, keys)).rstrip("."))
