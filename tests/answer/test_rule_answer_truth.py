@@ -1125,3 +1125,29 @@ def test_the_replaced_value_is_named_by_the_names_of_its_kind_not_every_name_of_
     text = answer("where do I live now?", items).text
     assert "Leiden" in text
     assert text.endswith("before that, Utrecht).")
+
+
+def test_a_claim_is_never_said_beside_the_askers_own_statement_of_what_holds_of_someone_else() -> None:
+    """Asked what holds now of someone else, the asker's own statement answers: the assistant's line of the
+    same day naming the old carer is not said beside it, where it would read as a second current value."""
+    items = [
+        _item(
+            "e-own",
+            "Imke started doing the school runs for the twins this week.",
+            time="2023-02-06T08:00:00+00:00",
+            kind="episode",
+        ),
+        _item(
+            "e-claim",
+            "According to the assistant: A thank-you note to Gerda for doing the school runs for the twins.",
+            time="2023-02-06T08:01:00+00:00",
+            kind="episode",
+            authority="attested",
+            source="assistant",
+            group="g2",
+        ),
+    ]
+    draft = answer("who does the school runs for the twins now?", items)
+    assert "Imke" in draft.text
+    assert "Gerda" not in draft.text
+    assert draft.cited_ids == ("e-own",)

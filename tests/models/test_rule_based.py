@@ -553,8 +553,10 @@ def test_among_equally_matching_items_what_the_user_said_comes_first(llm: RuleBa
         ContextItem("m-said", "User uses Vim for everything.", "fact", "authorized", None),
     ]
     draft = llm.answer("Which editor does the user use?", items, "").value
-    assert draft.cited_ids == ("m-said", "m-claim")
+    # the user's own statement answers alone: the claim beside it would read as a second current editor
+    assert draft.cited_ids == ("m-said",)
     assert draft.text.startswith("You use Vim")
+    assert "Emacs" not in draft.text
 
 
 def test_from_a_long_item_the_answer_takes_its_best_sentence(llm: RuleBasedLLM) -> None:

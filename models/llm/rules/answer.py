@@ -110,8 +110,9 @@ def answer(question: str, items: Sequence[ContextItem]) -> AnswerDraft:
     covered: set[str] = set()
     by_id = {i.id: i for i in items}
     matched = _matched(ranked, max(r[0] for r in scored))
-    # a question naming an attribute, or asking the asker's present, is answered from one statement
-    chosen = _chosen(matched, bool(asked | named) or (own and when is None), own)
+    # a question naming an attribute, or asking the asker's present, is answered from one statement; one
+    # asking what holds (no time named), of anyone, by the asker's own words before a claim beside them
+    chosen = _chosen(matched, bool(asked | named) or (own and when is None), own or when is None)
     then = _then_outside_the_subject(chosen[0], scored, items, keys, when, asked | named, person)
     if then is not None:
         return then
@@ -151,7 +152,7 @@ def _matched(ranked: list[list[Row]], best: int) -> list[list[Row]]:
 
 def _chosen(matched: list[list[Row]], one: bool, own: bool) -> list[list[Row]]:
     """The subjects said, of ``matched``. ``one``: the question asks one value (an attribute it names, or
-    the asker's present state)."""
+    the asker's present state); ``own``: the asker's own statement leading answers alone of claims."""
     chosen = matched
     if one:
         # such a question is answered from one statement: other subjects are said beside the first only
