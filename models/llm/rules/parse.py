@@ -806,9 +806,10 @@ def _phrase(token: Any) -> Phrase:
 
 def _name_with_of(token: Any) -> tuple[str, Any] | None:
     """A name the small pipeline split at its "of" or "for" ("League | of Friends", "Sing | for Joy group"):
-    a capitalised noun past a sentence's first word, the preposition right after it, and its object's words all capitalised but for a
-    closing noun; the name said whole, and the token it ends on (the closing noun, its head, or the last
-    word of the name). None when the words after the preposition are no name ("Acme for two years")."""
+    a capitalised noun past a sentence's first word, the preposition right after it, and its object's
+    words, all capitalised but for a closing noun. Gives the name said whole and the token heading it (the
+    closing noun, else the name's first word); None when the words after the preposition are no name
+    ("Acme for two years")."""
     if token.pos_ not in ("PROPN", "NOUN") or not token.text[:1].isupper() or token.is_sent_start:
         return None
     prep = next((c for c in token.children if c.dep_ == "prep" and c.i == token.i + 1), None)
