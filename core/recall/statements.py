@@ -667,8 +667,7 @@ def others_clauses(text: str) -> str:
     kept = []
     for sentence in _SENTENCE_END.split(text[:600]):
         for clause in _split(sentence):
-            first = WORD.findall(clause)[:1]
-            if not (first and first[0].lower().replace("’", "'") in _speaker()):
+            if not _opens_on_speaker(clause):
                 kept.append(clause)
     return ", ".join(kept)
 
@@ -753,10 +752,13 @@ def stopped_by_speaker(clause: str) -> bool:
     """Whether ``clause`` opens on the speaker ("User gave up …", "we've ditched …") or on the ending's own
     verb, its subject left out ("Quit the climbing gym"): the speaker stopped what it names."""
     first = WORD.findall(clause)[:1]
-    if not first:
-        return False
-    word = first[0].lower().replace("’", "'")
-    return word in _speaker() or bool(lemmas(word) & _ending_heads().keys())
+    return _opens_on_speaker(clause) or bool(first and lemmas(first[0].lower()) & _ending_heads().keys())
+
+
+def _opens_on_speaker(clause: str) -> bool:
+    """Whether ``clause``'s first word names the speaker ("I'm …", "we've …", "User …")."""
+    first = WORD.findall(clause)[:1]
+    return bool(first) and first[0].lower().replace("’", "'") in _speaker()
 
 
 @lru_cache(maxsize=4096)
