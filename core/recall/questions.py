@@ -37,14 +37,22 @@ from veramem_desktop.core.text.terms import STOPWORDS
 def asked(question: str) -> frozenset[str]:
     """The single-valued attributes a question asks about, by the inventory's words in it: a frame's verb
     with its particle ("where do I work?": works_at, occupation; an ending's frame asks nothing: "do I walk
-    the dog?" is no "walk out"), a noun ("who is my manager?": relation:boss) or a value."""
-    words = WORD.findall(question[:400])
-    lowered = [w.lower() for w in words]
-    spans = noun_spans(lowered)
+    the dog?" is no "walk out"), a noun ("who is my manager?": relation:boss) or a value. The words of a
+    prepositional phrase say where or for what ("which internet provider do I have at home?", "which team
+    am I on at work?"): they ask only when the rest of the question asks nothing ("what does Siân do for
+    work?")."""
+    lowered = [w.lower() for w in WORD.findall(question[:400])]
+    found = _asked_by(lowered, _adjunct_words(lowered), question) or _asked_by(lowered, set(), question)
+    return frozenset(a for a in found - {"name"} if _of_the_kind_asked(question, a))
+
+
+def _asked_by(lowered: list[str], skipped: set[int], question: str) -> set[str]:
+    """The attributes the words of a question ask, less those at the positions ``skipped``."""
+    spans = [(at, name) for at, name in noun_spans(lowered) if at not in skipped]
     # a word that names an attribute as a noun asks that attribute, not the one it is a value of: "who's my
     # dentist?" asks the dentist, never whether the asker's occupation is dentist
     nouns = {name for _, name in spans}
-    found = named_attributes(lowered, spans) - {
+    found = named_attributes([w for i, w in enumerate(lowered) if i not in skipped], spans) - {
         a for at, _ in spans if (a := value_attribute(lowered[at])) is not None and a not in nouns
     }
     heads = frames_by_head()
@@ -54,7 +62,7 @@ def asked(question: str) -> frozenset[str]:
         attr.name
         for i, w in enumerate(lowered)
         # a word owned is a noun ("when is my rent due?" asks no renting)
-        if w not in _QUESTION_VERBS and not (i > 0 and lowered[i - 1] in _OWNERS)
+        if w not in _QUESTION_VERBS and not (i > 0 and lowered[i - 1] in _OWNERS) and i not in skipped
         for lemma in lemmas(w)
         for attr, frame in heads.get(lemma, ())
         if not frame.weak
@@ -64,7 +72,33 @@ def asked(question: str) -> frozenset[str]:
         # "how" asks the way a thing is done: a frame's value it asks is one said "by" ("commute by")
         and (not manner or frame.prep == "by")
     )
-    return frozenset(a for a in found - {"name"} if _of_the_kind_asked(question, a))
+    return found - {"name"}
+
+
+#: prepositions opening a phrase that says where or for what a thing asked is ("… at home", "… for work")
+_ADJUNCT_PREPOSITIONS = frozenset({"at", "in", "on", "for", "from", "near", "around", "with", "during", "by"})
+
+
+def _adjunct_words(lowered: list[str]) -> set[int]:
+    """Where the words of a prepositional phrase's noun phrase are ("at the start", "for hay fever"): from
+    after the preposition and its determiners while the words are nouns, adjectives or unknown."""
+    found: set[int] = set()
+    for i, w in enumerate(lowered):
+        if w not in _ADJUNCT_PREPOSITIONS:
+            continue
+        j = i + 1
+        while j < len(lowered) and lowered[j] in DETERMINERS:
+            j += 1
+        while j < len(lowered) and lowered[j] not in _NOT_ASKED and _nominal(lowered[j]):
+            found.add(j)
+            j += 1
+    return found
+
+
+def _nominal(word: str) -> bool:
+    """Whether ``word`` may be part of a noun phrase: a noun or adjective by the lexicon, or a word it lacks."""
+    forms = lexicon().getAllLemmas(word)
+    return not forms or bool({"NOUN", "ADJ", "PROPN"} & set(forms))
 
 
 #: a question asking where
@@ -209,7 +243,8 @@ def relation_of(word: str) -> str | None:
 
 #: words of a question that name no thing asked about
 _NOT_ASKED_TEXT = """what which who whom whose where when why how do does did is are was were am be been have has had
-    my our your the a an of for to in on at with now currently these days today still ever i we you me us
+    my our your his her their its the a an of for to in on at with now currently these days today still ever i we you
+    me us anything something everything nothing
     name called kind sort thing things"""
 _NOT_ASKED = frozenset(_NOT_ASKED_TEXT.split())
 
@@ -218,18 +253,21 @@ def asked_nouns(question: str) -> frozenset[str]:
     """The nouns a first-person question asks about when the inventory names no attribute in it ("who is
     my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
     words = [w.lower() for w in WORD.findall(NOW.sub(" ", question[:400]))]  # "at the moment" says when
+    circumstance = _adjunct_words(words)
     found: set[str] = set()
+    adjuncts: set[str] = set()  # nouns said in a prepositional phrase: asked only when no other noun is
     for i, w in enumerate(words):
         if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
             continue
+        into = adjuncts if i in circumstance else found
         forms = lexicon().getAllLemmas(w)
         if "NOUN" in forms:
-            found.update(forms["NOUN"])
+            into.update(forms["NOUN"])
         elif i > 0 and words[i - 1] in _ASKING and w.isalpha() and _said_as_noun(forms, words[i + 1 : i + 2]):
             # a word the lexicon does not know, owned or asked for: a noun all the same ("our childminder",
             # "which antihistamine"); so is an adjective owned with no noun after it ("who's our electric with")
-            found.add(w)
-    return frozenset(found)
+            into.add(w)
+    return frozenset(found or adjuncts)
 
 
 def _said_as_noun(forms: dict[str, tuple[str, ...]], after: list[str]) -> bool:

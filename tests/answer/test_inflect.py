@@ -20,6 +20,10 @@ from veramem_desktop.models.llm.rules.inflect import agree, first_to_second, in_
         ("And User is glad the router works.", "And you are glad the router works."),
         ("So User has a lodger now.", "So you have a lodger now."),
         ("But User doesn't drive.", "But you don't drive."),
+        # after any words, where the verb after the user can only be finite
+        ("Only on Sundays User is free.", "Only on Sundays you are free."),
+        ("Third winter in a row User has had flu.", "Third winter in a row you have had flu."),
+        ("Luckily User doesn't mind.", "Luckily you don't mind."),
         ("User is a beekeeper.", "You are a beekeeper."),
         ("User has two ferrets.", "You have two ferrets."),
         ("User teaches ceramics.", "You teach ceramics."),

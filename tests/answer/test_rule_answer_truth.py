@@ -1151,3 +1151,65 @@ def test_a_claim_is_never_said_beside_the_askers_own_statement_of_what_holds_of_
     assert "Imke" in draft.text
     assert "Gerda" not in draft.text
     assert draft.cited_ids == ("e-own",)
+
+
+def test_a_clause_whose_verb_is_denied_denies_the_value_it_opens_on() -> None:
+    """ "Brackenfield couldn't take the dog any more so she's at Hollins Kennels now": the kennels that could
+    not cope are history, not said beside the value now; "it's Priya now not Tom" still says Priya holds."""
+    items = [
+        _item(
+            "e-new",
+            "Brackenfield couldn't take the dog any more so she's at Hollins Kennels now, weekdays only.",
+            time="2023-06-02T09:00:00+00:00",
+            kind="episode",
+        ),
+    ]
+    text = answer("which kennels is the dog at these days?", items).text
+    assert "Hollins Kennels" in text
+    assert "Brackenfield" not in text
+
+
+def test_a_past_state_of_a_value_the_history_names_elsewhere_is_not_said_beside_what_holds() -> None:
+    """ "quillpad was clunky" names in lower case what an earlier line wrote as "Quillpad Pro": a past state
+    of a named thing, left out beside the clause saying what holds now."""
+    items = [
+        _item(
+            "e-new",
+            "Writing everything in inkwell now honestly, quillpad was clunky for drafts.",
+            time="2024-03-02T09:00:00+00:00",
+            kind="episode",
+        ),
+        _item(
+            "e-old",
+            "Bought a licence for Quillpad Pro today.",
+            time="2022-01-10T09:00:00+00:00",
+            kind="episode",
+            group="g2",
+        ),
+    ]
+    text = answer("what do I write my drafts in these days?", items).text
+    assert "inkwell" in text
+    assert "quillpad" not in text.casefold().split("before that")[0]
+
+
+def test_a_question_asking_no_attribute_by_its_words_is_answered_by_any_version_said_by_then() -> None:
+    """ "what club was Rhys in last spring?" asks nothing the inventory names: every statement of the subject
+    is a version, the keyed and the unkeyed alike, and the one said by then answers."""
+    items = [
+        _item(
+            "e-new",
+            "Rhys left Fairholme Harriers, he's with Ashdown Striders now.",
+            time="2023-11-08T09:00:00+00:00",
+            kind="episode",
+        ),
+        _item(
+            "e-old",
+            "Rhys joined Fairholme Harriers on 2021-05-11, Tuesday nights.",
+            time="2021-05-11T09:00:00+00:00",
+            kind="episode",
+            subject="works_at",
+        ),
+    ]
+    text = answer("which running club was Rhys with in spring 2022?", items).text
+    assert "Fairholme Harriers" in text
+    assert "Ashdown" not in text.split("(")[0]

@@ -168,6 +168,11 @@ def test_a_thing_the_inventory_has_no_attribute_for_is_grouped_by_the_questions_
         ("Where do I keep my passport?", {"passport"}),
         # a word the lexicon does not know is a noun where one is owned
         ("who's our childminder now?", {"childminder"}),
+        # a phrase saying when or for what asks nothing beside another noun ...
+        ("which plumber did we use at the end of 2019?", {"plumber"}),
+        ("what gloves do I box in at the leisure centre?", {"glove"}),
+        # ... and is what is asked when nothing else is
+        ("what am I taking for my hay fever?", {"hay", "fever"}),
     ],
 )
 def test_the_nouns_a_question_asks_about(question: str, nouns: set[str]) -> None:
@@ -724,6 +729,21 @@ def test_of_one_days_statements_the_one_naming_a_value_the_inventory_gives_the_a
     old.closeness, car.closeness, insurer.closeness = 0.24, 0.43, 0.30
     settled = asked.settle([old, insurer, car], "what car do we drive now?")
     assert settled[0] is car, [h.text for h in settled]
+
+
+@pytest.mark.parametrize(
+    ("question", "attributes"),
+    [
+        # the noun of a phrase saying where or for what is no attribute asked, nor a value of one
+        ("which energy supplier have we got at home?", {"energy_supplier"}),
+        ("who's the manager on my team at work?", {"relation:boss"}),
+        ("what gym do I go to near work?", {"gym"}),
+        # unless nothing else is asked
+        ("what does Ingrid do for work these days?", {"works_at", "occupation"}),
+    ],
+)
+def test_a_prepositional_phrase_asks_only_when_nothing_else_does(question: str, attributes: set[str]) -> None:
+    assert questions.asked(question) == frozenset(attributes)
 
 
 def test_a_word_owned_in_a_question_is_a_noun_not_a_frames_verb() -> None:

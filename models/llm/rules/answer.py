@@ -568,9 +568,10 @@ def _subject(
         ),
     )
     if when is not None:
-        # the versions of the asked attribute, where the subject holds them, else all its statements
+        # the versions of the asked attribute, where the subject holds them, else all its statements (all
+        # of them where the question's words ask no attribute: "what day centre was Ken at?")
         versions = [m for m in members if m.authority == head.authority]
-        versions = [m for m in versions if _states(m, asked) or not m.subject] or versions
+        versions = [m for m in versions if not asked or _states(m, asked) or not m.subject] or versions
         # a version says a value: a line naming none ("Re: Mr Bernard Naylor") tells nothing of what held
         versions = [m for m in versions if _gives_a_value(m, asked | named, person)] or versions
         then = held_then(versions, head, when)
@@ -600,7 +601,9 @@ def _subject(
     plain = f"{whose} {_label(attribute)} is {value}." if value and attribute and whose else None
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     if plain is None and head.id not in retractions:
-        text = without_history(without_past_states(text), head, list(by_id.values()), keys)
+        # names are what the history writes with a capital, and the values the inventory gives its attribute
+        known = _capitalised(by_id.values()) | _words(" ".join(attribute.values if attribute else ()))
+        text = without_history(without_past_states(text, known), head, list(by_id.values()), keys)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions, value if plain else None)
     lower = [
@@ -699,13 +702,15 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
     return statements.without_clauses(text, history)
 
 
-def without_past_states(text: str) -> str:
+def without_past_states(text: str, known: Iterable[str] = ()) -> str:
     """``text`` without its clauses telling a state that held before, beside a clause saying what holds: a
     copula or "have" in the simple past with a name ("Monzo was fine back in the day tbh but starling's been
-    solid for 2 yrs" is said as "starling's been solid for 2 yrs"). A past event is kept: a change said in
+    solid for 2 yrs" is said as "starling's been solid for 2 yrs"), or with a word the history writes as one
+    elsewhere (``known``, lower case: "resolve was overkill" where "DaVinci Resolve" was said). A past event is kept: a change said in
     the past ("switched to giffgaff") is what holds now. The parse reads the tense and the verb; the whole
     text is kept when what is left is no such change, no state of now and no word for now."""
-    cut = statements.without_clauses(text, _past_state)
+    names = frozenset(known)
+    cut = statements.without_clauses(text, lambda clause: _past_state(clause, names))
     if cut == text:
         return text
     holds = statements.says_now(cut) or any(
@@ -715,7 +720,7 @@ def without_past_states(text: str) -> str:
     return cut if holds else text
 
 
-def _past_state(clause: str) -> bool:
+def _past_state(clause: str, known: frozenset[str] = frozenset()) -> bool:
     """Whether a clause tells a state of something named that held in the past ("Monzo was fine", "we had
     Sky"): its main verb "be" or "have" in the simple past, not denied, with a name said and no word for
     now."""
@@ -726,10 +731,10 @@ def _past_state(clause: str) -> bool:
     # and "went with Amber" are events
     said = _words(clause)
     return (
-        main.verb in ("be", "have")
+        main.verb.split()[0] in ("be", "have")
         and bool(said & _PAST_OF_STATE)
         and not statements.says_now(clause)
-        and bool(_names_in(clause))
+        and bool(_names_in(clause) or _words(clause) & known)
     )
 
 
@@ -1104,7 +1109,19 @@ def _denies(clause: str) -> bool:
     says that; a sentence that only denies is said whole). A denial reaches what follows it: a clause
     naming a value before it ("it's Priya now not Tom") says that value holds."""
     denial = _DENIAL.search(clause)
-    return denial is not None and not _names_in(clause[: denial.start()])
+    return denial is not None and not (
+        _names_in(clause[: denial.start()]) and not _VERB_DENIED.search(clause[: denial.end()])
+    )
+
+
+#: a denial of the clause's verb ("Menzieshill couldn't cope", "Tom is not my boss", "Arlo no longer
+#: works"): it denies its subject too, where a bare "not" after a value said ("it's Priya now not Tom")
+#: denies only what follows it
+_VERB_DENIED = re.compile(
+    r"n['’]t$|(?:am|is|are|was|were|be|been|do|does|did|can|could|will|would|should|has|have|had)\s+"
+    r"(?:not|never|no longer)$|(?:no longer|never)$",
+    re.I,
+)
 
 
 def _stated(item: ContextItem, keys: set[str]) -> str:
