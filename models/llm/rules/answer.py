@@ -602,7 +602,7 @@ def _subject(
     text = _said(head, keys) if head.id in retractions else plain or _stated(head, keys)
     if plain is None and head.id not in retractions:
         # names are what the history writes with a capital, and the values the inventory gives its attribute
-        known = _capitalised(by_id.values()) | _words(" ".join(attribute.values if attribute else ()))
+        known = _capitalised(list(by_id.values())) | _words(" ".join(attribute.values if attribute else ()))
         text = without_history(without_past_states(text, known), head, list(by_id.values()), keys)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions, value if plain else None)
