@@ -94,7 +94,9 @@ _BEHIND = re.compile(
 )
 #: a request or a question to the assistant states nothing ("Can you help me compare …?", "Remind me …")
 _REQUEST = re.compile(
-    r"^\s*(?:please|can you|could you|would you|will you|help me|remind me|tell me|let's|lets|do you)\b|\?\s*$",
+    r"^\s*(?:please|pls|plz|help me|help us|remind me|tell me|let's|lets|do you)\b|\?\s*$"
+    # a modal before its subject opens a question, however the person is written ("can ye write us …")
+    r"|^\s*(?:can|could|would|will|shall)\s+(?:you|u|ya|ye|yous|youse|y'all|yall|i|we|someone|anyone)\b",
     re.I,
 )
 #: words the lexicon holds no lemma for that are no names: function words, and the particles and

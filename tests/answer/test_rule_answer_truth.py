@@ -1213,3 +1213,39 @@ def test_a_question_asking_no_attribute_by_its_words_is_answered_by_any_version_
     text = answer("which running club was Rhys with in spring 2022?", items).text
     assert "Fairholme Harriers" in text
     assert "Ashdown" not in text.split("(")[0]
+
+
+def test_a_later_line_saying_a_value_is_not_used_any_more_gives_that_value_as_what_held_before() -> None:
+    """ "now goes to Fernlea Pharmacy, not wellcare anymore" says wellcare stopped on the day it was said: asked
+    what held a year before, the answer names wellcare until then, never the pharmacy that holds now."""
+    items = [
+        _item(
+            "e-new",
+            "repeat prescription now goes to Fernlea Pharmacy on Mill Lane not wellcare anymore, every 28 days.",
+            time="2023-05-03T09:00:00+00:00",
+            kind="episode",
+        ),
+    ]
+    text = answer("which pharmacy was I using in summer 2022?", items).text
+    assert text.startswith("wellcare, until 2023-05-03"), text
+
+
+def test_a_request_is_never_a_dated_statement_of_what_held() -> None:
+    """ "can ye write a note to Holmfield Dental to move my check up" asks something and states nothing: of
+    the asker's own dated lines, the ones that may say what held at an asked time, it is none."""
+    from veramem_desktop.models.llm.rules.answer import _own_dated
+
+    request = _item(
+        "e-req",
+        "can ye write a note to Holmfield Dental to move my check up on the 15th, I'm on a late shift that week.",
+        time="2019-10-07T09:00:00+00:00",
+        kind="episode",
+    )
+    said = _item(
+        "e-old",
+        "tooth is killing me, my dentist is Dr Ferrier on Byres Road, no appointment till December.",
+        time="2019-09-02T09:00:00+00:00",
+        kind="episode",
+        group="g2",
+    )
+    assert _own_dated([request, said], [request, said]) == [said]

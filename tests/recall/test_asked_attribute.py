@@ -1072,3 +1072,20 @@ def test_a_word_for_a_relative_said_as_a_name_or_to_address_someone_is_no_value(
     from veramem_desktop.core.recall import statements
 
     assert statements.values(text, "") == names
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("can ye draft a note to Moorside Physio to push my appointment back", True),
+        ("Could we do a meal plan for the week, nothing with mushrooms", True),
+        ("pls make this email sound less angry", True),
+        # a modal opening a statement, with no one asked after it
+        ("Can't wait to leave Moorside Physio, the new place is Tarn Clinic.", False),
+        ("Could be worse, Tarn Clinic sorted my knee in two sessions.", False),
+    ],
+)
+def test_a_modal_before_whoever_is_asked_opens_a_request_that_states_nothing(text: str, asks: bool) -> None:
+    from veramem_desktop.core.recall.statements import is_request
+
+    assert is_request(text) is asks

@@ -26,6 +26,8 @@ def _extract(text: str) -> tuple[list[tuple[str, str]], list[str]]:
         "Translate this paragraph into Portuguese for my landlord.",
         "Could you write a short bio for my pottery website.",
         "can u rewrite the intro of my thesis so it flows better",
+        "can ye sort out a packing list for Crete",  # the person asked written as they say it
+        "could youse check the wording on this card for Gran",
         "Heyyy can u make me a 3 day gym plan",  # a greeting stretched as chat stretches it
         "Pleeease check this cover letter for me",
         "Please list the documents I need for a Dutch residence permit.",

@@ -289,8 +289,8 @@ def _of_its_label(names: list[str], sentence: str, attribute: attributes.Attribu
 
 
 def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) -> list[ContextItem]:
-    """Of ``candidates``, the asker's own dated statements that may be said (not withheld, and not a
-    message whose memory is among ``items`` and says it with its state)."""
+    """Of ``candidates``, the asker's own dated statements that may be said (not withheld, not a request,
+    which states nothing, and not a message whose memory is among ``items`` and says it with its state)."""
     present = {i.id for i in items}
     return [
         i
@@ -299,6 +299,7 @@ def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) 
         and i.state not in _WITHHELD
         and i.time
         and not _said_by_its_memory(i, present)
+        and not statements.is_request(own_words(i.text))
     ]
 
 
@@ -356,6 +357,10 @@ def _stopped(item: ContextItem) -> list[str]:
     stops = _ended_words(text)
     if stops:
         return stops
+    # a value said only as not holding any more ("now goes to Lloyds, not boots anymore"): that one stopped
+    denied = statements.denied(text)
+    if denied and statements.tells_history(text):
+        return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in denied][:1]
     told = [
         n
         for s in statements.sentences(text)

@@ -45,7 +45,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _MODAL = re.compile(
-    r"^(?:(?:can|could|would|will|won't|wouldn't|cannot|can't)\s+(?:you|u|ya)\b|would you mind\b"
+    r"^(?:(?:can|could|would|will|won't|wouldn't|cannot|can't)\s+(?:you|u|ya|ye|yous|youse|y'all)\b|would you mind\b"
     r"|(?:I|we)\s*(?:'d| would)?\s*(?:need|want|like|love|ask)\s+(?:you|u)\s+to\b|let'?s\b|please\b|pls\b)",
     re.IGNORECASE,
 )
