@@ -689,6 +689,11 @@ _NEGATED = re.compile(
 _NOT_NAME = re.compile(r"\bnot\s+(?:(?:the|a|an|at|with|on|in|to)\s+)?([^\W\d_][\w'’&-]*)", re.I)
 
 
+def said_after_not(text: str) -> frozenset[str]:
+    """The words ``text`` puts right after a bare "not" ("Lloyds now, not boots anymore": "boots")."""
+    return frozenset(bare(m.group(1)) for m in _NOT_NAME.finditer(text))
+
+
 def denied(text: str) -> frozenset[str]:
     """The names ``text`` says only as not holding: in a clause whose verb is in the negative ("Boots hasnt
     had my prescription since spring", "I don't work at Acme now"), or right after "not" ("Lloyds now, not

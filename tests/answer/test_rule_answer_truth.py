@@ -1249,3 +1249,35 @@ def test_a_request_is_never_a_dated_statement_of_what_held() -> None:
         group="g2",
     )
     assert _own_dated([request, said], [request, said]) == [said]
+
+
+def test_a_message_whose_memory_here_says_another_thing_still_gives_its_own_value_then() -> None:
+    """A message keyed with an editor ("moved over to kdenlive … cheat sheet of shortcuts pls") whose only
+    memory among the items is the request's ("Cheat sheet of shortcuts pls") is not said by that memory: it
+    is the version that held in March 2022, not the newer line."""
+    items = [
+        _item(
+            "e-new",
+            "Editing everything on vidmix now, kdenlive was overkill for shorts.",
+            time="2023-04-11T09:00:00+00:00",
+            kind="episode",
+            subject="editing_app",
+            value="vidmix",
+        ),
+        replace(
+            _item(
+                "e-old",
+                "ok finally fully moved over to kdenlive, learning curve is real. cheat sheet of shortcuts pls",
+                time="2021-07-19T09:00:00+00:00",
+                kind="episode",
+                subject="editing_app",
+                value="kdenlive",
+                state="probably_superseded",
+            ),
+            derived=("m-req",),
+        ),
+        _item("m-req", "Cheat sheet of shortcuts pls.", time="2021-07-19T09:00:01+00:00"),
+    ]
+    text = answer("what editing software was i using in march 2022", items).text
+    assert "kdenlive" in text.split("(")[0], text
+    assert "vidmix" not in text, text

@@ -289,9 +289,9 @@ def _of_its_label(names: list[str], sentence: str, attribute: attributes.Attribu
 
 
 def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) -> list[ContextItem]:
-    """Of ``candidates``, the asker's own dated statements that may be said (not withheld, not a request,
-    which states nothing, and not a message whose memory is among ``items`` and says it with its state)."""
-    present = {i.id for i in items}
+    """Of ``candidates``, the asker's own dated statements that may be said (not withheld, not a request
+    stating nothing, and not a message whose memory is among ``items`` and says it with its state)."""
+    present = {i.id: i for i in items}
     return [
         i
         for i in candidates
@@ -299,8 +299,14 @@ def _own_dated(candidates: Iterable[ContextItem], items: Sequence[ContextItem]) 
         and i.state not in _WITHHELD
         and i.time
         and not _said_by_its_memory(i, present)
-        and not statements.is_request(own_words(i.text))
+        and not _only_asks(i)
     ]
+
+
+def _only_asks(item: ContextItem) -> bool:
+    """Whether ``item`` is a request that states nothing: no value was read in it ("can ye write us a wee
+    text to the dentist"; "can you help me word this, I'm at Copperleaf now" was keyed: it states)."""
+    return not item.value and statements.is_request(own_words(item.text))
 
 
 def _said_then(chosen: ContextItem, items: Sequence[ContextItem], keys: set[str]) -> AnswerDraft:
@@ -358,7 +364,7 @@ def _stopped(item: ContextItem) -> list[str]:
     if stops:
         return stops
     # a value said only as not holding any more ("now goes to Lloyds, not boots anymore"): that one stopped
-    denied = statements.denied(text)
+    denied = statements.denied(text) & statements.said_after_not(text)
     if denied and statements.tells_history(text):
         return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in denied][:1]
     told = [
@@ -469,7 +475,7 @@ def _scored(
     """The items sharing a key word with the question: (how many, authority, -position, item, which). An item
     recall read as stating the attribute the question asks ("what vehicle do we drive?": the car), and
     ``lead`` (:func:`_closest_own`), answer it whatever their words: they count as sharing every key word."""
-    present = {item.id for item in items}
+    present = {item.id: item for item in items}
     scored: list[Row] = []
     for position, item in enumerate(items):
         if _said_by_its_memory(item, present):
@@ -490,10 +496,18 @@ def _place(subject: str | None) -> int:
 _ORDER = {a.name: i for i, a in enumerate(attributes.ATTRIBUTES)}
 
 
-def _said_by_its_memory(item: ContextItem, present: set[str]) -> bool:
-    """Whether a message's memory is among the items and says it with its state: not so for a message a
-    statement retracted a value of (the memory present may be another value it gave, still holding)."""
-    return item.kind == EPISODE_KIND and bool(present & set(item.derived)) and item.state != State.RETRACTED
+def _said_by_its_memory(item: ContextItem, present: dict[str, ContextItem]) -> bool:
+    """Whether a message's memory is among the items (``present``, by id) and says it with its state: not so
+    for a message a statement retracted a value of (the memory present may be another value it gave, still
+    holding), nor for a message keyed with a value no memory present says ("moved over to davinci resolve,
+    … cheat sheet of shortcuts pls": the request's memory says nothing of the editor)."""
+    if item.kind != EPISODE_KIND or item.state == State.RETRACTED:
+        return False
+    memories = [present[d] for d in item.derived if d in present]
+    if not item.value:
+        return bool(memories)
+    value = _words(item.value)
+    return any(m.value and _words(m.value) & value or value <= _words(own_words(m.text)) for m in memories)
 
 
 def _states(item: ContextItem, asked: frozenset[str]) -> bool:
@@ -512,7 +526,7 @@ def _mates(rows: list[Row], items: Sequence[ContextItem]) -> list[Row]:
     if group is None:
         return []
     have = {id(r[3]) for r in rows}  # by the object: a plan's two versions share their statement's id
-    present = {i.id for i in items}
+    present = {i.id: i for i in items}
     return [
         (0, _AUTHORITY_RANK.get(item.authority, 0), -position, item, set())
         for position, item in enumerate(items)
@@ -577,6 +591,9 @@ def _subject(
         # of them where the question's words ask no attribute: "what day centre was Ken at?")
         versions = [m for m in members if m.authority == head.authority]
         versions = [m for m in versions if not asked or _states(m, asked) or not m.subject] or versions
+        # a request states nothing of then ("can u believe this, just opened the post …") unless the write
+        # path read a value in it
+        versions = [m for m in versions if not _only_asks(m)] or versions
         # a version says a value: a line naming none ("Re: Mr Bernard Naylor") tells nothing of what held
         versions = [m for m in versions if _gives_a_value(m, asked | named, person)] or versions
         then = held_then(versions, head, when)

@@ -35,7 +35,7 @@ _AUX = {
 _SUBJECT = re.compile(
     r"(?P<pre>^|[.;:!?(]\s+|,\s+|\b(?i:and|but|or|so|because|since|as|while|when|if|that|then|now|until)\s+"
     # or anywhere before an auxiliary that can only be a finite verb ("first time in months User has had …")
-    r"|\s+(?=User\s+(?:is|was|has|does)(?:n['’]t)?\b))"
+    r"|(?:\s+|[\"“‘])(?=User\s+(?:is|was|has|does)(?:n['’]t)?\b))"
     r"User(?P<gap>\s+)(?P<rest>.*)",
     re.DOTALL,
 )
