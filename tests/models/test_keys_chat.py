@@ -267,3 +267,32 @@ def test_a_verb_with_over_to_a_value_is_a_switch(sentence: str, key: tuple[str, 
 )
 def test_a_name_split_at_its_of_or_for_is_read_whole(sentence: str, keys: set[tuple[str, str, str]]) -> None:
     assert {k.key for k in read_all(sentence)} == keys
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        # a person named in the subject is the relation the complement names, never the speaker's job
+        (
+            "my skip Dana Whitfield is now my direct manager, for now anyway.",
+            ("user", "relation:boss", "Dana Whitfield"),
+        ),
+        (
+            "Our old lodger Piet is now our landlord, funny how it goes.",
+            ("user", "relation:landlord", "Piet"),
+        ),
+    ],
+)
+def test_someone_named_who_is_now_my_relation_is_that_relation(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    keys = {k.key for k in read_all(sentence)}
+    assert key in keys
+    assert not any(k[1] == "occupation" for k in keys), keys
+
+
+@pytest.mark.parametrize(
+    "sentence", ["Mentored 2 interns over the summer.", "We hired a cleaner last month."]
+)
+def test_a_job_named_as_what_a_deed_was_done_to_is_people_not_the_speakers_job(sentence: str) -> None:
+    assert not any(k.key[1] == "occupation" for k in read_all(sentence))

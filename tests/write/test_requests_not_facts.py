@@ -202,3 +202,16 @@ def test_an_assistants_question_tells_nothing_of_the_user() -> None:
         ]
     )
     assert [c.quote for c in mine] == ["Mr Pell is still my landlord"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "help me write the intro — want to show how I went from junior to lead in two years",
+        "explain why we moved to Leeds in my bio",
+    ],
+)
+def test_a_deed_of_the_speakers_that_the_request_asks_about_is_no_report(text: str) -> None:
+    """ "Check out these kids I met at the shelter" reports a deed and is kept; a deed under how or why is
+    what the request is about ("show how I went from …"): the sentence is a request all the same."""
+    assert is_request(text)

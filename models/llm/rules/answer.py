@@ -1140,8 +1140,8 @@ def _denies(clause: str) -> bool:
 #: works"): it denies its subject too, where a bare "not" after a value said ("it's Priya now not Tom")
 #: denies only what follows it
 _VERB_DENIED = re.compile(
-    r"n['’]t$|(?:am|is|are|was|were|be|been|do|does|did|can|could|will|would|should|has|have|had)\s+"
-    r"(?:not|never|no longer)$|(?:no longer|never)$",
+    r"n['’]t$|\b(?:am|is|are|was|were|be|been|do|does|did|can|could|will|would|should|has|have|had)\s+"
+    r"(?:not|never|no longer)$|\b(?:no longer|never)$",
     re.I,
 )
 

@@ -233,7 +233,13 @@ def _valued(c: Clause) -> Keyed | None:
         owner = attributes.for_value(phrase.head) or (
             attributes.for_value(phrase.text) if phrase.proper else None
         )
-        if owner is not None and owner.name not in _LIKED:
+        # a job named as what the deed was done to is people ("mentored 2 interns", "hired a cleaner"), never
+        # the speaker's own occupation ("promoted to area manager" is theirs)
+        if (
+            owner is not None
+            and owner.name not in _LIKED
+            and not (owner.name == "occupation" and phrase is c.obj)
+        ):
             return Keyed("user", owner.name, _text(phrase, owner) or phrase.text)
     return None
 
@@ -921,7 +927,7 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     if (owner := _possessor(subject)) is not None:
         return _theirs_is(owner, subject, complement, c)
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
-        return _mine_is(subject, complement, c, parsed)
+        return _named_now_my_relation(subject, complement) or _mine_is(subject, complement, c, parsed)
     if (
         subject.owner is None
         and complement is not None
@@ -947,6 +953,17 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     if who is None or complement is None:
         return None
     return _is_a(who, complement, c)
+
+
+def _named_now_my_relation(subject: Phrase, complement: Phrase | None) -> Keyed | None:
+    """ "my skip Jen Alvarez is now my direct manager": a person named in the subject is the relation the
+    complement names, whatever the subject's own noun called them before (never the speaker's job)."""
+    if complement is None or complement.owner not in ("my", "our"):
+        return None
+    name = subject.name or (subject.text if subject.proper else None)
+    if name is None or attributes.relation(complement.head) is None:
+        return None
+    return _noun_key("user", complement.head, name, named=True)
 
 
 def _thing(subject: Phrase) -> Attribute | None:

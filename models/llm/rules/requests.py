@@ -85,7 +85,16 @@ _SPEAKER_DID = re.compile(r"\b(?:I|[Ww]e)\s+(?:just\s+|recently\s+|finally\s+|al
 
 
 def _reports_a_deed(sentence: str) -> bool:
-    return any(_past(m["verb"]) for m in _SPEAKER_DID.finditer(sentence))
+    """Whether the sentence tells a deed of the speaker's; one asked about ("show how I went from …", "explain
+    why we left") is what the request is about, not a report."""
+    return any(
+        _past(m["verb"]) and not _ASKED_ABOUT.search(sentence[: m.start()])
+        for m in _SPEAKER_DID.finditer(sentence)
+    )
+
+
+#: a word opening a clause that says what is asked or shown, right before the speaker's deed
+_ASKED_ABOUT = re.compile(r"\b(?:how|why|what|whether|if)\s+$", re.IGNORECASE)
 
 
 #: a letter typed three times or more, as chat stretches a word ("Hiii", "pleeease", "sooo"): no English word
