@@ -93,10 +93,12 @@ _BEHIND = re.compile(
     re.I,
 )
 #: a request or a question to the assistant states nothing ("Can you help me compare …?", "Remind me …")
+#: the person a request is put to, as people write "you" ("can ye …", "could youse …")
+ADDRESSEE = r"(?:you|u|ya|ye|yous|youse|y'all|yall)"
 _REQUEST = re.compile(
     r"^\s*(?:please|pls|plz|help me|help us|remind me|tell me|let's|lets|do you)\b|\?\s*$"
     # a modal before its subject opens a question, however the person is written ("can ye write us …")
-    r"|^\s*(?:can|could|would|will|shall)\s+(?:you|u|ya|ye|yous|youse|y'all|yall|i|we|someone|anyone)\b",
+    rf"|^\s*(?:can|could|would|will|shall)\s+(?:{ADDRESSEE}|i|we|someone|anyone)\b",
     re.I,
 )
 #: words the lexicon holds no lemma for that are no names: function words, and the particles and

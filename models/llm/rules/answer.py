@@ -366,7 +366,7 @@ def _stopped(item: ContextItem) -> list[str]:
     # a value said only as not holding any more ("now goes to Lloyds, not boots anymore"): that one stopped
     denied = statements.denied(text) & statements.said_after_not(text)
     if denied and statements.tells_history(text):
-        return [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in denied][:1]
+        return _as_written(text, denied)[:1]
     told = [
         n
         for s in statements.sentences(text)
@@ -379,10 +379,14 @@ def _stopped(item: ContextItem) -> list[str]:
 
 def _ended_words(text: str) -> list[str]:
     """The words of ``text`` naming values it says stopped, as written ("ironyard" in "ditched ironyard")."""
-    stops = statements.ended(text)
+    return _as_written(text, statements.ended(text))
+
+
+def _as_written(text: str, words: frozenset[str]) -> list[str]:
+    """The words of ``text`` that are among ``words`` (bare, lower case), as ``text`` writes them."""
     return (
-        [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in stops]
-        if stops
+        [w.rstrip(".,:") for w in re.findall(r"[\w'&-]+", text) if statements.bare(w) in words]
+        if words
         else []
     )
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from veramem_desktop.core.recall.statements import ADDRESSEE
 from veramem_desktop.models.llm.rules.lexicon import DIRECTIVE_VERBS, IRREGULAR_PAST, is_common_verb
 from veramem_desktop.models.llm.rules.parse import WH_WORDS, told_within
 from veramem_desktop.models.llm.rules.text import STOPWORDS, Span
@@ -45,7 +46,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _MODAL = re.compile(
-    r"^(?:(?:can|could|would|will|won't|wouldn't|cannot|can't)\s+(?:you|u|ya|ye|yous|youse|y'all)\b|would you mind\b"
+    rf"^(?:(?:can|could|would|will|won't|wouldn't|cannot|can't)\s+{ADDRESSEE}\b|would you mind\b"
     r"|(?:I|we)\s*(?:'d| would)?\s*(?:need|want|like|love|ask)\s+(?:you|u)\s+to\b|let'?s\b|please\b|pls\b)",
     re.IGNORECASE,
 )
