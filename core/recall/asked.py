@@ -198,7 +198,7 @@ def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tup
         )
     if not members:
         return [], hits
-    leads = {id(_label(part)) for part in _by_attribute(members, wanted)}
+    leads = {id(_label(part, hits)) for part in _by_attribute(members, wanted)}
     chosen = {id(h) for h, _ in members}
     ordered = sorted(
         members,
@@ -697,13 +697,14 @@ def _said_before(values: frozenset[str], h: Hit, members: list[tuple[Hit, frozen
     return bool(values) and values <= older
 
 
-def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
+def _label(members: list[tuple[Hit, frozenset[str]]], hits: Sequence[Hit] = ()) -> Hit | None:
     """Label one attribute's statements and return the one that leads: of the live statements of the
     highest authority (a claim never leads the person's own words), those naming a value no older one
     named are changes. The newest day's changes, and later statements naming their values again, lead:
     a keyed one first, then the one whose value began last, then the latest. An older live statement whose
     values the leaders do not name is replaced, and so is one that names only values said before and none
-    of the leaders' (it tells of an old value)."""
+    of the leaders' (it tells of an old value). ``hits``: every hit, for the person's lines told beside the
+    statements."""
     live = [(h, v) for h, v in members if h.state in _LIVE]
     if len(live) < 2:
         return live[0][0] if live else None
@@ -730,6 +731,13 @@ def _label(members: list[tuple[Hit, frozenset[str]]]) -> Hit | None:
     # ("Trading in the Civic for something bigger." then "Picking up a RAV4 on April 9")
     told_change = {
         _message(h) for h, _ in live if h.time and (keyed & _words(h.text) or _says_change(h.text))
+    }
+    # and so does one in which a line of the person's says a keyed value ended ("Trading in the Civic for
+    # something bigger." beside "Picking up a RAV4")
+    told_change |= {
+        _message(h)
+        for h in hits
+        if h.time and h.authority == Authority.AUTHORIZED and keyed & statements.ended(h.text)
     }
     changes = [
         (h, v)

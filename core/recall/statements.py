@@ -77,6 +77,8 @@ _NEW = frozenset({"new", "current"})
 #: the key"; "When I had the Telegraph the crossword was easier")
 _TOLD_PAST = re.compile(
     r"\b(?:used to|back when|back then|when (?:i|we|user) (?:still|was|were))\b"
+    # "back in the Lagan Runners days", "in those days" (an era of something; not "fine back in the day, but …")
+    r"|\bback in the (?:[\w'’&-]+ ){1,4}?days\b|\bin those days\b"
     r"|^\W*when\s+(?:[\w'’-]+\s+){1,3}?(?:was|were|had|still|used)\b",
     re.I,
 )
@@ -791,8 +793,8 @@ def clause_stops(clause: str) -> frozenset[str]:
                 if end is None:
                     continue
                 given = _gives(attr, words)
-                if frame.weak and not given and not _names_noun(attr, words):
-                    continue
+                if frame.weak and not given and not _names_noun(attr, words) and not _name_at(words, end):
+                    continue  # "left work early"; "left Lagan Runners" ends whatever Lagan Runners was
                 if frame in attributes.DROPS:  # said of its object, never of who dropped it
                     stops = _names_from(words, end)
                 else:
@@ -820,6 +822,17 @@ def _gives(attr: Attribute | None, words: list[str]) -> frozenset[str]:
     if attr is None:
         return frozenset()
     return frozenset(w.lower() for w in words if attributes.for_value(w.lower()) is attr)
+
+
+def _name_at(words: list[str], at: int) -> bool:
+    """Whether a name written with a capital opens at ``at``, past an article ("left *Lagan Runners*",
+    "left the *Mater*"): never a word for a person of the family ("left Mum's at six"), nor a day or month."""
+    while at < len(words) and words[at].lower() in ("the", "a", "an"):
+        at += 1
+    if at >= len(words) or not words[at][:1].isupper():
+        return False
+    name = bare(words[at])
+    return name not in NOT_VALUES and attributes.relation(name) is None and not _DATE_PART.fullmatch(name)
 
 
 def _names_noun(attr: Attribute | None, words: list[str]) -> bool:

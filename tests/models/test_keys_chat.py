@@ -296,3 +296,39 @@ def test_someone_named_who_is_now_my_relation_is_that_relation(
 )
 def test_a_job_named_as_what_a_deed_was_done_to_is_people_not_the_speakers_job(sentence: str) -> None:
     assert not any(k.key[1] == "occupation" for k in read_all(sentence))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        # a role the inventory has no attribute for, called new, with the person holding it named beside it
+        (
+            "The new churchwarden, Mrs Ada Pennock, rang about the rota.",
+            ("user", "churchwarden", "Mrs Ada Pennock"),
+        ),
+        ("My new physio, Aled Price, says no running for a month.", ("user", "physio", "Aled Price")),
+    ],
+)
+def test_a_new_role_with_a_person_named_beside_it_is_the_speakers_now(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "noun"),
+    [
+        (
+            "Listening to the new Taylor Swift album on repeat.",
+            "album",
+        ),  # a name before the noun says its kind
+        ("The new office in Bramley is huge.", "office"),  # a place, not a person holding a role
+        ("The old churchwarden, Mr Pennock, has retired.", "churchwarden"),  # not said new
+        ("Met a new friend, Tom Ellery, at the pub.", "friend"),  # a relation: people have many
+    ],
+)
+def test_a_name_beside_a_new_noun_is_no_role_holder_unless_a_person_after_it(
+    sentence: str, noun: str
+) -> None:
+    keys = {k.key for k in read_all(sentence)}
+    assert not any(k[1] == noun for k in keys), keys

@@ -316,6 +316,11 @@ def test_an_it_before_the_speaker_is_no_one_else() -> None:
         # a thing given up or cancelled, whatever it was
         ("Cancelled the Courier after thirty years, the price is daylight robbery.", {"courier"}),
         ("Finally gave up Duolingo, the owl can shout all it likes.", {"duolingo"}),
+        # an ending of many uses said of a name: whatever the name was, it ended
+        ("Also left Harrowgate Harriers, the Tuesday sessions were brutal.", {"harrowgate", "harriers"}),
+        ("left the Bellcourt in March, still miss the canteen", {"bellcourt"}),
+        ("Left Mum's at six, the traffic was awful.", set()),  # a word for family is no name
+        ("left work early to beat the rain", set()),
     ],
 )
 def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:
@@ -1089,3 +1094,37 @@ def test_a_modal_before_whoever_is_asked_opens_a_request_that_states_nothing(tex
     from veramem_desktop.core.recall.statements import is_request
 
     assert is_request(text) is asks
+
+
+@pytest.mark.parametrize(
+    ("text", "past"),
+    [
+        ("Back in the Harrowgate Harriers days I had never run a 10k.", True),  # an era named by its thing
+        ("In those days we lived above the chip shop.", True),
+        ("Quarrow was fine back in the day but Lindqvist pays better.", False),  # said against what holds
+        ("These days I run with the Bellcourt lot.", False),
+    ],
+)
+def test_a_line_naming_an_era_tells_the_past(text: str, past: bool) -> None:
+    assert statements.told_past(text) is past
+
+
+def test_a_message_ending_the_keyed_value_tells_a_change_though_its_new_line_names_no_frame() -> None:
+    """The write path keyed the old car; a later message says it is traded in and, in another line, names
+    what replaces it in words no frame has: the message is one telling of a change, so its new line leads
+    and the keyed old value is past."""
+    old = replace(
+        _hit("I drive a 2016 Vauxhall Astra, insured with Harbourline.", "2021-05-02"), subject="car"
+    )
+    old.value = "Vauxhall Astra"
+    ending = replace(_hit("Trading in the Astra for something bigger.", "2023-02-11"), session_id="s2")
+    new = replace(
+        _hit(
+            "Picking up a 2022 Kia Sportage on the 3rd from Elmhurst Kia, the waitlist came through.",
+            "2023-02-11",
+        ),
+        session_id="s2",
+        subject="car",  # read as the car by its meaning, with no value keyed
+    )
+    ordered = asked.settle([old, new, ending], "what car do I drive now?")
+    assert ordered[0] is new, [(h.text, h.state) for h in ordered]

@@ -503,6 +503,16 @@ def _implied(parsed: Parsed) -> Keyed | None:
         attr = attributes.for_noun(noun)
         if attr is None and new and named and (by_value := attributes.for_value(named)) is not None:
             attr = by_value  # "the replacement, a Galaxy S24": the new thing's name gives it away
+        if (
+            attr is None
+            and new
+            and not old
+            and owner in ("", "my", "our")
+            and _a_person_after(parsed, noun, named)
+        ):
+            # "the new vicar, the Reverend Jo Kimber, came round": a role the inventory has no attribute for,
+            # held by the person named beside it; said new, it is the speaker's now, keyed under its noun
+            return Keyed("user", noun, named)
         if attr is None or not attr.entities or old or owner not in ("", "my", "our"):
             continue
         if named:
@@ -511,6 +521,27 @@ def _implied(parsed: Parsed) -> Keyed | None:
         if new and len(found) == 1:
             return Keyed("user", attr.name, found[0])
     return None
+
+
+def _a_person_after(parsed: Parsed, noun: str, named: str) -> bool:
+    """Whether ``named`` is a person's name said after ``noun`` ("the new vicar, Jo Kimber"), not a name
+    before it that says what kind of thing it is ("the new Taylor Swift album")."""
+    label = next((lab for text, lab in parsed.entities if text == named), None)
+    if not named or label not in (None, "PERSON") or attributes.relation_of_any_number(noun):
+        return False  # the small pipeline leaves many names unlabelled; one labelled a place is no person
+    words = list(parsed.words)
+    first = named.split()[0].lower()
+    at_noun = next((i for i, w in enumerate(words) if w.startswith(noun)), None)
+    at_name = next((i for i, w in enumerate(words) if w == first), None)
+    if at_noun is None or at_name is None or at_name <= at_noun:
+        return False
+    return words[at_name - 1] not in (
+        "in",
+        "at",
+        "on",
+        "with",
+        "from",
+    )  # "the new office in Bramley": a place
 
 
 def attribute(sentence: str) -> Key:
