@@ -42,7 +42,10 @@ def asked(question: str) -> frozenset[str]:
     am I on at work?"): they ask only when the rest of the question asks nothing ("what does Siân do for
     work?")."""
     lowered = [w.lower() for w in WORD.findall(question[:400])]
-    found = _asked_by(lowered, _adjunct_words(lowered), question) or _asked_by(lowered, set(), question)
+    compound = _compounds(lowered)  # "phone company": asked by its meaning (core/recall/meaning.py)
+    found = _asked_by(lowered, _adjunct_words(lowered) | compound, question) or _asked_by(
+        lowered, compound, question
+    )
     return frozenset(a for a in found - {"name"} if _of_the_kind_asked(question, a))
 
 
@@ -73,6 +76,20 @@ def _asked_by(lowered: list[str], skipped: set[int], question: str) -> set[str]:
         and (not manner or frame.prep == "by")
     )
     return found - {"name"}
+
+
+def _compounds(lowered: list[str]) -> set[int]:
+    """Where a noun naming another attribute stands before a noun naming the employer ("phone company",
+    "insurance company"): the company that provides that thing, neither the phone nor where the asker works;
+    one thing the inventory has no noun for, asked by its meaning. (Any other head names what is asked:
+    "mobile network", "phone provider".)"""
+    single = {at: name for at, name in noun_spans(lowered)}
+    return {
+        i
+        for at, name in single.items()
+        if single.get(at + 1) == "works_at" and name != "works_at"
+        for i in (at, at + 1)
+    }
 
 
 #: prepositions opening a phrase that says where or for what a thing asked is ("… at home", "… for work")
@@ -254,9 +271,14 @@ def asked_nouns(question: str) -> frozenset[str]:
     my landlord?": landlord), as lemmas; the word after "I"/"we" is the question's verb, not a noun."""
     words = [w.lower() for w in WORD.findall(NOW.sub(" ", question[:400]))]  # "at the moment" says when
     circumstance = _adjunct_words(words)
+    compound = _compounds(words)
     found: set[str] = set()
     adjuncts: set[str] = set()  # nouns said in a prepositional phrase: asked only when no other noun is
     for i, w in enumerate(words):
+        if i in compound:  # one noun of two words ("phone company"), which no attribute names
+            if i + 1 in compound:
+                found.add(f"{w} {words[i + 1]}")
+            continue
         if w in _NOT_ASKED or (i > 0 and words[i - 1] in ("i", "we", "you")) or w[:1].isdigit():
             continue
         into = adjuncts if i in circumstance else found
@@ -291,7 +313,8 @@ def asked_phrase(question: str) -> str:
     """The words of ``question`` saying the nouns it asks about, in its order ("what blood thinner is Dad on
     now?": "blood thinner"); empty when it asks none."""
     nouns = asked_nouns(question)
-    said = [w for w in WORD.findall(question[:400]) if lemmas(bare(w)) & nouns]
+    parts = frozenset(part for noun in nouns for part in noun.split())  # a compound's words ("phone company")
+    said = [w for w in WORD.findall(question[:400]) if lemmas(bare(w)) & (nouns | parts)]
     return " ".join(said)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from veramem_desktop.core.llm import Decision, multi_valued
 from veramem_desktop.core.storage.items import AUTHORITY_RANK, MemoryItem
 from veramem_desktop.core.vocabulary import Kind
-from veramem_desktop.core.write.plan import Planned, norm
+from veramem_desktop.core.write.plan import Planned, norm, said_alike
 
 NOOP_COSINE = 0.95
 UPDATE_COSINE = 0.75
@@ -53,7 +53,8 @@ def batch_conflicts(planned: list[Planned]) -> list[tuple[Planned, Planned]]:
     """Batch guard: two new memories of one add that give one scope's single-valued attribute
     two values from sources of different authority ("I use Vim" from the user, "your editor is
     Emacs" from the assistant, sent together) conflict just as if the first had been stored
-    before: (lower, higher) pairs, for the conflict to be recorded on both."""
+    before: (lower, higher) pairs, for the conflict to be recorded on both. One value said less fully
+    ("the iPhone" beside "an iPhone 14") is no other value."""
 
     def key(p: Planned) -> tuple[object, ...] | None:
         c = p.candidate
@@ -77,7 +78,7 @@ def batch_conflicts(planned: list[Planned]) -> list[tuple[Planned, Planned]]:
     for i, (ka, a) in enumerate(keyed):
         for kb, b in keyed[i + 1 :]:
             ra, rb = AUTHORITY_RANK[a.authority], AUTHORITY_RANK[b.authority]
-            if ka != kb or ra == rb or norm(a.candidate.value or "") == norm(b.candidate.value or ""):
+            if ka != kb or ra == rb or said_alike(a.candidate.value or "", b.candidate.value or ""):
                 continue
             pairs.append((a, b) if ra < rb else (b, a))
     return pairs

@@ -39,3 +39,10 @@ class Planned:
 def norm(text: str) -> str:
     """A value as the guards compare it: lower case, one space between words, no final full stop."""
     return " ".join(text.lower().split()).rstrip(".")
+
+
+def said_alike(a: str, b: str) -> bool:
+    """Whether two values are one said more or less fully: the same words, or the shorter's words leading
+    the longer's ("iPhone" and "iPhone 14", "Octopus" and "Octopus Energy")."""
+    x, y = sorted((norm(a).split(), norm(b).split()), key=len)
+    return bool(x) and y[: len(x)] == x

@@ -33,7 +33,7 @@ from veramem_desktop.core.storage.store import Connection, Store
 from veramem_desktop.core.vocabulary import Authority, Status, Withheld
 from veramem_desktop.core.write import decisions
 from veramem_desktop.core.write.guards import batch_conflicts, same_in_batch
-from veramem_desktop.core.write.plan import Planned, norm
+from veramem_desktop.core.write.plan import Planned, norm, said_alike
 from veramem_desktop.core.write.results import AddResult, Entry
 
 CONFIDENCE: dict[str, float] = {Authority.AUTHORIZED: 0.9, Authority.ATTESTED: 0.7, Authority.UNENDORSED: 0.5}
@@ -95,6 +95,8 @@ def _apply_one(
     op, target_id = plan.decision.op, plan.decision.target_id
     target = plan.revises.made if plan.revises is not None else None
     target = target or next((m for m, _ in plan.neighbours if m.id == target_id), None)
+    if op == "UPDATE" and target is not None and _said_alike(plan, target):
+        op = "NOOP"  # "the iPhone" after "an iPhone 14": the value said again, less fully, is no new one
     if _kept_apart(conn, plan, op, target, out, embedder_name=embedder_name, device=device):
         return
     if op == "ADD" or target is None:
@@ -128,6 +130,18 @@ def _aim_at_revised(plan: Planned) -> None:
         plan.decision = Decision("ADD", reason="what it revises in this add was not written")
     else:
         plan.decision = replace(plan.decision, target_id=made.id)
+
+
+def _said_alike(plan: Planned, target: MemoryItem) -> bool:
+    """Whether a plan of lower authority gives its target's attribute the value the target holds, said more
+    or less fully (:func:`said_alike`): a claim echoing the person's value is evidence of it, never a rival."""
+    c = plan.candidate
+    return (
+        AUTHORITY_RANK[plan.authority] < AUTHORITY_RANK[target.authority]
+        and bool(c.value and target.value)
+        and (c.predicate or "").casefold() == (target.predicate or "").casefold()
+        and said_alike(c.value or "", target.value or "")
+    )
 
 
 def _kept_apart(

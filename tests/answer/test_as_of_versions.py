@@ -141,3 +141,18 @@ def test_a_person_asked_by_name_is_also_the_relative_the_history_calls_them(rmem
     now = mem.answer("where does Ines work now?")
     assert not now.abstained and "Quillfeather" in now.text, now.text
     assert "Marrow" not in now.text or now.text.index("Quillfeather") < now.text.index("Marrow")
+
+
+def test_before_the_first_change_a_state_said_earlier_with_no_start_answers(rmem: Memory) -> None:
+    """The first keyed version is a switch made after the asked time; a line said between the asked time
+    and the switch names the provider by its noun, with no start of its own: it had held before it was
+    said, so it answers for the asked time, said as what the person said then."""
+    _said(
+        rmem,
+        "my bills as of 1 Feb:\nrent 700\nlarkspur broadband 38\ngym 30\n\nwhere can I save?",
+        "2023-02-03",
+    )
+    _said(rmem, "switched to Tallow Broadband, 25 a month for 900mb, way faster", "2023-04-10")
+    said = rmem.answer("who was my broadband provider in January 2023?")
+    assert not said.abstained and "larkspur" in said.text.lower(), said.text
+    assert "Tallow" not in said.text, said.text

@@ -332,3 +332,25 @@ def test_a_name_beside_a_new_noun_is_no_role_holder_unless_a_person_after_it(
 ) -> None:
     keys = {k.key for k in read_all(sentence)}
     assert not any(k[1] == noun for k in keys), keys
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        # deeds listed after a comma go on from the clause that opened the sentence without a subject: both
+        # are the speaker's (which attribute a club or a firm joined is, the name alone does not say)
+        (
+            "Also left Harrowgate Harriers, joined Bellcourt Athletic, they train on a thursday.",
+            "Bellcourt Athletic",
+        ),
+        # a model's number after a product's name is part of its name
+        ("Picked up a pixel 9 on Friday, the old screen finally gave up.", "pixel 9"),
+        (
+            "picked up an iphone 15 yesterday, the old one died",
+            "iphone 15",
+        ),  # hung on the verb by the pipeline
+        ("upgraded to windows 11 at last", "windows 11"),
+    ],
+)
+def test_a_listed_deed_and_a_models_number_are_read(sentence: str, said: str) -> None:
+    assert ("user", said) in {(k.key[0], k.key[2]) for k in read_all(sentence) if not k.ends}

@@ -1128,3 +1128,29 @@ def test_a_message_ending_the_keyed_value_tells_a_change_though_its_new_line_nam
     )
     ordered = asked.settle([old, new, ending], "what car do I drive now?")
     assert ordered[0] is new, [(h.text, h.state) for h in ordered]
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("which phone company am I with now?", "phone company"),  # neither the phone nor the employer
+        ("who's our insurance company now?", "insurance company"),
+    ],
+)
+def test_a_thing_before_the_word_company_is_one_thing_asked_by_its_meaning(question: str, noun: str) -> None:
+    assert questions.asked(question) == frozenset()
+    assert questions.asked_nouns(question) == frozenset({noun})
+    assert questions.asked_phrase(question) == noun
+    # a compound the inventory names is asked by its words, and so is one whose head names what is asked
+    assert questions.asked("what energy company are we with?") == frozenset({"energy_supplier"})
+    assert "mobile_provider" in questions.asked("which mobile network am I on atm")
+
+
+def test_a_thing_before_company_is_read_as_the_attribute_its_meaning_is_nearest(
+    real_embedder: Embedder,
+) -> None:
+    from veramem_desktop.core.recall import meaning
+
+    for question, meant in (("who's our insurance company now?", "insurance"),):
+        vector = real_embedder.embed([question])[0]
+        assert meaning.meant(question, vector, real_embedder) == frozenset({meant}), question

@@ -97,6 +97,28 @@ def test_a_claim_contradicting_the_user_in_the_same_add_is_recorded_as_a_conflic
         [_msg("I like tea."), _msg("You like coffee.", role="assistant", time="2024-05-08T13:58:00Z")]
     )
     assert all(not rmem.get(a["id"]).metadata.get("conflicts_with") for a in both.added)
+    # nor is one value said less fully by the other ("the Pixel" beside "a Pixel 9")
+    fuller = rmem.add(
+        [
+            _msg("Switched to a Pixel 9 finally."),
+            _msg("Your phone is the Pixel.", role="assistant", time="2024-05-08T13:59:00Z"),
+        ]
+    )
+    keyed = [rmem.get(a["id"]) for a in fuller.added]
+    assert any(i.predicate == "phone" and i.value == "Pixel 9" for i in keyed), [
+        (i.predicate, i.value) for i in keyed
+    ]
+    assert all(not i.metadata.get("conflicts_with") for i in keyed), [(i.text, i.value) for i in keyed]
+    assert rmem.verify().ok
+
+
+def test_a_claim_echoing_the_persons_value_less_fully_in_a_later_add_is_no_rival(rmem: Memory) -> None:
+    said = rmem.add([_msg("I switched to a Pixel 9.")])
+    mine = rmem.get(said.added[0]["id"])
+    assert (mine.predicate, mine.value) == ("phone", "Pixel 9")
+    echo = rmem.add([_msg("Your phone is the Pixel.", role="assistant", time="2024-05-08T14:05:00Z")])
+    assert not echo.added and not echo.updated, (echo.added, echo.updated)
+    assert not rmem.get(mine.id).metadata.get("conflicts_with")
     assert rmem.verify().ok
 
 

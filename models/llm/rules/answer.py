@@ -205,6 +205,9 @@ def _then_outside_the_subject(
         first = min(_own_dated(lead, items), key=begun, default=None)
         if first is not None and _stopped(first):
             return _ended_then(first, keys)
+        held = _held_until(first, items, when, asked, person) if first is not None else None
+        if held is not None:
+            return _said_then(held, items, keys)
         # what began later is never said as what held then: nothing known of then is said so (an undated
         # statement may have held then: it is said as it is)
         found = _said_by_then(items, keys, when, asked, person)
@@ -212,6 +215,58 @@ def _then_outside_the_subject(
             return _nothing_by_then(lead, when.end)
         return found
     return _latest_by_then([r[3] for r in scored] + lead, items, keys, when, lead, asked, person)
+
+
+def _held_until(
+    first: ContextItem,
+    items: Sequence[ContextItem],
+    when: AskedWhen,
+    asked: frozenset[str],
+    person: frozenset[str],
+) -> ContextItem | None:
+    """What held until a subject's first version began, when that began after the asked time: the first line
+    of the asker's own said after then and before the message telling the change, saying a noun of the asked
+    attribute and naming a value ("Virgin broadband 45" in a January budget, before "switched to community
+    fibre" in March). A state said with no start of its own had held before it was said; a line saying
+    something began never does. (What was said by then, :func:`_said_by_then` answers with.)"""
+    nouns = frozenset(
+        n.lower() for name in asked if (a := attributes.by_name(name)) is not None for n in a.nouns
+    )
+    if not nouns:
+        return None
+    start = begun(first)[:10]
+    found = [
+        i
+        for i in _own_dated(items[:_THEN_DEPTH], items)
+        if (when.end or "") <= (i.time or "")[:10] < start
+        and (i.time or "") < (first.time or "")  # never a line of the message telling the change
+        and questions.says_noun(own_words(i.text), nouns)
+        and (_gives_a_value(i, asked, person) or _names_before_noun(own_words(i.text), nouns))
+        and _of_whom_asked(own_words(i.text), person)
+        and not statements.is_request(own_words(i.text))
+        and not _starts(i)
+        and not _stopped(i)
+    ]
+    return min(found, key=lambda i: i.time or "", default=None)
+
+
+def _of_whom_asked(text: str, person: frozenset[str]) -> bool:
+    """Whether a line speaks of whom the question asks about: the person named, else the asker themselves
+    (not "She'll be teaching in a school there")."""
+    return questions.mentions(text, person) if person else not statements.about_someone_else(text)
+
+
+def _names_before_noun(text: str, nouns: frozenset[str]) -> bool:
+    """Whether a word stands right before one of ``nouns`` as its name ("virgin broadband 45" in a list of
+    bills): not a word of grammar ("my broadband") nor a figure."""
+    words = statements.WORD.findall(text[:400])
+    return any(
+        statements.lemmas(statements.bare(w)) & nouns
+        and at > 0
+        and words[at - 1].lower() not in statements.FUNCTION
+        and words[at - 1].isalpha()
+        for at, w in enumerate(words)
+    )
 
 
 def _nothing_by_then(lead: Sequence[ContextItem], end: str) -> AnswerDraft:

@@ -548,7 +548,19 @@ def _opens_sentence(verb: Any) -> bool:
     ):
         return False
     before = [t for t in verb.doc[: verb.i] if not t.is_punct]
-    return all(t.lower_ in _OPENERS or t.dep_ in ("aux", "advmod") and t.head.i == verb.i for t in before)
+    if all(_leads_in(t, verb) for t in before):
+        return True
+    # "Left Lagan Runners, joined Shore Road Striders": a verb after a comma goes on with the deeds of the
+    # clause before it when that one opened the sentence on a verb of its own
+    comma = max((t.i for t in verb.doc[: verb.i] if t.text == ","), default=None)
+    if comma is None or not all(_leads_in(t, verb) for t in verb.doc[comma + 1 : verb.i]):
+        return False
+    return any(t.pos_ == "VERB" and _opens_sentence(t) for t in verb.doc[:comma])
+
+
+def _leads_in(t: Any, verb: Any) -> bool:
+    """Whether ``t`` may stand before ``verb`` in a clause said without a subject ("also", "just")."""
+    return t.lower_ in _OPENERS or t.dep_ in ("aux", "advmod") and t.head.i == verb.i
 
 
 def _implied(clause: Clause) -> Clause:
@@ -747,8 +759,13 @@ def _to_object(token: Any) -> bool:
 def _phrase(token: Any) -> Phrase:
     """The noun phrase headed by ``token``: its value words (no articles, possessives or "new")."""
     doc = token.doc
+    after = doc[token.i + 1 : token.i + 2]  # a model's number the pipeline hung on the verb
     keep = sorted(
-        [token, *(t for t in token.subtree if _value_word(t, token))],
+        {
+            token,
+            *(t for t in token.subtree if _value_word(t, token)),
+            *(t for t in after if _value_word(t, token)),
+        },
         key=lambda t: t.i,
     )
     # a contiguous run around the head, so "a flat in Utrecht" stays "flat"
@@ -757,6 +774,8 @@ def _phrase(token: Any) -> Phrase:
     ent = next((e for e in doc.ents if e.start <= token.i < e.end), None)
     if ent is not None and ent.label_ not in ("DATE", "TIME", "ORDINAL"):
         words = _said(ent)[4:] if ent.text.lower().startswith("the ") else _said(ent)
+        if ent.end == token.i + 1 and after and after[0] in keep:
+            words += " " + _said(after[0])  # "a Pixel 9": the number the entity left out
     owner = next((c for c in token.children if c.dep_ == "poss"), None)
     if owner is None:  # "my notes app": the possessive hung on the compound before the head
         owner = next(
@@ -855,7 +874,11 @@ def _prep_object(prep: Any, pobj: Any) -> Iterable[tuple[str, str]]:
 
 
 def _value_word(t: Any, head: Any) -> bool:
-    """Whether ``t`` belongs to the value of the phrase headed by ``head``: a modifier right before it."""
+    """Whether ``t`` belongs to the value of the phrase headed by ``head``: a modifier right before it, or a
+    model's number right after it ("an iphone 14", "a pixel 7"; "2 kids" counts them)."""
+    if t.i == head.i + 1 and t.tag_ == "CD" and t.ent_type_ not in ("DATE", "TIME", "MONEY", "QUANTITY"):
+        # the small pipeline hangs it on the head or, before a word of time, on the verb ("an iphone 14 yesterday")
+        return bool(t.head.i == head.i or (t.head.i == head.head.i and t.dep_ == "npadvmod"))
     if t.i >= head.i or t.head.i != head.i and t.head.dep_ != "compound":
         return False
     return t.dep_ in _VALUE_DEPS and t.lower_ not in _NOT_VALUE_WORDS
