@@ -832,7 +832,16 @@ def _name_at(words: list[str], at: int) -> bool:
     if at >= len(words) or not words[at][:1].isupper():
         return False
     name = bare(words[at])
+    end = at
+    while end < len(words) and words[end][:1].isupper():
+        end += 1
+    if end < len(words) and words[end].lower() in _SECOND_OBJECT:
+        return False  # "left Tom a voicemail": the name is whom it was left for, nothing that ended
     return name not in NOT_VALUES and attributes.relation(name) is None and not _DATE_PART.fullmatch(name)
+
+
+#: words opening a second object after a name ("left Tom *a* note", "left Priya *my* keys")
+_SECOND_OBJECT = frozenset({"a", "an", "the", "my", "our", "his", "her", "their", "some", "it", "them"})
 
 
 def _names_noun(attr: Attribute | None, words: list[str]) -> bool:
