@@ -825,14 +825,17 @@ def _gives(attr: Attribute | None, words: list[str]) -> frozenset[str]:
 
 
 def _name_at(words: list[str], at: int) -> bool:
-    """Whether a name written with a capital opens at ``at``, past an article ("left *Lagan Runners*",
-    "left the *Mater*"): never a word for a person of the family ("left Mum's at six"), nor a day or month."""
+    """Whether a name opens at ``at``, past an article: written with a capital ("left *Lagan Runners*", "left
+    the *Mater*") or typed in lower case as a word the lexicon does not know ("leaving *corvel* after 6
+    yrs"); never a word for a person of the family ("left Mum's at six"), nor a day or month."""
     while at < len(words) and words[at].lower() in ("the", "a", "an"):
         at += 1
-    if at >= len(words) or not words[at][:1].isupper():
+    if at >= len(words) or not (
+        words[at][:1].isupper() or _typed_name(words[at]) and not _known(words[at].lower())
+    ):
         return False
     name = bare(words[at])
-    end = at
+    end = at + 1
     while end < len(words) and words[end][:1].isupper():
         end += 1
     if end < len(words) and words[end].lower() in _SECOND_OBJECT:

@@ -354,3 +354,12 @@ def test_a_name_beside_a_new_noun_is_no_role_holder_unless_a_person_after_it(
 )
 def test_a_listed_deed_and_a_models_number_are_read(sentence: str, said: str) -> None:
     assert ("user", said) in {(k.key[0], k.key[2]) for k in read_all(sentence) if not k.ends}
+
+
+def test_a_new_role_said_to_be_someone_called_a_name_is_the_speakers_now() -> None:
+    keys = {k.key for k in read_all("New sous chef is a lad called Dev Okonkwo from Leeds.")}
+    assert ("user", "sous chef", "Dev Okonkwo") in keys, keys
+    # a role the inventory has is keyed as it was
+    assert ("user", "relation:boss", "Anita") in {
+        k.key for k in read_all("The new manager is a woman called Anita.")
+    }

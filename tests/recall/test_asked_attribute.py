@@ -322,6 +322,7 @@ def test_an_it_before_the_speaker_is_no_one_else() -> None:
         ("Left Mum's at six, the traffic was awful.", set()),  # a word for family is no name
         ("left work early to beat the rain", set()),
         ("Left Tomasz a voicemail about Friday.", set()),  # whom it was left for
+        ("she's leaving brightvale after 6 yrs", {"brightvale"}),  # a name typed in lower case
     ],
 )
 def test_a_clause_saying_an_ending_names_the_value_that_stopped(text: str, stopped: set[str]) -> None:

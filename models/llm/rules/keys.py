@@ -523,6 +523,32 @@ def _implied(parsed: Parsed) -> Keyed | None:
     return None
 
 
+def _as_its_name(complement: Phrase | None) -> Phrase | None:
+    """A complement that calls something by name stands for the name ("a company called Hearth")."""
+    if complement is None or complement.name is None or complement.proper:
+        return complement
+    return replace(complement, text=complement.name, proper=True)
+
+
+def _new_role_called(subject: Phrase, complement: Phrase | None) -> Keyed | None:
+    """ "New head chef is a fella called Kev Duffy": a role the inventory has no attribute for, held now by
+    whom the complement calls by name, as "the new vicar, Jo Kimber" is (:func:`_implied`)."""
+    if complement is None or complement.name is None or complement.proper or not _a_new_role(subject):
+        return None
+    return Keyed("user", _CHANGE_WORDS.sub("", subject.text.lower()), complement.name)
+
+
+def _a_new_role(subject: Phrase) -> bool:
+    """Whether a subject is a thing called new, with no owner said or the speaker's, that no attribute of
+    the inventory and no relation names ("the new head chef", "our new verger")."""
+    return (
+        subject.new
+        and subject.owner in (None, "my", "our")
+        and _noun_attribute(subject.text.lower()) is None
+        and attributes.relation_of_any_number(subject.head) is None
+    )
+
+
 def _a_person_after(parsed: Parsed, noun: str, named: str) -> bool:
     """Whether ``named`` is a person's name said after ``noun`` ("the new vicar, Jo Kimber"), not a name
     before it that says what kind of thing it is ("the new Taylor Swift album")."""
@@ -953,8 +979,9 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
     subject, complement = c.subject, c.complement
     if subject is None:
         return None
-    if complement is not None and complement.name is not None and not complement.proper:
-        complement = replace(complement, text=complement.name, proper=True)  # "a company called Hearth"
+    if (role := _new_role_called(subject, complement)) is not None:
+        return role
+    complement = _as_its_name(complement)
     if (owner := _possessor(subject)) is not None:
         return _theirs_is(owner, subject, complement, c)
     if subject.owner is not None and subject.owner.split()[0] in ("my", "our") or subject.new:
