@@ -561,13 +561,11 @@ def _a_person_after(parsed: Parsed, noun: str, named: str) -> bool:
     at_name = next((i for i, w in enumerate(words) if w == first), None)
     if at_noun is None or at_name is None or at_name <= at_noun:
         return False
-    return words[at_name - 1] not in (
-        "in",
-        "at",
-        "on",
-        "with",
-        "from",
-    )  # "the new office in Bramley": a place
+    return words[at_name - 1] not in _BEFORE_A_PLACE  # "the new office in Bramley": a place
+
+
+#: prepositions a place's name follows ("the new office *in* Bramley")
+_BEFORE_A_PLACE = frozenset({"in", "at", "on", "with", "from"})
 
 
 def attribute(sentence: str) -> Key:
