@@ -293,6 +293,36 @@ def test_asked_about_a_time_no_version_knows_the_asker_s_words_said_by_then_answ
     assert "Moraxil" in draft.text and "Veltrazine" not in draft.text and "2022-02-09" in draft.text
 
 
+def test_asked_about_a_time_a_line_naming_the_attribute_s_value_answers_before_one_naming_another_thing() -> (
+    None
+):
+    """Two lines said by the asked time name something; the one naming a value another line states as the
+    asked attribute's (the provider a later switch names) answers, though recall placed the other first."""
+    items = [
+        _item(
+            "m-laptop",
+            "The laptop is an old Lenbook from 2017, will try the cable tomorrow.",
+            time="2022-05-10T14:12:00+00:00",
+            group=None,
+        ),
+        _item(
+            "m-then",
+            "Calls keep freezing every afternoon, we have Northwave on the 100mb package.",
+            time="2022-05-10T14:05:00+00:00",
+            group=None,
+        ),
+        _item(
+            "m-switch",
+            "Finally switched broadband to Kestrel after 2 years of Northwave lagging.",
+            time="2023-02-18T10:38:00+00:00",
+            group=None,
+        ),
+    ]
+    draft = answer("which broadband provider did we have in autumn 2022?", items)
+    assert not draft.abstained and draft.cited_ids[:1] == ("m-then",), draft
+    assert "Northwave" in draft.text and "Lenbook" not in draft.text
+
+
 def test_a_clause_naming_only_what_earlier_days_named_is_left_out_beside_one_naming_something_new() -> None:
     """No ending verb the inventory knows: the clause naming the old gym is history because an earlier
     day's statement named it, and another clause names the new one."""

@@ -229,9 +229,7 @@ def _held_until(
     attribute and naming a value ("Virgin broadband 45" in a January budget, before "switched to community
     fibre" in March). A state said with no start of its own had held before it was said; a line saying
     something began never does. (What was said by then, :func:`_said_by_then` answers with.)"""
-    nouns = frozenset(
-        n.lower() for name in asked if (a := attributes.by_name(name)) is not None for n in a.nouns
-    )
+    nouns = _nouns_of(asked)
     if not nouns:
         return None
     start = begun(first)[:10]
@@ -398,10 +396,59 @@ def _said_by_then(
     # and a later statement saying a value stopped ("ditched Ironyard in April", "Janet has moved on"): it
     # held until then, so at the asked time too; the one recall found closer to the question answers
     ended = [i for i in dated if (i.time or "")[:10] >= when.end and _stopped(i)]
-    chosen = next((i for i in items if any(i is c for c in then + ended)), None)
-    if chosen is None:
+    found = [i for i in items if any(i is c for c in then + ended)]
+    if not found:
         return None
+    # of those, one speaking of the asked attribute first, in recall's order: a line of the period that
+    # names some other thing ("the laptop is an old ThinkPad") is no answer while one naming the attribute's
+    # value is ("we have Virgin Media", for the broadband)
+    topic = _topic(items, asked)
+    chosen = min(found, key=lambda i: _off_topic(i, asked, topic))
     return _ended_then(chosen, keys) if any(chosen is e for e in ended) else _said_then(chosen, items, keys)
+
+
+def _topic(items: Sequence[ContextItem], asked: frozenset[str]) -> frozenset[str]:
+    """The words naming values of the ``asked`` attributes among ``items``: the values the write path keyed
+    to them, and the names in lines recall reads as stating them ("virgin", "hyperoptic" from "switched to
+    hyperoptic after 2 years of Virgin Media"), less words of grammar and figures."""
+    words: set[str] = set()
+    for i in items:
+        if i.value and _states(i, asked):
+            words |= _words(i.value)
+        read = _read_as(own_words(i.text), asked)
+        words |= read.values if read is not None else set()
+    return frozenset(w for w in words if w.isalpha() and w not in statements.FUNCTION)
+
+
+def _off_topic(item: ContextItem, asked: frozenset[str], topic: frozenset[str]) -> int:
+    """How far a line is from speaking of the ``asked`` attributes: 0 when recall or its reading says it
+    states one, 1 when it says one's noun, a value the inventory types as one, or a value ``topic`` names,
+    2 otherwise (and 0 for every line when no attribute is asked)."""
+    if not asked:
+        return 0
+    text = own_words(item.text)
+    if _states(item, asked) or _read_as(text, asked) is not None:
+        return 0
+    if (
+        questions.says_noun(text, _nouns_of(asked))
+        or questions.gives_value_of(text, asked)
+        or _words(text) & topic
+    ):
+        return 1
+    return 2
+
+
+def _read_as(text: str, asked: frozenset[str]) -> statements.Read | None:
+    """What recall reads ``text`` as stating, when that is one of the ``asked`` attributes."""
+    read = statements.read(text) if asked else None
+    return read if read is not None and set(map(attributes.canonical, read.attributes)) & asked else None
+
+
+def _nouns_of(asked: frozenset[str]) -> frozenset[str]:
+    """The nouns the inventory names the ``asked`` attributes by, in lower case."""
+    return frozenset(
+        n.lower() for name in asked if (a := attributes.by_name(name)) is not None for n in a.nouns
+    )
 
 
 def _starts(item: ContextItem) -> bool:
