@@ -37,7 +37,7 @@ from functools import cache, lru_cache
 from veramem_desktop.core import attributes
 from veramem_desktop.core.attributes import Attribute, Frame
 from veramem_desktop.core.recall.query import NOW
-from veramem_desktop.core.text.lexicon import lexicon
+from veramem_desktop.core.text.lexicon import known, lexicon
 from veramem_desktop.core.text.terms import STOPWORDS
 
 #: words between a frame's verb and its particle, object or preposition, at most
@@ -288,8 +288,8 @@ def _cues(words: list[str], lowered: list[str], spans: list[tuple[int, str]], na
 
 @lru_cache(maxsize=8192)
 def _known(word: str) -> bool:
-    """Whether lemminflect's lexicon knows ``word`` (a name mostly is not in it)."""
-    return bool(lexicon().getAllLemmas(word))
+    """Whether ``word`` is a word of English, not a name (core/text/lexicon.py), or one of ours of grammar."""
+    return word in FUNCTION or known(word)
 
 
 @lru_cache(maxsize=4096)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from veramem_desktop.core.transfer.chatgpt import chatgpt_items
 from veramem_desktop.core.transfer.records import Record
 
-from veramem_desktop.bench.runner import SECTIONS, BenchContext, BenchOptions, bench_home
+from veramem_desktop.bench.runner import BENCH_PASSPHRASE, SECTIONS, BenchContext, BenchOptions, bench_home
 from veramem_desktop.bench.truth_natural_section import (
     answer_current,
     apply_overrides,
@@ -154,3 +154,23 @@ def test_the_section_runs_small_histories_and_scores_known_outcomes() -> None:
     assert data["variants"]["no-such-switch"]["skipped_overrides"] == ["search.no_such_switch"]
     labels = [label for label, _ in section.rows]
     assert "truth-natural held_out" in labels and "  variant no-such-switch dev" in labels
+
+
+def test_a_history_s_questions_are_asked_once_the_background_linker_is_idle(tmp_path) -> None:
+    """The linker links what the import queued in a thread of its own: the questions wait for it, so the
+    figures are those of the settled store, never of however far the linker had got."""
+    from veramem_desktop.bench.truth_natural_section import run_history
+    from veramem_desktop.memory import Memory
+
+    events: list[str] = []
+
+    def make_memory(config):
+        mem, _ = Memory.create(tmp_path / "m", passphrase=BENCH_PASSPHRASE, use_keyring=False, config=config)
+        waited, asked = mem.organiser.wait_for_links, mem.answer
+        mem.organiser.wait_for_links = lambda timeout=10.0: events.append("waited") or waited(timeout)
+        mem.answer = lambda *a, **k: events.append("asked") or asked(*a, **k)
+        return mem
+
+    _, counts = run_history(make_memory, OSLO, tmp_path / "w", {})
+    assert events[:1] == ["waited"] and "asked" in events, events
+    assert counts["links_unsettled"] == 0

@@ -10,8 +10,10 @@ never a failing question or a per-kind figure.
 
 Each history is written as a ChatGPT export (``conversations.json``: one conversation per session,
 with the ``mapping`` tree, ``current_node`` and each message's ``create_time``) and imported into a
-fresh store through ``Memory.import_history`` with the rule-based backend (no model); its questions
-are then asked through ``Memory.answer`` and ``Memory.search``. A value is found in a text by the
+fresh store through ``Memory.import_history`` with the rule-based backend (no model); once the
+background linker has linked what the import queued, its questions are asked through ``Memory.answer``
+and ``Memory.search`` (``links_unsettled`` counts the histories whose linker was still busy at
+:data:`LINKS_WAIT_S`). A value is found in a text by the
 word skeleton the truth section uses (``holds``: the value's words in a row, case and look-alikes
 folded). Metrics (each with a ``held_out`` figure):
 
@@ -316,6 +318,10 @@ def apply_overrides(config: Config, overrides: dict[str, Any]) -> list[str]:
     return missing
 
 
+#: how long one history's questions wait for the background linker after its import (seconds)
+LINKS_WAIT_S = 300.0
+
+
 def run_history(
     make_memory: Callable[[Config], Memory], history: dict[str, Any], workdir: Path, overrides: dict[str, Any]
 ) -> tuple[list[tuple[dict[str, Any], Outcome]], dict[str, int]]:
@@ -329,7 +335,10 @@ def run_history(
     mem = make_memory(config)
     try:
         report = mem.import_history(export, format="chatgpt")
-        counts = {"stored": report.stored, **report.memories}
+        # the questions are asked of the store as the import left it once its links are made: the linker
+        # runs in the background, so asking at once would answer from however far it had got
+        settled = mem.organiser.wait_for_links(LINKS_WAIT_S)
+        counts = {"stored": report.stored, **report.memories, "links_unsettled": int(not settled)}
         scored = []
         for q in history["questions"]:
             said = mem.answer(q["question"])
