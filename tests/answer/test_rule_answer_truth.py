@@ -625,6 +625,30 @@ def test_a_swap_naming_the_old_value_in_lower_case_is_said_by_the_new_value_alon
     assert "before that, Fabia" in draft.text and draft.text.count("abia") == 1, draft.text
 
 
+def test_a_make_said_twice_in_a_swap_is_one_value_said_in_full() -> None:
+    """ "Traded in the Fabia at the Hyundai garage for a Hyundai Kona": "Hyundai" alone (the garage's) is part
+    of the new car's name, not a second value beside it, so the car is said plainly, by its full name."""
+    now = ContextItem(
+        "m-new",
+        "Traded in the Fabia at the Hyundai garage in Tralee for a 221 Hyundai Kona, 12k km.",
+        "fact",
+        "authorized",
+        "2023-03-21T10:00:00+00:00",
+        group="g1",
+        subject="car",
+    )
+    old = replace(
+        now,
+        id="m-old",
+        text="Vehicle: 2016 Skoda Fabia 1.0, 161-KY-4410.",
+        time="2022-05-02T10:00:00+00:00",
+        state="probably_superseded",
+    )
+    draft = answer("what car have I now?", [now, old])
+    assert draft.text.startswith("Your car is Hyundai Kona"), draft.text
+    assert "before that, Skoda Fabia" in draft.text and draft.text.count("Fabia") == 1, draft.text
+
+
 def test_a_close_line_only_saying_a_value_stopped_is_never_said_as_what_holds() -> None:
     """Recall's first item shares no word with the question and only says the Courier was cancelled: it tells
     what no longer holds, so it does not answer "what newspaper do I read now?" as if it did."""

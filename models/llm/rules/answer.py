@@ -1012,9 +1012,9 @@ def _value_said(
     if value is None:
         # a figure is no value of an attribute the inventory gives no figures ("a 25m pool" for a gym)
         figures = any(label in _FIGURE_LABELS for label in attribute.entities)
-        new = [
-            n for n in names if not any(_overlaps(n, o) for o in older) and (figures or not n[:1].isdigit())
-        ]
+        new = _fullest(
+            [n for n in names if not any(_overlaps(n, o) for o in older) and (figures or not n[:1].isdigit())]
+        )
         # of several, the one naming a value the inventory gives the attribute ("Kia Niro EV" beside a
         # capitalised verb opening the sentence)
         typed = [n for n in new if _typed(n, attribute)]
@@ -1029,6 +1029,11 @@ def _value_said(
     if value is None or not others:
         return None
     return value
+
+
+def _fullest(names: list[str]) -> list[str]:
+    """``names`` less those another of them holds ("Toyota" beside "Toyota Corolla"): one value, said in full."""
+    return [n for n in names if not any(m != n and _words(n) < _words(m) for m in names)]
 
 
 def _named_last(names: list[str], head: ContextItem, members: list[ContextItem]) -> str | None:
