@@ -503,13 +503,7 @@ def _implied(parsed: Parsed) -> Keyed | None:
         attr = attributes.for_noun(noun)
         if attr is None and new and named and (by_value := attributes.for_value(named)) is not None:
             attr = by_value  # "the replacement, a Galaxy S24": the new thing's name gives it away
-        if (
-            attr is None
-            and new
-            and not old
-            and owner in ("", "my", "our")
-            and _a_person_after(parsed, noun, named)
-        ):
+        if attr is None and _new_role(noun, noun, owner, new, old) and _a_person_after(parsed, noun, named):
             # "the new vicar, the Reverend Jo Kimber, came round": a role the inventory has no attribute for,
             # held by the person named beside it; said new, it is the speaker's now, keyed under its noun
             return Keyed("user", noun, named)
@@ -533,19 +527,23 @@ def _as_its_name(complement: Phrase | None) -> Phrase | None:
 def _new_role_called(subject: Phrase, complement: Phrase | None) -> Keyed | None:
     """ "New head chef is a fella called Kev Duffy": a role the inventory has no attribute for, held now by
     whom the complement calls by name, as "the new vicar, Jo Kimber" is (:func:`_implied`)."""
-    if complement is None or complement.name is None or complement.proper or not _a_new_role(subject):
+    if complement is None or complement.name is None or complement.proper:
+        return None
+    if not _new_role(subject.text.lower(), subject.head, subject.owner, subject.new):
         return None
     return Keyed("user", _CHANGE_WORDS.sub("", subject.text.lower()), complement.name)
 
 
-def _a_new_role(subject: Phrase) -> bool:
-    """Whether a subject is a thing called new, with no owner said or the speaker's, that no attribute of
-    the inventory and no relation names ("the new head chef", "our new verger")."""
+def _new_role(text: str, head: str, owner: str | None, new: bool, old: bool = False) -> bool:
+    """Whether a thing (``text``, its ``head`` noun) is called new and not old, with no owner said or the
+    speaker's, and no attribute of the inventory and no relation names it ("the new head chef", "our new
+    verger"): a role the speaker's life has that the inventory has no entry for."""
     return (
-        subject.new
-        and subject.owner in (None, "my", "our")
-        and _noun_attribute(subject.text.lower()) is None
-        and attributes.relation_of_any_number(subject.head) is None
+        new
+        and not old
+        and owner in (None, "", "my", "our")
+        and _noun_attribute(text) is None
+        and attributes.relation_of_any_number(head) is None
     )
 
 
@@ -553,7 +551,7 @@ def _a_person_after(parsed: Parsed, noun: str, named: str) -> bool:
     """Whether ``named`` is a person's name said after ``noun`` ("the new vicar, Jo Kimber"), not a name
     before it that says what kind of thing it is ("the new Taylor Swift album")."""
     label = next((lab for text, lab in parsed.entities if text == named), None)
-    if not named or label not in (None, "PERSON") or attributes.relation_of_any_number(noun):
+    if not named or label not in (None, "PERSON"):
         return False  # the small pipeline leaves many names unlabelled; one labelled a place is no person
     words = list(parsed.words)
     first = named.split()[0].lower()
