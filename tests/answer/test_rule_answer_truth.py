@@ -600,53 +600,43 @@ def test_a_word_asked_as_for_with_wise_is_what_is_asked() -> None:
     assert draft.sufficient == answer("what's tomasz doing now money-wise?", items).sufficient
 
 
-def test_a_swap_naming_the_old_value_in_lower_case_is_said_by_the_new_value_alone() -> None:
-    """ "Traded the fabia in for a Hyundai Kona EV": the old car typed in lower case is still the one an older
-    line named ("The Fabia's boot …", after its article and without its "'s"), and of the names left the one
-    naming a make the inventory knows is the car (not the capitalised verb opening the sentence)."""
+@pytest.mark.parametrize(
+    ("new", "old", "question", "said", "before"),
+    [
+        # the old car typed in lower case is still the one an older line named ("The Fabia's boot …", after
+        # its article and without its "'s"), and of the names left the one naming a make the inventory knows
+        # is the car (not the capitalised verb opening the sentence)
+        (
+            "Part-swapped the fabia for a Hyundai Kona EV at the weekend!!",
+            "The Fabia's boot is tiny but the dog fits.",
+            "what car do we drive now?",
+            "Your car is Hyundai Kona EV",
+            "before that, Fabia",
+        ),
+        # "Hyundai" alone (the garage's) is part of the new car's name, not a second value beside it
+        (
+            "Traded in the Fabia at the Hyundai garage in Tralee for a 221 Hyundai Kona, 12k km.",
+            "Vehicle: 2016 Skoda Fabia 1.0, 161-KY-4410.",
+            "what car have I now?",
+            "Your car is Hyundai Kona",
+            "before that, Skoda Fabia",
+        ),
+    ],
+)
+def test_a_swap_is_said_by_the_new_value_alone_in_full(
+    new: str, old: str, question: str, said: str, before: str
+) -> None:
+    """A line swapping the old car for a new one is said plainly: the new car by its full name, the old one
+    only as what came before."""
     now = ContextItem(
-        "m-new",
-        "Part-swapped the fabia for a Hyundai Kona EV at the weekend!!",
-        "fact",
-        "authorized",
-        "2023-03-21T10:00:00+00:00",
-        group="g1",
-        subject="car",
+        "m-new", new, "fact", "authorized", "2023-03-21T10:00:00+00:00", group="g1", subject="car"
     )
-    old = replace(
-        now,
-        id="m-old",
-        text="The Fabia's boot is tiny but the dog fits.",
-        time="2022-05-02T10:00:00+00:00",
-        state="probably_superseded",
+    earlier = replace(
+        now, id="m-old", text=old, time="2022-05-02T10:00:00+00:00", state="probably_superseded"
     )
-    draft = answer("what car do we drive now?", [now, old])
-    assert draft.text.startswith("Your car is Hyundai Kona EV"), draft.text
-    assert "before that, Fabia" in draft.text and draft.text.count("abia") == 1, draft.text
-
-
-def test_a_make_said_twice_in_a_swap_is_one_value_said_in_full() -> None:
-    """ "Traded in the Fabia at the Hyundai garage for a Hyundai Kona": "Hyundai" alone (the garage's) is part
-    of the new car's name, not a second value beside it, so the car is said plainly, by its full name."""
-    now = ContextItem(
-        "m-new",
-        "Traded in the Fabia at the Hyundai garage in Tralee for a 221 Hyundai Kona, 12k km.",
-        "fact",
-        "authorized",
-        "2023-03-21T10:00:00+00:00",
-        group="g1",
-        subject="car",
-    )
-    old = replace(
-        now,
-        id="m-old",
-        text="Vehicle: 2016 Skoda Fabia 1.0, 161-KY-4410.",
-        time="2022-05-02T10:00:00+00:00",
-        state="probably_superseded",
-    )
-    draft = answer("what car have I now?", [now, old])
-    assert draft.text.startswith("Your car is Hyundai Kona"), draft.text
-    assert "before that, Skoda Fabia" in draft.text and draft.text.count("Fabia") == 1, draft.text
+    draft = answer(question, [now, earlier])
+    assert draft.text.startswith(said), draft.text
+    assert before in draft.text and draft.text.count("abia") == 1, draft.text
 
 
 def test_a_close_line_only_saying_a_value_stopped_is_never_said_as_what_holds() -> None:
