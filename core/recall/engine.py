@@ -108,6 +108,9 @@ class SearchEngine:
         moment = now or datetime.now(UTC)
         intent = temporal_intent(query)
         bound, notice = rank.time_bound(intent, moment)
+        if intent.kind == "since" and bound is None:
+            # the words after "since" or "after" name no time ("who looks after Maya now?"): no bound
+            intent = temporal_intent(query, since=False)
         # Stages 1 to 3 read the store's version once (each read is a statement): see Candidates.pinned.
         with self.channels.candidates.pinned():
             route, own, shared, groups = self._gather(

@@ -66,16 +66,25 @@ _BEFORE = re.compile(r"\b(before|until|prior to)\s+(.+?)(\?|$|,)", re.I)
 _WITHIN = re.compile(r"\b(?:in|during|over|within) the (last|past)\s+(.+?)(\?|$|,)", re.I)
 
 
-def temporal_intent(query: str) -> TemporalIntent:
-    if m := _WITHIN.search(query):
+#: "when" asked in the present ("when is my rent due?", "what day does Maya have swimming?"): the date of
+#: what holds now, not when something happened
+_WHEN_NOW = re.compile(
+    r"\b(?:when|what (?:date|day|year|month|time))(?:['’]s|\s+(?:is|are|am|do|does)\b)", re.I
+)
+
+
+def temporal_intent(query: str, *, since: bool = True) -> TemporalIntent:
+    """What a question asks of time. ``since`` False: "since", "after" and "in the last" bound nothing (their
+    words named no time: "who looks after Maya now?")."""
+    if since and (m := _WITHIN.search(query)):
         return TemporalIntent("since", f"the last {m.group(2).strip()}")
-    if m := _SINCE.search(query):
+    if since and (m := _SINCE.search(query)):
         return TemporalIntent("since", m.group(2).strip())
     if m := _BEFORE.search(query):
         return TemporalIntent("before", m.group(2).strip())
     if _LATEST.search(query) or NOW.search(query):
         return TemporalIntent("latest")
-    if _WHEN.search(query):
+    if _WHEN.search(query) and not _WHEN_NOW.search(query):
         return TemporalIntent("when")
     return TemporalIntent(None)
 

@@ -639,6 +639,52 @@ def test_a_swap_is_said_by_the_new_value_alone_in_full(
     assert before in draft.text and draft.text.count("abia") == 1, draft.text
 
 
+@pytest.mark.parametrize(
+    ("new", "old", "subject", "question", "said"),
+    [
+        # the new employer is a place named with what it is, in lower case: said in full, not its name alone
+        (
+            "User handed User's notice in at Sainsburys and User is starting at Dennistoun bakery on the 1st.",
+            "User works at Sainsburys on the tills.",
+            "works_at",
+            "where do I work now?",
+            "Your employer is Dennistoun bakery (",
+        ),
+        # the person's own words as typed: "I'm" is the speaker, never a second name beside the new one
+        (
+            "I handed my notice in at Sainsburys and I'm starting at Dennistoun bakery on the 1st.",
+            "I work at Sainsburys on the tills.",
+            "works_at",
+            "where do I work now?",
+            "Your employer is Dennistoun bakery (",
+        ),
+        # a name before a noun of the attribute itself says which one: the home is in Harrogate
+        (
+            "Left Whitby for good, my Harrogate flat has a view of the Stray.",
+            "We live in Whitby.",
+            "lives_in",
+            "where do I live now?",
+            "Your home is Harrogate (",
+        ),
+    ],
+)
+def test_a_new_value_is_said_by_its_whole_name(
+    new: str, old: str, subject: str, question: str, said: str
+) -> None:
+    """The value a changed line states is said as its phrase names it ("Dennistoun bakery"), and the old
+    one only as what came before."""
+    now = ContextItem(
+        "m-new", new, "fact", "authorized", "2023-03-21T10:00:00+00:00", group="g1", subject=subject
+    )
+    earlier = replace(
+        now, id="m-old", text=old, time="2022-05-02T10:00:00+00:00", state="probably_superseded"
+    )
+    draft = answer(question, [now, earlier])
+    assert draft.text.startswith(said), draft.text
+    old_name = "Sainsburys" if subject == "works_at" else "Whitby"
+    assert draft.text.count(old_name) == 1 and f"before that, {old_name}" in draft.text, draft.text
+
+
 def test_a_close_line_only_saying_a_value_stopped_is_never_said_as_what_holds() -> None:
     """Recall's first item shares no word with the question and only says the Courier was cancelled: it tells
     what no longer holds, so it does not answer "what newspaper do I read now?" as if it did."""

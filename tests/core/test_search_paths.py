@@ -77,6 +77,44 @@ def test_temporal_questions_come_back_in_time_order(mem: Memory) -> None:
     assert {h.time[:7] for h in since.results} == {"2023-03", "2023-06"}
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # asked in the present, "when" asks the date of what holds now, not when something happened
+        ("When is the bin collection at the allotment?", None),
+        ("when's Zara's piano recital?", None),
+        ("what day does Ines have swimming?", None),
+        ("When did Zara start piano?", "when"),
+        ("what year was the allotment shed built?", "when"),
+    ],
+)
+def test_when_asked_in_the_present_is_no_history_question(question: str, kind: str | None) -> None:
+    assert temporal_intent(question).kind == kind
+
+
+def test_after_naming_no_time_sets_no_bound_and_the_newest_statement_leads(mem: Memory) -> None:
+    """ "who picks Ines up after school now?" names no time after "after": the question is asked of now, so
+    the newest statement of the pick-ups leads and none is dropped by a bound no one set."""
+    mem.add(
+        [
+            {
+                "content": "Grandad Tomas picks Ines up from school on weekdays.",
+                "time": "2023-01-10T10:00:00Z",
+            },
+            {
+                "content": "Switched the pick-ups to the after-school club, Ines loves it.",
+                "time": "2024-02-01T10:00:00Z",
+            },
+        ],
+        session_id="school",
+    )
+    question = "who picks Ines up after school now?"
+    assert temporal_intent(question).kind == "since"  # as written; the bound's words are read as no time
+    result = mem.search(question, route="raw")
+    assert result.temporal == "latest"
+    assert len(result.results) == 2 and "club" in result.results[0].text, [h.text for h in result.results]
+
+
 def test_temporal_search_prefers_the_newest_valid_version(mem: Memory) -> None:
     old = _put(mem, "I live in Lisbon", subject="user", predicate="lives_in", value="Lisbon")
     with store_of(mem).atomic() as conn:

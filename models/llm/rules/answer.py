@@ -34,7 +34,7 @@ from veramem_desktop.core.vocabulary import EPISODE_KIND, LIVE_STATES, STALE_STA
 from veramem_desktop.models.llm.rules import plans
 from veramem_desktop.models.llm.rules.answer_time import AskedWhen, asked_when, begun, held_then, only_ends
 from veramem_desktop.models.llm.rules.inflect import first_to_second, in_the_past, second_person
-from veramem_desktop.models.llm.rules.parse import parse
+from veramem_desktop.models.llm.rules.parse import Clause, Phrase, parse
 from veramem_desktop.models.llm.rules.text import content_stems, is_negated, split_sentences
 
 MAX_SUBJECTS = 3
@@ -891,7 +891,7 @@ def _capitalised(items: Sequence[ContextItem]) -> set[str]:
 _DATE = re.compile(r"\b(?:on |in |from |since )?\d{4}-\d{2}-\d{2}\b")
 #: capitalised words and numbers that are no value: the speakers, when something was said
 _NOT_A_VALUE = re.compile(
-    r"(?:User|I|Assistant)(?:'s)?|(?:19|20)\d\d|\d{1,2}|(?:Jan|Febr)uary|March|April|May|June|July|August|"
+    r"(?:User|Assistant)(?:['’]s)?|I(?:['’](?:m|ve|d|ll))?|(?:19|20)\d\d|\d{1,2}|(?:Jan|Febr)uary|March|April|May|June|July|August|"
     r"September|October|November|December|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?",
     re.I,
 )
@@ -1028,7 +1028,40 @@ def _value_said(
     others += [o for o in older if value is not None and _words(o) <= said and not _overlaps(o, value)]
     if value is None or not others:
         return None
+    return _in_full(value, sentence, attribute)
+
+
+def _in_full(value: str, sentence: str, attribute: attributes.Attribute) -> str:
+    """``value`` with the common nouns after it that head its phrase, as the parse reads the sentence: the
+    name of a place said with what it is ("starting at Partick library" is "Partick library", not
+    "Partick"). A name before a noun of the attribute itself says which one ("my Leeds flat" is a home
+    in Leeds): it stays as it is."""
+    low = value.casefold().split()
+    for phrase in _phrases(sentence):
+        if attributes.for_noun(phrase.head) is attribute:
+            continue
+        said = phrase.text.split()
+        for at in range(len(said) - len(low)):
+            if [w.casefold() for w in said[at : at + len(low)]] != low:
+                continue
+            rest = said[at + len(low) :]
+            if len(rest) > 2 or not all(w.isalpha() and w.islower() for w in rest):
+                continue
+            if phrase.head not in statements.lemmas(rest[-1]):
+                continue
+            return " ".join(said[at:])
     return value
+
+
+def _phrases(sentence: str) -> Iterable[Phrase]:
+    """Every noun phrase the parse reads in ``sentence``: subjects, objects, complements and the objects
+    of prepositions, of nested clauses too."""
+    for main in parse(sentence).clauses:
+        clause: Clause | None = main
+        while clause is not None:
+            yield from (p for p in (clause.subject, clause.obj, clause.complement) if p is not None)
+            yield from (p for _, p in clause.preps)
+            clause = clause.nested
 
 
 def _fullest(names: list[str]) -> list[str]:
