@@ -26,6 +26,7 @@ from veramem_desktop.core.recall.statements import (
     frames_by_head,
     lemmas,
     named_attributes,
+    noun_extents,
     noun_spans,
     value_attribute,
 )
@@ -79,16 +80,19 @@ def _asked_by(lowered: list[str], skipped: set[int], question: str) -> set[str]:
 
 
 def _compounds(lowered: list[str]) -> set[int]:
-    """Where a noun naming another attribute stands before a noun naming the employer ("phone company",
-    "insurance company"): the company that provides that thing, neither the phone nor where the asker works;
-    one thing the inventory has no noun for, asked by its meaning. (Any other head names what is asked:
-    "mobile network", "phone provider".)"""
-    single = {at: name for at, name in noun_spans(lowered)}
+    """Where a noun of an attribute stands before a noun of another, which heads what is asked ("which book
+    club …": a club, not what the asker reads; "mobile network": the network, not the phone); and where
+    that head is the employer's noun ("phone company", "insurance company"): the company that provides that
+    thing, neither the phone nor where the asker works, one thing the inventory has no noun for, asked by
+    its meaning. A noun before a noun of no attribute says which one is asked ("broadband provider")."""
+    extents = noun_extents(lowered)
+    starts = {start: name for start, _, name in extents}
     return {
         i
-        for at, name in single.items()
-        if single.get(at + 1) == "works_at" and name != "works_at"
-        for i in (at, at + 1)
+        for start, end, name in extents
+        if (head := starts.get(end + 1)) is not None and head != name
+        # before the employer's noun both go: the company of that thing is asked by its meaning
+        for i in (range(start, end + 2) if head == "works_at" else range(start, end + 1))
     }
 
 

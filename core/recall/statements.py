@@ -179,11 +179,12 @@ def frames_by_head() -> dict[str, tuple[tuple[Attribute, Frame], ...]]:
 
 
 @cache
-def _nouns() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
-    """The nouns of single-valued attributes by their last word: (the words before it, the attribute)."""
+def _nouns(multi: bool = False) -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]:
+    """The nouns of single-valued attributes (``multi``: of every attribute) by their last word: (the words
+    before it, the attribute)."""
     out: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for attr in attributes.ATTRIBUTES:
-        if attr.multi:
+        if attr.multi and not multi:
             continue
         for noun in attr.nouns:
             *before, last = noun.lower().split()
@@ -323,7 +324,14 @@ def noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
     """Where a noun of an attribute is said (the position of its first word), and which attribute; a noun
     inside a longer one of another attribute is not said ("coffee place" is a café, not the home a
     "place" is; "car insurance" is no car)."""
-    index = _nouns()
+    return [(start, name) for start, _, name in noun_extents(lowered)]
+
+
+def noun_extents(lowered: list[str]) -> list[tuple[int, int, str]]:
+    """:func:`noun_spans` with the position of each noun's last word. A noun of a multi-valued attribute
+    is never one of these, but one that holds a noun of another is said for it ("book club" is a club, no
+    book read)."""
+    index = _nouns(multi=True)
     found = [
         (at - len(before), at, name)
         for at, word in enumerate(lowered)
@@ -332,9 +340,10 @@ def noun_spans(lowered: list[str]) -> list[tuple[int, str]]:
         if at - len(before) >= 0 and tuple(lowered[at - len(before) : at]) == before
     ]
     return [
-        (start, name)
+        (start, end, name)
         for start, end, name in found
-        if not any(s <= start and end <= e and (s, e) != (start, end) and n != name for s, e, n in found)
+        if not attributes.is_multi_valued(name)
+        and not any(s <= start and end <= e and (s, e) != (start, end) and n != name for s, e, n in found)
     ]
 
 

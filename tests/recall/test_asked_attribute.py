@@ -1151,6 +1151,26 @@ def test_a_thing_before_the_word_company_is_one_thing_asked_by_its_meaning(quest
     assert "mobile_provider" in questions.asked("which mobile network am I on atm")
 
 
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        # the head of the compound is what is asked: a network, not the phone it serves
+        ("which mobile network is my sim on these days?", {"mobile_provider"}),
+        ("what's my phone provider called?", {"mobile_provider"}),
+        # a club of books is a club (no single value), not the book being read
+        ("what book club do I go to on wednesdays?", set()),
+        ("which running club am I with?", set()),
+        # nouns of one attribute side by side, and a noun before a noun of none, still ask it
+        ("what's my home address now?", {"lives_in"}),
+        ("what book am I reading at the minute?", {"reading"}),
+    ],
+)
+def test_a_noun_before_a_noun_of_another_attribute_only_says_which_kind(
+    question: str, asks: set[str]
+) -> None:
+    assert questions.asked(question) == frozenset(asks)
+
+
 def test_a_thing_before_company_is_read_as_the_attribute_its_meaning_is_nearest(
     real_embedder: Embedder,
 ) -> None:
