@@ -204,7 +204,7 @@ def _frame_fits(frame: Frame, words: list[str], at: int) -> bool:
     if end is None:
         return False
     particles = len(parts) - (2 if parts[0] == "be" else 1)
-    if frame.prep and not frame.obj and _moves_someone(words, at + 1 + particles):
+    if frame.prep and not frame.obj and any(_moves_someone(words, at + 1 + p) for p in {0, particles}):
         return False  # "moved Grandad into a care home": where he went, not the speaker
     after = [w.lower() for w in words[end : end + 2]]
     other = {value_attribute(" ".join(after)), *map(value_attribute, after)} - {None}
@@ -225,22 +225,35 @@ def _said_as_verb(parts: list[str], words: list[str], at: int) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _only_noun(word: str) -> bool:
+    """Whether the lexicon knows ``word`` as a noun and as nothing else but a verb ("accounts", "stuff")."""
+    return "NOUN" in set(lexicon().getAllLemmas(word)) and set(lexicon().getAllLemmas(word)) <= {
+        "NOUN",
+        "VERB",
+    }
+
+
+@lru_cache(maxsize=4096)
 def _only_adjective(word: str) -> bool:
     """Whether the lexicon knows ``word`` as an adjective and as nothing else ("big", "new")."""
     return set(lexicon().getAllLemmas(word)) == {"ADJ"}
 
 
 def _moves_someone(words: list[str], at: int) -> bool:
-    """Whether the verb's object, right after it (and its particles), is a person it acts on: a relation
-    ("the kids", "Grandad"), a pronoun for people, or a name ("moved Maya to a childminder")."""
-    said = words[at : at + 2]
-    if said and bare(said[0]) in DETERMINERS:
+    """Whether the verb's object, right after it (and its particles), is a person or a thing it acts on: a
+    relation ("the kids", "Grandad"), a pronoun for people, a name ("moved Maya to a childminder"), or a
+    noun after a determiner ("moved our accounts over to Nationwide")."""
+    said = words[at : at + 3]
+    owned = bool(said) and bare(said[0]) in DETERMINERS
+    if owned:
         said = said[1:]
     if not said:
         return False
     w, low = said[0], bare(said[0])
     if attributes.relation_of_any_number(low) is not None or low in _PEOPLE:
         return True
+    if owned and any(_only_noun(bare(x)) for x in said):
+        return True  # a thing it moves ("moved our accounts over to Nationwide"), not the speaker
     return w[:1].isupper() and low not in FUNCTION and low not in _speaker() and not _known(low)
 
 

@@ -768,14 +768,19 @@ def test_a_word_owned_in_a_question_is_a_noun_not_a_frames_verb() -> None:
         "Moved Grandad into a care home in Ely last month.",
         "We moved Tobiah to a childminder two streets away.",
         "moved the kids to Oakfield Primary",
+        # a thing the verb moves, after a determiner, goes there: the speaker's home does not
+        "We moved our savings over to Halden Building Society last spring.",
+        "Moved the whole team over to Linear in May.",
+        "moved my pension to Aviva, the fees were daft",
     ],
 )
 def test_a_verb_moving_a_person_reads_as_no_move_of_the_speakers_home(text: str) -> None:
-    """Recall reads what the write path keys: a person the verb moves is the one who goes there; the
+    """Recall reads what the write path keys: a person or a thing the verb moves is what goes there; the
     speaker's own move ("Moved house to Ely", "We moved to Leeds") still reads as their home."""
     assert statements.read(text) is None or "lives_in" not in statements.read(text).attributes  # type: ignore[union-attr]
     assert statements.read("Moved house to Ely.").attributes == ("lives_in",)  # type: ignore[union-attr]
     assert statements.read("We moved to Leeds.").attributes == ("lives_in",)  # type: ignore[union-attr]
+    assert statements.read("Finally moved over to Dundee in May.").attributes == ("lives_in",)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
