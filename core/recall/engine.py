@@ -109,8 +109,10 @@ class SearchEngine:
         intent = temporal_intent(query)
         bound, notice = rank.time_bound(intent, moment)
         if intent.kind == "since" and bound is None:
-            # the words after "since" or "after" name no time ("who looks after Maya now?"): no bound
+            # the words after "since" or "after" name no time it can read: no bound. A question asked of now
+            # ("who looks after Maya now?") missed none, so it says nothing of one
             intent = temporal_intent(query, since=False)
+            notice = notice if intent.kind != "latest" else None
         # Stages 1 to 3 read the store's version once (each read is a statement): see Candidates.pinned.
         with self.channels.candidates.pinned():
             route, own, shared, groups = self._gather(
