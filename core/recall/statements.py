@@ -227,10 +227,8 @@ def _said_as_verb(parts: list[str], words: list[str], at: int) -> bool:
 @lru_cache(maxsize=4096)
 def _only_noun(word: str) -> bool:
     """Whether the lexicon knows ``word`` as a noun and as nothing else but a verb ("accounts", "stuff")."""
-    return "NOUN" in set(lexicon().getAllLemmas(word)) and set(lexicon().getAllLemmas(word)) <= {
-        "NOUN",
-        "VERB",
-    }
+    forms = set(lexicon().getAllLemmas(word))
+    return "NOUN" in forms and forms <= {"NOUN", "VERB"}
 
 
 @lru_cache(maxsize=4096)
