@@ -654,6 +654,15 @@ def without_told_ends(sentence: str) -> str:
     return without_clauses(sentence, _told_end)
 
 
+def clauses_of(sentence: str) -> list[str]:
+    """The clauses :func:`without_clauses` reads ``sentence`` as, in order."""
+    at, found = 0, []
+    for cut in _cuts(sentence):
+        found.append(sentence[at : cut.start()])
+        at = cut.end()
+    return [*found, sentence[at:]]
+
+
 def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     """``sentence`` without the clauses ``drop`` picks, rejoined with the separators between those kept;
     the whole sentence when none is picked or nothing else is said."""

@@ -1371,3 +1371,64 @@ def test_a_message_whose_memory_here_says_another_thing_still_gives_its_own_valu
     text = answer("what editing software was i using in march 2022", items).text
     assert "kdenlive" in text.split("(")[0], text
     assert "vidmix" not in text, text
+
+
+def _now_beside_history(old: str, new: str, attribute: str) -> list[ContextItem]:
+    """An earlier line and a newer one recall read as stating ``attribute``, both current (nothing keyed
+    them to one subject, so nothing was replaced)."""
+    return [
+        _item("m-old", old, time="2023-03-04T09:00:00+00:00", group="g1", subject=attribute),
+        _item("m-new", new, time="2024-05-11T09:00:00+00:00", group="g1", subject=attribute),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute", "old", "new", "now", "gone"),
+    [
+        # the clause naming what the asked attribute's earlier statement named is history
+        (
+            "which gym am i at these days?",
+            "gym",
+            "Signed up to Corefit in Salford, a fiver cheaper too.",
+            "Nah Corefit is long gone, its blokhaus now 😂.",
+            "blokhaus",
+            "corefit",
+        ),
+        # the clause saying now names what is asked: what any earlier line named beside it is history
+        (
+            "which team am i in now?",
+            "team",
+            "Our release train in the lending team is monthly.",
+            "Lending team was monthly releases only, now risk team ship weekly so i need this sorted.",
+            "risk",
+            "lending",
+        ),
+    ],
+)
+def test_a_clause_naming_what_earlier_lines_said_beside_one_saying_now_is_history(
+    question: str, attribute: str, old: str, new: str, now: str, gone: str
+) -> None:
+    draft = answer(question, list(reversed(_now_beside_history(old, new, attribute))))
+    assert now in draft.text.casefold(), draft.text
+    assert gone not in draft.text.split("(")[0].casefold(), draft.text
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute", "old", "new", "kept"),
+    [
+        # a change said in the past is what holds now, though "now" is said beside it of something else;
+        # the same two lines with the change said as a state ("Brackwell Mutual was …") would lose it
+        (
+            "who do we bank with now?",
+            "bank",
+            "Brackwell Mutual has a branch in town.",
+            "We moved our savings over to Brackwell Mutual in May, the interest goes in there now.",
+            "Brackwell Mutual",
+        ),
+    ],
+)
+def test_a_change_said_in_the_past_beside_a_clause_saying_now_stays(
+    question: str, attribute: str, old: str, new: str, kept: str
+) -> None:
+    draft = answer(question, list(reversed(_now_beside_history(old, new, attribute))))
+    assert kept in draft.text, draft.text

@@ -102,6 +102,15 @@ def test_statements_that_open_like_an_instruction_are_kept(text: str) -> None:
             "Im starting at Wexcombe on the 3rd, what should I wear on day one?",
             "Im starting at Wexcombe on the 3rd",
         ),
+        # the deed a question opens with when its subject is left unsaid is the speaker's
+        (
+            "moved my savings over to Brackwell Mutual in May, is the interest paid monthly?",
+            "moved my savings over to Brackwell Mutual in May",
+        ),
+        (
+            "Signed up with Orrel Energy last week, how do I send a meter reading?",
+            "Signed up with Orrel Energy last week",
+        ),
     ],
 )
 def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(
@@ -145,6 +154,9 @@ def test_through_an_add_a_request_stores_nothing_and_a_reminder_stores_its_fact(
         "is there a quicker way to defrost the freezer",
         "should I repot the fig before winter",
         "any tips for a first half marathon",
+        # a question that opens with a verb but tells no deed done
+        "know any good tilers around Hexham?",
+        "need a new kettle, which ones descale easily?",
         "how often should I descale the kettle",
         # asked on a condition said first
         "if I cycle 40 miles a week how many calories is that",

@@ -731,7 +731,7 @@ def _subject(
     if plain is None and head.id not in retractions:
         # names are what the history writes with a capital, and the values the inventory gives its attribute
         known = _capitalised(list(by_id.values())) | _words(" ".join(attribute.values if attribute else ()))
-        text = without_history(without_past_states(text, known), head, list(by_id.values()), keys)
+        text = without_history(without_past_states(text, known), head, list(by_id.values()), keys, members)
     ids = [head.id]
     text = _history(text, head, members, keys, by_id, ids, retractions, value if plain else None)
     lower = [
@@ -799,7 +799,13 @@ def _history(
     return f"{text.rstrip('.')} ({since}before that, {before}{gone})."
 
 
-def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], keys: set[str]) -> str:
+def without_history(
+    text: str,
+    head: ContextItem,
+    items: Sequence[ContextItem],
+    keys: set[str],
+    members: Sequence[ContextItem] = (),
+) -> str:
     """``text`` (what ``head`` says) without its clauses that name only what statements made on earlier
     days named, when another clause of it names something new and the clause shares no key word with
     the question: "ditched Ironyard in April, the Forge Athletic Club has a pool" after "signed up at
@@ -811,10 +817,12 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
     said_by = _SAID_BY.match(text)
     if said_by is not None and said_by.end() < len(text):
         rest = text[said_by.end() :]
-        return said_by.group(0) + without_history(rest, head, items, keys)
+        return said_by.group(0) + without_history(rest, head, items, keys, members)
     day = (head.time or "")[:10]
     if not day:
         return text
+    if (now := _said_now(text, head, members, items, keys, day)) != text:
+        return now
     said_before = {w for i in items if (i.time or "")[:10] < day for w in _words(own_words(i.text))}
     # names, and values of the inventory however they are written ("vscode", "neovim")
     names = _capitalised(items) | {w for w in said_before | _words(text) if attributes.for_value(w)}
@@ -828,6 +836,49 @@ def without_history(text: str, head: ContextItem, items: Sequence[ContextItem], 
         return bool(said & older) and not said & new and not keys & content_stems(clause)
 
     return statements.without_clauses(text, history)
+
+
+def _said_now(
+    text: str,
+    head: ContextItem,
+    members: Sequence[ContextItem],
+    items: Sequence[ContextItem],
+    keys: set[str],
+    day: str,
+) -> str:
+    """``text`` (what ``head`` says) without its clauses naming what earlier days said, beside a clause
+    that says what holds now: "Nah The Gym Group is long gone, its depot now" after "signed up to The Gym
+    Group" is said as "its depot now". What earlier days said is what the asked attribute's statements
+    (``members``) said, and when the clause saying now names what the question asks ("now fraud team
+    deploy daily" for "which team am I in?"), what any item said ("Last time in payments team …" goes).
+    The words the clause saying now shares with them are no history."""
+    clauses = statements.clauses_of(text)
+    current = [c for c in clauses if statements.says_now(c)]
+    if not current or len(current) == len(clauses):
+        return text
+    asked = any(keys & content_stems(c) for c in current)
+    earlier = {
+        w
+        for m in (items if asked else members)
+        if m is not head and (m.time or "")[:10] < day
+        for w in _words(own_words(m.text))
+    } - statements.FUNCTION
+    older = earlier - {w for c in current for w in _words(c)}
+
+    def history(clause: str) -> bool:
+        if statements.says_now(clause) or not _words(clause) & older:
+            return False
+        main = next(iter(parse(clause).clauses), None)
+        # a fragment ("…, Dr Fenwick, …") belongs to the clause beside it; a change said in the past ("We
+        # moved our accounts over to Nationwide in 2022, the pensions go in there now") is what holds now
+        return main is not None and not _a_past_event(main)
+
+    return statements.without_clauses(text, history)
+
+
+def _a_past_event(clause: Clause) -> bool:
+    """Whether a clause tells a thing done in the past ("switched to giffgaff"), not a state that held."""
+    return clause.tense == "past" and clause.verb.split()[0] not in attributes.STATE_VERBS
 
 
 def without_past_states(text: str, known: Iterable[str] = ()) -> str:

@@ -225,7 +225,7 @@ def warm(sentences: Iterable[str]) -> None:
 def _read(text: str, doc: Any) -> Parsed:
     """The parse of ``text`` from its doc (parsed again with the speaker's "I" when it has no subject)."""
     implied = False
-    told, pauses = _told_spans(doc), _pause_starts(doc)
+    told, pauses = _told_spans(doc) or _told_unsaid(text, doc), _pause_starts(doc)
     if _wants_speaker(doc):
         again = _doc("I " + text[0].lower() + text[1:])
         if _has_subject(_root(again)):
@@ -245,6 +245,32 @@ def _read(text: str, doc: Any) -> Parsed:
         told,
         pauses,
     )
+
+
+def _told_unsaid(text: str, doc: Any) -> tuple[tuple[int, int], ...]:
+    """The deed a question or a request opens with when its subject is left unsaid, the speaker's ("ported
+    my number to Tidewave last month, do they do free roaming?", "Switched to an iPhone, how do I move my
+    chats?"): read again with "I" before it, a finished verb (past tense or participle) heading a clause
+    told from the first word. Offsets into ``text``; none when the sentence opens with a word that asks,
+    an auxiliary or an address."""
+    first = doc[0]
+    if first.lower_ in _NOT_A_DEED or first.lower_ in WH_WORDS or first.pos_ in ("AUX", "PRON", "DET"):
+        return ()
+    again = _doc("I " + text[0].lower() + text[1:])
+    opening = [
+        (0, end - 2)
+        for t in again
+        if t.tag_ in ("VBD", "VBN") and (span := _told(t)) is not None
+        for start, end in [span]
+        if start == 0 and end > 2
+    ]
+    return tuple(opening[:1])
+
+
+#: first words that never open a deed of the speaker's: the addressee, a request, an auxiliary
+_NOT_A_DEED = frozenset(
+    {"you", "please", "let", "let's", "do", "does", "did", "can", "could", "would", "will"}
+)
 
 
 def _timed(ent: Any) -> bool:
