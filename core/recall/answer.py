@@ -17,7 +17,7 @@ from veramem_desktop.core.errors import ModelError
 from veramem_desktop.core.llm import LLM, AnswerDraft, ContextItem
 from veramem_desktop.core.recall import STALE, Hit, SearchEngine, asked, questions
 from veramem_desktop.core.recall.fence import fence
-from veramem_desktop.core.recall.query import asked_time, temporal_intent
+from veramem_desktop.core.recall.query import asked_time, route_for, temporal_intent
 from veramem_desktop.core.recall.rank import asker_first, episode_hit
 from veramem_desktop.core.storage import (
     episode_contents,
@@ -135,7 +135,8 @@ class Answerer:
 
     def answer(self, question: str, caller: Caller, *, k: int = 10) -> AnswerResult:
         notices: list[str] = []
-        first = self.engine.search(question, caller, k=k, write_trace=False)
+        # composed from the statements first (the messages they came from are the ladder's "dual" rung)
+        first = self.engine.search(question, caller, k=k, route=route_for(question), write_trace=False)
         pool: dict[str, Hit] = {h.id: h for h in first.results}
         for h in first.shared:  # shared items may inform, labelled, never displacing the caller's own
             pool.setdefault(h.id, h)

@@ -23,7 +23,7 @@ from veramem_desktop.core.protocols import Embedder
 from veramem_desktop.core.recall import asked, learned, meaning, rank, relevance, truth
 from veramem_desktop.core.recall.channels import Channels
 from veramem_desktop.core.recall.hits import Hit, SearchResult
-from veramem_desktop.core.recall.query import temporal_intent
+from veramem_desktop.core.recall.query import route_for, temporal_intent
 from veramem_desktop.core.recall.rank import TimeBound
 from veramem_desktop.core.recall.recipes import SearchConfig
 from veramem_desktop.core.storage import episode_contents, item_search, traces
@@ -113,6 +113,7 @@ class SearchEngine:
             # ("who looks after Maya now?") missed none, so it says nothing of one
             intent = temporal_intent(query, since=False)
             notice = notice if intent.kind != "latest" else None
+        route = route or self.route(query, intent.kind)
         # Stages 1 to 3 read the store's version once (each read is a statement): see Candidates.pinned.
         with self.channels.candidates.pinned():
             route, own, shared, groups = self._gather(
@@ -161,6 +162,18 @@ class SearchEngine:
             [notice] if notice else [],
             nothing_close,
         )
+
+    def route(self, query: str, temporal: str | None) -> str:
+        """The granularity a question is searched at (query.route_for); a question of what holds now that
+        the rule sends to the statements searches the messages they came from beside them (route "dual"):
+        the person's own words of a change then rank with the statements read from them, so an older plain
+        statement of the old value does not lead alone ("ported my number to Tidewave Mobile last month"
+        beside "my phone contract is with Vodafone"). A history question keeps the rule's route
+        (``SearchConfig.own_messages`` off keeps it for every question)."""
+        plain = route_for(query)
+        if plain == "facts" and self.config.own_messages and temporal in (None, "latest"):
+            return "dual"
+        return plain
 
     def meant(self, query: str) -> frozenset[str]:
         """The attribute the question asks by its meaning when its words name none (core/recall/meaning.py),

@@ -142,6 +142,9 @@ class SearchConfig:
     #: a question about now keeps the asked attribute's leading statement among its k results however far
     #: down its words ranked it (core/recall/asked.within); off only for the bench's ablation
     lead_within_k: bool = True
+    #: a question of what holds now searches the messages beside the statements (route "dual",
+    #: core/recall/engine.SearchEngine.route); off only for the bench's ablation
+    own_messages: bool = True
     #: a question whose words name no attribute is read by its meaning (core/recall/meaning.py); off only for
     #: the bench's ablation
     read_by_meaning: bool = True

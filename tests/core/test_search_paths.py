@@ -44,6 +44,42 @@ def test_queries_are_routed_by_rules(query: str, route: str) -> None:
     assert route_for(query) == route
 
 
+@pytest.mark.parametrize(
+    ("query", "route"),
+    [
+        # a question of what holds now: the statements and the messages they came from
+        ("who's my mobile provider now?", "dual"),
+        ("which gym am I at these days?", "dual"),
+        ("where does Caroline work?", "dual"),
+        # a history question, or one the rule routes elsewhere, keeps the rule's route
+        ("when did I move to Leeds?", "facts"),
+        ("what did I do after 2023-05-01?", "facts"),
+        ("summarise my week", "summaries"),
+        ("what exactly did I say about the lease?", "raw"),
+    ],
+)
+def test_a_question_of_now_searches_the_messages_beside_the_statements(
+    mem: Memory, query: str, route: str
+) -> None:
+    engine = engine_of(mem)
+    assert engine.route(query, temporal_intent(query).kind) == route
+    assert mem.search(query).route == route
+
+
+def test_the_answer_is_composed_from_the_statements_first_and_search_shows_the_messages(mem: Memory) -> None:
+    mem.add(
+        [
+            {"content": "My phone contract is with Vodafone.", "time": "2023-02-01T10:00:00Z"},
+            {"content": "ported my number to Tidewave Mobile last month", "time": "2024-03-01T10:00:00Z"},
+        ],
+        session_id="phone",
+    )
+    found = mem.search("who's my mobile provider now?")
+    assert found.route == "dual" and any(h.kind == "episode" for h in found.results)
+    said = mem.answer("who's my mobile provider now?")
+    assert said.ladder[0] == "retrieve:facts", said.ladder
+
+
 def test_summary_route_returns_summaries_and_facts_route_does_not(mem: Memory) -> None:
     summary = _put(mem, "Session summary: planned the garden renovation", kind="summary")
     fact = _put(mem, "The garden renovation starts in June")

@@ -111,6 +111,7 @@ VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("without name casing", {"write.name_casing": False}),
     ("without the lead within k", {"search.lead_within_k": False}),
     ("without questions read by meaning", {"search.read_by_meaning": False}),
+    ("without the messages beside the statements", {"search.own_messages": False}),
 ]
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _WORDS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
