@@ -111,6 +111,10 @@ def test_statements_that_open_like_an_instruction_are_kept(text: str) -> None:
             "Signed up with Orrel Energy last week, how do I send a meter reading?",
             "Signed up with Orrel Energy last week",
         ),
+        (
+            "Finally moved the car insurance to Harlow Direct, do they cover breakdown?",
+            "Finally moved the car insurance to Harlow Direct",
+        ),
     ],
 )
 def test_a_request_that_carries_a_statement_keeps_the_statement_quoted_exactly(

@@ -225,7 +225,7 @@ def warm(sentences: Iterable[str]) -> None:
 def _read(text: str, doc: Any) -> Parsed:
     """The parse of ``text`` from its doc (parsed again with the speaker's "I" when it has no subject)."""
     implied = False
-    told, pauses = _told_spans(doc) or _told_unsaid(text, doc), _pause_starts(doc)
+    told, pauses = _told_spans(doc), _pause_starts(doc)
     if _wants_speaker(doc):
         again = _doc("I " + text[0].lower() + text[1:])
         if _has_subject(_root(again)):
@@ -245,32 +245,6 @@ def _read(text: str, doc: Any) -> Parsed:
         told,
         pauses,
     )
-
-
-def _told_unsaid(text: str, doc: Any) -> tuple[tuple[int, int], ...]:
-    """The deed a question or a request opens with when its subject is left unsaid, the speaker's ("ported
-    my number to Tidewave last month, do they do free roaming?", "Switched to an iPhone, how do I move my
-    chats?"): read again with "I" before it, a finished verb (past tense or participle) heading a clause
-    told from the first word. Offsets into ``text``; none when the sentence opens with a word that asks,
-    an auxiliary or an address."""
-    first = doc[0]
-    if first.lower_ in _NOT_A_DEED or first.lower_ in WH_WORDS or first.pos_ in ("AUX", "PRON", "DET"):
-        return ()
-    again = _doc("I " + text[0].lower() + text[1:])
-    opening = [
-        (0, end - 2)
-        for t in again
-        if t.tag_ in ("VBD", "VBN") and (span := _told(t)) is not None
-        for start, end in [span]
-        if start == 0 and end > 2
-    ]
-    return tuple(opening[:1])
-
-
-#: first words that never open a deed of the speaker's: the addressee, a request, an auxiliary
-_NOT_A_DEED = frozenset(
-    {"you", "please", "let", "let's", "do", "does", "did", "can", "could", "would", "will"}
-)
 
 
 def _timed(ent: Any) -> bool:
@@ -1020,7 +994,7 @@ def told_within(sentence: str) -> tuple[tuple[int, int], ...]:
     before its verb, no subject), a condition, a purpose or a likeness, a relative clause (a fragment of a
     noun phrase) or a clause with nothing after its verb. Nested statements give the outermost. Read from
     the sentence's one parse (cached, and batched by :func:`warm`)."""
-    spans = parse(sentence).told
+    spans = parse(sentence).told or _told_unsaid(_normal(sentence))
     if not spans:
         return ()
     back = _offsets_back(_normal(sentence), sentence)
@@ -1029,6 +1003,47 @@ def told_within(sentence: str) -> tuple[tuple[int, int], ...]:
         for start, end in spans
         if (a := back(start)) is not None and (b := back(end - 1)) is not None
     )
+
+
+def _told_unsaid(text: str) -> tuple[tuple[int, int], ...]:
+    """The deed a question or a request opens with when its subject is left unsaid, the speaker's ("ported
+    my number to Tidewave last month, do they do free roaming?", "Finally moved to Leeds, …?"): read again
+    with "I" before it, a finished verb (past tense or participle) heading a clause told from that "I".
+    Offsets into ``text``; none when it opens with a word that asks, an auxiliary or an address. Parsed
+    only for a sentence that asks and tells nothing said with a subject."""
+    first = text.split(maxsplit=1)[0].strip(",.!?").lower() if text.strip() else ""
+    if not first or first in _NOT_A_DEED or first in WH_WORDS or len(text) > MAX_CHARS:
+        return ()
+    again = _doc("I " + text[0].lower() + text[1:])
+    said = [
+        (0, end - 2)
+        for t in again
+        if t.tag_ in ("VBD", "VBN") and (span := _told(t)) is not None
+        for start, end in [span]
+        if start == 0 and end > 2
+    ]
+    return tuple(said[:1])
+
+
+#: first words that never open a deed of the speaker's: the addressee, a request, an auxiliary
+_NOT_A_DEED = frozenset(
+    {
+        "you",
+        "please",
+        "let",
+        "let's",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "will",
+        "was",
+        "were",
+        "had",
+    }
+)
 
 
 def clauses_after_pause(sentence: str) -> tuple[int, ...]:
