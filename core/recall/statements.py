@@ -656,22 +656,23 @@ def without_told_ends(sentence: str) -> str:
 
 def clauses_of(sentence: str) -> list[str]:
     """The clauses :func:`without_clauses` reads ``sentence`` as, in order."""
-    at, found = 0, []
+    return [clause for clause, _ in _clause_parts(sentence)]
+
+
+def _clause_parts(sentence: str) -> list[tuple[str, str]]:
+    """Each clause of ``sentence`` with the separator after it (none after the last)."""
+    parts: list[tuple[str, str]] = []
+    at = 0
     for cut in _cuts(sentence):
-        found.append(sentence[at : cut.start()])
+        parts.append((sentence[at : cut.start()], cut.group(0)))
         at = cut.end()
-    return [*found, sentence[at:]]
+    return [*parts, (sentence[at:], "")]
 
 
 def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     """``sentence`` without the clauses ``drop`` picks, rejoined with the separators between those kept;
     the whole sentence when none is picked or nothing else is said."""
-    parts: list[tuple[str, str]] = []  # each clause with the separator after it
-    at = 0
-    for cut in _cuts(sentence):
-        parts.append((sentence[at : cut.start()], cut.group(0)))
-        at = cut.end()
-    parts.append((sentence[at:], ""))
+    parts = _clause_parts(sentence)
     kept = [(clause, sep) for clause, sep in parts if not drop(clause)]
     if len(kept) == len(parts) or not any(WORD.search(clause) for clause, _ in kept):
         return sentence
