@@ -105,7 +105,7 @@ METHODS: dict[str, str] = {
         "Variant rows (ablations): the write path reading and wording names typed in lower case as they "
         "are, not as the history spells them; search cutting at k without keeping the asked attribute's "
         "leading statement; questions whose words name no attribute left unread instead of read by "
-        "their meaning."
+        "their meaning; a question of now searching the statements alone, not the messages beside them."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
