@@ -18,6 +18,11 @@ statements. The newest leads; an older statement it replaces (the newest names a
 not) is ``probably_superseded``, with ``superseded_by`` naming the leader, as the safety net labels
 them; then the statements go first, newest first, and the other hits after them in their order.
 
+A first-person question of now that asks nothing the inventory names ("what do I drink instead of
+coffee?") has no attribute to gather; there the person's own newer line telling what holds now ("off
+coffee three weeks now, green tea only") goes before their older lines as close to the question (the
+same bounds), newest first, and nothing else moves.
+
 The reading is the question's: a list of memories asks nothing, so there the safety net's reading
 stands alone. The bounds were set on the development part of the truth-natural benchmark's
 histories, never its held-out part.
@@ -160,7 +165,59 @@ def within(hits: list[Hit], question: str, k: int, meant: frozenset[str] = froze
 
 def _settled(hits: list[Hit], question: str, meant: frozenset[str]) -> list[Hit]:
     members, rest = _settled_parts(hits, question, meant)
+    if (
+        not members
+        and questions.in_first_person(question)
+        and not questions.person_asked(question)
+        and not _ASKS_PAST.search(question)
+        and not periods_named(question)
+    ):
+        return _now_first(rest)
     return members + rest
+
+
+def _tells_now(text: str) -> bool:
+    """Whether a line tells what holds now in a clause that asks nothing ("… it's the train now, any podcast
+    recs?") and is no history ("no car anymore")."""
+    return any(
+        statements.says_now(c) and not statements.is_request(c) and not _history_only(c)
+        for sentence in _SENTENCE_END.split(text)
+        if not statements.is_request(sentence)
+        for c in statements.clauses_of(sentence)
+    )
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _now_first(hits: list[Hit]) -> list[Hit]:
+    """For a question of now that asks no attribute the inventory names: of the person's own live lines
+    close to the question, one saying what holds now ("off coffee, green tea only now") goes before the
+    older ones close to it, newest first; every other hit keeps its place."""
+    own = [
+        h
+        for h in hits
+        if h.authority == Authority.AUTHORIZED and h.state in _LIVE and h.closeness is not None
+    ]
+    if not own:
+        return hits
+    bound = max(FLOOR, SHARE * max(h.closeness or 0.0 for h in own))
+    close = [h for h in own if (h.closeness or 0.0) >= bound]
+    if len(close) < 2:
+        return hits
+    now = [h for h in close if _tells_now(h.text)]
+    first = close[0]
+    leading = sorted(
+        (h for h in now if (h.time or "") > (first.time or "")), key=lambda h: h.time or "", reverse=True
+    )
+    if not leading:
+        return hits
+    slots = [i for i, h in enumerate(hits) if any(h is c for c in close)]
+    moved = leading + [h for h in close if not any(h is m for m in leading)]
+    out = list(hits)
+    for i, h in zip(slots, moved, strict=True):
+        out[i] = h
+    return out
 
 
 def _settled_parts(hits: list[Hit], question: str, meant: frozenset[str]) -> tuple[list[Hit], list[Hit]]:

@@ -669,6 +669,11 @@ def _clause_parts(sentence: str) -> list[tuple[str, str]]:
     return [*parts, (sentence[at:], "")]
 
 
+def each_clause(text: str, change: Callable[[str], str]) -> str:
+    """``text`` with ``change`` applied to each of its clauses, the separators between them as they were."""
+    return "".join(change(clause) + sep for clause, sep in _clause_parts(text))
+
+
 def without_clauses(sentence: str, drop: Callable[[str], bool]) -> str:
     """``sentence`` without the clauses ``drop`` picks, rejoined with the separators between those kept;
     the whole sentence when none is picked or nothing else is said."""

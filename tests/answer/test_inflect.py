@@ -87,3 +87,45 @@ def test_the_users_own_words_are_said_back_in_the_second_person() -> None:
         == "You were renting in Ghent with your cousin."
     )
     assert first_to_second("I'm at the co-op now.") == "You're at the co-op now."
+
+
+@pytest.mark.parametrize(
+    ("said", "back"),
+    [
+        # a memory of the person's words: "User" is the person, their "you" whom they told
+        (
+            "Nope, User mentioned it to you twice, the lease ends in May.",
+            "Nope, you mentioned it to the assistant twice, the lease ends in May.",
+        ),
+        ("User reckons you were right about the damp.", "You reckon the assistant was right about the damp."),
+        ("User's brother asked you for the recipe.", "Your brother asked the assistant for the recipe."),
+    ],
+)
+def test_whom_the_person_spoke_to_is_never_said_as_them(said: str, back: str) -> None:
+    """A "you" in the person's own words is the assistant they spoke to; said back to the person, it must
+    not become a second "you" ("you mentioned it to you twice")."""
+    assert second_person(said) == back
+
+
+@pytest.mark.parametrize(
+    ("said", "back"),
+    [
+        (
+            "Could you sort me a packing list, I fly on Friday.",
+            "Could the assistant sort you a packing list, you fly on Friday.",
+        ),
+        ("You said my tyres were fine.", "The assistant said your tyres were fine."),
+        ("Thank you, my bike is fixed now.", "Thanks, your bike is fixed now."),
+        (
+            "Did I tell you my sister moved to Perth?",
+            "Did you tell the assistant your sister moved to Perth?",
+        ),
+        # a "you" in a clause of its own may be anyone: it stays
+        (
+            "I love the flat, you can see the sea from the balcony.",
+            "You love the flat, you can see the sea from the balcony.",
+        ),
+    ],
+)
+def test_a_raw_message_said_back_names_whom_it_was_said_to(said: str, back: str) -> None:
+    assert first_to_second(said) == back

@@ -112,3 +112,18 @@ def test_an_address_after_a_house_number_is_a_value_of_the_home(sentence: str, v
     """A name after a house number is a name: the noun "place" keys the home, not a subject of its own."""
     who, predicate, said = attribute(sentence)
     assert (who, predicate) == ("user", "lives_in") and said is not None and value in said
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("Finally got an iPhone 15 Pro.", "iPhone 15 Pro"),
+        ("I got an iPhone 13 Pro.", "iPhone 13 Pro"),
+        ("Switched to a Galaxy S23 Ultra.", "Galaxy S23 Ultra"),
+        ("Bought a Pixel 8 Pro.", "Pixel 8 Pro"),
+    ],
+)
+def test_a_models_number_inside_its_name_stays_in_the_value(sentence: str, value: str) -> None:
+    """The small pipeline may hang a model's number on the make ("iPhone" <- "15") rather than on the
+    name's last word; the number is still part of the name ("iPhone Pro" was stored)."""
+    assert attribute(sentence) == ("user", "phone", value)

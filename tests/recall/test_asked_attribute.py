@@ -1184,3 +1184,27 @@ def test_a_thing_before_company_is_read_as_the_attribute_its_meaning_is_nearest(
     for question, meant in (("who's our insurance company now?", "insurance"),):
         vector = real_embedder.embed([question])[0]
         assert meaning.meant(question, vector, real_embedder) == frozenset({meant}), question
+
+
+def _near(text: str, day: str, closeness: float, authority: str = "authorized") -> Hit:
+    return replace(_hit(text, day, authority), id=f"{day}:{text[:10]}", closeness=closeness)
+
+
+def test_for_a_question_no_attribute_names_a_newer_line_saying_now_leads_the_older_ones_close_to_it() -> None:
+    """Asked of something the inventory has no name for, the person's own newer line telling what holds
+    now goes before an older line as close to the question; nothing else moves."""
+    old = _near("I bake sourdough every Sunday with the kids.", "2024-01-10", 0.62)
+    aside = _near("The kids want pancakes for breakfast.", "2024-02-01", 0.31)
+    new = _near("Switched to focaccia now, the sourdough starter died.", "2024-05-02", 0.55)
+    question = "What bread do I bake on Sundays?"
+    assert asked.settle([old, aside, new], question) == [new, aside, old]
+    # asked of a time, or of history, the order stays
+    assert asked.settle([old, aside, new], "What bread did I bake in January 2024?") == [old, aside, new]
+    assert asked.settle([old, aside, new], "What bread did I bake before?") == [old, aside, new]
+    # a line far from the question, or one only asking, or someone else's, does not lead
+    far = replace(new, closeness=0.2)
+    assert asked.settle([old, aside, far], question) == [old, aside, far]
+    asking = _near("What should I bake now, any ideas?", "2024-05-02", 0.6)
+    assert asked.settle([old, asking], question) == [old, asking]
+    claim = _near("You bake focaccia now.", "2024-05-02", 0.6, authority="attested")
+    assert asked.settle([old, claim], question) == [old, claim]

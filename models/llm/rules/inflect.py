@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from veramem_desktop.core.recall import statements
 from veramem_desktop.core.text.lexicon import lexicon
+from veramem_desktop.models.llm.rules.wording import addressee_named
 
 #: agreement of the auxiliaries, and of forms a verb table does not hold ("ares" is "are" said twice)
 _AUX = {
@@ -113,6 +115,9 @@ def second_person(text: str) -> str:
     meat."; "User's sister lives in Oslo." -> "Your sister lives in Oslo."."""
     if "User" not in text:
         return text
+    # a "you" left in the person's own words is whom they said them to, the assistant ("User told you"):
+    # never the person the memory is now said to
+    text = _to_the_assistant(text, _USER)
     out = re.sub(r"\bUser's\b", "User’s", text)  # possessives are set apart before subjects are read
     position = 0
     while (m := _SUBJECT.search(out, position)) is not None:
@@ -210,8 +215,33 @@ _FIRST = [
 
 def first_to_second(text: str) -> str:
     """The user's own first-person words said back to them: "I was in Berlin." -> "You were in Berlin."
-    (a verb after "I" already agrees with "you", but for "am" and "was")."""
-    out = text
+    (a verb after "I" already agrees with "you", but for "am" and "was"). Whom they said them to, their
+    "you", is the assistant: "can you help me" -> "can the assistant help you"."""
+    out = _to_the_assistant(text, _FIRST_PERSON)
     for pattern, replacement in _FIRST:
         out = pattern.sub(replacement, out)
     return out[:1].upper() + out[1:] if out[:1].islower() and text[:1].isupper() else out
+
+
+_THANK_YOU = re.compile(r"\b([Tt]hank) you\b")
+#: a word the person says of themselves, which turns into "you" when their words are said back to them
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine)\b")
+
+
+#: the person, in a memory's words
+_USER = re.compile(r"\bUser\b")
+
+
+def _to_the_assistant(text: str, person: re.Pattern[str]) -> str:
+    """``text`` with the "you" of each clause that also names the person (``person``) named the assistant,
+    in the third person: there "you" is whom the person spoke to ("User told you", "can you help me"). A
+    "you" in a clause without the person may be anyone ("you can see the sea from there"): it stays."""
+    if not re.search(r"\b[Yy]ou", text):
+        return text
+    text = _THANK_YOU.sub(lambda m: m[1] + "s", text)  # thanks said, to no one in particular
+
+    def named(clause: str) -> str:
+        return addressee_named(clause, "the assistant") if person.search(clause) else clause
+
+    out = statements.each_clause(text, named)
+    return re.sub(r"(^|[.!?]\s+)the assistant\b", lambda m: m[1] + "The assistant", out)

@@ -879,7 +879,9 @@ def _value_word(t: Any, head: Any) -> bool:
     if t.i == head.i + 1 and t.tag_ == "CD" and t.ent_type_ not in ("DATE", "TIME", "MONEY", "QUANTITY"):
         # the small pipeline hangs it on the head or, before a word of time, on the verb ("an iphone 14 yesterday")
         return bool(t.head.i == head.i or (t.head.i == head.head.i and t.dep_ == "npadvmod"))
-    if t.i >= head.i or t.head.i != head.i and t.head.dep_ != "compound":
+    # a modifier of the head, or of a word before it that is part of the name ("an iPhone 15 Pro": "15"
+    # hangs on "iPhone")
+    if t.i >= head.i or t.head.i != head.i and t.head.dep_ not in _VALUE_DEPS:
         return False
     return t.dep_ in _VALUE_DEPS and t.lower_ not in _NOT_VALUE_WORDS
 

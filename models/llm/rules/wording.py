@@ -73,23 +73,23 @@ def third_singular(verb: str) -> str:
     return verb + "s"
 
 
-# "you" and "your" meaning the user, contractions first so "you're" is not read as "you" + "'re".
+# "you" and "your" meaning someone named ("{w}"), contractions first so "you're" is not read as "you" + "'re".
 _YOU = [
-    (re.compile(r"\b[Yy]ou're\b"), "User is"),
-    (re.compile(r"\b[Yy]ou've\b"), "User has"),
-    (re.compile(r"\b[Yy]ou'll\b"), "User will"),
-    (re.compile(r"\b[Yy]ou'd\b"), "User would"),
-    (re.compile(r"\b[Yy]ou are\b"), "User is"),
-    (re.compile(r"\b[Yy]ou aren't\b"), "User isn't"),
-    (re.compile(r"\b[Yy]ou were\b"), "User was"),
-    (re.compile(r"\b[Yy]ou weren't\b"), "User wasn't"),
-    (re.compile(r"\b[Yy]ou have\b"), "User has"),
-    (re.compile(r"\b[Yy]ou haven't\b"), "User hasn't"),
-    (re.compile(r"\b[Yy]ou don't\b"), "User doesn't"),
-    (re.compile(r"\b[Yy]ou do not\b"), "User does not"),
-    (re.compile(r"\b[Yy]ourself\b"), "User"),
-    (re.compile(r"\b[Yy]ours\b"), "User's"),
-    (re.compile(r"\b[Yy]our\b"), "User's"),
+    (re.compile(r"\b[Yy]ou're\b"), "{w} is"),
+    (re.compile(r"\b[Yy]ou've\b"), "{w} has"),
+    (re.compile(r"\b[Yy]ou'll\b"), "{w} will"),
+    (re.compile(r"\b[Yy]ou'd\b"), "{w} would"),
+    (re.compile(r"\b[Yy]ou are\b"), "{w} is"),
+    (re.compile(r"\b[Yy]ou aren't\b"), "{w} isn't"),
+    (re.compile(r"\b[Yy]ou were\b"), "{w} was"),
+    (re.compile(r"\b[Yy]ou weren't\b"), "{w} wasn't"),
+    (re.compile(r"\b[Yy]ou have\b"), "{w} has"),
+    (re.compile(r"\b[Yy]ou haven't\b"), "{w} hasn't"),
+    (re.compile(r"\b[Yy]ou don't\b"), "{w} doesn't"),
+    (re.compile(r"\b[Yy]ou do not\b"), "{w} does not"),
+    (re.compile(r"\b[Yy]ourself\b"), "{w}"),
+    (re.compile(r"\b[Yy]ours\b"), "{w}'s"),
+    (re.compile(r"\b[Yy]our\b"), "{w}'s"),
 ]
 # A "you" in subject position: at the start, or after a clause boundary or a conjunction.
 _YOU_VERB = re.compile(
@@ -104,9 +104,19 @@ _NOT_A_VERB_TEXT = """
 _NOT_A_VERB = frozenset(_NOT_A_VERB_TEXT.split())
 
 
-def _you_verb(m: re.Match[str]) -> str:
-    verb = m["verb"]
-    return f"{m['pre']}User {m['adv']}{verb if verb in _NOT_A_VERB else third_singular(verb)}"
+def addressee_named(text: str, name: str) -> str:
+    """``text`` with its "you" and "your" (whom it is said to) named ``name`` in the third person, the verb
+    after a subject "you" agreeing with it: "you told me" -> "the assistant told me", "can you help" stays
+    a question of "the assistant", "you know" -> "the assistant knows"."""
+    for pattern, replacement in _YOU:
+        text = pattern.sub(replacement.format(w=name), text)
+
+    def agreeing(m: re.Match[str]) -> str:
+        verb = m["verb"]
+        return f"{m['pre']}{name} {m['adv']}{verb if verb in _NOT_A_VERB else third_singular(verb)}"
+
+    text = _YOU_VERB.sub(agreeing, text)
+    return re.sub(r"\b[Yy]ou\b", name, text)
 
 
 def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False) -> str:
@@ -122,10 +132,7 @@ def third_person(sentence: str, speaker: str, *, addressee_is_user: bool = False
             break
         text = shorter
     if addressee_is_user:
-        for pattern, replacement in _YOU:
-            text = pattern.sub(replacement, text)
-        text = _YOU_VERB.sub(_you_verb, text)
-        text = re.sub(r"\b[Yy]ou\b", "User", text)
+        text = addressee_named(text, "User")
     for pattern, template in _FIXED:
         text = pattern.sub(template.format(s=speaker), text)
     text = _I_VERB.sub(lambda m: f"{speaker} {m['adv']}{third_singular(m['verb'])}", text)
