@@ -6,7 +6,9 @@ subject becomes "you" and the verb it governs agrees with it: the auxiliaries by
 doesn't -> don't, wasn't -> weren't), every other verb by lemminflect's English lexicon (a third-person
 singular present form goes back to its lemma: "focuses" -> "focus", "watches" -> "watch"; a past form or
 a modal stays). Adverbs between the subject and the verb ("User really loves") are skipped over. "User's"
-becomes "your", any other "User" "you", and a reflexive that pointed back to the user "yourself".
+becomes "your", any other "User" "you", and a reflexive that pointed back to the user "yourself". A "you"
+in a clause of the person's own words that also names them is whom they spoke to: it becomes "the
+assistant" first ("User told you" is said "you told the assistant", never "you told you").
 lemminflect is loaded on first use, without spaCy (core/text/lexicon.py).
 """
 
@@ -223,11 +225,10 @@ def first_to_second(text: str) -> str:
     return out[:1].upper() + out[1:] if out[:1].islower() and text[:1].isupper() else out
 
 
+#: thanks said to whoever listens, never to the person it is said back to
 _THANK_YOU = re.compile(r"\b([Tt]hank) you\b")
 #: a word the person says of themselves, which turns into "you" when their words are said back to them
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Mm]y|[Mm]e|[Mm]yself|[Mm]ine)\b")
-
-
 #: the person, in a memory's words
 _USER = re.compile(r"\bUser\b")
 
