@@ -120,6 +120,8 @@ class ContextItem:
     #: whether it states the attribute recall read the question as asking by its meaning, when the question's
     #: words name none (core/recall/meaning.py: "who does my hair now?" asks the hairdresser)
     meant: bool = False
+    #: the conversation it was said in, when it came in one (an import's chats; an add has none)
+    session: str | None = None
 
 
 @dataclass(frozen=True)

@@ -271,6 +271,7 @@ class Answerer:
                 h.corrects,
                 h.closeness,
                 attributes.canonical(h.subject or "") in meant,
+                h.session_id,
             )
             for h in ordered
             if h.id in fenced.included

@@ -1432,3 +1432,21 @@ def test_a_change_said_in_the_past_beside_a_clause_saying_now_stays(
 ) -> None:
     draft = answer(question, list(reversed(_now_beside_history(old, new, attribute))))
     assert kept in draft.text, draft.text
+
+
+def test_an_older_message_of_the_same_day_is_never_said_beside_the_one_answering() -> None:
+    """A first-person question of now is answered from one statement; another message said earlier the same
+    day (a person adding two things in one sitting, the second correcting the first) is no part of it and
+    would read as a second current value."""
+    items = [
+        _item(
+            "m-new",
+            "No, it's the Clarion I take now, the Herald went.",
+            time="2024-03-09T17:40:00+00:00",
+            group="g1",
+        ),
+        _item("m-old", "I take the Herald every Saturday.", time="2024-03-09T09:15:00+00:00", group="g2"),
+    ]
+    draft = answer("which paper do I take now?", items)
+    assert "Clarion" in draft.text and "every Saturday" not in draft.text, draft.text
+    assert draft.cited_ids == ("m-new",), draft.cited_ids

@@ -156,14 +156,22 @@ def _chosen(matched: list[list[Row]], one: bool, own: bool) -> list[list[Row]]:
     chosen = matched
     if one:
         # such a question is answered from one statement: other subjects are said beside the first only
-        # when said the same day (the rest of that message, a document's other lines); one said another
-        # day would read as a second value of it ("off coffee, green tea only" beside "four coffees a day")
-        day = {(r[3].time or "")[:10] for r in chosen[0]}
-        chosen = chosen[:1] + [g for g in chosen[1:] if {(r[3].time or "")[:10] for r in g} & day]
+        # when said in the same sitting (the rest of that conversation that day, else of that message: a
+        # document's other lines); one said in another would read as a second value of it ("off coffee,
+        # green tea only" beside "four coffees a day"), whether a year or a minute before
+        sat = {s for r in chosen[0] if (s := _sitting(r[3])) is not None}
+        chosen = chosen[:1] + [g for g in chosen[1:] if {_sitting(r[3]) for r in g} & sat]
     if own and any(_own_live(r[3]) for r in chosen[0]):
         # the asker's own statement answers their question: what only a claim says is not said beside it
         chosen = chosen[:1] + [g for g in chosen[1:] if any(_own_live(r[3]) for r in g)]
     return chosen
+
+
+def _sitting(item: ContextItem) -> tuple[str, str] | None:
+    """Where an item was said: its conversation on its day, else its message (its time); None undated."""
+    if not item.time:
+        return None
+    return (item.session, item.time[:10]) if item.session else ("", item.time)
 
 
 def _own_live(item: ContextItem) -> bool:
