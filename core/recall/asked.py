@@ -181,13 +181,10 @@ def _tells_now(text: str) -> bool:
     recs?") and is no history ("no car anymore")."""
     return any(
         statements.says_now(c) and not statements.is_request(c) and not _history_only(c)
-        for sentence in _SENTENCE_END.split(text)
+        for sentence in statements.sentences(text)
         if not statements.is_request(sentence)
         for c in statements.clauses_of(sentence)
     )
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _now_first(hits: list[Hit]) -> list[Hit]:
