@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from veramem_desktop.models.llm.rules.keys import read_all, topic_of
+from veramem_desktop.models.llm.rules.parse import parse
 
 
 @pytest.mark.parametrize(
@@ -362,4 +363,48 @@ def test_a_new_role_said_to_be_someone_called_a_name_is_the_speakers_now() -> No
     # a role the inventory has is keyed as it was
     assert ("user", "relation:boss", "Anita") in {
         k.key for k in read_all("The new manager is a woman called Anita.")
+    }
+
+
+def test_a_deed_said_without_i_that_the_pipeline_misread_is_the_speakers() -> None:
+    # the small pipeline reads a sentence-opening "Ditched" as an adjective and finds no clause at all
+    clauses = parse("Ditched emacs over the summer, on Helix now.").clauses
+    assert [(c.verb, c.subject and c.subject.head, c.implied_subject) for c in clauses][:1] == [
+        ("ditch", "i", True)
+    ]
+    # a word read as a verb only because "I" was set before it is no deed
+    assert not [c for c in parse("paracetamol now, but only at night").clauses if c.implied_subject]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keys"),
+    [
+        ("Ditched emacs over the summer, on Helix now.", {("user", "editor", "emacs", True)}),
+        ("I dumped Netflix in March", {("user", "streaming_service", "Netflix", True)}),
+        (
+            "I swapped the violin for the cello",
+            {("user", "instrument", "violin", True), ("user", "instrument", "cello", False)},
+        ),
+        (
+            "ditched vscode for neovim last month",
+            {("user", "editor", "vscode", True), ("user", "editor", "neovim", False)},
+        ),
+        (  # the pipeline cuts "Apple TV+" after "Apple": the value is read whole
+            "Ok switched from Disney+ to Apple TV+ in January",
+            {
+                ("user", "streaming_service", "Disney+", True),
+                ("user", "streaming_service", "Apple TV+", False),
+            },
+        ),
+    ],
+)
+def test_a_thing_dropped_ends_and_what_it_was_dropped_for_is_current(
+    sentence: str, keys: set[tuple[str, str, str, bool]]
+) -> None:
+    assert {(*k.key, k.ends) for k in read_all(sentence)} == keys
+
+
+def test_a_thing_dropped_for_something_of_another_kind_gives_no_new_value() -> None:
+    assert {(*k.key, k.ends) for k in read_all("I ditched Octopus for the cheaper deal")} == {
+        ("user", "energy_supplier", "Octopus", True)
     }

@@ -195,7 +195,25 @@ def read_all(sentence: str, person: str | None = None, topic: str | None = None)
         if found is not None:
             out.append(found)
             out.extend(_also(clause, found))
-    return _one_each(out or _without_a_frame(parsed, referent))
+    return [_read_whole(k, sentence) for k in _one_each(out or _without_a_frame(parsed, referent))]
+
+
+def _read_whole(found: Keyed, sentence: str) -> Keyed:
+    """``found`` with its value read whole where the parse cut a value of the inventory short: "Apple" said
+    as "Apple TV+" is the streaming service "Apple TV+" (the words after it, up to two, that make with it
+    one of the attribute's own values)."""
+    attr = attributes.by_name(found.predicate) if found.predicate and found.value else None
+    if attr is None or not attr.values or found.value is None:
+        return found
+    at = re.search(rf"(?<!\w){re.escape(found.value)}((?:\s+[^\s,.;:!?()]+){{1,2}})", sentence, re.IGNORECASE)
+    if at is None:
+        return found
+    words = at.group(1).split()
+    for n in (len(words), 1):
+        whole = " ".join([at.group(0)[: len(found.value)], *words[:n]])
+        if attributes.for_value(whole) is attr and " ".join(whole.lower().split()) in attr.values:
+            return replace(found, value=whole)
+    return found
 
 
 def _without_a_frame(parsed: Parsed, referent: str | None) -> list[Keyed]:
@@ -220,8 +238,10 @@ def _valued(c: Clause) -> Keyed | None:
         return None
     if c.tense not in ("past", "perfect") or _who(c.subject) not in (None, "user"):
         return None
-    if any(f.ends or a.name in _LIKED for a, f in _frames(c.verb)):
-        return None  # "sold the cello", "hate the cello": an ending or a liking, read by its frame
+    if any(
+        f.ends and f.prep is None for _, f in (*_frames(c.verb), *attributes.endings()) if f.verb == c.verb
+    ) or any(a.name in _LIKED for a, _ in _frames(c.verb)):
+        return None  # "sold the cello", "ditched vscode", "hate the cello": an ending or a liking
     if c.obj is not None and _a_person(c.obj):
         return None  # "moved Dad into a care home": a person was moved, the home is theirs
     # a named thing moved somewhere ("moved Grandad into a care home"): where it went is no value of the speaker's
@@ -347,11 +367,19 @@ def _one_each(found: list[Keyed]) -> list[Keyed]:
     """The keys with one per (person, attribute), the first said kept; beside a value ended, one value
     taken up ("gave up on Italian, switched to Japanese": both)."""
     seen: set[tuple[str, str | None, bool]] = set()
+    taken: dict[tuple[str, str | None], str | None] = {}
     out = []
     for k in found:
-        if (k.subject, k.predicate, k.ends) not in seen and (k.subject, k.predicate, False) not in seen:
-            seen.add((k.subject, k.predicate, k.ends))
-            out.append(k)
+        if (k.subject, k.predicate, k.ends) in seen:
+            continue
+        if (k.subject, k.predicate, False) in seen and not (
+            k.ends and k.value and taken[(k.subject, k.predicate)] not in (None, k.value)
+        ):
+            continue  # an ending said after the value taken up, of no other value ("switched from X to Y": X)
+        seen.add((k.subject, k.predicate, k.ends))
+        if not k.ends:
+            taken[(k.subject, k.predicate)] = k.value
+        out.append(k)
     return out
 
 
@@ -360,8 +388,11 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
     analyst at Copperleaf", "as a buyer at Ember") is the occupation and the employer, the organisation
     being of an employer's kind (its entity label, or a name labelled a place or nothing: a role is held at
     an organisation) and said with "at" or "for"."""
-    if found.ends or found.predicate not in ("occupation", "works_at"):
-        return []
+    if found.ends:
+        return _taken_instead(c, found)
+    left = _left_for(c, found)
+    if found.predicate not in ("occupation", "works_at"):
+        return left
     employer = attributes.by_name("works_at")
     assert employer is not None
     holder = c.complement if c.complement is not None else c.obj
@@ -390,7 +421,43 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
         role = next((p for prep, p in said if prep == "as"), None)
         if role is not None and (attributes.for_value(role.head) or attributes.for_value(role.text)):
             out.append(Keyed(found.subject, "occupation", role.text))
-    return out
+    return out + left
+
+
+def _left_for(c: Clause, taken: Keyed) -> list[Keyed]:
+    """ "Switched from Disney+ to Apple TV+": what a new value was taken up instead of, said by an ending
+    frame's phrase (:func:`_dropped`), is that attribute's value ended, when it is one of its own."""
+    if taken.predicate is None or taken.subject != "user" or c.negated:
+        return []
+    attr = attributes.by_name(taken.predicate)
+    left = _dropped(c) if c.obj is None else None
+    if attr is None or left is None or left.label in _NOT_VALUES or left.text == taken.value:
+        return []
+    owner = _owned_by(left)
+    if owner is not attr and not (owner is None and _name(left)):
+        return []
+    return [Keyed("user", attr.name, left.text, ends=True)]
+
+
+def _taken_instead(c: Clause, ended: Keyed) -> list[Keyed]:
+    """ "Swapped the violin for the cello", "ditched vscode for neovim": what a value was dropped for is
+    the attribute's new value, when it is one of that attribute's (a value of it, or a name)."""
+    if ended.predicate is None or ended.subject != "user":
+        return []
+    attr = attributes.by_name(ended.predicate)
+    # "X for Y"; after "from X", "to Y" ("switched from Disney+ to Apple TV+")
+    took = ("for", "to") if any(prep == "from" and p.text == ended.value for prep, p in c.preps) else ("for",)
+    instead = next((p for prep, p in c.preps if prep in took), None)
+    if instead is None and c.obj is not None:
+        said = next((o for prep, o in c.obj.preps if prep == "for"), None)
+        instead = Phrase(text=said, head=said.split()[-1].lower()) if said else None
+    if attr is None or instead is None or instead.label in _NOT_VALUES:
+        return []
+    owner = _owned_by(instead)
+    if owner is not attr and not (owner is None and _name(instead)):
+        return []  # "ditched the car for the bus": no value of the car's
+    text = _text(instead, attr)
+    return [Keyed("user", attr.name, text)] if text else []
 
 
 #: the labels the small model gives an organisation a role is held at, besides its own ("at Zalando": GPE)
@@ -763,15 +830,43 @@ def _overrides(phrase: Phrase | None, frame: Frame, attr: Attribute) -> bool:
 
 
 def _left_a_name(c: Clause, who: str) -> Keyed | None:
-    """ "Left Corvell after six years", "I quit Duolingo": a verb that ends values of several attributes,
-    said of a name no attribute claims, is an ending of the speaker's value of that name, whichever
-    attribute it is (core/write/ends.py ends it when one is stored, else the statement stays unkeyed)."""
-    if who != "user" or c.negated or c.tense in _NOT_NOW or not any(f.ends for _, f in _frames(c.verb)):
+    """ "Left Corvell after six years", "I quit Duolingo", "ditched emacs", "switched from Disney+": a verb
+    that ends values of several attributes, or drops a thing whatever it was (:data:`attributes.DROPS`),
+    said of a name no frame claims or of a value that gives its attribute away, is an ending of the
+    speaker's value of it, keyed to that attribute when the value gives it (core/write/ends.py ends it
+    when one is stored, else the statement stays unkeyed). The frame says where the value is: the verb's
+    object, or the phrase of its preposition."""
+    if who != "user" or c.negated or c.tense in _NOT_NOW:
         return None
-    named = c.obj if c.obj is not None else next((p for prep, p in c.preps if prep in ("from", "of")), None)
-    if named is None or not _name(named) or named.label in _NOT_VALUES or named.owner is not None:
+    named = _dropped(c)
+    if named is None or named.label in _NOT_VALUES or named.owner is not None:
         return None
-    return Keyed(who, None, named.text, ends=True)
+    owner = attributes.for_value(named.text)
+    if owner is None and not _name(named):
+        return None
+    return Keyed(who, owner.name if owner is not None else None, named.text, ends=True)
+
+
+def _dropped(c: Clause) -> Phrase | None:
+    """What an ending verb says stopped: its object ("quit Duolingo"), or with an ending frame's
+    preposition, that phrase ("switched from Vodafone", "left of …" never); None when the verb ends
+    nothing."""
+    for _, frame in (*_frames(c.verb), *attributes.endings()):
+        if not frame.ends or frame.verb != c.verb:
+            continue
+        if frame.prep is None and frame.obj is None:
+            found = (
+                c.obj
+                if c.obj is not None
+                else next((p for prep, p in c.preps if prep in ("from", "of")), None)
+            )
+        elif frame.prep is not None and frame.obj is None:
+            found = next((p for prep, p in c.preps if prep == frame.prep), None)
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def _switched_to_value(c: Clause, who: str) -> Keyed | None:

@@ -226,9 +226,10 @@ def _read(text: str, doc: Any) -> Parsed:
     """The parse of ``text`` from its doc (parsed again with the speaker's "I" when it has no subject)."""
     implied = False
     told, pauses = _told_spans(doc), _pause_starts(doc)
-    if _wants_speaker(doc):
+    wants = _wants_speaker(doc)
+    if wants:
         again = _doc("I " + text[0].lower() + text[1:])
-        if _has_subject(_root(again)):
+        if _has_subject(_root(again)) and (wants == _SURELY or _speaker_fits(doc, again)):
             doc, implied = again, True
     clauses = tuple(_clauses(doc, implied))
     # the speaker's nouns, new ones, and the head of a sentence with no verb ("mortgage with Fairhaven")
@@ -429,15 +430,66 @@ def _has_subject(token: Any) -> bool:
     return _subject_token(token) is not None
 
 
-def _wants_speaker(doc: Any) -> bool:
-    """Whether a sentence says no subject and opens as a statement: a verb, or a word the small pipeline
-    took for a name ("Joined …", "Quit …", "Moved in with …"), never a question or an address."""
+#: :func:`_wants_speaker`'s answers: the sentence surely opens on the speaker's deed; it may
+_SURELY, _MAYBE = 2, 1
+#: tags of a first word that never opens a deed said without its subject: a determiner, a pronoun, a
+#: question word, an interjection, a conjunction, a preposition, a number, an adverb, a modal
+_NOT_A_VERB_TAGS = frozenset(
+    {
+        "DT",
+        "PDT",
+        "PRP",
+        "PRP$",
+        "WP",
+        "WP$",
+        "WDT",
+        "WRB",
+        "UH",
+        "CC",
+        "IN",
+        "CD",
+        "RB",
+        "RBR",
+        "RBS",
+        "EX",
+        "MD",
+        "TO",
+    }
+)
+
+
+def _wants_speaker(doc: Any) -> int:
+    """Whether a sentence says no subject and opens as a statement: :data:`_SURELY` when it opens on a
+    verb, or on a word the small pipeline took for a name ("Joined …", "Quit …", "Moved in with …");
+    :data:`_MAYBE` when its first word is one the pipeline read as something else that may still be the
+    deed ("Ditched vscode …" read as an adjective, "left brightmoor …" in lower case): read again with
+    "I", :func:`_speaker_fits` decides. 0 (never) for a question, an address or a word that cannot be a
+    verb."""
     root, first = _root(doc), doc[0]
     if _has_subject(root) or doc.text.rstrip().endswith("?"):
-        return False
+        return 0
     if first.lower_ in ("i", "we", "you", "please", "let", "let's", "do", "does", "did", "can", "could"):
-        return False
-    return first.tag_ in ("VBD", "VBN", "VBZ", "NNP", "VB") and first.is_title
+        return 0
+    if first.tag_ in ("VBD", "VBN", "VBZ", "NNP", "VB") and first.is_title:
+        return _SURELY
+    return _MAYBE if first.is_alpha and first.tag_ not in _NOT_A_VERB_TAGS else 0
+
+
+def _speaker_fits(doc: Any, again: Any) -> bool:
+    """Whether the "I" set before a sentence is the subject of its first word read as a deed done, a verb
+    in the past ("I ditched vscode …", "I ported my number …"); never a request or a need ("write a note
+    …", "need ideas …": the addressee's to do) and never a word read as a verb only because "I" stands
+    before it ("I fexofenadine now")."""
+    word = again[1] if len(again) > 1 else None
+    return (
+        word is not None
+        and word.tag_ in ("VBD", "VBN")
+        # a word the pipeline read as no verb at first is one when it is inflected as one ("Ditched"),
+        # not a name or an abbreviation read as a verb after "I" ("Amt: …", "virgin broadband 45")
+        and (doc[0].tag_.startswith("VB") or word.lemma_.lower() != word.lower_)
+        and again[0].head.i == word.i
+        and again[0].dep_ in ("nsubj", "nsubjpass")
+    )
 
 
 def _clauses(doc: Any, implied: bool) -> Iterable[Clause]:
