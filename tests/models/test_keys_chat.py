@@ -408,3 +408,27 @@ def test_a_thing_dropped_for_something_of_another_kind_gives_no_new_value() -> N
     assert {(*k.key, k.ends) for k in read_all("I ditched Octopus for the cheaper deal")} == {
         ("user", "energy_supplier", "Octopus", True)
     }
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("at Ashgrove Dental now", ("user", "dentist", "Ashgrove Dental")),
+        ("with Kestrel Pharmacy now", ("user", "pharmacy", "Kestrel Pharmacy")),
+        ("on Harbourline Broadband now", ("user", "internet_provider", "Harbourline Broadband")),
+    ],
+)
+def test_a_name_said_to_hold_now_gives_its_attribute_by_the_noun_it_ends_in(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize("sentence", ["on Kestrel Mobile now", "Greenway Cars now, they were quick"])
+def test_a_name_ending_in_a_thing_bought_is_a_company_not_that_thing(sentence: str) -> None:
+    assert not [k for k in read_all(sentence) if k.predicate in ("phone", "car")]
+
+
+def test_a_name_opening_a_sentence_is_no_verb_of_the_speakers() -> None:
+    # "Harbour" capitalised reads as a name; "I" set before it must not make it a verb ("I harbour …")
+    assert not [c for c in parse("Harbour Lane Dental now").clauses if c.implied_subject]

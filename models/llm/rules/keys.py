@@ -546,7 +546,7 @@ def _value_now(parsed: Parsed) -> Keyed | None:
     if set(parsed.words) & _NEGATING:
         return None
     for said in parsed.now:
-        attr = attributes.for_value(said)
+        attr = attributes.for_value(said) or _by_its_noun(said)
         rest = said.split()[1:]
         if (
             rest
@@ -557,6 +557,17 @@ def _value_now(parsed: Parsed) -> Keyed | None:
         if attr is not None and attr.name not in _LIKED:
             return Keyed("user", attr.name, said)
     return None
+
+
+def _by_its_noun(said: str) -> Attribute | None:
+    """The attribute a name gives away by the noun it ends in ("Ferrybridge Dental", "Octopus Energy"),
+    for a name of two words or more, each capitalised."""
+    words = said.split()
+    if len(words) < 2 or not all(w[:1].isupper() for w in words):
+        return None
+    found = _noun_attribute(" ".join(words[1:]).lower())
+    # a name ending in a thing bought ("Meadow Mobile", "Carz Direct Cars") is a company, not that thing
+    return found if found is not None and "PRODUCT" not in found.entities else None
 
 
 def _implied(parsed: Parsed) -> Keyed | None:

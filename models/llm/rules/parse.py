@@ -275,6 +275,8 @@ def _now(doc: Any) -> Iterable[str]:
         if t.pos_ == "VERB" and t.dep_ != "amod":
             continue
         if any(c.lower_ in _NOW and c.dep_ in ("advmod", "prep") for c in t.children):
+            if t.pos_ == "ADP" and (said := [c for c in t.children if c.dep_ == "pobj"]):
+                t = said[0]  # "on Meadow Mobile now": the phrase the preposition governs
             start = t.left_edge.idx
             yield _said(doc[:])[start - doc[0].idx : t.idx + len(t) - doc[0].idx]
 
@@ -460,17 +462,16 @@ _NOT_A_VERB_TAGS = frozenset(
 
 def _wants_speaker(doc: Any) -> int:
     """Whether a sentence says no subject and opens as a statement: :data:`_SURELY` when it opens on a
-    verb, or on a word the small pipeline took for a name ("Joined …", "Quit …", "Moved in with …");
-    :data:`_MAYBE` when its first word is one the pipeline read as something else that may still be the
-    deed ("Ditched vscode …" read as an adjective, "left brightmoor …" in lower case): read again with
-    "I", :func:`_speaker_fits` decides. 0 (never) for a question, an address or a word that cannot be a
+    capitalised verb; :data:`_MAYBE` when its first word is one the pipeline read as something else that
+    may still be the deed (a name: "Joined …", "Quit …"; an adjective: "Ditched vscode …"; a verb in
+    lower case: "left brightmoor …"): read again with "I", :func:`_speaker_fits` decides. 0 (never) for a question, an address or a word that cannot be a
     verb."""
     root, first = _root(doc), doc[0]
     if _has_subject(root) or doc.text.rstrip().endswith("?"):
         return 0
     if first.lower_ in ("i", "we", "you", "please", "let", "let's", "do", "does", "did", "can", "could"):
         return 0
-    if first.tag_ in ("VBD", "VBN", "VBZ", "NNP", "VB") and first.is_title:
+    if first.tag_ in ("VBD", "VBN", "VBZ", "VB") and first.is_title:
         return _SURELY
     return _MAYBE if first.is_alpha and first.tag_ not in _NOT_A_VERB_TAGS else 0
 
@@ -484,9 +485,15 @@ def _speaker_fits(doc: Any, again: Any) -> bool:
     return (
         word is not None
         and word.tag_ in ("VBD", "VBN")
-        # a word the pipeline read as no verb at first is one when it is inflected as one ("Ditched"),
-        # not a name or an abbreviation read as a verb after "I" ("Amt: …", "virgin broadband 45")
-        and (doc[0].tag_.startswith("VB") or word.lemma_.lower() != word.lower_)
+        # a word the pipeline read as no verb at first is one when it is inflected as one ("Ditched"), or
+        # a capitalised word it took for a name ("Quit the choir"); not a name or an abbreviation read
+        # as a verb after "I" ("Amt: …", "virgin broadband 45", "Harbour Lane Dental now")
+        and (
+            doc[0].tag_.startswith("VB")
+            or doc[0].tag_ == "NNP"
+            and doc[0].is_title
+            or word.lemma_.lower() != word.lower_
+        )
         and again[0].head.i == word.i
         and again[0].dep_ in ("nsubj", "nsubjpass")
     )
