@@ -54,7 +54,8 @@ LIFE: tuple[Attribute, ...] = (
         "gym",
         False,
         "The gym, fitness studio or climbing gym the person trains at.",
-        nouns="gym, fitness club, fitness studio, climbing gym, bouldering gym, health club, studio",
+        nouns="gym, fitness club, fitness studio, climbing gym, bouldering gym, health club, studio, "
+        "leisure centre, leisure center, sports centre, sports center, fitness centre, fitness center",
         frames="join?; train at?; work_out at; go to?; sign_up at?; sign_up for?",
         ends="quit?; leave?; cancel?",
         entities="ORG FAC",
@@ -271,6 +272,15 @@ LIFE: tuple[Attribute, ...] = (
         values="boots, lloydspharmacy, lloyds pharmacy, superdrug, well pharmacy, rowlands, walgreens, cvs, "
         "rite aid, dis-chem, clicks, chemist warehouse, shoppers drug mart",
         entities="ORG",
+    ),
+    _a(
+        "vet",
+        False,
+        "The vet practice or animal hospital that looks after the person's pets.",
+        nouns="vet, vets, vet practice, vets practice, veterinary practice, veterinary surgery, vet clinic, "
+        "veterinary clinic, animal hospital, veterinary hospital",
+        frames="register with?; switch to?; move to?",
+        entities="ORG FAC PERSON",
     ),
     _a(
         "cafe",

@@ -432,3 +432,17 @@ def test_a_name_ending_in_a_thing_bought_is_a_company_not_that_thing(sentence: s
 def test_a_name_opening_a_sentence_is_no_verb_of_the_speakers() -> None:
     # "Harbour" capitalised reads as a name; "I" set before it must not make it a verb ("I harbour …")
     assert not [c for c in parse("Harbour Lane Dental now").clauses if c.implied_subject]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("Signed up at Castlegate Leisure Centre last month", ("user", "gym", "Castlegate Leisure Centre")),
+        ("joined Ferrow Sports Centre in May", ("user", "gym", "Ferrow Sports Centre")),
+        ("with Brookfield Vets now", ("user", "vet", "Brookfield Vets")),
+    ],
+)
+def test_a_name_ending_in_a_noun_of_two_words_or_a_pets_practice_gives_its_attribute(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert key in {k.key for k in read_all(sentence)}

@@ -1208,3 +1208,7 @@ def test_for_a_question_no_attribute_names_a_newer_line_saying_now_leads_the_old
     assert asked.settle([old, asking], question) == [old, asking]
     claim = _near("You bake focaccia now.", "2024-05-02", 0.6, authority="attested")
     assert asked.settle([old, claim], question) == [old, claim]
+
+
+def test_a_question_of_the_pets_vet_asks_the_vet_never_the_persons_job() -> None:
+    assert questions.asked("Which vet are we registered with now?") == frozenset({"vet"})

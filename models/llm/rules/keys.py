@@ -1042,8 +1042,12 @@ def _confirmed(attr: Attribute, value: Phrase | None) -> tuple[int, int]:
 
 def _name_says_noun(name: str, attr: Attribute) -> bool:
     """Whether a name says a noun of ``attr`` in its own words: a word of it ("The *Gym* Group", "Lloyds
-    *Pharmacy*"), or the end of a word written as one ("Pure*Gym*")."""
+    *Pharmacy*"), its last two words ("Millbrook *Leisure Centre*"), or the end of a word written as one
+    ("Pure*Gym*")."""
     nouns = [n for n in attr.nouns if " " not in n and len(n) >= 3]
+    words = name.lower().split()
+    if len(words) > 2 and attributes.for_noun(" ".join(words[-2:])) is attr:
+        return True  # "Millbrook *Leisure Centre*": a noun of two words ends it
     for word in re.findall(r"[A-Za-z]+", name):
         low = word.lower()
         if attributes.for_noun(low) is attr or any(
