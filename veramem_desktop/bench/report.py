@@ -105,7 +105,10 @@ METHODS: dict[str, str] = {
         "Variant rows (ablations): the write path reading and wording names typed in lower case as they "
         "are, not as the history spells them; search cutting at k without keeping the asked attribute's "
         "leading statement; questions whose words name no attribute left unread instead of read by "
-        "their meaning; a question of now searching the statements alone, not the messages beside them."
+        "their meaning; a question of now searching the statements alone, not the messages beside them. "
+        "Variant rows marked 'run of 7b1bbe0' come from the last run with ablations; compare them with "
+        "that run's headline: dev answer_current 0.801, search_top1_current 0.818, stale_above_current "
+        "0.092, abstained 0.015, as_of_answer 0.695; held out 0.519, 0.662, 0.153, 0.030, 0.634."
     ),
     "extraction": (
         "Generated statements of every kind and role through the rule-based extractor: coverage (a memory "
