@@ -238,9 +238,9 @@ def _valued(c: Clause) -> Keyed | None:
         return None
     if c.tense not in ("past", "perfect") or _who(c.subject) not in (None, "user"):
         return None
-    if any(
-        f.ends and f.prep is None for _, f in (*_frames(c.verb), *attributes.endings()) if f.verb == c.verb
-    ) or any(a.name in _LIKED for a, _ in _frames(c.verb)):
+    if any(f.ends and f.prep is None and f.verb == c.verb for _, f in attributes.endings()) or any(
+        a.name in _LIKED for a, _ in _frames(c.verb)
+    ):
         return None  # "sold the cello", "ditched vscode", "hate the cello": an ending or a liking
     if c.obj is not None and _a_person(c.obj):
         return None  # "moved Dad into a care home": a person was moved, the home is theirs
@@ -862,8 +862,8 @@ def _dropped(c: Clause) -> Phrase | None:
     """What an ending verb says stopped: its object ("quit Duolingo"), or with an ending frame's
     preposition, that phrase ("switched from Vodafone", "left of …" never); None when the verb ends
     nothing."""
-    for _, frame in (*_frames(c.verb), *attributes.endings()):
-        if not frame.ends or frame.verb != c.verb:
+    for _, frame in attributes.endings():
+        if frame.verb != c.verb:
             continue
         if frame.prep is None and frame.obj is None:
             found = (

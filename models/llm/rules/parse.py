@@ -464,8 +464,8 @@ def _wants_speaker(doc: Any) -> int:
     """Whether a sentence says no subject and opens as a statement: :data:`_SURELY` when it opens on a
     capitalised verb; :data:`_MAYBE` when its first word is one the pipeline read as something else that
     may still be the deed (a name: "Joined …", "Quit …"; an adjective: "Ditched vscode …"; a verb in
-    lower case: "left brightmoor …"): read again with "I", :func:`_speaker_fits` decides. 0 (never) for a question, an address or a word that cannot be a
-    verb."""
+    lower case: "left brightmoor …"): read again with "I", :func:`_speaker_fits` decides. 0 (never) for
+    a question, an address or a word that cannot be a verb."""
     root, first = _root(doc), doc[0]
     if _has_subject(root) or doc.text.rstrip().endswith("?"):
         return 0
