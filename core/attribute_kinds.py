@@ -61,7 +61,8 @@ def frames_of(text: str, ends: bool = False) -> tuple[Frame, ...]:
             continue
         prep = tokens.pop() if len(tokens) > 1 and tokens[-1] in _PREPOSITIONS else None
         verb = " ".join(tokens).replace("_", " ")
-        out.append(Frame(verb, prep, obj, ends, weak, not ends and obj is None and verb in STATE_VERBS))
+        state = not ends and obj is None and verb in STATE_VERBS and f"{verb} {prep}" not in CHOICES
+        out.append(Frame(verb, prep, obj, ends, weak, state))
     return tuple(out)
 
 
@@ -77,6 +78,9 @@ STATE_VERBS = frozenset(
         "lease", "practise", "practice", "learn", "suffer", "take", "sing", "major",
     }
 )  # fmt: skip
+#: a verb of a state that, with this preposition, says a choice made ("we went with Saga", "stayed with
+#: Aviva after all"): said in the past it is the choice, current from then, not history
+CHOICES = frozenset({"go with", "stay with"})
 #: verbs that say an attribute named as "my X" changed to a new value ("I switched my editor to
 #: Helix", "my phone changed to a Pixel")
 SWITCH_VERBS = frozenset({"switch", "change", "update", "upgrade", "move", "replace", "swap", "trade"})
@@ -106,7 +110,9 @@ def make(
         multi=multi,
         description=description,
         nouns=tuple(n.strip() for n in nouns.split(",") if n.strip()),
-        frames=frames_of(frames) + frames_of(ends, ends=True),
+        frames=tuple(
+            dict.fromkeys(frames_of(frames) + frames_of(ends, ends=True))
+        ),  # a frame said twice, once
         values=tuple(v.strip() for v in values.split(",") if v.strip()),
         entities=tuple(entities.split()),
         aliases=tuple(aliases.split()),

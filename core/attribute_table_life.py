@@ -31,6 +31,14 @@ _HOBBIES = """
     dancing, singing, journaling, origami, embroidery, sketching, cross-stitch
 """
 
+#: how a service is taken up or kept, whoever provides it ("we're with Aviva", "went with Saga", "signed
+#: up with Octopus"): weak frames, so the value or the sentence must name the attribute too (a name
+#: of it, or a noun of it: "went with Saga for the home insurance")
+_SERVED = "; be with?; go with?; stay with?; switch to?; sign_up with?"
+#: how a company's service is given up ("left Barclays", "cancelled Netflix"); never a practitioner's,
+#: who may leave a practice themselves ("Dr Rahman is leaving the practice")
+_SERVED_ENDS = "; leave?; cancel?"
+
 LIFE: tuple[Attribute, ...] = (
     _a(
         "diet",
@@ -66,7 +74,7 @@ LIFE: tuple[Attribute, ...] = (
         "The person's doctor or general practitioner.",
         nouns="doctor, gp, physician, general practitioner, family doctor, practice, medical practice, "
         "surgery, gp surgery, health centre, health center, medical centre",
-        frames="see?; register with?; switch to?",
+        frames="see?; register with?; switch to?" + _SERVED,
         entities="PERSON ORG",
     ),
     _a(
@@ -74,6 +82,7 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The person's dentist.",
         nouns="dentist, dental practice, dental surgery, dental clinic, dental",
+        frames=_SERVED,
         entities="PERSON ORG",
     ),
     _a(
@@ -182,8 +191,8 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The bank the person banks with.",
         nouns="bank",
-        frames="bank with; open +account with; open +account at; switch to?",
-        ends="close +account with",
+        frames="bank with; open +account with; open +account at; switch to?" + _SERVED,
+        ends="close +account with" + _SERVED_ENDS,
         values="monzo, starling, revolut, barclays, natwest, santander, halifax, hsbc, tsb, n26, first direct, "
         "metro bank, co-op bank",
         entities="ORG",
@@ -193,9 +202,10 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The mobile phone carrier or network provider the person is with.",
         nouns="carrier, mobile provider, network, phone plan, mobile plan, provider, telecom, telecoms, sim",
-        frames="port +number to; be on?; switch to?",
+        frames="port +number to; be on?; switch to?" + _SERVED,
         values="giffgaff, vodafone, o2, smarty, lebara, voxi, lycamobile, tesco mobile, id mobile, sky mobile, "
         "t-mobile, verizon",
+        ends=_SERVED_ENDS,
         entities="ORG",
     ),
     _a(
@@ -203,7 +213,8 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The bank or building society that holds the person's mortgage on their home.",
         nouns="mortgage, mortgage lender, lender, building society",
-        frames="remortgage with; take +mortgage with; get +mortgage with; switch +mortgage to",
+        frames="remortgage with; take +mortgage with; get +mortgage with; switch +mortgage to" + _SERVED,
+        ends=_SERVED_ENDS,
         entities="ORG",
     ),
     _a(
@@ -212,6 +223,8 @@ LIFE: tuple[Attribute, ...] = (
         "The person's health or car insurance company.",
         nouns="insurance, insurer, health insurance, car insurance, home insurance, house insurance, "
         "contents insurance, travel insurance, pet insurance",
+        frames=_SERVED,
+        ends=_SERVED_ENDS,
         entities="ORG",
     ),
     _a(
@@ -219,8 +232,8 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The film and TV streaming service the person subscribes to.",
         nouns="streaming service, streaming subscription, streaming platform, streamer",
-        frames="subscribe to?; sign_up for?; switch to?; go with?",
-        ends="cancel?; unsubscribe from?",
+        frames="subscribe to?; sign_up for?; switch to?; go with?" + _SERVED,
+        ends="cancel?; unsubscribe from?" + _SERVED_ENDS,
         values="netflix, mubi, hulu, disney, disney+, disney plus, hbo max, prime video, amazon prime, "
         "apple tv, apple tv+, paramount+, peacock, now tv, crunchyroll, britbox",
         entities="ORG PRODUCT",
@@ -230,8 +243,8 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The company that provides the person's home broadband or internet.",
         nouns="broadband, broadband provider, internet provider, internet, isp, fibre provider, wifi provider",
-        frames="switch to?; go with?; sign_up with?",
-        ends="cancel?; leave?",
+        frames="switch to?; go with?; sign_up with?" + _SERVED,
+        ends="cancel?; leave?" + _SERVED_ENDS,
         values="hyperoptic, plusnet, talktalk, virgin media, community fibre, xfinity, comcast, spectrum",
         entities="ORG",
     ),
@@ -241,10 +254,11 @@ LIFE: tuple[Attribute, ...] = (
         "The company that supplies the person's gas and electricity.",
         nouns="energy supplier, energy provider, energy company, electricity supplier, gas supplier, "
         "gas and electric",
-        frames="switch to?; go with?",
+        frames="switch to?; go with?" + _SERVED,
         values="british gas, octopus, octopus energy, edf, e.on, eon, ovo, ovo energy, scottish power, sse, "
         "npower, shell energy, so energy, utility warehouse, ecotricity, good energy, agl, origin energy, "
         "genesis energy, contact energy, meridian energy, con edison, pg&e, eskom",
+        ends=_SERVED_ENDS,
         entities="ORG",
     ),
     _a(
@@ -253,7 +267,7 @@ LIFE: tuple[Attribute, ...] = (
         "The childminder, nanny, nursery or babysitter who looks after the person's children.",
         nouns="childminder, child minder, nanny, nursery, daycare, day care, creche, crèche, babysitter, "
         "au pair, childcare, child care",
-        frames="switch to?; move to?",
+        frames="switch to?; move to?" + _SERVED,
         entities="PERSON ORG",
     ),
     _a(
@@ -261,6 +275,7 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The hairdresser, salon or barber the person goes to.",
         nouns="hairdresser, hair salon, salon, barber, barbers, barbershop, stylist",
+        frames=_SERVED,
         entities="ORG PERSON",
     ),
     _a(
@@ -268,9 +283,10 @@ LIFE: tuple[Attribute, ...] = (
         False,
         "The pharmacy the person gets their prescriptions from.",
         nouns="pharmacy, chemist, chemists",
-        frames="switch to?",
+        frames="switch to?" + _SERVED,
         values="boots, lloydspharmacy, lloyds pharmacy, superdrug, well pharmacy, rowlands, walgreens, cvs, "
         "rite aid, dis-chem, clicks, chemist warehouse, shoppers drug mart",
+        ends=_SERVED_ENDS,
         entities="ORG",
     ),
     _a(
@@ -279,7 +295,7 @@ LIFE: tuple[Attribute, ...] = (
         "The vet practice or animal hospital that looks after the person's pets.",
         nouns="vet, vets, vet practice, vets practice, veterinary practice, veterinary surgery, vet clinic, "
         "veterinary clinic, animal hospital, veterinary hospital",
-        frames="register with?; switch to?; move to?",
+        frames="register with?; switch to?; move to?" + _SERVED,
         entities="ORG FAC PERSON",
     ),
     _a(

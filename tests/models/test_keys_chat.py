@@ -446,3 +446,39 @@ def test_a_name_ending_in_a_noun_of_two_words_or_a_pets_practice_gives_its_attri
     sentence: str, key: tuple[str, str, str]
 ) -> None:
     assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        # a service kept or chosen, named by a value of the inventory
+        ("We're with Octopus now", ("user", "energy_supplier", "Octopus")),
+        ("I'm with Starling these days", ("user", "bank", "Starling")),
+        # a name the inventory does not know, in a sentence naming the service by a noun of its own
+        ("We went with Lindenhall for the car insurance in the end", ("user", "insurance", "Lindenhall")),
+        (
+            "Contents insurance letter came, we've been with Marrowfield Mutual 9 years",
+            ("user", "insurance", "Marrowfield Mutual"),
+        ),
+        (
+            "stayed with Quillby for the broadband, they matched the offer",
+            ("user", "internet_provider", "Quillby"),
+        ),
+    ],
+)
+def test_a_service_kept_or_chosen_is_the_speakers_provider(sentence: str, key: tuple[str, str, str]) -> None:
+    assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I went with my gut on that one",  # no name
+        "I'm with Tomasz at the cinema",  # a person, and no service named
+        "my cousin Ines moved to Tromsø for a nursing job",  # a home, though a noun of work is said
+        "Hana left Pinecrest and opened a studio of her own",  # another person's deed
+    ],
+)
+def test_a_verb_of_many_uses_keys_no_service_the_sentence_does_not_name(sentence: str) -> None:
+    services = {"insurance", "bank", "internet_provider", "energy_supplier", "works_at", "gym", "hairdresser"}
+    assert not [k for k in read_all(sentence) if k.subject == "user" and k.predicate in services]

@@ -915,13 +915,30 @@ def _best_frame(c: Clause, parsed: Parsed) -> tuple[int, Attribute, Frame, str |
         ):
             continue  # "moved everything to VS Code": the value is an editor, whatever the verb
         lexical, labelled = _confirmed(attr, phrase)
-        if frame.weak and lexical <= 0:
+        # a name no attribute claims, said by the speaker in a sentence that names the attribute by a noun of
+        # its own ("went with Saga for the home insurance", "home insurance renewal came, we've been with
+        # Aviva"): the sentence's words say it, after any frame the value's own words or a specific verb fit
+        loose = frame.weak and lexical <= 0 and _loosely_confirmed(c, phrase, owner, attr, parsed)
+        if frame.weak and lexical <= 0 and not loose:
             continue  # a verb of many uses states the attribute only when the value's words say it too
         score = lexical + labelled + (0 if frame.weak else 2) + (1 if frame.prep or frame.obj else 0)
+        score -= 3 if loose else 0
         score += 1 if phrase is not None and (phrase.proper or phrase.label is not None) else 0
         if best is None or score > best[0]:
             best = (score, attr, frame, _text(phrase, attr, frame.ends) if phrase is not None else None)
     return best
+
+
+def _loosely_confirmed(
+    c: Clause, phrase: Phrase | None, owner: Attribute | None, attr: Attribute, parsed: Parsed
+) -> bool:
+    """Whether a value whose own words give no attribute is the speaker's name of ``attr``: a name no
+    attribute claims, in a clause of the speaker's, in a sentence naming ``attr`` by one of its nouns
+    (or their plurals)."""
+    if owner is not None or phrase is None or not _name(phrase) or _who(c.subject) not in (None, "user"):
+        return False
+    said = f" {' '.join(parsed.words)} "
+    return any(f" {noun} " in said or f" {noun}s " in said for noun in attr.nouns)
 
 
 def _frames(verb: str) -> tuple[tuple[Attribute, Frame], ...]:
@@ -1072,8 +1089,16 @@ def _text(value: Phrase, attr: Attribute, ends: bool = False) -> str | None:
         inner = next((t for t, label in value.entities if label in attr.entities), None)
         if inner is not None:
             return inner
-    text = _CHANGE_WORDS_SAID.sub("", value.text).strip(" '\"")
+    text = value.text
+    for said, label in value.entities:
+        if label in _SPANS_OF_TIME and text.endswith(said) and text != said:
+            text = text[: -len(said)]  # "with Aviva 12 years": how long it has held is no part of it
+    text = _CHANGE_WORDS_SAID.sub("", text).strip(" '\"")
     return text or None
+
+
+#: entity labels of a time or a span of it
+_SPANS_OF_TIME = frozenset({"DATE", "TIME"})
 
 
 # --- the copula --------------------------------------------------------------------------------
@@ -1113,7 +1138,8 @@ def _copula(c: Clause, parsed: Parsed) -> Keyed | None:
         return None
     who = _who(subject)
     if who is not None and complement is None:
-        return _is_in(who, c, parsed)
+        # "I'm in Leicester"; else a frame of "be" with its preposition ("we're with Aviva": a service)
+        return _is_in(who, c, parsed) or (_framed(c, who, parsed) if c.preps else None)
     if who is None or complement is None:
         return None
     return _is_a(who, complement, c)
