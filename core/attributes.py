@@ -220,6 +220,32 @@ def for_value(value: str) -> Attribute | None:
     return index.get(" ".join(words)) or (index.get(words[0]) if len(words) > 1 else None)
 
 
+def values_beside(predicate: str, words: Sequence[str], now: str) -> list[str]:
+    """The values of the inventory's own for a single-valued attribute said in ``words`` (lower case, in
+    order) other than ``now`` (its value, as said) and the two words just before it: a make said with its
+    model ("Honda Civic") is one value. Longest first, each said once ("virgin media", not "virgin" too)."""
+    attr = by_name(predicate)
+    if attr is None or attr.multi:
+        return []
+    own = {v.lower() for v in attr.values}
+    said_now = now.lower().split()
+    near = {
+        i
+        for at in range(len(words))
+        if list(words[at : at + len(said_now)]) == said_now
+        for i in range(at - 2, at + len(said_now))
+    }
+    out: list[str] = []
+    for n in (3, 2, 1):
+        for at in range(len(words) - n + 1):
+            said = list(words[at : at + n])
+            if " ".join(said) not in own or near & set(range(at, at + n)) or set(said_now) & set(said):
+                continue
+            if not any(set(said) <= set(o.split()) for o in out):
+                out.append(" ".join(said))
+    return out
+
+
 def frames_for(verb: str) -> tuple[tuple[Attribute, Frame], ...]:
     """Every (attribute, frame) whose verb is ``verb`` (a lemma, with its particle: "hand in")."""
     return _verb_index().get(" ".join(verb.lower().split()), ())

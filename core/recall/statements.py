@@ -314,6 +314,13 @@ def named_attributes(lowered: list[str], spans: list[tuple[int, str]]) -> set[st
     """The attributes a noun (``spans``) or a value of names anywhere in the words."""
     found = {name for _, name in spans}
     found.update(a for a in map(value_attribute, lowered) if a is not None)
+    # a value of several words ("virgin media", "british gas", "apple tv"), said whole
+    found.update(
+        a
+        for n in (2, 3)
+        for at in range(len(lowered) - n + 1)
+        if (a := value_attribute(" ".join(lowered[at : at + n]))) is not None
+    )
     return found
 
 

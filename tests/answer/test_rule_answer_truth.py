@@ -1450,3 +1450,22 @@ def test_an_older_message_of_the_same_day_is_never_said_beside_the_one_answering
     draft = answer("which paper do I take now?", items)
     assert "Clarion" in draft.text and "every Saturday" not in draft.text, draft.text
     assert draft.cited_ids == ("m-new",), draft.cited_ids
+
+
+def test_asked_about_a_time_before_the_first_version_the_value_named_beside_it_held_then() -> None:
+    """The broadband's only version began after the asked season, and its line names another provider of the
+    inventory's own beside the new one ("after 3 years of TalkTalk"): that one held then."""
+    note = _item(
+        "m-note", "Fixed the wifi extender on the landing.", time="2022-06-04T09:00:00+00:00", group="g2"
+    )
+    switched = _item(
+        "m-new",
+        "Finally on Plusnet, 3 years of TalkTalk buffering was enough.",
+        time="2023-03-20T09:00:00+00:00",
+        group="g1",
+        subject="internet_provider",
+        value="Plusnet",
+    )
+    draft = answer("which broadband were we with in autumn 2022?", [note, switched])
+    assert draft.text.startswith("TalkTalk"), draft.text
+    assert "Plusnet" not in draft.text.split("(")[0]

@@ -482,3 +482,49 @@ def test_a_service_kept_or_chosen_is_the_speakers_provider(sentence: str, key: t
 def test_a_verb_of_many_uses_keys_no_service_the_sentence_does_not_name(sentence: str) -> None:
     services = {"insurance", "bank", "internet_provider", "energy_supplier", "works_at", "gym", "hairdresser"}
     assert not [k for k in read_all(sentence) if k.subject == "user" and k.predicate in services]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "taken", "ended"),
+    [
+        (
+            "finally moved to plusnet, 3 years of talktalk dropping out was enough",
+            ("user", "internet_provider", "plusnet"),
+            ("user", "internet_provider", "talktalk"),
+        ),
+        (
+            "We're on Ovo now, scottish power kept estimating the bills",
+            ("user", "energy_supplier", "Ovo"),
+            ("user", "energy_supplier", "scottish power"),
+        ),
+        (
+            "bought a Pixel 8 last week, the iphone 11 battery was dying",
+            ("user", "phone", "Pixel 8"),
+            ("user", "phone", "iphone"),
+        ),
+    ],
+)
+def test_another_value_of_the_attribute_said_beside_the_new_one_is_what_it_replaced(
+    sentence: str, taken: tuple[str, str, str], ended: tuple[str, str, str]
+) -> None:
+    found = {(*k.key, k.ends) for k in read_all(sentence)}
+    assert (*taken, False) in found
+    assert (*ended, True) in found
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I drive a 2016 Honda Jazz",  # a make said with its model is one value
+        "my sister is with Ovo and loves it",  # another person's value
+        "Got a Pixel 8 for my birthday",  # no other value
+    ],
+)
+def test_a_value_said_once_or_by_another_ends_nothing(sentence: str) -> None:
+    assert not [k for k in read_all(sentence) if k.subject == "user" and k.ends]
+
+
+def test_words_after_a_value_of_the_inventory_are_no_part_of_it() -> None:
+    assert ("user", "internet_provider", "plusnet") in {
+        k.key for k in read_all("switched to plusnet lol 500mb for less")
+    }

@@ -1212,3 +1212,15 @@ def test_for_a_question_no_attribute_names_a_newer_line_saying_now_leads_the_old
 
 def test_a_question_of_the_pets_vet_asks_the_vet_never_the_persons_job() -> None:
     assert questions.asked("Which vet are we registered with now?") == frozenset({"vet"})
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("Switched to Scottish Power in the spring.", "energy_supplier"),
+        ("Signed up with Virgin Media last year.", "internet_provider"),
+    ],
+)
+def test_a_value_of_several_words_names_its_attribute(text: str, attribute: str) -> None:
+    found = statements.read(text)
+    assert found is not None and attribute in found.attributes

@@ -470,7 +470,7 @@ def _stopped(item: ContextItem) -> list[str]:
     """The values ``item`` says stopped, as it writes them ("Ironyard" from "ditched Ironyard in April"),
     or the names it tells as history ("Marmalade" from "we used to have a cat called Marmalade")."""
     text = own_words(item.text)
-    stops = _ended_words(text)
+    stops = _ended_words(text) or _replaced_in(item, text)
     if stops:
         return stops
     # a value said only as not holding any more ("now goes to Lloyds, not boots anymore"): that one stopped
@@ -485,6 +485,16 @@ def _stopped(item: ContextItem) -> list[str]:
         for n in _names_in(c)
     ]
     return told or (_names_in(text) if statements.tells_history(text) else [])
+
+
+def _replaced_in(item: ContextItem, text: str) -> list[str]:
+    """The inventory's own values of the attribute ``item`` was keyed with that its words say beside its
+    value, as written: what that value replaced ("switched to Hyperoptic after 2 years of Virgin Media")."""
+    if not (item.subject and item.value):
+        return []
+    words = [w.lower() for w in statements.WORD.findall(text)]
+    found = attributes.values_beside(attributes.canonical(item.subject), words, item.value)
+    return [m.group(0) for v in found if (m := re.search(rf"(?<!\w){re.escape(v)}(?!\w)", text, re.I))]
 
 
 def _ended_words(text: str) -> list[str]:

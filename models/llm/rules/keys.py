@@ -195,7 +195,8 @@ def read_all(sentence: str, person: str | None = None, topic: str | None = None)
         if found is not None:
             out.append(found)
             out.extend(_also(clause, found))
-    return [_read_whole(k, sentence) for k in _one_each(out or _without_a_frame(parsed, referent))]
+    keyed = [_read_whole(k, sentence) for k in _one_each(out or _without_a_frame(parsed, referent))]
+    return _one_each(keyed + [r for k in keyed for r in _replaced(k, parsed)])
 
 
 def _read_whole(found: Keyed, sentence: str) -> Keyed:
@@ -205,6 +206,12 @@ def _read_whole(found: Keyed, sentence: str) -> Keyed:
     attr = attributes.by_name(found.predicate) if found.predicate and found.value else None
     if attr is None or not attr.values or found.value is None:
         return found
+    said, own = found.value.split(), {v.lower() for v in attr.values}
+    if found.value.lower() not in own:
+        # "hyperoptic btw": a value of the attribute's own, then words in lower case that are no part of it
+        for n in range(len(said) - 1, 0, -1):
+            if " ".join(said[:n]).lower() in own and all(w.islower() for w in said[n:]):
+                return replace(found, value=" ".join(said[:n]))
     at = re.search(rf"(?<!\w){re.escape(found.value)}((?:\s+[^\s,.;:!?()]+){{1,2}})", sentence, re.IGNORECASE)
     if at is None:
         return found
@@ -422,6 +429,19 @@ def _also(c: Clause, found: Keyed) -> list[Keyed]:
         if role is not None and (attributes.for_value(role.head) or attributes.for_value(role.text)):
             out.append(Keyed(found.subject, "occupation", role.text))
     return out + left
+
+
+def _replaced(found: Keyed, parsed: Parsed) -> list[Keyed]:
+    """The speaker's other values of a single-valued attribute said beside its value now, each a value of
+    the inventory's own ("switched to Hyperoptic after 2 years of Virgin Media lagging", "on Octopus now,
+    British Gas were useless"): one value holds at a time, so those are what it replaced, ended."""
+    if found.predicate is None or found.value is None or found.ends or found.subject != "user":
+        return []
+    words = [w for w in parsed.words if w[:1].isalnum()]
+    return [
+        Keyed("user", found.predicate, v, ends=True)
+        for v in attributes.values_beside(found.predicate, words, found.value)
+    ]
 
 
 def _left_for(c: Clause, taken: Keyed) -> list[Keyed]:
