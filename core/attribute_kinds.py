@@ -70,7 +70,7 @@ def frames_of(text: str, ends: bool = False) -> tuple[Frame, ...]:
 #: in Berlin for years"); any other frame verb is a change, current from the moment it is said
 STATE_VERBS = frozenset(
     {
-        "live", "reside", "be based", "work", "be employed", "use", "have", "own", "drive", "ride",
+        "live", "reside", "stay", "be based", "work", "be employed", "use", "have", "own", "drive", "ride",
         "study", "attend", "speak", "be fluent", "play", "like", "love", "enjoy", "adore", "hate",
         "dislike", "detest", "date", "be married", "be engaged", "be with", "be seeing", "see", "bank",
         "support", "root", "cheer", "be allergic", "train", "go", "report", "code", "write", "eat",
@@ -78,6 +78,9 @@ STATE_VERBS = frozenset(
         "lease", "practise", "practice", "learn", "suffer", "take", "sing", "major",
     }
 )  # fmt: skip
+#: verbs of a state that say where one lives only when no time bounds them: "we stay in Ruaka" is a home,
+#: "I'm staying in Lisbon this week" a visit
+BOUNDED_VISITS = frozenset({"stay"})
 #: a verb of a state that, with this preposition, says a choice made ("we went with Saga", "stayed with
 #: Aviva after all"): said in the past it is the choice, current from then, not history
 CHOICES = frozenset({"go with", "stay with"})

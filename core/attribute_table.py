@@ -36,7 +36,7 @@ HOME_WORK_PEOPLE: tuple[Attribute, ...] = (
         "The city, town or country where the person lives and has their home.",
         nouns="home, city, town, hometown, home town, address, home address, location, place, country, "
         "flat, apartment, house, new place, bungalow, cottage, terrace, care home, studio flat",
-        frames="live in; reside in; be based in; move to; relocate to; settle in; move_back to; "
+        frames="live in; reside in; stay in; be based in; move to; relocate to; settle in; move_back to; "
         "emigrate to; move into; settle at; settle into; be settled in; be settled at; move_out to; move_away to; buy?; rent?; find?; complete on?",
         ends="move_out of; move_away from; leave?",
         entities="GPE LOC",

@@ -528,3 +528,24 @@ def test_words_after_a_value_of_the_inventory_are_no_part_of_it() -> None:
     assert ("user", "internet_provider", "plusnet") in {
         k.key for k in read_all("switched to plusnet lol 500mb for less")
     }
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key"),
+    [
+        ("We stay in Kiambu now, closer to the school", ("user", "lives_in", "Kiambu")),
+        ("I stay in Marikina with my tita", ("user", "lives_in", "Marikina")),
+    ],
+)
+def test_where_a_person_stays_with_no_time_bounding_it_is_their_home(
+    sentence: str, key: tuple[str, str, str]
+) -> None:
+    assert key in {k.key for k in read_all(sentence)}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["I'm staying in Valletta this week for the conference", "we stayed in Bruges for three nights"],
+)
+def test_a_stay_bounded_by_a_time_is_a_visit_not_a_home(sentence: str) -> None:
+    assert not [k for k in read_all(sentence) if k.predicate == "lives_in"]

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, replace
 
 from veramem_desktop.core import attributes
+from veramem_desktop.core.attribute_kinds import BOUNDED_VISITS
 from veramem_desktop.core.attributes import Attribute, Frame
 from veramem_desktop.core.recall import statements
 from veramem_desktop.models.llm.rules.parse import FIGURES, Clause, Parsed, Phrase, parse
@@ -820,6 +821,8 @@ def _framed(c: Clause, who: str, parsed: Parsed, *, change: bool = False) -> Key
     if text is not None and attributes.for_noun(text) is attr and attr.entities:
         # "bought a cottage in Cromer": the noun names the attribute; the name said with it is the value
         text = next((p.text for prep, p in c.preps if prep in ("in", "at") and _name(p)), None)
+    if frame.verb in BOUNDED_VISITS and parsed.timed:
+        return None  # "I'm staying in Lisbon this week", "stayed in Rome for a week": a visit
     if not _current(c, frame, change) or (text is None and not frame.ends):
         return None
     predicate = _negated(attr.name, c)
