@@ -452,10 +452,7 @@ def _left_for(c: Clause, taken: Keyed) -> list[Keyed]:
         return []
     attr = attributes.by_name(taken.predicate)
     left = _dropped(c) if c.obj is None else None
-    if attr is None or left is None or left.label in _NOT_VALUES or left.text == taken.value:
-        return []
-    owner = _owned_by(left)
-    if owner is not attr and not (owner is None and _name(left)):
+    if attr is None or left is None or left.text == taken.value or not _of_attribute(left, attr):
         return []
     return [Keyed("user", attr.name, left.text, ends=True)]
 
@@ -472,13 +469,19 @@ def _taken_instead(c: Clause, ended: Keyed) -> list[Keyed]:
     if instead is None and c.obj is not None:
         said = next((o for prep, o in c.obj.preps if prep == "for"), None)
         instead = Phrase(text=said, head=said.split()[-1].lower()) if said else None
-    if attr is None or instead is None or instead.label in _NOT_VALUES:
-        return []
-    owner = _owned_by(instead)
-    if owner is not attr and not (owner is None and _name(instead)):
+    if attr is None or instead is None or not _of_attribute(instead, attr):
         return []  # "ditched the car for the bus": no value of the car's
     text = _text(instead, attr)
     return [Keyed("user", attr.name, text)] if text else []
+
+
+def _of_attribute(phrase: Phrase, attr: Attribute) -> bool:
+    """Whether ``phrase`` may be a value of ``attr``: one the inventory gives it, or a name no attribute
+    claims; never a time or an amount."""
+    if phrase.label in _NOT_VALUES:
+        return False
+    owner = _owned_by(phrase)
+    return owner is attr or (owner is None and _name(phrase))
 
 
 #: the labels the small model gives an organisation a role is held at, besides its own ("at Zalando": GPE)
